@@ -1,0 +1,52 @@
+# Platen: `make help` lists the targets.
+SHELL := /bin/bash
+GO ?= go
+GOTOOL := $(GO) tool -modfile=tools/go.mod
+GATEWAY_V1 := github.com/grpc-ecosystem/grpc-gateway@v1.16.0
+TEST_FLAGS ?= -race -count=1 -timeout 20m
+
+.PHONY: help run build test bench generate generate-proto generate-ent googleapis lint verify
+
+help: ## list the targets
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
+
+run: ## start platen serve on the embedded defaults (SQLite in ./data)
+	$(GO) run ./cmd/platen serve
+
+build: ## build bin/platen
+	$(GO) build -o bin/platen ./cmd/platen
+
+test: ## run every test (PostgreSQL too when PLATEN_TEST_POSTGRES_URL is set)
+	$(GO) vet ./...
+	$(GO) test $(TEST_FLAGS) ./...
+
+bench: build ## run the benchmarks of BENCHMARKS.md
+	$(GO) run ./internal/bench/cmd/platen-bench -platen bin/platen
+
+generate: generate-proto generate-ent ## regenerate gen/ and ent/
+
+# googleapis' HTTP annotations come from grpc-gateway v1's module (with its
+# LICENSE) rather than being committed: buf reads them, never generates them.
+googleapis:
+	@dir=$$($(GO) mod download -json $(GATEWAY_V1) | sed -n 's/^\t"Dir": "\(.*\)",$$/\1/p'); \
+	mkdir -p third_party/googleapis/google/api; \
+	cp -f $$dir/third_party/googleapis/LICENSE third_party/googleapis/; \
+	for f in annotations http httpbody; do cp -f $$dir/third_party/googleapis/google/api/$$f.proto third_party/googleapis/google/api/; done; \
+	chmod -R u+w third_party
+
+generate-proto: googleapis ## regenerate gen/ from proto/ with buf
+	rm -rf gen
+	$(GOTOOL) buf lint
+	$(GOTOOL) buf generate
+
+generate-ent: ## regenerate ent/ from ent/schema
+	$(GO) generate ./ent
+
+lint: googleapis ## buf lint, gofmt, go vet
+	$(GOTOOL) buf lint
+	@test -z "$$(gofmt -l $$(git ls-files '*.go' | grep -vE '^(gen|ent)/'))" || (gofmt -l . ; exit 1)
+	$(GO) vet ./...
+
+verify: generate ## regenerate and fail when anything changed
+	git diff --exit-code -- gen ent
+	@test -z "$$(git status --porcelain -- gen ent)" || (git status --porcelain -- gen ent; exit 1)

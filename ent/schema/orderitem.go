@@ -1,0 +1,56 @@
+package schema
+
+import (
+	"encoding/json"
+
+	"entgo.io/ent"
+	"entgo.io/ent/schema/edge"
+	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
+)
+
+// OrderItem is one line of a Family A order with its print file state.
+// team_id and store_id are copied from the order so that the print-status
+// lookup and the per-store uniqueness need no join.
+type OrderItem struct{ ent.Schema }
+
+// Mixin of the OrderItem.
+func (OrderItem) Mixin() []ent.Mixin { return []ent.Mixin{TimeMixin{}} }
+
+// Fields of the OrderItem.
+func (OrderItem) Fields() []ent.Field {
+	return []ent.Field{
+		field.String("uid").Unique().Immutable(),
+		field.Int("order_id").Immutable(),
+		field.Int("team_id").Immutable(),
+		field.String("store_id").Immutable(),
+		field.Int("position"),
+		field.String("ecommerce_order_item_id").Immutable(),
+		field.String("ecommerce_variant_id"),
+		field.Int("quantity"),
+		field.Float("price").Optional().Nillable(),
+		field.JSON("properties", json.RawMessage{}).Optional(),
+		field.Text("template_config"),
+		field.JSON("thumbnails", []string{}),
+		field.String("design_version_id").Optional().Nillable(),
+		field.String("print_status").Default("received"),
+		field.Text("print_error").Optional().Nillable(),
+		// Storage key of the rendered file, set when print_status is ready.
+		field.String("print_file_key").Optional().Nillable(),
+	}
+}
+
+// Edges of the OrderItem.
+func (OrderItem) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.From("order", Order.Type).Ref("items").Field("order_id").Unique().Required().Immutable(),
+	}
+}
+
+// Indexes of the OrderItem.
+func (OrderItem) Indexes() []ent.Index {
+	return []ent.Index{
+		index.Fields("store_id", "ecommerce_order_item_id").Unique(),
+		index.Fields("team_id", "ecommerce_order_item_id"),
+	}
+}

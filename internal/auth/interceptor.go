@@ -1,0 +1,65 @@
+package auth
+
+import (
+	"context"
+	"strings"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
+
+	"github.com/platen-print/platen/internal/apierr"
+)
+
+// publicServices answer without a token: health checks and reflection.
+var publicServices = []string{"/grpc.health.v1.", "/grpc.reflection."}
+
+// UnaryServerInterceptor authenticates every call from its authorization
+// metadata (the gateway forwards the HTTP Authorization header there).
+func (a *Authenticator) UnaryServerInterceptor(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	if isPublic(info.FullMethod) {
+		return handler(ctx, req)
+	}
+	p, err := a.fromMetadata(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return handler(WithPrincipal(ctx, p), req)
+}
+
+// StreamServerInterceptor lets public streams (reflection, health watch)
+// through and authenticates the rest.
+func (a *Authenticator) StreamServerInterceptor(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+	if isPublic(info.FullMethod) {
+		return handler(srv, ss)
+	}
+	if _, err := a.fromMetadata(ss.Context()); err != nil {
+		return err
+	}
+	return handler(srv, ss)
+}
+
+func (a *Authenticator) fromMetadata(ctx context.Context) (Principal, error) {
+	md, _ := metadata.FromIncomingContext(ctx)
+	values := md.Get("authorization")
+	if len(values) == 0 {
+		return Principal{}, apierr.ToStatus(ctx, apierr.Unauthenticated("missing bearer token: send Authorization: Bearer <token>")).Err()
+	}
+	token, ok := BearerToken(values[0])
+	if !ok {
+		return Principal{}, apierr.ToStatus(ctx, apierr.Unauthenticated("malformed Authorization header: expected Bearer <token>")).Err()
+	}
+	p, err := a.Authenticate(ctx, token)
+	if err != nil {
+		return Principal{}, apierr.ToStatus(ctx, err).Err()
+	}
+	return p, nil
+}
+
+func isPublic(method string) bool {
+	for _, prefix := range publicServices {
+		if strings.HasPrefix(method, prefix) {
+			return true
+		}
+	}
+	return false
+}

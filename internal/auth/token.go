@@ -1,0 +1,41 @@
+package auth
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"strings"
+)
+
+// TokenPrefix starts every Platen API token, so that secret scanners and
+// people can recognise one.
+const TokenPrefix = "plt_"
+
+// displayLen is how much of a token listings show.
+const displayLen = len(TokenPrefix) + 6
+
+// NewToken returns a fresh token, its hash (what is stored) and the prefix
+// shown in listings.
+func NewToken() (token string, hash []byte, display string) {
+	var raw [32]byte
+	_, _ = rand.Read(raw[:]) // crypto/rand.Read never fails
+	token = TokenPrefix + base64.RawURLEncoding.EncodeToString(raw[:])
+	return token, HashToken(token), token[:displayLen]
+}
+
+// HashToken is the stored form of a token. Tokens carry 256 random bits, so
+// a plain SHA-256 is enough: there is nothing to brute-force.
+func HashToken(token string) []byte {
+	sum := sha256.Sum256([]byte(token))
+	return sum[:]
+}
+
+// BearerToken extracts the token from an Authorization value.
+func BearerToken(authorization string) (string, bool) {
+	const scheme = "bearer "
+	if len(authorization) <= len(scheme) || !strings.EqualFold(authorization[:len(scheme)], scheme) {
+		return "", false
+	}
+	token := strings.TrimSpace(authorization[len(scheme):])
+	return token, token != ""
+}

@@ -1,0 +1,215 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/platen-print/platen/internal/config"
+	"github.com/platen-print/platen/internal/storage"
+)
+
+func newAdmin(cfg *config.Config) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "admin",
+		Short: "Manage teams, stores and API tokens (works while serve runs)",
+	}
+	cfg.StorageFlags(cmd.PersistentFlags())
+	cmd.AddCommand(newBootstrap(cfg), newTeamCmd(cfg), newStoreCmd(cfg), newTokenCmd(cfg))
+	return cmd
+}
+
+// printJSON writes v as one JSON object on stdout.
+func printJSON(v any) error {
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func newBootstrap(cfg *config.Config) *cobra.Command {
+	var team, store, webhookURL string
+	cmd := &cobra.Command{
+		Use:   "bootstrap --team NAME --store STORE_ID [--webhook-url URL]",
+		Short: "Create the team and store if absent and print a new store-bound API token as JSON",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if team == "" || store == "" {
+				return errors.New("--team and --store are required")
+			}
+			var hook *string
+			if cmd.Flags().Changed("webhook-url") || webhookURL != "" {
+				if err := checkWebhookURL(webhookURL); err != nil {
+					return err
+				}
+				hook = &webhookURL
+			}
+			return withDB(cmd.Context(), cfg, func(ctx context.Context, db *storage.DB) error {
+				out, err := db.Bootstrap(ctx, team, store, hook)
+				if err != nil {
+					return err
+				}
+				return printJSON(out)
+			})
+		},
+	}
+	cmd.Flags().StringVar(&team, "team", "", "team name")
+	cmd.Flags().StringVar(&store, "store", "", "store id to create or reuse")
+	cmd.Flags().StringVar(&webhookURL, "webhook-url", "", "the store's webhook endpoint (http or https)")
+	return cmd
+}
+
+func checkWebhookURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("--webhook-url %q: want an absolute http(s) URL", raw)
+	}
+	return nil
+}
+
+func newTeamCmd(cfg *config.Config) *cobra.Command {
+	cmd := &cobra.Command{Use: "team", Short: "Create and list teams"}
+	cmd.AddCommand(&cobra.Command{
+		Use: "create NAME", Short: "Create a team", Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withDB(cmd.Context(), cfg, func(ctx context.Context, db *storage.DB) error {
+				t, err := db.CreateTeam(ctx, args[0])
+				if err != nil {
+					return err
+				}
+				return printJSON(t)
+			})
+		},
+	}, &cobra.Command{
+		Use: "list", Short: "List teams", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return withDB(cmd.Context(), cfg, func(ctx context.Context, db *storage.DB) error {
+				teams, err := db.ListTeams(ctx)
+				if err != nil {
+					return err
+				}
+				return printJSON(teams)
+			})
+		},
+	})
+	return cmd
+}
+
+// resolveTeam accepts a team's id or name.
+func resolveTeam(ctx context.Context, db *storage.DB, ref string) (int, error) {
+	if ref == "" {
+		return 0, nil
+	}
+	if id, err := strconv.Atoi(ref); err == nil {
+		return id, nil
+	}
+	t, err := db.TeamByName(ctx, ref)
+	if err != nil {
+		return 0, err
+	}
+	return t.ID, nil
+}
+
+func newStoreCmd(cfg *config.Config) *cobra.Command {
+	var team string
+	cmd := &cobra.Command{Use: "store", Short: "Create and list stores"}
+	cmd.PersistentFlags().StringVar(&team, "team", "", "team id or name")
+	cmd.AddCommand(&cobra.Command{
+		Use: "create --team TEAM STORE_ID", Short: "Create a store of a team", Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withDB(cmd.Context(), cfg, func(ctx context.Context, db *storage.DB) error {
+				teamID, err := resolveTeam(ctx, db, team)
+				if err != nil || teamID == 0 {
+					return errors.Join(errors.New("--team must name an existing team"), err)
+				}
+				st, err := db.CreateStore(ctx, teamID, args[0])
+				if err != nil {
+					return err
+				}
+				return printJSON(st)
+			})
+		},
+	}, &cobra.Command{
+		Use: "list [--team TEAM]", Short: "List stores", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return withDB(cmd.Context(), cfg, func(ctx context.Context, db *storage.DB) error {
+				teamID, err := resolveTeam(ctx, db, team)
+				if err != nil {
+					return err
+				}
+				stores, err := db.ListStores(ctx, teamID)
+				if err != nil {
+					return err
+				}
+				return printJSON(stores)
+			})
+		},
+	})
+	return cmd
+}
+
+func newTokenCmd(cfg *config.Config) *cobra.Command {
+	var team, store, name string
+	cmd := &cobra.Command{Use: "token", Short: "Issue, list and revoke API tokens"}
+	issue := &cobra.Command{
+		Use: "issue --team TEAM [--store STORE_ID] [--name NAME]", Short: "Issue a token (printed once)", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return withDB(cmd.Context(), cfg, func(ctx context.Context, db *storage.DB) error {
+				teamID, err := resolveTeam(ctx, db, team)
+				if err != nil || teamID == 0 {
+					return errors.Join(errors.New("--team must name an existing team"), err)
+				}
+				var storeID *string
+				if store != "" {
+					storeID = &store
+				}
+				token, err := db.IssueToken(ctx, teamID, storeID, name)
+				if err != nil {
+					return err
+				}
+				return printJSON(map[string]any{"team_id": teamID, "store_id": storeID, "token": token})
+			})
+		},
+	}
+	issue.Flags().StringVar(&store, "store", "", "bind the token to this store")
+	issue.Flags().StringVar(&name, "name", "", "a name to recognise the token by")
+	list := &cobra.Command{
+		Use: "list [--team TEAM]", Short: "List tokens (never the tokens themselves)", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return withDB(cmd.Context(), cfg, func(ctx context.Context, db *storage.DB) error {
+				teamID, err := resolveTeam(ctx, db, team)
+				if err != nil {
+					return err
+				}
+				tokens, err := db.ListTokens(ctx, teamID)
+				if err != nil {
+					return err
+				}
+				return printJSON(tokens)
+			})
+		},
+	}
+	revoke := &cobra.Command{
+		Use: "revoke TOKEN_ID", Short: "Revoke a token; every process refuses it within 5 s", Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := strconv.Atoi(args[0])
+			if err != nil {
+				return fmt.Errorf("TOKEN_ID %q: want the numeric id that token list shows", args[0])
+			}
+			return withDB(cmd.Context(), cfg, func(ctx context.Context, db *storage.DB) error {
+				if err := db.RevokeToken(ctx, id); err != nil {
+					return err
+				}
+				return printJSON(map[string]any{"revoked": id})
+			})
+		},
+	}
+	cmd.PersistentFlags().StringVar(&team, "team", "", "team id or name")
+	cmd.AddCommand(issue, list, revoke)
+	return cmd
+}

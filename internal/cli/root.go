@@ -1,0 +1,38 @@
+// Package cli is the platen command line: serve, render (later), migrate
+// and admin, each flag also read from its PLATEN_* environment variable.
+package cli
+
+import (
+	"log/slog"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/platen-print/platen/internal/config"
+	"github.com/platen-print/platen/internal/logging"
+)
+
+// NewRoot returns the platen command with its subcommands.
+func NewRoot() *cobra.Command {
+	cfg := config.Default()
+	root := &cobra.Command{
+		Use:           "platen",
+		Short:         "Platen renders print-ready files for the orders of personalised-product shops",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if err := config.ApplyEnv(cmd.Flags()); err != nil {
+				return err
+			}
+			level, err := cfg.Level()
+			if err != nil {
+				return err
+			}
+			// Logs go to stderr: stdout belongs to the commands' own output.
+			slog.SetDefault(logging.New(os.Stderr, level))
+			return nil
+		},
+	}
+	root.AddCommand(newServe(&cfg), newMigrate(&cfg), newAdmin(&cfg))
+	return root
+}

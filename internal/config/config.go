@@ -1,0 +1,112 @@
+// Package config holds Platen's settings: one Config with defaults, the
+// command-line flags that set it, the PLATEN_* environment variables that
+// stand in for any flag not given, and Validate.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// Config is every setting of `platen serve` and the commands that share its
+// database.
+type Config struct {
+	HTTPAddr        string
+	GRPCAddr        string
+	DataDir         string
+	DatabaseURL     string
+	LogLevel        string
+	AccessLog       bool
+	ShutdownTimeout time.Duration
+}
+
+// Default returns the embedded defaults: nothing to install, data in ./data.
+func Default() Config {
+	return Config{
+		HTTPAddr:        "127.0.0.1:8080",
+		GRPCAddr:        "127.0.0.1:9090",
+		DataDir:         "./data",
+		LogLevel:        "info",
+		AccessLog:       true,
+		ShutdownTimeout: 20 * time.Second,
+	}
+}
+
+// StorageFlags registers the flags every command that opens the database
+// shares.
+func (c *Config) StorageFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&c.DataDir, "data-dir", c.DataDir, "directory of the embedded SQLite database and local files")
+	fs.StringVar(&c.DatabaseURL, "database-url", c.DatabaseURL, "postgres://… for PostgreSQL; empty for the SQLite file in --data-dir")
+	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "debug, info, warn or error")
+}
+
+// ServeFlags registers the flags of `platen serve`.
+func (c *Config) ServeFlags(fs *pflag.FlagSet) {
+	c.StorageFlags(fs)
+	fs.StringVar(&c.HTTPAddr, "http-addr", c.HTTPAddr, "address of the REST API, /healthz, /readyz and /metrics")
+	fs.StringVar(&c.GRPCAddr, "grpc-addr", c.GRPCAddr, "address of the gRPC API (reflection and health on)")
+	fs.BoolVar(&c.AccessLog, "access-log", c.AccessLog, "log one line per HTTP request")
+	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", c.ShutdownTimeout, "how long a shutdown waits for requests in flight")
+}
+
+// EnvPrefix starts the environment variable of every flag.
+const EnvPrefix = "PLATEN_"
+
+// EnvName is the environment variable standing in for a flag:
+// --http-addr reads PLATEN_HTTP_ADDR.
+func EnvName(flag string) string {
+	return EnvPrefix + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
+}
+
+// ApplyEnv sets every flag that was not given on the command line from its
+// environment variable, when that is set. Flags win over the environment.
+func ApplyEnv(fs *pflag.FlagSet) error {
+	var errs []error
+	fs.VisitAll(func(f *pflag.Flag) {
+		if f.Changed {
+			return
+		}
+		if v, ok := os.LookupEnv(EnvName(f.Name)); ok {
+			if err := fs.Set(f.Name, v); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", EnvName(f.Name), err))
+			}
+		}
+	})
+	return errors.Join(errs...)
+}
+
+// Validate reports settings that cannot work.
+func (c *Config) Validate() error {
+	var errs []error
+	for name, addr := range map[string]string{"--http-addr": c.HTTPAddr, "--grpc-addr": c.GRPCAddr} {
+		if _, _, err := net.SplitHostPort(addr); err != nil {
+			errs = append(errs, fmt.Errorf("%s %q: %w", name, addr, err))
+		}
+	}
+	if c.DataDir == "" {
+		errs = append(errs, errors.New("--data-dir must not be empty"))
+	}
+	if _, err := c.Level(); err != nil {
+		errs = append(errs, err)
+	}
+	if c.ShutdownTimeout <= 0 {
+		errs = append(errs, errors.New("--shutdown-timeout must be positive"))
+	}
+	return errors.Join(errs...)
+}
+
+// Level is the parsed --log-level.
+func (c *Config) Level() (slog.Level, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(c.LogLevel)); err != nil {
+		return l, fmt.Errorf("--log-level %q: want debug, info, warn or error", c.LogLevel)
+	}
+	return l, nil
+}

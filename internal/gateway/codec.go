@@ -1,0 +1,105 @@
+package gateway
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/known/fieldmaskpb"
+
+	"github.com/platen-print/platen/internal/apierr"
+)
+
+// MaxBodyBytes is the largest request body accepted (contract §2: 413 above).
+const MaxBodyBytes = 8 << 20
+
+// requestBody is the body the gateway reads: the bytes, already read and
+// bounded by the body-limit middleware, and room for the decoder to leave a
+// field-level explanation that the error handler then answers with.
+type requestBody struct {
+	*bytes.Reader
+	data      []byte
+	violation *apierr.Violation
+}
+
+func (b *requestBody) Close() error { return nil }
+
+// codec is protojson exactly as the contract wants it: proto (snake_case)
+// names, every field present (null where unset), unknown fields ignored.
+type codec struct {
+	runtime.JSONPb
+}
+
+func newCodec() *codec {
+	return &codec{JSONPb: runtime.JSONPb{
+		MarshalOptions:   protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true},
+		UnmarshalOptions: protojson.UnmarshalOptions{DiscardUnknown: true},
+	}}
+}
+
+// NewDecoder decodes a request body, explaining type errors by field and
+// filling an unset update_mask with the top-level keys the body holds.
+func (c *codec) NewDecoder(r io.Reader) runtime.Decoder {
+	return runtime.DecoderFunc(func(v any) error {
+		msg, ok := v.(proto.Message)
+		if !ok {
+			return c.JSONPb.NewDecoder(r).Decode(v)
+		}
+		body, data, err := readBody(r)
+		if err != nil {
+			return err
+		}
+		if len(bytes.TrimSpace(data)) == 0 {
+			return io.EOF
+		}
+		if err := c.UnmarshalOptions.Unmarshal(data, msg); err != nil {
+			vio := diagnose(data, msg.ProtoReflect().Descriptor(), err)
+			if body != nil {
+				body.violation = &vio
+			}
+			return errors.New(vio.String())
+		}
+		return fillUpdateMask(data, msg.ProtoReflect())
+	})
+}
+
+func readBody(r io.Reader) (*requestBody, []byte, error) {
+	if body, ok := r.(*requestBody); ok {
+		return body, body.data, nil
+	}
+	data, err := io.ReadAll(r)
+	return nil, data, err
+}
+
+// fillUpdateMask gives a request with an update_mask field, left unset by
+// the client, the mask of the top-level fields present in the body: that
+// is how a PUT tells "absent, keep" from "present, replace" (even with an
+// empty array or null).
+func fillUpdateMask(data []byte, m protoreflect.Message) error {
+	fd := m.Descriptor().Fields().ByName("update_mask")
+	if fd == nil || fd.Message() == nil || fd.Message().FullName() != "google.protobuf.FieldMask" || m.Has(fd) {
+		return nil
+	}
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(data, &keys); err != nil {
+		return fmt.Errorf("request body: %w", err)
+	}
+	mask := &fieldmaskpb.FieldMask{}
+	fields := m.Descriptor().Fields()
+	for i := 0; i < fields.Len(); i++ {
+		f := fields.Get(i)
+		_, byProto := keys[string(f.Name())]
+		_, byJSON := keys[f.JSONName()]
+		if (byProto || byJSON) && f != fd {
+			mask.Paths = append(mask.Paths, string(f.Name()))
+		}
+	}
+	m.Set(fd, protoreflect.ValueOfMessage(mask.ProtoReflect()))
+	return nil
+}

@@ -1,0 +1,180 @@
+package gateway
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/platen-print/platen/internal/apierr"
+)
+
+// diagnose explains why protojson refused a body, naming the JSON path of the
+// first value whose type does not fit (items[0].quantity: must be an
+// integer). It runs only on that error path, never on the hot one.
+func diagnose(data []byte, md protoreflect.MessageDescriptor, protoErr error) apierr.Violation {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var body any
+	if err := dec.Decode(&body); err != nil {
+		return apierr.Violation{Description: "malformed JSON: " + err.Error()}
+	}
+	if dec.More() {
+		return apierr.Violation{Description: "malformed JSON: unexpected data after the JSON object"}
+	}
+	obj, ok := body.(map[string]any)
+	if !ok {
+		return apierr.Violation{Description: "the request body must be a JSON object"}
+	}
+	if v, found := checkObject(obj, md, ""); found {
+		return v
+	}
+	return apierr.Violation{Description: "invalid request body: " + strings.TrimPrefix(protoErr.Error(), "proto: ")}
+}
+
+func checkObject(obj map[string]any, md protoreflect.MessageDescriptor, prefix string) (apierr.Violation, bool) {
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, key := range keys {
+		fd := md.Fields().ByJSONName(key)
+		if fd == nil {
+			fd = md.Fields().ByName(protoreflect.Name(key))
+		}
+		if fd == nil || obj[key] == nil {
+			continue // unknown fields are ignored; null means unset
+		}
+		if v, found := checkField(obj[key], fd, joinPath(prefix, string(fd.Name()))); found {
+			return v, true
+		}
+	}
+	return apierr.Violation{}, false
+}
+
+func checkField(val any, fd protoreflect.FieldDescriptor, path string) (apierr.Violation, bool) {
+	switch {
+	case fd.IsList():
+		list, ok := val.([]any)
+		if !ok {
+			return violation(path, "must be an array")
+		}
+		for i, elem := range list {
+			if v, found := checkSingle(elem, fd, fmt.Sprintf("%s[%d]", path, i)); found {
+				return v, true
+			}
+		}
+		return apierr.Violation{}, false
+	case fd.IsMap():
+		obj, ok := val.(map[string]any)
+		if !ok {
+			return violation(path, "must be an object")
+		}
+		for k, elem := range obj {
+			if v, found := checkSingle(elem, fd.MapValue(), path+"."+k); found {
+				return v, true
+			}
+		}
+		return apierr.Violation{}, false
+	}
+	return checkSingle(val, fd, path)
+}
+
+func checkSingle(val any, fd protoreflect.FieldDescriptor, path string) (apierr.Violation, bool) {
+	if val == nil {
+		return violation(path, "must not be null")
+	}
+	switch fd.Kind() {
+	case protoreflect.StringKind:
+		return expect(val, isString, path, "must be a string")
+	case protoreflect.BoolKind:
+		return expect(val, isBool, path, "must be true or false")
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
+		return checkInteger(val, path, math.MinInt32, math.MaxInt32)
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
+		return checkInteger(val, path, 0, math.MaxUint32)
+	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind,
+		protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		return checkInteger(val, path, math.MinInt64, math.MaxInt64)
+	case protoreflect.FloatKind, protoreflect.DoubleKind:
+		return expect(val, isNumber, path, "must be a number")
+	case protoreflect.EnumKind:
+		return expect(val, func(v any) bool { return isString(v) || isNumber(v) }, path, "must be one of the allowed values")
+	case protoreflect.MessageKind, protoreflect.GroupKind:
+		return checkMessage(val, fd.Message(), path)
+	}
+	return apierr.Violation{}, false
+}
+
+// wellKnown are the message types whose JSON form is not an object.
+var wellKnown = map[protoreflect.FullName]func(any, string) (apierr.Violation, bool){
+	"google.protobuf.StringValue": func(v any, p string) (apierr.Violation, bool) { return expect(v, isString, p, "must be a string") },
+	"google.protobuf.BytesValue":  func(v any, p string) (apierr.Violation, bool) { return expect(v, isString, p, "must be a string") },
+	"google.protobuf.BoolValue":   func(v any, p string) (apierr.Violation, bool) { return expect(v, isBool, p, "must be true or false") },
+	"google.protobuf.DoubleValue": func(v any, p string) (apierr.Violation, bool) { return expect(v, isNumber, p, "must be a number") },
+	"google.protobuf.FloatValue":  func(v any, p string) (apierr.Violation, bool) { return expect(v, isNumber, p, "must be a number") },
+	"google.protobuf.Int32Value":  func(v any, p string) (apierr.Violation, bool) { return checkInteger(v, p, math.MinInt32, math.MaxInt32) },
+	"google.protobuf.UInt32Value": func(v any, p string) (apierr.Violation, bool) { return checkInteger(v, p, 0, math.MaxUint32) },
+	"google.protobuf.Int64Value":  func(v any, p string) (apierr.Violation, bool) { return checkInteger(v, p, math.MinInt64, math.MaxInt64) },
+	"google.protobuf.Timestamp":   func(v any, p string) (apierr.Violation, bool) { return expect(v, isString, p, "must be an RFC 3339 timestamp") },
+	"google.protobuf.Duration":    func(v any, p string) (apierr.Violation, bool) { return expect(v, isString, p, "must be a duration such as \"1.5s\"") },
+	"google.protobuf.FieldMask":   func(v any, p string) (apierr.Violation, bool) { return expect(v, isString, p, "must be a comma-separated list of fields") },
+	"google.protobuf.Struct":      func(v any, p string) (apierr.Violation, bool) { return expect(v, isObject, p, "must be an object") },
+	"google.protobuf.ListValue":   func(v any, p string) (apierr.Violation, bool) { return expect(v, isArray, p, "must be an array") },
+	"google.protobuf.Value":       func(any, string) (apierr.Violation, bool) { return apierr.Violation{}, false },
+}
+
+func checkMessage(val any, md protoreflect.MessageDescriptor, path string) (apierr.Violation, bool) {
+	if check, ok := wellKnown[md.FullName()]; ok {
+		return check(val, path)
+	}
+	obj, ok := val.(map[string]any)
+	if !ok {
+		return violation(path, "must be an object")
+	}
+	return checkObject(obj, md, path)
+}
+
+func checkInteger(val any, path string, lo, hi float64) (apierr.Violation, bool) {
+	n, ok := val.(json.Number)
+	if !ok {
+		return violation(path, "must be an integer")
+	}
+	f, err := n.Float64()
+	if err != nil || f != math.Trunc(f) {
+		return violation(path, "must be an integer")
+	}
+	if f < lo || f > hi {
+		return violation(path, fmt.Sprintf("is out of range: must be between %.0f and %.0f", lo, hi))
+	}
+	return apierr.Violation{}, false
+}
+
+func expect(val any, ok func(any) bool, path, description string) (apierr.Violation, bool) {
+	if ok(val) {
+		return apierr.Violation{}, false
+	}
+	return violation(path, description)
+}
+
+func violation(path, description string) (apierr.Violation, bool) {
+	return apierr.Violation{Field: path, Description: description}, true
+}
+
+func isString(v any) bool { _, ok := v.(string); return ok }
+func isBool(v any) bool   { _, ok := v.(bool); return ok }
+func isNumber(v any) bool { _, ok := v.(json.Number); return ok }
+func isObject(v any) bool { _, ok := v.(map[string]any); return ok }
+func isArray(v any) bool  { _, ok := v.([]any); return ok }
+
+func joinPath(prefix, name string) string {
+	if prefix == "" {
+		return name
+	}
+	return prefix + "." + name
+}

@@ -1,0 +1,113 @@
+// Package gateway is Platen's REST façade: grpc-gateway in front of the real
+// gRPC server (dialled over loopback, so that authentication, idempotency,
+// logging and metrics interceptors apply to REST too), with the contract's
+// JSON, error bodies, status codes, body limit, request ids and HTTP metrics.
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/textproto"
+	"strconv"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"github.com/prometheus/client_golang/prometheus"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/protobuf/proto"
+
+	platenv1 "github.com/platen-print/platen/gen/platen/v1"
+	"github.com/platen-print/platen/internal/httpstatus"
+	"github.com/platen-print/platen/internal/idempotency"
+)
+
+// ViaGatewayKey marks calls that came through the gateway, whose access log
+// line the gateway writes itself.
+const ViaGatewayKey = "x-platen-gateway"
+
+// Gateway is the REST handler.
+type Gateway struct {
+	mux       *runtime.ServeMux
+	codec     *codec
+	metrics   *httpMetrics
+	accessLog bool
+	handler   http.Handler
+}
+
+// Options configure the gateway.
+type Options struct {
+	// AccessLog writes one log line per request.
+	AccessLog bool
+	// Registerer receives the HTTP metrics.
+	Registerer prometheus.Registerer
+}
+
+// registrations are the services the gateway exposes.
+var registrations = []func(context.Context, *runtime.ServeMux, *grpc.ClientConn) error{
+	platenv1.RegisterOrderServiceHandler,
+	platenv1.RegisterCatalogServiceHandler,
+	platenv1.RegisterDesignServiceHandler,
+	platenv1.RegisterBatchServiceHandler,
+	platenv1.RegisterShopServiceHandler,
+	platenv1.RegisterWebhookServiceHandler,
+	platenv1.RegisterOperatorServiceHandler,
+}
+
+// New returns the REST handler, calling the gRPC server through conn.
+func New(ctx context.Context, conn *grpc.ClientConn, opts Options) (*Gateway, error) {
+	g := &Gateway{codec: newCodec(), metrics: newHTTPMetrics(opts.Registerer), accessLog: opts.AccessLog}
+	g.mux = runtime.NewServeMux(
+		runtime.WithMarshalerOption(runtime.MIMEWildcard, g.codec),
+		runtime.WithErrorHandler(writeError),
+		runtime.WithRoutingErrorHandler(writeRoutingError),
+		runtime.WithIncomingHeaderMatcher(incomingHeader),
+		runtime.WithOutgoingHeaderMatcher(func(string) (string, bool) { return "", false }),
+		runtime.WithForwardResponseOption(setHTTPStatus),
+		runtime.WithMetadata(func(context.Context, *http.Request) metadata.MD {
+			return metadata.Pairs(ViaGatewayKey, "1")
+		}),
+	)
+	for _, register := range registrations {
+		if err := register(ctx, g.mux, conn); err != nil {
+			return nil, fmt.Errorf("register gateway handler: %w", err)
+		}
+	}
+	g.handler = g.observe(g.limitBody(g.mux))
+	return g, nil
+}
+
+// ServeHTTP serves the REST API.
+func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) { g.handler.ServeHTTP(w, r) }
+
+// incomingHeader forwards the headers the gRPC side reads: the standard ones
+// (Authorization among them), the request id and the idempotency key.
+func incomingHeader(key string) (string, bool) {
+	switch textproto.CanonicalMIMEHeaderKey(key) {
+	case requestIDHeader:
+		return "x-request-id", true
+	case "Idempotency-Key":
+		return idempotency.MetadataKey, true
+	}
+	return runtime.DefaultHeaderMatcher(key)
+}
+
+// setHTTPStatus turns the handler's chosen status (httpstatus.Set) into the
+// response's status line, for Family B's 201.
+func setHTTPStatus(ctx context.Context, w http.ResponseWriter, _ proto.Message) error {
+	noteRoute(ctx)
+	md, ok := runtime.ServerMetadataFromContext(ctx)
+	if !ok {
+		return nil
+	}
+	values := md.HeaderMD.Get(httpstatus.Header)
+	if len(values) == 0 {
+		return nil
+	}
+	code, err := strconv.Atoi(values[0])
+	if err != nil {
+		return nil
+	}
+	w.WriteHeader(code)
+	return nil
+}

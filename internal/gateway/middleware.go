@@ -1,0 +1,140 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/platen-print/platen/internal/logging"
+)
+
+// requestIDHeader is read from clients, echoed, and forwarded to gRPC.
+const requestIDHeader = "X-Request-Id"
+
+// routeInfo is filled in by the gateway once it matched a route, so that
+// the outer middleware can label metrics and logs by route pattern.
+type routeInfo struct{ pattern string }
+
+type routeInfoKey struct{}
+
+// noteRoute records the matched route pattern for the outer middleware. The
+// gateway annotates the pattern into the context inside its handler, so this
+// runs where that context is seen: on the response and on the error path.
+func noteRoute(ctx context.Context) {
+	if info, ok := ctx.Value(routeInfoKey{}).(*routeInfo); ok {
+		info.pattern, _ = runtime.HTTPPathPattern(ctx)
+	}
+}
+
+// statusWriter remembers the status code and size of a response.
+type statusWriter struct {
+	http.ResponseWriter
+	code  int
+	bytes int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.code == 0 {
+		w.code = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.code == 0 {
+		w.code = http.StatusOK
+	}
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += n
+	return n, err
+}
+
+// Unwrap lets http.ResponseController reach the real writer.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// observe is the outermost middleware: request id, access log, metrics and
+// panic recovery for every HTTP request.
+func (g *Gateway) observe(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		id := r.Header.Get(requestIDHeader)
+		if !logging.ValidRequestID(id) {
+			id = logging.NewRequestID()
+			r.Header.Set(requestIDHeader, id)
+		}
+		w.Header().Set(requestIDHeader, id)
+		info := &routeInfo{}
+		ctx := logging.WithRequestID(context.WithValue(r.Context(), routeInfoKey{}, info), id)
+		sw := &statusWriter{ResponseWriter: w}
+		defer func() {
+			if p := recover(); p != nil {
+				slog.ErrorContext(ctx, "panic serving request", "panic", p, "path", r.URL.Path)
+				if sw.code == 0 {
+					writeStatus(sw, g.codec, status.New(codes.Internal, "internal error"))
+				}
+			}
+			g.record(ctx, r, sw, info, time.Since(start))
+		}()
+		next.ServeHTTP(sw, r.WithContext(ctx))
+	})
+}
+
+func (g *Gateway) record(ctx context.Context, r *http.Request, sw *statusWriter, info *routeInfo, elapsed time.Duration) {
+	route := info.pattern
+	if route == "" {
+		route = "unmatched"
+	}
+	code := sw.code
+	if code == 0 {
+		code = http.StatusOK
+	}
+	g.metrics.requests.WithLabelValues(route, r.Method, strconv.Itoa(code)).Inc()
+	g.metrics.latency.WithLabelValues(route, r.Method).Observe(elapsed.Seconds())
+	if g.accessLog {
+		slog.LogAttrs(ctx, slog.LevelInfo, "http request",
+			slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.String("route", route),
+			slog.Int("status", code), slog.Int("bytes", sw.bytes),
+			slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000))
+	}
+}
+
+// limitBody reads the whole body up front, at most MaxBodyBytes of it: over
+// that the answer is 413 before any decoding. The decoder then works on the
+// bytes in memory.
+func (g *Gateway) limitBody(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body == nil || r.Body == http.NoBody {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if r.ContentLength > MaxBodyBytes {
+			g.tooLarge(w)
+			return
+		}
+		data, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
+		if err != nil {
+			writeStatus(w, g.codec, status.New(codes.InvalidArgument, "could not read the request body"))
+			return
+		}
+		if len(data) > MaxBodyBytes {
+			g.tooLarge(w)
+			return
+		}
+		r.Body = &requestBody{Reader: bytes.NewReader(data), data: data}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (g *Gateway) tooLarge(w http.ResponseWriter) {
+	w.Header().Set("Connection", "close")
+	writeStatusCode(w, g.codec, http.StatusRequestEntityTooLarge,
+		status.New(codes.InvalidArgument, "request body too large: the limit is 8 MiB"))
+}

@@ -1,0 +1,154 @@
+// Package idempotency replays the first answer to a request sent again with
+// the same Idempotency-Key (contract §2): the same key and body within 24 h
+// get the stored response, the same key with another body gets 409. It is a
+// gRPC interceptor, so REST (whose header the gateway forwards) and gRPC
+// clients get the same behaviour.
+package idempotency
+
+import (
+	"context"
+	"crypto/sha256"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
+
+	"github.com/platen-print/platen/internal/apierr"
+	"github.com/platen-print/platen/internal/auth"
+	"github.com/platen-print/platen/internal/httpstatus"
+)
+
+// MetadataKey carries the key over gRPC; the gateway maps the HTTP
+// Idempotency-Key header onto it.
+const MetadataKey = "idempotency-key"
+
+// TTL is how long a key is remembered.
+const TTL = 24 * time.Hour
+
+const maxKeyLength = 255
+
+// Record is a remembered request and, once it finished, its answer.
+type Record struct {
+	ID          int
+	Method      string
+	RequestHash []byte
+	// Response is the marshalled anypb.Any of the answer; empty while the
+	// first request still runs.
+	Response []byte
+	HTTPCode int
+}
+
+// Store keeps the records.
+type Store interface {
+	// Begin records a new request under (teamID, key) and returns nil, or
+	// returns the record already there (a record older than TTL is replaced).
+	Begin(ctx context.Context, teamID int, key, method string, hash []byte) (existing *Record, id int, err error)
+	// Complete stores the answer of the request begun as id.
+	Complete(ctx context.Context, id int, response []byte, httpCode int) error
+	// Abandon forgets the request begun as id, so that a retry runs again.
+	Abandon(ctx context.Context, id int) error
+}
+
+// Interceptor is the gRPC side of idempotency.
+type Interceptor struct{ store Store }
+
+// New returns the interceptor; it must run after authentication.
+func New(store Store) *Interceptor { return &Interceptor{store: store} }
+
+// Unary replays, refuses or runs and remembers a call that carries a key.
+func (i *Interceptor) Unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	key := keyOf(ctx)
+	if key == "" {
+		return handler(ctx, req)
+	}
+	if len(key) > maxKeyLength {
+		return nil, apierr.Invalid("Idempotency-Key", "must be at most %d characters", maxKeyLength)
+	}
+	p, err := auth.FromContext(ctx)
+	if err != nil {
+		return nil, err
+	}
+	msg, ok := req.(proto.Message)
+	if !ok {
+		return handler(ctx, req)
+	}
+	hash, err := requestHash(info.FullMethod, msg)
+	if err != nil {
+		return nil, err
+	}
+	existing, id, err := i.store.Begin(ctx, p.TeamID, key, info.FullMethod, hash)
+	if err != nil {
+		return nil, err
+	}
+	if existing != nil {
+		return replay(ctx, existing, info.FullMethod, hash)
+	}
+	return i.run(ctx, req, id, handler)
+}
+
+func (i *Interceptor) run(ctx context.Context, req any, id int, handler grpc.UnaryHandler) (any, error) {
+	rec := &httpstatus.Recorder{}
+	resp, err := handler(httpstatus.WithRecorder(ctx, rec), req)
+	// The answer is remembered even if the client went away meanwhile.
+	bg := context.WithoutCancel(ctx)
+	if err != nil {
+		_ = i.store.Abandon(bg, id)
+		return nil, err
+	}
+	packed, err := anypb.New(resp.(proto.Message))
+	if err == nil {
+		var raw []byte
+		if raw, err = proto.Marshal(packed); err == nil {
+			err = i.store.Complete(bg, id, raw, rec.Code)
+		}
+	}
+	if err != nil {
+		_ = i.store.Abandon(bg, id)
+	}
+	return resp, err
+}
+
+func replay(ctx context.Context, rec *Record, method string, hash []byte) (any, error) {
+	if rec.Method != method || string(rec.RequestHash) != string(hash) {
+		return nil, apierr.Conflict("Idempotency-Key", "this Idempotency-Key was already used with another request")
+	}
+	if len(rec.Response) == 0 {
+		return nil, apierr.Conflict("Idempotency-Key", "a request with this Idempotency-Key is still in progress; retry later")
+	}
+	packed := &anypb.Any{}
+	if err := proto.Unmarshal(rec.Response, packed); err != nil {
+		return nil, err
+	}
+	resp, err := packed.UnmarshalNew()
+	if err != nil {
+		return nil, err
+	}
+	if rec.HTTPCode != 0 {
+		if err := httpstatus.Set(ctx, rec.HTTPCode); err != nil {
+			return nil, err
+		}
+	}
+	return resp, nil
+}
+
+func keyOf(ctx context.Context) string {
+	md, _ := metadata.FromIncomingContext(ctx)
+	if v := md.Get(MetadataKey); len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
+
+func requestHash(method string, msg proto.Message) ([]byte, error) {
+	raw, err := proto.MarshalOptions{Deterministic: true}.Marshal(msg)
+	if err != nil {
+		return nil, err
+	}
+	h := sha256.New()
+	h.Write([]byte(method))
+	h.Write([]byte{0})
+	h.Write(raw)
+	return h.Sum(nil), nil
+}

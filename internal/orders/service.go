@@ -1,0 +1,201 @@
+package orders
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	platenv1 "github.com/platen-print/platen/gen/platen/v1"
+	"github.com/platen-print/platen/internal/apierr"
+	"github.com/platen-print/platen/internal/auth"
+	"github.com/platen-print/platen/internal/pagination"
+)
+
+// Service implements platenv1.OrderServiceServer on a Store.
+type Service struct {
+	platenv1.UnimplementedOrderServiceServer
+	store Store
+
+	// storeTeams caches store id → team id; a store never changes team, so
+	// an entry never goes stale and order creation skips a read.
+	storeTeams sync.Map
+}
+
+// NewService returns the order service backed by store.
+func NewService(store Store) *Service {
+	return &Service{store: store}
+}
+
+func scopeOf(ctx context.Context) (Scope, error) {
+	p, err := auth.FromContext(ctx)
+	if err != nil {
+		return Scope{}, err
+	}
+	return Scope{TeamID: p.TeamID, StoreID: p.StoreID}, nil
+}
+
+// CreateOrder checks the order, that the caller may use its store, and
+// stores it with its items in one transaction.
+func (s *Service) CreateOrder(ctx context.Context, req *platenv1.CreateOrderRequest) (*platenv1.Order, error) {
+	scope, err := scopeOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	o, err := newOrder(req)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkStore(ctx, scope, o.StoreID); err != nil {
+		return nil, err
+	}
+	o.TeamID = scope.TeamID
+	if err := s.store.CreateOrder(ctx, o); err != nil {
+		return nil, err
+	}
+	return toProto(o), nil
+}
+
+// checkStore answers 403 for a store of another team, one that does not
+// exist (existence does not leak), or one the token is not bound to.
+func (s *Service) checkStore(ctx context.Context, scope Scope, storeID string) error {
+	teamID, err := s.storeTeam(ctx, storeID)
+	if errors.Is(err, apierr.ErrNotFound) || (err == nil && teamID != scope.TeamID) {
+		return apierr.PermissionDenied("store_id", "store %q is not assigned to your team", storeID)
+	}
+	if err != nil {
+		return err
+	}
+	if scope.StoreID != "" && scope.StoreID != storeID {
+		return apierr.PermissionDenied("store_id", "this token is bound to store %q and cannot act for store %q", scope.StoreID, storeID)
+	}
+	return nil
+}
+
+func (s *Service) storeTeam(ctx context.Context, storeID string) (int, error) {
+	if v, ok := s.storeTeams.Load(storeID); ok {
+		return v.(int), nil
+	}
+	teamID, err := s.store.StoreTeam(ctx, storeID)
+	if err != nil {
+		return 0, err
+	}
+	s.storeTeams.Store(storeID, teamID)
+	return teamID, nil
+}
+
+// GetOrder returns the order details.
+func (s *Service) GetOrder(ctx context.Context, req *platenv1.GetOrderRequest) (*platenv1.Order, error) {
+	scope, err := scopeOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	o, err := s.store.GetOrder(ctx, scope, req.OrderUid)
+	if err != nil {
+		return nil, err
+	}
+	return toProto(o), nil
+}
+
+// ListOrders pages through the caller's orders, newest first.
+func (s *Service) ListOrders(ctx context.Context, req *platenv1.ListOrdersRequest) (*platenv1.ListOrdersResponse, error) {
+	scope, err := scopeOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	page, err := pagination.Parse(req.PageSize, req.PageToken)
+	if err != nil {
+		return nil, err
+	}
+	list, more, err := s.store.ListOrders(ctx, ListQuery{Scope: scope, StoreID: req.StoreId, AfterID: page.AfterID, PageSize: page.Size})
+	if err != nil {
+		return nil, err
+	}
+	resp := &platenv1.ListOrdersResponse{Orders: make([]*platenv1.Order, len(list))}
+	for i, o := range list {
+		resp.Orders[i] = toProto(o)
+	}
+	if more {
+		resp.NextPageToken = pagination.Token(list[len(list)-1].ID)
+	}
+	return resp, nil
+}
+
+// UpdateOrder applies a PUT: present fields replace the stored ones.
+func (s *Service) UpdateOrder(ctx context.Context, req *platenv1.UpdateOrderRequest) (*platenv1.Order, error) {
+	scope, err := scopeOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	u, err := newOrderUpdate(req)
+	if err != nil {
+		return nil, err
+	}
+	o, err := s.store.UpdateOrder(ctx, scope, req.OrderUid, u.apply)
+	if err != nil {
+		return nil, err
+	}
+	return toProto(o), nil
+}
+
+// DeleteOrder removes the order.
+func (s *Service) DeleteOrder(ctx context.Context, req *platenv1.DeleteOrderRequest) (*platenv1.DeleteOrderResponse, error) {
+	scope, err := scopeOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.store.DeleteOrder(ctx, scope, req.OrderUid); err != nil {
+		return nil, err
+	}
+	return &platenv1.DeleteOrderResponse{Message: DeletedMessage, OrderUid: req.OrderUid}, nil
+}
+
+// GetOrderItemPrint returns one item's print status. The id is unique per
+// store; when two of the team's stores hold it, store_id must choose.
+func (s *Service) GetOrderItemPrint(ctx context.Context, req *platenv1.GetOrderItemPrintRequest) (*platenv1.OrderItemPrint, error) {
+	scope, err := scopeOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	found, err := s.store.FindItemPrints(ctx, scope, req.EcommerceOrderItemId)
+	if err != nil {
+		return nil, err
+	}
+	if req.StoreId != "" {
+		found = onlyStore(found, req.StoreId)
+	}
+	switch len(found) {
+	case 0:
+		return nil, apierr.NotFound("order item %q not found", req.EcommerceOrderItemId)
+	case 1:
+		p := found[0]
+		return &platenv1.OrderItemPrint{
+			EcommerceOrderItemId: p.EcommerceOrderItemID,
+			Status:               p.Print.Status,
+		}, nil
+	default:
+		return nil, apierr.Conflict("store_id", "order item %q exists in stores %s: add ?store_id= to choose one",
+			req.EcommerceOrderItemId, storeList(found))
+	}
+}
+
+func onlyStore(list []ItemPrint, storeID string) []ItemPrint {
+	var out []ItemPrint
+	for _, p := range list {
+		if p.StoreID == storeID {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func storeList(list []ItemPrint) string {
+	ids := make([]string, len(list))
+	for i, p := range list {
+		ids[i] = fmt.Sprintf("%q", p.StoreID)
+	}
+	sort.Strings(ids)
+	return strings.Join(ids, ", ")
+}

@@ -1,0 +1,74 @@
+package server
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	"github.com/platen-print/platen/internal/gateway"
+	"github.com/platen-print/platen/internal/logging"
+)
+
+// grpcMetrics count and time every gRPC call, REST ones included.
+type grpcMetrics struct {
+	calls   *prometheus.CounterVec
+	latency *prometheus.HistogramVec
+}
+
+func newGRPCMetrics(reg prometheus.Registerer) *grpcMetrics {
+	m := &grpcMetrics{
+		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "platen_grpc_requests_total",
+			Help: "gRPC calls by method and status code.",
+		}, []string{"method", "code"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "platen_grpc_request_duration_seconds",
+			Help:    "gRPC call latency by method.",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+		}, []string{"method"}),
+	}
+	reg.MustRegister(m.calls, m.latency)
+	return m
+}
+
+// observe gives every call a request id (the client's x-request-id when
+// sent), recovers panics as Internal, and logs and measures the call. Calls
+// that came through the gateway are logged by it; here only their failures.
+func (m *grpcMetrics) observe(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {
+	start := time.Now()
+	md, _ := metadata.FromIncomingContext(ctx)
+	id := first(md, "x-request-id")
+	if !logging.ValidRequestID(id) {
+		id = logging.NewRequestID()
+	}
+	ctx = logging.WithRequestID(ctx, id)
+	_ = grpc.SetHeader(ctx, metadata.Pairs("x-request-id", id))
+	defer func() {
+		if p := recover(); p != nil {
+			slog.ErrorContext(ctx, "panic in gRPC handler", "method", info.FullMethod, "panic", p)
+			resp, err = nil, status.Error(codes.Internal, "internal error")
+		}
+		code := status.Code(err)
+		elapsed := time.Since(start)
+		m.calls.WithLabelValues(info.FullMethod, code.String()).Inc()
+		m.latency.WithLabelValues(info.FullMethod).Observe(elapsed.Seconds())
+		if first(md, gateway.ViaGatewayKey) == "" || code == codes.Internal || code == codes.Unknown {
+			slog.LogAttrs(ctx, slog.LevelInfo, "grpc call", slog.String("method", info.FullMethod),
+				slog.String("code", code.String()), slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000))
+		}
+	}()
+	return handler(ctx, req)
+}
+
+func first(md metadata.MD, key string) string {
+	if v := md.Get(key); len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}

@@ -1,0 +1,231 @@
+// Package server assembles `platen serve`: the database, the gRPC server and
+// its interceptors, the REST gateway in front of it, the operational
+// endpoints, and an ordered shutdown.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/reflection"
+
+	platenv1 "github.com/platen-print/platen/gen/platen/v1"
+	"github.com/platen-print/platen/internal/apierr"
+	"github.com/platen-print/platen/internal/auth"
+	"github.com/platen-print/platen/internal/config"
+	"github.com/platen-print/platen/internal/gateway"
+	"github.com/platen-print/platen/internal/idempotency"
+	"github.com/platen-print/platen/internal/orders"
+	"github.com/platen-print/platen/internal/storage"
+)
+
+// Server is a running `platen serve`.
+type Server struct {
+	cfg      config.Config
+	db       *storage.DB
+	registry *prometheus.Registry
+
+	grpcServer *grpc.Server
+	health     *health.Server
+	grpcLis    net.Listener
+	httpServer *http.Server
+	httpLis    net.Listener
+	conn       *grpc.ClientConn
+
+	// cleanups run in reverse order on shutdown.
+	cleanups []func(context.Context) error
+	done     chan error
+}
+
+// Start opens the database, applies the schema and starts serving gRPC and
+// HTTP. Call Shutdown to stop.
+func Start(ctx context.Context, cfg config.Config) (*Server, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, registry: prometheus.NewRegistry(), done: make(chan error, 2)}
+	s.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	if err := s.start(ctx); err != nil {
+		_ = s.Shutdown(context.Background())
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Server) start(ctx context.Context) error {
+	db, err := storage.Open(s.cfg.DatabaseURL, s.cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	s.db = db
+	s.onShutdown(func(context.Context) error { return db.Close() })
+	if err := db.Migrate(ctx); err != nil {
+		return err
+	}
+	if err := s.startGRPC(); err != nil {
+		return err
+	}
+	if err := s.startHTTP(ctx); err != nil {
+		return err
+	}
+	s.startJanitor()
+	slog.Info("platen serving", "http", s.HTTPAddr(), "grpc", s.GRPCAddr(), "database", db.Dialect())
+	return nil
+}
+
+func (s *Server) onShutdown(fn func(context.Context) error) { s.cleanups = append(s.cleanups, fn) }
+
+func (s *Server) startGRPC() error {
+	lis, err := net.Listen("tcp", s.cfg.GRPCAddr)
+	if err != nil {
+		return fmt.Errorf("listen on --grpc-addr: %w", err)
+	}
+	s.grpcLis = lis
+	authn := auth.NewAuthenticator(s.db)
+	metrics := newGRPCMetrics(s.registry)
+	s.grpcServer = grpc.NewServer(
+		grpc.ChainUnaryInterceptor(
+			metrics.observe,
+			apierr.UnaryServerInterceptor,
+			authn.UnaryServerInterceptor,
+			idempotency.New(s.db.Idempotency()).Unary,
+		),
+		grpc.ChainStreamInterceptor(authn.StreamServerInterceptor),
+	)
+	platenv1.RegisterOrderServiceServer(s.grpcServer, orders.NewService(s.db.Orders()))
+	registerPlanned(s.grpcServer)
+	s.health = health.NewServer()
+	healthpb.RegisterHealthServer(s.grpcServer, s.health)
+	reflection.Register(s.grpcServer)
+	go func() { s.done <- s.grpcServer.Serve(lis) }()
+	s.onShutdown(s.stopGRPC)
+	return nil
+}
+
+// stopGRPC lets calls in flight finish, and stops hard at the deadline.
+func (s *Server) stopGRPC(ctx context.Context) error {
+	s.health.Shutdown()
+	stopped := make(chan struct{})
+	go func() { s.grpcServer.GracefulStop(); close(stopped) }()
+	select {
+	case <-stopped:
+	case <-ctx.Done():
+		s.grpcServer.Stop()
+	}
+	return nil
+}
+
+func (s *Server) startHTTP(ctx context.Context) error {
+	conn, err := grpc.NewClient("passthrough:///"+dialAddr(s.grpcLis.Addr()),
+		grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return err
+	}
+	s.conn = conn
+	s.onShutdown(func(context.Context) error { return conn.Close() })
+	gw, err := gateway.New(ctx, conn, gateway.Options{AccessLog: s.cfg.AccessLog, Registerer: s.registry})
+	if err != nil {
+		return err
+	}
+	lis, err := net.Listen("tcp", s.cfg.HTTPAddr)
+	if err != nil {
+		return fmt.Errorf("listen on --http-addr: %w", err)
+	}
+	s.httpLis = lis
+	s.httpServer = &http.Server{
+		Handler:           s.routes(gw),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+	}
+	go func() {
+		if err := s.httpServer.Serve(lis); !errors.Is(err, http.ErrServerClosed) {
+			s.done <- err
+		}
+	}()
+	s.onShutdown(s.httpServer.Shutdown)
+	return nil
+}
+
+// dialAddr is where the gateway reaches the gRPC server: its own address,
+// over loopback when it listens on every interface.
+func dialAddr(addr net.Addr) string {
+	tcp, ok := addr.(*net.TCPAddr)
+	if ok && tcp.IP.IsUnspecified() {
+		return net.JoinHostPort("127.0.0.1", fmt.Sprint(tcp.Port))
+	}
+	return addr.String()
+}
+
+// startJanitor forgets expired idempotency keys once an hour.
+func (s *Server) startJanitor() {
+	ctx, cancel := context.WithCancel(context.Background())
+	s.onShutdown(func(context.Context) error { cancel(); return nil })
+	go func() {
+		ticker := time.NewTicker(time.Hour)
+		defer ticker.Stop()
+		for {
+			if n, err := s.db.PurgeIdempotencyKeys(ctx); err != nil && ctx.Err() == nil {
+				slog.Warn("purge idempotency keys", "error", err)
+			} else if n > 0 {
+				slog.Info("purged idempotency keys", "count", n)
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-ticker.C:
+			}
+		}
+	}()
+}
+
+// HTTPAddr is the address the REST API listens on.
+func (s *Server) HTTPAddr() string { return s.httpLis.Addr().String() }
+
+// GRPCAddr is the address the gRPC API listens on.
+func (s *Server) GRPCAddr() string { return s.grpcLis.Addr().String() }
+
+// DB is the server's database, for tests and admin commands run in-process.
+func (s *Server) DB() *storage.DB { return s.db }
+
+// Done reports a server that stopped on its own.
+func (s *Server) Done() <-chan error { return s.done }
+
+// Shutdown stops taking requests, lets those in flight finish within ctx,
+// and releases everything in reverse start order.
+func (s *Server) Shutdown(ctx context.Context) error {
+	var errs []error
+	for i := len(s.cleanups) - 1; i >= 0; i-- {
+		errs = append(errs, s.cleanups[i](ctx))
+	}
+	s.cleanups = nil
+	return errors.Join(errs...)
+}
+
+// Run serves until ctx ends, then shuts down within cfg.ShutdownTimeout.
+func Run(ctx context.Context, cfg config.Config) error {
+	s, err := Start(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	var served error
+	select {
+	case <-ctx.Done():
+	case served = <-s.Done():
+	}
+	slog.Info("platen shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.ShutdownTimeout)
+	defer cancel()
+	return errors.Join(served, s.Shutdown(shutdownCtx))
+}

@@ -1,0 +1,19 @@
+package server
+
+import (
+	"google.golang.org/grpc"
+
+	platenv1 "github.com/platen-print/platen/gen/platen/v1"
+)
+
+// registerPlanned registers the services whose implementation arrives with
+// later issues: they answer Unimplemented (HTTP 501) until then, and the
+// whole API surface is visible through reflection meanwhile.
+func registerPlanned(s *grpc.Server) {
+	platenv1.RegisterCatalogServiceServer(s, platenv1.UnimplementedCatalogServiceServer{})
+	platenv1.RegisterDesignServiceServer(s, platenv1.UnimplementedDesignServiceServer{})
+	platenv1.RegisterBatchServiceServer(s, platenv1.UnimplementedBatchServiceServer{})
+	platenv1.RegisterShopServiceServer(s, platenv1.UnimplementedShopServiceServer{})
+	platenv1.RegisterWebhookServiceServer(s, platenv1.UnimplementedWebhookServiceServer{})
+	platenv1.RegisterOperatorServiceServer(s, platenv1.UnimplementedOperatorServiceServer{})
+}

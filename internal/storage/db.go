@@ -1,0 +1,143 @@
+// Package storage is Platen's persistence on Ent: it opens the embedded
+// SQLite file or PostgreSQL, applies the schema, and implements the store
+// interfaces of the domain packages (orders, auth, idempotency, tenancy),
+// mapping Ent's errors to apierr's.
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	entsql "entgo.io/ent/dialect/sql"
+	"entgo.io/ent/dialect"
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	_ "modernc.org/sqlite"             // registers the "sqlite" driver
+
+	"github.com/platen-print/platen/ent"
+)
+
+// DB is an open database: a client for writes and one for reads. On SQLite
+// writes go through a single connection, so writers queue in Go instead of
+// spinning on SQLite's busy lock, while reads use a pool beside it (WAL lets
+// them run during a write). On PostgreSQL both are the same pool.
+type DB struct {
+	write   *ent.Client
+	read    *ent.Client
+	dialect string
+	pools   []*sql.DB
+}
+
+// SQLiteFile is the embedded database's file name inside the data dir.
+const SQLiteFile = "platen.db"
+
+// Open connects to databaseURL; an empty URL means the SQLite file in dataDir.
+func Open(databaseURL, dataDir string) (*DB, error) {
+	switch {
+	case databaseURL == "":
+		return openSQLite(filepath.Join(dataDir, SQLiteFile))
+	case strings.HasPrefix(databaseURL, "postgres://"), strings.HasPrefix(databaseURL, "postgresql://"):
+		return openPostgres(databaseURL)
+	case strings.HasPrefix(databaseURL, "sqlite://"):
+		return openSQLite(strings.TrimPrefix(databaseURL, "sqlite://"))
+	case strings.HasPrefix(databaseURL, "file:"):
+		return openSQLite(strings.TrimPrefix(databaseURL, "file:"))
+	}
+	return nil, fmt.Errorf("database url %q: want postgres://…, sqlite://PATH or empty for the SQLite file in the data dir", databaseURL)
+}
+
+// sqlitePragmas: WAL so reads run beside the writer; synchronous NORMAL,
+// which in WAL mode keeps every committed transaction across a crash of the
+// process (only a power loss can take the last ones); a busy timeout for the
+// other processes (admin commands) that share the file.
+const sqlitePragmas = "_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)"
+
+func openSQLite(path string) (*DB, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+		return nil, fmt.Errorf("create database directory: %w", err)
+	}
+	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + sqlitePragmas
+	writer, err := sql.Open("sqlite", dsn+"&_txlock=immediate")
+	if err != nil {
+		return nil, err
+	}
+	writer.SetMaxOpenConns(1)
+	writer.SetMaxIdleConns(1)
+	writer.SetConnMaxLifetime(0)
+	reader, err := sql.Open("sqlite", dsn+"&_pragma=query_only(1)")
+	if err != nil {
+		writer.Close()
+		return nil, err
+	}
+	reader.SetMaxOpenConns(8)
+	reader.SetMaxIdleConns(8)
+	reader.SetConnMaxLifetime(0)
+	return &DB{
+		write:   ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, writer))),
+		read:    ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, reader))),
+		dialect: dialect.SQLite,
+		pools:   []*sql.DB{writer, reader},
+	}, nil
+}
+
+func openPostgres(databaseURL string) (*DB, error) {
+	pool, err := sql.Open("pgx", databaseURL)
+	if err != nil {
+		return nil, err
+	}
+	pool.SetMaxOpenConns(32)
+	pool.SetMaxIdleConns(32)
+	client := ent.NewClient(ent.Driver(entsql.OpenDB(dialect.Postgres, pool)))
+	return &DB{write: client, read: client, dialect: dialect.Postgres, pools: []*sql.DB{pool}}, nil
+}
+
+// Dialect is "sqlite3" or "postgres".
+func (db *DB) Dialect() string { return db.dialect }
+
+// Ping checks that the database answers; /readyz uses it.
+func (db *DB) Ping(ctx context.Context) error {
+	for _, p := range db.pools {
+		if err := p.PingContext(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Migrate applies the schema; it is safe to run on every start.
+func (db *DB) Migrate(ctx context.Context) error {
+	if err := db.write.Schema.Create(ctx); err != nil {
+		return fmt.Errorf("apply schema: %w", err)
+	}
+	return nil
+}
+
+// Close closes every pool.
+func (db *DB) Close() error {
+	var errs []error
+	for _, p := range db.pools {
+		errs = append(errs, p.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// inTx runs fn in a write transaction, committing when it returns nil.
+func (db *DB) inTx(ctx context.Context, fn func(tx *ent.Tx) error) error {
+	tx, err := db.write.Tx(ctx)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}

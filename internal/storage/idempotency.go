@@ -1,0 +1,64 @@
+package storage
+
+import (
+	"context"
+	"time"
+
+	"github.com/platen-print/platen/ent"
+	"github.com/platen-print/platen/ent/idempotencykey"
+	"github.com/platen-print/platen/internal/idempotency"
+)
+
+// Idempotency implements idempotency.Store.
+type Idempotency struct{ db *DB }
+
+// Idempotency returns the idempotency record store.
+func (db *DB) Idempotency() *Idempotency { return &Idempotency{db: db} }
+
+var _ idempotency.Store = (*Idempotency)(nil)
+
+// Begin records the request, or returns the live record already there.
+func (s *Idempotency) Begin(ctx context.Context, teamID int, key, method string, hash []byte) (*idempotency.Record, int, error) {
+	var existing *idempotency.Record
+	var id int
+	err := s.db.inTx(ctx, func(tx *ent.Tx) error {
+		row, err := tx.IdempotencyKey.Query().
+			Where(idempotencykey.TeamID(teamID), idempotencykey.Key(key)).Only(ctx)
+		switch {
+		case err == nil && time.Since(row.CreatedAt) < idempotency.TTL:
+			existing = &idempotency.Record{ID: row.ID, Method: row.Method, RequestHash: row.RequestHash,
+				Response: row.Response, HTTPCode: row.HTTPCode}
+			return nil
+		case err == nil:
+			if err := tx.IdempotencyKey.DeleteOneID(row.ID).Exec(ctx); err != nil {
+				return err
+			}
+		case !ent.IsNotFound(err):
+			return err
+		}
+		created, err := tx.IdempotencyKey.Create().
+			SetTeamID(teamID).SetKey(key).SetMethod(method).SetRequestHash(hash).Save(ctx)
+		if err != nil {
+			return err
+		}
+		id = created.ID
+		return nil
+	})
+	return existing, id, err
+}
+
+// Complete stores the answer.
+func (s *Idempotency) Complete(ctx context.Context, id int, response []byte, httpCode int) error {
+	return s.db.write.IdempotencyKey.UpdateOneID(id).SetResponse(response).SetHTTPCode(httpCode).Exec(ctx)
+}
+
+// Abandon forgets the request.
+func (s *Idempotency) Abandon(ctx context.Context, id int) error {
+	return s.db.write.IdempotencyKey.DeleteOneID(id).Exec(ctx)
+}
+
+// PurgeIdempotencyKeys deletes the records older than the TTL.
+func (db *DB) PurgeIdempotencyKeys(ctx context.Context) (int, error) {
+	return db.write.IdempotencyKey.Delete().
+		Where(idempotencykey.CreatedAtLT(time.Now().UTC().Add(-idempotency.TTL))).Exec(ctx)
+}

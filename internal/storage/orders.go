@@ -1,0 +1,399 @@
+package storage
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/platen-print/platen/ent"
+	"github.com/platen-print/platen/ent/order"
+	"github.com/platen-print/platen/ent/orderitem"
+	"github.com/platen-print/platen/ent/predicate"
+	"github.com/platen-print/platen/ent/store"
+	"github.com/platen-print/platen/internal/apierr"
+	"github.com/platen-print/platen/internal/orders"
+)
+
+// Orders implements orders.Store.
+type Orders struct{ db *DB }
+
+// Orders returns the order store.
+func (db *DB) Orders() *Orders { return &Orders{db: db} }
+
+var _ orders.Store = (*Orders)(nil)
+
+// StoreTeam returns the team owning storeID.
+func (s *Orders) StoreTeam(ctx context.Context, storeID string) (int, error) {
+	st, err := s.db.read.Store.Query().Where(store.ID(storeID)).Select(store.FieldTeamID).Only(ctx)
+	if err != nil {
+		return 0, notFound(err, "store %q not found", storeID)
+	}
+	return st.TeamID, nil
+}
+
+// CreateOrder inserts the order and its items in one transaction.
+func (s *Orders) CreateOrder(ctx context.Context, o *orders.Order) error {
+	o.UID = uuid.NewString()
+	now := time.Now().UTC()
+	err := s.db.inTx(ctx, func(tx *ent.Tx) error {
+		row, err := setOrderFields(tx.Order.Create().
+			SetUID(o.UID).
+			SetCreatedAt(now).
+			SetUpdatedAt(now).
+			SetTeamID(o.TeamID).
+			SetStoreID(o.StoreID).
+			SetEcommerceOrderID(o.EcommerceOrderID).
+			SetCreatePrintFiles(o.CreatePrintFiles), o).Save(ctx)
+		if err != nil {
+			return err
+		}
+		o.ID, o.CreatedAt, o.UpdatedAt = row.ID, row.CreatedAt, row.UpdatedAt
+		return insertItems(ctx, tx, o)
+	})
+	if ent.IsConstraintError(err) {
+		return s.explainConflict(ctx, o)
+	}
+	return err
+}
+
+func setOrderFields(b *ent.OrderCreate, o *orders.Order) *ent.OrderCreate {
+	return b.SetNillableEcommerceOrderNumber(o.EcommerceOrderNumber).
+		SetNillableTotalPrice(o.TotalPrice).
+		SetNillableSubtotalPrice(o.SubtotalPrice).
+		SetNillableCurrencyCode(o.CurrencyCode).
+		SetNillableNote(o.Note).
+		SetCustomer(mustJSON(o.Customer)).
+		SetAddresses(mustJSON(o.Addresses)).
+		SetShippings(mustJSON(o.Shippings))
+}
+
+// updateOrderFields writes every mutable field; a nil value clears the
+// column (Ent's SetNillable would leave it as it was).
+func updateOrderFields(u *ent.OrderUpdateOne, o *orders.Order) *ent.OrderUpdateOne {
+	setOrClear(o.EcommerceOrderNumber, u.SetEcommerceOrderNumber, u.ClearEcommerceOrderNumber)
+	setOrClear(o.TotalPrice, u.SetTotalPrice, u.ClearTotalPrice)
+	setOrClear(o.SubtotalPrice, u.SetSubtotalPrice, u.ClearSubtotalPrice)
+	setOrClear(o.CurrencyCode, u.SetCurrencyCode, u.ClearCurrencyCode)
+	setOrClear(o.Note, u.SetNote, u.ClearNote)
+	return u.SetCustomer(mustJSON(o.Customer)).
+		SetAddresses(mustJSON(o.Addresses)).
+		SetShippings(mustJSON(o.Shippings))
+}
+
+func setOrClear[T, B any](v *T, set func(T) B, clear func() B) {
+	if v == nil {
+		clear()
+	} else {
+		set(*v)
+	}
+}
+
+// mustJSON encodes the order's plain structs, which cannot fail to encode.
+func mustJSON(v any) json.RawMessage {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("storage: encode %T: %v", v, err))
+	}
+	return raw
+}
+
+// insertItems inserts the order's items that have no id yet.
+func insertItems(ctx context.Context, tx *ent.Tx, o *orders.Order) error {
+	builders := make([]*ent.OrderItemCreate, 0, len(o.Items))
+	var fresh []*orders.Item
+	for i := range o.Items {
+		it := &o.Items[i]
+		if it.ID != 0 {
+			continue
+		}
+		it.UID = uuid.NewString()
+		fresh = append(fresh, it)
+		builders = append(builders, tx.OrderItem.Create().
+			SetUID(it.UID).
+			SetOrderID(o.ID).
+			SetTeamID(o.TeamID).
+			SetStoreID(o.StoreID).
+			SetPosition(i).
+			SetEcommerceOrderItemID(it.EcommerceOrderItemID).
+			SetEcommerceVariantID(it.EcommerceVariantID).
+			SetQuantity(it.Quantity).
+			SetNillablePrice(it.Price).
+			SetProperties(it.Properties).
+			SetTemplateConfig(it.TemplateConfig).
+			SetThumbnails(it.Thumbnails).
+			SetNillableDesignVersionID(it.DesignVersionID).
+			SetPrintStatus(it.Print.Status).
+			SetNillablePrintError(it.Print.Error).
+			SetNillablePrintFileKey(it.Print.FileKey))
+	}
+	if len(builders) == 0 {
+		return nil
+	}
+	rows, err := tx.OrderItem.CreateBulk(builders...).Save(ctx)
+	if err != nil {
+		return err
+	}
+	for i, row := range rows {
+		fresh[i].ID = row.ID
+	}
+	return nil
+}
+
+// explainConflict names what clashed after a uniqueness violation: the
+// order's ecommerce_order_id, or one of its item ids, with the order that
+// already holds it.
+func (s *Orders) explainConflict(ctx context.Context, o *orders.Order) error {
+	existing, err := s.db.read.Order.Query().
+		Where(order.StoreID(o.StoreID), order.EcommerceOrderID(o.EcommerceOrderID), order.UIDNEQ(o.UID)).
+		Select(order.FieldUID).Only(ctx)
+	if err == nil {
+		return apierr.Conflict("ecommerce_order_id", "an order with ecommerce_order_id %q already exists in store %q: %s",
+			o.EcommerceOrderID, o.StoreID, existing.UID)
+	}
+	return s.explainItemConflict(ctx, o)
+}
+
+func (s *Orders) explainItemConflict(ctx context.Context, o *orders.Order) error {
+	ids := make([]string, len(o.Items))
+	for i, it := range o.Items {
+		ids[i] = it.EcommerceOrderItemID
+	}
+	clashes, err := s.db.read.OrderItem.Query().
+		Where(orderitem.StoreID(o.StoreID), orderitem.EcommerceOrderItemIDIn(ids...), orderitem.HasOrderWith(order.UIDNEQ(o.UID))).
+		WithOrder(func(q *ent.OrderQuery) { q.Select(order.FieldUID) }).
+		All(ctx)
+	if err != nil || len(clashes) == 0 {
+		return apierr.Conflict("", "the order conflicts with another order of store %q; retry", o.StoreID)
+	}
+	for i, it := range o.Items {
+		if it.EcommerceOrderItemID == clashes[0].EcommerceOrderItemID {
+			return apierr.Conflict(fmt.Sprintf("items[%d].ecommerce_order_item_id", i),
+				"ecommerce_order_item_id %q already belongs to order %s in store %q",
+				it.EcommerceOrderItemID, clashes[0].Edges.Order.UID, o.StoreID)
+		}
+	}
+	return apierr.Conflict("items", "an item id already belongs to another order of store %q", o.StoreID)
+}
+
+func scopePredicates(scope orders.Scope, uid string) []predicate.Order {
+	ps := []predicate.Order{order.UID(uid), order.TeamID(scope.TeamID)}
+	if scope.StoreID != "" {
+		ps = append(ps, order.StoreID(scope.StoreID))
+	}
+	return ps
+}
+
+// GetOrder returns the order with its items.
+func (s *Orders) GetOrder(ctx context.Context, scope orders.Scope, uid string) (*orders.Order, error) {
+	return getOrder(ctx, s.db.read, scope, uid)
+}
+
+func getOrder(ctx context.Context, client *ent.Client, scope orders.Scope, uid string) (*orders.Order, error) {
+	row, err := client.Order.Query().
+		Where(scopePredicates(scope, uid)...).
+		WithItems(func(q *ent.OrderItemQuery) { q.Order(ent.Asc(orderitem.FieldPosition)) }).
+		Only(ctx)
+	if err != nil {
+		return nil, notFound(err, "order %q not found", uid)
+	}
+	return orderFromRow(row)
+}
+
+// ListOrders returns a page of orders, newest first.
+func (s *Orders) ListOrders(ctx context.Context, q orders.ListQuery) ([]*orders.Order, bool, error) {
+	query := s.db.read.Order.Query().Where(order.TeamID(q.TeamID))
+	if q.Scope.StoreID != "" {
+		query = query.Where(order.StoreID(q.Scope.StoreID))
+	}
+	if q.StoreID != "" {
+		query = query.Where(order.StoreID(q.StoreID))
+	}
+	if q.AfterID > 0 {
+		query = query.Where(order.IDLT(q.AfterID))
+	}
+	rows, err := query.
+		WithItems(func(iq *ent.OrderItemQuery) { iq.Order(ent.Asc(orderitem.FieldPosition)) }).
+		Order(ent.Desc(order.FieldID)).Limit(q.PageSize + 1).All(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	more := len(rows) > q.PageSize
+	if more {
+		rows = rows[:q.PageSize]
+	}
+	out := make([]*orders.Order, len(rows))
+	for i, row := range rows {
+		if out[i], err = orderFromRow(row); err != nil {
+			return nil, false, err
+		}
+	}
+	return out, more, nil
+}
+
+// UpdateOrder loads, changes and writes the order in one transaction.
+func (s *Orders) UpdateOrder(ctx context.Context, scope orders.Scope, uid string, apply func(*orders.Order) error) (*orders.Order, error) {
+	var o *orders.Order
+	err := s.db.inTx(ctx, func(tx *ent.Tx) error {
+		var err error
+		if o, err = getOrder(ctx, tx.Client(), scope, uid); err != nil {
+			return err
+		}
+		before := itemIDs(o.Items)
+		if err := apply(o); err != nil {
+			return err
+		}
+		return writeUpdate(ctx, tx, o, before)
+	})
+	if ent.IsConstraintError(err) {
+		return nil, s.explainItemConflict(ctx, o)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+func itemIDs(items []orders.Item) map[int]bool {
+	ids := make(map[int]bool, len(items))
+	for _, it := range items {
+		ids[it.ID] = true
+	}
+	return ids
+}
+
+// writeUpdate stores o: its fields, its kept items, and the diff of items.
+func writeUpdate(ctx context.Context, tx *ent.Tx, o *orders.Order, before map[int]bool) error {
+	row, err := updateOrderFields(tx.Order.UpdateOneID(o.ID), o).Save(ctx)
+	if err != nil {
+		return err
+	}
+	o.UpdatedAt = row.UpdatedAt
+	kept := itemIDs(o.Items)
+	var gone []int
+	for id := range before {
+		if !kept[id] {
+			gone = append(gone, id)
+		}
+	}
+	if len(gone) > 0 {
+		if _, err := tx.OrderItem.Delete().Where(orderitem.IDIn(gone...)).Exec(ctx); err != nil {
+			return err
+		}
+	}
+	for i, it := range o.Items {
+		if it.ID == 0 {
+			continue
+		}
+		u := tx.OrderItem.UpdateOneID(it.ID).
+			SetPosition(i).
+			SetEcommerceVariantID(it.EcommerceVariantID).
+			SetQuantity(it.Quantity).
+			SetProperties(it.Properties).
+			SetTemplateConfig(it.TemplateConfig).
+			SetThumbnails(it.Thumbnails).
+			SetPrintStatus(it.Print.Status)
+		setOrClear(it.Price, u.SetPrice, u.ClearPrice)
+		setOrClear(it.DesignVersionID, u.SetDesignVersionID, u.ClearDesignVersionID)
+		setOrClear(it.Print.Error, u.SetPrintError, u.ClearPrintError)
+		setOrClear(it.Print.FileKey, u.SetPrintFileKey, u.ClearPrintFileKey)
+		if err := u.Exec(ctx); err != nil {
+			return err
+		}
+	}
+	return insertItems(ctx, tx, o)
+}
+
+// DeleteOrder removes the order and its items.
+func (s *Orders) DeleteOrder(ctx context.Context, scope orders.Scope, uid string) error {
+	return s.db.inTx(ctx, func(tx *ent.Tx) error {
+		row, err := tx.Order.Query().Where(scopePredicates(scope, uid)...).Select(order.FieldID).Only(ctx)
+		if err != nil {
+			return notFound(err, "order %q not found", uid)
+		}
+		if _, err := tx.OrderItem.Delete().Where(orderitem.OrderID(row.ID)).Exec(ctx); err != nil {
+			return err
+		}
+		return tx.Order.DeleteOneID(row.ID).Exec(ctx)
+	})
+}
+
+// FindItemPrints returns the print state of the items with this e-commerce id.
+func (s *Orders) FindItemPrints(ctx context.Context, scope orders.Scope, ecommerceOrderItemID string) ([]orders.ItemPrint, error) {
+	q := s.db.read.OrderItem.Query().Where(
+		orderitem.TeamID(scope.TeamID), orderitem.EcommerceOrderItemID(ecommerceOrderItemID))
+	if scope.StoreID != "" {
+		q = q.Where(orderitem.StoreID(scope.StoreID))
+	}
+	rows, err := q.Select(orderitem.FieldStoreID, orderitem.FieldPrintStatus, orderitem.FieldPrintError, orderitem.FieldPrintFileKey).
+		Limit(16).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]orders.ItemPrint, len(rows))
+	for i, r := range rows {
+		out[i] = orders.ItemPrint{
+			StoreID:              r.StoreID,
+			EcommerceOrderItemID: ecommerceOrderItemID,
+			Print:                orders.PrintFile{Status: r.PrintStatus, Error: r.PrintError, FileKey: r.PrintFileKey},
+		}
+	}
+	return out, nil
+}
+
+func orderFromRow(row *ent.Order) (*orders.Order, error) {
+	o := &orders.Order{
+		ID: row.ID, UID: row.UID, TeamID: row.TeamID, StoreID: row.StoreID,
+		EcommerceOrderID:     row.EcommerceOrderID,
+		EcommerceOrderNumber: row.EcommerceOrderNumber,
+		TotalPrice:           row.TotalPrice,
+		SubtotalPrice:        row.SubtotalPrice,
+		CurrencyCode:         row.CurrencyCode,
+		Note:                 row.Note,
+		CreatePrintFiles:     row.CreatePrintFiles,
+		CreatedAt:            row.CreatedAt.UTC(),
+		UpdatedAt:            row.UpdatedAt.UTC(),
+		Items:                make([]orders.Item, len(row.Edges.Items)),
+	}
+	if err := decodeJSON(row.Customer, &o.Customer); err != nil {
+		return nil, fmt.Errorf("order %s customer: %w", row.UID, err)
+	}
+	if err := decodeJSON(row.Addresses, &o.Addresses); err != nil {
+		return nil, fmt.Errorf("order %s addresses: %w", row.UID, err)
+	}
+	if err := decodeJSON(row.Shippings, &o.Shippings); err != nil {
+		return nil, fmt.Errorf("order %s shippings: %w", row.UID, err)
+	}
+	for i, it := range row.Edges.Items {
+		o.Items[i] = orders.Item{
+			ID: it.ID, UID: it.UID,
+			EcommerceOrderItemID: it.EcommerceOrderItemID,
+			EcommerceVariantID:   it.EcommerceVariantID,
+			Quantity:             it.Quantity,
+			Price:                it.Price,
+			Properties:           it.Properties,
+			TemplateConfig:       it.TemplateConfig,
+			Thumbnails:           it.Thumbnails,
+			DesignVersionID:      it.DesignVersionID,
+			Print:                orders.PrintFile{Status: it.PrintStatus, Error: it.PrintError, FileKey: it.PrintFileKey},
+		}
+	}
+	return o, nil
+}
+
+func decodeJSON(raw json.RawMessage, into any) error {
+	if len(raw) == 0 {
+		return nil
+	}
+	return json.Unmarshal(raw, into)
+}
+
+// notFound maps Ent's not-found to apierr's with a readable message.
+func notFound(err error, format string, args ...any) error {
+	if ent.IsNotFound(err) {
+		return apierr.NotFound(format, args...)
+	}
+	return err
+}
