@@ -21,7 +21,7 @@ test: ## run every test (PostgreSQL too when PLATEN_TEST_POSTGRES_URL is set)
 	$(GO) test $(TEST_FLAGS) ./...
 
 bench: build ## run the benchmarks of BENCHMARKS.md
-	$(GO) run ./internal/bench/cmd/platen-bench -platen bin/platen
+	$(GO) run ./cmd/platen-bench -platen bin/platen $(BENCH_FLAGS)
 
 generate: generate-proto generate-ent ## regenerate gen/ and ent/
 

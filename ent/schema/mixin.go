@@ -20,4 +20,6 @@ func (TimeMixin) Fields() []ent.Field {
 	}
 }
 
-func now() time.Time { return time.Now().UTC() }
+// now is the time rows record: UTC, to the microsecond, which is what
+// PostgreSQL keeps, so an answer never changes between a write and a read.
+func now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }

@@ -39,8 +39,7 @@ func (a *Authenticator) StreamServerInterceptor(srv any, ss grpc.ServerStream, i
 }
 
 func (a *Authenticator) fromMetadata(ctx context.Context) (Principal, error) {
-	md, _ := metadata.FromIncomingContext(ctx)
-	values := md.Get("authorization")
+	values := metadata.ValueFromIncomingContext(ctx, "authorization")
 	if len(values) == 0 {
 		return Principal{}, apierr.ToStatus(ctx, apierr.Unauthenticated("missing bearer token: send Authorization: Bearer <token>")).Err()
 	}

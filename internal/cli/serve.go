@@ -2,7 +2,9 @@ package cli
 
 import (
 	"context"
+	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -18,6 +20,7 @@ func newServe(cfg *config.Config) *cobra.Command {
 		Short: "Serve the REST and gRPC APIs (SQLite in --data-dir unless --database-url is set)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			tuneGC()
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
 			return server.Run(ctx, *cfg)
@@ -25,6 +28,18 @@ func newServe(cfg *config.Config) *cobra.Command {
 	}
 	cfg.ServeFlags(cmd.Flags())
 	return cmd
+}
+
+// gcPercent is serve's default GOGC. Its heap is small and short-lived
+// (request messages), so the default 100 collected far more often than
+// needed: at 400 the status read ran 35% faster (BENCHMARKS.md). GOGC in the
+// environment still wins.
+const gcPercent = 400
+
+func tuneGC() {
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(gcPercent)
+	}
 }
 
 func newMigrate(cfg *config.Config) *cobra.Command {

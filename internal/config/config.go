@@ -25,6 +25,8 @@ type Config struct {
 	LogLevel        string
 	AccessLog       bool
 	ShutdownTimeout time.Duration
+	// DebugAddr serves net/http/pprof when set; never on a public address.
+	DebugAddr string
 }
 
 // Default returns the embedded defaults: nothing to install, data in ./data.
@@ -54,6 +56,7 @@ func (c *Config) ServeFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.GRPCAddr, "grpc-addr", c.GRPCAddr, "address of the gRPC API (reflection and health on)")
 	fs.BoolVar(&c.AccessLog, "access-log", c.AccessLog, "log one line per HTTP request")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", c.ShutdownTimeout, "how long a shutdown waits for requests in flight")
+	fs.StringVar(&c.DebugAddr, "debug-addr", c.DebugAddr, "serve Go's pprof profiles on this address (off when empty)")
 }
 
 // EnvPrefix starts the environment variable of every flag.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -43,8 +44,12 @@ func newCodec() *codec {
 	}}
 }
 
-// NewDecoder decodes a request body, explaining type errors by field and
-// filling an unset update_mask with the top-level keys the body holds.
+// NewDecoder decodes a request body strictly: protojson alone would take
+// "2" for an integer and "NaN" for a price, and the contract wants JSON
+// numbers there. So the body is first checked against the message's field
+// types, naming the JSON path of the first misfit (items[0].quantity: must
+// be an integer); then protojson decodes it; then an unset update_mask is
+// filled with the top-level keys the body holds.
 func (c *codec) NewDecoder(r io.Reader) runtime.Decoder {
 	return runtime.DecoderFunc(func(v any) error {
 		msg, ok := v.(proto.Message)
@@ -58,8 +63,14 @@ func (c *codec) NewDecoder(r io.Reader) runtime.Decoder {
 		if len(bytes.TrimSpace(data)) == 0 {
 			return io.EOF
 		}
-		if err := c.UnmarshalOptions.Unmarshal(data, msg); err != nil {
-			vio := diagnose(data, msg.ProtoReflect().Descriptor(), err)
+		md := msg.ProtoReflect().Descriptor()
+		vio, bad := checkTypes(data, md)
+		if !bad {
+			if err := c.UnmarshalOptions.Unmarshal(data, msg); err != nil {
+				vio, bad = apierr.Violation{Description: "invalid request body: " + strings.TrimPrefix(err.Error(), "proto: ")}, true
+			}
+		}
+		if bad {
 			if body != nil {
 				body.violation = &vio
 			}

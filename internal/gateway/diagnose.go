@@ -4,36 +4,35 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"sort"
-	"strings"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/platen-print/platen/internal/apierr"
 )
 
-// diagnose explains why protojson refused a body, naming the JSON path of the
-// first value whose type does not fit (items[0].quantity: must be an
-// integer). It runs only on that error path, never on the hot one.
-func diagnose(data []byte, md protoreflect.MessageDescriptor, protoErr error) apierr.Violation {
+// checkTypes checks a request body against the message's field types the
+// way the contract reads JSON: integers and prices are JSON numbers (never
+// numeric strings), strings are strings, objects objects. It returns the
+// first misfit, named by its JSON path (items[0].quantity: must be an
+// integer). Unknown fields are ignored, and null means unset.
+func checkTypes(data []byte, md protoreflect.MessageDescriptor) (apierr.Violation, bool) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var body any
 	if err := dec.Decode(&body); err != nil {
-		return apierr.Violation{Description: "malformed JSON: " + err.Error()}
+		return apierr.Violation{Description: "malformed JSON: " + err.Error()}, true
 	}
-	if dec.More() {
-		return apierr.Violation{Description: "malformed JSON: unexpected data after the JSON object"}
+	if _, err := dec.Token(); err != io.EOF {
+		return apierr.Violation{Description: "malformed JSON: unexpected data after the JSON object"}, true
 	}
 	obj, ok := body.(map[string]any)
 	if !ok {
-		return apierr.Violation{Description: "the request body must be a JSON object"}
+		return apierr.Violation{Description: "the request body must be a JSON object"}, true
 	}
-	if v, found := checkObject(obj, md, ""); found {
-		return v
-	}
-	return apierr.Violation{Description: "invalid request body: " + strings.TrimPrefix(protoErr.Error(), "proto: ")}
+	return checkObject(obj, md, "")
 }
 
 func checkObject(obj map[string]any, md protoreflect.MessageDescriptor, prefix string) (apierr.Violation, bool) {
@@ -118,15 +117,25 @@ var wellKnown = map[protoreflect.FullName]func(any, string) (apierr.Violation, b
 	"google.protobuf.BoolValue":   func(v any, p string) (apierr.Violation, bool) { return expect(v, isBool, p, "must be true or false") },
 	"google.protobuf.DoubleValue": func(v any, p string) (apierr.Violation, bool) { return expect(v, isNumber, p, "must be a number") },
 	"google.protobuf.FloatValue":  func(v any, p string) (apierr.Violation, bool) { return expect(v, isNumber, p, "must be a number") },
-	"google.protobuf.Int32Value":  func(v any, p string) (apierr.Violation, bool) { return checkInteger(v, p, math.MinInt32, math.MaxInt32) },
+	"google.protobuf.Int32Value": func(v any, p string) (apierr.Violation, bool) {
+		return checkInteger(v, p, math.MinInt32, math.MaxInt32)
+	},
 	"google.protobuf.UInt32Value": func(v any, p string) (apierr.Violation, bool) { return checkInteger(v, p, 0, math.MaxUint32) },
-	"google.protobuf.Int64Value":  func(v any, p string) (apierr.Violation, bool) { return checkInteger(v, p, math.MinInt64, math.MaxInt64) },
-	"google.protobuf.Timestamp":   func(v any, p string) (apierr.Violation, bool) { return expect(v, isString, p, "must be an RFC 3339 timestamp") },
-	"google.protobuf.Duration":    func(v any, p string) (apierr.Violation, bool) { return expect(v, isString, p, "must be a duration such as \"1.5s\"") },
-	"google.protobuf.FieldMask":   func(v any, p string) (apierr.Violation, bool) { return expect(v, isString, p, "must be a comma-separated list of fields") },
-	"google.protobuf.Struct":      func(v any, p string) (apierr.Violation, bool) { return expect(v, isObject, p, "must be an object") },
-	"google.protobuf.ListValue":   func(v any, p string) (apierr.Violation, bool) { return expect(v, isArray, p, "must be an array") },
-	"google.protobuf.Value":       func(any, string) (apierr.Violation, bool) { return apierr.Violation{}, false },
+	"google.protobuf.Int64Value": func(v any, p string) (apierr.Violation, bool) {
+		return checkInteger(v, p, math.MinInt64, math.MaxInt64)
+	},
+	"google.protobuf.Timestamp": func(v any, p string) (apierr.Violation, bool) {
+		return expect(v, isString, p, "must be an RFC 3339 timestamp")
+	},
+	"google.protobuf.Duration": func(v any, p string) (apierr.Violation, bool) {
+		return expect(v, isString, p, "must be a duration such as \"1.5s\"")
+	},
+	"google.protobuf.FieldMask": func(v any, p string) (apierr.Violation, bool) {
+		return expect(v, isString, p, "must be a comma-separated list of fields")
+	},
+	"google.protobuf.Struct":    func(v any, p string) (apierr.Violation, bool) { return expect(v, isObject, p, "must be an object") },
+	"google.protobuf.ListValue": func(v any, p string) (apierr.Violation, bool) { return expect(v, isArray, p, "must be an array") },
+	"google.protobuf.Value":     func(any, string) (apierr.Violation, bool) { return apierr.Violation{}, false },
 }
 
 func checkMessage(val any, md protoreflect.MessageDescriptor, path string) (apierr.Violation, bool) {

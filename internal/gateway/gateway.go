@@ -73,11 +73,12 @@ func New(ctx context.Context, conn *grpc.ClientConn, opts Options) (*Gateway, er
 			return nil, fmt.Errorf("register gateway handler: %w", err)
 		}
 	}
-	g.handler = g.observe(g.limitBody(g.mux))
+	g.handler = g.limitBody(g.mux)
 	return g, nil
 }
 
-// ServeHTTP serves the REST API.
+// ServeHTTP serves the REST API; wrap it, and whatever is served beside it,
+// in Observe.
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) { g.handler.ServeHTTP(w, r) }
 
 // incomingHeader forwards the headers the gRPC side reads: the standard ones

@@ -60,9 +60,9 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the real writer.
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// observe is the outermost middleware: request id, access log, metrics and
-// panic recovery for every HTTP request.
-func (g *Gateway) observe(next http.Handler) http.Handler {
+// Observe is the outermost middleware: request id, access log, metrics and
+// panic recovery for every HTTP request, the API's and those beside it.
+func (g *Gateway) Observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		id := r.Header.Get(requestIDHeader)
@@ -74,6 +74,7 @@ func (g *Gateway) observe(next http.Handler) http.Handler {
 		info := &routeInfo{}
 		ctx := logging.WithRequestID(context.WithValue(r.Context(), routeInfoKey{}, info), id)
 		sw := &statusWriter{ResponseWriter: w}
+		r = r.WithContext(ctx)
 		defer func() {
 			if p := recover(); p != nil {
 				slog.ErrorContext(ctx, "panic serving request", "panic", p, "path", r.URL.Path)
@@ -83,12 +84,15 @@ func (g *Gateway) observe(next http.Handler) http.Handler {
 			}
 			g.record(ctx, r, sw, info, time.Since(start))
 		}()
-		next.ServeHTTP(sw, r.WithContext(ctx))
+		next.ServeHTTP(sw, r)
 	})
 }
 
 func (g *Gateway) record(ctx context.Context, r *http.Request, sw *statusWriter, info *routeInfo, elapsed time.Duration) {
 	route := info.pattern
+	if route == "" && r.Pattern != "" && r.Pattern != "/" {
+		route = r.Pattern // an endpoint beside the API, such as GET /healthz
+	}
 	if route == "" {
 		route = "unmatched"
 	}

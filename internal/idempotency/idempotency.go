@@ -134,8 +134,7 @@ func replay(ctx context.Context, rec *Record, method string, hash []byte) (any, 
 }
 
 func keyOf(ctx context.Context) string {
-	md, _ := metadata.FromIncomingContext(ctx)
-	if v := md.Get(MetadataKey); len(v) > 0 {
+	if v := metadata.ValueFromIncomingContext(ctx, MetadataKey); len(v) > 0 {
 		return v[0]
 	}
 	return ""

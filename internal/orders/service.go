@@ -109,6 +109,11 @@ func (s *Service) ListOrders(ctx context.Context, req *platenv1.ListOrdersReques
 	if err != nil {
 		return nil, err
 	}
+	if req.StoreId != "" {
+		if err := s.checkStore(ctx, scope, req.StoreId); err != nil {
+			return nil, err
+		}
+	}
 	list, more, err := s.store.ListOrders(ctx, ListQuery{Scope: scope, StoreID: req.StoreId, AfterID: page.AfterID, PageSize: page.Size})
 	if err != nil {
 		return nil, err
@@ -131,6 +136,10 @@ func (s *Service) UpdateOrder(ctx context.Context, req *platenv1.UpdateOrderRequ
 	}
 	u, err := newOrderUpdate(req)
 	if err != nil {
+		// An order the caller cannot see is 404 whatever the body says.
+		if _, getErr := s.store.GetOrder(ctx, scope, req.OrderUid); getErr != nil {
+			return nil, getErr
+		}
 		return nil, err
 	}
 	o, err := s.store.UpdateOrder(ctx, scope, req.OrderUid, u.apply)

@@ -42,8 +42,7 @@ func newGRPCMetrics(reg prometheus.Registerer) *grpcMetrics {
 // that came through the gateway are logged by it; here only their failures.
 func (m *grpcMetrics) observe(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {
 	start := time.Now()
-	md, _ := metadata.FromIncomingContext(ctx)
-	id := first(md, "x-request-id")
+	id := first(ctx, "x-request-id")
 	if !logging.ValidRequestID(id) {
 		id = logging.NewRequestID()
 	}
@@ -58,7 +57,7 @@ func (m *grpcMetrics) observe(ctx context.Context, req any, info *grpc.UnaryServ
 		elapsed := time.Since(start)
 		m.calls.WithLabelValues(info.FullMethod, code.String()).Inc()
 		m.latency.WithLabelValues(info.FullMethod).Observe(elapsed.Seconds())
-		if first(md, gateway.ViaGatewayKey) == "" || code == codes.Internal || code == codes.Unknown {
+		if first(ctx, gateway.ViaGatewayKey) == "" || code == codes.Internal || code == codes.Unknown {
 			slog.LogAttrs(ctx, slog.LevelInfo, "grpc call", slog.String("method", info.FullMethod),
 				slog.String("code", code.String()), slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000))
 		}
@@ -66,8 +65,10 @@ func (m *grpcMetrics) observe(ctx context.Context, req any, info *grpc.UnaryServ
 	return handler(ctx, req)
 }
 
-func first(md metadata.MD, key string) string {
-	if v := md.Get(key); len(v) > 0 {
+// first reads one metadata value without copying the whole metadata map, as
+// metadata.FromIncomingContext would on every call.
+func first(ctx context.Context, key string) string {
+	if v := metadata.ValueFromIncomingContext(ctx, key); len(v) > 0 {
 		return v[0]
 	}
 	return ""

@@ -6,18 +6,21 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/platen-print/platen/internal/gateway"
 )
 
-// routes puts the operational endpoints beside the REST API.
-func (s *Server) routes(api http.Handler) http.Handler {
+// routes puts the operational endpoints beside the REST API, all behind the
+// gateway's request id, access log and metrics.
+func (s *Server) routes(gw *gateway.Gateway) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, `{"status":"ok"}`)
 	})
 	mux.HandleFunc("GET /readyz", s.ready)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{}))
-	mux.Handle("/", api)
-	return mux
+	mux.Handle("/", gw)
+	return gw.Observe(mux)
 }
 
 // ready answers 200 when the database answers, 503 otherwise.

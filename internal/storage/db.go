@@ -14,8 +14,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	entsql "entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect"
+	entsql "entgo.io/ent/dialect/sql"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
 	_ "modernc.org/sqlite"             // registers the "sqlite" driver
 
@@ -31,6 +31,9 @@ type DB struct {
 	read    *ent.Client
 	dialect string
 	pools   []*sql.DB
+	// readPool serves the prepared statements of the hot read paths.
+	readPool *sql.DB
+	hot      *hotStatements
 }
 
 // SQLiteFile is the embedded database's file name inside the data dir.
@@ -78,10 +81,11 @@ func openSQLite(path string) (*DB, error) {
 	reader.SetMaxIdleConns(8)
 	reader.SetConnMaxLifetime(0)
 	return &DB{
-		write:   ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, writer))),
-		read:    ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, reader))),
-		dialect: dialect.SQLite,
-		pools:   []*sql.DB{writer, reader},
+		write:    ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, writer))),
+		read:     ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, reader))),
+		dialect:  dialect.SQLite,
+		pools:    []*sql.DB{writer, reader},
+		readPool: reader,
 	}, nil
 }
 
@@ -93,7 +97,7 @@ func openPostgres(databaseURL string) (*DB, error) {
 	pool.SetMaxOpenConns(32)
 	pool.SetMaxIdleConns(32)
 	client := ent.NewClient(ent.Driver(entsql.OpenDB(dialect.Postgres, pool)))
-	return &DB{write: client, read: client, dialect: dialect.Postgres, pools: []*sql.DB{pool}}, nil
+	return &DB{write: client, read: client, dialect: dialect.Postgres, pools: []*sql.DB{pool}, readPool: pool}, nil
 }
 
 // Dialect is "sqlite3" or "postgres".
@@ -114,12 +118,15 @@ func (db *DB) Migrate(ctx context.Context) error {
 	if err := db.write.Schema.Create(ctx); err != nil {
 		return fmt.Errorf("apply schema: %w", err)
 	}
-	return nil
+	return db.prepare(ctx)
 }
 
 // Close closes every pool.
 func (db *DB) Close() error {
 	var errs []error
+	if db.hot != nil {
+		errs = append(errs, db.hot.close())
+	}
 	for _, p := range db.pools {
 		errs = append(errs, p.Close())
 	}

@@ -37,7 +37,7 @@ func (s *Orders) StoreTeam(ctx context.Context, storeID string) (int, error) {
 // CreateOrder inserts the order and its items in one transaction.
 func (s *Orders) CreateOrder(ctx context.Context, o *orders.Order) error {
 	o.UID = uuid.NewString()
-	now := time.Now().UTC()
+	now := time.Now().UTC().Truncate(time.Microsecond)
 	err := s.db.inTx(ctx, func(tx *ent.Tx) error {
 		row, err := setOrderFields(tx.Order.Create().
 			SetUID(o.UID).
@@ -320,27 +320,10 @@ func (s *Orders) DeleteOrder(ctx context.Context, scope orders.Scope, uid string
 	})
 }
 
-// FindItemPrints returns the print state of the items with this e-commerce id.
+// FindItemPrints returns the print state of the items with this e-commerce
+// id; it is the hottest read, so it runs a prepared statement.
 func (s *Orders) FindItemPrints(ctx context.Context, scope orders.Scope, ecommerceOrderItemID string) ([]orders.ItemPrint, error) {
-	q := s.db.read.OrderItem.Query().Where(
-		orderitem.TeamID(scope.TeamID), orderitem.EcommerceOrderItemID(ecommerceOrderItemID))
-	if scope.StoreID != "" {
-		q = q.Where(orderitem.StoreID(scope.StoreID))
-	}
-	rows, err := q.Select(orderitem.FieldStoreID, orderitem.FieldPrintStatus, orderitem.FieldPrintError, orderitem.FieldPrintFileKey).
-		Limit(16).All(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]orders.ItemPrint, len(rows))
-	for i, r := range rows {
-		out[i] = orders.ItemPrint{
-			StoreID:              r.StoreID,
-			EcommerceOrderItemID: ecommerceOrderItemID,
-			Print:                orders.PrintFile{Status: r.PrintStatus, Error: r.PrintError, FileKey: r.PrintFileKey},
-		}
-	}
-	return out, nil
+	return s.db.hot.findItemPrints(ctx, scope, ecommerceOrderItemID)
 }
 
 func orderFromRow(row *ent.Order) (*orders.Order, error) {

@@ -1,0 +1,218 @@
+// Package bench runs Platen's end-to-end HTTP benchmarks, the ones
+// `make bench` (cmd/platen-bench) reports.
+//
+// For each database (the embedded SQLite, and PostgreSQL when a URL is
+// given) it bootstraps a token into a fresh data directory with the platen
+// binary, starts `platen serve` on free ports, seeds one order, drives each
+// scenario with a closed-loop load generator (internal/bench/loadgen), stops
+// the server with SIGTERM and prints one markdown table row per scenario.
+package bench
+
+import (
+	"context"
+	"debug/buildinfo"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/platen-print/platen/internal/bench/loadgen"
+)
+
+// Options configures a benchmark run.
+type Options struct {
+	// Platen is the path of the platen binary to benchmark.
+	Platen string
+	// Concurrency is the number of load-generator workers.
+	Concurrency int
+	// Duration is how long each scenario is measured, after Warmup.
+	Duration time.Duration
+	Warmup   time.Duration
+	// Scenarios are the names of the scenarios to run, in order.
+	Scenarios []string
+	// PostgresURL, when set, also runs every scenario on PostgreSQL, in a
+	// schema created for the run and dropped after it.
+	PostgresURL string
+}
+
+// Main parses args as cmd/platen-bench's flags, runs the benchmarks and
+// returns the exit code: 0, 1 when a benchmark failed, 2 for bad flags. The
+// table goes to stdout and progress to stderr.
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("platen-bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var o Options
+	var scenarios string
+	fs.StringVar(&o.Platen, "platen", "bin/platen", "path of the platen binary to benchmark")
+	fs.IntVar(&o.Concurrency, "c", 32, "concurrent connections (closed loop: one request in flight each)")
+	fs.DurationVar(&o.Duration, "d", 15*time.Second, "measured duration of each scenario")
+	fs.DurationVar(&o.Warmup, "warmup", 3*time.Second, "unmeasured warmup before each scenario")
+	fs.StringVar(&scenarios, "scenarios", "create,print", "comma-separated scenarios: "+scenarioNames())
+	fs.StringVar(&o.PostgresURL, "postgres", "", "postgres://… URL: also benchmark PostgreSQL (in a fresh schema)")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: platen-bench [flags]\n\nBenchmarks platen serve over HTTP on SQLite (and PostgreSQL with -postgres).\n\nScenarios:\n")
+		for _, s := range allScenarios {
+			fmt.Fprintf(stderr, "  %-8s %s\n", s.name, s.description)
+		}
+		fmt.Fprintf(stderr, "\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "platen-bench: unexpected arguments %q\n", fs.Args())
+		return 2
+	}
+	for s := range strings.SplitSeq(scenarios, ",") {
+		if s = strings.TrimSpace(s); s != "" && !slices.Contains(o.Scenarios, s) {
+			o.Scenarios = append(o.Scenarios, s)
+		}
+	}
+	if err := o.validate(); err != nil {
+		fmt.Fprintf(stderr, "platen-bench: %v\n", err)
+		return 2
+	}
+	if err := Run(ctx, o, stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "platen-bench: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func (o Options) validate() error {
+	switch {
+	case o.Platen == "":
+		return errors.New("-platen is required")
+	case o.Concurrency <= 0:
+		return errors.New("-c must be positive")
+	case o.Duration <= 0:
+		return errors.New("-d must be positive")
+	case o.Warmup < 0:
+		return errors.New("-warmup must not be negative")
+	case len(o.Scenarios) == 0:
+		return errors.New("no -scenarios")
+	}
+	for _, name := range o.Scenarios {
+		if findScenario(name) == nil {
+			return fmt.Errorf("unknown scenario %q (known: %s)", name, scenarioNames())
+		}
+	}
+	return nil
+}
+
+// row is one line of the results table.
+type row struct {
+	database, scenario string
+	concurrency        int
+	result             loadgen.Result
+}
+
+// Run runs the benchmarks o describes, writing the markdown table to out as
+// rows complete and progress to logw. A database that fails to set up is
+// reported and the next one still runs; the error then says which failed.
+func Run(ctx context.Context, o Options, out, logw io.Writer) error {
+	if err := o.validate(); err != nil {
+		return err
+	}
+	info, err := buildinfo.ReadFile(o.Platen)
+	if err != nil {
+		return fmt.Errorf("reading %s: %w (make build builds it)", o.Platen, err)
+	}
+
+	fmt.Fprintf(out, "platen-bench: %s %s/%s, NumCPU %d, GOMAXPROCS %d; platen built with %s; -c %d -d %s -warmup %s\n\n",
+		runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0),
+		info.GoVersion, o.Concurrency, o.Duration, o.Warmup)
+	fmt.Fprintln(out, "| database | scenario | concurrency | requests/s | p50 ms | p99 ms | errors |")
+	fmt.Fprintln(out, "|---|---|---:|---:|---:|---:|---:|")
+
+	databases := []database{sqliteDatabase{}}
+	if o.PostgresURL != "" {
+		databases = append(databases, postgresDatabase{url: o.PostgresURL})
+	}
+	var rows []row
+	var failed []error
+	for _, db := range databases {
+		if ctx.Err() != nil {
+			break
+		}
+		err := runDatabase(ctx, o, db, logw, func(r row) {
+			rows = append(rows, r)
+			writeRow(out, r)
+		})
+		if err != nil {
+			fmt.Fprintf(logw, "platen-bench: %s: %v\n", db.name(), err)
+			failed = append(failed, fmt.Errorf("%s: %w", db.name(), err))
+		}
+	}
+
+	notes := 0
+	for _, r := range rows {
+		if r.result.Errors == 0 {
+			continue
+		}
+		if notes == 0 {
+			fmt.Fprintln(out)
+		}
+		notes++
+		status := "transport error"
+		if r.result.FirstStatus != 0 {
+			status = fmt.Sprintf("HTTP %d", r.result.FirstStatus)
+		}
+		fmt.Fprintf(out, "first error, %s %s (%s): %s\n", r.database, r.scenario, status, r.result.FirstError)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return errors.Join(failed...)
+}
+
+func writeRow(out io.Writer, r row) {
+	res := r.result
+	fmt.Fprintf(out, "| %s | %s | %d | %.0f | %.2f | %.2f | %d |\n",
+		r.database, r.scenario, r.concurrency, res.RPS, millis(res.P50), millis(res.P99), res.Errors)
+}
+
+func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// runDatabase starts a server on db, seeds it and runs every scenario,
+// calling emit with each result.
+func runDatabase(ctx context.Context, o Options, db database, logw io.Writer, emit func(row)) (err error) {
+	fmt.Fprintf(logw, "platen-bench: %s: starting platen serve\n", db.name())
+	e, err := startEnv(ctx, o.Platen, db, logw)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if stopErr := e.stop(); stopErr != nil && err == nil {
+			err = stopErr
+		}
+	}()
+	if err := e.seed(ctx); err != nil {
+		return err
+	}
+	for _, name := range o.Scenarios {
+		s := findScenario(name)
+		fmt.Fprintf(logw, "platen-bench: %s: %s: %s warmup, %s measured, %d workers\n",
+			db.name(), name, o.Warmup, o.Duration, o.Concurrency)
+		newRequest := s.newRequest(e)
+		res, err := loadgen.Run(ctx, loadgen.Config{
+			Concurrency: o.Concurrency,
+			Duration:    o.Duration,
+			Warmup:      o.Warmup,
+			NewRequest:  newRequest,
+		})
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		emit(row{database: db.name(), scenario: name, concurrency: o.Concurrency, result: res})
+	}
+	return nil
+}

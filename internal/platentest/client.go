@@ -1,0 +1,109 @@
+package platentest
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"testing"
+)
+
+// Response is an HTTP answer with its body parsed as JSON.
+type Response struct {
+	Status int
+	Header http.Header
+	Raw    []byte
+	// JSON is the parsed body (nil when the body is empty or not JSON).
+	JSON any
+}
+
+// Object returns the body as a JSON object, failing the test otherwise.
+func (r *Response) Object(t *testing.T) map[string]any {
+	t.Helper()
+	obj, ok := r.JSON.(map[string]any)
+	if !ok {
+		t.Fatalf("body is not a JSON object (status %d): %s", r.Status, r.Raw)
+	}
+	return obj
+}
+
+// Do sends method path with an optional JSON body (a string is sent as is,
+// anything else is encoded) and the token, and parses the answer.
+func (s *Server) Do(t *testing.T, method, path, token string, body any, headers ...string) *Response {
+	t.Helper()
+	var reader io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		reader = bytes.NewBufferString(b)
+	case []byte:
+		reader = bytes.NewReader(b)
+	default:
+		raw, err := json.Marshal(b)
+		if err != nil {
+			t.Fatalf("encode body: %v", err)
+		}
+		reader = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequest(method, s.BaseURL+path, reader)
+	if err != nil {
+		t.Fatalf("new request: %v", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("read body: %v", err)
+	}
+	out := &Response{Status: resp.StatusCode, Header: resp.Header, Raw: raw}
+	if len(raw) > 0 {
+		_ = json.Unmarshal(raw, &out.JSON)
+	}
+	return out
+}
+
+// ErrorBody checks that r is a contract error: the status, a JSON body with
+// a numeric code and a message, and details; it returns the field names the
+// BadRequest details list.
+func ErrorBody(t *testing.T, r *Response, status int) (message string, fields []string) {
+	t.Helper()
+	if r.Status != status {
+		t.Fatalf("status %d, want %d; body %s", r.Status, status, r.Raw)
+	}
+	if ct := r.Header.Get("Content-Type"); ct != "application/json" {
+		t.Errorf("Content-Type %q, want application/json", ct)
+	}
+	obj := r.Object(t)
+	if _, ok := obj["code"].(float64); !ok {
+		t.Errorf("error body has no numeric code: %s", r.Raw)
+	}
+	message, _ = obj["message"].(string)
+	if message == "" {
+		t.Errorf("error body has no message: %s", r.Raw)
+	}
+	details, ok := obj["details"].([]any)
+	if !ok {
+		t.Fatalf("error body has no details array: %s", r.Raw)
+	}
+	for _, d := range details {
+		dm, _ := d.(map[string]any)
+		violations, _ := dm["field_violations"].([]any)
+		for _, v := range violations {
+			if f, ok := v.(map[string]any)["field"].(string); ok {
+				fields = append(fields, f)
+			}
+		}
+	}
+	return message, fields
+}

@@ -1,0 +1,151 @@
+// Package platentest starts real Platen servers for tests: the real gRPC
+// and HTTP servers on 127.0.0.1:0, on a fresh SQLite file, and on a fresh
+// PostgreSQL schema when PLATEN_TEST_POSTGRES_URL is set. Tests call them
+// through the public interfaces only.
+package platentest
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"io"
+	"log/slog"
+	"net/url"
+	"os"
+	"testing"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // PostgreSQL driver for schema set-up
+
+	"github.com/platen-print/platen/internal/config"
+	"github.com/platen-print/platen/internal/server"
+	"github.com/platen-print/platen/internal/storage"
+)
+
+// PostgresEnv names the PostgreSQL server tests may use.
+const PostgresEnv = "PLATEN_TEST_POSTGRES_URL"
+
+// Backend is a database a test runs on.
+type Backend struct {
+	Name string
+	// NewDatabaseURL returns a fresh, empty database for one server ("" for
+	// SQLite, which lives in the server's data dir).
+	NewDatabaseURL func(t *testing.T) string
+}
+
+// Backends are SQLite always, and PostgreSQL when PLATEN_TEST_POSTGRES_URL
+// is set; CI sets it, so no backend is skipped there.
+func Backends() []Backend {
+	list := []Backend{{Name: "sqlite", NewDatabaseURL: func(*testing.T) string { return "" }}}
+	if base := os.Getenv(PostgresEnv); base != "" {
+		list = append(list, Backend{Name: "postgres", NewDatabaseURL: func(t *testing.T) string { return freshSchema(t, base) }})
+	}
+	return list
+}
+
+// EachBackend runs fn as a subtest on every backend.
+func EachBackend(t *testing.T, fn func(t *testing.T, b Backend)) {
+	for _, b := range Backends() {
+		t.Run(b.Name, func(t *testing.T) { fn(t, b) })
+	}
+}
+
+// freshSchema creates a schema of its own for one test server, so parallel
+// runs never see each other's rows, and drops it afterwards.
+func freshSchema(t *testing.T, base string) string {
+	t.Helper()
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	schema := "platen_test_" + hex.EncodeToString(b[:])
+	db, err := sql.Open("pgx", base)
+	if err != nil {
+		t.Fatalf("open postgres: %v", err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := db.Exec("CREATE SCHEMA " + schema); err != nil {
+		t.Fatalf("create schema: %v", err)
+	}
+	t.Cleanup(func() {
+		if _, err := db.Exec("DROP SCHEMA " + schema + " CASCADE"); err != nil {
+			t.Errorf("drop schema %s: %v", schema, err)
+		}
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatalf("parse %s: %v", PostgresEnv, err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// Server is a running platen serve with its database and data dir.
+type Server struct {
+	*server.Server
+	Config  config.Config
+	BaseURL string
+}
+
+// Start starts a server on backend b and stops it when the test ends.
+func Start(t *testing.T, b Backend) *Server {
+	t.Helper()
+	cfg := config.Default()
+	cfg.HTTPAddr = "127.0.0.1:0"
+	cfg.GRPCAddr = "127.0.0.1:0"
+	cfg.DataDir = t.TempDir()
+	cfg.DatabaseURL = b.NewDatabaseURL(t)
+	cfg.AccessLog = false
+	return StartConfig(t, cfg)
+}
+
+// StartConfig starts a server with cfg and stops it when the test ends.
+func StartConfig(t *testing.T, cfg config.Config) *Server {
+	t.Helper()
+	slog.SetDefault(slog.New(slog.NewJSONHandler(io.Discard, nil)))
+	s, err := server.Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("start server: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := s.Shutdown(ctx); err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+	})
+	return &Server{Server: s, Config: cfg, BaseURL: "http://" + s.HTTPAddr()}
+}
+
+// Tenant is a team with a store and a token bound to it.
+type Tenant struct {
+	TeamID  int
+	StoreID string
+	Token   string
+}
+
+// Bootstrap creates (or reuses) a team and store and issues a store-bound
+// token, as `platen admin bootstrap` does.
+func (s *Server) Bootstrap(t *testing.T, team, store string) Tenant {
+	t.Helper()
+	out, err := s.DB().Bootstrap(context.Background(), team, store, nil)
+	if err != nil {
+		t.Fatalf("bootstrap %s/%s: %v", team, store, err)
+	}
+	return Tenant{TeamID: out.TeamID, StoreID: out.StoreID, Token: out.Token}
+}
+
+// TeamToken issues a team-wide token (bound to no store).
+func (s *Server) TeamToken(t *testing.T, teamID int) string {
+	t.Helper()
+	token, err := s.DB().IssueToken(context.Background(), teamID, nil, "team")
+	if err != nil {
+		t.Fatalf("issue team token: %v", err)
+	}
+	return token
+}
+
+// Store opens the server's database directly, for tests that act as an
+// operator would with `platen admin`.
+func (s *Server) Store() *storage.DB { return s.DB() }

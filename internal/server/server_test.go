@@ -1,0 +1,224 @@
+package server_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"reflect"
+	"strings"
+	"testing"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/metadata"
+	reflectionpb "google.golang.org/grpc/reflection/grpc_reflection_v1"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	platenv1 "github.com/platen-print/platen/gen/platen/v1"
+	"github.com/platen-print/platen/internal/platentest"
+)
+
+var templateConfig = url.QueryEscape(`{"version":1,"layers":[]}`)
+
+func orderBody(store, id string) map[string]any {
+	return map[string]any{
+		"store_id": store, "ecommerce_order_id": id,
+		"items": []any{map[string]any{
+			"ecommerce_order_item_id": id + "-1", "ecommerce_variant_id": "v", "quantity": 1,
+			"template_config": templateConfig, "thumbnails": []any{"https://x/t.png"},
+		}},
+	}
+}
+
+func TestGatewayConventions(t *testing.T) {
+	srv := platentest.Start(t, platentest.Backends()[0])
+	acme := srv.Bootstrap(t, "acme", "acme-shop")
+
+	t.Run("unknown path is a JSON 404", func(t *testing.T) {
+		r := srv.Do(t, "GET", "/api/v1/nothing-here", acme.Token, nil)
+		platentest.ErrorBody(t, r, 404)
+	})
+	t.Run("known path with a wrong method is a JSON 405", func(t *testing.T) {
+		r := srv.Do(t, "PATCH", "/api/v1/orders/abc", acme.Token, "{}")
+		platentest.ErrorBody(t, r, 405)
+	})
+	t.Run("a body over 8 MiB is a JSON 413", func(t *testing.T) {
+		big := `{"note":"` + strings.Repeat("x", 8<<20) + `"}`
+		r := srv.Do(t, "POST", "/api/v1/orders", acme.Token, big)
+		platentest.ErrorBody(t, r, 413)
+	})
+	t.Run("a body just under 8 MiB is read and validated", func(t *testing.T) {
+		body := `{"note":"` + strings.Repeat("x", 8<<20-100) + `"}`
+		r := srv.Do(t, "POST", "/api/v1/orders", acme.Token, body)
+		platentest.ErrorBody(t, r, 400)
+	})
+	t.Run("request ids are echoed, or made", func(t *testing.T) {
+		r := srv.Do(t, "GET", "/healthz", "", nil, "X-Request-Id", "trace-123")
+		if got := r.Header.Get("X-Request-Id"); got != "trace-123" {
+			t.Errorf("X-Request-Id = %q", got)
+		}
+		r = srv.Do(t, "GET", "/api/v1/orders/x", acme.Token, nil)
+		if got := r.Header.Get("X-Request-Id"); len(got) < 16 {
+			t.Errorf("made X-Request-Id = %q", got)
+		}
+	})
+	t.Run("health and readiness", func(t *testing.T) {
+		for _, p := range []string{"/healthz", "/readyz"} {
+			r := srv.Do(t, "GET", p, "", nil)
+			if r.Status != 200 || !reflect.DeepEqual(r.JSON, map[string]any{"status": "ok"}) {
+				t.Errorf("%s: %d %s", p, r.Status, r.Raw)
+			}
+		}
+	})
+	t.Run("metrics count requests by route and status", func(t *testing.T) {
+		srv.Do(t, "GET", "/api/v1/orders/does-not-exist", acme.Token, nil)
+		r := srv.Do(t, "GET", "/metrics", "", nil)
+		want := `platen_http_requests_total{code="404",method="GET",route="/api/v1/orders/{order_uid}"}`
+		if !strings.Contains(string(r.Raw), want) {
+			t.Errorf("metrics lack %s", want)
+		}
+		if !strings.Contains(string(r.Raw), `platen_grpc_requests_total{code="NotFound",method="/platen.v1.OrderService/GetOrder"}`) {
+			t.Errorf("metrics lack the gRPC call count")
+		}
+		if !strings.Contains(string(r.Raw), "platen_http_request_duration_seconds_bucket") {
+			t.Errorf("metrics lack the latency histogram")
+		}
+	})
+	t.Run("services of later issues answer 501 as JSON", func(t *testing.T) {
+		platentest.ErrorBody(t, srv.Do(t, "GET", "/api/v1/products/1", acme.Token, nil), 501)
+	})
+}
+
+func TestIdempotencyKey(t *testing.T) {
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		srv := platentest.Start(t, b)
+		acme := srv.Bootstrap(t, "acme", "acme-shop")
+		body := orderBody("acme-shop", "idem-1")
+		first := srv.Do(t, "POST", "/api/v1/orders", acme.Token, body, "Idempotency-Key", "k-1")
+		if first.Status != 200 {
+			t.Fatalf("first: %d %s", first.Status, first.Raw)
+		}
+		replay := srv.Do(t, "POST", "/api/v1/orders", acme.Token, body, "Idempotency-Key", "k-1")
+		if replay.Status != 200 || !reflect.DeepEqual(replay.JSON, first.JSON) {
+			t.Fatalf("replay: %d %s, want the first answer %s", replay.Status, replay.Raw, first.Raw)
+		}
+		other := orderBody("acme-shop", "idem-2")
+		platentest.ErrorBody(t, srv.Do(t, "POST", "/api/v1/orders", acme.Token, other, "Idempotency-Key", "k-1"), 409)
+
+		// Without a key the same body is a duplicate order.
+		platentest.ErrorBody(t, srv.Do(t, "POST", "/api/v1/orders", acme.Token, body), 409)
+
+		// A failed request does not use up its key.
+		bad := orderBody("acme-shop", "idem-3")
+		bad["items"] = []any{}
+		platentest.ErrorBody(t, srv.Do(t, "POST", "/api/v1/orders", acme.Token, bad, "Idempotency-Key", "k-3"), 400)
+		if r := srv.Do(t, "POST", "/api/v1/orders", acme.Token, orderBody("acme-shop", "idem-3"), "Idempotency-Key", "k-3"); r.Status != 200 {
+			t.Errorf("retry after a failure: %d %s", r.Status, r.Raw)
+		}
+
+		// Keys are per team: another team's same key is its own.
+		globex := srv.Bootstrap(t, "globex", "globex-shop")
+		if r := srv.Do(t, "POST", "/api/v1/orders", globex.Token, orderBody("globex-shop", "idem-1"), "Idempotency-Key", "k-1"); r.Status != 200 {
+			t.Errorf("another team's key: %d %s", r.Status, r.Raw)
+		}
+	})
+}
+
+func dial(t *testing.T, srv *platentest.Server) *grpc.ClientConn {
+	t.Helper()
+	conn, err := grpc.NewClient(srv.GRPCAddr(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn
+}
+
+func TestGRPC(t *testing.T) {
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		srv := platentest.Start(t, b)
+		acme := srv.Bootstrap(t, "acme", "acme-shop")
+		conn := dial(t, srv)
+		client := platenv1.NewOrderServiceClient(conn)
+		ctx := metadata.AppendToOutgoingContext(context.Background(), "authorization", "Bearer "+acme.Token)
+		quantity := int32(3)
+		created, err := client.CreateOrder(ctx, &platenv1.CreateOrderRequest{
+			StoreId: "acme-shop", EcommerceOrderId: "g-1",
+			Items: []*platenv1.OrderItem{{
+				EcommerceOrderItemId: "g-1-1", EcommerceVariantId: "v", Quantity: &quantity,
+				TemplateConfig: templateConfig, Thumbnails: []string{"https://x/t.png"},
+			}},
+		})
+		if err != nil {
+			t.Fatalf("CreateOrder: %v", err)
+		}
+		// The same order over REST, with the same token.
+		r := srv.Do(t, "GET", "/api/v1/orders/"+created.Uid, acme.Token, nil)
+		if r.Status != 200 || r.Object(t)["ecommerce_order_id"] != "g-1" {
+			t.Fatalf("REST sees %d %s", r.Status, r.Raw)
+		}
+		got, err := client.GetOrder(ctx, &platenv1.GetOrderRequest{OrderUid: created.Uid})
+		if err != nil || !proto.Equal(got, created) {
+			t.Fatalf("GetOrder = %v, %v", got, err)
+		}
+		p, err := client.GetOrderItemPrint(ctx, &platenv1.GetOrderItemPrintRequest{EcommerceOrderItemId: "g-1-1"})
+		if err != nil || p.Status != "received" || p.Url != nil {
+			t.Fatalf("GetOrderItemPrint = %v, %v", p, err)
+		}
+		// gRPC update without a mask replaces what is set.
+		note := "over grpc"
+		updated, err := client.UpdateOrder(ctx, &platenv1.UpdateOrderRequest{OrderUid: created.Uid, Note: wrap(note)})
+		if err != nil || updated.GetNote().GetValue() != note || len(updated.Items) != 1 {
+			t.Fatalf("UpdateOrder = %v, %v", updated, err)
+		}
+
+		_, err = client.GetOrder(context.Background(), &platenv1.GetOrderRequest{OrderUid: created.Uid})
+		if status.Code(err) != codes.Unauthenticated {
+			t.Errorf("no token: %v", err)
+		}
+		bad := metadata.AppendToOutgoingContext(context.Background(), "authorization", "Bearer plt_nope")
+		if _, err = client.GetOrder(bad, &platenv1.GetOrderRequest{OrderUid: created.Uid}); status.Code(err) != codes.Unauthenticated {
+			t.Errorf("wrong token: %v", err)
+		}
+		_, err = client.CreateOrder(ctx, &platenv1.CreateOrderRequest{StoreId: "acme-shop"})
+		st := status.Convert(err)
+		if st.Code() != codes.InvalidArgument || len(st.Details()) != 1 {
+			t.Errorf("invalid create: %v %v", st.Code(), st.Details())
+		}
+	})
+}
+
+func TestGRPCHealthAndReflection(t *testing.T) {
+	srv := platentest.Start(t, platentest.Backends()[0])
+	conn := dial(t, srv)
+	resp, err := healthpb.NewHealthClient(conn).Check(context.Background(), &healthpb.HealthCheckRequest{})
+	if err != nil || resp.Status != healthpb.HealthCheckResponse_SERVING {
+		t.Fatalf("health: %v %v", resp, err)
+	}
+	stream, err := reflectionpb.NewServerReflectionClient(conn).ServerReflectionInfo(context.Background())
+	if err != nil {
+		t.Fatalf("reflection: %v", err)
+	}
+	if err := stream.Send(&reflectionpb.ServerReflectionRequest{
+		MessageRequest: &reflectionpb.ServerReflectionRequest_ListServices{},
+	}); err != nil {
+		t.Fatalf("send: %v", err)
+	}
+	got, err := stream.Recv()
+	if err != nil {
+		t.Fatalf("recv: %v", err)
+	}
+	names := map[string]bool{}
+	for _, s := range got.GetListServicesResponse().GetService() {
+		names[s.Name] = true
+	}
+	for _, want := range []string{"platen.v1.OrderService", "platen.v1.ShopService", "platen.v1.CatalogService", "grpc.health.v1.Health"} {
+		if !names[want] {
+			t.Errorf("reflection lacks %s: %v", want, names)
+		}
+	}
+	_ = http.MethodGet
+}
