@@ -14,17 +14,12 @@ import (
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/proto"
 
 	platenv1 "github.com/platen-print/platen/gen/platen/v1"
 	"github.com/platen-print/platen/internal/httpstatus"
 	"github.com/platen-print/platen/internal/idempotency"
 )
-
-// ViaGatewayKey marks calls that came through the gateway, whose access log
-// line the gateway writes itself.
-const ViaGatewayKey = "x-platen-gateway"
 
 // Gateway is the REST handler.
 type Gateway struct {
@@ -64,9 +59,6 @@ func New(ctx context.Context, conn *grpc.ClientConn, opts Options) (*Gateway, er
 		runtime.WithIncomingHeaderMatcher(incomingHeader),
 		runtime.WithOutgoingHeaderMatcher(func(string) (string, bool) { return "", false }),
 		runtime.WithForwardResponseOption(setHTTPStatus),
-		runtime.WithMetadata(func(context.Context, *http.Request) metadata.MD {
-			return metadata.Pairs(ViaGatewayKey, "1")
-		}),
 	)
 	for _, register := range registrations {
 		if err := register(ctx, g.mux, conn); err != nil {
@@ -81,16 +73,18 @@ func New(ctx context.Context, conn *grpc.ClientConn, opts Options) (*Gateway, er
 // in Observe.
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) { g.handler.ServeHTTP(w, r) }
 
-// incomingHeader forwards the headers the gRPC side reads: the standard ones
-// (Authorization among them), the request id and the idempotency key.
+// incomingHeader forwards only the headers the gRPC side reads: every other
+// header would be encoded into the call and decoded again for nothing.
 func incomingHeader(key string) (string, bool) {
 	switch textproto.CanonicalMIMEHeaderKey(key) {
+	case "Authorization":
+		return "authorization", true
 	case requestIDHeader:
 		return "x-request-id", true
 	case "Idempotency-Key":
 		return idempotency.MetadataKey, true
 	}
-	return runtime.DefaultHeaderMatcher(key)
+	return "", false
 }
 
 // setHTTPStatus turns the handler's chosen status (httpstatus.Set) into the

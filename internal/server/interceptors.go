@@ -9,9 +9,9 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 
-	"github.com/platen-print/platen/internal/gateway"
 	"github.com/platen-print/platen/internal/logging"
 )
 
@@ -39,15 +39,19 @@ func newGRPCMetrics(reg prometheus.Registerer) *grpcMetrics {
 
 // observe gives every call a request id (the client's x-request-id when
 // sent), recovers panics as Internal, and logs and measures the call. Calls
-// that came through the gateway are logged by it; here only their failures.
+// that came through the gateway (over its unix socket) are logged by it, and
+// it has the request id already; here only their failures are logged.
 func (m *grpcMetrics) observe(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {
 	start := time.Now()
+	viaGateway := fromGateway(ctx)
 	id := first(ctx, "x-request-id")
 	if !logging.ValidRequestID(id) {
 		id = logging.NewRequestID()
 	}
 	ctx = logging.WithRequestID(ctx, id)
-	_ = grpc.SetHeader(ctx, metadata.Pairs("x-request-id", id))
+	if !viaGateway {
+		_ = grpc.SetHeader(ctx, metadata.Pairs("x-request-id", id))
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			slog.ErrorContext(ctx, "panic in gRPC handler", "method", info.FullMethod, "panic", p)
@@ -57,12 +61,18 @@ func (m *grpcMetrics) observe(ctx context.Context, req any, info *grpc.UnaryServ
 		elapsed := time.Since(start)
 		m.calls.WithLabelValues(info.FullMethod, code.String()).Inc()
 		m.latency.WithLabelValues(info.FullMethod).Observe(elapsed.Seconds())
-		if first(ctx, gateway.ViaGatewayKey) == "" || code == codes.Internal || code == codes.Unknown {
+		if !viaGateway || code == codes.Internal || code == codes.Unknown {
 			slog.LogAttrs(ctx, slog.LevelInfo, "grpc call", slog.String("method", info.FullMethod),
 				slog.String("code", code.String()), slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000))
 		}
 	}()
 	return handler(ctx, req)
+}
+
+// fromGateway reports a call that came in on the gateway's unix socket.
+func fromGateway(ctx context.Context) bool {
+	p, ok := peer.FromContext(ctx)
+	return ok && p.Addr != nil && p.Addr.Network() == "unix"
 }
 
 // first reads one metadata value without copying the whole metadata map, as

@@ -34,6 +34,9 @@ type DB struct {
 	// readPool serves the prepared statements of the hot read paths.
 	readPool *sql.DB
 	hot      *hotStatements
+	// group runs SQLite's write transactions with group commit; nil on
+	// PostgreSQL, whose writers run side by side.
+	group *groupCommitter
 }
 
 // SQLiteFile is the embedded database's file name inside the data dir.
@@ -80,8 +83,10 @@ func openSQLite(path string) (*DB, error) {
 	reader.SetMaxOpenConns(8)
 	reader.SetMaxIdleConns(8)
 	reader.SetConnMaxLifetime(0)
+	write := ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, writer)))
 	return &DB{
-		write:    ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, writer))),
+		write:    write,
+		group:    newGroupCommitter(write),
 		read:     ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, reader))),
 		dialect:  dialect.SQLite,
 		pools:    []*sql.DB{writer, reader},
@@ -124,6 +129,9 @@ func (db *DB) Migrate(ctx context.Context) error {
 // Close closes every pool.
 func (db *DB) Close() error {
 	var errs []error
+	if db.group != nil {
+		db.group.close()
+	}
 	if db.hot != nil {
 		errs = append(errs, db.hot.close())
 	}
@@ -133,8 +141,13 @@ func (db *DB) Close() error {
 	return errors.Join(errs...)
 }
 
-// inTx runs fn in a write transaction, committing when it returns nil.
+// inTx runs fn in a write transaction, committing when it returns nil. On
+// SQLite the transaction may share its commit with others (group commit);
+// fn sees only its own writes fail or succeed.
 func (db *DB) inTx(ctx context.Context, fn func(tx *ent.Tx) error) error {
+	if db.group != nil {
+		return db.group.do(ctx, fn)
+	}
 	tx, err := db.write.Tx(ctx)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)

@@ -1,0 +1,140 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/platen-print/platen/ent"
+)
+
+// maxGroup bounds how many write transactions share one commit.
+const maxGroup = 64
+
+// groupCommitter runs SQLite's write transactions. SQLite has one writer at
+// a time, and the profile of order creation showed a quarter of the
+// writer's time in COMMIT; so transactions that arrive while another
+// commits are run together in one database transaction, each in a SAVEPOINT
+// of its own. A transaction that fails rolls back to its savepoint, alone:
+// the others commit. Each caller learns its own outcome only after the
+// shared COMMIT, so nothing is reported written that is not.
+type groupCommitter struct {
+	client *ent.Client
+	queue  chan *writeOp
+}
+
+type writeOp struct {
+	ctx  context.Context
+	fn   func(*ent.Tx) error
+	done chan error
+}
+
+func newGroupCommitter(client *ent.Client) *groupCommitter {
+	g := &groupCommitter{client: client, queue: make(chan *writeOp, maxGroup)}
+	go g.run()
+	return g
+}
+
+// do runs fn in a write transaction (shared with others) and returns its
+// outcome once committed or rolled back.
+func (g *groupCommitter) do(ctx context.Context, fn func(*ent.Tx) error) error {
+	op := &writeOp{ctx: ctx, fn: fn, done: make(chan error, 1)}
+	select {
+	case g.queue <- op:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	// Once queued the op runs to its end even if ctx ends meanwhile, so the
+	// caller always learns whether its write happened.
+	return <-op.done
+}
+
+// close stops the committer after the queued transactions ran.
+func (g *groupCommitter) close() { close(g.queue) }
+
+func (g *groupCommitter) run() {
+	for op := range g.queue {
+		group := []*writeOp{op}
+	gather:
+		for len(group) < maxGroup {
+			select {
+			case next, ok := <-g.queue:
+				if !ok {
+					break gather
+				}
+				group = append(group, next)
+			default:
+				break gather
+			}
+		}
+		g.commit(group)
+	}
+}
+
+func (g *groupCommitter) commit(group []*writeOp) {
+	results := make([]error, len(group))
+	err := g.runGroup(group, results)
+	for i, op := range group {
+		if results[i] == nil && err != nil {
+			results[i] = err
+		}
+		op.done <- results[i]
+	}
+}
+
+// runGroup runs every op in one transaction; results gets each op's own
+// error, and the returned error is the transaction's (begin or commit).
+func (g *groupCommitter) runGroup(group []*writeOp, results []error) error {
+	tx, err := g.client.Tx(context.Background())
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	if len(group) == 1 {
+		// Alone, an op needs no savepoint: its failure is the transaction's.
+		if results[0] = runOp(group[0], tx); results[0] != nil {
+			_ = tx.Rollback()
+			return nil
+		}
+	} else {
+		for i, op := range group {
+			if results[i], err = runInSavepoint(op, tx); err != nil {
+				_ = tx.Rollback()
+				return err
+			}
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// runInSavepoint runs op so that its failure undoes only its own writes.
+// The second result is a failure of the savepoint statements themselves,
+// which ends the whole group.
+func runInSavepoint(op *writeOp, tx *ent.Tx) (opErr, txErr error) {
+	ctx := context.Background()
+	if _, err := tx.ExecContext(ctx, "SAVEPOINT platen_op"); err != nil {
+		return nil, err
+	}
+	if opErr = runOp(op, tx); opErr != nil {
+		if _, err := tx.ExecContext(ctx, "ROLLBACK TO platen_op"); err != nil {
+			return opErr, err
+		}
+	}
+	_, txErr = tx.ExecContext(ctx, "RELEASE platen_op")
+	return opErr, txErr
+}
+
+// runOp runs one op's function, turning a panic into its error so that
+// one bad op cannot take down the committer and everyone queued behind it.
+func runOp(op *writeOp, tx *ent.Tx) (err error) {
+	if err := op.ctx.Err(); err != nil {
+		return err
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("write transaction panicked: %v", p)
+		}
+	}()
+	return op.fn(tx)
+}
