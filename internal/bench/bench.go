@@ -37,6 +37,9 @@ type Options struct {
 	// PostgresURL, when set, also runs every scenario on PostgreSQL, in a
 	// schema created for the run and dropped after it.
 	PostgresURL string
+	// HTTPClient sends the load through Go's http.Client instead of the
+	// leaner raw connections.
+	HTTPClient bool
 }
 
 // Main parses args as cmd/platen-bench's flags, runs the benchmarks and
@@ -53,6 +56,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&o.Warmup, "warmup", 3*time.Second, "unmeasured warmup before each scenario")
 	fs.StringVar(&scenarios, "scenarios", "create,print", "comma-separated scenarios: "+scenarioNames())
 	fs.StringVar(&o.PostgresURL, "postgres", "", "postgres://… URL: also benchmark PostgreSQL (in a fresh schema)")
+	fs.BoolVar(&o.HTTPClient, "http-client", false, "send through net/http's client (more load-generator CPU) instead of raw connections")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: platen-bench [flags]\n\nBenchmarks platen serve over HTTP on SQLite (and PostgreSQL with -postgres).\n\nScenarios:\n")
 		for _, s := range allScenarios {
@@ -208,6 +212,7 @@ func runDatabase(ctx context.Context, o Options, db database, logw io.Writer, em
 			Duration:    o.Duration,
 			Warmup:      o.Warmup,
 			NewRequest:  newRequest,
+			Raw:         !o.HTTPClient,
 		})
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)

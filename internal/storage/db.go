@@ -17,7 +17,7 @@ import (
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
-	_ "modernc.org/sqlite"             // registers the "sqlite" driver
+	"modernc.org/sqlite"
 
 	"github.com/platen-print/platen/ent"
 )
@@ -68,18 +68,12 @@ func openSQLite(path string) (*DB, error) {
 		return nil, fmt.Errorf("create database directory: %w", err)
 	}
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + sqlitePragmas
-	writer, err := sql.Open("sqlite", dsn+"&_txlock=immediate")
-	if err != nil {
-		return nil, err
-	}
+	drv := &sqlite.Driver{}
+	writer := sql.OpenDB(&sqliteConnector{dsn: dsn + "&_txlock=immediate", driver: drv})
 	writer.SetMaxOpenConns(1)
 	writer.SetMaxIdleConns(1)
 	writer.SetConnMaxLifetime(0)
-	reader, err := sql.Open("sqlite", dsn+"&_pragma=query_only(1)")
-	if err != nil {
-		writer.Close()
-		return nil, err
-	}
+	reader := sql.OpenDB(&sqliteConnector{dsn: dsn + "&_pragma=query_only(1)", driver: drv})
 	reader.SetMaxOpenConns(8)
 	reader.SetMaxIdleConns(8)
 	reader.SetConnMaxLifetime(0)
