@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -89,7 +90,7 @@ func ApplyEnv(fs *pflag.FlagSet) error {
 func (c *Config) Validate() error {
 	var errs []error
 	for name, addr := range map[string]string{"--http-addr": c.HTTPAddr, "--grpc-addr": c.GRPCAddr} {
-		if _, _, err := net.SplitHostPort(addr); err != nil {
+		if err := checkAddr(addr); err != nil {
 			errs = append(errs, fmt.Errorf("%s %q: %w", name, addr, err))
 		}
 	}
@@ -103,6 +104,18 @@ func (c *Config) Validate() error {
 		errs = append(errs, errors.New("--shutdown-timeout must be positive"))
 	}
 	return errors.Join(errs...)
+}
+
+// checkAddr accepts host:port with a port from 0 (any free one) to 65535.
+func checkAddr(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("port %q: want a number from 0 to 65535", port)
+	}
+	return nil
 }
 
 // Level is the parsed --log-level.

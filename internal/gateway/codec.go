@@ -67,7 +67,7 @@ func (c *codec) NewDecoder(r io.Reader) runtime.Decoder {
 		vio, bad := checkTypes(data, md)
 		if !bad {
 			if err := c.UnmarshalOptions.Unmarshal(data, msg); err != nil {
-				vio, bad = apierr.Violation{Description: "invalid request body: " + strings.TrimPrefix(err.Error(), "proto: ")}, true
+				vio, bad = apierr.Violation{Description: "invalid request body: " + withoutProtoPrefix(err)}, true
 			}
 		}
 		if bad {
@@ -78,6 +78,17 @@ func (c *codec) NewDecoder(r io.Reader) runtime.Decoder {
 		}
 		return fillUpdateMask(data, msg.ProtoReflect())
 	})
+}
+
+// withoutProtoPrefix drops protobuf-go's "proto: " from an error. The
+// library separates it with a space or a no-break space, chosen per build
+// so that nobody matches on its error text; clients should see neither.
+func withoutProtoPrefix(err error) string {
+	msg, found := strings.CutPrefix(err.Error(), "proto:")
+	if !found {
+		return msg
+	}
+	return strings.TrimLeft(msg, " \u00a0")
 }
 
 func readBody(r io.Reader) (*requestBody, []byte, error) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/big"
 	"sort"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -97,11 +98,12 @@ func checkSingle(val any, fd protoreflect.FieldDescriptor, path string) (apierr.
 		return checkInteger(val, path, math.MinInt32, math.MaxInt32)
 	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
 		return checkInteger(val, path, 0, math.MaxUint32)
-	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind,
-		protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
 		return checkInteger(val, path, math.MinInt64, math.MaxInt64)
+	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		return checkInteger(val, path, 0, math.MaxInt64)
 	case protoreflect.FloatKind, protoreflect.DoubleKind:
-		return expect(val, isNumber, path, "must be a number")
+		return checkNumber(val, path)
 	case protoreflect.EnumKind:
 		return expect(val, func(v any) bool { return isString(v) || isNumber(v) }, path, "must be one of the allowed values")
 	case protoreflect.MessageKind, protoreflect.GroupKind:
@@ -115,8 +117,8 @@ var wellKnown = map[protoreflect.FullName]func(any, string) (apierr.Violation, b
 	"google.protobuf.StringValue": func(v any, p string) (apierr.Violation, bool) { return expect(v, isString, p, "must be a string") },
 	"google.protobuf.BytesValue":  func(v any, p string) (apierr.Violation, bool) { return expect(v, isString, p, "must be a string") },
 	"google.protobuf.BoolValue":   func(v any, p string) (apierr.Violation, bool) { return expect(v, isBool, p, "must be true or false") },
-	"google.protobuf.DoubleValue": func(v any, p string) (apierr.Violation, bool) { return expect(v, isNumber, p, "must be a number") },
-	"google.protobuf.FloatValue":  func(v any, p string) (apierr.Violation, bool) { return expect(v, isNumber, p, "must be a number") },
+	"google.protobuf.DoubleValue": checkNumber,
+	"google.protobuf.FloatValue":  checkNumber,
 	"google.protobuf.Int32Value": func(v any, p string) (apierr.Violation, bool) {
 		return checkInteger(v, p, math.MinInt32, math.MaxInt32)
 	},
@@ -149,17 +151,32 @@ func checkMessage(val any, md protoreflect.MessageDescriptor, path string) (apie
 	return checkObject(obj, md, path)
 }
 
-func checkInteger(val any, path string, lo, hi float64) (apierr.Violation, bool) {
+// checkInteger accepts a JSON number whose exact decimal value is an
+// integer within [lo, hi]. The value is read as an exact rational: a float
+// would take 2.0000000000000001 for 2 and 1e-400 for 0.
+func checkInteger(val any, path string, lo, hi int64) (apierr.Violation, bool) {
 	n, ok := val.(json.Number)
 	if !ok {
 		return violation(path, "must be an integer")
 	}
-	f, err := n.Float64()
-	if err != nil || f != math.Trunc(f) {
+	r, ok := new(big.Rat).SetString(n.String())
+	if !ok || !r.IsInt() {
 		return violation(path, "must be an integer")
 	}
-	if f < lo || f > hi {
-		return violation(path, fmt.Sprintf("is out of range: must be between %.0f and %.0f", lo, hi))
+	if r.Num().Cmp(big.NewInt(lo)) < 0 || r.Num().Cmp(big.NewInt(hi)) > 0 {
+		return violation(path, fmt.Sprintf("is out of range: must be between %d and %d", lo, hi))
+	}
+	return apierr.Violation{}, false
+}
+
+// checkNumber accepts a JSON number a float64 can hold.
+func checkNumber(val any, path string) (apierr.Violation, bool) {
+	n, ok := val.(json.Number)
+	if !ok {
+		return violation(path, "must be a number")
+	}
+	if f, err := n.Float64(); err != nil || math.IsInf(f, 0) {
+		return violation(path, "is out of range for a number")
 	}
 	return apierr.Violation{}, false
 }
