@@ -40,6 +40,9 @@ type Options struct {
 	// HTTPClient sends the load through Go's http.Client instead of the
 	// leaner raw connections.
 	HTTPClient bool
+	// NoBaseline skips the plain net/http handler that SQLite figures are
+	// compared with.
+	NoBaseline bool
 }
 
 // Main parses args as cmd/platen-bench's flags, runs the benchmarks and
@@ -56,6 +59,10 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&o.Warmup, "warmup", 3*time.Second, "unmeasured warmup before each scenario")
 	fs.StringVar(&scenarios, "scenarios", "create,print", "comma-separated scenarios: "+scenarioNames())
 	fs.StringVar(&o.PostgresURL, "postgres", "", "postgres://… URL: also benchmark PostgreSQL (in a fresh schema)")
+	var baselineAddr, baselineDir string
+	fs.StringVar(&baselineAddr, "serve-baseline", "", "internal: serve the plain net/http baseline on this address")
+	fs.StringVar(&baselineDir, "baseline-dir", "", "internal: the baseline's data directory")
+	fs.BoolVar(&o.NoBaseline, "no-baseline", false, "do not measure the plain net/http + SQLite baseline beside SQLite")
 	fs.BoolVar(&o.HTTPClient, "http-client", false, "send through net/http's client (more load-generator CPU) instead of raw connections")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: platen-bench [flags]\n\nBenchmarks platen serve over HTTP on SQLite (and PostgreSQL with -postgres).\n\nScenarios:\n")
@@ -74,6 +81,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "platen-bench: unexpected arguments %q\n", fs.Args())
 		return 2
+	}
+	if baselineAddr != "" {
+		return serveBaseline(ctx, baselineAddr, baselineDir, stderr)
 	}
 	for s := range strings.SplitSeq(scenarios, ",") {
 		if s = strings.TrimSpace(s); s != "" && !slices.Contains(o.Scenarios, s) {
@@ -117,6 +127,9 @@ type row struct {
 	database, scenario string
 	concurrency        int
 	result             loadgen.Result
+	// baseline is the plain handler's result for the same scenario, when
+	// measured.
+	baseline *loadgen.Result
 }
 
 // Run runs the benchmarks o describes, writing the markdown table to out as
@@ -134,8 +147,8 @@ func Run(ctx context.Context, o Options, out, logw io.Writer) error {
 	fmt.Fprintf(out, "platen-bench: %s %s/%s, NumCPU %d, GOMAXPROCS %d; platen built with %s; -c %d -d %s -warmup %s\n\n",
 		runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0),
 		info.GoVersion, o.Concurrency, o.Duration, o.Warmup)
-	fmt.Fprintln(out, "| database | scenario | concurrency | requests/s | p50 ms | p99 ms | errors |")
-	fmt.Fprintln(out, "|---|---|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(out, "| server | scenario | concurrency | requests/s | p50 ms | p99 ms | errors | of baseline |")
+	fmt.Fprintln(out, "|---|---|---:|---:|---:|---:|---:|---:|")
 
 	databases := []database{sqliteDatabase{}}
 	if o.PostgresURL != "" {
@@ -180,8 +193,12 @@ func Run(ctx context.Context, o Options, out, logw io.Writer) error {
 
 func writeRow(out io.Writer, r row) {
 	res := r.result
-	fmt.Fprintf(out, "| %s | %s | %d | %.0f | %.2f | %.2f | %d |\n",
-		r.database, r.scenario, r.concurrency, res.RPS, millis(res.P50), millis(res.P99), res.Errors)
+	share := ""
+	if r.baseline != nil && r.baseline.RPS > 0 {
+		share = fmt.Sprintf("%.0f%%", 100*res.RPS/r.baseline.RPS)
+	}
+	fmt.Fprintf(out, "| %s | %s | %d | %.0f | %.2f | %.2f | %d | %s |\n",
+		r.database, r.scenario, r.concurrency, res.RPS, millis(res.P50), millis(res.P99), res.Errors, share)
 }
 
 func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
@@ -202,22 +219,53 @@ func runDatabase(ctx context.Context, o Options, db database, logw io.Writer, em
 	if err := e.seed(ctx); err != nil {
 		return err
 	}
+	var ref *env
+	if _, isSQLite := db.(sqliteDatabase); isSQLite && !o.NoBaseline {
+		if ref, err = startBaseline(ctx, logw); err != nil {
+			return err
+		}
+		defer func() {
+			if stopErr := ref.stop(); stopErr != nil && err == nil {
+				err = stopErr
+			}
+		}()
+		if err := ref.seed(ctx); err != nil {
+			return err
+		}
+	}
 	for _, name := range o.Scenarios {
 		s := findScenario(name)
-		fmt.Fprintf(logw, "platen-bench: %s: %s: %s warmup, %s measured, %d workers\n",
-			db.name(), name, o.Warmup, o.Duration, o.Concurrency)
-		newRequest := s.newRequest(e)
-		res, err := loadgen.Run(ctx, loadgen.Config{
-			Concurrency: o.Concurrency,
-			Duration:    o.Duration,
-			Warmup:      o.Warmup,
-			NewRequest:  newRequest,
-			Raw:         !o.HTTPClient,
-		})
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+		var base *loadgen.Result
+		if ref != nil {
+			res, err := measure(ctx, o, s, ref, "baseline", logw)
+			if err != nil {
+				return err
+			}
+			emit(row{database: "baseline: net/http + SQLite", scenario: name, concurrency: o.Concurrency, result: res})
+			base = &res
 		}
-		emit(row{database: db.name(), scenario: name, concurrency: o.Concurrency, result: res})
+		res, err := measure(ctx, o, s, e, db.name(), logw)
+		if err != nil {
+			return err
+		}
+		emit(row{database: "platen: " + db.name(), scenario: name, concurrency: o.Concurrency, result: res, baseline: base})
 	}
 	return nil
+}
+
+// measure runs scenario s against the server of e.
+func measure(ctx context.Context, o Options, s *scenario, e *env, label string, logw io.Writer) (loadgen.Result, error) {
+	fmt.Fprintf(logw, "platen-bench: %s: %s: %s warmup, %s measured, %d workers\n",
+		label, s.name, o.Warmup, o.Duration, o.Concurrency)
+	res, err := loadgen.Run(ctx, loadgen.Config{
+		Concurrency: o.Concurrency,
+		Duration:    o.Duration,
+		Warmup:      o.Warmup,
+		NewRequest:  s.newRequest(e),
+		Raw:         !o.HTTPClient,
+	})
+	if err != nil {
+		return res, fmt.Errorf("%s %s: %w", label, s.name, err)
+	}
+	return res, nil
 }
