@@ -35,12 +35,15 @@ import (
 var platenBin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "platen-cli-test-")
+	dir, err := os.MkdirTemp("", "cli-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "temp dir:", err)
 		os.Exit(1)
 	}
-	platenBin = filepath.Join(dir, "platen")
+	// The same binary as `platen`, under a name of its own: on a shared
+	// machine a `pkill -x platen` (or `killall platen`) meant for someone
+	// else's server would otherwise stop these tests' servers mid-test.
+	platenBin = filepath.Join(dir, "platen-e2e")
 	// The test runs in internal/cli: the module root is two levels up.
 	build := exec.Command("go", "build", "-o", platenBin, "./cmd/platen")
 	build.Dir = filepath.Join("..", "..")
@@ -173,8 +176,8 @@ func startServe(t *testing.T, httpAddr string, env []string, args ...string) *se
 		select {
 		case <-s.done:
 		default:
-			if t.Failed() {
-				// It may be shutting down: let it finish, so that its last
+			if t.Failed() && strings.Contains(s.stderr.String(), "shutting down") {
+				// It is shutting down: let it finish, so that its last
 				// words reach the log below.
 				select {
 				case <-s.done:
@@ -190,10 +193,31 @@ func startServe(t *testing.T, httpAddr string, env []string, args ...string) *se
 			}
 		}
 		if t.Failed() {
-			t.Logf("platen serve (pid %d) %s: %v; stderr:\n%s", cmd.Process.Pid, how, s.waitErr, s.stderr.String())
+			t.Logf("platen serve (pid %d) %s: %v; stderr:\n%s", cmd.Process.Pid, how, s.waitErr, s.logDigest())
 		}
 	})
 	return s
+}
+
+// logDigest is the server's stderr without the access log lines of
+// successful requests, which it counts instead.
+func (s *server) logDigest() string {
+	var b strings.Builder
+	ok := 0
+	for _, line := range strings.Split(strings.TrimRight(s.stderr.String(), "\n"), "\n") {
+		var l struct {
+			Msg    string `json:"msg"`
+			Status int    `json:"status"`
+		}
+		if json.Unmarshal([]byte(line), &l) == nil && l.Msg == "http request" && l.Status < 400 {
+			ok++
+			continue
+		}
+		b.WriteString(line)
+		b.WriteByte('\n')
+	}
+	fmt.Fprintf(&b, "(and %d access log lines of successful requests)", ok)
+	return b.String()
 }
 
 // waitReady polls /readyz until it answers 200, for up to readyTimeout.
@@ -516,17 +540,27 @@ func listTokens(t *testing.T, env []string, args ...string) ([]listedToken, resu
 	return rows, r
 }
 
-// checkUTC checks that the listed timestamps are RFC 3339 in UTC (§2). Run
-// the listing with a TZ other than UTC to make this check bite.
+// checkUTC checks that every *_at timestamp of a listing is RFC 3339 in UTC
+// (§2). Run the listing with a TZ other than UTC to make this check bite.
 func checkUTC(t *testing.T, r result) {
 	t.Helper()
 	var raw []map[string]json.RawMessage
 	decodeOne(t, r, &raw)
+	if len(raw) == 0 {
+		t.Errorf("platen %s: empty listing, nothing to check", strings.Join(r.args, " "))
+	}
 	for _, row := range raw {
-		for _, k := range []string{"created_at", "revoked_at"} {
-			v := string(row[k])
-			if v != "null" && !strings.HasSuffix(v, `Z"`) {
-				t.Errorf("token list: %s %s is not in UTC (contract §2: timestamps are RFC 3339 in UTC); row %s", k, v, rowJSON(row))
+		for k, v := range row {
+			if !strings.HasSuffix(k, "_at") || string(v) == "null" {
+				continue
+			}
+			var ts string
+			if err := json.Unmarshal(v, &ts); err != nil {
+				t.Errorf("platen %s: %s is not a string: %s", strings.Join(r.args, " "), k, rowJSON(row))
+				continue
+			}
+			if _, err := time.Parse(time.RFC3339Nano, ts); err != nil || !strings.HasSuffix(ts, "Z") {
+				t.Errorf("platen %s: %s %q is not RFC 3339 in UTC (contract §2); row %s", strings.Join(r.args, " "), k, ts, rowJSON(row))
 			}
 		}
 	}
@@ -754,6 +788,8 @@ func TestRevocationAcrossProcesses(t *testing.T) {
 		}
 	}
 	checkUTC(t, r)
+	checkUTC(t, runOK(t, []string{nonUTC}, append([]string{"admin", "team", "list"}, flags...)...))
+	checkUTC(t, runOK(t, []string{nonUTC}, append([]string{"admin", "store", "list"}, flags...)...))
 	// Revoking it again is an error, not a silent success.
 	if r := run(t, nil, "admin", "token", "revoke", "--data-dir", dataDir, fmt.Sprint(id)); r.code == 0 {
 		t.Errorf("revoking an already revoked token exited 0: %v", r)
@@ -983,8 +1019,10 @@ func TestPostgres(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	rows, r := listTokens(t, []string{nonUTC}, append(flags, "--team", "acme")...)
+	_, r := listTokens(t, []string{nonUTC}, append(flags, "--team", "acme")...)
 	checkUTC(t, r)
+	checkUTC(t, runOK(t, []string{nonUTC}, append([]string{"admin", "team", "list"}, flags...)...))
+	checkUTC(t, runOK(t, []string{nonUTC}, append([]string{"admin", "store", "list"}, flags...)...))
 }
 
 // freshSchema creates a schema of its own on the PostgreSQL server of base,

@@ -38,15 +38,18 @@ type Options struct {
 	Registerer prometheus.Registerer
 }
 
-// registrations are the services the gateway exposes.
+// registrations are the services the gateway exposes, coldest first. The
+// gateway's router tries a method's patterns one by one, newest registered
+// first, allocating at each try: the hottest routes (orders, print status,
+// shop polling) are registered last so that they are tried first.
 var registrations = []func(context.Context, *runtime.ServeMux, *grpc.ClientConn) error{
-	platenv1.RegisterOrderServiceHandler,
+	platenv1.RegisterOperatorServiceHandler,
+	platenv1.RegisterWebhookServiceHandler,
+	platenv1.RegisterBatchServiceHandler,
 	platenv1.RegisterCatalogServiceHandler,
 	platenv1.RegisterDesignServiceHandler,
-	platenv1.RegisterBatchServiceHandler,
 	platenv1.RegisterShopServiceHandler,
-	platenv1.RegisterWebhookServiceHandler,
-	platenv1.RegisterOperatorServiceHandler,
+	platenv1.RegisterOrderServiceHandler,
 }
 
 // New returns the REST handler, calling the gRPC server through conn.

@@ -89,7 +89,18 @@ func openSQLite(path string) (*DB, error) {
 }
 
 func openPostgres(databaseURL string) (*DB, error) {
-	pool, err := sql.Open("pgx", databaseURL)
+	u, err := url.Parse(databaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("database url: %w", err)
+	}
+	// Sessions run in UTC, whatever the server's default, so that every
+	// timestamp read back is in UTC as the contract wants.
+	q := u.Query()
+	if q.Get("timezone") == "" {
+		q.Set("timezone", "UTC")
+		u.RawQuery = q.Encode()
+	}
+	pool, err := sql.Open("pgx", u.String())
 	if err != nil {
 		return nil, err
 	}

@@ -46,7 +46,10 @@ func (h *hotStatements) close() error {
 // findItemPrints runs the prepared item print query and keeps the rows of
 // the scope's store when the scope has one.
 func (h *hotStatements) findItemPrints(ctx context.Context, scope orders.Scope, itemID string) ([]orders.ItemPrint, error) {
-	rows, err := h.itemPrints.QueryContext(ctx, scope.TeamID, itemID)
+	// A context that cannot be cancelled: for a cancellable one, database/sql
+	// and modernc each start a goroutine per query to watch it, which cost
+	// more than this index lookup itself.
+	rows, err := h.itemPrints.QueryContext(context.WithoutCancel(ctx), scope.TeamID, itemID)
 	if err != nil {
 		return nil, err
 	}

@@ -34,8 +34,12 @@ func (s *Orders) StoreTeam(ctx context.Context, storeID string) (int, error) {
 	return st.TeamID, nil
 }
 
-// CreateOrder inserts the order and its items in one transaction.
+// CreateOrder inserts the order and its items in one transaction. Once
+// begun, the insert runs to its end even if the client goes away: the
+// statements take a context that cannot be cancelled, which also spares
+// database/sql and modernc a watcher goroutine per statement.
 func (s *Orders) CreateOrder(ctx context.Context, o *orders.Order) error {
+	ctx = context.WithoutCancel(ctx)
 	o.UID = uuid.NewString()
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	err := s.db.inTx(ctx, func(tx *ent.Tx) error {

@@ -228,9 +228,17 @@ func (db *DB) ListTokens(ctx context.Context, teamID int) ([]*Token, error) {
 	out := make([]*Token, len(rows))
 	for i, r := range rows {
 		out[i] = &Token{ID: r.ID, TeamID: r.TeamID, StoreID: r.StoreID, Name: r.Name, Prefix: r.Prefix,
-			CreatedAt: r.CreatedAt.UTC(), RevokedAt: r.RevokedAt}
+			CreatedAt: r.CreatedAt.UTC(), RevokedAt: utc(r.RevokedAt)}
 	}
 	return out, nil
+}
+
+func utc(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
 }
 
 // RevokeToken revokes a token; every process stops accepting it within
