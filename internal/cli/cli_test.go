@@ -9,7 +9,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"database/sql"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
@@ -28,7 +27,7 @@ import (
 	"testing"
 	"time"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver, for the PostgreSQL schema
+	"github.com/platen-print/platen/internal/platentest"
 )
 
 // platenBin is the binary TestMain built.
@@ -1025,36 +1024,8 @@ func TestPostgres(t *testing.T) {
 	checkUTC(t, runOK(t, []string{nonUTC}, append([]string{"admin", "store", "list"}, flags...)...))
 }
 
-// freshSchema creates a schema of its own on the PostgreSQL server of base,
-// drops it at the end of the test, and returns base with its search_path.
+// freshSchema is the harness's fresh schema; see platentest.FreshPostgresSchema.
 func freshSchema(t *testing.T, base string) string {
 	t.Helper()
-	schema := "platen_cli_" + randomHex(t, 6)
-	db, err := sql.Open("pgx", base)
-	if err != nil {
-		t.Fatalf("open %s: %v", postgresEnv, err)
-	}
-	t.Cleanup(func() { db.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if _, err := db.ExecContext(ctx, "CREATE SCHEMA "+schema); err != nil {
-		t.Fatalf("create schema %s: %v", schema, err)
-	}
-	// Registered before the serve process's kill cleanup, so it runs after
-	// it (cleanups run last in, first out): no process uses the schema then.
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if _, err := db.ExecContext(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-		}
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatalf("parse %s: %v", postgresEnv, err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
+	return platentest.FreshPostgresSchema(t, base)
 }

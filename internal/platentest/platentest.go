@@ -39,7 +39,7 @@ type Backend struct {
 func Backends() []Backend {
 	list := []Backend{{Name: "sqlite", NewDatabaseURL: func(*testing.T) string { return "" }}}
 	if base := os.Getenv(PostgresEnv); base != "" {
-		list = append(list, Backend{Name: "postgres", NewDatabaseURL: func(t *testing.T) string { return freshSchema(t, base) }})
+		list = append(list, Backend{Name: "postgres", NewDatabaseURL: func(t *testing.T) string { return FreshPostgresSchema(t, base) }})
 	}
 	return list
 }
@@ -51,9 +51,11 @@ func EachBackend(t *testing.T, fn func(t *testing.T, b Backend)) {
 	}
 }
 
-// freshSchema creates a schema of its own for one test server, so parallel
-// runs never see each other's rows, and drops it afterwards.
-func freshSchema(t *testing.T, base string) string {
+// FreshPostgresSchema creates a schema of its own for one test server, so
+// parallel runs never see each other's rows, and drops it when the test
+// ends; it returns base with the schema as its search_path. Register it
+// before anything that uses the schema, so that its drop runs last.
+func FreshPostgresSchema(t *testing.T, base string) string {
 	t.Helper()
 	var b [6]byte
 	_, _ = rand.Read(b[:])
