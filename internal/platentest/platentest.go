@@ -20,7 +20,6 @@ import (
 
 	"github.com/platen-print/platen/internal/config"
 	"github.com/platen-print/platen/internal/server"
-	"github.com/platen-print/platen/internal/storage"
 )
 
 // PostgresEnv names the PostgreSQL server tests may use.
@@ -147,7 +146,3 @@ func (s *Server) TeamToken(t *testing.T, teamID int) string {
 	}
 	return token
 }
-
-// Store opens the server's database directly, for tests that act as an
-// operator would with `platen admin`.
-func (s *Server) Store() *storage.DB { return s.DB() }
