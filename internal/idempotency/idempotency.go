@@ -8,6 +8,8 @@ package idempotency
 import (
 	"context"
 	"crypto/sha256"
+	"log/slog"
+	"strings"
 	"time"
 
 	"google.golang.org/grpc"
@@ -26,6 +28,11 @@ const MetadataKey = "idempotency-key"
 
 // TTL is how long a key is remembered.
 const TTL = 24 * time.Hour
+
+// Lease is how long a first request may run before a retry with its key
+// takes over: longer than any request runs, short enough that a request
+// killed mid-way does not block its key for the whole TTL.
+const Lease = 2 * time.Minute
 
 const maxKeyLength = 255
 
@@ -60,7 +67,7 @@ func New(store Store) *Interceptor { return &Interceptor{store: store} }
 // Unary replays, refuses or runs and remembers a call that carries a key.
 func (i *Interceptor) Unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	key := keyOf(ctx)
-	if key == "" {
+	if key == "" || !isCreate(info.FullMethod) {
 		return handler(ctx, req)
 	}
 	if len(key) > maxKeyLength {
@@ -78,7 +85,9 @@ func (i *Interceptor) Unary(ctx context.Context, req any, info *grpc.UnaryServer
 	if err != nil {
 		return nil, err
 	}
-	existing, id, err := i.store.Begin(ctx, p.TeamID, key, info.FullMethod, hash)
+	// Keys are the team's, within what the token may see: a token bound to
+	// another store of the team must not replay this store's answers.
+	existing, id, err := i.store.Begin(ctx, p.TeamID, p.StoreID+"\x00"+key, info.FullMethod, hash)
 	if err != nil {
 		return nil, err
 	}
@@ -105,9 +114,12 @@ func (i *Interceptor) run(ctx context.Context, req any, id int, handler grpc.Una
 		}
 	}
 	if err != nil {
+		// The request itself succeeded: answer it. Its key is freed so a
+		// retry runs again (and meets, for a create, the duplicate's 409).
+		slog.WarnContext(ctx, "could not remember the answer for an idempotency key", "error", err)
 		_ = i.store.Abandon(bg, id)
 	}
-	return resp, err
+	return resp, nil
 }
 
 func replay(ctx context.Context, rec *Record, method string, hash []byte) (any, error) {
@@ -131,6 +143,13 @@ func replay(ctx context.Context, rec *Record, method string, hash []byte) (any, 
 		}
 	}
 	return resp, nil
+}
+
+// isCreate reports the calls the key applies to: the contract keys POSTs,
+// which are the Create RPCs. A key on a read or an update is ignored, so it
+// can never replay stale data.
+func isCreate(fullMethod string) bool {
+	return strings.HasPrefix(fullMethod[strings.LastIndexByte(fullMethod, '/')+1:], "Create")
 }
 
 func keyOf(ctx context.Context) string {

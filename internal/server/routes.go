@@ -23,8 +23,13 @@ func (s *Server) routes(gw *gateway.Gateway) http.Handler {
 	return gw.Observe(mux)
 }
 
-// ready answers 200 when the database answers, 503 otherwise.
+// ready answers 200 when the database answers, 503 otherwise or once
+// shutdown began.
 func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
+	if s.draining.Load() {
+		writeJSON(w, http.StatusServiceUnavailable, `{"status":"unavailable","reason":"shutting down"}`)
+		return
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
 	if err := s.db.Ping(ctx); err != nil {

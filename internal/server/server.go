@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -56,6 +57,8 @@ type Server struct {
 	httpLis     net.Listener
 	conn        *grpc.ClientConn
 
+	// draining is set when shutdown begins; /readyz then answers 503.
+	draining atomic.Bool
 	// cleanups run in reverse order on shutdown.
 	cleanups []func(context.Context) error
 	done     chan error
@@ -119,6 +122,9 @@ func (s *Server) startGRPC() error {
 		// Reused workers keep the stacks they grew: a fresh goroutine per
 		// call spent a tenth of the CPU growing its stack through SQLite.
 		grpc.NumStreamWorkers(streamWorkers),
+		// Stop, at the shutdown deadline, still waits for running handlers,
+		// so that none of them outlives the database it uses.
+		grpc.WaitForHandlers(true),
 		grpc.MaxRecvMsgSize(maxMessageBytes),
 		grpc.MaxSendMsgSize(maxMessageBytes),
 	)
@@ -237,6 +243,11 @@ func (s *Server) Done() <-chan error { return s.done }
 // Shutdown stops taking requests, lets those in flight finish within ctx,
 // and releases everything in reverse start order.
 func (s *Server) Shutdown(ctx context.Context) error {
+	// Not ready from now on, so that a load balancer stops sending work.
+	s.draining.Store(true)
+	if s.health != nil {
+		s.health.Shutdown()
+	}
 	var errs []error
 	for i := len(s.cleanups) - 1; i >= 0; i-- {
 		errs = append(errs, s.cleanups[i](ctx))

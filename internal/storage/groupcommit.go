@@ -2,7 +2,9 @@ package storage
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/platen-print/platen/ent"
 )
@@ -20,7 +22,17 @@ const maxGroup = 64
 type groupCommitter struct {
 	client *ent.Client
 	queue  chan *writeOp
+
+	// mu guards closed; queued counts ops accepted and not yet answered,
+	// so that close can wait for them before the database goes.
+	mu     sync.RWMutex
+	closed bool
+	queued sync.WaitGroup
+	done   chan struct{}
 }
+
+// errClosed answers writes that arrive after shutdown began.
+var errClosed = errors.New("storage: the database is closing")
 
 type writeOp struct {
 	ctx  context.Context
@@ -29,15 +41,26 @@ type writeOp struct {
 }
 
 func newGroupCommitter(client *ent.Client) *groupCommitter {
-	g := &groupCommitter{client: client, queue: make(chan *writeOp, maxGroup)}
+	g := &groupCommitter{client: client, queue: make(chan *writeOp, maxGroup), done: make(chan struct{})}
 	go g.run()
 	return g
 }
 
 // do runs fn in a write transaction (shared with others) and returns its
-// outcome once committed or rolled back.
+// outcome once committed or rolled back. fn must run its statements with a
+// context that cannot be cancelled: SQLite answers an interrupted write by
+// rolling back the whole transaction, which would take the group's other
+// writes with it. Whether the caller still waits is checked before fn runs.
 func (g *groupCommitter) do(ctx context.Context, fn func(*ent.Tx) error) error {
 	op := &writeOp{ctx: ctx, fn: fn, done: make(chan error, 1)}
+	g.mu.RLock()
+	if g.closed {
+		g.mu.RUnlock()
+		return errClosed
+	}
+	g.queued.Add(1)
+	g.mu.RUnlock()
+	defer g.queued.Done()
 	select {
 	case g.queue <- op:
 	case <-ctx.Done():
@@ -48,10 +71,19 @@ func (g *groupCommitter) do(ctx context.Context, fn func(*ent.Tx) error) error {
 	return <-op.done
 }
 
-// close stops the committer after the queued transactions ran.
-func (g *groupCommitter) close() { close(g.queue) }
+// close refuses new writes, lets the accepted ones finish and stops the
+// committer; the database may be closed after it returns.
+func (g *groupCommitter) close() {
+	g.mu.Lock()
+	g.closed = true
+	g.mu.Unlock()
+	g.queued.Wait()
+	close(g.queue)
+	<-g.done
+}
 
 func (g *groupCommitter) run() {
+	defer close(g.done)
 	for op := range g.queue {
 		group := []*writeOp{op}
 	gather:

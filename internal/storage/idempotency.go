@@ -17,14 +17,21 @@ func (db *DB) Idempotency() *Idempotency { return &Idempotency{db: db} }
 
 var _ idempotency.Store = (*Idempotency)(nil)
 
-// Begin records the request, or returns the live record already there.
+// Begin records the request, or returns the live record already there. A
+// record still without an answer after idempotency.Lease was left by a
+// request that died (a crash, a kill): it is replaced.
 func (s *Idempotency) Begin(ctx context.Context, teamID int, key, method string, hash []byte) (*idempotency.Record, int, error) {
+	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
 	var existing *idempotency.Record
 	var id int
 	err := s.db.inTx(ctx, func(tx *ent.Tx) error {
 		row, err := tx.IdempotencyKey.Query().
 			Where(idempotencykey.TeamID(teamID), idempotencykey.Key(key)).Only(ctx)
 		switch {
+		case err == nil && len(row.Response) == 0 && time.Since(row.CreatedAt) > idempotency.Lease:
+			if err := tx.IdempotencyKey.DeleteOneID(row.ID).Exec(ctx); err != nil {
+				return err
+			}
 		case err == nil && time.Since(row.CreatedAt) < idempotency.TTL:
 			existing = &idempotency.Record{ID: row.ID, Method: row.Method, RequestHash: row.RequestHash,
 				Response: row.Response, HTTPCode: row.HTTPCode}
@@ -44,6 +51,11 @@ func (s *Idempotency) Begin(ctx context.Context, teamID int, key, method string,
 		id = created.ID
 		return nil
 	})
+	if ent.IsConstraintError(err) {
+		// Another request with this key got in first (PostgreSQL runs
+		// writers side by side): it is in progress.
+		return &idempotency.Record{Method: method, RequestHash: hash}, 0, nil
+	}
 	return existing, id, err
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"entgo.io/ent/dialect"
 	"github.com/google/uuid"
 
 	"github.com/platen-print/platen/ent"
@@ -237,10 +238,29 @@ func (s *Orders) ListOrders(ctx context.Context, q orders.ListQuery) ([]*orders.
 	return out, more, nil
 }
 
-// UpdateOrder loads, changes and writes the order in one transaction.
+// lockOrder takes the order row's lock for the rest of the transaction on
+// PostgreSQL; on SQLite the single writer already serialises transactions.
+func (db *DB) lockOrder(ctx context.Context, tx *ent.Tx, uid string) error {
+	if db.dialect != dialect.Postgres {
+		return nil
+	}
+	rows, err := tx.QueryContext(ctx, "SELECT id FROM "+order.Table+" WHERE "+order.FieldUID+" = $1 FOR UPDATE", uid)
+	if err != nil {
+		return err
+	}
+	return rows.Close()
+}
+
+// UpdateOrder loads, changes and writes the order in one transaction. The
+// order's row is locked first (on PostgreSQL; SQLite has one writer), so two
+// concurrent PUTs apply one after the other, each to what the other wrote.
 func (s *Orders) UpdateOrder(ctx context.Context, scope orders.Scope, uid string, apply func(*orders.Order) error) (*orders.Order, error) {
+	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
 	var o *orders.Order
 	err := s.db.inTx(ctx, func(tx *ent.Tx) error {
+		if err := s.db.lockOrder(ctx, tx, uid); err != nil {
+			return err
+		}
 		var err error
 		if o, err = getOrder(ctx, tx.Client(), scope, uid); err != nil {
 			return err
@@ -312,7 +332,11 @@ func writeUpdate(ctx context.Context, tx *ent.Tx, o *orders.Order, before map[in
 
 // DeleteOrder removes the order and its items.
 func (s *Orders) DeleteOrder(ctx context.Context, scope orders.Scope, uid string) error {
+	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
 	return s.db.inTx(ctx, func(tx *ent.Tx) error {
+		if err := s.db.lockOrder(ctx, tx, uid); err != nil {
+			return err
+		}
 		row, err := tx.Order.Query().Where(scopePredicates(scope, uid)...).Select(order.FieldID).Only(ctx)
 		if err != nil {
 			return notFound(err, "order %q not found", uid)

@@ -10,9 +10,14 @@ import (
 	"modernc.org/sqlite"
 )
 
-// maxCachedStatements bounds each connection's cache; Ent's queries come in
-// a few dozen shapes, so the bound is never reached in practice.
-const maxCachedStatements = 512
+// maxCachedStatements bounds each connection's cache. Ent's queries come in
+// a few dozen shapes, but a bulk insert or an IN list has a text of its own
+// for every length: those (more than maxCachedParams placeholders) are not
+// cached, so the cache holds the fixed shapes only.
+const (
+	maxCachedStatements = 256
+	maxCachedParams     = 40
+)
 
 // sqliteConnector opens modernc SQLite connections that keep their prepared
 // statements. modernc compiles every query again on each Exec or Query; the
@@ -76,7 +81,7 @@ func (c *cachingConn) acquire(ctx context.Context, query string) *cachedStmt {
 		s.busy = true
 		return s
 	}
-	if len(c.stmts) >= maxCachedStatements || strings.Contains(query, ";") {
+	if len(c.stmts) >= maxCachedStatements || strings.Contains(query, ";") || strings.Count(query, "?") > maxCachedParams {
 		return nil
 	}
 	stmt, err := c.innerConn.PrepareContext(ctx, query)
