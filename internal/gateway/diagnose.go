@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/big"
 	"sort"
+	"strings"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 
@@ -91,7 +92,7 @@ func checkSingle(val any, fd protoreflect.FieldDescriptor, path string) (apierr.
 	}
 	switch fd.Kind() {
 	case protoreflect.StringKind:
-		return expect(val, isString, path, "must be a string")
+		return checkString(val, path)
 	case protoreflect.BoolKind:
 		return expect(val, isBool, path, "must be true or false")
 	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
@@ -114,7 +115,7 @@ func checkSingle(val any, fd protoreflect.FieldDescriptor, path string) (apierr.
 
 // wellKnown are the message types whose JSON form is not an object.
 var wellKnown = map[protoreflect.FullName]func(any, string) (apierr.Violation, bool){
-	"google.protobuf.StringValue": func(v any, p string) (apierr.Violation, bool) { return expect(v, isString, p, "must be a string") },
+	"google.protobuf.StringValue": checkString,
 	"google.protobuf.BytesValue":  func(v any, p string) (apierr.Violation, bool) { return expect(v, isString, p, "must be a string") },
 	"google.protobuf.BoolValue":   func(v any, p string) (apierr.Violation, bool) { return expect(v, isBool, p, "must be true or false") },
 	"google.protobuf.DoubleValue": checkNumber,
@@ -165,6 +166,19 @@ func checkInteger(val any, path string, lo, hi int64) (apierr.Violation, bool) {
 	}
 	if r.Num().Cmp(big.NewInt(lo)) < 0 || r.Num().Cmp(big.NewInt(hi)) > 0 {
 		return violation(path, fmt.Sprintf("is out of range: must be between %d and %d", lo, hi))
+	}
+	return apierr.Violation{}, false
+}
+
+// checkString accepts a JSON string without NUL characters, which
+// PostgreSQL cannot store (and no client means to send).
+func checkString(val any, path string) (apierr.Violation, bool) {
+	s, ok := val.(string)
+	if !ok {
+		return violation(path, "must be a string")
+	}
+	if strings.IndexByte(s, 0) >= 0 {
+		return violation(path, "must not contain NUL characters")
 	}
 	return apierr.Violation{}, false
 }

@@ -68,7 +68,7 @@ func New(ctx context.Context, conn *grpc.ClientConn, opts Options) (*Gateway, er
 			return nil, fmt.Errorf("register gateway handler: %w", err)
 		}
 	}
-	g.handler = g.limitBody(g.mux)
+	g.handler = g.checkRequest(g.limitBody(g.mux))
 	return g, nil
 }
 

@@ -6,13 +6,17 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/platen-print/platen/internal/apierr"
 	"github.com/platen-print/platen/internal/logging"
 )
 
@@ -100,14 +104,78 @@ func (g *Gateway) record(ctx context.Context, r *http.Request, sw *statusWriter,
 	if code == 0 {
 		code = http.StatusOK
 	}
-	g.metrics.requests.WithLabelValues(route, r.Method, strconv.Itoa(code)).Inc()
-	g.metrics.latency.WithLabelValues(route, r.Method).Observe(elapsed.Seconds())
+	method := methodLabel(r.Method)
+	g.metrics.requests.WithLabelValues(route, method, strconv.Itoa(code)).Inc()
+	g.metrics.latency.WithLabelValues(route, method).Observe(elapsed.Seconds())
 	if g.accessLog {
 		slog.LogAttrs(ctx, slog.LevelInfo, "http request",
 			slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.String("route", route),
 			slog.Int("status", code), slog.Int("bytes", sw.bytes),
 			slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000))
 	}
+}
+
+// methodLabel keeps the metrics' method label to a fixed set: a client
+// must not be able to mint series with made-up methods.
+func methodLabel(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete,
+		http.MethodPatch, http.MethodHead, http.MethodOptions:
+		return method
+	}
+	return "OTHER"
+}
+
+// checkRequest refuses, as 400, what would otherwise reach the gRPC side as
+// a string it cannot carry or a database cannot store: a path or query
+// that is not UTF-8 or holds NUL, and an Idempotency-Key that is not
+// printable ASCII.
+func (g *Gateway) checkRequest(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		field, problem := "", ""
+		switch {
+		case !cleanText(r.URL.Path):
+			field, problem = "path", "the path must be UTF-8 text without NUL characters"
+		case !cleanQuery(r.URL.RawQuery):
+			field, problem = "query", "query parameters must be UTF-8 text without NUL characters"
+		case !printableASCII(r.Header.Get("Idempotency-Key")):
+			field, problem = "Idempotency-Key", "must be printable ASCII"
+		}
+		if problem != "" {
+			writeStatus(w, g.codec, apierr.ToStatus(r.Context(), apierr.Invalid(field, "%s", problem)))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func cleanText(s string) bool { return utf8.ValidString(s) && strings.IndexByte(s, 0) < 0 }
+
+func cleanQuery(raw string) bool {
+	values, err := url.ParseQuery(raw)
+	if err != nil {
+		return false
+	}
+	for k, vs := range values {
+		if !cleanText(k) {
+			return false
+		}
+		for _, v := range vs {
+			if !cleanText(v) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
 }
 
 // limitBody reads the whole body up front, at most MaxBodyBytes of it: over

@@ -168,12 +168,14 @@ func (s *Service) GetOrderItemPrint(ctx context.Context, req *platenv1.GetOrderI
 	if err != nil {
 		return nil, err
 	}
-	found, err := s.store.FindItemPrints(ctx, scope, req.EcommerceOrderItemId)
+	if req.StoreId != "" {
+		if err := s.checkStore(ctx, scope, req.StoreId); err != nil {
+			return nil, err
+		}
+	}
+	found, err := s.store.FindItemPrints(ctx, scope, req.StoreId, req.EcommerceOrderItemId)
 	if err != nil {
 		return nil, err
-	}
-	if req.StoreId != "" {
-		found = onlyStore(found, req.StoreId)
 	}
 	switch len(found) {
 	case 0:
@@ -188,16 +190,6 @@ func (s *Service) GetOrderItemPrint(ctx context.Context, req *platenv1.GetOrderI
 		return nil, apierr.Conflict("store_id", "order item %q exists in stores %s: add ?store_id= to choose one",
 			req.EcommerceOrderItemId, storeList(found))
 	}
-}
-
-func onlyStore(list []ItemPrint, storeID string) []ItemPrint {
-	var out []ItemPrint
-	for _, p := range list {
-		if p.StoreID == storeID {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 func storeList(list []ItemPrint) string {

@@ -22,6 +22,7 @@ type Store interface {
 	// DeleteOrder removes the order and its items.
 	DeleteOrder(ctx context.Context, scope Scope, uid string) error
 	// FindItemPrints returns the print state of every item visible in scope
-	// with this e-commerce item id (one per store at most).
-	FindItemPrints(ctx context.Context, scope Scope, ecommerceOrderItemID string) ([]ItemPrint, error)
+	// with this e-commerce item id (one per store at most), in storeID only
+	// when it is not empty (the scope's store, when it has one, wins).
+	FindItemPrints(ctx context.Context, scope Scope, storeID, ecommerceOrderItemID string) ([]ItemPrint, error)
 }

@@ -54,7 +54,10 @@ func TestStoresOfOneTeam(t *testing.T) {
 					t.Errorf("narrowed print status: %d %s", r.Status, r.Raw)
 				}
 			}
-			platentest.ErrorBody(t, srv.Do(t, "GET", "/api/v1/order-items/same/print?store_id=acme-b", shopA.Token, nil), 404)
+			// A store-bound token naming another store of its team acts
+			// outside its rights (403), as another team's store would.
+			platentest.ErrorBody(t, srv.Do(t, "GET", "/api/v1/order-items/same/print?store_id=acme-b", shopA.Token, nil), 403)
+			platentest.ErrorBody(t, srv.Do(t, "GET", "/api/v1/order-items/same/print?store_id=globex-shop", teamToken, nil), 403)
 		})
 
 		t.Run("a team token lists every store's orders", func(t *testing.T) {

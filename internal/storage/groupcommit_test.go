@@ -92,3 +92,20 @@ func TestGroupCommitIsolatesFailures(t *testing.T) {
 		}
 	}
 }
+
+// After Close, writes are refused with an error, not a panic.
+func TestWriteAfterClose(t *testing.T) {
+	db, err := storage.Open("", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Bootstrap(context.Background(), "acme", "s1", nil); err == nil {
+		t.Fatal("a write after Close succeeded")
+	}
+}

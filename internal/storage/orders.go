@@ -350,8 +350,11 @@ func (s *Orders) DeleteOrder(ctx context.Context, scope orders.Scope, uid string
 
 // FindItemPrints returns the print state of the items with this e-commerce
 // id; it is the hottest read, so it runs a prepared statement.
-func (s *Orders) FindItemPrints(ctx context.Context, scope orders.Scope, ecommerceOrderItemID string) ([]orders.ItemPrint, error) {
-	return s.db.hot.findItemPrints(ctx, scope, ecommerceOrderItemID)
+func (s *Orders) FindItemPrints(ctx context.Context, scope orders.Scope, storeID, ecommerceOrderItemID string) ([]orders.ItemPrint, error) {
+	if scope.StoreID != "" {
+		storeID = scope.StoreID
+	}
+	return s.db.hot.findItemPrints(ctx, scope.TeamID, storeID, ecommerceOrderItemID)
 }
 
 func orderFromRow(row *ent.Order) (*orders.Order, error) {

@@ -1,0 +1,91 @@
+package server_test
+
+import (
+	"fmt"
+	"reflect"
+	"sync"
+	"testing"
+
+	"github.com/platen-print/platen/internal/platentest"
+)
+
+// Idempotency-Key applies to creates only, and a token bound to another
+// store of the team never replays this store's answer.
+func TestIdempotencyScope(t *testing.T) {
+	srv := platentest.Start(t, platentest.Backends()[0])
+	shopA := srv.Bootstrap(t, "acme", "acme-a")
+	shopB := srv.Bootstrap(t, "acme", "acme-b")
+	created := srv.Do(t, "POST", "/api/v1/orders", shopA.Token, orderBody("acme-a", "k"), "Idempotency-Key", "K1")
+	if created.Status != 200 {
+		t.Fatalf("create: %d %s", created.Status, created.Raw)
+	}
+	// The same body and key from store B's token: its own request, refused
+	// as acting for store A, never A's order replayed.
+	platentest.ErrorBody(t, srv.Do(t, "POST", "/api/v1/orders", shopB.Token, orderBody("acme-a", "k"), "Idempotency-Key", "K1"), 403)
+
+	uid := created.Object(t)["uid"].(string)
+	first := srv.Do(t, "GET", "/api/v1/orders/"+uid, shopA.Token, nil, "Idempotency-Key", "G")
+	srv.Do(t, "PUT", "/api/v1/orders/"+uid, shopA.Token, `{"note":"changed"}`, "Idempotency-Key", "G")
+	again := srv.Do(t, "GET", "/api/v1/orders/"+uid, shopA.Token, nil, "Idempotency-Key", "G")
+	if again.Object(t)["note"] != "changed" || reflect.DeepEqual(first.JSON, again.JSON) {
+		t.Errorf("a key on GET replayed a stale answer: %s", again.Raw)
+	}
+}
+
+// What gRPC or a database cannot carry is refused as 400, never 500.
+func TestUnrepresentableInput(t *testing.T) {
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		srv := platentest.Start(t, b)
+		acme := srv.Bootstrap(t, "acme", "acme-shop")
+		for _, path := range []string{
+			"/api/v1/orders/%FF", "/api/v1/orders/a%00b", "/api/v1/order-items/%FF/print",
+			"/api/v1/orders?store_id=%FF", "/api/v1/orders?store_id=a%00",
+		} {
+			platentest.ErrorBody(t, srv.Do(t, "GET", path, acme.Token, nil), 400)
+		}
+		body := orderBody("acme-shop", "nul")
+		body["note"] = "a\x00b"
+		_, fields := platentest.ErrorBody(t, srv.Do(t, "POST", "/api/v1/orders", acme.Token, body), 400)
+		if !reflect.DeepEqual(fields, []string{"note"}) {
+			t.Errorf("fields %v", fields)
+		}
+		platentest.ErrorBody(t, srv.Do(t, "POST", "/api/v1/orders", acme.Token, orderBody("acme-shop", "x"), "Idempotency-Key", "ключ"), 400)
+	})
+}
+
+// Concurrent PUTs of one order apply one after the other: the items end as
+// exactly one request's array, never a mix, and nobody gets a 500.
+func TestConcurrentUpdates(t *testing.T) {
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		srv := platentest.Start(t, b)
+		acme := srv.Bootstrap(t, "acme", "acme-shop")
+		for round := 0; round < 10; round++ {
+			id := fmt.Sprintf("cu-%d", round)
+			created := srv.Do(t, "POST", "/api/v1/orders", acme.Token, orderBody("acme-shop", id))
+			uid := created.Object(t)["uid"].(string)
+			var wg sync.WaitGroup
+			for _, extra := range []string{"x", "y"} {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					body := orderBody("acme-shop", id)
+					items := body["items"].([]any)
+					next := map[string]any{}
+					for k, v := range items[0].(map[string]any) {
+						next[k] = v
+					}
+					next["ecommerce_order_item_id"] = id + "-" + extra
+					r := srv.Do(t, "PUT", "/api/v1/orders/"+uid, acme.Token, map[string]any{"items": []any{items[0], next}})
+					if r.Status != 200 {
+						t.Errorf("PUT: %d %s", r.Status, r.Raw)
+					}
+				}()
+			}
+			wg.Wait()
+			items := srv.Do(t, "GET", "/api/v1/orders/"+uid, acme.Token, nil).Object(t)["items"].([]any)
+			if len(items) != 2 {
+				t.Errorf("round %d: %d items after two PUTs of two items each", round, len(items))
+			}
+		}
+	})
+}
