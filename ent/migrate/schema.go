@@ -101,9 +101,9 @@ var (
 				Columns: []*schema.Column{OrdersColumns[5], OrdersColumns[6]},
 			},
 			{
-				Name:    "order_team_id_id",
+				Name:    "order_team_id_created_at_uid",
 				Unique:  false,
-				Columns: []*schema.Column{OrdersColumns[4], OrdersColumns[0]},
+				Columns: []*schema.Column{OrdersColumns[4], OrdersColumns[1], OrdersColumns[3]},
 			},
 		},
 	}

@@ -47,6 +47,8 @@ func (Order) Edges() []ent.Edge {
 func (Order) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("store_id", "ecommerce_order_id").Unique(),
-		index.Fields("team_id", "id"),
+		// Listing pages by (created_at, uid), values the team knows, so that
+		// a page token reveals nothing of other teams' orders.
+		index.Fields("team_id", "created_at", "uid"),
 	}
 }

@@ -8,6 +8,7 @@ package idempotency
 import (
 	"context"
 	"crypto/sha256"
+	"fmt"
 	"log/slog"
 	"strings"
 	"time"
@@ -87,7 +88,9 @@ func (i *Interceptor) Unary(ctx context.Context, req any, info *grpc.UnaryServer
 	}
 	// Keys are the team's, within what the token may see: a token bound to
 	// another store of the team must not replay this store's answers.
-	existing, id, err := i.store.Begin(ctx, p.TeamID, p.StoreID+"\x00"+key, info.FullMethod, hash)
+	// (Length-prefixed: unambiguous whatever the store id holds.)
+	scoped := fmt.Sprintf("%d:%s:%s", len(p.StoreID), p.StoreID, key)
+	existing, id, err := i.store.Begin(ctx, p.TeamID, scoped, info.FullMethod, hash)
 	if err != nil {
 		return nil, err
 	}

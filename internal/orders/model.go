@@ -6,6 +6,8 @@ package orders
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/platen-print/platen/internal/pagination"
 )
 
 // Print file states of a Family A order item.
@@ -110,7 +112,7 @@ type ListQuery struct {
 	Scope
 	// StoreID filters to one store (in addition to the scope's).
 	StoreID string
-	// AfterID continues after the order with this id (descending order).
-	AfterID  int
+	// After continues after this order (newest first); nil for the start.
+	After    *pagination.Cursor
 	PageSize int
 }

@@ -114,7 +114,7 @@ func (s *Service) ListOrders(ctx context.Context, req *platenv1.ListOrdersReques
 			return nil, err
 		}
 	}
-	list, more, err := s.store.ListOrders(ctx, ListQuery{Scope: scope, StoreID: req.StoreId, AfterID: page.AfterID, PageSize: page.Size})
+	list, more, err := s.store.ListOrders(ctx, ListQuery{Scope: scope, StoreID: req.StoreId, After: page.After, PageSize: page.Size})
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +123,8 @@ func (s *Service) ListOrders(ctx context.Context, req *platenv1.ListOrdersReques
 		resp.Orders[i] = toProto(o)
 	}
 	if more {
-		resp.NextPageToken = pagination.Token(list[len(list)-1].ID)
+		last := list[len(list)-1]
+		resp.NextPageToken = pagination.Token(pagination.Cursor{CreatedAt: last.CreatedAt, UID: last.UID})
 	}
 	return resp, nil
 }

@@ -1,12 +1,14 @@
 // Package pagination reads and writes the page_size and opaque page_token
-// of every list endpoint. Tokens continue after the last row's id, so a page
-// never skips or repeats rows while others are inserted.
+// of every list endpoint. Tokens continue after the last row's key, so a
+// page never skips or repeats rows while others are inserted. Keys are
+// values the caller already knows (a creation time and a uid), never a
+// global counter, which would tell a team how busy the others are.
 package pagination
 
 import (
 	"encoding/base64"
-	"strconv"
 	"strings"
+	"time"
 
 	"github.com/platen-print/platen/internal/apierr"
 )
@@ -17,13 +19,20 @@ const (
 	MaxSize     = 500
 )
 
-const tokenPrefix = "after:"
+const tokenVersion = "v1"
+
+// Cursor is the key of the last row of a page: rows are listed newest
+// first by (CreatedAt, UID).
+type Cursor struct {
+	CreatedAt time.Time
+	UID       string
+}
 
 // Page is a checked page request.
 type Page struct {
 	Size int
-	// AfterID is 0 for the first page.
-	AfterID int
+	// After is nil for the first page.
+	After *Cursor
 }
 
 // Parse checks page_size and page_token.
@@ -40,16 +49,31 @@ func Parse(size int32, token string) (Page, error) {
 	if token == "" {
 		return p, nil
 	}
-	raw, err := base64.RawURLEncoding.DecodeString(token)
-	id, convErr := strconv.Atoi(strings.TrimPrefix(string(raw), tokenPrefix))
-	if err != nil || convErr != nil || !strings.HasPrefix(string(raw), tokenPrefix) || id <= 0 {
+	c, ok := decode(token)
+	if !ok {
 		return p, apierr.Invalid("page_token", "is not a token this API issued")
 	}
-	p.AfterID = id
+	p.After = &c
 	return p, nil
 }
 
-// Token is the page_token that continues after the row with this id.
-func Token(lastID int) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(tokenPrefix + strconv.Itoa(lastID)))
+func decode(token string) (Cursor, bool) {
+	raw, err := base64.RawURLEncoding.DecodeString(token)
+	if err != nil {
+		return Cursor{}, false
+	}
+	parts := strings.SplitN(string(raw), "|", 3)
+	if len(parts) != 3 || parts[0] != tokenVersion || parts[2] == "" {
+		return Cursor{}, false
+	}
+	t, err := time.Parse(time.RFC3339Nano, parts[1])
+	if err != nil {
+		return Cursor{}, false
+	}
+	return Cursor{CreatedAt: t.UTC(), UID: parts[2]}, true
+}
+
+// Token is the page_token that continues after the row with this key.
+func Token(c Cursor) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(tokenVersion + "|" + c.CreatedAt.UTC().Format(time.RFC3339Nano) + "|" + c.UID))
 }

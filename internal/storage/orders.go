@@ -216,12 +216,15 @@ func (s *Orders) ListOrders(ctx context.Context, q orders.ListQuery) ([]*orders.
 	if q.StoreID != "" {
 		query = query.Where(order.StoreID(q.StoreID))
 	}
-	if q.AfterID > 0 {
-		query = query.Where(order.IDLT(q.AfterID))
+	if a := q.After; a != nil {
+		query = query.Where(order.Or(
+			order.CreatedAtLT(a.CreatedAt),
+			order.And(order.CreatedAt(a.CreatedAt), order.UIDLT(a.UID)),
+		))
 	}
 	rows, err := query.
 		WithItems(func(iq *ent.OrderItemQuery) { iq.Order(ent.Asc(orderitem.FieldPosition)) }).
-		Order(ent.Desc(order.FieldID)).Limit(q.PageSize + 1).All(ctx)
+		Order(ent.Desc(order.FieldCreatedAt), ent.Desc(order.FieldUID)).Limit(q.PageSize + 1).All(ctx)
 	if err != nil {
 		return nil, false, err
 	}
