@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/platen-print/platen/internal/platentest"
@@ -297,4 +298,34 @@ func TestListOrdersPaginates(t *testing.T) {
 		}
 		platentest.ErrorBody(t, srv.Do(t, "GET", "/api/v1/orders?page_token=nonsense", acme.Token, nil), 400)
 	})
+}
+
+// A page of large orders is cut short by size, and the token goes on.
+func TestListPagesAreBoundedBySize(t *testing.T) {
+	srv := platentest.Start(t, platentest.Backends()[0])
+	acme := srv.Bootstrap(t, "acme", "acme-shop")
+	big := url.QueryEscape(`{"version":1,"pad":"` + strings.Repeat("x", 1_500_000) + `"}`)
+	for i := 0; i < 4; i++ {
+		it := item(fmt.Sprintf("big-%d", i))
+		it["template_config"] = big
+		if r := srv.Do(t, "POST", "/api/v1/orders", acme.Token, fullOrder("acme-shop", fmt.Sprintf("big-%d", i), it)); r.Status != 200 {
+			t.Fatalf("create: %d", r.Status)
+		}
+	}
+	seen, pages, token := 0, 0, ""
+	for {
+		r := srv.Do(t, "GET", "/api/v1/orders?page_size=500&page_token="+url.QueryEscape(token), acme.Token, nil)
+		if r.Status != 200 {
+			t.Fatalf("list: %d %s", r.Status, r.Raw[:min(len(r.Raw), 300)])
+		}
+		obj := r.Object(t)
+		seen += len(obj["orders"].([]any))
+		pages++
+		if token = obj["next_page_token"].(string); token == "" {
+			break
+		}
+	}
+	if seen != 4 || pages < 2 {
+		t.Errorf("%d orders in %d pages, want 4 in at least 2", seen, pages)
+	}
 }

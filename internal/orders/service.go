@@ -118,6 +118,9 @@ func (s *Service) ListOrders(ctx context.Context, req *platenv1.ListOrdersReques
 	if err != nil {
 		return nil, err
 	}
+	if cut := withinBudget(list); cut < len(list) {
+		list, more = list[:cut], true
+	}
 	resp := &platenv1.ListOrdersResponse{Orders: make([]*platenv1.Order, len(list))}
 	for i, o := range list {
 		resp.Orders[i] = toProto(o)
@@ -127,6 +130,25 @@ func (s *Service) ListOrders(ctx context.Context, req *platenv1.ListOrdersReques
 		resp.NextPageToken = pagination.Token(pagination.Cursor{CreatedAt: last.CreatedAt, UID: last.UID})
 	}
 	return resp, nil
+}
+
+// pageBudget bounds one page's bulk: orders can be large (a design document
+// per item), and a page of 500 of them would not fit an answer. A page is
+// cut short at the order that passes the budget; next_page_token goes on.
+const pageBudget = 4 << 20
+
+// withinBudget is how many orders of list fit the page budget (at least one).
+func withinBudget(list []*Order) int {
+	size := 0
+	for i, o := range list {
+		for _, it := range o.Items {
+			size += len(it.TemplateConfig) + len(it.Properties) + 512
+		}
+		if size > pageBudget && i > 0 {
+			return i
+		}
+	}
+	return len(list)
 }
 
 // UpdateOrder applies a PUT: present fields replace the stored ones.
