@@ -211,11 +211,7 @@ func runDatabase(ctx context.Context, o Options, db database, logw io.Writer, em
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if stopErr := e.stop(); stopErr != nil && err == nil {
-			err = stopErr
-		}
-	}()
+	defer stopKeepingErr(e, &err)
 	if err := e.seed(ctx); err != nil {
 		return err
 	}
@@ -224,11 +220,7 @@ func runDatabase(ctx context.Context, o Options, db database, logw io.Writer, em
 		if ref, err = startBaseline(ctx, logw); err != nil {
 			return err
 		}
-		defer func() {
-			if stopErr := ref.stop(); stopErr != nil && err == nil {
-				err = stopErr
-			}
-		}()
+		defer stopKeepingErr(ref, &err)
 		if err := ref.seed(ctx); err != nil {
 			return err
 		}
@@ -251,6 +243,14 @@ func runDatabase(ctx context.Context, o Options, db database, logw io.Writer, em
 		emit(row{database: "platen: " + db.name(), scenario: name, concurrency: o.Concurrency, result: res, baseline: base})
 	}
 	return nil
+}
+
+// stopKeepingErr stops e, reporting its failure in *err unless *err already
+// holds an earlier one.
+func stopKeepingErr(e *env, err *error) {
+	if stopErr := e.stop(); stopErr != nil && *err == nil {
+		*err = stopErr
+	}
 }
 
 // measure runs scenario s against the server of e.

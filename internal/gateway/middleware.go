@@ -152,6 +152,9 @@ func (g *Gateway) checkRequest(next http.Handler) http.Handler {
 func cleanText(s string) bool { return utf8.ValidString(s) && strings.IndexByte(s, 0) < 0 }
 
 func cleanQuery(raw string) bool {
+	if raw == "" {
+		return true
+	}
 	values, err := url.ParseQuery(raw)
 	if err != nil {
 		return false
