@@ -17,6 +17,7 @@ var (
 	ErrConflict         = errors.New("conflict")
 	ErrPermissionDenied = errors.New("permission denied")
 	ErrUnauthenticated  = errors.New("unauthenticated")
+	ErrRateLimited      = errors.New("rate limited")
 )
 
 // Violation names one bad field by its JSON path (items[0].quantity) and says
@@ -97,6 +98,11 @@ func Conflict(field, format string, args ...any) error {
 // PermissionDenied says which right is missing: 403. field may be empty.
 func PermissionDenied(field, format string, args ...any) error {
 	return &Error{Kind: ErrPermissionDenied, Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// RateLimited says which limit the caller passed: 429, with Retry-After.
+func RateLimited(format string, args ...any) error {
+	return &Error{Kind: ErrRateLimited, Message: fmt.Sprintf(format, args...)}
 }
 
 // Unauthenticated says why the caller is not known: 401.

@@ -31,6 +31,8 @@ type TokenLookup interface {
 type Authenticator struct {
 	lookup TokenLookup
 	now    func() time.Time
+	// limits is nil when no rate limit is set.
+	limits *RateLimiter
 
 	mu    sync.RWMutex
 	cache map[string]cachedAnswer
@@ -46,6 +48,12 @@ type cachedAnswer struct {
 // NewAuthenticator returns an Authenticator reading tokens through lookup.
 func NewAuthenticator(lookup TokenLookup) *Authenticator {
 	return &Authenticator{lookup: lookup, now: time.Now, cache: make(map[string]cachedAnswer)}
+}
+
+// WithRateLimit makes the interceptor answer 429 past l's rate.
+func (a *Authenticator) WithRateLimit(l *RateLimiter) *Authenticator {
+	a.limits = l
+	return a
 }
 
 // Authenticate returns the Principal of token, or a 401 error.

@@ -23,6 +23,9 @@ func (a *Authenticator) UnaryServerInterceptor(ctx context.Context, req any, inf
 	if err != nil {
 		return nil, err
 	}
+	if err := a.limits.Allow(p); err != nil {
+		return nil, apierr.ToStatus(ctx, err).Err()
+	}
 	return handler(WithPrincipal(ctx, p), req)
 }
 

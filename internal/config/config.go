@@ -28,6 +28,10 @@ type Config struct {
 	ShutdownTimeout time.Duration
 	// DebugAddr serves net/http/pprof when set; never on a public address.
 	DebugAddr string
+	// RateLimit is each token's requests a second in one process (0: none),
+	// RateBurst the burst it may take at once (0: twice the rate).
+	RateLimit float64
+	RateBurst int
 }
 
 // Default returns the embedded defaults: nothing to install, data in ./data.
@@ -58,6 +62,8 @@ func (c *Config) ServeFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&c.AccessLog, "access-log", c.AccessLog, "log one line per HTTP request")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", c.ShutdownTimeout, "how long a shutdown waits for requests in flight")
 	fs.StringVar(&c.DebugAddr, "debug-addr", c.DebugAddr, "serve Go's pprof profiles on this address (off when empty)")
+	fs.Float64Var(&c.RateLimit, "rate-limit", c.RateLimit, "requests a second each API token may make in this process; 0 for no limit")
+	fs.IntVar(&c.RateBurst, "rate-burst", c.RateBurst, "requests a token may make at once above --rate-limit; 0 for twice the rate")
 }
 
 // EnvPrefix starts the environment variable of every flag.
@@ -99,6 +105,9 @@ func (c *Config) Validate() error {
 	}
 	if _, err := c.Level(); err != nil {
 		errs = append(errs, err)
+	}
+	if c.RateLimit < 0 || c.RateBurst < 0 {
+		errs = append(errs, errors.New("--rate-limit and --rate-burst must not be negative"))
 	}
 	if c.ShutdownTimeout <= 0 {
 		errs = append(errs, errors.New("--shutdown-timeout must be positive"))

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/platen-print/platen/internal/config"
 	"github.com/platen-print/platen/internal/platentest"
 )
 
@@ -88,4 +89,34 @@ func TestConcurrentUpdates(t *testing.T) {
 			}
 		}
 	})
+}
+
+// Past --rate-limit a token gets 429 with Retry-After, as JSON; another
+// token has its own bucket.
+func TestRateLimit(t *testing.T) {
+	cfg := config.Default()
+	cfg.HTTPAddr, cfg.GRPCAddr, cfg.DataDir, cfg.AccessLog = "127.0.0.1:0", "127.0.0.1:0", t.TempDir(), false
+	cfg.RateLimit, cfg.RateBurst = 1, 3
+	srv := platentest.StartConfig(t, cfg)
+	acme := srv.Bootstrap(t, "acme", "acme-shop")
+	codes := map[int]int{}
+	var limited *platentest.Response
+	for i := 0; i < 6; i++ {
+		r := srv.Do(t, "GET", "/api/v1/orders", acme.Token, nil)
+		codes[r.Status]++
+		if r.Status == 429 {
+			limited = r
+		}
+	}
+	if codes[200] < 3 || limited == nil {
+		t.Fatalf("answers %v: want the burst of 3 to pass and then 429", codes)
+	}
+	platentest.ErrorBody(t, limited, 429)
+	if limited.Header.Get("Retry-After") == "" {
+		t.Error("429 without Retry-After")
+	}
+	other := srv.TeamToken(t, acme.TeamID)
+	if r := srv.Do(t, "GET", "/api/v1/orders", other, nil); r.Status != 200 {
+		t.Errorf("another token: %d", r.Status)
+	}
 }

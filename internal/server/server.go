@@ -109,7 +109,7 @@ func (s *Server) startGRPC() error {
 		return fmt.Errorf("listen on --grpc-addr: %w", err)
 	}
 	s.grpcLis = lis
-	authn := auth.NewAuthenticator(s.db)
+	authn := auth.NewAuthenticator(s.db).WithRateLimit(auth.NewRateLimiter(s.cfg.RateLimit, s.cfg.RateBurst))
 	metrics := newGRPCMetrics(s.registry)
 	s.grpcServer = grpc.NewServer(
 		grpc.ChainUnaryInterceptor(
