@@ -115,4 +115,8 @@ type ListQuery struct {
 	// After continues after this order (newest first); nil for the start.
 	After    *pagination.Cursor
 	PageSize int
+	// ByteBudget cuts the page short once its items' design documents and
+	// properties pass this many bytes (0: no budget); at least one order
+	// is always answered.
+	ByteBudget int
 }

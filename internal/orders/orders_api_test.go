@@ -302,7 +302,11 @@ func TestListOrdersPaginates(t *testing.T) {
 
 // A page of large orders is cut short by size, and the token goes on.
 func TestListPagesAreBoundedBySize(t *testing.T) {
-	srv := platentest.Start(t, platentest.Backends()[0])
+	platentest.EachBackend(t, testListPagesAreBoundedBySize)
+}
+
+func testListPagesAreBoundedBySize(t *testing.T, b platentest.Backend) {
+	srv := platentest.Start(t, b)
 	acme := srv.Bootstrap(t, "acme", "acme-shop")
 	big := url.QueryEscape(`{"version":1,"pad":"` + strings.Repeat("x", 1_500_000) + `"}`)
 	for i := 0; i < 4; i++ {

@@ -114,12 +114,9 @@ func (s *Service) ListOrders(ctx context.Context, req *platenv1.ListOrdersReques
 			return nil, err
 		}
 	}
-	list, more, err := s.store.ListOrders(ctx, ListQuery{Scope: scope, StoreID: req.StoreId, After: page.After, PageSize: page.Size})
+	list, more, err := s.store.ListOrders(ctx, ListQuery{Scope: scope, StoreID: req.StoreId, After: page.After, PageSize: page.Size, ByteBudget: pageBudget})
 	if err != nil {
 		return nil, err
-	}
-	if cut := withinBudget(list); cut < len(list) {
-		list, more = list[:cut], true
 	}
 	resp := &platenv1.ListOrdersResponse{Orders: make([]*platenv1.Order, len(list))}
 	for i, o := range list {
@@ -133,23 +130,10 @@ func (s *Service) ListOrders(ctx context.Context, req *platenv1.ListOrdersReques
 }
 
 // pageBudget bounds one page's bulk: orders can be large (a design document
-// per item), and a page of 500 of them would not fit an answer. A page is
-// cut short at the order that passes the budget; next_page_token goes on.
+// per item), and a page of 500 of them would not fit an answer, nor memory.
+// A page is cut short at the order that passes the budget;
+// next_page_token goes on from there.
 const pageBudget = 4 << 20
-
-// withinBudget is how many orders of list fit the page budget (at least one).
-func withinBudget(list []*Order) int {
-	size := 0
-	for i, o := range list {
-		for _, it := range o.Items {
-			size += len(it.TemplateConfig) + len(it.Properties) + 512
-		}
-		if size > pageBudget && i > 0 {
-			return i
-		}
-	}
-	return len(list)
-}
 
 // UpdateOrder applies a PUT: present fields replace the stored ones.
 func (s *Service) UpdateOrder(ctx context.Context, req *platenv1.UpdateOrderRequest) (*platenv1.Order, error) {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"entgo.io/ent/dialect"
+	entsql "entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 
 	"github.com/platen-print/platen/ent"
@@ -207,7 +208,10 @@ func getOrder(ctx context.Context, client *ent.Client, scope orders.Scope, uid s
 	return orderFromRow(row)
 }
 
-// ListOrders returns a page of orders, newest first.
+// ListOrders returns a page of orders, newest first. Orders can be large
+// (a design document per item), so their items' sizes are summed in the
+// database first and items are loaded only for the orders that fit the
+// page's byte budget: a page never holds more than about the budget.
 func (s *Orders) ListOrders(ctx context.Context, q orders.ListQuery) ([]*orders.Order, bool, error) {
 	query := s.db.read.Order.Query().Where(order.TeamID(q.TeamID))
 	if q.Scope.StoreID != "" {
@@ -222,15 +226,21 @@ func (s *Orders) ListOrders(ctx context.Context, q orders.ListQuery) ([]*orders.
 			order.And(order.CreatedAt(a.CreatedAt), order.UIDLT(a.UID)),
 		))
 	}
-	rows, err := query.
-		WithItems(func(iq *ent.OrderItemQuery) { iq.Order(ent.Asc(orderitem.FieldPosition)) }).
-		Order(ent.Desc(order.FieldCreatedAt), ent.Desc(order.FieldUID)).Limit(q.PageSize + 1).All(ctx)
+	rows, err := query.Order(ent.Desc(order.FieldCreatedAt), ent.Desc(order.FieldUID)).Limit(q.PageSize + 1).All(ctx)
 	if err != nil {
 		return nil, false, err
 	}
 	more := len(rows) > q.PageSize
 	if more {
 		rows = rows[:q.PageSize]
+	}
+	if fit, err := s.withinBudget(ctx, rows, q.ByteBudget); err != nil {
+		return nil, false, err
+	} else if fit < len(rows) {
+		rows, more = rows[:fit], true
+	}
+	if err := s.loadItems(ctx, rows); err != nil {
+		return nil, false, err
 	}
 	out := make([]*orders.Order, len(rows))
 	for i, row := range rows {
@@ -239,6 +249,71 @@ func (s *Orders) ListOrders(ctx context.Context, q orders.ListQuery) ([]*orders.
 		}
 	}
 	return out, more, nil
+}
+
+// itemOverhead is what an item weighs in a page besides its design
+// document and properties.
+const itemOverhead = 512
+
+// withinBudget is how many of rows fit budget bytes of items (at least one;
+// all when budget is 0).
+func (s *Orders) withinBudget(ctx context.Context, rows []*ent.Order, budget int) (int, error) {
+	if budget <= 0 || len(rows) == 0 {
+		return len(rows), nil
+	}
+	var sizes []struct {
+		OrderID int `json:"order_id"`
+		Size    int `json:"size"`
+	}
+	err := s.db.read.OrderItem.Query().Where(orderitem.OrderIDIn(orderIDs(rows)...)).
+		GroupBy(orderitem.FieldOrderID).
+		Aggregate(func(sel *entsql.Selector) string {
+			return entsql.As(fmt.Sprintf("SUM(LENGTH(%s) + COALESCE(LENGTH(CAST(%s AS TEXT)), 0) + %d)",
+				sel.C(orderitem.FieldTemplateConfig), sel.C(orderitem.FieldProperties), itemOverhead), "size")
+		}).
+		Scan(ctx, &sizes)
+	if err != nil {
+		return 0, err
+	}
+	byOrder := make(map[int]int, len(sizes))
+	for _, sz := range sizes {
+		byOrder[sz.OrderID] = sz.Size
+	}
+	total := 0
+	for i, row := range rows {
+		if total += byOrder[row.ID]; total > budget && i > 0 {
+			return i, nil
+		}
+	}
+	return len(rows), nil
+}
+
+// loadItems fills in the items of rows in one query.
+func (s *Orders) loadItems(ctx context.Context, rows []*ent.Order) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	items, err := s.db.read.OrderItem.Query().Where(orderitem.OrderIDIn(orderIDs(rows)...)).
+		Order(ent.Asc(orderitem.FieldOrderID), ent.Asc(orderitem.FieldPosition)).All(ctx)
+	if err != nil {
+		return err
+	}
+	byOrder := make(map[int][]*ent.OrderItem, len(rows))
+	for _, it := range items {
+		byOrder[it.OrderID] = append(byOrder[it.OrderID], it)
+	}
+	for _, row := range rows {
+		row.Edges.Items = byOrder[row.ID]
+	}
+	return nil
+}
+
+func orderIDs(rows []*ent.Order) []int {
+	ids := make([]int, len(rows))
+	for i, row := range rows {
+		ids[i] = row.ID
+	}
+	return ids
 }
 
 // lockOrder takes the order row's lock for the rest of the transaction on
