@@ -19,6 +19,7 @@ import (
 	"github.com/platen-print/platen/ent/idempotencykey"
 	"github.com/platen-print/platen/ent/order"
 	"github.com/platen-print/platen/ent/orderitem"
+	"github.com/platen-print/platen/ent/productcategory"
 	"github.com/platen-print/platen/ent/store"
 	"github.com/platen-print/platen/ent/team"
 
@@ -38,6 +39,8 @@ type Client struct {
 	Order *OrderClient
 	// OrderItem is the client for interacting with the OrderItem builders.
 	OrderItem *OrderItemClient
+	// ProductCategory is the client for interacting with the ProductCategory builders.
+	ProductCategory *ProductCategoryClient
 	// Store is the client for interacting with the Store builders.
 	Store *StoreClient
 	// Team is the client for interacting with the Team builders.
@@ -57,6 +60,7 @@ func (c *Client) init() {
 	c.IdempotencyKey = NewIdempotencyKeyClient(c.config)
 	c.Order = NewOrderClient(c.config)
 	c.OrderItem = NewOrderItemClient(c.config)
+	c.ProductCategory = NewProductCategoryClient(c.config)
 	c.Store = NewStoreClient(c.config)
 	c.Team = NewTeamClient(c.config)
 }
@@ -149,14 +153,15 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 	cfg := c.config
 	cfg.driver = tx
 	return &Tx{
-		ctx:            ctx,
-		config:         cfg,
-		APIToken:       NewAPITokenClient(cfg),
-		IdempotencyKey: NewIdempotencyKeyClient(cfg),
-		Order:          NewOrderClient(cfg),
-		OrderItem:      NewOrderItemClient(cfg),
-		Store:          NewStoreClient(cfg),
-		Team:           NewTeamClient(cfg),
+		ctx:             ctx,
+		config:          cfg,
+		APIToken:        NewAPITokenClient(cfg),
+		IdempotencyKey:  NewIdempotencyKeyClient(cfg),
+		Order:           NewOrderClient(cfg),
+		OrderItem:       NewOrderItemClient(cfg),
+		ProductCategory: NewProductCategoryClient(cfg),
+		Store:           NewStoreClient(cfg),
+		Team:            NewTeamClient(cfg),
 	}, nil
 }
 
@@ -174,14 +179,15 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 	cfg := c.config
 	cfg.driver = &txDriver{tx: tx, drv: c.driver}
 	return &Tx{
-		ctx:            ctx,
-		config:         cfg,
-		APIToken:       NewAPITokenClient(cfg),
-		IdempotencyKey: NewIdempotencyKeyClient(cfg),
-		Order:          NewOrderClient(cfg),
-		OrderItem:      NewOrderItemClient(cfg),
-		Store:          NewStoreClient(cfg),
-		Team:           NewTeamClient(cfg),
+		ctx:             ctx,
+		config:          cfg,
+		APIToken:        NewAPITokenClient(cfg),
+		IdempotencyKey:  NewIdempotencyKeyClient(cfg),
+		Order:           NewOrderClient(cfg),
+		OrderItem:       NewOrderItemClient(cfg),
+		ProductCategory: NewProductCategoryClient(cfg),
+		Store:           NewStoreClient(cfg),
+		Team:            NewTeamClient(cfg),
 	}, nil
 }
 
@@ -211,7 +217,8 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.APIToken, c.IdempotencyKey, c.Order, c.OrderItem, c.Store, c.Team,
+		c.APIToken, c.IdempotencyKey, c.Order, c.OrderItem, c.ProductCategory, c.Store,
+		c.Team,
 	} {
 		n.Use(hooks...)
 	}
@@ -221,7 +228,8 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.APIToken, c.IdempotencyKey, c.Order, c.OrderItem, c.Store, c.Team,
+		c.APIToken, c.IdempotencyKey, c.Order, c.OrderItem, c.ProductCategory, c.Store,
+		c.Team,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -238,6 +246,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Order.mutate(ctx, m)
 	case *OrderItemMutation:
 		return c.OrderItem.mutate(ctx, m)
+	case *ProductCategoryMutation:
+		return c.ProductCategory.mutate(ctx, m)
 	case *StoreMutation:
 		return c.Store.mutate(ctx, m)
 	case *TeamMutation:
@@ -827,6 +837,171 @@ func (c *OrderItemClient) mutate(ctx context.Context, m *OrderItemMutation) (Val
 	}
 }
 
+// ProductCategoryClient is a client for the ProductCategory schema.
+type ProductCategoryClient struct {
+	config
+}
+
+// NewProductCategoryClient returns a client for the ProductCategory from the given config.
+func NewProductCategoryClient(c config) *ProductCategoryClient {
+	return &ProductCategoryClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `productcategory.Hooks(f(g(h())))`.
+func (c *ProductCategoryClient) Use(hooks ...Hook) {
+	c.hooks.ProductCategory = append(c.hooks.ProductCategory, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `productcategory.Intercept(f(g(h())))`.
+func (c *ProductCategoryClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ProductCategory = append(c.inters.ProductCategory, interceptors...)
+}
+
+// Create returns a builder for creating a ProductCategory entity.
+func (c *ProductCategoryClient) Create() *ProductCategoryCreate {
+	mutation := newProductCategoryMutation(c.config, OpCreate)
+	return &ProductCategoryCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ProductCategory entities.
+func (c *ProductCategoryClient) CreateBulk(builders ...*ProductCategoryCreate) *ProductCategoryCreateBulk {
+	return &ProductCategoryCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ProductCategoryClient) MapCreateBulk(slice any, setFunc func(*ProductCategoryCreate, int)) *ProductCategoryCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ProductCategoryCreateBulk{err: fmt.Errorf("calling to ProductCategoryClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ProductCategoryCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ProductCategoryCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ProductCategory.
+func (c *ProductCategoryClient) Update() *ProductCategoryUpdate {
+	mutation := newProductCategoryMutation(c.config, OpUpdate)
+	return &ProductCategoryUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ProductCategoryClient) UpdateOne(_m *ProductCategory) *ProductCategoryUpdateOne {
+	mutation := newProductCategoryMutation(c.config, OpUpdateOne, withProductCategory(_m))
+	return &ProductCategoryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ProductCategoryClient) UpdateOneID(id int) *ProductCategoryUpdateOne {
+	mutation := newProductCategoryMutation(c.config, OpUpdateOne, withProductCategoryID(id))
+	return &ProductCategoryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ProductCategory.
+func (c *ProductCategoryClient) Delete() *ProductCategoryDelete {
+	mutation := newProductCategoryMutation(c.config, OpDelete)
+	return &ProductCategoryDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ProductCategoryClient) DeleteOne(_m *ProductCategory) *ProductCategoryDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ProductCategoryClient) DeleteOneID(id int) *ProductCategoryDeleteOne {
+	builder := c.Delete().Where(productcategory.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ProductCategoryDeleteOne{builder}
+}
+
+// Query returns a query builder for ProductCategory.
+func (c *ProductCategoryClient) Query() *ProductCategoryQuery {
+	return &ProductCategoryQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeProductCategory},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ProductCategory entity by its id.
+func (c *ProductCategoryClient) Get(ctx context.Context, id int) (*ProductCategory, error) {
+	return c.Query().Where(productcategory.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ProductCategoryClient) GetX(ctx context.Context, id int) *ProductCategory {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryParent queries the parent edge of a ProductCategory.
+func (c *ProductCategoryClient) QueryParent(_m *ProductCategory) *ProductCategoryQuery {
+	query := (&ProductCategoryClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(productcategory.Table, productcategory.FieldID, id),
+			sqlgraph.To(productcategory.Table, productcategory.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, productcategory.ParentTable, productcategory.ParentColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryChildren queries the children edge of a ProductCategory.
+func (c *ProductCategoryClient) QueryChildren(_m *ProductCategory) *ProductCategoryQuery {
+	query := (&ProductCategoryClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(productcategory.Table, productcategory.FieldID, id),
+			sqlgraph.To(productcategory.Table, productcategory.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, productcategory.ChildrenTable, productcategory.ChildrenColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ProductCategoryClient) Hooks() []Hook {
+	return c.hooks.ProductCategory
+}
+
+// Interceptors returns the client interceptors.
+func (c *ProductCategoryClient) Interceptors() []Interceptor {
+	return c.inters.ProductCategory
+}
+
+func (c *ProductCategoryClient) mutate(ctx context.Context, m *ProductCategoryMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ProductCategoryCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ProductCategoryUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ProductCategoryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ProductCategoryDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ProductCategory mutation op: %q", m.Op())
+	}
+}
+
 // StoreClient is a client for the Store schema.
 type StoreClient struct {
 	config
@@ -1144,10 +1319,12 @@ func (c *TeamClient) mutate(ctx context.Context, m *TeamMutation) (Value, error)
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		APIToken, IdempotencyKey, Order, OrderItem, Store, Team []ent.Hook
+		APIToken, IdempotencyKey, Order, OrderItem, ProductCategory, Store,
+		Team []ent.Hook
 	}
 	inters struct {
-		APIToken, IdempotencyKey, Order, OrderItem, Store, Team []ent.Interceptor
+		APIToken, IdempotencyKey, Order, OrderItem, ProductCategory, Store,
+		Team []ent.Interceptor
 	}
 )
 

@@ -16,6 +16,7 @@ import (
 	"github.com/platen-print/platen/ent/idempotencykey"
 	"github.com/platen-print/platen/ent/order"
 	"github.com/platen-print/platen/ent/orderitem"
+	"github.com/platen-print/platen/ent/productcategory"
 	"github.com/platen-print/platen/ent/store"
 	"github.com/platen-print/platen/ent/team"
 )
@@ -78,12 +79,13 @@ var (
 func checkColumn(t, c string) error {
 	initCheck.Do(func() {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
-			apitoken.Table:       apitoken.ValidColumn,
-			idempotencykey.Table: idempotencykey.ValidColumn,
-			order.Table:          order.ValidColumn,
-			orderitem.Table:      orderitem.ValidColumn,
-			store.Table:          store.ValidColumn,
-			team.Table:           team.ValidColumn,
+			apitoken.Table:        apitoken.ValidColumn,
+			idempotencykey.Table:  idempotencykey.ValidColumn,
+			order.Table:           order.ValidColumn,
+			orderitem.Table:       orderitem.ValidColumn,
+			productcategory.Table: productcategory.ValidColumn,
+			store.Table:           store.ValidColumn,
+			team.Table:            team.ValidColumn,
 		})
 	})
 	return columnCheck(t, c)

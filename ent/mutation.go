@@ -17,6 +17,7 @@ import (
 	"github.com/platen-print/platen/ent/order"
 	"github.com/platen-print/platen/ent/orderitem"
 	"github.com/platen-print/platen/ent/predicate"
+	"github.com/platen-print/platen/ent/productcategory"
 	"github.com/platen-print/platen/ent/store"
 	"github.com/platen-print/platen/ent/team"
 )
@@ -30,12 +31,13 @@ const (
 	OpUpdateOne = ent.OpUpdateOne
 
 	// Node types.
-	TypeAPIToken       = "APIToken"
-	TypeIdempotencyKey = "IdempotencyKey"
-	TypeOrder          = "Order"
-	TypeOrderItem      = "OrderItem"
-	TypeStore          = "Store"
-	TypeTeam           = "Team"
+	TypeAPIToken        = "APIToken"
+	TypeIdempotencyKey  = "IdempotencyKey"
+	TypeOrder           = "Order"
+	TypeOrderItem       = "OrderItem"
+	TypeProductCategory = "ProductCategory"
+	TypeStore           = "Store"
+	TypeTeam            = "Team"
 )
 
 // APITokenMutation represents an operation that mutates the APIToken nodes in the graph.
@@ -4629,6 +4631,1105 @@ func (m *OrderItemMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown OrderItem edge %s", name)
+}
+
+// ProductCategoryMutation represents an operation that mutates the ProductCategory nodes in the graph.
+type ProductCategoryMutation struct {
+	config
+	op                  Op
+	typ                 string
+	id                  *int
+	created_at          *time.Time
+	updated_at          *time.Time
+	uid                 *string
+	team_id             *int
+	addteam_id          *int
+	name                *string
+	description         *string
+	default_dpi         *int
+	adddefault_dpi      *int
+	editor_category_id  *string
+	default_location_id *string
+	clearedFields       map[string]struct{}
+	parent              *int
+	clearedparent       bool
+	children            map[int]struct{}
+	removedchildren     map[int]struct{}
+	clearedchildren     bool
+	done                bool
+	oldValue            func(context.Context) (*ProductCategory, error)
+	predicates          []predicate.ProductCategory
+}
+
+var _ ent.Mutation = (*ProductCategoryMutation)(nil)
+
+// productcategoryOption allows management of the mutation configuration using functional options.
+type productcategoryOption func(*ProductCategoryMutation)
+
+// newProductCategoryMutation creates new mutation for the ProductCategory entity.
+func newProductCategoryMutation(c config, op Op, opts ...productcategoryOption) *ProductCategoryMutation {
+	m := &ProductCategoryMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeProductCategory,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withProductCategoryID sets the ID field of the mutation.
+func withProductCategoryID(id int) productcategoryOption {
+	return func(m *ProductCategoryMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *ProductCategory
+		)
+		m.oldValue = func(ctx context.Context) (*ProductCategory, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().ProductCategory.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withProductCategory sets the old ProductCategory of the mutation.
+func withProductCategory(node *ProductCategory) productcategoryOption {
+	return func(m *ProductCategoryMutation) {
+		m.oldValue = func(context.Context) (*ProductCategory, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ProductCategoryMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ProductCategoryMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ProductCategoryMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ProductCategoryMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().ProductCategory.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *ProductCategoryMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *ProductCategoryMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the ProductCategory entity.
+// If the ProductCategory object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductCategoryMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *ProductCategoryMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *ProductCategoryMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *ProductCategoryMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the ProductCategory entity.
+// If the ProductCategory object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductCategoryMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *ProductCategoryMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetUID sets the "uid" field.
+func (m *ProductCategoryMutation) SetUID(s string) {
+	m.uid = &s
+}
+
+// UID returns the value of the "uid" field in the mutation.
+func (m *ProductCategoryMutation) UID() (r string, exists bool) {
+	v := m.uid
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUID returns the old "uid" field's value of the ProductCategory entity.
+// If the ProductCategory object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductCategoryMutation) OldUID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUID: %w", err)
+	}
+	return oldValue.UID, nil
+}
+
+// ResetUID resets all changes to the "uid" field.
+func (m *ProductCategoryMutation) ResetUID() {
+	m.uid = nil
+}
+
+// SetTeamID sets the "team_id" field.
+func (m *ProductCategoryMutation) SetTeamID(i int) {
+	m.team_id = &i
+	m.addteam_id = nil
+}
+
+// TeamID returns the value of the "team_id" field in the mutation.
+func (m *ProductCategoryMutation) TeamID() (r int, exists bool) {
+	v := m.team_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTeamID returns the old "team_id" field's value of the ProductCategory entity.
+// If the ProductCategory object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductCategoryMutation) OldTeamID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTeamID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTeamID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTeamID: %w", err)
+	}
+	return oldValue.TeamID, nil
+}
+
+// AddTeamID adds i to the "team_id" field.
+func (m *ProductCategoryMutation) AddTeamID(i int) {
+	if m.addteam_id != nil {
+		*m.addteam_id += i
+	} else {
+		m.addteam_id = &i
+	}
+}
+
+// AddedTeamID returns the value that was added to the "team_id" field in this mutation.
+func (m *ProductCategoryMutation) AddedTeamID() (r int, exists bool) {
+	v := m.addteam_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetTeamID resets all changes to the "team_id" field.
+func (m *ProductCategoryMutation) ResetTeamID() {
+	m.team_id = nil
+	m.addteam_id = nil
+}
+
+// SetName sets the "name" field.
+func (m *ProductCategoryMutation) SetName(s string) {
+	m.name = &s
+}
+
+// Name returns the value of the "name" field in the mutation.
+func (m *ProductCategoryMutation) Name() (r string, exists bool) {
+	v := m.name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldName returns the old "name" field's value of the ProductCategory entity.
+// If the ProductCategory object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductCategoryMutation) OldName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldName: %w", err)
+	}
+	return oldValue.Name, nil
+}
+
+// ResetName resets all changes to the "name" field.
+func (m *ProductCategoryMutation) ResetName() {
+	m.name = nil
+}
+
+// SetParentID sets the "parent_id" field.
+func (m *ProductCategoryMutation) SetParentID(i int) {
+	m.parent = &i
+}
+
+// ParentID returns the value of the "parent_id" field in the mutation.
+func (m *ProductCategoryMutation) ParentID() (r int, exists bool) {
+	v := m.parent
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldParentID returns the old "parent_id" field's value of the ProductCategory entity.
+// If the ProductCategory object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductCategoryMutation) OldParentID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldParentID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldParentID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldParentID: %w", err)
+	}
+	return oldValue.ParentID, nil
+}
+
+// ClearParentID clears the value of the "parent_id" field.
+func (m *ProductCategoryMutation) ClearParentID() {
+	m.parent = nil
+	m.clearedFields[productcategory.FieldParentID] = struct{}{}
+}
+
+// ParentIDCleared returns if the "parent_id" field was cleared in this mutation.
+func (m *ProductCategoryMutation) ParentIDCleared() bool {
+	_, ok := m.clearedFields[productcategory.FieldParentID]
+	return ok
+}
+
+// ResetParentID resets all changes to the "parent_id" field.
+func (m *ProductCategoryMutation) ResetParentID() {
+	m.parent = nil
+	delete(m.clearedFields, productcategory.FieldParentID)
+}
+
+// SetDescription sets the "description" field.
+func (m *ProductCategoryMutation) SetDescription(s string) {
+	m.description = &s
+}
+
+// Description returns the value of the "description" field in the mutation.
+func (m *ProductCategoryMutation) Description() (r string, exists bool) {
+	v := m.description
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDescription returns the old "description" field's value of the ProductCategory entity.
+// If the ProductCategory object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductCategoryMutation) OldDescription(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDescription is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDescription requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDescription: %w", err)
+	}
+	return oldValue.Description, nil
+}
+
+// ClearDescription clears the value of the "description" field.
+func (m *ProductCategoryMutation) ClearDescription() {
+	m.description = nil
+	m.clearedFields[productcategory.FieldDescription] = struct{}{}
+}
+
+// DescriptionCleared returns if the "description" field was cleared in this mutation.
+func (m *ProductCategoryMutation) DescriptionCleared() bool {
+	_, ok := m.clearedFields[productcategory.FieldDescription]
+	return ok
+}
+
+// ResetDescription resets all changes to the "description" field.
+func (m *ProductCategoryMutation) ResetDescription() {
+	m.description = nil
+	delete(m.clearedFields, productcategory.FieldDescription)
+}
+
+// SetDefaultDpi sets the "default_dpi" field.
+func (m *ProductCategoryMutation) SetDefaultDpi(i int) {
+	m.default_dpi = &i
+	m.adddefault_dpi = nil
+}
+
+// DefaultDpi returns the value of the "default_dpi" field in the mutation.
+func (m *ProductCategoryMutation) DefaultDpi() (r int, exists bool) {
+	v := m.default_dpi
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDefaultDpi returns the old "default_dpi" field's value of the ProductCategory entity.
+// If the ProductCategory object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductCategoryMutation) OldDefaultDpi(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDefaultDpi is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDefaultDpi requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDefaultDpi: %w", err)
+	}
+	return oldValue.DefaultDpi, nil
+}
+
+// AddDefaultDpi adds i to the "default_dpi" field.
+func (m *ProductCategoryMutation) AddDefaultDpi(i int) {
+	if m.adddefault_dpi != nil {
+		*m.adddefault_dpi += i
+	} else {
+		m.adddefault_dpi = &i
+	}
+}
+
+// AddedDefaultDpi returns the value that was added to the "default_dpi" field in this mutation.
+func (m *ProductCategoryMutation) AddedDefaultDpi() (r int, exists bool) {
+	v := m.adddefault_dpi
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetDefaultDpi resets all changes to the "default_dpi" field.
+func (m *ProductCategoryMutation) ResetDefaultDpi() {
+	m.default_dpi = nil
+	m.adddefault_dpi = nil
+}
+
+// SetEditorCategoryID sets the "editor_category_id" field.
+func (m *ProductCategoryMutation) SetEditorCategoryID(s string) {
+	m.editor_category_id = &s
+}
+
+// EditorCategoryID returns the value of the "editor_category_id" field in the mutation.
+func (m *ProductCategoryMutation) EditorCategoryID() (r string, exists bool) {
+	v := m.editor_category_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEditorCategoryID returns the old "editor_category_id" field's value of the ProductCategory entity.
+// If the ProductCategory object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductCategoryMutation) OldEditorCategoryID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEditorCategoryID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEditorCategoryID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEditorCategoryID: %w", err)
+	}
+	return oldValue.EditorCategoryID, nil
+}
+
+// ClearEditorCategoryID clears the value of the "editor_category_id" field.
+func (m *ProductCategoryMutation) ClearEditorCategoryID() {
+	m.editor_category_id = nil
+	m.clearedFields[productcategory.FieldEditorCategoryID] = struct{}{}
+}
+
+// EditorCategoryIDCleared returns if the "editor_category_id" field was cleared in this mutation.
+func (m *ProductCategoryMutation) EditorCategoryIDCleared() bool {
+	_, ok := m.clearedFields[productcategory.FieldEditorCategoryID]
+	return ok
+}
+
+// ResetEditorCategoryID resets all changes to the "editor_category_id" field.
+func (m *ProductCategoryMutation) ResetEditorCategoryID() {
+	m.editor_category_id = nil
+	delete(m.clearedFields, productcategory.FieldEditorCategoryID)
+}
+
+// SetDefaultLocationID sets the "default_location_id" field.
+func (m *ProductCategoryMutation) SetDefaultLocationID(s string) {
+	m.default_location_id = &s
+}
+
+// DefaultLocationID returns the value of the "default_location_id" field in the mutation.
+func (m *ProductCategoryMutation) DefaultLocationID() (r string, exists bool) {
+	v := m.default_location_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDefaultLocationID returns the old "default_location_id" field's value of the ProductCategory entity.
+// If the ProductCategory object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductCategoryMutation) OldDefaultLocationID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDefaultLocationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDefaultLocationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDefaultLocationID: %w", err)
+	}
+	return oldValue.DefaultLocationID, nil
+}
+
+// ClearDefaultLocationID clears the value of the "default_location_id" field.
+func (m *ProductCategoryMutation) ClearDefaultLocationID() {
+	m.default_location_id = nil
+	m.clearedFields[productcategory.FieldDefaultLocationID] = struct{}{}
+}
+
+// DefaultLocationIDCleared returns if the "default_location_id" field was cleared in this mutation.
+func (m *ProductCategoryMutation) DefaultLocationIDCleared() bool {
+	_, ok := m.clearedFields[productcategory.FieldDefaultLocationID]
+	return ok
+}
+
+// ResetDefaultLocationID resets all changes to the "default_location_id" field.
+func (m *ProductCategoryMutation) ResetDefaultLocationID() {
+	m.default_location_id = nil
+	delete(m.clearedFields, productcategory.FieldDefaultLocationID)
+}
+
+// ClearParent clears the "parent" edge to the ProductCategory entity.
+func (m *ProductCategoryMutation) ClearParent() {
+	m.clearedparent = true
+	m.clearedFields[productcategory.FieldParentID] = struct{}{}
+}
+
+// ParentCleared reports if the "parent" edge to the ProductCategory entity was cleared.
+func (m *ProductCategoryMutation) ParentCleared() bool {
+	return m.ParentIDCleared() || m.clearedparent
+}
+
+// ParentIDs returns the "parent" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ParentID instead. It exists only for internal usage by the builders.
+func (m *ProductCategoryMutation) ParentIDs() (ids []int) {
+	if id := m.parent; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetParent resets all changes to the "parent" edge.
+func (m *ProductCategoryMutation) ResetParent() {
+	m.parent = nil
+	m.clearedparent = false
+}
+
+// AddChildIDs adds the "children" edge to the ProductCategory entity by ids.
+func (m *ProductCategoryMutation) AddChildIDs(ids ...int) {
+	if m.children == nil {
+		m.children = make(map[int]struct{})
+	}
+	for i := range ids {
+		m.children[ids[i]] = struct{}{}
+	}
+}
+
+// ClearChildren clears the "children" edge to the ProductCategory entity.
+func (m *ProductCategoryMutation) ClearChildren() {
+	m.clearedchildren = true
+}
+
+// ChildrenCleared reports if the "children" edge to the ProductCategory entity was cleared.
+func (m *ProductCategoryMutation) ChildrenCleared() bool {
+	return m.clearedchildren
+}
+
+// RemoveChildIDs removes the "children" edge to the ProductCategory entity by IDs.
+func (m *ProductCategoryMutation) RemoveChildIDs(ids ...int) {
+	if m.removedchildren == nil {
+		m.removedchildren = make(map[int]struct{})
+	}
+	for i := range ids {
+		delete(m.children, ids[i])
+		m.removedchildren[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedChildren returns the removed IDs of the "children" edge to the ProductCategory entity.
+func (m *ProductCategoryMutation) RemovedChildrenIDs() (ids []int) {
+	for id := range m.removedchildren {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ChildrenIDs returns the "children" edge IDs in the mutation.
+func (m *ProductCategoryMutation) ChildrenIDs() (ids []int) {
+	for id := range m.children {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetChildren resets all changes to the "children" edge.
+func (m *ProductCategoryMutation) ResetChildren() {
+	m.children = nil
+	m.clearedchildren = false
+	m.removedchildren = nil
+}
+
+// Where appends a list predicates to the ProductCategoryMutation builder.
+func (m *ProductCategoryMutation) Where(ps ...predicate.ProductCategory) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ProductCategoryMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ProductCategoryMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.ProductCategory, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ProductCategoryMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ProductCategoryMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (ProductCategory).
+func (m *ProductCategoryMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ProductCategoryMutation) Fields() []string {
+	fields := make([]string, 0, 10)
+	if m.created_at != nil {
+		fields = append(fields, productcategory.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, productcategory.FieldUpdatedAt)
+	}
+	if m.uid != nil {
+		fields = append(fields, productcategory.FieldUID)
+	}
+	if m.team_id != nil {
+		fields = append(fields, productcategory.FieldTeamID)
+	}
+	if m.name != nil {
+		fields = append(fields, productcategory.FieldName)
+	}
+	if m.parent != nil {
+		fields = append(fields, productcategory.FieldParentID)
+	}
+	if m.description != nil {
+		fields = append(fields, productcategory.FieldDescription)
+	}
+	if m.default_dpi != nil {
+		fields = append(fields, productcategory.FieldDefaultDpi)
+	}
+	if m.editor_category_id != nil {
+		fields = append(fields, productcategory.FieldEditorCategoryID)
+	}
+	if m.default_location_id != nil {
+		fields = append(fields, productcategory.FieldDefaultLocationID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ProductCategoryMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case productcategory.FieldCreatedAt:
+		return m.CreatedAt()
+	case productcategory.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case productcategory.FieldUID:
+		return m.UID()
+	case productcategory.FieldTeamID:
+		return m.TeamID()
+	case productcategory.FieldName:
+		return m.Name()
+	case productcategory.FieldParentID:
+		return m.ParentID()
+	case productcategory.FieldDescription:
+		return m.Description()
+	case productcategory.FieldDefaultDpi:
+		return m.DefaultDpi()
+	case productcategory.FieldEditorCategoryID:
+		return m.EditorCategoryID()
+	case productcategory.FieldDefaultLocationID:
+		return m.DefaultLocationID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ProductCategoryMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case productcategory.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case productcategory.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case productcategory.FieldUID:
+		return m.OldUID(ctx)
+	case productcategory.FieldTeamID:
+		return m.OldTeamID(ctx)
+	case productcategory.FieldName:
+		return m.OldName(ctx)
+	case productcategory.FieldParentID:
+		return m.OldParentID(ctx)
+	case productcategory.FieldDescription:
+		return m.OldDescription(ctx)
+	case productcategory.FieldDefaultDpi:
+		return m.OldDefaultDpi(ctx)
+	case productcategory.FieldEditorCategoryID:
+		return m.OldEditorCategoryID(ctx)
+	case productcategory.FieldDefaultLocationID:
+		return m.OldDefaultLocationID(ctx)
+	}
+	return nil, fmt.Errorf("unknown ProductCategory field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ProductCategoryMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case productcategory.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case productcategory.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case productcategory.FieldUID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUID(v)
+		return nil
+	case productcategory.FieldTeamID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTeamID(v)
+		return nil
+	case productcategory.FieldName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetName(v)
+		return nil
+	case productcategory.FieldParentID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetParentID(v)
+		return nil
+	case productcategory.FieldDescription:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDescription(v)
+		return nil
+	case productcategory.FieldDefaultDpi:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDefaultDpi(v)
+		return nil
+	case productcategory.FieldEditorCategoryID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEditorCategoryID(v)
+		return nil
+	case productcategory.FieldDefaultLocationID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDefaultLocationID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ProductCategory field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ProductCategoryMutation) AddedFields() []string {
+	var fields []string
+	if m.addteam_id != nil {
+		fields = append(fields, productcategory.FieldTeamID)
+	}
+	if m.adddefault_dpi != nil {
+		fields = append(fields, productcategory.FieldDefaultDpi)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ProductCategoryMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case productcategory.FieldTeamID:
+		return m.AddedTeamID()
+	case productcategory.FieldDefaultDpi:
+		return m.AddedDefaultDpi()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ProductCategoryMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case productcategory.FieldTeamID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddTeamID(v)
+		return nil
+	case productcategory.FieldDefaultDpi:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDefaultDpi(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ProductCategory numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ProductCategoryMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(productcategory.FieldParentID) {
+		fields = append(fields, productcategory.FieldParentID)
+	}
+	if m.FieldCleared(productcategory.FieldDescription) {
+		fields = append(fields, productcategory.FieldDescription)
+	}
+	if m.FieldCleared(productcategory.FieldEditorCategoryID) {
+		fields = append(fields, productcategory.FieldEditorCategoryID)
+	}
+	if m.FieldCleared(productcategory.FieldDefaultLocationID) {
+		fields = append(fields, productcategory.FieldDefaultLocationID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ProductCategoryMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ProductCategoryMutation) ClearField(name string) error {
+	switch name {
+	case productcategory.FieldParentID:
+		m.ClearParentID()
+		return nil
+	case productcategory.FieldDescription:
+		m.ClearDescription()
+		return nil
+	case productcategory.FieldEditorCategoryID:
+		m.ClearEditorCategoryID()
+		return nil
+	case productcategory.FieldDefaultLocationID:
+		m.ClearDefaultLocationID()
+		return nil
+	}
+	return fmt.Errorf("unknown ProductCategory nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ProductCategoryMutation) ResetField(name string) error {
+	switch name {
+	case productcategory.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case productcategory.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case productcategory.FieldUID:
+		m.ResetUID()
+		return nil
+	case productcategory.FieldTeamID:
+		m.ResetTeamID()
+		return nil
+	case productcategory.FieldName:
+		m.ResetName()
+		return nil
+	case productcategory.FieldParentID:
+		m.ResetParentID()
+		return nil
+	case productcategory.FieldDescription:
+		m.ResetDescription()
+		return nil
+	case productcategory.FieldDefaultDpi:
+		m.ResetDefaultDpi()
+		return nil
+	case productcategory.FieldEditorCategoryID:
+		m.ResetEditorCategoryID()
+		return nil
+	case productcategory.FieldDefaultLocationID:
+		m.ResetDefaultLocationID()
+		return nil
+	}
+	return fmt.Errorf("unknown ProductCategory field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ProductCategoryMutation) AddedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.parent != nil {
+		edges = append(edges, productcategory.EdgeParent)
+	}
+	if m.children != nil {
+		edges = append(edges, productcategory.EdgeChildren)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ProductCategoryMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case productcategory.EdgeParent:
+		if id := m.parent; id != nil {
+			return []ent.Value{*id}
+		}
+	case productcategory.EdgeChildren:
+		ids := make([]ent.Value, 0, len(m.children))
+		for id := range m.children {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ProductCategoryMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.removedchildren != nil {
+		edges = append(edges, productcategory.EdgeChildren)
+	}
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ProductCategoryMutation) RemovedIDs(name string) []ent.Value {
+	switch name {
+	case productcategory.EdgeChildren:
+		ids := make([]ent.Value, 0, len(m.removedchildren))
+		for id := range m.removedchildren {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ProductCategoryMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.clearedparent {
+		edges = append(edges, productcategory.EdgeParent)
+	}
+	if m.clearedchildren {
+		edges = append(edges, productcategory.EdgeChildren)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ProductCategoryMutation) EdgeCleared(name string) bool {
+	switch name {
+	case productcategory.EdgeParent:
+		return m.clearedparent
+	case productcategory.EdgeChildren:
+		return m.clearedchildren
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ProductCategoryMutation) ClearEdge(name string) error {
+	switch name {
+	case productcategory.EdgeParent:
+		m.ClearParent()
+		return nil
+	}
+	return fmt.Errorf("unknown ProductCategory unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ProductCategoryMutation) ResetEdge(name string) error {
+	switch name {
+	case productcategory.EdgeParent:
+		m.ResetParent()
+		return nil
+	case productcategory.EdgeChildren:
+		m.ResetChildren()
+		return nil
+	}
+	return fmt.Errorf("unknown ProductCategory edge %s", name)
 }
 
 // StoreMutation represents an operation that mutates the Store nodes in the graph.

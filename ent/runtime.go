@@ -9,6 +9,7 @@ import (
 	"github.com/platen-print/platen/ent/idempotencykey"
 	"github.com/platen-print/platen/ent/order"
 	"github.com/platen-print/platen/ent/orderitem"
+	"github.com/platen-print/platen/ent/productcategory"
 	"github.com/platen-print/platen/ent/schema"
 	"github.com/platen-print/platen/ent/store"
 	"github.com/platen-print/platen/ent/team"
@@ -85,6 +86,29 @@ func init() {
 	orderitemDescPrintStatus := orderitemFields[13].Descriptor()
 	// orderitem.DefaultPrintStatus holds the default value on creation for the print_status field.
 	orderitem.DefaultPrintStatus = orderitemDescPrintStatus.Default.(string)
+	productcategoryMixin := schema.ProductCategory{}.Mixin()
+	productcategoryMixinFields0 := productcategoryMixin[0].Fields()
+	_ = productcategoryMixinFields0
+	productcategoryFields := schema.ProductCategory{}.Fields()
+	_ = productcategoryFields
+	// productcategoryDescCreatedAt is the schema descriptor for created_at field.
+	productcategoryDescCreatedAt := productcategoryMixinFields0[0].Descriptor()
+	// productcategory.DefaultCreatedAt holds the default value on creation for the created_at field.
+	productcategory.DefaultCreatedAt = productcategoryDescCreatedAt.Default.(func() time.Time)
+	// productcategoryDescUpdatedAt is the schema descriptor for updated_at field.
+	productcategoryDescUpdatedAt := productcategoryMixinFields0[1].Descriptor()
+	// productcategory.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	productcategory.DefaultUpdatedAt = productcategoryDescUpdatedAt.Default.(func() time.Time)
+	// productcategory.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	productcategory.UpdateDefaultUpdatedAt = productcategoryDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// productcategoryDescName is the schema descriptor for name field.
+	productcategoryDescName := productcategoryFields[2].Descriptor()
+	// productcategory.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	productcategory.NameValidator = productcategoryDescName.Validators[0].(func(string) error)
+	// productcategoryDescDefaultDpi is the schema descriptor for default_dpi field.
+	productcategoryDescDefaultDpi := productcategoryFields[5].Descriptor()
+	// productcategory.DefaultDefaultDpi holds the default value on creation for the default_dpi field.
+	productcategory.DefaultDefaultDpi = productcategoryDescDefaultDpi.Default.(int)
 	storeMixin := schema.Store{}.Mixin()
 	storeMixinFields0 := storeMixin[0].Fields()
 	_ = storeMixinFields0

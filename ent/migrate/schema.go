@@ -155,6 +155,41 @@ var (
 			},
 		},
 	}
+	// ProductCategoriesColumns holds the columns for the "product_categories" table.
+	ProductCategoriesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "uid", Type: field.TypeString, Unique: true},
+		{Name: "team_id", Type: field.TypeInt},
+		{Name: "name", Type: field.TypeString},
+		{Name: "description", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "default_dpi", Type: field.TypeInt, Default: 300},
+		{Name: "editor_category_id", Type: field.TypeString, Nullable: true},
+		{Name: "default_location_id", Type: field.TypeString, Nullable: true},
+		{Name: "parent_id", Type: field.TypeInt, Nullable: true},
+	}
+	// ProductCategoriesTable holds the schema information for the "product_categories" table.
+	ProductCategoriesTable = &schema.Table{
+		Name:       "product_categories",
+		Columns:    ProductCategoriesColumns,
+		PrimaryKey: []*schema.Column{ProductCategoriesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "product_categories_product_categories_children",
+				Columns:    []*schema.Column{ProductCategoriesColumns[10]},
+				RefColumns: []*schema.Column{ProductCategoriesColumns[0]},
+				OnDelete:   schema.SetNull,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "productcategory_team_id_created_at_uid",
+				Unique:  false,
+				Columns: []*schema.Column{ProductCategoriesColumns[4], ProductCategoriesColumns[1], ProductCategoriesColumns[3]},
+			},
+		},
+	}
 	// StoresColumns holds the columns for the "stores" table.
 	StoresColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 128},
@@ -199,6 +234,7 @@ var (
 		IdempotencyKeysTable,
 		OrdersTable,
 		OrderItemsTable,
+		ProductCategoriesTable,
 		StoresTable,
 		TeamsTable,
 	}
@@ -207,5 +243,6 @@ var (
 func init() {
 	APITokensTable.ForeignKeys[0].RefTable = TeamsTable
 	OrderItemsTable.ForeignKeys[0].RefTable = OrdersTable
+	ProductCategoriesTable.ForeignKeys[0].RefTable = ProductCategoriesTable
 	StoresTable.ForeignKeys[0].RefTable = TeamsTable
 }

@@ -27,6 +27,7 @@ import (
 	platenv1 "github.com/platen-print/platen/gen/platen/v1"
 	"github.com/platen-print/platen/internal/apierr"
 	"github.com/platen-print/platen/internal/auth"
+	"github.com/platen-print/platen/internal/catalog"
 	"github.com/platen-print/platen/internal/config"
 	"github.com/platen-print/platen/internal/gateway"
 	"github.com/platen-print/platen/internal/idempotency"
@@ -129,6 +130,7 @@ func (s *Server) startGRPC() error {
 		grpc.MaxSendMsgSize(maxMessageBytes),
 	)
 	platenv1.RegisterOrderServiceServer(s.grpcServer, orders.NewService(s.db.Orders()))
+	platenv1.RegisterCatalogServiceServer(s.grpcServer, catalog.NewService(s.db.Catalog()))
 	registerPlanned(s.grpcServer)
 	s.health = health.NewServer()
 	healthpb.RegisterHealthServer(s.grpcServer, s.health)
