@@ -16,6 +16,7 @@ import (
 	"github.com/platen-print/platen/ent/idempotencykey"
 	"github.com/platen-print/platen/ent/order"
 	"github.com/platen-print/platen/ent/orderitem"
+	"github.com/platen-print/platen/ent/product"
 	"github.com/platen-print/platen/ent/productcategory"
 	"github.com/platen-print/platen/ent/store"
 	"github.com/platen-print/platen/ent/team"
@@ -83,6 +84,7 @@ func checkColumn(t, c string) error {
 			idempotencykey.Table:  idempotencykey.ValidColumn,
 			order.Table:           order.ValidColumn,
 			orderitem.Table:       orderitem.ValidColumn,
+			product.Table:         product.ValidColumn,
 			productcategory.Table: productcategory.ValidColumn,
 			store.Table:           store.ValidColumn,
 			team.Table:            team.ValidColumn,

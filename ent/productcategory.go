@@ -49,9 +49,11 @@ type ProductCategoryEdges struct {
 	Parent *ProductCategory `json:"parent,omitempty"`
 	// Children holds the value of the children edge.
 	Children []*ProductCategory `json:"children,omitempty"`
+	// Products holds the value of the products edge.
+	Products []*Product `json:"products,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [2]bool
+	loadedTypes [3]bool
 }
 
 // ParentOrErr returns the Parent value or an error if the edge
@@ -72,6 +74,15 @@ func (e ProductCategoryEdges) ChildrenOrErr() ([]*ProductCategory, error) {
 		return e.Children, nil
 	}
 	return nil, &NotLoadedError{edge: "children"}
+}
+
+// ProductsOrErr returns the Products value or an error if the edge
+// was not loaded in eager-loading.
+func (e ProductCategoryEdges) ProductsOrErr() ([]*Product, error) {
+	if e.loadedTypes[2] {
+		return e.Products, nil
+	}
+	return nil, &NotLoadedError{edge: "products"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -191,6 +202,11 @@ func (_m *ProductCategory) QueryParent() *ProductCategoryQuery {
 // QueryChildren queries the "children" edge of the ProductCategory entity.
 func (_m *ProductCategory) QueryChildren() *ProductCategoryQuery {
 	return NewProductCategoryClient(_m.config).QueryChildren(_m)
+}
+
+// QueryProducts queries the "products" edge of the ProductCategory entity.
+func (_m *ProductCategory) QueryProducts() *ProductQuery {
+	return NewProductCategoryClient(_m.config).QueryProducts(_m)
 }
 
 // Update returns a builder for updating this ProductCategory.

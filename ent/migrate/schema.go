@@ -155,6 +155,44 @@ var (
 			},
 		},
 	}
+	// ProductsColumns holds the columns for the "products" table.
+	ProductsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "uuid", Type: field.TypeString, Unique: true},
+		{Name: "team_id", Type: field.TypeInt},
+		{Name: "name", Type: field.TypeString},
+		{Name: "code", Type: field.TypeString, Nullable: true},
+		{Name: "order_column", Type: field.TypeInt},
+		{Name: "active", Type: field.TypeBool},
+		{Name: "description", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "default_dpi", Type: field.TypeInt, Nullable: true},
+		{Name: "editor_category_id", Type: field.TypeString, Nullable: true},
+		{Name: "default_location_id", Type: field.TypeInt, Nullable: true},
+		{Name: "category_id", Type: field.TypeInt},
+	}
+	// ProductsTable holds the schema information for the "products" table.
+	ProductsTable = &schema.Table{
+		Name:       "products",
+		Columns:    ProductsColumns,
+		PrimaryKey: []*schema.Column{ProductsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "products_product_categories_products",
+				Columns:    []*schema.Column{ProductsColumns[13]},
+				RefColumns: []*schema.Column{ProductCategoriesColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "product_team_id_created_at_uuid",
+				Unique:  false,
+				Columns: []*schema.Column{ProductsColumns[4], ProductsColumns[1], ProductsColumns[3]},
+			},
+		},
+	}
 	// ProductCategoriesColumns holds the columns for the "product_categories" table.
 	ProductCategoriesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -234,6 +272,7 @@ var (
 		IdempotencyKeysTable,
 		OrdersTable,
 		OrderItemsTable,
+		ProductsTable,
 		ProductCategoriesTable,
 		StoresTable,
 		TeamsTable,
@@ -243,6 +282,7 @@ var (
 func init() {
 	APITokensTable.ForeignKeys[0].RefTable = TeamsTable
 	OrderItemsTable.ForeignKeys[0].RefTable = OrdersTable
+	ProductsTable.ForeignKeys[0].RefTable = ProductCategoriesTable
 	ProductCategoriesTable.ForeignKeys[0].RefTable = ProductCategoriesTable
 	StoresTable.ForeignKeys[0].RefTable = TeamsTable
 }

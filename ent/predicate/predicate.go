@@ -18,6 +18,9 @@ type Order func(*sql.Selector)
 // OrderItem is the predicate function for orderitem builders.
 type OrderItem func(*sql.Selector)
 
+// Product is the predicate function for product builders.
+type Product func(*sql.Selector)
+
 // ProductCategory is the predicate function for productcategory builders.
 type ProductCategory func(*sql.Selector)
 

@@ -696,6 +696,29 @@ func HasChildrenWith(preds ...predicate.ProductCategory) predicate.ProductCatego
 	})
 }
 
+// HasProducts applies the HasEdge predicate on the "products" edge.
+func HasProducts() predicate.ProductCategory {
+	return predicate.ProductCategory(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, ProductsTable, ProductsColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasProductsWith applies the HasEdge predicate on the "products" edge with a given conditions (other predicates).
+func HasProductsWith(preds ...predicate.Product) predicate.ProductCategory {
+	return predicate.ProductCategory(func(s *sql.Selector) {
+		step := newProductsStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // And groups predicates with the AND operator between them.
 func And(predicates ...predicate.ProductCategory) predicate.ProductCategory {
 	return predicate.ProductCategory(sql.AndPredicates(predicates...))

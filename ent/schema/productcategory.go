@@ -32,6 +32,7 @@ func (ProductCategory) Fields() []ent.Field {
 func (ProductCategory) Edges() []ent.Edge {
 	return []ent.Edge{
 		edge.To("children", ProductCategory.Type).From("parent").Field("parent_id").Unique(),
+		edge.To("products", Product.Type),
 	}
 }
 

@@ -17,11 +17,14 @@ import (
 // answer Unimplemented until they are built.
 type Service struct {
 	platenv1.UnimplementedCatalogServiceServer
-	store Store
+	store    Store
+	products ProductStore
 }
 
-// NewService returns the catalogue service backed by store.
-func NewService(store Store) *Service { return &Service{store: store} }
+// NewService returns the catalogue service backed by its stores.
+func NewService(store Store, products ProductStore) *Service {
+	return &Service{store: store, products: products}
+}
 
 // Limits of a category's fields.
 const (

@@ -2,7 +2,6 @@ package catalog
 
 import (
 	"context"
-	"slices"
 
 	platenv1 "github.com/platen-print/platen/gen/platen/v1"
 	"github.com/platen-print/platen/internal/apierr"
@@ -11,35 +10,12 @@ import (
 // categoryFields are the category fields a PUT may replace.
 var categoryFields = []string{"name", "parent_id", "description", "default_dpi", "editor_category_id", "default_location_id"}
 
-// categoryUpdateFields returns the fields the request replaces: the update
-// mask's paths (over REST, the body's keys), or over gRPC without a mask
-// every field that is set.
 func categoryUpdateFields(req *platenv1.UpdateProductCategoryRequest) ([]string, error) {
-	if paths := req.GetUpdateMask().GetPaths(); len(paths) > 0 {
-		var fields []string
-		for _, p := range paths {
-			switch {
-			case slices.Contains(categoryFields, p):
-				fields = append(fields, p)
-			case p == "category_id" || p == "update_mask":
-			default:
-				return nil, apierr.Invalid("update_mask", "%q cannot be updated; updatable fields are %v", p, categoryFields)
-			}
-		}
-		return fields, nil
-	}
-	set := map[string]bool{
+	return updateFields(req.UpdateMask, categoryFields, map[string]bool{
 		"name": req.Name != nil, "parent_id": req.ParentId != nil, "description": req.Description != nil,
 		"default_dpi": req.DefaultDpi != nil, "editor_category_id": req.EditorCategoryId != nil,
 		"default_location_id": req.DefaultLocationId != nil,
-	}
-	var fields []string
-	for _, f := range categoryFields {
-		if set[f] {
-			fields = append(fields, f)
-		}
-	}
-	return fields, nil
+	}, "category_id")
 }
 
 // UpdateProductCategory replaces the fields present; a null parent_id makes

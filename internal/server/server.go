@@ -130,7 +130,7 @@ func (s *Server) startGRPC() error {
 		grpc.MaxSendMsgSize(maxMessageBytes),
 	)
 	platenv1.RegisterOrderServiceServer(s.grpcServer, orders.NewService(s.db.Orders()))
-	platenv1.RegisterCatalogServiceServer(s.grpcServer, catalog.NewService(s.db.Catalog()))
+	platenv1.RegisterCatalogServiceServer(s.grpcServer, catalog.NewService(s.db.Catalog(), s.db.Catalog()))
 	registerPlanned(s.grpcServer)
 	s.health = health.NewServer()
 	healthpb.RegisterHealthServer(s.grpcServer, s.health)

@@ -88,7 +88,7 @@ func TestGatewayConventions(t *testing.T) {
 		}
 	})
 	t.Run("services of later issues answer 501 as JSON", func(t *testing.T) {
-		platentest.ErrorBody(t, srv.Do(t, "GET", "/api/v1/products/1", acme.Token, nil), 501)
+		platentest.ErrorBody(t, srv.Do(t, "GET", "/api/v1/product-variants/1", acme.Token, nil), 501)
 	})
 }
 

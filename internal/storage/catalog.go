@@ -9,6 +9,7 @@ import (
 
 	"github.com/platen-print/platen/ent"
 	"github.com/platen-print/platen/ent/predicate"
+	"github.com/platen-print/platen/ent/product"
 	"github.com/platen-print/platen/ent/productcategory"
 	"github.com/platen-print/platen/internal/apierr"
 	"github.com/platen-print/platen/internal/catalog"
@@ -173,6 +174,13 @@ func (s *Catalog) DeleteCategory(ctx context.Context, teamID int, ref string) (s
 		}
 		if children {
 			return apierr.Conflict("", "category %s still has child categories: move or delete them first", row.UID)
+		}
+		products, err := tx.Product.Query().Where(product.CategoryID(row.ID)).Exist(ctx)
+		if err != nil {
+			return err
+		}
+		if products {
+			return apierr.Conflict("", "category %s still has products: move or delete them first", row.UID)
 		}
 		uid = row.UID
 		return tx.ProductCategory.DeleteOneID(row.ID).Exec(ctx)

@@ -1,0 +1,134 @@
+package storage
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/platen-print/platen/ent"
+	"github.com/platen-print/platen/ent/product"
+	"github.com/platen-print/platen/ent/productcategory"
+	"github.com/platen-print/platen/internal/catalog"
+)
+
+var _ catalog.ProductStore = (*Catalog)(nil)
+
+// CategoryExists reports whether the team has a category with this id.
+func (s *Catalog) CategoryExists(ctx context.Context, teamID, categoryID int) (bool, error) {
+	return s.db.read.ProductCategory.Query().
+		Where(productcategory.TeamID(teamID), productcategory.ID(categoryID)).Exist(ctx)
+}
+
+// CreateProduct inserts p with a new uuid.
+func (s *Catalog) CreateProduct(ctx context.Context, p *catalog.Product) error {
+	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
+	p.UUID = uuid.NewString()
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	return s.db.inTx(ctx, func(tx *ent.Tx) error {
+		row, err := tx.Product.Create().
+			SetUUID(p.UUID).SetTeamID(p.TeamID).SetCategoryID(p.CategoryID).SetName(p.Name).
+			SetNillableCode(p.Code).SetOrderColumn(p.OrderColumn).SetActive(p.Active).
+			SetNillableDescription(p.Description).SetNillableDefaultDpi(p.DefaultDPI).
+			SetNillableEditorCategoryID(p.EditorCategoryID).SetNillableDefaultLocationID(p.DefaultLocationID).
+			SetCreatedAt(now).SetUpdatedAt(now).Save(ctx)
+		if err != nil {
+			return err
+		}
+		p.ID, p.CreatedAt, p.UpdatedAt = row.ID, row.CreatedAt, row.UpdatedAt
+		return nil
+	})
+}
+
+// GetProduct returns the team's product.
+func (s *Catalog) GetProduct(ctx context.Context, teamID, id int) (*catalog.Product, error) {
+	return getProduct(ctx, s.db.read, teamID, id)
+}
+
+func getProduct(ctx context.Context, client *ent.Client, teamID, id int) (*catalog.Product, error) {
+	row, err := client.Product.Query().Where(product.TeamID(teamID), product.ID(id)).Only(ctx)
+	if err != nil {
+		return nil, notFound(err, "product %d not found", id)
+	}
+	return productFromRow(row), nil
+}
+
+// ListProducts returns a page of products, newest first.
+func (s *Catalog) ListProducts(ctx context.Context, q catalog.ProductQuery) ([]*catalog.Product, bool, error) {
+	query := s.db.read.Product.Query().Where(product.TeamID(q.TeamID))
+	if q.CategoryID != nil {
+		query = query.Where(product.CategoryID(*q.CategoryID))
+	}
+	if a := q.After; a != nil {
+		query = query.Where(product.Or(
+			product.CreatedAtLT(a.CreatedAt),
+			product.And(product.CreatedAt(a.CreatedAt), product.UUIDLT(a.UID)),
+		))
+	}
+	rows, err := query.Order(ent.Desc(product.FieldCreatedAt), ent.Desc(product.FieldUUID)).Limit(q.PageSize + 1).All(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	more := len(rows) > q.PageSize
+	if more {
+		rows = rows[:q.PageSize]
+	}
+	out := make([]*catalog.Product, len(rows))
+	for i, row := range rows {
+		out[i] = productFromRow(row)
+	}
+	return out, more, nil
+}
+
+// UpdateProduct changes the product in one transaction.
+func (s *Catalog) UpdateProduct(ctx context.Context, teamID, id int, apply func(*catalog.Product) error) (*catalog.Product, error) {
+	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
+	var p *catalog.Product
+	err := s.db.inTx(ctx, func(tx *ent.Tx) error {
+		var err error
+		if p, err = getProduct(ctx, tx.Client(), teamID, id); err != nil {
+			return err
+		}
+		if err := apply(p); err != nil {
+			return err
+		}
+		u := tx.Product.UpdateOneID(p.ID).SetCategoryID(p.CategoryID).SetName(p.Name).
+			SetOrderColumn(p.OrderColumn).SetActive(p.Active)
+		setOrClear(p.Code, u.SetCode, u.ClearCode)
+		setOrClear(p.Description, u.SetDescription, u.ClearDescription)
+		setOrClear(p.DefaultDPI, u.SetDefaultDpi, u.ClearDefaultDpi)
+		setOrClear(p.EditorCategoryID, u.SetEditorCategoryID, u.ClearEditorCategoryID)
+		setOrClear(p.DefaultLocationID, u.SetDefaultLocationID, u.ClearDefaultLocationID)
+		row, err := u.Save(ctx)
+		if err != nil {
+			return err
+		}
+		p.UpdatedAt = row.UpdatedAt.UTC()
+		return nil
+	})
+	return p, err
+}
+
+// DeleteProduct removes the team's product.
+func (s *Catalog) DeleteProduct(ctx context.Context, teamID, id int) error {
+	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
+	return s.db.inTx(ctx, func(tx *ent.Tx) error {
+		n, err := tx.Product.Delete().Where(product.TeamID(teamID), product.ID(id)).Exec(ctx)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return notFound(&ent.NotFoundError{}, "product %d not found", id)
+		}
+		return nil
+	})
+}
+
+func productFromRow(row *ent.Product) *catalog.Product {
+	return &catalog.Product{
+		ID: row.ID, UUID: row.UUID, TeamID: row.TeamID, CategoryID: row.CategoryID, Name: row.Name,
+		Code: row.Code, OrderColumn: row.OrderColumn, Active: row.Active, Description: row.Description,
+		DefaultDPI: row.DefaultDpi, EditorCategoryID: row.EditorCategoryID, DefaultLocationID: row.DefaultLocationID,
+		CreatedAt: row.CreatedAt.UTC(), UpdatedAt: row.UpdatedAt.UTC(),
+	}
+}
