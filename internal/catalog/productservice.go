@@ -8,6 +8,7 @@ import (
 
 	platenv1 "github.com/platen-print/platen/gen/platen/v1"
 	"github.com/platen-print/platen/internal/apierr"
+	"github.com/platen-print/platen/internal/fieldmask"
 	"github.com/platen-print/platen/internal/pagination"
 )
 
@@ -190,7 +191,7 @@ func (s *Service) UpdateProduct(ctx context.Context, req *platenv1.UpdateProduct
 	in := productInput{CategoryID: req.CategoryId, OrderColumn: req.OrderColumn, TeamID: req.TeamId, Name: req.Name,
 		Active: req.Active, Code: req.Code, Description: req.Description, EditorCat: req.EditorCategoryId,
 		DefaultDPI: req.DefaultDpi, DefaultLocation: req.DefaultLocationId}
-	fields, err := updateFields(req.UpdateMask, productFields, map[string]bool{
+	fields, err := fieldmask.Fields(req.UpdateMask, productFields, map[string]bool{
 		"category_id": req.CategoryId != nil, "name": req.Name != nil, "code": req.Code != nil,
 		"order_column": req.OrderColumn != nil, "active": req.Active != nil, "description": req.Description != nil,
 		"default_dpi": req.DefaultDpi != nil, "team_id": req.TeamId != nil,

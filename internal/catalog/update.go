@@ -5,13 +5,14 @@ import (
 
 	platenv1 "github.com/platen-print/platen/gen/platen/v1"
 	"github.com/platen-print/platen/internal/apierr"
+	"github.com/platen-print/platen/internal/fieldmask"
 )
 
 // categoryFields are the category fields a PUT may replace.
 var categoryFields = []string{"name", "parent_id", "description", "default_dpi", "editor_category_id", "default_location_id"}
 
 func categoryUpdateFields(req *platenv1.UpdateProductCategoryRequest) ([]string, error) {
-	return updateFields(req.UpdateMask, categoryFields, map[string]bool{
+	return fieldmask.Fields(req.UpdateMask, categoryFields, map[string]bool{
 		"name": req.Name != nil, "parent_id": req.ParentId != nil, "description": req.Description != nil,
 		"default_dpi": req.DefaultDpi != nil, "editor_category_id": req.EditorCategoryId != nil,
 		"default_location_id": req.DefaultLocationId != nil,

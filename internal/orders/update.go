@@ -1,10 +1,8 @@
 package orders
 
 import (
-	"slices"
-
 	platenv1 "github.com/platen-print/platen/gen/platen/v1"
-	"github.com/platen-print/platen/internal/apierr"
+	"github.com/platen-print/platen/internal/fieldmask"
 )
 
 // updatable are the order fields a PUT may replace. store_id,
@@ -14,23 +12,9 @@ var updatable = []string{
 	"currency_code", "note", "addresses", "shippings",
 }
 
-// updateFields returns the fields the request replaces: the update mask's
-// paths, or over gRPC without a mask, every field that is set.
+// updateFields returns the fields the request replaces (see fieldmask).
 func updateFields(req *platenv1.UpdateOrderRequest) ([]string, error) {
-	if paths := req.GetUpdateMask().GetPaths(); len(paths) > 0 {
-		var fields []string
-		for _, p := range paths {
-			switch {
-			case slices.Contains(updatable, p):
-				fields = append(fields, p)
-			case p == "order_uid" || p == "update_mask":
-			default:
-				return nil, apierr.Invalid("update_mask", "%q cannot be updated; updatable fields are %v", p, updatable)
-			}
-		}
-		return fields, nil
-	}
-	set := map[string]bool{
+	return fieldmask.Fields(req.UpdateMask, updatable, map[string]bool{
 		"customer":               req.Customer != nil,
 		"items":                  len(req.Items) > 0,
 		"ecommerce_order_number": req.EcommerceOrderNumber != nil,
@@ -40,14 +24,7 @@ func updateFields(req *platenv1.UpdateOrderRequest) ([]string, error) {
 		"note":                   req.Note != nil,
 		"addresses":              len(req.Addresses) > 0,
 		"shippings":              len(req.Shippings) > 0,
-	}
-	var fields []string
-	for _, f := range updatable {
-		if set[f] {
-			fields = append(fields, f)
-		}
-	}
-	return fields, nil
+	}, "order_uid")
 }
 
 // orderUpdate is a checked PUT: the fields it replaces and their new values.
