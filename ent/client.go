@@ -16,13 +16,16 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/platen-print/platen/ent/apitoken"
+	"github.com/platen-print/platen/ent/designversion"
 	"github.com/platen-print/platen/ent/idempotencykey"
 	"github.com/platen-print/platen/ent/order"
 	"github.com/platen-print/platen/ent/orderitem"
 	"github.com/platen-print/platen/ent/product"
 	"github.com/platen-print/platen/ent/productcategory"
+	"github.com/platen-print/platen/ent/productvariant"
 	"github.com/platen-print/platen/ent/store"
 	"github.com/platen-print/platen/ent/team"
+	"github.com/platen-print/platen/ent/variantlink"
 
 	stdsql "database/sql"
 )
@@ -34,6 +37,8 @@ type Client struct {
 	Schema *migrate.Schema
 	// APIToken is the client for interacting with the APIToken builders.
 	APIToken *APITokenClient
+	// DesignVersion is the client for interacting with the DesignVersion builders.
+	DesignVersion *DesignVersionClient
 	// IdempotencyKey is the client for interacting with the IdempotencyKey builders.
 	IdempotencyKey *IdempotencyKeyClient
 	// Order is the client for interacting with the Order builders.
@@ -44,10 +49,14 @@ type Client struct {
 	Product *ProductClient
 	// ProductCategory is the client for interacting with the ProductCategory builders.
 	ProductCategory *ProductCategoryClient
+	// ProductVariant is the client for interacting with the ProductVariant builders.
+	ProductVariant *ProductVariantClient
 	// Store is the client for interacting with the Store builders.
 	Store *StoreClient
 	// Team is the client for interacting with the Team builders.
 	Team *TeamClient
+	// VariantLink is the client for interacting with the VariantLink builders.
+	VariantLink *VariantLinkClient
 }
 
 // NewClient creates a new client configured with the given options.
@@ -60,13 +69,16 @@ func NewClient(opts ...Option) *Client {
 func (c *Client) init() {
 	c.Schema = migrate.NewSchema(c.driver)
 	c.APIToken = NewAPITokenClient(c.config)
+	c.DesignVersion = NewDesignVersionClient(c.config)
 	c.IdempotencyKey = NewIdempotencyKeyClient(c.config)
 	c.Order = NewOrderClient(c.config)
 	c.OrderItem = NewOrderItemClient(c.config)
 	c.Product = NewProductClient(c.config)
 	c.ProductCategory = NewProductCategoryClient(c.config)
+	c.ProductVariant = NewProductVariantClient(c.config)
 	c.Store = NewStoreClient(c.config)
 	c.Team = NewTeamClient(c.config)
+	c.VariantLink = NewVariantLinkClient(c.config)
 }
 
 type (
@@ -160,13 +172,16 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		ctx:             ctx,
 		config:          cfg,
 		APIToken:        NewAPITokenClient(cfg),
+		DesignVersion:   NewDesignVersionClient(cfg),
 		IdempotencyKey:  NewIdempotencyKeyClient(cfg),
 		Order:           NewOrderClient(cfg),
 		OrderItem:       NewOrderItemClient(cfg),
 		Product:         NewProductClient(cfg),
 		ProductCategory: NewProductCategoryClient(cfg),
+		ProductVariant:  NewProductVariantClient(cfg),
 		Store:           NewStoreClient(cfg),
 		Team:            NewTeamClient(cfg),
+		VariantLink:     NewVariantLinkClient(cfg),
 	}, nil
 }
 
@@ -187,13 +202,16 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		ctx:             ctx,
 		config:          cfg,
 		APIToken:        NewAPITokenClient(cfg),
+		DesignVersion:   NewDesignVersionClient(cfg),
 		IdempotencyKey:  NewIdempotencyKeyClient(cfg),
 		Order:           NewOrderClient(cfg),
 		OrderItem:       NewOrderItemClient(cfg),
 		Product:         NewProductClient(cfg),
 		ProductCategory: NewProductCategoryClient(cfg),
+		ProductVariant:  NewProductVariantClient(cfg),
 		Store:           NewStoreClient(cfg),
 		Team:            NewTeamClient(cfg),
+		VariantLink:     NewVariantLinkClient(cfg),
 	}, nil
 }
 
@@ -223,8 +241,8 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.APIToken, c.IdempotencyKey, c.Order, c.OrderItem, c.Product,
-		c.ProductCategory, c.Store, c.Team,
+		c.APIToken, c.DesignVersion, c.IdempotencyKey, c.Order, c.OrderItem, c.Product,
+		c.ProductCategory, c.ProductVariant, c.Store, c.Team, c.VariantLink,
 	} {
 		n.Use(hooks...)
 	}
@@ -234,8 +252,8 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.APIToken, c.IdempotencyKey, c.Order, c.OrderItem, c.Product,
-		c.ProductCategory, c.Store, c.Team,
+		c.APIToken, c.DesignVersion, c.IdempotencyKey, c.Order, c.OrderItem, c.Product,
+		c.ProductCategory, c.ProductVariant, c.Store, c.Team, c.VariantLink,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -246,6 +264,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 	switch m := m.(type) {
 	case *APITokenMutation:
 		return c.APIToken.mutate(ctx, m)
+	case *DesignVersionMutation:
+		return c.DesignVersion.mutate(ctx, m)
 	case *IdempotencyKeyMutation:
 		return c.IdempotencyKey.mutate(ctx, m)
 	case *OrderMutation:
@@ -256,10 +276,14 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Product.mutate(ctx, m)
 	case *ProductCategoryMutation:
 		return c.ProductCategory.mutate(ctx, m)
+	case *ProductVariantMutation:
+		return c.ProductVariant.mutate(ctx, m)
 	case *StoreMutation:
 		return c.Store.mutate(ctx, m)
 	case *TeamMutation:
 		return c.Team.mutate(ctx, m)
+	case *VariantLinkMutation:
+		return c.VariantLink.mutate(ctx, m)
 	default:
 		return nil, fmt.Errorf("ent: unknown mutation type %T", m)
 	}
@@ -411,6 +435,139 @@ func (c *APITokenClient) mutate(ctx context.Context, m *APITokenMutation) (Value
 		return (&APITokenDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown APIToken mutation op: %q", m.Op())
+	}
+}
+
+// DesignVersionClient is a client for the DesignVersion schema.
+type DesignVersionClient struct {
+	config
+}
+
+// NewDesignVersionClient returns a client for the DesignVersion from the given config.
+func NewDesignVersionClient(c config) *DesignVersionClient {
+	return &DesignVersionClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `designversion.Hooks(f(g(h())))`.
+func (c *DesignVersionClient) Use(hooks ...Hook) {
+	c.hooks.DesignVersion = append(c.hooks.DesignVersion, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `designversion.Intercept(f(g(h())))`.
+func (c *DesignVersionClient) Intercept(interceptors ...Interceptor) {
+	c.inters.DesignVersion = append(c.inters.DesignVersion, interceptors...)
+}
+
+// Create returns a builder for creating a DesignVersion entity.
+func (c *DesignVersionClient) Create() *DesignVersionCreate {
+	mutation := newDesignVersionMutation(c.config, OpCreate)
+	return &DesignVersionCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of DesignVersion entities.
+func (c *DesignVersionClient) CreateBulk(builders ...*DesignVersionCreate) *DesignVersionCreateBulk {
+	return &DesignVersionCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *DesignVersionClient) MapCreateBulk(slice any, setFunc func(*DesignVersionCreate, int)) *DesignVersionCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &DesignVersionCreateBulk{err: fmt.Errorf("calling to DesignVersionClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*DesignVersionCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &DesignVersionCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for DesignVersion.
+func (c *DesignVersionClient) Update() *DesignVersionUpdate {
+	mutation := newDesignVersionMutation(c.config, OpUpdate)
+	return &DesignVersionUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *DesignVersionClient) UpdateOne(_m *DesignVersion) *DesignVersionUpdateOne {
+	mutation := newDesignVersionMutation(c.config, OpUpdateOne, withDesignVersion(_m))
+	return &DesignVersionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *DesignVersionClient) UpdateOneID(id int) *DesignVersionUpdateOne {
+	mutation := newDesignVersionMutation(c.config, OpUpdateOne, withDesignVersionID(id))
+	return &DesignVersionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for DesignVersion.
+func (c *DesignVersionClient) Delete() *DesignVersionDelete {
+	mutation := newDesignVersionMutation(c.config, OpDelete)
+	return &DesignVersionDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *DesignVersionClient) DeleteOne(_m *DesignVersion) *DesignVersionDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *DesignVersionClient) DeleteOneID(id int) *DesignVersionDeleteOne {
+	builder := c.Delete().Where(designversion.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &DesignVersionDeleteOne{builder}
+}
+
+// Query returns a query builder for DesignVersion.
+func (c *DesignVersionClient) Query() *DesignVersionQuery {
+	return &DesignVersionQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeDesignVersion},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a DesignVersion entity by its id.
+func (c *DesignVersionClient) Get(ctx context.Context, id int) (*DesignVersion, error) {
+	return c.Query().Where(designversion.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *DesignVersionClient) GetX(ctx context.Context, id int) *DesignVersion {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *DesignVersionClient) Hooks() []Hook {
+	return c.hooks.DesignVersion
+}
+
+// Interceptors returns the client interceptors.
+func (c *DesignVersionClient) Interceptors() []Interceptor {
+	return c.inters.DesignVersion
+}
+
+func (c *DesignVersionClient) mutate(ctx context.Context, m *DesignVersionMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&DesignVersionCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&DesignVersionUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&DesignVersionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&DesignVersionDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown DesignVersion mutation op: %q", m.Op())
 	}
 }
 
@@ -969,6 +1126,22 @@ func (c *ProductClient) QueryCategory(_m *Product) *ProductCategoryQuery {
 	return query
 }
 
+// QueryVariants queries the variants edge of a Product.
+func (c *ProductClient) QueryVariants(_m *Product) *ProductVariantQuery {
+	query := (&ProductVariantClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(product.Table, product.FieldID, id),
+			sqlgraph.To(productvariant.Table, productvariant.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, product.VariantsTable, product.VariantsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *ProductClient) Hooks() []Hook {
 	return c.hooks.Product
@@ -1172,6 +1345,171 @@ func (c *ProductCategoryClient) mutate(ctx context.Context, m *ProductCategoryMu
 		return (&ProductCategoryDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown ProductCategory mutation op: %q", m.Op())
+	}
+}
+
+// ProductVariantClient is a client for the ProductVariant schema.
+type ProductVariantClient struct {
+	config
+}
+
+// NewProductVariantClient returns a client for the ProductVariant from the given config.
+func NewProductVariantClient(c config) *ProductVariantClient {
+	return &ProductVariantClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `productvariant.Hooks(f(g(h())))`.
+func (c *ProductVariantClient) Use(hooks ...Hook) {
+	c.hooks.ProductVariant = append(c.hooks.ProductVariant, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `productvariant.Intercept(f(g(h())))`.
+func (c *ProductVariantClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ProductVariant = append(c.inters.ProductVariant, interceptors...)
+}
+
+// Create returns a builder for creating a ProductVariant entity.
+func (c *ProductVariantClient) Create() *ProductVariantCreate {
+	mutation := newProductVariantMutation(c.config, OpCreate)
+	return &ProductVariantCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ProductVariant entities.
+func (c *ProductVariantClient) CreateBulk(builders ...*ProductVariantCreate) *ProductVariantCreateBulk {
+	return &ProductVariantCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ProductVariantClient) MapCreateBulk(slice any, setFunc func(*ProductVariantCreate, int)) *ProductVariantCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ProductVariantCreateBulk{err: fmt.Errorf("calling to ProductVariantClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ProductVariantCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ProductVariantCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ProductVariant.
+func (c *ProductVariantClient) Update() *ProductVariantUpdate {
+	mutation := newProductVariantMutation(c.config, OpUpdate)
+	return &ProductVariantUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ProductVariantClient) UpdateOne(_m *ProductVariant) *ProductVariantUpdateOne {
+	mutation := newProductVariantMutation(c.config, OpUpdateOne, withProductVariant(_m))
+	return &ProductVariantUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ProductVariantClient) UpdateOneID(id int) *ProductVariantUpdateOne {
+	mutation := newProductVariantMutation(c.config, OpUpdateOne, withProductVariantID(id))
+	return &ProductVariantUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ProductVariant.
+func (c *ProductVariantClient) Delete() *ProductVariantDelete {
+	mutation := newProductVariantMutation(c.config, OpDelete)
+	return &ProductVariantDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ProductVariantClient) DeleteOne(_m *ProductVariant) *ProductVariantDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ProductVariantClient) DeleteOneID(id int) *ProductVariantDeleteOne {
+	builder := c.Delete().Where(productvariant.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ProductVariantDeleteOne{builder}
+}
+
+// Query returns a query builder for ProductVariant.
+func (c *ProductVariantClient) Query() *ProductVariantQuery {
+	return &ProductVariantQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeProductVariant},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ProductVariant entity by its id.
+func (c *ProductVariantClient) Get(ctx context.Context, id int) (*ProductVariant, error) {
+	return c.Query().Where(productvariant.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ProductVariantClient) GetX(ctx context.Context, id int) *ProductVariant {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryProduct queries the product edge of a ProductVariant.
+func (c *ProductVariantClient) QueryProduct(_m *ProductVariant) *ProductQuery {
+	query := (&ProductClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(productvariant.Table, productvariant.FieldID, id),
+			sqlgraph.To(product.Table, product.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, productvariant.ProductTable, productvariant.ProductColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryLinks queries the links edge of a ProductVariant.
+func (c *ProductVariantClient) QueryLinks(_m *ProductVariant) *VariantLinkQuery {
+	query := (&VariantLinkClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(productvariant.Table, productvariant.FieldID, id),
+			sqlgraph.To(variantlink.Table, variantlink.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, productvariant.LinksTable, productvariant.LinksColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ProductVariantClient) Hooks() []Hook {
+	return c.hooks.ProductVariant
+}
+
+// Interceptors returns the client interceptors.
+func (c *ProductVariantClient) Interceptors() []Interceptor {
+	return c.inters.ProductVariant
+}
+
+func (c *ProductVariantClient) mutate(ctx context.Context, m *ProductVariantMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ProductVariantCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ProductVariantUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ProductVariantUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ProductVariantDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ProductVariant mutation op: %q", m.Op())
 	}
 }
 
@@ -1489,15 +1827,164 @@ func (c *TeamClient) mutate(ctx context.Context, m *TeamMutation) (Value, error)
 	}
 }
 
+// VariantLinkClient is a client for the VariantLink schema.
+type VariantLinkClient struct {
+	config
+}
+
+// NewVariantLinkClient returns a client for the VariantLink from the given config.
+func NewVariantLinkClient(c config) *VariantLinkClient {
+	return &VariantLinkClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `variantlink.Hooks(f(g(h())))`.
+func (c *VariantLinkClient) Use(hooks ...Hook) {
+	c.hooks.VariantLink = append(c.hooks.VariantLink, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `variantlink.Intercept(f(g(h())))`.
+func (c *VariantLinkClient) Intercept(interceptors ...Interceptor) {
+	c.inters.VariantLink = append(c.inters.VariantLink, interceptors...)
+}
+
+// Create returns a builder for creating a VariantLink entity.
+func (c *VariantLinkClient) Create() *VariantLinkCreate {
+	mutation := newVariantLinkMutation(c.config, OpCreate)
+	return &VariantLinkCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of VariantLink entities.
+func (c *VariantLinkClient) CreateBulk(builders ...*VariantLinkCreate) *VariantLinkCreateBulk {
+	return &VariantLinkCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *VariantLinkClient) MapCreateBulk(slice any, setFunc func(*VariantLinkCreate, int)) *VariantLinkCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &VariantLinkCreateBulk{err: fmt.Errorf("calling to VariantLinkClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*VariantLinkCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &VariantLinkCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for VariantLink.
+func (c *VariantLinkClient) Update() *VariantLinkUpdate {
+	mutation := newVariantLinkMutation(c.config, OpUpdate)
+	return &VariantLinkUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *VariantLinkClient) UpdateOne(_m *VariantLink) *VariantLinkUpdateOne {
+	mutation := newVariantLinkMutation(c.config, OpUpdateOne, withVariantLink(_m))
+	return &VariantLinkUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *VariantLinkClient) UpdateOneID(id int) *VariantLinkUpdateOne {
+	mutation := newVariantLinkMutation(c.config, OpUpdateOne, withVariantLinkID(id))
+	return &VariantLinkUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for VariantLink.
+func (c *VariantLinkClient) Delete() *VariantLinkDelete {
+	mutation := newVariantLinkMutation(c.config, OpDelete)
+	return &VariantLinkDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *VariantLinkClient) DeleteOne(_m *VariantLink) *VariantLinkDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *VariantLinkClient) DeleteOneID(id int) *VariantLinkDeleteOne {
+	builder := c.Delete().Where(variantlink.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &VariantLinkDeleteOne{builder}
+}
+
+// Query returns a query builder for VariantLink.
+func (c *VariantLinkClient) Query() *VariantLinkQuery {
+	return &VariantLinkQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeVariantLink},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a VariantLink entity by its id.
+func (c *VariantLinkClient) Get(ctx context.Context, id int) (*VariantLink, error) {
+	return c.Query().Where(variantlink.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *VariantLinkClient) GetX(ctx context.Context, id int) *VariantLink {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryVariant queries the variant edge of a VariantLink.
+func (c *VariantLinkClient) QueryVariant(_m *VariantLink) *ProductVariantQuery {
+	query := (&ProductVariantClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(variantlink.Table, variantlink.FieldID, id),
+			sqlgraph.To(productvariant.Table, productvariant.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, variantlink.VariantTable, variantlink.VariantColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *VariantLinkClient) Hooks() []Hook {
+	return c.hooks.VariantLink
+}
+
+// Interceptors returns the client interceptors.
+func (c *VariantLinkClient) Interceptors() []Interceptor {
+	return c.inters.VariantLink
+}
+
+func (c *VariantLinkClient) mutate(ctx context.Context, m *VariantLinkMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&VariantLinkCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&VariantLinkUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&VariantLinkUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&VariantLinkDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown VariantLink mutation op: %q", m.Op())
+	}
+}
+
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		APIToken, IdempotencyKey, Order, OrderItem, Product, ProductCategory, Store,
-		Team []ent.Hook
+		APIToken, DesignVersion, IdempotencyKey, Order, OrderItem, Product,
+		ProductCategory, ProductVariant, Store, Team, VariantLink []ent.Hook
 	}
 	inters struct {
-		APIToken, IdempotencyKey, Order, OrderItem, Product, ProductCategory, Store,
-		Team []ent.Interceptor
+		APIToken, DesignVersion, IdempotencyKey, Order, OrderItem, Product,
+		ProductCategory, ProductVariant, Store, Team, VariantLink []ent.Interceptor
 	}
 )
 

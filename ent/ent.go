@@ -13,13 +13,16 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/platen-print/platen/ent/apitoken"
+	"github.com/platen-print/platen/ent/designversion"
 	"github.com/platen-print/platen/ent/idempotencykey"
 	"github.com/platen-print/platen/ent/order"
 	"github.com/platen-print/platen/ent/orderitem"
 	"github.com/platen-print/platen/ent/product"
 	"github.com/platen-print/platen/ent/productcategory"
+	"github.com/platen-print/platen/ent/productvariant"
 	"github.com/platen-print/platen/ent/store"
 	"github.com/platen-print/platen/ent/team"
+	"github.com/platen-print/platen/ent/variantlink"
 )
 
 // ent aliases to avoid import conflicts in user's code.
@@ -81,13 +84,16 @@ func checkColumn(t, c string) error {
 	initCheck.Do(func() {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
 			apitoken.Table:        apitoken.ValidColumn,
+			designversion.Table:   designversion.ValidColumn,
 			idempotencykey.Table:  idempotencykey.ValidColumn,
 			order.Table:           order.ValidColumn,
 			orderitem.Table:       orderitem.ValidColumn,
 			product.Table:         product.ValidColumn,
 			productcategory.Table: productcategory.ValidColumn,
+			productvariant.Table:  productvariant.ValidColumn,
 			store.Table:           store.ValidColumn,
 			team.Table:            team.ValidColumn,
+			variantlink.Table:     variantlink.ValidColumn,
 		})
 	})
 	return columnCheck(t, c)

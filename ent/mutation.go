@@ -13,14 +13,17 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"github.com/platen-print/platen/ent/apitoken"
+	"github.com/platen-print/platen/ent/designversion"
 	"github.com/platen-print/platen/ent/idempotencykey"
 	"github.com/platen-print/platen/ent/order"
 	"github.com/platen-print/platen/ent/orderitem"
 	"github.com/platen-print/platen/ent/predicate"
 	"github.com/platen-print/platen/ent/product"
 	"github.com/platen-print/platen/ent/productcategory"
+	"github.com/platen-print/platen/ent/productvariant"
 	"github.com/platen-print/platen/ent/store"
 	"github.com/platen-print/platen/ent/team"
+	"github.com/platen-print/platen/ent/variantlink"
 )
 
 const (
@@ -33,13 +36,16 @@ const (
 
 	// Node types.
 	TypeAPIToken        = "APIToken"
+	TypeDesignVersion   = "DesignVersion"
 	TypeIdempotencyKey  = "IdempotencyKey"
 	TypeOrder           = "Order"
 	TypeOrderItem       = "OrderItem"
 	TypeProduct         = "Product"
 	TypeProductCategory = "ProductCategory"
+	TypeProductVariant  = "ProductVariant"
 	TypeStore           = "Store"
 	TypeTeam            = "Team"
+	TypeVariantLink     = "VariantLink"
 )
 
 // APITokenMutation represents an operation that mutates the APIToken nodes in the graph.
@@ -842,6 +848,654 @@ func (m *APITokenMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown APIToken edge %s", name)
+}
+
+// DesignVersionMutation represents an operation that mutates the DesignVersion nodes in the graph.
+type DesignVersionMutation struct {
+	config
+	op               Op
+	typ              string
+	id               *int
+	team_id          *int
+	addteam_id       *int
+	version_id       *string
+	template_config  *string
+	config_hash      *string
+	thumbnails       *[]string
+	appendthumbnails []string
+	created_at       *time.Time
+	clearedFields    map[string]struct{}
+	done             bool
+	oldValue         func(context.Context) (*DesignVersion, error)
+	predicates       []predicate.DesignVersion
+}
+
+var _ ent.Mutation = (*DesignVersionMutation)(nil)
+
+// designversionOption allows management of the mutation configuration using functional options.
+type designversionOption func(*DesignVersionMutation)
+
+// newDesignVersionMutation creates new mutation for the DesignVersion entity.
+func newDesignVersionMutation(c config, op Op, opts ...designversionOption) *DesignVersionMutation {
+	m := &DesignVersionMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeDesignVersion,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withDesignVersionID sets the ID field of the mutation.
+func withDesignVersionID(id int) designversionOption {
+	return func(m *DesignVersionMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *DesignVersion
+		)
+		m.oldValue = func(ctx context.Context) (*DesignVersion, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().DesignVersion.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withDesignVersion sets the old DesignVersion of the mutation.
+func withDesignVersion(node *DesignVersion) designversionOption {
+	return func(m *DesignVersionMutation) {
+		m.oldValue = func(context.Context) (*DesignVersion, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m DesignVersionMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m DesignVersionMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *DesignVersionMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *DesignVersionMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().DesignVersion.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetTeamID sets the "team_id" field.
+func (m *DesignVersionMutation) SetTeamID(i int) {
+	m.team_id = &i
+	m.addteam_id = nil
+}
+
+// TeamID returns the value of the "team_id" field in the mutation.
+func (m *DesignVersionMutation) TeamID() (r int, exists bool) {
+	v := m.team_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTeamID returns the old "team_id" field's value of the DesignVersion entity.
+// If the DesignVersion object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DesignVersionMutation) OldTeamID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTeamID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTeamID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTeamID: %w", err)
+	}
+	return oldValue.TeamID, nil
+}
+
+// AddTeamID adds i to the "team_id" field.
+func (m *DesignVersionMutation) AddTeamID(i int) {
+	if m.addteam_id != nil {
+		*m.addteam_id += i
+	} else {
+		m.addteam_id = &i
+	}
+}
+
+// AddedTeamID returns the value that was added to the "team_id" field in this mutation.
+func (m *DesignVersionMutation) AddedTeamID() (r int, exists bool) {
+	v := m.addteam_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetTeamID resets all changes to the "team_id" field.
+func (m *DesignVersionMutation) ResetTeamID() {
+	m.team_id = nil
+	m.addteam_id = nil
+}
+
+// SetVersionID sets the "version_id" field.
+func (m *DesignVersionMutation) SetVersionID(s string) {
+	m.version_id = &s
+}
+
+// VersionID returns the value of the "version_id" field in the mutation.
+func (m *DesignVersionMutation) VersionID() (r string, exists bool) {
+	v := m.version_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersionID returns the old "version_id" field's value of the DesignVersion entity.
+// If the DesignVersion object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DesignVersionMutation) OldVersionID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersionID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersionID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersionID: %w", err)
+	}
+	return oldValue.VersionID, nil
+}
+
+// ResetVersionID resets all changes to the "version_id" field.
+func (m *DesignVersionMutation) ResetVersionID() {
+	m.version_id = nil
+}
+
+// SetTemplateConfig sets the "template_config" field.
+func (m *DesignVersionMutation) SetTemplateConfig(s string) {
+	m.template_config = &s
+}
+
+// TemplateConfig returns the value of the "template_config" field in the mutation.
+func (m *DesignVersionMutation) TemplateConfig() (r string, exists bool) {
+	v := m.template_config
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTemplateConfig returns the old "template_config" field's value of the DesignVersion entity.
+// If the DesignVersion object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DesignVersionMutation) OldTemplateConfig(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTemplateConfig is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTemplateConfig requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTemplateConfig: %w", err)
+	}
+	return oldValue.TemplateConfig, nil
+}
+
+// ResetTemplateConfig resets all changes to the "template_config" field.
+func (m *DesignVersionMutation) ResetTemplateConfig() {
+	m.template_config = nil
+}
+
+// SetConfigHash sets the "config_hash" field.
+func (m *DesignVersionMutation) SetConfigHash(s string) {
+	m.config_hash = &s
+}
+
+// ConfigHash returns the value of the "config_hash" field in the mutation.
+func (m *DesignVersionMutation) ConfigHash() (r string, exists bool) {
+	v := m.config_hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldConfigHash returns the old "config_hash" field's value of the DesignVersion entity.
+// If the DesignVersion object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DesignVersionMutation) OldConfigHash(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldConfigHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldConfigHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldConfigHash: %w", err)
+	}
+	return oldValue.ConfigHash, nil
+}
+
+// ResetConfigHash resets all changes to the "config_hash" field.
+func (m *DesignVersionMutation) ResetConfigHash() {
+	m.config_hash = nil
+}
+
+// SetThumbnails sets the "thumbnails" field.
+func (m *DesignVersionMutation) SetThumbnails(s []string) {
+	m.thumbnails = &s
+	m.appendthumbnails = nil
+}
+
+// Thumbnails returns the value of the "thumbnails" field in the mutation.
+func (m *DesignVersionMutation) Thumbnails() (r []string, exists bool) {
+	v := m.thumbnails
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldThumbnails returns the old "thumbnails" field's value of the DesignVersion entity.
+// If the DesignVersion object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DesignVersionMutation) OldThumbnails(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldThumbnails is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldThumbnails requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldThumbnails: %w", err)
+	}
+	return oldValue.Thumbnails, nil
+}
+
+// AppendThumbnails adds s to the "thumbnails" field.
+func (m *DesignVersionMutation) AppendThumbnails(s []string) {
+	m.appendthumbnails = append(m.appendthumbnails, s...)
+}
+
+// AppendedThumbnails returns the list of values that were appended to the "thumbnails" field in this mutation.
+func (m *DesignVersionMutation) AppendedThumbnails() ([]string, bool) {
+	if len(m.appendthumbnails) == 0 {
+		return nil, false
+	}
+	return m.appendthumbnails, true
+}
+
+// ResetThumbnails resets all changes to the "thumbnails" field.
+func (m *DesignVersionMutation) ResetThumbnails() {
+	m.thumbnails = nil
+	m.appendthumbnails = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *DesignVersionMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *DesignVersionMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the DesignVersion entity.
+// If the DesignVersion object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *DesignVersionMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *DesignVersionMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// Where appends a list predicates to the DesignVersionMutation builder.
+func (m *DesignVersionMutation) Where(ps ...predicate.DesignVersion) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the DesignVersionMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *DesignVersionMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.DesignVersion, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *DesignVersionMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *DesignVersionMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (DesignVersion).
+func (m *DesignVersionMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *DesignVersionMutation) Fields() []string {
+	fields := make([]string, 0, 6)
+	if m.team_id != nil {
+		fields = append(fields, designversion.FieldTeamID)
+	}
+	if m.version_id != nil {
+		fields = append(fields, designversion.FieldVersionID)
+	}
+	if m.template_config != nil {
+		fields = append(fields, designversion.FieldTemplateConfig)
+	}
+	if m.config_hash != nil {
+		fields = append(fields, designversion.FieldConfigHash)
+	}
+	if m.thumbnails != nil {
+		fields = append(fields, designversion.FieldThumbnails)
+	}
+	if m.created_at != nil {
+		fields = append(fields, designversion.FieldCreatedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *DesignVersionMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case designversion.FieldTeamID:
+		return m.TeamID()
+	case designversion.FieldVersionID:
+		return m.VersionID()
+	case designversion.FieldTemplateConfig:
+		return m.TemplateConfig()
+	case designversion.FieldConfigHash:
+		return m.ConfigHash()
+	case designversion.FieldThumbnails:
+		return m.Thumbnails()
+	case designversion.FieldCreatedAt:
+		return m.CreatedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *DesignVersionMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case designversion.FieldTeamID:
+		return m.OldTeamID(ctx)
+	case designversion.FieldVersionID:
+		return m.OldVersionID(ctx)
+	case designversion.FieldTemplateConfig:
+		return m.OldTemplateConfig(ctx)
+	case designversion.FieldConfigHash:
+		return m.OldConfigHash(ctx)
+	case designversion.FieldThumbnails:
+		return m.OldThumbnails(ctx)
+	case designversion.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown DesignVersion field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *DesignVersionMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case designversion.FieldTeamID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTeamID(v)
+		return nil
+	case designversion.FieldVersionID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersionID(v)
+		return nil
+	case designversion.FieldTemplateConfig:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTemplateConfig(v)
+		return nil
+	case designversion.FieldConfigHash:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetConfigHash(v)
+		return nil
+	case designversion.FieldThumbnails:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetThumbnails(v)
+		return nil
+	case designversion.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown DesignVersion field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *DesignVersionMutation) AddedFields() []string {
+	var fields []string
+	if m.addteam_id != nil {
+		fields = append(fields, designversion.FieldTeamID)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *DesignVersionMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case designversion.FieldTeamID:
+		return m.AddedTeamID()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *DesignVersionMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case designversion.FieldTeamID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddTeamID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown DesignVersion numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *DesignVersionMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *DesignVersionMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *DesignVersionMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown DesignVersion nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *DesignVersionMutation) ResetField(name string) error {
+	switch name {
+	case designversion.FieldTeamID:
+		m.ResetTeamID()
+		return nil
+	case designversion.FieldVersionID:
+		m.ResetVersionID()
+		return nil
+	case designversion.FieldTemplateConfig:
+		m.ResetTemplateConfig()
+		return nil
+	case designversion.FieldConfigHash:
+		m.ResetConfigHash()
+		return nil
+	case designversion.FieldThumbnails:
+		m.ResetThumbnails()
+		return nil
+	case designversion.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown DesignVersion field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *DesignVersionMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *DesignVersionMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *DesignVersionMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *DesignVersionMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *DesignVersionMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *DesignVersionMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *DesignVersionMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown DesignVersion unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *DesignVersionMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown DesignVersion edge %s", name)
 }
 
 // IdempotencyKeyMutation represents an operation that mutates the IdempotencyKey nodes in the graph.
@@ -4660,6 +5314,9 @@ type ProductMutation struct {
 	clearedFields          map[string]struct{}
 	category               *int
 	clearedcategory        bool
+	variants               map[int]struct{}
+	removedvariants        map[int]struct{}
+	clearedvariants        bool
 	done                   bool
 	oldValue               func(context.Context) (*Product, error)
 	predicates             []predicate.Product
@@ -5405,6 +6062,60 @@ func (m *ProductMutation) ResetCategory() {
 	m.clearedcategory = false
 }
 
+// AddVariantIDs adds the "variants" edge to the ProductVariant entity by ids.
+func (m *ProductMutation) AddVariantIDs(ids ...int) {
+	if m.variants == nil {
+		m.variants = make(map[int]struct{})
+	}
+	for i := range ids {
+		m.variants[ids[i]] = struct{}{}
+	}
+}
+
+// ClearVariants clears the "variants" edge to the ProductVariant entity.
+func (m *ProductMutation) ClearVariants() {
+	m.clearedvariants = true
+}
+
+// VariantsCleared reports if the "variants" edge to the ProductVariant entity was cleared.
+func (m *ProductMutation) VariantsCleared() bool {
+	return m.clearedvariants
+}
+
+// RemoveVariantIDs removes the "variants" edge to the ProductVariant entity by IDs.
+func (m *ProductMutation) RemoveVariantIDs(ids ...int) {
+	if m.removedvariants == nil {
+		m.removedvariants = make(map[int]struct{})
+	}
+	for i := range ids {
+		delete(m.variants, ids[i])
+		m.removedvariants[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedVariants returns the removed IDs of the "variants" edge to the ProductVariant entity.
+func (m *ProductMutation) RemovedVariantsIDs() (ids []int) {
+	for id := range m.removedvariants {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// VariantsIDs returns the "variants" edge IDs in the mutation.
+func (m *ProductMutation) VariantsIDs() (ids []int) {
+	for id := range m.variants {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetVariants resets all changes to the "variants" edge.
+func (m *ProductMutation) ResetVariants() {
+	m.variants = nil
+	m.clearedvariants = false
+	m.removedvariants = nil
+}
+
 // Where appends a list predicates to the ProductMutation builder.
 func (m *ProductMutation) Where(ps ...predicate.Product) {
 	m.predicates = append(m.predicates, ps...)
@@ -5826,9 +6537,12 @@ func (m *ProductMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *ProductMutation) AddedEdges() []string {
-	edges := make([]string, 0, 1)
+	edges := make([]string, 0, 2)
 	if m.category != nil {
 		edges = append(edges, product.EdgeCategory)
+	}
+	if m.variants != nil {
+		edges = append(edges, product.EdgeVariants)
 	}
 	return edges
 }
@@ -5841,27 +6555,47 @@ func (m *ProductMutation) AddedIDs(name string) []ent.Value {
 		if id := m.category; id != nil {
 			return []ent.Value{*id}
 		}
+	case product.EdgeVariants:
+		ids := make([]ent.Value, 0, len(m.variants))
+		for id := range m.variants {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *ProductMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 1)
+	edges := make([]string, 0, 2)
+	if m.removedvariants != nil {
+		edges = append(edges, product.EdgeVariants)
+	}
 	return edges
 }
 
 // RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
 // the given name in this mutation.
 func (m *ProductMutation) RemovedIDs(name string) []ent.Value {
+	switch name {
+	case product.EdgeVariants:
+		ids := make([]ent.Value, 0, len(m.removedvariants))
+		for id := range m.removedvariants {
+			ids = append(ids, id)
+		}
+		return ids
+	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *ProductMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 1)
+	edges := make([]string, 0, 2)
 	if m.clearedcategory {
 		edges = append(edges, product.EdgeCategory)
+	}
+	if m.clearedvariants {
+		edges = append(edges, product.EdgeVariants)
 	}
 	return edges
 }
@@ -5872,6 +6606,8 @@ func (m *ProductMutation) EdgeCleared(name string) bool {
 	switch name {
 	case product.EdgeCategory:
 		return m.clearedcategory
+	case product.EdgeVariants:
+		return m.clearedvariants
 	}
 	return false
 }
@@ -5893,6 +6629,9 @@ func (m *ProductMutation) ResetEdge(name string) error {
 	switch name {
 	case product.EdgeCategory:
 		m.ResetCategory()
+		return nil
+	case product.EdgeVariants:
+		m.ResetVariants()
 		return nil
 	}
 	return fmt.Errorf("unknown Product edge %s", name)
@@ -7078,6 +7817,2234 @@ func (m *ProductCategoryMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown ProductCategory edge %s", name)
+}
+
+// ProductVariantMutation represents an operation that mutates the ProductVariant nodes in the graph.
+type ProductVariantMutation struct {
+	config
+	op                             Op
+	typ                            string
+	id                             *int
+	created_at                     *time.Time
+	updated_at                     *time.Time
+	uuid                           *string
+	team_id                        *int
+	addteam_id                     *int
+	name                           *string
+	product_variant_category_id    *int
+	addproduct_variant_category_id *int
+	price_id                       *int
+	addprice_id                    *int
+	editor_product_id              *string
+	weight                         *int64
+	addweight                      *int64
+	length                         *int
+	addlength                      *int
+	width                          *int
+	addwidth                       *int
+	height                         *int
+	addheight                      *int
+	description                    *string
+	country_id                     *int
+	addcountry_id                  *int
+	customs_code                   *string
+	customs_description            *string
+	long_customs_description       *string
+	default_dpi                    *int
+	adddefault_dpi                 *int
+	seo_details                    *string
+	ecommerce_tags                 *string
+	default_location_id            *int
+	adddefault_location_id         *int
+	clearedFields                  map[string]struct{}
+	product                        *int
+	clearedproduct                 bool
+	links                          map[int]struct{}
+	removedlinks                   map[int]struct{}
+	clearedlinks                   bool
+	done                           bool
+	oldValue                       func(context.Context) (*ProductVariant, error)
+	predicates                     []predicate.ProductVariant
+}
+
+var _ ent.Mutation = (*ProductVariantMutation)(nil)
+
+// productvariantOption allows management of the mutation configuration using functional options.
+type productvariantOption func(*ProductVariantMutation)
+
+// newProductVariantMutation creates new mutation for the ProductVariant entity.
+func newProductVariantMutation(c config, op Op, opts ...productvariantOption) *ProductVariantMutation {
+	m := &ProductVariantMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeProductVariant,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withProductVariantID sets the ID field of the mutation.
+func withProductVariantID(id int) productvariantOption {
+	return func(m *ProductVariantMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *ProductVariant
+		)
+		m.oldValue = func(ctx context.Context) (*ProductVariant, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().ProductVariant.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withProductVariant sets the old ProductVariant of the mutation.
+func withProductVariant(node *ProductVariant) productvariantOption {
+	return func(m *ProductVariantMutation) {
+		m.oldValue = func(context.Context) (*ProductVariant, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ProductVariantMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ProductVariantMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ProductVariantMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ProductVariantMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().ProductVariant.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *ProductVariantMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *ProductVariantMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the ProductVariant entity.
+// If the ProductVariant object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductVariantMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *ProductVariantMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *ProductVariantMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *ProductVariantMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the ProductVariant entity.
+// If the ProductVariant object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductVariantMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *ProductVariantMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetUUID sets the "uuid" field.
+func (m *ProductVariantMutation) SetUUID(s string) {
+	m.uuid = &s
+}
+
+// UUID returns the value of the "uuid" field in the mutation.
+func (m *ProductVariantMutation) UUID() (r string, exists bool) {
+	v := m.uuid
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUUID returns the old "uuid" field's value of the ProductVariant entity.
+// If the ProductVariant object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductVariantMutation) OldUUID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUUID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUUID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUUID: %w", err)
+	}
+	return oldValue.UUID, nil
+}
+
+// ResetUUID resets all changes to the "uuid" field.
+func (m *ProductVariantMutation) ResetUUID() {
+	m.uuid = nil
+}
+
+// SetTeamID sets the "team_id" field.
+func (m *ProductVariantMutation) SetTeamID(i int) {
+	m.team_id = &i
+	m.addteam_id = nil
+}
+
+// TeamID returns the value of the "team_id" field in the mutation.
+func (m *ProductVariantMutation) TeamID() (r int, exists bool) {
+	v := m.team_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTeamID returns the old "team_id" field's value of the ProductVariant entity.
+// If the ProductVariant object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductVariantMutation) OldTeamID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTeamID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTeamID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTeamID: %w", err)
+	}
+	return oldValue.TeamID, nil
+}
+
+// AddTeamID adds i to the "team_id" field.
+func (m *ProductVariantMutation) AddTeamID(i int) {
+	if m.addteam_id != nil {
+		*m.addteam_id += i
+	} else {
+		m.addteam_id = &i
+	}
+}
+
+// AddedTeamID returns the value that was added to the "team_id" field in this mutation.
+func (m *ProductVariantMutation) AddedTeamID() (r int, exists bool) {
+	v := m.addteam_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetTeamID resets all changes to the "team_id" field.
+func (m *ProductVariantMutation) ResetTeamID() {
+	m.team_id = nil
+	m.addteam_id = nil
+}
+
+// SetProductID sets the "product_id" field.
+func (m *ProductVariantMutation) SetProductID(i int) {
+	m.product = &i
+}
+
+// ProductID returns the value of the "product_id" field in the mutation.
+func (m *ProductVariantMutation) ProductID() (r int, exists bool) {
+	v := m.product
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProductID returns the old "product_id" field's value of the ProductVariant entity.
+// If the ProductVariant object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductVariantMutation) OldProductID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProductID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProductID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProductID: %w", err)
+	}
+	return oldValue.ProductID, nil
+}
+
+// ResetProductID resets all changes to the "product_id" field.
+func (m *ProductVariantMutation) ResetProductID() {
+	m.product = nil
+}
+
+// SetName sets the "name" field.
+func (m *ProductVariantMutation) SetName(s string) {
+	m.name = &s
+}
+
+// Name returns the value of the "name" field in the mutation.
+func (m *ProductVariantMutation) Name() (r string, exists bool) {
+	v := m.name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldName returns the old "name" field's value of the ProductVariant entity.
+// If the ProductVariant object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductVariantMutation) OldName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldName: %w", err)
+	}
+	return oldValue.Name, nil
+}
+
+// ResetName resets all changes to the "name" field.
+func (m *ProductVariantMutation) ResetName() {
+	m.name = nil
+}
+
+// SetProductVariantCategoryID sets the "product_variant_category_id" field.
+func (m *ProductVariantMutation) SetProductVariantCategoryID(i int) {
+	m.product_variant_category_id = &i
+	m.addproduct_variant_category_id = nil
+}
+
+// ProductVariantCategoryID returns the value of the "product_variant_category_id" field in the mutation.
+func (m *ProductVariantMutation) ProductVariantCategoryID() (r int, exists bool) {
+	v := m.product_variant_category_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProductVariantCategoryID returns the old "product_variant_category_id" field's value of the ProductVariant entity.
+// If the ProductVariant object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductVariantMutation) OldProductVariantCategoryID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProductVariantCategoryID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProductVariantCategoryID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProductVariantCategoryID: %w", err)
+	}
+	return oldValue.ProductVariantCategoryID, nil
+}
+
+// AddProductVariantCategoryID adds i to the "product_variant_category_id" field.
+func (m *ProductVariantMutation) AddProductVariantCategoryID(i int) {
+	if m.addproduct_variant_category_id != nil {
+		*m.addproduct_variant_category_id += i
+	} else {
+		m.addproduct_variant_category_id = &i
+	}
+}
+
+// AddedProductVariantCategoryID returns the value that was added to the "product_variant_category_id" field in this mutation.
+func (m *ProductVariantMutation) AddedProductVariantCategoryID() (r int, exists bool) {
+	v := m.addproduct_variant_category_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearProductVariantCategoryID clears the value of the "product_variant_category_id" field.
+func (m *ProductVariantMutation) ClearProductVariantCategoryID() {
+	m.product_variant_category_id = nil
+	m.addproduct_variant_category_id = nil
+	m.clearedFields[productvariant.FieldProductVariantCategoryID] = struct{}{}
+}
+
+// ProductVariantCategoryIDCleared returns if the "product_variant_category_id" field was cleared in this mutation.
+func (m *ProductVariantMutation) ProductVariantCategoryIDCleared() bool {
+	_, ok := m.clearedFields[productvariant.FieldProductVariantCategoryID]
+	return ok
+}
+
+// ResetProductVariantCategoryID resets all changes to the "product_variant_category_id" field.
+func (m *ProductVariantMutation) ResetProductVariantCategoryID() {
+	m.product_variant_category_id = nil
+	m.addproduct_variant_category_id = nil
+	delete(m.clearedFields, productvariant.FieldProductVariantCategoryID)
+}
+
+// SetPriceID sets the "price_id" field.
+func (m *ProductVariantMutation) SetPriceID(i int) {
+	m.price_id = &i
+	m.addprice_id = nil
+}
+
+// PriceID returns the value of the "price_id" field in the mutation.
+func (m *ProductVariantMutation) PriceID() (r int, exists bool) {
+	v := m.price_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPriceID returns the old "price_id" field's value of the ProductVariant entity.
+// If the ProductVariant object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductVariantMutation) OldPriceID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPriceID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPriceID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPriceID: %w", err)
+	}
+	return oldValue.PriceID, nil
+}
+
+// AddPriceID adds i to the "price_id" field.
+func (m *ProductVariantMutation) AddPriceID(i int) {
+	if m.addprice_id != nil {
+		*m.addprice_id += i
+	} else {
+		m.addprice_id = &i
+	}
+}
+
+// AddedPriceID returns the value that was added to the "price_id" field in this mutation.
+func (m *ProductVariantMutation) AddedPriceID() (r int, exists bool) {
+	v := m.addprice_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearPriceID clears the value of the "price_id" field.
+func (m *ProductVariantMutation) ClearPriceID() {
+	m.price_id = nil
+	m.addprice_id = nil
+	m.clearedFields[productvariant.FieldPriceID] = struct{}{}
+}
+
+// PriceIDCleared returns if the "price_id" field was cleared in this mutation.
+func (m *ProductVariantMutation) PriceIDCleared() bool {
+	_, ok := m.clearedFields[productvariant.FieldPriceID]
+	return ok
+}
+
+// ResetPriceID resets all changes to the "price_id" field.
+func (m *ProductVariantMutation) ResetPriceID() {
+	m.price_id = nil
+	m.addprice_id = nil
+	delete(m.clearedFields, productvariant.FieldPriceID)
+}
+
+// SetEditorProductID sets the "editor_product_id" field.
+func (m *ProductVariantMutation) SetEditorProductID(s string) {
+	m.editor_product_id = &s
+}
+
+// EditorProductID returns the value of the "editor_product_id" field in the mutation.
+func (m *ProductVariantMutation) EditorProductID() (r string, exists bool) {
+	v := m.editor_product_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEditorProductID returns the old "editor_product_id" field's value of the ProductVariant entity.
+// If the ProductVariant object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductVariantMutation) OldEditorProductID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEditorProductID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEditorProductID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEditorProductID: %w", err)
+	}
+	return oldValue.EditorProductID, nil
+}
+
+// ClearEditorProductID clears the value of the "editor_product_id" field.
+func (m *ProductVariantMutation) ClearEditorProductID() {
+	m.editor_product_id = nil
+	m.clearedFields[productvariant.FieldEditorProductID] = struct{}{}
+}
+
+// EditorProductIDCleared returns if the "editor_product_id" field was cleared in this mutation.
+func (m *ProductVariantMutation) EditorProductIDCleared() bool {
+	_, ok := m.clearedFields[productvariant.FieldEditorProductID]
+	return ok
+}
+
+// ResetEditorProductID resets all changes to the "editor_product_id" field.
+func (m *ProductVariantMutation) ResetEditorProductID() {
+	m.editor_product_id = nil
+	delete(m.clearedFields, productvariant.FieldEditorProductID)
+}
+
+// SetWeight sets the "weight" field.
+func (m *ProductVariantMutation) SetWeight(i int64) {
+	m.weight = &i
+	m.addweight = nil
+}
+
+// Weight returns the value of the "weight" field in the mutation.
+func (m *ProductVariantMutation) Weight() (r int64, exists bool) {
+	v := m.weight
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldWeight returns the old "weight" field's value of the ProductVariant entity.
+// If the ProductVariant object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductVariantMutation) OldWeight(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldWeight is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldWeight requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldWeight: %w", err)
+	}
+	return oldValue.Weight, nil
+}
+
+// AddWeight adds i to the "weight" field.
+func (m *ProductVariantMutation) AddWeight(i int64) {
+	if m.addweight != nil {
+		*m.addweight += i
+	} else {
+		m.addweight = &i
+	}
+}
+
+// AddedWeight returns the value that was added to the "weight" field in this mutation.
+func (m *ProductVariantMutation) AddedWeight() (r int64, exists bool) {
+	v := m.addweight
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearWeight clears the value of the "weight" field.
+func (m *ProductVariantMutation) ClearWeight() {
+	m.weight = nil
+	m.addweight = nil
+	m.clearedFields[productvariant.FieldWeight] = struct{}{}
+}
+
+// WeightCleared returns if the "weight" field was cleared in this mutation.
+func (m *ProductVariantMutation) WeightCleared() bool {
+	_, ok := m.clearedFields[productvariant.FieldWeight]
+	return ok
+}
+
+// ResetWeight resets all changes to the "weight" field.
+func (m *ProductVariantMutation) ResetWeight() {
+	m.weight = nil
+	m.addweight = nil
+	delete(m.clearedFields, productvariant.FieldWeight)
+}
+
+// SetLength sets the "length" field.
+func (m *ProductVariantMutation) SetLength(i int) {
+	m.length = &i
+	m.addlength = nil
+}
+
+// Length returns the value of the "length" field in the mutation.
+func (m *ProductVariantMutation) Length() (r int, exists bool) {
+	v := m.length
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLength returns the old "length" field's value of the ProductVariant entity.
+// If the ProductVariant object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductVariantMutation) OldLength(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLength is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLength requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLength: %w", err)
+	}
+	return oldValue.Length, nil
+}
+
+// AddLength adds i to the "length" field.
+func (m *ProductVariantMutation) AddLength(i int) {
+	if m.addlength != nil {
+		*m.addlength += i
+	} else {
+		m.addlength = &i
+	}
+}
+
+// AddedLength returns the value that was added to the "length" field in this mutation.
+func (m *ProductVariantMutation) AddedLength() (r int, exists bool) {
+	v := m.addlength
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearLength clears the value of the "length" field.
+func (m *ProductVariantMutation) ClearLength() {
+	m.length = nil
+	m.addlength = nil
+	m.clearedFields[productvariant.FieldLength] = struct{}{}
+}
+
+// LengthCleared returns if the "length" field was cleared in this mutation.
+func (m *ProductVariantMutation) LengthCleared() bool {
+	_, ok := m.clearedFields[productvariant.FieldLength]
+	return ok
+}
+
+// ResetLength resets all changes to the "length" field.
+func (m *ProductVariantMutation) ResetLength() {
+	m.length = nil
+	m.addlength = nil
+	delete(m.clearedFields, productvariant.FieldLength)
+}
+
+// SetWidth sets the "width" field.
+func (m *ProductVariantMutation) SetWidth(i int) {
+	m.width = &i
+	m.addwidth = nil
+}
+
+// Width returns the value of the "width" field in the mutation.
+func (m *ProductVariantMutation) Width() (r int, exists bool) {
+	v := m.width
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldWidth returns the old "width" field's value of the ProductVariant entity.
+// If the ProductVariant object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductVariantMutation) OldWidth(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldWidth is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldWidth requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldWidth: %w", err)
+	}
+	return oldValue.Width, nil
+}
+
+// AddWidth adds i to the "width" field.
+func (m *ProductVariantMutation) AddWidth(i int) {
+	if m.addwidth != nil {
+		*m.addwidth += i
+	} else {
+		m.addwidth = &i
+	}
+}
+
+// AddedWidth returns the value that was added to the "width" field in this mutation.
+func (m *ProductVariantMutation) AddedWidth() (r int, exists bool) {
+	v := m.addwidth
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearWidth clears the value of the "width" field.
+func (m *ProductVariantMutation) ClearWidth() {
+	m.width = nil
+	m.addwidth = nil
+	m.clearedFields[productvariant.FieldWidth] = struct{}{}
+}
+
+// WidthCleared returns if the "width" field was cleared in this mutation.
+func (m *ProductVariantMutation) WidthCleared() bool {
+	_, ok := m.clearedFields[productvariant.FieldWidth]
+	return ok
+}
+
+// ResetWidth resets all changes to the "width" field.
+func (m *ProductVariantMutation) ResetWidth() {
+	m.width = nil
+	m.addwidth = nil
+	delete(m.clearedFields, productvariant.FieldWidth)
+}
+
+// SetHeight sets the "height" field.
+func (m *ProductVariantMutation) SetHeight(i int) {
+	m.height = &i
+	m.addheight = nil
+}
+
+// Height returns the value of the "height" field in the mutation.
+func (m *ProductVariantMutation) Height() (r int, exists bool) {
+	v := m.height
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHeight returns the old "height" field's value of the ProductVariant entity.
+// If the ProductVariant object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductVariantMutation) OldHeight(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHeight is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHeight requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHeight: %w", err)
+	}
+	return oldValue.Height, nil
+}
+
+// AddHeight adds i to the "height" field.
+func (m *ProductVariantMutation) AddHeight(i int) {
+	if m.addheight != nil {
+		*m.addheight += i
+	} else {
+		m.addheight = &i
+	}
+}
+
+// AddedHeight returns the value that was added to the "height" field in this mutation.
+func (m *ProductVariantMutation) AddedHeight() (r int, exists bool) {
+	v := m.addheight
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearHeight clears the value of the "height" field.
+func (m *ProductVariantMutation) ClearHeight() {
+	m.height = nil
+	m.addheight = nil
+	m.clearedFields[productvariant.FieldHeight] = struct{}{}
+}
+
+// HeightCleared returns if the "height" field was cleared in this mutation.
+func (m *ProductVariantMutation) HeightCleared() bool {
+	_, ok := m.clearedFields[productvariant.FieldHeight]
+	return ok
+}
+
+// ResetHeight resets all changes to the "height" field.
+func (m *ProductVariantMutation) ResetHeight() {
+	m.height = nil
+	m.addheight = nil
+	delete(m.clearedFields, productvariant.FieldHeight)
+}
+
+// SetDescription sets the "description" field.
+func (m *ProductVariantMutation) SetDescription(s string) {
+	m.description = &s
+}
+
+// Description returns the value of the "description" field in the mutation.
+func (m *ProductVariantMutation) Description() (r string, exists bool) {
+	v := m.description
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDescription returns the old "description" field's value of the ProductVariant entity.
+// If the ProductVariant object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductVariantMutation) OldDescription(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDescription is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDescription requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDescription: %w", err)
+	}
+	return oldValue.Description, nil
+}
+
+// ClearDescription clears the value of the "description" field.
+func (m *ProductVariantMutation) ClearDescription() {
+	m.description = nil
+	m.clearedFields[productvariant.FieldDescription] = struct{}{}
+}
+
+// DescriptionCleared returns if the "description" field was cleared in this mutation.
+func (m *ProductVariantMutation) DescriptionCleared() bool {
+	_, ok := m.clearedFields[productvariant.FieldDescription]
+	return ok
+}
+
+// ResetDescription resets all changes to the "description" field.
+func (m *ProductVariantMutation) ResetDescription() {
+	m.description = nil
+	delete(m.clearedFields, productvariant.FieldDescription)
+}
+
+// SetCountryID sets the "country_id" field.
+func (m *ProductVariantMutation) SetCountryID(i int) {
+	m.country_id = &i
+	m.addcountry_id = nil
+}
+
+// CountryID returns the value of the "country_id" field in the mutation.
+func (m *ProductVariantMutation) CountryID() (r int, exists bool) {
+	v := m.country_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCountryID returns the old "country_id" field's value of the ProductVariant entity.
+// If the ProductVariant object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductVariantMutation) OldCountryID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCountryID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCountryID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCountryID: %w", err)
+	}
+	return oldValue.CountryID, nil
+}
+
+// AddCountryID adds i to the "country_id" field.
+func (m *ProductVariantMutation) AddCountryID(i int) {
+	if m.addcountry_id != nil {
+		*m.addcountry_id += i
+	} else {
+		m.addcountry_id = &i
+	}
+}
+
+// AddedCountryID returns the value that was added to the "country_id" field in this mutation.
+func (m *ProductVariantMutation) AddedCountryID() (r int, exists bool) {
+	v := m.addcountry_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetCountryID resets all changes to the "country_id" field.
+func (m *ProductVariantMutation) ResetCountryID() {
+	m.country_id = nil
+	m.addcountry_id = nil
+}
+
+// SetCustomsCode sets the "customs_code" field.
+func (m *ProductVariantMutation) SetCustomsCode(s string) {
+	m.customs_code = &s
+}
+
+// CustomsCode returns the value of the "customs_code" field in the mutation.
+func (m *ProductVariantMutation) CustomsCode() (r string, exists bool) {
+	v := m.customs_code
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCustomsCode returns the old "customs_code" field's value of the ProductVariant entity.
+// If the ProductVariant object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductVariantMutation) OldCustomsCode(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCustomsCode is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCustomsCode requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCustomsCode: %w", err)
+	}
+	return oldValue.CustomsCode, nil
+}
+
+// ClearCustomsCode clears the value of the "customs_code" field.
+func (m *ProductVariantMutation) ClearCustomsCode() {
+	m.customs_code = nil
+	m.clearedFields[productvariant.FieldCustomsCode] = struct{}{}
+}
+
+// CustomsCodeCleared returns if the "customs_code" field was cleared in this mutation.
+func (m *ProductVariantMutation) CustomsCodeCleared() bool {
+	_, ok := m.clearedFields[productvariant.FieldCustomsCode]
+	return ok
+}
+
+// ResetCustomsCode resets all changes to the "customs_code" field.
+func (m *ProductVariantMutation) ResetCustomsCode() {
+	m.customs_code = nil
+	delete(m.clearedFields, productvariant.FieldCustomsCode)
+}
+
+// SetCustomsDescription sets the "customs_description" field.
+func (m *ProductVariantMutation) SetCustomsDescription(s string) {
+	m.customs_description = &s
+}
+
+// CustomsDescription returns the value of the "customs_description" field in the mutation.
+func (m *ProductVariantMutation) CustomsDescription() (r string, exists bool) {
+	v := m.customs_description
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCustomsDescription returns the old "customs_description" field's value of the ProductVariant entity.
+// If the ProductVariant object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductVariantMutation) OldCustomsDescription(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCustomsDescription is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCustomsDescription requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCustomsDescription: %w", err)
+	}
+	return oldValue.CustomsDescription, nil
+}
+
+// ClearCustomsDescription clears the value of the "customs_description" field.
+func (m *ProductVariantMutation) ClearCustomsDescription() {
+	m.customs_description = nil
+	m.clearedFields[productvariant.FieldCustomsDescription] = struct{}{}
+}
+
+// CustomsDescriptionCleared returns if the "customs_description" field was cleared in this mutation.
+func (m *ProductVariantMutation) CustomsDescriptionCleared() bool {
+	_, ok := m.clearedFields[productvariant.FieldCustomsDescription]
+	return ok
+}
+
+// ResetCustomsDescription resets all changes to the "customs_description" field.
+func (m *ProductVariantMutation) ResetCustomsDescription() {
+	m.customs_description = nil
+	delete(m.clearedFields, productvariant.FieldCustomsDescription)
+}
+
+// SetLongCustomsDescription sets the "long_customs_description" field.
+func (m *ProductVariantMutation) SetLongCustomsDescription(s string) {
+	m.long_customs_description = &s
+}
+
+// LongCustomsDescription returns the value of the "long_customs_description" field in the mutation.
+func (m *ProductVariantMutation) LongCustomsDescription() (r string, exists bool) {
+	v := m.long_customs_description
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLongCustomsDescription returns the old "long_customs_description" field's value of the ProductVariant entity.
+// If the ProductVariant object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductVariantMutation) OldLongCustomsDescription(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLongCustomsDescription is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLongCustomsDescription requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLongCustomsDescription: %w", err)
+	}
+	return oldValue.LongCustomsDescription, nil
+}
+
+// ClearLongCustomsDescription clears the value of the "long_customs_description" field.
+func (m *ProductVariantMutation) ClearLongCustomsDescription() {
+	m.long_customs_description = nil
+	m.clearedFields[productvariant.FieldLongCustomsDescription] = struct{}{}
+}
+
+// LongCustomsDescriptionCleared returns if the "long_customs_description" field was cleared in this mutation.
+func (m *ProductVariantMutation) LongCustomsDescriptionCleared() bool {
+	_, ok := m.clearedFields[productvariant.FieldLongCustomsDescription]
+	return ok
+}
+
+// ResetLongCustomsDescription resets all changes to the "long_customs_description" field.
+func (m *ProductVariantMutation) ResetLongCustomsDescription() {
+	m.long_customs_description = nil
+	delete(m.clearedFields, productvariant.FieldLongCustomsDescription)
+}
+
+// SetDefaultDpi sets the "default_dpi" field.
+func (m *ProductVariantMutation) SetDefaultDpi(i int) {
+	m.default_dpi = &i
+	m.adddefault_dpi = nil
+}
+
+// DefaultDpi returns the value of the "default_dpi" field in the mutation.
+func (m *ProductVariantMutation) DefaultDpi() (r int, exists bool) {
+	v := m.default_dpi
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDefaultDpi returns the old "default_dpi" field's value of the ProductVariant entity.
+// If the ProductVariant object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductVariantMutation) OldDefaultDpi(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDefaultDpi is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDefaultDpi requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDefaultDpi: %w", err)
+	}
+	return oldValue.DefaultDpi, nil
+}
+
+// AddDefaultDpi adds i to the "default_dpi" field.
+func (m *ProductVariantMutation) AddDefaultDpi(i int) {
+	if m.adddefault_dpi != nil {
+		*m.adddefault_dpi += i
+	} else {
+		m.adddefault_dpi = &i
+	}
+}
+
+// AddedDefaultDpi returns the value that was added to the "default_dpi" field in this mutation.
+func (m *ProductVariantMutation) AddedDefaultDpi() (r int, exists bool) {
+	v := m.adddefault_dpi
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearDefaultDpi clears the value of the "default_dpi" field.
+func (m *ProductVariantMutation) ClearDefaultDpi() {
+	m.default_dpi = nil
+	m.adddefault_dpi = nil
+	m.clearedFields[productvariant.FieldDefaultDpi] = struct{}{}
+}
+
+// DefaultDpiCleared returns if the "default_dpi" field was cleared in this mutation.
+func (m *ProductVariantMutation) DefaultDpiCleared() bool {
+	_, ok := m.clearedFields[productvariant.FieldDefaultDpi]
+	return ok
+}
+
+// ResetDefaultDpi resets all changes to the "default_dpi" field.
+func (m *ProductVariantMutation) ResetDefaultDpi() {
+	m.default_dpi = nil
+	m.adddefault_dpi = nil
+	delete(m.clearedFields, productvariant.FieldDefaultDpi)
+}
+
+// SetSeoDetails sets the "seo_details" field.
+func (m *ProductVariantMutation) SetSeoDetails(s string) {
+	m.seo_details = &s
+}
+
+// SeoDetails returns the value of the "seo_details" field in the mutation.
+func (m *ProductVariantMutation) SeoDetails() (r string, exists bool) {
+	v := m.seo_details
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSeoDetails returns the old "seo_details" field's value of the ProductVariant entity.
+// If the ProductVariant object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductVariantMutation) OldSeoDetails(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSeoDetails is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSeoDetails requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSeoDetails: %w", err)
+	}
+	return oldValue.SeoDetails, nil
+}
+
+// ClearSeoDetails clears the value of the "seo_details" field.
+func (m *ProductVariantMutation) ClearSeoDetails() {
+	m.seo_details = nil
+	m.clearedFields[productvariant.FieldSeoDetails] = struct{}{}
+}
+
+// SeoDetailsCleared returns if the "seo_details" field was cleared in this mutation.
+func (m *ProductVariantMutation) SeoDetailsCleared() bool {
+	_, ok := m.clearedFields[productvariant.FieldSeoDetails]
+	return ok
+}
+
+// ResetSeoDetails resets all changes to the "seo_details" field.
+func (m *ProductVariantMutation) ResetSeoDetails() {
+	m.seo_details = nil
+	delete(m.clearedFields, productvariant.FieldSeoDetails)
+}
+
+// SetEcommerceTags sets the "ecommerce_tags" field.
+func (m *ProductVariantMutation) SetEcommerceTags(s string) {
+	m.ecommerce_tags = &s
+}
+
+// EcommerceTags returns the value of the "ecommerce_tags" field in the mutation.
+func (m *ProductVariantMutation) EcommerceTags() (r string, exists bool) {
+	v := m.ecommerce_tags
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEcommerceTags returns the old "ecommerce_tags" field's value of the ProductVariant entity.
+// If the ProductVariant object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductVariantMutation) OldEcommerceTags(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEcommerceTags is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEcommerceTags requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEcommerceTags: %w", err)
+	}
+	return oldValue.EcommerceTags, nil
+}
+
+// ClearEcommerceTags clears the value of the "ecommerce_tags" field.
+func (m *ProductVariantMutation) ClearEcommerceTags() {
+	m.ecommerce_tags = nil
+	m.clearedFields[productvariant.FieldEcommerceTags] = struct{}{}
+}
+
+// EcommerceTagsCleared returns if the "ecommerce_tags" field was cleared in this mutation.
+func (m *ProductVariantMutation) EcommerceTagsCleared() bool {
+	_, ok := m.clearedFields[productvariant.FieldEcommerceTags]
+	return ok
+}
+
+// ResetEcommerceTags resets all changes to the "ecommerce_tags" field.
+func (m *ProductVariantMutation) ResetEcommerceTags() {
+	m.ecommerce_tags = nil
+	delete(m.clearedFields, productvariant.FieldEcommerceTags)
+}
+
+// SetDefaultLocationID sets the "default_location_id" field.
+func (m *ProductVariantMutation) SetDefaultLocationID(i int) {
+	m.default_location_id = &i
+	m.adddefault_location_id = nil
+}
+
+// DefaultLocationID returns the value of the "default_location_id" field in the mutation.
+func (m *ProductVariantMutation) DefaultLocationID() (r int, exists bool) {
+	v := m.default_location_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDefaultLocationID returns the old "default_location_id" field's value of the ProductVariant entity.
+// If the ProductVariant object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductVariantMutation) OldDefaultLocationID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDefaultLocationID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDefaultLocationID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDefaultLocationID: %w", err)
+	}
+	return oldValue.DefaultLocationID, nil
+}
+
+// AddDefaultLocationID adds i to the "default_location_id" field.
+func (m *ProductVariantMutation) AddDefaultLocationID(i int) {
+	if m.adddefault_location_id != nil {
+		*m.adddefault_location_id += i
+	} else {
+		m.adddefault_location_id = &i
+	}
+}
+
+// AddedDefaultLocationID returns the value that was added to the "default_location_id" field in this mutation.
+func (m *ProductVariantMutation) AddedDefaultLocationID() (r int, exists bool) {
+	v := m.adddefault_location_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearDefaultLocationID clears the value of the "default_location_id" field.
+func (m *ProductVariantMutation) ClearDefaultLocationID() {
+	m.default_location_id = nil
+	m.adddefault_location_id = nil
+	m.clearedFields[productvariant.FieldDefaultLocationID] = struct{}{}
+}
+
+// DefaultLocationIDCleared returns if the "default_location_id" field was cleared in this mutation.
+func (m *ProductVariantMutation) DefaultLocationIDCleared() bool {
+	_, ok := m.clearedFields[productvariant.FieldDefaultLocationID]
+	return ok
+}
+
+// ResetDefaultLocationID resets all changes to the "default_location_id" field.
+func (m *ProductVariantMutation) ResetDefaultLocationID() {
+	m.default_location_id = nil
+	m.adddefault_location_id = nil
+	delete(m.clearedFields, productvariant.FieldDefaultLocationID)
+}
+
+// ClearProduct clears the "product" edge to the Product entity.
+func (m *ProductVariantMutation) ClearProduct() {
+	m.clearedproduct = true
+	m.clearedFields[productvariant.FieldProductID] = struct{}{}
+}
+
+// ProductCleared reports if the "product" edge to the Product entity was cleared.
+func (m *ProductVariantMutation) ProductCleared() bool {
+	return m.clearedproduct
+}
+
+// ProductIDs returns the "product" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ProductID instead. It exists only for internal usage by the builders.
+func (m *ProductVariantMutation) ProductIDs() (ids []int) {
+	if id := m.product; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetProduct resets all changes to the "product" edge.
+func (m *ProductVariantMutation) ResetProduct() {
+	m.product = nil
+	m.clearedproduct = false
+}
+
+// AddLinkIDs adds the "links" edge to the VariantLink entity by ids.
+func (m *ProductVariantMutation) AddLinkIDs(ids ...int) {
+	if m.links == nil {
+		m.links = make(map[int]struct{})
+	}
+	for i := range ids {
+		m.links[ids[i]] = struct{}{}
+	}
+}
+
+// ClearLinks clears the "links" edge to the VariantLink entity.
+func (m *ProductVariantMutation) ClearLinks() {
+	m.clearedlinks = true
+}
+
+// LinksCleared reports if the "links" edge to the VariantLink entity was cleared.
+func (m *ProductVariantMutation) LinksCleared() bool {
+	return m.clearedlinks
+}
+
+// RemoveLinkIDs removes the "links" edge to the VariantLink entity by IDs.
+func (m *ProductVariantMutation) RemoveLinkIDs(ids ...int) {
+	if m.removedlinks == nil {
+		m.removedlinks = make(map[int]struct{})
+	}
+	for i := range ids {
+		delete(m.links, ids[i])
+		m.removedlinks[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedLinks returns the removed IDs of the "links" edge to the VariantLink entity.
+func (m *ProductVariantMutation) RemovedLinksIDs() (ids []int) {
+	for id := range m.removedlinks {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// LinksIDs returns the "links" edge IDs in the mutation.
+func (m *ProductVariantMutation) LinksIDs() (ids []int) {
+	for id := range m.links {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetLinks resets all changes to the "links" edge.
+func (m *ProductVariantMutation) ResetLinks() {
+	m.links = nil
+	m.clearedlinks = false
+	m.removedlinks = nil
+}
+
+// Where appends a list predicates to the ProductVariantMutation builder.
+func (m *ProductVariantMutation) Where(ps ...predicate.ProductVariant) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ProductVariantMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ProductVariantMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.ProductVariant, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ProductVariantMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ProductVariantMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (ProductVariant).
+func (m *ProductVariantMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ProductVariantMutation) Fields() []string {
+	fields := make([]string, 0, 22)
+	if m.created_at != nil {
+		fields = append(fields, productvariant.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, productvariant.FieldUpdatedAt)
+	}
+	if m.uuid != nil {
+		fields = append(fields, productvariant.FieldUUID)
+	}
+	if m.team_id != nil {
+		fields = append(fields, productvariant.FieldTeamID)
+	}
+	if m.product != nil {
+		fields = append(fields, productvariant.FieldProductID)
+	}
+	if m.name != nil {
+		fields = append(fields, productvariant.FieldName)
+	}
+	if m.product_variant_category_id != nil {
+		fields = append(fields, productvariant.FieldProductVariantCategoryID)
+	}
+	if m.price_id != nil {
+		fields = append(fields, productvariant.FieldPriceID)
+	}
+	if m.editor_product_id != nil {
+		fields = append(fields, productvariant.FieldEditorProductID)
+	}
+	if m.weight != nil {
+		fields = append(fields, productvariant.FieldWeight)
+	}
+	if m.length != nil {
+		fields = append(fields, productvariant.FieldLength)
+	}
+	if m.width != nil {
+		fields = append(fields, productvariant.FieldWidth)
+	}
+	if m.height != nil {
+		fields = append(fields, productvariant.FieldHeight)
+	}
+	if m.description != nil {
+		fields = append(fields, productvariant.FieldDescription)
+	}
+	if m.country_id != nil {
+		fields = append(fields, productvariant.FieldCountryID)
+	}
+	if m.customs_code != nil {
+		fields = append(fields, productvariant.FieldCustomsCode)
+	}
+	if m.customs_description != nil {
+		fields = append(fields, productvariant.FieldCustomsDescription)
+	}
+	if m.long_customs_description != nil {
+		fields = append(fields, productvariant.FieldLongCustomsDescription)
+	}
+	if m.default_dpi != nil {
+		fields = append(fields, productvariant.FieldDefaultDpi)
+	}
+	if m.seo_details != nil {
+		fields = append(fields, productvariant.FieldSeoDetails)
+	}
+	if m.ecommerce_tags != nil {
+		fields = append(fields, productvariant.FieldEcommerceTags)
+	}
+	if m.default_location_id != nil {
+		fields = append(fields, productvariant.FieldDefaultLocationID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ProductVariantMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case productvariant.FieldCreatedAt:
+		return m.CreatedAt()
+	case productvariant.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case productvariant.FieldUUID:
+		return m.UUID()
+	case productvariant.FieldTeamID:
+		return m.TeamID()
+	case productvariant.FieldProductID:
+		return m.ProductID()
+	case productvariant.FieldName:
+		return m.Name()
+	case productvariant.FieldProductVariantCategoryID:
+		return m.ProductVariantCategoryID()
+	case productvariant.FieldPriceID:
+		return m.PriceID()
+	case productvariant.FieldEditorProductID:
+		return m.EditorProductID()
+	case productvariant.FieldWeight:
+		return m.Weight()
+	case productvariant.FieldLength:
+		return m.Length()
+	case productvariant.FieldWidth:
+		return m.Width()
+	case productvariant.FieldHeight:
+		return m.Height()
+	case productvariant.FieldDescription:
+		return m.Description()
+	case productvariant.FieldCountryID:
+		return m.CountryID()
+	case productvariant.FieldCustomsCode:
+		return m.CustomsCode()
+	case productvariant.FieldCustomsDescription:
+		return m.CustomsDescription()
+	case productvariant.FieldLongCustomsDescription:
+		return m.LongCustomsDescription()
+	case productvariant.FieldDefaultDpi:
+		return m.DefaultDpi()
+	case productvariant.FieldSeoDetails:
+		return m.SeoDetails()
+	case productvariant.FieldEcommerceTags:
+		return m.EcommerceTags()
+	case productvariant.FieldDefaultLocationID:
+		return m.DefaultLocationID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ProductVariantMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case productvariant.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case productvariant.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case productvariant.FieldUUID:
+		return m.OldUUID(ctx)
+	case productvariant.FieldTeamID:
+		return m.OldTeamID(ctx)
+	case productvariant.FieldProductID:
+		return m.OldProductID(ctx)
+	case productvariant.FieldName:
+		return m.OldName(ctx)
+	case productvariant.FieldProductVariantCategoryID:
+		return m.OldProductVariantCategoryID(ctx)
+	case productvariant.FieldPriceID:
+		return m.OldPriceID(ctx)
+	case productvariant.FieldEditorProductID:
+		return m.OldEditorProductID(ctx)
+	case productvariant.FieldWeight:
+		return m.OldWeight(ctx)
+	case productvariant.FieldLength:
+		return m.OldLength(ctx)
+	case productvariant.FieldWidth:
+		return m.OldWidth(ctx)
+	case productvariant.FieldHeight:
+		return m.OldHeight(ctx)
+	case productvariant.FieldDescription:
+		return m.OldDescription(ctx)
+	case productvariant.FieldCountryID:
+		return m.OldCountryID(ctx)
+	case productvariant.FieldCustomsCode:
+		return m.OldCustomsCode(ctx)
+	case productvariant.FieldCustomsDescription:
+		return m.OldCustomsDescription(ctx)
+	case productvariant.FieldLongCustomsDescription:
+		return m.OldLongCustomsDescription(ctx)
+	case productvariant.FieldDefaultDpi:
+		return m.OldDefaultDpi(ctx)
+	case productvariant.FieldSeoDetails:
+		return m.OldSeoDetails(ctx)
+	case productvariant.FieldEcommerceTags:
+		return m.OldEcommerceTags(ctx)
+	case productvariant.FieldDefaultLocationID:
+		return m.OldDefaultLocationID(ctx)
+	}
+	return nil, fmt.Errorf("unknown ProductVariant field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ProductVariantMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case productvariant.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case productvariant.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case productvariant.FieldUUID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUUID(v)
+		return nil
+	case productvariant.FieldTeamID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTeamID(v)
+		return nil
+	case productvariant.FieldProductID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProductID(v)
+		return nil
+	case productvariant.FieldName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetName(v)
+		return nil
+	case productvariant.FieldProductVariantCategoryID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProductVariantCategoryID(v)
+		return nil
+	case productvariant.FieldPriceID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPriceID(v)
+		return nil
+	case productvariant.FieldEditorProductID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEditorProductID(v)
+		return nil
+	case productvariant.FieldWeight:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetWeight(v)
+		return nil
+	case productvariant.FieldLength:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLength(v)
+		return nil
+	case productvariant.FieldWidth:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetWidth(v)
+		return nil
+	case productvariant.FieldHeight:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHeight(v)
+		return nil
+	case productvariant.FieldDescription:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDescription(v)
+		return nil
+	case productvariant.FieldCountryID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCountryID(v)
+		return nil
+	case productvariant.FieldCustomsCode:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCustomsCode(v)
+		return nil
+	case productvariant.FieldCustomsDescription:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCustomsDescription(v)
+		return nil
+	case productvariant.FieldLongCustomsDescription:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLongCustomsDescription(v)
+		return nil
+	case productvariant.FieldDefaultDpi:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDefaultDpi(v)
+		return nil
+	case productvariant.FieldSeoDetails:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSeoDetails(v)
+		return nil
+	case productvariant.FieldEcommerceTags:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEcommerceTags(v)
+		return nil
+	case productvariant.FieldDefaultLocationID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDefaultLocationID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ProductVariant field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ProductVariantMutation) AddedFields() []string {
+	var fields []string
+	if m.addteam_id != nil {
+		fields = append(fields, productvariant.FieldTeamID)
+	}
+	if m.addproduct_variant_category_id != nil {
+		fields = append(fields, productvariant.FieldProductVariantCategoryID)
+	}
+	if m.addprice_id != nil {
+		fields = append(fields, productvariant.FieldPriceID)
+	}
+	if m.addweight != nil {
+		fields = append(fields, productvariant.FieldWeight)
+	}
+	if m.addlength != nil {
+		fields = append(fields, productvariant.FieldLength)
+	}
+	if m.addwidth != nil {
+		fields = append(fields, productvariant.FieldWidth)
+	}
+	if m.addheight != nil {
+		fields = append(fields, productvariant.FieldHeight)
+	}
+	if m.addcountry_id != nil {
+		fields = append(fields, productvariant.FieldCountryID)
+	}
+	if m.adddefault_dpi != nil {
+		fields = append(fields, productvariant.FieldDefaultDpi)
+	}
+	if m.adddefault_location_id != nil {
+		fields = append(fields, productvariant.FieldDefaultLocationID)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ProductVariantMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case productvariant.FieldTeamID:
+		return m.AddedTeamID()
+	case productvariant.FieldProductVariantCategoryID:
+		return m.AddedProductVariantCategoryID()
+	case productvariant.FieldPriceID:
+		return m.AddedPriceID()
+	case productvariant.FieldWeight:
+		return m.AddedWeight()
+	case productvariant.FieldLength:
+		return m.AddedLength()
+	case productvariant.FieldWidth:
+		return m.AddedWidth()
+	case productvariant.FieldHeight:
+		return m.AddedHeight()
+	case productvariant.FieldCountryID:
+		return m.AddedCountryID()
+	case productvariant.FieldDefaultDpi:
+		return m.AddedDefaultDpi()
+	case productvariant.FieldDefaultLocationID:
+		return m.AddedDefaultLocationID()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ProductVariantMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case productvariant.FieldTeamID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddTeamID(v)
+		return nil
+	case productvariant.FieldProductVariantCategoryID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddProductVariantCategoryID(v)
+		return nil
+	case productvariant.FieldPriceID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddPriceID(v)
+		return nil
+	case productvariant.FieldWeight:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddWeight(v)
+		return nil
+	case productvariant.FieldLength:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddLength(v)
+		return nil
+	case productvariant.FieldWidth:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddWidth(v)
+		return nil
+	case productvariant.FieldHeight:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddHeight(v)
+		return nil
+	case productvariant.FieldCountryID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddCountryID(v)
+		return nil
+	case productvariant.FieldDefaultDpi:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDefaultDpi(v)
+		return nil
+	case productvariant.FieldDefaultLocationID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDefaultLocationID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ProductVariant numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ProductVariantMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(productvariant.FieldProductVariantCategoryID) {
+		fields = append(fields, productvariant.FieldProductVariantCategoryID)
+	}
+	if m.FieldCleared(productvariant.FieldPriceID) {
+		fields = append(fields, productvariant.FieldPriceID)
+	}
+	if m.FieldCleared(productvariant.FieldEditorProductID) {
+		fields = append(fields, productvariant.FieldEditorProductID)
+	}
+	if m.FieldCleared(productvariant.FieldWeight) {
+		fields = append(fields, productvariant.FieldWeight)
+	}
+	if m.FieldCleared(productvariant.FieldLength) {
+		fields = append(fields, productvariant.FieldLength)
+	}
+	if m.FieldCleared(productvariant.FieldWidth) {
+		fields = append(fields, productvariant.FieldWidth)
+	}
+	if m.FieldCleared(productvariant.FieldHeight) {
+		fields = append(fields, productvariant.FieldHeight)
+	}
+	if m.FieldCleared(productvariant.FieldDescription) {
+		fields = append(fields, productvariant.FieldDescription)
+	}
+	if m.FieldCleared(productvariant.FieldCustomsCode) {
+		fields = append(fields, productvariant.FieldCustomsCode)
+	}
+	if m.FieldCleared(productvariant.FieldCustomsDescription) {
+		fields = append(fields, productvariant.FieldCustomsDescription)
+	}
+	if m.FieldCleared(productvariant.FieldLongCustomsDescription) {
+		fields = append(fields, productvariant.FieldLongCustomsDescription)
+	}
+	if m.FieldCleared(productvariant.FieldDefaultDpi) {
+		fields = append(fields, productvariant.FieldDefaultDpi)
+	}
+	if m.FieldCleared(productvariant.FieldSeoDetails) {
+		fields = append(fields, productvariant.FieldSeoDetails)
+	}
+	if m.FieldCleared(productvariant.FieldEcommerceTags) {
+		fields = append(fields, productvariant.FieldEcommerceTags)
+	}
+	if m.FieldCleared(productvariant.FieldDefaultLocationID) {
+		fields = append(fields, productvariant.FieldDefaultLocationID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ProductVariantMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ProductVariantMutation) ClearField(name string) error {
+	switch name {
+	case productvariant.FieldProductVariantCategoryID:
+		m.ClearProductVariantCategoryID()
+		return nil
+	case productvariant.FieldPriceID:
+		m.ClearPriceID()
+		return nil
+	case productvariant.FieldEditorProductID:
+		m.ClearEditorProductID()
+		return nil
+	case productvariant.FieldWeight:
+		m.ClearWeight()
+		return nil
+	case productvariant.FieldLength:
+		m.ClearLength()
+		return nil
+	case productvariant.FieldWidth:
+		m.ClearWidth()
+		return nil
+	case productvariant.FieldHeight:
+		m.ClearHeight()
+		return nil
+	case productvariant.FieldDescription:
+		m.ClearDescription()
+		return nil
+	case productvariant.FieldCustomsCode:
+		m.ClearCustomsCode()
+		return nil
+	case productvariant.FieldCustomsDescription:
+		m.ClearCustomsDescription()
+		return nil
+	case productvariant.FieldLongCustomsDescription:
+		m.ClearLongCustomsDescription()
+		return nil
+	case productvariant.FieldDefaultDpi:
+		m.ClearDefaultDpi()
+		return nil
+	case productvariant.FieldSeoDetails:
+		m.ClearSeoDetails()
+		return nil
+	case productvariant.FieldEcommerceTags:
+		m.ClearEcommerceTags()
+		return nil
+	case productvariant.FieldDefaultLocationID:
+		m.ClearDefaultLocationID()
+		return nil
+	}
+	return fmt.Errorf("unknown ProductVariant nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ProductVariantMutation) ResetField(name string) error {
+	switch name {
+	case productvariant.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case productvariant.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case productvariant.FieldUUID:
+		m.ResetUUID()
+		return nil
+	case productvariant.FieldTeamID:
+		m.ResetTeamID()
+		return nil
+	case productvariant.FieldProductID:
+		m.ResetProductID()
+		return nil
+	case productvariant.FieldName:
+		m.ResetName()
+		return nil
+	case productvariant.FieldProductVariantCategoryID:
+		m.ResetProductVariantCategoryID()
+		return nil
+	case productvariant.FieldPriceID:
+		m.ResetPriceID()
+		return nil
+	case productvariant.FieldEditorProductID:
+		m.ResetEditorProductID()
+		return nil
+	case productvariant.FieldWeight:
+		m.ResetWeight()
+		return nil
+	case productvariant.FieldLength:
+		m.ResetLength()
+		return nil
+	case productvariant.FieldWidth:
+		m.ResetWidth()
+		return nil
+	case productvariant.FieldHeight:
+		m.ResetHeight()
+		return nil
+	case productvariant.FieldDescription:
+		m.ResetDescription()
+		return nil
+	case productvariant.FieldCountryID:
+		m.ResetCountryID()
+		return nil
+	case productvariant.FieldCustomsCode:
+		m.ResetCustomsCode()
+		return nil
+	case productvariant.FieldCustomsDescription:
+		m.ResetCustomsDescription()
+		return nil
+	case productvariant.FieldLongCustomsDescription:
+		m.ResetLongCustomsDescription()
+		return nil
+	case productvariant.FieldDefaultDpi:
+		m.ResetDefaultDpi()
+		return nil
+	case productvariant.FieldSeoDetails:
+		m.ResetSeoDetails()
+		return nil
+	case productvariant.FieldEcommerceTags:
+		m.ResetEcommerceTags()
+		return nil
+	case productvariant.FieldDefaultLocationID:
+		m.ResetDefaultLocationID()
+		return nil
+	}
+	return fmt.Errorf("unknown ProductVariant field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ProductVariantMutation) AddedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.product != nil {
+		edges = append(edges, productvariant.EdgeProduct)
+	}
+	if m.links != nil {
+		edges = append(edges, productvariant.EdgeLinks)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ProductVariantMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case productvariant.EdgeProduct:
+		if id := m.product; id != nil {
+			return []ent.Value{*id}
+		}
+	case productvariant.EdgeLinks:
+		ids := make([]ent.Value, 0, len(m.links))
+		for id := range m.links {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ProductVariantMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.removedlinks != nil {
+		edges = append(edges, productvariant.EdgeLinks)
+	}
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ProductVariantMutation) RemovedIDs(name string) []ent.Value {
+	switch name {
+	case productvariant.EdgeLinks:
+		ids := make([]ent.Value, 0, len(m.removedlinks))
+		for id := range m.removedlinks {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ProductVariantMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.clearedproduct {
+		edges = append(edges, productvariant.EdgeProduct)
+	}
+	if m.clearedlinks {
+		edges = append(edges, productvariant.EdgeLinks)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ProductVariantMutation) EdgeCleared(name string) bool {
+	switch name {
+	case productvariant.EdgeProduct:
+		return m.clearedproduct
+	case productvariant.EdgeLinks:
+		return m.clearedlinks
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ProductVariantMutation) ClearEdge(name string) error {
+	switch name {
+	case productvariant.EdgeProduct:
+		m.ClearProduct()
+		return nil
+	}
+	return fmt.Errorf("unknown ProductVariant unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ProductVariantMutation) ResetEdge(name string) error {
+	switch name {
+	case productvariant.EdgeProduct:
+		m.ResetProduct()
+		return nil
+	case productvariant.EdgeLinks:
+		m.ResetLinks()
+		return nil
+	}
+	return fmt.Errorf("unknown ProductVariant edge %s", name)
 }
 
 // StoreMutation represents an operation that mutates the Store nodes in the graph.
@@ -8461,4 +11428,615 @@ func (m *TeamMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Team edge %s", name)
+}
+
+// VariantLinkMutation represents an operation that mutates the VariantLink nodes in the graph.
+type VariantLinkMutation struct {
+	config
+	op                   Op
+	typ                  string
+	id                   *int
+	team_id              *int
+	addteam_id           *int
+	ecommerce_variant_id *string
+	position             *int
+	addposition          *int
+	clearedFields        map[string]struct{}
+	variant              *int
+	clearedvariant       bool
+	done                 bool
+	oldValue             func(context.Context) (*VariantLink, error)
+	predicates           []predicate.VariantLink
+}
+
+var _ ent.Mutation = (*VariantLinkMutation)(nil)
+
+// variantlinkOption allows management of the mutation configuration using functional options.
+type variantlinkOption func(*VariantLinkMutation)
+
+// newVariantLinkMutation creates new mutation for the VariantLink entity.
+func newVariantLinkMutation(c config, op Op, opts ...variantlinkOption) *VariantLinkMutation {
+	m := &VariantLinkMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeVariantLink,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withVariantLinkID sets the ID field of the mutation.
+func withVariantLinkID(id int) variantlinkOption {
+	return func(m *VariantLinkMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *VariantLink
+		)
+		m.oldValue = func(ctx context.Context) (*VariantLink, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().VariantLink.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withVariantLink sets the old VariantLink of the mutation.
+func withVariantLink(node *VariantLink) variantlinkOption {
+	return func(m *VariantLinkMutation) {
+		m.oldValue = func(context.Context) (*VariantLink, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m VariantLinkMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m VariantLinkMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *VariantLinkMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *VariantLinkMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().VariantLink.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetTeamID sets the "team_id" field.
+func (m *VariantLinkMutation) SetTeamID(i int) {
+	m.team_id = &i
+	m.addteam_id = nil
+}
+
+// TeamID returns the value of the "team_id" field in the mutation.
+func (m *VariantLinkMutation) TeamID() (r int, exists bool) {
+	v := m.team_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTeamID returns the old "team_id" field's value of the VariantLink entity.
+// If the VariantLink object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *VariantLinkMutation) OldTeamID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTeamID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTeamID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTeamID: %w", err)
+	}
+	return oldValue.TeamID, nil
+}
+
+// AddTeamID adds i to the "team_id" field.
+func (m *VariantLinkMutation) AddTeamID(i int) {
+	if m.addteam_id != nil {
+		*m.addteam_id += i
+	} else {
+		m.addteam_id = &i
+	}
+}
+
+// AddedTeamID returns the value that was added to the "team_id" field in this mutation.
+func (m *VariantLinkMutation) AddedTeamID() (r int, exists bool) {
+	v := m.addteam_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetTeamID resets all changes to the "team_id" field.
+func (m *VariantLinkMutation) ResetTeamID() {
+	m.team_id = nil
+	m.addteam_id = nil
+}
+
+// SetEcommerceVariantID sets the "ecommerce_variant_id" field.
+func (m *VariantLinkMutation) SetEcommerceVariantID(s string) {
+	m.ecommerce_variant_id = &s
+}
+
+// EcommerceVariantID returns the value of the "ecommerce_variant_id" field in the mutation.
+func (m *VariantLinkMutation) EcommerceVariantID() (r string, exists bool) {
+	v := m.ecommerce_variant_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEcommerceVariantID returns the old "ecommerce_variant_id" field's value of the VariantLink entity.
+// If the VariantLink object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *VariantLinkMutation) OldEcommerceVariantID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEcommerceVariantID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEcommerceVariantID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEcommerceVariantID: %w", err)
+	}
+	return oldValue.EcommerceVariantID, nil
+}
+
+// ResetEcommerceVariantID resets all changes to the "ecommerce_variant_id" field.
+func (m *VariantLinkMutation) ResetEcommerceVariantID() {
+	m.ecommerce_variant_id = nil
+}
+
+// SetVariantID sets the "variant_id" field.
+func (m *VariantLinkMutation) SetVariantID(i int) {
+	m.variant = &i
+}
+
+// VariantID returns the value of the "variant_id" field in the mutation.
+func (m *VariantLinkMutation) VariantID() (r int, exists bool) {
+	v := m.variant
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVariantID returns the old "variant_id" field's value of the VariantLink entity.
+// If the VariantLink object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *VariantLinkMutation) OldVariantID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVariantID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVariantID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVariantID: %w", err)
+	}
+	return oldValue.VariantID, nil
+}
+
+// ResetVariantID resets all changes to the "variant_id" field.
+func (m *VariantLinkMutation) ResetVariantID() {
+	m.variant = nil
+}
+
+// SetPosition sets the "position" field.
+func (m *VariantLinkMutation) SetPosition(i int) {
+	m.position = &i
+	m.addposition = nil
+}
+
+// Position returns the value of the "position" field in the mutation.
+func (m *VariantLinkMutation) Position() (r int, exists bool) {
+	v := m.position
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPosition returns the old "position" field's value of the VariantLink entity.
+// If the VariantLink object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *VariantLinkMutation) OldPosition(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPosition is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPosition requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPosition: %w", err)
+	}
+	return oldValue.Position, nil
+}
+
+// AddPosition adds i to the "position" field.
+func (m *VariantLinkMutation) AddPosition(i int) {
+	if m.addposition != nil {
+		*m.addposition += i
+	} else {
+		m.addposition = &i
+	}
+}
+
+// AddedPosition returns the value that was added to the "position" field in this mutation.
+func (m *VariantLinkMutation) AddedPosition() (r int, exists bool) {
+	v := m.addposition
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetPosition resets all changes to the "position" field.
+func (m *VariantLinkMutation) ResetPosition() {
+	m.position = nil
+	m.addposition = nil
+}
+
+// ClearVariant clears the "variant" edge to the ProductVariant entity.
+func (m *VariantLinkMutation) ClearVariant() {
+	m.clearedvariant = true
+	m.clearedFields[variantlink.FieldVariantID] = struct{}{}
+}
+
+// VariantCleared reports if the "variant" edge to the ProductVariant entity was cleared.
+func (m *VariantLinkMutation) VariantCleared() bool {
+	return m.clearedvariant
+}
+
+// VariantIDs returns the "variant" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// VariantID instead. It exists only for internal usage by the builders.
+func (m *VariantLinkMutation) VariantIDs() (ids []int) {
+	if id := m.variant; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetVariant resets all changes to the "variant" edge.
+func (m *VariantLinkMutation) ResetVariant() {
+	m.variant = nil
+	m.clearedvariant = false
+}
+
+// Where appends a list predicates to the VariantLinkMutation builder.
+func (m *VariantLinkMutation) Where(ps ...predicate.VariantLink) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the VariantLinkMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *VariantLinkMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.VariantLink, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *VariantLinkMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *VariantLinkMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (VariantLink).
+func (m *VariantLinkMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *VariantLinkMutation) Fields() []string {
+	fields := make([]string, 0, 4)
+	if m.team_id != nil {
+		fields = append(fields, variantlink.FieldTeamID)
+	}
+	if m.ecommerce_variant_id != nil {
+		fields = append(fields, variantlink.FieldEcommerceVariantID)
+	}
+	if m.variant != nil {
+		fields = append(fields, variantlink.FieldVariantID)
+	}
+	if m.position != nil {
+		fields = append(fields, variantlink.FieldPosition)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *VariantLinkMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case variantlink.FieldTeamID:
+		return m.TeamID()
+	case variantlink.FieldEcommerceVariantID:
+		return m.EcommerceVariantID()
+	case variantlink.FieldVariantID:
+		return m.VariantID()
+	case variantlink.FieldPosition:
+		return m.Position()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *VariantLinkMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case variantlink.FieldTeamID:
+		return m.OldTeamID(ctx)
+	case variantlink.FieldEcommerceVariantID:
+		return m.OldEcommerceVariantID(ctx)
+	case variantlink.FieldVariantID:
+		return m.OldVariantID(ctx)
+	case variantlink.FieldPosition:
+		return m.OldPosition(ctx)
+	}
+	return nil, fmt.Errorf("unknown VariantLink field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *VariantLinkMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case variantlink.FieldTeamID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTeamID(v)
+		return nil
+	case variantlink.FieldEcommerceVariantID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEcommerceVariantID(v)
+		return nil
+	case variantlink.FieldVariantID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVariantID(v)
+		return nil
+	case variantlink.FieldPosition:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPosition(v)
+		return nil
+	}
+	return fmt.Errorf("unknown VariantLink field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *VariantLinkMutation) AddedFields() []string {
+	var fields []string
+	if m.addteam_id != nil {
+		fields = append(fields, variantlink.FieldTeamID)
+	}
+	if m.addposition != nil {
+		fields = append(fields, variantlink.FieldPosition)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *VariantLinkMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case variantlink.FieldTeamID:
+		return m.AddedTeamID()
+	case variantlink.FieldPosition:
+		return m.AddedPosition()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *VariantLinkMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case variantlink.FieldTeamID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddTeamID(v)
+		return nil
+	case variantlink.FieldPosition:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddPosition(v)
+		return nil
+	}
+	return fmt.Errorf("unknown VariantLink numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *VariantLinkMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *VariantLinkMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *VariantLinkMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown VariantLink nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *VariantLinkMutation) ResetField(name string) error {
+	switch name {
+	case variantlink.FieldTeamID:
+		m.ResetTeamID()
+		return nil
+	case variantlink.FieldEcommerceVariantID:
+		m.ResetEcommerceVariantID()
+		return nil
+	case variantlink.FieldVariantID:
+		m.ResetVariantID()
+		return nil
+	case variantlink.FieldPosition:
+		m.ResetPosition()
+		return nil
+	}
+	return fmt.Errorf("unknown VariantLink field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *VariantLinkMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.variant != nil {
+		edges = append(edges, variantlink.EdgeVariant)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *VariantLinkMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case variantlink.EdgeVariant:
+		if id := m.variant; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *VariantLinkMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *VariantLinkMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *VariantLinkMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedvariant {
+		edges = append(edges, variantlink.EdgeVariant)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *VariantLinkMutation) EdgeCleared(name string) bool {
+	switch name {
+	case variantlink.EdgeVariant:
+		return m.clearedvariant
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *VariantLinkMutation) ClearEdge(name string) error {
+	switch name {
+	case variantlink.EdgeVariant:
+		m.ClearVariant()
+		return nil
+	}
+	return fmt.Errorf("unknown VariantLink unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *VariantLinkMutation) ResetEdge(name string) error {
+	switch name {
+	case variantlink.EdgeVariant:
+		m.ResetVariant()
+		return nil
+	}
+	return fmt.Errorf("unknown VariantLink edge %s", name)
 }

@@ -54,9 +54,11 @@ type Product struct {
 type ProductEdges struct {
 	// Category holds the value of the category edge.
 	Category *ProductCategory `json:"category,omitempty"`
+	// Variants holds the value of the variants edge.
+	Variants []*ProductVariant `json:"variants,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [1]bool
+	loadedTypes [2]bool
 }
 
 // CategoryOrErr returns the Category value or an error if the edge
@@ -68,6 +70,15 @@ func (e ProductEdges) CategoryOrErr() (*ProductCategory, error) {
 		return nil, &NotFoundError{label: productcategory.Label}
 	}
 	return nil, &NotLoadedError{edge: "category"}
+}
+
+// VariantsOrErr returns the Variants value or an error if the edge
+// was not loaded in eager-loading.
+func (e ProductEdges) VariantsOrErr() ([]*ProductVariant, error) {
+	if e.loadedTypes[1] {
+		return e.Variants, nil
+	}
+	return nil, &NotLoadedError{edge: "variants"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -203,6 +214,11 @@ func (_m *Product) Value(name string) (ent.Value, error) {
 // QueryCategory queries the "category" edge of the Product entity.
 func (_m *Product) QueryCategory() *ProductCategoryQuery {
 	return NewProductClient(_m.config).QueryCategory(_m)
+}
+
+// QueryVariants queries the "variants" edge of the Product entity.
+func (_m *Product) QueryVariants() *ProductVariantQuery {
+	return NewProductClient(_m.config).QueryVariants(_m)
 }
 
 // Update returns a builder for updating this Product.

@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent/schema/field"
 	"github.com/platen-print/platen/ent/product"
 	"github.com/platen-print/platen/ent/productcategory"
+	"github.com/platen-print/platen/ent/productvariant"
 )
 
 // ProductCreate is the builder for creating a Product entity.
@@ -160,6 +161,21 @@ func (_c *ProductCreate) SetNillableDefaultLocationID(v *int) *ProductCreate {
 // SetCategory sets the "category" edge to the ProductCategory entity.
 func (_c *ProductCreate) SetCategory(v *ProductCategory) *ProductCreate {
 	return _c.SetCategoryID(v.ID)
+}
+
+// AddVariantIDs adds the "variants" edge to the ProductVariant entity by IDs.
+func (_c *ProductCreate) AddVariantIDs(ids ...int) *ProductCreate {
+	_c.mutation.AddVariantIDs(ids...)
+	return _c
+}
+
+// AddVariants adds the "variants" edges to the ProductVariant entity.
+func (_c *ProductCreate) AddVariants(v ...*ProductVariant) *ProductCreate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddVariantIDs(ids...)
 }
 
 // Mutation returns the ProductMutation object of the builder.
@@ -331,6 +347,22 @@ func (_c *ProductCreate) createSpec() (*Product, *sqlgraph.CreateSpec) {
 			edge.Target.Nodes = append(edge.Target.Nodes, k)
 		}
 		_node.CategoryID = nodes[0]
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.VariantsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   product.VariantsTable,
+			Columns: []string{product.VariantsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(productvariant.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
 		_spec.Edges = append(_spec.Edges, edge)
 	}
 	return _node, _spec

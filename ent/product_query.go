@@ -4,6 +4,7 @@ package ent
 
 import (
 	"context"
+	"database/sql/driver"
 	"fmt"
 	"math"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/platen-print/platen/ent/predicate"
 	"github.com/platen-print/platen/ent/product"
 	"github.com/platen-print/platen/ent/productcategory"
+	"github.com/platen-print/platen/ent/productvariant"
 )
 
 // ProductQuery is the builder for querying Product entities.
@@ -24,6 +26,7 @@ type ProductQuery struct {
 	inters       []Interceptor
 	predicates   []predicate.Product
 	withCategory *ProductCategoryQuery
+	withVariants *ProductVariantQuery
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -75,6 +78,28 @@ func (_q *ProductQuery) QueryCategory() *ProductCategoryQuery {
 			sqlgraph.From(product.Table, product.FieldID, selector),
 			sqlgraph.To(productcategory.Table, productcategory.FieldID),
 			sqlgraph.Edge(sqlgraph.M2O, true, product.CategoryTable, product.CategoryColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryVariants chains the current query on the "variants" edge.
+func (_q *ProductQuery) QueryVariants() *ProductVariantQuery {
+	query := (&ProductVariantClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(product.Table, product.FieldID, selector),
+			sqlgraph.To(productvariant.Table, productvariant.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, product.VariantsTable, product.VariantsColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -275,6 +300,7 @@ func (_q *ProductQuery) Clone() *ProductQuery {
 		inters:       append([]Interceptor{}, _q.inters...),
 		predicates:   append([]predicate.Product{}, _q.predicates...),
 		withCategory: _q.withCategory.Clone(),
+		withVariants: _q.withVariants.Clone(),
 		// clone intermediate query.
 		sql:  _q.sql.Clone(),
 		path: _q.path,
@@ -289,6 +315,17 @@ func (_q *ProductQuery) WithCategory(opts ...func(*ProductCategoryQuery)) *Produ
 		opt(query)
 	}
 	_q.withCategory = query
+	return _q
+}
+
+// WithVariants tells the query-builder to eager-load the nodes that are connected to
+// the "variants" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *ProductQuery) WithVariants(opts ...func(*ProductVariantQuery)) *ProductQuery {
+	query := (&ProductVariantClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withVariants = query
 	return _q
 }
 
@@ -370,8 +407,9 @@ func (_q *ProductQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Prod
 	var (
 		nodes       = []*Product{}
 		_spec       = _q.querySpec()
-		loadedTypes = [1]bool{
+		loadedTypes = [2]bool{
 			_q.withCategory != nil,
+			_q.withVariants != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -395,6 +433,13 @@ func (_q *ProductQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Prod
 	if query := _q.withCategory; query != nil {
 		if err := _q.loadCategory(ctx, query, nodes, nil,
 			func(n *Product, e *ProductCategory) { n.Edges.Category = e }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withVariants; query != nil {
+		if err := _q.loadVariants(ctx, query, nodes,
+			func(n *Product) { n.Edges.Variants = []*ProductVariant{} },
+			func(n *Product, e *ProductVariant) { n.Edges.Variants = append(n.Edges.Variants, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -427,6 +472,36 @@ func (_q *ProductQuery) loadCategory(ctx context.Context, query *ProductCategory
 		for i := range nodes {
 			assign(nodes[i], n)
 		}
+	}
+	return nil
+}
+func (_q *ProductQuery) loadVariants(ctx context.Context, query *ProductVariantQuery, nodes []*Product, init func(*Product), assign func(*Product, *ProductVariant)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[int]*Product)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(productvariant.FieldProductID)
+	}
+	query.Where(predicate.ProductVariant(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(product.VariantsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.ProductID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "product_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/platen-print/platen/ent/predicate"
 	"github.com/platen-print/platen/ent/product"
 	"github.com/platen-print/platen/ent/productcategory"
+	"github.com/platen-print/platen/ent/productvariant"
 )
 
 // ProductUpdate is the builder for updating Product entities.
@@ -217,6 +218,21 @@ func (_u *ProductUpdate) SetCategory(v *ProductCategory) *ProductUpdate {
 	return _u.SetCategoryID(v.ID)
 }
 
+// AddVariantIDs adds the "variants" edge to the ProductVariant entity by IDs.
+func (_u *ProductUpdate) AddVariantIDs(ids ...int) *ProductUpdate {
+	_u.mutation.AddVariantIDs(ids...)
+	return _u
+}
+
+// AddVariants adds the "variants" edges to the ProductVariant entity.
+func (_u *ProductUpdate) AddVariants(v ...*ProductVariant) *ProductUpdate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddVariantIDs(ids...)
+}
+
 // Mutation returns the ProductMutation object of the builder.
 func (_u *ProductUpdate) Mutation() *ProductMutation {
 	return _u.mutation
@@ -226,6 +242,27 @@ func (_u *ProductUpdate) Mutation() *ProductMutation {
 func (_u *ProductUpdate) ClearCategory() *ProductUpdate {
 	_u.mutation.ClearCategory()
 	return _u
+}
+
+// ClearVariants clears all "variants" edges to the ProductVariant entity.
+func (_u *ProductUpdate) ClearVariants() *ProductUpdate {
+	_u.mutation.ClearVariants()
+	return _u
+}
+
+// RemoveVariantIDs removes the "variants" edge to ProductVariant entities by IDs.
+func (_u *ProductUpdate) RemoveVariantIDs(ids ...int) *ProductUpdate {
+	_u.mutation.RemoveVariantIDs(ids...)
+	return _u
+}
+
+// RemoveVariants removes "variants" edges to ProductVariant entities.
+func (_u *ProductUpdate) RemoveVariants(v ...*ProductVariant) *ProductUpdate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveVariantIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -362,6 +399,51 @@ func (_u *ProductUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(productcategory.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.VariantsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   product.VariantsTable,
+			Columns: []string{product.VariantsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(productvariant.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedVariantsIDs(); len(nodes) > 0 && !_u.mutation.VariantsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   product.VariantsTable,
+			Columns: []string{product.VariantsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(productvariant.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.VariantsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   product.VariantsTable,
+			Columns: []string{product.VariantsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(productvariant.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {
@@ -577,6 +659,21 @@ func (_u *ProductUpdateOne) SetCategory(v *ProductCategory) *ProductUpdateOne {
 	return _u.SetCategoryID(v.ID)
 }
 
+// AddVariantIDs adds the "variants" edge to the ProductVariant entity by IDs.
+func (_u *ProductUpdateOne) AddVariantIDs(ids ...int) *ProductUpdateOne {
+	_u.mutation.AddVariantIDs(ids...)
+	return _u
+}
+
+// AddVariants adds the "variants" edges to the ProductVariant entity.
+func (_u *ProductUpdateOne) AddVariants(v ...*ProductVariant) *ProductUpdateOne {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddVariantIDs(ids...)
+}
+
 // Mutation returns the ProductMutation object of the builder.
 func (_u *ProductUpdateOne) Mutation() *ProductMutation {
 	return _u.mutation
@@ -586,6 +683,27 @@ func (_u *ProductUpdateOne) Mutation() *ProductMutation {
 func (_u *ProductUpdateOne) ClearCategory() *ProductUpdateOne {
 	_u.mutation.ClearCategory()
 	return _u
+}
+
+// ClearVariants clears all "variants" edges to the ProductVariant entity.
+func (_u *ProductUpdateOne) ClearVariants() *ProductUpdateOne {
+	_u.mutation.ClearVariants()
+	return _u
+}
+
+// RemoveVariantIDs removes the "variants" edge to ProductVariant entities by IDs.
+func (_u *ProductUpdateOne) RemoveVariantIDs(ids ...int) *ProductUpdateOne {
+	_u.mutation.RemoveVariantIDs(ids...)
+	return _u
+}
+
+// RemoveVariants removes "variants" edges to ProductVariant entities.
+func (_u *ProductUpdateOne) RemoveVariants(v ...*ProductVariant) *ProductUpdateOne {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveVariantIDs(ids...)
 }
 
 // Where appends a list predicates to the ProductUpdate builder.
@@ -752,6 +870,51 @@ func (_u *ProductUpdateOne) sqlSave(ctx context.Context) (_node *Product, err er
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(productcategory.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.VariantsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   product.VariantsTable,
+			Columns: []string{product.VariantsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(productvariant.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedVariantsIDs(); len(nodes) > 0 && !_u.mutation.VariantsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   product.VariantsTable,
+			Columns: []string{product.VariantsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(productvariant.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.VariantsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   product.VariantsTable,
+			Columns: []string{product.VariantsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(productvariant.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {

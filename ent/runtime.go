@@ -6,11 +6,13 @@ import (
 	"time"
 
 	"github.com/platen-print/platen/ent/apitoken"
+	"github.com/platen-print/platen/ent/designversion"
 	"github.com/platen-print/platen/ent/idempotencykey"
 	"github.com/platen-print/platen/ent/order"
 	"github.com/platen-print/platen/ent/orderitem"
 	"github.com/platen-print/platen/ent/product"
 	"github.com/platen-print/platen/ent/productcategory"
+	"github.com/platen-print/platen/ent/productvariant"
 	"github.com/platen-print/platen/ent/schema"
 	"github.com/platen-print/platen/ent/store"
 	"github.com/platen-print/platen/ent/team"
@@ -39,6 +41,12 @@ func init() {
 	apitokenDescName := apitokenFields[2].Descriptor()
 	// apitoken.DefaultName holds the default value on creation for the name field.
 	apitoken.DefaultName = apitokenDescName.Default.(string)
+	designversionFields := schema.DesignVersion{}.Fields()
+	_ = designversionFields
+	// designversionDescCreatedAt is the schema descriptor for created_at field.
+	designversionDescCreatedAt := designversionFields[5].Descriptor()
+	// designversion.DefaultCreatedAt holds the default value on creation for the created_at field.
+	designversion.DefaultCreatedAt = designversionDescCreatedAt.Default.(func() time.Time)
 	idempotencykeyFields := schema.IdempotencyKey{}.Fields()
 	_ = idempotencykeyFields
 	// idempotencykeyDescHTTPCode is the schema descriptor for http_code field.
@@ -129,6 +137,25 @@ func init() {
 	productcategoryDescDefaultDpi := productcategoryFields[5].Descriptor()
 	// productcategory.DefaultDefaultDpi holds the default value on creation for the default_dpi field.
 	productcategory.DefaultDefaultDpi = productcategoryDescDefaultDpi.Default.(int)
+	productvariantMixin := schema.ProductVariant{}.Mixin()
+	productvariantMixinFields0 := productvariantMixin[0].Fields()
+	_ = productvariantMixinFields0
+	productvariantFields := schema.ProductVariant{}.Fields()
+	_ = productvariantFields
+	// productvariantDescCreatedAt is the schema descriptor for created_at field.
+	productvariantDescCreatedAt := productvariantMixinFields0[0].Descriptor()
+	// productvariant.DefaultCreatedAt holds the default value on creation for the created_at field.
+	productvariant.DefaultCreatedAt = productvariantDescCreatedAt.Default.(func() time.Time)
+	// productvariantDescUpdatedAt is the schema descriptor for updated_at field.
+	productvariantDescUpdatedAt := productvariantMixinFields0[1].Descriptor()
+	// productvariant.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	productvariant.DefaultUpdatedAt = productvariantDescUpdatedAt.Default.(func() time.Time)
+	// productvariant.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	productvariant.UpdateDefaultUpdatedAt = productvariantDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// productvariantDescName is the schema descriptor for name field.
+	productvariantDescName := productvariantFields[3].Descriptor()
+	// productvariant.NameValidator is a validator for the "name" field. It is called by the builders before save.
+	productvariant.NameValidator = productvariantDescName.Validators[0].(func(string) error)
 	storeMixin := schema.Store{}.Mixin()
 	storeMixinFields0 := storeMixin[0].Fields()
 	_ = storeMixinFields0

@@ -16,6 +16,8 @@ type Tx struct {
 	config
 	// APIToken is the client for interacting with the APIToken builders.
 	APIToken *APITokenClient
+	// DesignVersion is the client for interacting with the DesignVersion builders.
+	DesignVersion *DesignVersionClient
 	// IdempotencyKey is the client for interacting with the IdempotencyKey builders.
 	IdempotencyKey *IdempotencyKeyClient
 	// Order is the client for interacting with the Order builders.
@@ -26,10 +28,14 @@ type Tx struct {
 	Product *ProductClient
 	// ProductCategory is the client for interacting with the ProductCategory builders.
 	ProductCategory *ProductCategoryClient
+	// ProductVariant is the client for interacting with the ProductVariant builders.
+	ProductVariant *ProductVariantClient
 	// Store is the client for interacting with the Store builders.
 	Store *StoreClient
 	// Team is the client for interacting with the Team builders.
 	Team *TeamClient
+	// VariantLink is the client for interacting with the VariantLink builders.
+	VariantLink *VariantLinkClient
 
 	// lazily loaded.
 	client     *Client
@@ -162,13 +168,16 @@ func (tx *Tx) Client() *Client {
 
 func (tx *Tx) init() {
 	tx.APIToken = NewAPITokenClient(tx.config)
+	tx.DesignVersion = NewDesignVersionClient(tx.config)
 	tx.IdempotencyKey = NewIdempotencyKeyClient(tx.config)
 	tx.Order = NewOrderClient(tx.config)
 	tx.OrderItem = NewOrderItemClient(tx.config)
 	tx.Product = NewProductClient(tx.config)
 	tx.ProductCategory = NewProductCategoryClient(tx.config)
+	tx.ProductVariant = NewProductVariantClient(tx.config)
 	tx.Store = NewStoreClient(tx.config)
 	tx.Team = NewTeamClient(tx.config)
+	tx.VariantLink = NewVariantLinkClient(tx.config)
 }
 
 // txDriver wraps the given dialect.Tx with a nop dialect.Driver implementation.

@@ -21,6 +21,18 @@ func (f APITokenFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, er
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.APITokenMutation", m)
 }
 
+// The DesignVersionFunc type is an adapter to allow the use of ordinary
+// function as DesignVersion mutator.
+type DesignVersionFunc func(context.Context, *ent.DesignVersionMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f DesignVersionFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.DesignVersionMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.DesignVersionMutation", m)
+}
+
 // The IdempotencyKeyFunc type is an adapter to allow the use of ordinary
 // function as IdempotencyKey mutator.
 type IdempotencyKeyFunc func(context.Context, *ent.IdempotencyKeyMutation) (ent.Value, error)
@@ -81,6 +93,18 @@ func (f ProductCategoryFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Va
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ProductCategoryMutation", m)
 }
 
+// The ProductVariantFunc type is an adapter to allow the use of ordinary
+// function as ProductVariant mutator.
+type ProductVariantFunc func(context.Context, *ent.ProductVariantMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ProductVariantFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ProductVariantMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ProductVariantMutation", m)
+}
+
 // The StoreFunc type is an adapter to allow the use of ordinary
 // function as Store mutator.
 type StoreFunc func(context.Context, *ent.StoreMutation) (ent.Value, error)
@@ -103,6 +127,18 @@ func (f TeamFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error)
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.TeamMutation", m)
+}
+
+// The VariantLinkFunc type is an adapter to allow the use of ordinary
+// function as VariantLink mutator.
+type VariantLinkFunc func(context.Context, *ent.VariantLinkMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f VariantLinkFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.VariantLinkMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.VariantLinkMutation", m)
 }
 
 // Condition is a hook condition function.

@@ -41,6 +41,34 @@ var (
 			},
 		},
 	}
+	// DesignVersionsColumns holds the columns for the "design_versions" table.
+	DesignVersionsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "team_id", Type: field.TypeInt},
+		{Name: "version_id", Type: field.TypeString},
+		{Name: "template_config", Type: field.TypeString, Size: 2147483647},
+		{Name: "config_hash", Type: field.TypeString},
+		{Name: "thumbnails", Type: field.TypeJSON},
+		{Name: "created_at", Type: field.TypeTime},
+	}
+	// DesignVersionsTable holds the schema information for the "design_versions" table.
+	DesignVersionsTable = &schema.Table{
+		Name:       "design_versions",
+		Columns:    DesignVersionsColumns,
+		PrimaryKey: []*schema.Column{DesignVersionsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "designversion_team_id_version_id",
+				Unique:  true,
+				Columns: []*schema.Column{DesignVersionsColumns[1], DesignVersionsColumns[2]},
+			},
+			{
+				Name:    "designversion_team_id_created_at_version_id",
+				Unique:  false,
+				Columns: []*schema.Column{DesignVersionsColumns[1], DesignVersionsColumns[6], DesignVersionsColumns[2]},
+			},
+		},
+	}
 	// IdempotencyKeysColumns holds the columns for the "idempotency_keys" table.
 	IdempotencyKeysColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -228,6 +256,58 @@ var (
 			},
 		},
 	}
+	// ProductVariantsColumns holds the columns for the "product_variants" table.
+	ProductVariantsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "uuid", Type: field.TypeString},
+		{Name: "team_id", Type: field.TypeInt},
+		{Name: "name", Type: field.TypeString},
+		{Name: "product_variant_category_id", Type: field.TypeInt, Nullable: true},
+		{Name: "price_id", Type: field.TypeInt, Nullable: true},
+		{Name: "editor_product_id", Type: field.TypeString, Nullable: true},
+		{Name: "weight", Type: field.TypeInt64, Nullable: true},
+		{Name: "length", Type: field.TypeInt, Nullable: true},
+		{Name: "width", Type: field.TypeInt, Nullable: true},
+		{Name: "height", Type: field.TypeInt, Nullable: true},
+		{Name: "description", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "country_id", Type: field.TypeInt},
+		{Name: "customs_code", Type: field.TypeString, Nullable: true},
+		{Name: "customs_description", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "long_customs_description", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "default_dpi", Type: field.TypeInt, Nullable: true},
+		{Name: "seo_details", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "ecommerce_tags", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "default_location_id", Type: field.TypeInt, Nullable: true},
+		{Name: "product_id", Type: field.TypeInt},
+	}
+	// ProductVariantsTable holds the schema information for the "product_variants" table.
+	ProductVariantsTable = &schema.Table{
+		Name:       "product_variants",
+		Columns:    ProductVariantsColumns,
+		PrimaryKey: []*schema.Column{ProductVariantsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "product_variants_products_variants",
+				Columns:    []*schema.Column{ProductVariantsColumns[22]},
+				RefColumns: []*schema.Column{ProductsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "productvariant_team_id_uuid",
+				Unique:  true,
+				Columns: []*schema.Column{ProductVariantsColumns[4], ProductVariantsColumns[3]},
+			},
+			{
+				Name:    "productvariant_team_id_created_at_uuid",
+				Unique:  false,
+				Columns: []*schema.Column{ProductVariantsColumns[4], ProductVariantsColumns[1], ProductVariantsColumns[3]},
+			},
+		},
+	}
 	// StoresColumns holds the columns for the "stores" table.
 	StoresColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 128},
@@ -266,16 +346,53 @@ var (
 		Columns:    TeamsColumns,
 		PrimaryKey: []*schema.Column{TeamsColumns[0]},
 	}
+	// VariantLinksColumns holds the columns for the "variant_links" table.
+	VariantLinksColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "team_id", Type: field.TypeInt},
+		{Name: "ecommerce_variant_id", Type: field.TypeString},
+		{Name: "position", Type: field.TypeInt},
+		{Name: "variant_id", Type: field.TypeInt},
+	}
+	// VariantLinksTable holds the schema information for the "variant_links" table.
+	VariantLinksTable = &schema.Table{
+		Name:       "variant_links",
+		Columns:    VariantLinksColumns,
+		PrimaryKey: []*schema.Column{VariantLinksColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "variant_links_product_variants_links",
+				Columns:    []*schema.Column{VariantLinksColumns[4]},
+				RefColumns: []*schema.Column{ProductVariantsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "variantlink_team_id_ecommerce_variant_id",
+				Unique:  true,
+				Columns: []*schema.Column{VariantLinksColumns[1], VariantLinksColumns[2]},
+			},
+			{
+				Name:    "variantlink_variant_id_position",
+				Unique:  false,
+				Columns: []*schema.Column{VariantLinksColumns[4], VariantLinksColumns[3]},
+			},
+		},
+	}
 	// Tables holds all the tables in the schema.
 	Tables = []*schema.Table{
 		APITokensTable,
+		DesignVersionsTable,
 		IdempotencyKeysTable,
 		OrdersTable,
 		OrderItemsTable,
 		ProductsTable,
 		ProductCategoriesTable,
+		ProductVariantsTable,
 		StoresTable,
 		TeamsTable,
+		VariantLinksTable,
 	}
 )
 
@@ -284,5 +401,7 @@ func init() {
 	OrderItemsTable.ForeignKeys[0].RefTable = OrdersTable
 	ProductsTable.ForeignKeys[0].RefTable = ProductCategoriesTable
 	ProductCategoriesTable.ForeignKeys[0].RefTable = ProductCategoriesTable
+	ProductVariantsTable.ForeignKeys[0].RefTable = ProductsTable
 	StoresTable.ForeignKeys[0].RefTable = TeamsTable
+	VariantLinksTable.ForeignKeys[0].RefTable = ProductVariantsTable
 }

@@ -9,6 +9,9 @@ import (
 // APIToken is the predicate function for apitoken builders.
 type APIToken func(*sql.Selector)
 
+// DesignVersion is the predicate function for designversion builders.
+type DesignVersion func(*sql.Selector)
+
 // IdempotencyKey is the predicate function for idempotencykey builders.
 type IdempotencyKey func(*sql.Selector)
 
@@ -24,8 +27,14 @@ type Product func(*sql.Selector)
 // ProductCategory is the predicate function for productcategory builders.
 type ProductCategory func(*sql.Selector)
 
+// ProductVariant is the predicate function for productvariant builders.
+type ProductVariant func(*sql.Selector)
+
 // Store is the predicate function for store builders.
 type Store func(*sql.Selector)
 
 // Team is the predicate function for team builders.
 type Team func(*sql.Selector)
+
+// VariantLink is the predicate function for variantlink builders.
+type VariantLink func(*sql.Selector)

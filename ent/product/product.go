@@ -42,6 +42,8 @@ const (
 	FieldDefaultLocationID = "default_location_id"
 	// EdgeCategory holds the string denoting the category edge name in mutations.
 	EdgeCategory = "category"
+	// EdgeVariants holds the string denoting the variants edge name in mutations.
+	EdgeVariants = "variants"
 	// Table holds the table name of the product in the database.
 	Table = "products"
 	// CategoryTable is the table that holds the category relation/edge.
@@ -51,6 +53,13 @@ const (
 	CategoryInverseTable = "product_categories"
 	// CategoryColumn is the table column denoting the category relation/edge.
 	CategoryColumn = "category_id"
+	// VariantsTable is the table that holds the variants relation/edge.
+	VariantsTable = "product_variants"
+	// VariantsInverseTable is the table name for the ProductVariant entity.
+	// It exists in this package in order to avoid circular dependency with the "productvariant" package.
+	VariantsInverseTable = "product_variants"
+	// VariantsColumn is the table column denoting the variants relation/edge.
+	VariantsColumn = "product_id"
 )
 
 // Columns holds all SQL columns for product fields.
@@ -171,10 +180,31 @@ func ByCategoryField(field string, opts ...sql.OrderTermOption) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newCategoryStep(), sql.OrderByField(field, opts...))
 	}
 }
+
+// ByVariantsCount orders the results by variants count.
+func ByVariantsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newVariantsStep(), opts...)
+	}
+}
+
+// ByVariants orders the results by variants terms.
+func ByVariants(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newVariantsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newCategoryStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(CategoryInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.M2O, true, CategoryTable, CategoryColumn),
+	)
+}
+func newVariantsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(VariantsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, VariantsTable, VariantsColumn),
 	)
 }

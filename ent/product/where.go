@@ -788,6 +788,29 @@ func HasCategoryWith(preds ...predicate.ProductCategory) predicate.Product {
 	})
 }
 
+// HasVariants applies the HasEdge predicate on the "variants" edge.
+func HasVariants() predicate.Product {
+	return predicate.Product(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, VariantsTable, VariantsColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasVariantsWith applies the HasEdge predicate on the "variants" edge with a given conditions (other predicates).
+func HasVariantsWith(preds ...predicate.ProductVariant) predicate.Product {
+	return predicate.Product(func(s *sql.Selector) {
+		step := newVariantsStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // And groups predicates with the AND operator between them.
 func And(predicates ...predicate.Product) predicate.Product {
 	return predicate.Product(sql.AndPredicates(predicates...))

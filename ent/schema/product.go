@@ -34,6 +34,7 @@ func (Product) Fields() []ent.Field {
 func (Product) Edges() []ent.Edge {
 	return []ent.Edge{
 		edge.From("category", ProductCategory.Type).Ref("products").Field("category_id").Unique().Required(),
+		edge.To("variants", ProductVariant.Type),
 	}
 }
 

@@ -84,7 +84,12 @@ func TestProducts(t *testing.T) {
 			}
 			platentest.ErrorBody(t, srv.Do(t, "GET", "/api/v1/products/not-a-number", acme.Token, nil), 400)
 			platentest.ErrorBody(t, srv.Do(t, "PUT", path, acme.Token, map[string]any{"team_id": globex.TeamID}), 403)
-			platentest.ErrorBody(t, srv.Do(t, "PUT", path, acme.Token, `{"active": null}`), 400)
+			for _, f := range []string{"active", "name", "category_id"} {
+				_, fields := platentest.ErrorBody(t, srv.Do(t, "PUT", path, acme.Token, fmt.Sprintf(`{%q: null}`, f)), 400)
+				if !reflect.DeepEqual(fields, []string{f}) {
+					t.Errorf("null %s: fields %v", f, fields)
+				}
+			}
 		})
 		t.Run("another team's products are invisible", func(t *testing.T) {
 			platentest.ErrorBody(t, srv.Do(t, "GET", path, globex.Token, nil), 404)

@@ -93,7 +93,9 @@ func (in *productInput) apply(vs *apierr.Violations, p *Product, fields []string
 		case "category_id":
 			p.CategoryID = deref(in.CategoryID)
 		case "name":
-			p.Name = checkName(vs, in.name())
+			if in.Name != nil { // null is reported as such by the update
+				p.Name = checkName(vs, *in.Name)
+			}
 		case "order_column":
 			p.OrderColumn = deref(in.OrderColumn)
 		case "active":
@@ -119,13 +121,6 @@ func deref(n *int32) int {
 		return 0
 	}
 	return int(*n)
-}
-
-func (in *productInput) name() string {
-	if in.Name == nil {
-		return ""
-	}
-	return *in.Name
 }
 
 func optionalInt(vs *apierr.Violations, field string, v *wrapperspb.Int32Value, lo, hi int32) *int {
@@ -206,7 +201,8 @@ func (s *Service) UpdateProduct(ctx context.Context, req *platenv1.UpdateProduct
 	}
 	var vs apierr.Violations
 	for _, f := range fields {
-		if (f == "category_id" || f == "order_column" || f == "active" || f == "team_id") && !in.set(f) {
+		if (f == "category_id" || f == "order_column" || f == "active" || f == "team_id") && !in.set(f) ||
+			f == "name" && in.Name == nil {
 			vs.Add(f, "must not be null")
 		}
 	}

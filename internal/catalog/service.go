@@ -10,27 +10,37 @@ import (
 	platenv1 "github.com/platen-print/platen/gen/platen/v1"
 	"github.com/platen-print/platen/internal/apierr"
 	"github.com/platen-print/platen/internal/auth"
+	"github.com/platen-print/platen/internal/design"
 	"github.com/platen-print/platen/internal/pagination"
 )
 
-// Service implements platenv1.CatalogServiceServer; products and variants
-// answer Unimplemented until they are built.
+// Service implements platenv1.CatalogServiceServer.
 type Service struct {
 	platenv1.UnimplementedCatalogServiceServer
 	store    Store
 	products ProductStore
+	variants VariantStore
+	settings SettingsStore
 }
 
-// NewService returns the catalogue service backed by its stores.
-func NewService(store Store, products ProductStore) *Service {
-	return &Service{store: store, products: products}
+// Backend is all the persistence the catalogue needs.
+type Backend interface {
+	Store
+	ProductStore
+	VariantStore
+	SettingsStore
+}
+
+// NewService returns the catalogue service backed by db.
+func NewService(db Backend) *Service {
+	return &Service{store: db, products: db, variants: db, settings: db}
 }
 
 // Limits of a category's fields.
 const (
 	maxNameLength = 255
 	maxTextLength = 10_000
-	maxDPI        = 10_000
+	maxDPI        = design.MaxDPI
 )
 
 func teamOf(ctx context.Context) (int, error) {

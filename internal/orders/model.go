@@ -82,7 +82,11 @@ type Item struct {
 	TemplateConfig  string
 	Thumbnails      []string
 	DesignVersionID *string
-	Print           PrintFile
+	// DesignFingerprint identifies TemplateConfig's document when the item
+	// came in with a DesignVersionID (see design.Fingerprint): the write
+	// registers that version with it. Empty for items read back.
+	DesignFingerprint string
+	Print             PrintFile
 }
 
 // PrintFile is where an item's print file stands.

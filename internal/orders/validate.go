@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"net/url"
 	"strings"
 
 	"google.golang.org/protobuf/encoding/protojson"
@@ -13,6 +12,8 @@ import (
 
 	platenv1 "github.com/platen-print/platen/gen/platen/v1"
 	"github.com/platen-print/platen/internal/apierr"
+	"github.com/platen-print/platen/internal/design"
+	"github.com/platen-print/platen/internal/designs"
 )
 
 // Limits on what one order may hold; they keep a single request's work and
@@ -189,7 +190,7 @@ func (c *checker) item(f string, it *platenv1.OrderItem) Item {
 		Properties:           c.properties(f+"properties", it.Properties),
 		TemplateConfig:       c.templateConfig(f+"template_config", it.TemplateConfig),
 		Thumbnails:           c.thumbnails(f+"thumbnails", it.Thumbnails),
-		DesignVersionID:      c.optionalString(f+"design_version_id", it.DesignVersionId, maxIDLength),
+		DesignVersionID:      stringPointer(it.DesignVersionId),
 		Print:                PrintFile{Status: PrintReceived},
 	}
 	switch {
@@ -202,8 +203,8 @@ func (c *checker) item(f string, it *platenv1.OrderItem) Item {
 	default:
 		item.Quantity = int(*it.Quantity)
 	}
-	if item.DesignVersionID != nil && *item.DesignVersionID == "" {
-		c.Add(f+"design_version_id", "must not be empty when given")
+	if item.DesignVersionID != nil {
+		item.DesignFingerprint = c.designVersion(f+"design_version_id", *item.DesignVersionID, item.TemplateConfig)
 	}
 	return item
 }
@@ -220,6 +221,24 @@ func (c *checker) properties(field string, s *structpb.Struct) json.RawMessage {
 	return raw
 }
 
+// designVersion checks an item's design_version_id and returns the
+// fingerprint its version is registered with.
+func (c *checker) designVersion(field, id, templateConfig string) string {
+	if err := designs.CheckID(id); err != nil {
+		c.Add(field, "%v", err)
+		return ""
+	}
+	doc, err := design.Decode(templateConfig)
+	if err != nil {
+		return "" // reported as the template_config's
+	}
+	fingerprint, err := design.Fingerprint(doc)
+	if err != nil {
+		return ""
+	}
+	return fingerprint
+}
+
 // templateConfig checks that value URL-decodes to a JSON object: the design
 // document the customiser produced. The stored value is the string as sent.
 func (c *checker) templateConfig(field, value string) string {
@@ -227,23 +246,10 @@ func (c *checker) templateConfig(field, value string) string {
 		c.Add(field, "is required")
 		return value
 	}
-	if err := CheckTemplateConfig(value); err != nil {
+	if _, err := design.Decode(value); err != nil {
 		c.Add(field, "%v", err)
 	}
 	return value
-}
-
-// CheckTemplateConfig reports why value is not a URL-encoded JSON object.
-func CheckTemplateConfig(value string) error {
-	decoded, err := url.QueryUnescape(value)
-	if err != nil {
-		return fmt.Errorf("must be URL-encoded JSON: %v", err)
-	}
-	trimmed := strings.TrimSpace(decoded)
-	if !strings.HasPrefix(trimmed, "{") || !json.Valid([]byte(trimmed)) {
-		return fmt.Errorf("must URL-decode to a JSON object")
-	}
-	return nil
 }
 
 func (c *checker) thumbnails(field string, list []string) []string {
@@ -281,4 +287,12 @@ func newOrder(req *platenv1.CreateOrderRequest) (*Order, error) {
 		Items:                c.items(req.Items),
 	}
 	return o, c.Err()
+}
+
+func stringPointer(v *wrapperspb.StringValue) *string {
+	if v == nil {
+		return nil
+	}
+	s := v.Value
+	return &s
 }

@@ -2,10 +2,15 @@ package platentest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"testing"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
 )
 
 // Response is an HTTP answer with its body parsed as JSON.
@@ -106,4 +111,20 @@ func ErrorBody(t *testing.T, r *Response, status int) (message string, fields []
 		}
 	}
 	return message, fields
+}
+
+// GRPC dials the server's gRPC port, closed when the test ends.
+func (s *Server) GRPC(t *testing.T) *grpc.ClientConn {
+	t.Helper()
+	conn, err := grpc.NewClient(s.GRPCAddr(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn
+}
+
+// Bearer returns ctx carrying token as gRPC authorization metadata.
+func Bearer(ctx context.Context, token string) context.Context {
+	return metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+token)
 }

@@ -29,6 +29,7 @@ import (
 	"github.com/platen-print/platen/internal/auth"
 	"github.com/platen-print/platen/internal/catalog"
 	"github.com/platen-print/platen/internal/config"
+	"github.com/platen-print/platen/internal/designs"
 	"github.com/platen-print/platen/internal/gateway"
 	"github.com/platen-print/platen/internal/idempotency"
 	"github.com/platen-print/platen/internal/orders"
@@ -130,7 +131,8 @@ func (s *Server) startGRPC() error {
 		grpc.MaxSendMsgSize(maxMessageBytes),
 	)
 	platenv1.RegisterOrderServiceServer(s.grpcServer, orders.NewService(s.db.Orders()))
-	platenv1.RegisterCatalogServiceServer(s.grpcServer, catalog.NewService(s.db.Catalog(), s.db.Catalog()))
+	platenv1.RegisterCatalogServiceServer(s.grpcServer, catalog.NewService(s.db.Catalog()))
+	platenv1.RegisterDesignServiceServer(s.grpcServer, designs.NewService(s.db.Designs()))
 	registerPlanned(s.grpcServer)
 	s.health = health.NewServer()
 	healthpb.RegisterHealthServer(s.grpcServer, s.health)

@@ -8,9 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/metadata"
 	reflectionpb "google.golang.org/grpc/reflection/grpc_reflection_v1"
@@ -88,7 +86,7 @@ func TestGatewayConventions(t *testing.T) {
 		}
 	})
 	t.Run("services of later issues answer 501 as JSON", func(t *testing.T) {
-		platentest.ErrorBody(t, srv.Do(t, "GET", "/api/v1/product-variants/1", acme.Token, nil), 501)
+		platentest.ErrorBody(t, srv.Do(t, "GET", "/api/v1/batch-orders/b-1", acme.Token, nil), 501)
 	})
 }
 
@@ -127,21 +125,11 @@ func TestIdempotencyKey(t *testing.T) {
 	})
 }
 
-func dial(t *testing.T, srv *platentest.Server) *grpc.ClientConn {
-	t.Helper()
-	conn, err := grpc.NewClient(srv.GRPCAddr(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatalf("dial: %v", err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	return conn
-}
-
 func TestGRPC(t *testing.T) {
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
 		srv := platentest.Start(t, b)
 		acme := srv.Bootstrap(t, "acme", "acme-shop")
-		conn := dial(t, srv)
+		conn := srv.GRPC(t)
 		client := platenv1.NewOrderServiceClient(conn)
 		ctx := metadata.AppendToOutgoingContext(context.Background(), "authorization", "Bearer "+acme.Token)
 		quantity := int32(3)
@@ -193,7 +181,7 @@ func TestGRPC(t *testing.T) {
 
 func TestGRPCHealthAndReflection(t *testing.T) {
 	srv := platentest.Start(t, platentest.Backends()[0])
-	conn := dial(t, srv)
+	conn := srv.GRPC(t)
 	resp, err := healthpb.NewHealthClient(conn).Check(context.Background(), &healthpb.HealthCheckRequest{})
 	if err != nil || resp.Status != healthpb.HealthCheckResponse_SERVING {
 		t.Fatalf("health: %v %v", resp, err)

@@ -10,7 +10,6 @@ import (
 // later issues: they answer Unimplemented (HTTP 501) until then, and the
 // whole API surface is visible through reflection meanwhile.
 func registerPlanned(s *grpc.Server) {
-	platenv1.RegisterDesignServiceServer(s, platenv1.UnimplementedDesignServiceServer{})
 	platenv1.RegisterBatchServiceServer(s, platenv1.UnimplementedBatchServiceServer{})
 	platenv1.RegisterShopServiceServer(s, platenv1.UnimplementedShopServiceServer{})
 	platenv1.RegisterWebhookServiceServer(s, platenv1.UnimplementedWebhookServiceServer{})

@@ -57,6 +57,9 @@ func (s *Orders) CreateOrder(ctx context.Context, o *orders.Order) error {
 			return err
 		}
 		o.ID, o.CreatedAt, o.UpdatedAt = row.ID, row.CreatedAt, row.UpdatedAt
+		if err := registerItemDesigns(ctx, tx, o.TeamID, o.Items); err != nil {
+			return err
+		}
 		return insertItems(ctx, tx, o)
 	})
 	if ent.IsConstraintError(err) {
@@ -404,6 +407,9 @@ func writeUpdate(ctx context.Context, tx *ent.Tx, o *orders.Order, before map[in
 		if err := u.Exec(ctx); err != nil {
 			return err
 		}
+	}
+	if err := registerItemDesigns(ctx, tx, o.TeamID, o.Items); err != nil {
+		return err
 	}
 	return insertItems(ctx, tx, o)
 }

@@ -9,6 +9,8 @@ import (
 	"github.com/platen-print/platen/ent"
 	"github.com/platen-print/platen/ent/product"
 	"github.com/platen-print/platen/ent/productcategory"
+	"github.com/platen-print/platen/ent/productvariant"
+	"github.com/platen-print/platen/internal/apierr"
 	"github.com/platen-print/platen/internal/catalog"
 )
 
@@ -109,18 +111,26 @@ func (s *Catalog) UpdateProduct(ctx context.Context, teamID, id int, apply func(
 	return p, err
 }
 
-// DeleteProduct removes the team's product.
+// DeleteProduct removes the team's product, refusing while it has
+// variants.
 func (s *Catalog) DeleteProduct(ctx context.Context, teamID, id int) error {
 	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
 	return s.db.inTx(ctx, func(tx *ent.Tx) error {
-		n, err := tx.Product.Delete().Where(product.TeamID(teamID), product.ID(id)).Exec(ctx)
+		exists, err := tx.Product.Query().Where(product.TeamID(teamID), product.ID(id)).Exist(ctx)
 		if err != nil {
 			return err
 		}
-		if n == 0 {
-			return notFound(&ent.NotFoundError{}, "product %d not found", id)
+		if !exists {
+			return apierr.NotFound("product %d not found", id)
 		}
-		return nil
+		variants, err := tx.ProductVariant.Query().Where(productvariant.ProductID(id)).Exist(ctx)
+		if err != nil {
+			return err
+		}
+		if variants {
+			return apierr.Conflict("", "product %d still has variants: delete them first", id)
+		}
+		return tx.Product.DeleteOneID(id).Exec(ctx)
 	})
 }
 

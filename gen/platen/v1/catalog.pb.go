@@ -2195,6 +2195,156 @@ func (x *DeleteProductVariantResponse) GetVariantId() int32 {
 	return 0
 }
 
+// GetPrintSettingsRequest names what to resolve: an order item, or a design
+// version (optionally as sold under an e-commerce variant id). Exactly one of
+// order_item_uid and design_version_id.
+type GetPrintSettingsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The uid of an order item of the caller's.
+	OrderItemUid string `protobuf:"bytes,1,opt,name=order_item_uid,json=orderItemUid,proto3" json:"order_item_uid,omitempty"`
+	// A design version of the caller's team.
+	DesignVersionId string `protobuf:"bytes,2,opt,name=design_version_id,json=designVersionId,proto3" json:"design_version_id,omitempty"`
+	// With design_version_id: the e-commerce variant id to resolve through.
+	EcommerceVariantId string `protobuf:"bytes,3,opt,name=ecommerce_variant_id,json=ecommerceVariantId,proto3" json:"ecommerce_variant_id,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
+}
+
+func (x *GetPrintSettingsRequest) Reset() {
+	*x = GetPrintSettingsRequest{}
+	mi := &file_platen_v1_catalog_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetPrintSettingsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetPrintSettingsRequest) ProtoMessage() {}
+
+func (x *GetPrintSettingsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_platen_v1_catalog_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetPrintSettingsRequest.ProtoReflect.Descriptor instead.
+func (*GetPrintSettingsRequest) Descriptor() ([]byte, []int) {
+	return file_platen_v1_catalog_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *GetPrintSettingsRequest) GetOrderItemUid() string {
+	if x != nil {
+		return x.OrderItemUid
+	}
+	return ""
+}
+
+func (x *GetPrintSettingsRequest) GetDesignVersionId() string {
+	if x != nil {
+		return x.DesignVersionId
+	}
+	return ""
+}
+
+func (x *GetPrintSettingsRequest) GetEcommerceVariantId() string {
+	if x != nil {
+		return x.EcommerceVariantId
+	}
+	return ""
+}
+
+// PrintSettings is what a render of an item or a design uses.
+type PrintSettings struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The variant whose ecommerce_variant_ids hold the item's
+	// ecommerce_variant_id; null when none does.
+	ProductVariantId *wrapperspb.Int32Value `protobuf:"bytes,1,opt,name=product_variant_id,json=productVariantId,proto3" json:"product_variant_id,omitempty"`
+	// The variant's product and the product's category; null without a
+	// variant.
+	ProductId  *wrapperspb.Int32Value `protobuf:"bytes,2,opt,name=product_id,json=productId,proto3" json:"product_id,omitempty"`
+	CategoryId *wrapperspb.Int32Value `protobuf:"bytes,3,opt,name=category_id,json=categoryId,proto3" json:"category_id,omitempty"`
+	// The effective DPI.
+	Dpi int32 `protobuf:"varint,4,opt,name=dpi,proto3" json:"dpi,omitempty"`
+	// Where dpi came from: "design", "variant", "product", "category" or
+	// "default".
+	DpiSource     string `protobuf:"bytes,5,opt,name=dpi_source,json=dpiSource,proto3" json:"dpi_source,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PrintSettings) Reset() {
+	*x = PrintSettings{}
+	mi := &file_platen_v1_catalog_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PrintSettings) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PrintSettings) ProtoMessage() {}
+
+func (x *PrintSettings) ProtoReflect() protoreflect.Message {
+	mi := &file_platen_v1_catalog_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PrintSettings.ProtoReflect.Descriptor instead.
+func (*PrintSettings) Descriptor() ([]byte, []int) {
+	return file_platen_v1_catalog_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *PrintSettings) GetProductVariantId() *wrapperspb.Int32Value {
+	if x != nil {
+		return x.ProductVariantId
+	}
+	return nil
+}
+
+func (x *PrintSettings) GetProductId() *wrapperspb.Int32Value {
+	if x != nil {
+		return x.ProductId
+	}
+	return nil
+}
+
+func (x *PrintSettings) GetCategoryId() *wrapperspb.Int32Value {
+	if x != nil {
+		return x.CategoryId
+	}
+	return nil
+}
+
+func (x *PrintSettings) GetDpi() int32 {
+	if x != nil {
+		return x.Dpi
+	}
+	return 0
+}
+
+func (x *PrintSettings) GetDpiSource() string {
+	if x != nil {
+		return x.DpiSource
+	}
+	return ""
+}
+
 var File_platen_v1_catalog_proto protoreflect.FileDescriptor
 
 const file_platen_v1_catalog_proto_rawDesc = "" +
@@ -2453,7 +2603,20 @@ const file_platen_v1_catalog_proto_rawDesc = "" +
 	"\x1cDeleteProductVariantResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12\x1d\n" +
 	"\n" +
-	"variant_id\x18\x02 \x01(\x05R\tvariantId2\xba\x0f\n" +
+	"variant_id\x18\x02 \x01(\x05R\tvariantId\"\x9d\x01\n" +
+	"\x17GetPrintSettingsRequest\x12$\n" +
+	"\x0eorder_item_uid\x18\x01 \x01(\tR\forderItemUid\x12*\n" +
+	"\x11design_version_id\x18\x02 \x01(\tR\x0fdesignVersionId\x120\n" +
+	"\x14ecommerce_variant_id\x18\x03 \x01(\tR\x12ecommerceVariantId\"\x85\x02\n" +
+	"\rPrintSettings\x12I\n" +
+	"\x12product_variant_id\x18\x01 \x01(\v2\x1b.google.protobuf.Int32ValueR\x10productVariantId\x12:\n" +
+	"\n" +
+	"product_id\x18\x02 \x01(\v2\x1b.google.protobuf.Int32ValueR\tproductId\x12<\n" +
+	"\vcategory_id\x18\x03 \x01(\v2\x1b.google.protobuf.Int32ValueR\n" +
+	"categoryId\x12\x10\n" +
+	"\x03dpi\x18\x04 \x01(\x05R\x03dpi\x12\x1d\n" +
+	"\n" +
+	"dpi_source\x18\x05 \x01(\tR\tdpiSource2\xac\x10\n" +
 	"\x0eCatalogService\x12\x83\x01\n" +
 	"\x15CreateProductCategory\x12'.platen.v1.CreateProductCategoryRequest\x1a\x1a.platen.v1.ProductCategory\"%\x82\xd3\xe4\x93\x02\x1f:\x01*\"\x1a/api/v1/product-categories\x12\x88\x01\n" +
 	"\x12GetProductCategory\x12$.platen.v1.GetProductCategoryRequest\x1a\x1a.platen.v1.ProductCategory\"0\x82\xd3\xe4\x93\x02*\x12(/api/v1/product-categories/{category_id}\x12\x8e\x01\n" +
@@ -2470,7 +2633,8 @@ const file_platen_v1_catalog_proto_rawDesc = "" +
 	"\x11GetProductVariant\x12#.platen.v1.GetProductVariantRequest\x1a\x19.platen.v1.ProductVariant\"-\x82\xd3\xe4\x93\x02'\x12%/api/v1/product-variants/{variant_id}\x12\x86\x01\n" +
 	"\x13ListProductVariants\x12%.platen.v1.ListProductVariantsRequest\x1a&.platen.v1.ListProductVariantsResponse\" \x82\xd3\xe4\x93\x02\x1a\x12\x18/api/v1/product-variants\x12\x8b\x01\n" +
 	"\x14UpdateProductVariant\x12&.platen.v1.UpdateProductVariantRequest\x1a\x19.platen.v1.ProductVariant\"0\x82\xd3\xe4\x93\x02*:\x01*\x1a%/api/v1/product-variants/{variant_id}\x12\x96\x01\n" +
-	"\x14DeleteProductVariant\x12&.platen.v1.DeleteProductVariantRequest\x1a'.platen.v1.DeleteProductVariantResponse\"-\x82\xd3\xe4\x93\x02'*%/api/v1/product-variants/{variant_id}B7Z5github.com/platen-print/platen/gen/platen/v1;platenv1b\x06proto3"
+	"\x14DeleteProductVariant\x12&.platen.v1.DeleteProductVariantRequest\x1a'.platen.v1.DeleteProductVariantResponse\"-\x82\xd3\xe4\x93\x02'*%/api/v1/product-variants/{variant_id}\x12p\n" +
+	"\x10GetPrintSettings\x12\".platen.v1.GetPrintSettingsRequest\x1a\x18.platen.v1.PrintSettings\"\x1e\x82\xd3\xe4\x93\x02\x18\x12\x16/api/v1/print-settingsB7Z5github.com/platen-print/platen/gen/platen/v1;platenv1b\x06proto3"
 
 var (
 	file_platen_v1_catalog_proto_rawDescOnce sync.Once
@@ -2484,7 +2648,7 @@ func file_platen_v1_catalog_proto_rawDescGZIP() []byte {
 	return file_platen_v1_catalog_proto_rawDescData
 }
 
-var file_platen_v1_catalog_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
+var file_platen_v1_catalog_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
 var file_platen_v1_catalog_proto_goTypes = []any{
 	(*ProductCategory)(nil),               // 0: platen.v1.ProductCategory
 	(*CreateProductCategoryRequest)(nil),  // 1: platen.v1.CreateProductCategoryRequest
@@ -2510,133 +2674,140 @@ var file_platen_v1_catalog_proto_goTypes = []any{
 	(*UpdateProductVariantRequest)(nil),   // 21: platen.v1.UpdateProductVariantRequest
 	(*DeleteProductVariantRequest)(nil),   // 22: platen.v1.DeleteProductVariantRequest
 	(*DeleteProductVariantResponse)(nil),  // 23: platen.v1.DeleteProductVariantResponse
-	(*wrapperspb.StringValue)(nil),        // 24: google.protobuf.StringValue
-	(*timestamppb.Timestamp)(nil),         // 25: google.protobuf.Timestamp
-	(*fieldmaskpb.FieldMask)(nil),         // 26: google.protobuf.FieldMask
-	(*wrapperspb.Int32Value)(nil),         // 27: google.protobuf.Int32Value
-	(*wrapperspb.UInt32Value)(nil),        // 28: google.protobuf.UInt32Value
+	(*GetPrintSettingsRequest)(nil),       // 24: platen.v1.GetPrintSettingsRequest
+	(*PrintSettings)(nil),                 // 25: platen.v1.PrintSettings
+	(*wrapperspb.StringValue)(nil),        // 26: google.protobuf.StringValue
+	(*timestamppb.Timestamp)(nil),         // 27: google.protobuf.Timestamp
+	(*fieldmaskpb.FieldMask)(nil),         // 28: google.protobuf.FieldMask
+	(*wrapperspb.Int32Value)(nil),         // 29: google.protobuf.Int32Value
+	(*wrapperspb.UInt32Value)(nil),        // 30: google.protobuf.UInt32Value
 }
 var file_platen_v1_catalog_proto_depIdxs = []int32{
-	24,  // 0: platen.v1.ProductCategory.parent_id:type_name -> google.protobuf.StringValue
-	24,  // 1: platen.v1.ProductCategory.description:type_name -> google.protobuf.StringValue
-	24,  // 2: platen.v1.ProductCategory.editor_category_id:type_name -> google.protobuf.StringValue
-	24,  // 3: platen.v1.ProductCategory.default_location_id:type_name -> google.protobuf.StringValue
-	25,  // 4: platen.v1.ProductCategory.created_at:type_name -> google.protobuf.Timestamp
-	25,  // 5: platen.v1.ProductCategory.updated_at:type_name -> google.protobuf.Timestamp
-	24,  // 6: platen.v1.CreateProductCategoryRequest.parent_id:type_name -> google.protobuf.StringValue
-	24,  // 7: platen.v1.CreateProductCategoryRequest.description:type_name -> google.protobuf.StringValue
-	24,  // 8: platen.v1.CreateProductCategoryRequest.editor_category_id:type_name -> google.protobuf.StringValue
-	24,  // 9: platen.v1.CreateProductCategoryRequest.default_location_id:type_name -> google.protobuf.StringValue
+	26,  // 0: platen.v1.ProductCategory.parent_id:type_name -> google.protobuf.StringValue
+	26,  // 1: platen.v1.ProductCategory.description:type_name -> google.protobuf.StringValue
+	26,  // 2: platen.v1.ProductCategory.editor_category_id:type_name -> google.protobuf.StringValue
+	26,  // 3: platen.v1.ProductCategory.default_location_id:type_name -> google.protobuf.StringValue
+	27,  // 4: platen.v1.ProductCategory.created_at:type_name -> google.protobuf.Timestamp
+	27,  // 5: platen.v1.ProductCategory.updated_at:type_name -> google.protobuf.Timestamp
+	26,  // 6: platen.v1.CreateProductCategoryRequest.parent_id:type_name -> google.protobuf.StringValue
+	26,  // 7: platen.v1.CreateProductCategoryRequest.description:type_name -> google.protobuf.StringValue
+	26,  // 8: platen.v1.CreateProductCategoryRequest.editor_category_id:type_name -> google.protobuf.StringValue
+	26,  // 9: platen.v1.CreateProductCategoryRequest.default_location_id:type_name -> google.protobuf.StringValue
 	0,   // 10: platen.v1.ListProductCategoriesResponse.product_categories:type_name -> platen.v1.ProductCategory
-	26,  // 11: platen.v1.UpdateProductCategoryRequest.update_mask:type_name -> google.protobuf.FieldMask
-	24,  // 12: platen.v1.UpdateProductCategoryRequest.parent_id:type_name -> google.protobuf.StringValue
-	24,  // 13: platen.v1.UpdateProductCategoryRequest.description:type_name -> google.protobuf.StringValue
-	24,  // 14: platen.v1.UpdateProductCategoryRequest.editor_category_id:type_name -> google.protobuf.StringValue
-	24,  // 15: platen.v1.UpdateProductCategoryRequest.default_location_id:type_name -> google.protobuf.StringValue
-	24,  // 16: platen.v1.Product.code:type_name -> google.protobuf.StringValue
-	24,  // 17: platen.v1.Product.description:type_name -> google.protobuf.StringValue
-	27,  // 18: platen.v1.Product.default_dpi:type_name -> google.protobuf.Int32Value
-	24,  // 19: platen.v1.Product.editor_category_id:type_name -> google.protobuf.StringValue
-	27,  // 20: platen.v1.Product.default_location_id:type_name -> google.protobuf.Int32Value
-	25,  // 21: platen.v1.Product.created_at:type_name -> google.protobuf.Timestamp
-	25,  // 22: platen.v1.Product.updated_at:type_name -> google.protobuf.Timestamp
-	24,  // 23: platen.v1.CreateProductRequest.code:type_name -> google.protobuf.StringValue
-	24,  // 24: platen.v1.CreateProductRequest.description:type_name -> google.protobuf.StringValue
-	27,  // 25: platen.v1.CreateProductRequest.default_dpi:type_name -> google.protobuf.Int32Value
-	24,  // 26: platen.v1.CreateProductRequest.editor_category_id:type_name -> google.protobuf.StringValue
-	27,  // 27: platen.v1.CreateProductRequest.default_location_id:type_name -> google.protobuf.Int32Value
+	28,  // 11: platen.v1.UpdateProductCategoryRequest.update_mask:type_name -> google.protobuf.FieldMask
+	26,  // 12: platen.v1.UpdateProductCategoryRequest.parent_id:type_name -> google.protobuf.StringValue
+	26,  // 13: platen.v1.UpdateProductCategoryRequest.description:type_name -> google.protobuf.StringValue
+	26,  // 14: platen.v1.UpdateProductCategoryRequest.editor_category_id:type_name -> google.protobuf.StringValue
+	26,  // 15: platen.v1.UpdateProductCategoryRequest.default_location_id:type_name -> google.protobuf.StringValue
+	26,  // 16: platen.v1.Product.code:type_name -> google.protobuf.StringValue
+	26,  // 17: platen.v1.Product.description:type_name -> google.protobuf.StringValue
+	29,  // 18: platen.v1.Product.default_dpi:type_name -> google.protobuf.Int32Value
+	26,  // 19: platen.v1.Product.editor_category_id:type_name -> google.protobuf.StringValue
+	29,  // 20: platen.v1.Product.default_location_id:type_name -> google.protobuf.Int32Value
+	27,  // 21: platen.v1.Product.created_at:type_name -> google.protobuf.Timestamp
+	27,  // 22: platen.v1.Product.updated_at:type_name -> google.protobuf.Timestamp
+	26,  // 23: platen.v1.CreateProductRequest.code:type_name -> google.protobuf.StringValue
+	26,  // 24: platen.v1.CreateProductRequest.description:type_name -> google.protobuf.StringValue
+	29,  // 25: platen.v1.CreateProductRequest.default_dpi:type_name -> google.protobuf.Int32Value
+	26,  // 26: platen.v1.CreateProductRequest.editor_category_id:type_name -> google.protobuf.StringValue
+	29,  // 27: platen.v1.CreateProductRequest.default_location_id:type_name -> google.protobuf.Int32Value
 	8,   // 28: platen.v1.ListProductsResponse.products:type_name -> platen.v1.Product
-	26,  // 29: platen.v1.UpdateProductRequest.update_mask:type_name -> google.protobuf.FieldMask
-	24,  // 30: platen.v1.UpdateProductRequest.code:type_name -> google.protobuf.StringValue
-	24,  // 31: platen.v1.UpdateProductRequest.description:type_name -> google.protobuf.StringValue
-	27,  // 32: platen.v1.UpdateProductRequest.default_dpi:type_name -> google.protobuf.Int32Value
-	24,  // 33: platen.v1.UpdateProductRequest.editor_category_id:type_name -> google.protobuf.StringValue
-	27,  // 34: platen.v1.UpdateProductRequest.default_location_id:type_name -> google.protobuf.Int32Value
-	27,  // 35: platen.v1.ProductVariant.product_variant_category_id:type_name -> google.protobuf.Int32Value
-	27,  // 36: platen.v1.ProductVariant.price_id:type_name -> google.protobuf.Int32Value
-	24,  // 37: platen.v1.ProductVariant.editor_product_id:type_name -> google.protobuf.StringValue
-	28,  // 38: platen.v1.ProductVariant.weight:type_name -> google.protobuf.UInt32Value
-	27,  // 39: platen.v1.ProductVariant.length:type_name -> google.protobuf.Int32Value
-	27,  // 40: platen.v1.ProductVariant.width:type_name -> google.protobuf.Int32Value
-	27,  // 41: platen.v1.ProductVariant.height:type_name -> google.protobuf.Int32Value
-	24,  // 42: platen.v1.ProductVariant.description:type_name -> google.protobuf.StringValue
-	24,  // 43: platen.v1.ProductVariant.customs_code:type_name -> google.protobuf.StringValue
-	24,  // 44: platen.v1.ProductVariant.customs_description:type_name -> google.protobuf.StringValue
-	24,  // 45: platen.v1.ProductVariant.long_customs_description:type_name -> google.protobuf.StringValue
-	28,  // 46: platen.v1.ProductVariant.default_dpi:type_name -> google.protobuf.UInt32Value
-	24,  // 47: platen.v1.ProductVariant.seo_details:type_name -> google.protobuf.StringValue
-	24,  // 48: platen.v1.ProductVariant.ecommerce_tags:type_name -> google.protobuf.StringValue
-	27,  // 49: platen.v1.ProductVariant.default_location_id:type_name -> google.protobuf.Int32Value
-	25,  // 50: platen.v1.ProductVariant.created_at:type_name -> google.protobuf.Timestamp
-	25,  // 51: platen.v1.ProductVariant.updated_at:type_name -> google.protobuf.Timestamp
-	24,  // 52: platen.v1.CreateProductVariantRequest.uuid:type_name -> google.protobuf.StringValue
-	27,  // 53: platen.v1.CreateProductVariantRequest.product_variant_category_id:type_name -> google.protobuf.Int32Value
-	27,  // 54: platen.v1.CreateProductVariantRequest.price_id:type_name -> google.protobuf.Int32Value
-	24,  // 55: platen.v1.CreateProductVariantRequest.editor_product_id:type_name -> google.protobuf.StringValue
-	28,  // 56: platen.v1.CreateProductVariantRequest.weight:type_name -> google.protobuf.UInt32Value
-	27,  // 57: platen.v1.CreateProductVariantRequest.length:type_name -> google.protobuf.Int32Value
-	27,  // 58: platen.v1.CreateProductVariantRequest.width:type_name -> google.protobuf.Int32Value
-	27,  // 59: platen.v1.CreateProductVariantRequest.height:type_name -> google.protobuf.Int32Value
-	24,  // 60: platen.v1.CreateProductVariantRequest.description:type_name -> google.protobuf.StringValue
-	24,  // 61: platen.v1.CreateProductVariantRequest.customs_code:type_name -> google.protobuf.StringValue
-	24,  // 62: platen.v1.CreateProductVariantRequest.customs_description:type_name -> google.protobuf.StringValue
-	24,  // 63: platen.v1.CreateProductVariantRequest.long_customs_description:type_name -> google.protobuf.StringValue
-	28,  // 64: platen.v1.CreateProductVariantRequest.default_dpi:type_name -> google.protobuf.UInt32Value
-	24,  // 65: platen.v1.CreateProductVariantRequest.seo_details:type_name -> google.protobuf.StringValue
-	24,  // 66: platen.v1.CreateProductVariantRequest.ecommerce_tags:type_name -> google.protobuf.StringValue
-	27,  // 67: platen.v1.CreateProductVariantRequest.default_location_id:type_name -> google.protobuf.Int32Value
+	28,  // 29: platen.v1.UpdateProductRequest.update_mask:type_name -> google.protobuf.FieldMask
+	26,  // 30: platen.v1.UpdateProductRequest.code:type_name -> google.protobuf.StringValue
+	26,  // 31: platen.v1.UpdateProductRequest.description:type_name -> google.protobuf.StringValue
+	29,  // 32: platen.v1.UpdateProductRequest.default_dpi:type_name -> google.protobuf.Int32Value
+	26,  // 33: platen.v1.UpdateProductRequest.editor_category_id:type_name -> google.protobuf.StringValue
+	29,  // 34: platen.v1.UpdateProductRequest.default_location_id:type_name -> google.protobuf.Int32Value
+	29,  // 35: platen.v1.ProductVariant.product_variant_category_id:type_name -> google.protobuf.Int32Value
+	29,  // 36: platen.v1.ProductVariant.price_id:type_name -> google.protobuf.Int32Value
+	26,  // 37: platen.v1.ProductVariant.editor_product_id:type_name -> google.protobuf.StringValue
+	30,  // 38: platen.v1.ProductVariant.weight:type_name -> google.protobuf.UInt32Value
+	29,  // 39: platen.v1.ProductVariant.length:type_name -> google.protobuf.Int32Value
+	29,  // 40: platen.v1.ProductVariant.width:type_name -> google.protobuf.Int32Value
+	29,  // 41: platen.v1.ProductVariant.height:type_name -> google.protobuf.Int32Value
+	26,  // 42: platen.v1.ProductVariant.description:type_name -> google.protobuf.StringValue
+	26,  // 43: platen.v1.ProductVariant.customs_code:type_name -> google.protobuf.StringValue
+	26,  // 44: platen.v1.ProductVariant.customs_description:type_name -> google.protobuf.StringValue
+	26,  // 45: platen.v1.ProductVariant.long_customs_description:type_name -> google.protobuf.StringValue
+	30,  // 46: platen.v1.ProductVariant.default_dpi:type_name -> google.protobuf.UInt32Value
+	26,  // 47: platen.v1.ProductVariant.seo_details:type_name -> google.protobuf.StringValue
+	26,  // 48: platen.v1.ProductVariant.ecommerce_tags:type_name -> google.protobuf.StringValue
+	29,  // 49: platen.v1.ProductVariant.default_location_id:type_name -> google.protobuf.Int32Value
+	27,  // 50: platen.v1.ProductVariant.created_at:type_name -> google.protobuf.Timestamp
+	27,  // 51: platen.v1.ProductVariant.updated_at:type_name -> google.protobuf.Timestamp
+	26,  // 52: platen.v1.CreateProductVariantRequest.uuid:type_name -> google.protobuf.StringValue
+	29,  // 53: platen.v1.CreateProductVariantRequest.product_variant_category_id:type_name -> google.protobuf.Int32Value
+	29,  // 54: platen.v1.CreateProductVariantRequest.price_id:type_name -> google.protobuf.Int32Value
+	26,  // 55: platen.v1.CreateProductVariantRequest.editor_product_id:type_name -> google.protobuf.StringValue
+	30,  // 56: platen.v1.CreateProductVariantRequest.weight:type_name -> google.protobuf.UInt32Value
+	29,  // 57: platen.v1.CreateProductVariantRequest.length:type_name -> google.protobuf.Int32Value
+	29,  // 58: platen.v1.CreateProductVariantRequest.width:type_name -> google.protobuf.Int32Value
+	29,  // 59: platen.v1.CreateProductVariantRequest.height:type_name -> google.protobuf.Int32Value
+	26,  // 60: platen.v1.CreateProductVariantRequest.description:type_name -> google.protobuf.StringValue
+	26,  // 61: platen.v1.CreateProductVariantRequest.customs_code:type_name -> google.protobuf.StringValue
+	26,  // 62: platen.v1.CreateProductVariantRequest.customs_description:type_name -> google.protobuf.StringValue
+	26,  // 63: platen.v1.CreateProductVariantRequest.long_customs_description:type_name -> google.protobuf.StringValue
+	30,  // 64: platen.v1.CreateProductVariantRequest.default_dpi:type_name -> google.protobuf.UInt32Value
+	26,  // 65: platen.v1.CreateProductVariantRequest.seo_details:type_name -> google.protobuf.StringValue
+	26,  // 66: platen.v1.CreateProductVariantRequest.ecommerce_tags:type_name -> google.protobuf.StringValue
+	29,  // 67: platen.v1.CreateProductVariantRequest.default_location_id:type_name -> google.protobuf.Int32Value
 	16,  // 68: platen.v1.ListProductVariantsResponse.product_variants:type_name -> platen.v1.ProductVariant
-	26,  // 69: platen.v1.UpdateProductVariantRequest.update_mask:type_name -> google.protobuf.FieldMask
-	27,  // 70: platen.v1.UpdateProductVariantRequest.product_variant_category_id:type_name -> google.protobuf.Int32Value
-	27,  // 71: platen.v1.UpdateProductVariantRequest.price_id:type_name -> google.protobuf.Int32Value
-	24,  // 72: platen.v1.UpdateProductVariantRequest.editor_product_id:type_name -> google.protobuf.StringValue
-	28,  // 73: platen.v1.UpdateProductVariantRequest.weight:type_name -> google.protobuf.UInt32Value
-	27,  // 74: platen.v1.UpdateProductVariantRequest.length:type_name -> google.protobuf.Int32Value
-	27,  // 75: platen.v1.UpdateProductVariantRequest.width:type_name -> google.protobuf.Int32Value
-	27,  // 76: platen.v1.UpdateProductVariantRequest.height:type_name -> google.protobuf.Int32Value
-	24,  // 77: platen.v1.UpdateProductVariantRequest.description:type_name -> google.protobuf.StringValue
-	24,  // 78: platen.v1.UpdateProductVariantRequest.customs_code:type_name -> google.protobuf.StringValue
-	24,  // 79: platen.v1.UpdateProductVariantRequest.customs_description:type_name -> google.protobuf.StringValue
-	24,  // 80: platen.v1.UpdateProductVariantRequest.long_customs_description:type_name -> google.protobuf.StringValue
-	28,  // 81: platen.v1.UpdateProductVariantRequest.default_dpi:type_name -> google.protobuf.UInt32Value
-	24,  // 82: platen.v1.UpdateProductVariantRequest.seo_details:type_name -> google.protobuf.StringValue
-	24,  // 83: platen.v1.UpdateProductVariantRequest.ecommerce_tags:type_name -> google.protobuf.StringValue
-	27,  // 84: platen.v1.UpdateProductVariantRequest.default_location_id:type_name -> google.protobuf.Int32Value
-	1,   // 85: platen.v1.CatalogService.CreateProductCategory:input_type -> platen.v1.CreateProductCategoryRequest
-	2,   // 86: platen.v1.CatalogService.GetProductCategory:input_type -> platen.v1.GetProductCategoryRequest
-	3,   // 87: platen.v1.CatalogService.ListProductCategories:input_type -> platen.v1.ListProductCategoriesRequest
-	5,   // 88: platen.v1.CatalogService.UpdateProductCategory:input_type -> platen.v1.UpdateProductCategoryRequest
-	6,   // 89: platen.v1.CatalogService.DeleteProductCategory:input_type -> platen.v1.DeleteProductCategoryRequest
-	9,   // 90: platen.v1.CatalogService.CreateProduct:input_type -> platen.v1.CreateProductRequest
-	10,  // 91: platen.v1.CatalogService.GetProduct:input_type -> platen.v1.GetProductRequest
-	11,  // 92: platen.v1.CatalogService.ListProducts:input_type -> platen.v1.ListProductsRequest
-	13,  // 93: platen.v1.CatalogService.UpdateProduct:input_type -> platen.v1.UpdateProductRequest
-	14,  // 94: platen.v1.CatalogService.DeleteProduct:input_type -> platen.v1.DeleteProductRequest
-	17,  // 95: platen.v1.CatalogService.CreateProductVariant:input_type -> platen.v1.CreateProductVariantRequest
-	18,  // 96: platen.v1.CatalogService.GetProductVariant:input_type -> platen.v1.GetProductVariantRequest
-	19,  // 97: platen.v1.CatalogService.ListProductVariants:input_type -> platen.v1.ListProductVariantsRequest
-	21,  // 98: platen.v1.CatalogService.UpdateProductVariant:input_type -> platen.v1.UpdateProductVariantRequest
-	22,  // 99: platen.v1.CatalogService.DeleteProductVariant:input_type -> platen.v1.DeleteProductVariantRequest
-	0,   // 100: platen.v1.CatalogService.CreateProductCategory:output_type -> platen.v1.ProductCategory
-	0,   // 101: platen.v1.CatalogService.GetProductCategory:output_type -> platen.v1.ProductCategory
-	4,   // 102: platen.v1.CatalogService.ListProductCategories:output_type -> platen.v1.ListProductCategoriesResponse
-	0,   // 103: platen.v1.CatalogService.UpdateProductCategory:output_type -> platen.v1.ProductCategory
-	7,   // 104: platen.v1.CatalogService.DeleteProductCategory:output_type -> platen.v1.DeleteProductCategoryResponse
-	8,   // 105: platen.v1.CatalogService.CreateProduct:output_type -> platen.v1.Product
-	8,   // 106: platen.v1.CatalogService.GetProduct:output_type -> platen.v1.Product
-	12,  // 107: platen.v1.CatalogService.ListProducts:output_type -> platen.v1.ListProductsResponse
-	8,   // 108: platen.v1.CatalogService.UpdateProduct:output_type -> platen.v1.Product
-	15,  // 109: platen.v1.CatalogService.DeleteProduct:output_type -> platen.v1.DeleteProductResponse
-	16,  // 110: platen.v1.CatalogService.CreateProductVariant:output_type -> platen.v1.ProductVariant
-	16,  // 111: platen.v1.CatalogService.GetProductVariant:output_type -> platen.v1.ProductVariant
-	20,  // 112: platen.v1.CatalogService.ListProductVariants:output_type -> platen.v1.ListProductVariantsResponse
-	16,  // 113: platen.v1.CatalogService.UpdateProductVariant:output_type -> platen.v1.ProductVariant
-	23,  // 114: platen.v1.CatalogService.DeleteProductVariant:output_type -> platen.v1.DeleteProductVariantResponse
-	100, // [100:115] is the sub-list for method output_type
-	85,  // [85:100] is the sub-list for method input_type
-	85,  // [85:85] is the sub-list for extension type_name
-	85,  // [85:85] is the sub-list for extension extendee
-	0,   // [0:85] is the sub-list for field type_name
+	28,  // 69: platen.v1.UpdateProductVariantRequest.update_mask:type_name -> google.protobuf.FieldMask
+	29,  // 70: platen.v1.UpdateProductVariantRequest.product_variant_category_id:type_name -> google.protobuf.Int32Value
+	29,  // 71: platen.v1.UpdateProductVariantRequest.price_id:type_name -> google.protobuf.Int32Value
+	26,  // 72: platen.v1.UpdateProductVariantRequest.editor_product_id:type_name -> google.protobuf.StringValue
+	30,  // 73: platen.v1.UpdateProductVariantRequest.weight:type_name -> google.protobuf.UInt32Value
+	29,  // 74: platen.v1.UpdateProductVariantRequest.length:type_name -> google.protobuf.Int32Value
+	29,  // 75: platen.v1.UpdateProductVariantRequest.width:type_name -> google.protobuf.Int32Value
+	29,  // 76: platen.v1.UpdateProductVariantRequest.height:type_name -> google.protobuf.Int32Value
+	26,  // 77: platen.v1.UpdateProductVariantRequest.description:type_name -> google.protobuf.StringValue
+	26,  // 78: platen.v1.UpdateProductVariantRequest.customs_code:type_name -> google.protobuf.StringValue
+	26,  // 79: platen.v1.UpdateProductVariantRequest.customs_description:type_name -> google.protobuf.StringValue
+	26,  // 80: platen.v1.UpdateProductVariantRequest.long_customs_description:type_name -> google.protobuf.StringValue
+	30,  // 81: platen.v1.UpdateProductVariantRequest.default_dpi:type_name -> google.protobuf.UInt32Value
+	26,  // 82: platen.v1.UpdateProductVariantRequest.seo_details:type_name -> google.protobuf.StringValue
+	26,  // 83: platen.v1.UpdateProductVariantRequest.ecommerce_tags:type_name -> google.protobuf.StringValue
+	29,  // 84: platen.v1.UpdateProductVariantRequest.default_location_id:type_name -> google.protobuf.Int32Value
+	29,  // 85: platen.v1.PrintSettings.product_variant_id:type_name -> google.protobuf.Int32Value
+	29,  // 86: platen.v1.PrintSettings.product_id:type_name -> google.protobuf.Int32Value
+	29,  // 87: platen.v1.PrintSettings.category_id:type_name -> google.protobuf.Int32Value
+	1,   // 88: platen.v1.CatalogService.CreateProductCategory:input_type -> platen.v1.CreateProductCategoryRequest
+	2,   // 89: platen.v1.CatalogService.GetProductCategory:input_type -> platen.v1.GetProductCategoryRequest
+	3,   // 90: platen.v1.CatalogService.ListProductCategories:input_type -> platen.v1.ListProductCategoriesRequest
+	5,   // 91: platen.v1.CatalogService.UpdateProductCategory:input_type -> platen.v1.UpdateProductCategoryRequest
+	6,   // 92: platen.v1.CatalogService.DeleteProductCategory:input_type -> platen.v1.DeleteProductCategoryRequest
+	9,   // 93: platen.v1.CatalogService.CreateProduct:input_type -> platen.v1.CreateProductRequest
+	10,  // 94: platen.v1.CatalogService.GetProduct:input_type -> platen.v1.GetProductRequest
+	11,  // 95: platen.v1.CatalogService.ListProducts:input_type -> platen.v1.ListProductsRequest
+	13,  // 96: platen.v1.CatalogService.UpdateProduct:input_type -> platen.v1.UpdateProductRequest
+	14,  // 97: platen.v1.CatalogService.DeleteProduct:input_type -> platen.v1.DeleteProductRequest
+	17,  // 98: platen.v1.CatalogService.CreateProductVariant:input_type -> platen.v1.CreateProductVariantRequest
+	18,  // 99: platen.v1.CatalogService.GetProductVariant:input_type -> platen.v1.GetProductVariantRequest
+	19,  // 100: platen.v1.CatalogService.ListProductVariants:input_type -> platen.v1.ListProductVariantsRequest
+	21,  // 101: platen.v1.CatalogService.UpdateProductVariant:input_type -> platen.v1.UpdateProductVariantRequest
+	22,  // 102: platen.v1.CatalogService.DeleteProductVariant:input_type -> platen.v1.DeleteProductVariantRequest
+	24,  // 103: platen.v1.CatalogService.GetPrintSettings:input_type -> platen.v1.GetPrintSettingsRequest
+	0,   // 104: platen.v1.CatalogService.CreateProductCategory:output_type -> platen.v1.ProductCategory
+	0,   // 105: platen.v1.CatalogService.GetProductCategory:output_type -> platen.v1.ProductCategory
+	4,   // 106: platen.v1.CatalogService.ListProductCategories:output_type -> platen.v1.ListProductCategoriesResponse
+	0,   // 107: platen.v1.CatalogService.UpdateProductCategory:output_type -> platen.v1.ProductCategory
+	7,   // 108: platen.v1.CatalogService.DeleteProductCategory:output_type -> platen.v1.DeleteProductCategoryResponse
+	8,   // 109: platen.v1.CatalogService.CreateProduct:output_type -> platen.v1.Product
+	8,   // 110: platen.v1.CatalogService.GetProduct:output_type -> platen.v1.Product
+	12,  // 111: platen.v1.CatalogService.ListProducts:output_type -> platen.v1.ListProductsResponse
+	8,   // 112: platen.v1.CatalogService.UpdateProduct:output_type -> platen.v1.Product
+	15,  // 113: platen.v1.CatalogService.DeleteProduct:output_type -> platen.v1.DeleteProductResponse
+	16,  // 114: platen.v1.CatalogService.CreateProductVariant:output_type -> platen.v1.ProductVariant
+	16,  // 115: platen.v1.CatalogService.GetProductVariant:output_type -> platen.v1.ProductVariant
+	20,  // 116: platen.v1.CatalogService.ListProductVariants:output_type -> platen.v1.ListProductVariantsResponse
+	16,  // 117: platen.v1.CatalogService.UpdateProductVariant:output_type -> platen.v1.ProductVariant
+	23,  // 118: platen.v1.CatalogService.DeleteProductVariant:output_type -> platen.v1.DeleteProductVariantResponse
+	25,  // 119: platen.v1.CatalogService.GetPrintSettings:output_type -> platen.v1.PrintSettings
+	104, // [104:120] is the sub-list for method output_type
+	88,  // [88:104] is the sub-list for method input_type
+	88,  // [88:88] is the sub-list for extension type_name
+	88,  // [88:88] is the sub-list for extension extendee
+	0,   // [0:88] is the sub-list for field type_name
 }
 
 func init() { file_platen_v1_catalog_proto_init() }
@@ -2658,7 +2829,7 @@ func file_platen_v1_catalog_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_platen_v1_catalog_proto_rawDesc), len(file_platen_v1_catalog_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   24,
+			NumMessages:   26,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -34,6 +34,7 @@ const (
 	CatalogService_ListProductVariants_FullMethodName   = "/platen.v1.CatalogService/ListProductVariants"
 	CatalogService_UpdateProductVariant_FullMethodName  = "/platen.v1.CatalogService/UpdateProductVariant"
 	CatalogService_DeleteProductVariant_FullMethodName  = "/platen.v1.CatalogService/DeleteProductVariant"
+	CatalogService_GetPrintSettings_FullMethodName      = "/platen.v1.CatalogService/GetPrintSettings"
 )
 
 // CatalogServiceClient is the client API for CatalogService service.
@@ -78,6 +79,11 @@ type CatalogServiceClient interface {
 	UpdateProductVariant(ctx context.Context, in *UpdateProductVariantRequest, opts ...grpc.CallOption) (*ProductVariant, error)
 	// DeleteProductVariant removes a variant.
 	DeleteProductVariant(ctx context.Context, in *DeleteProductVariantRequest, opts ...grpc.CallOption) (*DeleteProductVariantResponse, error)
+	// GetPrintSettings answers the print settings an order item, or a design
+	// version, renders with (extension): the variant its ecommerce_variant_id
+	// maps to and the effective DPI, taken from the design's own dpi, else the
+	// variant's, the product's, the category's default_dpi, else 300.
+	GetPrintSettings(ctx context.Context, in *GetPrintSettingsRequest, opts ...grpc.CallOption) (*PrintSettings, error)
 }
 
 type catalogServiceClient struct {
@@ -238,6 +244,16 @@ func (c *catalogServiceClient) DeleteProductVariant(ctx context.Context, in *Del
 	return out, nil
 }
 
+func (c *catalogServiceClient) GetPrintSettings(ctx context.Context, in *GetPrintSettingsRequest, opts ...grpc.CallOption) (*PrintSettings, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(PrintSettings)
+	err := c.cc.Invoke(ctx, CatalogService_GetPrintSettings_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // CatalogServiceServer is the server API for CatalogService service.
 // All implementations must embed UnimplementedCatalogServiceServer
 // for forward compatibility.
@@ -280,6 +296,11 @@ type CatalogServiceServer interface {
 	UpdateProductVariant(context.Context, *UpdateProductVariantRequest) (*ProductVariant, error)
 	// DeleteProductVariant removes a variant.
 	DeleteProductVariant(context.Context, *DeleteProductVariantRequest) (*DeleteProductVariantResponse, error)
+	// GetPrintSettings answers the print settings an order item, or a design
+	// version, renders with (extension): the variant its ecommerce_variant_id
+	// maps to and the effective DPI, taken from the design's own dpi, else the
+	// variant's, the product's, the category's default_dpi, else 300.
+	GetPrintSettings(context.Context, *GetPrintSettingsRequest) (*PrintSettings, error)
 	mustEmbedUnimplementedCatalogServiceServer()
 }
 
@@ -334,6 +355,9 @@ func (UnimplementedCatalogServiceServer) UpdateProductVariant(context.Context, *
 }
 func (UnimplementedCatalogServiceServer) DeleteProductVariant(context.Context, *DeleteProductVariantRequest) (*DeleteProductVariantResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method DeleteProductVariant not implemented")
+}
+func (UnimplementedCatalogServiceServer) GetPrintSettings(context.Context, *GetPrintSettingsRequest) (*PrintSettings, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetPrintSettings not implemented")
 }
 func (UnimplementedCatalogServiceServer) mustEmbedUnimplementedCatalogServiceServer() {}
 func (UnimplementedCatalogServiceServer) testEmbeddedByValue()                        {}
@@ -626,6 +650,24 @@ func _CatalogService_DeleteProductVariant_Handler(srv interface{}, ctx context.C
 	return interceptor(ctx, in, info, handler)
 }
 
+func _CatalogService_GetPrintSettings_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetPrintSettingsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CatalogServiceServer).GetPrintSettings(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CatalogService_GetPrintSettings_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CatalogServiceServer).GetPrintSettings(ctx, req.(*GetPrintSettingsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // CatalogService_ServiceDesc is the grpc.ServiceDesc for CatalogService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -692,6 +734,10 @@ var CatalogService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "DeleteProductVariant",
 			Handler:    _CatalogService_DeleteProductVariant_Handler,
+		},
+		{
+			MethodName: "GetPrintSettings",
+			Handler:    _CatalogService_GetPrintSettings_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
