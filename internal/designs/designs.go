@@ -56,10 +56,10 @@ func CheckID(id string) error {
 	switch {
 	case id == "":
 		return errors.New("must not be empty")
-	case len(id) > MaxIDLength:
-		return fmt.Errorf("must be at most %d characters", MaxIDLength)
 	case !utf8.ValidString(id):
 		return errors.New("must be UTF-8 text")
+	case utf8.RuneCountInString(id) > MaxIDLength:
+		return fmt.Errorf("must be at most %d characters", MaxIDLength)
 	}
 	for _, r := range id {
 		if r == '/' || r == ' ' || !unicode.IsPrint(r) {
