@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"errors"
+	"unicode/utf8"
 
 	"google.golang.org/protobuf/types/known/timestamppb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
@@ -179,7 +180,7 @@ func checkName(vs *apierr.Violations, name string) string {
 	switch {
 	case name == "":
 		vs.Add("name", "is required")
-	case len(name) > maxNameLength:
+	case utf8.RuneCountInString(name) > maxNameLength:
 		vs.Add("name", "must be at most %d characters", maxNameLength)
 	}
 	return name
@@ -196,7 +197,7 @@ func optionalText(vs *apierr.Violations, field string, v *wrapperspb.StringValue
 	if v == nil {
 		return nil
 	}
-	if len(v.Value) > limit {
+	if utf8.RuneCountInString(v.Value) > limit {
 		vs.Add(field, "must be at most %d characters", limit)
 	}
 	s := v.Value

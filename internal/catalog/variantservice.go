@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -223,7 +224,7 @@ func checkEcommerceVariantIDs(vs *apierr.Violations, ids []string) []string {
 		switch first, dup := seen[id]; {
 		case id == "":
 			vs.Add(field, "must not be empty")
-		case len(id) > maxNameLength:
+		case utf8.RuneCountInString(id) > maxNameLength:
 			vs.Add(field, "must be at most %d characters", maxNameLength)
 		case dup:
 			vs.Add(field, "repeats ecommerce_variant_ids[%d] (%q)", first, id)

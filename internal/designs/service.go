@@ -3,6 +3,7 @@ package designs
 import (
 	"context"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -70,7 +71,7 @@ func checkCreate(req *platenv1.CreateDesignVersionRequest) (*Version, error) {
 		vs.Add("thumbnails", "must hold at most %d URLs", maxThumbnails)
 	}
 	for i, u := range v.Thumbnails {
-		if u == "" || len(u) > maxThumbnailLength {
+		if u == "" || utf8.RuneCountInString(u) > maxThumbnailLength {
 			vs.Add(fmt.Sprintf("thumbnails[%d]", i), "must be a URL of 1 to %d characters", maxThumbnailLength)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"unicode/utf8"
 
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -36,7 +37,7 @@ func (c *checker) requiredID(field, value string) string {
 	switch {
 	case value == "":
 		c.Add(field, "is required")
-	case len(value) > maxIDLength:
+	case utf8.RuneCountInString(value) > maxIDLength:
 		c.Add(field, "must be at most %d characters", maxIDLength)
 	}
 	return value
@@ -46,7 +47,7 @@ func (c *checker) optionalString(field string, v *wrapperspb.StringValue, limit 
 	if v == nil {
 		return nil
 	}
-	if len(v.Value) > limit {
+	if utf8.RuneCountInString(v.Value) > limit {
 		c.Add(field, "must be at most %d characters", limit)
 	}
 	s := v.Value
@@ -133,7 +134,7 @@ func (c *checker) addresses(list []*platenv1.Address) []Address {
 func (c *checker) requiredText(field, value string) string {
 	if value == "" {
 		c.Add(field, "is required")
-	} else if len(value) > maxIDLength {
+	} else if utf8.RuneCountInString(value) > maxIDLength {
 		c.Add(field, "must be at most %d characters", maxIDLength)
 	}
 	return value
@@ -262,7 +263,7 @@ func (c *checker) thumbnails(field string, list []string) []string {
 	for i, u := range list {
 		if u == "" {
 			c.Add(fmt.Sprintf("%s[%d]", field, i), "must not be empty")
-		} else if len(u) > maxTextLength {
+		} else if utf8.RuneCountInString(u) > maxTextLength {
 			c.Add(fmt.Sprintf("%s[%d]", field, i), "must be at most %d characters", maxTextLength)
 		}
 	}
