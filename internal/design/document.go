@@ -1,0 +1,573 @@
+package design
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Unit is the length unit of a document's coordinates.
+type Unit string
+
+// The units a document may use; px are pixels at the document's dpi.
+const (
+	Millimetre Unit = "mm"
+	Inch       Unit = "in"
+	Pixel      Unit = "px"
+)
+
+// LayerType says what a layer paints.
+type LayerType string
+
+// The layer types the renderer knows.
+const (
+	ImageLayer LayerType = "image"
+	TextLayer  LayerType = "text"
+	RectLayer  LayerType = "rect"
+)
+
+// Limits of one document; they bound a render's work.
+const (
+	maxSurfaces  = 100
+	maxLayers    = 500
+	maxTextBytes = 10_000
+	maxSrcBytes  = 32 << 20 // a data: URI of a 25 MB image, base64-encoded
+	maxPageMM    = 5_000    // five metres a side
+)
+
+// Document is a parsed design document (contract §7). Lengths are in its
+// Unit; FontSize is in points.
+type Document struct {
+	Version    int
+	Unit       Unit
+	Width      float64
+	Height     float64
+	Bleed      float64
+	DPI        int // 0 when the document declares none
+	Background *Color
+	Surfaces   []Surface
+}
+
+// Surface is one side of the product: one page of the PDF.
+type Surface struct {
+	Name   string
+	Layers []Layer
+}
+
+// Layer is one painted element; which fields apply depends on Type.
+type Layer struct {
+	Type LayerType
+	// Path names the layer in errors: "surfaces[0].layers[2]".
+	Path                 string
+	X, Y, Width, Height  float64
+	Rotation             float64 // degrees, clockwise, about the layer's centre
+	Opacity              float64 // 0 to 1
+	Src                  string  // image
+	Fit                  string  // image: cover, contain or fill
+	Text, Font, Align    string  // text
+	FontSize, LineHeight float64 // text: points, and a multiple of the size
+	Color                Color   // text
+	Fill, Stroke         *Color  // rect
+	StrokeWidth, Radius  float64 // rect
+}
+
+// Color is an sRGB colour with alpha.
+type Color struct{ R, G, B, A uint8 }
+
+// Error is a problem at one place of the document.
+type Error struct {
+	Path string
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	if e.Path == "" {
+		return e.Msg
+	}
+	return e.Path + ": " + e.Msg
+}
+
+func errorf(path, format string, args ...any) *Error {
+	return &Error{Path: path, Msg: fmt.Sprintf(format, args...)}
+}
+
+// ParseConfig URL-decodes a template_config and parses its document.
+func ParseConfig(templateConfig string) (*Document, error) {
+	doc, err := Decode(templateConfig)
+	if err != nil {
+		return nil, &Error{Msg: "template_config " + err.Error()}
+	}
+	return Parse(doc)
+}
+
+// Parse reads a design document and reports the first problem with the
+// path of the member at fault. Members it does not know are ignored, as in
+// the API's JSON.
+func Parse(doc []byte) (*Document, error) {
+	root, err := object(doc, "")
+	if err != nil {
+		return nil, err
+	}
+	d := &Document{Unit: Millimetre}
+	if err := d.header(root); err != nil {
+		return nil, err
+	}
+	if err := d.parseSurfaces(root); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+func (d *Document) header(root members) error {
+	version, err := root.number("version", 1)
+	if err != nil {
+		return err
+	}
+	if version != 1 {
+		return errorf("version", "must be 1, got %v", version)
+	}
+	d.Version = 1
+	unit, err := root.text("unit", string(Millimetre))
+	if err != nil {
+		return err
+	}
+	switch d.Unit = Unit(unit); d.Unit {
+	case Millimetre, Inch, Pixel:
+	default:
+		return errorf("unit", "must be mm, in or px, got %q", unit)
+	}
+	if err := d.size(root); err != nil {
+		return err
+	}
+	if err := root.optionalNumber("dpi", func(v float64) error {
+		if v != math.Trunc(v) || v < 1 || v > MaxDPI {
+			return errorf("dpi", "must be a whole number from 1 to %d, got %v", MaxDPI, v)
+		}
+		d.DPI = int(v)
+		return nil
+	}); err != nil {
+		return err
+	}
+	if d.Unit == Pixel && d.DPI == 0 {
+		return errorf("dpi", "is required when unit is px: pixels need a resolution")
+	}
+	if err := d.checkPageSize(); err != nil {
+		return err
+	}
+	background, err := root.optionalColor("background")
+	d.Background = background
+	return err
+}
+
+func (d *Document) size(root members) error {
+	var err error
+	if d.Width, err = root.positive("width"); err != nil {
+		return err
+	}
+	if d.Height, err = root.positive("height"); err != nil {
+		return err
+	}
+	if d.Bleed, err = root.number("bleed", 0); err != nil {
+		return err
+	}
+	if d.Bleed < 0 {
+		return errorf("bleed", "must not be negative, got %v", d.Bleed)
+	}
+	return nil
+}
+
+func (d *Document) checkPageSize() error {
+	for _, side := range []struct {
+		name string
+		v    float64
+	}{{"width", d.Width}, {"height", d.Height}, {"bleed", d.Bleed}} {
+		if mm := d.ToMM(side.v); mm > maxPageMM {
+			return errorf(side.name, "is %.0f mm, over the %d mm limit", mm, maxPageMM)
+		}
+	}
+	return nil
+}
+
+// ToMM converts a length of the document's unit to millimetres.
+func (d *Document) ToMM(v float64) float64 {
+	switch d.Unit {
+	case Inch:
+		return v * 25.4
+	case Pixel:
+		return v * 25.4 / float64(d.DPI)
+	}
+	return v
+}
+
+// parseSurfaces reads surfaces, or top-level layers as one surface.
+func (d *Document) parseSurfaces(root members) error {
+	raw, hasSurfaces := root.get("surfaces")
+	if !hasSurfaces {
+		layers, ok := root.get("layers")
+		if !ok {
+			return errorf("surfaces", "is required: give surfaces, or layers for a single surface")
+		}
+		s, err := parseLayers(layers, "layers")
+		d.Surfaces = []Surface{{Name: "front", Layers: s}}
+		return err
+	}
+	list, err := array(raw, "surfaces")
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(list) == 0:
+		return errorf("surfaces", "must hold at least one surface")
+	case len(list) > maxSurfaces:
+		return errorf("surfaces", "must hold at most %d surfaces, got %d", maxSurfaces, len(list))
+	}
+	for i, item := range list {
+		s, err := parseSurface(item, fmt.Sprintf("surfaces[%d]", i))
+		if err != nil {
+			return err
+		}
+		d.Surfaces = append(d.Surfaces, s)
+	}
+	return nil
+}
+
+func parseSurface(raw json.RawMessage, path string) (Surface, error) {
+	m, err := object(raw, path)
+	if err != nil {
+		return Surface{}, err
+	}
+	name, err := m.text("name", "")
+	if err != nil {
+		return Surface{}, err
+	}
+	layers, ok := m.get("layers")
+	if !ok {
+		return Surface{}, errorf(path+".layers", "is required")
+	}
+	list, err := parseLayers(layers, path+".layers")
+	return Surface{Name: name, Layers: list}, err
+}
+
+func parseLayers(raw json.RawMessage, path string) ([]Layer, error) {
+	list, err := array(raw, path)
+	if err != nil {
+		return nil, err
+	}
+	if len(list) > maxLayers {
+		return nil, errorf(path, "must hold at most %d layers, got %d", maxLayers, len(list))
+	}
+	layers := make([]Layer, 0, len(list))
+	for i, item := range list {
+		l, err := parseLayer(item, fmt.Sprintf("%s[%d]", path, i))
+		if err != nil {
+			return nil, err
+		}
+		layers = append(layers, l)
+	}
+	return layers, nil
+}
+
+func parseLayer(raw json.RawMessage, path string) (Layer, error) {
+	m, err := object(raw, path)
+	if err != nil {
+		return Layer{}, err
+	}
+	typ, err := m.text("type", "")
+	if err != nil {
+		return Layer{}, err
+	}
+	l := Layer{Type: LayerType(typ), Path: path}
+	if err := l.box(m); err != nil {
+		return Layer{}, err
+	}
+	switch l.Type {
+	case ImageLayer:
+		err = l.image(m)
+	case TextLayer:
+		err = l.text(m)
+	case RectLayer:
+		err = l.rect(m)
+	case "":
+		err = errorf(path+".type", "is required: image, text or rect")
+	default:
+		err = errorf(path, "unknown layer type %q (known: image, text, rect)", typ)
+	}
+	return l, err
+}
+
+// box reads the members every layer has.
+func (l *Layer) box(m members) error {
+	var err error
+	if l.X, err = m.number("x", 0); err != nil {
+		return err
+	}
+	if l.Y, err = m.number("y", 0); err != nil {
+		return err
+	}
+	if l.Rotation, err = m.number("rotation", 0); err != nil {
+		return err
+	}
+	if l.Opacity, err = m.number("opacity", 1); err != nil {
+		return err
+	}
+	if l.Opacity < 0 || l.Opacity > 1 {
+		return errorf(l.Path+".opacity", "must be from 0 to 1, got %v", l.Opacity)
+	}
+	return nil
+}
+
+func (l *Layer) image(m members) error {
+	var err error
+	if l.Src, err = m.text("src", ""); err != nil {
+		return err
+	}
+	switch {
+	case l.Src == "":
+		return errorf(l.Path+".src", "is required: an http(s) or data: URL of a PNG, JPEG or WebP image")
+	case len(l.Src) > maxSrcBytes:
+		return errorf(l.Path+".src", "is over %d MB", maxSrcBytes>>20)
+	case !strings.HasPrefix(l.Src, "http://") && !strings.HasPrefix(l.Src, "https://") && !strings.HasPrefix(l.Src, "data:"):
+		return errorf(l.Path+".src", "must be an http(s) or data: URL")
+	}
+	if l.Width, err = m.positive("width"); err != nil {
+		return err
+	}
+	if l.Height, err = m.positive("height"); err != nil {
+		return err
+	}
+	if l.Fit, err = m.text("fit", "cover"); err != nil {
+		return err
+	}
+	switch l.Fit {
+	case "cover", "contain", "fill":
+		return nil
+	}
+	return errorf(l.Path+".fit", "must be cover, contain or fill, got %q", l.Fit)
+}
+
+func (l *Layer) text(m members) error {
+	var err error
+	if l.Text, err = m.text("text", ""); err != nil {
+		return err
+	}
+	if len(l.Text) > maxTextBytes {
+		return errorf(l.Path+".text", "must be at most %d bytes", maxTextBytes)
+	}
+	if l.Font, err = m.text("font", "Go-Regular"); err != nil {
+		return err
+	}
+	if l.FontSize, err = m.positive("size"); err != nil {
+		return err
+	}
+	if l.LineHeight, err = m.number("line_height", 1.2); err != nil {
+		return err
+	}
+	if l.LineHeight <= 0 {
+		return errorf(l.Path+".line_height", "must be positive, got %v", l.LineHeight)
+	}
+	if l.Width, err = m.number("width", 0); err != nil {
+		return err
+	}
+	if l.Width < 0 {
+		return errorf(l.Path+".width", "must not be negative, got %v", l.Width)
+	}
+	color, err := m.optionalColor("color")
+	if err != nil {
+		return err
+	}
+	l.Color = Color{A: 255}
+	if color != nil {
+		l.Color = *color
+	}
+	if l.Align, err = m.text("align", "left"); err != nil {
+		return err
+	}
+	switch l.Align {
+	case "left", "center", "right":
+		return nil
+	}
+	return errorf(l.Path+".align", "must be left, center or right, got %q", l.Align)
+}
+
+func (l *Layer) rect(m members) error {
+	var err error
+	if l.Width, err = m.positive("width"); err != nil {
+		return err
+	}
+	if l.Height, err = m.positive("height"); err != nil {
+		return err
+	}
+	if l.Fill, err = m.optionalColor("fill"); err != nil {
+		return err
+	}
+	if l.Stroke, err = m.optionalColor("stroke"); err != nil {
+		return err
+	}
+	if l.StrokeWidth, err = m.number("stroke_width", 0); err != nil {
+		return err
+	}
+	if l.Radius, err = m.number("radius", 0); err != nil {
+		return err
+	}
+	for name, v := range map[string]float64{"stroke_width": l.StrokeWidth, "radius": l.Radius} {
+		if v < 0 {
+			return errorf(l.Path+"."+name, "must not be negative, got %v", v)
+		}
+	}
+	if l.Fill == nil && (l.Stroke == nil || l.StrokeWidth == 0) {
+		return errorf(l.Path, "paints nothing: give fill, or stroke with stroke_width")
+	}
+	return nil
+}
+
+// members is a JSON object's members with the object's path, for errors.
+type members struct {
+	path string
+	m    map[string]json.RawMessage
+}
+
+func (m members) pathOf(name string) string {
+	if m.path == "" {
+		return name
+	}
+	return m.path + "." + name
+}
+
+func (m members) get(name string) (json.RawMessage, bool) {
+	raw, ok := m.m[name]
+	if !ok || isNull(raw) {
+		return nil, false
+	}
+	return raw, true
+}
+
+func object(raw json.RawMessage, path string) (members, error) {
+	var m map[string]json.RawMessage
+	if isNull(raw) || json.Unmarshal(raw, &m) != nil || m == nil {
+		return members{}, errorf(path, "must be a JSON object")
+	}
+	return members{path: path, m: m}, nil
+}
+
+func array(raw json.RawMessage, path string) ([]json.RawMessage, error) {
+	var list []json.RawMessage
+	if isNull(raw) || json.Unmarshal(raw, &list) != nil {
+		return nil, errorf(path, "must be an array")
+	}
+	return list, nil
+}
+
+func isNull(raw json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(raw), []byte("null")) }
+
+// number reads a finite number, def when absent or null.
+func (m members) number(name string, def float64) (float64, error) {
+	raw, ok := m.get(name)
+	if !ok {
+		return def, nil
+	}
+	var v float64
+	if json.Unmarshal(raw, &v) != nil {
+		return 0, errorf(m.pathOf(name), "must be a number, got %s", abbreviate(raw))
+	}
+	return v, nil
+}
+
+func (m members) optionalNumber(name string, use func(float64) error) error {
+	if _, ok := m.get(name); !ok {
+		return nil
+	}
+	v, err := m.number(name, 0)
+	if err != nil {
+		return err
+	}
+	return use(v)
+}
+
+// positive reads a required number above zero.
+func (m members) positive(name string) (float64, error) {
+	if _, ok := m.get(name); !ok {
+		return 0, errorf(m.pathOf(name), "is required")
+	}
+	v, err := m.number(name, 0)
+	if err != nil {
+		return 0, err
+	}
+	if v <= 0 {
+		return 0, errorf(m.pathOf(name), "must be positive, got %v", v)
+	}
+	return v, nil
+}
+
+func (m members) text(name, def string) (string, error) {
+	raw, ok := m.get(name)
+	if !ok {
+		return def, nil
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return "", errorf(m.pathOf(name), "must be a string, got %s", abbreviate(raw))
+	}
+	return s, nil
+}
+
+func (m members) optionalColor(name string) (*Color, error) {
+	s, err := m.text(name, "")
+	if err != nil || s == "" {
+		return nil, err
+	}
+	c, ok := ParseColor(s)
+	if !ok {
+		return nil, errorf(m.pathOf(name), "must be a colour such as #1a1a1a or #1a1a1a80, got %q", s)
+	}
+	return &c, nil
+}
+
+// ParseColor reads #rgb, #rrggbb or #rrggbbaa.
+func ParseColor(s string) (Color, bool) {
+	hex := strings.TrimPrefix(s, "#")
+	if len(hex) == len(s) {
+		return Color{}, false
+	}
+	if len(hex) == 3 {
+		hex = string([]byte{hex[0], hex[0], hex[1], hex[1], hex[2], hex[2]})
+	}
+	if len(hex) == 6 {
+		hex += "ff"
+	}
+	if len(hex) != 8 {
+		return Color{}, false
+	}
+	var v [4]uint8
+	for i := range v {
+		hi, ok1 := hexDigit(hex[2*i])
+		lo, ok2 := hexDigit(hex[2*i+1])
+		if !ok1 || !ok2 {
+			return Color{}, false
+		}
+		v[i] = hi<<4 | lo
+	}
+	return Color{R: v[0], G: v[1], B: v[2], A: v[3]}, true
+}
+
+func hexDigit(c byte) (uint8, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
+}
+
+// abbreviate shows a JSON value in an error, cut short when long.
+func abbreviate(raw json.RawMessage) string {
+	s := string(bytes.TrimSpace(raw))
+	if len(s) > 40 {
+		return s[:37] + "…"
+	}
+	return s
+}

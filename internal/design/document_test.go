@@ -1,0 +1,148 @@
+package design
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// reference is contract §7's example document.
+const reference = `{
+  "version": 1, "unit": "mm", "width": 210, "height": 297, "bleed": 3, "dpi": 300, "background": "#ffffff",
+  "surfaces": [{"name": "front", "layers": [
+    {"type": "image", "src": "https://example.com/photo.jpg", "x": 0, "y": 0, "width": 210, "height": 148, "fit": "cover", "rotation": 0, "opacity": 1},
+    {"type": "text", "text": "Happy birthday, Ada", "font": "Go-Bold", "size": 24, "color": "#1a1a1a", "x": 15, "y": 170, "width": 180, "align": "center", "rotation": 0},
+    {"type": "rect", "x": 10, "y": 160, "width": 190, "height": 40, "fill": "#f2e8d5", "stroke": "#000000", "stroke_width": 0.3, "radius": 2}
+  ]}]
+}`
+
+func TestParseReference(t *testing.T) {
+	d, err := ParseConfig(url.QueryEscape(reference))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Unit != Millimetre || d.Width != 210 || d.Height != 297 || d.Bleed != 3 || d.DPI != 300 ||
+		*d.Background != (Color{255, 255, 255, 255}) || len(d.Surfaces) != 1 || d.Surfaces[0].Name != "front" {
+		t.Fatalf("document %+v", d)
+	}
+	img, text, rect := d.Surfaces[0].Layers[0], d.Surfaces[0].Layers[1], d.Surfaces[0].Layers[2]
+	if img.Type != ImageLayer || img.Src != "https://example.com/photo.jpg" || img.Fit != "cover" || img.Height != 148 || img.Opacity != 1 {
+		t.Errorf("image %+v", img)
+	}
+	if text.Type != TextLayer || text.Font != "Go-Bold" || text.FontSize != 24 || text.Align != "center" ||
+		text.Color != (Color{0x1a, 0x1a, 0x1a, 255}) || text.LineHeight != 1.2 || text.Path != "surfaces[0].layers[1]" {
+		t.Errorf("text %+v", text)
+	}
+	if rect.Type != RectLayer || *rect.Fill != (Color{0xf2, 0xe8, 0xd5, 255}) || rect.StrokeWidth != 0.3 || rect.Radius != 2 {
+		t.Errorf("rect %+v", rect)
+	}
+}
+
+func TestParseDefaultsAndUnits(t *testing.T) {
+	d, err := Parse([]byte(`{"width": 4, "height": 6, "layers": [{"type": "rect", "width": 1, "height": 1, "fill": "#f00"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Unit != Millimetre || d.DPI != 0 || d.Background != nil || len(d.Surfaces) != 1 || d.Surfaces[0].Layers[0].Path != "layers[0]" {
+		t.Errorf("defaults %+v", d)
+	}
+	if got := (&Document{Unit: Inch}).ToMM(2); got != 50.8 {
+		t.Errorf("2 in = %v mm", got)
+	}
+	if got := (&Document{Unit: Pixel, DPI: 300}).ToMM(600); got != 50.8 {
+		t.Errorf("600 px at 300 dpi = %v mm", got)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	const ok = `{"type": "rect", "width": 1, "height": 1, "fill": "#000"}`
+	page := func(layers ...string) string {
+		return `{"width": 100, "height": 100, "surfaces": [{"name": "front", "layers": [` + strings.Join(layers, ",") + `]}]}`
+	}
+	cases := map[string]string{
+		`[]`:                                                                            "must be a JSON object",
+		`{"width": 1, "height": 1}`:                                                     "surfaces: is required: give surfaces, or layers for a single surface",
+		`{"version": 2, "width": 1}`:                                                    "version: must be 1, got 2",
+		`{"unit": "cm", "width": 1}`:                                                    `unit: must be mm, in or px, got "cm"`,
+		`{"height": 1}`:                                                                 "width: is required",
+		`{"width": "210", "height": 1}`:                                                 `width: must be a number, got "210"`,
+		`{"width": 0, "height": 1}`:                                                     "width: must be positive, got 0",
+		`{"width": 1, "height": 1, "bleed": -3}`:                                        "bleed: must not be negative, got -3",
+		`{"width": 1, "height": 1, "dpi": 72.5}`:                                        "dpi: must be a whole number from 1 to 10000, got 72.5",
+		`{"unit": "px", "width": 100, "height": 100}`:                                   "dpi: is required when unit is px: pixels need a resolution",
+		`{"width": 6000, "height": 1}`:                                                  "width: is 6000 mm, over the 5000 mm limit",
+		`{"width": 1, "height": 1, "background": "white"}`:                              `background: must be a colour such as #1a1a1a or #1a1a1a80, got "white"`,
+		`{"width": 1, "height": 1, "surfaces": []}`:                                     "surfaces: must hold at least one surface",
+		`{"width": 1, "height": 1, "surfaces": [{"name": "a"}]}`:                        "surfaces[0].layers: is required",
+		`{"width": 1, "height": 1, "surfaces": [1]}`:                                    "surfaces[0]: must be a JSON object",
+		`{"width": 1, "height": 1, "surfaces": {"layers": []}}`:                         "surfaces: must be an array",
+		page(ok, ok, `{"type": "star"}`):                                                `surfaces[0].layers[2]: unknown layer type "star" (known: image, text, rect)`,
+		page(`{"width": 1}`):                                                            "surfaces[0].layers[0].type: is required: image, text or rect",
+		page(`{"type": "rect", "width": 1, "height": 1}`):                               "surfaces[0].layers[0]: paints nothing: give fill, or stroke with stroke_width",
+		page(`{"type": "rect", "width": 1, "height": 1, "fill": "#12"}`):                `surfaces[0].layers[0].fill: must be a colour such as #1a1a1a or #1a1a1a80, got "#12"`,
+		page(`{"type": "rect", "height": 1, "fill": "#000"}`):                           "surfaces[0].layers[0].width: is required",
+		page(`{"type": "rect", "width": 1, "height": 1, "fill": "#000", "radius": -1}`): "surfaces[0].layers[0].radius: must not be negative, got -1",
+		page(`{"type": "image", "width": 1, "height": 1}`):                              "surfaces[0].layers[0].src: is required: an http(s) or data: URL of a PNG, JPEG or WebP image",
+		page(`{"type": "image", "src": "file:///etc/passwd", "width": 1, "height": 1}`): "surfaces[0].layers[0].src: must be an http(s) or data: URL",
+		page(`{"type": "image", "src": "https://x/a.png", "width": 1, "height": 1, "fit": "stretch"}`): `surfaces[0].layers[0].fit: must be cover, contain or fill, got "stretch"`,
+		page(`{"type": "image", "src": "https://x/a.png", "width": 1, "height": 1, "opacity": 2}`):     "surfaces[0].layers[0].opacity: must be from 0 to 1, got 2",
+		page(`{"type": "text", "text": "hi"}`):                                                         "surfaces[0].layers[0].size: is required",
+		page(`{"type": "text", "text": 5, "size": 3}`):                                                 "surfaces[0].layers[0].text: must be a string, got 5",
+		page(`{"type": "text", "text": "a", "size": 3, "align": "justify"}`):                           `surfaces[0].layers[0].align: must be left, center or right, got "justify"`,
+		page(`{"type": "text", "text": "a", "size": 3, "x": true}`):                                    "surfaces[0].layers[0].x: must be a number, got true",
+		`{"width": 1, "height": 1, "layers": [{"type": "text", "text": "a", "size": -1}]}`:             "layers[0].size: must be positive, got -1",
+	}
+	for doc, want := range cases {
+		_, err := Parse([]byte(doc))
+		if err == nil || err.Error() != want {
+			t.Errorf("Parse(%s)\n got %v\nwant %s", doc, err, want)
+		}
+	}
+	if _, err := ParseConfig("%zz"); err == nil || !strings.HasPrefix(err.Error(), "template_config must be URL-encoded JSON") {
+		t.Errorf("bad encoding: %v", err)
+	}
+}
+
+func TestParseColor(t *testing.T) {
+	for s, want := range map[string]Color{"#fff": {255, 255, 255, 255}, "#1A2b3C": {0x1a, 0x2b, 0x3c, 255}, "#00000080": {0, 0, 0, 0x80}} {
+		if got, ok := ParseColor(s); !ok || got != want {
+			t.Errorf("ParseColor(%q) = %v, %v", s, got, ok)
+		}
+	}
+	for _, s := range []string{"", "fff", "#ff", "#fffff", "#ggg", "#1234567", "red"} {
+		if got, ok := ParseColor(s); ok {
+			t.Errorf("ParseColor(%q) = %v; want refused", s, got)
+		}
+	}
+}
+
+// FuzzParse checks that no document makes the parser panic, and that what
+// it accepts is something the renderer can draw.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(reference))
+	f.Add([]byte(`{"width": 1, "height": 1, "layers": [{"type": "text", "text": "a", "size": 3}]}`))
+	f.Add([]byte(`{"unit": "px", "dpi": 300, "width": 100, "height": 100, "surfaces": [{"layers": []}]}`))
+	f.Add([]byte(`{"width": 1e308, "height": -0, "surfaces": [null]}`))
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		d, err := Parse(doc)
+		if err != nil {
+			if d != nil {
+				t.Fatal("a document with an error")
+			}
+			if err.Error() == "" {
+				t.Fatal("an empty error")
+			}
+			return
+		}
+		if d.Width <= 0 || d.Height <= 0 || d.Bleed < 0 || len(d.Surfaces) == 0 || d.ToMM(d.Width) > maxPageMM {
+			t.Fatalf("accepted an undrawable page: %+v", d)
+		}
+		for _, s := range d.Surfaces {
+			for _, l := range s.Layers {
+				if l.Opacity < 0 || l.Opacity > 1 || (l.Type != TextLayer && (l.Width <= 0 || l.Height <= 0)) {
+					t.Fatalf("accepted an undrawable layer: %+v", l)
+				}
+			}
+		}
+	})
+}
