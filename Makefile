@@ -5,7 +5,7 @@ GOTOOL := $(GO) tool -modfile=tools/go.mod
 GATEWAY_V1 := github.com/grpc-ecosystem/grpc-gateway@v1.16.0
 TEST_FLAGS ?= -race -count=1 -timeout 20m
 
-.PHONY: help run build test bench generate generate-proto generate-ent googleapis lint verify
+.PHONY: help run build test test-tools bench generate generate-proto generate-ent googleapis lint verify
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -16,7 +16,7 @@ run: ## start platen serve on the embedded defaults (SQLite in ./data)
 build: ## build bin/platen
 	$(GO) build -o bin/platen ./cmd/platen
 
-test: ## run every test (PostgreSQL too when PLATEN_TEST_POSTGRES_URL is set)
+test: test-tools ## run every test (PostgreSQL too when PLATEN_TEST_POSTGRES_URL is set)
 	$(GO) vet ./...
 	$(GO) test $(TEST_FLAGS) ./...
 
@@ -46,6 +46,14 @@ lint: googleapis ## buf lint, gofmt, go vet
 	$(GOTOOL) buf lint
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' | grep -vE '^(gen|ent)/'))" || (gofmt -l . ; exit 1)
 	$(GO) vet ./...
+
+# The render tests check real PDFs with poppler (pdfinfo, pdftoppm,
+# pdffonts); install it from Debian when it is missing.
+test-tools:
+	@command -v pdftoppm >/dev/null || { \
+	  echo "installing poppler-utils for the render tests"; \
+	  SUDO=$$(test "$$(id -u)" = 0 || echo sudo); \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq poppler-utils >/dev/null; }
 
 verify: generate ## regenerate and fail when anything changed
 	git diff --exit-code -- gen ent

@@ -361,12 +361,6 @@ func (l *Layer) text(m members) error {
 	if l.FontSize, err = m.positive("size"); err != nil {
 		return err
 	}
-	if l.LineHeight, err = m.number("line_height", 1.2); err != nil {
-		return err
-	}
-	if l.LineHeight <= 0 {
-		return errorf(l.Path+".line_height", "must be positive, got %v", l.LineHeight)
-	}
 	if l.Width, err = m.number("width", 0); err != nil {
 		return err
 	}

@@ -30,7 +30,7 @@ func TestParseReference(t *testing.T) {
 		t.Errorf("image %+v", img)
 	}
 	if text.Type != TextLayer || text.Font != "Go-Bold" || text.FontSize != 24 || text.Align != "center" ||
-		text.Color != (Color{0x1a, 0x1a, 0x1a, 255}) || text.LineHeight != 1.2 || text.Path != "surfaces[0].layers[1]" {
+		text.Color != (Color{0x1a, 0x1a, 0x1a, 255}) || text.Path != "surfaces[0].layers[1]" {
 		t.Errorf("text %+v", text)
 	}
 	if rect.Type != RectLayer || *rect.Fill != (Color{0xf2, 0xe8, 0xd5, 255}) || rect.StrokeWidth != 0.3 || rect.Radius != 2 {

@@ -1,0 +1,116 @@
+// Package canvaspdf is tdewolff/canvas's PDF renderer (renderers/pdf at
+// v0.0.0-20260913163248-dd4999d1c76a, MIT licence in LICENSE.md) with two
+// additions print files need and the upstream renderer lacks: per-page
+// TrimBox and BleedBox, and clipping, so that a JPEG photo cropped to its
+// frame is still embedded as the original bytes rather than re-encoded.
+// pdf.go, writer.go and util.go are upstream's, changed only where marked
+// "Platen" and in six struct literals given field names for go vet; the
+// additions live in this file.
+package canvaspdf
+
+import (
+	"fmt"
+	"image/color"
+
+	"github.com/tdewolff/canvas"
+	cimage "github.com/tdewolff/canvas/image"
+)
+
+// pageState is the part of the page writer's cached graphics state that a
+// PDF "Q" restores, so the cache must be restored with it.
+type pageState struct {
+	alpha          float64
+	fill, stroke   canvas.Paint
+	lineWidth      float64
+	lineCap        int
+	lineJoin       int
+	miterLimit     float64
+	dashes         []float64
+	font           *canvas.Font
+	fontSize       float64
+	textCharSpace  float64
+	textRenderMode int
+}
+
+// SetPageBoxes sets the current page's TrimBox and BleedBox, in mm from the
+// page's bottom-left corner.
+func (r *PDF) SetPageBoxes(trim, bleed canvas.Rect) {
+	r.w.trimBox, r.w.bleedBox = trim, bleed
+}
+
+// save opens a PDF graphics-state group ("q") and remembers the writer's
+// cached state, which the matching "Q" of PopClip brings back.
+func (r *PDF) save() {
+	w := r.w
+	if w.inTextObject {
+		w.EndTextObject()
+	}
+	w.saved = append(w.saved, pageState{
+		alpha: w.alpha, fill: w.fill, stroke: w.stroke, lineWidth: w.lineWidth, lineCap: w.lineCap,
+		lineJoin: w.lineJoin, miterLimit: w.miterLimit, dashes: w.dashes, font: w.font, fontSize: w.fontSize,
+		textCharSpace: w.textCharSpace, textRenderMode: w.textRenderMode,
+	})
+	fmt.Fprintf(w, " q")
+}
+
+// PopClip ends the innermost PushClip.
+func (r *PDF) PopClip() {
+	w := r.w
+	if len(w.saved) == 0 {
+		return
+	}
+	if w.inTextObject {
+		w.EndTextObject()
+	}
+	s := w.saved[len(w.saved)-1]
+	w.saved = w.saved[:len(w.saved)-1]
+	fmt.Fprintf(w, " Q")
+	w.alpha, w.fill, w.stroke, w.lineWidth, w.lineCap = s.alpha, s.fill, s.stroke, s.lineWidth, s.lineCap
+	w.lineJoin, w.miterLimit, w.dashes, w.font, w.fontSize = s.lineJoin, s.miterLimit, s.dashes, s.font, s.fontSize
+	w.textCharSpace, w.textRenderMode = s.textCharSpace, s.textRenderMode
+}
+
+// SetImageOpacity sets the opacity of the images drawn next, from 0 to 1
+// (upstream draws every image opaque).
+func (r *PDF) SetImageOpacity(opacity float64) {
+	r.w.imageTransparency = 1 - opacity
+}
+
+// PushClipPolygon clips what is drawn next to the polygon (mm, page
+// coordinates from the bottom-left corner) until the matching PopClip.
+func (r *PDF) PushClipPolygon(points []canvas.Point) {
+	r.save()
+	for i, p := range points {
+		op := "l"
+		if i == 0 {
+			op = "m"
+		}
+		fmt.Fprintf(r.w, " %v %v %v", dec(p.X), dec(p.Y), op)
+	}
+	fmt.Fprintf(r.w, " h W n")
+}
+
+// addPageBoxes writes the boxes into the page dictionary, in points.
+func (w *pdfPageWriter) addPageBoxes(page pdfDict) {
+	box := func(r canvas.Rect) pdfArray {
+		return pdfArray{r.X0 * ptPerMm, r.Y0 * ptPerMm, r.X1 * ptPerMm, r.Y1 * ptPerMm}
+	}
+	if w.trimBox != (canvas.Rect{}) {
+		page["TrimBox"] = box(w.trimBox)
+	}
+	if w.bleedBox != (canvas.Rect{}) {
+		page["BleedBox"] = box(w.bleedBox)
+	}
+}
+
+// jpegColorSpace is the PDF colour space of a JPEG's samples. Adobe's CMYK
+// JPEGs store inverted values, which the Decode array turns back.
+func jpegColorSpace(img *cimage.Image) (pdfName, pdfArray) {
+	switch img.Config.ColorModel {
+	case color.GrayModel:
+		return pdfName("DeviceGray"), nil
+	case color.CMYKModel:
+		return pdfName("DeviceCMYK"), pdfArray{1, 0, 1, 0, 1, 0, 1, 0}
+	}
+	return pdfName("DeviceRGB"), nil
+}

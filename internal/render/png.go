@@ -1,0 +1,67 @@
+package render
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"image/png"
+	"math"
+
+	"github.com/tdewolff/canvas"
+	"github.com/tdewolff/canvas/renderers/rasterizer"
+
+	"github.com/platen-print/platen/internal/design"
+)
+
+// maxRasterPixels bounds one PNG's pixels: an A0 page at 600 DPI.
+const maxRasterPixels = 19_900 * 28_100 / 4
+
+// PNG renders one surface at settings.DPI, recording that DPI in the file.
+// Where nothing is painted the PNG is transparent.
+func (r *Renderer) PNG(ctx context.Context, doc *design.Document, surface int, settings Settings) ([]byte, error) {
+	if surface < 0 || surface >= len(doc.Surfaces) {
+		return nil, fmt.Errorf("render: no surface %d", surface)
+	}
+	if settings.DPI < 1 {
+		return nil, fmt.Errorf("render: a PNG needs a DPI")
+	}
+	p := newPage(doc)
+	res := canvas.DPI(float64(settings.DPI))
+	if px := p.width * res.DPMM() * p.height * res.DPMM(); px > maxRasterPixels {
+		return nil, fmt.Errorf("the page is %.0f megapixels at %d DPI, over the %d-megapixel limit for PNG",
+			px/1e6, settings.DPI, maxRasterPixels/1_000_000)
+	}
+	// Linear: colours pass through as given, as in browsers, and no gamma
+	// pass is spent on every pixel.
+	ras := rasterizer.New(p.width, p.height, res, canvas.LinearColorSpace{})
+	if err := r.draw(ctx, &rasterTarget{Renderer: ras}, p, doc.Surfaces[surface]); err != nil {
+		return nil, err
+	}
+	ras.Close()
+	var buf bytes.Buffer
+	enc := png.Encoder{CompressionLevel: png.BestSpeed}
+	if err := enc.Encode(&buf, ras.Image); err != nil {
+		return nil, fmt.Errorf("render: encode PNG: %w", err)
+	}
+	return withDPI(buf.Bytes(), settings.DPI), nil
+}
+
+// withDPI inserts a pHYs chunk (pixels per metre) after the PNG's IHDR,
+// which Go's encoder does not write: print software reads the DPI there.
+func withDPI(data []byte, dpi int) []byte {
+	const ihdrEnd = 8 + 4 + 4 + 13 + 4 // signature, length, type, IHDR data, CRC
+	ppm := uint32(math.Round(float64(dpi) / 0.0254))
+	chunk := make([]byte, 4+4+9+4)
+	binary.BigEndian.PutUint32(chunk[0:], 9)
+	copy(chunk[4:], "pHYs")
+	binary.BigEndian.PutUint32(chunk[8:], ppm)
+	binary.BigEndian.PutUint32(chunk[12:], ppm)
+	chunk[16] = 1 // the unit is the metre
+	binary.BigEndian.PutUint32(chunk[17:], crc32.ChecksumIEEE(chunk[4:17]))
+	out := make([]byte, 0, len(data)+len(chunk))
+	out = append(out, data[:ihdrEnd]...)
+	out = append(out, chunk...)
+	return append(out, data[ihdrEnd:]...)
+}

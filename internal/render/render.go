@@ -1,0 +1,242 @@
+// Package render turns a design document into print files: a PDF with one
+// page per surface (TrimBox, and BleedBox when there is bleed; text as
+// vector with subset fonts; images at their own resolution, JPEG embedded
+// as the original bytes), or a PNG of one surface at the target DPI with
+// that DPI recorded. It draws with tdewolff/canvas; internal/canvaspdf adds
+// the page boxes and clipping canvas's PDF writer lacks.
+package render
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image/color"
+	"math"
+
+	"github.com/tdewolff/canvas"
+
+	"github.com/platen-print/platen/internal/canvaspdf"
+	"github.com/platen-print/platen/internal/design"
+)
+
+// Image is a fetched source image: its bytes as served and their format
+// ("jpeg", "png" or "webp").
+type Image struct {
+	Data   []byte
+	Format string
+}
+
+// ImageSource fetches the images layers name.
+type ImageSource interface {
+	Image(ctx context.Context, src string) (*Image, error)
+}
+
+// Settings are the print settings of one render.
+type Settings struct {
+	// DPI is the raster resolution of PNG output; PDFs are resolution-free.
+	DPI int
+}
+
+// Renderer draws documents; it is safe for concurrent use.
+type Renderer struct {
+	images ImageSource
+	fonts  *Fonts
+}
+
+// New returns a renderer fetching images from images.
+func New(images ImageSource, fonts *Fonts) *Renderer {
+	return &Renderer{images: images, fonts: fonts}
+}
+
+// LayerError says which layer could not be drawn and why; the message is
+// what a shop sees as the print's failure reason.
+type LayerError struct {
+	Path string
+	Err  error
+}
+
+func (e *LayerError) Error() string { return e.Path + ": " + e.Err.Error() }
+func (e *LayerError) Unwrap() error { return e.Err }
+
+// PDF renders the surfaces (all when none are named) as one PDF, a page
+// each.
+func (r *Renderer) PDF(ctx context.Context, doc *design.Document, surfaces ...int) ([]byte, error) {
+	if len(surfaces) == 0 {
+		for i := range doc.Surfaces {
+			surfaces = append(surfaces, i)
+		}
+	}
+	p := newPage(doc)
+	var buf bytes.Buffer
+	pdf := canvaspdf.New(&buf, p.width, p.height, &canvaspdf.Options{Compress: true, SubsetFonts: true})
+	pdf.SetInfo("", "", "", "", "Platen")
+	for n, i := range surfaces {
+		if i < 0 || i >= len(doc.Surfaces) {
+			return nil, fmt.Errorf("render: no surface %d", i)
+		}
+		if n > 0 {
+			pdf.NewPage(p.width, p.height)
+		}
+		pdf.SetPageBoxes(p.trimBox(), p.bleedBox())
+		if err := r.draw(ctx, &pdfTarget{pdf: pdf}, p, doc.Surfaces[i]); err != nil {
+			return nil, err
+		}
+	}
+	if err := pdf.Close(); err != nil {
+		return nil, fmt.Errorf("render: write PDF: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// page is a surface's geometry in millimetres: the trim box plus bleed on
+// every side.
+type page struct {
+	doc           *design.Document
+	bleed         float64
+	trimW, trimH  float64
+	width, height float64
+}
+
+func newPage(doc *design.Document) page {
+	p := page{doc: doc, bleed: doc.ToMM(doc.Bleed), trimW: doc.ToMM(doc.Width), trimH: doc.ToMM(doc.Height)}
+	p.width, p.height = p.trimW+2*p.bleed, p.trimH+2*p.bleed
+	return p
+}
+
+func (p page) trimBox() canvas.Rect {
+	return canvas.Rect{X0: p.bleed, Y0: p.bleed, X1: p.bleed + p.trimW, Y1: p.bleed + p.trimH}
+}
+
+func (p page) bleedBox() canvas.Rect {
+	if p.bleed == 0 {
+		return canvas.Rect{}
+	}
+	return canvas.Rect{X0: 0, Y0: 0, X1: p.width, Y1: p.height}
+}
+
+// box is a layer's frame on the page: mm from the page's top-left corner.
+type box struct{ x, y, w, h float64 }
+
+func (p page) layerBox(l design.Layer) box {
+	return box{x: p.bleed + p.doc.ToMM(l.X), y: p.bleed + p.doc.ToMM(l.Y), w: p.doc.ToMM(l.Width), h: p.doc.ToMM(l.Height)}
+}
+
+// target is what a surface is drawn onto: a PDF page or a raster.
+type target interface {
+	canvas.Renderer
+	// image draws src into frame (which may overflow clip, the layer's
+	// box, for cover) on ctx, with opacity.
+	image(ctx *canvas.Context, img *Image, frame, clip box, opacity float64) error
+}
+
+func (r *Renderer) draw(ctx context.Context, t target, p page, s design.Surface) error {
+	c := canvas.NewContext(t)
+	c.SetCoordSystem(canvas.CartesianIV)
+	if bg := p.doc.Background; bg != nil {
+		c.SetFillColor(rgba(*bg, 1))
+		c.SetStrokeColor(canvas.Transparent)
+		c.DrawPath(0, 0, canvas.Rectangle(p.width, p.height))
+	}
+	for _, l := range s.Layers {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := r.layer(ctx, c, t, p, l); err != nil {
+			var le *LayerError
+			if errors.As(err, &le) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+				return err
+			}
+			return &LayerError{Path: l.Path, Err: err}
+		}
+	}
+	return nil
+}
+
+func (r *Renderer) layer(ctx context.Context, c *canvas.Context, t target, p page, l design.Layer) error {
+	b := p.layerBox(l)
+	c.Push()
+	defer c.Pop()
+	c.ResetStyle()
+	if l.Rotation != 0 {
+		cx, cy := b.x+b.w/2, b.y+b.h/2
+		if l.Type == design.TextLayer {
+			cx, cy = b.x, b.y
+		}
+		c.RotateAbout(-l.Rotation, cx, cy) // clockwise on the page
+	}
+	switch l.Type {
+	case design.RectLayer:
+		r.rect(c, p, l, b)
+		return nil
+	case design.TextLayer:
+		return r.text(c, p, l, b)
+	case design.ImageLayer:
+		return r.image(ctx, c, t, l, b)
+	}
+	return fmt.Errorf("unknown layer type %q", l.Type)
+}
+
+func (r *Renderer) rect(c *canvas.Context, p page, l design.Layer, b box) {
+	c.SetFillColor(canvas.Transparent)
+	if l.Fill != nil {
+		c.SetFillColor(rgba(*l.Fill, l.Opacity))
+	}
+	c.SetStrokeColor(canvas.Transparent)
+	if l.Stroke != nil && l.StrokeWidth > 0 {
+		c.SetStrokeColor(rgba(*l.Stroke, l.Opacity))
+		c.SetStrokeWidth(p.doc.ToMM(l.StrokeWidth))
+	}
+	radius := math.Min(p.doc.ToMM(l.Radius), math.Min(b.w, b.h)/2)
+	// Paths are drawn from their own origin; in CartesianIV that is the
+	// top-left corner, with y growing downwards.
+	c.DrawPath(b.x, b.y, canvas.RoundedRectangle(b.w, b.h, radius))
+}
+
+func (r *Renderer) text(c *canvas.Context, p page, l design.Layer, b box) error {
+	font, err := r.fonts.Font(l.Font)
+	if err != nil {
+		return err
+	}
+	face := font.Face(l.FontSize, rgba(l.Color, l.Opacity))
+	align := map[string]canvas.TextAlign{"left": canvas.Left, "center": canvas.Center, "right": canvas.Right}[l.Align]
+	text := canvas.NewTextBox(face, l.Text, b.w, 0, align, canvas.Top, nil)
+	c.DrawText(b.x, b.y, text)
+	return nil
+}
+
+func (r *Renderer) image(ctx context.Context, c *canvas.Context, t target, l design.Layer, b box) error {
+	img, err := r.images.Image(ctx, l.Src)
+	if err != nil {
+		return err
+	}
+	cfg, err := decodeConfig(img)
+	if err != nil {
+		return err
+	}
+	frame := fit(l.Fit, b, cfg.Width, cfg.Height)
+	return t.image(c, img, frame, b, l.Opacity)
+}
+
+// fit places a w×h-pixel image in b: fill stretches it to the box, contain
+// shows all of it centred, cover fills the box centred and overflows it.
+func fit(mode string, b box, w, h int) box {
+	if mode == "fill" {
+		return b
+	}
+	sx, sy := b.w/float64(w), b.h/float64(h)
+	s := math.Min(sx, sy)
+	if mode == "cover" {
+		s = math.Max(sx, sy)
+	}
+	dw, dh := float64(w)*s, float64(h)*s
+	return box{x: b.x + (b.w-dw)/2, y: b.y + (b.h-dh)/2, w: dw, h: dh}
+}
+
+func rgba(c design.Color, opacity float64) color.RGBA {
+	a := float64(c.A) * opacity / 255
+	// canvas wants premultiplied colour.
+	return color.RGBA{R: uint8(float64(c.R)*a + 0.5), G: uint8(float64(c.G)*a + 0.5), B: uint8(float64(c.B)*a + 0.5), A: uint8(255*a + 0.5)}
+}
+
+func colorAlpha(opacity float64) color.Alpha { return color.Alpha{A: uint8(255*opacity + 0.5)} }
