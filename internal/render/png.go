@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"image"
 	"image/png"
 	"math"
 
@@ -35,14 +36,16 @@ func (r *Renderer) PNG(ctx context.Context, doc *design.Document, surface int, s
 	}
 	// Linear: colours pass through as given, as in browsers, and no gamma
 	// pass is spent on every pixel.
-	ras := rasterizer.New(p.width, p.height, res, canvas.LinearColorSpace{})
-	if err := r.draw(ctx, &rasterTarget{Renderer: ras}, p, doc.Surfaces[surface]); err != nil {
+	pixels := image.NewRGBA(image.Rect(0, 0, int(p.width*res.DPMM()+0.5), int(p.height*res.DPMM()+0.5)))
+	ras := rasterizer.FromImage(pixels, res, canvas.LinearColorSpace{})
+	t := &rasterTarget{Renderer: ras, pixels: pixels, dpmm: res.DPMM(), height: p.height}
+	if err := r.draw(ctx, t, p, doc.Surfaces[surface]); err != nil {
 		return nil, err
 	}
 	ras.Close()
 	var buf bytes.Buffer
 	enc := png.Encoder{CompressionLevel: png.BestSpeed}
-	if err := enc.Encode(&buf, ras.Image); err != nil {
+	if err := enc.Encode(&buf, pixels); err != nil {
 		return nil, fmt.Errorf("render: encode PNG: %w", err)
 	}
 	return withDPI(buf.Bytes(), settings.DPI), nil

@@ -94,6 +94,9 @@ func corners(c *canvas.Context, b box) []canvas.Point {
 // by its frame is cut to its visible part before scaling.
 type rasterTarget struct {
 	canvas.Renderer
+	pixels *image.RGBA
+	dpmm   float64
+	height float64 // the page's, in mm
 }
 
 func (t *rasterTarget) image(c *canvas.Context, src *Image, frame, clip box, opacity float64) error {
@@ -107,8 +110,29 @@ func (t *rasterTarget) image(c *canvas.Context, src *Image, frame, clip box, opa
 	if opacity < 1 {
 		img = fade(img, opacity)
 	}
+	if t.scale(c, img, frame) {
+		return nil
+	}
 	drawImage(c, img, img.Bounds().Size(), frame)
 	return nil
+}
+
+// scale draws an unrotated image straight into the pixels, where
+// x/image/draw has fast paths for JPEG's YCbCr and for RGBA; canvas's own
+// image drawing goes through the generic, per-pixel-interface path, which
+// took 1.4 s of the reference page's 1.7 s. It reports false, drawing
+// nothing, when the image is rotated.
+func (t *rasterTarget) scale(c *canvas.Context, img image.Image, frame box) bool {
+	m := c.CoordSystemView().Mul(c.View())
+	if m[0][1] != 0 || m[1][0] != 0 {
+		return false
+	}
+	a := m.Dot(canvas.Point{X: frame.x, Y: frame.y})
+	b := m.Dot(canvas.Point{X: frame.x + frame.w, Y: frame.y + frame.h})
+	px := func(x float64) int { return int(math.Round(x * t.dpmm)) }
+	dst := image.Rect(px(a.X), px(t.height-a.Y), px(b.X), px(t.height-b.Y)).Canon()
+	draw.CatmullRom.Scale(t.pixels, dst, img, img.Bounds(), draw.Over, nil)
+	return true
 }
 
 // crop cuts img, drawn over frame, to the part inside clip.
