@@ -49,7 +49,7 @@ func (s *Catalog) CreateCategory(ctx context.Context, c *catalog.Category) error
 	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
 	c.UID = uuid.NewString()
 	now := time.Now().UTC().Truncate(time.Microsecond)
-	return s.db.inTx(ctx, func(tx *ent.Tx) error {
+	return s.db.inTx(ctx, func(tx *Tx) error {
 		row, err := tx.ProductCategory.Create().
 			SetUID(c.UID).SetTeamID(c.TeamID).SetName(c.Name).
 			SetNillableParentID(c.ParentID).SetNillableDescription(c.Description).
@@ -112,7 +112,7 @@ func (s *Catalog) ListCategories(ctx context.Context, q catalog.CategoryQuery) (
 func (s *Catalog) UpdateCategory(ctx context.Context, teamID int, ref string, apply func(*catalog.Category) error) (*catalog.Category, error) {
 	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
 	var c *catalog.Category
-	err := s.db.inTx(ctx, func(tx *ent.Tx) error {
+	err := s.db.inTx(ctx, func(tx *Tx) error {
 		var err error
 		if c, err = getCategory(ctx, tx.Client(), teamID, ref); err != nil {
 			return err
@@ -140,7 +140,7 @@ func (s *Catalog) UpdateCategory(ctx context.Context, teamID int, ref string, ap
 
 // checkNoCycle walks up from c's new parent: meeting c means the move would
 // make c its own ancestor.
-func checkNoCycle(ctx context.Context, tx *ent.Tx, c *catalog.Category) error {
+func checkNoCycle(ctx context.Context, tx *Tx, c *catalog.Category) error {
 	next := c.ParentID
 	for depth := 0; next != nil; depth++ {
 		if *next == c.ID {
@@ -163,7 +163,7 @@ func checkNoCycle(ctx context.Context, tx *ent.Tx, c *catalog.Category) error {
 func (s *Catalog) DeleteCategory(ctx context.Context, teamID int, ref string) (string, error) {
 	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
 	var uid string
-	err := s.db.inTx(ctx, func(tx *ent.Tx) error {
+	err := s.db.inTx(ctx, func(tx *Tx) error {
 		row, err := tx.ProductCategory.Query().Where(categoryRef(teamID, ref)).Only(ctx)
 		if err != nil {
 			return notFound(err, "category %q not found", ref)

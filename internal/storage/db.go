@@ -31,6 +31,9 @@ type DB struct {
 	read    *ent.Client
 	dialect string
 	pools   []*sql.DB
+	// writePool is the connection (SQLite) or pool (PostgreSQL) writes
+	// take, where River's jobs live too.
+	writePool *sql.DB
 	// readPool serves the prepared statements of the hot read paths.
 	readPool *sql.DB
 	hot      *hotStatements
@@ -79,12 +82,13 @@ func openSQLite(path string) (*DB, error) {
 	reader.SetConnMaxLifetime(0)
 	write := ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, writer)))
 	return &DB{
-		write:    write,
-		group:    newGroupCommitter(write),
-		read:     ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, reader))),
-		dialect:  dialect.SQLite,
-		pools:    []*sql.DB{writer, reader},
-		readPool: reader,
+		write:     write,
+		writePool: writer,
+		group:     newGroupCommitter(writer),
+		read:      ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, reader))),
+		dialect:   dialect.SQLite,
+		pools:     []*sql.DB{writer, reader},
+		readPool:  reader,
 	}, nil
 }
 
@@ -107,7 +111,7 @@ func openPostgres(databaseURL string) (*DB, error) {
 	pool.SetMaxOpenConns(32)
 	pool.SetMaxIdleConns(32)
 	client := ent.NewClient(ent.Driver(entsql.OpenDB(dialect.Postgres, pool)))
-	return &DB{write: client, read: client, dialect: dialect.Postgres, pools: []*sql.DB{pool}, readPool: pool}, nil
+	return &DB{write: client, read: client, writePool: pool, dialect: dialect.Postgres, pools: []*sql.DB{pool}, readPool: pool}, nil
 }
 
 // Dialect is "sqlite3" or "postgres".
@@ -149,13 +153,13 @@ func (db *DB) Close() error {
 // inTx runs fn in a write transaction, committing when it returns nil. On
 // SQLite the transaction may share its commit with others (group commit);
 // fn sees only its own writes fail or succeed.
-func (db *DB) inTx(ctx context.Context, fn func(tx *ent.Tx) error) error {
+func (db *DB) inTx(ctx context.Context, fn func(tx *Tx) error) error {
 	if db.group != nil {
 		return db.group.do(ctx, fn)
 	}
-	tx, err := db.write.Tx(ctx)
+	tx, err := begin(ctx, db.writePool, db.dialect)
 	if err != nil {
-		return fmt.Errorf("begin: %w", err)
+		return err
 	}
 	if err := fn(tx); err != nil {
 		_ = tx.Rollback()

@@ -26,7 +26,7 @@ var _ designs.Store = (*Designs)(nil)
 func (s *Designs) RegisterVersion(ctx context.Context, v *designs.Version) (*designs.Version, error) {
 	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
 	var stored *designs.Version
-	err := s.db.inTx(ctx, func(tx *ent.Tx) error {
+	err := s.db.inTx(ctx, func(tx *Tx) error {
 		if err := registerVersions(ctx, tx, v.TeamID, []*designs.Version{v}); err != nil {
 			return err
 		}
@@ -46,7 +46,7 @@ func (s *Designs) RegisterVersion(ctx context.Context, v *designs.Version) (*des
 // yet. ON CONFLICT DO NOTHING lets two PostgreSQL transactions register one
 // id side by side: the second waits for the first and inserts nothing, and
 // the caller compares fingerprints afterwards.
-func registerVersions(ctx context.Context, tx *ent.Tx, teamID int, list []*designs.Version) error {
+func registerVersions(ctx context.Context, tx *Tx, teamID int, list []*designs.Version) error {
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	builders := make([]*ent.DesignVersionCreate, len(list))
 	for i, v := range list {
@@ -62,7 +62,7 @@ func registerVersions(ctx context.Context, tx *ent.Tx, teamID int, list []*desig
 // registerItemDesigns registers the design versions an order's items
 // carry, in the order's transaction, and answers a conflict naming the
 // item whose document differs from its version's.
-func registerItemDesigns(ctx context.Context, tx *ent.Tx, teamID int, items []orders.Item) error {
+func registerItemDesigns(ctx context.Context, tx *Tx, teamID int, items []orders.Item) error {
 	first := map[string]int{} // version id → index of the first item naming it
 	var list []*designs.Version
 	for i, it := range items {

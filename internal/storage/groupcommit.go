@@ -2,11 +2,12 @@ package storage
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"sync"
 
-	"github.com/platen-print/platen/ent"
+	"entgo.io/ent/dialect"
 )
 
 // maxGroup bounds how many write transactions share one commit.
@@ -20,8 +21,8 @@ const maxGroup = 64
 // the others commit. Each caller learns its own outcome only after the
 // shared COMMIT, so nothing is reported written that is not.
 type groupCommitter struct {
-	client *ent.Client
-	queue  chan *writeOp
+	pool  *sql.DB
+	queue chan *writeOp
 
 	// mu guards closed; queued counts ops accepted and not yet answered,
 	// so that close can wait for them before the database goes.
@@ -36,12 +37,12 @@ var errClosed = errors.New("storage: the database is closing")
 
 type writeOp struct {
 	ctx  context.Context
-	fn   func(*ent.Tx) error
+	fn   func(*Tx) error
 	done chan error
 }
 
-func newGroupCommitter(client *ent.Client) *groupCommitter {
-	g := &groupCommitter{client: client, queue: make(chan *writeOp, maxGroup), done: make(chan struct{})}
+func newGroupCommitter(pool *sql.DB) *groupCommitter {
+	g := &groupCommitter{pool: pool, queue: make(chan *writeOp, maxGroup), done: make(chan struct{})}
 	go g.run()
 	return g
 }
@@ -51,7 +52,7 @@ func newGroupCommitter(client *ent.Client) *groupCommitter {
 // context that cannot be cancelled: SQLite answers an interrupted write by
 // rolling back the whole transaction, which would take the group's other
 // writes with it. Whether the caller still waits is checked before fn runs.
-func (g *groupCommitter) do(ctx context.Context, fn func(*ent.Tx) error) error {
+func (g *groupCommitter) do(ctx context.Context, fn func(*Tx) error) error {
 	op := &writeOp{ctx: ctx, fn: fn, done: make(chan error, 1)}
 	g.mu.RLock()
 	if g.closed {
@@ -116,9 +117,9 @@ func (g *groupCommitter) commit(group []*writeOp) {
 // runGroup runs every op in one transaction; results gets each op's own
 // error, and the returned error is the transaction's (begin or commit).
 func (g *groupCommitter) runGroup(group []*writeOp, results []error) error {
-	tx, err := g.client.Tx(context.Background())
+	tx, err := begin(context.Background(), g.pool, dialect.SQLite)
 	if err != nil {
-		return fmt.Errorf("begin: %w", err)
+		return err
 	}
 	if len(group) == 1 {
 		// Alone, an op needs no savepoint: its failure is the transaction's.
@@ -143,7 +144,7 @@ func (g *groupCommitter) runGroup(group []*writeOp, results []error) error {
 // runInSavepoint runs op so that its failure undoes only its own writes.
 // The second result is a failure of the savepoint statements themselves,
 // which ends the whole group.
-func runInSavepoint(op *writeOp, tx *ent.Tx) (opErr, txErr error) {
+func runInSavepoint(op *writeOp, tx *Tx) (opErr, txErr error) {
 	ctx := context.Background()
 	if _, err := tx.ExecContext(ctx, "SAVEPOINT platen_op"); err != nil {
 		return nil, err
@@ -159,7 +160,7 @@ func runInSavepoint(op *writeOp, tx *ent.Tx) (opErr, txErr error) {
 
 // runOp runs one op's function, turning a panic into its error so that
 // one bad op cannot take down the committer and everyone queued behind it.
-func runOp(op *writeOp, tx *ent.Tx) (err error) {
+func runOp(op *writeOp, tx *Tx) (err error) {
 	if err := op.ctx.Err(); err != nil {
 		return err
 	}

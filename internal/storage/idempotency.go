@@ -24,7 +24,7 @@ func (s *Idempotency) Begin(ctx context.Context, teamID int, key, method string,
 	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
 	var existing *idempotency.Record
 	var id int
-	err := s.db.inTx(ctx, func(tx *ent.Tx) error {
+	err := s.db.inTx(ctx, func(tx *Tx) error {
 		row, err := tx.IdempotencyKey.Query().
 			Where(idempotencykey.TeamID(teamID), idempotencykey.Key(key)).Only(ctx)
 		switch {

@@ -44,7 +44,7 @@ func (s *Orders) CreateOrder(ctx context.Context, o *orders.Order) error {
 	ctx = context.WithoutCancel(ctx)
 	o.UID = uuid.NewString()
 	now := time.Now().UTC().Truncate(time.Microsecond)
-	err := s.db.inTx(ctx, func(tx *ent.Tx) error {
+	err := s.db.inTx(ctx, func(tx *Tx) error {
 		row, err := setOrderFields(tx.Order.Create().
 			SetUID(o.UID).
 			SetCreatedAt(now).
@@ -110,7 +110,7 @@ func mustJSON(v any) json.RawMessage {
 }
 
 // insertItems inserts the order's items that have no id yet.
-func insertItems(ctx context.Context, tx *ent.Tx, o *orders.Order) error {
+func insertItems(ctx context.Context, tx *Tx, o *orders.Order) error {
 	builders := make([]*ent.OrderItemCreate, 0, len(o.Items))
 	var fresh []*orders.Item
 	for i := range o.Items {
@@ -321,7 +321,7 @@ func orderIDs(rows []*ent.Order) []int {
 
 // lockOrder takes the order row's lock for the rest of the transaction on
 // PostgreSQL; on SQLite the single writer already serialises transactions.
-func (db *DB) lockOrder(ctx context.Context, tx *ent.Tx, uid string) error {
+func (db *DB) lockOrder(ctx context.Context, tx *Tx, uid string) error {
 	if db.dialect != dialect.Postgres {
 		return nil
 	}
@@ -338,7 +338,7 @@ func (db *DB) lockOrder(ctx context.Context, tx *ent.Tx, uid string) error {
 func (s *Orders) UpdateOrder(ctx context.Context, scope orders.Scope, uid string, apply func(*orders.Order) error) (*orders.Order, error) {
 	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
 	var o *orders.Order
-	err := s.db.inTx(ctx, func(tx *ent.Tx) error {
+	err := s.db.inTx(ctx, func(tx *Tx) error {
 		if err := s.db.lockOrder(ctx, tx, uid); err != nil {
 			return err
 		}
@@ -370,7 +370,7 @@ func itemIDs(items []orders.Item) map[int]bool {
 }
 
 // writeUpdate stores o: its fields, its kept items, and the diff of items.
-func writeUpdate(ctx context.Context, tx *ent.Tx, o *orders.Order, before map[int]bool) error {
+func writeUpdate(ctx context.Context, tx *Tx, o *orders.Order, before map[int]bool) error {
 	row, err := updateOrderFields(tx.Order.UpdateOneID(o.ID), o).Save(ctx)
 	if err != nil {
 		return err
@@ -417,7 +417,7 @@ func writeUpdate(ctx context.Context, tx *ent.Tx, o *orders.Order, before map[in
 // DeleteOrder removes the order and its items.
 func (s *Orders) DeleteOrder(ctx context.Context, scope orders.Scope, uid string) error {
 	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
-	return s.db.inTx(ctx, func(tx *ent.Tx) error {
+	return s.db.inTx(ctx, func(tx *Tx) error {
 		if err := s.db.lockOrder(ctx, tx, uid); err != nil {
 			return err
 		}

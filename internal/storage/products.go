@@ -27,7 +27,7 @@ func (s *Catalog) CreateProduct(ctx context.Context, p *catalog.Product) error {
 	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
 	p.UUID = uuid.NewString()
 	now := time.Now().UTC().Truncate(time.Microsecond)
-	return s.db.inTx(ctx, func(tx *ent.Tx) error {
+	return s.db.inTx(ctx, func(tx *Tx) error {
 		row, err := tx.Product.Create().
 			SetUUID(p.UUID).SetTeamID(p.TeamID).SetCategoryID(p.CategoryID).SetName(p.Name).
 			SetNillableCode(p.Code).SetOrderColumn(p.OrderColumn).SetActive(p.Active).
@@ -86,7 +86,7 @@ func (s *Catalog) ListProducts(ctx context.Context, q catalog.ProductQuery) ([]*
 func (s *Catalog) UpdateProduct(ctx context.Context, teamID, id int, apply func(*catalog.Product) error) (*catalog.Product, error) {
 	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
 	var p *catalog.Product
-	err := s.db.inTx(ctx, func(tx *ent.Tx) error {
+	err := s.db.inTx(ctx, func(tx *Tx) error {
 		var err error
 		if p, err = getProduct(ctx, tx.Client(), teamID, id); err != nil {
 			return err
@@ -115,7 +115,7 @@ func (s *Catalog) UpdateProduct(ctx context.Context, teamID, id int, apply func(
 // variants.
 func (s *Catalog) DeleteProduct(ctx context.Context, teamID, id int) error {
 	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
-	return s.db.inTx(ctx, func(tx *ent.Tx) error {
+	return s.db.inTx(ctx, func(tx *Tx) error {
 		exists, err := tx.Product.Query().Where(product.TeamID(teamID), product.ID(id)).Exist(ctx)
 		if err != nil {
 			return err

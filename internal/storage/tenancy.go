@@ -68,7 +68,7 @@ func (db *DB) LookupToken(ctx context.Context, hash []byte) (auth.Principal, err
 // webhook URL when one is given, and issues a token bound to the store.
 func (db *DB) Bootstrap(ctx context.Context, teamName, storeID string, webhookURL *string) (*Bootstrapped, error) {
 	out := &Bootstrapped{StoreID: storeID}
-	err := db.inTx(ctx, func(tx *ent.Tx) error {
+	err := db.inTx(ctx, func(tx *Tx) error {
 		t, err := teamByNameOrCreate(ctx, tx, teamName)
 		if err != nil {
 			return err
@@ -90,7 +90,7 @@ func (db *DB) Bootstrap(ctx context.Context, teamName, storeID string, webhookUR
 	return out, err
 }
 
-func teamByNameOrCreate(ctx context.Context, tx *ent.Tx, name string) (*ent.Team, error) {
+func teamByNameOrCreate(ctx context.Context, tx *Tx, name string) (*ent.Team, error) {
 	t, err := tx.Team.Query().Where(team.Name(name)).Only(ctx)
 	if ent.IsNotFound(err) {
 		return tx.Team.Create().SetName(name).Save(ctx)
@@ -98,7 +98,7 @@ func teamByNameOrCreate(ctx context.Context, tx *ent.Tx, name string) (*ent.Team
 	return t, err
 }
 
-func storeOrCreate(ctx context.Context, tx *ent.Tx, teamID int, storeID string) (*ent.Store, error) {
+func storeOrCreate(ctx context.Context, tx *Tx, teamID int, storeID string) (*ent.Store, error) {
 	st, err := tx.Store.Get(ctx, storeID)
 	switch {
 	case ent.IsNotFound(err):
@@ -111,7 +111,7 @@ func storeOrCreate(ctx context.Context, tx *ent.Tx, teamID int, storeID string) 
 	return st, nil
 }
 
-func issueToken(ctx context.Context, tx *ent.Tx, teamID int, storeID *string, name string) (string, error) {
+func issueToken(ctx context.Context, tx *Tx, teamID int, storeID *string, name string) (string, error) {
 	token, hash, prefix := auth.NewToken()
 	err := tx.APIToken.Create().
 		SetTeamID(teamID).
@@ -198,7 +198,7 @@ func storeFromRow(r *ent.Store) *Store {
 // The store must belong to the team. The token is returned once.
 func (db *DB) IssueToken(ctx context.Context, teamID int, storeID *string, name string) (string, error) {
 	var token string
-	err := db.inTx(ctx, func(tx *ent.Tx) error {
+	err := db.inTx(ctx, func(tx *Tx) error {
 		if _, err := tx.Team.Get(ctx, teamID); err != nil {
 			return notFound(err, "team %d not found", teamID)
 		}

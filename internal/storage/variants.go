@@ -24,7 +24,7 @@ func (s *Catalog) ProductExists(ctx context.Context, teamID, productID int) (boo
 func (s *Catalog) CreateVariant(ctx context.Context, v *catalog.Variant) error {
 	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
 	now := time.Now().UTC().Truncate(time.Microsecond)
-	err := s.db.inTx(ctx, func(tx *ent.Tx) error {
+	err := s.db.inTx(ctx, func(tx *Tx) error {
 		if err := checkVariantUnique(ctx, tx.Client(), v); err != nil {
 			return err
 		}
@@ -77,7 +77,7 @@ func setOrClearField[T any](v *T, set func(T), clear func()) {
 	}
 }
 
-func insertLinks(ctx context.Context, tx *ent.Tx, v *catalog.Variant) error {
+func insertLinks(ctx context.Context, tx *Tx, v *catalog.Variant) error {
 	if len(v.EcommerceVariantIDs) == 0 {
 		return nil
 	}
@@ -181,7 +181,7 @@ func (s *Catalog) ListVariants(ctx context.Context, q catalog.VariantQuery) ([]*
 func (s *Catalog) UpdateVariant(ctx context.Context, teamID, id int, apply func(*catalog.Variant) error) (*catalog.Variant, error) {
 	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
 	var v *catalog.Variant
-	err := s.db.inTx(ctx, func(tx *ent.Tx) error {
+	err := s.db.inTx(ctx, func(tx *Tx) error {
 		var err error
 		if v, err = getVariant(ctx, tx.Client(), teamID, id); err != nil {
 			return err
@@ -213,7 +213,7 @@ func (s *Catalog) UpdateVariant(ctx context.Context, teamID, id int, apply func(
 // DeleteVariant removes the team's variant; its links go with it.
 func (s *Catalog) DeleteVariant(ctx context.Context, teamID, id int) error {
 	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
-	return s.db.inTx(ctx, func(tx *ent.Tx) error {
+	return s.db.inTx(ctx, func(tx *Tx) error {
 		n, err := tx.ProductVariant.Delete().Where(productvariant.TeamID(teamID), productvariant.ID(id)).Exec(ctx)
 		if err != nil {
 			return err

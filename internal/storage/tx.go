@@ -1,0 +1,55 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"entgo.io/ent/dialect"
+	entsql "entgo.io/ent/dialect/sql"
+
+	"github.com/platen-print/platen/ent"
+)
+
+// Tx is a write transaction seen two ways: through Ent, and as the
+// database/sql transaction under it, which River needs to insert jobs in
+// the same transaction as the change that causes them.
+type Tx struct {
+	*ent.Tx
+	SQL *sql.Tx
+}
+
+// boundDriver is an Ent driver on a transaction this package begins and
+// ends itself: its Tx hands out that transaction, and Commit and Rollback
+// are left to the owner of the *sql.Tx.
+type boundDriver struct {
+	entsql.Conn
+	dialect string
+}
+
+func (d boundDriver) Dialect() string                        { return d.dialect }
+func (d boundDriver) Tx(context.Context) (dialect.Tx, error) { return d, nil }
+func (d boundDriver) Commit() error                          { return nil }
+func (d boundDriver) Rollback() error                        { return nil }
+func (d boundDriver) Close() error                           { return nil }
+
+// begin starts a write transaction on pool.
+func begin(ctx context.Context, pool *sql.DB, dialectName string) (*Tx, error) {
+	sqlTx, err := pool.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("begin: %w", err)
+	}
+	client := ent.NewClient(ent.Driver(boundDriver{Conn: entsql.Conn{ExecQuerier: sqlTx}, dialect: dialectName}))
+	entTx, err := client.Tx(ctx)
+	if err != nil {
+		_ = sqlTx.Rollback()
+		return nil, fmt.Errorf("begin: %w", err)
+	}
+	return &Tx{Tx: entTx, SQL: sqlTx}, nil
+}
+
+// Commit commits the transaction.
+func (t *Tx) Commit() error { return t.SQL.Commit() }
+
+// Rollback abandons the transaction.
+func (t *Tx) Rollback() error { return t.SQL.Rollback() }
