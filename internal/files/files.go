@@ -1,0 +1,146 @@
+// Package files owns where rendered print files live and how clients fetch
+// them: a gocloud.dev bucket on the local disk (file://, fileblob) or on
+// S3-compatible storage (s3://, s3blob), written atomically, and the
+// short-lived signed URLs a download link redirects to (contract §5).
+//
+// On S3 a signed URL is the bucket's own presigned GET URL, and S3 serves the
+// file. On the local disk it points back at this service,
+// {public_url}/files/{key}?expiry=…&filename=…&method=GET&signature=…, and
+// Handler checks it and serves the file with its Content-Type, a filename,
+// a strong ETag, Last-Modified and Range support.
+package files
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"time"
+
+	"gocloud.dev/blob"
+	"gocloud.dev/blob/fileblob"
+	"gocloud.dev/blob/s3blob"
+	"gocloud.dev/gcerrors"
+)
+
+// MaxTTL is the longest a signed URL may live: S3 refuses presigned URLs
+// valid for longer, and the local store follows the same rule.
+const MaxTTL = 7 * 24 * time.Hour
+
+// Store is a bucket of print files. It is safe for concurrent use.
+type Store struct {
+	bucket *blob.Bucket
+	local  *localSigner // nil when the bucket signs its own URLs (S3)
+	now    func() time.Time
+}
+
+// Open opens the bucket blobURL names:
+//
+//   - file:///abs/dir (or file://./rel/dir): files on the local disk, the
+//     directory made when missing. Signed URLs point at publicURL, keyed
+//     with secret (at least MinSecretSize bytes), and Handler serves them.
+//   - s3://bucket?endpoint=…&use_path_style=true&disable_https=true&region=…:
+//     S3-compatible storage, credentials from the usual AWS environment.
+//     publicURL and secret are not used.
+//
+// Open fails when the bucket cannot be reached, so that a wrong URL stops
+// the service at start rather than at the first render.
+func Open(ctx context.Context, blobURL, publicURL string, secret []byte) (*Store, error) {
+	u, err := url.Parse(blobURL)
+	if err != nil {
+		return nil, fmt.Errorf("files: blob url: %w", err)
+	}
+	s := &Store{now: time.Now}
+	switch u.Scheme {
+	case fileblob.Scheme:
+		s.bucket, s.local, err = openLocal(ctx, u, publicURL, secret)
+	case s3blob.Scheme:
+		s.bucket, err = (&s3blob.URLOpener{}).OpenBucketURL(ctx, u)
+	default:
+		return nil, fmt.Errorf("files: blob url scheme %q is not supported: use file:// or s3://", u.Scheme)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("files: open %s bucket: %w", u.Scheme, err)
+	}
+	if ok, err := s.bucket.IsAccessible(ctx); !ok {
+		_ = s.bucket.Close()
+		if err == nil {
+			err = errors.New("it does not exist")
+		}
+		return nil, fmt.Errorf("files: bucket %s://%s cannot be reached: %w", u.Scheme, u.Host+u.Path, err)
+	}
+	return s, nil
+}
+
+// openLocal opens a fileblob bucket. Temporary files go next to their final
+// path, not to os.TempDir, so that the rename that publishes a finished file
+// stays on one file system (the data dir is often on another mount than /tmp).
+func openLocal(ctx context.Context, u *url.URL, publicURL string, secret []byte) (*blob.Bucket, *localSigner, error) {
+	switch u.Host {
+	case "", ".", "localhost":
+	default:
+		return nil, nil, fmt.Errorf("file url names host %q: write file:///abs/dir or file://./rel/dir", u.Host)
+	}
+	signer, err := newLocalSigner(publicURL, secret)
+	if err != nil {
+		return nil, nil, err
+	}
+	opener := &fileblob.URLOpener{Options: fileblob.Options{CreateDir: true, NoTempDir: true}}
+	b, err := opener.OpenBucketURL(ctx, u)
+	return b, signer, err
+}
+
+// Close releases the bucket.
+func (s *Store) Close() error {
+	return s.bucket.Close()
+}
+
+// Put stores the contents of r under key with the given Content-Type
+// (detected from the first bytes when empty). Readers see either the whole
+// new file or what was there before: a failed or cancelled Put leaves no
+// partial file behind.
+func (s *Store) Put(ctx context.Context, key string, r io.Reader, contentType string) error {
+	if err := checkKey(key); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w, err := s.bucket.NewWriter(ctx, key, &blob.WriterOptions{ContentType: contentType})
+	if err != nil {
+		return fmt.Errorf("files: put %s: %w", key, err)
+	}
+	if _, err := io.Copy(w, r); err != nil {
+		cancel() // gocloud abandons a writer whose context ends before Close
+		_ = w.Close()
+		return fmt.Errorf("files: put %s: %w", key, err)
+	}
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("files: put %s: %w", key, err)
+	}
+	return nil
+}
+
+// Delete removes the file under key. A key with no file is not an error, so
+// that cleanups can run twice.
+func (s *Store) Delete(ctx context.Context, key string) error {
+	if err := checkKey(key); err != nil {
+		return err
+	}
+	if err := s.bucket.Delete(ctx, key); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
+		return fmt.Errorf("files: delete %s: %w", key, err)
+	}
+	return nil
+}
+
+// Exists reports whether a file is stored under key.
+func (s *Store) Exists(ctx context.Context, key string) (bool, error) {
+	if err := checkKey(key); err != nil {
+		return false, err
+	}
+	ok, err := s.bucket.Exists(ctx, key)
+	if err != nil {
+		return false, fmt.Errorf("files: exists %s: %w", key, err)
+	}
+	return ok, nil
+}

@@ -1,0 +1,112 @@
+package files
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/johannesboyne/gofakes3"
+	"github.com/johannesboyne/gofakes3/backend/s3mem"
+)
+
+// startS3 runs an in-process S3 server on 127.0.0.1 holding an empty bucket
+// named bucket, and returns the blob URL that opens it.
+func startS3(t *testing.T, bucket string) string {
+	t.Helper()
+	backend := s3mem.New()
+	if err := backend.CreateBucket(bucket); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(gofakes3.New(backend).Server())
+	t.Cleanup(srv.Close)
+	// gofakes3 takes any credentials; keep the machine's AWS settings out.
+	none := filepath.Join(t.TempDir(), "none")
+	t.Setenv("AWS_ACCESS_KEY_ID", "platen-test")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "platen-test-secret")
+	t.Setenv("AWS_SESSION_TOKEN", "")
+	t.Setenv("AWS_PROFILE", "")
+	t.Setenv("AWS_CONFIG_FILE", none)
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", none)
+	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	return "s3://" + bucket + "?endpoint=" + url.QueryEscape(srv.URL) + "&use_path_style=true&disable_https=true&region=us-east-1"
+}
+
+func newS3(t *testing.T) *Store {
+	t.Helper()
+	store, err := Open(context.Background(), startS3(t, "prints"), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = store.Close() })
+	return store
+}
+
+func TestS3Download(t *testing.T) {
+	store := newS3(t)
+	data := printFile()
+	put(t, store, pdfKey, data, "application/pdf")
+	u := signedURL(t, store, pdfKey, "order-1001 card.pdf", time.Hour)
+	if !strings.HasPrefix(u, "http://127.0.0.1:") || !strings.Contains(u, "/prints/"+pdfKey+"?") || !strings.Contains(u, "X-Amz-Signature=") {
+		t.Fatalf("presigned URL %s", u)
+	}
+
+	t.Run("GET", func(t *testing.T) {
+		resp, body := fetch(t, http.MethodGet, u)
+		if resp.StatusCode != http.StatusOK || !bytes.Equal(body, data) {
+			t.Fatalf("status %d, %d bytes: %.200s", resp.StatusCode, len(body), body)
+		}
+		for name, want := range map[string]string{
+			"Content-Type":        "application/pdf",
+			"Content-Disposition": `attachment; filename="order-1001 card.pdf"`,
+			"ETag":                quotedMD5(data),
+		} {
+			if got := resp.Header.Get(name); got != want {
+				t.Errorf("%s: %q, want %q", name, got, want)
+			}
+		}
+	})
+	t.Run("Range", func(t *testing.T) {
+		resp, body := fetch(t, http.MethodGet, u, "Range", "bytes=100-149")
+		if resp.StatusCode != http.StatusPartialContent || !bytes.Equal(body, data[100:150]) {
+			t.Fatalf("status %d, body %q", resp.StatusCode, body)
+		}
+		if got, want := resp.Header.Get("Content-Range"), fmt.Sprintf("bytes 100-149/%d", len(data)); got != want {
+			t.Errorf("Content-Range %q, want %q", got, want)
+		}
+	})
+	t.Run("If-None-Match", func(t *testing.T) {
+		resp, body := fetch(t, http.MethodGet, u, "If-None-Match", quotedMD5(data))
+		if resp.StatusCode != http.StatusNotModified || len(body) != 0 {
+			t.Fatalf("status %d, %d bytes", resp.StatusCode, len(body))
+		}
+	})
+	t.Run("non-ASCII filename", func(t *testing.T) {
+		resp, _ := fetch(t, http.MethodGet, signedURL(t, store, pdfKey, "Karte für Ada.pdf", time.Hour))
+		want := `attachment; filename="Karte f_r Ada.pdf"; filename*=UTF-8''Karte%20f%C3%BCr%20Ada.pdf`
+		if got := resp.Header.Get("Content-Disposition"); got != want {
+			t.Errorf("Content-Disposition %q, want %q", got, want)
+		}
+	})
+	t.Run("Handler", func(t *testing.T) {
+		rec := httptest.NewRecorder()
+		store.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/files/"+pdfKey, nil))
+		if rec.Code != http.StatusNotFound {
+			t.Errorf("an S3 store's handler answered %d", rec.Code)
+		}
+	})
+}
+
+func TestS3MissingBucket(t *testing.T) {
+	blobURL := strings.Replace(startS3(t, "prints"), "s3://prints?", "s3://elsewhere?", 1)
+	if s, err := Open(context.Background(), blobURL, "", nil); err == nil {
+		_ = s.Close()
+		t.Fatal("opened a bucket that does not exist")
+	}
+}

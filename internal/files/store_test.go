@@ -1,0 +1,135 @@
+package files
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"path/filepath"
+	"testing"
+)
+
+// backends opens one store of each kind; the tests below hold for both.
+var backends = map[string]func(t *testing.T) *Store{
+	"file": func(t *testing.T) *Store { return newLocal(t).Store },
+	"s3":   newS3,
+}
+
+// failingReader yields n bytes and then an error, like a render that dies
+// halfway through writing its PDF. 12 MiB is past the S3 transfer manager's
+// 8 MiB part size, so on S3 a multipart upload starts and must be abandoned.
+type failingReader struct{ n int }
+
+var errRenderDied = errors.New("render died")
+
+func (r *failingReader) Read(p []byte) (int, error) {
+	if r.n == 0 {
+		return 0, errRenderDied
+	}
+	k := min(len(p), r.n)
+	for i := range k {
+		p[i] = 'x'
+	}
+	r.n -= k
+	return k, nil
+}
+
+func TestPutIsAtomic(t *testing.T) {
+	for name, open := range backends {
+		t.Run(name, func(t *testing.T) {
+			s := open(t)
+			ctx := context.Background()
+			if err := s.Put(ctx, pdfKey, &failingReader{n: 12 << 20}, "application/pdf"); !errors.Is(err, errRenderDied) {
+				t.Fatalf("Put: %v", err)
+			}
+			if ok, err := s.Exists(ctx, pdfKey); ok || err != nil {
+				t.Fatalf("after a failed first Put: exists %v, %v", ok, err)
+			}
+			first := printFile()
+			put(t, s, pdfKey, first, "application/pdf")
+			if err := s.Put(ctx, pdfKey, &failingReader{n: 12 << 20}, "application/pdf"); !errors.Is(err, errRenderDied) {
+				t.Fatalf("second Put: %v", err)
+			}
+			if got := readAll(t, s, pdfKey); !bytes.Equal(got, first) {
+				t.Errorf("after a failed second Put the file has %d bytes, want the first %d", len(got), len(first))
+			}
+		})
+	}
+}
+
+func TestPutCancelled(t *testing.T) {
+	for name, open := range backends {
+		t.Run(name, func(t *testing.T) {
+			s := open(t)
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			if err := s.Put(ctx, pdfKey, bytes.NewReader(printFile()), "application/pdf"); err == nil {
+				t.Fatal("a cancelled Put succeeded")
+			}
+			if ok, err := s.Exists(context.Background(), pdfKey); ok || err != nil {
+				t.Errorf("exists %v, %v", ok, err)
+			}
+		})
+	}
+}
+
+func TestPutDeleteExists(t *testing.T) {
+	for name, open := range backends {
+		t.Run(name, func(t *testing.T) {
+			s := open(t)
+			ctx := context.Background()
+			put(t, s, pdfKey, []byte("v1"), "application/pdf")
+			put(t, s, pdfKey, []byte("version two"), "application/pdf")
+			if got := readAll(t, s, pdfKey); string(got) != "version two" {
+				t.Errorf("after overwrite: %q", got)
+			}
+			attrs, err := s.bucket.Attributes(ctx, pdfKey)
+			if err != nil || attrs.ContentType != "application/pdf" {
+				t.Errorf("attributes %+v, %v", attrs, err)
+			}
+			if ok, err := s.Exists(ctx, pdfKey); !ok || err != nil {
+				t.Fatalf("exists %v, %v", ok, err)
+			}
+			if err := s.Delete(ctx, pdfKey); err != nil {
+				t.Fatal(err)
+			}
+			if ok, err := s.Exists(ctx, pdfKey); ok || err != nil {
+				t.Fatalf("after delete: exists %v, %v", ok, err)
+			}
+			if err := s.Delete(ctx, pdfKey); err != nil {
+				t.Errorf("second delete: %v", err)
+			}
+		})
+	}
+}
+
+func TestLocalFailedPutLeavesNothing(t *testing.T) {
+	l := newLocal(t)
+	if err := l.Put(context.Background(), pdfKey, &failingReader{n: 1 << 20}, "application/pdf"); err == nil {
+		t.Fatal("Put succeeded")
+	}
+	err := filepath.WalkDir(l.dir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			t.Errorf("left behind: %s", path)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readAll(t *testing.T, s *Store, key string) []byte {
+	t.Helper()
+	r, err := s.bucket.NewReader(context.Background(), key, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = r.Close() }()
+	b, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
