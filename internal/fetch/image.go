@@ -1,0 +1,63 @@
+package fetch
+
+import (
+	"bytes"
+	"fmt"
+	"image"
+	"image/jpeg"
+	"image/png"
+	"io"
+
+	"golang.org/x/image/webp"
+)
+
+// format is an image format Platen accepts, told by its first bytes:
+// what the server says in Content-Type is often wrong.
+type format struct {
+	name, title  string
+	magic        func([]byte) bool
+	decodeConfig func(io.Reader) (image.Config, error)
+}
+
+// formats calls each format's own DecodeConfig rather than
+// image.DecodeConfig, which would also accept any format another package
+// happens to register (GIF, BMP…).
+var formats = []format{
+	{"png", "PNG", prefix("\x89PNG\r\n\x1a\n"), png.DecodeConfig},
+	{"jpeg", "JPEG", prefix("\xff\xd8\xff"), jpeg.DecodeConfig},
+	{"webp", "WebP", isWebP, webp.DecodeConfig},
+}
+
+func prefix(magic string) func([]byte) bool {
+	return func(b []byte) bool { return bytes.HasPrefix(b, []byte(magic)) }
+}
+
+func isWebP(b []byte) bool {
+	return len(b) >= 12 && string(b[:4]) == "RIFF" && string(b[8:12]) == "WEBP"
+}
+
+// inspect reads the format and size from the header alone: the pixel
+// limit must hold before anyone spends the memory to decode.
+func (f *Fetcher) inspect(data []byte) (*Image, error) {
+	for _, ft := range formats {
+		if ft.magic(data) {
+			return f.inspectAs(ft, data)
+		}
+	}
+	return nil, &failure{kind: ErrNotImage, reason: "is not a PNG, JPEG or WebP image"}
+}
+
+func (f *Fetcher) inspectAs(ft format, data []byte) (*Image, error) {
+	cfg, err := ft.decodeConfig(bytes.NewReader(data))
+	if err == nil && (cfg.Width <= 0 || cfg.Height <= 0) {
+		err = fmt.Errorf("it is %d×%d pixels", cfg.Width, cfg.Height)
+	}
+	if err != nil {
+		return nil, &failure{kind: ErrNotImage, reason: "is not a valid " + ft.title + " image: " + err.Error(), cause: err}
+	}
+	if int64(cfg.Width)*int64(cfg.Height) > f.cfg.MaxPixels {
+		return nil, &failure{kind: ErrTooLarge, reason: fmt.Sprintf("is %d×%d pixels, over the %s limit",
+			cfg.Width, cfg.Height, formatPixels(f.cfg.MaxPixels))}
+	}
+	return &Image{Data: data, Format: ft.name, Width: cfg.Width, Height: cfg.Height}, nil
+}
