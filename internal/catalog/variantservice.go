@@ -43,38 +43,59 @@ type variantInput struct {
 	EcommerceVariantIDs  []string
 }
 
+// variantBody is what the create and update bodies share: their optional
+// fields, by the generated getters.
+type variantBody interface {
+	GetProductVariantCategoryId() *wrapperspb.Int32Value
+	GetPriceId() *wrapperspb.Int32Value
+	GetLength() *wrapperspb.Int32Value
+	GetWidth() *wrapperspb.Int32Value
+	GetHeight() *wrapperspb.Int32Value
+	GetDefaultLocationId() *wrapperspb.Int32Value
+	GetWeight() *wrapperspb.UInt32Value
+	GetDefaultDpi() *wrapperspb.UInt32Value
+	GetEditorProductId() *wrapperspb.StringValue
+	GetDescription() *wrapperspb.StringValue
+	GetCustomsCode() *wrapperspb.StringValue
+	GetCustomsDescription() *wrapperspb.StringValue
+	GetLongCustomsDescription() *wrapperspb.StringValue
+	GetSeoDetails() *wrapperspb.StringValue
+	GetEcommerceTags() *wrapperspb.StringValue
+	GetEcommerceVariantIds() []string
+}
+
+// newVariantInput reads a body's optional fields; the caller sets the
+// required ones, whose types differ between create and update.
+func newVariantInput(req variantBody) *variantInput {
+	return &variantInput{
+		EcommerceVariantIDs: req.GetEcommerceVariantIds(),
+		Ints: map[string]*wrapperspb.Int32Value{
+			"product_variant_category_id": req.GetProductVariantCategoryId(), "price_id": req.GetPriceId(),
+			"length": req.GetLength(), "width": req.GetWidth(), "height": req.GetHeight(),
+			"default_location_id": req.GetDefaultLocationId(),
+		},
+		Unsigned: map[string]*wrapperspb.UInt32Value{"weight": req.GetWeight(), "default_dpi": req.GetDefaultDpi()},
+		Texts: map[string]*wrapperspb.StringValue{
+			"editor_product_id": req.GetEditorProductId(), "description": req.GetDescription(),
+			"customs_code": req.GetCustomsCode(), "customs_description": req.GetCustomsDescription(),
+			"long_customs_description": req.GetLongCustomsDescription(), "seo_details": req.GetSeoDetails(),
+			"ecommerce_tags": req.GetEcommerceTags(),
+		},
+	}
+}
+
 func createVariantInput(req *platenv1.CreateProductVariantRequest) *variantInput {
-	in := &variantInput{Name: &req.Name, ProductID: req.ProductId, CountryID: req.CountryId,
-		EcommerceVariantIDs: req.EcommerceVariantIds}
+	in := newVariantInput(req)
+	in.Name, in.ProductID, in.CountryID = &req.Name, req.ProductId, req.CountryId
 	if req.Uuid != nil {
 		in.UUID = &req.Uuid.Value
-	}
-	in.Ints = map[string]*wrapperspb.Int32Value{
-		"product_variant_category_id": req.ProductVariantCategoryId, "price_id": req.PriceId,
-		"length": req.Length, "width": req.Width, "height": req.Height, "default_location_id": req.DefaultLocationId,
-	}
-	in.Unsigned = map[string]*wrapperspb.UInt32Value{"weight": req.Weight, "default_dpi": req.DefaultDpi}
-	in.Texts = map[string]*wrapperspb.StringValue{
-		"editor_product_id": req.EditorProductId, "description": req.Description, "customs_code": req.CustomsCode,
-		"customs_description": req.CustomsDescription, "long_customs_description": req.LongCustomsDescription,
-		"seo_details": req.SeoDetails, "ecommerce_tags": req.EcommerceTags,
 	}
 	return in
 }
 
 func updateVariantInput(req *platenv1.UpdateProductVariantRequest) *variantInput {
-	in := &variantInput{UUID: req.Uuid, Name: req.Name, ProductID: req.ProductId, CountryID: req.CountryId,
-		EcommerceVariantIDs: req.EcommerceVariantIds}
-	in.Ints = map[string]*wrapperspb.Int32Value{
-		"product_variant_category_id": req.ProductVariantCategoryId, "price_id": req.PriceId,
-		"length": req.Length, "width": req.Width, "height": req.Height, "default_location_id": req.DefaultLocationId,
-	}
-	in.Unsigned = map[string]*wrapperspb.UInt32Value{"weight": req.Weight, "default_dpi": req.DefaultDpi}
-	in.Texts = map[string]*wrapperspb.StringValue{
-		"editor_product_id": req.EditorProductId, "description": req.Description, "customs_code": req.CustomsCode,
-		"customs_description": req.CustomsDescription, "long_customs_description": req.LongCustomsDescription,
-		"seo_details": req.SeoDetails, "ecommerce_tags": req.EcommerceTags,
-	}
+	in := newVariantInput(req)
+	in.UUID, in.Name, in.ProductID, in.CountryID = req.Uuid, req.Name, req.ProductId, req.CountryId
 	return in
 }
 

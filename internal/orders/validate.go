@@ -189,11 +189,13 @@ func (c *checker) item(f string, it *platenv1.OrderItem) Item {
 		EcommerceVariantID:   c.requiredID(f+"ecommerce_variant_id", it.EcommerceVariantId),
 		Price:                c.amount(f+"price", doubleValue(it.Price)),
 		Properties:           c.properties(f+"properties", it.Properties),
-		TemplateConfig:       c.templateConfig(f+"template_config", it.TemplateConfig),
-		Thumbnails:           c.thumbnails(f+"thumbnails", it.Thumbnails),
+		TemplateConfig:       it.TemplateConfig,
 		DesignVersionID:      stringPointer(it.DesignVersionId),
 		Print:                PrintFile{Status: PrintReceived},
 	}
+	// Violations come in the body's field order.
+	doc := c.templateConfig(f+"template_config", it.TemplateConfig)
+	item.Thumbnails = c.thumbnails(f+"thumbnails", it.Thumbnails)
 	switch {
 	case it.Quantity == nil:
 		c.Add(f+"quantity", "is required")
@@ -205,7 +207,7 @@ func (c *checker) item(f string, it *platenv1.OrderItem) Item {
 		item.Quantity = int(*it.Quantity)
 	}
 	if item.DesignVersionID != nil {
-		item.DesignFingerprint = c.designVersion(f+"design_version_id", *item.DesignVersionID, item.TemplateConfig)
+		item.DesignFingerprint = c.designVersion(f+"design_version_id", *item.DesignVersionID, doc)
 	}
 	return item
 }
@@ -223,15 +225,15 @@ func (c *checker) properties(field string, s *structpb.Struct) json.RawMessage {
 }
 
 // designVersion checks an item's design_version_id and returns the
-// fingerprint its version is registered with.
-func (c *checker) designVersion(field, id, templateConfig string) string {
+// fingerprint its version is registered with; doc is nil when the
+// template_config was refused, which is reported as such.
+func (c *checker) designVersion(field, id string, doc []byte) string {
 	if err := designs.CheckID(id); err != nil {
 		c.Add(field, "%v", err)
 		return ""
 	}
-	doc, err := design.Decode(templateConfig)
-	if err != nil {
-		return "" // reported as the template_config's
+	if doc == nil {
+		return ""
 	}
 	fingerprint, err := design.Fingerprint(doc)
 	if err != nil {
@@ -240,17 +242,19 @@ func (c *checker) designVersion(field, id, templateConfig string) string {
 	return fingerprint
 }
 
-// templateConfig checks that value URL-decodes to a JSON object: the design
-// document the customiser produced. The stored value is the string as sent.
-func (c *checker) templateConfig(field, value string) string {
+// templateConfig checks that value URL-decodes to a JSON object, the
+// design document the customiser produced, and returns the document (nil
+// when refused). The stored value is the string as sent.
+func (c *checker) templateConfig(field, value string) []byte {
 	if value == "" {
 		c.Add(field, "is required")
-		return value
+		return nil
 	}
-	if _, err := design.Decode(value); err != nil {
+	doc, err := design.Decode(value)
+	if err != nil {
 		c.Add(field, "%v", err)
 	}
-	return value
+	return doc
 }
 
 func (c *checker) thumbnails(field string, list []string) []string {

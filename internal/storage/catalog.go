@@ -96,15 +96,8 @@ func (s *Catalog) ListCategories(ctx context.Context, q catalog.CategoryQuery) (
 	if err != nil {
 		return nil, false, err
 	}
-	more := len(rows) > q.PageSize
-	if more {
-		rows = rows[:q.PageSize]
-	}
-	out := make([]*catalog.Category, len(rows))
-	for i, row := range rows {
-		out[i] = categoryFromRow(row)
-	}
-	return out, more, nil
+	page, more := cutPage(rows, q.PageSize, categoryFromRow)
+	return page, more, nil
 }
 
 // UpdateCategory changes the category in one transaction and refuses a

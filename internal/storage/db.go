@@ -170,3 +170,17 @@ func (db *DB) inTx(ctx context.Context, fn func(tx *Tx) error) error {
 	}
 	return nil
 }
+
+// cutPage turns the rows of a query limited to size+1 into a page of at
+// most size converted rows, and whether more follow.
+func cutPage[R, T any](rows []R, size int, convert func(R) T) ([]T, bool) {
+	more := len(rows) > size
+	if more {
+		rows = rows[:size]
+	}
+	out := make([]T, len(rows))
+	for i, row := range rows {
+		out[i] = convert(row)
+	}
+	return out, more
+}

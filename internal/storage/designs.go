@@ -137,15 +137,8 @@ func (s *Designs) ListVersions(ctx context.Context, q designs.Query) ([]*designs
 	if err != nil {
 		return nil, false, err
 	}
-	more := len(rows) > q.PageSize
-	if more {
-		rows = rows[:q.PageSize]
-	}
-	out := make([]*designs.Version, len(rows))
-	for i, row := range rows {
-		out[i] = versionFromRow(row)
-	}
-	return out, more, nil
+	page, more := cutPage(rows, q.PageSize, versionFromRow)
+	return page, more, nil
 }
 
 func versionFromRow(row *ent.DesignVersion) *designs.Version {

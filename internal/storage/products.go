@@ -71,15 +71,8 @@ func (s *Catalog) ListProducts(ctx context.Context, q catalog.ProductQuery) ([]*
 	if err != nil {
 		return nil, false, err
 	}
-	more := len(rows) > q.PageSize
-	if more {
-		rows = rows[:q.PageSize]
-	}
-	out := make([]*catalog.Product, len(rows))
-	for i, row := range rows {
-		out[i] = productFromRow(row)
-	}
-	return out, more, nil
+	page, more := cutPage(rows, q.PageSize, productFromRow)
+	return page, more, nil
 }
 
 // UpdateProduct changes the product in one transaction.

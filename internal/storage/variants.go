@@ -165,15 +165,8 @@ func (s *Catalog) ListVariants(ctx context.Context, q catalog.VariantQuery) ([]*
 	if err != nil {
 		return nil, false, err
 	}
-	more := len(rows) > q.PageSize
-	if more {
-		rows = rows[:q.PageSize]
-	}
-	out := make([]*catalog.Variant, len(rows))
-	for i, row := range rows {
-		out[i] = variantFromRow(row)
-	}
-	return out, more, nil
+	page, more := cutPage(rows, q.PageSize, variantFromRow)
+	return page, more, nil
 }
 
 // UpdateVariant changes the variant and replaces its links in one
