@@ -23,6 +23,7 @@ import (
 	"github.com/platen-print/platen/ent/product"
 	"github.com/platen-print/platen/ent/productcategory"
 	"github.com/platen-print/platen/ent/productvariant"
+	"github.com/platen-print/platen/ent/servicekey"
 	"github.com/platen-print/platen/ent/store"
 	"github.com/platen-print/platen/ent/team"
 	"github.com/platen-print/platen/ent/variantlink"
@@ -51,6 +52,8 @@ type Client struct {
 	ProductCategory *ProductCategoryClient
 	// ProductVariant is the client for interacting with the ProductVariant builders.
 	ProductVariant *ProductVariantClient
+	// ServiceKey is the client for interacting with the ServiceKey builders.
+	ServiceKey *ServiceKeyClient
 	// Store is the client for interacting with the Store builders.
 	Store *StoreClient
 	// Team is the client for interacting with the Team builders.
@@ -76,6 +79,7 @@ func (c *Client) init() {
 	c.Product = NewProductClient(c.config)
 	c.ProductCategory = NewProductCategoryClient(c.config)
 	c.ProductVariant = NewProductVariantClient(c.config)
+	c.ServiceKey = NewServiceKeyClient(c.config)
 	c.Store = NewStoreClient(c.config)
 	c.Team = NewTeamClient(c.config)
 	c.VariantLink = NewVariantLinkClient(c.config)
@@ -179,6 +183,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Product:         NewProductClient(cfg),
 		ProductCategory: NewProductCategoryClient(cfg),
 		ProductVariant:  NewProductVariantClient(cfg),
+		ServiceKey:      NewServiceKeyClient(cfg),
 		Store:           NewStoreClient(cfg),
 		Team:            NewTeamClient(cfg),
 		VariantLink:     NewVariantLinkClient(cfg),
@@ -209,6 +214,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Product:         NewProductClient(cfg),
 		ProductCategory: NewProductCategoryClient(cfg),
 		ProductVariant:  NewProductVariantClient(cfg),
+		ServiceKey:      NewServiceKeyClient(cfg),
 		Store:           NewStoreClient(cfg),
 		Team:            NewTeamClient(cfg),
 		VariantLink:     NewVariantLinkClient(cfg),
@@ -242,7 +248,8 @@ func (c *Client) Close() error {
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIToken, c.DesignVersion, c.IdempotencyKey, c.Order, c.OrderItem, c.Product,
-		c.ProductCategory, c.ProductVariant, c.Store, c.Team, c.VariantLink,
+		c.ProductCategory, c.ProductVariant, c.ServiceKey, c.Store, c.Team,
+		c.VariantLink,
 	} {
 		n.Use(hooks...)
 	}
@@ -253,7 +260,8 @@ func (c *Client) Use(hooks ...Hook) {
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIToken, c.DesignVersion, c.IdempotencyKey, c.Order, c.OrderItem, c.Product,
-		c.ProductCategory, c.ProductVariant, c.Store, c.Team, c.VariantLink,
+		c.ProductCategory, c.ProductVariant, c.ServiceKey, c.Store, c.Team,
+		c.VariantLink,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -278,6 +286,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.ProductCategory.mutate(ctx, m)
 	case *ProductVariantMutation:
 		return c.ProductVariant.mutate(ctx, m)
+	case *ServiceKeyMutation:
+		return c.ServiceKey.mutate(ctx, m)
 	case *StoreMutation:
 		return c.Store.mutate(ctx, m)
 	case *TeamMutation:
@@ -1513,6 +1523,139 @@ func (c *ProductVariantClient) mutate(ctx context.Context, m *ProductVariantMuta
 	}
 }
 
+// ServiceKeyClient is a client for the ServiceKey schema.
+type ServiceKeyClient struct {
+	config
+}
+
+// NewServiceKeyClient returns a client for the ServiceKey from the given config.
+func NewServiceKeyClient(c config) *ServiceKeyClient {
+	return &ServiceKeyClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `servicekey.Hooks(f(g(h())))`.
+func (c *ServiceKeyClient) Use(hooks ...Hook) {
+	c.hooks.ServiceKey = append(c.hooks.ServiceKey, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `servicekey.Intercept(f(g(h())))`.
+func (c *ServiceKeyClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ServiceKey = append(c.inters.ServiceKey, interceptors...)
+}
+
+// Create returns a builder for creating a ServiceKey entity.
+func (c *ServiceKeyClient) Create() *ServiceKeyCreate {
+	mutation := newServiceKeyMutation(c.config, OpCreate)
+	return &ServiceKeyCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ServiceKey entities.
+func (c *ServiceKeyClient) CreateBulk(builders ...*ServiceKeyCreate) *ServiceKeyCreateBulk {
+	return &ServiceKeyCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ServiceKeyClient) MapCreateBulk(slice any, setFunc func(*ServiceKeyCreate, int)) *ServiceKeyCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ServiceKeyCreateBulk{err: fmt.Errorf("calling to ServiceKeyClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ServiceKeyCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ServiceKeyCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ServiceKey.
+func (c *ServiceKeyClient) Update() *ServiceKeyUpdate {
+	mutation := newServiceKeyMutation(c.config, OpUpdate)
+	return &ServiceKeyUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ServiceKeyClient) UpdateOne(_m *ServiceKey) *ServiceKeyUpdateOne {
+	mutation := newServiceKeyMutation(c.config, OpUpdateOne, withServiceKey(_m))
+	return &ServiceKeyUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ServiceKeyClient) UpdateOneID(id int) *ServiceKeyUpdateOne {
+	mutation := newServiceKeyMutation(c.config, OpUpdateOne, withServiceKeyID(id))
+	return &ServiceKeyUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ServiceKey.
+func (c *ServiceKeyClient) Delete() *ServiceKeyDelete {
+	mutation := newServiceKeyMutation(c.config, OpDelete)
+	return &ServiceKeyDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ServiceKeyClient) DeleteOne(_m *ServiceKey) *ServiceKeyDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ServiceKeyClient) DeleteOneID(id int) *ServiceKeyDeleteOne {
+	builder := c.Delete().Where(servicekey.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ServiceKeyDeleteOne{builder}
+}
+
+// Query returns a query builder for ServiceKey.
+func (c *ServiceKeyClient) Query() *ServiceKeyQuery {
+	return &ServiceKeyQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeServiceKey},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ServiceKey entity by its id.
+func (c *ServiceKeyClient) Get(ctx context.Context, id int) (*ServiceKey, error) {
+	return c.Query().Where(servicekey.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ServiceKeyClient) GetX(ctx context.Context, id int) *ServiceKey {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *ServiceKeyClient) Hooks() []Hook {
+	return c.hooks.ServiceKey
+}
+
+// Interceptors returns the client interceptors.
+func (c *ServiceKeyClient) Interceptors() []Interceptor {
+	return c.inters.ServiceKey
+}
+
+func (c *ServiceKeyClient) mutate(ctx context.Context, m *ServiceKeyMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ServiceKeyCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ServiceKeyUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ServiceKeyUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ServiceKeyDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ServiceKey mutation op: %q", m.Op())
+	}
+}
+
 // StoreClient is a client for the Store schema.
 type StoreClient struct {
 	config
@@ -1980,11 +2123,13 @@ func (c *VariantLinkClient) mutate(ctx context.Context, m *VariantLinkMutation) 
 type (
 	hooks struct {
 		APIToken, DesignVersion, IdempotencyKey, Order, OrderItem, Product,
-		ProductCategory, ProductVariant, Store, Team, VariantLink []ent.Hook
+		ProductCategory, ProductVariant, ServiceKey, Store, Team,
+		VariantLink []ent.Hook
 	}
 	inters struct {
 		APIToken, DesignVersion, IdempotencyKey, Order, OrderItem, Product,
-		ProductCategory, ProductVariant, Store, Team, VariantLink []ent.Interceptor
+		ProductCategory, ProductVariant, ServiceKey, Store, Team,
+		VariantLink []ent.Interceptor
 	}
 )
 

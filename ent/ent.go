@@ -20,6 +20,7 @@ import (
 	"github.com/platen-print/platen/ent/product"
 	"github.com/platen-print/platen/ent/productcategory"
 	"github.com/platen-print/platen/ent/productvariant"
+	"github.com/platen-print/platen/ent/servicekey"
 	"github.com/platen-print/platen/ent/store"
 	"github.com/platen-print/platen/ent/team"
 	"github.com/platen-print/platen/ent/variantlink"
@@ -91,6 +92,7 @@ func checkColumn(t, c string) error {
 			product.Table:         product.ValidColumn,
 			productcategory.Table: productcategory.ValidColumn,
 			productvariant.Table:  productvariant.ValidColumn,
+			servicekey.Table:      servicekey.ValidColumn,
 			store.Table:           store.ValidColumn,
 			team.Table:            team.ValidColumn,
 			variantlink.Table:     variantlink.ValidColumn,

@@ -21,6 +21,7 @@ import (
 	"github.com/platen-print/platen/ent/product"
 	"github.com/platen-print/platen/ent/productcategory"
 	"github.com/platen-print/platen/ent/productvariant"
+	"github.com/platen-print/platen/ent/servicekey"
 	"github.com/platen-print/platen/ent/store"
 	"github.com/platen-print/platen/ent/team"
 	"github.com/platen-print/platen/ent/variantlink"
@@ -43,6 +44,7 @@ const (
 	TypeProduct         = "Product"
 	TypeProductCategory = "ProductCategory"
 	TypeProductVariant  = "ProductVariant"
+	TypeServiceKey      = "ServiceKey"
 	TypeStore           = "Store"
 	TypeTeam            = "Team"
 	TypeVariantLink     = "VariantLink"
@@ -2266,6 +2268,7 @@ type OrderMutation struct {
 	shippings              *json.RawMessage
 	appendshippings        json.RawMessage
 	create_print_files     *bool
+	print_files_requested  *bool
 	clearedFields          map[string]struct{}
 	items                  map[int]struct{}
 	removeditems           map[int]struct{}
@@ -3127,6 +3130,42 @@ func (m *OrderMutation) ResetCreatePrintFiles() {
 	m.create_print_files = nil
 }
 
+// SetPrintFilesRequested sets the "print_files_requested" field.
+func (m *OrderMutation) SetPrintFilesRequested(b bool) {
+	m.print_files_requested = &b
+}
+
+// PrintFilesRequested returns the value of the "print_files_requested" field in the mutation.
+func (m *OrderMutation) PrintFilesRequested() (r bool, exists bool) {
+	v := m.print_files_requested
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPrintFilesRequested returns the old "print_files_requested" field's value of the Order entity.
+// If the Order object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrderMutation) OldPrintFilesRequested(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPrintFilesRequested is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPrintFilesRequested requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPrintFilesRequested: %w", err)
+	}
+	return oldValue.PrintFilesRequested, nil
+}
+
+// ResetPrintFilesRequested resets all changes to the "print_files_requested" field.
+func (m *OrderMutation) ResetPrintFilesRequested() {
+	m.print_files_requested = nil
+}
+
 // AddItemIDs adds the "items" edge to the OrderItem entity by ids.
 func (m *OrderMutation) AddItemIDs(ids ...int) {
 	if m.items == nil {
@@ -3215,7 +3254,7 @@ func (m *OrderMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *OrderMutation) Fields() []string {
-	fields := make([]string, 0, 15)
+	fields := make([]string, 0, 16)
 	if m.created_at != nil {
 		fields = append(fields, order.FieldCreatedAt)
 	}
@@ -3261,6 +3300,9 @@ func (m *OrderMutation) Fields() []string {
 	if m.create_print_files != nil {
 		fields = append(fields, order.FieldCreatePrintFiles)
 	}
+	if m.print_files_requested != nil {
+		fields = append(fields, order.FieldPrintFilesRequested)
+	}
 	return fields
 }
 
@@ -3299,6 +3341,8 @@ func (m *OrderMutation) Field(name string) (ent.Value, bool) {
 		return m.Shippings()
 	case order.FieldCreatePrintFiles:
 		return m.CreatePrintFiles()
+	case order.FieldPrintFilesRequested:
+		return m.PrintFilesRequested()
 	}
 	return nil, false
 }
@@ -3338,6 +3382,8 @@ func (m *OrderMutation) OldField(ctx context.Context, name string) (ent.Value, e
 		return m.OldShippings(ctx)
 	case order.FieldCreatePrintFiles:
 		return m.OldCreatePrintFiles(ctx)
+	case order.FieldPrintFilesRequested:
+		return m.OldPrintFilesRequested(ctx)
 	}
 	return nil, fmt.Errorf("unknown Order field %s", name)
 }
@@ -3451,6 +3497,13 @@ func (m *OrderMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetCreatePrintFiles(v)
+		return nil
+	case order.FieldPrintFilesRequested:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPrintFilesRequested(v)
 		return nil
 	}
 	return fmt.Errorf("unknown Order field %s", name)
@@ -3636,6 +3689,9 @@ func (m *OrderMutation) ResetField(name string) error {
 	case order.FieldCreatePrintFiles:
 		m.ResetCreatePrintFiles()
 		return nil
+	case order.FieldPrintFilesRequested:
+		m.ResetPrintFilesRequested()
+		return nil
 	}
 	return fmt.Errorf("unknown Order field %s", name)
 }
@@ -3753,6 +3809,8 @@ type OrderItemMutation struct {
 	print_status            *string
 	print_error             *string
 	print_file_key          *string
+	print_job_id            *int64
+	addprint_job_id         *int64
 	clearedFields           map[string]struct{}
 	_order                  *int
 	cleared_order           bool
@@ -4684,6 +4742,76 @@ func (m *OrderItemMutation) ResetPrintFileKey() {
 	delete(m.clearedFields, orderitem.FieldPrintFileKey)
 }
 
+// SetPrintJobID sets the "print_job_id" field.
+func (m *OrderItemMutation) SetPrintJobID(i int64) {
+	m.print_job_id = &i
+	m.addprint_job_id = nil
+}
+
+// PrintJobID returns the value of the "print_job_id" field in the mutation.
+func (m *OrderItemMutation) PrintJobID() (r int64, exists bool) {
+	v := m.print_job_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPrintJobID returns the old "print_job_id" field's value of the OrderItem entity.
+// If the OrderItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrderItemMutation) OldPrintJobID(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPrintJobID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPrintJobID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPrintJobID: %w", err)
+	}
+	return oldValue.PrintJobID, nil
+}
+
+// AddPrintJobID adds i to the "print_job_id" field.
+func (m *OrderItemMutation) AddPrintJobID(i int64) {
+	if m.addprint_job_id != nil {
+		*m.addprint_job_id += i
+	} else {
+		m.addprint_job_id = &i
+	}
+}
+
+// AddedPrintJobID returns the value that was added to the "print_job_id" field in this mutation.
+func (m *OrderItemMutation) AddedPrintJobID() (r int64, exists bool) {
+	v := m.addprint_job_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearPrintJobID clears the value of the "print_job_id" field.
+func (m *OrderItemMutation) ClearPrintJobID() {
+	m.print_job_id = nil
+	m.addprint_job_id = nil
+	m.clearedFields[orderitem.FieldPrintJobID] = struct{}{}
+}
+
+// PrintJobIDCleared returns if the "print_job_id" field was cleared in this mutation.
+func (m *OrderItemMutation) PrintJobIDCleared() bool {
+	_, ok := m.clearedFields[orderitem.FieldPrintJobID]
+	return ok
+}
+
+// ResetPrintJobID resets all changes to the "print_job_id" field.
+func (m *OrderItemMutation) ResetPrintJobID() {
+	m.print_job_id = nil
+	m.addprint_job_id = nil
+	delete(m.clearedFields, orderitem.FieldPrintJobID)
+}
+
 // ClearOrder clears the "order" edge to the Order entity.
 func (m *OrderItemMutation) ClearOrder() {
 	m.cleared_order = true
@@ -4745,7 +4873,7 @@ func (m *OrderItemMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *OrderItemMutation) Fields() []string {
-	fields := make([]string, 0, 18)
+	fields := make([]string, 0, 19)
 	if m.created_at != nil {
 		fields = append(fields, orderitem.FieldCreatedAt)
 	}
@@ -4800,6 +4928,9 @@ func (m *OrderItemMutation) Fields() []string {
 	if m.print_file_key != nil {
 		fields = append(fields, orderitem.FieldPrintFileKey)
 	}
+	if m.print_job_id != nil {
+		fields = append(fields, orderitem.FieldPrintJobID)
+	}
 	return fields
 }
 
@@ -4844,6 +4975,8 @@ func (m *OrderItemMutation) Field(name string) (ent.Value, bool) {
 		return m.PrintError()
 	case orderitem.FieldPrintFileKey:
 		return m.PrintFileKey()
+	case orderitem.FieldPrintJobID:
+		return m.PrintJobID()
 	}
 	return nil, false
 }
@@ -4889,6 +5022,8 @@ func (m *OrderItemMutation) OldField(ctx context.Context, name string) (ent.Valu
 		return m.OldPrintError(ctx)
 	case orderitem.FieldPrintFileKey:
 		return m.OldPrintFileKey(ctx)
+	case orderitem.FieldPrintJobID:
+		return m.OldPrintJobID(ctx)
 	}
 	return nil, fmt.Errorf("unknown OrderItem field %s", name)
 }
@@ -5024,6 +5159,13 @@ func (m *OrderItemMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetPrintFileKey(v)
 		return nil
+	case orderitem.FieldPrintJobID:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPrintJobID(v)
+		return nil
 	}
 	return fmt.Errorf("unknown OrderItem field %s", name)
 }
@@ -5044,6 +5186,9 @@ func (m *OrderItemMutation) AddedFields() []string {
 	if m.addprice != nil {
 		fields = append(fields, orderitem.FieldPrice)
 	}
+	if m.addprint_job_id != nil {
+		fields = append(fields, orderitem.FieldPrintJobID)
+	}
 	return fields
 }
 
@@ -5060,6 +5205,8 @@ func (m *OrderItemMutation) AddedField(name string) (ent.Value, bool) {
 		return m.AddedQuantity()
 	case orderitem.FieldPrice:
 		return m.AddedPrice()
+	case orderitem.FieldPrintJobID:
+		return m.AddedPrintJobID()
 	}
 	return nil, false
 }
@@ -5097,6 +5244,13 @@ func (m *OrderItemMutation) AddField(name string, value ent.Value) error {
 		}
 		m.AddPrice(v)
 		return nil
+	case orderitem.FieldPrintJobID:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddPrintJobID(v)
+		return nil
 	}
 	return fmt.Errorf("unknown OrderItem numeric field %s", name)
 }
@@ -5119,6 +5273,9 @@ func (m *OrderItemMutation) ClearedFields() []string {
 	}
 	if m.FieldCleared(orderitem.FieldPrintFileKey) {
 		fields = append(fields, orderitem.FieldPrintFileKey)
+	}
+	if m.FieldCleared(orderitem.FieldPrintJobID) {
+		fields = append(fields, orderitem.FieldPrintJobID)
 	}
 	return fields
 }
@@ -5148,6 +5305,9 @@ func (m *OrderItemMutation) ClearField(name string) error {
 		return nil
 	case orderitem.FieldPrintFileKey:
 		m.ClearPrintFileKey()
+		return nil
+	case orderitem.FieldPrintJobID:
+		m.ClearPrintJobID()
 		return nil
 	}
 	return fmt.Errorf("unknown OrderItem nullable field %s", name)
@@ -5210,6 +5370,9 @@ func (m *OrderItemMutation) ResetField(name string) error {
 		return nil
 	case orderitem.FieldPrintFileKey:
 		m.ResetPrintFileKey()
+		return nil
+	case orderitem.FieldPrintJobID:
+		m.ResetPrintJobID()
 		return nil
 	}
 	return fmt.Errorf("unknown OrderItem field %s", name)
@@ -10045,6 +10208,440 @@ func (m *ProductVariantMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown ProductVariant edge %s", name)
+}
+
+// ServiceKeyMutation represents an operation that mutates the ServiceKey nodes in the graph.
+type ServiceKeyMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *int
+	name          *string
+	value         *[]byte
+	created_at    *time.Time
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*ServiceKey, error)
+	predicates    []predicate.ServiceKey
+}
+
+var _ ent.Mutation = (*ServiceKeyMutation)(nil)
+
+// servicekeyOption allows management of the mutation configuration using functional options.
+type servicekeyOption func(*ServiceKeyMutation)
+
+// newServiceKeyMutation creates new mutation for the ServiceKey entity.
+func newServiceKeyMutation(c config, op Op, opts ...servicekeyOption) *ServiceKeyMutation {
+	m := &ServiceKeyMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeServiceKey,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withServiceKeyID sets the ID field of the mutation.
+func withServiceKeyID(id int) servicekeyOption {
+	return func(m *ServiceKeyMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *ServiceKey
+		)
+		m.oldValue = func(ctx context.Context) (*ServiceKey, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().ServiceKey.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withServiceKey sets the old ServiceKey of the mutation.
+func withServiceKey(node *ServiceKey) servicekeyOption {
+	return func(m *ServiceKeyMutation) {
+		m.oldValue = func(context.Context) (*ServiceKey, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ServiceKeyMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ServiceKeyMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ServiceKeyMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ServiceKeyMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().ServiceKey.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetName sets the "name" field.
+func (m *ServiceKeyMutation) SetName(s string) {
+	m.name = &s
+}
+
+// Name returns the value of the "name" field in the mutation.
+func (m *ServiceKeyMutation) Name() (r string, exists bool) {
+	v := m.name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldName returns the old "name" field's value of the ServiceKey entity.
+// If the ServiceKey object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ServiceKeyMutation) OldName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldName: %w", err)
+	}
+	return oldValue.Name, nil
+}
+
+// ResetName resets all changes to the "name" field.
+func (m *ServiceKeyMutation) ResetName() {
+	m.name = nil
+}
+
+// SetValue sets the "value" field.
+func (m *ServiceKeyMutation) SetValue(b []byte) {
+	m.value = &b
+}
+
+// Value returns the value of the "value" field in the mutation.
+func (m *ServiceKeyMutation) Value() (r []byte, exists bool) {
+	v := m.value
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldValue returns the old "value" field's value of the ServiceKey entity.
+// If the ServiceKey object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ServiceKeyMutation) OldValue(ctx context.Context) (v []byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldValue is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldValue requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldValue: %w", err)
+	}
+	return oldValue.Value, nil
+}
+
+// ResetValue resets all changes to the "value" field.
+func (m *ServiceKeyMutation) ResetValue() {
+	m.value = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *ServiceKeyMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *ServiceKeyMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the ServiceKey entity.
+// If the ServiceKey object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ServiceKeyMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *ServiceKeyMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// Where appends a list predicates to the ServiceKeyMutation builder.
+func (m *ServiceKeyMutation) Where(ps ...predicate.ServiceKey) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ServiceKeyMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ServiceKeyMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.ServiceKey, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ServiceKeyMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ServiceKeyMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (ServiceKey).
+func (m *ServiceKeyMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ServiceKeyMutation) Fields() []string {
+	fields := make([]string, 0, 3)
+	if m.name != nil {
+		fields = append(fields, servicekey.FieldName)
+	}
+	if m.value != nil {
+		fields = append(fields, servicekey.FieldValue)
+	}
+	if m.created_at != nil {
+		fields = append(fields, servicekey.FieldCreatedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ServiceKeyMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case servicekey.FieldName:
+		return m.Name()
+	case servicekey.FieldValue:
+		return m.Value()
+	case servicekey.FieldCreatedAt:
+		return m.CreatedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ServiceKeyMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case servicekey.FieldName:
+		return m.OldName(ctx)
+	case servicekey.FieldValue:
+		return m.OldValue(ctx)
+	case servicekey.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown ServiceKey field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ServiceKeyMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case servicekey.FieldName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetName(v)
+		return nil
+	case servicekey.FieldValue:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetValue(v)
+		return nil
+	case servicekey.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ServiceKey field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ServiceKeyMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ServiceKeyMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ServiceKeyMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown ServiceKey numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ServiceKeyMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ServiceKeyMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ServiceKeyMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown ServiceKey nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ServiceKeyMutation) ResetField(name string) error {
+	switch name {
+	case servicekey.FieldName:
+		m.ResetName()
+		return nil
+	case servicekey.FieldValue:
+		m.ResetValue()
+		return nil
+	case servicekey.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown ServiceKey field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ServiceKeyMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ServiceKeyMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ServiceKeyMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ServiceKeyMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ServiceKeyMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ServiceKeyMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ServiceKeyMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown ServiceKey unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ServiceKeyMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown ServiceKey edge %s", name)
 }
 
 // StoreMutation represents an operation that mutates the Store nodes in the graph.

@@ -48,6 +48,8 @@ type Order struct {
 	Shippings json.RawMessage `json:"shippings,omitempty"`
 	// CreatePrintFiles holds the value of the "create_print_files" field.
 	CreatePrintFiles bool `json:"create_print_files,omitempty"`
+	// PrintFilesRequested holds the value of the "print_files_requested" field.
+	PrintFilesRequested bool `json:"print_files_requested,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the OrderQuery when eager-loading is set.
 	Edges        OrderEdges `json:"edges"`
@@ -79,7 +81,7 @@ func (*Order) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case order.FieldCustomer, order.FieldAddresses, order.FieldShippings:
 			values[i] = new([]byte)
-		case order.FieldCreatePrintFiles:
+		case order.FieldCreatePrintFiles, order.FieldPrintFilesRequested:
 			values[i] = new(sql.NullBool)
 		case order.FieldTotalPrice, order.FieldSubtotalPrice:
 			values[i] = new(sql.NullFloat64)
@@ -211,6 +213,12 @@ func (_m *Order) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.CreatePrintFiles = value.Bool
 			}
+		case order.FieldPrintFilesRequested:
+			if value, ok := values[i].(*sql.NullBool); !ok {
+				return fmt.Errorf("unexpected type %T for field print_files_requested", values[i])
+			} else if value.Valid {
+				_m.PrintFilesRequested = value.Bool
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -306,6 +314,9 @@ func (_m *Order) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("create_print_files=")
 	builder.WriteString(fmt.Sprintf("%v", _m.CreatePrintFiles))
+	builder.WriteString(", ")
+	builder.WriteString("print_files_requested=")
+	builder.WriteString(fmt.Sprintf("%v", _m.PrintFilesRequested))
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -178,6 +178,20 @@ func (_c *OrderCreate) SetNillableCreatePrintFiles(v *bool) *OrderCreate {
 	return _c
 }
 
+// SetPrintFilesRequested sets the "print_files_requested" field.
+func (_c *OrderCreate) SetPrintFilesRequested(v bool) *OrderCreate {
+	_c.mutation.SetPrintFilesRequested(v)
+	return _c
+}
+
+// SetNillablePrintFilesRequested sets the "print_files_requested" field if the given value is not nil.
+func (_c *OrderCreate) SetNillablePrintFilesRequested(v *bool) *OrderCreate {
+	if v != nil {
+		_c.SetPrintFilesRequested(*v)
+	}
+	return _c
+}
+
 // AddItemIDs adds the "items" edge to the OrderItem entity by IDs.
 func (_c *OrderCreate) AddItemIDs(ids ...int) *OrderCreate {
 	_c.mutation.AddItemIDs(ids...)
@@ -240,6 +254,10 @@ func (_c *OrderCreate) defaults() {
 		v := order.DefaultCreatePrintFiles
 		_c.mutation.SetCreatePrintFiles(v)
 	}
+	if _, ok := _c.mutation.PrintFilesRequested(); !ok {
+		v := order.DefaultPrintFilesRequested
+		_c.mutation.SetPrintFilesRequested(v)
+	}
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -264,6 +282,9 @@ func (_c *OrderCreate) check() error {
 	}
 	if _, ok := _c.mutation.CreatePrintFiles(); !ok {
 		return &ValidationError{Name: "create_print_files", err: errors.New(`ent: missing required field "Order.create_print_files"`)}
+	}
+	if _, ok := _c.mutation.PrintFilesRequested(); !ok {
+		return &ValidationError{Name: "print_files_requested", err: errors.New(`ent: missing required field "Order.print_files_requested"`)}
 	}
 	return nil
 }
@@ -351,6 +372,10 @@ func (_c *OrderCreate) createSpec() (*Order, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.CreatePrintFiles(); ok {
 		_spec.SetField(order.FieldCreatePrintFiles, field.TypeBool, value)
 		_node.CreatePrintFiles = value
+	}
+	if value, ok := _c.mutation.PrintFilesRequested(); ok {
+		_spec.SetField(order.FieldPrintFilesRequested, field.TypeBool, value)
+		_node.PrintFilesRequested = value
 	}
 	if nodes := _c.mutation.ItemsIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -597,6 +622,18 @@ func (u *OrderUpsert) SetCreatePrintFiles(v bool) *OrderUpsert {
 // UpdateCreatePrintFiles sets the "create_print_files" field to the value that was provided on create.
 func (u *OrderUpsert) UpdateCreatePrintFiles() *OrderUpsert {
 	u.SetExcluded(order.FieldCreatePrintFiles)
+	return u
+}
+
+// SetPrintFilesRequested sets the "print_files_requested" field.
+func (u *OrderUpsert) SetPrintFilesRequested(v bool) *OrderUpsert {
+	u.Set(order.FieldPrintFilesRequested, v)
+	return u
+}
+
+// UpdatePrintFilesRequested sets the "print_files_requested" field to the value that was provided on create.
+func (u *OrderUpsert) UpdatePrintFilesRequested() *OrderUpsert {
+	u.SetExcluded(order.FieldPrintFilesRequested)
 	return u
 }
 
@@ -864,6 +901,20 @@ func (u *OrderUpsertOne) SetCreatePrintFiles(v bool) *OrderUpsertOne {
 func (u *OrderUpsertOne) UpdateCreatePrintFiles() *OrderUpsertOne {
 	return u.Update(func(s *OrderUpsert) {
 		s.UpdateCreatePrintFiles()
+	})
+}
+
+// SetPrintFilesRequested sets the "print_files_requested" field.
+func (u *OrderUpsertOne) SetPrintFilesRequested(v bool) *OrderUpsertOne {
+	return u.Update(func(s *OrderUpsert) {
+		s.SetPrintFilesRequested(v)
+	})
+}
+
+// UpdatePrintFilesRequested sets the "print_files_requested" field to the value that was provided on create.
+func (u *OrderUpsertOne) UpdatePrintFilesRequested() *OrderUpsertOne {
+	return u.Update(func(s *OrderUpsert) {
+		s.UpdatePrintFilesRequested()
 	})
 }
 
@@ -1297,6 +1348,20 @@ func (u *OrderUpsertBulk) SetCreatePrintFiles(v bool) *OrderUpsertBulk {
 func (u *OrderUpsertBulk) UpdateCreatePrintFiles() *OrderUpsertBulk {
 	return u.Update(func(s *OrderUpsert) {
 		s.UpdateCreatePrintFiles()
+	})
+}
+
+// SetPrintFilesRequested sets the "print_files_requested" field.
+func (u *OrderUpsertBulk) SetPrintFilesRequested(v bool) *OrderUpsertBulk {
+	return u.Update(func(s *OrderUpsert) {
+		s.SetPrintFilesRequested(v)
+	})
+}
+
+// UpdatePrintFilesRequested sets the "print_files_requested" field to the value that was provided on create.
+func (u *OrderUpsertBulk) UpdatePrintFilesRequested() *OrderUpsertBulk {
+	return u.Update(func(s *OrderUpsert) {
+		s.UpdatePrintFilesRequested()
 	})
 }
 

@@ -219,6 +219,20 @@ func (_u *OrderUpdate) SetNillableCreatePrintFiles(v *bool) *OrderUpdate {
 	return _u
 }
 
+// SetPrintFilesRequested sets the "print_files_requested" field.
+func (_u *OrderUpdate) SetPrintFilesRequested(v bool) *OrderUpdate {
+	_u.mutation.SetPrintFilesRequested(v)
+	return _u
+}
+
+// SetNillablePrintFilesRequested sets the "print_files_requested" field if the given value is not nil.
+func (_u *OrderUpdate) SetNillablePrintFilesRequested(v *bool) *OrderUpdate {
+	if v != nil {
+		_u.SetPrintFilesRequested(*v)
+	}
+	return _u
+}
+
 // AddItemIDs adds the "items" edge to the OrderItem entity by IDs.
 func (_u *OrderUpdate) AddItemIDs(ids ...int) *OrderUpdate {
 	_u.mutation.AddItemIDs(ids...)
@@ -379,6 +393,9 @@ func (_u *OrderUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.CreatePrintFiles(); ok {
 		_spec.SetField(order.FieldCreatePrintFiles, field.TypeBool, value)
+	}
+	if value, ok := _u.mutation.PrintFilesRequested(); ok {
+		_spec.SetField(order.FieldPrintFilesRequested, field.TypeBool, value)
 	}
 	if _u.mutation.ItemsCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -633,6 +650,20 @@ func (_u *OrderUpdateOne) SetNillableCreatePrintFiles(v *bool) *OrderUpdateOne {
 	return _u
 }
 
+// SetPrintFilesRequested sets the "print_files_requested" field.
+func (_u *OrderUpdateOne) SetPrintFilesRequested(v bool) *OrderUpdateOne {
+	_u.mutation.SetPrintFilesRequested(v)
+	return _u
+}
+
+// SetNillablePrintFilesRequested sets the "print_files_requested" field if the given value is not nil.
+func (_u *OrderUpdateOne) SetNillablePrintFilesRequested(v *bool) *OrderUpdateOne {
+	if v != nil {
+		_u.SetPrintFilesRequested(*v)
+	}
+	return _u
+}
+
 // AddItemIDs adds the "items" edge to the OrderItem entity by IDs.
 func (_u *OrderUpdateOne) AddItemIDs(ids ...int) *OrderUpdateOne {
 	_u.mutation.AddItemIDs(ids...)
@@ -823,6 +854,9 @@ func (_u *OrderUpdateOne) sqlSave(ctx context.Context) (_node *Order, err error)
 	}
 	if value, ok := _u.mutation.CreatePrintFiles(); ok {
 		_spec.SetField(order.FieldCreatePrintFiles, field.TypeBool, value)
+	}
+	if value, ok := _u.mutation.PrintFilesRequested(); ok {
+		_spec.SetField(order.FieldPrintFilesRequested, field.TypeBool, value)
 	}
 	if _u.mutation.ItemsCleared() {
 		edge := &sqlgraph.EdgeSpec{

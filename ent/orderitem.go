@@ -55,6 +55,8 @@ type OrderItem struct {
 	PrintError *string `json:"print_error,omitempty"`
 	// PrintFileKey holds the value of the "print_file_key" field.
 	PrintFileKey *string `json:"print_file_key,omitempty"`
+	// PrintJobID holds the value of the "print_job_id" field.
+	PrintJobID *int64 `json:"print_job_id,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the OrderItemQuery when eager-loading is set.
 	Edges        OrderItemEdges `json:"edges"`
@@ -90,7 +92,7 @@ func (*OrderItem) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case orderitem.FieldPrice:
 			values[i] = new(sql.NullFloat64)
-		case orderitem.FieldID, orderitem.FieldOrderID, orderitem.FieldTeamID, orderitem.FieldPosition, orderitem.FieldQuantity:
+		case orderitem.FieldID, orderitem.FieldOrderID, orderitem.FieldTeamID, orderitem.FieldPosition, orderitem.FieldQuantity, orderitem.FieldPrintJobID:
 			values[i] = new(sql.NullInt64)
 		case orderitem.FieldUID, orderitem.FieldStoreID, orderitem.FieldEcommerceOrderItemID, orderitem.FieldEcommerceVariantID, orderitem.FieldTemplateConfig, orderitem.FieldDesignVersionID, orderitem.FieldPrintStatus, orderitem.FieldPrintError, orderitem.FieldPrintFileKey:
 			values[i] = new(sql.NullString)
@@ -233,6 +235,13 @@ func (_m *OrderItem) assignValues(columns []string, values []any) error {
 				_m.PrintFileKey = new(string)
 				*_m.PrintFileKey = value.String
 			}
+		case orderitem.FieldPrintJobID:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field print_job_id", values[i])
+			} else if value.Valid {
+				_m.PrintJobID = new(int64)
+				*_m.PrintJobID = value.Int64
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -334,6 +343,11 @@ func (_m *OrderItem) String() string {
 	if v := _m.PrintFileKey; v != nil {
 		builder.WriteString("print_file_key=")
 		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.PrintJobID; v != nil {
+		builder.WriteString("print_job_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
 	}
 	builder.WriteByte(')')
 	return builder.String()

@@ -188,6 +188,20 @@ func (_c *OrderItemCreate) SetNillablePrintFileKey(v *string) *OrderItemCreate {
 	return _c
 }
 
+// SetPrintJobID sets the "print_job_id" field.
+func (_c *OrderItemCreate) SetPrintJobID(v int64) *OrderItemCreate {
+	_c.mutation.SetPrintJobID(v)
+	return _c
+}
+
+// SetNillablePrintJobID sets the "print_job_id" field if the given value is not nil.
+func (_c *OrderItemCreate) SetNillablePrintJobID(v *int64) *OrderItemCreate {
+	if v != nil {
+		_c.SetPrintJobID(*v)
+	}
+	return _c
+}
+
 // SetOrder sets the "order" edge to the Order entity.
 func (_c *OrderItemCreate) SetOrder(v *Order) *OrderItemCreate {
 	return _c.SetOrderID(v.ID)
@@ -380,6 +394,10 @@ func (_c *OrderItemCreate) createSpec() (*OrderItem, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.PrintFileKey(); ok {
 		_spec.SetField(orderitem.FieldPrintFileKey, field.TypeString, value)
 		_node.PrintFileKey = &value
+	}
+	if value, ok := _c.mutation.PrintJobID(); ok {
+		_spec.SetField(orderitem.FieldPrintJobID, field.TypeInt64, value)
+		_node.PrintJobID = &value
 	}
 	if nodes := _c.mutation.OrderIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -639,6 +657,30 @@ func (u *OrderItemUpsert) UpdatePrintFileKey() *OrderItemUpsert {
 // ClearPrintFileKey clears the value of the "print_file_key" field.
 func (u *OrderItemUpsert) ClearPrintFileKey() *OrderItemUpsert {
 	u.SetNull(orderitem.FieldPrintFileKey)
+	return u
+}
+
+// SetPrintJobID sets the "print_job_id" field.
+func (u *OrderItemUpsert) SetPrintJobID(v int64) *OrderItemUpsert {
+	u.Set(orderitem.FieldPrintJobID, v)
+	return u
+}
+
+// UpdatePrintJobID sets the "print_job_id" field to the value that was provided on create.
+func (u *OrderItemUpsert) UpdatePrintJobID() *OrderItemUpsert {
+	u.SetExcluded(orderitem.FieldPrintJobID)
+	return u
+}
+
+// AddPrintJobID adds v to the "print_job_id" field.
+func (u *OrderItemUpsert) AddPrintJobID(v int64) *OrderItemUpsert {
+	u.Add(orderitem.FieldPrintJobID, v)
+	return u
+}
+
+// ClearPrintJobID clears the value of the "print_job_id" field.
+func (u *OrderItemUpsert) ClearPrintJobID() *OrderItemUpsert {
+	u.SetNull(orderitem.FieldPrintJobID)
 	return u
 }
 
@@ -923,6 +965,34 @@ func (u *OrderItemUpsertOne) UpdatePrintFileKey() *OrderItemUpsertOne {
 func (u *OrderItemUpsertOne) ClearPrintFileKey() *OrderItemUpsertOne {
 	return u.Update(func(s *OrderItemUpsert) {
 		s.ClearPrintFileKey()
+	})
+}
+
+// SetPrintJobID sets the "print_job_id" field.
+func (u *OrderItemUpsertOne) SetPrintJobID(v int64) *OrderItemUpsertOne {
+	return u.Update(func(s *OrderItemUpsert) {
+		s.SetPrintJobID(v)
+	})
+}
+
+// AddPrintJobID adds v to the "print_job_id" field.
+func (u *OrderItemUpsertOne) AddPrintJobID(v int64) *OrderItemUpsertOne {
+	return u.Update(func(s *OrderItemUpsert) {
+		s.AddPrintJobID(v)
+	})
+}
+
+// UpdatePrintJobID sets the "print_job_id" field to the value that was provided on create.
+func (u *OrderItemUpsertOne) UpdatePrintJobID() *OrderItemUpsertOne {
+	return u.Update(func(s *OrderItemUpsert) {
+		s.UpdatePrintJobID()
+	})
+}
+
+// ClearPrintJobID clears the value of the "print_job_id" field.
+func (u *OrderItemUpsertOne) ClearPrintJobID() *OrderItemUpsertOne {
+	return u.Update(func(s *OrderItemUpsert) {
+		s.ClearPrintJobID()
 	})
 }
 
@@ -1373,6 +1443,34 @@ func (u *OrderItemUpsertBulk) UpdatePrintFileKey() *OrderItemUpsertBulk {
 func (u *OrderItemUpsertBulk) ClearPrintFileKey() *OrderItemUpsertBulk {
 	return u.Update(func(s *OrderItemUpsert) {
 		s.ClearPrintFileKey()
+	})
+}
+
+// SetPrintJobID sets the "print_job_id" field.
+func (u *OrderItemUpsertBulk) SetPrintJobID(v int64) *OrderItemUpsertBulk {
+	return u.Update(func(s *OrderItemUpsert) {
+		s.SetPrintJobID(v)
+	})
+}
+
+// AddPrintJobID adds v to the "print_job_id" field.
+func (u *OrderItemUpsertBulk) AddPrintJobID(v int64) *OrderItemUpsertBulk {
+	return u.Update(func(s *OrderItemUpsert) {
+		s.AddPrintJobID(v)
+	})
+}
+
+// UpdatePrintJobID sets the "print_job_id" field to the value that was provided on create.
+func (u *OrderItemUpsertBulk) UpdatePrintJobID() *OrderItemUpsertBulk {
+	return u.Update(func(s *OrderItemUpsert) {
+		s.UpdatePrintJobID()
+	})
+}
+
+// ClearPrintJobID clears the value of the "print_job_id" field.
+func (u *OrderItemUpsertBulk) ClearPrintJobID() *OrderItemUpsertBulk {
+	return u.Update(func(s *OrderItemUpsert) {
+		s.ClearPrintJobID()
 	})
 }
 

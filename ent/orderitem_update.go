@@ -237,6 +237,33 @@ func (_u *OrderItemUpdate) ClearPrintFileKey() *OrderItemUpdate {
 	return _u
 }
 
+// SetPrintJobID sets the "print_job_id" field.
+func (_u *OrderItemUpdate) SetPrintJobID(v int64) *OrderItemUpdate {
+	_u.mutation.ResetPrintJobID()
+	_u.mutation.SetPrintJobID(v)
+	return _u
+}
+
+// SetNillablePrintJobID sets the "print_job_id" field if the given value is not nil.
+func (_u *OrderItemUpdate) SetNillablePrintJobID(v *int64) *OrderItemUpdate {
+	if v != nil {
+		_u.SetPrintJobID(*v)
+	}
+	return _u
+}
+
+// AddPrintJobID adds value to the "print_job_id" field.
+func (_u *OrderItemUpdate) AddPrintJobID(v int64) *OrderItemUpdate {
+	_u.mutation.AddPrintJobID(v)
+	return _u
+}
+
+// ClearPrintJobID clears the value of the "print_job_id" field.
+func (_u *OrderItemUpdate) ClearPrintJobID() *OrderItemUpdate {
+	_u.mutation.ClearPrintJobID()
+	return _u
+}
+
 // Mutation returns the OrderItemMutation object of the builder.
 func (_u *OrderItemUpdate) Mutation() *OrderItemMutation {
 	return _u.mutation
@@ -367,6 +394,15 @@ func (_u *OrderItemUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if _u.mutation.PrintFileKeyCleared() {
 		_spec.ClearField(orderitem.FieldPrintFileKey, field.TypeString)
+	}
+	if value, ok := _u.mutation.PrintJobID(); ok {
+		_spec.SetField(orderitem.FieldPrintJobID, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedPrintJobID(); ok {
+		_spec.AddField(orderitem.FieldPrintJobID, field.TypeInt64, value)
+	}
+	if _u.mutation.PrintJobIDCleared() {
+		_spec.ClearField(orderitem.FieldPrintJobID, field.TypeInt64)
 	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -595,6 +631,33 @@ func (_u *OrderItemUpdateOne) ClearPrintFileKey() *OrderItemUpdateOne {
 	return _u
 }
 
+// SetPrintJobID sets the "print_job_id" field.
+func (_u *OrderItemUpdateOne) SetPrintJobID(v int64) *OrderItemUpdateOne {
+	_u.mutation.ResetPrintJobID()
+	_u.mutation.SetPrintJobID(v)
+	return _u
+}
+
+// SetNillablePrintJobID sets the "print_job_id" field if the given value is not nil.
+func (_u *OrderItemUpdateOne) SetNillablePrintJobID(v *int64) *OrderItemUpdateOne {
+	if v != nil {
+		_u.SetPrintJobID(*v)
+	}
+	return _u
+}
+
+// AddPrintJobID adds value to the "print_job_id" field.
+func (_u *OrderItemUpdateOne) AddPrintJobID(v int64) *OrderItemUpdateOne {
+	_u.mutation.AddPrintJobID(v)
+	return _u
+}
+
+// ClearPrintJobID clears the value of the "print_job_id" field.
+func (_u *OrderItemUpdateOne) ClearPrintJobID() *OrderItemUpdateOne {
+	_u.mutation.ClearPrintJobID()
+	return _u
+}
+
 // Mutation returns the OrderItemMutation object of the builder.
 func (_u *OrderItemUpdateOne) Mutation() *OrderItemMutation {
 	return _u.mutation
@@ -755,6 +818,15 @@ func (_u *OrderItemUpdateOne) sqlSave(ctx context.Context) (_node *OrderItem, er
 	}
 	if _u.mutation.PrintFileKeyCleared() {
 		_spec.ClearField(orderitem.FieldPrintFileKey, field.TypeString)
+	}
+	if value, ok := _u.mutation.PrintJobID(); ok {
+		_spec.SetField(orderitem.FieldPrintJobID, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedPrintJobID(); ok {
+		_spec.AddField(orderitem.FieldPrintJobID, field.TypeInt64, value)
+	}
+	if _u.mutation.PrintJobIDCleared() {
+		_spec.ClearField(orderitem.FieldPrintJobID, field.TypeInt64)
 	}
 	_node = &OrderItem{config: _u.config}
 	_spec.Assign = _node.assignValues

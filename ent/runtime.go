@@ -14,6 +14,7 @@ import (
 	"github.com/platen-print/platen/ent/productcategory"
 	"github.com/platen-print/platen/ent/productvariant"
 	"github.com/platen-print/platen/ent/schema"
+	"github.com/platen-print/platen/ent/servicekey"
 	"github.com/platen-print/platen/ent/store"
 	"github.com/platen-print/platen/ent/team"
 )
@@ -76,6 +77,10 @@ func init() {
 	orderDescCreatePrintFiles := orderFields[12].Descriptor()
 	// order.DefaultCreatePrintFiles holds the default value on creation for the create_print_files field.
 	order.DefaultCreatePrintFiles = orderDescCreatePrintFiles.Default.(bool)
+	// orderDescPrintFilesRequested is the schema descriptor for print_files_requested field.
+	orderDescPrintFilesRequested := orderFields[13].Descriptor()
+	// order.DefaultPrintFilesRequested holds the default value on creation for the print_files_requested field.
+	order.DefaultPrintFilesRequested = orderDescPrintFilesRequested.Default.(bool)
 	orderitemMixin := schema.OrderItem{}.Mixin()
 	orderitemMixinFields0 := orderitemMixin[0].Fields()
 	_ = orderitemMixinFields0
@@ -156,6 +161,12 @@ func init() {
 	productvariantDescName := productvariantFields[3].Descriptor()
 	// productvariant.NameValidator is a validator for the "name" field. It is called by the builders before save.
 	productvariant.NameValidator = productvariantDescName.Validators[0].(func(string) error)
+	servicekeyFields := schema.ServiceKey{}.Fields()
+	_ = servicekeyFields
+	// servicekeyDescCreatedAt is the schema descriptor for created_at field.
+	servicekeyDescCreatedAt := servicekeyFields[2].Descriptor()
+	// servicekey.DefaultCreatedAt holds the default value on creation for the created_at field.
+	servicekey.DefaultCreatedAt = servicekeyDescCreatedAt.Default.(func() time.Time)
 	storeMixin := schema.Store{}.Mixin()
 	storeMixinFields0 := storeMixin[0].Fields()
 	_ = storeMixinFields0

@@ -30,6 +30,8 @@ type Tx struct {
 	ProductCategory *ProductCategoryClient
 	// ProductVariant is the client for interacting with the ProductVariant builders.
 	ProductVariant *ProductVariantClient
+	// ServiceKey is the client for interacting with the ServiceKey builders.
+	ServiceKey *ServiceKeyClient
 	// Store is the client for interacting with the Store builders.
 	Store *StoreClient
 	// Team is the client for interacting with the Team builders.
@@ -175,6 +177,7 @@ func (tx *Tx) init() {
 	tx.Product = NewProductClient(tx.config)
 	tx.ProductCategory = NewProductCategoryClient(tx.config)
 	tx.ProductVariant = NewProductVariantClient(tx.config)
+	tx.ServiceKey = NewServiceKeyClient(tx.config)
 	tx.Store = NewStoreClient(tx.config)
 	tx.Team = NewTeamClient(tx.config)
 	tx.VariantLink = NewVariantLinkClient(tx.config)

@@ -105,6 +105,18 @@ func (f ProductVariantFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Val
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ProductVariantMutation", m)
 }
 
+// The ServiceKeyFunc type is an adapter to allow the use of ordinary
+// function as ServiceKey mutator.
+type ServiceKeyFunc func(context.Context, *ent.ServiceKeyMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ServiceKeyFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ServiceKeyMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ServiceKeyMutation", m)
+}
+
 // The StoreFunc type is an adapter to allow the use of ordinary
 // function as Store mutator.
 type StoreFunc func(context.Context, *ent.StoreMutation) (ent.Value, error)

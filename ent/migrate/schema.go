@@ -116,6 +116,7 @@ var (
 		{Name: "addresses", Type: field.TypeJSON, Nullable: true},
 		{Name: "shippings", Type: field.TypeJSON, Nullable: true},
 		{Name: "create_print_files", Type: field.TypeBool, Default: false},
+		{Name: "print_files_requested", Type: field.TypeBool, Default: false},
 	}
 	// OrdersTable holds the schema information for the "orders" table.
 	OrdersTable = &schema.Table{
@@ -155,6 +156,7 @@ var (
 		{Name: "print_status", Type: field.TypeString, Default: "received"},
 		{Name: "print_error", Type: field.TypeString, Nullable: true, Size: 2147483647},
 		{Name: "print_file_key", Type: field.TypeString, Nullable: true},
+		{Name: "print_job_id", Type: field.TypeInt64, Nullable: true},
 		{Name: "order_id", Type: field.TypeInt},
 	}
 	// OrderItemsTable holds the schema information for the "order_items" table.
@@ -165,7 +167,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "order_items_orders_items",
-				Columns:    []*schema.Column{OrderItemsColumns[18]},
+				Columns:    []*schema.Column{OrderItemsColumns[19]},
 				RefColumns: []*schema.Column{OrdersColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -308,6 +310,19 @@ var (
 			},
 		},
 	}
+	// ServiceKeysColumns holds the columns for the "service_keys" table.
+	ServiceKeysColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "name", Type: field.TypeString, Unique: true},
+		{Name: "value", Type: field.TypeBytes},
+		{Name: "created_at", Type: field.TypeTime},
+	}
+	// ServiceKeysTable holds the schema information for the "service_keys" table.
+	ServiceKeysTable = &schema.Table{
+		Name:       "service_keys",
+		Columns:    ServiceKeysColumns,
+		PrimaryKey: []*schema.Column{ServiceKeysColumns[0]},
+	}
 	// StoresColumns holds the columns for the "stores" table.
 	StoresColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 128},
@@ -390,6 +405,7 @@ var (
 		ProductsTable,
 		ProductCategoriesTable,
 		ProductVariantsTable,
+		ServiceKeysTable,
 		StoresTable,
 		TeamsTable,
 		VariantLinksTable,

@@ -44,6 +44,8 @@ const (
 	FieldShippings = "shippings"
 	// FieldCreatePrintFiles holds the string denoting the create_print_files field in the database.
 	FieldCreatePrintFiles = "create_print_files"
+	// FieldPrintFilesRequested holds the string denoting the print_files_requested field in the database.
+	FieldPrintFilesRequested = "print_files_requested"
 	// EdgeItems holds the string denoting the items edge name in mutations.
 	EdgeItems = "items"
 	// Table holds the table name of the order in the database.
@@ -75,6 +77,7 @@ var Columns = []string{
 	FieldAddresses,
 	FieldShippings,
 	FieldCreatePrintFiles,
+	FieldPrintFilesRequested,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -96,6 +99,8 @@ var (
 	UpdateDefaultUpdatedAt func() time.Time
 	// DefaultCreatePrintFiles holds the default value on creation for the "create_print_files" field.
 	DefaultCreatePrintFiles bool
+	// DefaultPrintFilesRequested holds the default value on creation for the "print_files_requested" field.
+	DefaultPrintFilesRequested bool
 )
 
 // OrderOption defines the ordering options for the Order queries.
@@ -164,6 +169,11 @@ func ByNote(opts ...sql.OrderTermOption) OrderOption {
 // ByCreatePrintFiles orders the results by the create_print_files field.
 func ByCreatePrintFiles(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldCreatePrintFiles, opts...).ToFunc()
+}
+
+// ByPrintFilesRequested orders the results by the print_files_requested field.
+func ByPrintFilesRequested(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldPrintFilesRequested, opts...).ToFunc()
 }
 
 // ByItemsCount orders the results by items count.

@@ -115,6 +115,11 @@ func CreatePrintFiles(v bool) predicate.Order {
 	return predicate.Order(sql.FieldEQ(FieldCreatePrintFiles, v))
 }
 
+// PrintFilesRequested applies equality check predicate on the "print_files_requested" field. It's identical to PrintFilesRequestedEQ.
+func PrintFilesRequested(v bool) predicate.Order {
+	return predicate.Order(sql.FieldEQ(FieldPrintFilesRequested, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.Order {
 	return predicate.Order(sql.FieldEQ(FieldCreatedAt, v))
@@ -793,6 +798,16 @@ func CreatePrintFilesEQ(v bool) predicate.Order {
 // CreatePrintFilesNEQ applies the NEQ predicate on the "create_print_files" field.
 func CreatePrintFilesNEQ(v bool) predicate.Order {
 	return predicate.Order(sql.FieldNEQ(FieldCreatePrintFiles, v))
+}
+
+// PrintFilesRequestedEQ applies the EQ predicate on the "print_files_requested" field.
+func PrintFilesRequestedEQ(v bool) predicate.Order {
+	return predicate.Order(sql.FieldEQ(FieldPrintFilesRequested, v))
+}
+
+// PrintFilesRequestedNEQ applies the NEQ predicate on the "print_files_requested" field.
+func PrintFilesRequestedNEQ(v bool) predicate.Order {
+	return predicate.Order(sql.FieldNEQ(FieldPrintFilesRequested, v))
 }
 
 // HasItems applies the HasEdge predicate on the "items" edge.

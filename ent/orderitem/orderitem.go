@@ -50,6 +50,8 @@ const (
 	FieldPrintError = "print_error"
 	// FieldPrintFileKey holds the string denoting the print_file_key field in the database.
 	FieldPrintFileKey = "print_file_key"
+	// FieldPrintJobID holds the string denoting the print_job_id field in the database.
+	FieldPrintJobID = "print_job_id"
 	// EdgeOrder holds the string denoting the order edge name in mutations.
 	EdgeOrder = "order"
 	// Table holds the table name of the orderitem in the database.
@@ -84,6 +86,7 @@ var Columns = []string{
 	FieldPrintStatus,
 	FieldPrintError,
 	FieldPrintFileKey,
+	FieldPrintJobID,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -193,6 +196,11 @@ func ByPrintError(opts ...sql.OrderTermOption) OrderOption {
 // ByPrintFileKey orders the results by the print_file_key field.
 func ByPrintFileKey(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldPrintFileKey, opts...).ToFunc()
+}
+
+// ByPrintJobID orders the results by the print_job_id field.
+func ByPrintJobID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldPrintJobID, opts...).ToFunc()
 }
 
 // ByOrderField orders the results by order field.

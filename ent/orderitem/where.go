@@ -135,6 +135,11 @@ func PrintFileKey(v string) predicate.OrderItem {
 	return predicate.OrderItem(sql.FieldEQ(FieldPrintFileKey, v))
 }
 
+// PrintJobID applies equality check predicate on the "print_job_id" field. It's identical to PrintJobIDEQ.
+func PrintJobID(v int64) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldEQ(FieldPrintJobID, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.OrderItem {
 	return predicate.OrderItem(sql.FieldEQ(FieldCreatedAt, v))
@@ -1028,6 +1033,56 @@ func PrintFileKeyEqualFold(v string) predicate.OrderItem {
 // PrintFileKeyContainsFold applies the ContainsFold predicate on the "print_file_key" field.
 func PrintFileKeyContainsFold(v string) predicate.OrderItem {
 	return predicate.OrderItem(sql.FieldContainsFold(FieldPrintFileKey, v))
+}
+
+// PrintJobIDEQ applies the EQ predicate on the "print_job_id" field.
+func PrintJobIDEQ(v int64) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldEQ(FieldPrintJobID, v))
+}
+
+// PrintJobIDNEQ applies the NEQ predicate on the "print_job_id" field.
+func PrintJobIDNEQ(v int64) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldNEQ(FieldPrintJobID, v))
+}
+
+// PrintJobIDIn applies the In predicate on the "print_job_id" field.
+func PrintJobIDIn(vs ...int64) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldIn(FieldPrintJobID, vs...))
+}
+
+// PrintJobIDNotIn applies the NotIn predicate on the "print_job_id" field.
+func PrintJobIDNotIn(vs ...int64) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldNotIn(FieldPrintJobID, vs...))
+}
+
+// PrintJobIDGT applies the GT predicate on the "print_job_id" field.
+func PrintJobIDGT(v int64) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldGT(FieldPrintJobID, v))
+}
+
+// PrintJobIDGTE applies the GTE predicate on the "print_job_id" field.
+func PrintJobIDGTE(v int64) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldGTE(FieldPrintJobID, v))
+}
+
+// PrintJobIDLT applies the LT predicate on the "print_job_id" field.
+func PrintJobIDLT(v int64) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldLT(FieldPrintJobID, v))
+}
+
+// PrintJobIDLTE applies the LTE predicate on the "print_job_id" field.
+func PrintJobIDLTE(v int64) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldLTE(FieldPrintJobID, v))
+}
+
+// PrintJobIDIsNil applies the IsNil predicate on the "print_job_id" field.
+func PrintJobIDIsNil() predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldIsNull(FieldPrintJobID))
+}
+
+// PrintJobIDNotNil applies the NotNil predicate on the "print_job_id" field.
+func PrintJobIDNotNil() predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldNotNull(FieldPrintJobID))
 }
 
 // HasOrder applies the HasEdge predicate on the "order" edge.

@@ -30,6 +30,9 @@ type ProductCategory func(*sql.Selector)
 // ProductVariant is the predicate function for productvariant builders.
 type ProductVariant func(*sql.Selector)
 
+// ServiceKey is the predicate function for servicekey builders.
+type ServiceKey func(*sql.Selector)
+
 // Store is the predicate function for store builders.
 type Store func(*sql.Selector)
 

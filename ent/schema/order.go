@@ -33,6 +33,9 @@ func (Order) Fields() []ent.Field {
 		field.JSON("addresses", json.RawMessage{}).Optional(),
 		field.JSON("shippings", json.RawMessage{}).Optional(),
 		field.Bool("create_print_files").Default(false),
+		// Whether print files were asked for: create_print_files, or a later
+		// POST …/print-files. Items added by a PUT then render too.
+		field.Bool("print_files_requested").Default(false),
 	}
 }
 

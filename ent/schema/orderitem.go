@@ -37,6 +37,9 @@ func (OrderItem) Fields() []ent.Field {
 		field.Text("print_error").Optional().Nillable(),
 		// Storage key of the rendered file, set when print_status is ready.
 		field.String("print_file_key").Optional().Nillable(),
+		// The render job that owns the print now: a job that finds another
+		// id here was superseded (a new template_config) and writes nothing.
+		field.Int64("print_job_id").Optional().Nillable(),
 	}
 }
 

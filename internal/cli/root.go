@@ -1,5 +1,5 @@
-// Package cli is the platen command line: serve, render (later), migrate
-// and admin, each flag also read from its PLATEN_* environment variable.
+// Package cli is the platen command line: serve, render, migrate and
+// admin, each flag also read from its PLATEN_* environment variable.
 package cli
 
 import (
@@ -33,6 +33,6 @@ func NewRoot() *cobra.Command {
 			return nil
 		},
 	}
-	root.AddCommand(newServe(&cfg), newMigrate(&cfg), newAdmin(&cfg))
+	root.AddCommand(newServe(&cfg), newRender(&cfg), newMigrate(&cfg), newAdmin(&cfg))
 	return root
 }

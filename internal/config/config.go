@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -32,6 +34,30 @@ type Config struct {
 	// RateBurst the burst it may take at once (0: twice the rate).
 	RateLimit float64
 	RateBurst int
+
+	Render
+	// BlobURL is where print files are stored: file://DIR (default
+	// DATA_DIR/files) or s3://bucket?endpoint=…&region=….
+	BlobURL string
+	// PublicURL is the base of download links (default http://HTTP_ADDR).
+	PublicURL string
+	// RenderAddrs are remote `platen render` processes (host:port); empty
+	// renders in this process.
+	RenderAddrs []string
+	// RenderWorkers is how many renders run at once in this process
+	// (default: the number of CPUs).
+	RenderWorkers int
+}
+
+// Render is what rendering needs, in `platen serve` and `platen render`.
+type Render struct {
+	// AllowPrivateNetwork lets images (and webhooks) reach loopback,
+	// private, link-local and metadata addresses: for tests and closed
+	// networks only.
+	AllowPrivateNetwork bool
+	// FontDir holds operator-added TTF/OTF fonts, each named by its file
+	// name without the extension.
+	FontDir string
 }
 
 // Default returns the embedded defaults: nothing to install, data in ./data.
@@ -64,6 +90,29 @@ func (c *Config) ServeFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.DebugAddr, "debug-addr", c.DebugAddr, "serve Go's pprof profiles on this address (off when empty)")
 	fs.Float64Var(&c.RateLimit, "rate-limit", c.RateLimit, "requests a second each API token may make in this process; 0 for no limit")
 	fs.IntVar(&c.RateBurst, "rate-burst", c.RateBurst, "requests a token may make at once above --rate-limit; 0 for twice the rate")
+	fs.StringVar(&c.BlobURL, "blob-url", c.BlobURL, "where print files are stored: file://DIR (default DATA_DIR/files) or s3://BUCKET?endpoint=…&region=…")
+	fs.StringVar(&c.PublicURL, "public-url", c.PublicURL, "base URL of download links (default http://HTTP_ADDR)")
+	fs.StringSliceVar(&c.RenderAddrs, "render-addr", c.RenderAddrs, "host:port of `platen render` processes, comma-separated; empty renders in this process")
+	fs.IntVar(&c.RenderWorkers, "render-workers", c.RenderWorkers, "renders at once in this process; 0 for the number of CPUs")
+	c.Render.Flags(fs)
+}
+
+// Flags registers the rendering flags shared by serve and render.
+func (r *Render) Flags(fs *pflag.FlagSet) {
+	fs.BoolVar(&r.AllowPrivateNetwork, "allow-private-network", r.AllowPrivateNetwork, "let images and webhooks reach loopback, private, link-local and metadata addresses (tests and closed networks only)")
+	fs.StringVar(&r.FontDir, "font-dir", r.FontDir, "directory of operator-added TTF/OTF fonts, each named by its file name without the extension")
+}
+
+// BlobURLOrDefault is --blob-url, or the files directory in --data-dir.
+func (c *Config) BlobURLOrDefault() (string, error) {
+	if c.BlobURL != "" {
+		return c.BlobURL, nil
+	}
+	dir, err := filepath.Abs(filepath.Join(c.DataDir, "files"))
+	if err != nil {
+		return "", err
+	}
+	return "file://" + filepath.ToSlash(dir), nil
 }
 
 // EnvPrefix starts the environment variable of every flag.
@@ -108,6 +157,19 @@ func (c *Config) Validate() error {
 	}
 	if c.RateLimit < 0 || c.RateBurst < 0 {
 		errs = append(errs, errors.New("--rate-limit and --rate-burst must not be negative"))
+	}
+	for _, addr := range c.RenderAddrs {
+		if err := checkAddr(addr); err != nil {
+			errs = append(errs, fmt.Errorf("--render-addr %q: %w", addr, err))
+		}
+	}
+	if c.RenderWorkers < 0 {
+		errs = append(errs, errors.New("--render-workers must not be negative"))
+	}
+	if c.PublicURL != "" {
+		if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, fmt.Errorf("--public-url %q: want http(s)://host[:port][/path]", c.PublicURL))
+		}
 	}
 	if c.ShutdownTimeout <= 0 {
 		errs = append(errs, errors.New("--shutdown-timeout must be positive"))

@@ -2,6 +2,7 @@ package config
 
 import (
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -64,7 +65,7 @@ func TestApplyEnv(t *testing.T) {
 		{
 			name: "nothing set keeps the defaults",
 			check: func(c *Config) string {
-				if *c != Default() {
+				if !reflect.DeepEqual(*c, Default()) {
 					return "config differs from Default()"
 				}
 				return ""
@@ -127,7 +128,7 @@ func TestApplyEnv(t *testing.T) {
 			name: "variables of no flag are ignored",
 			env:  map[string]string{"PLATEN_NOT_A_FLAG": "x", "HTTP_ADDR": ":1"},
 			check: func(c *Config) string {
-				if *c != Default() {
+				if !reflect.DeepEqual(*c, Default()) {
 					return "config differs from Default()"
 				}
 				return ""

@@ -25,19 +25,19 @@ func (s *Store) Handler() http.Handler {
 func (s *Store) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
-		writeError(w, http.StatusMethodNotAllowed, codes.Unimplemented, "Method Not Allowed")
+		WriteError(w, http.StatusMethodNotAllowed, codes.Unimplemented, "Method Not Allowed")
 		return
 	}
 	if s.local == nil {
-		writeError(w, http.StatusNotFound, codes.NotFound, "Not Found")
+		WriteError(w, http.StatusNotFound, codes.NotFound, "Not Found")
 		return
 	}
 	key, filename, err := s.local.check(r.Context(), r, s.now())
 	switch {
 	case errors.Is(err, errNotHere):
-		writeError(w, http.StatusNotFound, codes.NotFound, "Not Found")
+		WriteError(w, http.StatusNotFound, codes.NotFound, "Not Found")
 	case err != nil:
-		writeError(w, http.StatusForbidden, codes.PermissionDenied, err.Error())
+		WriteError(w, http.StatusForbidden, codes.PermissionDenied, err.Error())
 	default:
 		s.serveFile(w, r, key, filename)
 	}
@@ -54,12 +54,12 @@ func (s *Store) serveFile(w http.ResponseWriter, r *http.Request, key, filename 
 		rd, err = s.bucket.NewReader(ctx, key, nil)
 	}
 	if gcerrors.Code(err) == gcerrors.NotFound {
-		writeError(w, http.StatusNotFound, codes.NotFound, "the file of this link is no longer stored")
+		WriteError(w, http.StatusNotFound, codes.NotFound, "the file of this link is no longer stored")
 		return
 	}
 	if err != nil {
 		slog.ErrorContext(ctx, "files: cannot read a stored file", "key", key, "error", err)
-		writeError(w, http.StatusInternalServerError, codes.Internal, "internal error")
+		WriteError(w, http.StatusInternalServerError, codes.Internal, "internal error")
 		return
 	}
 	defer func() { _ = rd.Close() }()
@@ -100,7 +100,9 @@ type errorBody struct {
 	Details []any  `json:"details"`
 }
 
-func writeError(w http.ResponseWriter, status int, code codes.Code, message string) {
+// WriteError answers the contract's JSON error with the HTTP status and
+// the gRPC code the REST API would give.
+func WriteError(w http.ResponseWriter, status int, code codes.Code, message string) {
 	body, _ := json.Marshal(errorBody{Code: int(code), Message: message, Details: []any{}})
 	h := w.Header()
 	h.Set("Content-Type", "application/json")

@@ -10,7 +10,7 @@ import (
 )
 
 // toProto renders the order details answered by create, get and update.
-func toProto(o *Order) *platenv1.Order {
+func (s *Service) toProto(o *Order) *platenv1.Order {
 	out := &platenv1.Order{
 		Uid:                  o.UID,
 		StoreId:              o.StoreID,
@@ -37,6 +37,7 @@ func toProto(o *Order) *platenv1.Order {
 	}
 	for i := range o.Items {
 		out.Items[i] = itemProto(&o.Items[i])
+		out.Items[i].Print.Url = s.printURL(o.UID, &o.Items[i])
 	}
 	return out
 }
@@ -95,10 +96,18 @@ func itemProto(it *Item) *platenv1.OrderItem {
 	return out
 }
 
-// printProto is an item's print file; url stays null until the render
-// pipeline stores a file and can sign a link to it.
+// printProto is an item's print file but its url, which only the service
+// can sign.
 func printProto(p PrintFile) *platenv1.PrintFile {
 	return &platenv1.PrintFile{Status: p.Status, Error: stringValue(p.Error)}
+}
+
+// printURL is a fresh download link for a ready item, else null.
+func (s *Service) printURL(orderUID string, it *Item) *wrapperspb.StringValue {
+	if it.Print.Status != PrintReady || s.links == nil {
+		return nil
+	}
+	return wrapperspb.String(s.links.ItemURL(orderUID, it.UID))
 }
 
 func stringValue(s *string) *wrapperspb.StringValue {

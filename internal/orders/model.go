@@ -37,9 +37,12 @@ type Order struct {
 	Addresses            []Address
 	Shippings            []Shipping
 	CreatePrintFiles     bool
-	Items                []Item
-	CreatedAt            time.Time
-	UpdatedAt            time.Time
+	// PrintFilesRequested: create_print_files, or a later POST
+	// …/print-files; new items then render as they come.
+	PrintFilesRequested bool
+	Items               []Item
+	CreatedAt           time.Time
+	UpdatedAt           time.Time
 }
 
 // Customer is the buyer; every field is optional.
@@ -95,11 +98,16 @@ type PrintFile struct {
 	Error  *string
 	// FileKey is the stored file's key once Status is ready.
 	FileKey *string
+	// JobID is the render job that owns the print; nil until print files
+	// are requested.
+	JobID *int64
 }
 
 // ItemPrint is the print state of one item found by its e-commerce id.
 type ItemPrint struct {
 	StoreID              string
+	OrderUID             string
+	ItemUID              string
 	EcommerceOrderItemID string
 	Print                PrintFile
 }

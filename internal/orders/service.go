@@ -22,11 +22,21 @@ type Service struct {
 	// storeTeams caches store id → team id; a store never changes team, so
 	// an entry never goes stale and order creation skips a read.
 	storeTeams sync.Map
+
+	links PrintLinks
 }
 
-// NewService returns the order service backed by store.
-func NewService(store Store) *Service {
-	return &Service{store: store}
+// PrintLinks signs the download links of ready print files.
+type PrintLinks interface {
+	// ItemURL is a fresh link to the print file of item itemUID of order
+	// orderUID.
+	ItemURL(orderUID, itemUID string) string
+}
+
+// NewService returns the order service backed by store; links signs the
+// url of ready items (nil leaves it null).
+func NewService(store Store, links PrintLinks) *Service {
+	return &Service{store: store, links: links}
 }
 
 func scopeOf(ctx context.Context) (Scope, error) {
@@ -55,7 +65,7 @@ func (s *Service) CreateOrder(ctx context.Context, req *platenv1.CreateOrderRequ
 	if err := s.store.CreateOrder(ctx, o); err != nil {
 		return nil, err
 	}
-	return toProto(o), nil
+	return s.toProto(o), nil
 }
 
 // checkStore answers 403 for a store of another team, one that does not
@@ -96,7 +106,7 @@ func (s *Service) GetOrder(ctx context.Context, req *platenv1.GetOrderRequest) (
 	if err != nil {
 		return nil, err
 	}
-	return toProto(o), nil
+	return s.toProto(o), nil
 }
 
 // ListOrders pages through the caller's orders, newest first.
@@ -120,7 +130,7 @@ func (s *Service) ListOrders(ctx context.Context, req *platenv1.ListOrdersReques
 	}
 	resp := &platenv1.ListOrdersResponse{Orders: make([]*platenv1.Order, len(list))}
 	for i, o := range list {
-		resp.Orders[i] = toProto(o)
+		resp.Orders[i] = s.toProto(o)
 	}
 	if more {
 		last := list[len(list)-1]
@@ -153,7 +163,7 @@ func (s *Service) UpdateOrder(ctx context.Context, req *platenv1.UpdateOrderRequ
 	if err != nil {
 		return nil, err
 	}
-	return toProto(o), nil
+	return s.toProto(o), nil
 }
 
 // DeleteOrder removes the order.
@@ -166,6 +176,22 @@ func (s *Service) DeleteOrder(ctx context.Context, req *platenv1.DeleteOrderRequ
 		return nil, err
 	}
 	return &platenv1.DeleteOrderResponse{Message: DeletedMessage, OrderUid: req.OrderUid}, nil
+}
+
+// CreatePrintFiles asks for the print files of an order created with
+// create_print_files false: every item not yet rendered or rendering (and
+// every failed one, which is tried again) is queued. Asking again is
+// harmless.
+func (s *Service) CreatePrintFiles(ctx context.Context, req *platenv1.CreatePrintFilesRequest) (*platenv1.Order, error) {
+	scope, err := scopeOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	o, err := s.store.RequestPrintFiles(ctx, scope, req.OrderUid)
+	if err != nil {
+		return nil, err
+	}
+	return s.toProto(o), nil
 }
 
 // GetOrderItemPrint returns one item's print status. The id is unique per
@@ -189,9 +215,11 @@ func (s *Service) GetOrderItemPrint(ctx context.Context, req *platenv1.GetOrderI
 		return nil, apierr.NotFound("order item %q not found", req.EcommerceOrderItemId)
 	case 1:
 		p := found[0]
+		it := &Item{UID: p.ItemUID, Print: p.Print}
 		return &platenv1.OrderItemPrint{
 			EcommerceOrderItemId: p.EcommerceOrderItemID,
 			Status:               p.Print.Status,
+			Url:                  s.printURL(p.OrderUID, it),
 		}, nil
 	default:
 		return nil, apierr.Conflict("store_id", "order item %q exists in stores %s: add ?store_id= to choose one",

@@ -19,7 +19,11 @@ type Store interface {
 	// result in one transaction: items kept by uid are updated, items
 	// without an id are inserted, items no longer present are deleted.
 	UpdateOrder(ctx context.Context, scope Scope, uid string, apply func(*Order) error) (*Order, error)
-	// DeleteOrder removes the order and its items.
+	// RequestPrintFiles marks the order's print files as wanted and queues
+	// the renders of its items that have none (or failed), in one
+	// transaction.
+	RequestPrintFiles(ctx context.Context, scope Scope, uid string) (*Order, error)
+	// DeleteOrder removes the order and its items, and cancels their renders.
 	DeleteOrder(ctx context.Context, scope Scope, uid string) error
 	// FindItemPrints returns the print state of every item visible in scope
 	// with this e-commerce item id (one per store at most), in storeID only

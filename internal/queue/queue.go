@@ -20,9 +20,21 @@ import (
 
 // Config tunes the queue.
 type Config struct {
-	// Workers is how many jobs run at once in this process; 0 makes an
-	// insert-only queue.
+	// Workers is how many jobs of the default queue run at once in this
+	// process; with no Queues either, the client only inserts.
 	Workers int
+	// Queues are the other named queues and how many of their jobs run at
+	// once here (renders have a queue of their own, so that they never hold
+	// up quick jobs such as clean-ups and webhooks).
+	Queues map[string]int
+	// ID names this process among those working the database; it should
+	// be the same across its restarts, so that Rescue finds the jobs it
+	// left running. Empty: a random one.
+	ID string
+	// JobTimeout bounds a job's run unless its worker says otherwise;
+	// RescueAfter is when another process may consider a running job lost
+	// (it must exceed every job's timeout).
+	JobTimeout, RescueAfter time.Duration
 	// PollInterval is how often idle workers look for new jobs: neither
 	// database/sql driver can listen for them, so this bounds the delay
 	// between a commit and its job starting.
@@ -32,7 +44,10 @@ type Config struct {
 
 // Queue is a River client over database/sql transactions.
 type Queue struct {
-	client *river.Client[*sql.Tx]
+	client  *river.Client[*sql.Tx]
+	pool    *sql.DB
+	dialect string
+	id      string
 }
 
 func driver(pool *sql.DB, dialect string) (riverdriver.Driver[*sql.Tx], error) {
@@ -67,18 +82,57 @@ func New(pool *sql.DB, dialect string, workers *river.Workers, cfg Config) (*Que
 	if err != nil {
 		return nil, err
 	}
-	rc := &river.Config{Workers: workers, Logger: cfg.Logger, FetchPollInterval: cfg.PollInterval}
+	rc := &river.Config{
+		Workers:              workers,
+		Logger:               cfg.Logger,
+		FetchPollInterval:    cfg.PollInterval,
+		ID:                   cfg.ID,
+		JobTimeout:           cfg.JobTimeout,
+		RescueStuckJobsAfter: cfg.RescueAfter,
+	}
 	if cfg.PollInterval > 0 {
 		rc.FetchCooldown = min(cfg.PollInterval, 100*time.Millisecond)
 	}
-	if cfg.Workers > 0 {
-		rc.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}}
+	if cfg.Workers > 0 || len(cfg.Queues) > 0 {
+		rc.Queues = map[string]river.QueueConfig{}
+		if cfg.Workers > 0 {
+			rc.Queues[river.QueueDefault] = river.QueueConfig{MaxWorkers: cfg.Workers}
+		}
+		for name, n := range cfg.Queues {
+			rc.Queues[name] = river.QueueConfig{MaxWorkers: n}
+		}
 	}
 	client, err := river.NewClient(drv, rc)
 	if err != nil {
 		return nil, fmt.Errorf("queue: %w", err)
 	}
-	return &Queue{client: client}, nil
+	return &Queue{client: client, pool: pool, dialect: dialect, id: cfg.ID}, nil
+}
+
+// Rescue makes the jobs this process left running when it stopped
+// without finishing them (a crash, a kill) available again at once, so
+// that a restart leaves nothing stuck until River's own rescuer would find
+// them. Call it before Start. On SQLite the one `platen serve` owns every
+// job in the file; on PostgreSQL only jobs last attempted under this
+// process's ID are taken: other processes may still be running theirs.
+// It returns how many jobs it made available.
+func (q *Queue) Rescue(ctx context.Context) (int64, error) {
+	var res sql.Result
+	var err error
+	switch q.dialect {
+	case "postgres":
+		if q.id == "" {
+			return 0, nil
+		}
+		res, err = q.pool.ExecContext(ctx, `UPDATE river_job SET state = 'available'
+			WHERE state = 'running' AND attempted_by[array_length(attempted_by, 1)] = $1`, q.id)
+	default:
+		res, err = q.pool.ExecContext(ctx, `UPDATE river_job SET state = 'available' WHERE state = 'running'`)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("queue: rescue running jobs: %w", err)
+	}
+	return res.RowsAffected()
 }
 
 // Start starts working jobs; it returns at once.

@@ -38,26 +38,25 @@ var builtinFonts = map[string][]byte{
 }
 
 // Fonts resolves a layer's font name: the built-in Go fonts, plus fonts an
-// operator added (TTF or OTF bytes by name). Parsed fonts are kept, since
-// parsing one costs more than drawing a page of text.
+// operator added (TTF or OTF bytes by name). Parsed fonts are kept for
+// reuse, since parsing one costs more than drawing a page of text; but a
+// canvas.Font keeps glyph caches that are not safe for concurrent use, so
+// each render borrows its own copies (a fontSet) and returns them when its
+// page is written: at most one parsed copy per font and concurrent render.
 type Fonts struct {
-	mu     sync.Mutex
-	extra  map[string][]byte
-	loaded map[string]*canvas.Font
+	mu    sync.Mutex
+	extra map[string][]byte
+	free  map[string][]*canvas.Font
 }
 
 // NewFonts returns the built-in fonts plus extra.
 func NewFonts(extra map[string][]byte) *Fonts {
-	return &Fonts{extra: extra, loaded: map[string]*canvas.Font{}}
+	return &Fonts{extra: extra, free: map[string][]*canvas.Font{}}
 }
 
-// Font returns the named font, or an error listing the known names.
+// Font parses the named font, or says why it cannot: unknown (listing the
+// known names) or unreadable. The caller owns the copy it gets.
 func (f *Fonts) Font(name string) (*canvas.Font, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if font, ok := f.loaded[name]; ok {
-		return font, nil
-	}
 	data, ok := builtinFonts[name]
 	if !ok {
 		if data, ok = f.extra[name]; !ok {
@@ -68,8 +67,54 @@ func (f *Fonts) Font(name string) (*canvas.Font, error) {
 	if err != nil {
 		return nil, fmt.Errorf("font %q cannot be read: %v", name, err)
 	}
-	f.loaded[name] = font
 	return font, nil
+}
+
+// borrow returns a parsed copy of the named font no other render is using.
+func (f *Fonts) borrow(name string) (*canvas.Font, error) {
+	f.mu.Lock()
+	if list := f.free[name]; len(list) > 0 {
+		font := list[len(list)-1]
+		f.free[name] = list[:len(list)-1]
+		f.mu.Unlock()
+		return font, nil
+	}
+	f.mu.Unlock()
+	return f.Font(name)
+}
+
+func (f *Fonts) giveBack(name string, font *canvas.Font) {
+	f.mu.Lock()
+	f.free[name] = append(f.free[name], font)
+	f.mu.Unlock()
+}
+
+// fontSet is one render's fonts: borrowed on first use, returned by
+// release once the render's output is complete.
+type fontSet struct {
+	fonts *Fonts
+	used  map[string]*canvas.Font
+}
+
+func (f *Fonts) set() *fontSet { return &fontSet{fonts: f, used: map[string]*canvas.Font{}} }
+
+func (s *fontSet) font(name string) (*canvas.Font, error) {
+	if font, ok := s.used[name]; ok {
+		return font, nil
+	}
+	font, err := s.fonts.borrow(name)
+	if err != nil {
+		return nil, err
+	}
+	s.used[name] = font
+	return font, nil
+}
+
+func (s *fontSet) release() {
+	for name, font := range s.used {
+		s.fonts.giveBack(name, font)
+	}
+	s.used = nil
 }
 
 func (f *Fonts) names() []string {

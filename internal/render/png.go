@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"image"
@@ -19,6 +20,10 @@ import (
 // maxRasterPixels bounds one PNG's pixels: an A0 page at 600 DPI.
 const maxRasterPixels = 19_900 * 28_100 / 4
 
+// ErrTooLarge marks a page too large to raster at the asked DPI: the
+// document's fault, so no retry can help.
+var ErrTooLarge = errors.New("page too large")
+
 // PNG renders one surface at settings.DPI, recording that DPI in the file.
 // Where nothing is painted the PNG is transparent.
 func (r *Renderer) PNG(ctx context.Context, doc *design.Document, surface int, settings Settings) ([]byte, error) {
@@ -28,11 +33,12 @@ func (r *Renderer) PNG(ctx context.Context, doc *design.Document, surface int, s
 	if settings.DPI < 1 {
 		return nil, fmt.Errorf("render: a PNG needs a DPI")
 	}
-	p := newPage(doc)
+	p := newPage(doc, r.fonts.set())
+	defer p.fonts.release()
 	res := canvas.DPI(float64(settings.DPI))
 	if px := p.width * res.DPMM() * p.height * res.DPMM(); px > maxRasterPixels {
-		return nil, fmt.Errorf("the page is %.0f megapixels at %d DPI, over the %d-megapixel limit for PNG",
-			px/1e6, settings.DPI, maxRasterPixels/1_000_000)
+		return nil, fmt.Errorf("%w: the page is %.0f megapixels at %d DPI, over the %d-megapixel limit for PNG",
+			ErrTooLarge, px/1e6, settings.DPI, maxRasterPixels/1_000_000)
 	}
 	// Linear: colours pass through as given, as in browsers, and no gamma
 	// pass is spent on every pixel.

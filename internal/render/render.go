@@ -67,7 +67,8 @@ func (r *Renderer) PDF(ctx context.Context, doc *design.Document, surfaces ...in
 			surfaces = append(surfaces, i)
 		}
 	}
-	p := newPage(doc)
+	p := newPage(doc, r.fonts.set())
+	defer p.fonts.release()
 	var buf bytes.Buffer
 	pdf := canvaspdf.New(&buf, p.width, p.height, &canvaspdf.Options{Compress: true, SubsetFonts: true})
 	pdf.SetInfo("", "", "", "", "Platen")
@@ -93,13 +94,14 @@ func (r *Renderer) PDF(ctx context.Context, doc *design.Document, surfaces ...in
 // every side.
 type page struct {
 	doc           *design.Document
+	fonts         *fontSet
 	bleed         float64
 	trimW, trimH  float64
 	width, height float64
 }
 
-func newPage(doc *design.Document) page {
-	p := page{doc: doc, bleed: doc.ToMM(doc.Bleed), trimW: doc.ToMM(doc.Width), trimH: doc.ToMM(doc.Height)}
+func newPage(doc *design.Document, fonts *fontSet) page {
+	p := page{doc: doc, fonts: fonts, bleed: doc.ToMM(doc.Bleed), trimW: doc.ToMM(doc.Width), trimH: doc.ToMM(doc.Height)}
 	p.width, p.height = p.trimW+2*p.bleed, p.trimH+2*p.bleed
 	return p
 }
@@ -194,7 +196,7 @@ func (r *Renderer) rect(c *canvas.Context, p page, l design.Layer, b box) {
 }
 
 func (r *Renderer) text(c *canvas.Context, p page, l design.Layer, b box) error {
-	font, err := r.fonts.Font(l.Font)
+	font, err := p.fonts.font(l.Font)
 	if err != nil {
 		return err
 	}

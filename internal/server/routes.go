@@ -7,7 +7,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/platen-print/platen/internal/files"
 	"github.com/platen-print/platen/internal/gateway"
+	"github.com/platen-print/platen/internal/printfiles"
 )
 
 // routes puts the operational endpoints beside the REST API, all behind the
@@ -19,6 +21,8 @@ func (s *Server) routes(gw *gateway.Gateway) http.Handler {
 	})
 	mux.HandleFunc("GET /readyz", s.ready)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{}))
+	mux.Handle("GET "+printfiles.RoutePrefix+"{item_uid}", s.links)
+	mux.Handle(files.PathPrefix, s.files.Handler())
 	mux.Handle("/", gw)
 	return gw.Observe(mux)
 }

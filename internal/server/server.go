@@ -30,9 +30,12 @@ import (
 	"github.com/platen-print/platen/internal/catalog"
 	"github.com/platen-print/platen/internal/config"
 	"github.com/platen-print/platen/internal/designs"
+	"github.com/platen-print/platen/internal/files"
 	"github.com/platen-print/platen/internal/gateway"
 	"github.com/platen-print/platen/internal/idempotency"
 	"github.com/platen-print/platen/internal/orders"
+	"github.com/platen-print/platen/internal/printfiles"
+	"github.com/platen-print/platen/internal/queue"
 	"github.com/platen-print/platen/internal/storage"
 )
 
@@ -58,6 +61,10 @@ type Server struct {
 	httpServer  *http.Server
 	httpLis     net.Listener
 	conn        *grpc.ClientConn
+
+	files *files.Store
+	links *printfiles.Links
+	queue *queue.Queue
 
 	// draining is set when shutdown begins; /readyz then answers 503.
 	draining atomic.Bool
@@ -91,10 +98,19 @@ func (s *Server) start(ctx context.Context) error {
 	if err := db.Migrate(ctx); err != nil {
 		return err
 	}
+	if err := s.listen(); err != nil {
+		return err
+	}
+	if err := s.startPrinting(ctx); err != nil {
+		return err
+	}
 	if err := s.startGRPC(); err != nil {
 		return err
 	}
 	if err := s.startHTTP(ctx); err != nil {
+		return err
+	}
+	if err := s.startQueue(ctx); err != nil {
 		return err
 	}
 	s.startJanitor()
@@ -105,12 +121,24 @@ func (s *Server) start(ctx context.Context) error {
 
 func (s *Server) onShutdown(fn func(context.Context) error) { s.cleanups = append(s.cleanups, fn) }
 
-func (s *Server) startGRPC() error {
+// listen takes both public addresses first: the download links and the
+// queue's name for this process need them.
+func (s *Server) listen() error {
 	lis, err := net.Listen("tcp", s.cfg.GRPCAddr)
 	if err != nil {
 		return fmt.Errorf("listen on --grpc-addr: %w", err)
 	}
 	s.grpcLis = lis
+	s.onShutdown(func(context.Context) error { _ = lis.Close(); return nil })
+	if s.httpLis, err = net.Listen("tcp", s.cfg.HTTPAddr); err != nil {
+		return fmt.Errorf("listen on --http-addr: %w", err)
+	}
+	s.onShutdown(func(context.Context) error { _ = s.httpLis.Close(); return nil })
+	return nil
+}
+
+func (s *Server) startGRPC() error {
+	lis := s.grpcLis
 	authn := auth.NewAuthenticator(s.db).WithRateLimit(auth.NewRateLimiter(s.cfg.RateLimit, s.cfg.RateBurst))
 	metrics := newGRPCMetrics(s.registry)
 	s.grpcServer = grpc.NewServer(
@@ -130,7 +158,7 @@ func (s *Server) startGRPC() error {
 		grpc.MaxRecvMsgSize(maxMessageBytes),
 		grpc.MaxSendMsgSize(maxMessageBytes),
 	)
-	platenv1.RegisterOrderServiceServer(s.grpcServer, orders.NewService(s.db.Orders()))
+	platenv1.RegisterOrderServiceServer(s.grpcServer, orders.NewService(s.db.Orders(), s.links))
 	platenv1.RegisterCatalogServiceServer(s.grpcServer, catalog.NewService(s.db.Catalog()))
 	platenv1.RegisterDesignServiceServer(s.grpcServer, designs.NewService(s.db.Designs()))
 	registerPlanned(s.grpcServer)
@@ -190,11 +218,7 @@ func (s *Server) startHTTP(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	lis, err := net.Listen("tcp", s.cfg.HTTPAddr)
-	if err != nil {
-		return fmt.Errorf("listen on --http-addr: %w", err)
-	}
-	s.httpLis = lis
+	lis := s.httpLis
 	s.httpServer = &http.Server{
 		Handler:           s.routes(gw),
 		ReadHeaderTimeout: 10 * time.Second,

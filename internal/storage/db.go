@@ -20,6 +20,7 @@ import (
 	"modernc.org/sqlite"
 
 	"github.com/platen-print/platen/ent"
+	"github.com/platen-print/platen/internal/queue"
 )
 
 // DB is an open database: a client for writes and one for reads. On SQLite
@@ -40,6 +41,8 @@ type DB struct {
 	// group runs SQLite's write transactions with group commit; nil on
 	// PostgreSQL, whose writers run side by side.
 	group *groupCommitter
+	// queue takes the jobs writes cause; nil outside `platen serve`.
+	queue JobQueue
 }
 
 // SQLiteFile is the embedded database's file name inside the data dir.
@@ -132,8 +135,15 @@ func (db *DB) Migrate(ctx context.Context) error {
 	if err := db.write.Schema.Create(ctx); err != nil {
 		return fmt.Errorf("apply schema: %w", err)
 	}
+	if err := queue.Migrate(ctx, db.writePool, db.dialect); err != nil {
+		return err
+	}
 	return db.prepare(ctx)
 }
+
+// JobPool is the pool the job queue runs on: the one writes take, so that
+// jobs are inserted in the transactions of the changes that cause them.
+func (db *DB) JobPool() *sql.DB { return db.writePool }
 
 // Close closes every pool.
 func (db *DB) Close() error {

@@ -8,6 +8,7 @@ import (
 
 	entsql "entgo.io/ent/dialect/sql"
 
+	"github.com/platen-print/platen/ent/order"
 	"github.com/platen-print/platen/ent/orderitem"
 	"github.com/platen-print/platen/internal/orders"
 )
@@ -24,9 +25,10 @@ type hotStatements struct {
 }
 
 func (db *DB) prepare(ctx context.Context) error {
-	byTeam := entsql.EQ(orderitem.FieldTeamID, 0)
-	byItem := entsql.EQ(orderitem.FieldEcommerceOrderItemID, "")
-	byStore := entsql.EQ(orderitem.FieldStoreID, "")
+	items := entsql.Table(orderitem.Table)
+	byTeam := entsql.EQ(items.C(orderitem.FieldTeamID), 0)
+	byItem := entsql.EQ(items.C(orderitem.FieldEcommerceOrderItemID), "")
+	byStore := entsql.EQ(items.C(orderitem.FieldStoreID), "")
 	var err error
 	h := &hotStatements{}
 	if h.itemPrints, err = db.prepareItemPrints(ctx, entsql.And(byTeam, byItem)); err != nil {
@@ -40,9 +42,13 @@ func (db *DB) prepare(ctx context.Context) error {
 }
 
 func (db *DB) prepareItemPrints(ctx context.Context, where *entsql.Predicate) (*sql.Stmt, error) {
-	query, _ := entsql.Dialect(db.dialect).
-		Select(orderitem.FieldStoreID, orderitem.FieldPrintStatus, orderitem.FieldPrintError, orderitem.FieldPrintFileKey).
-		From(entsql.Table(orderitem.Table)).
+	// The order's uid (by its primary key) signs a ready item's link.
+	b := entsql.Dialect(db.dialect)
+	items, owner := b.Table(orderitem.Table), b.Table(order.Table).As("owner")
+	query, _ := b.Select(items.C(orderitem.FieldStoreID), items.C(orderitem.FieldPrintStatus), items.C(orderitem.FieldPrintError),
+		items.C(orderitem.FieldPrintFileKey), items.C(orderitem.FieldUID), owner.C(order.FieldUID)).
+		From(items).
+		Join(owner).On(items.C(orderitem.FieldOrderID), owner.C(order.FieldID)).
 		Where(where).
 		Query()
 	stmt, err := db.readPool.PrepareContext(ctx, query)
@@ -79,7 +85,7 @@ func (h *hotStatements) findItemPrints(ctx context.Context, teamID int, storeID,
 	for rows.Next() {
 		p := orders.ItemPrint{EcommerceOrderItemID: itemID}
 		var printErr, fileKey sql.NullString
-		if err := rows.Scan(&p.StoreID, &p.Print.Status, &printErr, &fileKey); err != nil {
+		if err := rows.Scan(&p.StoreID, &p.Print.Status, &printErr, &fileKey, &p.ItemUID, &p.OrderUID); err != nil {
 			return nil, err
 		}
 		p.Print.Error, p.Print.FileKey = nullString(printErr), nullString(fileKey)

@@ -43,6 +43,7 @@ func (s *Orders) StoreTeam(ctx context.Context, storeID string) (int, error) {
 func (s *Orders) CreateOrder(ctx context.Context, o *orders.Order) error {
 	ctx = context.WithoutCancel(ctx)
 	o.UID = uuid.NewString()
+	o.PrintFilesRequested = o.CreatePrintFiles
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	err := s.db.inTx(ctx, func(tx *Tx) error {
 		row, err := setOrderFields(tx.Order.Create().
@@ -52,7 +53,8 @@ func (s *Orders) CreateOrder(ctx context.Context, o *orders.Order) error {
 			SetTeamID(o.TeamID).
 			SetStoreID(o.StoreID).
 			SetEcommerceOrderID(o.EcommerceOrderID).
-			SetCreatePrintFiles(o.CreatePrintFiles), o).Save(ctx)
+			SetCreatePrintFiles(o.CreatePrintFiles).
+			SetPrintFilesRequested(o.PrintFilesRequested), o).Save(ctx)
 		if err != nil {
 			return err
 		}
@@ -60,7 +62,7 @@ func (s *Orders) CreateOrder(ctx context.Context, o *orders.Order) error {
 		if err := registerItemDesigns(ctx, tx, o.TeamID, o.Items); err != nil {
 			return err
 		}
-		return insertItems(ctx, tx, o)
+		return s.db.insertItems(ctx, tx, o)
 	})
 	if ent.IsConstraintError(err) {
 		return s.explainConflict(ctx, o)
@@ -109,23 +111,37 @@ func mustJSON(v any) json.RawMessage {
 	return raw
 }
 
-// insertItems inserts the order's items that have no id yet.
-func insertItems(ctx context.Context, tx *Tx, o *orders.Order) error {
-	builders := make([]*ent.OrderItemCreate, 0, len(o.Items))
+// insertItems inserts the order's items that have no id yet, with their
+// render jobs when the order's print files are wanted.
+func (db *DB) insertItems(ctx context.Context, tx *Tx, o *orders.Order) error {
 	var fresh []*orders.Item
+	var positions []int
+	var work printWork
 	for i := range o.Items {
 		it := &o.Items[i]
 		if it.ID != 0 {
 			continue
 		}
 		it.UID = uuid.NewString()
-		fresh = append(fresh, it)
-		builders = append(builders, tx.OrderItem.Create().
+		fresh, positions = append(fresh, it), append(positions, i)
+		if o.PrintFilesRequested {
+			work.queueRender(it)
+		}
+	}
+	if len(fresh) == 0 {
+		return nil
+	}
+	if err := db.enqueue(ctx, tx, &work); err != nil {
+		return err
+	}
+	builders := make([]*ent.OrderItemCreate, len(fresh))
+	for n, it := range fresh {
+		builders[n] = tx.OrderItem.Create().
 			SetUID(it.UID).
 			SetOrderID(o.ID).
 			SetTeamID(o.TeamID).
 			SetStoreID(o.StoreID).
-			SetPosition(i).
+			SetPosition(positions[n]).
 			SetEcommerceOrderItemID(it.EcommerceOrderItemID).
 			SetEcommerceVariantID(it.EcommerceVariantID).
 			SetQuantity(it.Quantity).
@@ -136,10 +152,8 @@ func insertItems(ctx context.Context, tx *Tx, o *orders.Order) error {
 			SetNillableDesignVersionID(it.DesignVersionID).
 			SetPrintStatus(it.Print.Status).
 			SetNillablePrintError(it.Print.Error).
-			SetNillablePrintFileKey(it.Print.FileKey))
-	}
-	if len(builders) == 0 {
-		return nil
+			SetNillablePrintFileKey(it.Print.FileKey).
+			SetNillablePrintJobID(it.Print.JobID)
 	}
 	rows, err := tx.OrderItem.CreateBulk(builders...).Save(ctx)
 	if err != nil {
@@ -346,11 +360,11 @@ func (s *Orders) UpdateOrder(ctx context.Context, scope orders.Scope, uid string
 		if o, err = getOrder(ctx, tx.Client(), scope, uid); err != nil {
 			return err
 		}
-		before := itemIDs(o.Items)
+		before := itemPrints(o.Items)
 		if err := apply(o); err != nil {
 			return err
 		}
-		return writeUpdate(ctx, tx, o, before)
+		return s.db.writeUpdate(ctx, tx, o, before)
 	})
 	if ent.IsConstraintError(err) {
 		return nil, s.explainItemConflict(ctx, o)
@@ -361,27 +375,46 @@ func (s *Orders) UpdateOrder(ctx context.Context, scope orders.Scope, uid string
 	return o, nil
 }
 
-func itemIDs(items []orders.Item) map[int]bool {
-	ids := make(map[int]bool, len(items))
+// itemPrints maps the ids of items to their print files.
+func itemPrints(items []orders.Item) map[int]orders.PrintFile {
+	prints := make(map[int]orders.PrintFile, len(items))
 	for _, it := range items {
-		ids[it.ID] = true
+		prints[it.ID] = it.Print
 	}
-	return ids
+	return prints
 }
 
 // writeUpdate stores o: its fields, its kept items, and the diff of items.
-func writeUpdate(ctx context.Context, tx *Tx, o *orders.Order, before map[int]bool) error {
+// A kept item whose print was reset (a new template_config) loses its old
+// job and file, and renders again when the order's print files are wanted;
+// items that went lose theirs.
+func (db *DB) writeUpdate(ctx context.Context, tx *Tx, o *orders.Order, before map[int]orders.PrintFile) error {
 	row, err := updateOrderFields(tx.Order.UpdateOneID(o.ID), o).Save(ctx)
 	if err != nil {
 		return err
 	}
 	o.UpdatedAt = row.UpdatedAt
-	kept := itemIDs(o.Items)
+	kept := itemPrints(o.Items)
 	var gone []int
-	for id := range before {
-		if !kept[id] {
+	var work printWork
+	for id, p := range before {
+		if _, ok := kept[id]; !ok {
 			gone = append(gone, id)
+			work.drop(p)
 		}
+	}
+	for i := range o.Items {
+		it := &o.Items[i]
+		if it.ID == 0 || it.Print.JobID != nil {
+			continue
+		}
+		work.drop(before[it.ID])
+		if o.PrintFilesRequested {
+			work.queueRender(it)
+		}
+	}
+	if err := db.enqueue(ctx, tx, &work); err != nil {
+		return err
 	}
 	if len(gone) > 0 {
 		if _, err := tx.OrderItem.Delete().Where(orderitem.IDIn(gone...)).Exec(ctx); err != nil {
@@ -404,6 +437,7 @@ func writeUpdate(ctx context.Context, tx *Tx, o *orders.Order, before map[int]bo
 		setOrClear(it.DesignVersionID, u.SetDesignVersionID, u.ClearDesignVersionID)
 		setOrClear(it.Print.Error, u.SetPrintError, u.ClearPrintError)
 		setOrClear(it.Print.FileKey, u.SetPrintFileKey, u.ClearPrintFileKey)
+		setOrClear(it.Print.JobID, u.SetPrintJobID, u.ClearPrintJobID)
 		if err := u.Exec(ctx); err != nil {
 			return err
 		}
@@ -411,7 +445,54 @@ func writeUpdate(ctx context.Context, tx *Tx, o *orders.Order, before map[int]bo
 	if err := registerItemDesigns(ctx, tx, o.TeamID, o.Items); err != nil {
 		return err
 	}
-	return insertItems(ctx, tx, o)
+	return db.insertItems(ctx, tx, o)
+}
+
+// RequestPrintFiles marks the order's print files as wanted and queues a
+// render for every item that has none yet or whose render failed.
+func (s *Orders) RequestPrintFiles(ctx context.Context, scope orders.Scope, uid string) (*orders.Order, error) {
+	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
+	var o *orders.Order
+	err := s.db.inTx(ctx, func(tx *Tx) error {
+		if err := s.db.lockOrder(ctx, tx, uid); err != nil {
+			return err
+		}
+		var err error
+		if o, err = getOrder(ctx, tx.Client(), scope, uid); err != nil {
+			return err
+		}
+		o.PrintFilesRequested = true
+		if err := tx.Order.UpdateOneID(o.ID).SetPrintFilesRequested(true).Exec(ctx); err != nil {
+			return err
+		}
+		var work printWork
+		for i := range o.Items {
+			it := &o.Items[i]
+			if it.Print.JobID == nil || it.Print.Status == orders.PrintProcessingFailed {
+				work.drop(it.Print)
+				work.queueRender(it)
+			}
+		}
+		if err := s.db.enqueue(ctx, tx, &work); err != nil {
+			return err
+		}
+		for _, it := range work.render {
+			err := tx.OrderItem.UpdateOneID(it.ID).
+				SetPrintStatus(it.Print.Status).
+				ClearPrintError().
+				ClearPrintFileKey().
+				SetNillablePrintJobID(it.Print.JobID).
+				Exec(ctx)
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return o, nil
 }
 
 // DeleteOrder removes the order and its items.
@@ -424,6 +505,18 @@ func (s *Orders) DeleteOrder(ctx context.Context, scope orders.Scope, uid string
 		row, err := tx.Order.Query().Where(scopePredicates(scope, uid)...).Select(order.FieldID).Only(ctx)
 		if err != nil {
 			return notFound(err, "order %q not found", uid)
+		}
+		items, err := tx.OrderItem.Query().Where(orderitem.OrderID(row.ID)).
+			Select(orderitem.FieldPrintJobID, orderitem.FieldPrintFileKey).All(ctx)
+		if err != nil {
+			return err
+		}
+		var work printWork
+		for _, it := range items {
+			work.drop(orders.PrintFile{JobID: it.PrintJobID, FileKey: it.PrintFileKey})
+		}
+		if err := s.db.enqueue(ctx, tx, &work); err != nil {
+			return err
 		}
 		if _, err := tx.OrderItem.Delete().Where(orderitem.OrderID(row.ID)).Exec(ctx); err != nil {
 			return err
@@ -451,6 +544,7 @@ func orderFromRow(row *ent.Order) (*orders.Order, error) {
 		CurrencyCode:         row.CurrencyCode,
 		Note:                 row.Note,
 		CreatePrintFiles:     row.CreatePrintFiles,
+		PrintFilesRequested:  row.PrintFilesRequested,
 		CreatedAt:            row.CreatedAt.UTC(),
 		UpdatedAt:            row.UpdatedAt.UTC(),
 		Items:                make([]orders.Item, len(row.Edges.Items)),
@@ -475,7 +569,7 @@ func orderFromRow(row *ent.Order) (*orders.Order, error) {
 			TemplateConfig:       it.TemplateConfig,
 			Thumbnails:           it.Thumbnails,
 			DesignVersionID:      it.DesignVersionID,
-			Print:                orders.PrintFile{Status: it.PrintStatus, Error: it.PrintError, FileKey: it.PrintFileKey},
+			Print:                orders.PrintFile{Status: it.PrintStatus, Error: it.PrintError, FileKey: it.PrintFileKey, JobID: it.PrintJobID},
 		}
 	}
 	return o, nil

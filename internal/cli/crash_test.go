@@ -1,0 +1,161 @@
+package cli_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// slowImages serves a small JPEG after delay, counting requests: renders
+// that fetch from it stay in flight long enough to be killed.
+func slowImages(t *testing.T, delay time.Duration) (*httptest.Server, *atomic.Int64) {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, 64, 48))
+	for i := range img.Pix {
+		img.Pix[i] = 200
+	}
+	img.Set(1, 1, color.Black)
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, img, nil); err != nil {
+		t.Fatal(err)
+	}
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		select {
+		case <-time.After(delay):
+		case <-r.Context().Done():
+			return
+		}
+		w.Header().Set("Content-Type", "image/jpeg")
+		_, _ = w.Write(buf.Bytes())
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &hits
+}
+
+// renderedOrder is an order of one item whose design fetches src.
+func renderedOrder(storeID, orderID, src string) string {
+	doc := fmt.Sprintf(`{"width":100,"height":50,"bleed":1,"layers":[{"type":"image","src":%q,"x":0,"y":0,"width":100,"height":50},{"type":"text","text":"order %s","x":5,"y":20,"size":12}]}`, src, orderID)
+	body, _ := json.Marshal(map[string]any{
+		"store_id":           storeID,
+		"ecommerce_order_id": orderID,
+		"create_print_files": true,
+		"items": []map[string]any{{
+			"ecommerce_order_item_id": orderID + "-1",
+			"ecommerce_variant_id":    "v",
+			"quantity":                1,
+			"thumbnails":              []string{"https://example.com/thumb.png"},
+			"template_config":         url.QueryEscape(doc),
+		}},
+	})
+	return string(body)
+}
+
+// printStatuses reads the print status of items "1-1" … "n-1".
+func printStatuses(t *testing.T, s *server, token string, n int) map[string]int {
+	t.Helper()
+	counts := map[string]int{}
+	for i := 1; i <= n; i++ {
+		r := do(t, "GET", fmt.Sprintf("%s/api/v1/order-items/%d-1/print", s.baseURL, i), token, "")
+		if r.status != http.StatusOK {
+			t.Fatalf("print status of %d-1: %d %s", i, r.status, r.body)
+		}
+		status, _ := r.object(t)["status"].(string)
+		counts[status]++
+	}
+	return counts
+}
+
+// TestCrashLosesNoRender kills `platen serve` (SIGKILL) while renders are
+// in flight and others wait, restarts it on the same data, and shows every
+// item reaching ready: jobs are committed with their orders, and the
+// restart resumes the ones the crash interrupted instead of leaving them
+// in processing.
+func TestCrashLosesNoRender(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) { crashAndResume(t, nil) })
+	t.Run("postgres", func(t *testing.T) {
+		base := os.Getenv(postgresEnv)
+		if base == "" {
+			t.Skipf("%s is not set", postgresEnv)
+		}
+		crashAndResume(t, []string{"--database-url", freshSchema(t, base)})
+	})
+}
+
+func crashAndResume(t *testing.T, dbFlags []string) {
+	const orders = 12
+	images, hits := slowImages(t, 300*time.Millisecond)
+	dataDir := t.TempDir()
+	flags := append([]string{"--data-dir", dataDir}, dbFlags...)
+	boot := bootstrap(t, nil, append(flags, "--team", "acme", "--store", "acme-shop")...)
+	serveFlags := append([]string{"--allow-private-network", "--render-workers", "2"}, dbFlags...)
+
+	first := serve(t, dataDir, serveFlags...)
+	for i := 1; i <= orders; i++ {
+		body := renderedOrder("acme-shop", fmt.Sprint(i), fmt.Sprintf("%s/photo-%d.jpg", images.URL, i))
+		if r := do(t, "POST", first.baseURL+"/api/v1/orders", boot.Token, body); r.status != http.StatusOK {
+			t.Fatalf("create order %d: %d %s", i, r.status, r.body)
+		}
+	}
+	// Kill it once renders are under way: some done, some in flight.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		counts := printStatuses(t, first, boot.Token, orders)
+		if counts["processing"] > 0 && counts["ready"] > 0 {
+			t.Logf("killed with %v (%d image requests so far)", counts, hits.Load())
+			break
+		}
+		if counts["ready"] == orders || time.Now().After(deadline) {
+			t.Fatalf("no moment with renders in flight: %v", counts)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := first.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-first.done
+
+	second := serve(t, dataDir, serveFlags...)
+	deadline = time.Now().Add(60 * time.Second)
+	for {
+		counts := printStatuses(t, second, boot.Token, orders)
+		if counts["ready"] == orders {
+			break
+		}
+		if counts["processingfailed"] > 0 || time.Now().After(deadline) {
+			t.Fatalf("after the restart: %v", counts)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// A file rendered before the crash downloads through the new process.
+	r := do(t, "GET", second.baseURL+"/api/v1/order-items/1-1/print", boot.Token, "")
+	link, _ := r.object(t)["url"].(string)
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := noRedirect.Get(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusFound {
+		t.Fatalf("download link after the restart: %d", resp.StatusCode)
+	}
+	file, err := http.Get(resp.Header.Get("Location"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	file.Body.Close()
+	if file.StatusCode != http.StatusOK || file.Header.Get("Content-Type") != "application/pdf" {
+		t.Fatalf("file after the restart: %d %s", file.StatusCode, file.Header.Get("Content-Type"))
+	}
+}

@@ -1,0 +1,46 @@
+package cli
+
+import (
+	"fmt"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/platen-print/platen/internal/config"
+	"github.com/platen-print/platen/internal/fetch"
+	"github.com/platen-print/platen/internal/rendersvc"
+)
+
+// defaultRenderAddr is `platen render`'s gRPC address: beside serve's
+// 9090, so that both run on one machine with no flags.
+const defaultRenderAddr = "127.0.0.1:9091"
+
+func newRender(cfg *config.Config) *cobra.Command {
+	addr := defaultRenderAddr
+	cmd := &cobra.Command{
+		Use:   "render",
+		Short: "Serve the render service alone over gRPC, for scaling rendering out",
+		Long: "Serve the render service alone over gRPC, for scaling rendering out: start any number, " +
+			"and give their addresses to `platen serve --render-addr`. It keeps no state.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			fonts, err := rendersvc.LoadFonts(cfg.FontDir)
+			if err != nil {
+				return fmt.Errorf("--font-dir: %w", err)
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
+			defer stop()
+			fetcher := fetch.New(fetch.Config{AllowPrivateNetwork: cfg.AllowPrivateNetwork})
+			srv := rendersvc.NewServer(rendersvc.Options{Fetcher: fetcher, Fonts: fonts})
+			return rendersvc.Serve(ctx, addr, srv)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&addr, "grpc-addr", addr, "address of the render service's gRPC API (reflection and health on)")
+	// Only the commands that open the database register --log-level, with
+	// StorageFlags; render opens none.
+	fs.StringVar(&cfg.LogLevel, "log-level", cfg.LogLevel, "debug, info, warn or error")
+	cfg.Render.Flags(fs)
+	return cmd
+}

@@ -1,0 +1,311 @@
+package printfiles_test
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/platen-print/platen/internal/config"
+	"github.com/platen-print/platen/internal/platentest"
+)
+
+// readyTimeout bounds the wait for a render in these tests; a render takes
+// milliseconds, so only a broken pipeline waits this long.
+const readyTimeout = 30 * time.Second
+
+// photo is a JPEG of w×h pixels, red on the left half, blue on the right.
+func photo(t testing.TB, w, h int) []byte {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			c := color.RGBA{R: 220, G: 20, B: 20, A: 255}
+			if x >= w/2 {
+				c = color.RGBA{R: 20, G: 20, B: 220, A: 255}
+			}
+			img.Set(x, y, c)
+		}
+	}
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: 90}); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// designDoc is an A6 card with 2 mm bleed: a photo filling the top half
+// from src, a rectangle and a line of text.
+func designDoc(src string) string {
+	return fmt.Sprintf(`{"version":1,"unit":"mm","width":105,"height":148,"bleed":2,"background":"#ffffff",
+	  "surfaces":[{"name":"front","layers":[
+	    {"type":"image","src":%q,"x":0,"y":0,"width":105,"height":74,"fit":"cover"},
+	    {"type":"rect","x":10,"y":90,"width":85,"height":30,"fill":"#f2e8d5","stroke":"#000000","stroke_width":0.3,"radius":2},
+	    {"type":"text","text":"Happy birthday, Ada","font":"Go-Bold","size":14,"color":"#1a1a1a","x":10,"y":100,"width":85,"align":"center"}]}]}`, src)
+}
+
+func dataURI(data []byte) string {
+	return "data:image/jpeg;base64," + base64.StdEncoding.EncodeToString(data)
+}
+
+// templateConfig URL-encodes a document as the customiser sends it.
+func templateConfig(doc string) string { return url.QueryEscape(doc) }
+
+func orderBody(store, orderID string, createPrintFiles bool, items ...map[string]any) map[string]any {
+	return map[string]any{
+		"store_id":           store,
+		"ecommerce_order_id": orderID,
+		"create_print_files": createPrintFiles,
+		"items":              items,
+	}
+}
+
+func item(id, doc string) map[string]any {
+	return map[string]any{
+		"ecommerce_order_item_id": id,
+		"ecommerce_variant_id":    "card-a6",
+		"quantity":                1,
+		"thumbnails":              []string{"https://example.com/" + id + ".png"},
+		"template_config":         templateConfig(doc),
+	}
+}
+
+// waitPrint polls the item's print status until it leaves received and
+// processing, and returns the answer.
+func waitPrint(t *testing.T, srv *platentest.Server, token, itemID string) map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(readyTimeout)
+	for {
+		r := srv.Do(t, "GET", "/api/v1/order-items/"+itemID+"/print", token, nil)
+		if r.Status != http.StatusOK {
+			t.Fatalf("print status: %d %s", r.Status, r.Raw)
+		}
+		body := r.Object(t)
+		if s := body["status"]; s != "received" && s != "processing" {
+			return body
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("item %s still %v after %v", itemID, body["status"], readyTimeout)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// noRedirect is a client that shows redirects instead of following them.
+var noRedirect = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+func get(t *testing.T, client *http.Client, u string, headers ...string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest("GET", u, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", u, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, body
+}
+
+// download follows a print url: 302 to the file, then the file.
+func download(t *testing.T, link string) (*http.Response, []byte) {
+	t.Helper()
+	resp, _ := get(t, noRedirect, link)
+	if resp.StatusCode != http.StatusFound {
+		t.Fatalf("GET %s: %d, want 302", link, resp.StatusCode)
+	}
+	loc := resp.Header.Get("Location")
+	if loc == "" {
+		t.Fatal("302 without Location")
+	}
+	file, data := get(t, http.DefaultClient, loc)
+	if file.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d %s", loc, file.StatusCode, data)
+	}
+	return file, data
+}
+
+// pdfBoxes runs pdfinfo -box on a PDF and returns its output.
+func pdfInfo(t *testing.T, data []byte) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "f.pdf")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("pdfinfo", "-box", path).CombinedOutput()
+	if err != nil {
+		t.Fatalf("pdfinfo: %v\n%s", err, out)
+	}
+	return string(out)
+}
+
+// field returns the value of a "Name: value" line of pdfinfo's output.
+func field(info, name string) string {
+	for _, line := range strings.Split(info, "\n") {
+		if v, ok := strings.CutPrefix(line, name+":"); ok {
+			return strings.Join(strings.Fields(v), " ")
+		}
+	}
+	return ""
+}
+
+func checkJSONError(t *testing.T, resp *http.Response, body []byte, status int, wantMessage string) {
+	t.Helper()
+	if resp.StatusCode != status {
+		t.Fatalf("status %d, want %d: %s", resp.StatusCode, status, body)
+	}
+	r := &platentest.Response{Status: resp.StatusCode, Header: resp.Header, Raw: body}
+	if err := json.Unmarshal(body, &r.JSON); err != nil {
+		t.Fatalf("error body is not JSON: %s", body)
+	}
+	msg, _ := platentest.ErrorBody(t, r, status)
+	if wantMessage != "" && !strings.Contains(msg, wantMessage) {
+		t.Errorf("message %q, want it to say %q", msg, wantMessage)
+	}
+}
+
+func startServer(t *testing.T, b platentest.Backend, edit func(*config.Config)) *platentest.Server {
+	t.Helper()
+	cfg := config.Default()
+	cfg.HTTPAddr = "127.0.0.1:0"
+	cfg.GRPCAddr = "127.0.0.1:0"
+	cfg.DataDir = t.TempDir()
+	cfg.DatabaseURL = b.NewDatabaseURL(t)
+	cfg.AccessLog = false
+	if edit != nil {
+		edit(&cfg)
+	}
+	return platentest.StartConfig(t, cfg)
+}
+
+// TestOrderToDownload: an order with create_print_files true renders, its
+// status reaches ready with a url, and the url downloads the PDF (with
+// Content-Type, a filename, ETag and Range), on both databases.
+func TestOrderToDownload(t *testing.T) {
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		srv := startServer(t, b, nil)
+		tenant := srv.Bootstrap(t, "acme", "shop-1")
+		doc := designDoc(dataURI(photo(t, 600, 400)))
+		r := srv.Do(t, "POST", "/api/v1/orders", tenant.Token, orderBody(tenant.StoreID, "1001", true, item("1001-1", doc)))
+		if r.Status != http.StatusOK {
+			t.Fatalf("create: %d %s", r.Status, r.Raw)
+		}
+		orderUID := r.Object(t)["uid"].(string)
+
+		st := waitPrint(t, srv, tenant.Token, "1001-1")
+		if st["status"] != "ready" {
+			t.Fatalf("print status %v", st)
+		}
+		link, _ := st["url"].(string)
+		if !strings.HasPrefix(link, srv.BaseURL+"/api/v1/print-files/") || !strings.Contains(link, "?token=") {
+			t.Fatalf("url %q", link)
+		}
+
+		details := srv.Do(t, "GET", "/api/v1/orders/"+orderUID, tenant.Token, nil).Object(t)
+		p := details["items"].([]any)[0].(map[string]any)["print"].(map[string]any)
+		if p["status"] != "ready" || p["url"] == nil || p["error"] != nil {
+			t.Fatalf("order details print %v", p)
+		}
+
+		file, data := download(t, link)
+		if ct := file.Header.Get("Content-Type"); ct != "application/pdf" {
+			t.Errorf("Content-Type %q", ct)
+		}
+		if cd := file.Header.Get("Content-Disposition"); !strings.Contains(cd, `1001-1001-1.pdf`) {
+			t.Errorf("Content-Disposition %q", cd)
+		}
+		etag := file.Header.Get("ETag")
+		if etag == "" {
+			t.Error("no ETag")
+		}
+		info := pdfInfo(t, data)
+		if field(info, "Pages") != "1" {
+			t.Errorf("pages: %s", info)
+		}
+		// A6 plus 2 mm bleed: 109×152 mm; the trim box is inset by 2 mm.
+		if got, want := field(info, "Page size"), "308.976 x 430.866 pts"; got != want {
+			t.Errorf("page size %q, want %q", got, want)
+		}
+		if got, want := field(info, "TrimBox"), "5.67 5.67 303.31 425.20"; got != want {
+			t.Errorf("TrimBox %q, want %q", got, want)
+		}
+
+		loc := redirectTarget(t, link)
+		partial, part := get(t, http.DefaultClient, loc, "Range", "bytes=0-7")
+		if partial.StatusCode != http.StatusPartialContent || string(part) != string(data[:8]) {
+			t.Errorf("Range: %d %q", partial.StatusCode, part)
+		}
+		again, _ := get(t, http.DefaultClient, loc, "If-None-Match", etag)
+		if again.StatusCode != http.StatusNotModified {
+			t.Errorf("If-None-Match: %d", again.StatusCode)
+		}
+	})
+}
+
+func redirectTarget(t *testing.T, link string) string {
+	t.Helper()
+	resp, _ := get(t, noRedirect, link)
+	if resp.StatusCode != http.StatusFound {
+		t.Fatalf("GET %s: %d", link, resp.StatusCode)
+	}
+	return resp.Header.Get("Location")
+}
+
+// TestDownloadLinkRefusals: a link without its token, with an altered one,
+// or with another item's token answers 403 with a JSON error; a link
+// whose order was deleted answers 404.
+func TestDownloadLinkRefusals(t *testing.T) {
+	srv := startServer(t, platentest.Backends()[0], nil)
+	tenant := srv.Bootstrap(t, "acme", "shop-1")
+	doc := designDoc(dataURI(photo(t, 60, 40)))
+	r := srv.Do(t, "POST", "/api/v1/orders", tenant.Token, orderBody(tenant.StoreID, "1", true, item("1-1", doc), item("1-2", doc)))
+	if r.Status != http.StatusOK {
+		t.Fatalf("create: %d %s", r.Status, r.Raw)
+	}
+	orderUID := r.Object(t)["uid"].(string)
+	one := waitPrint(t, srv, tenant.Token, "1-1")["url"].(string)
+	two := waitPrint(t, srv, tenant.Token, "1-2")["url"].(string)
+	u1, _ := url.Parse(one)
+	u2, _ := url.Parse(two)
+	token1 := u1.Query().Get("token")
+
+	resp, body := get(t, noRedirect, srv.BaseURL+u1.Path)
+	checkJSONError(t, resp, body, http.StatusForbidden, "no token")
+
+	tampered := []byte(token1)
+	tampered[len(tampered)/2] ^= 1
+	if tampered[len(tampered)/2] == '-' || tampered[len(tampered)/2] == '_' {
+		tampered[len(tampered)/2] = 'A'
+	}
+	resp, body = get(t, noRedirect, srv.BaseURL+u1.Path+"?token="+string(tampered))
+	checkJSONError(t, resp, body, http.StatusForbidden, "")
+
+	resp, body = get(t, noRedirect, srv.BaseURL+u2.Path+"?token="+token1)
+	checkJSONError(t, resp, body, http.StatusForbidden, "another file")
+
+	if r := srv.Do(t, "DELETE", "/api/v1/orders/"+orderUID, tenant.Token, nil); r.Status != http.StatusOK {
+		t.Fatalf("delete: %d %s", r.Status, r.Raw)
+	}
+	resp, body = get(t, noRedirect, one)
+	checkJSONError(t, resp, body, http.StatusNotFound, "not found")
+}

@@ -1,0 +1,97 @@
+// Package printfiles produces Family A print files. An order item's print
+// follows its render job: received (queued) → processing → ready, or
+// processingfailed with the reason. The package holds that job and the
+// clean-up of files no longer wanted (both River jobs, inserted in the
+// transaction of the change that causes them), the signed download links
+// of the print status, and the route that answers them.
+package printfiles
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/platen-print/platen/internal/queue"
+)
+
+// Job kinds and the render queue's name.
+const (
+	RenderKind  = "render_order_item"
+	DeleteKind  = "delete_print_file"
+	RenderQueue = "render"
+)
+
+// RenderArgs is a render job: the item, by uid. The item row names the job
+// that owns its print; a job that finds another one there was superseded.
+type RenderArgs struct {
+	ItemUID string `json:"item_uid"`
+}
+
+// Kind is the job kind.
+func (RenderArgs) Kind() string { return RenderKind }
+
+// InsertOpts puts renders on their own queue. River's attempt limit leaves
+// room above the worker's own (renderAttempts) for rescues of jobs a crash
+// interrupted, which the worker then ends as failed instead of River
+// discarding them with the item left in processing.
+func (RenderArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: RenderQueue, MaxAttempts: renderAttempts + 5}
+}
+
+// DeleteArgs removes a stored print file that nothing refers to any more.
+type DeleteArgs struct {
+	Key string `json:"key"`
+}
+
+// Kind is the job kind.
+func (DeleteArgs) Kind() string { return DeleteKind }
+
+// Jobs inserts and cancels print-file jobs; it is the stores' JobQueue.
+type Jobs struct{ q *queue.Queue }
+
+// NewJobs returns the print-file jobs of q.
+func NewJobs(q *queue.Queue) *Jobs { return &Jobs{q: q} }
+
+// EnqueueRenders queues a render per item uid in tx and returns the job ids.
+func (j *Jobs) EnqueueRenders(ctx context.Context, tx *sql.Tx, itemUIDs []string) ([]int64, error) {
+	params := make([]river.InsertManyParams, len(itemUIDs))
+	for i, uid := range itemUIDs {
+		params[i] = river.InsertManyParams{Args: RenderArgs{ItemUID: uid}}
+	}
+	res, err := j.q.Client().InsertManyTx(ctx, tx, params)
+	if err != nil {
+		return nil, fmt.Errorf("queue renders: %w", err)
+	}
+	ids := make([]int64, len(res))
+	for i, r := range res {
+		ids[i] = r.Job.ID
+	}
+	return ids, nil
+}
+
+// CancelJobs cancels jobs in tx that have not finished; a job already gone
+// (cleaned up after finishing) is no error.
+func (j *Jobs) CancelJobs(ctx context.Context, tx *sql.Tx, jobIDs []int64) error {
+	for _, id := range jobIDs {
+		if _, err := j.q.Client().JobCancelTx(ctx, tx, id); err != nil && !errors.Is(err, rivertype.ErrNotFound) {
+			return fmt.Errorf("cancel job %d: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// EnqueueFileDeletes queues the removal of stored files in tx.
+func (j *Jobs) EnqueueFileDeletes(ctx context.Context, tx *sql.Tx, keys []string) error {
+	params := make([]river.InsertManyParams, len(keys))
+	for i, key := range keys {
+		params[i] = river.InsertManyParams{Args: DeleteArgs{Key: key}}
+	}
+	if _, err := j.q.Client().InsertManyTx(ctx, tx, params); err != nil {
+		return fmt.Errorf("queue file deletes: %w", err)
+	}
+	return nil
+}

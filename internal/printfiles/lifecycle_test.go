@@ -1,0 +1,311 @@
+package printfiles_test
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/platen-print/platen/internal/config"
+	"github.com/platen-print/platen/internal/platentest"
+)
+
+func createOrder(t *testing.T, srv *platentest.Server, token string, body map[string]any) map[string]any {
+	t.Helper()
+	r := srv.Do(t, "POST", "/api/v1/orders", token, body)
+	if r.Status != http.StatusOK {
+		t.Fatalf("create: %d %s", r.Status, r.Raw)
+	}
+	return r.Object(t)
+}
+
+func itemPrint(t *testing.T, srv *platentest.Server, token, orderUID string, i int) map[string]any {
+	t.Helper()
+	r := srv.Do(t, "GET", "/api/v1/orders/"+orderUID, token, nil)
+	if r.Status != http.StatusOK {
+		t.Fatalf("get order: %d %s", r.Status, r.Raw)
+	}
+	return r.Object(t)["items"].([]any)[i].(map[string]any)["print"].(map[string]any)
+}
+
+// TestPrintFilesOnRequest: with create_print_files false nothing renders
+// until POST …/print-files, which answers the order and queues its items;
+// asking twice renders once.
+func TestPrintFilesOnRequest(t *testing.T) {
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		srv := startServer(t, b, nil)
+		tenant := srv.Bootstrap(t, "acme", "shop-1")
+		doc := designDoc(dataURI(photo(t, 60, 40)))
+		o := createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, "7", false, item("7-1", doc)))
+		uid := o["uid"].(string)
+		// Two poll intervals of the queue, and more: a job would have run.
+		time.Sleep(500 * time.Millisecond)
+		if p := itemPrint(t, srv, tenant.Token, uid, 0); p["status"] != "received" || p["url"] != nil {
+			t.Fatalf("before print-files: %v", p)
+		}
+		r := srv.Do(t, "POST", "/api/v1/orders/"+uid+"/print-files", tenant.Token, map[string]any{})
+		if r.Status != http.StatusOK {
+			t.Fatalf("print-files: %d %s", r.Status, r.Raw)
+		}
+		if got := r.Object(t); got["uid"] != uid || got["create_print_files"] != false {
+			t.Errorf("print-files answer: %v", got)
+		}
+		first := waitPrint(t, srv, tenant.Token, "7-1")
+		if first["status"] != "ready" {
+			t.Fatalf("after print-files: %v", first)
+		}
+		// Asking again leaves the ready file alone.
+		if r := srv.Do(t, "POST", "/api/v1/orders/"+uid+"/print-files", tenant.Token, map[string]any{}); r.Status != http.StatusOK {
+			t.Fatalf("second print-files: %d %s", r.Status, r.Raw)
+		}
+		if p := itemPrint(t, srv, tenant.Token, uid, 0); p["status"] != "ready" {
+			t.Errorf("second print-files moved a ready item: %v", p)
+		}
+		// Items a PUT adds to an order whose files were asked for render too.
+		r = srv.Do(t, "PUT", "/api/v1/orders/"+uid, tenant.Token, map[string]any{"items": []any{item("7-1", doc), item("7-2", doc)}})
+		if r.Status != http.StatusOK {
+			t.Fatalf("put: %d %s", r.Status, r.Raw)
+		}
+		if got := waitPrint(t, srv, tenant.Token, "7-2"); got["status"] != "ready" {
+			t.Errorf("added item: %v", got)
+		}
+		// Unknown and other teams' orders are 404.
+		other := srv.Bootstrap(t, "globex", "shop-2")
+		if r := srv.Do(t, "POST", "/api/v1/orders/"+uid+"/print-files", other.Token, map[string]any{}); r.Status != http.StatusNotFound {
+			t.Errorf("other team's print-files: %d %s", r.Status, r.Raw)
+		}
+	})
+}
+
+// TestBadDocumentFails: a document the renderer cannot honour fails at
+// once with a reason naming the layer, in the order details.
+func TestBadDocumentFails(t *testing.T) {
+	srv := startServer(t, platentest.Backends()[0], nil)
+	tenant := srv.Bootstrap(t, "acme", "shop-1")
+	cases := map[string]struct{ doc, reason string }{
+		"unknown layer type":              {`{"width":100,"height":100,"layers":[{"type":"rect","x":0,"y":0,"width":1,"height":1,"fill":"#000"},{"type":"star"}]}`, `layers[1]: unknown layer type "star"`},
+		"unknown layer type on a surface": {`{"width":100,"height":100,"surfaces":[{"name":"front","layers":[{"type":"rect","x":0,"y":0,"width":1,"height":1,"fill":"#000"}]},{"name":"back","layers":[{"type":"star"}]}]}`, `surfaces[1].layers[0]: unknown layer type "star"`},
+		"unknown font":                    {`{"width":100,"height":100,"layers":[{"type":"text","text":"hi","font":"Comic-Sans","size":12,"x":0,"y":0}]}`, `layers[0]`},
+	}
+	n := 0
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			n++
+			id := fmt.Sprintf("bad-%d", n)
+			o := createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, id, true, item(id+"-1", c.doc)))
+			st := waitPrint(t, srv, tenant.Token, id+"-1")
+			if st["status"] != "processingfailed" || st["url"] != nil {
+				t.Fatalf("print status %v", st)
+			}
+			p := itemPrint(t, srv, tenant.Token, o["uid"].(string), 0)
+			reason, _ := p["error"].(string)
+			if !strings.Contains(reason, c.reason) {
+				t.Errorf("error %q, want it to say %q", reason, c.reason)
+			}
+		})
+	}
+}
+
+// TestRefusedImageAddresses: images on loopback, private, link-local,
+// metadata and other internal addresses, by IP or by a name that resolves
+// to one, fail the print with the reason, without a connection; the same
+// image on loopback renders once --allow-private-network is set.
+func TestRefusedImageAddresses(t *testing.T) {
+	var hits atomic.Int64
+	images := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		hits.Add(1)
+		w.Header().Set("Content-Type", "image/jpeg")
+		_, _ = w.Write(photo(t, 40, 30))
+	}))
+	defer images.Close()
+	port := images.URL[strings.LastIndex(images.URL, ":")+1:]
+
+	srv := startServer(t, platentest.Backends()[0], nil)
+	tenant := srv.Bootstrap(t, "acme", "shop-1")
+	refused := map[string]struct{ src, reason string }{
+		"loopback":              {images.URL + "/a.jpg", "loopback"},
+		"loopback IPv6":         {"http://[::1]:" + port + "/a.jpg", "loopback"},
+		"name of loopback":      {"http://localhost:" + port + "/a.jpg", "loopback"},
+		"private 10/8":          {"http://10.1.2.3/a.jpg", "private"},
+		"private 172.16/12":     {"http://172.16.0.9/a.jpg", "private"},
+		"private 192.168/16":    {"http://192.168.1.1/a.jpg", "private"},
+		"private IPv6 fc00::/7": {"http://[fd12::1]/a.jpg", "private"},
+		"link-local":            {"http://169.254.10.10/a.jpg", "link-local"},
+		"link-local IPv6":       {"http://[fe80::1]/a.jpg", "link-local"},
+		"metadata":              {"http://169.254.169.254/latest/meta-data/", "metadata"},
+		"metadata IPv6":         {"http://[fd00:ec2::254]/", "metadata"},
+		"metadata by name":      {"http://metadata.google.internal/computeMetadata/v1/", "metadata"},
+		"unspecified":           {"http://0.0.0.0:" + port + "/a.jpg", "unspecified"},
+		"IPv4-mapped loopback":  {"http://[::ffff:127.0.0.1]:" + port + "/a.jpg", "loopback"},
+	}
+	n := 0
+	for name, c := range refused {
+		t.Run(name, func(t *testing.T) {
+			n++
+			id := fmt.Sprintf("ssrf-%d", n)
+			doc := fmt.Sprintf(`{"width":50,"height":50,"layers":[{"type":"image","src":%q,"x":0,"y":0,"width":50,"height":50}]}`, c.src)
+			o := createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, id, true, item(id+"-1", doc)))
+			if st := waitPrint(t, srv, tenant.Token, id+"-1"); st["status"] != "processingfailed" {
+				t.Fatalf("print status %v", st)
+			}
+			reason, _ := itemPrint(t, srv, tenant.Token, o["uid"].(string), 0)["error"].(string)
+			if !strings.HasPrefix(reason, "layers[0]: ") || !strings.Contains(reason, c.reason) {
+				t.Errorf("reason %q, want the layer and %q", reason, c.reason)
+			}
+		})
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("the image server was reached %d times", n)
+	}
+
+	t.Run("allowed with --allow-private-network", func(t *testing.T) {
+		open := startServer(t, platentest.Backends()[0], func(c *config.Config) { c.AllowPrivateNetwork = true })
+		tenant := open.Bootstrap(t, "acme", "shop-1")
+		doc := fmt.Sprintf(`{"width":50,"height":50,"layers":[{"type":"image","src":%q,"x":0,"y":0,"width":50,"height":50}]}`, images.URL+"/a.jpg")
+		createOrder(t, open, tenant.Token, orderBody(tenant.StoreID, "ok", true, item("ok-1", doc)))
+		if st := waitPrint(t, open, tenant.Token, "ok-1"); st["status"] != "ready" {
+			t.Fatalf("print status %v", st)
+		}
+		if hits.Load() == 0 {
+			t.Error("the image server was never asked")
+		}
+	})
+}
+
+// storedFiles counts the print files in a server's local file store.
+func storedFiles(t *testing.T, srv *platentest.Server) int {
+	t.Helper()
+	n := 0
+	err := filepath.WalkDir(filepath.Join(srv.Config.DataDir, "files"), func(path string, d fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".pdf") {
+			n++
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(readyTimeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not after %v", what, readyTimeout)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestTemplateChangeRerenders: a PUT that changes an item's
+// template_config renders it again; the link then gives the new file and
+// the old file is removed. A PUT that leaves it alone keeps the file.
+func TestTemplateChangeRerenders(t *testing.T) {
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		srv := startServer(t, b, nil)
+		tenant := srv.Bootstrap(t, "acme", "shop-1")
+		small := `{"width":50,"height":50,"layers":[{"type":"rect","x":0,"y":0,"width":50,"height":50,"fill":"#ff0000"}]}`
+		large := `{"width":100,"height":50,"layers":[{"type":"rect","x":0,"y":0,"width":100,"height":50,"fill":"#0000ff"}]}`
+		uid := createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, "9", true, item("9-1", small)))["uid"].(string)
+		link := waitPrint(t, srv, tenant.Token, "9-1")["url"].(string)
+		_, before := download(t, link)
+
+		r := srv.Do(t, "PUT", "/api/v1/orders/"+uid, tenant.Token, map[string]any{"note": "gift"})
+		if r.Status != http.StatusOK {
+			t.Fatalf("put note: %d %s", r.Status, r.Raw)
+		}
+		if p := itemPrint(t, srv, tenant.Token, uid, 0); p["status"] != "ready" {
+			t.Fatalf("a PUT that kept the design moved the print: %v", p)
+		}
+
+		r = srv.Do(t, "PUT", "/api/v1/orders/"+uid, tenant.Token, map[string]any{"items": []any{item("9-1", large)}})
+		if r.Status != http.StatusOK {
+			t.Fatalf("put items: %d %s", r.Status, r.Raw)
+		}
+		if p := r.Object(t)["items"].([]any)[0].(map[string]any)["print"].(map[string]any); p["status"] != "received" || p["url"] != nil {
+			t.Errorf("right after the PUT: %v", p)
+		}
+		st := waitPrint(t, srv, tenant.Token, "9-1")
+		if st["status"] != "ready" {
+			t.Fatalf("after the PUT: %v", st)
+		}
+		_, after := download(t, st["url"].(string))
+		if got, want := field(pdfInfo(t, after), "Page size"), "283.465 x 141.732 pts"; got != want {
+			t.Errorf("re-rendered page size %q, want %q (before: %q)", got, want, field(pdfInfo(t, before), "Page size"))
+		}
+		eventually(t, "the old file removed", func() bool { return storedFiles(t, srv) == 1 })
+	})
+}
+
+// TestDeleteCancelsRenders: deleting an order cancels its renders that
+// have not started, and a render running at the time stores nothing.
+func TestDeleteCancelsRenders(t *testing.T) {
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		release := make(chan struct{})
+		var hits atomic.Int64
+		images := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			hits.Add(1)
+			select {
+			case <-release:
+			case <-r.Context().Done():
+				return
+			}
+			w.Header().Set("Content-Type", "image/jpeg")
+			_, _ = w.Write(photo(t, 40, 30))
+		}))
+		defer images.Close()
+		srv := startServer(t, b, func(c *config.Config) { c.AllowPrivateNetwork, c.RenderWorkers = true, 1 })
+		tenant := srv.Bootstrap(t, "acme", "shop-1")
+		doc := fmt.Sprintf(`{"width":50,"height":50,"layers":[{"type":"image","src":%q,"x":0,"y":0,"width":50,"height":50}]}`, images.URL+"/a.jpg")
+		running := createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, "r", true, item("r-1", doc)))["uid"].(string)
+		eventually(t, "the first render fetching its image", func() bool { return hits.Load() == 1 })
+		waiting := createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, "w", true, item("w-1", doc)))["uid"].(string)
+
+		for _, uid := range []string{waiting, running} {
+			if r := srv.Do(t, "DELETE", "/api/v1/orders/"+uid, tenant.Token, nil); r.Status != http.StatusOK {
+				t.Fatalf("delete: %d %s", r.Status, r.Raw)
+			}
+		}
+		close(release)
+		states := func() map[string]int {
+			rows, err := srv.DB().JobPool().Query(`SELECT state FROM river_job WHERE kind = 'render_order_item'`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rows.Close()
+			out := map[string]int{}
+			for rows.Next() {
+				var s string
+				if err := rows.Scan(&s); err != nil {
+					t.Fatal(err)
+				}
+				out[s]++
+			}
+			return out
+		}
+		// The waiting render is cancelled; the running one ends cancelled
+		// or completed (River marks it as it finishes), having stored
+		// nothing.
+		eventually(t, "both renders ended", func() bool {
+			s := states()
+			return s["cancelled"] >= 1 && s["cancelled"]+s["completed"] == 2
+		})
+		if n := storedFiles(t, srv); n != 0 {
+			t.Errorf("%d files stored for deleted orders", n)
+		}
+		if n := hits.Load(); n != 1 {
+			t.Errorf("the image server was asked %d times; the cancelled render ran", n)
+		}
+	})
+}

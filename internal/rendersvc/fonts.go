@@ -1,0 +1,57 @@
+package rendersvc
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/platen-print/platen/internal/render"
+)
+
+// LoadFonts returns the built-in fonts plus every TTF and OTF file in dir
+// (--font-dir), each named by its file name without the extension; an
+// empty dir means the built-in fonts only. Each font is parsed here, so
+// that a broken file stops the process at start rather than failing the
+// prints that name it as if their documents were at fault.
+func LoadFonts(dir string) (*render.Fonts, error) {
+	if dir == "" {
+		return render.NewFonts(nil), nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	extra := map[string][]byte{}
+	files := map[string]string{} // font name → file name, for errors
+	var names []string           // in file-name order, so that errors are too
+	for _, e := range entries {
+		ext := strings.ToLower(filepath.Ext(e.Name()))
+		if e.IsDir() || (ext != ".ttf" && ext != ".otf") {
+			continue
+		}
+		name := strings.TrimSuffix(e.Name(), filepath.Ext(e.Name()))
+		if other, ok := files[name]; ok {
+			return nil, fmt.Errorf("%s and %s both name the font %q", other, e.Name(), name)
+		}
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		extra[name], files[name] = data, e.Name()
+		names = append(names, name)
+	}
+	fonts := render.NewFonts(extra)
+	builtin := render.NewFonts(nil)
+	for _, name := range names {
+		// A built-in font wins over an added one of the same name.
+		if _, err := builtin.Font(name); err == nil {
+			return nil, fmt.Errorf("%s: %q is a built-in font; give the file another name", files[name], name)
+		}
+		// Parsed now, so that an unreadable file stops the start, not a render.
+		if _, err := fonts.Font(name); err != nil {
+			return nil, fmt.Errorf("%s: %w", files[name], err)
+		}
+	}
+	return fonts, nil
+}

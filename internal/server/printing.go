@@ -1,0 +1,156 @@
+package server
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	renderv1 "github.com/platen-print/platen/gen/platen/render/v1"
+	"github.com/platen-print/platen/internal/catalog"
+	"github.com/platen-print/platen/internal/fetch"
+	"github.com/platen-print/platen/internal/files"
+	"github.com/platen-print/platen/internal/links"
+	"github.com/platen-print/platen/internal/printfiles"
+	"github.com/platen-print/platen/internal/queue"
+	"github.com/platen-print/platen/internal/rendersvc"
+)
+
+// Names of the service's own keys in the database.
+const (
+	linkKeyName  = "download-links"
+	filesKeyName = "local-file-urls"
+)
+
+// pollInterval bounds the wait between a commit and its job starting:
+// neither database/sql driver lets River listen for new jobs.
+const pollInterval = 100 * time.Millisecond
+
+// quickWorkers run the default queue's short jobs (file clean-ups).
+const quickWorkers = 4
+
+// startPrinting opens the file store, signs links with the database's key,
+// picks the renderer (in process, or remote `platen render`s) and prepares
+// the job queue, started by startQueue once the APIs serve.
+func (s *Server) startPrinting(ctx context.Context) error {
+	linkKey, err := s.db.ServiceKey(ctx, linkKeyName)
+	if err != nil {
+		return err
+	}
+	filesKey, err := s.db.ServiceKey(ctx, filesKeyName)
+	if err != nil {
+		return err
+	}
+	blobURL, err := s.cfg.BlobURLOrDefault()
+	if err != nil {
+		return err
+	}
+	s.files, err = files.Open(ctx, blobURL, s.publicURL(), filesKey)
+	if err != nil {
+		return fmt.Errorf("--blob-url: %w", err)
+	}
+	s.onShutdown(func(context.Context) error { return s.files.Close() })
+	signer, err := links.NewSigner(linkKey)
+	if err != nil {
+		return err
+	}
+	store := s.db.PrintFiles()
+	s.links = printfiles.NewLinks(signer, s.publicURL(), store, s.files)
+	renderer, err := s.renderClient()
+	if err != nil {
+		return err
+	}
+	workers := river.NewWorkers()
+	printfiles.Register(workers, printfiles.Renderer{
+		Store:    store,
+		Settings: catalog.NewResolver(s.db.Catalog()),
+		Render:   renderer,
+		Files:    s.files,
+		Logger:   slog.Default(),
+	})
+	renderWorkers := s.cfg.RenderWorkers
+	if renderWorkers == 0 {
+		renderWorkers = runtime.NumCPU()
+	}
+	s.queue, err = queue.New(s.db.JobPool(), s.db.Dialect(), workers, queue.Config{
+		Workers:      quickWorkers,
+		Queues:       map[string]int{printfiles.RenderQueue: renderWorkers},
+		PollInterval: pollInterval,
+		ID:           s.queueID(),
+		JobTimeout:   time.Minute,
+		RescueAfter:  printfiles.RenderTimeout + time.Minute,
+		Logger:       slog.Default(),
+	})
+	if err != nil {
+		return err
+	}
+	s.db.SetQueue(printfiles.NewJobs(s.queue))
+	return nil
+}
+
+// renderClient is the in-process render service, or a client of the
+// --render-addr processes.
+func (s *Server) renderClient() (renderv1.RenderServiceClient, error) {
+	if len(s.cfg.RenderAddrs) > 0 {
+		client, closer, err := rendersvc.Dial(s.cfg.RenderAddrs)
+		if err != nil {
+			return nil, fmt.Errorf("--render-addr: %w", err)
+		}
+		s.onShutdown(func(context.Context) error { return closer.Close() })
+		return client, nil
+	}
+	fonts, err := rendersvc.LoadFonts(s.cfg.FontDir)
+	if err != nil {
+		return nil, fmt.Errorf("--font-dir: %w", err)
+	}
+	fetcher := fetch.New(fetch.Config{AllowPrivateNetwork: s.cfg.AllowPrivateNetwork})
+	return rendersvc.Local(rendersvc.NewServer(rendersvc.Options{Fetcher: fetcher, Fonts: fonts, Logger: slog.Default()})), nil
+}
+
+// startQueue makes the jobs a crash left running available again, then
+// starts working; on shutdown running jobs get until the deadline.
+func (s *Server) startQueue(ctx context.Context) error {
+	if n, err := s.queue.Rescue(ctx); err != nil {
+		return err
+	} else if n > 0 {
+		slog.Info("resumed jobs interrupted by the last stop", "count", n)
+	}
+	if err := s.queue.Start(context.WithoutCancel(ctx)); err != nil {
+		return fmt.Errorf("start the job queue: %w", err)
+	}
+	s.onShutdown(s.queue.Stop)
+	return nil
+}
+
+// publicURL is the base of download links: --public-url, else the HTTP
+// listener's address.
+func (s *Server) publicURL() string {
+	if s.cfg.PublicURL != "" {
+		return s.cfg.PublicURL
+	}
+	return "http://" + s.httpLis.Addr().String()
+}
+
+// queueID names this process to the job queue, the same across restarts
+// of a serve on one host and data directory (ports may change), so that a
+// restart finds the jobs it left running (see queue.Rescue). Jobs of a host
+// that never comes back are rescued by River after RescueAfter.
+func (s *Server) queueID() string {
+	host, _ := os.Hostname()
+	dir, err := filepath.Abs(s.cfg.DataDir)
+	if err != nil {
+		dir = s.cfg.DataDir
+	}
+	sum := sha256.Sum256([]byte(dir))
+	id := fmt.Sprintf("platen-%s-%x", host, sum[:4])
+	if len(id) > 100 {
+		id = id[:100]
+	}
+	return id
+}

@@ -1,0 +1,142 @@
+package storage
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+
+	"github.com/platen-print/platen/ent"
+	"github.com/platen-print/platen/ent/order"
+	"github.com/platen-print/platen/ent/orderitem"
+	"github.com/platen-print/platen/ent/servicekey"
+	"github.com/platen-print/platen/internal/orders"
+	"github.com/platen-print/platen/internal/printfiles"
+)
+
+// PrintFiles implements printfiles.Store.
+type PrintFiles struct{ db *DB }
+
+// PrintFiles returns the print-file store.
+func (db *DB) PrintFiles() *PrintFiles { return &PrintFiles{db: db} }
+
+var _ printfiles.Store = (*PrintFiles)(nil)
+
+// Task returns what a render of the item needs.
+func (s *PrintFiles) Task(ctx context.Context, itemUID string) (*printfiles.Task, error) {
+	it, err := s.db.read.OrderItem.Query().Where(orderitem.UID(itemUID)).
+		WithOrder(func(q *ent.OrderQuery) { q.Select(order.FieldUID, order.FieldEcommerceOrderID) }).
+		Only(ctx)
+	if err != nil {
+		return nil, notFound(err, "order item %q not found", itemUID)
+	}
+	return &printfiles.Task{
+		ItemUID:              it.UID,
+		OrderUID:             it.Edges.Order.UID,
+		TeamID:               it.TeamID,
+		EcommerceOrderID:     it.Edges.Order.EcommerceOrderID,
+		EcommerceOrderItemID: it.EcommerceOrderItemID,
+		EcommerceVariantID:   it.EcommerceVariantID,
+		TemplateConfig:       it.TemplateConfig,
+		JobID:                it.PrintJobID,
+		Status:               it.PrintStatus,
+	}, nil
+}
+
+// owned selects the item while jobID owns its print.
+func owned(tx *Tx, itemUID string, jobID int64) *ent.OrderItemUpdate {
+	return tx.OrderItem.Update().Where(orderitem.UID(itemUID), orderitem.PrintJobID(jobID))
+}
+
+// Start moves the item to processing.
+func (s *PrintFiles) Start(ctx context.Context, itemUID string, jobID int64) (bool, error) {
+	return s.update(ctx, func(tx *Tx) (int, error) {
+		return owned(tx, itemUID, jobID).SetPrintStatus(orders.PrintProcessing).ClearPrintError().Save(ctx)
+	})
+}
+
+// Finish makes the item ready with its file, and queues the removal of the
+// file it had before, if any.
+func (s *PrintFiles) Finish(ctx context.Context, itemUID string, jobID int64, key string) (bool, error) {
+	return s.update(ctx, func(tx *Tx) (int, error) {
+		prev, err := tx.OrderItem.Query().Where(orderitem.UID(itemUID), orderitem.PrintJobID(jobID)).
+			Select(orderitem.FieldPrintFileKey).Only(ctx)
+		if ent.IsNotFound(err) {
+			return 0, nil
+		}
+		if err != nil {
+			return 0, err
+		}
+		if prev.PrintFileKey != nil && *prev.PrintFileKey != key {
+			if err := s.db.enqueue(ctx, tx, &printWork{delete: []string{*prev.PrintFileKey}}); err != nil {
+				return 0, err
+			}
+		}
+		return owned(tx, itemUID, jobID).SetPrintStatus(orders.PrintReady).ClearPrintError().SetPrintFileKey(key).Save(ctx)
+	})
+}
+
+// Fail moves the item to processingfailed with the reason.
+func (s *PrintFiles) Fail(ctx context.Context, itemUID string, jobID int64, reason string) (bool, error) {
+	return s.update(ctx, func(tx *Tx) (int, error) {
+		return owned(tx, itemUID, jobID).SetPrintStatus(orders.PrintProcessingFailed).SetPrintError(reason).ClearPrintFileKey().Save(ctx)
+	})
+}
+
+// update runs one status change in a write transaction and reports
+// whether it changed a row.
+func (s *PrintFiles) update(ctx context.Context, fn func(tx *Tx) (int, error)) (bool, error) {
+	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
+	var n int
+	err := s.db.inTx(ctx, func(tx *Tx) error {
+		var err error
+		n, err = fn(tx)
+		return err
+	})
+	return n > 0, err
+}
+
+// Download returns the item's stored file and the names it is downloaded by.
+func (s *PrintFiles) Download(ctx context.Context, itemUID string) (*printfiles.Download, error) {
+	it, err := s.db.read.OrderItem.Query().Where(orderitem.UID(itemUID)).
+		Select(orderitem.FieldOrderID, orderitem.FieldPrintStatus, orderitem.FieldPrintFileKey, orderitem.FieldEcommerceOrderItemID).
+		WithOrder(func(q *ent.OrderQuery) { q.Select(order.FieldUID, order.FieldEcommerceOrderID) }).
+		Only(ctx)
+	if err != nil {
+		return nil, notFound(err, "order item %q not found", itemUID)
+	}
+	dl := &printfiles.Download{
+		OrderUID:             it.Edges.Order.UID,
+		Status:               it.PrintStatus,
+		EcommerceOrderID:     it.Edges.Order.EcommerceOrderID,
+		EcommerceOrderItemID: it.EcommerceOrderItemID,
+	}
+	if it.PrintStatus == orders.PrintReady {
+		dl.FileKey = it.PrintFileKey
+	}
+	return dl, nil
+}
+
+// ServiceKey returns the service's secret of that name, making it (32
+// random bytes) the first time: every process sharing the database then
+// signs and checks with the same key.
+func (db *DB) ServiceKey(ctx context.Context, name string) ([]byte, error) {
+	ctx = context.WithoutCancel(ctx)
+	value := make([]byte, 32)
+	if _, err := rand.Read(value); err != nil {
+		return nil, err
+	}
+	err := db.inTx(ctx, func(tx *Tx) error {
+		// A bulk insert of one, as the single one's DO NOTHING reports
+		// the row it did not insert as an error.
+		return tx.ServiceKey.CreateBulk(tx.ServiceKey.Create().SetName(name).SetValue(value)).
+			OnConflictColumns(servicekey.FieldName).DoNothing().Exec(ctx)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("service key %s: %w", name, err)
+	}
+	key, err := db.write.ServiceKey.Query().Where(servicekey.Name(name)).Only(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("service key %s: %w", name, err)
+	}
+	return key.Value, nil
+}

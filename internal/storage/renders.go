@@ -1,0 +1,85 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+
+	"github.com/platen-print/platen/internal/orders"
+)
+
+// JobQueue is the durable job queue as the stores see it: every call takes
+// the caller's transaction, so that a job exists exactly when the change
+// that causes it commits.
+type JobQueue interface {
+	// EnqueueRenders queues one render per item uid and returns the job
+	// ids, in order.
+	EnqueueRenders(ctx context.Context, tx *sql.Tx, itemUIDs []string) ([]int64, error)
+	// CancelJobs cancels jobs that have not run yet; running or finished
+	// ones are left as they are (a superseded render writes nothing).
+	CancelJobs(ctx context.Context, tx *sql.Tx, jobIDs []int64) error
+	// EnqueueFileDeletes queues the removal of stored files no longer
+	// referenced.
+	EnqueueFileDeletes(ctx context.Context, tx *sql.Tx, keys []string) error
+}
+
+// SetQueue makes writes that need a render or a clean-up queue it; without
+// a queue (admin commands) print files are requested but not queued.
+func (db *DB) SetQueue(q JobQueue) { db.queue = q }
+
+// printWork gathers what a write does to render jobs and stored files, so
+// that it happens in the write's own transaction at its end.
+type printWork struct {
+	render []*orders.Item // items to (re)render; their JobID is set
+	cancel []int64
+	delete []string
+}
+
+// drop records that an item's print, as it was, is no longer wanted: its
+// job (if pending) is cancelled and its file removed.
+func (w *printWork) drop(p orders.PrintFile) {
+	if p.JobID != nil {
+		w.cancel = append(w.cancel, *p.JobID)
+	}
+	if p.FileKey != nil {
+		w.delete = append(w.delete, *p.FileKey)
+	}
+}
+
+// queueRender marks it as queued for rendering.
+func (w *printWork) queueRender(it *orders.Item) {
+	it.Print = orders.PrintFile{Status: orders.PrintReceived}
+	w.render = append(w.render, it)
+}
+
+// enqueue runs the recorded work in tx; items to render get their job id
+// (write them after this).
+func (db *DB) enqueue(ctx context.Context, tx *Tx, w *printWork) error {
+	if db.queue == nil {
+		return nil
+	}
+	if len(w.cancel) > 0 {
+		if err := db.queue.CancelJobs(ctx, tx.SQL, w.cancel); err != nil {
+			return err
+		}
+	}
+	if len(w.delete) > 0 {
+		if err := db.queue.EnqueueFileDeletes(ctx, tx.SQL, w.delete); err != nil {
+			return err
+		}
+	}
+	if len(w.render) == 0 {
+		return nil
+	}
+	uids := make([]string, len(w.render))
+	for i, it := range w.render {
+		uids[i] = it.UID
+	}
+	ids, err := db.queue.EnqueueRenders(ctx, tx.SQL, uids)
+	if err != nil {
+		return err
+	}
+	for i, it := range w.render {
+		it.Print.JobID = &ids[i]
+	}
+	return nil
+}
