@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"strconv"
 )
@@ -62,10 +63,11 @@ func DeclaredDPI(doc []byte) (int, bool) {
 	if json.Unmarshal(doc, &head) != nil {
 		return 0, false
 	}
-	// A JSON string would decode into json.Number too; only a number counts.
-	n, err := strconv.ParseInt(string(head.DPI), 10, 32)
-	if err != nil || n < 1 || n > MaxDPI {
+	// Read as the parser reads it: any JSON number that is whole (300,
+	// 300.0, 3e2); a JSON string does not parse as a float, so it never counts.
+	v, err := strconv.ParseFloat(string(head.DPI), 64)
+	if err != nil || v != math.Trunc(v) || v < 1 || v > MaxDPI {
 		return 0, false
 	}
-	return int(n), true
+	return int(v), true
 }

@@ -32,12 +32,12 @@ func TestFingerprint(t *testing.T) {
 }
 
 func TestDeclaredDPI(t *testing.T) {
-	for doc, want := range map[string]int{`{"dpi":300}`: 300, `{"dpi":1}`: 1, `{"dpi":10000}`: 10000} {
+	for doc, want := range map[string]int{`{"dpi":300}`: 300, `{"dpi":1}`: 1, `{"dpi":10000}`: 10000, `{"dpi":300.0}`: 300, `{"dpi":3e2}`: 300} {
 		if got, ok := DeclaredDPI([]byte(doc)); !ok || got != want {
 			t.Errorf("DeclaredDPI(%s) = %d, %v; want %d", doc, got, ok, want)
 		}
 	}
-	for _, doc := range []string{`{}`, `{"dpi":null}`, `{"dpi":0}`, `{"dpi":-5}`, `{"dpi":150.5}`, `{"dpi":"300"}`, `{"dpi":10001}`} {
+	for _, doc := range []string{`{}`, `{"dpi":null}`, `{"dpi":0}`, `{"dpi":-5}`, `{"dpi":150.5}`, `{"dpi":"300"}`, `{"dpi":10001}`, `{"dpi":NaN}`} {
 		if got, ok := DeclaredDPI([]byte(doc)); ok {
 			t.Errorf("DeclaredDPI(%s) = %d; want none", doc, got)
 		}

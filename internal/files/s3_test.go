@@ -6,41 +6,16 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/johannesboyne/gofakes3"
-	"github.com/johannesboyne/gofakes3/backend/s3mem"
+	"github.com/platen-print/platen/internal/fakes3"
 )
-
-// startS3 runs an in-process S3 server on 127.0.0.1 holding an empty bucket
-// named bucket, and returns the blob URL that opens it.
-func startS3(t *testing.T, bucket string) string {
-	t.Helper()
-	backend := s3mem.New()
-	if err := backend.CreateBucket(bucket); err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(gofakes3.New(backend).Server())
-	t.Cleanup(srv.Close)
-	// gofakes3 takes any credentials; keep the machine's AWS settings out.
-	none := filepath.Join(t.TempDir(), "none")
-	t.Setenv("AWS_ACCESS_KEY_ID", "platen-test")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "platen-test-secret")
-	t.Setenv("AWS_SESSION_TOKEN", "")
-	t.Setenv("AWS_PROFILE", "")
-	t.Setenv("AWS_CONFIG_FILE", none)
-	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", none)
-	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
-	return "s3://" + bucket + "?endpoint=" + url.QueryEscape(srv.URL) + "&use_path_style=true&disable_https=true&region=us-east-1"
-}
 
 func newS3(t *testing.T) *Store {
 	t.Helper()
-	store, err := Open(context.Background(), startS3(t, "prints"), "", nil)
+	store, err := Open(context.Background(), fakes3.Start(t, "prints"), "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +79,7 @@ func TestS3Download(t *testing.T) {
 }
 
 func TestS3MissingBucket(t *testing.T) {
-	blobURL := strings.Replace(startS3(t, "prints"), "s3://prints?", "s3://elsewhere?", 1)
+	blobURL := strings.Replace(fakes3.Start(t, "prints"), "s3://prints?", "s3://elsewhere?", 1)
 	if s, err := Open(context.Background(), blobURL, "", nil); err == nil {
 		_ = s.Close()
 		t.Fatal("opened a bucket that does not exist")

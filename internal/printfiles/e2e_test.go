@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/platen-print/platen/internal/config"
+	"github.com/platen-print/platen/internal/fakes3"
 	"github.com/platen-print/platen/internal/platentest"
 )
 
@@ -200,66 +201,84 @@ func startServer(t *testing.T, b platentest.Backend, edit func(*config.Config)) 
 
 // TestOrderToDownload: an order with create_print_files true renders, its
 // status reaches ready with a url, and the url downloads the PDF (with
-// Content-Type, a filename, ETag and Range), on both databases.
+// Content-Type, a filename, ETag and Range), on both databases with the
+// local file store, and on S3.
 func TestOrderToDownload(t *testing.T) {
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
-		srv := startServer(t, b, nil)
-		tenant := srv.Bootstrap(t, "acme", "shop-1")
-		doc := designDoc(dataURI(photo(t, 600, 400)))
-		r := srv.Do(t, "POST", "/api/v1/orders", tenant.Token, orderBody(tenant.StoreID, "1001", true, item("1001-1", doc)))
-		if r.Status != http.StatusOK {
-			t.Fatalf("create: %d %s", r.Status, r.Raw)
-		}
-		orderUID := r.Object(t)["uid"].(string)
-
-		st := waitPrint(t, srv, tenant.Token, "1001-1")
-		if st["status"] != "ready" {
-			t.Fatalf("print status %v", st)
-		}
-		link, _ := st["url"].(string)
-		if !strings.HasPrefix(link, srv.BaseURL+"/api/v1/print-files/") || !strings.Contains(link, "?token=") {
-			t.Fatalf("url %q", link)
-		}
-
-		details := srv.Do(t, "GET", "/api/v1/orders/"+orderUID, tenant.Token, nil).Object(t)
-		p := details["items"].([]any)[0].(map[string]any)["print"].(map[string]any)
-		if p["status"] != "ready" || p["url"] == nil || p["error"] != nil {
-			t.Fatalf("order details print %v", p)
-		}
-
-		file, data := download(t, link)
-		if ct := file.Header.Get("Content-Type"); ct != "application/pdf" {
-			t.Errorf("Content-Type %q", ct)
-		}
-		if cd := file.Header.Get("Content-Disposition"); !strings.Contains(cd, `1001-1001-1.pdf`) {
-			t.Errorf("Content-Disposition %q", cd)
-		}
-		etag := file.Header.Get("ETag")
-		if etag == "" {
-			t.Error("no ETag")
-		}
-		info := pdfInfo(t, data)
-		if field(info, "Pages") != "1" {
-			t.Errorf("pages: %s", info)
-		}
-		// A6 plus 2 mm bleed: 109×152 mm; the trim box is inset by 2 mm.
-		if got, want := field(info, "Page size"), "308.976 x 430.866 pts"; got != want {
-			t.Errorf("page size %q, want %q", got, want)
-		}
-		if got, want := field(info, "TrimBox"), "5.67 5.67 303.31 425.20"; got != want {
-			t.Errorf("TrimBox %q, want %q", got, want)
-		}
-
-		loc := redirectTarget(t, link)
-		partial, part := get(t, http.DefaultClient, loc, "Range", "bytes=0-7")
-		if partial.StatusCode != http.StatusPartialContent || string(part) != string(data[:8]) {
-			t.Errorf("Range: %d %q", partial.StatusCode, part)
-		}
-		again, _ := get(t, http.DefaultClient, loc, "If-None-Match", etag)
-		if again.StatusCode != http.StatusNotModified {
-			t.Errorf("If-None-Match: %d", again.StatusCode)
-		}
+		orderToDownload(t, startServer(t, b, nil), false)
 	})
+	t.Run("s3", func(t *testing.T) {
+		blobURL := fakes3.Start(t, "prints")
+		srv := startServer(t, platentest.Backends()[0], func(c *config.Config) { c.BlobURL = blobURL })
+		orderToDownload(t, srv, true)
+	})
+}
+
+// orderToDownload posts an order, waits for its print, and downloads it
+// through its link; onS3 says the link must lead to S3, not to srv.
+func orderToDownload(t *testing.T, srv *platentest.Server, onS3 bool) {
+	t.Helper()
+	tenant := srv.Bootstrap(t, "acme", "shop-1")
+	doc := designDoc(dataURI(photo(t, 600, 400)))
+	r := srv.Do(t, "POST", "/api/v1/orders", tenant.Token, orderBody(tenant.StoreID, "1001", true, item("1001-1", doc)))
+	if r.Status != http.StatusOK {
+		t.Fatalf("create: %d %s", r.Status, r.Raw)
+	}
+	orderUID := r.Object(t)["uid"].(string)
+
+	st := waitPrint(t, srv, tenant.Token, "1001-1")
+	if st["status"] != "ready" {
+		t.Fatalf("print status %v", st)
+	}
+	link, _ := st["url"].(string)
+	if !strings.HasPrefix(link, srv.BaseURL+"/api/v1/print-files/") || !strings.Contains(link, "?token=") {
+		t.Fatalf("url %q", link)
+	}
+
+	details := srv.Do(t, "GET", "/api/v1/orders/"+orderUID, tenant.Token, nil).Object(t)
+	p := details["items"].([]any)[0].(map[string]any)["print"].(map[string]any)
+	if p["status"] != "ready" || p["url"] == nil || p["error"] != nil {
+		t.Fatalf("order details print %v", p)
+	}
+
+	file, data := download(t, link)
+	if ct := file.Header.Get("Content-Type"); ct != "application/pdf" {
+		t.Errorf("Content-Type %q", ct)
+	}
+	if cd := file.Header.Get("Content-Disposition"); !strings.Contains(cd, `1001-1001-1.pdf`) {
+		t.Errorf("Content-Disposition %q", cd)
+	}
+	etag := file.Header.Get("ETag")
+	if etag == "" {
+		t.Error("no ETag")
+	}
+	info := pdfInfo(t, data)
+	if field(info, "Pages") != "1" {
+		t.Errorf("pages: %s", info)
+	}
+	// A6 plus 2 mm bleed: 109×152 mm; the trim box is inset by 2 mm.
+	if got, want := field(info, "Page size"), "308.976 x 430.866 pts"; got != want {
+		t.Errorf("page size %q, want %q", got, want)
+	}
+	if got, want := field(info, "TrimBox"), "5.67 5.67 303.31 425.20"; got != want {
+		t.Errorf("TrimBox %q, want %q", got, want)
+	}
+
+	loc := redirectTarget(t, link)
+	if servedHere := strings.HasPrefix(loc, srv.BaseURL+"/"); servedHere == onS3 {
+		t.Errorf("the link leads to %s", loc)
+	}
+	if onS3 && !strings.Contains(loc, "/prints/orders/") {
+		t.Errorf("the S3 URL %s does not name the bucket and the order's key", loc)
+	}
+	partial, part := get(t, http.DefaultClient, loc, "Range", "bytes=0-7")
+	if partial.StatusCode != http.StatusPartialContent || string(part) != string(data[:8]) {
+		t.Errorf("Range: %d %q", partial.StatusCode, part)
+	}
+	again, _ := get(t, http.DefaultClient, loc, "If-None-Match", etag)
+	if again.StatusCode != http.StatusNotModified {
+		t.Errorf("If-None-Match: %d", again.StatusCode)
+	}
 }
 
 func redirectTarget(t *testing.T, link string) string {
