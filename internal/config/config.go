@@ -92,7 +92,7 @@ func (c *Config) ServeFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&c.RateBurst, "rate-burst", c.RateBurst, "requests a token may make at once above --rate-limit; 0 for twice the rate")
 	fs.StringVar(&c.BlobURL, "blob-url", c.BlobURL, "where print files are stored: file://DIR (default DATA_DIR/files) or s3://BUCKET?endpoint=…&region=…")
 	fs.StringVar(&c.PublicURL, "public-url", c.PublicURL, "base URL of download links (default http://HTTP_ADDR)")
-	fs.StringSliceVar(&c.RenderAddrs, "render-addr", c.RenderAddrs, "host:port of `platen render` processes, comma-separated; empty renders in this process")
+	fs.StringSliceVar(&c.RenderAddrs, "render-addr", c.RenderAddrs, "host:port of platen render processes, comma-separated; empty renders in this process")
 	fs.IntVar(&c.RenderWorkers, "render-workers", c.RenderWorkers, "renders at once in this process; 0 for the number of CPUs")
 	c.Render.Flags(fs)
 }

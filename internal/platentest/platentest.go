@@ -92,12 +92,22 @@ type Server struct {
 // Start starts a server on backend b and stops it when the test ends.
 func Start(t *testing.T, b Backend) *Server {
 	t.Helper()
+	return StartWith(t, b, nil)
+}
+
+// StartWith is Start with the configuration changed by edit (when not nil)
+// before the server starts.
+func StartWith(t *testing.T, b Backend, edit func(*config.Config)) *Server {
+	t.Helper()
 	cfg := config.Default()
 	cfg.HTTPAddr = "127.0.0.1:0"
 	cfg.GRPCAddr = "127.0.0.1:0"
 	cfg.DataDir = t.TempDir()
 	cfg.DatabaseURL = b.NewDatabaseURL(t)
 	cfg.AccessLog = false
+	if edit != nil {
+		edit(&cfg)
+	}
 	return StartConfig(t, cfg)
 }
 

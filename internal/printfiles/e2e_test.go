@@ -185,31 +185,17 @@ func checkJSONError(t *testing.T, resp *http.Response, body []byte, status int, 
 	}
 }
 
-func startServer(t *testing.T, b platentest.Backend, edit func(*config.Config)) *platentest.Server {
-	t.Helper()
-	cfg := config.Default()
-	cfg.HTTPAddr = "127.0.0.1:0"
-	cfg.GRPCAddr = "127.0.0.1:0"
-	cfg.DataDir = t.TempDir()
-	cfg.DatabaseURL = b.NewDatabaseURL(t)
-	cfg.AccessLog = false
-	if edit != nil {
-		edit(&cfg)
-	}
-	return platentest.StartConfig(t, cfg)
-}
-
 // TestOrderToDownload: an order with create_print_files true renders, its
 // status reaches ready with a url, and the url downloads the PDF (with
 // Content-Type, a filename, ETag and Range), on both databases with the
 // local file store, and on S3.
 func TestOrderToDownload(t *testing.T) {
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
-		orderToDownload(t, startServer(t, b, nil), false)
+		orderToDownload(t, platentest.StartWith(t, b, nil), false)
 	})
 	t.Run("s3", func(t *testing.T) {
 		blobURL := fakes3.Start(t, "prints")
-		srv := startServer(t, platentest.Backends()[0], func(c *config.Config) { c.BlobURL = blobURL })
+		srv := platentest.StartWith(t, platentest.Backends()[0], func(c *config.Config) { c.BlobURL = blobURL })
 		orderToDownload(t, srv, true)
 	})
 }
@@ -294,7 +280,7 @@ func redirectTarget(t *testing.T, link string) string {
 // or with another item's token answers 403 with a JSON error; a link
 // whose order was deleted answers 404.
 func TestDownloadLinkRefusals(t *testing.T) {
-	srv := startServer(t, platentest.Backends()[0], nil)
+	srv := platentest.StartWith(t, platentest.Backends()[0], nil)
 	tenant := srv.Bootstrap(t, "acme", "shop-1")
 	doc := designDoc(dataURI(photo(t, 60, 40)))
 	r := srv.Do(t, "POST", "/api/v1/orders", tenant.Token, orderBody(tenant.StoreID, "1", true, item("1-1", doc), item("1-2", doc)))

@@ -39,7 +39,7 @@ func itemPrint(t *testing.T, srv *platentest.Server, token, orderUID string, i i
 // asking twice renders once.
 func TestPrintFilesOnRequest(t *testing.T) {
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
-		srv := startServer(t, b, nil)
+		srv := platentest.StartWith(t, b, nil)
 		tenant := srv.Bootstrap(t, "acme", "shop-1")
 		doc := designDoc(dataURI(photo(t, 60, 40)))
 		o := createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, "7", false, item("7-1", doc)))
@@ -86,7 +86,7 @@ func TestPrintFilesOnRequest(t *testing.T) {
 // TestBadDocumentFails: a document the renderer cannot honour fails at
 // once with a reason naming the layer, in the order details.
 func TestBadDocumentFails(t *testing.T) {
-	srv := startServer(t, platentest.Backends()[0], nil)
+	srv := platentest.StartWith(t, platentest.Backends()[0], nil)
 	tenant := srv.Bootstrap(t, "acme", "shop-1")
 	cases := map[string]struct{ doc, reason string }{
 		"unknown layer type":              {`{"width":100,"height":100,"layers":[{"type":"rect","x":0,"y":0,"width":1,"height":1,"fill":"#000"},{"type":"star"}]}`, `layers[1]: unknown layer type "star"`},
@@ -126,7 +126,7 @@ func TestRefusedImageAddresses(t *testing.T) {
 	defer images.Close()
 	port := images.URL[strings.LastIndex(images.URL, ":")+1:]
 
-	srv := startServer(t, platentest.Backends()[0], nil)
+	srv := platentest.StartWith(t, platentest.Backends()[0], nil)
 	tenant := srv.Bootstrap(t, "acme", "shop-1")
 	refused := map[string]struct{ src, reason string }{
 		"loopback":              {images.URL + "/a.jpg", "loopback"},
@@ -165,7 +165,7 @@ func TestRefusedImageAddresses(t *testing.T) {
 	}
 
 	t.Run("allowed with --allow-private-network", func(t *testing.T) {
-		open := startServer(t, platentest.Backends()[0], func(c *config.Config) { c.AllowPrivateNetwork = true })
+		open := platentest.StartWith(t, platentest.Backends()[0], func(c *config.Config) { c.AllowPrivateNetwork = true })
 		tenant := open.Bootstrap(t, "acme", "shop-1")
 		doc := fmt.Sprintf(`{"width":50,"height":50,"layers":[{"type":"image","src":%q,"x":0,"y":0,"width":50,"height":50}]}`, images.URL+"/a.jpg")
 		createOrder(t, open, tenant.Token, orderBody(tenant.StoreID, "ok", true, item("ok-1", doc)))
@@ -213,7 +213,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 // the old file is removed. A PUT that leaves it alone keeps the file.
 func TestTemplateChangeRerenders(t *testing.T) {
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
-		srv := startServer(t, b, nil)
+		srv := platentest.StartWith(t, b, nil)
 		tenant := srv.Bootstrap(t, "acme", "shop-1")
 		small := `{"width":50,"height":50,"layers":[{"type":"rect","x":0,"y":0,"width":50,"height":50,"fill":"#ff0000"}]}`
 		large := `{"width":100,"height":50,"layers":[{"type":"rect","x":0,"y":0,"width":100,"height":50,"fill":"#0000ff"}]}`
@@ -265,7 +265,7 @@ func TestDeleteCancelsRenders(t *testing.T) {
 			_, _ = w.Write(photo(t, 40, 30))
 		}))
 		defer images.Close()
-		srv := startServer(t, b, func(c *config.Config) { c.AllowPrivateNetwork, c.RenderWorkers = true, 1 })
+		srv := platentest.StartWith(t, b, func(c *config.Config) { c.AllowPrivateNetwork, c.RenderWorkers = true, 1 })
 		tenant := srv.Bootstrap(t, "acme", "shop-1")
 		doc := fmt.Sprintf(`{"width":50,"height":50,"layers":[{"type":"image","src":%q,"x":0,"y":0,"width":50,"height":50}]}`, images.URL+"/a.jpg")
 		running := createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, "r", true, item("r-1", doc)))["uid"].(string)

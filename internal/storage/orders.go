@@ -353,11 +353,8 @@ func (s *Orders) UpdateOrder(ctx context.Context, scope orders.Scope, uid string
 	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
 	var o *orders.Order
 	err := s.db.inTx(ctx, func(tx *Tx) error {
-		if err := s.db.lockOrder(ctx, tx, uid); err != nil {
-			return err
-		}
 		var err error
-		if o, err = getOrder(ctx, tx.Client(), scope, uid); err != nil {
+		if o, err = s.db.lockedOrder(ctx, tx, scope, uid); err != nil {
 			return err
 		}
 		before := itemPrints(o.Items)
@@ -448,17 +445,22 @@ func (db *DB) writeUpdate(ctx context.Context, tx *Tx, o *orders.Order, before m
 	return db.insertItems(ctx, tx, o)
 }
 
+// lockedOrder locks the order's row (see lockOrder) and reads the order.
+func (db *DB) lockedOrder(ctx context.Context, tx *Tx, scope orders.Scope, uid string) (*orders.Order, error) {
+	if err := db.lockOrder(ctx, tx, uid); err != nil {
+		return nil, err
+	}
+	return getOrder(ctx, tx.Client(), scope, uid)
+}
+
 // RequestPrintFiles marks the order's print files as wanted and queues a
 // render for every item that has none yet or whose render failed.
 func (s *Orders) RequestPrintFiles(ctx context.Context, scope orders.Scope, uid string) (*orders.Order, error) {
 	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
 	var o *orders.Order
 	err := s.db.inTx(ctx, func(tx *Tx) error {
-		if err := s.db.lockOrder(ctx, tx, uid); err != nil {
-			return err
-		}
 		var err error
-		if o, err = getOrder(ctx, tx.Client(), scope, uid); err != nil {
+		if o, err = s.db.lockedOrder(ctx, tx, scope, uid); err != nil {
 			return err
 		}
 		o.PrintFilesRequested = true
