@@ -24,9 +24,12 @@ import (
 	"github.com/platen-print/platen/ent/productcategory"
 	"github.com/platen-print/platen/ent/productvariant"
 	"github.com/platen-print/platen/ent/servicekey"
+	"github.com/platen-print/platen/ent/shoporder"
+	"github.com/platen-print/platen/ent/shopprint"
 	"github.com/platen-print/platen/ent/store"
 	"github.com/platen-print/platen/ent/team"
 	"github.com/platen-print/platen/ent/variantlink"
+	"github.com/platen-print/platen/ent/webhookdelivery"
 
 	stdsql "database/sql"
 )
@@ -54,12 +57,18 @@ type Client struct {
 	ProductVariant *ProductVariantClient
 	// ServiceKey is the client for interacting with the ServiceKey builders.
 	ServiceKey *ServiceKeyClient
+	// ShopOrder is the client for interacting with the ShopOrder builders.
+	ShopOrder *ShopOrderClient
+	// ShopPrint is the client for interacting with the ShopPrint builders.
+	ShopPrint *ShopPrintClient
 	// Store is the client for interacting with the Store builders.
 	Store *StoreClient
 	// Team is the client for interacting with the Team builders.
 	Team *TeamClient
 	// VariantLink is the client for interacting with the VariantLink builders.
 	VariantLink *VariantLinkClient
+	// WebhookDelivery is the client for interacting with the WebhookDelivery builders.
+	WebhookDelivery *WebhookDeliveryClient
 }
 
 // NewClient creates a new client configured with the given options.
@@ -80,9 +89,12 @@ func (c *Client) init() {
 	c.ProductCategory = NewProductCategoryClient(c.config)
 	c.ProductVariant = NewProductVariantClient(c.config)
 	c.ServiceKey = NewServiceKeyClient(c.config)
+	c.ShopOrder = NewShopOrderClient(c.config)
+	c.ShopPrint = NewShopPrintClient(c.config)
 	c.Store = NewStoreClient(c.config)
 	c.Team = NewTeamClient(c.config)
 	c.VariantLink = NewVariantLinkClient(c.config)
+	c.WebhookDelivery = NewWebhookDeliveryClient(c.config)
 }
 
 type (
@@ -184,9 +196,12 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		ProductCategory: NewProductCategoryClient(cfg),
 		ProductVariant:  NewProductVariantClient(cfg),
 		ServiceKey:      NewServiceKeyClient(cfg),
+		ShopOrder:       NewShopOrderClient(cfg),
+		ShopPrint:       NewShopPrintClient(cfg),
 		Store:           NewStoreClient(cfg),
 		Team:            NewTeamClient(cfg),
 		VariantLink:     NewVariantLinkClient(cfg),
+		WebhookDelivery: NewWebhookDeliveryClient(cfg),
 	}, nil
 }
 
@@ -215,9 +230,12 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		ProductCategory: NewProductCategoryClient(cfg),
 		ProductVariant:  NewProductVariantClient(cfg),
 		ServiceKey:      NewServiceKeyClient(cfg),
+		ShopOrder:       NewShopOrderClient(cfg),
+		ShopPrint:       NewShopPrintClient(cfg),
 		Store:           NewStoreClient(cfg),
 		Team:            NewTeamClient(cfg),
 		VariantLink:     NewVariantLinkClient(cfg),
+		WebhookDelivery: NewWebhookDeliveryClient(cfg),
 	}, nil
 }
 
@@ -248,8 +266,8 @@ func (c *Client) Close() error {
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIToken, c.DesignVersion, c.IdempotencyKey, c.Order, c.OrderItem, c.Product,
-		c.ProductCategory, c.ProductVariant, c.ServiceKey, c.Store, c.Team,
-		c.VariantLink,
+		c.ProductCategory, c.ProductVariant, c.ServiceKey, c.ShopOrder, c.ShopPrint,
+		c.Store, c.Team, c.VariantLink, c.WebhookDelivery,
 	} {
 		n.Use(hooks...)
 	}
@@ -260,8 +278,8 @@ func (c *Client) Use(hooks ...Hook) {
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIToken, c.DesignVersion, c.IdempotencyKey, c.Order, c.OrderItem, c.Product,
-		c.ProductCategory, c.ProductVariant, c.ServiceKey, c.Store, c.Team,
-		c.VariantLink,
+		c.ProductCategory, c.ProductVariant, c.ServiceKey, c.ShopOrder, c.ShopPrint,
+		c.Store, c.Team, c.VariantLink, c.WebhookDelivery,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -288,12 +306,18 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.ProductVariant.mutate(ctx, m)
 	case *ServiceKeyMutation:
 		return c.ServiceKey.mutate(ctx, m)
+	case *ShopOrderMutation:
+		return c.ShopOrder.mutate(ctx, m)
+	case *ShopPrintMutation:
+		return c.ShopPrint.mutate(ctx, m)
 	case *StoreMutation:
 		return c.Store.mutate(ctx, m)
 	case *TeamMutation:
 		return c.Team.mutate(ctx, m)
 	case *VariantLinkMutation:
 		return c.VariantLink.mutate(ctx, m)
+	case *WebhookDeliveryMutation:
+		return c.WebhookDelivery.mutate(ctx, m)
 	default:
 		return nil, fmt.Errorf("ent: unknown mutation type %T", m)
 	}
@@ -1656,6 +1680,304 @@ func (c *ServiceKeyClient) mutate(ctx context.Context, m *ServiceKeyMutation) (V
 	}
 }
 
+// ShopOrderClient is a client for the ShopOrder schema.
+type ShopOrderClient struct {
+	config
+}
+
+// NewShopOrderClient returns a client for the ShopOrder from the given config.
+func NewShopOrderClient(c config) *ShopOrderClient {
+	return &ShopOrderClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `shoporder.Hooks(f(g(h())))`.
+func (c *ShopOrderClient) Use(hooks ...Hook) {
+	c.hooks.ShopOrder = append(c.hooks.ShopOrder, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `shoporder.Intercept(f(g(h())))`.
+func (c *ShopOrderClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ShopOrder = append(c.inters.ShopOrder, interceptors...)
+}
+
+// Create returns a builder for creating a ShopOrder entity.
+func (c *ShopOrderClient) Create() *ShopOrderCreate {
+	mutation := newShopOrderMutation(c.config, OpCreate)
+	return &ShopOrderCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ShopOrder entities.
+func (c *ShopOrderClient) CreateBulk(builders ...*ShopOrderCreate) *ShopOrderCreateBulk {
+	return &ShopOrderCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ShopOrderClient) MapCreateBulk(slice any, setFunc func(*ShopOrderCreate, int)) *ShopOrderCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ShopOrderCreateBulk{err: fmt.Errorf("calling to ShopOrderClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ShopOrderCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ShopOrderCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ShopOrder.
+func (c *ShopOrderClient) Update() *ShopOrderUpdate {
+	mutation := newShopOrderMutation(c.config, OpUpdate)
+	return &ShopOrderUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ShopOrderClient) UpdateOne(_m *ShopOrder) *ShopOrderUpdateOne {
+	mutation := newShopOrderMutation(c.config, OpUpdateOne, withShopOrder(_m))
+	return &ShopOrderUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ShopOrderClient) UpdateOneID(id int) *ShopOrderUpdateOne {
+	mutation := newShopOrderMutation(c.config, OpUpdateOne, withShopOrderID(id))
+	return &ShopOrderUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ShopOrder.
+func (c *ShopOrderClient) Delete() *ShopOrderDelete {
+	mutation := newShopOrderMutation(c.config, OpDelete)
+	return &ShopOrderDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ShopOrderClient) DeleteOne(_m *ShopOrder) *ShopOrderDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ShopOrderClient) DeleteOneID(id int) *ShopOrderDeleteOne {
+	builder := c.Delete().Where(shoporder.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ShopOrderDeleteOne{builder}
+}
+
+// Query returns a query builder for ShopOrder.
+func (c *ShopOrderClient) Query() *ShopOrderQuery {
+	return &ShopOrderQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeShopOrder},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ShopOrder entity by its id.
+func (c *ShopOrderClient) Get(ctx context.Context, id int) (*ShopOrder, error) {
+	return c.Query().Where(shoporder.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ShopOrderClient) GetX(ctx context.Context, id int) *ShopOrder {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryPrints queries the prints edge of a ShopOrder.
+func (c *ShopOrderClient) QueryPrints(_m *ShopOrder) *ShopPrintQuery {
+	query := (&ShopPrintClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(shoporder.Table, shoporder.FieldID, id),
+			sqlgraph.To(shopprint.Table, shopprint.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, shoporder.PrintsTable, shoporder.PrintsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ShopOrderClient) Hooks() []Hook {
+	return c.hooks.ShopOrder
+}
+
+// Interceptors returns the client interceptors.
+func (c *ShopOrderClient) Interceptors() []Interceptor {
+	return c.inters.ShopOrder
+}
+
+func (c *ShopOrderClient) mutate(ctx context.Context, m *ShopOrderMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ShopOrderCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ShopOrderUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ShopOrderUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ShopOrderDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ShopOrder mutation op: %q", m.Op())
+	}
+}
+
+// ShopPrintClient is a client for the ShopPrint schema.
+type ShopPrintClient struct {
+	config
+}
+
+// NewShopPrintClient returns a client for the ShopPrint from the given config.
+func NewShopPrintClient(c config) *ShopPrintClient {
+	return &ShopPrintClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `shopprint.Hooks(f(g(h())))`.
+func (c *ShopPrintClient) Use(hooks ...Hook) {
+	c.hooks.ShopPrint = append(c.hooks.ShopPrint, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `shopprint.Intercept(f(g(h())))`.
+func (c *ShopPrintClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ShopPrint = append(c.inters.ShopPrint, interceptors...)
+}
+
+// Create returns a builder for creating a ShopPrint entity.
+func (c *ShopPrintClient) Create() *ShopPrintCreate {
+	mutation := newShopPrintMutation(c.config, OpCreate)
+	return &ShopPrintCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ShopPrint entities.
+func (c *ShopPrintClient) CreateBulk(builders ...*ShopPrintCreate) *ShopPrintCreateBulk {
+	return &ShopPrintCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ShopPrintClient) MapCreateBulk(slice any, setFunc func(*ShopPrintCreate, int)) *ShopPrintCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ShopPrintCreateBulk{err: fmt.Errorf("calling to ShopPrintClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ShopPrintCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ShopPrintCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ShopPrint.
+func (c *ShopPrintClient) Update() *ShopPrintUpdate {
+	mutation := newShopPrintMutation(c.config, OpUpdate)
+	return &ShopPrintUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ShopPrintClient) UpdateOne(_m *ShopPrint) *ShopPrintUpdateOne {
+	mutation := newShopPrintMutation(c.config, OpUpdateOne, withShopPrint(_m))
+	return &ShopPrintUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ShopPrintClient) UpdateOneID(id int) *ShopPrintUpdateOne {
+	mutation := newShopPrintMutation(c.config, OpUpdateOne, withShopPrintID(id))
+	return &ShopPrintUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ShopPrint.
+func (c *ShopPrintClient) Delete() *ShopPrintDelete {
+	mutation := newShopPrintMutation(c.config, OpDelete)
+	return &ShopPrintDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ShopPrintClient) DeleteOne(_m *ShopPrint) *ShopPrintDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ShopPrintClient) DeleteOneID(id int) *ShopPrintDeleteOne {
+	builder := c.Delete().Where(shopprint.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ShopPrintDeleteOne{builder}
+}
+
+// Query returns a query builder for ShopPrint.
+func (c *ShopPrintClient) Query() *ShopPrintQuery {
+	return &ShopPrintQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeShopPrint},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ShopPrint entity by its id.
+func (c *ShopPrintClient) Get(ctx context.Context, id int) (*ShopPrint, error) {
+	return c.Query().Where(shopprint.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ShopPrintClient) GetX(ctx context.Context, id int) *ShopPrint {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryOrder queries the order edge of a ShopPrint.
+func (c *ShopPrintClient) QueryOrder(_m *ShopPrint) *ShopOrderQuery {
+	query := (&ShopOrderClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(shopprint.Table, shopprint.FieldID, id),
+			sqlgraph.To(shoporder.Table, shoporder.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, shopprint.OrderTable, shopprint.OrderColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ShopPrintClient) Hooks() []Hook {
+	return c.hooks.ShopPrint
+}
+
+// Interceptors returns the client interceptors.
+func (c *ShopPrintClient) Interceptors() []Interceptor {
+	return c.inters.ShopPrint
+}
+
+func (c *ShopPrintClient) mutate(ctx context.Context, m *ShopPrintMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ShopPrintCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ShopPrintUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ShopPrintUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ShopPrintDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ShopPrint mutation op: %q", m.Op())
+	}
+}
+
 // StoreClient is a client for the Store schema.
 type StoreClient struct {
 	config
@@ -2119,17 +2441,150 @@ func (c *VariantLinkClient) mutate(ctx context.Context, m *VariantLinkMutation) 
 	}
 }
 
+// WebhookDeliveryClient is a client for the WebhookDelivery schema.
+type WebhookDeliveryClient struct {
+	config
+}
+
+// NewWebhookDeliveryClient returns a client for the WebhookDelivery from the given config.
+func NewWebhookDeliveryClient(c config) *WebhookDeliveryClient {
+	return &WebhookDeliveryClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `webhookdelivery.Hooks(f(g(h())))`.
+func (c *WebhookDeliveryClient) Use(hooks ...Hook) {
+	c.hooks.WebhookDelivery = append(c.hooks.WebhookDelivery, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `webhookdelivery.Intercept(f(g(h())))`.
+func (c *WebhookDeliveryClient) Intercept(interceptors ...Interceptor) {
+	c.inters.WebhookDelivery = append(c.inters.WebhookDelivery, interceptors...)
+}
+
+// Create returns a builder for creating a WebhookDelivery entity.
+func (c *WebhookDeliveryClient) Create() *WebhookDeliveryCreate {
+	mutation := newWebhookDeliveryMutation(c.config, OpCreate)
+	return &WebhookDeliveryCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of WebhookDelivery entities.
+func (c *WebhookDeliveryClient) CreateBulk(builders ...*WebhookDeliveryCreate) *WebhookDeliveryCreateBulk {
+	return &WebhookDeliveryCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *WebhookDeliveryClient) MapCreateBulk(slice any, setFunc func(*WebhookDeliveryCreate, int)) *WebhookDeliveryCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &WebhookDeliveryCreateBulk{err: fmt.Errorf("calling to WebhookDeliveryClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*WebhookDeliveryCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &WebhookDeliveryCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for WebhookDelivery.
+func (c *WebhookDeliveryClient) Update() *WebhookDeliveryUpdate {
+	mutation := newWebhookDeliveryMutation(c.config, OpUpdate)
+	return &WebhookDeliveryUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *WebhookDeliveryClient) UpdateOne(_m *WebhookDelivery) *WebhookDeliveryUpdateOne {
+	mutation := newWebhookDeliveryMutation(c.config, OpUpdateOne, withWebhookDelivery(_m))
+	return &WebhookDeliveryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *WebhookDeliveryClient) UpdateOneID(id int) *WebhookDeliveryUpdateOne {
+	mutation := newWebhookDeliveryMutation(c.config, OpUpdateOne, withWebhookDeliveryID(id))
+	return &WebhookDeliveryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for WebhookDelivery.
+func (c *WebhookDeliveryClient) Delete() *WebhookDeliveryDelete {
+	mutation := newWebhookDeliveryMutation(c.config, OpDelete)
+	return &WebhookDeliveryDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *WebhookDeliveryClient) DeleteOne(_m *WebhookDelivery) *WebhookDeliveryDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *WebhookDeliveryClient) DeleteOneID(id int) *WebhookDeliveryDeleteOne {
+	builder := c.Delete().Where(webhookdelivery.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &WebhookDeliveryDeleteOne{builder}
+}
+
+// Query returns a query builder for WebhookDelivery.
+func (c *WebhookDeliveryClient) Query() *WebhookDeliveryQuery {
+	return &WebhookDeliveryQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeWebhookDelivery},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a WebhookDelivery entity by its id.
+func (c *WebhookDeliveryClient) Get(ctx context.Context, id int) (*WebhookDelivery, error) {
+	return c.Query().Where(webhookdelivery.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *WebhookDeliveryClient) GetX(ctx context.Context, id int) *WebhookDelivery {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *WebhookDeliveryClient) Hooks() []Hook {
+	return c.hooks.WebhookDelivery
+}
+
+// Interceptors returns the client interceptors.
+func (c *WebhookDeliveryClient) Interceptors() []Interceptor {
+	return c.inters.WebhookDelivery
+}
+
+func (c *WebhookDeliveryClient) mutate(ctx context.Context, m *WebhookDeliveryMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&WebhookDeliveryCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&WebhookDeliveryUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&WebhookDeliveryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&WebhookDeliveryDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown WebhookDelivery mutation op: %q", m.Op())
+	}
+}
+
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
 		APIToken, DesignVersion, IdempotencyKey, Order, OrderItem, Product,
-		ProductCategory, ProductVariant, ServiceKey, Store, Team,
-		VariantLink []ent.Hook
+		ProductCategory, ProductVariant, ServiceKey, ShopOrder, ShopPrint, Store, Team,
+		VariantLink, WebhookDelivery []ent.Hook
 	}
 	inters struct {
 		APIToken, DesignVersion, IdempotencyKey, Order, OrderItem, Product,
-		ProductCategory, ProductVariant, ServiceKey, Store, Team,
-		VariantLink []ent.Interceptor
+		ProductCategory, ProductVariant, ServiceKey, ShopOrder, ShopPrint, Store, Team,
+		VariantLink, WebhookDelivery []ent.Interceptor
 	}
 )
 

@@ -21,9 +21,12 @@ import (
 	"github.com/platen-print/platen/ent/productcategory"
 	"github.com/platen-print/platen/ent/productvariant"
 	"github.com/platen-print/platen/ent/servicekey"
+	"github.com/platen-print/platen/ent/shoporder"
+	"github.com/platen-print/platen/ent/shopprint"
 	"github.com/platen-print/platen/ent/store"
 	"github.com/platen-print/platen/ent/team"
 	"github.com/platen-print/platen/ent/variantlink"
+	"github.com/platen-print/platen/ent/webhookdelivery"
 )
 
 // ent aliases to avoid import conflicts in user's code.
@@ -93,9 +96,12 @@ func checkColumn(t, c string) error {
 			productcategory.Table: productcategory.ValidColumn,
 			productvariant.Table:  productvariant.ValidColumn,
 			servicekey.Table:      servicekey.ValidColumn,
+			shoporder.Table:       shoporder.ValidColumn,
+			shopprint.Table:       shopprint.ValidColumn,
 			store.Table:           store.ValidColumn,
 			team.Table:            team.ValidColumn,
 			variantlink.Table:     variantlink.ValidColumn,
+			webhookdelivery.Table: webhookdelivery.ValidColumn,
 		})
 	})
 	return columnCheck(t, c)

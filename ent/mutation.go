@@ -22,9 +22,12 @@ import (
 	"github.com/platen-print/platen/ent/productcategory"
 	"github.com/platen-print/platen/ent/productvariant"
 	"github.com/platen-print/platen/ent/servicekey"
+	"github.com/platen-print/platen/ent/shoporder"
+	"github.com/platen-print/platen/ent/shopprint"
 	"github.com/platen-print/platen/ent/store"
 	"github.com/platen-print/platen/ent/team"
 	"github.com/platen-print/platen/ent/variantlink"
+	"github.com/platen-print/platen/ent/webhookdelivery"
 )
 
 const (
@@ -45,9 +48,12 @@ const (
 	TypeProductCategory = "ProductCategory"
 	TypeProductVariant  = "ProductVariant"
 	TypeServiceKey      = "ServiceKey"
+	TypeShopOrder       = "ShopOrder"
+	TypeShopPrint       = "ShopPrint"
 	TypeStore           = "Store"
 	TypeTeam            = "Team"
 	TypeVariantLink     = "VariantLink"
+	TypeWebhookDelivery = "WebhookDelivery"
 )
 
 // APITokenMutation represents an operation that mutates the APIToken nodes in the graph.
@@ -10644,6 +10650,2093 @@ func (m *ServiceKeyMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown ServiceKey edge %s", name)
 }
 
+// ShopOrderMutation represents an operation that mutates the ShopOrder nodes in the graph.
+type ShopOrderMutation struct {
+	config
+	op               Op
+	typ              string
+	id               *int
+	created_at       *time.Time
+	updated_at       *time.Time
+	team_id          *int
+	addteam_id       *int
+	store_id         *string
+	external_id      *string
+	reference_number *string
+	lines_hash       *string
+	clearedFields    map[string]struct{}
+	prints           map[int]struct{}
+	removedprints    map[int]struct{}
+	clearedprints    bool
+	done             bool
+	oldValue         func(context.Context) (*ShopOrder, error)
+	predicates       []predicate.ShopOrder
+}
+
+var _ ent.Mutation = (*ShopOrderMutation)(nil)
+
+// shoporderOption allows management of the mutation configuration using functional options.
+type shoporderOption func(*ShopOrderMutation)
+
+// newShopOrderMutation creates new mutation for the ShopOrder entity.
+func newShopOrderMutation(c config, op Op, opts ...shoporderOption) *ShopOrderMutation {
+	m := &ShopOrderMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeShopOrder,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withShopOrderID sets the ID field of the mutation.
+func withShopOrderID(id int) shoporderOption {
+	return func(m *ShopOrderMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *ShopOrder
+		)
+		m.oldValue = func(ctx context.Context) (*ShopOrder, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().ShopOrder.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withShopOrder sets the old ShopOrder of the mutation.
+func withShopOrder(node *ShopOrder) shoporderOption {
+	return func(m *ShopOrderMutation) {
+		m.oldValue = func(context.Context) (*ShopOrder, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ShopOrderMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ShopOrderMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ShopOrderMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ShopOrderMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().ShopOrder.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *ShopOrderMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *ShopOrderMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the ShopOrder entity.
+// If the ShopOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShopOrderMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *ShopOrderMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *ShopOrderMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *ShopOrderMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the ShopOrder entity.
+// If the ShopOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShopOrderMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *ShopOrderMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetTeamID sets the "team_id" field.
+func (m *ShopOrderMutation) SetTeamID(i int) {
+	m.team_id = &i
+	m.addteam_id = nil
+}
+
+// TeamID returns the value of the "team_id" field in the mutation.
+func (m *ShopOrderMutation) TeamID() (r int, exists bool) {
+	v := m.team_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTeamID returns the old "team_id" field's value of the ShopOrder entity.
+// If the ShopOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShopOrderMutation) OldTeamID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTeamID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTeamID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTeamID: %w", err)
+	}
+	return oldValue.TeamID, nil
+}
+
+// AddTeamID adds i to the "team_id" field.
+func (m *ShopOrderMutation) AddTeamID(i int) {
+	if m.addteam_id != nil {
+		*m.addteam_id += i
+	} else {
+		m.addteam_id = &i
+	}
+}
+
+// AddedTeamID returns the value that was added to the "team_id" field in this mutation.
+func (m *ShopOrderMutation) AddedTeamID() (r int, exists bool) {
+	v := m.addteam_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetTeamID resets all changes to the "team_id" field.
+func (m *ShopOrderMutation) ResetTeamID() {
+	m.team_id = nil
+	m.addteam_id = nil
+}
+
+// SetStoreID sets the "store_id" field.
+func (m *ShopOrderMutation) SetStoreID(s string) {
+	m.store_id = &s
+}
+
+// StoreID returns the value of the "store_id" field in the mutation.
+func (m *ShopOrderMutation) StoreID() (r string, exists bool) {
+	v := m.store_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStoreID returns the old "store_id" field's value of the ShopOrder entity.
+// If the ShopOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShopOrderMutation) OldStoreID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStoreID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStoreID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStoreID: %w", err)
+	}
+	return oldValue.StoreID, nil
+}
+
+// ResetStoreID resets all changes to the "store_id" field.
+func (m *ShopOrderMutation) ResetStoreID() {
+	m.store_id = nil
+}
+
+// SetExternalID sets the "external_id" field.
+func (m *ShopOrderMutation) SetExternalID(s string) {
+	m.external_id = &s
+}
+
+// ExternalID returns the value of the "external_id" field in the mutation.
+func (m *ShopOrderMutation) ExternalID() (r string, exists bool) {
+	v := m.external_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExternalID returns the old "external_id" field's value of the ShopOrder entity.
+// If the ShopOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShopOrderMutation) OldExternalID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExternalID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExternalID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExternalID: %w", err)
+	}
+	return oldValue.ExternalID, nil
+}
+
+// ResetExternalID resets all changes to the "external_id" field.
+func (m *ShopOrderMutation) ResetExternalID() {
+	m.external_id = nil
+}
+
+// SetReferenceNumber sets the "reference_number" field.
+func (m *ShopOrderMutation) SetReferenceNumber(s string) {
+	m.reference_number = &s
+}
+
+// ReferenceNumber returns the value of the "reference_number" field in the mutation.
+func (m *ShopOrderMutation) ReferenceNumber() (r string, exists bool) {
+	v := m.reference_number
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldReferenceNumber returns the old "reference_number" field's value of the ShopOrder entity.
+// If the ShopOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShopOrderMutation) OldReferenceNumber(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldReferenceNumber is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldReferenceNumber requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldReferenceNumber: %w", err)
+	}
+	return oldValue.ReferenceNumber, nil
+}
+
+// ResetReferenceNumber resets all changes to the "reference_number" field.
+func (m *ShopOrderMutation) ResetReferenceNumber() {
+	m.reference_number = nil
+}
+
+// SetLinesHash sets the "lines_hash" field.
+func (m *ShopOrderMutation) SetLinesHash(s string) {
+	m.lines_hash = &s
+}
+
+// LinesHash returns the value of the "lines_hash" field in the mutation.
+func (m *ShopOrderMutation) LinesHash() (r string, exists bool) {
+	v := m.lines_hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLinesHash returns the old "lines_hash" field's value of the ShopOrder entity.
+// If the ShopOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShopOrderMutation) OldLinesHash(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLinesHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLinesHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLinesHash: %w", err)
+	}
+	return oldValue.LinesHash, nil
+}
+
+// ResetLinesHash resets all changes to the "lines_hash" field.
+func (m *ShopOrderMutation) ResetLinesHash() {
+	m.lines_hash = nil
+}
+
+// AddPrintIDs adds the "prints" edge to the ShopPrint entity by ids.
+func (m *ShopOrderMutation) AddPrintIDs(ids ...int) {
+	if m.prints == nil {
+		m.prints = make(map[int]struct{})
+	}
+	for i := range ids {
+		m.prints[ids[i]] = struct{}{}
+	}
+}
+
+// ClearPrints clears the "prints" edge to the ShopPrint entity.
+func (m *ShopOrderMutation) ClearPrints() {
+	m.clearedprints = true
+}
+
+// PrintsCleared reports if the "prints" edge to the ShopPrint entity was cleared.
+func (m *ShopOrderMutation) PrintsCleared() bool {
+	return m.clearedprints
+}
+
+// RemovePrintIDs removes the "prints" edge to the ShopPrint entity by IDs.
+func (m *ShopOrderMutation) RemovePrintIDs(ids ...int) {
+	if m.removedprints == nil {
+		m.removedprints = make(map[int]struct{})
+	}
+	for i := range ids {
+		delete(m.prints, ids[i])
+		m.removedprints[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedPrints returns the removed IDs of the "prints" edge to the ShopPrint entity.
+func (m *ShopOrderMutation) RemovedPrintsIDs() (ids []int) {
+	for id := range m.removedprints {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// PrintsIDs returns the "prints" edge IDs in the mutation.
+func (m *ShopOrderMutation) PrintsIDs() (ids []int) {
+	for id := range m.prints {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetPrints resets all changes to the "prints" edge.
+func (m *ShopOrderMutation) ResetPrints() {
+	m.prints = nil
+	m.clearedprints = false
+	m.removedprints = nil
+}
+
+// Where appends a list predicates to the ShopOrderMutation builder.
+func (m *ShopOrderMutation) Where(ps ...predicate.ShopOrder) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ShopOrderMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ShopOrderMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.ShopOrder, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ShopOrderMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ShopOrderMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (ShopOrder).
+func (m *ShopOrderMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ShopOrderMutation) Fields() []string {
+	fields := make([]string, 0, 7)
+	if m.created_at != nil {
+		fields = append(fields, shoporder.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, shoporder.FieldUpdatedAt)
+	}
+	if m.team_id != nil {
+		fields = append(fields, shoporder.FieldTeamID)
+	}
+	if m.store_id != nil {
+		fields = append(fields, shoporder.FieldStoreID)
+	}
+	if m.external_id != nil {
+		fields = append(fields, shoporder.FieldExternalID)
+	}
+	if m.reference_number != nil {
+		fields = append(fields, shoporder.FieldReferenceNumber)
+	}
+	if m.lines_hash != nil {
+		fields = append(fields, shoporder.FieldLinesHash)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ShopOrderMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case shoporder.FieldCreatedAt:
+		return m.CreatedAt()
+	case shoporder.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case shoporder.FieldTeamID:
+		return m.TeamID()
+	case shoporder.FieldStoreID:
+		return m.StoreID()
+	case shoporder.FieldExternalID:
+		return m.ExternalID()
+	case shoporder.FieldReferenceNumber:
+		return m.ReferenceNumber()
+	case shoporder.FieldLinesHash:
+		return m.LinesHash()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ShopOrderMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case shoporder.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case shoporder.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case shoporder.FieldTeamID:
+		return m.OldTeamID(ctx)
+	case shoporder.FieldStoreID:
+		return m.OldStoreID(ctx)
+	case shoporder.FieldExternalID:
+		return m.OldExternalID(ctx)
+	case shoporder.FieldReferenceNumber:
+		return m.OldReferenceNumber(ctx)
+	case shoporder.FieldLinesHash:
+		return m.OldLinesHash(ctx)
+	}
+	return nil, fmt.Errorf("unknown ShopOrder field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ShopOrderMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case shoporder.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case shoporder.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case shoporder.FieldTeamID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTeamID(v)
+		return nil
+	case shoporder.FieldStoreID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStoreID(v)
+		return nil
+	case shoporder.FieldExternalID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExternalID(v)
+		return nil
+	case shoporder.FieldReferenceNumber:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetReferenceNumber(v)
+		return nil
+	case shoporder.FieldLinesHash:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLinesHash(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ShopOrder field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ShopOrderMutation) AddedFields() []string {
+	var fields []string
+	if m.addteam_id != nil {
+		fields = append(fields, shoporder.FieldTeamID)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ShopOrderMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case shoporder.FieldTeamID:
+		return m.AddedTeamID()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ShopOrderMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case shoporder.FieldTeamID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddTeamID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ShopOrder numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ShopOrderMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ShopOrderMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ShopOrderMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown ShopOrder nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ShopOrderMutation) ResetField(name string) error {
+	switch name {
+	case shoporder.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case shoporder.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case shoporder.FieldTeamID:
+		m.ResetTeamID()
+		return nil
+	case shoporder.FieldStoreID:
+		m.ResetStoreID()
+		return nil
+	case shoporder.FieldExternalID:
+		m.ResetExternalID()
+		return nil
+	case shoporder.FieldReferenceNumber:
+		m.ResetReferenceNumber()
+		return nil
+	case shoporder.FieldLinesHash:
+		m.ResetLinesHash()
+		return nil
+	}
+	return fmt.Errorf("unknown ShopOrder field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ShopOrderMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.prints != nil {
+		edges = append(edges, shoporder.EdgePrints)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ShopOrderMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case shoporder.EdgePrints:
+		ids := make([]ent.Value, 0, len(m.prints))
+		for id := range m.prints {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ShopOrderMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.removedprints != nil {
+		edges = append(edges, shoporder.EdgePrints)
+	}
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ShopOrderMutation) RemovedIDs(name string) []ent.Value {
+	switch name {
+	case shoporder.EdgePrints:
+		ids := make([]ent.Value, 0, len(m.removedprints))
+		for id := range m.removedprints {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ShopOrderMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedprints {
+		edges = append(edges, shoporder.EdgePrints)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ShopOrderMutation) EdgeCleared(name string) bool {
+	switch name {
+	case shoporder.EdgePrints:
+		return m.clearedprints
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ShopOrderMutation) ClearEdge(name string) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown ShopOrder unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ShopOrderMutation) ResetEdge(name string) error {
+	switch name {
+	case shoporder.EdgePrints:
+		m.ResetPrints()
+		return nil
+	}
+	return fmt.Errorf("unknown ShopOrder edge %s", name)
+}
+
+// ShopPrintMutation represents an operation that mutates the ShopPrint nodes in the graph.
+type ShopPrintMutation struct {
+	config
+	op                Op
+	typ               string
+	id                *int
+	created_at        *time.Time
+	updated_at        *time.Time
+	uid               *string
+	team_id           *int
+	addteam_id        *int
+	store_id          *string
+	position          *int
+	addposition       *int
+	line_external_id  *string
+	design_version_id *string
+	quantity          *int
+	addquantity       *int
+	status            *string
+	error             *string
+	file_keys         *[]string
+	appendfile_keys   []string
+	job_id            *int64
+	addjob_id         *int64
+	clearedFields     map[string]struct{}
+	_order            *int
+	cleared_order     bool
+	done              bool
+	oldValue          func(context.Context) (*ShopPrint, error)
+	predicates        []predicate.ShopPrint
+}
+
+var _ ent.Mutation = (*ShopPrintMutation)(nil)
+
+// shopprintOption allows management of the mutation configuration using functional options.
+type shopprintOption func(*ShopPrintMutation)
+
+// newShopPrintMutation creates new mutation for the ShopPrint entity.
+func newShopPrintMutation(c config, op Op, opts ...shopprintOption) *ShopPrintMutation {
+	m := &ShopPrintMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeShopPrint,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withShopPrintID sets the ID field of the mutation.
+func withShopPrintID(id int) shopprintOption {
+	return func(m *ShopPrintMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *ShopPrint
+		)
+		m.oldValue = func(ctx context.Context) (*ShopPrint, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().ShopPrint.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withShopPrint sets the old ShopPrint of the mutation.
+func withShopPrint(node *ShopPrint) shopprintOption {
+	return func(m *ShopPrintMutation) {
+		m.oldValue = func(context.Context) (*ShopPrint, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ShopPrintMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ShopPrintMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ShopPrintMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ShopPrintMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().ShopPrint.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *ShopPrintMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *ShopPrintMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the ShopPrint entity.
+// If the ShopPrint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShopPrintMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *ShopPrintMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *ShopPrintMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *ShopPrintMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the ShopPrint entity.
+// If the ShopPrint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShopPrintMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *ShopPrintMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetUID sets the "uid" field.
+func (m *ShopPrintMutation) SetUID(s string) {
+	m.uid = &s
+}
+
+// UID returns the value of the "uid" field in the mutation.
+func (m *ShopPrintMutation) UID() (r string, exists bool) {
+	v := m.uid
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUID returns the old "uid" field's value of the ShopPrint entity.
+// If the ShopPrint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShopPrintMutation) OldUID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUID: %w", err)
+	}
+	return oldValue.UID, nil
+}
+
+// ResetUID resets all changes to the "uid" field.
+func (m *ShopPrintMutation) ResetUID() {
+	m.uid = nil
+}
+
+// SetShopOrderID sets the "shop_order_id" field.
+func (m *ShopPrintMutation) SetShopOrderID(i int) {
+	m._order = &i
+}
+
+// ShopOrderID returns the value of the "shop_order_id" field in the mutation.
+func (m *ShopPrintMutation) ShopOrderID() (r int, exists bool) {
+	v := m._order
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldShopOrderID returns the old "shop_order_id" field's value of the ShopPrint entity.
+// If the ShopPrint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShopPrintMutation) OldShopOrderID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldShopOrderID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldShopOrderID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldShopOrderID: %w", err)
+	}
+	return oldValue.ShopOrderID, nil
+}
+
+// ResetShopOrderID resets all changes to the "shop_order_id" field.
+func (m *ShopPrintMutation) ResetShopOrderID() {
+	m._order = nil
+}
+
+// SetTeamID sets the "team_id" field.
+func (m *ShopPrintMutation) SetTeamID(i int) {
+	m.team_id = &i
+	m.addteam_id = nil
+}
+
+// TeamID returns the value of the "team_id" field in the mutation.
+func (m *ShopPrintMutation) TeamID() (r int, exists bool) {
+	v := m.team_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTeamID returns the old "team_id" field's value of the ShopPrint entity.
+// If the ShopPrint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShopPrintMutation) OldTeamID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTeamID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTeamID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTeamID: %w", err)
+	}
+	return oldValue.TeamID, nil
+}
+
+// AddTeamID adds i to the "team_id" field.
+func (m *ShopPrintMutation) AddTeamID(i int) {
+	if m.addteam_id != nil {
+		*m.addteam_id += i
+	} else {
+		m.addteam_id = &i
+	}
+}
+
+// AddedTeamID returns the value that was added to the "team_id" field in this mutation.
+func (m *ShopPrintMutation) AddedTeamID() (r int, exists bool) {
+	v := m.addteam_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetTeamID resets all changes to the "team_id" field.
+func (m *ShopPrintMutation) ResetTeamID() {
+	m.team_id = nil
+	m.addteam_id = nil
+}
+
+// SetStoreID sets the "store_id" field.
+func (m *ShopPrintMutation) SetStoreID(s string) {
+	m.store_id = &s
+}
+
+// StoreID returns the value of the "store_id" field in the mutation.
+func (m *ShopPrintMutation) StoreID() (r string, exists bool) {
+	v := m.store_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStoreID returns the old "store_id" field's value of the ShopPrint entity.
+// If the ShopPrint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShopPrintMutation) OldStoreID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStoreID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStoreID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStoreID: %w", err)
+	}
+	return oldValue.StoreID, nil
+}
+
+// ResetStoreID resets all changes to the "store_id" field.
+func (m *ShopPrintMutation) ResetStoreID() {
+	m.store_id = nil
+}
+
+// SetPosition sets the "position" field.
+func (m *ShopPrintMutation) SetPosition(i int) {
+	m.position = &i
+	m.addposition = nil
+}
+
+// Position returns the value of the "position" field in the mutation.
+func (m *ShopPrintMutation) Position() (r int, exists bool) {
+	v := m.position
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPosition returns the old "position" field's value of the ShopPrint entity.
+// If the ShopPrint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShopPrintMutation) OldPosition(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPosition is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPosition requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPosition: %w", err)
+	}
+	return oldValue.Position, nil
+}
+
+// AddPosition adds i to the "position" field.
+func (m *ShopPrintMutation) AddPosition(i int) {
+	if m.addposition != nil {
+		*m.addposition += i
+	} else {
+		m.addposition = &i
+	}
+}
+
+// AddedPosition returns the value that was added to the "position" field in this mutation.
+func (m *ShopPrintMutation) AddedPosition() (r int, exists bool) {
+	v := m.addposition
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetPosition resets all changes to the "position" field.
+func (m *ShopPrintMutation) ResetPosition() {
+	m.position = nil
+	m.addposition = nil
+}
+
+// SetLineExternalID sets the "line_external_id" field.
+func (m *ShopPrintMutation) SetLineExternalID(s string) {
+	m.line_external_id = &s
+}
+
+// LineExternalID returns the value of the "line_external_id" field in the mutation.
+func (m *ShopPrintMutation) LineExternalID() (r string, exists bool) {
+	v := m.line_external_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLineExternalID returns the old "line_external_id" field's value of the ShopPrint entity.
+// If the ShopPrint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShopPrintMutation) OldLineExternalID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLineExternalID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLineExternalID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLineExternalID: %w", err)
+	}
+	return oldValue.LineExternalID, nil
+}
+
+// ResetLineExternalID resets all changes to the "line_external_id" field.
+func (m *ShopPrintMutation) ResetLineExternalID() {
+	m.line_external_id = nil
+}
+
+// SetDesignVersionID sets the "design_version_id" field.
+func (m *ShopPrintMutation) SetDesignVersionID(s string) {
+	m.design_version_id = &s
+}
+
+// DesignVersionID returns the value of the "design_version_id" field in the mutation.
+func (m *ShopPrintMutation) DesignVersionID() (r string, exists bool) {
+	v := m.design_version_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDesignVersionID returns the old "design_version_id" field's value of the ShopPrint entity.
+// If the ShopPrint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShopPrintMutation) OldDesignVersionID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDesignVersionID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDesignVersionID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDesignVersionID: %w", err)
+	}
+	return oldValue.DesignVersionID, nil
+}
+
+// ResetDesignVersionID resets all changes to the "design_version_id" field.
+func (m *ShopPrintMutation) ResetDesignVersionID() {
+	m.design_version_id = nil
+}
+
+// SetQuantity sets the "quantity" field.
+func (m *ShopPrintMutation) SetQuantity(i int) {
+	m.quantity = &i
+	m.addquantity = nil
+}
+
+// Quantity returns the value of the "quantity" field in the mutation.
+func (m *ShopPrintMutation) Quantity() (r int, exists bool) {
+	v := m.quantity
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldQuantity returns the old "quantity" field's value of the ShopPrint entity.
+// If the ShopPrint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShopPrintMutation) OldQuantity(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldQuantity is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldQuantity requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldQuantity: %w", err)
+	}
+	return oldValue.Quantity, nil
+}
+
+// AddQuantity adds i to the "quantity" field.
+func (m *ShopPrintMutation) AddQuantity(i int) {
+	if m.addquantity != nil {
+		*m.addquantity += i
+	} else {
+		m.addquantity = &i
+	}
+}
+
+// AddedQuantity returns the value that was added to the "quantity" field in this mutation.
+func (m *ShopPrintMutation) AddedQuantity() (r int, exists bool) {
+	v := m.addquantity
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetQuantity resets all changes to the "quantity" field.
+func (m *ShopPrintMutation) ResetQuantity() {
+	m.quantity = nil
+	m.addquantity = nil
+}
+
+// SetStatus sets the "status" field.
+func (m *ShopPrintMutation) SetStatus(s string) {
+	m.status = &s
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *ShopPrintMutation) Status() (r string, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the ShopPrint entity.
+// If the ShopPrint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShopPrintMutation) OldStatus(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *ShopPrintMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetError sets the "error" field.
+func (m *ShopPrintMutation) SetError(s string) {
+	m.error = &s
+}
+
+// Error returns the value of the "error" field in the mutation.
+func (m *ShopPrintMutation) Error() (r string, exists bool) {
+	v := m.error
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldError returns the old "error" field's value of the ShopPrint entity.
+// If the ShopPrint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShopPrintMutation) OldError(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldError is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldError requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldError: %w", err)
+	}
+	return oldValue.Error, nil
+}
+
+// ClearError clears the value of the "error" field.
+func (m *ShopPrintMutation) ClearError() {
+	m.error = nil
+	m.clearedFields[shopprint.FieldError] = struct{}{}
+}
+
+// ErrorCleared returns if the "error" field was cleared in this mutation.
+func (m *ShopPrintMutation) ErrorCleared() bool {
+	_, ok := m.clearedFields[shopprint.FieldError]
+	return ok
+}
+
+// ResetError resets all changes to the "error" field.
+func (m *ShopPrintMutation) ResetError() {
+	m.error = nil
+	delete(m.clearedFields, shopprint.FieldError)
+}
+
+// SetFileKeys sets the "file_keys" field.
+func (m *ShopPrintMutation) SetFileKeys(s []string) {
+	m.file_keys = &s
+	m.appendfile_keys = nil
+}
+
+// FileKeys returns the value of the "file_keys" field in the mutation.
+func (m *ShopPrintMutation) FileKeys() (r []string, exists bool) {
+	v := m.file_keys
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFileKeys returns the old "file_keys" field's value of the ShopPrint entity.
+// If the ShopPrint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShopPrintMutation) OldFileKeys(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFileKeys is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFileKeys requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFileKeys: %w", err)
+	}
+	return oldValue.FileKeys, nil
+}
+
+// AppendFileKeys adds s to the "file_keys" field.
+func (m *ShopPrintMutation) AppendFileKeys(s []string) {
+	m.appendfile_keys = append(m.appendfile_keys, s...)
+}
+
+// AppendedFileKeys returns the list of values that were appended to the "file_keys" field in this mutation.
+func (m *ShopPrintMutation) AppendedFileKeys() ([]string, bool) {
+	if len(m.appendfile_keys) == 0 {
+		return nil, false
+	}
+	return m.appendfile_keys, true
+}
+
+// ClearFileKeys clears the value of the "file_keys" field.
+func (m *ShopPrintMutation) ClearFileKeys() {
+	m.file_keys = nil
+	m.appendfile_keys = nil
+	m.clearedFields[shopprint.FieldFileKeys] = struct{}{}
+}
+
+// FileKeysCleared returns if the "file_keys" field was cleared in this mutation.
+func (m *ShopPrintMutation) FileKeysCleared() bool {
+	_, ok := m.clearedFields[shopprint.FieldFileKeys]
+	return ok
+}
+
+// ResetFileKeys resets all changes to the "file_keys" field.
+func (m *ShopPrintMutation) ResetFileKeys() {
+	m.file_keys = nil
+	m.appendfile_keys = nil
+	delete(m.clearedFields, shopprint.FieldFileKeys)
+}
+
+// SetJobID sets the "job_id" field.
+func (m *ShopPrintMutation) SetJobID(i int64) {
+	m.job_id = &i
+	m.addjob_id = nil
+}
+
+// JobID returns the value of the "job_id" field in the mutation.
+func (m *ShopPrintMutation) JobID() (r int64, exists bool) {
+	v := m.job_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldJobID returns the old "job_id" field's value of the ShopPrint entity.
+// If the ShopPrint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShopPrintMutation) OldJobID(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldJobID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldJobID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldJobID: %w", err)
+	}
+	return oldValue.JobID, nil
+}
+
+// AddJobID adds i to the "job_id" field.
+func (m *ShopPrintMutation) AddJobID(i int64) {
+	if m.addjob_id != nil {
+		*m.addjob_id += i
+	} else {
+		m.addjob_id = &i
+	}
+}
+
+// AddedJobID returns the value that was added to the "job_id" field in this mutation.
+func (m *ShopPrintMutation) AddedJobID() (r int64, exists bool) {
+	v := m.addjob_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearJobID clears the value of the "job_id" field.
+func (m *ShopPrintMutation) ClearJobID() {
+	m.job_id = nil
+	m.addjob_id = nil
+	m.clearedFields[shopprint.FieldJobID] = struct{}{}
+}
+
+// JobIDCleared returns if the "job_id" field was cleared in this mutation.
+func (m *ShopPrintMutation) JobIDCleared() bool {
+	_, ok := m.clearedFields[shopprint.FieldJobID]
+	return ok
+}
+
+// ResetJobID resets all changes to the "job_id" field.
+func (m *ShopPrintMutation) ResetJobID() {
+	m.job_id = nil
+	m.addjob_id = nil
+	delete(m.clearedFields, shopprint.FieldJobID)
+}
+
+// SetOrderID sets the "order" edge to the ShopOrder entity by id.
+func (m *ShopPrintMutation) SetOrderID(id int) {
+	m._order = &id
+}
+
+// ClearOrder clears the "order" edge to the ShopOrder entity.
+func (m *ShopPrintMutation) ClearOrder() {
+	m.cleared_order = true
+	m.clearedFields[shopprint.FieldShopOrderID] = struct{}{}
+}
+
+// OrderCleared reports if the "order" edge to the ShopOrder entity was cleared.
+func (m *ShopPrintMutation) OrderCleared() bool {
+	return m.cleared_order
+}
+
+// OrderID returns the "order" edge ID in the mutation.
+func (m *ShopPrintMutation) OrderID() (id int, exists bool) {
+	if m._order != nil {
+		return *m._order, true
+	}
+	return
+}
+
+// OrderIDs returns the "order" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// OrderID instead. It exists only for internal usage by the builders.
+func (m *ShopPrintMutation) OrderIDs() (ids []int) {
+	if id := m._order; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetOrder resets all changes to the "order" edge.
+func (m *ShopPrintMutation) ResetOrder() {
+	m._order = nil
+	m.cleared_order = false
+}
+
+// Where appends a list predicates to the ShopPrintMutation builder.
+func (m *ShopPrintMutation) Where(ps ...predicate.ShopPrint) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ShopPrintMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ShopPrintMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.ShopPrint, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ShopPrintMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ShopPrintMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (ShopPrint).
+func (m *ShopPrintMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ShopPrintMutation) Fields() []string {
+	fields := make([]string, 0, 14)
+	if m.created_at != nil {
+		fields = append(fields, shopprint.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, shopprint.FieldUpdatedAt)
+	}
+	if m.uid != nil {
+		fields = append(fields, shopprint.FieldUID)
+	}
+	if m._order != nil {
+		fields = append(fields, shopprint.FieldShopOrderID)
+	}
+	if m.team_id != nil {
+		fields = append(fields, shopprint.FieldTeamID)
+	}
+	if m.store_id != nil {
+		fields = append(fields, shopprint.FieldStoreID)
+	}
+	if m.position != nil {
+		fields = append(fields, shopprint.FieldPosition)
+	}
+	if m.line_external_id != nil {
+		fields = append(fields, shopprint.FieldLineExternalID)
+	}
+	if m.design_version_id != nil {
+		fields = append(fields, shopprint.FieldDesignVersionID)
+	}
+	if m.quantity != nil {
+		fields = append(fields, shopprint.FieldQuantity)
+	}
+	if m.status != nil {
+		fields = append(fields, shopprint.FieldStatus)
+	}
+	if m.error != nil {
+		fields = append(fields, shopprint.FieldError)
+	}
+	if m.file_keys != nil {
+		fields = append(fields, shopprint.FieldFileKeys)
+	}
+	if m.job_id != nil {
+		fields = append(fields, shopprint.FieldJobID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ShopPrintMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case shopprint.FieldCreatedAt:
+		return m.CreatedAt()
+	case shopprint.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case shopprint.FieldUID:
+		return m.UID()
+	case shopprint.FieldShopOrderID:
+		return m.ShopOrderID()
+	case shopprint.FieldTeamID:
+		return m.TeamID()
+	case shopprint.FieldStoreID:
+		return m.StoreID()
+	case shopprint.FieldPosition:
+		return m.Position()
+	case shopprint.FieldLineExternalID:
+		return m.LineExternalID()
+	case shopprint.FieldDesignVersionID:
+		return m.DesignVersionID()
+	case shopprint.FieldQuantity:
+		return m.Quantity()
+	case shopprint.FieldStatus:
+		return m.Status()
+	case shopprint.FieldError:
+		return m.Error()
+	case shopprint.FieldFileKeys:
+		return m.FileKeys()
+	case shopprint.FieldJobID:
+		return m.JobID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ShopPrintMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case shopprint.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case shopprint.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case shopprint.FieldUID:
+		return m.OldUID(ctx)
+	case shopprint.FieldShopOrderID:
+		return m.OldShopOrderID(ctx)
+	case shopprint.FieldTeamID:
+		return m.OldTeamID(ctx)
+	case shopprint.FieldStoreID:
+		return m.OldStoreID(ctx)
+	case shopprint.FieldPosition:
+		return m.OldPosition(ctx)
+	case shopprint.FieldLineExternalID:
+		return m.OldLineExternalID(ctx)
+	case shopprint.FieldDesignVersionID:
+		return m.OldDesignVersionID(ctx)
+	case shopprint.FieldQuantity:
+		return m.OldQuantity(ctx)
+	case shopprint.FieldStatus:
+		return m.OldStatus(ctx)
+	case shopprint.FieldError:
+		return m.OldError(ctx)
+	case shopprint.FieldFileKeys:
+		return m.OldFileKeys(ctx)
+	case shopprint.FieldJobID:
+		return m.OldJobID(ctx)
+	}
+	return nil, fmt.Errorf("unknown ShopPrint field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ShopPrintMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case shopprint.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case shopprint.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case shopprint.FieldUID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUID(v)
+		return nil
+	case shopprint.FieldShopOrderID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetShopOrderID(v)
+		return nil
+	case shopprint.FieldTeamID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTeamID(v)
+		return nil
+	case shopprint.FieldStoreID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStoreID(v)
+		return nil
+	case shopprint.FieldPosition:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPosition(v)
+		return nil
+	case shopprint.FieldLineExternalID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLineExternalID(v)
+		return nil
+	case shopprint.FieldDesignVersionID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDesignVersionID(v)
+		return nil
+	case shopprint.FieldQuantity:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetQuantity(v)
+		return nil
+	case shopprint.FieldStatus:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case shopprint.FieldError:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetError(v)
+		return nil
+	case shopprint.FieldFileKeys:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFileKeys(v)
+		return nil
+	case shopprint.FieldJobID:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetJobID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ShopPrint field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ShopPrintMutation) AddedFields() []string {
+	var fields []string
+	if m.addteam_id != nil {
+		fields = append(fields, shopprint.FieldTeamID)
+	}
+	if m.addposition != nil {
+		fields = append(fields, shopprint.FieldPosition)
+	}
+	if m.addquantity != nil {
+		fields = append(fields, shopprint.FieldQuantity)
+	}
+	if m.addjob_id != nil {
+		fields = append(fields, shopprint.FieldJobID)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ShopPrintMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case shopprint.FieldTeamID:
+		return m.AddedTeamID()
+	case shopprint.FieldPosition:
+		return m.AddedPosition()
+	case shopprint.FieldQuantity:
+		return m.AddedQuantity()
+	case shopprint.FieldJobID:
+		return m.AddedJobID()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ShopPrintMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case shopprint.FieldTeamID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddTeamID(v)
+		return nil
+	case shopprint.FieldPosition:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddPosition(v)
+		return nil
+	case shopprint.FieldQuantity:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddQuantity(v)
+		return nil
+	case shopprint.FieldJobID:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddJobID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ShopPrint numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ShopPrintMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(shopprint.FieldError) {
+		fields = append(fields, shopprint.FieldError)
+	}
+	if m.FieldCleared(shopprint.FieldFileKeys) {
+		fields = append(fields, shopprint.FieldFileKeys)
+	}
+	if m.FieldCleared(shopprint.FieldJobID) {
+		fields = append(fields, shopprint.FieldJobID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ShopPrintMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ShopPrintMutation) ClearField(name string) error {
+	switch name {
+	case shopprint.FieldError:
+		m.ClearError()
+		return nil
+	case shopprint.FieldFileKeys:
+		m.ClearFileKeys()
+		return nil
+	case shopprint.FieldJobID:
+		m.ClearJobID()
+		return nil
+	}
+	return fmt.Errorf("unknown ShopPrint nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ShopPrintMutation) ResetField(name string) error {
+	switch name {
+	case shopprint.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case shopprint.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case shopprint.FieldUID:
+		m.ResetUID()
+		return nil
+	case shopprint.FieldShopOrderID:
+		m.ResetShopOrderID()
+		return nil
+	case shopprint.FieldTeamID:
+		m.ResetTeamID()
+		return nil
+	case shopprint.FieldStoreID:
+		m.ResetStoreID()
+		return nil
+	case shopprint.FieldPosition:
+		m.ResetPosition()
+		return nil
+	case shopprint.FieldLineExternalID:
+		m.ResetLineExternalID()
+		return nil
+	case shopprint.FieldDesignVersionID:
+		m.ResetDesignVersionID()
+		return nil
+	case shopprint.FieldQuantity:
+		m.ResetQuantity()
+		return nil
+	case shopprint.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case shopprint.FieldError:
+		m.ResetError()
+		return nil
+	case shopprint.FieldFileKeys:
+		m.ResetFileKeys()
+		return nil
+	case shopprint.FieldJobID:
+		m.ResetJobID()
+		return nil
+	}
+	return fmt.Errorf("unknown ShopPrint field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ShopPrintMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m._order != nil {
+		edges = append(edges, shopprint.EdgeOrder)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ShopPrintMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case shopprint.EdgeOrder:
+		if id := m._order; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ShopPrintMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ShopPrintMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ShopPrintMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.cleared_order {
+		edges = append(edges, shopprint.EdgeOrder)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ShopPrintMutation) EdgeCleared(name string) bool {
+	switch name {
+	case shopprint.EdgeOrder:
+		return m.cleared_order
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ShopPrintMutation) ClearEdge(name string) error {
+	switch name {
+	case shopprint.EdgeOrder:
+		m.ClearOrder()
+		return nil
+	}
+	return fmt.Errorf("unknown ShopPrint unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ShopPrintMutation) ResetEdge(name string) error {
+	switch name {
+	case shopprint.EdgeOrder:
+		m.ResetOrder()
+		return nil
+	}
+	return fmt.Errorf("unknown ShopPrint edge %s", name)
+}
+
 // StoreMutation represents an operation that mutates the Store nodes in the graph.
 type StoreMutation struct {
 	config
@@ -12636,4 +14729,1334 @@ func (m *VariantLinkMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown VariantLink edge %s", name)
+}
+
+// WebhookDeliveryMutation represents an operation that mutates the WebhookDelivery nodes in the graph.
+type WebhookDeliveryMutation struct {
+	config
+	op                  Op
+	typ                 string
+	id                  *int
+	created_at          *time.Time
+	updated_at          *time.Time
+	uid                 *string
+	team_id             *int
+	addteam_id          *int
+	store_id            *string
+	event               *string
+	body                *[]byte
+	status              *string
+	attempts            *int
+	addattempts         *int
+	last_status_code    *int
+	addlast_status_code *int
+	last_latency_ms     *int
+	addlast_latency_ms  *int
+	last_error          *string
+	next_attempt_at     *time.Time
+	delivered_at        *time.Time
+	job_id              *int64
+	addjob_id           *int64
+	clearedFields       map[string]struct{}
+	done                bool
+	oldValue            func(context.Context) (*WebhookDelivery, error)
+	predicates          []predicate.WebhookDelivery
+}
+
+var _ ent.Mutation = (*WebhookDeliveryMutation)(nil)
+
+// webhookdeliveryOption allows management of the mutation configuration using functional options.
+type webhookdeliveryOption func(*WebhookDeliveryMutation)
+
+// newWebhookDeliveryMutation creates new mutation for the WebhookDelivery entity.
+func newWebhookDeliveryMutation(c config, op Op, opts ...webhookdeliveryOption) *WebhookDeliveryMutation {
+	m := &WebhookDeliveryMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeWebhookDelivery,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withWebhookDeliveryID sets the ID field of the mutation.
+func withWebhookDeliveryID(id int) webhookdeliveryOption {
+	return func(m *WebhookDeliveryMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *WebhookDelivery
+		)
+		m.oldValue = func(ctx context.Context) (*WebhookDelivery, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().WebhookDelivery.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withWebhookDelivery sets the old WebhookDelivery of the mutation.
+func withWebhookDelivery(node *WebhookDelivery) webhookdeliveryOption {
+	return func(m *WebhookDeliveryMutation) {
+		m.oldValue = func(context.Context) (*WebhookDelivery, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m WebhookDeliveryMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m WebhookDeliveryMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *WebhookDeliveryMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *WebhookDeliveryMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().WebhookDelivery.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *WebhookDeliveryMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *WebhookDeliveryMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the WebhookDelivery entity.
+// If the WebhookDelivery object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebhookDeliveryMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *WebhookDeliveryMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *WebhookDeliveryMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *WebhookDeliveryMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the WebhookDelivery entity.
+// If the WebhookDelivery object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebhookDeliveryMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *WebhookDeliveryMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetUID sets the "uid" field.
+func (m *WebhookDeliveryMutation) SetUID(s string) {
+	m.uid = &s
+}
+
+// UID returns the value of the "uid" field in the mutation.
+func (m *WebhookDeliveryMutation) UID() (r string, exists bool) {
+	v := m.uid
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUID returns the old "uid" field's value of the WebhookDelivery entity.
+// If the WebhookDelivery object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebhookDeliveryMutation) OldUID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUID: %w", err)
+	}
+	return oldValue.UID, nil
+}
+
+// ResetUID resets all changes to the "uid" field.
+func (m *WebhookDeliveryMutation) ResetUID() {
+	m.uid = nil
+}
+
+// SetTeamID sets the "team_id" field.
+func (m *WebhookDeliveryMutation) SetTeamID(i int) {
+	m.team_id = &i
+	m.addteam_id = nil
+}
+
+// TeamID returns the value of the "team_id" field in the mutation.
+func (m *WebhookDeliveryMutation) TeamID() (r int, exists bool) {
+	v := m.team_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTeamID returns the old "team_id" field's value of the WebhookDelivery entity.
+// If the WebhookDelivery object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebhookDeliveryMutation) OldTeamID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTeamID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTeamID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTeamID: %w", err)
+	}
+	return oldValue.TeamID, nil
+}
+
+// AddTeamID adds i to the "team_id" field.
+func (m *WebhookDeliveryMutation) AddTeamID(i int) {
+	if m.addteam_id != nil {
+		*m.addteam_id += i
+	} else {
+		m.addteam_id = &i
+	}
+}
+
+// AddedTeamID returns the value that was added to the "team_id" field in this mutation.
+func (m *WebhookDeliveryMutation) AddedTeamID() (r int, exists bool) {
+	v := m.addteam_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetTeamID resets all changes to the "team_id" field.
+func (m *WebhookDeliveryMutation) ResetTeamID() {
+	m.team_id = nil
+	m.addteam_id = nil
+}
+
+// SetStoreID sets the "store_id" field.
+func (m *WebhookDeliveryMutation) SetStoreID(s string) {
+	m.store_id = &s
+}
+
+// StoreID returns the value of the "store_id" field in the mutation.
+func (m *WebhookDeliveryMutation) StoreID() (r string, exists bool) {
+	v := m.store_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStoreID returns the old "store_id" field's value of the WebhookDelivery entity.
+// If the WebhookDelivery object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebhookDeliveryMutation) OldStoreID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStoreID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStoreID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStoreID: %w", err)
+	}
+	return oldValue.StoreID, nil
+}
+
+// ResetStoreID resets all changes to the "store_id" field.
+func (m *WebhookDeliveryMutation) ResetStoreID() {
+	m.store_id = nil
+}
+
+// SetEvent sets the "event" field.
+func (m *WebhookDeliveryMutation) SetEvent(s string) {
+	m.event = &s
+}
+
+// Event returns the value of the "event" field in the mutation.
+func (m *WebhookDeliveryMutation) Event() (r string, exists bool) {
+	v := m.event
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEvent returns the old "event" field's value of the WebhookDelivery entity.
+// If the WebhookDelivery object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebhookDeliveryMutation) OldEvent(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEvent is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEvent requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEvent: %w", err)
+	}
+	return oldValue.Event, nil
+}
+
+// ResetEvent resets all changes to the "event" field.
+func (m *WebhookDeliveryMutation) ResetEvent() {
+	m.event = nil
+}
+
+// SetBody sets the "body" field.
+func (m *WebhookDeliveryMutation) SetBody(b []byte) {
+	m.body = &b
+}
+
+// Body returns the value of the "body" field in the mutation.
+func (m *WebhookDeliveryMutation) Body() (r []byte, exists bool) {
+	v := m.body
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBody returns the old "body" field's value of the WebhookDelivery entity.
+// If the WebhookDelivery object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebhookDeliveryMutation) OldBody(ctx context.Context) (v []byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBody is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBody requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBody: %w", err)
+	}
+	return oldValue.Body, nil
+}
+
+// ResetBody resets all changes to the "body" field.
+func (m *WebhookDeliveryMutation) ResetBody() {
+	m.body = nil
+}
+
+// SetStatus sets the "status" field.
+func (m *WebhookDeliveryMutation) SetStatus(s string) {
+	m.status = &s
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *WebhookDeliveryMutation) Status() (r string, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the WebhookDelivery entity.
+// If the WebhookDelivery object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebhookDeliveryMutation) OldStatus(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *WebhookDeliveryMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetAttempts sets the "attempts" field.
+func (m *WebhookDeliveryMutation) SetAttempts(i int) {
+	m.attempts = &i
+	m.addattempts = nil
+}
+
+// Attempts returns the value of the "attempts" field in the mutation.
+func (m *WebhookDeliveryMutation) Attempts() (r int, exists bool) {
+	v := m.attempts
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAttempts returns the old "attempts" field's value of the WebhookDelivery entity.
+// If the WebhookDelivery object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebhookDeliveryMutation) OldAttempts(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAttempts is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAttempts requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAttempts: %w", err)
+	}
+	return oldValue.Attempts, nil
+}
+
+// AddAttempts adds i to the "attempts" field.
+func (m *WebhookDeliveryMutation) AddAttempts(i int) {
+	if m.addattempts != nil {
+		*m.addattempts += i
+	} else {
+		m.addattempts = &i
+	}
+}
+
+// AddedAttempts returns the value that was added to the "attempts" field in this mutation.
+func (m *WebhookDeliveryMutation) AddedAttempts() (r int, exists bool) {
+	v := m.addattempts
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetAttempts resets all changes to the "attempts" field.
+func (m *WebhookDeliveryMutation) ResetAttempts() {
+	m.attempts = nil
+	m.addattempts = nil
+}
+
+// SetLastStatusCode sets the "last_status_code" field.
+func (m *WebhookDeliveryMutation) SetLastStatusCode(i int) {
+	m.last_status_code = &i
+	m.addlast_status_code = nil
+}
+
+// LastStatusCode returns the value of the "last_status_code" field in the mutation.
+func (m *WebhookDeliveryMutation) LastStatusCode() (r int, exists bool) {
+	v := m.last_status_code
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLastStatusCode returns the old "last_status_code" field's value of the WebhookDelivery entity.
+// If the WebhookDelivery object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebhookDeliveryMutation) OldLastStatusCode(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLastStatusCode is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLastStatusCode requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLastStatusCode: %w", err)
+	}
+	return oldValue.LastStatusCode, nil
+}
+
+// AddLastStatusCode adds i to the "last_status_code" field.
+func (m *WebhookDeliveryMutation) AddLastStatusCode(i int) {
+	if m.addlast_status_code != nil {
+		*m.addlast_status_code += i
+	} else {
+		m.addlast_status_code = &i
+	}
+}
+
+// AddedLastStatusCode returns the value that was added to the "last_status_code" field in this mutation.
+func (m *WebhookDeliveryMutation) AddedLastStatusCode() (r int, exists bool) {
+	v := m.addlast_status_code
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetLastStatusCode resets all changes to the "last_status_code" field.
+func (m *WebhookDeliveryMutation) ResetLastStatusCode() {
+	m.last_status_code = nil
+	m.addlast_status_code = nil
+}
+
+// SetLastLatencyMs sets the "last_latency_ms" field.
+func (m *WebhookDeliveryMutation) SetLastLatencyMs(i int) {
+	m.last_latency_ms = &i
+	m.addlast_latency_ms = nil
+}
+
+// LastLatencyMs returns the value of the "last_latency_ms" field in the mutation.
+func (m *WebhookDeliveryMutation) LastLatencyMs() (r int, exists bool) {
+	v := m.last_latency_ms
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLastLatencyMs returns the old "last_latency_ms" field's value of the WebhookDelivery entity.
+// If the WebhookDelivery object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebhookDeliveryMutation) OldLastLatencyMs(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLastLatencyMs is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLastLatencyMs requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLastLatencyMs: %w", err)
+	}
+	return oldValue.LastLatencyMs, nil
+}
+
+// AddLastLatencyMs adds i to the "last_latency_ms" field.
+func (m *WebhookDeliveryMutation) AddLastLatencyMs(i int) {
+	if m.addlast_latency_ms != nil {
+		*m.addlast_latency_ms += i
+	} else {
+		m.addlast_latency_ms = &i
+	}
+}
+
+// AddedLastLatencyMs returns the value that was added to the "last_latency_ms" field in this mutation.
+func (m *WebhookDeliveryMutation) AddedLastLatencyMs() (r int, exists bool) {
+	v := m.addlast_latency_ms
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetLastLatencyMs resets all changes to the "last_latency_ms" field.
+func (m *WebhookDeliveryMutation) ResetLastLatencyMs() {
+	m.last_latency_ms = nil
+	m.addlast_latency_ms = nil
+}
+
+// SetLastError sets the "last_error" field.
+func (m *WebhookDeliveryMutation) SetLastError(s string) {
+	m.last_error = &s
+}
+
+// LastError returns the value of the "last_error" field in the mutation.
+func (m *WebhookDeliveryMutation) LastError() (r string, exists bool) {
+	v := m.last_error
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLastError returns the old "last_error" field's value of the WebhookDelivery entity.
+// If the WebhookDelivery object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebhookDeliveryMutation) OldLastError(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLastError is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLastError requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLastError: %w", err)
+	}
+	return oldValue.LastError, nil
+}
+
+// ClearLastError clears the value of the "last_error" field.
+func (m *WebhookDeliveryMutation) ClearLastError() {
+	m.last_error = nil
+	m.clearedFields[webhookdelivery.FieldLastError] = struct{}{}
+}
+
+// LastErrorCleared returns if the "last_error" field was cleared in this mutation.
+func (m *WebhookDeliveryMutation) LastErrorCleared() bool {
+	_, ok := m.clearedFields[webhookdelivery.FieldLastError]
+	return ok
+}
+
+// ResetLastError resets all changes to the "last_error" field.
+func (m *WebhookDeliveryMutation) ResetLastError() {
+	m.last_error = nil
+	delete(m.clearedFields, webhookdelivery.FieldLastError)
+}
+
+// SetNextAttemptAt sets the "next_attempt_at" field.
+func (m *WebhookDeliveryMutation) SetNextAttemptAt(t time.Time) {
+	m.next_attempt_at = &t
+}
+
+// NextAttemptAt returns the value of the "next_attempt_at" field in the mutation.
+func (m *WebhookDeliveryMutation) NextAttemptAt() (r time.Time, exists bool) {
+	v := m.next_attempt_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldNextAttemptAt returns the old "next_attempt_at" field's value of the WebhookDelivery entity.
+// If the WebhookDelivery object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebhookDeliveryMutation) OldNextAttemptAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldNextAttemptAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldNextAttemptAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldNextAttemptAt: %w", err)
+	}
+	return oldValue.NextAttemptAt, nil
+}
+
+// ClearNextAttemptAt clears the value of the "next_attempt_at" field.
+func (m *WebhookDeliveryMutation) ClearNextAttemptAt() {
+	m.next_attempt_at = nil
+	m.clearedFields[webhookdelivery.FieldNextAttemptAt] = struct{}{}
+}
+
+// NextAttemptAtCleared returns if the "next_attempt_at" field was cleared in this mutation.
+func (m *WebhookDeliveryMutation) NextAttemptAtCleared() bool {
+	_, ok := m.clearedFields[webhookdelivery.FieldNextAttemptAt]
+	return ok
+}
+
+// ResetNextAttemptAt resets all changes to the "next_attempt_at" field.
+func (m *WebhookDeliveryMutation) ResetNextAttemptAt() {
+	m.next_attempt_at = nil
+	delete(m.clearedFields, webhookdelivery.FieldNextAttemptAt)
+}
+
+// SetDeliveredAt sets the "delivered_at" field.
+func (m *WebhookDeliveryMutation) SetDeliveredAt(t time.Time) {
+	m.delivered_at = &t
+}
+
+// DeliveredAt returns the value of the "delivered_at" field in the mutation.
+func (m *WebhookDeliveryMutation) DeliveredAt() (r time.Time, exists bool) {
+	v := m.delivered_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeliveredAt returns the old "delivered_at" field's value of the WebhookDelivery entity.
+// If the WebhookDelivery object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebhookDeliveryMutation) OldDeliveredAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeliveredAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeliveredAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeliveredAt: %w", err)
+	}
+	return oldValue.DeliveredAt, nil
+}
+
+// ClearDeliveredAt clears the value of the "delivered_at" field.
+func (m *WebhookDeliveryMutation) ClearDeliveredAt() {
+	m.delivered_at = nil
+	m.clearedFields[webhookdelivery.FieldDeliveredAt] = struct{}{}
+}
+
+// DeliveredAtCleared returns if the "delivered_at" field was cleared in this mutation.
+func (m *WebhookDeliveryMutation) DeliveredAtCleared() bool {
+	_, ok := m.clearedFields[webhookdelivery.FieldDeliveredAt]
+	return ok
+}
+
+// ResetDeliveredAt resets all changes to the "delivered_at" field.
+func (m *WebhookDeliveryMutation) ResetDeliveredAt() {
+	m.delivered_at = nil
+	delete(m.clearedFields, webhookdelivery.FieldDeliveredAt)
+}
+
+// SetJobID sets the "job_id" field.
+func (m *WebhookDeliveryMutation) SetJobID(i int64) {
+	m.job_id = &i
+	m.addjob_id = nil
+}
+
+// JobID returns the value of the "job_id" field in the mutation.
+func (m *WebhookDeliveryMutation) JobID() (r int64, exists bool) {
+	v := m.job_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldJobID returns the old "job_id" field's value of the WebhookDelivery entity.
+// If the WebhookDelivery object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebhookDeliveryMutation) OldJobID(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldJobID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldJobID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldJobID: %w", err)
+	}
+	return oldValue.JobID, nil
+}
+
+// AddJobID adds i to the "job_id" field.
+func (m *WebhookDeliveryMutation) AddJobID(i int64) {
+	if m.addjob_id != nil {
+		*m.addjob_id += i
+	} else {
+		m.addjob_id = &i
+	}
+}
+
+// AddedJobID returns the value that was added to the "job_id" field in this mutation.
+func (m *WebhookDeliveryMutation) AddedJobID() (r int64, exists bool) {
+	v := m.addjob_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearJobID clears the value of the "job_id" field.
+func (m *WebhookDeliveryMutation) ClearJobID() {
+	m.job_id = nil
+	m.addjob_id = nil
+	m.clearedFields[webhookdelivery.FieldJobID] = struct{}{}
+}
+
+// JobIDCleared returns if the "job_id" field was cleared in this mutation.
+func (m *WebhookDeliveryMutation) JobIDCleared() bool {
+	_, ok := m.clearedFields[webhookdelivery.FieldJobID]
+	return ok
+}
+
+// ResetJobID resets all changes to the "job_id" field.
+func (m *WebhookDeliveryMutation) ResetJobID() {
+	m.job_id = nil
+	m.addjob_id = nil
+	delete(m.clearedFields, webhookdelivery.FieldJobID)
+}
+
+// Where appends a list predicates to the WebhookDeliveryMutation builder.
+func (m *WebhookDeliveryMutation) Where(ps ...predicate.WebhookDelivery) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the WebhookDeliveryMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *WebhookDeliveryMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.WebhookDelivery, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *WebhookDeliveryMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *WebhookDeliveryMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (WebhookDelivery).
+func (m *WebhookDeliveryMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *WebhookDeliveryMutation) Fields() []string {
+	fields := make([]string, 0, 15)
+	if m.created_at != nil {
+		fields = append(fields, webhookdelivery.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, webhookdelivery.FieldUpdatedAt)
+	}
+	if m.uid != nil {
+		fields = append(fields, webhookdelivery.FieldUID)
+	}
+	if m.team_id != nil {
+		fields = append(fields, webhookdelivery.FieldTeamID)
+	}
+	if m.store_id != nil {
+		fields = append(fields, webhookdelivery.FieldStoreID)
+	}
+	if m.event != nil {
+		fields = append(fields, webhookdelivery.FieldEvent)
+	}
+	if m.body != nil {
+		fields = append(fields, webhookdelivery.FieldBody)
+	}
+	if m.status != nil {
+		fields = append(fields, webhookdelivery.FieldStatus)
+	}
+	if m.attempts != nil {
+		fields = append(fields, webhookdelivery.FieldAttempts)
+	}
+	if m.last_status_code != nil {
+		fields = append(fields, webhookdelivery.FieldLastStatusCode)
+	}
+	if m.last_latency_ms != nil {
+		fields = append(fields, webhookdelivery.FieldLastLatencyMs)
+	}
+	if m.last_error != nil {
+		fields = append(fields, webhookdelivery.FieldLastError)
+	}
+	if m.next_attempt_at != nil {
+		fields = append(fields, webhookdelivery.FieldNextAttemptAt)
+	}
+	if m.delivered_at != nil {
+		fields = append(fields, webhookdelivery.FieldDeliveredAt)
+	}
+	if m.job_id != nil {
+		fields = append(fields, webhookdelivery.FieldJobID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *WebhookDeliveryMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case webhookdelivery.FieldCreatedAt:
+		return m.CreatedAt()
+	case webhookdelivery.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case webhookdelivery.FieldUID:
+		return m.UID()
+	case webhookdelivery.FieldTeamID:
+		return m.TeamID()
+	case webhookdelivery.FieldStoreID:
+		return m.StoreID()
+	case webhookdelivery.FieldEvent:
+		return m.Event()
+	case webhookdelivery.FieldBody:
+		return m.Body()
+	case webhookdelivery.FieldStatus:
+		return m.Status()
+	case webhookdelivery.FieldAttempts:
+		return m.Attempts()
+	case webhookdelivery.FieldLastStatusCode:
+		return m.LastStatusCode()
+	case webhookdelivery.FieldLastLatencyMs:
+		return m.LastLatencyMs()
+	case webhookdelivery.FieldLastError:
+		return m.LastError()
+	case webhookdelivery.FieldNextAttemptAt:
+		return m.NextAttemptAt()
+	case webhookdelivery.FieldDeliveredAt:
+		return m.DeliveredAt()
+	case webhookdelivery.FieldJobID:
+		return m.JobID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *WebhookDeliveryMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case webhookdelivery.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case webhookdelivery.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case webhookdelivery.FieldUID:
+		return m.OldUID(ctx)
+	case webhookdelivery.FieldTeamID:
+		return m.OldTeamID(ctx)
+	case webhookdelivery.FieldStoreID:
+		return m.OldStoreID(ctx)
+	case webhookdelivery.FieldEvent:
+		return m.OldEvent(ctx)
+	case webhookdelivery.FieldBody:
+		return m.OldBody(ctx)
+	case webhookdelivery.FieldStatus:
+		return m.OldStatus(ctx)
+	case webhookdelivery.FieldAttempts:
+		return m.OldAttempts(ctx)
+	case webhookdelivery.FieldLastStatusCode:
+		return m.OldLastStatusCode(ctx)
+	case webhookdelivery.FieldLastLatencyMs:
+		return m.OldLastLatencyMs(ctx)
+	case webhookdelivery.FieldLastError:
+		return m.OldLastError(ctx)
+	case webhookdelivery.FieldNextAttemptAt:
+		return m.OldNextAttemptAt(ctx)
+	case webhookdelivery.FieldDeliveredAt:
+		return m.OldDeliveredAt(ctx)
+	case webhookdelivery.FieldJobID:
+		return m.OldJobID(ctx)
+	}
+	return nil, fmt.Errorf("unknown WebhookDelivery field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *WebhookDeliveryMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case webhookdelivery.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case webhookdelivery.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case webhookdelivery.FieldUID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUID(v)
+		return nil
+	case webhookdelivery.FieldTeamID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTeamID(v)
+		return nil
+	case webhookdelivery.FieldStoreID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStoreID(v)
+		return nil
+	case webhookdelivery.FieldEvent:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEvent(v)
+		return nil
+	case webhookdelivery.FieldBody:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBody(v)
+		return nil
+	case webhookdelivery.FieldStatus:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case webhookdelivery.FieldAttempts:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAttempts(v)
+		return nil
+	case webhookdelivery.FieldLastStatusCode:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLastStatusCode(v)
+		return nil
+	case webhookdelivery.FieldLastLatencyMs:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLastLatencyMs(v)
+		return nil
+	case webhookdelivery.FieldLastError:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLastError(v)
+		return nil
+	case webhookdelivery.FieldNextAttemptAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetNextAttemptAt(v)
+		return nil
+	case webhookdelivery.FieldDeliveredAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeliveredAt(v)
+		return nil
+	case webhookdelivery.FieldJobID:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetJobID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown WebhookDelivery field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *WebhookDeliveryMutation) AddedFields() []string {
+	var fields []string
+	if m.addteam_id != nil {
+		fields = append(fields, webhookdelivery.FieldTeamID)
+	}
+	if m.addattempts != nil {
+		fields = append(fields, webhookdelivery.FieldAttempts)
+	}
+	if m.addlast_status_code != nil {
+		fields = append(fields, webhookdelivery.FieldLastStatusCode)
+	}
+	if m.addlast_latency_ms != nil {
+		fields = append(fields, webhookdelivery.FieldLastLatencyMs)
+	}
+	if m.addjob_id != nil {
+		fields = append(fields, webhookdelivery.FieldJobID)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *WebhookDeliveryMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case webhookdelivery.FieldTeamID:
+		return m.AddedTeamID()
+	case webhookdelivery.FieldAttempts:
+		return m.AddedAttempts()
+	case webhookdelivery.FieldLastStatusCode:
+		return m.AddedLastStatusCode()
+	case webhookdelivery.FieldLastLatencyMs:
+		return m.AddedLastLatencyMs()
+	case webhookdelivery.FieldJobID:
+		return m.AddedJobID()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *WebhookDeliveryMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case webhookdelivery.FieldTeamID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddTeamID(v)
+		return nil
+	case webhookdelivery.FieldAttempts:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddAttempts(v)
+		return nil
+	case webhookdelivery.FieldLastStatusCode:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddLastStatusCode(v)
+		return nil
+	case webhookdelivery.FieldLastLatencyMs:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddLastLatencyMs(v)
+		return nil
+	case webhookdelivery.FieldJobID:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddJobID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown WebhookDelivery numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *WebhookDeliveryMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(webhookdelivery.FieldLastError) {
+		fields = append(fields, webhookdelivery.FieldLastError)
+	}
+	if m.FieldCleared(webhookdelivery.FieldNextAttemptAt) {
+		fields = append(fields, webhookdelivery.FieldNextAttemptAt)
+	}
+	if m.FieldCleared(webhookdelivery.FieldDeliveredAt) {
+		fields = append(fields, webhookdelivery.FieldDeliveredAt)
+	}
+	if m.FieldCleared(webhookdelivery.FieldJobID) {
+		fields = append(fields, webhookdelivery.FieldJobID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *WebhookDeliveryMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *WebhookDeliveryMutation) ClearField(name string) error {
+	switch name {
+	case webhookdelivery.FieldLastError:
+		m.ClearLastError()
+		return nil
+	case webhookdelivery.FieldNextAttemptAt:
+		m.ClearNextAttemptAt()
+		return nil
+	case webhookdelivery.FieldDeliveredAt:
+		m.ClearDeliveredAt()
+		return nil
+	case webhookdelivery.FieldJobID:
+		m.ClearJobID()
+		return nil
+	}
+	return fmt.Errorf("unknown WebhookDelivery nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *WebhookDeliveryMutation) ResetField(name string) error {
+	switch name {
+	case webhookdelivery.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case webhookdelivery.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case webhookdelivery.FieldUID:
+		m.ResetUID()
+		return nil
+	case webhookdelivery.FieldTeamID:
+		m.ResetTeamID()
+		return nil
+	case webhookdelivery.FieldStoreID:
+		m.ResetStoreID()
+		return nil
+	case webhookdelivery.FieldEvent:
+		m.ResetEvent()
+		return nil
+	case webhookdelivery.FieldBody:
+		m.ResetBody()
+		return nil
+	case webhookdelivery.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case webhookdelivery.FieldAttempts:
+		m.ResetAttempts()
+		return nil
+	case webhookdelivery.FieldLastStatusCode:
+		m.ResetLastStatusCode()
+		return nil
+	case webhookdelivery.FieldLastLatencyMs:
+		m.ResetLastLatencyMs()
+		return nil
+	case webhookdelivery.FieldLastError:
+		m.ResetLastError()
+		return nil
+	case webhookdelivery.FieldNextAttemptAt:
+		m.ResetNextAttemptAt()
+		return nil
+	case webhookdelivery.FieldDeliveredAt:
+		m.ResetDeliveredAt()
+		return nil
+	case webhookdelivery.FieldJobID:
+		m.ResetJobID()
+		return nil
+	}
+	return fmt.Errorf("unknown WebhookDelivery field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *WebhookDeliveryMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *WebhookDeliveryMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *WebhookDeliveryMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *WebhookDeliveryMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *WebhookDeliveryMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *WebhookDeliveryMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *WebhookDeliveryMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown WebhookDelivery unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *WebhookDeliveryMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown WebhookDelivery edge %s", name)
 }

@@ -15,8 +15,11 @@ import (
 	"github.com/platen-print/platen/ent/productvariant"
 	"github.com/platen-print/platen/ent/schema"
 	"github.com/platen-print/platen/ent/servicekey"
+	"github.com/platen-print/platen/ent/shoporder"
+	"github.com/platen-print/platen/ent/shopprint"
 	"github.com/platen-print/platen/ent/store"
 	"github.com/platen-print/platen/ent/team"
+	"github.com/platen-print/platen/ent/webhookdelivery"
 )
 
 // The init function reads all schema descriptors with runtime code
@@ -167,6 +170,40 @@ func init() {
 	servicekeyDescCreatedAt := servicekeyFields[2].Descriptor()
 	// servicekey.DefaultCreatedAt holds the default value on creation for the created_at field.
 	servicekey.DefaultCreatedAt = servicekeyDescCreatedAt.Default.(func() time.Time)
+	shoporderMixin := schema.ShopOrder{}.Mixin()
+	shoporderMixinFields0 := shoporderMixin[0].Fields()
+	_ = shoporderMixinFields0
+	shoporderFields := schema.ShopOrder{}.Fields()
+	_ = shoporderFields
+	// shoporderDescCreatedAt is the schema descriptor for created_at field.
+	shoporderDescCreatedAt := shoporderMixinFields0[0].Descriptor()
+	// shoporder.DefaultCreatedAt holds the default value on creation for the created_at field.
+	shoporder.DefaultCreatedAt = shoporderDescCreatedAt.Default.(func() time.Time)
+	// shoporderDescUpdatedAt is the schema descriptor for updated_at field.
+	shoporderDescUpdatedAt := shoporderMixinFields0[1].Descriptor()
+	// shoporder.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	shoporder.DefaultUpdatedAt = shoporderDescUpdatedAt.Default.(func() time.Time)
+	// shoporder.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	shoporder.UpdateDefaultUpdatedAt = shoporderDescUpdatedAt.UpdateDefault.(func() time.Time)
+	shopprintMixin := schema.ShopPrint{}.Mixin()
+	shopprintMixinFields0 := shopprintMixin[0].Fields()
+	_ = shopprintMixinFields0
+	shopprintFields := schema.ShopPrint{}.Fields()
+	_ = shopprintFields
+	// shopprintDescCreatedAt is the schema descriptor for created_at field.
+	shopprintDescCreatedAt := shopprintMixinFields0[0].Descriptor()
+	// shopprint.DefaultCreatedAt holds the default value on creation for the created_at field.
+	shopprint.DefaultCreatedAt = shopprintDescCreatedAt.Default.(func() time.Time)
+	// shopprintDescUpdatedAt is the schema descriptor for updated_at field.
+	shopprintDescUpdatedAt := shopprintMixinFields0[1].Descriptor()
+	// shopprint.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	shopprint.DefaultUpdatedAt = shopprintDescUpdatedAt.Default.(func() time.Time)
+	// shopprint.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	shopprint.UpdateDefaultUpdatedAt = shopprintDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// shopprintDescStatus is the schema descriptor for status field.
+	shopprintDescStatus := shopprintFields[8].Descriptor()
+	// shopprint.DefaultStatus holds the default value on creation for the status field.
+	shopprint.DefaultStatus = shopprintDescStatus.Default.(string)
 	storeMixin := schema.Store{}.Mixin()
 	storeMixinFields0 := storeMixin[0].Fields()
 	_ = storeMixinFields0
@@ -219,4 +256,35 @@ func init() {
 	teamDescName := teamFields[0].Descriptor()
 	// team.NameValidator is a validator for the "name" field. It is called by the builders before save.
 	team.NameValidator = teamDescName.Validators[0].(func(string) error)
+	webhookdeliveryMixin := schema.WebhookDelivery{}.Mixin()
+	webhookdeliveryMixinFields0 := webhookdeliveryMixin[0].Fields()
+	_ = webhookdeliveryMixinFields0
+	webhookdeliveryFields := schema.WebhookDelivery{}.Fields()
+	_ = webhookdeliveryFields
+	// webhookdeliveryDescCreatedAt is the schema descriptor for created_at field.
+	webhookdeliveryDescCreatedAt := webhookdeliveryMixinFields0[0].Descriptor()
+	// webhookdelivery.DefaultCreatedAt holds the default value on creation for the created_at field.
+	webhookdelivery.DefaultCreatedAt = webhookdeliveryDescCreatedAt.Default.(func() time.Time)
+	// webhookdeliveryDescUpdatedAt is the schema descriptor for updated_at field.
+	webhookdeliveryDescUpdatedAt := webhookdeliveryMixinFields0[1].Descriptor()
+	// webhookdelivery.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	webhookdelivery.DefaultUpdatedAt = webhookdeliveryDescUpdatedAt.Default.(func() time.Time)
+	// webhookdelivery.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	webhookdelivery.UpdateDefaultUpdatedAt = webhookdeliveryDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// webhookdeliveryDescStatus is the schema descriptor for status field.
+	webhookdeliveryDescStatus := webhookdeliveryFields[5].Descriptor()
+	// webhookdelivery.DefaultStatus holds the default value on creation for the status field.
+	webhookdelivery.DefaultStatus = webhookdeliveryDescStatus.Default.(string)
+	// webhookdeliveryDescAttempts is the schema descriptor for attempts field.
+	webhookdeliveryDescAttempts := webhookdeliveryFields[6].Descriptor()
+	// webhookdelivery.DefaultAttempts holds the default value on creation for the attempts field.
+	webhookdelivery.DefaultAttempts = webhookdeliveryDescAttempts.Default.(int)
+	// webhookdeliveryDescLastStatusCode is the schema descriptor for last_status_code field.
+	webhookdeliveryDescLastStatusCode := webhookdeliveryFields[7].Descriptor()
+	// webhookdelivery.DefaultLastStatusCode holds the default value on creation for the last_status_code field.
+	webhookdelivery.DefaultLastStatusCode = webhookdeliveryDescLastStatusCode.Default.(int)
+	// webhookdeliveryDescLastLatencyMs is the schema descriptor for last_latency_ms field.
+	webhookdeliveryDescLastLatencyMs := webhookdeliveryFields[8].Descriptor()
+	// webhookdelivery.DefaultLastLatencyMs holds the default value on creation for the last_latency_ms field.
+	webhookdelivery.DefaultLastLatencyMs = webhookdeliveryDescLastLatencyMs.Default.(int)
 }

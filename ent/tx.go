@@ -32,12 +32,18 @@ type Tx struct {
 	ProductVariant *ProductVariantClient
 	// ServiceKey is the client for interacting with the ServiceKey builders.
 	ServiceKey *ServiceKeyClient
+	// ShopOrder is the client for interacting with the ShopOrder builders.
+	ShopOrder *ShopOrderClient
+	// ShopPrint is the client for interacting with the ShopPrint builders.
+	ShopPrint *ShopPrintClient
 	// Store is the client for interacting with the Store builders.
 	Store *StoreClient
 	// Team is the client for interacting with the Team builders.
 	Team *TeamClient
 	// VariantLink is the client for interacting with the VariantLink builders.
 	VariantLink *VariantLinkClient
+	// WebhookDelivery is the client for interacting with the WebhookDelivery builders.
+	WebhookDelivery *WebhookDeliveryClient
 
 	// lazily loaded.
 	client     *Client
@@ -178,9 +184,12 @@ func (tx *Tx) init() {
 	tx.ProductCategory = NewProductCategoryClient(tx.config)
 	tx.ProductVariant = NewProductVariantClient(tx.config)
 	tx.ServiceKey = NewServiceKeyClient(tx.config)
+	tx.ShopOrder = NewShopOrderClient(tx.config)
+	tx.ShopPrint = NewShopPrintClient(tx.config)
 	tx.Store = NewStoreClient(tx.config)
 	tx.Team = NewTeamClient(tx.config)
 	tx.VariantLink = NewVariantLinkClient(tx.config)
+	tx.WebhookDelivery = NewWebhookDeliveryClient(tx.config)
 }
 
 // txDriver wraps the given dialect.Tx with a nop dialect.Driver implementation.

@@ -117,6 +117,30 @@ func (f ServiceKeyFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, 
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ServiceKeyMutation", m)
 }
 
+// The ShopOrderFunc type is an adapter to allow the use of ordinary
+// function as ShopOrder mutator.
+type ShopOrderFunc func(context.Context, *ent.ShopOrderMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ShopOrderFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ShopOrderMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ShopOrderMutation", m)
+}
+
+// The ShopPrintFunc type is an adapter to allow the use of ordinary
+// function as ShopPrint mutator.
+type ShopPrintFunc func(context.Context, *ent.ShopPrintMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ShopPrintFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ShopPrintMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ShopPrintMutation", m)
+}
+
 // The StoreFunc type is an adapter to allow the use of ordinary
 // function as Store mutator.
 type StoreFunc func(context.Context, *ent.StoreMutation) (ent.Value, error)
@@ -151,6 +175,18 @@ func (f VariantLinkFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value,
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.VariantLinkMutation", m)
+}
+
+// The WebhookDeliveryFunc type is an adapter to allow the use of ordinary
+// function as WebhookDelivery mutator.
+type WebhookDeliveryFunc func(context.Context, *ent.WebhookDeliveryMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f WebhookDeliveryFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.WebhookDeliveryMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.WebhookDeliveryMutation", m)
 }
 
 // Condition is a hook condition function.

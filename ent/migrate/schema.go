@@ -323,6 +323,74 @@ var (
 		Columns:    ServiceKeysColumns,
 		PrimaryKey: []*schema.Column{ServiceKeysColumns[0]},
 	}
+	// ShopOrdersColumns holds the columns for the "shop_orders" table.
+	ShopOrdersColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "team_id", Type: field.TypeInt},
+		{Name: "store_id", Type: field.TypeString},
+		{Name: "external_id", Type: field.TypeString},
+		{Name: "reference_number", Type: field.TypeString, Unique: true},
+		{Name: "lines_hash", Type: field.TypeString},
+	}
+	// ShopOrdersTable holds the schema information for the "shop_orders" table.
+	ShopOrdersTable = &schema.Table{
+		Name:       "shop_orders",
+		Columns:    ShopOrdersColumns,
+		PrimaryKey: []*schema.Column{ShopOrdersColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "shoporder_store_id_external_id",
+				Unique:  true,
+				Columns: []*schema.Column{ShopOrdersColumns[4], ShopOrdersColumns[5]},
+			},
+		},
+	}
+	// ShopPrintsColumns holds the columns for the "shop_prints" table.
+	ShopPrintsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "uid", Type: field.TypeString, Unique: true},
+		{Name: "team_id", Type: field.TypeInt},
+		{Name: "store_id", Type: field.TypeString},
+		{Name: "position", Type: field.TypeInt},
+		{Name: "line_external_id", Type: field.TypeString},
+		{Name: "design_version_id", Type: field.TypeString},
+		{Name: "quantity", Type: field.TypeInt},
+		{Name: "status", Type: field.TypeString, Default: "processing"},
+		{Name: "error", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "file_keys", Type: field.TypeJSON, Nullable: true},
+		{Name: "job_id", Type: field.TypeInt64, Nullable: true},
+		{Name: "shop_order_id", Type: field.TypeInt},
+	}
+	// ShopPrintsTable holds the schema information for the "shop_prints" table.
+	ShopPrintsTable = &schema.Table{
+		Name:       "shop_prints",
+		Columns:    ShopPrintsColumns,
+		PrimaryKey: []*schema.Column{ShopPrintsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "shop_prints_shop_orders_prints",
+				Columns:    []*schema.Column{ShopPrintsColumns[14]},
+				RefColumns: []*schema.Column{ShopOrdersColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "shopprint_shop_order_id_position",
+				Unique:  true,
+				Columns: []*schema.Column{ShopPrintsColumns[14], ShopPrintsColumns[6]},
+			},
+			{
+				Name:    "shopprint_shop_order_id_line_external_id",
+				Unique:  true,
+				Columns: []*schema.Column{ShopPrintsColumns[14], ShopPrintsColumns[7]},
+			},
+		},
+	}
 	// StoresColumns holds the columns for the "stores" table.
 	StoresColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString, Size: 128},
@@ -395,6 +463,43 @@ var (
 			},
 		},
 	}
+	// WebhookDeliveriesColumns holds the columns for the "webhook_deliveries" table.
+	WebhookDeliveriesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "uid", Type: field.TypeString, Unique: true},
+		{Name: "team_id", Type: field.TypeInt},
+		{Name: "store_id", Type: field.TypeString},
+		{Name: "event", Type: field.TypeString},
+		{Name: "body", Type: field.TypeBytes},
+		{Name: "status", Type: field.TypeString, Default: "pending"},
+		{Name: "attempts", Type: field.TypeInt, Default: 0},
+		{Name: "last_status_code", Type: field.TypeInt, Default: 0},
+		{Name: "last_latency_ms", Type: field.TypeInt, Default: 0},
+		{Name: "last_error", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "next_attempt_at", Type: field.TypeTime, Nullable: true},
+		{Name: "delivered_at", Type: field.TypeTime, Nullable: true},
+		{Name: "job_id", Type: field.TypeInt64, Nullable: true},
+	}
+	// WebhookDeliveriesTable holds the schema information for the "webhook_deliveries" table.
+	WebhookDeliveriesTable = &schema.Table{
+		Name:       "webhook_deliveries",
+		Columns:    WebhookDeliveriesColumns,
+		PrimaryKey: []*schema.Column{WebhookDeliveriesColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "webhookdelivery_store_id_created_at_uid",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookDeliveriesColumns[5], WebhookDeliveriesColumns[1], WebhookDeliveriesColumns[3]},
+			},
+			{
+				Name:    "webhookdelivery_store_id_status_created_at_uid",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookDeliveriesColumns[5], WebhookDeliveriesColumns[8], WebhookDeliveriesColumns[1], WebhookDeliveriesColumns[3]},
+			},
+		},
+	}
 	// Tables holds all the tables in the schema.
 	Tables = []*schema.Table{
 		APITokensTable,
@@ -406,9 +511,12 @@ var (
 		ProductCategoriesTable,
 		ProductVariantsTable,
 		ServiceKeysTable,
+		ShopOrdersTable,
+		ShopPrintsTable,
 		StoresTable,
 		TeamsTable,
 		VariantLinksTable,
+		WebhookDeliveriesTable,
 	}
 )
 
@@ -418,6 +526,7 @@ func init() {
 	ProductsTable.ForeignKeys[0].RefTable = ProductCategoriesTable
 	ProductCategoriesTable.ForeignKeys[0].RefTable = ProductCategoriesTable
 	ProductVariantsTable.ForeignKeys[0].RefTable = ProductsTable
+	ShopPrintsTable.ForeignKeys[0].RefTable = ShopOrdersTable
 	StoresTable.ForeignKeys[0].RefTable = TeamsTable
 	VariantLinksTable.ForeignKeys[0].RefTable = ProductVariantsTable
 }

@@ -33,6 +33,12 @@ type ProductVariant func(*sql.Selector)
 // ServiceKey is the predicate function for servicekey builders.
 type ServiceKey func(*sql.Selector)
 
+// ShopOrder is the predicate function for shoporder builders.
+type ShopOrder func(*sql.Selector)
+
+// ShopPrint is the predicate function for shopprint builders.
+type ShopPrint func(*sql.Selector)
+
 // Store is the predicate function for store builders.
 type Store func(*sql.Selector)
 
@@ -41,3 +47,6 @@ type Team func(*sql.Selector)
 
 // VariantLink is the predicate function for variantlink builders.
 type VariantLink func(*sql.Selector)
+
+// WebhookDelivery is the predicate function for webhookdelivery builders.
+type WebhookDelivery func(*sql.Selector)

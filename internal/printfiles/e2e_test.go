@@ -3,17 +3,12 @@ package printfiles_test
 import (
 	"bytes"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"image"
 	"image/color"
 	"image/jpeg"
-	"io"
 	"net/http"
 	"net/url"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -104,87 +99,7 @@ func waitPrint(t *testing.T, srv *platentest.Server, token, itemID string) map[s
 	}
 }
 
-// noRedirect is a client that shows redirects instead of following them.
-var noRedirect = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-
-func get(t *testing.T, client *http.Client, u string, headers ...string) (*http.Response, []byte) {
-	t.Helper()
-	req, err := http.NewRequest("GET", u, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		t.Fatalf("GET %s: %v", u, err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp, body
-}
-
-// download follows a print url: 302 to the file, then the file.
-func download(t *testing.T, link string) (*http.Response, []byte) {
-	t.Helper()
-	resp, _ := get(t, noRedirect, link)
-	if resp.StatusCode != http.StatusFound {
-		t.Fatalf("GET %s: %d, want 302", link, resp.StatusCode)
-	}
-	loc := resp.Header.Get("Location")
-	if loc == "" {
-		t.Fatal("302 without Location")
-	}
-	file, data := get(t, http.DefaultClient, loc)
-	if file.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: %d %s", loc, file.StatusCode, data)
-	}
-	return file, data
-}
-
-// pdfBoxes runs pdfinfo -box on a PDF and returns its output.
-func pdfInfo(t *testing.T, data []byte) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "f.pdf")
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command("pdfinfo", "-box", path).CombinedOutput()
-	if err != nil {
-		t.Fatalf("pdfinfo: %v\n%s", err, out)
-	}
-	return string(out)
-}
-
-// field returns the value of a "Name: value" line of pdfinfo's output.
-func field(info, name string) string {
-	for _, line := range strings.Split(info, "\n") {
-		if v, ok := strings.CutPrefix(line, name+":"); ok {
-			return strings.Join(strings.Fields(v), " ")
-		}
-	}
-	return ""
-}
-
-func checkJSONError(t *testing.T, resp *http.Response, body []byte, status int, wantMessage string) {
-	t.Helper()
-	if resp.StatusCode != status {
-		t.Fatalf("status %d, want %d: %s", resp.StatusCode, status, body)
-	}
-	r := &platentest.Response{Status: resp.StatusCode, Header: resp.Header, Raw: body}
-	if err := json.Unmarshal(body, &r.JSON); err != nil {
-		t.Fatalf("error body is not JSON: %s", body)
-	}
-	msg, _ := platentest.ErrorBody(t, r, status)
-	if wantMessage != "" && !strings.Contains(msg, wantMessage) {
-		t.Errorf("message %q, want it to say %q", msg, wantMessage)
-	}
-}
-
+// platentest.NoRedirect is a client that shows redirects instead of following them.
 // TestOrderToDownload: an order with create_print_files true renders, its
 // status reaches ready with a url, and the url downloads the PDF (with
 // Content-Type, a filename, ETag and Range), on both databases with the
@@ -227,7 +142,7 @@ func orderToDownload(t *testing.T, srv *platentest.Server, onS3 bool) {
 		t.Fatalf("order details print %v", p)
 	}
 
-	file, data := download(t, link)
+	file, data := platentest.Download(t, link)
 	if ct := file.Header.Get("Content-Type"); ct != "application/pdf" {
 		t.Errorf("Content-Type %q", ct)
 	}
@@ -238,15 +153,15 @@ func orderToDownload(t *testing.T, srv *platentest.Server, onS3 bool) {
 	if etag == "" {
 		t.Error("no ETag")
 	}
-	info := pdfInfo(t, data)
-	if field(info, "Pages") != "1" {
+	info := platentest.PDFInfo(t, data)
+	if platentest.PDFField(info, "Pages") != "1" {
 		t.Errorf("pages: %s", info)
 	}
 	// A6 plus 2 mm bleed: 109×152 mm; the trim box is inset by 2 mm.
-	if got, want := field(info, "Page size"), "308.976 x 430.866 pts"; got != want {
+	if got, want := platentest.PDFField(info, "Page size"), "308.976 x 430.866 pts"; got != want {
 		t.Errorf("page size %q, want %q", got, want)
 	}
-	if got, want := field(info, "TrimBox"), "5.67 5.67 303.31 425.20"; got != want {
+	if got, want := platentest.PDFField(info, "TrimBox"), "5.67 5.67 303.31 425.20"; got != want {
 		t.Errorf("TrimBox %q, want %q", got, want)
 	}
 
@@ -257,11 +172,11 @@ func orderToDownload(t *testing.T, srv *platentest.Server, onS3 bool) {
 	if onS3 && !strings.Contains(loc, "/prints/orders/") {
 		t.Errorf("the S3 URL %s does not name the bucket and the order's key", loc)
 	}
-	partial, part := get(t, http.DefaultClient, loc, "Range", "bytes=0-7")
+	partial, part := platentest.Get(t, http.DefaultClient, loc, "Range", "bytes=0-7")
 	if partial.StatusCode != http.StatusPartialContent || string(part) != string(data[:8]) {
 		t.Errorf("Range: %d %q", partial.StatusCode, part)
 	}
-	again, _ := get(t, http.DefaultClient, loc, "If-None-Match", etag)
+	again, _ := platentest.Get(t, http.DefaultClient, loc, "If-None-Match", etag)
 	if again.StatusCode != http.StatusNotModified {
 		t.Errorf("If-None-Match: %d", again.StatusCode)
 	}
@@ -269,7 +184,7 @@ func orderToDownload(t *testing.T, srv *platentest.Server, onS3 bool) {
 
 func redirectTarget(t *testing.T, link string) string {
 	t.Helper()
-	resp, _ := get(t, noRedirect, link)
+	resp, _ := platentest.Get(t, platentest.NoRedirect, link)
 	if resp.StatusCode != http.StatusFound {
 		t.Fatalf("GET %s: %d", link, resp.StatusCode)
 	}
@@ -294,23 +209,23 @@ func TestDownloadLinkRefusals(t *testing.T) {
 	u2, _ := url.Parse(two)
 	token1 := u1.Query().Get("token")
 
-	resp, body := get(t, noRedirect, srv.BaseURL+u1.Path)
-	checkJSONError(t, resp, body, http.StatusForbidden, "no token")
+	resp, body := platentest.Get(t, platentest.NoRedirect, srv.BaseURL+u1.Path)
+	platentest.CheckJSONError(t, resp, body, http.StatusForbidden, "no token")
 
 	tampered := []byte(token1)
 	tampered[len(tampered)/2] ^= 1
 	if tampered[len(tampered)/2] == '-' || tampered[len(tampered)/2] == '_' {
 		tampered[len(tampered)/2] = 'A'
 	}
-	resp, body = get(t, noRedirect, srv.BaseURL+u1.Path+"?token="+string(tampered))
-	checkJSONError(t, resp, body, http.StatusForbidden, "")
+	resp, body = platentest.Get(t, platentest.NoRedirect, srv.BaseURL+u1.Path+"?token="+string(tampered))
+	platentest.CheckJSONError(t, resp, body, http.StatusForbidden, "")
 
-	resp, body = get(t, noRedirect, srv.BaseURL+u2.Path+"?token="+token1)
-	checkJSONError(t, resp, body, http.StatusForbidden, "another file")
+	resp, body = platentest.Get(t, platentest.NoRedirect, srv.BaseURL+u2.Path+"?token="+token1)
+	platentest.CheckJSONError(t, resp, body, http.StatusForbidden, "another file")
 
 	if r := srv.Do(t, "DELETE", "/api/v1/orders/"+orderUID, tenant.Token, nil); r.Status != http.StatusOK {
 		t.Fatalf("delete: %d %s", r.Status, r.Raw)
 	}
-	resp, body = get(t, noRedirect, one)
-	checkJSONError(t, resp, body, http.StatusNotFound, "not found")
+	resp, body = platentest.Get(t, platentest.NoRedirect, one)
+	platentest.CheckJSONError(t, resp, body, http.StatusNotFound, "not found")
 }

@@ -20,10 +20,17 @@ import (
 
 // Job kinds and the render queue's name.
 const (
-	RenderKind  = "render_order_item"
-	DeleteKind  = "delete_print_file"
-	RenderQueue = "render"
+	RenderKind     = "render_order_item"
+	ShopRenderKind = "render_shop_print"
+	DeleteKind     = "delete_print_file"
+	RenderQueue    = "render"
 )
+
+// renderTarget is a render job's args: they name what to render.
+type renderTarget interface {
+	river.JobArgs
+	uid() string
+}
 
 // RenderArgs is a render job: the item, by uid. The item row names the job
 // that owns its print; a job that finds another one there was superseded.
@@ -34,13 +41,30 @@ type RenderArgs struct {
 // Kind is the job kind.
 func (RenderArgs) Kind() string { return RenderKind }
 
+func (a RenderArgs) uid() string { return a.ItemUID }
+
 // InsertOpts puts renders on their own queue. River's attempt limit leaves
 // room above the worker's own (renderAttempts) for rescues of jobs a crash
 // interrupted, which the worker then ends as failed instead of River
 // discarding them with the item left in processing.
 func (RenderArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: RenderQueue, MaxAttempts: renderAttempts + 5}
+	return renderInsertOpts
 }
+
+var renderInsertOpts = river.InsertOpts{Queue: RenderQueue, MaxAttempts: renderAttempts + 5}
+
+// ShopRenderArgs is the render job of a Family B print, by uid.
+type ShopRenderArgs struct {
+	PrintUID string `json:"print_uid"`
+}
+
+// Kind is the job kind.
+func (ShopRenderArgs) Kind() string { return ShopRenderKind }
+
+func (a ShopRenderArgs) uid() string { return a.PrintUID }
+
+// InsertOpts: as RenderArgs.
+func (ShopRenderArgs) InsertOpts() river.InsertOpts { return renderInsertOpts }
 
 // DeleteArgs removes a stored print file that nothing refers to any more.
 type DeleteArgs struct {
@@ -58,9 +82,19 @@ func NewJobs(q *queue.Queue) *Jobs { return &Jobs{q: q} }
 
 // EnqueueRenders queues a render per item uid in tx and returns the job ids.
 func (j *Jobs) EnqueueRenders(ctx context.Context, tx *sql.Tx, itemUIDs []string) ([]int64, error) {
-	params := make([]river.InsertManyParams, len(itemUIDs))
-	for i, uid := range itemUIDs {
-		params[i] = river.InsertManyParams{Args: RenderArgs{ItemUID: uid}}
+	return j.insert(ctx, tx, itemUIDs, func(uid string) river.JobArgs { return RenderArgs{ItemUID: uid} })
+}
+
+// EnqueueShopRenders queues a render per shop print uid in tx and returns
+// the job ids.
+func (j *Jobs) EnqueueShopRenders(ctx context.Context, tx *sql.Tx, printUIDs []string) ([]int64, error) {
+	return j.insert(ctx, tx, printUIDs, func(uid string) river.JobArgs { return ShopRenderArgs{PrintUID: uid} })
+}
+
+func (j *Jobs) insert(ctx context.Context, tx *sql.Tx, uids []string, args func(string) river.JobArgs) ([]int64, error) {
+	params := make([]river.InsertManyParams, len(uids))
+	for i, uid := range uids {
+		params[i] = river.InsertManyParams{Args: args(uid)}
 	}
 	res, err := j.q.Client().InsertManyTx(ctx, tx, params)
 	if err != nil {

@@ -219,7 +219,7 @@ func TestTemplateChangeRerenders(t *testing.T) {
 		large := `{"width":100,"height":50,"layers":[{"type":"rect","x":0,"y":0,"width":100,"height":50,"fill":"#0000ff"}]}`
 		uid := createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, "9", true, item("9-1", small)))["uid"].(string)
 		link := waitPrint(t, srv, tenant.Token, "9-1")["url"].(string)
-		_, before := download(t, link)
+		_, before := platentest.Download(t, link)
 
 		r := srv.Do(t, "PUT", "/api/v1/orders/"+uid, tenant.Token, map[string]any{"note": "gift"})
 		if r.Status != http.StatusOK {
@@ -240,9 +240,9 @@ func TestTemplateChangeRerenders(t *testing.T) {
 		if st["status"] != "ready" {
 			t.Fatalf("after the PUT: %v", st)
 		}
-		_, after := download(t, st["url"].(string))
-		if got, want := field(pdfInfo(t, after), "Page size"), "283.465 x 141.732 pts"; got != want {
-			t.Errorf("re-rendered page size %q, want %q (before: %q)", got, want, field(pdfInfo(t, before), "Page size"))
+		_, after := platentest.Download(t, st["url"].(string))
+		if got, want := platentest.PDFField(platentest.PDFInfo(t, after), "Page size"), "283.465 x 141.732 pts"; got != want {
+			t.Errorf("re-rendered page size %q, want %q (before: %q)", got, want, platentest.PDFField(platentest.PDFInfo(t, before), "Page size"))
 		}
 		eventually(t, "the old file removed", func() bool { return storedFiles(t, srv) == 1 })
 	})

@@ -1,11 +1,13 @@
 package printfiles
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -16,40 +18,57 @@ import (
 	"github.com/platen-print/platen/internal/links"
 )
 
-// ItemScope is the scope of a Family A item's download token.
-const ItemScope = "order_item"
+// Token scopes: a Family A token opens one item's file; a Family B token
+// opens every file of one shop order (contract §5).
+const (
+	ItemScope = "order_item"
+	ShopScope = "shop_order"
+)
 
-// RoutePrefix is the path of Family A download links: RoutePrefix + the
-// item's uid + ?token=….
-const RoutePrefix = "/api/v1/print-files/"
+// Route prefixes of download links: ItemRoutePrefix + the item's uid, and
+// ShopRoutePrefix + the print's id + "/" + the file's index, each followed
+// by ?token=….
+const (
+	ItemRoutePrefix = "/api/v1/print-files/"
+	ShopRoutePrefix = "/v1/shop/files/"
+)
 
 // redirectTTL is how long the file URL a download link redirects to lives:
 // long enough for a slow download, short because anyone holding it may use
 // it; the link itself lasts 7 days and hands out a fresh one each time.
 const redirectTTL = 15 * time.Minute
 
-// Download is a ready item's stored file.
+// Download is a print's stored file, as its link finds it.
 type Download struct {
-	OrderUID string
-	Status   string
-	// FileKey is set when Status is ready.
+	// Order is the order the file belongs to: an order uid (Family A) or a
+	// shop order's reference_number (Family B), as its token names it.
+	Order  string
+	Status string
+	// FileKey is set when the print is ready.
 	FileKey *string
-	// Filename parts: the shop's ids, which mean something to the printer.
-	EcommerceOrderID, EcommerceOrderItemID string
+	// Filename is what the file is saved as, from the shop's own ids.
+	Filename string
+}
+
+// Downloads finds the files download links open; each answers
+// apierr.ErrNotFound for a print or file that does not exist.
+type Downloads interface {
+	ItemDownload(ctx context.Context, itemUID string) (*Download, error)
+	PrintDownload(ctx context.Context, printUID string, index int) (*Download, error)
 }
 
 // Links signs download links and answers them.
 type Links struct {
 	signer *links.Signer
 	base   string
-	store  Store
+	store  Downloads
 	files  *files.Store
 	now    func() time.Time
 }
 
 // NewLinks returns the links of publicURL, signed by signer, answered from
 // store and files.
-func NewLinks(signer *links.Signer, publicURL string, store Store, fileStore *files.Store) *Links {
+func NewLinks(signer *links.Signer, publicURL string, store Downloads, fileStore *files.Store) *Links {
 	return &Links{signer: signer, base: strings.TrimRight(publicURL, "/"), store: store, files: fileStore, now: time.Now}
 }
 
@@ -57,43 +76,71 @@ func NewLinks(signer *links.Signer, publicURL string, store Store, fileStore *fi
 // links.DefaultTTL and only for that item of that order.
 func (l *Links) ItemURL(orderUID, itemUID string) string {
 	token := l.signer.Sign(links.Claims{Scope: ItemScope, Order: orderUID, Subject: itemUID, Expires: l.now().Add(links.DefaultTTL)})
-	return l.base + RoutePrefix + url.PathEscape(itemUID) + "?token=" + token
+	return l.base + ItemRoutePrefix + url.PathEscape(itemUID) + "?token=" + token
 }
 
-// ServeHTTP answers GET RoutePrefix{item_uid}?token=…: 302 to the file, 403
-// for a missing, altered, expired or other item's token, 404 for an item
-// that is gone or has no file (yet).
-func (l *Links) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// ShopFileURL is a fresh download link for file index (from 1) of a shop
+// print, valid for links.DefaultTTL; its token opens the files of that
+// order only.
+func (l *Links) ShopFileURL(reference, printUID string, index int) string {
+	token := l.signer.Sign(links.Claims{Scope: ShopScope, Order: reference, Expires: l.now().Add(links.DefaultTTL)})
+	return l.base + ShopRoutePrefix + url.PathEscape(printUID) + "/" + strconv.Itoa(index) + "?token=" + token
+}
+
+// ServeItem answers GET ItemRoutePrefix{item_uid}?token=…: 302 to the file,
+// 403 for a missing, altered, expired or other item's token, 404 for an
+// item that is gone or has no file (yet).
+func (l *Links) ServeItem(w http.ResponseWriter, r *http.Request) {
 	itemUID := r.PathValue("item_uid")
-	claims, err := l.signer.Verify(r.URL.Query().Get("token"), l.now())
+	l.serve(w, r, func(c links.Claims) bool { return c.Scope == ItemScope && c.Subject == itemUID },
+		func(ctx context.Context) (*Download, error) { return l.store.ItemDownload(ctx, itemUID) })
+}
+
+// ServeShopFile answers GET ShopRoutePrefix{print_id}/{index}?token=… the
+// same way, for a token of the print's shop order.
+func (l *Links) ServeShopFile(w http.ResponseWriter, r *http.Request) {
+	printUID := r.PathValue("print_id")
+	index, err := strconv.Atoi(r.PathValue("index"))
+	if err != nil || index < 1 {
+		files.WriteError(w, http.StatusNotFound, codes.NotFound, fmt.Sprintf("print %q has no file %q", printUID, r.PathValue("index")))
+		return
+	}
+	l.serve(w, r, func(c links.Claims) bool { return c.Scope == ShopScope },
+		func(ctx context.Context) (*Download, error) { return l.store.PrintDownload(ctx, printUID, index) })
+}
+
+// serve checks the token (and that it is for this kind of file), finds the
+// file, checks the token's order owns it, and redirects to it.
+func (l *Links) serve(w http.ResponseWriter, r *http.Request, forThis func(links.Claims) bool, find func(context.Context) (*Download, error)) {
+	token := r.URL.Query().Get("token")
+	claims, err := l.signer.Verify(token, l.now())
 	switch {
-	case r.URL.Query().Get("token") == "":
+	case token == "":
 		forbidden(w, "the download link has no token")
 		return
 	case err != nil:
 		forbidden(w, err.Error())
 		return
-	case claims.Scope != ItemScope || claims.Subject != itemUID:
+	case !forThis(claims):
 		forbidden(w, "the token is for another file")
 		return
 	}
-	dl, err := l.store.Download(r.Context(), itemUID)
+	dl, err := find(r.Context())
 	switch {
 	case errors.Is(err, apierr.ErrNotFound):
-		files.WriteError(w, http.StatusNotFound, codes.NotFound, fmt.Sprintf("order item %q not found", itemUID))
+		files.WriteError(w, http.StatusNotFound, codes.NotFound, err.Error())
 		return
 	case err != nil:
 		l.internal(w, err)
 		return
-	case dl.OrderUID != claims.Order:
+	case dl.Order != claims.Order:
 		forbidden(w, links.ErrOtherOrder.Error())
 		return
 	case dl.FileKey == nil:
-		files.WriteError(w, http.StatusNotFound, codes.NotFound,
-			fmt.Sprintf("order item %q has no print file: its print status is %s", itemUID, dl.Status))
+		files.WriteError(w, http.StatusNotFound, codes.NotFound, "the print has no file: its status is "+dl.Status)
 		return
 	}
-	target, err := l.files.SignedURL(r.Context(), *dl.FileKey, filename(dl), redirectTTL)
+	target, err := l.files.SignedURL(r.Context(), *dl.FileKey, dl.Filename, redirectTTL)
 	if err != nil {
 		l.internal(w, err)
 		return
@@ -109,9 +156,4 @@ func forbidden(w http.ResponseWriter, message string) {
 func (l *Links) internal(w http.ResponseWriter, err error) {
 	slog.Error("download link", "error", err)
 	files.WriteError(w, http.StatusServiceUnavailable, codes.Unavailable, "the file cannot be reached right now; try again")
-}
-
-// filename names the download after the shop's order and item ids.
-func filename(dl *Download) string {
-	return dl.EcommerceOrderID + "-" + dl.EcommerceOrderItemID + ".pdf"
 }

@@ -29,28 +29,32 @@ var retryDelays = []time.Duration{2 * time.Second, 10 * time.Second, 30 * time.S
 // most) and drawing. The queue's rescue window must exceed it.
 const RenderTimeout = 2 * time.Minute
 
-// Task is what a render needs to know of its item.
+// Task is what a render needs to know of what it renders: a Family A
+// order item or a Family B print, by uid.
 type Task struct {
-	ItemUID, OrderUID                      string
-	TeamID                                 int
-	EcommerceOrderID, EcommerceOrderItemID string
-	EcommerceVariantID                     string
-	TemplateConfig                         string
+	UID string
+	// KeyPrefix names the stored files: orders/{order_uid}/{item_uid} or
+	// shop/{reference_number}/{print_uid}.
+	KeyPrefix string
+	// PerSurface asks for a one-page PDF per design surface (Family B)
+	// instead of one PDF with a page per surface (Family A).
+	PerSurface         bool
+	TeamID             int
+	EcommerceVariantID string
+	TemplateConfig     string
 	// JobID is the job that owns the print; nil when none does.
 	JobID  *int64
 	Status string
 }
 
-// Store is the persistence of print files. Start, Finish and Fail change
-// the item only while jobID still owns its print, and report whether it
-// did; Finish queues the removal of the file the item had before.
+// Store is the persistence of one family's prints. Start, Finish and Fail
+// change the print only while jobID still owns it, and report whether they
+// did; Finish queues the removal of the files the print had before.
 type Store interface {
-	Task(ctx context.Context, itemUID string) (*Task, error)
-	Start(ctx context.Context, itemUID string, jobID int64) (bool, error)
-	Finish(ctx context.Context, itemUID string, jobID int64, key string) (bool, error)
-	Fail(ctx context.Context, itemUID string, jobID int64, reason string) (bool, error)
-	// Download is the stored file of a ready item, for its download link.
-	Download(ctx context.Context, itemUID string) (*Download, error)
+	Task(ctx context.Context, uid string) (*Task, error)
+	Start(ctx context.Context, uid string, jobID int64) (bool, error)
+	Finish(ctx context.Context, uid string, jobID int64, keys []string) (bool, error)
+	Fail(ctx context.Context, uid string, jobID int64, reason string) (bool, error)
 }
 
 // Settings resolves an item's print settings (catalog.Resolver).
@@ -58,7 +62,7 @@ type Settings interface {
 	Resolve(ctx context.Context, teamID int, ecommerceVariantID string, doc []byte) (catalog.PrintSettings, error)
 }
 
-// Renderer renders one item: the deps of RenderWorker.
+// Renderer renders prints: the deps of RenderWorker. Store is the family's.
 type Renderer struct {
 	Store    Store
 	Settings Settings
@@ -67,45 +71,45 @@ type Renderer struct {
 	Logger   *slog.Logger
 }
 
-// RenderWorker works render jobs.
-type RenderWorker struct {
-	river.WorkerDefaults[RenderArgs]
+// RenderWorker works one family's render jobs.
+type RenderWorker[A renderTarget] struct {
+	river.WorkerDefaults[A]
 	Renderer
 }
 
 // Timeout bounds a render.
-func (w *RenderWorker) Timeout(*river.Job[RenderArgs]) time.Duration { return RenderTimeout }
+func (w *RenderWorker[A]) Timeout(*river.Job[A]) time.Duration { return RenderTimeout }
 
 // NextRetry spaces the attempts of a render that may succeed later.
-func (w *RenderWorker) NextRetry(job *river.Job[RenderArgs]) time.Time {
+func (w *RenderWorker[A]) NextRetry(job *river.Job[A]) time.Time {
 	return time.Now().Add(retryDelays[min(job.Attempt, len(retryDelays))-1])
 }
 
-// Work renders the item's design, stores the file and moves the status.
+// Work renders the print's design, stores the files and moves the status.
 // A document the renderer cannot honour fails at once; other failures are
 // retried renderAttempts times, then fail. Either way the reason is kept.
-func (w *RenderWorker) Work(ctx context.Context, job *river.Job[RenderArgs]) error {
-	task, err := w.Store.Task(ctx, job.Args.ItemUID)
+func (w *RenderWorker[A]) Work(ctx context.Context, job *river.Job[A]) error {
+	task, err := w.Store.Task(ctx, job.Args.uid())
 	if errors.Is(err, apierr.ErrNotFound) {
-		return nil // the order or the item went: nothing to render
+		return nil // the order, item or print went: nothing to render
 	}
 	if err != nil {
 		return err
 	}
 	if task.JobID == nil || *task.JobID != job.ID {
-		return nil // superseded by a newer render of the item
+		return nil // superseded by a newer render
 	}
 	if job.Attempt > renderAttempts {
 		// Only rescues of interrupted runs get here: a design that brings
 		// the renderer down every time must not do so for ever.
 		return w.fail(ctx, task, job.ID, fmt.Sprintf("rendering was interrupted %d times; giving up", job.Attempt-1))
 	}
-	if owned, err := w.Store.Start(ctx, task.ItemUID, job.ID); err != nil || !owned {
+	if owned, err := w.Store.Start(ctx, task.UID, job.ID); err != nil || !owned {
 		return err
 	}
-	key, err := w.render(ctx, task, job.ID)
+	keys, err := w.render(ctx, task, job.ID)
 	if err == nil {
-		return w.finish(ctx, task, job.ID, key)
+		return w.finish(ctx, task, job.ID, keys)
 	}
 	var permanent *permanentError
 	switch {
@@ -114,7 +118,7 @@ func (w *RenderWorker) Work(ctx context.Context, job *river.Job[RenderArgs]) err
 	case job.Attempt >= renderAttempts:
 		return w.fail(ctx, task, job.ID, fmt.Sprintf("%s (after %d attempts)", reason(err), job.Attempt))
 	}
-	w.Logger.Warn("render failed; retrying", "item_uid", task.ItemUID, "job_id", job.ID, "attempt", job.Attempt, "error", err)
+	w.Logger.Warn("render failed; retrying", "uid", task.UID, "job_id", job.ID, "attempt", job.Attempt, "error", err)
 	return err
 }
 
@@ -132,16 +136,17 @@ func reason(err error) string {
 	return rendersvc.Reason(err)
 }
 
-// render renders the item's PDF and stores it under a key of its own (so
-// that a download of the previous file is never served a half-written one).
-func (w *RenderWorker) render(ctx context.Context, task *Task, jobID int64) (string, error) {
+// render renders the print's PDFs and stores them under keys of their own
+// (so that a download of the previous files is never served a half-written
+// one), in surface order.
+func (w *RenderWorker[A]) render(ctx context.Context, task *Task, jobID int64) ([]string, error) {
 	doc, err := design.Decode(task.TemplateConfig)
 	if err != nil {
-		return "", &permanentError{reason: "template_config: " + err.Error()}
+		return nil, &permanentError{reason: "template_config: " + err.Error()}
 	}
 	settings, err := w.Settings.Resolve(ctx, task.TeamID, task.EcommerceVariantID, doc)
 	if err != nil {
-		return "", fmt.Errorf("print settings: %w", err)
+		return nil, fmt.Errorf("print settings: %w", err)
 	}
 	req := &renderv1.RenderRequest{
 		Document: doc,
@@ -151,37 +156,54 @@ func (w *RenderWorker) render(ctx context.Context, task *Task, jobID int64) (str
 	if settings.Variant != nil {
 		req.Settings.VariantId = int32(settings.Variant.VariantID)
 	}
+	if !task.PerSurface {
+		key := fmt.Sprintf("%s-%d.pdf", task.KeyPrefix, jobID)
+		return []string{key}, w.renderFile(ctx, req, key)
+	}
+	parsed, err := design.Parse(doc)
+	if err != nil {
+		return nil, &permanentError{reason: err.Error()}
+	}
+	keys := make([]string, len(parsed.Surfaces))
+	for i := range keys {
+		keys[i] = fmt.Sprintf("%s-%d-%d.pdf", task.KeyPrefix, jobID, i+1)
+		req.SurfaceIndexes = []int32{int32(i)}
+		if err := w.renderFile(ctx, req, keys[i]); err != nil {
+			return nil, err
+		}
+	}
+	return keys, nil
+}
+
+// renderFile renders req, one PDF, and stores it under key.
+func (w *RenderWorker[A]) renderFile(ctx context.Context, req *renderv1.RenderRequest, key string) error {
 	resp, err := w.Render.Render(ctx, req)
 	if err != nil {
-		return "", err
+		return err
 	}
 	if len(resp.Files) != 1 {
-		return "", fmt.Errorf("the renderer answered %d files for one PDF", len(resp.Files))
+		return fmt.Errorf("the renderer answered %d files for one PDF", len(resp.Files))
 	}
-	key := fileKey(task, jobID)
-	if err := w.Files.Put(ctx, key, bytes.NewReader(resp.Files[0].Data), resp.Files[0].ContentType); err != nil {
-		return "", err
-	}
-	return key, nil
+	return w.Files.Put(ctx, key, bytes.NewReader(resp.Files[0].Data), resp.Files[0].ContentType)
 }
 
-// fileKey is where an item's file of one render is stored.
-func fileKey(task *Task, jobID int64) string {
-	return fmt.Sprintf("orders/%s/%s-%d.pdf", task.OrderUID, task.ItemUID, jobID)
-}
-
-func (w *RenderWorker) finish(ctx context.Context, task *Task, jobID int64, key string) error {
-	owned, err := w.Store.Finish(ctx, task.ItemUID, jobID, key)
+func (w *RenderWorker[A]) finish(ctx context.Context, task *Task, jobID int64, keys []string) error {
+	owned, err := w.Store.Finish(ctx, task.UID, jobID, keys)
 	if err != nil || owned {
 		return err
 	}
-	// Superseded or deleted while rendering: the file is nobody's.
-	return w.Files.Delete(ctx, key)
+	// Superseded or deleted while rendering: the files are nobody's.
+	for _, key := range keys {
+		if err := w.Files.Delete(ctx, key); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-func (w *RenderWorker) fail(ctx context.Context, task *Task, jobID int64, reason string) error {
-	w.Logger.Info("render failed", "item_uid", task.ItemUID, "job_id", jobID, "reason", reason)
-	_, err := w.Store.Fail(ctx, task.ItemUID, jobID, reason)
+func (w *RenderWorker[A]) fail(ctx context.Context, task *Task, jobID int64, reason string) error {
+	w.Logger.Info("render failed", "uid", task.UID, "job_id", jobID, "reason", reason)
+	_, err := w.Store.Fail(ctx, task.UID, jobID, reason)
 	return err
 }
 
@@ -196,8 +218,13 @@ func (w *DeleteWorker) Work(ctx context.Context, job *river.Job[DeleteArgs]) err
 	return w.Files.Delete(ctx, job.Args.Key)
 }
 
-// Register adds the print-file workers to workers.
-func Register(workers *river.Workers, r Renderer) {
-	river.AddWorker(workers, &RenderWorker{Renderer: r})
+// Register adds the print-file workers to workers: r renders order items
+// (r.Store is theirs), and the same with shop as its store renders shop
+// prints.
+func Register(workers *river.Workers, r Renderer, shop Store) {
+	river.AddWorker(workers, &RenderWorker[RenderArgs]{Renderer: r})
+	shopRenderer := r
+	shopRenderer.Store = shop
+	river.AddWorker(workers, &RenderWorker[ShopRenderArgs]{Renderer: shopRenderer})
 	river.AddWorker(workers, &DeleteWorker{Files: r.Files})
 }

@@ -73,7 +73,7 @@ func (s *Server) startPrinting(ctx context.Context) error {
 		Render:   renderer,
 		Files:    s.files,
 		Logger:   slog.Default(),
-	})
+	}, s.db.ShopPrints())
 	renderWorkers := s.cfg.RenderWorkers
 	if renderWorkers == 0 {
 		renderWorkers = runtime.NumCPU()

@@ -36,6 +36,7 @@ import (
 	"github.com/platen-print/platen/internal/orders"
 	"github.com/platen-print/platen/internal/printfiles"
 	"github.com/platen-print/platen/internal/queue"
+	"github.com/platen-print/platen/internal/shop"
 	"github.com/platen-print/platen/internal/storage"
 )
 
@@ -161,6 +162,7 @@ func (s *Server) startGRPC() error {
 	platenv1.RegisterOrderServiceServer(s.grpcServer, orders.NewService(s.db.Orders(), s.links))
 	platenv1.RegisterCatalogServiceServer(s.grpcServer, catalog.NewService(s.db.Catalog()))
 	platenv1.RegisterDesignServiceServer(s.grpcServer, designs.NewService(s.db.Designs()))
+	platenv1.RegisterShopServiceServer(s.grpcServer, shop.NewService(s.db.ShopOrders(), s.links))
 	registerPlanned(s.grpcServer)
 	s.health = health.NewServer()
 	healthpb.RegisterHealthServer(s.grpcServer, s.health)

@@ -11,7 +11,6 @@ import (
 // whole API surface is visible through reflection meanwhile.
 func registerPlanned(s *grpc.Server) {
 	platenv1.RegisterBatchServiceServer(s, platenv1.UnimplementedBatchServiceServer{})
-	platenv1.RegisterShopServiceServer(s, platenv1.UnimplementedShopServiceServer{})
 	platenv1.RegisterWebhookServiceServer(s, platenv1.UnimplementedWebhookServiceServer{})
 	platenv1.RegisterOperatorServiceServer(s, platenv1.UnimplementedOperatorServiceServer{})
 }

@@ -24,21 +24,19 @@ var _ printfiles.Store = (*PrintFiles)(nil)
 // Task returns what a render of the item needs.
 func (s *PrintFiles) Task(ctx context.Context, itemUID string) (*printfiles.Task, error) {
 	it, err := s.db.read.OrderItem.Query().Where(orderitem.UID(itemUID)).
-		WithOrder(func(q *ent.OrderQuery) { q.Select(order.FieldUID, order.FieldEcommerceOrderID) }).
+		WithOrder(func(q *ent.OrderQuery) { q.Select(order.FieldUID) }).
 		Only(ctx)
 	if err != nil {
 		return nil, notFound(err, "order item %q not found", itemUID)
 	}
 	return &printfiles.Task{
-		ItemUID:              it.UID,
-		OrderUID:             it.Edges.Order.UID,
-		TeamID:               it.TeamID,
-		EcommerceOrderID:     it.Edges.Order.EcommerceOrderID,
-		EcommerceOrderItemID: it.EcommerceOrderItemID,
-		EcommerceVariantID:   it.EcommerceVariantID,
-		TemplateConfig:       it.TemplateConfig,
-		JobID:                it.PrintJobID,
-		Status:               it.PrintStatus,
+		UID:                it.UID,
+		KeyPrefix:          "orders/" + it.Edges.Order.UID + "/" + it.UID,
+		TeamID:             it.TeamID,
+		EcommerceVariantID: it.EcommerceVariantID,
+		TemplateConfig:     it.TemplateConfig,
+		JobID:              it.PrintJobID,
+		Status:             it.PrintStatus,
 	}, nil
 }
 
@@ -54,9 +52,13 @@ func (s *PrintFiles) Start(ctx context.Context, itemUID string, jobID int64) (bo
 	})
 }
 
-// Finish makes the item ready with its file, and queues the removal of the
-// file it had before, if any.
-func (s *PrintFiles) Finish(ctx context.Context, itemUID string, jobID int64, key string) (bool, error) {
+// Finish makes the item ready with its file (an item has one), and queues
+// the removal of the file it had before, if any.
+func (s *PrintFiles) Finish(ctx context.Context, itemUID string, jobID int64, keys []string) (bool, error) {
+	if len(keys) != 1 {
+		return false, fmt.Errorf("an order item has one print file, not %d", len(keys))
+	}
+	key := keys[0]
 	return s.update(ctx, func(tx *Tx) (int, error) {
 		prev, err := tx.OrderItem.Query().Where(orderitem.UID(itemUID), orderitem.PrintJobID(jobID)).
 			Select(orderitem.FieldPrintFileKey).Only(ctx)
@@ -85,9 +87,15 @@ func (s *PrintFiles) Fail(ctx context.Context, itemUID string, jobID int64, reas
 // update runs one status change in a write transaction and reports
 // whether it changed a row.
 func (s *PrintFiles) update(ctx context.Context, fn func(tx *Tx) (int, error)) (bool, error) {
+	return s.db.update(ctx, fn)
+}
+
+// update runs one status change in a write transaction and reports
+// whether it changed a row.
+func (db *DB) update(ctx context.Context, fn func(tx *Tx) (int, error)) (bool, error) {
 	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
 	var n int
-	err := s.db.inTx(ctx, func(tx *Tx) error {
+	err := db.inTx(ctx, func(tx *Tx) error {
 		var err error
 		n, err = fn(tx)
 		return err
@@ -95,8 +103,9 @@ func (s *PrintFiles) update(ctx context.Context, fn func(tx *Tx) (int, error)) (
 	return n > 0, err
 }
 
-// Download returns the item's stored file and the names it is downloaded by.
-func (s *PrintFiles) Download(ctx context.Context, itemUID string) (*printfiles.Download, error) {
+// ItemDownload returns the item's stored file and the name it is
+// downloaded by: {ecommerce_order_id}-{ecommerce_order_item_id}.pdf.
+func (s *PrintFiles) ItemDownload(ctx context.Context, itemUID string) (*printfiles.Download, error) {
 	it, err := s.db.read.OrderItem.Query().Where(orderitem.UID(itemUID)).
 		Select(orderitem.FieldOrderID, orderitem.FieldPrintStatus, orderitem.FieldPrintFileKey, orderitem.FieldEcommerceOrderItemID).
 		WithOrder(func(q *ent.OrderQuery) { q.Select(order.FieldUID, order.FieldEcommerceOrderID) }).
@@ -105,10 +114,9 @@ func (s *PrintFiles) Download(ctx context.Context, itemUID string) (*printfiles.
 		return nil, notFound(err, "order item %q not found", itemUID)
 	}
 	dl := &printfiles.Download{
-		OrderUID:             it.Edges.Order.UID,
-		Status:               it.PrintStatus,
-		EcommerceOrderID:     it.Edges.Order.EcommerceOrderID,
-		EcommerceOrderItemID: it.EcommerceOrderItemID,
+		Order:    it.Edges.Order.UID,
+		Status:   it.PrintStatus,
+		Filename: it.Edges.Order.EcommerceOrderID + "-" + it.EcommerceOrderItemID + ".pdf",
 	}
 	if it.PrintStatus == orders.PrintReady {
 		dl.FileKey = it.PrintFileKey

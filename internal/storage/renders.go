@@ -14,6 +14,8 @@ type JobQueue interface {
 	// EnqueueRenders queues one render per item uid and returns the job
 	// ids, in order.
 	EnqueueRenders(ctx context.Context, tx *sql.Tx, itemUIDs []string) ([]int64, error)
+	// EnqueueShopRenders does the same for Family B prints.
+	EnqueueShopRenders(ctx context.Context, tx *sql.Tx, printUIDs []string) ([]int64, error)
 	// CancelJobs cancels jobs that have not run yet; running or finished
 	// ones are left as they are (a superseded render writes nothing).
 	CancelJobs(ctx context.Context, tx *sql.Tx, jobIDs []int64) error

@@ -1,0 +1,53 @@
+package schema
+
+import (
+	"entgo.io/ent"
+	"entgo.io/ent/schema/edge"
+	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
+)
+
+// ShopPrint is the print of one Family B line (the line's fields live here
+// too: a line has exactly one print), with its render state and files.
+type ShopPrint struct{ ent.Schema }
+
+// Mixin of the ShopPrint.
+func (ShopPrint) Mixin() []ent.Mixin { return []ent.Mixin{TimeMixin{}} }
+
+// Fields of the ShopPrint.
+func (ShopPrint) Fields() []ent.Field {
+	return []ent.Field{
+		// The print id clients see.
+		field.String("uid").Unique().Immutable(),
+		field.Int("shop_order_id").Immutable(),
+		field.Int("team_id").Immutable(),
+		field.String("store_id").Immutable(),
+		field.Int("position").Immutable(),
+		field.String("line_external_id").Immutable(),
+		field.String("design_version_id").Immutable(),
+		field.Int("quantity").Immutable(),
+		// processing, ready, failed or cancelled.
+		field.String("status").Default("processing"),
+		// Why the print failed, for operators; Family B shows no reason.
+		field.Text("error").Optional().Nillable(),
+		// Storage keys of the files, one per design surface, set when ready.
+		field.JSON("file_keys", []string{}).Optional(),
+		// The render job that owns the print now (see OrderItem).
+		field.Int64("job_id").Optional().Nillable(),
+	}
+}
+
+// Edges of the ShopPrint.
+func (ShopPrint) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.From("order", ShopOrder.Type).Ref("prints").Field("shop_order_id").Unique().Required().Immutable(),
+	}
+}
+
+// Indexes of the ShopPrint.
+func (ShopPrint) Indexes() []ent.Index {
+	return []ent.Index{
+		index.Fields("shop_order_id", "position").Unique(),
+		index.Fields("shop_order_id", "line_external_id").Unique(),
+	}
+}

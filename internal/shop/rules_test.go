@@ -1,0 +1,157 @@
+package shop_test
+
+import (
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/platen-print/platen/internal/platentest"
+)
+
+// TestIdempotentCreate: the same external_id again answers the existing
+// order (200) with the same lines, 409 with others, and never creates a
+// second order, also when identical creates race; on both databases.
+func TestIdempotentCreate(t *testing.T) {
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		srv := platentest.Start(t, b)
+		shopA := srv.Bootstrap(t, "acme", "acme-shop")
+		register(t, srv, shopA.Token, "sticker-v1", stickerDoc)
+		body := orderBody("SO-1", line("sticker-v1", 2, ""))
+
+		first := data(t, srv.Do(t, "POST", "/v1/shop/orders", shopA.Token, body), http.StatusCreated)
+		// The defaulted line id "1" spelled out is the same lines.
+		again := data(t, srv.Do(t, "POST", "/v1/shop/orders", shopA.Token, orderBody("SO-1", line("sticker-v1", 2, "1"))), http.StatusOK)
+		if again["reference_number"] != first["reference_number"] || prints(t, again)[0]["id"] != prints(t, first)[0]["id"] {
+			t.Errorf("repeat answered another order: %v, first %v", again, first)
+		}
+		r := srv.Do(t, "POST", "/v1/shop/orders", shopA.Token, orderBody("SO-1", line("sticker-v1", 3, "")))
+		msg, fields := platentest.ErrorBody(t, r, http.StatusConflict)
+		if !strings.Contains(msg, first["reference_number"].(string)) || len(fields) != 1 || fields[0] != "external_id" {
+			t.Errorf("409: %q %v", msg, fields)
+		}
+
+		const racers = 12
+		refs := make([]string, racers)
+		statuses := make([]int, racers)
+		var wg sync.WaitGroup
+		for i := range racers {
+			wg.Go(func() {
+				r := srv.Do(t, "POST", "/v1/shop/orders", shopA.Token, orderBody("SO-race", line("sticker-v1", 1, "")))
+				statuses[i] = r.Status
+				if d, ok := r.Object(t)["data"].(map[string]any); ok {
+					refs[i], _ = d["reference_number"].(string)
+				}
+			})
+		}
+		wg.Wait()
+		created := 0
+		for i := range racers {
+			switch {
+			case statuses[i] == http.StatusCreated:
+				created++
+			case statuses[i] != http.StatusOK:
+				t.Errorf("racer %d: status %d", i, statuses[i])
+			}
+			if refs[i] == "" || refs[i] != refs[0] {
+				t.Errorf("racer %d answered reference %q, racer 0 %q", i, refs[i], refs[0])
+			}
+		}
+		if created != 1 {
+			t.Errorf("%d racers created the order, want 1", created)
+		}
+	})
+}
+
+// TestBadShopOrders: every bad-input class of contract §5 answers its
+// status with a JSON error naming the field.
+func TestBadShopOrders(t *testing.T) {
+	srv := platentest.Start(t, platentest.Backends()[0])
+	shopA := srv.Bootstrap(t, "acme", "acme-shop")
+	register(t, srv, shopA.Token, "sticker-v1", stickerDoc)
+	other := srv.Bootstrap(t, "globex", "globex-shop")
+	register(t, srv, other.Token, "globex-v1", stickerDoc)
+	ok := func() map[string]any { return line("sticker-v1", 1, "") }
+	many := make([]map[string]any, 501)
+	for i := range many {
+		many[i] = ok()
+	}
+	cases := []struct {
+		name   string
+		token  string
+		body   any
+		status int
+		field  string
+	}{
+		{"missing external_id", shopA.Token, map[string]any{"lines": []any{ok()}}, 400, "external_id"},
+		{"no lines", shopA.Token, orderBody("x"), 400, "lines"},
+		{"501 lines", shopA.Token, orderBody("x", many...), 400, "lines"},
+		{"quantity 0", shopA.Token, orderBody("x", line("sticker-v1", 0, "")), 400, "lines[0].quantity"},
+		{"quantity 10001", shopA.Token, orderBody("x", ok(), line("sticker-v1", 10001, "")), 400, "lines[1].quantity"},
+		{"quantity missing", shopA.Token, orderBody("x", map[string]any{"design_version_id": "sticker-v1"}), 400, "lines[0].quantity"},
+		{"quantity as a string", shopA.Token, orderBody("x", map[string]any{"design_version_id": "sticker-v1", "quantity": "2"}), 400, "lines[0].quantity"},
+		{"design_version_id missing", shopA.Token, orderBody("x", map[string]any{"quantity": 1}), 400, "lines[0].design_version_id"},
+		{"unknown design version", shopA.Token, orderBody("x", ok(), line("nope", 1, "")), 400, "lines[1].design_version_id"},
+		{"another team's design version", shopA.Token, orderBody("x", line("globex-v1", 1, "")), 400, "lines[0].design_version_id"},
+		{"repeated line id", shopA.Token, orderBody("x", line("sticker-v1", 1, "a"), line("sticker-v1", 1, "a")), 400, "lines[1].external_id"},
+		{"non-store token", srv.TeamToken(t, shopA.TeamID), orderBody("x", ok()), 403, ""},
+		{"no token", "", orderBody("x", ok()), 401, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := srv.Do(t, "POST", "/v1/shop/orders", c.token, c.body)
+			_, fields := platentest.ErrorBody(t, r, c.status)
+			if c.field != "" && (len(fields) == 0 || fields[0] != c.field) {
+				t.Errorf("fields %v, want %s", fields, c.field)
+			}
+		})
+	}
+	// Nothing of the refused orders was stored.
+	if r := srv.Do(t, "GET", "/v1/shop/orders/x", shopA.Token, nil); r.Status != http.StatusNotFound {
+		t.Errorf("a refused order exists: %d %s", r.Status, r.Raw)
+	}
+}
+
+// TestShopVisibility: another store's or team's order is 404, a team-wide
+// token 403; a download token opens its own order's files only, and an
+// altered one nothing.
+func TestShopVisibility(t *testing.T) {
+	srv := platentest.Start(t, platentest.Backends()[0])
+	shopA := srv.Bootstrap(t, "acme", "acme-shop")
+	shopB := srv.Bootstrap(t, "acme", "acme-outlet")
+	globex := srv.Bootstrap(t, "globex", "globex-shop")
+	register(t, srv, shopA.Token, "sticker-v1", stickerDoc)
+	one := data(t, srv.Do(t, "POST", "/v1/shop/orders", shopA.Token, orderBody("SO-1", line("sticker-v1", 1, ""))), http.StatusCreated)
+	two := data(t, srv.Do(t, "POST", "/v1/shop/orders", shopA.Token, orderBody("SO-2", line("sticker-v1", 1, ""))), http.StatusCreated)
+	ref := one["reference_number"].(string)
+
+	for name, token := range map[string]string{"another store of the team": shopB.Token, "another team": globex.Token} {
+		for _, path := range []string{"/v1/shop/orders/" + ref, "/v1/shop/orders/SO-1"} {
+			if r := srv.Do(t, "GET", path, token, nil); r.Status != http.StatusNotFound {
+				t.Errorf("%s GET %s: %d %s", name, path, r.Status, r.Raw)
+			}
+		}
+	}
+	platentest.ErrorBody(t, srv.Do(t, "GET", "/v1/shop/orders/"+ref, srv.TeamToken(t, shopA.TeamID), nil), http.StatusForbidden)
+
+	oneReady := waitReady(t, srv, shopA.Token, ref)
+	twoReady := waitReady(t, srv, shopA.Token, two["reference_number"].(string))
+	link := prints(t, oneReady)[0]["files"].([]any)[0].(map[string]any)["url"].(string)
+	otherLink := prints(t, twoReady)[0]["files"].([]any)[0].(map[string]any)["url"].(string)
+	path, token, _ := strings.Cut(link, "?token=")
+	otherPath, _, _ := strings.Cut(otherLink, "?token=")
+
+	resp, body := platentest.Get(t, platentest.NoRedirect, otherPath+"?token="+token)
+	platentest.CheckJSONError(t, resp, body, http.StatusForbidden, "another order")
+	tampered := []byte(token)
+	tampered[len(tampered)/2] ^= 1
+	resp, body = platentest.Get(t, platentest.NoRedirect, path+"?token="+string(tampered))
+	platentest.CheckJSONError(t, resp, body, http.StatusForbidden, "")
+	resp, body = platentest.Get(t, platentest.NoRedirect, path)
+	platentest.CheckJSONError(t, resp, body, http.StatusForbidden, "no token")
+	resp, body = platentest.Get(t, platentest.NoRedirect, strings.TrimSuffix(path, "/1")+"/2?token="+token)
+	platentest.CheckJSONError(t, resp, body, http.StatusNotFound, "no file 2")
+	if resp, _ := platentest.Get(t, platentest.NoRedirect, link); resp.StatusCode != http.StatusFound {
+		t.Errorf("the link itself: %d", resp.StatusCode)
+	}
+}

@@ -1,0 +1,277 @@
+package storage
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/google/uuid"
+
+	"github.com/platen-print/platen/ent"
+	"github.com/platen-print/platen/ent/designversion"
+	"github.com/platen-print/platen/ent/shoporder"
+	"github.com/platen-print/platen/ent/shopprint"
+	"github.com/platen-print/platen/internal/apierr"
+	"github.com/platen-print/platen/internal/printfiles"
+	"github.com/platen-print/platen/internal/shop"
+)
+
+// ShopOrders implements shop.Store.
+type ShopOrders struct{ db *DB }
+
+// ShopOrders returns the Family B order store.
+func (db *DB) ShopOrders() *ShopOrders { return &ShopOrders{db: db} }
+
+var _ shop.Store = (*ShopOrders)(nil)
+
+// referenceAttempts bounds the retries of a reference_number that another
+// order drew first (1 chance in about 10^11 each).
+const referenceAttempts = 3
+
+// CreateOrder stores the order, its prints and their render jobs in one
+// transaction, unless the store holds the external_id already.
+func (s *ShopOrders) CreateOrder(ctx context.Context, o *shop.Order) (*shop.Order, error) {
+	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
+	// A retried create, the common repeat, costs one read.
+	if existing, err := s.find(ctx, s.db.read, o.StoreID, o.ExternalID, false); !errors.Is(err, apierr.ErrNotFound) {
+		return existing, err
+	}
+	for attempt := 1; ; attempt++ {
+		err := s.db.inTx(ctx, func(tx *Tx) error { return s.insert(ctx, tx, o) })
+		if !ent.IsConstraintError(err) {
+			return nil, err
+		}
+		// A concurrent create of the same external_id won, or the
+		// reference_number was taken.
+		existing, ferr := s.find(ctx, s.db.write, o.StoreID, o.ExternalID, false)
+		if !errors.Is(ferr, apierr.ErrNotFound) || attempt == referenceAttempts {
+			return existing, ferr
+		}
+	}
+}
+
+// insert writes the order and queues a render per print.
+func (s *ShopOrders) insert(ctx context.Context, tx *Tx, o *shop.Order) error {
+	if err := checkDesignVersions(ctx, tx, o); err != nil {
+		return err
+	}
+	o.ReferenceNumber = newReference()
+	row, err := tx.ShopOrder.Create().
+		SetTeamID(o.TeamID).SetStoreID(o.StoreID).SetExternalID(o.ExternalID).
+		SetReferenceNumber(o.ReferenceNumber).SetLinesHash(o.LinesHash).Save(ctx)
+	if err != nil {
+		return err
+	}
+	o.ID = row.ID
+	uids := make([]string, len(o.Lines))
+	for i := range o.Lines {
+		uids[i] = uuid.NewString()
+		o.Lines[i].Print = shop.Print{UID: uids[i], Status: shop.PrintProcessing}
+	}
+	jobs := make([]int64, len(uids))
+	if s.db.queue != nil {
+		if jobs, err = s.db.queue.EnqueueShopRenders(ctx, tx.SQL, uids); err != nil {
+			return err
+		}
+	}
+	creates := make([]*ent.ShopPrintCreate, len(o.Lines))
+	for i, l := range o.Lines {
+		creates[i] = tx.ShopPrint.Create().
+			SetUID(uids[i]).SetShopOrderID(row.ID).SetTeamID(o.TeamID).SetStoreID(o.StoreID).
+			SetPosition(i).SetLineExternalID(l.ExternalID).SetDesignVersionID(l.DesignVersionID).
+			SetQuantity(l.Quantity).SetStatus(shop.PrintProcessing)
+		if s.db.queue != nil {
+			creates[i].SetJobID(jobs[i])
+		}
+	}
+	return tx.ShopPrint.CreateBulk(creates...).Exec(ctx)
+}
+
+// checkDesignVersions refuses lines whose design version the team lacks.
+func checkDesignVersions(ctx context.Context, tx *Tx, o *shop.Order) error {
+	ids := make([]string, 0, len(o.Lines))
+	for _, l := range o.Lines {
+		ids = append(ids, l.DesignVersionID)
+	}
+	found, err := tx.DesignVersion.Query().
+		Where(designversion.TeamID(o.TeamID), designversion.VersionIDIn(ids...)).
+		Select(designversion.FieldVersionID).Strings(ctx)
+	if err != nil {
+		return err
+	}
+	have := make(map[string]bool, len(found))
+	for _, id := range found {
+		have[id] = true
+	}
+	var vs apierr.Violations
+	for i, l := range o.Lines {
+		if !have[l.DesignVersionID] {
+			vs.Add(fmt.Sprintf("lines[%d].design_version_id", i), "design version %q not found: register it first (POST /api/v1/design-versions)", l.DesignVersionID)
+		}
+	}
+	return vs.Err()
+}
+
+// referenceAlphabet has no letters that read like digits (I, L, O, U), so
+// a reference read out on the phone is understood.
+const referenceAlphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+// newReference is a reference_number: eight random characters of
+// referenceAlphabet in two groups, such as "K7QM-3XD9" (40 bits).
+func newReference() string {
+	var raw [8]byte
+	_, _ = rand.Read(raw[:]) // crypto/rand.Read never fails
+	out := make([]byte, 0, 9)
+	for i, b := range raw {
+		if i == 4 {
+			out = append(out, '-')
+		}
+		out = append(out, referenceAlphabet[b%32])
+	}
+	return string(out)
+}
+
+// GetOrder finds the store's order by reference_number, else external_id.
+func (s *ShopOrders) GetOrder(ctx context.Context, storeID, ref string) (*shop.Order, error) {
+	return s.find(ctx, s.db.read, storeID, ref, true)
+}
+
+// find loads the store's order with external_id ref, or (byReference) with
+// reference_number ref first, with its lines in order.
+func (s *ShopOrders) find(ctx context.Context, c *ent.Client, storeID, ref string, byReference bool) (*shop.Order, error) {
+	match := shoporder.ExternalID(ref)
+	if byReference {
+		match = shoporder.Or(shoporder.ReferenceNumber(ref), match)
+	}
+	rows, err := c.ShopOrder.Query().Where(shoporder.StoreID(storeID), match).
+		WithPrints(func(q *ent.ShopPrintQuery) { q.Order(ent.Asc(shopprint.FieldPosition)) }).
+		All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, apierr.NotFound("shop order %q not found", ref)
+	}
+	row := rows[0]
+	for _, r := range rows {
+		if r.ReferenceNumber == ref {
+			row = r // a reference_number names one order; it wins
+		}
+	}
+	return shopOrderFromRow(row), nil
+}
+
+func shopOrderFromRow(row *ent.ShopOrder) *shop.Order {
+	o := &shop.Order{
+		ID: row.ID, TeamID: row.TeamID, StoreID: row.StoreID, ExternalID: row.ExternalID,
+		ReferenceNumber: row.ReferenceNumber, LinesHash: row.LinesHash,
+		Lines: make([]shop.Line, len(row.Edges.Prints)),
+	}
+	for i, p := range row.Edges.Prints {
+		o.Lines[i] = shop.Line{
+			ExternalID: p.LineExternalID, DesignVersionID: p.DesignVersionID, Quantity: p.Quantity,
+			Print: shop.Print{UID: p.UID, Status: p.Status, Files: len(p.FileKeys)},
+		}
+	}
+	return o
+}
+
+// ShopPrints implements printfiles.Store for Family B prints.
+type ShopPrints struct{ db *DB }
+
+// ShopPrints returns the Family B print store.
+func (db *DB) ShopPrints() *ShopPrints { return &ShopPrints{db: db} }
+
+var _ printfiles.Store = (*ShopPrints)(nil)
+
+// Task returns what a render of the print needs: its design version's
+// document, one PDF per surface.
+func (s *ShopPrints) Task(ctx context.Context, printUID string) (*printfiles.Task, error) {
+	p, err := s.db.read.ShopPrint.Query().Where(shopprint.UID(printUID)).
+		WithOrder(func(q *ent.ShopOrderQuery) { q.Select(shoporder.FieldReferenceNumber) }).
+		Only(ctx)
+	if err != nil {
+		return nil, notFound(err, "print %q not found", printUID)
+	}
+	version, err := s.db.read.DesignVersion.Query().
+		Where(designversion.TeamID(p.TeamID), designversion.VersionID(p.DesignVersionID)).
+		Select(designversion.FieldTemplateConfig).Only(ctx)
+	if err != nil {
+		return nil, notFound(err, "design version %q not found", p.DesignVersionID)
+	}
+	return &printfiles.Task{
+		UID:            p.UID,
+		KeyPrefix:      "shop/" + p.Edges.Order.ReferenceNumber + "/" + p.UID,
+		PerSurface:     true,
+		TeamID:         p.TeamID,
+		TemplateConfig: version.TemplateConfig,
+		JobID:          p.JobID,
+		Status:         p.Status,
+	}, nil
+}
+
+// ownedPrint selects the print while jobID owns it.
+func ownedPrint(tx *Tx, printUID string, jobID int64) *ent.ShopPrintUpdate {
+	return tx.ShopPrint.Update().Where(shopprint.UID(printUID), shopprint.JobID(jobID))
+}
+
+// Start is a no-op but for ownership: a Family B print is processing from
+// its creation.
+func (s *ShopPrints) Start(ctx context.Context, printUID string, jobID int64) (bool, error) {
+	n, err := s.db.read.ShopPrint.Query().Where(shopprint.UID(printUID), shopprint.JobID(jobID)).Count(ctx)
+	return n > 0, err
+}
+
+// Finish makes the print ready with its files, and queues the removal of
+// those it had before.
+func (s *ShopPrints) Finish(ctx context.Context, printUID string, jobID int64, keys []string) (bool, error) {
+	return s.db.update(ctx, func(tx *Tx) (int, error) {
+		prev, err := tx.ShopPrint.Query().Where(shopprint.UID(printUID), shopprint.JobID(jobID)).
+			Select(shopprint.FieldFileKeys).Only(ctx)
+		if ent.IsNotFound(err) {
+			return 0, nil
+		}
+		if err != nil {
+			return 0, err
+		}
+		if len(prev.FileKeys) > 0 {
+			if err := s.db.enqueue(ctx, tx, &printWork{delete: prev.FileKeys}); err != nil {
+				return 0, err
+			}
+		}
+		return ownedPrint(tx, printUID, jobID).SetStatus(shop.PrintReady).ClearError().SetFileKeys(keys).Save(ctx)
+	})
+}
+
+// Fail moves the print to failed, keeping the reason for operators.
+func (s *ShopPrints) Fail(ctx context.Context, printUID string, jobID int64, reason string) (bool, error) {
+	return s.db.update(ctx, func(tx *Tx) (int, error) {
+		return ownedPrint(tx, printUID, jobID).SetStatus(shop.PrintFailed).SetError(reason).ClearFileKeys().Save(ctx)
+	})
+}
+
+// PrintDownload returns file index (from 1) of a shop print, named
+// {order external_id}-{line external_id}-{index}.pdf.
+func (s *PrintFiles) PrintDownload(ctx context.Context, printUID string, index int) (*printfiles.Download, error) {
+	p, err := s.db.read.ShopPrint.Query().Where(shopprint.UID(printUID)).
+		WithOrder(func(q *ent.ShopOrderQuery) {
+			q.Select(shoporder.FieldReferenceNumber, shoporder.FieldExternalID)
+		}).Only(ctx)
+	if err != nil {
+		return nil, notFound(err, "print %q not found", printUID)
+	}
+	dl := &printfiles.Download{
+		Order:    p.Edges.Order.ReferenceNumber,
+		Status:   p.Status,
+		Filename: p.Edges.Order.ExternalID + "-" + p.LineExternalID + "-" + strconv.Itoa(index) + ".pdf",
+	}
+	if p.Status == shop.PrintReady {
+		if index > len(p.FileKeys) {
+			return nil, apierr.NotFound("print %q has %d files; there is no file %d", printUID, len(p.FileKeys), index)
+		}
+		dl.FileKey = &p.FileKeys[index-1]
+	}
+	return dl, nil
+}
