@@ -47,6 +47,9 @@ type Config struct {
 	// RenderWorkers is how many renders run at once in this process
 	// (default: the number of CPUs).
 	RenderWorkers int
+	// WebhookRetryDelays replaces the webhook retry schedule of contract
+	// §6 when set. No flag sets it: tests shorten the schedule with it.
+	WebhookRetryDelays []time.Duration
 }
 
 // Render is what rendering needs, in `platen serve` and `platen render`.

@@ -20,6 +20,7 @@ import (
 	"github.com/platen-print/platen/internal/printfiles"
 	"github.com/platen-print/platen/internal/queue"
 	"github.com/platen-print/platen/internal/rendersvc"
+	"github.com/platen-print/platen/internal/webhooks"
 )
 
 // Names of the service's own keys in the database.
@@ -74,13 +75,19 @@ func (s *Server) startPrinting(ctx context.Context) error {
 		Files:    s.files,
 		Logger:   slog.Default(),
 	}, s.db.ShopPrints())
+	river.AddWorker(workers, &webhooks.Deliverer{
+		Store:       s.db.Deliveries(),
+		Client:      webhooks.NewClient(s.webhookFetcher().DialContext),
+		RetryDelays: s.cfg.WebhookRetryDelays,
+		Logger:      slog.Default(),
+	})
 	renderWorkers := s.cfg.RenderWorkers
 	if renderWorkers == 0 {
 		renderWorkers = runtime.NumCPU()
 	}
 	s.queue, err = queue.New(s.db.JobPool(), s.db.Dialect(), workers, queue.Config{
 		Workers:      quickWorkers,
-		Queues:       map[string]int{printfiles.RenderQueue: renderWorkers},
+		Queues:       map[string]int{printfiles.RenderQueue: renderWorkers, webhooks.Queue: webhookWorkers},
 		PollInterval: pollInterval,
 		ID:           s.queueID(),
 		JobTimeout:   time.Minute,
@@ -90,8 +97,26 @@ func (s *Server) startPrinting(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.db.SetQueue(printfiles.NewJobs(s.queue))
+	s.db.SetQueue(jobQueue{printfiles.NewJobs(s.queue), webhooks.NewDeliveryJobs(s.queue.Client())})
+	s.db.SetLinks(s.links)
 	return nil
+}
+
+// jobQueue is every job the stores queue: renders, file deletes and
+// webhook deliveries.
+type jobQueue struct {
+	*printfiles.Jobs
+	*webhooks.DeliveryJobs
+}
+
+// webhookWorkers is how many deliveries run at once in a process: they
+// wait on receivers (10 s at most), not on the CPU.
+const webhookWorkers = 32
+
+// webhookFetcher checks webhook targets by the image fetcher's address
+// rules (contract §7: "webhook targets likewise").
+func (s *Server) webhookFetcher() *fetch.Fetcher {
+	return fetch.New(fetch.Config{AllowPrivateNetwork: s.cfg.AllowPrivateNetwork})
 }
 
 // renderClient is the in-process render service, or a client of the

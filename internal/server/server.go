@@ -38,6 +38,7 @@ import (
 	"github.com/platen-print/platen/internal/queue"
 	"github.com/platen-print/platen/internal/shop"
 	"github.com/platen-print/platen/internal/storage"
+	"github.com/platen-print/platen/internal/webhooks"
 )
 
 // streamWorkers is the number of goroutines that serve gRPC calls before
@@ -163,6 +164,7 @@ func (s *Server) startGRPC() error {
 	platenv1.RegisterCatalogServiceServer(s.grpcServer, catalog.NewService(s.db.Catalog()))
 	platenv1.RegisterDesignServiceServer(s.grpcServer, designs.NewService(s.db.Designs()))
 	platenv1.RegisterShopServiceServer(s.grpcServer, shop.NewService(s.db.ShopOrders(), s.links))
+	platenv1.RegisterWebhookServiceServer(s.grpcServer, webhooks.NewService(s.db.Deliveries(), s.webhookFetcher().CheckURL))
 	registerPlanned(s.grpcServer)
 	s.health = health.NewServer()
 	healthpb.RegisterHealthServer(s.grpcServer, s.health)

@@ -11,6 +11,5 @@ import (
 // whole API surface is visible through reflection meanwhile.
 func registerPlanned(s *grpc.Server) {
 	platenv1.RegisterBatchServiceServer(s, platenv1.UnimplementedBatchServiceServer{})
-	platenv1.RegisterWebhookServiceServer(s, platenv1.UnimplementedWebhookServiceServer{})
 	platenv1.RegisterOperatorServiceServer(s, platenv1.UnimplementedOperatorServiceServer{})
 }

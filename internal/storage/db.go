@@ -43,6 +43,7 @@ type DB struct {
 	group *groupCommitter
 	// queue takes the jobs writes cause; nil outside `platen serve`.
 	queue JobQueue
+	links EventLinks
 }
 
 // SQLiteFile is the embedded database's file name inside the data dir.

@@ -11,6 +11,7 @@ import (
 	"github.com/platen-print/platen/ent/servicekey"
 	"github.com/platen-print/platen/internal/orders"
 	"github.com/platen-print/platen/internal/printfiles"
+	"github.com/platen-print/platen/internal/webhooks"
 )
 
 // PrintFiles implements printfiles.Store.
@@ -73,14 +74,22 @@ func (s *PrintFiles) Finish(ctx context.Context, itemUID string, jobID int64, ke
 				return 0, err
 			}
 		}
-		return owned(tx, itemUID, jobID).SetPrintStatus(orders.PrintReady).ClearPrintError().SetPrintFileKey(key).Save(ctx)
+		n, err := owned(tx, itemUID, jobID).SetPrintStatus(orders.PrintReady).ClearPrintError().SetPrintFileKey(key).Save(ctx)
+		if err != nil || n == 0 {
+			return n, err
+		}
+		return n, s.db.notifyItem(ctx, tx, itemUID, webhooks.EventItemReady, orders.PrintReady)
 	})
 }
 
 // Fail moves the item to processingfailed with the reason.
 func (s *PrintFiles) Fail(ctx context.Context, itemUID string, jobID int64, reason string) (bool, error) {
 	return s.update(ctx, func(tx *Tx) (int, error) {
-		return owned(tx, itemUID, jobID).SetPrintStatus(orders.PrintProcessingFailed).SetPrintError(reason).ClearPrintFileKey().Save(ctx)
+		n, err := owned(tx, itemUID, jobID).SetPrintStatus(orders.PrintProcessingFailed).SetPrintError(reason).ClearPrintFileKey().Save(ctx)
+		if err != nil || n == 0 {
+			return n, err
+		}
+		return n, s.db.notifyItem(ctx, tx, itemUID, webhooks.EventItemFailed, orders.PrintProcessingFailed)
 	})
 }
 

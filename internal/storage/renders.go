@@ -16,6 +16,9 @@ type JobQueue interface {
 	EnqueueRenders(ctx context.Context, tx *sql.Tx, itemUIDs []string) ([]int64, error)
 	// EnqueueShopRenders does the same for Family B prints.
 	EnqueueShopRenders(ctx context.Context, tx *sql.Tx, printUIDs []string) ([]int64, error)
+	// EnqueueDeliveries queues a webhook delivery per delivery uid and
+	// returns the job ids, in order.
+	EnqueueDeliveries(ctx context.Context, tx *sql.Tx, deliveryUIDs []string) ([]int64, error)
 	// CancelJobs cancels jobs that have not run yet; running or finished
 	// ones are left as they are (a superseded render writes nothing).
 	CancelJobs(ctx context.Context, tx *sql.Tx, jobIDs []int64) error

@@ -241,7 +241,11 @@ func (s *ShopPrints) Finish(ctx context.Context, printUID string, jobID int64, k
 				return 0, err
 			}
 		}
-		return ownedPrint(tx, printUID, jobID).SetStatus(shop.PrintReady).ClearError().SetFileKeys(keys).Save(ctx)
+		n, err := ownedPrint(tx, printUID, jobID).SetStatus(shop.PrintReady).ClearError().SetFileKeys(keys).Save(ctx)
+		if err != nil || n == 0 {
+			return n, err
+		}
+		return n, s.db.notifyShopReady(ctx, tx, printUID)
 	})
 }
 

@@ -1,0 +1,249 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/platen-print/platen/ent"
+	"github.com/platen-print/platen/ent/order"
+	"github.com/platen-print/platen/ent/orderitem"
+	"github.com/platen-print/platen/ent/shoporder"
+	"github.com/platen-print/platen/ent/shopprint"
+	"github.com/platen-print/platen/ent/store"
+	"github.com/platen-print/platen/ent/webhookdelivery"
+	"github.com/platen-print/platen/internal/orders"
+	"github.com/platen-print/platen/internal/shop"
+	"github.com/platen-print/platen/internal/webhooks"
+)
+
+// EventLinks signs the download links events carry (printfiles.Links).
+type EventLinks interface {
+	ItemURL(orderUID, itemUID string) string
+	ShopFileURL(reference, printUID string, index int) string
+}
+
+// SetLinks makes status changes that notify carry fresh download links.
+func (db *DB) SetLinks(l EventLinks) { db.links = l }
+
+// notify records an event for the store's webhook endpoint, and queues its
+// delivery, in tx: the event exists exactly when the change it reports
+// commits. A store without a webhook URL gets no deliveries.
+func (db *DB) notify(ctx context.Context, tx *Tx, teamID int, storeID, event string, body []byte) error {
+	st, err := tx.Store.Query().Where(store.ID(storeID)).Select(store.FieldWebhookURL).Only(ctx)
+	if err != nil || st.WebhookURL == nil || *st.WebhookURL == "" || db.queue == nil {
+		return err
+	}
+	uid := uuid.NewString()
+	jobs, err := db.queue.EnqueueDeliveries(ctx, tx.SQL, []string{uid})
+	if err != nil {
+		return err
+	}
+	return tx.WebhookDelivery.Create().
+		SetUID(uid).SetTeamID(teamID).SetStoreID(storeID).SetEvent(event).SetBody(body).
+		SetStatus(webhooks.StatusPending).SetNextAttemptAt(now()).SetJobID(jobs[0]).
+		Exec(ctx)
+}
+
+// now is the time rows record (see the schema's).
+func now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
+
+// Deliveries implements webhooks.Store.
+type Deliveries struct{ db *DB }
+
+// Deliveries returns the webhook delivery store.
+func (db *DB) Deliveries() *Deliveries { return &Deliveries{db: db} }
+
+var _ webhooks.Store = (*Deliveries)(nil)
+
+// Delivery returns the delivery with its store's endpoint and secrets.
+func (s *Deliveries) Delivery(ctx context.Context, uid string) (*webhooks.Delivery, error) {
+	d, err := s.db.read.WebhookDelivery.Query().Where(webhookdelivery.UID(uid)).Only(ctx)
+	if err != nil {
+		return nil, notFound(err, "webhook delivery %q not found", uid)
+	}
+	st, err := s.db.read.Store.Get(ctx, d.StoreID)
+	if err != nil {
+		return nil, notFound(err, "store %q not found", d.StoreID)
+	}
+	out := &webhooks.Delivery{
+		UID: d.UID, StoreID: d.StoreID, Event: d.Event, Body: d.Body,
+		Status: d.Status, Attempts: d.Attempts, JobID: d.JobID,
+		Secrets: []string{st.WebhookSecret},
+	}
+	if st.WebhookURL != nil {
+		out.URL = *st.WebhookURL
+	}
+	if st.PreviousWebhookSecret != nil && st.PreviousSecretExpiresAt != nil && time.Now().Before(*st.PreviousSecretExpiresAt) {
+		out.Secrets = append(out.Secrets, *st.PreviousWebhookSecret)
+	}
+	return out, nil
+}
+
+// RecordAttempt adds an attempt to the delivery while jobID owns it.
+func (s *Deliveries) RecordAttempt(ctx context.Context, uid string, jobID int64, a webhooks.Attempt) (bool, error) {
+	return s.db.update(ctx, func(tx *Tx) (int, error) {
+		u := tx.WebhookDelivery.Update().
+			Where(webhookdelivery.UID(uid), webhookdelivery.JobID(jobID), webhookdelivery.Status(webhooks.StatusPending)).
+			AddAttempts(1).SetStatus(a.Status).
+			SetLastStatusCode(a.StatusCode).SetLastLatencyMs(int(a.Latency.Milliseconds())).
+			SetNillableNextAttemptAt(a.NextAt)
+		if a.NextAt == nil {
+			u.ClearNextAttemptAt()
+		}
+		if a.Err == "" {
+			u.ClearLastError().SetDeliveredAt(a.At.UTC().Truncate(time.Microsecond))
+		} else {
+			u.SetLastError(a.Err)
+		}
+		return u.Save(ctx)
+	})
+}
+
+// notifyItem records order_item.print_file.ready or .failed for a Family A
+// item whose order asked for print files.
+func (db *DB) notifyItem(ctx context.Context, tx *Tx, itemUID, event, status string) error {
+	it, err := tx.OrderItem.Query().Where(orderitem.UID(itemUID)).
+		WithOrder(func(q *ent.OrderQuery) {
+			q.Select(order.FieldUID, order.FieldEcommerceOrderID, order.FieldPrintFilesRequested)
+		}).Only(ctx)
+	if err != nil || !it.Edges.Order.PrintFilesRequested {
+		return err
+	}
+	e := webhooks.ItemPrint{
+		Event: event, StoreID: it.StoreID, OrderUID: it.Edges.Order.UID,
+		EcommerceOrderID: it.Edges.Order.EcommerceOrderID, EcommerceOrderItemID: it.EcommerceOrderItemID,
+		OrderItemUID: it.UID, Status: status, SentAt: webhooks.SentAt(time.Now()),
+	}
+	if status == orders.PrintReady && db.links != nil {
+		u := db.links.ItemURL(e.OrderUID, e.OrderItemUID)
+		e.URL = &u
+	}
+	return db.notify(ctx, tx, it.TeamID, it.StoreID, event, webhooks.Body(e))
+}
+
+// notifyShopReady records print_files.ready for a Family B print.
+func (db *DB) notifyShopReady(ctx context.Context, tx *Tx, printUID string) error {
+	p, err := tx.ShopPrint.Query().Where(shopprint.UID(printUID)).
+		WithOrder(func(q *ent.ShopOrderQuery) {
+			q.Select(shoporder.FieldReferenceNumber, shoporder.FieldExternalID)
+		}).Only(ctx)
+	if err != nil {
+		return err
+	}
+	files := make([]webhooks.ShopFile, len(p.FileKeys))
+	for i := range files {
+		files[i] = webhooks.ShopFile{Index: i + 1, Type: "single_file", Copies: p.Quantity}
+		if db.links != nil {
+			files[i].URL = db.links.ShopFileURL(p.Edges.Order.ReferenceNumber, p.UID, i+1)
+		}
+	}
+	body := webhooks.Body(webhooks.PrintFilesReady{
+		Event: webhooks.EventPrintFilesReady, OrderExternalID: p.Edges.Order.ExternalID,
+		LineExternalID: p.LineExternalID, DesignVersionID: p.DesignVersionID,
+		PrintID: p.UID, Status: shop.PrintReady, Files: files,
+	})
+	return db.notify(ctx, tx, p.TeamID, p.StoreID, webhooks.EventPrintFilesReady, body)
+}
+
+var _ webhooks.EndpointStore = (*Deliveries)(nil)
+
+// StoreTeam returns the team owning storeID.
+func (s *Deliveries) StoreTeam(ctx context.Context, storeID string) (int, error) {
+	return s.db.Orders().StoreTeam(ctx, storeID)
+}
+
+// SetEndpoint sets the store's webhook URL, rotating its secret if asked.
+func (s *Deliveries) SetEndpoint(ctx context.Context, storeID, url string, rotate bool) (*webhooks.Endpoint, error) {
+	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
+	var out *webhooks.Endpoint
+	err := s.db.inTx(ctx, func(tx *Tx) error {
+		st, err := tx.Store.Get(ctx, storeID)
+		if err != nil {
+			return notFound(err, "store %q not found", storeID)
+		}
+		u := st.Update().SetWebhookURL(url)
+		if rotate {
+			expires := now().Add(webhooks.RotationGrace)
+			u.SetWebhookSecret(webhooks.NewSecret()).
+				SetPreviousWebhookSecret(st.WebhookSecret).SetPreviousSecretExpiresAt(expires)
+		}
+		if st, err = u.Save(ctx); err != nil {
+			return err
+		}
+		out = &webhooks.Endpoint{StoreID: st.ID, URL: url, Secret: st.WebhookSecret, UpdatedAt: st.UpdatedAt.UTC()}
+		if st.PreviousSecretExpiresAt != nil && time.Now().Before(*st.PreviousSecretExpiresAt) {
+			t := st.PreviousSecretExpiresAt.UTC()
+			out.PreviousSecretExpiresAt = &t
+		}
+		return nil
+	})
+	return out, err
+}
+
+// ListDeliveries returns a page of the store's deliveries, newest first.
+func (s *Deliveries) ListDeliveries(ctx context.Context, q webhooks.Query) ([]*webhooks.LogEntry, bool, error) {
+	query := s.db.read.WebhookDelivery.Query().Where(webhookdelivery.StoreID(q.StoreID))
+	if q.Status != "" {
+		query = query.Where(webhookdelivery.Status(q.Status))
+	}
+	if a := q.Page.After; a != nil {
+		query = query.Where(webhookdelivery.Or(
+			webhookdelivery.CreatedAtLT(a.CreatedAt),
+			webhookdelivery.And(webhookdelivery.CreatedAt(a.CreatedAt), webhookdelivery.UIDLT(a.UID)),
+		))
+	}
+	rows, err := query.Order(ent.Desc(webhookdelivery.FieldCreatedAt), ent.Desc(webhookdelivery.FieldUID)).
+		Limit(q.Page.Size + 1).All(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	page, more := cutPage(rows, q.Page.Size, logEntry)
+	return page, more, nil
+}
+
+// Resend puts the store's delivery back to pending under a new job, with
+// a fresh schedule (its attempts count from zero again).
+func (s *Deliveries) Resend(ctx context.Context, storeID, uid string) (*webhooks.LogEntry, error) {
+	if s.db.queue == nil {
+		return nil, errors.New("resend needs the job queue of platen serve")
+	}
+	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
+	var out *webhooks.LogEntry
+	err := s.db.inTx(ctx, func(tx *Tx) error {
+		d, err := tx.WebhookDelivery.Query().
+			Where(webhookdelivery.UID(uid), webhookdelivery.StoreID(storeID)).Only(ctx)
+		if err != nil {
+			return notFound(err, "webhook delivery %q not found", uid)
+		}
+		work := &printWork{}
+		if d.JobID != nil && d.Status == webhooks.StatusPending {
+			work.cancel = []int64{*d.JobID}
+		}
+		if err := s.db.enqueue(ctx, tx, work); err != nil {
+			return err
+		}
+		jobs, err := s.db.queue.EnqueueDeliveries(ctx, tx.SQL, []string{uid})
+		if err != nil {
+			return err
+		}
+		d, err = d.Update().SetStatus(webhooks.StatusPending).SetAttempts(0).SetJobID(jobs[0]).
+			SetNextAttemptAt(now()).ClearDeliveredAt().Save(ctx)
+		if err != nil {
+			return err
+		}
+		out = logEntry(d)
+		return nil
+	})
+	return out, err
+}
+
+func logEntry(d *ent.WebhookDelivery) *webhooks.LogEntry {
+	return &webhooks.LogEntry{
+		UID: d.UID, Event: d.Event, Status: d.Status, Attempts: d.Attempts,
+		LastStatusCode: d.LastStatusCode, LastLatencyMS: d.LastLatencyMs, LastError: d.LastError,
+		NextAttemptAt: d.NextAttemptAt, CreatedAt: d.CreatedAt.UTC(), DeliveredAt: d.DeliveredAt,
+	}
+}

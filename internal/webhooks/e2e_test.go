@@ -1,0 +1,284 @@
+package webhooks_test
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/platen-print/platen/internal/config"
+	"github.com/platen-print/platen/internal/platentest"
+)
+
+// received is one request a receiver saw: its headers and exact body.
+type received struct {
+	header http.Header
+	body   []byte
+}
+
+// receiver is a webhook endpoint on loopback that answers the statuses
+// given, in turn (then 200), and keeps every request.
+type receiver struct {
+	*httptest.Server
+	mu       sync.Mutex
+	got      []received
+	statuses []int
+}
+
+func newReceiver(t *testing.T, statuses ...int) *receiver {
+	r := &receiver{statuses: statuses}
+	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, _ := io.ReadAll(req.Body)
+		r.mu.Lock()
+		r.got = append(r.got, received{header: req.Header.Clone(), body: body})
+		status := http.StatusOK
+		if n := len(r.got); n <= len(r.statuses) {
+			status = r.statuses[n-1]
+		}
+		r.mu.Unlock()
+		w.WriteHeader(status)
+	}))
+	t.Cleanup(r.Close)
+	return r
+}
+
+func (r *receiver) requests() []received {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]received(nil), r.got...)
+}
+
+// waitRequests waits until the receiver has seen n requests.
+func (r *receiver) waitRequests(t *testing.T, n int, within time.Duration) []received {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		got := r.requests()
+		if len(got) >= n {
+			return got
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the receiver saw %d requests in %v, want %d", len(got), within, n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+const stickerDoc = `{"width":50,"height":50,"bleed":2,"layers":[{"type":"rect","x":5,"y":5,"width":40,"height":40,"fill":"#3030c0"}]}`
+
+// setup starts a server whose webhooks may reach loopback and retry after
+// delays, with a tenant whose store sends to rcv; it returns the secret.
+func setup(t *testing.T, b platentest.Backend, rcv *receiver, delays ...time.Duration) (*platentest.Server, platentest.Tenant, string) {
+	t.Helper()
+	srv := platentest.StartWith(t, b, func(c *config.Config) {
+		c.AllowPrivateNetwork = true
+		c.WebhookRetryDelays = delays
+	})
+	tenant := srv.Bootstrap(t, "acme", "acme-shop")
+	r := srv.Do(t, "PUT", "/api/v1/stores/acme-shop/webhook", tenant.Token, map[string]any{"url": rcv.URL + "/hooks"})
+	if r.Status != http.StatusOK {
+		t.Fatalf("set webhook: %d %s", r.Status, r.Raw)
+	}
+	endpoint := r.Object(t)
+	secret, _ := endpoint["secret"].(string)
+	if !strings.HasPrefix(secret, "whsec_") || endpoint["url"] != rcv.URL+"/hooks" || endpoint["store_id"] != "acme-shop" {
+		t.Fatalf("endpoint %v", endpoint)
+	}
+	doc := map[string]any{"design_version_id": "sticker-v1", "template_config": url.QueryEscape(stickerDoc)}
+	if r := srv.Do(t, "POST", "/api/v1/design-versions", tenant.Token, doc); r.Status != http.StatusOK {
+		t.Fatalf("register design: %d %s", r.Status, r.Raw)
+	}
+	return srv, tenant, secret
+}
+
+// checkSignatures verifies both signature headers of a request, byte for
+// byte, as a receiver would.
+func checkSignatures(t *testing.T, secret string, r received) {
+	t.Helper()
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write(r.body)
+	if got, want := r.header.Get("Platen-Signature"), "sha256="+hex.EncodeToString(mac.Sum(nil)); got != want {
+		t.Errorf("Platen-Signature %q, want %q", got, want)
+	}
+	key, _ := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, "whsec_"))
+	std := hmac.New(sha256.New, key)
+	std.Write([]byte(r.header.Get("webhook-id") + "." + r.header.Get("webhook-timestamp") + "."))
+	std.Write(r.body)
+	if got, want := r.header.Get("webhook-signature"), "v1,"+base64.StdEncoding.EncodeToString(std.Sum(nil)); got != want {
+		t.Errorf("webhook-signature %q, want %q", got, want)
+	}
+	ts, err := strconv.ParseInt(r.header.Get("webhook-timestamp"), 10, 64)
+	if err != nil || time.Since(time.Unix(ts, 0)) > time.Minute {
+		t.Errorf("webhook-timestamp %q", r.header.Get("webhook-timestamp"))
+	}
+}
+
+// TestPrintFilesReadyWebhook: a shop print turning ready is delivered to
+// the store's endpoint, signed over the exact bytes; the receiver answers
+// 500 twice and then 200, and sees three attempts of one delivery, which
+// the log then shows delivered; on both databases.
+func TestPrintFilesReadyWebhook(t *testing.T) {
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		rcv := newReceiver(t, 500, 500)
+		srv, tenant, secret := setup(t, b, rcv, 100*time.Millisecond, 100*time.Millisecond, time.Minute)
+		r := srv.Do(t, "POST", "/v1/shop/orders", tenant.Token, map[string]any{
+			"external_id": "SO-1", "lines": []any{map[string]any{"design_version_id": "sticker-v1", "quantity": 4, "external_id": "L1"}}})
+		if r.Status != http.StatusCreated {
+			t.Fatalf("create: %d %s", r.Status, r.Raw)
+		}
+		printID := r.Object(t)["data"].(map[string]any)["lines"].([]any)[0].(map[string]any)["prints"].([]any)[0].(map[string]any)["id"]
+
+		got := rcv.waitRequests(t, 3, 30*time.Second)
+		delivery := got[0].header.Get("Platen-Delivery")
+		for i, req := range got {
+			if req.header.Get("Platen-Delivery") != delivery || req.header.Get("webhook-id") != delivery || delivery == "" {
+				t.Errorf("attempt %d: Platen-Delivery %q, webhook-id %q; want %q on every attempt",
+					i+1, req.header.Get("Platen-Delivery"), req.header.Get("webhook-id"), delivery)
+			}
+			if req.header.Get("Platen-Event") != "print_files.ready" || req.header.Get("Content-Type") != "application/json" {
+				t.Errorf("attempt %d: headers %v", i+1, req.header)
+			}
+			if string(req.body) != string(got[0].body) {
+				t.Errorf("attempt %d sent other bytes", i+1)
+			}
+			checkSignatures(t, secret, req)
+		}
+		var body map[string]any
+		if err := json.Unmarshal(got[2].body, &body); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]any{"event": "print_files.ready", "order_external_id": "SO-1", "line_external_id": "L1",
+			"design_version_id": "sticker-v1", "print_id": printID, "status": "ready"}
+		for k, v := range want {
+			if body[k] != v {
+				t.Errorf("body %s = %v, want %v", k, body[k], v)
+			}
+		}
+		files, _ := body["files"].([]any)
+		if len(files) != 1 {
+			t.Fatalf("files %v", body["files"])
+		}
+		f := files[0].(map[string]any)
+		if f["index"] != 1.0 || f["type"] != "single_file" || f["copies"] != 4.0 {
+			t.Errorf("file %v", f)
+		}
+		if resp, pdf := platentest.Download(t, f["url"].(string)); resp.Header.Get("Content-Type") != "application/pdf" || len(pdf) == 0 {
+			t.Errorf("the webhook's link: %v, %d bytes", resp.Header, len(pdf))
+		}
+
+		log := waitLog(t, srv, tenant.Token, func(d map[string]any) bool { return d["status"] == "delivered" })
+		if log["id"] != delivery || log["event"] != "print_files.ready" || log["attempts"] != 3.0 ||
+			log["last_status_code"] != 200.0 || log["delivered_at"] == nil || log["last_error"] != nil || log["next_attempt_at"] != nil {
+			t.Errorf("delivery log %v", log)
+		}
+		if time.Sleep(300 * time.Millisecond); len(rcv.requests()) != 3 {
+			t.Errorf("the receiver saw %d requests after delivery, want 3", len(rcv.requests()))
+		}
+	})
+}
+
+// waitLog polls the store's delivery log until its newest entry satisfies
+// done, and returns it.
+func waitLog(t *testing.T, srv *platentest.Server, token string, done func(map[string]any) bool) map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		r := srv.Do(t, "GET", "/api/v1/stores/acme-shop/webhook-deliveries", token, nil)
+		if r.Status != http.StatusOK {
+			t.Fatalf("delivery log: %d %s", r.Status, r.Raw)
+		}
+		list, _ := r.Object(t)["webhook_deliveries"].([]any)
+		if len(list) > 0 && done(list[0].(map[string]any)) {
+			return list[0].(map[string]any)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("delivery log: %s", r.Raw)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestItemPrintWebhooks: a Family A order with create_print_files sends
+// order_item.print_file.ready (with the url) and .failed.
+func TestItemPrintWebhooks(t *testing.T) {
+	rcv := newReceiver(t)
+	srv, tenant, secret := setup(t, platentest.Backends()[0], rcv)
+	item := func(id, doc string) map[string]any {
+		return map[string]any{"ecommerce_order_item_id": id, "ecommerce_variant_id": "v", "quantity": 1,
+			"thumbnails": []string{"https://example.com/t.png"}, "template_config": url.QueryEscape(doc)}
+	}
+	r := srv.Do(t, "POST", "/api/v1/orders", tenant.Token, map[string]any{
+		"store_id": "acme-shop", "ecommerce_order_id": "1001", "create_print_files": true,
+		"items": []any{item("1001-1", stickerDoc), item("1001-2", `{"width":10,"height":10,"layers":[{"type":"star"}]}`)}})
+	if r.Status != http.StatusOK {
+		t.Fatalf("create: %d %s", r.Status, r.Raw)
+	}
+	orderUID := r.Object(t)["uid"]
+	events := map[string]map[string]any{}
+	for _, req := range rcv.waitRequests(t, 2, 30*time.Second) {
+		checkSignatures(t, secret, req)
+		var body map[string]any
+		if err := json.Unmarshal(req.body, &body); err != nil {
+			t.Fatal(err)
+		}
+		if req.header.Get("Platen-Event") != body["event"] {
+			t.Errorf("Platen-Event %q, body event %v", req.header.Get("Platen-Event"), body["event"])
+		}
+		events[body["ecommerce_order_item_id"].(string)] = body
+	}
+	ready, failed := events["1001-1"], events["1001-2"]
+	if ready["event"] != "order_item.print_file.ready" || ready["status"] != "ready" || ready["order_uid"] != orderUID ||
+		ready["store_id"] != "acme-shop" || ready["ecommerce_order_id"] != "1001" || ready["order_item_uid"] == nil {
+		t.Errorf("ready event %v", ready)
+	}
+	if link, _ := ready["url"].(string); !strings.Contains(link, "/api/v1/print-files/") {
+		t.Errorf("ready url %v", ready["url"])
+	}
+	if sent, err := time.Parse(time.RFC3339, ready["sent_at"].(string)); err != nil || time.Since(sent) > time.Minute {
+		t.Errorf("sent_at %v", ready["sent_at"])
+	}
+	if failed["event"] != "order_item.print_file.failed" || failed["status"] != "processingfailed" || failed["url"] != nil {
+		t.Errorf("failed event %v", failed)
+	}
+}
+
+// TestDeliverySurvivesRestart: a delivery waiting for its retry when the
+// server stops is delivered by the next start.
+func TestDeliverySurvivesRestart(t *testing.T) {
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		rcv := newReceiver(t, 503)
+		srv, tenant, secret := setup(t, b, rcv, 2*time.Second)
+		r := srv.Do(t, "POST", "/v1/shop/orders", tenant.Token, map[string]any{
+			"external_id": "SO-1", "lines": []any{map[string]any{"design_version_id": "sticker-v1", "quantity": 1}}})
+		if r.Status != http.StatusCreated {
+			t.Fatalf("create: %d %s", r.Status, r.Raw)
+		}
+		first := rcv.waitRequests(t, 1, 30*time.Second)[0]
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(ctx); err != nil {
+			t.Fatal(err)
+		}
+		again := platentest.StartConfig(t, srv.Config)
+		got := rcv.waitRequests(t, 2, 30*time.Second)
+		if got[1].header.Get("Platen-Delivery") != first.header.Get("Platen-Delivery") || string(got[1].body) != string(first.body) {
+			t.Errorf("the retry after the restart is another delivery")
+		}
+		checkSignatures(t, secret, got[1])
+		log := waitLog(t, again, tenant.Token, func(d map[string]any) bool { return d["status"] == "delivered" })
+		if log["attempts"] != 2.0 {
+			t.Errorf("delivery log %v", log)
+		}
+	})
+}

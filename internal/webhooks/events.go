@@ -1,0 +1,56 @@
+package webhooks
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Events (contract §6).
+const (
+	EventPrintFilesReady = "print_files.ready"
+	EventItemReady       = "order_item.print_file.ready"
+	EventItemFailed      = "order_item.print_file.failed"
+)
+
+// ShopFile is a file of a ready Family B print, as in the order response.
+type ShopFile struct {
+	Index  int    `json:"index"`
+	Type   string `json:"type"`
+	Copies int    `json:"copies"`
+	URL    string `json:"url"`
+}
+
+// PrintFilesReady is the body of print_files.ready: a Family B print whose
+// files are rendered (the spec's fields, in its order).
+type PrintFilesReady struct {
+	Event           string     `json:"event"`
+	OrderExternalID string     `json:"order_external_id"`
+	LineExternalID  string     `json:"line_external_id"`
+	DesignVersionID string     `json:"design_version_id"`
+	PrintID         string     `json:"print_id"`
+	Status          string     `json:"status"`
+	Files           []ShopFile `json:"files"`
+}
+
+// ItemPrint is the body of order_item.print_file.ready and .failed: a
+// Family A item's print file (url null unless ready).
+type ItemPrint struct {
+	Event                string  `json:"event"`
+	StoreID              string  `json:"store_id"`
+	OrderUID             string  `json:"order_uid"`
+	EcommerceOrderID     string  `json:"ecommerce_order_id"`
+	EcommerceOrderItemID string  `json:"ecommerce_order_item_id"`
+	OrderItemUID         string  `json:"order_item_uid"`
+	Status               string  `json:"status"`
+	URL                  *string `json:"url"`
+	SentAt               string  `json:"sent_at"`
+}
+
+// Body encodes an event body: the exact bytes every attempt sends.
+func Body(event any) []byte {
+	data, _ := json.Marshal(event) // plain structs of strings always encode
+	return data
+}
+
+// SentAt is the sent_at of an event made now.
+func SentAt(now time.Time) string { return now.UTC().Format(time.RFC3339) }

@@ -1,0 +1,188 @@
+package webhooks
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"time"
+
+	"google.golang.org/protobuf/types/known/timestamppb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	platenv1 "github.com/platen-print/platen/gen/platen/v1"
+	"github.com/platen-print/platen/internal/apierr"
+	"github.com/platen-print/platen/internal/auth"
+	"github.com/platen-print/platen/internal/pagination"
+)
+
+// RotationGrace is how long a replaced secret still signs deliveries.
+const RotationGrace = 24 * time.Hour
+
+// Endpoint is a store's webhook configuration.
+type Endpoint struct {
+	StoreID, URL, Secret    string
+	PreviousSecretExpiresAt *time.Time
+	UpdatedAt               time.Time
+}
+
+// LogEntry is a delivery as its store's log shows it.
+type LogEntry struct {
+	UID, Event, Status string
+	Attempts           int
+	LastStatusCode     int
+	LastLatencyMS      int
+	LastError          *string
+	NextAttemptAt      *time.Time
+	CreatedAt          time.Time
+	DeliveredAt        *time.Time
+}
+
+// Query selects a page of a store's delivery log.
+type Query struct {
+	StoreID string
+	Status  string // empty for every status
+	Page    pagination.Page
+}
+
+// EndpointStore is the persistence of endpoints and the delivery log.
+type EndpointStore interface {
+	// StoreTeam returns the store's team; apierr.ErrNotFound if none.
+	StoreTeam(ctx context.Context, storeID string) (int, error)
+	// SetEndpoint sets the store's URL; rotate replaces the secret, the
+	// old one signing along for RotationGrace.
+	SetEndpoint(ctx context.Context, storeID, url string, rotate bool) (*Endpoint, error)
+	// ListDeliveries returns a page of the log, newest first, and whether
+	// more follow.
+	ListDeliveries(ctx context.Context, q Query) ([]*LogEntry, bool, error)
+	// Resend queues the store's delivery again with a fresh schedule.
+	Resend(ctx context.Context, storeID, uid string) (*LogEntry, error)
+}
+
+// URLChecker refuses URLs that reach addresses images may not (the image
+// fetcher's CheckURL): the same rules hold for webhook targets.
+type URLChecker func(ctx context.Context, raw string) error
+
+// Service implements platenv1.WebhookServiceServer.
+type Service struct {
+	platenv1.UnimplementedWebhookServiceServer
+	store    EndpointStore
+	checkURL URLChecker
+}
+
+// NewService returns the webhook service on store.
+func NewService(store EndpointStore, checkURL URLChecker) *Service {
+	return &Service{store: store, checkURL: checkURL}
+}
+
+// authorize lets the call act on storeID: a store of the caller's team
+// that its token may use; any other is 403 (whether it exists or not).
+func (s *Service) authorize(ctx context.Context, storeID string) error {
+	p, err := auth.FromContext(ctx)
+	if err != nil {
+		return err
+	}
+	teamID, err := s.store.StoreTeam(ctx, storeID)
+	if err != nil && !errors.Is(err, apierr.ErrNotFound) {
+		return err
+	}
+	if err != nil || !p.CanUseStore(storeID, teamID) {
+		return apierr.PermissionDenied("store_id", "store %q is not one this token may use", storeID)
+	}
+	return nil
+}
+
+// SetWebhookEndpoint sets the URL and answers the endpoint with its secret.
+func (s *Service) SetWebhookEndpoint(ctx context.Context, req *platenv1.SetWebhookEndpointRequest) (*platenv1.WebhookEndpoint, error) {
+	if err := s.authorize(ctx, req.StoreId); err != nil {
+		return nil, err
+	}
+	if err := s.validURL(ctx, req.Url); err != nil {
+		return nil, err
+	}
+	e, err := s.store.SetEndpoint(ctx, req.StoreId, req.Url, req.RotateSecret)
+	if err != nil {
+		return nil, err
+	}
+	out := &platenv1.WebhookEndpoint{StoreId: e.StoreID, Url: e.URL, Secret: e.Secret, UpdatedAt: timestamppb.New(e.UpdatedAt)}
+	if e.PreviousSecretExpiresAt != nil {
+		out.PreviousSecretExpiresAt = timestamppb.New(*e.PreviousSecretExpiresAt)
+	}
+	return out, nil
+}
+
+// validURL checks a webhook URL: absolute http(s), and an address the
+// delivery may reach (checked again on every connection).
+func (s *Service) validURL(ctx context.Context, raw string) error {
+	if raw == "" {
+		return apierr.Invalid("url", "is required: an http or https URL")
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || len(raw) > 2048 {
+		return apierr.Invalid("url", "must be an absolute http or https URL of at most 2048 characters")
+	}
+	if s.checkURL != nil {
+		if err := s.checkURL(ctx, raw); err != nil {
+			return apierr.Invalid("url", "%v", err)
+		}
+	}
+	return nil
+}
+
+// ListWebhookDeliveries answers a page of the store's delivery log.
+func (s *Service) ListWebhookDeliveries(ctx context.Context, req *platenv1.ListWebhookDeliveriesRequest) (*platenv1.ListWebhookDeliveriesResponse, error) {
+	if err := s.authorize(ctx, req.StoreId); err != nil {
+		return nil, err
+	}
+	switch req.Status {
+	case "", StatusPending, StatusDelivered, StatusFailed:
+	default:
+		return nil, apierr.Invalid("status", "must be pending, delivered or failed, got %q", req.Status)
+	}
+	page, err := pagination.Parse(req.PageSize, req.PageToken)
+	if err != nil {
+		return nil, err
+	}
+	list, more, err := s.store.ListDeliveries(ctx, Query{StoreID: req.StoreId, Status: req.Status, Page: page})
+	if err != nil {
+		return nil, err
+	}
+	resp := &platenv1.ListWebhookDeliveriesResponse{WebhookDeliveries: make([]*platenv1.WebhookDelivery, len(list))}
+	for i, d := range list {
+		resp.WebhookDeliveries[i] = logProto(d)
+	}
+	if more {
+		last := list[len(list)-1]
+		resp.NextPageToken = pagination.Token(pagination.Cursor{CreatedAt: last.CreatedAt, UID: last.UID})
+	}
+	return resp, nil
+}
+
+// ResendWebhookDelivery queues a delivery again now.
+func (s *Service) ResendWebhookDelivery(ctx context.Context, req *platenv1.ResendWebhookDeliveryRequest) (*platenv1.WebhookDelivery, error) {
+	if err := s.authorize(ctx, req.StoreId); err != nil {
+		return nil, err
+	}
+	d, err := s.store.Resend(ctx, req.StoreId, req.DeliveryId)
+	if err != nil {
+		return nil, err
+	}
+	return logProto(d), nil
+}
+
+func logProto(d *LogEntry) *platenv1.WebhookDelivery {
+	out := &platenv1.WebhookDelivery{
+		Id: d.UID, Event: d.Event, Status: d.Status, Attempts: int32(d.Attempts),
+		LastStatusCode: int32(d.LastStatusCode), LastLatencyMs: int32(d.LastLatencyMS),
+		CreatedAt: timestamppb.New(d.CreatedAt),
+	}
+	if d.LastError != nil {
+		out.LastError = wrapperspb.String(*d.LastError)
+	}
+	if d.NextAttemptAt != nil && d.Status == StatusPending {
+		out.NextAttemptAt = timestamppb.New(*d.NextAttemptAt)
+	}
+	if d.DeliveredAt != nil {
+		out.DeliveredAt = timestamppb.New(*d.DeliveredAt)
+	}
+	return out
+}
