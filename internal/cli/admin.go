@@ -5,14 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"strconv"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/platen-print/platen/internal/config"
 	"github.com/platen-print/platen/internal/storage"
+	"github.com/platen-print/platen/internal/webhooks"
 )
 
 func newAdmin(cfg *config.Config) *cobra.Command {
@@ -44,7 +45,7 @@ func newBootstrap(cfg *config.Config) *cobra.Command {
 			}
 			var hook *string
 			if cmd.Flags().Changed("webhook-url") || webhookURL != "" {
-				if err := checkWebhookURL(webhookURL); err != nil {
+				if err := checkWebhookURL(cmd.Context(), webhookURL); err != nil {
 					return err
 				}
 				hook = &webhookURL
@@ -64,10 +65,9 @@ func newBootstrap(cfg *config.Config) *cobra.Command {
 	return cmd
 }
 
-func checkWebhookURL(raw string) error {
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("--webhook-url %q: want an absolute http(s) URL", raw)
+func checkWebhookURL(ctx context.Context, raw string) error {
+	if err := webhooks.CheckURL(ctx, raw, nil); err != nil {
+		return fmt.Errorf("--webhook-url %q %w", raw, err)
 	}
 	return nil
 }
@@ -134,7 +134,7 @@ func newStoreCmd(cfg *config.Config) *cobra.Command {
 				return printJSON(st)
 			})
 		},
-	}, &cobra.Command{
+	}, newStoreWebhookCmd(cfg), &cobra.Command{
 		Use: "list [--team TEAM]", Short: "List stores", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return withDB(cmd.Context(), cfg, func(ctx context.Context, db *storage.DB) error {
@@ -151,6 +151,41 @@ func newStoreCmd(cfg *config.Config) *cobra.Command {
 		},
 	})
 	return cmd
+}
+
+// newStoreWebhookCmd sets a store's webhook endpoint, as
+// PUT /api/v1/stores/{store_id}/webhook does, and prints it with its secret.
+func newStoreWebhookCmd(cfg *config.Config) *cobra.Command {
+	var hookURL string
+	var rotate bool
+	cmd := &cobra.Command{
+		Use:   "webhook STORE_ID --webhook-url URL [--rotate-secret]",
+		Short: "Set a store's webhook URL (and rotate its secret); print the endpoint with its secret",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkWebhookURL(cmd.Context(), hookURL); err != nil {
+				return err
+			}
+			return withDB(cmd.Context(), cfg, func(ctx context.Context, db *storage.DB) error {
+				e, err := db.Deliveries().SetEndpoint(ctx, args[0], hookURL, rotate)
+				if err != nil {
+					return err
+				}
+				return printJSON(endpointJSON{StoreID: e.StoreID, URL: e.URL, Secret: e.Secret, PreviousSecretExpiresAt: e.PreviousSecretExpiresAt})
+			})
+		},
+	}
+	cmd.Flags().StringVar(&hookURL, "webhook-url", "", "the store's webhook endpoint (http or https)")
+	cmd.Flags().BoolVar(&rotate, "rotate-secret", false, "make a new signing secret; the old one signs too for 24 h")
+	return cmd
+}
+
+// endpointJSON is a webhook endpoint as the admin commands print it.
+type endpointJSON struct {
+	StoreID                 string     `json:"store_id"`
+	URL                     string     `json:"url"`
+	Secret                  string     `json:"secret"`
+	PreviousSecretExpiresAt *time.Time `json:"previous_secret_expires_at"`
 }
 
 func newTokenCmd(cfg *config.Config) *cobra.Command {

@@ -78,22 +78,23 @@ func (r *receiver) waitRequests(t *testing.T, n int, within time.Duration) []rec
 const stickerDoc = `{"width":50,"height":50,"bleed":2,"layers":[{"type":"rect","x":5,"y":5,"width":40,"height":40,"fill":"#3030c0"}]}`
 
 // setup starts a server whose webhooks may reach loopback and retry after
-// delays, with a tenant whose store sends to rcv; it returns the secret.
-func setup(t *testing.T, b platentest.Backend, rcv *receiver, delays ...time.Duration) (*platentest.Server, platentest.Tenant, string) {
+// delays, with a tenant whose store sends to endpoint; it returns the
+// secret.
+func setup(t *testing.T, b platentest.Backend, endpoint string, delays ...time.Duration) (*platentest.Server, platentest.Tenant, string) {
 	t.Helper()
 	srv := platentest.StartWith(t, b, func(c *config.Config) {
 		c.AllowPrivateNetwork = true
 		c.WebhookRetryDelays = delays
 	})
 	tenant := srv.Bootstrap(t, "acme", "acme-shop")
-	r := srv.Do(t, "PUT", "/api/v1/stores/acme-shop/webhook", tenant.Token, map[string]any{"url": rcv.URL + "/hooks"})
+	r := srv.Do(t, "PUT", "/api/v1/stores/acme-shop/webhook", tenant.Token, map[string]any{"url": endpoint + "/hooks"})
 	if r.Status != http.StatusOK {
 		t.Fatalf("set webhook: %d %s", r.Status, r.Raw)
 	}
-	endpoint := r.Object(t)
-	secret, _ := endpoint["secret"].(string)
-	if !strings.HasPrefix(secret, "whsec_") || endpoint["url"] != rcv.URL+"/hooks" || endpoint["store_id"] != "acme-shop" {
-		t.Fatalf("endpoint %v", endpoint)
+	ep := r.Object(t)
+	secret, _ := ep["secret"].(string)
+	if !strings.HasPrefix(secret, "whsec_") || ep["url"] != endpoint+"/hooks" || ep["store_id"] != "acme-shop" {
+		t.Fatalf("endpoint %v", ep)
 	}
 	doc := map[string]any{"design_version_id": "sticker-v1", "template_config": url.QueryEscape(stickerDoc)}
 	if r := srv.Do(t, "POST", "/api/v1/design-versions", tenant.Token, doc); r.Status != http.StatusOK {
@@ -131,7 +132,7 @@ func checkSignatures(t *testing.T, secret string, r received) {
 func TestPrintFilesReadyWebhook(t *testing.T) {
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
 		rcv := newReceiver(t, 500, 500)
-		srv, tenant, secret := setup(t, b, rcv, 100*time.Millisecond, 100*time.Millisecond, time.Minute)
+		srv, tenant, secret := setup(t, b, rcv.URL, 100*time.Millisecond, 100*time.Millisecond, time.Minute)
 		r := srv.Do(t, "POST", "/v1/shop/orders", tenant.Token, map[string]any{
 			"external_id": "SO-1", "lines": []any{map[string]any{"design_version_id": "sticker-v1", "quantity": 4, "external_id": "L1"}}})
 		if r.Status != http.StatusCreated {
@@ -213,7 +214,7 @@ func waitLog(t *testing.T, srv *platentest.Server, token string, done func(map[s
 // order_item.print_file.ready (with the url) and .failed.
 func TestItemPrintWebhooks(t *testing.T) {
 	rcv := newReceiver(t)
-	srv, tenant, secret := setup(t, platentest.Backends()[0], rcv)
+	srv, tenant, secret := setup(t, platentest.Backends()[0], rcv.URL)
 	item := func(id, doc string) map[string]any {
 		return map[string]any{"ecommerce_order_item_id": id, "ecommerce_variant_id": "v", "quantity": 1,
 			"thumbnails": []string{"https://example.com/t.png"}, "template_config": url.QueryEscape(doc)}
@@ -258,7 +259,7 @@ func TestItemPrintWebhooks(t *testing.T) {
 func TestDeliverySurvivesRestart(t *testing.T) {
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
 		rcv := newReceiver(t, 503)
-		srv, tenant, secret := setup(t, b, rcv, 2*time.Second)
+		srv, tenant, secret := setup(t, b, rcv.URL, 2*time.Second)
 		r := srv.Do(t, "POST", "/v1/shop/orders", tenant.Token, map[string]any{
 			"external_id": "SO-1", "lines": []any{map[string]any{"design_version_id": "sticker-v1", "quantity": 1}}})
 		if r.Status != http.StatusCreated {

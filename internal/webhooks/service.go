@@ -110,20 +110,27 @@ func (s *Service) SetWebhookEndpoint(ctx context.Context, req *platenv1.SetWebho
 	return out, nil
 }
 
-// validURL checks a webhook URL: absolute http(s), and an address the
-// delivery may reach (checked again on every connection).
+// validURL checks a webhook URL (see CheckURL) and names the field.
 func (s *Service) validURL(ctx context.Context, raw string) error {
+	if err := CheckURL(ctx, raw, s.checkURL); err != nil {
+		return apierr.Invalid("url", "%v", err)
+	}
+	return nil
+}
+
+// CheckURL checks a webhook URL: absolute http(s) of at most 2048
+// characters, and, when reachable is given, an address deliveries may
+// reach (deliveries check again on every connection, as DNS may change).
+func CheckURL(ctx context.Context, raw string, reachable URLChecker) error {
 	if raw == "" {
-		return apierr.Invalid("url", "is required: an http or https URL")
+		return errors.New("is required: an http or https URL")
 	}
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || len(raw) > 2048 {
-		return apierr.Invalid("url", "must be an absolute http or https URL of at most 2048 characters")
+		return errors.New("must be an absolute http or https URL of at most 2048 characters")
 	}
-	if s.checkURL != nil {
-		if err := s.checkURL(ctx, raw); err != nil {
-			return apierr.Invalid("url", "%v", err)
-		}
+	if reachable != nil {
+		return reachable(ctx, raw)
 	}
 	return nil
 }
