@@ -92,17 +92,9 @@ func (j *Jobs) EnqueueShopRenders(ctx context.Context, tx *sql.Tx, printUIDs []s
 }
 
 func (j *Jobs) insert(ctx context.Context, tx *sql.Tx, uids []string, args func(string) river.JobArgs) ([]int64, error) {
-	params := make([]river.InsertManyParams, len(uids))
-	for i, uid := range uids {
-		params[i] = river.InsertManyParams{Args: args(uid)}
-	}
-	res, err := j.q.Client().InsertManyTx(ctx, tx, params)
+	ids, err := j.q.InsertEachTx(ctx, tx, uids, args)
 	if err != nil {
 		return nil, fmt.Errorf("queue renders: %w", err)
-	}
-	ids := make([]int64, len(res))
-	for i, r := range res {
-		ids[i] = r.Job.ID
 	}
 	return ids, nil
 }

@@ -149,3 +149,22 @@ func (q *Queue) InsertTx(ctx context.Context, tx *sql.Tx, args river.JobArgs, op
 
 // Client is the River client, for what the wrappers here do not cover.
 func (q *Queue) Client() *river.Client[*sql.Tx] { return q.client }
+
+// InsertEachTx inserts a job per uid, with the args args makes of it, in
+// tx (so that the jobs exist exactly when tx commits), and returns the job
+// ids in order.
+func (q *Queue) InsertEachTx(ctx context.Context, tx *sql.Tx, uids []string, args func(uid string) river.JobArgs) ([]int64, error) {
+	params := make([]river.InsertManyParams, len(uids))
+	for i, uid := range uids {
+		params[i] = river.InsertManyParams{Args: args(uid)}
+	}
+	res, err := q.client.InsertManyTx(ctx, tx, params)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]int64, len(res))
+	for i, r := range res {
+		ids[i] = r.Job.ID
+	}
+	return ids, nil
+}

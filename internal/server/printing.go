@@ -97,7 +97,7 @@ func (s *Server) startPrinting(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.db.SetQueue(jobQueue{printfiles.NewJobs(s.queue), webhooks.NewDeliveryJobs(s.queue.Client())})
+	s.db.SetQueue(jobQueue{printfiles.NewJobs(s.queue), webhooks.NewDeliveryJobs(s.queue)})
 	s.db.SetLinks(s.links)
 	return nil
 }

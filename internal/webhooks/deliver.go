@@ -17,6 +17,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/platen-print/platen/internal/apierr"
+	"github.com/platen-print/platen/internal/queue"
 )
 
 // Delivery statuses.
@@ -231,29 +232,19 @@ func (d *Deliverer) logger() *slog.Logger {
 	return slog.Default()
 }
 
-// DeliveryJobs inserts delivery jobs; with printfiles.Jobs it makes the stores'
-// JobQueue.
-type DeliveryJobs struct{ client *river.Client[*sql.Tx] }
+// DeliveryJobs inserts delivery jobs; with printfiles.Jobs it makes the
+// stores' JobQueue.
+type DeliveryJobs struct{ q *queue.Queue }
 
-// NewDeliveryJobs returns the delivery jobs of client.
-func NewDeliveryJobs(client *river.Client[*sql.Tx]) *DeliveryJobs {
-	return &DeliveryJobs{client: client}
-}
+// NewDeliveryJobs returns the delivery jobs of q.
+func NewDeliveryJobs(q *queue.Queue) *DeliveryJobs { return &DeliveryJobs{q: q} }
 
 // EnqueueDeliveries queues a delivery job per delivery uid in tx and
 // returns the job ids.
 func (j *DeliveryJobs) EnqueueDeliveries(ctx context.Context, tx *sql.Tx, uids []string) ([]int64, error) {
-	params := make([]river.InsertManyParams, len(uids))
-	for i, uid := range uids {
-		params[i] = river.InsertManyParams{Args: DeliverArgs{DeliveryUID: uid}}
-	}
-	res, err := j.client.InsertManyTx(ctx, tx, params)
+	ids, err := j.q.InsertEachTx(ctx, tx, uids, func(uid string) river.JobArgs { return DeliverArgs{DeliveryUID: uid} })
 	if err != nil {
 		return nil, fmt.Errorf("queue deliveries: %w", err)
-	}
-	ids := make([]int64, len(res))
-	for i, r := range res {
-		ids[i] = r.Job.ID
 	}
 	return ids, nil
 }
