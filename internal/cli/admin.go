@@ -12,6 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/platen-print/platen/internal/config"
+	"github.com/platen-print/platen/internal/queue"
+	"github.com/platen-print/platen/internal/server"
 	"github.com/platen-print/platen/internal/storage"
 	"github.com/platen-print/platen/internal/webhooks"
 )
@@ -22,7 +24,7 @@ func newAdmin(cfg *config.Config) *cobra.Command {
 		Short: "Manage teams, stores and API tokens (works while serve runs)",
 	}
 	cfg.StorageFlags(cmd.PersistentFlags())
-	cmd.AddCommand(newBootstrap(cfg), newTeamCmd(cfg), newStoreCmd(cfg), newTokenCmd(cfg))
+	cmd.AddCommand(newBootstrap(cfg), newTeamCmd(cfg), newStoreCmd(cfg), newTokenCmd(cfg), newPrintCmd(cfg))
 	return cmd
 }
 
@@ -246,5 +248,32 @@ func newTokenCmd(cfg *config.Config) *cobra.Command {
 	}
 	cmd.PersistentFlags().StringVar(&team, "team", "", "team id or name")
 	cmd.AddCommand(issue, list, revoke)
+	return cmd
+}
+
+// newPrintCmd holds the operator's actions on Family B prints (until the
+// operator panel and its API).
+func newPrintCmd(cfg *config.Config) *cobra.Command {
+	cmd := &cobra.Command{Use: "print", Short: "Act on Family B prints as an operator"}
+	cmd.AddCommand(&cobra.Command{
+		Use:   "cancel PRINT_ID",
+		Short: "Cancel a print: its pending render stops, its files go, and the shop sees cancelled",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withDB(cmd.Context(), cfg, func(ctx context.Context, db *storage.DB) error {
+				// Insert-only: the serve that works the queue does the rest.
+				q, err := queue.New(db.JobPool(), db.Dialect(), nil, queue.Config{})
+				if err != nil {
+					return err
+				}
+				db.SetQueue(server.JobQueue(q))
+				status, err := db.ShopPrints().CancelPrint(ctx, args[0])
+				if err != nil {
+					return err
+				}
+				return printJSON(map[string]string{"print_id": args[0], "status": status})
+			})
+		},
+	})
 	return cmd
 }

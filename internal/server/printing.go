@@ -20,6 +20,7 @@ import (
 	"github.com/platen-print/platen/internal/printfiles"
 	"github.com/platen-print/platen/internal/queue"
 	"github.com/platen-print/platen/internal/rendersvc"
+	"github.com/platen-print/platen/internal/storage"
 	"github.com/platen-print/platen/internal/webhooks"
 )
 
@@ -97,13 +98,17 @@ func (s *Server) startPrinting(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.db.SetQueue(jobQueue{printfiles.NewJobs(s.queue), webhooks.NewDeliveryJobs(s.queue)})
+	s.db.SetQueue(JobQueue(s.queue))
 	s.db.SetLinks(s.links)
 	return nil
 }
 
-// jobQueue is every job the stores queue: renders, file deletes and
-// webhook deliveries.
+// JobQueue is the stores' queue on q: renders, file deletes and webhook
+// deliveries. Admin commands use it with an insert-only q.
+func JobQueue(q *queue.Queue) storage.JobQueue {
+	return jobQueue{printfiles.NewJobs(q), webhooks.NewDeliveryJobs(q)}
+}
+
 type jobQueue struct {
 	*printfiles.Jobs
 	*webhooks.DeliveryJobs

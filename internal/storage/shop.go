@@ -279,3 +279,26 @@ func (s *PrintFiles) PrintDownload(ctx context.Context, printUID string, index i
 	}
 	return dl, nil
 }
+
+// CancelPrint cancels a Family B print for an operator: its pending render
+// is cancelled, its files are removed, and its status is cancelled for
+// good (a render still running then finds it no longer owns the print).
+func (s *ShopPrints) CancelPrint(ctx context.Context, printUID string) (status string, err error) {
+	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
+	err = s.db.inTx(ctx, func(tx *Tx) error {
+		p, err := tx.ShopPrint.Query().Where(shopprint.UID(printUID)).Only(ctx)
+		if err != nil {
+			return notFound(err, "print %q not found", printUID)
+		}
+		work := &printWork{delete: p.FileKeys}
+		if p.JobID != nil {
+			work.cancel = []int64{*p.JobID}
+		}
+		if err := s.db.enqueue(ctx, tx, work); err != nil {
+			return err
+		}
+		status = shop.PrintCancelled
+		return p.Update().SetStatus(shop.PrintCancelled).ClearJobID().ClearFileKeys().Exec(ctx)
+	})
+	return status, err
+}
