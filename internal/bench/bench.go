@@ -1,11 +1,16 @@
-// Package bench runs Platen's end-to-end HTTP benchmarks, the ones
-// `make bench` (cmd/platen-bench) reports.
+// Package bench runs Platen's end-to-end benchmarks, the ones `make bench`
+// (cmd/platen-bench) reports: the HTTP suite and the rendering suite.
 //
-// For each database (the embedded SQLite, and PostgreSQL when a URL is
+// HTTP: for each database (the embedded SQLite, and PostgreSQL when a URL is
 // given) it bootstraps a token into a fresh data directory with the platen
 // binary, starts `platen serve` on free ports, seeds one order, drives each
 // scenario with a closed-loop load generator (internal/bench/loadgen), stops
 // the server with SIGTERM and prints one markdown table row per scenario.
+//
+// Rendering (RunRender): the reference page of internal/bench/reference,
+// its photo served on loopback, rendered by `platen render` processes over
+// gRPC (time, peak memory, throughput) and through `platen serve` from POST
+// to ready; rsvg-convert on the same page as SVG beside it when installed.
 package bench
 
 import (
@@ -52,7 +57,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("platen-bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var o Options
-	var scenarios string
+	var scenarios, suites string
+	fs.StringVar(&suites, "suites", "http,render", "comma-separated suites: http (the scenarios), render (time, memory, throughput of rendering; POST to ready)")
 	fs.StringVar(&o.Platen, "platen", "bin/platen", "path of the platen binary to benchmark")
 	fs.IntVar(&o.Concurrency, "c", 32, "concurrent connections (closed loop: one request in flight each)")
 	fs.DurationVar(&o.Duration, "d", 15*time.Second, "measured duration of each scenario")
@@ -64,8 +70,10 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&baselineDir, "baseline-dir", "", "internal: the baseline's data directory")
 	fs.BoolVar(&o.NoBaseline, "no-baseline", false, "do not measure the plain net/http + SQLite baseline beside SQLite")
 	fs.BoolVar(&o.HTTPClient, "http-client", false, "send through net/http's client (more load-generator CPU) instead of raw connections")
+	renderOptions := renderFlags(fs)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: platen-bench [flags]\n\nBenchmarks platen serve over HTTP on SQLite (and PostgreSQL with -postgres).\n\nScenarios:\n")
+		fmt.Fprintf(stderr, "usage: platen-bench [flags]\n\nBenchmarks platen serve over HTTP on SQLite (and PostgreSQL with -postgres),\n"+
+			"then rendering (-suites render): the reference page through platen render and platen serve.\n\nScenarios of the http suite:\n")
 		for _, s := range allScenarios {
 			fmt.Fprintf(stderr, "  %-8s %s\n", s.name, s.description)
 		}
@@ -85,20 +93,61 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if baselineAddr != "" {
 		return serveBaseline(ctx, baselineAddr, baselineDir, stderr)
 	}
-	for s := range strings.SplitSeq(scenarios, ",") {
-		if s = strings.TrimSpace(s); s != "" && !slices.Contains(o.Scenarios, s) {
-			o.Scenarios = append(o.Scenarios, s)
-		}
+	o.Scenarios = commaList(scenarios)
+	run := commaList(suites)
+	ro, err := renderOptions(o.Platen, o.PostgresURL)
+	if err == nil {
+		err = checkSuites(run, o, ro)
 	}
-	if err := o.validate(); err != nil {
+	if err != nil {
 		fmt.Fprintf(stderr, "platen-bench: %v\n", err)
 		return 2
 	}
-	if err := Run(ctx, o, stdout, stderr); err != nil {
+	if slices.Contains(run, "http") {
+		err = Run(ctx, o, stdout, stderr)
+	}
+	if slices.Contains(run, "render") && ctx.Err() == nil {
+		err = errors.Join(err, RunRender(ctx, ro, stdout, stderr))
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "platen-bench: %v\n", err)
 		return 1
 	}
 	return 0
+}
+
+// commaList splits a comma-separated flag, dropping blanks and repeats.
+func commaList(s string) []string {
+	var list []string
+	for v := range strings.SplitSeq(s, ",") {
+		if v = strings.TrimSpace(v); v != "" && !slices.Contains(list, v) {
+			list = append(list, v)
+		}
+	}
+	return list
+}
+
+// checkSuites checks the suites asked for and their options before any
+// runs, so that a typo fails at once rather than after the first suite.
+func checkSuites(suites []string, o Options, ro RenderOptions) error {
+	if len(suites) == 0 {
+		return errors.New("no -suites")
+	}
+	for _, s := range suites {
+		var err error
+		switch s {
+		case "http":
+			err = o.validate()
+		case "render":
+			err = ro.validate()
+		default:
+			err = fmt.Errorf("unknown suite %q (known: http, render)", s)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (o Options) validate() error {

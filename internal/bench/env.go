@@ -107,9 +107,9 @@ type bootstrapOutput struct {
 }
 
 // startEnv bootstraps a fresh data directory (and db) and starts platen
-// serve on it, returning once /readyz answers 200. On success the caller
-// must call stop.
-func startEnv(ctx context.Context, platen string, db database, logw io.Writer) (_ *env, err error) {
+// serve on it, with extra flags, returning once /readyz answers 200. On
+// success the caller must call stop.
+func startEnv(ctx context.Context, platen string, db database, logw io.Writer, extra ...string) (_ *env, err error) {
 	e := &env{
 		run:     strconv.FormatInt(time.Now().UnixNano(), 36),
 		storeID: storeID,
@@ -156,6 +156,7 @@ func startEnv(ctx context.Context, platen string, db database, logw io.Writer) (
 	defer logFile.Close() // the child has its own descriptor
 	args := append([]string{"serve"}, common...)
 	args = append(args, "--http-addr", httpAddr, "--grpc-addr", grpcAddr, "--access-log=false")
+	args = append(args, extra...)
 	// Not CommandContext: stop ends the server with SIGTERM, not SIGKILL.
 	e.cmd = exec.Command(platen, args...)
 	e.cmd.Stdout, e.cmd.Stderr = logFile, logFile

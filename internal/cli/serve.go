@@ -30,15 +30,24 @@ func newServe(cfg *config.Config) *cobra.Command {
 	return cmd
 }
 
-// gcPercent is serve's default GOGC. Its heap is small and short-lived
-// (request messages), so the default 100 collected far more often than
-// needed: at 400 the status read ran 35% faster (BENCHMARKS.md). GOGC in the
-// environment still wins.
-const gcPercent = 400
+// gcPercent is serve's default GOGC. Its API heap is small and
+// short-lived (request messages), so the default 100 collected far more
+// often than needed: at 400 the status read ran 35% faster (BENCHMARKS.md).
+// But renders keep large buffers (about 150 MB for a 300 DPI PNG) and the
+// image cache up to 256 MB, which GOGC=400 would let grow fivefold; the
+// soft memory limit makes the collector work harder only near it. GOGC and
+// GOMEMLIMIT in the environment still win.
+const (
+	gcPercent   = 400
+	memoryLimit = 2 << 30
+)
 
 func tuneGC() {
 	if _, set := os.LookupEnv("GOGC"); !set {
 		debug.SetGCPercent(gcPercent)
+	}
+	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
+		debug.SetMemoryLimit(memoryLimit)
 	}
 }
 

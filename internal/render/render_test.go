@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"image"
 	"image/color"
-	"image/jpeg"
 	"image/png"
 	"os"
 	"os/exec"
@@ -16,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	benchref "github.com/platen-print/platen/internal/bench/reference"
 	"github.com/platen-print/platen/internal/design"
 )
 
@@ -31,51 +31,20 @@ func (m images) Image(_ context.Context, src string) (*Image, error) {
 	return img, nil
 }
 
-// photo is a 1800×1200 JPEG: red left half, blue right half, and a green
-// band 40 px wide at each side, which a cover fit into a box of A5
-// landscape proportions crops away.
-func photo(t testing.TB) []byte {
-	t.Helper()
-	img := image.NewRGBA(image.Rect(0, 0, 1800, 1200))
-	for y := 0; y < 1200; y++ {
-		for x := 0; x < 1800; x++ {
-			c := color.RGBA{220, 30, 30, 255}
-			if x >= 900 {
-				c = color.RGBA{30, 30, 220, 255}
-			}
-			if x < 40 || x >= 1760 {
-				c = color.RGBA{30, 200, 30, 255}
-			}
-			img.Set(x, y, c)
-		}
-	}
-	var buf bytes.Buffer
-	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: 90}); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
+// photoSrc is the address the reference page's photo has in these tests.
+const photoSrc = "https://example.com/photo.jpg"
 
-// ReferenceDocument is the benchmark page of the issue: A4 with 3 mm
-// bleed, one 1800×1200 photo, a rounded rectangle and two lines of text.
-const ReferenceDocument = `{
-  "version": 1, "unit": "mm", "width": 210, "height": 297, "bleed": 3, "dpi": 300, "background": "#ffffff",
-  "surfaces": [{"name": "front", "layers": [
-    {"type": "image", "src": "https://example.com/photo.jpg", "x": 0, "y": 0, "width": 210, "height": 148, "fit": "cover"},
-    {"type": "rect", "x": 10, "y": 160, "width": 190, "height": 40, "fill": "#f2e8d5", "stroke": "#000000", "stroke_width": 0.3, "radius": 2},
-    {"type": "text", "text": "Happy birthday, Ada\nLove from all of us", "font": "Go-Bold", "size": 24, "color": "#1a1a1a", "x": 15, "y": 165, "width": 180, "align": "center"}
-  ]}]
-}`
-
+// reference returns a renderer that holds the reference page's photo, the
+// page (internal/bench/reference, also what platen-bench renders) and the
+// photo's bytes.
 func reference(t testing.TB) (*Renderer, *design.Document, []byte) {
 	t.Helper()
-	jpg := photo(t)
-	doc, err := design.Parse([]byte(ReferenceDocument))
+	doc, err := design.Parse(benchref.Document(photoSrc))
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := New(images{"https://example.com/photo.jpg": {Data: jpg, Format: "jpeg"}}, NewFonts(nil))
-	return r, doc, jpg
+	r := New(images{photoSrc: {Data: benchref.Photo, Format: "jpeg"}}, NewFonts(nil))
+	return r, doc, benchref.Photo
 }
 
 func need(t *testing.T, tools ...string) {

@@ -1,0 +1,46 @@
+// Package reference holds the reference page of the rendering benchmarks
+// (issue 4): A4 with 3 mm bleed, one 1800×1200 JPEG photo in cover fit, a
+// rounded rectangle and two lines of text. The same page comes as a Platen
+// design document, for Platen, and as SVG, for rsvg-convert, so that both
+// are timed on one page.
+//
+// The files are embedded so that the benchmark driver and the render tests
+// need no path; they also sit in this folder for use from the shell:
+//
+//	rsvg-convert -f pdf -o page.pdf internal/bench/reference/page.svg
+package reference
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+)
+
+var (
+	//go:embed design.json
+	design []byte
+
+	// Photo is the page's 1800×1200 JPEG (quality 90): a red left half, a
+	// blue right half and a green band 40 px wide at each side, which the
+	// cover fit crops away. Read only.
+	//
+	//go:embed photo.jpg
+	Photo []byte
+
+	// SVG is the same page for rsvg-convert: 216×303 mm (the trim box and
+	// 3 mm of bleed all round), with the photo linked as photo.jpg beside
+	// it. Read only.
+	//
+	//go:embed page.svg
+	SVG []byte
+)
+
+// photoPlaceholder is the image src of design.json; Document replaces it,
+// because the photo's address is only known once something serves it.
+const photoPlaceholder = `"{{photo_url}}"`
+
+// Document returns the design document with its photo at photoURL.
+func Document(photoURL string) []byte {
+	src, _ := json.Marshal(photoURL) // a string always marshals
+	return bytes.Replace(design, []byte(photoPlaceholder), src, 1)
+}

@@ -1,0 +1,51 @@
+package reference_test
+
+import (
+	"bytes"
+	"encoding/xml"
+	"image/jpeg"
+	"testing"
+
+	"github.com/platen-print/platen/internal/bench/reference"
+	"github.com/platen-print/platen/internal/design"
+)
+
+func TestDocument(t *testing.T) {
+	const src = "http://127.0.0.1:1/photo.jpg?n=1&x=\"y\""
+	doc, err := design.Parse(reference.Document(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := doc.Surfaces[0]
+	if len(doc.Surfaces) != 1 || len(s.Layers) != 3 || s.Layers[0].Src != src {
+		t.Errorf("surfaces %+v", doc.Surfaces)
+	}
+	if doc.Bleed != 3 || doc.DPI != 300 {
+		t.Errorf("bleed %v, dpi %v", doc.Bleed, doc.DPI)
+	}
+}
+
+func TestPhoto(t *testing.T) {
+	cfg, err := jpeg.DecodeConfig(bytes.NewReader(reference.Photo))
+	if err != nil || cfg.Width != 1800 || cfg.Height != 1200 {
+		t.Errorf("photo: %+v, %v", cfg, err)
+	}
+}
+
+// TestSVG checks that page.svg is well-formed and of the page's size; how
+// it looks beside Platen's render was compared by eye and with pdftotext.
+func TestSVG(t *testing.T) {
+	var svg struct {
+		Width  string `xml:"width,attr"`
+		Height string `xml:"height,attr"`
+		Image  struct {
+			Href string `xml:"href,attr"`
+		} `xml:"image"`
+	}
+	if err := xml.Unmarshal(reference.SVG, &svg); err != nil {
+		t.Fatal(err)
+	}
+	if svg.Width != "216mm" || svg.Height != "303mm" || svg.Image.Href != "photo.jpg" {
+		t.Errorf("%+v", svg)
+	}
+}
