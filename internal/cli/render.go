@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"os/signal"
+	"runtime"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -18,6 +19,7 @@ const defaultRenderAddr = "127.0.0.1:9091"
 
 func newRender(cfg *config.Config) *cobra.Command {
 	addr := defaultRenderAddr
+	workers := runtime.NumCPU()
 	cmd := &cobra.Command{
 		Use:   "render",
 		Short: "Serve the render service alone over gRPC, for scaling rendering out",
@@ -32,12 +34,16 @@ func newRender(cfg *config.Config) *cobra.Command {
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
 			fetcher := fetch.New(fetch.Config{AllowPrivateNetwork: cfg.AllowPrivateNetwork})
-			srv := rendersvc.NewServer(rendersvc.Options{Fetcher: fetcher, Fonts: fonts})
+			if workers < 1 {
+				return fmt.Errorf("--workers must be at least 1, got %d", workers)
+			}
+			srv := rendersvc.NewServer(rendersvc.Options{Fetcher: fetcher, Fonts: fonts, MaxConcurrent: workers})
 			return rendersvc.Serve(ctx, addr, srv)
 		},
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&addr, "grpc-addr", addr, "address of the render service's gRPC API (reflection and health on)")
+	fs.IntVar(&workers, "workers", workers, "renders at once; further calls wait their turn (default: the number of CPUs)")
 	// Only the commands that open the database register --log-level, with
 	// StorageFlags; render opens none.
 	fs.StringVar(&cfg.LogLevel, "log-level", cfg.LogLevel, "debug, info, warn or error")

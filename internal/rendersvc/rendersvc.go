@@ -12,6 +12,8 @@ import (
 	"log/slog"
 	"time"
 
+	"google.golang.org/grpc/status"
+
 	renderv1 "github.com/platen-print/platen/gen/platen/render/v1"
 	"github.com/platen-print/platen/internal/design"
 	"github.com/platen-print/platen/internal/fetch"
@@ -31,6 +33,10 @@ type Options struct {
 	Fonts *render.Fonts
 	// Logger logs renders; nil means slog.Default().
 	Logger *slog.Logger
+	// MaxConcurrent bounds the renders running at once; more calls wait
+	// their turn (or their deadline). 0 means no bound: serve bounds them
+	// with its render workers already.
+	MaxConcurrent int
 }
 
 // Server implements renderv1.RenderServiceServer. It is stateless and safe
@@ -39,6 +45,10 @@ type Server struct {
 	renderv1.UnimplementedRenderServiceServer
 	renderer *render.Renderer
 	logger   *slog.Logger
+	// slots holds a token per render running; nil when unbounded. A 300
+	// DPI PNG holds about 150 MB while it renders, and two at once already
+	// share the memory bandwidth of these machines (BENCHMARKS.md).
+	slots chan struct{}
 }
 
 // NewServer returns a Server rendering with opts.
@@ -55,7 +65,11 @@ func NewServer(opts Options) *Server {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Server{renderer: render.New(images{fetcher}, fonts), logger: logger}
+	srv := &Server{renderer: render.New(images{fetcher}, fonts), logger: logger}
+	if opts.MaxConcurrent > 0 {
+		srv.slots = make(chan struct{}, opts.MaxConcurrent)
+	}
+	return srv
 }
 
 // images adapts a Fetcher to the renderer's ImageSource.
@@ -81,6 +95,14 @@ type job struct {
 // Render renders the selected surfaces of the document in each requested
 // format: the files come per format, in surface order.
 func (s *Server) Render(ctx context.Context, req *renderv1.RenderRequest) (*renderv1.RenderResponse, error) {
+	if s.slots != nil {
+		select {
+		case s.slots <- struct{}{}:
+			defer func() { <-s.slots }()
+		case <-ctx.Done():
+			return nil, status.FromContextError(ctx.Err()).Err()
+		}
+	}
 	start := time.Now()
 	variant := slog.Int("variant_id", int(req.GetSettings().GetVariantId()))
 	files, err := s.renderRequest(ctx, req)

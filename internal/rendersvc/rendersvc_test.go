@@ -731,3 +731,47 @@ func TestConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestMaxConcurrent: with one slot, a second call waits while the first
+// renders (and gives up at its deadline); it renders once the slot frees.
+func TestMaxConcurrent(t *testing.T) {
+	release := make(chan struct{})
+	var once sync.Once
+	free := func() { once.Do(func() { close(release) }) }
+	defer free()
+	img := decodeDataURI(t, pngDataURI(t))
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-release
+		w.Header().Set("Content-Type", "image/png")
+		_, _ = w.Write(img)
+	}))
+	defer slow.Close()
+	c := client(t, Options{Fetcher: fetch.New(fetch.Config{AllowPrivateNetwork: true}), MaxConcurrent: 1})
+
+	first := make(chan error, 1)
+	go func() {
+		_, err := c.Render(context.Background(), pdfRequest(withImage(slow.URL+"/a.png")))
+		first <- err
+	}()
+	time.Sleep(200 * time.Millisecond) // the first call holds the slot, waiting for its image
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	_, err := c.Render(ctx, pdfRequest([]byte(`{"width":10,"height":10,"layers":[]}`)))
+	if status.Code(err) != codes.DeadlineExceeded {
+		t.Fatalf("a call while the slot is taken: %v, want DeadlineExceeded", err)
+	}
+	free()
+	if err := <-first; err != nil {
+		t.Fatalf("first call: %v", err)
+	}
+	call(t, c, pdfRequest([]byte(`{"width":10,"height":10,"layers":[]}`)))
+}
+
+func decodeDataURI(t *testing.T, uri string) []byte {
+	t.Helper()
+	data, err := base64.StdEncoding.DecodeString(uri[strings.Index(uri, ",")+1:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
