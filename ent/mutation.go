@@ -11451,6 +11451,8 @@ type ShopPrintMutation struct {
 	error             *string
 	file_keys         *[]string
 	appendfile_keys   []string
+	file_count        *int
+	addfile_count     *int
 	job_id            *int64
 	addjob_id         *int64
 	clearedFields     map[string]struct{}
@@ -12129,6 +12131,62 @@ func (m *ShopPrintMutation) ResetFileKeys() {
 	delete(m.clearedFields, shopprint.FieldFileKeys)
 }
 
+// SetFileCount sets the "file_count" field.
+func (m *ShopPrintMutation) SetFileCount(i int) {
+	m.file_count = &i
+	m.addfile_count = nil
+}
+
+// FileCount returns the value of the "file_count" field in the mutation.
+func (m *ShopPrintMutation) FileCount() (r int, exists bool) {
+	v := m.file_count
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFileCount returns the old "file_count" field's value of the ShopPrint entity.
+// If the ShopPrint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShopPrintMutation) OldFileCount(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFileCount is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFileCount requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFileCount: %w", err)
+	}
+	return oldValue.FileCount, nil
+}
+
+// AddFileCount adds i to the "file_count" field.
+func (m *ShopPrintMutation) AddFileCount(i int) {
+	if m.addfile_count != nil {
+		*m.addfile_count += i
+	} else {
+		m.addfile_count = &i
+	}
+}
+
+// AddedFileCount returns the value that was added to the "file_count" field in this mutation.
+func (m *ShopPrintMutation) AddedFileCount() (r int, exists bool) {
+	v := m.addfile_count
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetFileCount resets all changes to the "file_count" field.
+func (m *ShopPrintMutation) ResetFileCount() {
+	m.file_count = nil
+	m.addfile_count = nil
+}
+
 // SetJobID sets the "job_id" field.
 func (m *ShopPrintMutation) SetJobID(i int64) {
 	m.job_id = &i
@@ -12273,7 +12331,7 @@ func (m *ShopPrintMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ShopPrintMutation) Fields() []string {
-	fields := make([]string, 0, 14)
+	fields := make([]string, 0, 15)
 	if m.created_at != nil {
 		fields = append(fields, shopprint.FieldCreatedAt)
 	}
@@ -12313,6 +12371,9 @@ func (m *ShopPrintMutation) Fields() []string {
 	if m.file_keys != nil {
 		fields = append(fields, shopprint.FieldFileKeys)
 	}
+	if m.file_count != nil {
+		fields = append(fields, shopprint.FieldFileCount)
+	}
 	if m.job_id != nil {
 		fields = append(fields, shopprint.FieldJobID)
 	}
@@ -12350,6 +12411,8 @@ func (m *ShopPrintMutation) Field(name string) (ent.Value, bool) {
 		return m.Error()
 	case shopprint.FieldFileKeys:
 		return m.FileKeys()
+	case shopprint.FieldFileCount:
+		return m.FileCount()
 	case shopprint.FieldJobID:
 		return m.JobID()
 	}
@@ -12387,6 +12450,8 @@ func (m *ShopPrintMutation) OldField(ctx context.Context, name string) (ent.Valu
 		return m.OldError(ctx)
 	case shopprint.FieldFileKeys:
 		return m.OldFileKeys(ctx)
+	case shopprint.FieldFileCount:
+		return m.OldFileCount(ctx)
 	case shopprint.FieldJobID:
 		return m.OldJobID(ctx)
 	}
@@ -12489,6 +12554,13 @@ func (m *ShopPrintMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetFileKeys(v)
 		return nil
+	case shopprint.FieldFileCount:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFileCount(v)
+		return nil
 	case shopprint.FieldJobID:
 		v, ok := value.(int64)
 		if !ok {
@@ -12513,6 +12585,9 @@ func (m *ShopPrintMutation) AddedFields() []string {
 	if m.addquantity != nil {
 		fields = append(fields, shopprint.FieldQuantity)
 	}
+	if m.addfile_count != nil {
+		fields = append(fields, shopprint.FieldFileCount)
+	}
 	if m.addjob_id != nil {
 		fields = append(fields, shopprint.FieldJobID)
 	}
@@ -12530,6 +12605,8 @@ func (m *ShopPrintMutation) AddedField(name string) (ent.Value, bool) {
 		return m.AddedPosition()
 	case shopprint.FieldQuantity:
 		return m.AddedQuantity()
+	case shopprint.FieldFileCount:
+		return m.AddedFileCount()
 	case shopprint.FieldJobID:
 		return m.AddedJobID()
 	}
@@ -12561,6 +12638,13 @@ func (m *ShopPrintMutation) AddField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.AddQuantity(v)
+		return nil
+	case shopprint.FieldFileCount:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddFileCount(v)
 		return nil
 	case shopprint.FieldJobID:
 		v, ok := value.(int64)
@@ -12655,6 +12739,9 @@ func (m *ShopPrintMutation) ResetField(name string) error {
 		return nil
 	case shopprint.FieldFileKeys:
 		m.ResetFileKeys()
+		return nil
+	case shopprint.FieldFileCount:
+		m.ResetFileCount()
 		return nil
 	case shopprint.FieldJobID:
 		m.ResetJobID()

@@ -204,6 +204,10 @@ func init() {
 	shopprintDescStatus := shopprintFields[8].Descriptor()
 	// shopprint.DefaultStatus holds the default value on creation for the status field.
 	shopprint.DefaultStatus = shopprintDescStatus.Default.(string)
+	// shopprintDescFileCount is the schema descriptor for file_count field.
+	shopprintDescFileCount := shopprintFields[11].Descriptor()
+	// shopprint.DefaultFileCount holds the default value on creation for the file_count field.
+	shopprint.DefaultFileCount = shopprintDescFileCount.Default.(int)
 	storeMixin := schema.Store{}.Mixin()
 	storeMixinFields0 := storeMixin[0].Fields()
 	_ = storeMixinFields0

@@ -45,6 +45,8 @@ type ShopPrint struct {
 	Error *string `json:"error,omitempty"`
 	// FileKeys holds the value of the "file_keys" field.
 	FileKeys []string `json:"file_keys,omitempty"`
+	// FileCount holds the value of the "file_count" field.
+	FileCount int `json:"file_count,omitempty"`
 	// JobID holds the value of the "job_id" field.
 	JobID *int64 `json:"job_id,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
@@ -80,7 +82,7 @@ func (*ShopPrint) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case shopprint.FieldFileKeys:
 			values[i] = new([]byte)
-		case shopprint.FieldID, shopprint.FieldShopOrderID, shopprint.FieldTeamID, shopprint.FieldPosition, shopprint.FieldQuantity, shopprint.FieldJobID:
+		case shopprint.FieldID, shopprint.FieldShopOrderID, shopprint.FieldTeamID, shopprint.FieldPosition, shopprint.FieldQuantity, shopprint.FieldFileCount, shopprint.FieldJobID:
 			values[i] = new(sql.NullInt64)
 		case shopprint.FieldUID, shopprint.FieldStoreID, shopprint.FieldLineExternalID, shopprint.FieldDesignVersionID, shopprint.FieldStatus, shopprint.FieldError:
 			values[i] = new(sql.NullString)
@@ -188,6 +190,12 @@ func (_m *ShopPrint) assignValues(columns []string, values []any) error {
 					return fmt.Errorf("unmarshal field file_keys: %w", err)
 				}
 			}
+		case shopprint.FieldFileCount:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field file_count", values[i])
+			} else if value.Valid {
+				_m.FileCount = int(value.Int64)
+			}
 		case shopprint.FieldJobID:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
 				return fmt.Errorf("unexpected type %T for field job_id", values[i])
@@ -276,6 +284,9 @@ func (_m *ShopPrint) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("file_keys=")
 	builder.WriteString(fmt.Sprintf("%v", _m.FileKeys))
+	builder.WriteString(", ")
+	builder.WriteString("file_count=")
+	builder.WriteString(fmt.Sprintf("%v", _m.FileCount))
 	builder.WriteString(", ")
 	if v := _m.JobID; v != nil {
 		builder.WriteString("job_id=")

@@ -133,6 +133,20 @@ func (_c *ShopPrintCreate) SetFileKeys(v []string) *ShopPrintCreate {
 	return _c
 }
 
+// SetFileCount sets the "file_count" field.
+func (_c *ShopPrintCreate) SetFileCount(v int) *ShopPrintCreate {
+	_c.mutation.SetFileCount(v)
+	return _c
+}
+
+// SetNillableFileCount sets the "file_count" field if the given value is not nil.
+func (_c *ShopPrintCreate) SetNillableFileCount(v *int) *ShopPrintCreate {
+	if v != nil {
+		_c.SetFileCount(*v)
+	}
+	return _c
+}
+
 // SetJobID sets the "job_id" field.
 func (_c *ShopPrintCreate) SetJobID(v int64) *ShopPrintCreate {
 	_c.mutation.SetJobID(v)
@@ -205,6 +219,10 @@ func (_c *ShopPrintCreate) defaults() {
 		v := shopprint.DefaultStatus
 		_c.mutation.SetStatus(v)
 	}
+	if _, ok := _c.mutation.FileCount(); !ok {
+		v := shopprint.DefaultFileCount
+		_c.mutation.SetFileCount(v)
+	}
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -241,6 +259,9 @@ func (_c *ShopPrintCreate) check() error {
 	}
 	if _, ok := _c.mutation.Status(); !ok {
 		return &ValidationError{Name: "status", err: errors.New(`ent: missing required field "ShopPrint.status"`)}
+	}
+	if _, ok := _c.mutation.FileCount(); !ok {
+		return &ValidationError{Name: "file_count", err: errors.New(`ent: missing required field "ShopPrint.file_count"`)}
 	}
 	if len(_c.mutation.OrderIDs()) == 0 {
 		return &ValidationError{Name: "order", err: errors.New(`ent: missing required edge "ShopPrint.order"`)}
@@ -319,6 +340,10 @@ func (_c *ShopPrintCreate) createSpec() (*ShopPrint, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.FileKeys(); ok {
 		_spec.SetField(shopprint.FieldFileKeys, field.TypeJSON, value)
 		_node.FileKeys = value
+	}
+	if value, ok := _c.mutation.FileCount(); ok {
+		_spec.SetField(shopprint.FieldFileCount, field.TypeInt, value)
+		_node.FileCount = value
 	}
 	if value, ok := _c.mutation.JobID(); ok {
 		_spec.SetField(shopprint.FieldJobID, field.TypeInt64, value)
@@ -450,6 +475,24 @@ func (u *ShopPrintUpsert) UpdateFileKeys() *ShopPrintUpsert {
 // ClearFileKeys clears the value of the "file_keys" field.
 func (u *ShopPrintUpsert) ClearFileKeys() *ShopPrintUpsert {
 	u.SetNull(shopprint.FieldFileKeys)
+	return u
+}
+
+// SetFileCount sets the "file_count" field.
+func (u *ShopPrintUpsert) SetFileCount(v int) *ShopPrintUpsert {
+	u.Set(shopprint.FieldFileCount, v)
+	return u
+}
+
+// UpdateFileCount sets the "file_count" field to the value that was provided on create.
+func (u *ShopPrintUpsert) UpdateFileCount() *ShopPrintUpsert {
+	u.SetExcluded(shopprint.FieldFileCount)
+	return u
+}
+
+// AddFileCount adds v to the "file_count" field.
+func (u *ShopPrintUpsert) AddFileCount(v int) *ShopPrintUpsert {
+	u.Add(shopprint.FieldFileCount, v)
 	return u
 }
 
@@ -613,6 +656,27 @@ func (u *ShopPrintUpsertOne) UpdateFileKeys() *ShopPrintUpsertOne {
 func (u *ShopPrintUpsertOne) ClearFileKeys() *ShopPrintUpsertOne {
 	return u.Update(func(s *ShopPrintUpsert) {
 		s.ClearFileKeys()
+	})
+}
+
+// SetFileCount sets the "file_count" field.
+func (u *ShopPrintUpsertOne) SetFileCount(v int) *ShopPrintUpsertOne {
+	return u.Update(func(s *ShopPrintUpsert) {
+		s.SetFileCount(v)
+	})
+}
+
+// AddFileCount adds v to the "file_count" field.
+func (u *ShopPrintUpsertOne) AddFileCount(v int) *ShopPrintUpsertOne {
+	return u.Update(func(s *ShopPrintUpsert) {
+		s.AddFileCount(v)
+	})
+}
+
+// UpdateFileCount sets the "file_count" field to the value that was provided on create.
+func (u *ShopPrintUpsertOne) UpdateFileCount() *ShopPrintUpsertOne {
+	return u.Update(func(s *ShopPrintUpsert) {
+		s.UpdateFileCount()
 	})
 }
 
@@ -946,6 +1010,27 @@ func (u *ShopPrintUpsertBulk) UpdateFileKeys() *ShopPrintUpsertBulk {
 func (u *ShopPrintUpsertBulk) ClearFileKeys() *ShopPrintUpsertBulk {
 	return u.Update(func(s *ShopPrintUpsert) {
 		s.ClearFileKeys()
+	})
+}
+
+// SetFileCount sets the "file_count" field.
+func (u *ShopPrintUpsertBulk) SetFileCount(v int) *ShopPrintUpsertBulk {
+	return u.Update(func(s *ShopPrintUpsert) {
+		s.SetFileCount(v)
+	})
+}
+
+// AddFileCount adds v to the "file_count" field.
+func (u *ShopPrintUpsertBulk) AddFileCount(v int) *ShopPrintUpsertBulk {
+	return u.Update(func(s *ShopPrintUpsert) {
+		s.AddFileCount(v)
+	})
+}
+
+// UpdateFileCount sets the "file_count" field to the value that was provided on create.
+func (u *ShopPrintUpsertBulk) UpdateFileCount() *ShopPrintUpsertBulk {
+	return u.Update(func(s *ShopPrintUpsert) {
+		s.UpdateFileCount()
 	})
 }
 

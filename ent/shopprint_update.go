@@ -87,6 +87,27 @@ func (_u *ShopPrintUpdate) ClearFileKeys() *ShopPrintUpdate {
 	return _u
 }
 
+// SetFileCount sets the "file_count" field.
+func (_u *ShopPrintUpdate) SetFileCount(v int) *ShopPrintUpdate {
+	_u.mutation.ResetFileCount()
+	_u.mutation.SetFileCount(v)
+	return _u
+}
+
+// SetNillableFileCount sets the "file_count" field if the given value is not nil.
+func (_u *ShopPrintUpdate) SetNillableFileCount(v *int) *ShopPrintUpdate {
+	if v != nil {
+		_u.SetFileCount(*v)
+	}
+	return _u
+}
+
+// AddFileCount adds value to the "file_count" field.
+func (_u *ShopPrintUpdate) AddFileCount(v int) *ShopPrintUpdate {
+	_u.mutation.AddFileCount(v)
+	return _u
+}
+
 // SetJobID sets the "job_id" field.
 func (_u *ShopPrintUpdate) SetJobID(v int64) *ShopPrintUpdate {
 	_u.mutation.ResetJobID()
@@ -198,6 +219,12 @@ func (_u *ShopPrintUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if _u.mutation.FileKeysCleared() {
 		_spec.ClearField(shopprint.FieldFileKeys, field.TypeJSON)
 	}
+	if value, ok := _u.mutation.FileCount(); ok {
+		_spec.SetField(shopprint.FieldFileCount, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedFileCount(); ok {
+		_spec.AddField(shopprint.FieldFileCount, field.TypeInt, value)
+	}
 	if value, ok := _u.mutation.JobID(); ok {
 		_spec.SetField(shopprint.FieldJobID, field.TypeInt64, value)
 	}
@@ -282,6 +309,27 @@ func (_u *ShopPrintUpdateOne) AppendFileKeys(v []string) *ShopPrintUpdateOne {
 // ClearFileKeys clears the value of the "file_keys" field.
 func (_u *ShopPrintUpdateOne) ClearFileKeys() *ShopPrintUpdateOne {
 	_u.mutation.ClearFileKeys()
+	return _u
+}
+
+// SetFileCount sets the "file_count" field.
+func (_u *ShopPrintUpdateOne) SetFileCount(v int) *ShopPrintUpdateOne {
+	_u.mutation.ResetFileCount()
+	_u.mutation.SetFileCount(v)
+	return _u
+}
+
+// SetNillableFileCount sets the "file_count" field if the given value is not nil.
+func (_u *ShopPrintUpdateOne) SetNillableFileCount(v *int) *ShopPrintUpdateOne {
+	if v != nil {
+		_u.SetFileCount(*v)
+	}
+	return _u
+}
+
+// AddFileCount adds value to the "file_count" field.
+func (_u *ShopPrintUpdateOne) AddFileCount(v int) *ShopPrintUpdateOne {
+	_u.mutation.AddFileCount(v)
 	return _u
 }
 
@@ -425,6 +473,12 @@ func (_u *ShopPrintUpdateOne) sqlSave(ctx context.Context) (_node *ShopPrint, er
 	}
 	if _u.mutation.FileKeysCleared() {
 		_spec.ClearField(shopprint.FieldFileKeys, field.TypeJSON)
+	}
+	if value, ok := _u.mutation.FileCount(); ok {
+		_spec.SetField(shopprint.FieldFileCount, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedFileCount(); ok {
+		_spec.AddField(shopprint.FieldFileCount, field.TypeInt, value)
 	}
 	if value, ok := _u.mutation.JobID(); ok {
 		_spec.SetField(shopprint.FieldJobID, field.TypeInt64, value)

@@ -362,6 +362,7 @@ var (
 		{Name: "status", Type: field.TypeString, Default: "processing"},
 		{Name: "error", Type: field.TypeString, Nullable: true, Size: 2147483647},
 		{Name: "file_keys", Type: field.TypeJSON, Nullable: true},
+		{Name: "file_count", Type: field.TypeInt, Default: 0},
 		{Name: "job_id", Type: field.TypeInt64, Nullable: true},
 		{Name: "shop_order_id", Type: field.TypeInt},
 	}
@@ -373,7 +374,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "shop_prints_shop_orders_prints",
-				Columns:    []*schema.Column{ShopPrintsColumns[14]},
+				Columns:    []*schema.Column{ShopPrintsColumns[15]},
 				RefColumns: []*schema.Column{ShopOrdersColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -382,12 +383,12 @@ var (
 			{
 				Name:    "shopprint_shop_order_id_position",
 				Unique:  true,
-				Columns: []*schema.Column{ShopPrintsColumns[14], ShopPrintsColumns[6]},
+				Columns: []*schema.Column{ShopPrintsColumns[15], ShopPrintsColumns[6]},
 			},
 			{
 				Name:    "shopprint_shop_order_id_line_external_id",
 				Unique:  true,
-				Columns: []*schema.Column{ShopPrintsColumns[14], ShopPrintsColumns[7]},
+				Columns: []*schema.Column{ShopPrintsColumns[15], ShopPrintsColumns[7]},
 			},
 		},
 	}

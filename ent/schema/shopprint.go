@@ -32,6 +32,8 @@ func (ShopPrint) Fields() []ent.Field {
 		field.Text("error").Optional().Nillable(),
 		// Storage keys of the files, one per design surface, set when ready.
 		field.JSON("file_keys", []string{}).Optional(),
+		// len(file_keys), so that the hot order read needs no JSON.
+		field.Int("file_count").Default(0),
 		// The render job that owns the print now (see OrderItem).
 		field.Int64("job_id").Optional().Nillable(),
 	}

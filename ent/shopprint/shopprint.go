@@ -40,6 +40,8 @@ const (
 	FieldError = "error"
 	// FieldFileKeys holds the string denoting the file_keys field in the database.
 	FieldFileKeys = "file_keys"
+	// FieldFileCount holds the string denoting the file_count field in the database.
+	FieldFileCount = "file_count"
 	// FieldJobID holds the string denoting the job_id field in the database.
 	FieldJobID = "job_id"
 	// EdgeOrder holds the string denoting the order edge name in mutations.
@@ -71,6 +73,7 @@ var Columns = []string{
 	FieldStatus,
 	FieldError,
 	FieldFileKeys,
+	FieldFileCount,
 	FieldJobID,
 }
 
@@ -93,6 +96,8 @@ var (
 	UpdateDefaultUpdatedAt func() time.Time
 	// DefaultStatus holds the default value on creation for the "status" field.
 	DefaultStatus string
+	// DefaultFileCount holds the default value on creation for the "file_count" field.
+	DefaultFileCount int
 )
 
 // OrderOption defines the ordering options for the ShopPrint queries.
@@ -161,6 +166,11 @@ func ByStatus(opts ...sql.OrderTermOption) OrderOption {
 // ByError orders the results by the error field.
 func ByError(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldError, opts...).ToFunc()
+}
+
+// ByFileCount orders the results by the file_count field.
+func ByFileCount(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldFileCount, opts...).ToFunc()
 }
 
 // ByJobID orders the results by the job_id field.

@@ -115,6 +115,11 @@ func Error(v string) predicate.ShopPrint {
 	return predicate.ShopPrint(sql.FieldEQ(FieldError, v))
 }
 
+// FileCount applies equality check predicate on the "file_count" field. It's identical to FileCountEQ.
+func FileCount(v int) predicate.ShopPrint {
+	return predicate.ShopPrint(sql.FieldEQ(FieldFileCount, v))
+}
+
 // JobID applies equality check predicate on the "job_id" field. It's identical to JobIDEQ.
 func JobID(v int64) predicate.ShopPrint {
 	return predicate.ShopPrint(sql.FieldEQ(FieldJobID, v))
@@ -748,6 +753,46 @@ func FileKeysIsNil() predicate.ShopPrint {
 // FileKeysNotNil applies the NotNil predicate on the "file_keys" field.
 func FileKeysNotNil() predicate.ShopPrint {
 	return predicate.ShopPrint(sql.FieldNotNull(FieldFileKeys))
+}
+
+// FileCountEQ applies the EQ predicate on the "file_count" field.
+func FileCountEQ(v int) predicate.ShopPrint {
+	return predicate.ShopPrint(sql.FieldEQ(FieldFileCount, v))
+}
+
+// FileCountNEQ applies the NEQ predicate on the "file_count" field.
+func FileCountNEQ(v int) predicate.ShopPrint {
+	return predicate.ShopPrint(sql.FieldNEQ(FieldFileCount, v))
+}
+
+// FileCountIn applies the In predicate on the "file_count" field.
+func FileCountIn(vs ...int) predicate.ShopPrint {
+	return predicate.ShopPrint(sql.FieldIn(FieldFileCount, vs...))
+}
+
+// FileCountNotIn applies the NotIn predicate on the "file_count" field.
+func FileCountNotIn(vs ...int) predicate.ShopPrint {
+	return predicate.ShopPrint(sql.FieldNotIn(FieldFileCount, vs...))
+}
+
+// FileCountGT applies the GT predicate on the "file_count" field.
+func FileCountGT(v int) predicate.ShopPrint {
+	return predicate.ShopPrint(sql.FieldGT(FieldFileCount, v))
+}
+
+// FileCountGTE applies the GTE predicate on the "file_count" field.
+func FileCountGTE(v int) predicate.ShopPrint {
+	return predicate.ShopPrint(sql.FieldGTE(FieldFileCount, v))
+}
+
+// FileCountLT applies the LT predicate on the "file_count" field.
+func FileCountLT(v int) predicate.ShopPrint {
+	return predicate.ShopPrint(sql.FieldLT(FieldFileCount, v))
+}
+
+// FileCountLTE applies the LTE predicate on the "file_count" field.
+func FileCountLTE(v int) predicate.ShopPrint {
+	return predicate.ShopPrint(sql.FieldLTE(FieldFileCount, v))
 }
 
 // JobIDEQ applies the EQ predicate on the "job_id" field.

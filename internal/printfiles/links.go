@@ -83,8 +83,16 @@ func (l *Links) ItemURL(orderUID, itemUID string) string {
 // print, valid for links.DefaultTTL; its token opens the files of that
 // order only.
 func (l *Links) ShopFileURL(reference, printUID string, index int) string {
+	return l.ShopFileURLs(reference)(printUID, index)
+}
+
+// ShopFileURLs returns the links of one order's files, all under one
+// token: signing once per answer, not once per file.
+func (l *Links) ShopFileURLs(reference string) func(printUID string, index int) string {
 	token := l.signer.Sign(links.Claims{Scope: ShopScope, Order: reference, Expires: l.now().Add(links.DefaultTTL)})
-	return l.base + ShopRoutePrefix + url.PathEscape(printUID) + "/" + strconv.Itoa(index) + "?token=" + token
+	return func(printUID string, index int) string {
+		return l.base + ShopRoutePrefix + url.PathEscape(printUID) + "/" + strconv.Itoa(index) + "?token=" + token
+	}
 }
 
 // ServeItem answers GET ItemRoutePrefix{item_uid}?token=…: 302 to the file,

@@ -12,9 +12,9 @@ import (
 
 // FileLinks signs the download links of ready prints' files.
 type FileLinks interface {
-	// ShopFileURL is a fresh link to file index (from 1) of a print of the
-	// order with that reference_number.
-	ShopFileURL(reference, printUID string, index int) string
+	// ShopFileURLs returns fresh links to the files of the order with that
+	// reference_number: file index (from 1) of a print.
+	ShopFileURLs(reference string) func(printUID string, index int) string
 }
 
 // Service implements platenv1.ShopServiceServer on a Store.
@@ -92,6 +92,7 @@ func (s *Service) toProto(o *Order) *platenv1.ShopOrderResponse {
 		ExternalId:      o.ExternalID,
 		Lines:           make([]*platenv1.ShopOrderLine, len(o.Lines)),
 	}
+	fileURL := s.links.ShopFileURLs(o.ReferenceNumber)
 	for i, l := range o.Lines {
 		out.Lines[i] = &platenv1.ShopOrderLine{
 			ExternalId:      l.ExternalID,
@@ -100,26 +101,26 @@ func (s *Service) toProto(o *Order) *platenv1.ShopOrderResponse {
 			Prints: []*platenv1.ShopPrint{{
 				Id:     l.Print.UID,
 				Status: l.Print.Status,
-				Files:  s.files(o.ReferenceNumber, l),
+				Files:  printFiles(l, fileURL),
 			}},
 		}
 	}
 	return &platenv1.ShopOrderResponse{Data: out}
 }
 
-// files lists a ready print's files with fresh links; none otherwise.
-func (s *Service) files(reference string, l Line) []*platenv1.ShopPrintFile {
+// files lists a ready print's files with their links; none otherwise.
+func printFiles(l Line, fileURL func(printUID string, index int) string) []*platenv1.ShopPrintFile {
 	if l.Print.Status != PrintReady {
 		return []*platenv1.ShopPrintFile{}
 	}
-	files := make([]*platenv1.ShopPrintFile, l.Print.Files)
-	for i := range files {
-		files[i] = &platenv1.ShopPrintFile{
+	out := make([]*platenv1.ShopPrintFile, l.Print.Files)
+	for i := range out {
+		out[i] = &platenv1.ShopPrintFile{
 			Index:  int32(i + 1),
 			Type:   "single_file",
 			Copies: int32(l.Quantity),
-			Url:    s.links.ShopFileURL(reference, l.Print.UID, i+1),
+			Url:    fileURL(l.Print.UID, i+1),
 		}
 	}
-	return files
+	return out
 }

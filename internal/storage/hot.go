@@ -10,7 +10,11 @@ import (
 
 	"github.com/platen-print/platen/ent/order"
 	"github.com/platen-print/platen/ent/orderitem"
+	"github.com/platen-print/platen/ent/shoporder"
+	"github.com/platen-print/platen/ent/shopprint"
+	"github.com/platen-print/platen/internal/apierr"
 	"github.com/platen-print/platen/internal/orders"
+	"github.com/platen-print/platen/internal/shop"
 )
 
 // hotStatements are the statements of the hottest read paths, prepared once.
@@ -22,6 +26,9 @@ type hotStatements struct {
 	// itemPrints finds an item id in a team (one row per store holding it);
 	// itemPrintsInStore in one store of the team.
 	itemPrints, itemPrintsInStore *sql.Stmt
+	// shopOrder reads a Family B order with its prints, by store and
+	// reference_number or external_id: a row per print.
+	shopOrder *sql.Stmt
 }
 
 func (db *DB) prepare(ctx context.Context) error {
@@ -36,6 +43,9 @@ func (db *DB) prepare(ctx context.Context) error {
 	}
 	if h.itemPrintsInStore, err = db.prepareItemPrints(ctx, entsql.And(byTeam, byItem, byStore)); err != nil {
 		return errors.Join(err, h.itemPrints.Close())
+	}
+	if h.shopOrder, err = db.prepareShopOrder(ctx); err != nil {
+		return errors.Join(err, h.itemPrints.Close(), h.itemPrintsInStore.Close())
 	}
 	db.hot = h
 	return nil
@@ -59,7 +69,67 @@ func (db *DB) prepareItemPrints(ctx context.Context, where *entsql.Predicate) (*
 }
 
 func (h *hotStatements) close() error {
-	return errors.Join(h.itemPrints.Close(), h.itemPrintsInStore.Close())
+	return errors.Join(h.itemPrints.Close(), h.itemPrintsInStore.Close(), h.shopOrder.Close())
+}
+
+func (db *DB) prepareShopOrder(ctx context.Context) (*sql.Stmt, error) {
+	b := entsql.Dialect(db.dialect)
+	o, p := b.Table(shoporder.Table).As("o"), b.Table(shopprint.Table).As("p")
+	query, _ := b.Select(o.C(shoporder.FieldID), o.C(shoporder.FieldTeamID), o.C(shoporder.FieldExternalID),
+		o.C(shoporder.FieldReferenceNumber), o.C(shoporder.FieldLinesHash),
+		p.C(shopprint.FieldUID), p.C(shopprint.FieldLineExternalID), p.C(shopprint.FieldDesignVersionID),
+		p.C(shopprint.FieldQuantity), p.C(shopprint.FieldStatus), p.C(shopprint.FieldFileCount)).
+		From(o).
+		Join(p).On(p.C(shopprint.FieldShopOrderID), o.C(shoporder.FieldID)).
+		Where(entsql.And(
+			entsql.EQ(o.C(shoporder.FieldStoreID), ""),
+			entsql.Or(entsql.EQ(o.C(shoporder.FieldReferenceNumber), ""), entsql.EQ(o.C(shoporder.FieldExternalID), "")),
+		)).
+		OrderBy(o.C(shoporder.FieldID), p.C(shopprint.FieldPosition)).
+		Query()
+	stmt, err := db.readPool.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, fmt.Errorf("prepare shop order query: %w", err)
+	}
+	return stmt, nil
+}
+
+// findShopOrder runs the prepared shop order query. When ref is one
+// order's reference_number and another's external_id, the reference wins.
+func (h *hotStatements) findShopOrder(ctx context.Context, storeID, ref string) (*shop.Order, error) {
+	ctx = context.WithoutCancel(ctx) // see findItemPrints
+	rows, err := h.shopOrder.QueryContext(ctx, storeID, ref, ref)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var found []*shop.Order
+	for rows.Next() {
+		var o shop.Order
+		var l shop.Line
+		if err := rows.Scan(&o.ID, &o.TeamID, &o.ExternalID, &o.ReferenceNumber, &o.LinesHash,
+			&l.Print.UID, &l.ExternalID, &l.DesignVersionID, &l.Quantity, &l.Print.Status, &l.Print.Files); err != nil {
+			return nil, err
+		}
+		if n := len(found); n == 0 || found[n-1].ID != o.ID {
+			o.StoreID = storeID
+			found = append(found, &o)
+		}
+		last := found[len(found)-1]
+		last.Lines = append(last.Lines, l)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(found) == 0 {
+		return nil, apierr.NotFound("shop order %q not found", ref)
+	}
+	for _, o := range found {
+		if o.ReferenceNumber == ref {
+			return o, nil
+		}
+	}
+	return found[0], nil
 }
 
 // findItemPrints runs the prepared item print query: in storeID when given,

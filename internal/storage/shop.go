@@ -35,7 +35,7 @@ const referenceAttempts = 3
 func (s *ShopOrders) CreateOrder(ctx context.Context, o *shop.Order) (*shop.Order, error) {
 	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
 	// A retried create, the common repeat, costs one read.
-	if existing, err := s.find(ctx, s.db.read, o.StoreID, o.ExternalID, false); !errors.Is(err, apierr.ErrNotFound) {
+	if existing, err := s.find(ctx, s.db.read, o.StoreID, o.ExternalID); !errors.Is(err, apierr.ErrNotFound) {
 		return existing, err
 	}
 	for attempt := 1; ; attempt++ {
@@ -45,7 +45,7 @@ func (s *ShopOrders) CreateOrder(ctx context.Context, o *shop.Order) (*shop.Orde
 		}
 		// A concurrent create of the same external_id won, or the
 		// reference_number was taken.
-		existing, ferr := s.find(ctx, s.db.write, o.StoreID, o.ExternalID, false)
+		existing, ferr := s.find(ctx, s.db.write, o.StoreID, o.ExternalID)
 		if !errors.Is(ferr, apierr.ErrNotFound) || attempt == referenceAttempts {
 			return existing, ferr
 		}
@@ -133,32 +133,20 @@ func newReference() string {
 	return string(out)
 }
 
-// GetOrder finds the store's order by reference_number, else external_id.
+// GetOrder finds the store's order by reference_number, else external_id
+// (the polled read: a prepared statement, see hotStatements).
 func (s *ShopOrders) GetOrder(ctx context.Context, storeID, ref string) (*shop.Order, error) {
-	return s.find(ctx, s.db.read, storeID, ref, true)
+	return s.db.hot.findShopOrder(ctx, storeID, ref)
 }
 
-// find loads the store's order with external_id ref, or (byReference) with
-// reference_number ref first, with its lines in order.
-func (s *ShopOrders) find(ctx context.Context, c *ent.Client, storeID, ref string, byReference bool) (*shop.Order, error) {
-	match := shoporder.ExternalID(ref)
-	if byReference {
-		match = shoporder.Or(shoporder.ReferenceNumber(ref), match)
-	}
-	rows, err := c.ShopOrder.Query().Where(shoporder.StoreID(storeID), match).
+// find loads the store's order with external_id ref, with its lines in
+// order.
+func (s *ShopOrders) find(ctx context.Context, c *ent.Client, storeID, ref string) (*shop.Order, error) {
+	row, err := c.ShopOrder.Query().Where(shoporder.StoreID(storeID), shoporder.ExternalID(ref)).
 		WithPrints(func(q *ent.ShopPrintQuery) { q.Order(ent.Asc(shopprint.FieldPosition)) }).
-		All(ctx)
+		Only(ctx)
 	if err != nil {
-		return nil, err
-	}
-	if len(rows) == 0 {
-		return nil, apierr.NotFound("shop order %q not found", ref)
-	}
-	row := rows[0]
-	for _, r := range rows {
-		if r.ReferenceNumber == ref {
-			row = r // a reference_number names one order; it wins
-		}
+		return nil, notFound(err, "shop order %q not found", ref)
 	}
 	return shopOrderFromRow(row), nil
 }
@@ -172,7 +160,7 @@ func shopOrderFromRow(row *ent.ShopOrder) *shop.Order {
 	for i, p := range row.Edges.Prints {
 		o.Lines[i] = shop.Line{
 			ExternalID: p.LineExternalID, DesignVersionID: p.DesignVersionID, Quantity: p.Quantity,
-			Print: shop.Print{UID: p.UID, Status: p.Status, Files: len(p.FileKeys)},
+			Print: shop.Print{UID: p.UID, Status: p.Status, Files: p.FileCount},
 		}
 	}
 	return o
@@ -241,7 +229,7 @@ func (s *ShopPrints) Finish(ctx context.Context, printUID string, jobID int64, k
 				return 0, err
 			}
 		}
-		n, err := ownedPrint(tx, printUID, jobID).SetStatus(shop.PrintReady).ClearError().SetFileKeys(keys).Save(ctx)
+		n, err := ownedPrint(tx, printUID, jobID).SetStatus(shop.PrintReady).ClearError().SetFileKeys(keys).SetFileCount(len(keys)).Save(ctx)
 		if err != nil || n == 0 {
 			return n, err
 		}
@@ -252,7 +240,7 @@ func (s *ShopPrints) Finish(ctx context.Context, printUID string, jobID int64, k
 // Fail moves the print to failed, keeping the reason for operators.
 func (s *ShopPrints) Fail(ctx context.Context, printUID string, jobID int64, reason string) (bool, error) {
 	return s.db.update(ctx, func(tx *Tx) (int, error) {
-		return ownedPrint(tx, printUID, jobID).SetStatus(shop.PrintFailed).SetError(reason).ClearFileKeys().Save(ctx)
+		return ownedPrint(tx, printUID, jobID).SetStatus(shop.PrintFailed).SetError(reason).ClearFileKeys().SetFileCount(0).Save(ctx)
 	})
 }
 
@@ -298,7 +286,7 @@ func (s *ShopPrints) CancelPrint(ctx context.Context, printUID string) (status s
 			return err
 		}
 		status = shop.PrintCancelled
-		return p.Update().SetStatus(shop.PrintCancelled).ClearJobID().ClearFileKeys().Exec(ctx)
+		return p.Update().SetStatus(shop.PrintCancelled).ClearJobID().ClearFileKeys().SetFileCount(0).Exec(ctx)
 	})
 	return status, err
 }
