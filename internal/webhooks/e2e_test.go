@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -282,4 +283,100 @@ func TestDeliverySurvivesRestart(t *testing.T) {
 			t.Errorf("delivery log %v", log)
 		}
 	})
+}
+
+// TestFailedDeliveryResend: a delivery whose every attempt fails ends
+// failed in the log; a resend delivers it with the same id and bytes.
+func TestFailedDeliveryResend(t *testing.T) {
+	rcv := newReceiver(t, 500, 502)
+	srv, tenant, _ := setup(t, platentest.Backends()[0], rcv.URL, 50*time.Millisecond)
+	if r := srv.Do(t, "POST", "/v1/shop/orders", tenant.Token, map[string]any{
+		"external_id": "SO-1", "lines": []any{map[string]any{"design_version_id": "sticker-v1", "quantity": 1}}}); r.Status != http.StatusCreated {
+		t.Fatalf("create: %d %s", r.Status, r.Raw)
+	}
+	failed := waitLog(t, srv, tenant.Token, func(d map[string]any) bool { return d["status"] == "failed" })
+	if failed["attempts"] != 2.0 || failed["last_status_code"] != 502.0 || failed["next_attempt_at"] != nil ||
+		!strings.Contains(fmt.Sprint(failed["last_error"]), "502") {
+		t.Errorf("failed delivery %v", failed)
+	}
+	if r := srv.Do(t, "GET", "/api/v1/stores/acme-shop/webhook-deliveries?status=pending", tenant.Token, nil); len(r.Object(t)["webhook_deliveries"].([]any)) != 0 {
+		t.Errorf("?status=pending lists %s", r.Raw)
+	}
+	id := failed["id"].(string)
+	r := srv.Do(t, "POST", "/api/v1/stores/acme-shop/webhook-deliveries/"+id+"/resend", tenant.Token, map[string]any{})
+	if r.Status != http.StatusOK || r.Object(t)["status"] != "pending" {
+		t.Fatalf("resend: %d %s", r.Status, r.Raw)
+	}
+	delivered := waitLog(t, srv, tenant.Token, func(d map[string]any) bool { return d["status"] == "delivered" })
+	if delivered["id"] != id || delivered["attempts"] != 1.0 || delivered["last_status_code"] != 200.0 {
+		t.Errorf("after the resend: %v", delivered)
+	}
+	got := rcv.requests()
+	if len(got) != 3 || got[2].header.Get("Platen-Delivery") != id || string(got[2].body) != string(got[0].body) {
+		t.Errorf("the receiver saw %d requests; the resend must repeat the delivery", len(got))
+	}
+	if r := srv.Do(t, "POST", "/api/v1/stores/acme-shop/webhook-deliveries/nope/resend", tenant.Token, map[string]any{}); r.Status != http.StatusNotFound {
+		t.Errorf("resend of an unknown delivery: %d", r.Status)
+	}
+}
+
+// TestEndpointRules: a webhook URL must be http(s), and not reach the
+// service's own network unless --allow-private-network; only stores the
+// token may use can be set; rotate_secret keeps the old secret 24 h.
+func TestEndpointRules(t *testing.T) {
+	srv := platentest.Start(t, platentest.Backends()[0])
+	acme := srv.Bootstrap(t, "acme", "acme-shop")
+	globex := srv.Bootstrap(t, "globex", "globex-shop")
+	put := func(token, store string, body map[string]any) *platentest.Response {
+		return srv.Do(t, "PUT", "/api/v1/stores/"+store+"/webhook", token, body)
+	}
+	for _, bad := range []string{"", "ftp://example.com/h", "/relative", "http://127.0.0.1:9/h", "http://10.1.2.3/h",
+		"http://169.254.169.254/latest", "http://[::1]/h", "http://localhost/h"} {
+		_, fields := platentest.ErrorBody(t, put(acme.Token, "acme-shop", map[string]any{"url": bad}), http.StatusBadRequest)
+		if len(fields) != 1 || fields[0] != "url" {
+			t.Errorf("url %q: fields %v", bad, fields)
+		}
+	}
+	platentest.ErrorBody(t, put(acme.Token, "globex-shop", map[string]any{"url": "https://example.com/h"}), http.StatusForbidden)
+	platentest.ErrorBody(t, put(globex.Token, "acme-shop", map[string]any{"url": "https://example.com/h"}), http.StatusForbidden)
+	platentest.ErrorBody(t, put(acme.Token, "no-such-store", map[string]any{"url": "https://example.com/h"}), http.StatusForbidden)
+
+	// A public address by IP, so that the check needs no DNS here.
+	first := put(acme.Token, "acme-shop", map[string]any{"url": "https://93.184.215.14/h"}).Object(t)
+	rotated := put(acme.Token, "acme-shop", map[string]any{"url": "https://93.184.215.14/h", "rotate_secret": true}).Object(t)
+	if first["secret"] == rotated["secret"] || first["previous_secret_expires_at"] != nil {
+		t.Errorf("rotation: %v then %v", first, rotated)
+	}
+	expires, err := time.Parse(time.RFC3339Nano, fmt.Sprint(rotated["previous_secret_expires_at"]))
+	if err != nil || time.Until(expires) < 23*time.Hour || time.Until(expires) > 25*time.Hour {
+		t.Errorf("previous_secret_expires_at %v", rotated["previous_secret_expires_at"])
+	}
+}
+
+// TestRotationSignsWithBoth: after a rotation, deliveries carry the new
+// secret's signature and the old one's, in both header forms.
+func TestRotationSignsWithBoth(t *testing.T) {
+	rcv := newReceiver(t)
+	srv, tenant, old := setup(t, platentest.Backends()[0], rcv.URL)
+	r := srv.Do(t, "PUT", "/api/v1/stores/acme-shop/webhook", tenant.Token, map[string]any{"url": rcv.URL + "/hooks", "rotate_secret": true})
+	newSecret, _ := r.Object(t)["secret"].(string)
+	if r.Status != http.StatusOK || newSecret == old {
+		t.Fatalf("rotate: %d %s", r.Status, r.Raw)
+	}
+	if r := srv.Do(t, "POST", "/v1/shop/orders", tenant.Token, map[string]any{
+		"external_id": "SO-1", "lines": []any{map[string]any{"design_version_id": "sticker-v1", "quantity": 1}}}); r.Status != http.StatusCreated {
+		t.Fatalf("create: %d %s", r.Status, r.Raw)
+	}
+	got := rcv.waitRequests(t, 1, 30*time.Second)[0]
+	platenSigs := strings.Split(got.header.Get("Platen-Signature"), ", ")
+	standardSigs := strings.Split(got.header.Get("webhook-signature"), " ")
+	if len(platenSigs) != 2 || len(standardSigs) != 2 {
+		t.Fatalf("signatures %q and %q, want two of each", got.header.Get("Platen-Signature"), got.header.Get("webhook-signature"))
+	}
+	for i, secret := range []string{newSecret, old} {
+		one := received{header: got.header.Clone(), body: got.body}
+		one.header.Set("Platen-Signature", platenSigs[i])
+		one.header.Set("webhook-signature", standardSigs[i])
+		checkSignatures(t, secret, one)
+	}
 }
