@@ -156,35 +156,31 @@ func (w *RenderWorker[A]) render(ctx context.Context, task *Task, jobID int64) (
 	if settings.Variant != nil {
 		req.Settings.VariantId = int32(settings.Variant.VariantID)
 	}
-	if !task.PerSurface {
-		key := fmt.Sprintf("%s-%d.pdf", task.KeyPrefix, jobID)
-		return []string{key}, w.renderFile(ctx, req, key)
-	}
-	parsed, err := design.Parse(doc)
+	req.PdfPerSurface = task.PerSurface
+	resp, err := w.Render.Render(ctx, req)
 	if err != nil {
-		return nil, &permanentError{reason: err.Error()}
+		return nil, err
 	}
-	keys := make([]string, len(parsed.Surfaces))
-	for i := range keys {
-		keys[i] = fmt.Sprintf("%s-%d-%d.pdf", task.KeyPrefix, jobID, i+1)
-		req.SurfaceIndexes = []int32{int32(i)}
-		if err := w.renderFile(ctx, req, keys[i]); err != nil {
+	if len(resp.Files) == 0 || (!task.PerSurface && len(resp.Files) != 1) {
+		return nil, fmt.Errorf("the renderer answered %d files", len(resp.Files))
+	}
+	return w.store(ctx, task, jobID, resp.Files)
+}
+
+// store puts the rendered files under keys of this job: {prefix}-{job}.pdf,
+// or {prefix}-{job}-{surface from 1}.pdf for a PDF per surface.
+func (w *RenderWorker[A]) store(ctx context.Context, task *Task, jobID int64, files []*renderv1.RenderedFile) ([]string, error) {
+	keys := make([]string, len(files))
+	for i, f := range files {
+		keys[i] = fmt.Sprintf("%s-%d.pdf", task.KeyPrefix, jobID)
+		if task.PerSurface {
+			keys[i] = fmt.Sprintf("%s-%d-%d.pdf", task.KeyPrefix, jobID, i+1)
+		}
+		if err := w.Files.Put(ctx, keys[i], bytes.NewReader(f.Data), f.ContentType); err != nil {
 			return nil, err
 		}
 	}
 	return keys, nil
-}
-
-// renderFile renders req, one PDF, and stores it under key.
-func (w *RenderWorker[A]) renderFile(ctx context.Context, req *renderv1.RenderRequest, key string) error {
-	resp, err := w.Render.Render(ctx, req)
-	if err != nil {
-		return err
-	}
-	if len(resp.Files) != 1 {
-		return fmt.Errorf("the renderer answered %d files for one PDF", len(resp.Files))
-	}
-	return w.Files.Put(ctx, key, bytes.NewReader(resp.Files[0].Data), resp.Files[0].ContentType)
 }
 
 func (w *RenderWorker[A]) finish(ctx context.Context, task *Task, jobID int64, keys []string) error {
