@@ -42,6 +42,13 @@ type Config struct {
 	Logger       *slog.Logger
 }
 
+// fetchCooldown is the shortest time between two fetches of a queue. River
+// fetches again when a worker frees its slot, but no sooner than this: at
+// its default of 100 ms a queue of N workers ran at most 10×N jobs a
+// second however quick they were (20 renders/s on two CPUs, BENCHMARKS.md).
+// Polls still come every PollInterval only, so an idle queue costs no more.
+const fetchCooldown = 5 * time.Millisecond
+
 // Queue is a River client over database/sql transactions.
 type Queue struct {
 	client  *river.Client[*sql.Tx]
@@ -91,7 +98,7 @@ func New(pool *sql.DB, dialect string, workers *river.Workers, cfg Config) (*Que
 		RescueStuckJobsAfter: cfg.RescueAfter,
 	}
 	if cfg.PollInterval > 0 {
-		rc.FetchCooldown = min(cfg.PollInterval, 100*time.Millisecond)
+		rc.FetchCooldown = min(cfg.PollInterval, fetchCooldown)
 	}
 	if cfg.Workers > 0 || len(cfg.Queues) > 0 {
 		rc.Queues = map[string]river.QueueConfig{}

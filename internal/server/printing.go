@@ -88,7 +88,7 @@ func (s *Server) startPrinting(ctx context.Context) error {
 	}
 	s.queue, err = queue.New(s.db.JobPool(), s.db.Dialect(), workers, queue.Config{
 		Workers:      quickWorkers,
-		Queues:       map[string]int{printfiles.RenderQueue: renderWorkers, webhooks.Queue: webhookWorkers},
+		Queues:       map[string]int{printfiles.RenderQueue: renderWorkers, webhooks.Queue: webhooks.Workers},
 		PollInterval: pollInterval,
 		ID:           s.queueID(),
 		JobTimeout:   time.Minute,
@@ -113,10 +113,6 @@ type jobQueue struct {
 	*printfiles.Jobs
 	*webhooks.DeliveryJobs
 }
-
-// webhookWorkers is how many deliveries run at once in a process: they
-// wait on receivers (10 s at most), not on the CPU.
-const webhookWorkers = 32
 
 // webhookFetcher checks webhook targets by the image fetcher's address
 // rules (contract §7: "webhook targets likewise").

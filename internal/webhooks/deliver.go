@@ -43,6 +43,10 @@ const (
 	Queue       = "webhooks"
 )
 
+// Workers is how many deliveries run at once in a process: they wait on
+// receivers (10 s at most), not on the CPU.
+const Workers = 32
+
 // DeliverArgs is a delivery job: the delivery, by uid. The delivery row
 // names the job that owns it; a resend replaces that job.
 type DeliverArgs struct {
@@ -112,6 +116,10 @@ func NewClient(dial func(ctx context.Context, network, addr string) (net.Conn, e
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.DialContext = dial
 	transport.Proxy = nil
+	// One kept connection per delivery at once: at the default of two, a
+	// store's receiver got a new connection for two webhooks in three
+	// under load (BENCHMARKS.md).
+	transport.MaxIdleConnsPerHost = Workers
 	return &http.Client{
 		Transport:     transport,
 		Timeout:       AttemptTimeout,
