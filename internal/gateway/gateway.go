@@ -42,18 +42,30 @@ type Options struct {
 // gateway's router tries a method's patterns one by one, newest registered
 // first, allocating at each try: the hottest routes (orders, print status,
 // shop polling) are registered last so that they are tried first.
-var registrations = []func(context.Context, *runtime.ServeMux, *grpc.ClientConn) error{
-	platenv1.RegisterOperatorServiceHandler,
-	platenv1.RegisterWebhookServiceHandler,
-	platenv1.RegisterBatchServiceHandler,
-	platenv1.RegisterCatalogServiceHandler,
-	platenv1.RegisterDesignServiceHandler,
-	platenv1.RegisterShopServiceHandler,
-	platenv1.RegisterOrderServiceHandler,
+var registrations = []registration{
+	via(platenv1.NewOperatorServiceClient, platenv1.RegisterOperatorServiceHandlerClient),
+	via(platenv1.NewWebhookServiceClient, platenv1.RegisterWebhookServiceHandlerClient),
+	via(platenv1.NewBatchServiceClient, platenv1.RegisterBatchServiceHandlerClient),
+	via(platenv1.NewCatalogServiceClient, platenv1.RegisterCatalogServiceHandlerClient),
+	via(platenv1.NewDesignServiceClient, platenv1.RegisterDesignServiceHandlerClient),
+	via(platenv1.NewShopServiceClient, platenv1.RegisterShopServiceHandlerClient),
+	via(platenv1.NewOrderServiceClient, platenv1.RegisterOrderServiceHandlerClient),
 }
 
-// New returns the REST handler, calling the gRPC server through conn.
-func New(ctx context.Context, conn *grpc.ClientConn, opts Options) (*Gateway, error) {
+// registration routes a service's REST paths to its client on a
+// connection (the in-process channel, in platen serve).
+type registration func(context.Context, *runtime.ServeMux, grpc.ClientConnInterface) error
+
+// via is the registration of the service whose generated client and
+// gateway registration these are.
+func via[C any](newClient func(grpc.ClientConnInterface) C, register func(context.Context, *runtime.ServeMux, C) error) registration {
+	return func(ctx context.Context, mux *runtime.ServeMux, conn grpc.ClientConnInterface) error {
+		return register(ctx, mux, newClient(conn))
+	}
+}
+
+// New returns the REST handler, calling the gRPC services through conn.
+func New(ctx context.Context, conn grpc.ClientConnInterface, opts Options) (*Gateway, error) {
 	g := &Gateway{codec: newCodec(), metrics: newHTTPMetrics(opts.Registerer), accessLog: opts.AccessLog}
 	g.mux = runtime.NewServeMux(
 		runtime.WithMarshalerOption(runtime.MIMEWildcard, g.codec),

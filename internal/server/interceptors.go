@@ -9,9 +9,9 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
-	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 
+	"github.com/platen-print/platen/internal/inproc"
 	"github.com/platen-print/platen/internal/logging"
 )
 
@@ -39,11 +39,11 @@ func newGRPCMetrics(reg prometheus.Registerer) *grpcMetrics {
 
 // observe gives every call a request id (the client's x-request-id when
 // sent), recovers panics as Internal, and logs and measures the call. Calls
-// that came through the gateway (over its unix socket) are logged by it, and
+// that came through the gateway (in process) are logged by it, and
 // it has the request id already; here only their failures are logged.
 func (m *grpcMetrics) observe(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {
 	start := time.Now()
-	viaGateway := fromGateway(ctx)
+	viaGateway := inproc.FromChannel(ctx)
 	id := first(ctx, "x-request-id")
 	if !logging.ValidRequestID(id) {
 		id = logging.NewRequestID()
@@ -67,12 +67,6 @@ func (m *grpcMetrics) observe(ctx context.Context, req any, info *grpc.UnaryServ
 		}
 	}()
 	return handler(ctx, req)
-}
-
-// fromGateway reports a call that came in on the gateway's unix socket.
-func fromGateway(ctx context.Context) bool {
-	p, ok := peer.FromContext(ctx)
-	return ok && p.Addr != nil && p.Addr.Network() == "unix"
 }
 
 // first reads one metadata value without copying the whole metadata map, as

@@ -1,7 +1,7 @@
 // Package server assembles `platen serve`: the database, the gRPC server and
 // its interceptors, the REST gateway in front of it (a gRPC client of the
-// same server over a unix socket), the operational endpoints, and an
-// ordered shutdown.
+// same services and interceptors, in process), the operational endpoints,
+// and an ordered shutdown.
 package server
 
 import (
@@ -11,15 +11,12 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/reflection"
@@ -33,6 +30,7 @@ import (
 	"github.com/platen-print/platen/internal/files"
 	"github.com/platen-print/platen/internal/gateway"
 	"github.com/platen-print/platen/internal/idempotency"
+	"github.com/platen-print/platen/internal/inproc"
 	"github.com/platen-print/platen/internal/orders"
 	"github.com/platen-print/platen/internal/printfiles"
 	"github.com/platen-print/platen/internal/queue"
@@ -58,11 +56,10 @@ type Server struct {
 	grpcServer *grpc.Server
 	health     *health.Server
 	grpcLis    net.Listener
-	// internalLis is the gateway's way in to the gRPC server.
-	internalLis net.Listener
-	httpServer  *http.Server
-	httpLis     net.Listener
-	conn        *grpc.ClientConn
+	// channel is the gateway's way in to the gRPC services.
+	channel    *inproc.Channel
+	httpServer *http.Server
+	httpLis    net.Listener
 
 	files *files.Store
 	links *printfiles.Links
@@ -143,13 +140,14 @@ func (s *Server) startGRPC() error {
 	lis := s.grpcLis
 	authn := auth.NewAuthenticator(s.db).WithRateLimit(auth.NewRateLimiter(s.cfg.RateLimit, s.cfg.RateBurst))
 	metrics := newGRPCMetrics(s.registry)
+	interceptors := []grpc.UnaryServerInterceptor{
+		metrics.observe,
+		apierr.UnaryServerInterceptor,
+		authn.UnaryServerInterceptor,
+		idempotency.New(s.db.Idempotency()).Unary,
+	}
 	s.grpcServer = grpc.NewServer(
-		grpc.ChainUnaryInterceptor(
-			metrics.observe,
-			apierr.UnaryServerInterceptor,
-			authn.UnaryServerInterceptor,
-			idempotency.New(s.db.Idempotency()).Unary,
-		),
+		grpc.ChainUnaryInterceptor(interceptors...),
 		grpc.ChainStreamInterceptor(authn.StreamServerInterceptor),
 		// Reused workers keep the stacks they grew: a fresh goroutine per
 		// call spent a tenth of the CPU growing its stack through SQLite.
@@ -160,43 +158,38 @@ func (s *Server) startGRPC() error {
 		grpc.MaxRecvMsgSize(maxMessageBytes),
 		grpc.MaxSendMsgSize(maxMessageBytes),
 	)
-	platenv1.RegisterOrderServiceServer(s.grpcServer, orders.NewService(s.db.Orders(), s.links))
-	platenv1.RegisterCatalogServiceServer(s.grpcServer, catalog.NewService(s.db.Catalog()))
-	platenv1.RegisterDesignServiceServer(s.grpcServer, designs.NewService(s.db.Designs()))
-	platenv1.RegisterShopServiceServer(s.grpcServer, shop.NewService(s.db.ShopOrders(), s.links))
-	platenv1.RegisterWebhookServiceServer(s.grpcServer, webhooks.NewService(s.db.Deliveries(), s.webhookFetcher().CheckURL))
-	registerPlanned(s.grpcServer)
+	s.channel = inproc.New(interceptors...)
+	s.registerServices(registrars{s.grpcServer, s.channel})
 	s.health = health.NewServer()
 	healthpb.RegisterHealthServer(s.grpcServer, s.health)
 	reflection.Register(s.grpcServer)
 	go func() { s.done <- s.grpcServer.Serve(lis) }()
 	s.onShutdown(s.stopGRPC)
-	return s.listenInternal()
-}
-
-// listenInternal serves the same gRPC server on a unix socket for the
-// gateway: it costs fewer syscalls than TCP loopback, and every interceptor
-// still applies to REST calls.
-func (s *Server) listenInternal() error {
-	dir, err := os.MkdirTemp("", "platen-")
-	if err != nil {
-		return err
-	}
-	s.onShutdown(func(context.Context) error { return os.RemoveAll(dir) })
-	lis, err := net.Listen("unix", filepath.Join(dir, "grpc.sock"))
-	if err != nil {
-		return fmt.Errorf("listen on the gateway's unix socket: %w", err)
-	}
-	s.internalLis = lis
-	go func() {
-		if err := s.grpcServer.Serve(lis); err != nil && !errors.Is(err, grpc.ErrServerStopped) {
-			s.done <- err
-		}
-	}()
 	return nil
 }
 
-// stopGRPC lets calls in flight finish, and stops hard at the deadline.
+// registerServices registers Platen's services on r.
+func (s *Server) registerServices(r grpc.ServiceRegistrar) {
+	platenv1.RegisterOrderServiceServer(r, orders.NewService(s.db.Orders(), s.links))
+	platenv1.RegisterCatalogServiceServer(r, catalog.NewService(s.db.Catalog()))
+	platenv1.RegisterDesignServiceServer(r, designs.NewService(s.db.Designs()))
+	platenv1.RegisterShopServiceServer(r, shop.NewService(s.db.ShopOrders(), s.links))
+	platenv1.RegisterWebhookServiceServer(r, webhooks.NewService(s.db.Deliveries(), s.webhookFetcher().CheckURL))
+	registerPlanned(r)
+}
+
+// registrars registers every service on each of its registrars: the gRPC
+// server for gRPC clients, the in-process channel for the gateway.
+type registrars []grpc.ServiceRegistrar
+
+func (rs registrars) RegisterService(desc *grpc.ServiceDesc, impl any) {
+	for _, r := range rs {
+		r.RegisterService(desc, impl)
+	}
+}
+
+// stopGRPC lets calls in flight finish, and stops hard at the deadline;
+// either way it returns once no handler runs, the gateway's included.
 func (s *Server) stopGRPC(ctx context.Context) error {
 	s.health.Shutdown()
 	stopped := make(chan struct{})
@@ -206,19 +199,12 @@ func (s *Server) stopGRPC(ctx context.Context) error {
 	case <-ctx.Done():
 		s.grpcServer.Stop()
 	}
+	s.channel.Stop()
 	return nil
 }
 
 func (s *Server) startHTTP(ctx context.Context) error {
-	conn, err := grpc.NewClient("unix://"+s.internalLis.Addr().String(),
-		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithDefaultCallOptions(grpc.MaxCallSendMsgSize(maxMessageBytes), grpc.MaxCallRecvMsgSize(maxMessageBytes)))
-	if err != nil {
-		return err
-	}
-	s.conn = conn
-	s.onShutdown(func(context.Context) error { return conn.Close() })
-	gw, err := gateway.New(ctx, conn, gateway.Options{AccessLog: s.cfg.AccessLog, Registerer: s.registry})
+	gw, err := gateway.New(ctx, s.channel, gateway.Options{AccessLog: s.cfg.AccessLog, Registerer: s.registry})
 	if err != nil {
 		return err
 	}

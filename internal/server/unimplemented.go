@@ -9,7 +9,7 @@ import (
 // registerPlanned registers the services whose implementation arrives with
 // later issues: they answer Unimplemented (HTTP 501) until then, and the
 // whole API surface is visible through reflection meanwhile.
-func registerPlanned(s *grpc.Server) {
+func registerPlanned(s grpc.ServiceRegistrar) {
 	platenv1.RegisterBatchServiceServer(s, platenv1.UnimplementedBatchServiceServer{})
 	platenv1.RegisterOperatorServiceServer(s, platenv1.UnimplementedOperatorServiceServer{})
 }
