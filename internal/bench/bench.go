@@ -1,5 +1,6 @@
 // Package bench runs Platen's end-to-end benchmarks, the ones `make bench`
-// (cmd/platen-bench) reports: the HTTP suite and the rendering suite.
+// (cmd/platen-bench) reports: the HTTP suite, the rendering suite and the
+// webhooks suite.
 //
 // HTTP: for each database (the embedded SQLite, and PostgreSQL when a URL is
 // given) it bootstraps a token into a fresh data directory with the platen
@@ -11,6 +12,11 @@
 // its photo served on loopback, rendered by `platen render` processes over
 // gRPC (time, peak memory, throughput) and through `platen serve` from POST
 // to ready; rsvg-convert on the same page as SVG beside it when installed.
+//
+// Webhooks (RunWebhooks): Family B orders sent at a steady rate, and the
+// time from each print turning ready (its shop_prints.updated_at, read from
+// the database after the run) to its print_files.ready webhook arriving at
+// a receiver in this process.
 package bench
 
 import (
@@ -48,6 +54,9 @@ type Options struct {
 	// NoBaseline skips the plain net/http handler that SQLite figures are
 	// compared with.
 	NoBaseline bool
+	// ProfileDir, when set, receives a CPU profile of platen serve over
+	// each scenario's measured time.
+	ProfileDir string
 }
 
 // Main parses args as cmd/platen-bench's flags, runs the benchmarks and
@@ -58,22 +67,26 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var o Options
 	var scenarios, suites string
-	fs.StringVar(&suites, "suites", "http,render", "comma-separated suites: http (the scenarios), render (time, memory, throughput of rendering; POST to ready)")
+	fs.StringVar(&suites, "suites", "http,render,webhooks", "comma-separated suites: http (the scenarios), render (time, memory, throughput of rendering; POST to ready), "+
+		"webhooks (Family B orders at a steady rate: print ready to webhook arrived)")
 	fs.StringVar(&o.Platen, "platen", "bin/platen", "path of the platen binary to benchmark")
 	fs.IntVar(&o.Concurrency, "c", 32, "concurrent connections (closed loop: one request in flight each)")
 	fs.DurationVar(&o.Duration, "d", 15*time.Second, "measured duration of each scenario")
 	fs.DurationVar(&o.Warmup, "warmup", 3*time.Second, "unmeasured warmup before each scenario")
-	fs.StringVar(&scenarios, "scenarios", "create,print", "comma-separated scenarios: "+scenarioNames())
+	fs.StringVar(&scenarios, "scenarios", "create,print,shop-get", "comma-separated scenarios: "+scenarioNames())
 	fs.StringVar(&o.PostgresURL, "postgres", "", "postgres://… URL: also benchmark PostgreSQL (in a fresh schema)")
 	var baselineAddr, baselineDir string
 	fs.StringVar(&baselineAddr, "serve-baseline", "", "internal: serve the plain net/http baseline on this address")
 	fs.StringVar(&baselineDir, "baseline-dir", "", "internal: the baseline's data directory")
 	fs.BoolVar(&o.NoBaseline, "no-baseline", false, "do not measure the plain net/http + SQLite baseline beside SQLite")
 	fs.BoolVar(&o.HTTPClient, "http-client", false, "send through net/http's client (more load-generator CPU) instead of raw connections")
+	fs.StringVar(&o.ProfileDir, "profile-dir", "", "http, webhooks: write a CPU profile of platen serve over each measured window into this directory")
 	renderOptions := renderFlags(fs)
+	hookOptions := hookFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: platen-bench [flags]\n\nBenchmarks platen serve over HTTP on SQLite (and PostgreSQL with -postgres),\n"+
-			"then rendering (-suites render): the reference page through platen render and platen serve.\n\nScenarios of the http suite:\n")
+			"then rendering (-suites render): the reference page through platen render and platen serve,\n"+
+			"then webhooks (-suites webhooks): print ready to webhook arrived under a steady load of Family B orders.\n\nScenarios of the http suite:\n")
 		for _, s := range allScenarios {
 			fmt.Fprintf(stderr, "  %-8s %s\n", s.name, s.description)
 		}
@@ -96,8 +109,12 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	o.Scenarios = commaList(scenarios)
 	run := commaList(suites)
 	ro, err := renderOptions(o.Platen, o.PostgresURL)
+	var ho HookOptions
 	if err == nil {
-		err = checkSuites(run, o, ro)
+		ho, err = hookOptions(o.Platen, o.PostgresURL, o.ProfileDir)
+	}
+	if err == nil {
+		err = checkSuites(run, o, ro, ho)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "platen-bench: %v\n", err)
@@ -108,6 +125,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if slices.Contains(run, "render") && ctx.Err() == nil {
 		err = errors.Join(err, RunRender(ctx, ro, stdout, stderr))
+	}
+	if slices.Contains(run, "webhooks") && ctx.Err() == nil {
+		err = errors.Join(err, RunWebhooks(ctx, ho, stdout, stderr))
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "platen-bench: %v\n", err)
@@ -129,7 +149,7 @@ func commaList(s string) []string {
 
 // checkSuites checks the suites asked for and their options before any
 // runs, so that a typo fails at once rather than after the first suite.
-func checkSuites(suites []string, o Options, ro RenderOptions) error {
+func checkSuites(suites []string, o Options, ro RenderOptions, ho HookOptions) error {
 	if len(suites) == 0 {
 		return errors.New("no -suites")
 	}
@@ -140,8 +160,10 @@ func checkSuites(suites []string, o Options, ro RenderOptions) error {
 			err = o.validate()
 		case "render":
 			err = ro.validate()
+		case "webhooks":
+			err = ho.validate()
 		default:
-			err = fmt.Errorf("unknown suite %q (known: http, render)", s)
+			err = fmt.Errorf("unknown suite %q (known: http, render, webhooks)", s)
 		}
 		if err != nil {
 			return err
@@ -256,7 +278,11 @@ func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisec
 // calling emit with each result.
 func runDatabase(ctx context.Context, o Options, db database, logw io.Writer, emit func(row)) (err error) {
 	fmt.Fprintf(logw, "platen-bench: %s: starting platen serve\n", db.name())
-	e, err := startEnv(ctx, o.Platen, db, logw)
+	prof, err := newProfiler(o.ProfileDir)
+	if err != nil {
+		return err
+	}
+	e, err := startEnv(ctx, o.Platen, db, logw, prof.args()...)
 	if err != nil {
 		return err
 	}
@@ -276,6 +302,9 @@ func runDatabase(ctx context.Context, o Options, db database, logw io.Writer, em
 	}
 	for _, name := range o.Scenarios {
 		s := findScenario(name)
+		if err := seedScenario(ctx, s, e, ref); err != nil {
+			return err
+		}
 		var base *loadgen.Result
 		if ref != nil {
 			res, err := measure(ctx, o, s, ref, "baseline", logw)
@@ -285,13 +314,29 @@ func runDatabase(ctx context.Context, o Options, db database, logw io.Writer, em
 			emit(row{database: "baseline: net/http + SQLite", scenario: name, concurrency: o.Concurrency, result: res})
 			base = &res
 		}
+		profDone := prof.during(ctx, "http-"+db.name()+"-"+name+"-"+e.run, time.Now().Add(o.Warmup), o.Duration, logw)
 		res, err := measure(ctx, o, s, e, db.name(), logw)
+		<-profDone
 		if err != nil {
 			return err
 		}
 		emit(row{database: "platen: " + db.name(), scenario: name, concurrency: o.Concurrency, result: res, baseline: base})
 	}
 	return nil
+}
+
+// seedScenario runs s's own seeding on the server and on the baseline (when
+// running).
+func seedScenario(ctx context.Context, s *scenario, e, ref *env) error {
+	if s.seed == nil {
+		return nil
+	}
+	if ref != nil {
+		if err := s.seed(ctx, ref); err != nil {
+			return fmt.Errorf("baseline: %w", err)
+		}
+	}
+	return s.seed(ctx, e)
 }
 
 // stopKeepingErr stops e, reporting its failure in *err unless *err already

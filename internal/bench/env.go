@@ -97,6 +97,13 @@ type env struct {
 	cmd     *exec.Cmd
 	exited  chan struct{} // closed once cmd.Wait returns, with waitErr
 	waitErr error
+
+	// databaseURL is platen's --database-url: empty for SQLite, whose file
+	// is DATA_DIR/platen.db (the webhooks suite reads it after the run).
+	databaseURL string
+	// shopRef is the reference_number of the order shop-get reads, once
+	// seedShop has made it.
+	shopRef string
 }
 
 // bootstrapOutput is what `platen admin bootstrap` prints.
@@ -131,7 +138,7 @@ func startEnv(ctx context.Context, platen string, db database, logw io.Writer, e
 	if err != nil {
 		return e, err
 	}
-	e.cleanup = cleanup
+	e.cleanup, e.databaseURL = cleanup, databaseURL
 	common := []string{"--data-dir", e.dataDir}
 	if databaseURL != "" {
 		common = append(common, "--database-url", databaseURL)
@@ -281,10 +288,23 @@ func expect200(client *http.Client, req *http.Request) error {
 	return nil
 }
 
-// stop ends the server with SIGTERM (SIGKILL after stopTimeout), cleans up
-// the database and removes the data directory. It reports a server that
-// did not exit cleanly.
+// stop ends the server (see halt), cleans up the database and removes the
+// data directory.
 func (e *env) stop() error {
+	errs := []error{e.halt()}
+	if err := e.cleanup(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := os.RemoveAll(e.dataDir); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// halt ends the server with SIGTERM (SIGKILL after stopTimeout) and leaves
+// its data, for a suite that reads the database after the run. It reports
+// a server that did not exit cleanly.
+func (e *env) halt() error {
 	var errs []error
 	if e.cmd != nil {
 		if err := e.cmd.Process.Signal(syscall.SIGTERM); err != nil && !errors.Is(err, os.ErrProcessDone) {
@@ -301,12 +321,6 @@ func (e *env) stop() error {
 			errs = append(errs, e.withLog(fmt.Errorf("platen serve still running %s after SIGTERM; killed", stopTimeout)))
 		}
 		e.cmd = nil
-	}
-	if err := e.cleanup(); err != nil {
-		errs = append(errs, err)
-	}
-	if err := os.RemoveAll(e.dataDir); err != nil {
-		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -9,11 +10,13 @@ import (
 )
 
 // scenario is one kind of load. newRequest returns, for a started and
-// seeded env, the function that builds a worker's seq-th request.
+// seeded env, the function that builds a worker's seq-th request. seed,
+// when set, is the scenario's own seeding, run once per server before it.
 type scenario struct {
 	name        string
 	description string
 	newRequest  func(e *env) func(worker, seq int) (*http.Request, error)
+	seed        func(ctx context.Context, e *env) error
 }
 
 // allScenarios lists the scenarios in the order -h shows them.
@@ -27,6 +30,12 @@ var allScenarios = []scenario{
 		name:        "print",
 		description: "GET /api/v1/order-items/{id}/print of the seeded order's item",
 		newRequest:  getPrint,
+	},
+	{
+		name:        "shop-get",
+		description: "GET /v1/shop/orders/{ref} of a seeded 10-line Family B order, every print ready",
+		newRequest:  getShopOrder,
+		seed:        func(ctx context.Context, e *env) error { return e.seedShop(ctx) },
 	},
 }
 

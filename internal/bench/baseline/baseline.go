@@ -1,7 +1,8 @@
 // Package baseline is the yardstick of BENCHMARKS.md: a plain net/http
-// handler doing the same SQLite work as Platen's two hot endpoints (insert
-// an order with its item in one transaction; read an item's print status),
-// with database/sql, prepared statements and no gRPC, gateway, auth or Ent.
+// handler doing the same SQLite work as Platen's hot endpoints (insert an
+// order with its item in one transaction; read an item's print status; read
+// a Family B order with its prints and signed links, see shop.go), with
+// database/sql, prepared statements and no gRPC, gateway, auth or Ent.
 // Platen's figures are read against it, measured in the same minutes on the
 // same machine, so that a slower host does not pass for a slower Platen.
 package baseline
@@ -80,7 +81,13 @@ func Serve(ctx context.Context, lis net.Listener, dir string) error {
 	if s.readStatus, err = reads.Prepare(`SELECT print_status FROM order_items WHERE ecommerce_order_item_id = ? LIMIT 2`); err != nil {
 		return err
 	}
+	shop, err := newShop(ctx, db, reads)
+	if err != nil {
+		return err
+	}
+	defer shop.read.Close()
 	mux := http.NewServeMux()
+	shop.routes(mux)
 	mux.HandleFunc("POST /api/v1/orders", s.create)
 	mux.HandleFunc("GET /api/v1/order-items/{id}/print", s.status)
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte(`{"status":"ok"}`)) })
