@@ -34,8 +34,7 @@ type Options struct {
 	// Logger logs renders; nil means slog.Default().
 	Logger *slog.Logger
 	// MaxConcurrent bounds the renders running at once; more calls wait
-	// their turn (or their deadline). 0 means no bound: serve bounds them
-	// with its render workers already.
+	// their turn (or their deadline). 0 means no bound.
 	MaxConcurrent int
 }
 

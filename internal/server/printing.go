@@ -64,7 +64,11 @@ func (s *Server) startPrinting(ctx context.Context) error {
 	}
 	store := s.db.PrintFiles()
 	s.links = printfiles.NewLinks(signer, s.publicURL(), store, s.files)
-	renderer, err := s.renderClient()
+	renderWorkers := s.cfg.RenderWorkers
+	if renderWorkers == 0 {
+		renderWorkers = runtime.NumCPU()
+	}
+	renderer, err := s.renderClient(renderWorkers)
 	if err != nil {
 		return err
 	}
@@ -82,13 +86,9 @@ func (s *Server) startPrinting(ctx context.Context) error {
 		RetryDelays: s.cfg.WebhookRetryDelays,
 		Logger:      slog.Default(),
 	})
-	renderWorkers := s.cfg.RenderWorkers
-	if renderWorkers == 0 {
-		renderWorkers = runtime.NumCPU()
-	}
 	s.queue, err = queue.New(s.db.JobPool(), s.db.Dialect(), workers, queue.Config{
 		Workers:      quickWorkers,
-		Queues:       map[string]int{printfiles.RenderQueue: renderWorkers, webhooks.Queue: webhooks.Workers},
+		Queues:       map[string]int{printfiles.RenderQueue: renderJobsPerSlot * renderWorkers, webhooks.Queue: webhooks.Workers},
 		PollInterval: pollInterval,
 		ID:           s.queueID(),
 		JobTimeout:   time.Minute,
@@ -120,9 +120,17 @@ func (s *Server) webhookFetcher() *fetch.Fetcher {
 	return fetch.New(fetch.Config{AllowPrivateNetwork: s.cfg.AllowPrivateNetwork})
 }
 
-// renderClient is the in-process render service, or a client of the
-// --render-addr processes.
-func (s *Server) renderClient() (renderv1.RenderServiceClient, error) {
+// renderJobsPerSlot is how many render jobs run per render at once. A job
+// also reads and writes the database and the file store, so with more jobs
+// than renders one job's I/O overlaps another's render: on PostgreSQL, one
+// job per slot left the CPU two-thirds idle at 140 cheap renders a second
+// (BENCHMARKS.md). The render service's slots still bound the renders.
+const renderJobsPerSlot = 2
+
+// renderClient is the in-process render service, rendering at most slots
+// at once, or a client of the --render-addr processes (which bound their
+// own).
+func (s *Server) renderClient(slots int) (renderv1.RenderServiceClient, error) {
 	if len(s.cfg.RenderAddrs) > 0 {
 		client, closer, err := rendersvc.Dial(s.cfg.RenderAddrs)
 		if err != nil {
@@ -136,7 +144,7 @@ func (s *Server) renderClient() (renderv1.RenderServiceClient, error) {
 		return nil, fmt.Errorf("--font-dir: %w", err)
 	}
 	fetcher := fetch.New(fetch.Config{AllowPrivateNetwork: s.cfg.AllowPrivateNetwork})
-	return rendersvc.Local(rendersvc.NewServer(rendersvc.Options{Fetcher: fetcher, Fonts: fonts, Logger: slog.Default()})), nil
+	return rendersvc.Local(rendersvc.NewServer(rendersvc.Options{Fetcher: fetcher, Fonts: fonts, Logger: slog.Default(), MaxConcurrent: slots})), nil
 }
 
 // startQueue makes the jobs a crash left running available again, then
