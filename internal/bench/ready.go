@@ -1,11 +1,9 @@
 package bench
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"time"
@@ -47,14 +45,8 @@ func (e *env) postToReady(ctx context.Context, client *http.Client, orderID, pho
 	if err != nil {
 		return 0, 0, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.baseURL+"/api/v1/orders", bytes.NewReader(body))
-	if err != nil {
-		return 0, 0, err
-	}
-	req.Header.Set("Authorization", "Bearer "+e.token)
-	req.Header.Set("Content-Type", "application/json")
 	start := time.Now()
-	if err := expect200(client, req); err != nil {
+	if err := e.call(ctx, client, http.MethodPost, "/api/v1/orders", body, nil); err != nil {
 		return 0, 0, err
 	}
 	posted = time.Since(start)
@@ -80,27 +72,9 @@ func (e *env) postToReady(ctx context.Context, client *http.Client, orderID, pho
 // printStatus reads the item's print status: received, processing,
 // processingfailed or ready.
 func (e *env) printStatus(ctx context.Context, client *http.Client, itemID string) (string, error) {
-	req, err := e.newPrintRequest(itemID)
-	if err != nil {
-		return "", err
-	}
-	resp, err := client.Do(req.WithContext(ctx))
-	if err != nil {
-		return "", err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return "", err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("GET %s: %s: %s", req.URL.Path, resp.Status, tail(body))
-	}
 	var answer struct {
 		Status string `json:"status"`
 	}
-	if err := json.Unmarshal(body, &answer); err != nil {
-		return "", fmt.Errorf("GET %s: %w: %s", req.URL.Path, err, tail(body))
-	}
-	return answer.Status, nil
+	err := e.call(ctx, client, http.MethodGet, "/api/v1/order-items/"+url.PathEscape(itemID)+"/print", nil, &answer)
+	return answer.Status, err
 }
