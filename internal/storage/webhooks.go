@@ -143,7 +143,7 @@ func (db *DB) notifyShopReady(ctx context.Context, tx *Tx, printUID string) erro
 	body := webhooks.Body(webhooks.PrintFilesReady{
 		Event: webhooks.EventPrintFilesReady, OrderExternalID: p.Edges.Order.ExternalID,
 		LineExternalID: p.LineExternalID, DesignVersionID: p.DesignVersionID,
-		PrintID: p.UID, Status: shop.PrintReady, Files: files,
+		PrintID: p.UID, Status: shop.PrintReady, Files: files, SentAt: webhooks.SentAt(time.Now()),
 	})
 	return db.notify(ctx, tx, p.TeamID, p.StoreID, webhooks.EventPrintFilesReady, body)
 }

@@ -9,9 +9,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -167,6 +169,10 @@ func TestPrintFilesReadyWebhook(t *testing.T) {
 				t.Errorf("body %s = %v, want %v", k, body[k], v)
 			}
 		}
+		checkKeys(t, body, "event", "order_external_id", "line_external_id", "design_version_id", "print_id", "status", "files", "sent_at")
+		if sent, err := time.Parse(time.RFC3339, fmt.Sprint(body["sent_at"])); err != nil || time.Since(sent) > time.Minute {
+			t.Errorf("sent_at %v: want an RFC 3339 time with its offset, of now", body["sent_at"])
+		}
 		files, _ := body["files"].([]any)
 		if len(files) != 1 {
 			t.Fatalf("files %v", body["files"])
@@ -188,6 +194,17 @@ func TestPrintFilesReadyWebhook(t *testing.T) {
 			t.Errorf("the receiver saw %d requests after delivery, want 3", len(rcv.requests()))
 		}
 	})
+}
+
+// checkKeys fails unless body has exactly the keys named (the spec's
+// fields of an event body, no more, no fewer).
+func checkKeys(t *testing.T, body map[string]any, keys ...string) {
+	t.Helper()
+	got := slices.Sorted(maps.Keys(body))
+	slices.Sort(keys)
+	if !slices.Equal(got, keys) {
+		t.Errorf("body keys %v, want %v", got, keys)
+	}
 }
 
 // waitLog polls the store's delivery log until its newest entry satisfies
@@ -252,6 +269,10 @@ func TestItemPrintWebhooks(t *testing.T) {
 	}
 	if failed["event"] != "order_item.print_file.failed" || failed["status"] != "processingfailed" || failed["url"] != nil {
 		t.Errorf("failed event %v", failed)
+	}
+	for _, body := range []map[string]any{ready, failed} {
+		checkKeys(t, body, "event", "store_id", "order_uid", "ecommerce_order_id", "ecommerce_order_item_id",
+			"order_item_uid", "status", "url", "sent_at")
 	}
 }
 

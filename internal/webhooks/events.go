@@ -30,6 +30,7 @@ type PrintFilesReady struct {
 	PrintID         string     `json:"print_id"`
 	Status          string     `json:"status"`
 	Files           []ShopFile `json:"files"`
+	SentAt          string     `json:"sent_at"`
 }
 
 // ItemPrint is the body of order_item.print_file.ready and .failed: a
