@@ -2,6 +2,7 @@ package shop_test
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -93,6 +94,9 @@ func TestBadShopOrders(t *testing.T) {
 		{"design_version_id missing", shopA.Token, orderBody("x", map[string]any{"quantity": 1}), 400, "lines[0].design_version_id"},
 		{"unknown design version", shopA.Token, orderBody("x", ok(), line("nope", 1, "")), 400, "lines[1].design_version_id"},
 		{"another team's design version", shopA.Token, orderBody("x", line("globex-v1", 1, "")), 400, "lines[0].design_version_id"},
+		{"a C0 control in external_id", shopA.Token, orderBody("a\tb", ok()), 400, "external_id"},
+		{"a C1 control in external_id", shopA.Token, orderBody("a\u0085b", ok()), 400, "external_id"},
+		{"a C1 control in a line id", shopA.Token, orderBody("x", line("sticker-v1", 1, "\u009fa")), 400, "lines[0].external_id"},
 		{"repeated line id", shopA.Token, orderBody("x", line("sticker-v1", 1, "a"), line("sticker-v1", 1, "a")), 400, "lines[1].external_id"},
 		{"non-store token", srv.TeamToken(t, shopA.TeamID), orderBody("x", ok()), 403, ""},
 		{"no token", "", orderBody("x", ok()), 401, ""},
@@ -109,6 +113,27 @@ func TestBadShopOrders(t *testing.T) {
 	// Nothing of the refused orders was stored.
 	if r := srv.Do(t, "GET", "/v1/shop/orders/x", shopA.Token, nil); r.Status != http.StatusNotFound {
 		t.Errorf("a refused order exists: %d %s", r.Status, r.Raw)
+	}
+}
+
+// TestExternalIDInPath: an order is found by an external_id holding a
+// slash or other characters that need escaping in a path, as the shop's own
+// order numbers may.
+func TestExternalIDInPath(t *testing.T) {
+	srv := platentest.Start(t, platentest.Backends()[0])
+	shopA := srv.Bootstrap(t, "acme", "acme-shop")
+	register(t, srv, shopA.Token, "sticker-v1", stickerDoc)
+	for _, id := range []string{"INV/2026/001", "a b?c#d%e+f;g", "ÄÖ/ü", "a//b", "/lead"} {
+		created := data(t, srv.Do(t, "POST", "/v1/shop/orders", shopA.Token, orderBody(id, line("sticker-v1", 1, ""))), http.StatusCreated)
+		got := data(t, srv.Do(t, "GET", "/v1/shop/orders/"+url.PathEscape(id), shopA.Token, nil), http.StatusOK)
+		if got["reference_number"] != created["reference_number"] || got["external_id"] != id {
+			t.Errorf("GET by %q answered %v, created %v", id, got, created)
+		}
+	}
+	// Unescaped, a slash is a slash too.
+	got := data(t, srv.Do(t, "GET", "/v1/shop/orders/INV/2026/001", shopA.Token, nil), http.StatusOK)
+	if got["external_id"] != "INV/2026/001" {
+		t.Errorf("GET by the raw path answered %v", got)
 	}
 }
 

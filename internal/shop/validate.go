@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	platenv1 "github.com/platen-print/platen/gen/platen/v1"
@@ -65,7 +66,7 @@ func checkID(vs *apierr.Violations, field, id string, required bool) {
 		vs.Add(field, "is required")
 	case utf8.RuneCountInString(id) > maxIDLen:
 		vs.Add(field, "is %d characters long; at most %d are allowed", utf8.RuneCountInString(id), maxIDLen)
-	case strings.TrimSpace(id) != id || strings.ContainsFunc(id, func(r rune) bool { return r < 0x20 || r == 0x7f }):
+	case strings.TrimSpace(id) != id || strings.ContainsFunc(id, unicode.IsControl):
 		vs.Add(field, "must not hold control characters or start or end with spaces")
 	}
 }

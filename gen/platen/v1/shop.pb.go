@@ -545,10 +545,10 @@ const file_platen_v1_shop_proto_rawDesc = "" +
 	"\x05index\x18\x01 \x01(\x05R\x05index\x12\x12\n" +
 	"\x04type\x18\x02 \x01(\tR\x04type\x12\x16\n" +
 	"\x06copies\x18\x03 \x01(\x05R\x06copies\x12\x10\n" +
-	"\x03url\x18\x04 \x01(\tR\x03url2\xf0\x01\n" +
+	"\x03url\x18\x04 \x01(\tR\x03url2\xf3\x01\n" +
 	"\vShopService\x12n\n" +
-	"\x0fCreateShopOrder\x12!.platen.v1.CreateShopOrderRequest\x1a\x1c.platen.v1.ShopOrderResponse\"\x1a\x82\xd3\xe4\x93\x02\x14:\x01*\"\x0f/v1/shop/orders\x12q\n" +
-	"\fGetShopOrder\x12\x1e.platen.v1.GetShopOrderRequest\x1a\x1c.platen.v1.ShopOrderResponse\"#\x82\xd3\xe4\x93\x02\x1d\x12\x1b/v1/shop/orders/{order_ref}B7Z5github.com/platen-print/platen/gen/platen/v1;platenv1b\x06proto3"
+	"\x0fCreateShopOrder\x12!.platen.v1.CreateShopOrderRequest\x1a\x1c.platen.v1.ShopOrderResponse\"\x1a\x82\xd3\xe4\x93\x02\x14:\x01*\"\x0f/v1/shop/orders\x12t\n" +
+	"\fGetShopOrder\x12\x1e.platen.v1.GetShopOrderRequest\x1a\x1c.platen.v1.ShopOrderResponse\"&\x82\xd3\xe4\x93\x02 \x12\x1e/v1/shop/orders/{order_ref=**}B7Z5github.com/platen-print/platen/gen/platen/v1;platenv1b\x06proto3"
 
 var (
 	file_platen_v1_shop_proto_rawDescOnce sync.Once

@@ -133,7 +133,7 @@ func RegisterShopServiceHandlerServer(ctx context.Context, mux *runtime.ServeMux
 		var stream runtime.ServerTransportStream
 		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
 		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
-		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/platen.v1.ShopService/GetShopOrder", runtime.WithHTTPPathPattern("/v1/shop/orders/{order_ref}"))
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/platen.v1.ShopService/GetShopOrder", runtime.WithHTTPPathPattern("/v1/shop/orders/{order_ref=**}"))
 		if err != nil {
 			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
 			return
@@ -208,7 +208,7 @@ func RegisterShopServiceHandlerClient(ctx context.Context, mux *runtime.ServeMux
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
 		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
-		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/platen.v1.ShopService/GetShopOrder", runtime.WithHTTPPathPattern("/v1/shop/orders/{order_ref}"))
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/platen.v1.ShopService/GetShopOrder", runtime.WithHTTPPathPattern("/v1/shop/orders/{order_ref=**}"))
 		if err != nil {
 			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
 			return
@@ -226,7 +226,7 @@ func RegisterShopServiceHandlerClient(ctx context.Context, mux *runtime.ServeMux
 
 var (
 	pattern_ShopService_CreateShopOrder_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"v1", "shop", "orders"}, ""))
-	pattern_ShopService_GetShopOrder_0    = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3}, []string{"v1", "shop", "orders", "order_ref"}, ""))
+	pattern_ShopService_GetShopOrder_0    = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 3, 0, 4, 1, 5, 3}, []string{"v1", "shop", "orders", "order_ref"}, ""))
 )
 
 var (
