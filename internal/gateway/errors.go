@@ -3,7 +3,9 @@ package gateway
 import (
 	"context"
 	"net/http"
+	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc/codes"
@@ -20,10 +22,50 @@ const retryAfterSeconds = 1
 func writeError(ctx context.Context, _ *runtime.ServeMux, m runtime.Marshaler, w http.ResponseWriter, r *http.Request, err error) {
 	noteRoute(ctx)
 	st := status.Convert(err)
-	if body, ok := r.Body.(*requestBody); ok && body.violation != nil && st.Code() == codes.InvalidArgument {
-		st = apierr.ToStatus(ctx, &apierr.ValidationError{Violations: []apierr.Violation{*body.violation}})
+	if st.Code() == codes.InvalidArgument && len(st.Details()) == 0 {
+		if v, ok := readViolation(r, st.Message()); ok {
+			st = apierr.ToStatus(ctx, &apierr.ValidationError{Violations: []apierr.Violation{v}})
+		}
 	}
 	writeStatus(w, m, st)
+}
+
+// Parameters grpc-gateway could not read into the request message, as it
+// words them: a path parameter, and a query parameter.
+var (
+	pathMismatch  = regexp.MustCompile(`^type mismatch, parameter: ([a-z0-9_.]+), error: (.*)$`)
+	queryMismatch = regexp.MustCompile(`^parsing field "([a-z0-9_.]+)": (.*)$`)
+)
+
+// readViolation is the field violation of a request the gateway could not
+// read: the body's, left by the decoder, or a path or query parameter's,
+// from grpc-gateway's message. The contract wants every validation error to
+// name its field, and the gateway's own errors carry no details.
+func readViolation(r *http.Request, message string) (apierr.Violation, bool) {
+	if body, ok := r.Body.(*requestBody); ok && body.violation != nil {
+		return *body.violation, true
+	}
+	for _, re := range []*regexp.Regexp{pathMismatch, queryMismatch} {
+		if m := re.FindStringSubmatch(message); m != nil {
+			return apierr.Violation{Field: m[1], Description: parseProblem(m[2])}, true
+		}
+	}
+	return apierr.Violation{}, false
+}
+
+// parseProblem says in the API's words what strconv's error means.
+func parseProblem(cause string) string {
+	switch {
+	case strings.Contains(cause, strconv.ErrRange.Error()):
+		return "is out of range"
+	case strings.Contains(cause, "strconv.ParseInt"), strings.Contains(cause, "strconv.ParseUint"):
+		return "must be an integer"
+	case strings.Contains(cause, "strconv.ParseFloat"):
+		return "must be a number"
+	case strings.Contains(cause, "strconv.ParseBool"):
+		return "must be true or false"
+	}
+	return "cannot be read: " + cause
 }
 
 func writeStatus(w http.ResponseWriter, m runtime.Marshaler, st *status.Status) {

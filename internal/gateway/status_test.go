@@ -36,3 +36,27 @@ func TestForwardedHTTPStatus(t *testing.T) {
 		})
 	}
 }
+
+// A path or query parameter the gateway cannot read is a 400 naming it,
+// as every validation error is (contract §2), not grpc-gateway's text.
+func TestParameterViolations(t *testing.T) {
+	cases := []struct {
+		message, field, description string
+	}{
+		{`parsing field "page_size": strconv.ParseInt: parsing "abc": invalid syntax`, "page_size", "must be an integer"},
+		{`parsing field "page_size": strconv.ParseInt: parsing "99999999999": value out of range`, "page_size", "is out of range"},
+		{`type mismatch, parameter: product_id, error: strconv.ParseInt: parsing "x": invalid syntax`, "product_id", "must be an integer"},
+		{`parsing field "rotate_secret": strconv.ParseBool: parsing "maybe": invalid syntax`, "rotate_secret", "must be true or false"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.field, func(t *testing.T) {
+			v, ok := readViolation(httptest.NewRequest("GET", "/", nil), tc.message)
+			if !ok || v.Field != tc.field || v.Description != tc.description {
+				t.Errorf("violation %+v, %v; want %s: %s", v, ok, tc.field, tc.description)
+			}
+		})
+	}
+	if v, ok := readViolation(httptest.NewRequest("GET", "/", nil), "order not found"); ok {
+		t.Errorf("a message of no parameter gave %+v", v)
+	}
+}

@@ -361,6 +361,12 @@ func TestEndpointRules(t *testing.T) {
 	platentest.ErrorBody(t, put(acme.Token, "globex-shop", map[string]any{"url": "https://example.com/h"}), http.StatusForbidden)
 	platentest.ErrorBody(t, put(globex.Token, "acme-shop", map[string]any{"url": "https://example.com/h"}), http.StatusForbidden)
 	platentest.ErrorBody(t, put(acme.Token, "no-such-store", map[string]any{"url": "https://example.com/h"}), http.StatusForbidden)
+	for query, field := range map[string]string{"page_size=abc": "page_size", "page_size=-1": "page_size", "status=bogus": "status"} {
+		r := srv.Do(t, "GET", "/api/v1/stores/acme-shop/webhook-deliveries?"+query, acme.Token, nil)
+		if _, fields := platentest.ErrorBody(t, r, http.StatusBadRequest); len(fields) != 1 || fields[0] != field {
+			t.Errorf("delivery log ?%s: fields %v, want %s", query, fields, field)
+		}
+	}
 
 	// A public address by IP, so that the check needs no DNS here.
 	first := put(acme.Token, "acme-shop", map[string]any{"url": "https://93.184.215.14/h"}).Object(t)
