@@ -203,6 +203,16 @@ type row struct {
 	baseline *loadgen.Result
 }
 
+// builtWith is the Go version the platen binary was built with, which
+// every suite reports beside its figures.
+func builtWith(platen string) (string, error) {
+	info, err := buildinfo.ReadFile(platen)
+	if err != nil {
+		return "", fmt.Errorf("reading %s: %w (make build builds it)", platen, err)
+	}
+	return info.GoVersion, nil
+}
+
 // Run runs the benchmarks o describes, writing the markdown table to out as
 // rows complete and progress to logw. A database that fails to set up is
 // reported and the next one still runs; the error then says which failed.
@@ -210,14 +220,14 @@ func Run(ctx context.Context, o Options, out, logw io.Writer) error {
 	if err := o.validate(); err != nil {
 		return err
 	}
-	info, err := buildinfo.ReadFile(o.Platen)
+	goVersion, err := builtWith(o.Platen)
 	if err != nil {
-		return fmt.Errorf("reading %s: %w (make build builds it)", o.Platen, err)
+		return err
 	}
 
 	fmt.Fprintf(out, "platen-bench: %s %s/%s, NumCPU %d, GOMAXPROCS %d; platen built with %s; -c %d -d %s -warmup %s\n\n",
 		runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0),
-		info.GoVersion, o.Concurrency, o.Duration, o.Warmup)
+		goVersion, o.Concurrency, o.Duration, o.Warmup)
 	fmt.Fprintln(out, "| server | scenario | concurrency | requests/s | p50 ms | p99 ms | errors | of baseline |")
 	fmt.Fprintln(out, "|---|---|---:|---:|---:|---:|---:|---:|")
 

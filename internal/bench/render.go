@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"debug/buildinfo"
 	"errors"
 	"flag"
 	"fmt"
@@ -81,9 +80,9 @@ func RunRender(ctx context.Context, o RenderOptions, out, logw io.Writer) error 
 	if err := o.validate(); err != nil {
 		return err
 	}
-	info, err := buildinfo.ReadFile(o.Platen)
+	goVersion, err := builtWith(o.Platen)
 	if err != nil {
-		return fmt.Errorf("reading %s: %w (make build builds it)", o.Platen, err)
+		return err
 	}
 	photos, err := startPhotoServer(o.Photo)
 	if err != nil {
@@ -93,7 +92,7 @@ func RunRender(ctx context.Context, o RenderOptions, out, logw io.Writer) error 
 	b := &renderBench{RenderOptions: o, out: out, logw: logw, photos: photos}
 
 	fmt.Fprintf(out, "\nplaten-bench render: %s %s/%s, NumCPU %d; platen built with %s; reference page, photo %d bytes, 300 DPI\n",
-		runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), info.GoVersion, len(o.Photo))
+		runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), goVersion, len(o.Photo))
 	var failed []error
 	for _, s := range []struct {
 		name string

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"debug/buildinfo"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -131,9 +130,9 @@ func RunWebhooks(ctx context.Context, o HookOptions, out, logw io.Writer) error 
 	if err := o.validate(); err != nil {
 		return err
 	}
-	info, err := buildinfo.ReadFile(o.Platen)
+	goVersion, err := builtWith(o.Platen)
 	if err != nil {
-		return fmt.Errorf("reading %s: %w (make build builds it)", o.Platen, err)
+		return err
 	}
 	databases := []database{sqliteDatabase{}}
 	if o.PostgresURL != "" {
@@ -149,7 +148,7 @@ func RunWebhooks(ctx context.Context, o HookOptions, out, logw io.Writer) error 
 	}
 	fmt.Fprintf(out, "\nplaten-bench webhooks: %s %s/%s, NumCPU %d; platen built with %s; %d-line orders of one rectangle; "+
 		"%s warmup, %s measured, %s grace; %d run(s)\n",
-		runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), info.GoVersion, o.Lines,
+		runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), goVersion, o.Lines,
 		o.Warmup, o.Window, o.Grace, o.Repeat)
 	var results []hookResult
 	var failed []error

@@ -351,12 +351,7 @@ func (db *DB) lockOrder(ctx context.Context, tx *Tx, uid string) error {
 // concurrent PUTs apply one after the other, each to what the other wrote.
 func (s *Orders) UpdateOrder(ctx context.Context, scope orders.Scope, uid string, apply func(*orders.Order) error) (*orders.Order, error) {
 	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
-	var o *orders.Order
-	err := s.db.inTx(ctx, func(tx *Tx) error {
-		var err error
-		if o, err = s.db.lockedOrder(ctx, tx, scope, uid); err != nil {
-			return err
-		}
+	o, err := s.db.changeOrder(ctx, scope, uid, func(tx *Tx, o *orders.Order) error {
 		before := itemPrints(o.Items)
 		if err := apply(o); err != nil {
 			return err
@@ -445,24 +440,30 @@ func (db *DB) writeUpdate(ctx context.Context, tx *Tx, o *orders.Order, before m
 	return db.insertItems(ctx, tx, o)
 }
 
-// lockedOrder locks the order's row (see lockOrder) and reads the order.
-func (db *DB) lockedOrder(ctx context.Context, tx *Tx, scope orders.Scope, uid string) (*orders.Order, error) {
-	if err := db.lockOrder(ctx, tx, uid); err != nil {
-		return nil, err
-	}
-	return getOrder(ctx, tx.Client(), scope, uid)
+// changeOrder runs change on the order in one transaction, its row locked
+// first (see lockOrder) so that concurrent changes apply one after the
+// other. It returns the order as changed, also when change failed (nil
+// when it could not be read).
+func (db *DB) changeOrder(ctx context.Context, scope orders.Scope, uid string, change func(*Tx, *orders.Order) error) (*orders.Order, error) {
+	var o *orders.Order
+	err := db.inTx(ctx, func(tx *Tx) error {
+		if err := db.lockOrder(ctx, tx, uid); err != nil {
+			return err
+		}
+		var err error
+		if o, err = getOrder(ctx, tx.Client(), scope, uid); err != nil {
+			return err
+		}
+		return change(tx, o)
+	})
+	return o, err
 }
 
 // RequestPrintFiles marks the order's print files as wanted and queues a
 // render for every item that has none yet or whose render failed.
 func (s *Orders) RequestPrintFiles(ctx context.Context, scope orders.Scope, uid string) (*orders.Order, error) {
 	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
-	var o *orders.Order
-	err := s.db.inTx(ctx, func(tx *Tx) error {
-		var err error
-		if o, err = s.db.lockedOrder(ctx, tx, scope, uid); err != nil {
-			return err
-		}
+	o, err := s.db.changeOrder(ctx, scope, uid, func(tx *Tx, o *orders.Order) error {
 		o.PrintFilesRequested = true
 		if err := tx.Order.UpdateOneID(o.ID).SetPrintFilesRequested(true).Exec(ctx); err != nil {
 			return err
