@@ -112,11 +112,7 @@ func (j *Jobs) CancelJobs(ctx context.Context, tx *sql.Tx, jobIDs []int64) error
 
 // EnqueueFileDeletes queues the removal of stored files in tx.
 func (j *Jobs) EnqueueFileDeletes(ctx context.Context, tx *sql.Tx, keys []string) error {
-	params := make([]river.InsertManyParams, len(keys))
-	for i, key := range keys {
-		params[i] = river.InsertManyParams{Args: DeleteArgs{Key: key}}
-	}
-	if _, err := j.q.Client().InsertManyTx(ctx, tx, params); err != nil {
+	if _, err := j.q.InsertEachTx(ctx, tx, keys, func(key string) river.JobArgs { return DeleteArgs{Key: key} }); err != nil {
 		return fmt.Errorf("queue file deletes: %w", err)
 	}
 	return nil

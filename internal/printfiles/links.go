@@ -79,15 +79,10 @@ func (l *Links) ItemURL(orderUID, itemUID string) string {
 	return l.base + ItemRoutePrefix + url.PathEscape(itemUID) + "?token=" + token
 }
 
-// ShopFileURL is a fresh download link for file index (from 1) of a shop
-// print, valid for links.DefaultTTL; its token opens the files of that
-// order only.
-func (l *Links) ShopFileURL(reference, printUID string, index int) string {
-	return l.ShopFileURLs(reference)(printUID, index)
-}
-
-// ShopFileURLs returns the links of one order's files, all under one
-// token: signing once per answer, not once per file.
+// ShopFileURLs returns fresh download links for the files (index from 1)
+// of one order's prints, valid for links.DefaultTTL, all under one token
+// that opens that order's files only: signed once per answer or event, not
+// once per file.
 func (l *Links) ShopFileURLs(reference string) func(printUID string, index int) string {
 	token := l.signer.Sign(links.Claims{Scope: ShopScope, Order: reference, Expires: l.now().Add(links.DefaultTTL)})
 	return func(printUID string, index int) string {

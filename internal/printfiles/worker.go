@@ -43,8 +43,7 @@ type Task struct {
 	EcommerceVariantID string
 	TemplateConfig     string
 	// JobID is the job that owns the print; nil when none does.
-	JobID  *int64
-	Status string
+	JobID *int64
 }
 
 // Store is the persistence of one family's prints. Start, Finish and Fail

@@ -41,6 +41,7 @@ const quickWorkers = 4
 // picks the renderer (in process, or remote `platen render`s) and prepares
 // the job queue, started by startQueue once the APIs serve.
 func (s *Server) startPrinting(ctx context.Context) error {
+	s.fetcher = fetch.New(fetch.Config{AllowPrivateNetwork: s.cfg.AllowPrivateNetwork})
 	linkKey, err := s.db.ServiceKey(ctx, linkKeyName)
 	if err != nil {
 		return err
@@ -82,7 +83,7 @@ func (s *Server) startPrinting(ctx context.Context) error {
 	}, s.db.ShopPrints())
 	river.AddWorker(workers, &webhooks.Deliverer{
 		Store:       s.db.Deliveries(),
-		Client:      webhooks.NewClient(s.webhookFetcher().DialContext),
+		Client:      webhooks.NewClient(s.fetcher.DialContext),
 		RetryDelays: s.cfg.WebhookRetryDelays,
 		Logger:      slog.Default(),
 	})
@@ -114,12 +115,6 @@ type jobQueue struct {
 	*webhooks.DeliveryJobs
 }
 
-// webhookFetcher checks webhook targets by the image fetcher's address
-// rules (contract §7: "webhook targets likewise").
-func (s *Server) webhookFetcher() *fetch.Fetcher {
-	return fetch.New(fetch.Config{AllowPrivateNetwork: s.cfg.AllowPrivateNetwork})
-}
-
 // renderJobsPerSlot is how many render jobs run per render at once. A job
 // also reads and writes the database and the file store, so with more jobs
 // than renders one job's I/O overlaps another's render: on PostgreSQL, one
@@ -143,8 +138,7 @@ func (s *Server) renderClient(slots int) (renderv1.RenderServiceClient, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--font-dir: %w", err)
 	}
-	fetcher := fetch.New(fetch.Config{AllowPrivateNetwork: s.cfg.AllowPrivateNetwork})
-	return rendersvc.Local(rendersvc.NewServer(rendersvc.Options{Fetcher: fetcher, Fonts: fonts, Logger: slog.Default(), MaxConcurrent: slots})), nil
+	return rendersvc.Local(rendersvc.NewServer(rendersvc.Options{Fetcher: s.fetcher, Fonts: fonts, Logger: slog.Default(), MaxConcurrent: slots})), nil
 }
 
 // startQueue makes the jobs a crash left running available again, then

@@ -27,6 +27,7 @@ import (
 	"github.com/platen-print/platen/internal/catalog"
 	"github.com/platen-print/platen/internal/config"
 	"github.com/platen-print/platen/internal/designs"
+	"github.com/platen-print/platen/internal/fetch"
 	"github.com/platen-print/platen/internal/files"
 	"github.com/platen-print/platen/internal/gateway"
 	"github.com/platen-print/platen/internal/idempotency"
@@ -62,8 +63,12 @@ type Server struct {
 	httpLis    net.Listener
 
 	files *files.Store
-	links *printfiles.Links
-	queue *queue.Queue
+	// fetcher fetches images for in-process renders and checks and dials
+	// webhook targets, by the same address rules (contract §7: "webhook
+	// targets likewise"); one, so that they share its connections.
+	fetcher *fetch.Fetcher
+	links   *printfiles.Links
+	queue   *queue.Queue
 
 	// draining is set when shutdown begins; /readyz then answers 503.
 	draining atomic.Bool
@@ -174,7 +179,7 @@ func (s *Server) registerServices(r grpc.ServiceRegistrar) {
 	platenv1.RegisterCatalogServiceServer(r, catalog.NewService(s.db.Catalog()))
 	platenv1.RegisterDesignServiceServer(r, designs.NewService(s.db.Designs()))
 	platenv1.RegisterShopServiceServer(r, shop.NewService(s.db.ShopOrders(), s.links))
-	platenv1.RegisterWebhookServiceServer(r, webhooks.NewService(s.db.Deliveries(), s.webhookFetcher().CheckURL))
+	platenv1.RegisterWebhookServiceServer(r, webhooks.NewService(s.db.Deliveries(), s.fetcher.CheckURL))
 	registerPlanned(r)
 }
 

@@ -37,7 +37,6 @@ func (s *PrintFiles) Task(ctx context.Context, itemUID string) (*printfiles.Task
 		EcommerceVariantID: it.EcommerceVariantID,
 		TemplateConfig:     it.TemplateConfig,
 		JobID:              it.PrintJobID,
-		Status:             it.PrintStatus,
 	}, nil
 }
 
@@ -48,7 +47,7 @@ func owned(tx *Tx, itemUID string, jobID int64) *ent.OrderItemUpdate {
 
 // Start moves the item to processing.
 func (s *PrintFiles) Start(ctx context.Context, itemUID string, jobID int64) (bool, error) {
-	return s.update(ctx, func(tx *Tx) (int, error) {
+	return s.db.update(ctx, func(tx *Tx) (int, error) {
 		return owned(tx, itemUID, jobID).SetPrintStatus(orders.PrintProcessing).ClearPrintError().Save(ctx)
 	})
 }
@@ -60,17 +59,13 @@ func (s *PrintFiles) Finish(ctx context.Context, itemUID string, jobID int64, ke
 		return false, fmt.Errorf("an order item has one print file, not %d", len(keys))
 	}
 	key := keys[0]
-	return s.update(ctx, func(tx *Tx) (int, error) {
-		prev, err := tx.OrderItem.Query().Where(orderitem.UID(itemUID), orderitem.PrintJobID(jobID)).
-			Select(orderitem.FieldPrintFileKey).Only(ctx)
-		if ent.IsNotFound(err) {
-			return 0, nil
-		}
-		if err != nil {
+	return s.db.update(ctx, func(tx *Tx) (int, error) {
+		it, err := ownedItem(ctx, tx, itemUID, jobID)
+		if it == nil {
 			return 0, err
 		}
-		if prev.PrintFileKey != nil && *prev.PrintFileKey != key {
-			if err := s.db.enqueue(ctx, tx, &printWork{delete: []string{*prev.PrintFileKey}}); err != nil {
+		if it.PrintFileKey != nil && *it.PrintFileKey != key {
+			if err := s.db.enqueue(ctx, tx, &printWork{delete: []string{*it.PrintFileKey}}); err != nil {
 				return 0, err
 			}
 		}
@@ -78,25 +73,36 @@ func (s *PrintFiles) Finish(ctx context.Context, itemUID string, jobID int64, ke
 		if err != nil || n == 0 {
 			return n, err
 		}
-		return n, s.db.notifyItem(ctx, tx, itemUID, webhooks.EventItemReady, orders.PrintReady)
+		return n, s.db.notifyItem(ctx, tx, it, webhooks.EventItemReady, orders.PrintReady)
 	})
+}
+
+// ownedItem reads the item, with what its events need of its order, while
+// jobID owns its print; nil when it does not.
+func ownedItem(ctx context.Context, tx *Tx, itemUID string, jobID int64) (*ent.OrderItem, error) {
+	it, err := tx.OrderItem.Query().Where(orderitem.UID(itemUID), orderitem.PrintJobID(jobID)).
+		WithOrder(func(q *ent.OrderQuery) {
+			q.Select(order.FieldUID, order.FieldEcommerceOrderID, order.FieldPrintFilesRequested)
+		}).Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, nil
+	}
+	return it, err
 }
 
 // Fail moves the item to processingfailed with the reason.
 func (s *PrintFiles) Fail(ctx context.Context, itemUID string, jobID int64, reason string) (bool, error) {
-	return s.update(ctx, func(tx *Tx) (int, error) {
+	return s.db.update(ctx, func(tx *Tx) (int, error) {
+		it, err := ownedItem(ctx, tx, itemUID, jobID)
+		if it == nil {
+			return 0, err
+		}
 		n, err := owned(tx, itemUID, jobID).SetPrintStatus(orders.PrintProcessingFailed).SetPrintError(reason).ClearPrintFileKey().Save(ctx)
 		if err != nil || n == 0 {
 			return n, err
 		}
-		return n, s.db.notifyItem(ctx, tx, itemUID, webhooks.EventItemFailed, orders.PrintProcessingFailed)
+		return n, s.db.notifyItem(ctx, tx, it, webhooks.EventItemFailed, orders.PrintProcessingFailed)
 	})
-}
-
-// update runs one status change in a write transaction and reports
-// whether it changed a row.
-func (s *PrintFiles) update(ctx context.Context, fn func(tx *Tx) (int, error)) (bool, error) {
-	return s.db.update(ctx, fn)
 }
 
 // update runs one status change in a write transaction and reports

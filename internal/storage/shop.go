@@ -196,7 +196,6 @@ func (s *ShopPrints) Task(ctx context.Context, printUID string) (*printfiles.Tas
 		TeamID:         p.TeamID,
 		TemplateConfig: version.TemplateConfig,
 		JobID:          p.JobID,
-		Status:         p.Status,
 	}, nil
 }
 
@@ -216,16 +215,18 @@ func (s *ShopPrints) Start(ctx context.Context, printUID string, jobID int64) (b
 // those it had before.
 func (s *ShopPrints) Finish(ctx context.Context, printUID string, jobID int64, keys []string) (bool, error) {
 	return s.db.update(ctx, func(tx *Tx) (int, error) {
-		prev, err := tx.ShopPrint.Query().Where(shopprint.UID(printUID), shopprint.JobID(jobID)).
-			Select(shopprint.FieldFileKeys).Only(ctx)
+		p, err := tx.ShopPrint.Query().Where(shopprint.UID(printUID), shopprint.JobID(jobID)).
+			WithOrder(func(q *ent.ShopOrderQuery) {
+				q.Select(shoporder.FieldReferenceNumber, shoporder.FieldExternalID)
+			}).Only(ctx)
 		if ent.IsNotFound(err) {
 			return 0, nil
 		}
 		if err != nil {
 			return 0, err
 		}
-		if len(prev.FileKeys) > 0 {
-			if err := s.db.enqueue(ctx, tx, &printWork{delete: prev.FileKeys}); err != nil {
+		if len(p.FileKeys) > 0 {
+			if err := s.db.enqueue(ctx, tx, &printWork{delete: p.FileKeys}); err != nil {
 				return 0, err
 			}
 		}
@@ -233,7 +234,7 @@ func (s *ShopPrints) Finish(ctx context.Context, printUID string, jobID int64, k
 		if err != nil || n == 0 {
 			return n, err
 		}
-		return n, s.db.notifyShopReady(ctx, tx, printUID)
+		return n, s.db.notifyShopReady(ctx, tx, p, len(keys))
 	})
 }
 

@@ -8,10 +8,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/platen-print/platen/ent"
-	"github.com/platen-print/platen/ent/order"
-	"github.com/platen-print/platen/ent/orderitem"
-	"github.com/platen-print/platen/ent/shoporder"
-	"github.com/platen-print/platen/ent/shopprint"
 	"github.com/platen-print/platen/ent/store"
 	"github.com/platen-print/platen/ent/webhookdelivery"
 	"github.com/platen-print/platen/internal/orders"
@@ -22,7 +18,7 @@ import (
 // EventLinks signs the download links events carry (printfiles.Links).
 type EventLinks interface {
 	ItemURL(orderUID, itemUID string) string
-	ShopFileURL(reference, printUID string, index int) string
+	ShopFileURLs(reference string) func(printUID string, index int) string
 }
 
 // SetLinks makes status changes that notify carry fresh download links.
@@ -32,8 +28,11 @@ func (db *DB) SetLinks(l EventLinks) { db.links = l }
 // delivery, in tx: the event exists exactly when the change it reports
 // commits. A store without a webhook URL gets no deliveries.
 func (db *DB) notify(ctx context.Context, tx *Tx, teamID int, storeID, event string, body []byte) error {
+	if db.queue == nil {
+		return nil
+	}
 	st, err := tx.Store.Query().Where(store.ID(storeID)).Select(store.FieldWebhookURL).Only(ctx)
-	if err != nil || st.WebhookURL == nil || *st.WebhookURL == "" || db.queue == nil {
+	if err != nil || st.WebhookURL == nil || *st.WebhookURL == "" {
 		return err
 	}
 	uid := uuid.NewString()
@@ -103,14 +102,11 @@ func (s *Deliveries) RecordAttempt(ctx context.Context, uid string, jobID int64,
 }
 
 // notifyItem records order_item.print_file.ready or .failed for a Family A
-// item whose order asked for print files.
-func (db *DB) notifyItem(ctx context.Context, tx *Tx, itemUID, event, status string) error {
-	it, err := tx.OrderItem.Query().Where(orderitem.UID(itemUID)).
-		WithOrder(func(q *ent.OrderQuery) {
-			q.Select(order.FieldUID, order.FieldEcommerceOrderID, order.FieldPrintFilesRequested)
-		}).Only(ctx)
-	if err != nil || !it.Edges.Order.PrintFilesRequested {
-		return err
+// item (read with its order, see ownedItem) whose order asked for print
+// files.
+func (db *DB) notifyItem(ctx context.Context, tx *Tx, it *ent.OrderItem, event, status string) error {
+	if !it.Edges.Order.PrintFilesRequested {
+		return nil
 	}
 	e := webhooks.ItemPrint{
 		Event: event, StoreID: it.StoreID, OrderUID: it.Edges.Order.UID,
@@ -124,26 +120,24 @@ func (db *DB) notifyItem(ctx context.Context, tx *Tx, itemUID, event, status str
 	return db.notify(ctx, tx, it.TeamID, it.StoreID, event, webhooks.Body(e))
 }
 
-// notifyShopReady records print_files.ready for a Family B print.
-func (db *DB) notifyShopReady(ctx context.Context, tx *Tx, printUID string) error {
-	p, err := tx.ShopPrint.Query().Where(shopprint.UID(printUID)).
-		WithOrder(func(q *ent.ShopOrderQuery) {
-			q.Select(shoporder.FieldReferenceNumber, shoporder.FieldExternalID)
-		}).Only(ctx)
-	if err != nil {
-		return err
+// notifyShopReady records print_files.ready for a Family B print (read with
+// its order's reference_number and external_id) now ready with files files.
+func (db *DB) notifyShopReady(ctx context.Context, tx *Tx, p *ent.ShopPrint, files int) error {
+	var fileURL func(printUID string, index int) string
+	if db.links != nil {
+		fileURL = db.links.ShopFileURLs(p.Edges.Order.ReferenceNumber)
 	}
-	files := make([]webhooks.ShopFile, len(p.FileKeys))
-	for i := range files {
-		files[i] = webhooks.ShopFile{Index: i + 1, Type: "single_file", Copies: p.Quantity}
-		if db.links != nil {
-			files[i].URL = db.links.ShopFileURL(p.Edges.Order.ReferenceNumber, p.UID, i+1)
+	list := make([]webhooks.ShopFile, files)
+	for i := range list {
+		list[i] = webhooks.ShopFile{Index: i + 1, Type: "single_file", Copies: p.Quantity}
+		if fileURL != nil {
+			list[i].URL = fileURL(p.UID, i+1)
 		}
 	}
 	body := webhooks.Body(webhooks.PrintFilesReady{
 		Event: webhooks.EventPrintFilesReady, OrderExternalID: p.Edges.Order.ExternalID,
 		LineExternalID: p.LineExternalID, DesignVersionID: p.DesignVersionID,
-		PrintID: p.UID, Status: shop.PrintReady, Files: files, SentAt: webhooks.SentAt(time.Now()),
+		PrintID: p.UID, Status: shop.PrintReady, Files: list, SentAt: webhooks.SentAt(time.Now()),
 	})
 	return db.notify(ctx, tx, p.TeamID, p.StoreID, webhooks.EventPrintFilesReady, body)
 }
