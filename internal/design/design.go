@@ -71,3 +71,29 @@ func DeclaredDPI(doc []byte) (int, bool) {
 	}
 	return int(v), true
 }
+
+// Accept is what the API takes as a template_config: Decode, then
+// CheckBounds. It returns the document even when its numbers are out of
+// range, for callers that report more than one problem; err is an *Error
+// whose path (FieldOf) is relative to the template_config.
+func Accept(templateConfig string) ([]byte, error) {
+	doc, err := Decode(templateConfig)
+	if err != nil {
+		return nil, err
+	}
+	return doc, CheckBounds(doc)
+}
+
+// FieldOf names the member of a problem Accept reported, under field, the
+// template_config's own path: "items[0].template_config.layers[1].x". A
+// problem of the whole value names field itself.
+func FieldOf(field string, err error) (string, string) {
+	var e *Error
+	if errors.As(err, &e) && e.Path != "" {
+		return field + "." + e.Path, e.Msg
+	}
+	if errors.As(err, &e) {
+		return field, e.Msg
+	}
+	return field, err.Error()
+}

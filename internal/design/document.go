@@ -117,6 +117,13 @@ func Parse(doc []byte) (*Document, error) {
 	if err := d.parseSurfaces(root); err != nil {
 		return nil, err
 	}
+	for i := range d.Surfaces {
+		for j := range d.Surfaces[i].Layers {
+			if err := d.checkRanges(&d.Surfaces[i].Layers[j]); err != nil {
+				return nil, err
+			}
+		}
+	}
 	return d, nil
 }
 
@@ -309,6 +316,7 @@ func (l *Layer) box(m members) error {
 	if l.Rotation, err = m.number("rotation", 0); err != nil {
 		return err
 	}
+	l.Rotation = normalDegrees(l.Rotation)
 	if l.Opacity, err = m.number("opacity", 1); err != nil {
 		return err
 	}
@@ -461,8 +469,11 @@ func (m members) number(name string, def float64) (float64, error) {
 	if !ok {
 		return def, nil
 	}
-	var v float64
-	if json.Unmarshal(raw, &v) != nil {
+	v, ok, err := m.finiteNumber(name)
+	if err != nil {
+		return 0, err
+	}
+	if !ok {
 		return 0, errorf(m.pathOf(name), "must be a number, got %s", abbreviate(raw))
 	}
 	return v, nil

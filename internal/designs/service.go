@@ -62,8 +62,9 @@ func checkCreate(req *platenv1.CreateDesignVersionRequest) (*Version, error) {
 	}
 	if req.TemplateConfig == "" {
 		vs.Add("template_config", "is required")
-	} else if doc, err := design.Decode(req.TemplateConfig); err != nil {
-		vs.Add("template_config", "%v", err)
+	} else if doc, err := design.Accept(req.TemplateConfig); err != nil {
+		f, msg := design.FieldOf("template_config", err)
+		vs.Add(f, "%s", msg)
 	} else if v.Fingerprint, err = design.Fingerprint(doc); err != nil {
 		vs.Add("template_config", "must URL-decode to a JSON object: %v", err)
 	}

@@ -250,9 +250,10 @@ func (c *checker) templateConfig(field, value string) []byte {
 		c.Add(field, "is required")
 		return nil
 	}
-	doc, err := design.Decode(value)
+	doc, err := design.Accept(value)
 	if err != nil {
-		c.Add(field, "%v", err)
+		f, msg := design.FieldOf(field, err)
+		c.Add(f, "%s", msg)
 	}
 	return doc
 }
