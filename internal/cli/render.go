@@ -9,8 +9,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/platen-print/platen/internal/config"
-	"github.com/platen-print/platen/internal/fetch"
+	"github.com/platen-print/platen/internal/rendersup"
 	"github.com/platen-print/platen/internal/rendersvc"
+	"github.com/platen-print/platen/internal/server"
 )
 
 // defaultRenderAddr is `platen render`'s gRPC address: beside serve's
@@ -24,21 +25,27 @@ func newRender(cfg *config.Config) *cobra.Command {
 		Use:   "render",
 		Short: "Serve the render service alone over gRPC, for scaling rendering out",
 		Long: "Serve the render service alone over gRPC, for scaling rendering out: start any number, " +
-			"and give their addresses to `platen serve --render-addr`. It keeps no state.",
+			"and give their addresses to `platen serve --render-addr`. It keeps no state. Each of its --workers " +
+			"renders runs in a child process of its own, under --render-timeout and --render-memory-mb.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			fonts, err := rendersvc.LoadFonts(cfg.FontDir)
-			if err != nil {
+			if _, err := rendersvc.LoadFonts(cfg.FontDir); err != nil {
 				return fmt.Errorf("--font-dir: %w", err)
 			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
-			defer stop()
-			fetcher := fetch.New(fetch.Config{AllowPrivateNetwork: cfg.AllowPrivateNetwork})
 			if workers < 1 {
 				return fmt.Errorf("--workers must be at least 1, got %d", workers)
 			}
-			srv := rendersvc.NewServer(rendersvc.Options{Fetcher: fetcher, Fonts: fonts, MaxConcurrent: workers})
-			return rendersvc.Serve(ctx, addr, srv)
+			if err := cfg.Render.Validate(); err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
+			defer stop()
+			sup, err := rendersup.Start(server.RenderProcesses(cfg.Render, cfg.LogLevel, workers))
+			if err != nil {
+				return err
+			}
+			defer sup.Close()
+			return rendersvc.Serve(ctx, addr, sup.Server())
 		},
 	}
 	fs := cmd.Flags()

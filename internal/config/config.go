@@ -61,7 +61,19 @@ type Render struct {
 	// FontDir holds operator-added TTF/OTF fonts, each named by its file
 	// name without the extension.
 	FontDir string
+	// Timeout bounds one render's wall clock, and its CPU time too;
+	// MemoryMB caps a render process's heap. A render past either fails
+	// with the reason, and is not retried.
+	Timeout  time.Duration
+	MemoryMB int
 }
+
+// Render limits' defaults: a render of the largest page with its images
+// takes seconds and stays under 250 MB (BENCHMARKS.md).
+const (
+	DefaultRenderTimeout  = 2 * time.Minute
+	DefaultRenderMemoryMB = 384
+)
 
 // Default returns the embedded defaults: nothing to install, data in ./data.
 func Default() Config {
@@ -72,6 +84,7 @@ func Default() Config {
 		LogLevel:        "info",
 		AccessLog:       true,
 		ShutdownTimeout: 20 * time.Second,
+		Render:          Render{Timeout: DefaultRenderTimeout, MemoryMB: DefaultRenderMemoryMB},
 	}
 }
 
@@ -104,6 +117,20 @@ func (c *Config) ServeFlags(fs *pflag.FlagSet) {
 func (r *Render) Flags(fs *pflag.FlagSet) {
 	fs.BoolVar(&r.AllowPrivateNetwork, "allow-private-network", r.AllowPrivateNetwork, "let images and webhooks reach loopback, private, link-local and metadata addresses (tests and closed networks only)")
 	fs.StringVar(&r.FontDir, "font-dir", r.FontDir, "directory of operator-added TTF/OTF fonts, each named by its file name without the extension")
+	fs.DurationVar(&r.Timeout, "render-timeout", r.Timeout, "wall-clock and CPU time one render may take; past it the print fails")
+	fs.IntVar(&r.MemoryMB, "render-memory-mb", r.MemoryMB, "heap one render process may use, in MiB; a render needing more fails")
+}
+
+// Validate reports rendering settings that cannot work.
+func (r *Render) Validate() error {
+	var errs []error
+	if r.Timeout <= 0 {
+		errs = append(errs, errors.New("--render-timeout must be positive"))
+	}
+	if r.MemoryMB < 64 {
+		errs = append(errs, fmt.Errorf("--render-memory-mb must be at least 64, got %d", r.MemoryMB))
+	}
+	return errors.Join(errs...)
 }
 
 // BlobURLOrDefault is --blob-url, or the files directory in --data-dir.
@@ -177,6 +204,7 @@ func (c *Config) Validate() error {
 	if c.ShutdownTimeout <= 0 {
 		errs = append(errs, errors.New("--shutdown-timeout must be positive"))
 	}
+	errs = append(errs, c.Render.Validate())
 	return errors.Join(errs...)
 }
 

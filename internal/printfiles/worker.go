@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 
 	renderv1 "github.com/platen-print/platen/gen/platen/render/v1"
 	"github.com/platen-print/platen/internal/apierr"
@@ -25,9 +27,15 @@ const renderAttempts = 5
 
 var retryDelays = []time.Duration{2 * time.Second, 10 * time.Second, 30 * time.Second, 2 * time.Minute}
 
-// RenderTimeout bounds one render: fetching every image (15 s each at
-// most) and drawing. The queue's rescue window must exceed it.
-const RenderTimeout = 2 * time.Minute
+// jobOverhead is a render job's time beyond its render: reading the
+// print, storing its files, recording the outcome. The render's own limit
+// is the renderer's (--render-timeout), which the job's must exceed so
+// that a render over it fails as such instead of as a job cut off.
+const jobOverhead = time.Minute
+
+// JobTimeout bounds a render job whose render may take renderLimit; the
+// queue's rescue window must exceed it.
+func JobTimeout(renderLimit time.Duration) time.Duration { return renderLimit + jobOverhead }
 
 // Task is what a render needs to know of what it renders: a Family A
 // order item or a Family B print, by uid.
@@ -68,6 +76,8 @@ type Renderer struct {
 	Render   renderv1.RenderServiceClient
 	Files    *files.Store
 	Logger   *slog.Logger
+	// RenderLimit is the longest a render may take (--render-timeout).
+	RenderLimit time.Duration
 }
 
 // RenderWorker works one family's render jobs.
@@ -77,7 +87,7 @@ type RenderWorker[A renderTarget] struct {
 }
 
 // Timeout bounds a render.
-func (w *RenderWorker[A]) Timeout(*river.Job[A]) time.Duration { return RenderTimeout }
+func (w *RenderWorker[A]) Timeout(*river.Job[A]) time.Duration { return JobTimeout(w.RenderLimit) }
 
 // NextRetry spaces the attempts of a render that may succeed later.
 func (w *RenderWorker[A]) NextRetry(job *river.Job[A]) time.Time {
@@ -98,10 +108,11 @@ func (w *RenderWorker[A]) Work(ctx context.Context, job *river.Job[A]) error {
 	if task.JobID == nil || *task.JobID != job.ID {
 		return nil // superseded by a newer render
 	}
-	if job.Attempt > renderAttempts {
-		// Only rescues of interrupted runs get here: a design that brings
-		// the renderer down every time must not do so for ever.
-		return w.fail(ctx, task, job.ID, fmt.Sprintf("rendering was interrupted %d times; giving up", job.Attempt-1))
+	if n := interruptions(job.JobRow); n >= maxInterruptions {
+		// Renders run in processes of their own, so a design cannot bring
+		// this one down; if the process working it died twice anyway (a
+		// kill, the machine's memory), the third run must not be tried.
+		return w.fail(ctx, task, job.ID, fmt.Sprintf("rendering was interrupted %d times (the process working it stopped); giving up", n))
 	}
 	if owned, err := w.Store.Start(ctx, task.UID, job.ID); err != nil || !owned {
 		return err
@@ -119,6 +130,23 @@ func (w *RenderWorker[A]) Work(ctx context.Context, job *river.Job[A]) error {
 	}
 	w.Logger.Warn("render failed; retrying", "uid", task.UID, "job_id", job.ID, "attempt", job.Attempt, "error", err)
 	return err
+}
+
+// maxInterruptions is how many runs of a render may end with the process
+// working it, before the render fails.
+const maxInterruptions = 2
+
+// interruptions counts the earlier runs of job that ended without an
+// answer: those River's rescuer recorded, and those a restart made
+// available again (queue.Rescue), which left no error at all.
+func interruptions(job *rivertype.JobRow) int {
+	rescued := 0
+	for _, e := range job.Errors {
+		if strings.HasPrefix(e.Error, "Stuck job rescued") {
+			rescued++
+		}
+	}
+	return job.Attempt - 1 - len(job.Errors) + rescued
 }
 
 // permanentError is a failure of the item's own data, found before the

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -52,12 +53,50 @@ func levelOf(code codes.Code) slog.Level {
 	return slog.LevelWarn
 }
 
-// Permanent reports whether err is a render that can never succeed: a gRPC
-// status INVALID_ARGUMENT, so the job fails now rather than retrying.
-// Errors wrapping such a status count too.
+// Permanent reports whether err is a render that can never succeed, so
+// the job fails now rather than retrying: a gRPC status INVALID_ARGUMENT
+// (the document), RESOURCE_EXHAUSTED (the render hit a limit of time, CPU,
+// memory or pixels) or a crash (CrashedError). Errors wrapping such a
+// status count too.
 func Permanent(err error) bool {
 	st, ok := grpcStatus(err)
-	return ok && st.Code() == codes.InvalidArgument
+	if !ok {
+		return false
+	}
+	switch st.Code() {
+	case codes.InvalidArgument, codes.ResourceExhausted:
+		return true
+	}
+	return Crashed(err)
+}
+
+// crashReason marks a render that crashed its renderer: retried, it would
+// crash it again.
+const crashReason = "RENDER_CRASHED"
+
+// CrashedError is a render that crashed the renderer (a panic, a process
+// that died): INTERNAL, marked by an ErrorInfo so that it stays distinct
+// from the service's own faults across gRPC.
+func CrashedError(msg string) error {
+	st, err := status.New(codes.Internal, msg).WithDetails(&errdetails.ErrorInfo{Reason: crashReason, Domain: "render.platen"})
+	if err != nil {
+		return status.Error(codes.Internal, msg)
+	}
+	return st.Err()
+}
+
+// Crashed reports whether err is (or wraps) a CrashedError.
+func Crashed(err error) bool {
+	st, ok := grpcStatus(err)
+	if !ok || st.Code() != codes.Internal {
+		return false
+	}
+	for _, d := range st.Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok && info.Reason == crashReason {
+			return true
+		}
+	}
+	return false
 }
 
 // Reason is err in words a shop can read: a status's message (without

@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"time"
 
 	"google.golang.org/grpc/status"
@@ -116,7 +117,15 @@ func (s *Server) Render(ctx context.Context, req *renderv1.RenderRequest) (*rend
 	return &renderv1.RenderResponse{Files: files}, nil
 }
 
-func (s *Server) renderRequest(ctx context.Context, req *renderv1.RenderRequest) ([]*renderv1.RenderedFile, error) {
+func (s *Server) renderRequest(ctx context.Context, req *renderv1.RenderRequest) (files []*renderv1.RenderedFile, err error) {
+	// The drawing library panics on some geometry (a path of NaN): the
+	// render fails with the panic's message, and the process lives on.
+	defer func() {
+		if r := recover(); r != nil {
+			s.logger.Error("render panicked", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			files, err = nil, CrashedError(fmt.Sprintf("render crashed: %v", r))
+		}
+	}()
 	j, err := newJob(req)
 	if err != nil {
 		return nil, err

@@ -74,7 +74,7 @@ func Dial(addrs []string) (renderv1.RenderServiceClient, io.Closer, error) {
 
 // Serve is `platen render`: srv over gRPC on addr, with the health service
 // and reflection, until ctx ends.
-func Serve(ctx context.Context, addr string, srv *Server) error {
+func Serve(ctx context.Context, addr string, srv renderv1.RenderServiceServer) error {
 	lis, err := Listen(addr)
 	if err != nil {
 		return err
@@ -94,7 +94,7 @@ func Listen(addr string) (net.Listener, error) {
 
 // ServeListener serves srv on lis until ctx ends, then lets calls in
 // flight finish for up to 20 s. It closes lis.
-func ServeListener(ctx context.Context, lis net.Listener, srv *Server) error {
+func ServeListener(ctx context.Context, lis net.Listener, srv renderv1.RenderServiceServer) error {
 	return serveListener(ctx, lis, srv)
 }
 

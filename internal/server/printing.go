@@ -14,11 +14,13 @@ import (
 
 	renderv1 "github.com/platen-print/platen/gen/platen/render/v1"
 	"github.com/platen-print/platen/internal/catalog"
+	"github.com/platen-print/platen/internal/config"
 	"github.com/platen-print/platen/internal/fetch"
 	"github.com/platen-print/platen/internal/files"
 	"github.com/platen-print/platen/internal/links"
 	"github.com/platen-print/platen/internal/printfiles"
 	"github.com/platen-print/platen/internal/queue"
+	"github.com/platen-print/platen/internal/rendersup"
 	"github.com/platen-print/platen/internal/rendersvc"
 	"github.com/platen-print/platen/internal/storage"
 	"github.com/platen-print/platen/internal/webhooks"
@@ -75,11 +77,12 @@ func (s *Server) startPrinting(ctx context.Context) error {
 	}
 	workers := river.NewWorkers()
 	printfiles.Register(workers, printfiles.Renderer{
-		Store:    store,
-		Settings: catalog.NewResolver(s.db.Catalog()),
-		Render:   renderer,
-		Files:    s.files,
-		Logger:   slog.Default(),
+		Store:       store,
+		Settings:    catalog.NewResolver(s.db.Catalog()),
+		Render:      renderer,
+		Files:       s.files,
+		Logger:      slog.Default(),
+		RenderLimit: s.cfg.Render.Timeout,
 	}, s.db.ShopPrints())
 	river.AddWorker(workers, &webhooks.Deliverer{
 		Store:       s.db.Deliveries(),
@@ -93,7 +96,7 @@ func (s *Server) startPrinting(ctx context.Context) error {
 		PollInterval: pollInterval,
 		ID:           s.queueID(),
 		JobTimeout:   time.Minute,
-		RescueAfter:  printfiles.RenderTimeout + time.Minute,
+		RescueAfter:  printfiles.JobTimeout(s.cfg.Render.Timeout) + time.Minute,
 		Logger:       slog.Default(),
 	})
 	if err != nil {
@@ -134,11 +137,33 @@ func (s *Server) renderClient(slots int) (renderv1.RenderServiceClient, error) {
 		s.onShutdown(func(context.Context) error { return closer.Close() })
 		return client, nil
 	}
-	fonts, err := rendersvc.LoadFonts(s.cfg.FontDir)
-	if err != nil {
+	// Fonts are loaded here too, so that a broken font file stops serve at
+	// start rather than every render process after it.
+	if _, err := rendersvc.LoadFonts(s.cfg.FontDir); err != nil {
 		return nil, fmt.Errorf("--font-dir: %w", err)
 	}
-	return rendersvc.Local(rendersvc.NewServer(rendersvc.Options{Fetcher: s.fetcher, Fonts: fonts, Logger: slog.Default(), MaxConcurrent: slots})), nil
+	sup, err := rendersup.Start(RenderProcesses(s.cfg.Render, s.cfg.LogLevel, slots))
+	if err != nil {
+		return nil, err
+	}
+	s.onShutdown(func(context.Context) error { return sup.Close() })
+	return sup, nil
+}
+
+// RenderProcesses is the render supervision of n processes with the
+// settings of r: `platen serve` and `platen render` render alike.
+func RenderProcesses(r config.Render, logLevel string, n int) rendersup.Config {
+	return rendersup.Config{
+		Processes: n,
+		Limits: rendersup.Limits{
+			Time: r.Timeout, CPU: r.Timeout,
+			MemoryBytes: int64(r.MemoryMB) << 20,
+		},
+		FontDir:             r.FontDir,
+		AllowPrivateNetwork: r.AllowPrivateNetwork,
+		LogLevel:            logLevel,
+		Logs:                os.Stderr,
+	}
 }
 
 // startQueue makes the jobs a crash left running available again, then

@@ -1,0 +1,5 @@
+//go:build !race
+
+package rendersup
+
+const raceEnabled = false

@@ -1,0 +1,123 @@
+package rendersup
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"runtime/debug"
+
+	renderv1 "github.com/platen-print/platen/gen/platen/render/v1"
+	"github.com/platen-print/platen/internal/fetch"
+	"github.com/platen-print/platen/internal/rendersvc"
+)
+
+// childEnv marks a process as a render child and carries its settings
+// (childConfig as JSON). The supervisor starts its own executable with it
+// set, so that `platen`, and a test binary that starts servers, can each
+// be the child of itself with no other binary to find.
+const childEnv = "PLATEN_RENDER_CHILD"
+
+// The pipes of a child, after stdin, stdout and stderr: stdout is left to
+// anything that prints, so that nothing a library writes can break a frame.
+const (
+	requestsFD = 3
+	answersFD  = 4
+)
+
+// childConfig is what a child renders with.
+type childConfig struct {
+	FontDir             string `json:"font_dir,omitempty"`
+	AllowPrivateNetwork bool   `json:"allow_private_network,omitempty"`
+	MemoryBytes         int64  `json:"memory_bytes,omitempty"`
+	LogLevel            string `json:"log_level,omitempty"`
+}
+
+// testHookRender, when a test binary sets it, runs in the child before
+// each render: the tests misbehave in it as a library might.
+var testHookRender func(*renderv1.RenderRequest)
+
+// A process started as a child runs renders and exits before its program's
+// main starts (or its tests run).
+func init() {
+	if spec, ok := os.LookupEnv(childEnv); ok {
+		os.Exit(runChild(spec))
+	}
+}
+
+// runChild serves renders one at a time over the pipes until the
+// supervisor closes them; it returns the exit code.
+func runChild(spec string) int {
+	var cfg childConfig
+	if err := json.Unmarshal([]byte(spec), &cfg); err != nil {
+		fmt.Fprintf(os.Stderr, "platen render child: bad %s: %v\n", childEnv, err)
+		return 2
+	}
+	if err := limitMemory(cfg.MemoryBytes); err != nil {
+		fmt.Fprintf(os.Stderr, "platen render child: memory limit: %v\n", err)
+		return 2
+	}
+	srv, err := childServer(cfg)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "platen render child: %v\n", err)
+		return 2
+	}
+	if err := serveChild(srv, os.NewFile(requestsFD, "requests"), os.NewFile(answersFD, "answers")); err != nil {
+		fmt.Fprintf(os.Stderr, "platen render child: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// limitMemory caps the child's heap where the kernel enforces it
+// (RLIMIT_DATA counts the anonymous memory Go's heap lives in), so that a
+// render that would take more dies alone, and tells the garbage collector
+// to work harder as the cap comes near.
+func limitMemory(limit int64) error {
+	if limit <= 0 {
+		return nil
+	}
+	debug.SetMemoryLimit(limit * 3 / 4)
+	return setDataLimit(limit)
+}
+
+func childServer(cfg childConfig) (*rendersvc.Server, error) {
+	fonts, err := rendersvc.LoadFonts(cfg.FontDir)
+	if err != nil {
+		return nil, fmt.Errorf("--font-dir: %w", err)
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
+		level = slog.LevelInfo
+	}
+	logger := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level})).With("render_child", os.Getpid())
+	return rendersvc.NewServer(rendersvc.Options{
+		Fetcher: fetch.New(fetch.Config{AllowPrivateNetwork: cfg.AllowPrivateNetwork}),
+		Fonts:   fonts,
+		Logger:  logger,
+	}), nil
+}
+
+func serveChild(srv *rendersvc.Server, requests io.Reader, answers io.Writer) error {
+	for {
+		req, limit, err := readRequest(requests)
+		if errors.Is(err, io.EOF) {
+			return nil // the supervisor let go
+		}
+		if err != nil {
+			return err
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), limit)
+		if testHookRender != nil {
+			testHookRender(req)
+		}
+		resp, failure := srv.Render(ctx, req)
+		cancel()
+		if err := writeAnswer(answers, resp, failure); err != nil {
+			return err
+		}
+	}
+}

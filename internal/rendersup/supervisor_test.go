@@ -1,0 +1,161 @@
+package rendersup
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	renderv1 "github.com/platen-print/platen/gen/platen/render/v1"
+	"github.com/platen-print/platen/internal/rendersvc"
+)
+
+// The test binary is its own render child (see run.go); these faults, named
+// by a document's "test_fault" member, play a drawing library that never
+// returns, takes all memory or panics where nothing can recover it.
+var _ = func() bool {
+	testHookRender = func(req *renderv1.RenderRequest) {
+		doc := string(req.GetDocument())
+		switch {
+		case strings.Contains(doc, `"test_fault":"spin"`):
+			for {
+				runtime.Gosched()
+			}
+		case strings.Contains(doc, `"test_fault":"grow"`):
+			var hoard [][]byte
+			for {
+				b := make([]byte, 16<<20)
+				for i := range b {
+					b[i] = 1
+				}
+				hoard = append(hoard, b)
+			}
+		case strings.Contains(doc, `"test_fault":"panic"`):
+			done := make(chan struct{})
+			go func() { panic(errors.New("path has NaN or Inf")) }()
+			<-done
+		}
+	}
+	return true
+}()
+
+const page = `{"width":50,"height":30,"layers":[{"type":"rect","x":5,"y":5,"width":40,"height":20,"fill":"#336699"}]`
+
+func request(fault string) *renderv1.RenderRequest {
+	doc := page + `}`
+	if fault != "" {
+		doc = page + `,"test_fault":"` + fault + `"}`
+	}
+	return &renderv1.RenderRequest{Document: []byte(doc), Formats: []renderv1.Format{renderv1.Format_FORMAT_PDF}}
+}
+
+func start(t *testing.T, lim Limits) *Supervisor {
+	t.Helper()
+	if lim.Time == 0 {
+		lim.Time = 30 * time.Second
+	}
+	if lim.CPU == 0 {
+		lim.CPU = lim.Time
+	}
+	if lim.MemoryBytes == 0 {
+		lim.MemoryBytes = 384 << 20
+	}
+	s, err := Start(Config{Processes: 1, Limits: lim})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// rendersAfterwards checks that the supervisor's one process slot renders
+// again: the child that misbehaved was replaced.
+func rendersAfterwards(t *testing.T, s *Supervisor) {
+	t.Helper()
+	resp, err := s.Render(context.Background(), request(""))
+	if err != nil {
+		t.Fatalf("the next render: %v", err)
+	}
+	if len(resp.Files) != 1 || !bytes.HasPrefix(resp.Files[0].Data, []byte("%PDF-")) {
+		t.Fatalf("the next render answered %d files", len(resp.Files))
+	}
+}
+
+func wantFailure(t *testing.T, err error, code codes.Code, reason string) {
+	t.Helper()
+	if status.Code(err) != code || rendersvc.Reason(err) != reason {
+		t.Fatalf("err = %v; want %s %q", err, code, reason)
+	}
+	if !rendersvc.Permanent(err) {
+		t.Fatalf("%v is not permanent: the queue would retry it into the same failure", err)
+	}
+}
+
+func TestRenders(t *testing.T) {
+	rendersAfterwards(t, start(t, Limits{}))
+}
+
+func TestARenderThatNeverReturnsIsKilledAtItsTimeLimit(t *testing.T) {
+	s := start(t, Limits{Time: time.Second, CPU: time.Minute})
+	began := time.Now()
+	_, err := s.Render(context.Background(), request("spin"))
+	wantFailure(t, err, codes.ResourceExhausted, "render exceeded 1 s")
+	if took := time.Since(began); took > time.Second+killGrace+2*time.Second {
+		t.Errorf("the kill took %v", took)
+	}
+	rendersAfterwards(t, s)
+}
+
+func TestARenderIsKilledAtItsCPULimit(t *testing.T) {
+	s := start(t, Limits{Time: time.Minute, CPU: time.Second})
+	_, err := s.Render(context.Background(), request("spin"))
+	wantFailure(t, err, codes.ResourceExhausted, "render exceeded its CPU limit of 1 s")
+	rendersAfterwards(t, s)
+}
+
+func TestARenderOverItsMemoryLimitFailsAlone(t *testing.T) {
+	s := start(t, Limits{MemoryBytes: 128 << 20})
+	_, err := s.Render(context.Background(), request("grow"))
+	wantFailure(t, err, codes.ResourceExhausted, "render exceeded its memory limit of 128 MB")
+	rendersAfterwards(t, s)
+}
+
+func TestAPanicNothingRecoversFailsTheRenderWithItsMessage(t *testing.T) {
+	s := start(t, Limits{})
+	_, err := s.Render(context.Background(), request("panic"))
+	wantFailure(t, err, codes.Internal, "render crashed: path has NaN or Inf")
+	if !rendersvc.Crashed(err) {
+		t.Errorf("%v is not marked as a crash", err)
+	}
+	rendersAfterwards(t, s)
+}
+
+func TestACallerGivingUpStopsTheRender(t *testing.T) {
+	s := start(t, Limits{})
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	_, err := s.Render(ctx, request("spin"))
+	if status.Code(err) != codes.DeadlineExceeded || rendersvc.Permanent(err) {
+		t.Fatalf("err = %v; want the caller's DEADLINE_EXCEEDED, not a permanent failure", err)
+	}
+	rendersAfterwards(t, s)
+}
+
+func TestPanicMessage(t *testing.T) {
+	for tail, want := range map[string]string{
+		"panic: path has NaN or Inf\n\ngoroutine 7 [running]:\nmain.f()\n":          "path has NaN or Inf",
+		"log line\npanic: boom [recovered]\n\tpanic: boom\n":                          "boom",
+		"{\"level\":\"INFO\"}\nfatal error: runtime: out of memory\n\nruntime stack:\n": "runtime: out of memory",
+		"exit\n": "",
+	} {
+		if got := panicMessage(tail); got != want {
+			t.Errorf("panicMessage(%q) = %q; want %q", tail, got, want)
+		}
+	}
+}
