@@ -11,7 +11,7 @@ func BenchmarkReferencePDF(b *testing.B) {
 	b.ReportAllocs()
 	var size int
 	for b.Loop() {
-		pdf, err := r.PDF(context.Background(), doc)
+		pdf, err := r.PDF(context.Background(), doc, Settings{})
 		if err != nil {
 			b.Fatal(err)
 		}

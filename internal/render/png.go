@@ -17,8 +17,6 @@ import (
 	"github.com/platen-print/platen/internal/design"
 )
 
-// maxRasterPixels bounds one PNG's pixels: an A0 page at 600 DPI.
-const maxRasterPixels = 19_900 * 28_100 / 4
 
 // ErrTooLarge marks a page too large to raster at the asked DPI: the
 // document's fault, so no retry can help.
@@ -33,12 +31,15 @@ func (r *Renderer) PNG(ctx context.Context, doc *design.Document, surface int, s
 	if settings.DPI < 1 {
 		return nil, fmt.Errorf("render: a PNG needs a DPI")
 	}
-	p := newPage(doc, r.fonts.set())
+	images := newImageSet(r.images, MaxDecodedPixels)
+	p := newPage(doc, r.fonts.set(), images)
 	defer p.fonts.release()
 	res := canvas.DPI(float64(settings.DPI))
-	if px := p.width * res.DPMM() * p.height * res.DPMM(); px > maxRasterPixels {
+	// The page's pixels come out of the render's budget first; its images
+	// share what is left.
+	if px := p.width * res.DPMM() * p.height * res.DPMM(); images.charge(int64(px), "") != nil {
 		return nil, fmt.Errorf("%w: the page is %.0f megapixels at %d DPI, over the %d-megapixel limit for PNG",
-			ErrTooLarge, px/1e6, settings.DPI, maxRasterPixels/1_000_000)
+			ErrTooLarge, px/1e6, settings.DPI, MaxDecodedPixels/1_000_000)
 	}
 	// Linear: colours pass through as given, as in browsers, and no gamma
 	// pass is spent on every pixel.

@@ -60,14 +60,15 @@ func (e *LayerError) Error() string { return e.Path + ": " + e.Err.Error() }
 func (e *LayerError) Unwrap() error { return e.Err }
 
 // PDF renders the surfaces (all when none are named) as one PDF, a page
-// each.
-func (r *Renderer) PDF(ctx context.Context, doc *design.Document, surfaces ...int) ([]byte, error) {
+// each. settings.DPI, when set, is the print's resolution: images far
+// above it are scaled down to it.
+func (r *Renderer) PDF(ctx context.Context, doc *design.Document, settings Settings, surfaces ...int) ([]byte, error) {
 	if len(surfaces) == 0 {
 		for i := range doc.Surfaces {
 			surfaces = append(surfaces, i)
 		}
 	}
-	p := newPage(doc, r.fonts.set())
+	p := newPage(doc, r.fonts.set(), newImageSet(r.images, MaxDecodedPixels))
 	defer p.fonts.release()
 	var buf bytes.Buffer
 	pdf := canvaspdf.New(&buf, p.width, p.height, &canvaspdf.Options{Compress: true, SubsetFonts: true})
@@ -80,7 +81,7 @@ func (r *Renderer) PDF(ctx context.Context, doc *design.Document, surfaces ...in
 			pdf.NewPage(p.width, p.height)
 		}
 		pdf.SetPageBoxes(p.trimBox(), p.bleedBox())
-		if err := r.draw(ctx, &pdfTarget{pdf: pdf}, p, doc.Surfaces[i]); err != nil {
+		if err := r.draw(ctx, &pdfTarget{pdf: pdf, dpmm: float64(settings.DPI) / 25.4}, p, doc.Surfaces[i]); err != nil {
 			return nil, err
 		}
 	}
@@ -95,13 +96,14 @@ func (r *Renderer) PDF(ctx context.Context, doc *design.Document, surfaces ...in
 type page struct {
 	doc           *design.Document
 	fonts         *fontSet
+	images        *imageSet
 	bleed         float64
 	trimW, trimH  float64
 	width, height float64
 }
 
-func newPage(doc *design.Document, fonts *fontSet) page {
-	p := page{doc: doc, fonts: fonts, bleed: doc.ToMM(doc.Bleed), trimW: doc.ToMM(doc.Width), trimH: doc.ToMM(doc.Height)}
+func newPage(doc *design.Document, fonts *fontSet, images *imageSet) page {
+	p := page{doc: doc, fonts: fonts, images: images, bleed: doc.ToMM(doc.Bleed), trimW: doc.ToMM(doc.Width), trimH: doc.ToMM(doc.Height)}
 	p.width, p.height = p.trimW+2*p.bleed, p.trimH+2*p.bleed
 	return p
 }
@@ -127,9 +129,9 @@ func (p page) layerBox(l design.Layer) box {
 // target is what a surface is drawn onto: a PDF page or a raster.
 type target interface {
 	canvas.Renderer
-	// image draws src into frame (which may overflow clip, the layer's
-	// box, for cover) on ctx, with opacity.
-	image(ctx *canvas.Context, img *Image, frame, clip box, opacity float64) error
+	// image draws img, one of images, into frame (which may overflow
+	// clip, the layer's box, for cover) on ctx, with opacity.
+	image(ctx *canvas.Context, images *imageSet, img *sourceImage, frame, clip box, opacity float64) error
 }
 
 func (r *Renderer) draw(ctx context.Context, t target, p page, s design.Surface) error {
@@ -174,7 +176,7 @@ func (r *Renderer) layer(ctx context.Context, c *canvas.Context, t target, p pag
 	case design.TextLayer:
 		return r.text(c, p, l, b)
 	case design.ImageLayer:
-		return r.image(ctx, c, t, l, b)
+		return r.image(ctx, c, t, p.images, l, b)
 	}
 	return fmt.Errorf("unknown layer type %q", l.Type)
 }
@@ -207,17 +209,13 @@ func (r *Renderer) text(c *canvas.Context, p page, l design.Layer, b box) error 
 	return nil
 }
 
-func (r *Renderer) image(ctx context.Context, c *canvas.Context, t target, l design.Layer, b box) error {
-	img, err := r.images.Image(ctx, l.Src)
+func (r *Renderer) image(ctx context.Context, c *canvas.Context, t target, images *imageSet, l design.Layer, b box) error {
+	img, err := images.get(ctx, l.Src)
 	if err != nil {
 		return err
 	}
-	cfg, err := decodeConfig(img)
-	if err != nil {
-		return err
-	}
-	frame := fit(l.Fit, b, cfg.Width, cfg.Height)
-	return t.image(c, img, frame, b, l.Opacity)
+	frame := fit(l.Fit, b, img.cfg.Width, img.cfg.Height)
+	return t.image(c, images, img, frame, b, l.Opacity)
 }
 
 // fit places a w×h-pixel image in b: fill stretches it to the box, contain

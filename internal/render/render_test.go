@@ -67,7 +67,7 @@ func run(t *testing.T, name string, args ...string) string {
 func TestReferencePDF(t *testing.T) {
 	need(t, "pdfinfo", "pdftoppm", "pdffonts")
 	r, doc, jpg := reference(t)
-	pdf, err := r.PDF(context.Background(), doc)
+	pdf, err := r.PDF(context.Background(), doc, Settings{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +285,7 @@ func TestLayouts(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			doc := page(c.layer)
-			pdf, err := r.PDF(context.Background(), doc)
+			pdf, err := r.PDF(context.Background(), doc, Settings{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -314,7 +314,7 @@ func TestLayerErrors(t *testing.T) {
 			t.Fatal(err)
 		}
 		for name, render := range map[string]func() error{
-			"pdf": func() error { _, err := r.PDF(context.Background(), doc); return err },
+			"pdf": func() error { _, err := r.PDF(context.Background(), doc, Settings{}); return err },
 			"png": func() error { _, err := r.PNG(context.Background(), doc, 0, Settings{DPI: 72}); return err },
 		} {
 			err := render()

@@ -9,7 +9,6 @@ import (
 	"math"
 
 	"github.com/tdewolff/canvas"
-	cimage "github.com/tdewolff/canvas/image"
 	"golang.org/x/image/draw"
 	"golang.org/x/image/webp"
 
@@ -20,7 +19,8 @@ import (
 // embedded as is, and a photo cropped by its frame is clipped rather than
 // cut, which would mean re-encoding it.
 type pdfTarget struct {
-	pdf *canvaspdf.PDF
+	pdf  *canvaspdf.PDF
+	dpmm float64 // the print's resolution, dots a millimetre; 0 when unknown
 }
 
 func (t *pdfTarget) Size() (float64, float64) { return t.pdf.Size() }
@@ -30,8 +30,8 @@ func (t *pdfTarget) RenderPath(p *canvas.Path, s canvas.Style, m canvas.Matrix) 
 func (t *pdfTarget) RenderText(text *canvas.Text, m canvas.Matrix) { t.pdf.RenderText(text, m) }
 func (t *pdfTarget) RenderImage(img image.Image, m canvas.Matrix)  { t.pdf.RenderImage(img, m) }
 
-func (t *pdfTarget) image(c *canvas.Context, src *Image, frame, clip box, opacity float64) error {
-	img, err := embeddable(src)
+func (t *pdfTarget) image(c *canvas.Context, images *imageSet, src *sourceImage, frame, clip box, opacity float64) error {
+	img, err := images.forPDF(src, frame, t.dpmm)
 	if err != nil {
 		return err
 	}
@@ -44,19 +44,6 @@ func (t *pdfTarget) image(c *canvas.Context, src *Image, frame, clip box, opacit
 	defer t.pdf.SetImageOpacity(1)
 	drawImage(c, img, size, frame)
 	return nil
-}
-
-// embeddable returns the image as canvas embeds it: JPEG and PNG keep their
-// bytes (JPEG is copied into the PDF as is); WebP is decoded and embedded
-// losslessly.
-func embeddable(src *Image) (image.Image, error) {
-	switch src.Format {
-	case "jpeg":
-		return cimage.NewJPEGImage(bytes.NewReader(src.Data))
-	case "png":
-		return cimage.NewPNGImage(bytes.NewReader(src.Data))
-	}
-	return decode(src)
 }
 
 // drawImage draws img stretched over frame.
@@ -99,8 +86,8 @@ type rasterTarget struct {
 	height float64 // the page's, in mm
 }
 
-func (t *rasterTarget) image(c *canvas.Context, src *Image, frame, clip box, opacity float64) error {
-	img, err := decode(src)
+func (t *rasterTarget) image(c *canvas.Context, images *imageSet, src *sourceImage, frame, clip box, opacity float64) error {
+	img, err := images.decode(src)
 	if err != nil {
 		return err
 	}

@@ -238,7 +238,7 @@ func (s *Server) pdfs(ctx context.Context, j *job) ([]*renderv1.RenderedFile, er
 	}
 	files := make([]*renderv1.RenderedFile, 0, len(groups))
 	for _, surfaces := range groups {
-		data, err := s.renderer.PDF(ctx, j.doc, surfaces...)
+		data, err := s.renderer.PDF(ctx, j.doc, render.Settings{DPI: j.dpi}, surfaces...)
 		if err != nil {
 			return nil, err
 		}

@@ -1,0 +1,157 @@
+package render
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"math"
+
+	cimage "github.com/tdewolff/canvas/image"
+	"golang.org/x/image/draw"
+)
+
+// MaxDecodedPixels bounds the pixels one render holds decoded: its images
+// (each distinct one once) and, for a PNG, the page. At 4 bytes a pixel,
+// and about as much again while a PDF embeds an image, it keeps a render
+// under 250 MB. A JPEG embedded in a PDF as it came is never decoded, so
+// it costs nothing here.
+const MaxDecodedPixels = 24_000_000
+
+// downsampleAbove is how far above the print's resolution an image may be
+// before it is scaled down to that resolution for the PDF: twice, so that
+// an image at or a little above print resolution keeps its pixels (and a
+// JPEG its bytes).
+const downsampleAbove = 2
+
+// imageSet is the images of one render: each distinct src is fetched,
+// read and decoded once however many layers draw it, within the render's
+// pixel budget.
+type imageSet struct {
+	source ImageSource
+	left   int64 // pixels the render may still decode
+	bySrc  map[string]*sourceImage
+}
+
+// sourceImage is one fetched image and what the render made of it.
+type sourceImage struct {
+	raw     *Image
+	cfg     image.Config
+	decoded image.Image
+	// embedded is what the PDF embeds, by the size drawn: the same value
+	// for the same image and size, so that the PDF holds it once.
+	embedded map[image.Point]image.Image
+}
+
+func newImageSet(source ImageSource, budget int64) *imageSet {
+	return &imageSet{source: source, left: budget, bySrc: map[string]*sourceImage{}}
+}
+
+// charge takes n pixels from the budget, or says why it cannot.
+func (s *imageSet) charge(n int64, what string) error {
+	if n > s.left {
+		return fmt.Errorf("%s would take the render past %d megapixels decoded, its limit (%.1f megapixels were left)",
+			what, MaxDecodedPixels/1_000_000, float64(max(s.left, 0))/1e6)
+	}
+	s.left -= n
+	return nil
+}
+
+// get fetches src and reads its size, once per render.
+func (s *imageSet) get(ctx context.Context, src string) (*sourceImage, error) {
+	if img, ok := s.bySrc[src]; ok {
+		return img, nil
+	}
+	raw, err := s.source.Image(ctx, src)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := decodeConfig(raw)
+	if err != nil {
+		return nil, err
+	}
+	img := &sourceImage{raw: raw, cfg: cfg, embedded: map[image.Point]image.Image{}}
+	s.bySrc[src] = img
+	return img, nil
+}
+
+// decode returns img's pixels, decoding them once, charged to the budget.
+func (s *imageSet) decode(img *sourceImage) (image.Image, error) {
+	if img.decoded != nil {
+		return img.decoded, nil
+	}
+	what := fmt.Sprintf("the %d×%d image", img.cfg.Width, img.cfg.Height)
+	if err := s.charge(int64(img.cfg.Width)*int64(img.cfg.Height), what); err != nil {
+		return nil, err
+	}
+	decoded, err := decode(img.raw)
+	if err != nil {
+		return nil, err
+	}
+	img.decoded = decoded
+	return decoded, nil
+}
+
+// forPDF is what a PDF embeds of img drawn over frame (mm) at dpmm dots a
+// millimetre (0: no print resolution known): a JPEG's own bytes unless it
+// is far above the print's resolution, a PNG as canvas embeds it, a WebP
+// decoded; anything far above print resolution is decoded and scaled down
+// to it.
+func (s *imageSet) forPDF(img *sourceImage, frame box, dpmm float64) (image.Image, error) {
+	size := image.Pt(img.cfg.Width, img.cfg.Height)
+	if target, ok := printSize(size, frame, dpmm); ok {
+		size = target
+	}
+	if e, ok := img.embedded[size]; ok {
+		return e, nil
+	}
+	e, err := s.embeddable(img, size)
+	if err != nil {
+		return nil, err
+	}
+	img.embedded[size] = e
+	return e, nil
+}
+
+func (s *imageSet) embeddable(img *sourceImage, size image.Point) (image.Image, error) {
+	full := size == image.Pt(img.cfg.Width, img.cfg.Height)
+	switch {
+	case full && img.raw.Format == "jpeg":
+		return cimage.NewJPEGImage(bytes.NewReader(img.raw.Data))
+	case full && img.decoded == nil && img.raw.Format == "png":
+		// canvas decodes it while embedding: charge it as decoded.
+		if err := s.charge(int64(size.X)*int64(size.Y), fmt.Sprintf("the %d×%d image", size.X, size.Y)); err != nil {
+			return nil, err
+		}
+		return cimage.NewPNGImage(bytes.NewReader(img.raw.Data))
+	}
+	decoded, err := s.decode(img)
+	if err != nil {
+		return nil, err
+	}
+	if full {
+		return decoded, nil
+	}
+	return scaleTo(decoded, size), nil
+}
+
+// printSize is the size img (of size pixels) needs drawn over frame at
+// dpmm, when that is far below its own; ok is false when it is not.
+func printSize(size image.Point, frame box, dpmm float64) (image.Point, bool) {
+	if dpmm <= 0 || frame.w <= 0 || frame.h <= 0 {
+		return size, false
+	}
+	w, h := int(math.Ceil(frame.w*dpmm)), int(math.Ceil(frame.h*dpmm))
+	if w < 1 || h < 1 || size.X <= downsampleAbove*w || size.Y <= downsampleAbove*h {
+		return size, false
+	}
+	return image.Pt(w, h), true
+}
+
+// scaleTo scales img down to size, with a kernel that widens as it shrinks
+// so that fine detail averages rather than aliases.
+func scaleTo(img image.Image, size image.Point) image.Image {
+	out := image.NewRGBA(image.Rectangle{Max: size})
+	draw.BiLinear.Scale(out, out.Bounds(), img, img.Bounds(), draw.Src, nil)
+	return out
+}
