@@ -92,8 +92,14 @@ func TestEachImageIsFetchedAndEmbeddedOnce(t *testing.T) {
 func TestAnImageOverTheRenderBudgetFailsBeforeDecoding(t *testing.T) {
 	r := New(images{"https://img/huge.png": {Data: encodedPNG(t, 10_000, 10_000), Format: "png"}}, NewFonts(nil))
 	for name, render := range map[string]func(*design.Document) error{
-		"pdf": func(d *design.Document) error { _, err := r.PDF(context.Background(), d, Settings{DPI: 300}); return err },
-		"png": func(d *design.Document) error { _, err := r.PNG(context.Background(), d, 0, Settings{DPI: 72}); return err },
+		"pdf": func(d *design.Document) error {
+			_, err := r.PDF(context.Background(), d, Settings{DPI: 300})
+			return err
+		},
+		"png": func(d *design.Document) error {
+			_, err := r.PNG(context.Background(), d, 0, Settings{DPI: 72})
+			return err
+		},
 	} {
 		var before, after runtimeMem
 		before.read()

@@ -17,7 +17,6 @@ import (
 	"github.com/platen-print/platen/internal/design"
 )
 
-
 // ErrTooLarge marks a page too large to raster at the asked DPI: the
 // document's fault, so no retry can help.
 var ErrTooLarge = errors.New("page too large")

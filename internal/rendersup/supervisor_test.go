@@ -149,8 +149,8 @@ func TestACallerGivingUpStopsTheRender(t *testing.T) {
 
 func TestPanicMessage(t *testing.T) {
 	for tail, want := range map[string]string{
-		"panic: path has NaN or Inf\n\ngoroutine 7 [running]:\nmain.f()\n":          "path has NaN or Inf",
-		"log line\npanic: boom [recovered]\n\tpanic: boom\n":                          "boom",
+		"panic: path has NaN or Inf\n\ngoroutine 7 [running]:\nmain.f()\n":              "path has NaN or Inf",
+		"log line\npanic: boom [recovered]\n\tpanic: boom\n":                            "boom",
 		"{\"level\":\"INFO\"}\nfatal error: runtime: out of memory\n\nruntime stack:\n": "runtime: out of memory",
 		"exit\n": "",
 	} {
