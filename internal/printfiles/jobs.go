@@ -36,6 +36,8 @@ type renderTarget interface {
 // that owns its print; a job that finds another one there was superseded.
 type RenderArgs struct {
 	ItemUID string `json:"item_uid"`
+	// TeamID places the job among its team's renders (renderPriority).
+	TeamID int `json:"team_id,omitempty"`
 }
 
 // Kind is the job kind.
@@ -56,6 +58,7 @@ var renderInsertOpts = river.InsertOpts{Queue: RenderQueue, MaxAttempts: renderA
 // ShopRenderArgs is the render job of a Family B print, by uid.
 type ShopRenderArgs struct {
 	PrintUID string `json:"print_uid"`
+	TeamID   int    `json:"team_id,omitempty"`
 }
 
 // Kind is the job kind.
@@ -80,23 +83,51 @@ type Jobs struct{ q *queue.Queue }
 // NewJobs returns the print-file jobs of q.
 func NewJobs(q *queue.Queue) *Jobs { return &Jobs{q: q} }
 
-// EnqueueRenders queues a render per item uid in tx and returns the job ids.
-func (j *Jobs) EnqueueRenders(ctx context.Context, tx *sql.Tx, itemUIDs []string) ([]int64, error) {
-	return j.insert(ctx, tx, itemUIDs, func(uid string) river.JobArgs { return RenderArgs{ItemUID: uid} })
-}
-
-// EnqueueShopRenders queues a render per shop print uid in tx and returns
+// EnqueueRenders queues a render per item uid of team in tx and returns
 // the job ids.
-func (j *Jobs) EnqueueShopRenders(ctx context.Context, tx *sql.Tx, printUIDs []string) ([]int64, error) {
-	return j.insert(ctx, tx, printUIDs, func(uid string) river.JobArgs { return ShopRenderArgs{PrintUID: uid} })
+func (j *Jobs) EnqueueRenders(ctx context.Context, tx *sql.Tx, team int, itemUIDs []string) ([]int64, error) {
+	return j.insert(ctx, tx, team, itemUIDs, func(uid string) river.JobArgs { return RenderArgs{ItemUID: uid, TeamID: team} })
 }
 
-func (j *Jobs) insert(ctx context.Context, tx *sql.Tx, uids []string, args func(string) river.JobArgs) ([]int64, error) {
-	ids, err := j.q.InsertEachTx(ctx, tx, uids, args)
+// EnqueueShopRenders queues a render per shop print uid of team in tx and
+// returns the job ids.
+func (j *Jobs) EnqueueShopRenders(ctx context.Context, tx *sql.Tx, team int, printUIDs []string) ([]int64, error) {
+	return j.insert(ctx, tx, team, printUIDs, func(uid string) river.JobArgs { return ShopRenderArgs{PrintUID: uid, TeamID: team} })
+}
+
+// insert queues the renders behind the team's unfinished ones: each gets
+// the priority of its place in the team's queue, so that a team with a
+// few renders passes a team with hundreds.
+func (j *Jobs) insert(ctx context.Context, tx *sql.Tx, team int, uids []string, args func(string) river.JobArgs) ([]int64, error) {
+	ahead, err := j.q.CountTeamJobs(ctx, tx, RenderQueue, team)
+	if err != nil {
+		return nil, err
+	}
+	ids, err := j.q.InsertEachTxWith(ctx, tx, uids, args, func(i int) *river.InsertOpts {
+		return &river.InsertOpts{Priority: renderPriority(ahead + i)}
+	})
 	if err != nil {
 		return nil, fmt.Errorf("queue renders: %w", err)
 	}
 	return ids, nil
+}
+
+// renderPriority is the River priority (1 first, 4 last) of a team's
+// render with position others of the team unfinished ahead of it: a
+// team's first 4 renders come first, its next 12 after every team's
+// first 4, and so on, so that one team's 500-line order keeps another's
+// single order waiting for no more than a few renders, while an idle
+// queue still runs everything at once.
+func renderPriority(position int) int {
+	switch {
+	case position < 4:
+		return 1
+	case position < 16:
+		return 2
+	case position < 64:
+		return 3
+	}
+	return 4
 }
 
 // CancelJobs cancels jobs in tx that have not finished; a job already gone

@@ -78,6 +78,8 @@ type Renderer struct {
 	Logger   *slog.Logger
 	// RenderLimit is the longest a render may take (--render-timeout).
 	RenderLimit time.Duration
+	// Teams caps each team's renders at once; nil for no cap.
+	Teams *TeamLimit
 }
 
 // RenderWorker works one family's render jobs.
@@ -114,6 +116,11 @@ func (w *RenderWorker[A]) Work(ctx context.Context, job *river.Job[A]) error {
 		// kill, the machine's memory), the third run must not be tried.
 		return w.fail(ctx, task, job.ID, fmt.Sprintf("rendering was interrupted %d times (the process working it stopped); giving up", n))
 	}
+	if !w.Teams.acquire(task.TeamID) {
+		// A snooze counts no attempt: the render has not been tried.
+		return river.JobSnooze(postponeFor())
+	}
+	defer w.Teams.release(task.TeamID)
 	if owned, err := w.Store.Start(ctx, task.UID, job.ID); err != nil || !owned {
 		return err
 	}

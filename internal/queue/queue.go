@@ -9,6 +9,7 @@ import (
 	"database/sql"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -161,10 +162,10 @@ func (q *Queue) Client() *river.Client[*sql.Tx] { return q.client }
 // tx (so that the jobs exist exactly when tx commits), and returns the job
 // ids in order.
 func (q *Queue) InsertEachTx(ctx context.Context, tx *sql.Tx, uids []string, args func(uid string) river.JobArgs) ([]int64, error) {
-	params := make([]river.InsertManyParams, len(uids))
-	for i, uid := range uids {
-		params[i] = river.InsertManyParams{Args: args(uid)}
-	}
+	return q.InsertEachTxWith(ctx, tx, uids, args, func(int) *river.InsertOpts { return nil })
+}
+
+func (q *Queue) insertMany(ctx context.Context, tx *sql.Tx, params []river.InsertManyParams) ([]int64, error) {
 	res, err := q.client.InsertManyTx(ctx, tx, params)
 	if err != nil {
 		return nil, err
@@ -174,4 +175,39 @@ func (q *Queue) InsertEachTx(ctx context.Context, tx *sql.Tx, uids []string, arg
 		ids[i] = r.Job.ID
 	}
 	return ids, nil
+}
+
+// CountTeamJobs counts, in tx, the jobs of queue name that have not
+// finished (pending, waiting, running or to be retried) and whose args
+// carry "team_id": team.
+func (q *Queue) CountTeamJobs(ctx context.Context, tx *sql.Tx, name string, team int) (int, error) {
+	query := `SELECT count(*) FROM river_job WHERE queue = $1
+		AND state IN ('available', 'pending', 'retryable', 'running', 'scheduled')
+		AND args->>'team_id' = $2`
+	if q.dialect != "postgres" {
+		// riversqlite keeps args as a blob of JSON text.
+		query = `SELECT count(*) FROM river_job WHERE queue = ?
+			AND state IN ('available', 'pending', 'retryable', 'running', 'scheduled')
+			AND json_extract(CAST(args AS TEXT), '$.team_id') = ?`
+	}
+	var n int
+	team64 := int64(team)
+	var arg any = strconv.FormatInt(team64, 10)
+	if q.dialect != "postgres" {
+		arg = team64
+	}
+	if err := tx.QueryRowContext(ctx, query, name, arg).Scan(&n); err != nil {
+		return 0, fmt.Errorf("queue: count the team's jobs: %w", err)
+	}
+	return n, nil
+}
+
+// InsertEachTxWith is InsertEachTx with opts(i) as the i-th job's options
+// (nil for the args' own).
+func (q *Queue) InsertEachTxWith(ctx context.Context, tx *sql.Tx, uids []string, args func(uid string) river.JobArgs, opts func(i int) *river.InsertOpts) ([]int64, error) {
+	params := make([]river.InsertManyParams, len(uids))
+	for i, uid := range uids {
+		params[i] = river.InsertManyParams{Args: args(uid), InsertOpts: opts(i)}
+	}
+	return q.insertMany(ctx, tx, params)
 }

@@ -71,7 +71,9 @@ func (s *Server) startPrinting(ctx context.Context) error {
 	if renderWorkers == 0 {
 		renderWorkers = runtime.NumCPU()
 	}
-	renderer, err := s.renderClient(renderWorkers)
+	// One render process more than a team may use: a team with hundreds
+	// of renders leaves one to everyone else.
+	renderer, err := s.renderClient(renderWorkers + 1)
 	if err != nil {
 		return err
 	}
@@ -83,6 +85,7 @@ func (s *Server) startPrinting(ctx context.Context) error {
 		Files:       s.files,
 		Logger:      slog.Default(),
 		RenderLimit: s.cfg.Render.Timeout,
+		Teams:       printfiles.NewTeamLimit(renderWorkers),
 	}, s.db.ShopPrints())
 	river.AddWorker(workers, &webhooks.Deliverer{
 		Store:       s.db.Deliveries(),
@@ -92,7 +95,7 @@ func (s *Server) startPrinting(ctx context.Context) error {
 	})
 	s.queue, err = queue.New(s.db.JobPool(), s.db.Dialect(), workers, queue.Config{
 		Workers:      quickWorkers,
-		Queues:       map[string]int{printfiles.RenderQueue: renderJobsPerSlot * renderWorkers, webhooks.Queue: webhooks.Workers},
+		Queues:       map[string]int{printfiles.RenderQueue: renderJobsPerSlot * (renderWorkers + 1), webhooks.Queue: webhooks.Workers},
 		PollInterval: pollInterval,
 		ID:           s.queueID(),
 		JobTimeout:   time.Minute,

@@ -125,7 +125,7 @@ func (db *DB) insertItems(ctx context.Context, tx *Tx, o *orders.Order) error {
 		it.UID = uuid.NewString()
 		fresh, positions = append(fresh, it), append(positions, i)
 		if o.PrintFilesRequested {
-			work.queueRender(it)
+			work.queueRender(o, it)
 		}
 	}
 	if len(fresh) == 0 {
@@ -402,7 +402,7 @@ func (db *DB) writeUpdate(ctx context.Context, tx *Tx, o *orders.Order, before m
 		}
 		work.drop(before[it.ID])
 		if o.PrintFilesRequested {
-			work.queueRender(it)
+			work.queueRender(o, it)
 		}
 	}
 	if err := db.enqueue(ctx, tx, &work); err != nil {
@@ -473,7 +473,7 @@ func (s *Orders) RequestPrintFiles(ctx context.Context, scope orders.Scope, uid 
 			it := &o.Items[i]
 			if it.Print.JobID == nil || it.Print.Status == orders.PrintProcessingFailed {
 				work.drop(it.Print)
-				work.queueRender(it)
+				work.queueRender(o, it)
 			}
 		}
 		if err := s.db.enqueue(ctx, tx, &work); err != nil {

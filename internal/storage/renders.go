@@ -13,9 +13,10 @@ import (
 type JobQueue interface {
 	// EnqueueRenders queues one render per item uid and returns the job
 	// ids, in order.
-	EnqueueRenders(ctx context.Context, tx *sql.Tx, itemUIDs []string) ([]int64, error)
+	// ids, in order; team's renders queue behind its own earlier ones.
+	EnqueueRenders(ctx context.Context, tx *sql.Tx, team int, itemUIDs []string) ([]int64, error)
 	// EnqueueShopRenders does the same for Family B prints.
-	EnqueueShopRenders(ctx context.Context, tx *sql.Tx, printUIDs []string) ([]int64, error)
+	EnqueueShopRenders(ctx context.Context, tx *sql.Tx, team int, printUIDs []string) ([]int64, error)
 	// EnqueueDeliveries queues a webhook delivery per delivery uid and
 	// returns the job ids, in order.
 	EnqueueDeliveries(ctx context.Context, tx *sql.Tx, deliveryUIDs []string) ([]int64, error)
@@ -34,7 +35,8 @@ func (db *DB) SetQueue(q JobQueue) { db.queue = q }
 // printWork gathers what a write does to render jobs and stored files, so
 // that it happens in the write's own transaction at its end.
 type printWork struct {
-	render []*orders.Item // items to (re)render; their JobID is set
+	team   int
+	render []*orders.Item // items of team to (re)render; their JobID is set
 	cancel []int64
 	delete []string
 }
@@ -50,8 +52,9 @@ func (w *printWork) drop(p orders.PrintFile) {
 	}
 }
 
-// queueRender marks it as queued for rendering.
-func (w *printWork) queueRender(it *orders.Item) {
+// queueRender marks it, an item of o, as queued for rendering.
+func (w *printWork) queueRender(o *orders.Order, it *orders.Item) {
+	w.team = o.TeamID
 	it.Print = orders.PrintFile{Status: orders.PrintReceived}
 	w.render = append(w.render, it)
 }
@@ -79,7 +82,7 @@ func (db *DB) enqueue(ctx context.Context, tx *Tx, w *printWork) error {
 	for i, it := range w.render {
 		uids[i] = it.UID
 	}
-	ids, err := db.queue.EnqueueRenders(ctx, tx.SQL, uids)
+	ids, err := db.queue.EnqueueRenders(ctx, tx.SQL, w.team, uids)
 	if err != nil {
 		return err
 	}

@@ -72,7 +72,7 @@ func (s *ShopOrders) insert(ctx context.Context, tx *Tx, o *shop.Order) error {
 	}
 	jobs := make([]int64, len(uids))
 	if s.db.queue != nil {
-		if jobs, err = s.db.queue.EnqueueShopRenders(ctx, tx.SQL, uids); err != nil {
+		if jobs, err = s.db.queue.EnqueueShopRenders(ctx, tx.SQL, o.TeamID, uids); err != nil {
 			return err
 		}
 	}
