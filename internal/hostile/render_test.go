@@ -1,0 +1,129 @@
+package hostile
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/platen-print/platen/internal/config"
+	"github.com/platen-print/platen/internal/platentest"
+)
+
+// TestOneImageDrawnManyTimesCostsItsBudgetNotTheServer: layers pointing at
+// one 100-megapixel PNG of a few hundred kilobytes took 18 GB. Now the
+// image is fetched once, found over a render's decoding budget before a
+// pixel is decoded, and the item fails with the reason naming the layer;
+// the server's memory and /healthz hold, and another team's order is
+// ready meanwhile.
+func TestOneImageDrawnManyTimesCostsItsBudgetNotTheServer(t *testing.T) {
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		images := hugePNG(t)
+		srv := start(t, b, nil)
+		attacker := srv.Bootstrap(t, "attacker", "shop-a")
+		other := srv.Bootstrap(t, "other", "shop-b")
+		c := watch(t, srv)
+		doc := imageLayers(images.URL+"/huge.png", attackBodyLayers)
+		var uids []string
+		for i := range 2 {
+			r := srv.Do(t, "POST", "/api/v1/orders", attacker.Token, order(attacker.StoreID, fmt.Sprintf("big-%d", i), doc))
+			if r.Status != http.StatusOK {
+				t.Fatalf("attack order: %d %s", r.Status, r.Raw)
+			}
+			uids = append(uids, r.Object(t)["uid"].(string))
+		}
+		referenceOrderReady(t, srv, other, "ref-1")
+		for i, uid := range uids {
+			waitPrint(t, srv, attacker.Token, fmt.Sprintf("big-%d-1", i), otherTeamsReady, "processingfailed")
+			want := "layers[0]: the 10000×10000 image would take the render past 24 megapixels decoded, its limit"
+			if reason := itemError(t, srv, attacker.Token, uid); !strings.HasPrefix(reason, want) {
+				t.Errorf("reason %q; want %q…", reason, want)
+			}
+		}
+		c.check(t)
+	})
+}
+
+// TestOneTeamsBacklogDoesNotHoldAnotherTeamsOrder: a team's shop order of
+// twenty slow designs is rendering when another team posts one small
+// order; that order is ready long before the backlog is through.
+func TestOneTeamsBacklogDoesNotHoldAnotherTeamsOrder(t *testing.T) {
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		srv := start(t, b, nil)
+		heavy := srv.Bootstrap(t, "heavy", "shop-a")
+		other := srv.Bootstrap(t, "other", "shop-b")
+		c := watch(t, srv)
+		if r := srv.Do(t, "POST", "/api/v1/design-versions", heavy.Token, map[string]any{"design_version_id": "poster", "template_config": heavyDoc(8)}); r.Status != http.StatusOK {
+			t.Fatalf("design version: %d %s", r.Status, r.Raw)
+		}
+		lines := make([]map[string]any, 20)
+		for i := range lines {
+			lines[i] = map[string]any{"design_version_id": "poster", "quantity": 1}
+		}
+		if r := srv.Do(t, "POST", "/v1/shop/orders", heavy.Token, map[string]any{"external_id": "BULK-1", "lines": lines}); r.Status != http.StatusCreated {
+			t.Fatalf("bulk order: %d %s", r.Status, r.Raw)
+		}
+		waitShopRendering(t, srv)
+		referenceOrderReady(t, srv, other, "ref-1")
+		if done := finishedShopPrints(t, srv); done >= len(lines)/2 {
+			t.Errorf("%d of the backlog's %d prints had finished first: the other order was not served ahead of them", done, len(lines))
+		}
+		c.check(t)
+	})
+}
+
+// waitShopRendering waits until the backlog's renders are running.
+func waitShopRendering(t *testing.T, srv *platentest.Server) {
+	t.Helper()
+	deadline := time.Now().Add(otherTeamsReady)
+	for time.Now().Before(deadline) {
+		var n int
+		if err := srv.DB().JobPool().QueryRow(`SELECT count(*) FROM river_job WHERE kind = 'render_shop_print' AND state = 'running'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("the backlog never started rendering")
+}
+
+func finishedShopPrints(t *testing.T, srv *platentest.Server) int {
+	t.Helper()
+	var n int
+	if err := srv.DB().JobPool().QueryRow(`SELECT count(*) FROM shop_prints WHERE status <> 'processing'`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestARenderOverItsTimeFailsOnceWithTheReason: a render past
+// --render-timeout (of wall clock or CPU) fails at once with the reason, is not retried, and the
+// render process is free again for others.
+func TestARenderOverItsTimeFailsOnceWithTheReason(t *testing.T) {
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		srv := start(t, b, func(c *config.Config) { c.Render.Timeout = 300 * time.Millisecond })
+		attacker := srv.Bootstrap(t, "attacker", "shop-a")
+		other := srv.Bootstrap(t, "other", "shop-b")
+		r := srv.Do(t, "POST", "/api/v1/orders", attacker.Token, order(attacker.StoreID, "slow", heavyDoc(40)))
+		if r.Status != http.StatusOK {
+			t.Fatalf("order: %d %s", r.Status, r.Raw)
+		}
+		waitPrint(t, srv, attacker.Token, "slow-1", otherTeamsReady, "processingfailed")
+		// Its wall clock or, on a busy machine first, its CPU time.
+		reason := itemError(t, srv, attacker.Token, r.Object(t)["uid"].(string))
+		if !strings.HasPrefix(reason, "render exceeded 0.3 s") && reason != "render exceeded its CPU limit of 0.3 s" {
+			t.Errorf("reason %q; want render exceeded 0.3 s…", reason)
+		}
+		var attempts int
+		if err := srv.DB().JobPool().QueryRow(`SELECT attempt FROM river_job WHERE kind = 'render_order_item'`).Scan(&attempts); err != nil {
+			t.Fatal(err)
+		}
+		if attempts != 1 {
+			t.Errorf("the render ran %d times; a render over its time must not be retried", attempts)
+		}
+		referenceOrderReady(t, srv, other, "ref-1")
+	})
+}
