@@ -21,6 +21,10 @@ import (
 // document's fault, so no retry can help.
 var ErrTooLarge = errors.New("page too large")
 
+// ErrTooSmall marks a page under a pixel at the asked DPI, which has no
+// raster to draw on: the document's fault too.
+var ErrTooSmall = errors.New("page too small")
+
 // PNG renders one surface at settings.DPI, recording that DPI in the file.
 // Where nothing is painted the PNG is transparent.
 func (r *Renderer) PNG(ctx context.Context, doc *design.Document, surface int, settings Settings) ([]byte, error) {
@@ -40,9 +44,13 @@ func (r *Renderer) PNG(ctx context.Context, doc *design.Document, surface int, s
 		return nil, fmt.Errorf("%w: the page is %.0f megapixels at %d DPI, over the %d-megapixel limit for PNG",
 			ErrTooLarge, px/1e6, settings.DPI, MaxDecodedPixels/1_000_000)
 	}
+	w, h := int(p.width*res.DPMM()+0.5), int(p.height*res.DPMM()+0.5)
+	if w < 1 || h < 1 {
+		return nil, fmt.Errorf("%w: the page is %.3g × %.3g mm, under a pixel at %d DPI", ErrTooSmall, p.width, p.height, settings.DPI)
+	}
 	// Linear: colours pass through as given, as in browsers, and no gamma
 	// pass is spent on every pixel.
-	pixels := image.NewRGBA(image.Rect(0, 0, int(p.width*res.DPMM()+0.5), int(p.height*res.DPMM()+0.5)))
+	pixels := image.NewRGBA(image.Rect(0, 0, w, h))
 	ras := rasterizer.FromImage(pixels, res, canvas.LinearColorSpace{})
 	t := &rasterTarget{Renderer: ras, pixels: pixels, dpmm: res.DPMM(), height: p.height}
 	if err := r.draw(ctx, t, p, doc.Surfaces[surface]); err != nil {

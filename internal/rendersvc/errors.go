@@ -33,7 +33,7 @@ func toStatus(ctx context.Context, err error) *status.Status {
 	switch {
 	case errors.As(err, &le) && fetch.Temporary(le.Err):
 		return status.New(codes.Unavailable, err.Error())
-	case errors.As(err, &le), errors.Is(err, render.ErrTooLarge):
+	case errors.As(err, &le), errors.Is(err, render.ErrTooLarge), errors.Is(err, render.ErrTooSmall):
 		return status.New(codes.InvalidArgument, err.Error())
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return status.FromContextError(err)

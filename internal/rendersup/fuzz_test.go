@@ -1,0 +1,68 @@
+package rendersup
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	renderv1 "github.com/platen-print/platen/gen/platen/render/v1"
+	"github.com/platen-print/platen/internal/design"
+	"github.com/platen-print/platen/internal/rendersvc"
+)
+
+// fuzzLimits cap each input's render: a document of a few kilobytes that
+// needs more than this is a way to stall the service, and a finding.
+var fuzzLimits = Limits{Time: 10 * time.Second, CPU: 10 * time.Second, MemoryBytes: 256 << 20}
+
+// FuzzRender parses each input as a design document and renders what
+// parses, as PDF and PNG, in a supervised render process: no document the
+// parser accepts may crash the renderer or take it past its limits, and
+// what it refuses it refuses as the document's fault. Run it with
+// `go test -fuzz=FuzzRender ./internal/rendersup`; testdata/fuzz holds the
+// corpus.
+func FuzzRender(f *testing.F) {
+	for _, seed := range fuzzSeeds {
+		f.Add([]byte(seed))
+	}
+	s, err := Start(Config{Processes: 1, Limits: fuzzLimits})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { s.Close() })
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		if _, err := design.Parse(doc); err != nil {
+			return
+		}
+		if strings.Contains(string(doc), "http") {
+			t.Skip("images come from data: URIs only: a fuzzer must not reach the network")
+		}
+		req := &renderv1.RenderRequest{
+			Document: doc,
+			Settings: &renderv1.PrintSettings{Dpi: 36},
+			Formats:  []renderv1.Format{renderv1.Format_FORMAT_PDF, renderv1.Format_FORMAT_PNG},
+		}
+		_, err := s.Render(context.Background(), req)
+		switch code := status.Code(err); {
+		case err == nil, code == codes.InvalidArgument:
+		case rendersvc.Crashed(err), code == codes.ResourceExhausted:
+			t.Fatalf("a parsed document took the renderer down: %v\n%s", err, doc)
+		default:
+			t.Fatalf("render: %v\n%s", err, doc)
+		}
+	})
+}
+
+// fuzzSeeds are documents at the edges of what the parser takes.
+var fuzzSeeds = []string{
+	`{"width":210,"height":297,"bleed":3,"dpi":300,"background":"#ffffff","surfaces":[{"name":"front","layers":[{"type":"text","text":"Happy birthday, Ada","font":"Go-Bold","size":24,"color":"#1a1a1a","x":15,"y":170,"width":180,"align":"center","rotation":0},{"type":"rect","x":10,"y":160,"width":190,"height":40,"fill":"#f2e8d5","stroke":"#000000","stroke_width":0.3,"radius":2}]}]}`,
+	`{"width":5000,"height":5000,"bleed":5000,"layers":[{"type":"rect","x":-10000,"y":10000,"width":10000,"height":10000,"fill":"#000","stroke":"#f00","stroke_width":1000,"radius":10000,"rotation":359.999}]}`,
+	`{"width":0.001,"height":0.001,"layers":[{"type":"rect","x":0,"y":0,"width":1e-300,"height":1e-300,"stroke":"#000","stroke_width":1e-300,"radius":1e-300,"fill":"#000","rotation":1e308}]}`,
+	`{"unit":"px","dpi":1,"width":196,"height":196,"layers":[{"type":"text","text":"W","size":10000,"x":-393,"y":393,"width":393,"rotation":-1e300}]}`,
+	`{"unit":"in","width":196,"height":1,"layers":[{"type":"text","text":"a\nb\n\n\tc ﷽ 𝕏","size":0.0001,"x":0,"y":0,"width":0,"align":"right","opacity":0}]}`,
+	`{"width":100,"height":100,"layers":[{"type":"image","src":"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==","x":0,"y":0,"width":10000,"height":0.0001,"fit":"cover","rotation":45}]}`,
+	`{"width":10,"height":10,"surfaces":[{"layers":[]},{"layers":[{"type":"rect","width":10,"height":10,"fill":"#0000"}]}]}`,
+}
