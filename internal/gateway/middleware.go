@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -267,24 +268,42 @@ func (g *Gateway) readBody(next runtime.HandlerFunc) runtime.HandlerFunc {
 
 var errTooLarge = errors.New("request body too large")
 
+// firstRead is the most a body's buffer starts with: a body declaring more
+// gets its room as its bytes arrive (doubling, so at most twice its size
+// in all), not on its word.
+const firstRead = 256 << 10
+
 // readLimited reads body through an input-limit scanner, stopping at the
-// first limit passed or past MaxBodyBytes.
+// first limit passed or past MaxBodyBytes. length is the declared length,
+// or -1.
 func readLimited(body io.Reader, length int64) ([]byte, error) {
-	var buf bytes.Buffer
-	if length > 0 {
-		buf.Grow(int(length))
+	end := int64(MaxBodyBytes + 1)
+	if length >= 0 {
+		end = min(end, length+1)
 	}
+	buf := make([]byte, 0, min(end, firstRead))
 	var scan inputlimit.Scanner
-	_, err := io.Copy(io.MultiWriter(&scan, &buf), io.LimitReader(body, MaxBodyBytes+1))
-	switch {
-	case scan.Err() != nil:
-		return nil, scan.Err()
-	case err != nil:
-		return nil, err
-	case buf.Len() > MaxBodyBytes:
-		return nil, errTooLarge
+	for {
+		if len(buf) == cap(buf) {
+			if int64(len(buf)) >= end {
+				return nil, errTooLarge
+			}
+			buf = slices.Grow(buf, int(min(int64(cap(buf)), end-int64(len(buf)))))
+		}
+		n, err := body.Read(buf[len(buf):cap(buf)])
+		if _, serr := scan.Write(buf[len(buf) : len(buf)+n]); serr != nil {
+			return nil, serr
+		}
+		buf = buf[:len(buf)+n]
+		switch {
+		case errors.Is(err, io.EOF) && len(buf) > MaxBodyBytes:
+			return nil, errTooLarge
+		case errors.Is(err, io.EOF):
+			return buf, nil
+		case err != nil:
+			return nil, err
+		}
 	}
-	return buf.Bytes(), nil
 }
 
 func (g *Gateway) bodyError(w http.ResponseWriter, r *http.Request, err error) {

@@ -277,6 +277,10 @@ func (s *Server) HTTPAddr() string { return s.httpLis.Addr().String() }
 // GRPCAddr is the address the gRPC API listens on.
 func (s *Server) GRPCAddr() string { return s.grpcLis.Addr().String() }
 
+// Handler is the HTTP port's handler, for tests and benchmarks that call
+// it in process.
+func (s *Server) Handler() http.Handler { return s.httpServer.Handler }
+
 // DB is the server's database, for tests and admin commands run in-process.
 func (s *Server) DB() *storage.DB { return s.db }
 
