@@ -97,6 +97,13 @@ func TestTokenFreeRoutes(t *testing.T) {
 	wantError(t, srv.Do(t, "GET", "/api/v1/nothing-here", "", nil), 404, codes.NotFound, "Not Found")
 	wantError(t, srv.Do(t, "PATCH", "/api/v1/orders/abc", "", "{}"), 405, codes.Unimplemented, "Method Not Allowed")
 
+	// grpc-gateway would read a form POST's body (ParseForm) to serve it as
+	// a GET, before the route's token check; a POST is a POST here.
+	form := srv.Do(t, "POST", "/api/v1/order-items/x/print", "", "a=1", "Content-Type", "application/x-www-form-urlencoded")
+	wantError(t, form, 405, codes.Unimplemented, "Method Not Allowed")
+	override := srv.Do(t, "POST", "/api/v1/order-items/x/print", "", "{}", "X-HTTP-Method-Override", "GET")
+	wantError(t, override, 405, codes.Unimplemented, "Method Not Allowed")
+
 	resp, err := healthpb.NewHealthClient(srv.GRPC(t)).Check(context.Background(), &healthpb.HealthCheckRequest{})
 	if err != nil || resp.GetStatus() != healthpb.HealthCheckResponse_SERVING {
 		t.Errorf("gRPC health without a token: %v %v", resp, err)
