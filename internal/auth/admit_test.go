@@ -111,3 +111,23 @@ func TestAuthenticateWaitsAtMostItsContext(t *testing.T) {
 		}
 	})
 }
+
+// The rate limit is taken once a request: at admission, before the body,
+// and not again in the interceptor.
+func TestAdmitTakesTheRateLimitOnce(t *testing.T) {
+	lookup := newFakeLookup()
+	lookup.add(goodToken, goodPrincipal)
+	a, _ := newTestAuthenticator(lookup)
+	a.WithRateLimit(NewRateLimiter(0.001, 1))
+	ctx, err := a.Admit(context.Background(), []string{"Bearer " + goodToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := &grpc.UnaryServerInfo{FullMethod: "/platen.v1.OrderService/GetOrder"}
+	if _, err := a.UnaryServerInterceptor(ctx, nil, info, func(context.Context, any) (any, error) { return nil, nil }); err != nil {
+		t.Fatalf("the admitted request: %v", err)
+	}
+	if _, err := a.Admit(context.Background(), []string{"Bearer " + goodToken}); status.Code(err) != codes.ResourceExhausted {
+		t.Errorf("the next request: %v, want ResourceExhausted", err)
+	}
+}

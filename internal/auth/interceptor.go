@@ -15,8 +15,8 @@ var publicServices = []string{"/grpc.health.v1.", "/grpc.reflection."}
 
 // UnaryServerInterceptor authenticates every call from its authorization
 // metadata (the gateway forwards the HTTP Authorization header there), or
-// takes the caller an early check admitted (see Admit), and applies the
-// rate limit.
+// takes the caller an early check admitted (see Admit); either way within
+// the rate limit.
 func (a *Authenticator) UnaryServerInterceptor(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	if isPublic(info.FullMethod) {
 		return handler(ctx, req)
@@ -24,9 +24,6 @@ func (a *Authenticator) UnaryServerInterceptor(ctx context.Context, req any, inf
 	p, err := a.caller(ctx)
 	if err != nil {
 		return nil, err
-	}
-	if err := a.limits.Allow(p); err != nil {
-		return nil, apierr.ToStatus(ctx, err).Err()
 	}
 	return handler(WithPrincipal(ctx, p), req)
 }
@@ -44,12 +41,12 @@ func (a *Authenticator) StreamServerInterceptor(srv any, ss grpc.ServerStream, i
 }
 
 // caller is the principal an early check admitted into ctx, or else the
-// one ctx's authorization metadata names.
+// one ctx's authorization metadata names, within the rate limit.
 func (a *Authenticator) caller(ctx context.Context) (Principal, error) {
 	if p, ok := ctx.Value(admittedKey{}).(Principal); ok {
 		return p, nil
 	}
-	return a.fromValues(ctx, metadata.ValueFromIncomingContext(ctx, "authorization"))
+	return a.admit(ctx, metadata.ValueFromIncomingContext(ctx, "authorization"))
 }
 
 // fromValues is the one reading of a request's Authorization values, for

@@ -93,8 +93,13 @@ func (w *statusWriter) finish(m runtime.Marshaler) {
 	if message == "" || !utf8.ValidString(message) {
 		message = http.StatusText(w.code)
 	}
-	w.Header().Del("Content-Length")
-	writeStatusCode(w.ResponseWriter, m, w.code, status.New(codeForHTTP(w.code), message))
+	body, _ := m.Marshal(status.New(codeForHTTP(w.code), message).Proto())
+	h := w.Header()
+	h.Del("Content-Length")
+	h.Set("Content-Type", "application/json")
+	w.ResponseWriter.WriteHeader(w.code)
+	n, _ := w.ResponseWriter.Write(body)
+	w.bytes += n
 }
 
 func isJSON(contentType string) bool { return strings.HasPrefix(contentType, "application/json") }

@@ -10,8 +10,8 @@
 // (serverStream.RecvMsg), so neither an interceptor nor a wrapped handler
 // can change it afterwards. So the codec does not fail for a message that
 // a guarded handler is receiving: it leaves the failure with the handler,
-// which answers it. Register services through Registrar, and give the
-// server Codec.
+// which answers it. Make one Decoder per server: give the server its Codec
+// and register services through its Registrar.
 package grpcdecode
 
 import (
@@ -28,18 +28,27 @@ import (
 	"github.com/platen-print/platen/internal/inputlimit"
 )
 
-// receiving holds, for each message a guarded handler is receiving into
-// (keyed by the message pointer), the failure the codec left for it.
-var receiving sync.Map // any → *failure
+// Decoder is one server's codec and the handlers that receive through it.
+type Decoder struct {
+	// receiving holds, for each message a guarded handler is receiving
+	// into (keyed by the message pointer), the failure the codec left.
+	receiving sync.Map // any → *failure
+}
 
 type failure struct{ err error }
+
+// New returns a Decoder.
+func New() *Decoder { return &Decoder{} }
 
 // Codec is the server's protobuf codec (grpc.ForceServerCodecV2): grpc's
 // own, with the input limits checked first, and failures left with the
 // guarded handler that receives the message.
-func Codec() encoding.CodecV2 { return codec{base: encoding.GetCodecV2("proto")} }
+func (d *Decoder) Codec() encoding.CodecV2 { return codec{d: d, base: encoding.GetCodecV2("proto")} }
 
-type codec struct{ base encoding.CodecV2 }
+type codec struct {
+	d    *Decoder
+	base encoding.CodecV2
+}
 
 func (c codec) Name() string { return c.base.Name() }
 
@@ -56,7 +65,7 @@ func (c codec) Unmarshal(data mem.BufferSlice, v any) error {
 	if err == nil {
 		return nil
 	}
-	if f, ok := receiving.Load(v); ok {
+	if f, ok := c.d.receiving.Load(v); ok {
 		f.(*failure).err = err
 		proto.Reset(m)
 		return nil
@@ -85,10 +94,10 @@ func withoutProtoPrefix(err error) string {
 
 // receive runs recv (a handler's dec, or a stream's RecvMsg) into m and
 // answers the codec's failure as InvalidArgument.
-func receive(ctx context.Context, m any, recv func(any) error) error {
+func (d *Decoder) receive(ctx context.Context, m any, recv func(any) error) error {
 	f := &failure{}
-	receiving.Store(m, f)
-	defer receiving.Delete(m)
+	d.receiving.Store(m, f)
+	defer d.receiving.Delete(m)
 	if err := recv(m); err != nil {
 		return err
 	}
@@ -98,43 +107,54 @@ func receive(ctx context.Context, m any, recv func(any) error) error {
 	return nil
 }
 
+// Registrar registers services on s with guarded handlers.
+func (d *Decoder) Registrar(s *grpc.Server) Registrar { return Registrar{Server: s, d: d} }
+
 // Registrar registers services on a grpc.Server with guarded handlers: a
 // unary handler's decode, and a stream's RecvMsg, answer a message that
 // cannot be decoded as InvalidArgument. It is also what reflection.Register
 // takes.
-type Registrar struct{ *grpc.Server }
+type Registrar struct {
+	*grpc.Server
+	d *Decoder
+}
 
 // RegisterService registers a guarded copy of desc.
 func (r Registrar) RegisterService(desc *grpc.ServiceDesc, impl any) {
-	r.Server.RegisterService(Guard(desc), impl)
+	r.Server.RegisterService(r.d.guard(desc), impl)
 }
 
-// Guard returns a copy of desc whose handlers are guarded.
-func Guard(desc *grpc.ServiceDesc) *grpc.ServiceDesc {
+// guard returns a copy of desc whose handlers are guarded.
+func (d *Decoder) guard(desc *grpc.ServiceDesc) *grpc.ServiceDesc {
 	guarded := *desc
 	guarded.Methods = make([]grpc.MethodDesc, len(desc.Methods))
 	for i, m := range desc.Methods {
-		m.Handler = guardMethod(m.Handler)
+		m.Handler = d.guardMethod(m.Handler)
 		guarded.Methods[i] = m
 	}
 	guarded.Streams = make([]grpc.StreamDesc, len(desc.Streams))
 	for i, s := range desc.Streams {
-		s.Handler = guardStream(s.Handler)
+		s.Handler = d.guardStream(s.Handler)
 		guarded.Streams[i] = s
 	}
 	return &guarded
 }
 
-func guardMethod(h grpc.MethodHandler) grpc.MethodHandler {
+func (d *Decoder) guardMethod(h grpc.MethodHandler) grpc.MethodHandler {
 	return func(srv any, ctx context.Context, dec func(any) error, interceptor grpc.UnaryServerInterceptor) (any, error) {
-		return h(srv, ctx, func(m any) error { return receive(ctx, m, dec) }, interceptor)
+		return h(srv, ctx, func(m any) error { return d.receive(ctx, m, dec) }, interceptor)
 	}
 }
 
-func guardStream(h grpc.StreamHandler) grpc.StreamHandler {
-	return func(srv any, ss grpc.ServerStream) error { return h(srv, guardedStream{ss}) }
+func (d *Decoder) guardStream(h grpc.StreamHandler) grpc.StreamHandler {
+	return func(srv any, ss grpc.ServerStream) error { return h(srv, guardedStream{ss, d}) }
 }
 
-type guardedStream struct{ grpc.ServerStream }
+type guardedStream struct {
+	grpc.ServerStream
+	d *Decoder
+}
 
-func (s guardedStream) RecvMsg(m any) error { return receive(s.Context(), m, s.ServerStream.RecvMsg) }
+func (s guardedStream) RecvMsg(m any) error {
+	return s.d.receive(s.Context(), m, s.ServerStream.RecvMsg)
+}

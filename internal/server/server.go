@@ -164,6 +164,7 @@ func (s *Server) startGRPC() error {
 		nulcheck.UnaryServerInterceptor,
 		idempotency.New(s.db.Idempotency()).Unary,
 	}
+	decoder := grpcdecode.New()
 	s.grpcServer = grpc.NewServer(
 		// A call without a valid token is refused when its headers arrive,
 		// before its message is read.
@@ -180,9 +181,9 @@ func (s *Server) startGRPC() error {
 		grpc.MaxSendMsgSize(maxSendBytes),
 		// Requests are checked against the input limits before they are
 		// unmarshalled; one that cannot be decoded is InvalidArgument.
-		grpc.ForceServerCodecV2(grpcdecode.Codec()),
+		grpc.ForceServerCodecV2(decoder.Codec()),
 	)
-	guarded := grpcdecode.Registrar{Server: s.grpcServer}
+	guarded := decoder.Registrar(s.grpcServer)
 	s.channel = inproc.New(interceptors...)
 	s.registerServices(registrars{guarded, s.channel})
 	s.health = health.NewServer()
