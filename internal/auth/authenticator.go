@@ -56,7 +56,8 @@ func (a *Authenticator) WithRateLimit(l *RateLimiter) *Authenticator {
 	return a
 }
 
-// Authenticate returns the Principal of token, or a 401 error.
+// Authenticate returns the Principal of token, or a 401 error; or ctx's
+// error when ctx ends while the token is read from the database.
 func (a *Authenticator) Authenticate(ctx context.Context, token string) (Principal, error) {
 	hash := string(HashToken(token))
 	now := a.now()
@@ -66,14 +67,21 @@ func (a *Authenticator) Authenticate(ctx context.Context, token string) (Princip
 	if ok && now.Before(answer.expires) {
 		return answer.principal, answer.err
 	}
-	v, err, _ := a.group.Do(hash, func() (any, error) {
+	// The caller waits for the read at most as long as ctx lives; the read
+	// itself goes on, and its answer is cached for the next call.
+	calls := a.group.DoChan(hash, func() (any, error) {
 		return a.refresh(ctx, hash, now)
 	})
-	if err != nil {
-		return Principal{}, err
+	select {
+	case r := <-calls:
+		if r.Err != nil {
+			return Principal{}, r.Err
+		}
+		answer = r.Val.(cachedAnswer)
+		return answer.principal, answer.err
+	case <-ctx.Done():
+		return Principal{}, ctx.Err()
 	}
-	answer = v.(cachedAnswer)
-	return answer.principal, answer.err
 }
 
 // refresh reads the token from the database and caches the answer. Only a

@@ -14,17 +14,16 @@ import (
 var publicServices = []string{"/grpc.health.v1.", "/grpc.reflection."}
 
 // UnaryServerInterceptor authenticates every call from its authorization
-// metadata (the gateway forwards the HTTP Authorization header there).
+// metadata (the gateway forwards the HTTP Authorization header there), or
+// takes the caller an early check admitted (see Admit); either way within
+// the rate limit.
 func (a *Authenticator) UnaryServerInterceptor(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	if isPublic(info.FullMethod) {
 		return handler(ctx, req)
 	}
-	p, err := a.fromMetadata(ctx)
+	p, err := a.caller(ctx)
 	if err != nil {
 		return nil, err
-	}
-	if err := a.limits.Allow(p); err != nil {
-		return nil, apierr.ToStatus(ctx, err).Err()
 	}
 	return handler(WithPrincipal(ctx, p), req)
 }
@@ -35,14 +34,25 @@ func (a *Authenticator) StreamServerInterceptor(srv any, ss grpc.ServerStream, i
 	if isPublic(info.FullMethod) {
 		return handler(srv, ss)
 	}
-	if _, err := a.fromMetadata(ss.Context()); err != nil {
+	if _, err := a.caller(ss.Context()); err != nil {
 		return err
 	}
 	return handler(srv, ss)
 }
 
-func (a *Authenticator) fromMetadata(ctx context.Context) (Principal, error) {
-	values := metadata.ValueFromIncomingContext(ctx, "authorization")
+// caller is the principal an early check admitted into ctx, or else the
+// one ctx's authorization metadata names, within the rate limit.
+func (a *Authenticator) caller(ctx context.Context) (Principal, error) {
+	if p, ok := ctx.Value(admittedKey{}).(Principal); ok {
+		return p, nil
+	}
+	return a.admit(ctx, metadata.ValueFromIncomingContext(ctx, "authorization"))
+}
+
+// fromValues is the one reading of a request's Authorization values, for
+// the interceptors and the early checks alike: the first value must be a
+// bearer token of a live token. Its errors are gRPC statuses.
+func (a *Authenticator) fromValues(ctx context.Context, values []string) (Principal, error) {
 	if len(values) == 0 {
 		return Principal{}, apierr.ToStatus(ctx, apierr.Unauthenticated("missing bearer token: send Authorization: Bearer <token>")).Err()
 	}

@@ -8,7 +8,6 @@ import (
 	"math"
 	"math/big"
 	"sort"
-	"strings"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 
@@ -170,17 +169,10 @@ func checkInteger(val any, path string, lo, hi int64) (apierr.Violation, bool) {
 	return apierr.Violation{}, false
 }
 
-// checkString accepts a JSON string without NUL characters, which
-// PostgreSQL cannot store (and no client means to send).
+// checkString accepts a JSON string. (NUL characters, which PostgreSQL
+// cannot store, are refused for REST and gRPC alike by package nulcheck.)
 func checkString(val any, path string) (apierr.Violation, bool) {
-	s, ok := val.(string)
-	if !ok {
-		return violation(path, "must be a string")
-	}
-	if strings.IndexByte(s, 0) >= 0 {
-		return violation(path, "must not contain NUL characters")
-	}
-	return apierr.Violation{}, false
+	return expect(val, isString, path, "must be a string")
 }
 
 // checkNumber accepts a JSON number a float64 can hold.

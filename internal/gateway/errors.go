@@ -107,3 +107,36 @@ func writeStatusCode(w http.ResponseWriter, m runtime.Marshaler, httpStatus int,
 	w.WriteHeader(httpStatus)
 	_, _ = w.Write(body)
 }
+
+// codeForHTTP is the gRPC code an HTTP status stands for, for the answers
+// that begin as an HTTP status rather than a gRPC error (net/http's own
+// refusals, a file's unsatisfiable Range): the inverse of the gateway's
+// mapping where there is one.
+func codeForHTTP(httpStatus int) codes.Code {
+	switch httpStatus {
+	case http.StatusUnauthorized:
+		return codes.Unauthenticated
+	case http.StatusForbidden:
+		return codes.PermissionDenied
+	case http.StatusNotFound:
+		return codes.NotFound
+	case http.StatusMethodNotAllowed, http.StatusNotImplemented, http.StatusHTTPVersionNotSupported:
+		return codes.Unimplemented
+	case http.StatusConflict:
+		return codes.AlreadyExists
+	case http.StatusPreconditionFailed:
+		return codes.FailedPrecondition
+	case http.StatusRequestedRangeNotSatisfiable:
+		return codes.OutOfRange
+	case http.StatusTooManyRequests:
+		return codes.ResourceExhausted
+	case http.StatusServiceUnavailable:
+		return codes.Unavailable
+	case http.StatusGatewayTimeout:
+		return codes.DeadlineExceeded
+	}
+	if httpStatus >= 500 {
+		return codes.Internal
+	}
+	return codes.InvalidArgument
+}

@@ -1,7 +1,9 @@
-// Package gateway is Platen's REST façade: grpc-gateway in front of the real
-// gRPC server (dialled over loopback, so that authentication, idempotency,
-// logging and metrics interceptors apply to REST too), with the contract's
-// JSON, error bodies, status codes, body limit, request ids and HTTP metrics.
+// Package gateway is Platen's REST façade: grpc-gateway in front of the
+// gRPC services (called in process through their interceptors, so that
+// authentication, idempotency, logging and metrics apply to REST too), with
+// the contract's JSON, error bodies (also for what net/http refuses by
+// itself), status codes, token check and body limits before any decoding,
+// request ids and HTTP metrics.
 package gateway
 
 import (
@@ -14,6 +16,7 @@ import (
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
 	platenv1 "github.com/platen-print/platen/gen/platen/v1"
@@ -27,7 +30,7 @@ type Gateway struct {
 	codec     *codec
 	metrics   *httpMetrics
 	accessLog bool
-	handler   http.Handler
+	admit     func(context.Context, []string) (context.Context, error)
 }
 
 // Options configure the gateway.
@@ -36,6 +39,11 @@ type Options struct {
 	AccessLog bool
 	// Registerer receives the HTTP metrics.
 	Registerer prometheus.Registerer
+	// Admit checks a request's Authorization values once its route is
+	// known and before its body is read, returning the context the call
+	// goes on with, or the error to answer (auth.Authenticator.Admit).
+	// Every API route needs a token; nil admits every request.
+	Admit func(ctx context.Context, authorization []string) (context.Context, error)
 }
 
 // registrations are the services the gateway exposes, coldest first. The
@@ -66,7 +74,7 @@ func via[C any](newClient func(grpc.ClientConnInterface) C, register func(contex
 
 // New returns the REST handler, calling the gRPC services through conn.
 func New(ctx context.Context, conn grpc.ClientConnInterface, opts Options) (*Gateway, error) {
-	g := &Gateway{codec: newCodec(), metrics: newHTTPMetrics(opts.Registerer), accessLog: opts.AccessLog}
+	g := &Gateway{codec: newCodec(), metrics: newHTTPMetrics(opts.Registerer), accessLog: opts.AccessLog, admit: opts.Admit}
 	g.mux = runtime.NewServeMux(
 		runtime.WithMarshalerOption(runtime.MIMEWildcard, g.codec),
 		runtime.WithErrorHandler(writeError),
@@ -74,19 +82,44 @@ func New(ctx context.Context, conn grpc.ClientConnInterface, opts Options) (*Gat
 		runtime.WithIncomingHeaderMatcher(incomingHeader),
 		runtime.WithOutgoingHeaderMatcher(func(string) (string, bool) { return "", false }),
 		runtime.WithForwardResponseOption(setHTTPStatus),
+		// A route's middlewares run once it matched, before its handler
+		// decodes anything: the token first, then the body.
+		runtime.WithMiddlewares(g.checkToken, g.readBody),
+		// Both read a form body before any route or token is known: a POST
+		// of application/x-www-form-urlencoded standing in for a GET, and
+		// X-HTTP-Method-Override. The API has no use for either.
+		runtime.WithDisablePathLengthFallback(),
+		runtime.WithDisableHTTPMethodOverride(),
 	)
 	for _, register := range registrations {
 		if err := register(ctx, g.mux, conn); err != nil {
 			return nil, fmt.Errorf("register gateway handler: %w", err)
 		}
 	}
-	g.handler = g.checkRequest(g.limitBody(g.mux))
 	return g, nil
 }
 
 // ServeHTTP serves the REST API; wrap it, and whatever is served beside it,
-// in Observe.
-func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) { g.handler.ServeHTTP(w, r) }
+// in CheckRequest and Observe.
+func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) { g.mux.ServeHTTP(w, r) }
+
+// checkToken is a route's middleware: a request without a valid token is
+// refused (401) before its body is read.
+func (g *Gateway) checkToken(next runtime.HandlerFunc) runtime.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, params map[string]string) {
+		if g.admit == nil {
+			next(w, r, params)
+			return
+		}
+		ctx, err := g.admit(r.Context(), r.Header.Values("Authorization"))
+		if err != nil {
+			noteRoute(r.Context())
+			writeStatus(w, g.codec, status.Convert(err))
+			return
+		}
+		next(w, r.WithContext(ctx), params)
+	}
+}
 
 // incomingHeader forwards only the headers the gRPC side reads: every other
 // header would be encoded into the call and decoded again for nothing.

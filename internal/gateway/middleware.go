@@ -3,10 +3,13 @@ package gateway
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
+	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -17,6 +20,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/platen-print/platen/internal/apierr"
+	"github.com/platen-print/platen/internal/inputlimit"
 	"github.com/platen-print/platen/internal/logging"
 )
 
@@ -38,14 +42,28 @@ func noteRoute(ctx context.Context) {
 	}
 }
 
-// statusWriter remembers the status code and size of a response.
+// statusWriter remembers the status code and size of a response, and
+// turns an error answer that is not JSON (http.Error's plain text, as
+// http.ServeContent answers an unsatisfiable Range; an empty 412) into the
+// contract's JSON error body, so that every error of the HTTP port reads
+// alike.
 type statusWriter struct {
 	http.ResponseWriter
 	code  int
 	bytes int
+	// plain is set while such an answer is held back; text is its start.
+	plain bool
+	text  []byte
 }
 
+// maxPlainText is how much of a plain-text error the JSON answer quotes.
+const maxPlainText = 512
+
 func (w *statusWriter) WriteHeader(code int) {
+	if w.code == 0 && code >= 400 && !isJSON(w.Header().Get("Content-Type")) {
+		w.code, w.plain = code, true
+		return
+	}
 	if w.code == 0 {
 		w.code = code
 	}
@@ -56,10 +74,35 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 	if w.code == 0 {
 		w.code = http.StatusOK
 	}
+	if w.plain {
+		w.text = append(w.text, b[:min(len(b), maxPlainText-len(w.text))]...)
+		return len(b), nil
+	}
 	n, err := w.ResponseWriter.Write(b)
 	w.bytes += n
 	return n, err
 }
+
+// finish writes the JSON answer of a held-back plain error.
+func (w *statusWriter) finish(m runtime.Marshaler) {
+	if !w.plain {
+		return
+	}
+	w.plain = false
+	message := strings.TrimSpace(string(w.text))
+	if message == "" || !utf8.ValidString(message) {
+		message = http.StatusText(w.code)
+	}
+	body, _ := m.Marshal(status.New(codeForHTTP(w.code), message).Proto())
+	h := w.Header()
+	h.Del("Content-Length")
+	h.Set("Content-Type", "application/json")
+	w.ResponseWriter.WriteHeader(w.code)
+	n, _ := w.ResponseWriter.Write(body)
+	w.bytes += n
+}
+
+func isJSON(contentType string) bool { return strings.HasPrefix(contentType, "application/json") }
 
 // Unwrap lets http.ResponseController reach the real writer.
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
@@ -86,6 +129,7 @@ func (g *Gateway) Observe(next http.Handler) http.Handler {
 					writeStatus(sw, g.codec, status.New(codes.Internal, "internal error"))
 				}
 			}
+			sw.finish(g.codec)
 			g.record(ctx, r, sw, info, time.Since(start))
 		}()
 		next.ServeHTTP(sw, r)
@@ -126,16 +170,21 @@ func methodLabel(method string) string {
 	return "OTHER"
 }
 
-// checkRequest refuses, as 400, what would otherwise reach the gRPC side as
+// CheckRequest refuses, as 400, what would otherwise reach the gRPC side as
 // a string it cannot carry or a database cannot store: a path or query
 // that is not UTF-8 or holds NUL, and an Idempotency-Key that is not
-// printable ASCII.
-func (g *Gateway) checkRequest(next http.Handler) http.Handler {
+// printable ASCII. It also refuses a path with an empty, "." or ".."
+// segment, which Go's router would answer with a redirect to the cleaned
+// path (/api/v1/orders/.. to /api/v1, an HTML 307): the API takes paths as
+// sent. Wrap the whole HTTP port's router in it.
+func (g *Gateway) CheckRequest(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		field, problem := "", ""
 		switch {
 		case !cleanText(r.URL.Path):
 			field, problem = "path", "the path must be UTF-8 text without NUL characters"
+		case !canonicalPath(r.URL.EscapedPath()):
+			field, problem = "path", `the path must not hold empty, "." or ".." segments`
 		case !cleanQuery(r.URL.RawQuery):
 			field, problem = "query", "query parameters must be UTF-8 text without NUL characters"
 		case !printableASCII(r.Header.Get("Idempotency-Key")):
@@ -147,6 +196,19 @@ func (g *Gateway) checkRequest(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// canonicalPath reports whether Go's router takes the path as it is, by
+// the router's own rule: path.Clean's result, with the trailing slash kept.
+func canonicalPath(p string) bool {
+	if p == "" || p[0] != '/' {
+		return true
+	}
+	clean := path.Clean(p)
+	if strings.HasSuffix(p, "/") && clean != "/" {
+		clean += "/"
+	}
+	return clean == p
 }
 
 func cleanText(s string) bool { return utf8.ValidString(s) && strings.IndexByte(s, 0) < 0 }
@@ -181,31 +243,84 @@ func printableASCII(s string) bool {
 	return true
 }
 
-// limitBody reads the whole body up front, at most MaxBodyBytes of it: over
-// that the answer is 413 before any decoding. The decoder then works on the
-// bytes in memory.
-func (g *Gateway) limitBody(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Body == nil || r.Body == http.NoBody {
-			next.ServeHTTP(w, r)
-			return
-		}
-		if r.ContentLength > MaxBodyBytes {
+// readBody is a route's middleware, run once its token was admitted: it
+// reads a POST or PUT body whole, at most MaxBodyBytes of it (413 past
+// that), through the input limits' scanner, which refuses a body nested
+// too deep or with too many elements (400 naming the path) at the byte
+// that passes the limit, before anything is decoded. The decoder then
+// works on the bytes in memory. Other methods' bodies are only bounded:
+// their handlers drain them unread.
+func (g *Gateway) readBody(next runtime.HandlerFunc) runtime.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, params map[string]string) {
+		switch {
+		case r.Body == nil || r.Body == http.NoBody:
+		case r.Method != http.MethodPost && r.Method != http.MethodPut:
+			r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+		case r.ContentLength > MaxBodyBytes:
 			g.tooLarge(w)
 			return
+		default:
+			data, err := readLimited(r.Body, r.ContentLength)
+			if err != nil {
+				g.bodyError(w, r, err)
+				return
+			}
+			r.Body = &requestBody{Reader: bytes.NewReader(data), data: data}
 		}
-		data, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
-		if err != nil {
-			writeStatus(w, g.codec, status.New(codes.InvalidArgument, "could not read the request body"))
-			return
+		next(w, r, params)
+	}
+}
+
+var errTooLarge = errors.New("request body too large")
+
+// firstRead is the most a body's buffer starts with: a body declaring more
+// gets its room as its bytes arrive (doubling, so at most twice its size
+// in all), not on its word.
+const firstRead = 256 << 10
+
+// readLimited reads body through an input-limit scanner, stopping at the
+// first limit passed or past MaxBodyBytes. length is the declared length,
+// or -1.
+func readLimited(body io.Reader, length int64) ([]byte, error) {
+	end := int64(MaxBodyBytes + 1)
+	if length >= 0 {
+		end = min(end, length+1)
+	}
+	buf := make([]byte, 0, min(end, firstRead))
+	var scan inputlimit.Scanner
+	for {
+		if len(buf) == cap(buf) {
+			if int64(len(buf)) >= end {
+				return nil, errTooLarge
+			}
+			buf = slices.Grow(buf, int(min(int64(cap(buf)), end-int64(len(buf)))))
 		}
-		if len(data) > MaxBodyBytes {
-			g.tooLarge(w)
-			return
+		n, err := body.Read(buf[len(buf):cap(buf)])
+		if _, serr := scan.Write(buf[len(buf) : len(buf)+n]); serr != nil {
+			return nil, serr
 		}
-		r.Body = &requestBody{Reader: bytes.NewReader(data), data: data}
-		next.ServeHTTP(w, r)
-	})
+		buf = buf[:len(buf)+n]
+		switch {
+		case errors.Is(err, io.EOF) && len(buf) > MaxBodyBytes:
+			return nil, errTooLarge
+		case errors.Is(err, io.EOF):
+			return buf, nil
+		case err != nil:
+			return nil, err
+		}
+	}
+}
+
+func (g *Gateway) bodyError(w http.ResponseWriter, r *http.Request, err error) {
+	var verr *apierr.ValidationError
+	switch {
+	case errors.Is(err, errTooLarge):
+		g.tooLarge(w)
+	case errors.As(err, &verr):
+		writeStatus(w, g.codec, apierr.ToStatus(r.Context(), err))
+	default:
+		writeStatus(w, g.codec, status.New(codes.InvalidArgument, "could not read the request body"))
+	}
 }
 
 func (g *Gateway) tooLarge(w http.ResponseWriter) {

@@ -30,15 +30,15 @@ type Backend struct {
 	Name string
 	// NewDatabaseURL returns a fresh, empty database for one server ("" for
 	// SQLite, which lives in the server's data dir).
-	NewDatabaseURL func(t *testing.T) string
+	NewDatabaseURL func(t testing.TB) string
 }
 
 // Backends are SQLite always, and PostgreSQL when PLATEN_TEST_POSTGRES_URL
 // is set; CI sets it, so no backend is skipped there.
 func Backends() []Backend {
-	list := []Backend{{Name: "sqlite", NewDatabaseURL: func(*testing.T) string { return "" }}}
+	list := []Backend{{Name: "sqlite", NewDatabaseURL: func(testing.TB) string { return "" }}}
 	if base := os.Getenv(PostgresEnv); base != "" {
-		list = append(list, Backend{Name: "postgres", NewDatabaseURL: func(t *testing.T) string { return FreshPostgresSchema(t, base) }})
+		list = append(list, Backend{Name: "postgres", NewDatabaseURL: func(t testing.TB) string { return FreshPostgresSchema(t, base) }})
 	}
 	return list
 }
@@ -54,7 +54,7 @@ func EachBackend(t *testing.T, fn func(t *testing.T, b Backend)) {
 // parallel runs never see each other's rows, and drops it when the test
 // ends; it returns base with the schema as its search_path. Register it
 // before anything that uses the schema, so that its drop runs last.
-func FreshPostgresSchema(t *testing.T, base string) string {
+func FreshPostgresSchema(t testing.TB, base string) string {
 	t.Helper()
 	var b [6]byte
 	_, _ = rand.Read(b[:])
@@ -90,14 +90,14 @@ type Server struct {
 }
 
 // Start starts a server on backend b and stops it when the test ends.
-func Start(t *testing.T, b Backend) *Server {
+func Start(t testing.TB, b Backend) *Server {
 	t.Helper()
 	return StartWith(t, b, nil)
 }
 
 // StartWith is Start with the configuration changed by edit (when not nil)
 // before the server starts.
-func StartWith(t *testing.T, b Backend, edit func(*config.Config)) *Server {
+func StartWith(t testing.TB, b Backend, edit func(*config.Config)) *Server {
 	t.Helper()
 	cfg := config.Default()
 	cfg.HTTPAddr = "127.0.0.1:0"
@@ -112,7 +112,7 @@ func StartWith(t *testing.T, b Backend, edit func(*config.Config)) *Server {
 }
 
 // StartConfig starts a server with cfg and stops it when the test ends.
-func StartConfig(t *testing.T, cfg config.Config) *Server {
+func StartConfig(t testing.TB, cfg config.Config) *Server {
 	t.Helper()
 	slog.SetDefault(slog.New(slog.NewJSONHandler(io.Discard, nil)))
 	s, err := server.Start(context.Background(), cfg)
@@ -138,7 +138,7 @@ type Tenant struct {
 
 // Bootstrap creates (or reuses) a team and store and issues a store-bound
 // token, as `platen admin bootstrap` does.
-func (s *Server) Bootstrap(t *testing.T, team, store string) Tenant {
+func (s *Server) Bootstrap(t testing.TB, team, store string) Tenant {
 	t.Helper()
 	out, err := s.DB().Bootstrap(context.Background(), team, store, nil)
 	if err != nil {
@@ -148,7 +148,7 @@ func (s *Server) Bootstrap(t *testing.T, team, store string) Tenant {
 }
 
 // TeamToken issues a team-wide token (bound to no store).
-func (s *Server) TeamToken(t *testing.T, teamID int) string {
+func (s *Server) TeamToken(t testing.TB, teamID int) string {
 	t.Helper()
 	token, err := s.DB().IssueToken(context.Background(), teamID, nil, "team")
 	if err != nil {

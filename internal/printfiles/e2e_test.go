@@ -3,6 +3,7 @@ package printfiles_test
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"image"
 	"image/color"
@@ -179,6 +180,25 @@ func orderToDownload(t *testing.T, srv *platentest.Server, onS3 bool) {
 	again, _ := platentest.Get(t, http.DefaultClient, loc, "If-None-Match", etag)
 	if again.StatusCode != http.StatusNotModified {
 		t.Errorf("If-None-Match: %d", again.StatusCode)
+	}
+	if !onS3 {
+		// The file's own refusals, which http.ServeContent writes as plain
+		// text or not at all, are the contract's JSON errors too.
+		resp, body := platentest.Get(t, http.DefaultClient, loc, "Range", "bytes=99999999-")
+		platentest.CheckJSONError(t, resp, body, http.StatusRequestedRangeNotSatisfiable, "invalid range: failed to overlap")
+		checkCode(t, body, 11) // OUT_OF_RANGE
+		resp, body = platentest.Get(t, http.DefaultClient, loc, "If-Match", `"another"`)
+		platentest.CheckJSONError(t, resp, body, http.StatusPreconditionFailed, "Precondition Failed")
+		checkCode(t, body, 9) // FAILED_PRECONDITION
+	}
+}
+
+// checkCode checks the gRPC code of a JSON error body.
+func checkCode(t *testing.T, body []byte, want int) {
+	t.Helper()
+	var e struct{ Code int }
+	if err := json.Unmarshal(body, &e); err != nil || e.Code != want {
+		t.Errorf("code %d (%v), want %d: %s", e.Code, err, want, body)
 	}
 }
 

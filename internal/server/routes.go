@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -13,7 +14,9 @@ import (
 )
 
 // routes puts the operational endpoints beside the REST API, all behind the
-// gateway's request id, access log and metrics.
+// gateway's request checks, request id, access log and metrics. These
+// answer without a token: /healthz, /readyz, /metrics, and download links,
+// which carry a signed token of their own. Every API route needs one.
 func (s *Server) routes(gw *gateway.Gateway) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
@@ -24,8 +27,11 @@ func (s *Server) routes(gw *gateway.Gateway) http.Handler {
 	mux.HandleFunc("GET "+printfiles.ItemRoutePrefix+"{item_uid}", s.links.ServeItem)
 	mux.HandleFunc("GET "+printfiles.ShopRoutePrefix+"{print_id}/{index}", s.links.ServeShopFile)
 	mux.Handle(files.PathPrefix, s.files.Handler())
+	// Without it the router would redirect /files to /files/ (an HTML 307);
+	// the gateway answers it as any unknown path, a JSON 404.
+	mux.Handle(strings.TrimSuffix(files.PathPrefix, "/"), gw)
 	mux.Handle("/", gw)
-	return gw.Observe(mux)
+	return gw.Observe(gw.CheckRequest(mux))
 }
 
 // ready answers 200 when the database answers, 503 otherwise or once

@@ -30,8 +30,10 @@ import (
 	"github.com/platen-print/platen/internal/fetch"
 	"github.com/platen-print/platen/internal/files"
 	"github.com/platen-print/platen/internal/gateway"
+	"github.com/platen-print/platen/internal/grpcdecode"
 	"github.com/platen-print/platen/internal/idempotency"
 	"github.com/platen-print/platen/internal/inproc"
+	"github.com/platen-print/platen/internal/nulcheck"
 	"github.com/platen-print/platen/internal/orders"
 	"github.com/platen-print/platen/internal/printfiles"
 	"github.com/platen-print/platen/internal/queue"
@@ -44,9 +46,15 @@ import (
 // new ones are spawned; a few per concurrent client connection's calls.
 const streamWorkers = 64
 
-// maxMessageBytes lets every request the gateway accepts (8 MiB of JSON)
-// through as protobuf, with room to spare; gRPC's default is 4 MiB.
-const maxMessageBytes = 2 * gateway.MaxBodyBytes
+// maxRecvBytes is the largest gRPC request: the REST body limit (8 MiB)
+// and a little room, as a request's protobuf is mostly smaller than its
+// JSON. gRPC answers ResourceExhausted past it, unread.
+const maxRecvBytes = gateway.MaxBodyBytes + 64<<10
+
+// maxSendBytes is the largest gRPC answer: a page of orders stops adding
+// orders once their design documents pass 4 MiB, and one order alone may
+// hold up to 8 MiB of them.
+const maxSendBytes = 2 * gateway.MaxBodyBytes
 
 // Server is a running `platen serve`.
 type Server struct {
@@ -54,6 +62,9 @@ type Server struct {
 	db       *storage.DB
 	registry *prometheus.Registry
 
+	// authn checks tokens for both ports: early, from the headers, and in
+	// the interceptor chain.
+	authn      *auth.Authenticator
 	grpcServer *grpc.Server
 	health     *health.Server
 	grpcLis    net.Listener
@@ -144,14 +155,20 @@ func (s *Server) listen() error {
 func (s *Server) startGRPC() error {
 	lis := s.grpcLis
 	authn := auth.NewAuthenticator(s.db).WithRateLimit(auth.NewRateLimiter(s.cfg.RateLimit, s.cfg.RateBurst))
+	s.authn = authn
 	metrics := newGRPCMetrics(s.registry)
 	interceptors := []grpc.UnaryServerInterceptor{
 		metrics.observe,
 		apierr.UnaryServerInterceptor,
 		authn.UnaryServerInterceptor,
+		nulcheck.UnaryServerInterceptor,
 		idempotency.New(s.db.Idempotency()).Unary,
 	}
+	decoder := grpcdecode.New()
 	s.grpcServer = grpc.NewServer(
+		// A call without a valid token is refused when its headers arrive,
+		// before its message is read.
+		grpc.InTapHandle(authn.TapHandle),
 		grpc.ChainUnaryInterceptor(interceptors...),
 		grpc.ChainStreamInterceptor(authn.StreamServerInterceptor),
 		// Reused workers keep the stacks they grew: a fresh goroutine per
@@ -160,14 +177,18 @@ func (s *Server) startGRPC() error {
 		// Stop, at the shutdown deadline, still waits for running handlers,
 		// so that none of them outlives the database it uses.
 		grpc.WaitForHandlers(true),
-		grpc.MaxRecvMsgSize(maxMessageBytes),
-		grpc.MaxSendMsgSize(maxMessageBytes),
+		grpc.MaxRecvMsgSize(maxRecvBytes),
+		grpc.MaxSendMsgSize(maxSendBytes),
+		// Requests are checked against the input limits before they are
+		// unmarshalled; one that cannot be decoded is InvalidArgument.
+		grpc.ForceServerCodecV2(decoder.Codec()),
 	)
+	guarded := decoder.Registrar(s.grpcServer)
 	s.channel = inproc.New(interceptors...)
-	s.registerServices(registrars{s.grpcServer, s.channel})
+	s.registerServices(registrars{guarded, s.channel})
 	s.health = health.NewServer()
-	healthpb.RegisterHealthServer(s.grpcServer, s.health)
-	reflection.Register(s.grpcServer)
+	healthpb.RegisterHealthServer(guarded, s.health)
+	reflection.Register(guarded)
 	go func() { s.done <- s.grpcServer.Serve(lis) }()
 	s.onShutdown(s.stopGRPC)
 	return nil
@@ -209,7 +230,7 @@ func (s *Server) stopGRPC(ctx context.Context) error {
 }
 
 func (s *Server) startHTTP(ctx context.Context) error {
-	gw, err := gateway.New(ctx, s.channel, gateway.Options{AccessLog: s.cfg.AccessLog, Registerer: s.registry})
+	gw, err := gateway.New(ctx, s.channel, gateway.Options{AccessLog: s.cfg.AccessLog, Registerer: s.registry, Admit: s.authn.Admit})
 	if err != nil {
 		return err
 	}
@@ -221,7 +242,7 @@ func (s *Server) startHTTP(ctx context.Context) error {
 		IdleTimeout:       120 * time.Second,
 	}
 	go func() {
-		if err := s.httpServer.Serve(lis); !errors.Is(err, http.ErrServerClosed) {
+		if err := s.httpServer.Serve(gateway.Listener(lis)); !errors.Is(err, http.ErrServerClosed) {
 			s.done <- err
 		}
 	}()
@@ -256,6 +277,10 @@ func (s *Server) HTTPAddr() string { return s.httpLis.Addr().String() }
 
 // GRPCAddr is the address the gRPC API listens on.
 func (s *Server) GRPCAddr() string { return s.grpcLis.Addr().String() }
+
+// Handler is the HTTP port's handler, for tests and benchmarks that call
+// it in process.
+func (s *Server) Handler() http.Handler { return s.httpServer.Handler }
 
 // DB is the server's database, for tests and admin commands run in-process.
 func (s *Server) DB() *storage.DB { return s.db }
