@@ -23,10 +23,10 @@ test: test-tools ## run every test (PostgreSQL too when PLATEN_TEST_POSTGRES_URL
 bench: build ## run the benchmarks of BENCHMARKS.md: HTTP, rendering, then webhooks
 	$(GO) run ./cmd/platen-bench -platen bin/platen $(BENCH_FLAGS)
 
-bench-render: build ## run only the rendering benchmarks (issue 4)
+bench-render: build ## run only the rendering benchmarks
 	$(GO) run ./cmd/platen-bench -platen bin/platen -suites render $(BENCH_FLAGS)
 
-bench-webhooks: build ## run only the webhook latency benchmarks (issue 5)
+bench-webhooks: build ## run only the webhook latency benchmarks
 	$(GO) run ./cmd/platen-bench -platen bin/platen -suites webhooks $(BENCH_FLAGS)
 
 generate: generate-proto generate-ent ## regenerate gen/ and ent/
