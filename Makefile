@@ -5,7 +5,7 @@ GOTOOL := $(GO) tool -modfile=tools/go.mod
 GATEWAY_V1 := github.com/grpc-ecosystem/grpc-gateway@v1.16.0
 TEST_FLAGS ?= -race -count=1 -timeout 20m
 
-.PHONY: help run build test test-tools bench bench-render bench-webhooks generate generate-proto generate-ent googleapis lint verify
+.PHONY: help run build test test-tools bench bench-render bench-webhooks bench-hostile generate generate-proto generate-ent googleapis lint verify
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -20,7 +20,7 @@ test: test-tools ## run every test (PostgreSQL too when PLATEN_TEST_POSTGRES_URL
 	$(GO) vet ./...
 	$(GO) test $(TEST_FLAGS) ./...
 
-bench: build ## run the benchmarks of BENCHMARKS.md: HTTP, rendering, then webhooks
+bench: build ## run the benchmarks of BENCHMARKS.md: HTTP, rendering, webhooks, then hostile input
 	$(GO) run ./cmd/platen-bench -platen bin/platen $(BENCH_FLAGS)
 
 bench-render: build ## run only the rendering benchmarks
@@ -28,6 +28,9 @@ bench-render: build ## run only the rendering benchmarks
 
 bench-webhooks: build ## run only the webhook latency benchmarks
 	$(GO) run ./cmd/platen-bench -platen bin/platen -suites webhooks $(BENCH_FLAGS)
+
+bench-hostile: build ## run only the hostile-input benchmarks: what each attack costs another team
+	$(GO) run ./cmd/platen-bench -platen bin/platen -suites hostile $(BENCH_FLAGS)
 
 generate: generate-proto generate-ent ## regenerate gen/ and ent/
 

@@ -67,8 +67,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var o Options
 	var scenarios, suites string
-	fs.StringVar(&suites, "suites", "http,render,webhooks", "comma-separated suites: http (the scenarios), render (time, memory, throughput of rendering; POST to ready), "+
-		"webhooks (Family B orders at a steady rate: print ready to webhook arrived)")
+	fs.StringVar(&suites, "suites", "http,render,webhooks,hostile", "comma-separated suites: http (the scenarios), render (time, memory, throughput of rendering; POST to ready), "+
+		"webhooks (Family B orders at a steady rate: print ready to webhook arrived), hostile (each attack: what another team's order, /healthz and memory pay)")
 	fs.StringVar(&o.Platen, "platen", "bin/platen", "path of the platen binary to benchmark")
 	fs.IntVar(&o.Concurrency, "c", 32, "concurrent connections (closed loop: one request in flight each)")
 	fs.DurationVar(&o.Duration, "d", 15*time.Second, "measured duration of each scenario")
@@ -83,6 +83,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.ProfileDir, "profile-dir", "", "http, webhooks: write a CPU profile of platen serve over each measured window into this directory")
 	renderOptions := renderFlags(fs)
 	hookOptions := hookFlags(fs)
+	hostile := hostileFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: platen-bench [flags]\n\nBenchmarks platen serve over HTTP on SQLite (and PostgreSQL with -postgres),\n"+
 			"then rendering (-suites render): the reference page through platen render and platen serve,\n"+
@@ -113,8 +114,10 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		ho, err = hookOptions(o.Platen, o.PostgresURL, o.ProfileDir)
 	}
+	xo := hostile(o.Platen, o.PostgresURL)
+	xo.Photo = ro.Photo
 	if err == nil {
-		err = checkSuites(run, o, ro, ho)
+		err = checkSuites(run, o, ro, ho, xo)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "platen-bench: %v\n", err)
@@ -128,6 +131,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if slices.Contains(run, "webhooks") && ctx.Err() == nil {
 		err = errors.Join(err, RunWebhooks(ctx, ho, stdout, stderr))
+	}
+	if slices.Contains(run, "hostile") && ctx.Err() == nil {
+		err = errors.Join(err, RunHostile(ctx, xo, stdout, stderr))
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "platen-bench: %v\n", err)
@@ -149,7 +155,7 @@ func commaList(s string) []string {
 
 // checkSuites checks the suites asked for and their options before any
 // runs, so that a typo fails at once rather than after the first suite.
-func checkSuites(suites []string, o Options, ro RenderOptions, ho HookOptions) error {
+func checkSuites(suites []string, o Options, ro RenderOptions, ho HookOptions, xo HostileOptions) error {
 	if len(suites) == 0 {
 		return errors.New("no -suites")
 	}
@@ -162,8 +168,10 @@ func checkSuites(suites []string, o Options, ro RenderOptions, ho HookOptions) e
 			err = ro.validate()
 		case "webhooks":
 			err = ho.validate()
+		case "hostile":
+			err = xo.validate()
 		default:
-			err = fmt.Errorf("unknown suite %q (known: http, render, webhooks)", s)
+			err = fmt.Errorf("unknown suite %q (known: http, render, webhooks, hostile)", s)
 		}
 		if err != nil {
 			return err

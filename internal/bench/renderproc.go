@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -163,4 +164,23 @@ func cpuTime(pid int) (time.Duration, error) {
 		ticks += n
 	}
 	return time.Duration(ticks) * clockTick, nil
+}
+
+// childPIDs lists the processes pid started that are still running: a
+// serve's or a render's render processes.
+func childPIDs(pid int) []int {
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+	var pids []int
+	for _, t := range tasks {
+		b, err := os.ReadFile(t)
+		if err != nil {
+			continue
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if n, err := strconv.Atoi(f); err == nil {
+				pids = append(pids, n)
+			}
+		}
+	}
+	return pids
 }
