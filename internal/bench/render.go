@@ -196,9 +196,10 @@ func (b *renderBench) timingRow(renderer, format string, took []time.Duration, o
 		millis(loadgen.Percentile(took, 50)), millis(loadgen.Percentile(took, 90)), millis(took[0]), output)
 }
 
-// memory reads the peak resident set of a fresh platen render process
-// before and after exactly one render, for each format; and rsvg-convert's
-// for one conversion.
+// memory reads the peak resident set of a fresh platen render, the
+// highest of its own and its render processes' (where the render runs),
+// before and after exactly one render, for each format; and
+// rsvg-convert's for one conversion.
 func (b *renderBench) memory(ctx context.Context) error {
 	fmt.Fprintf(b.out, "\n### Peak memory of one render (fresh process)\n\n")
 	fmt.Fprintln(b.out, "| renderer | output | peak RSS idle MB | peak RSS after one render MB | the render's own ms |")
@@ -235,13 +236,13 @@ func (b *renderBench) onePeak(ctx context.Context, format renderv1.Format) (idle
 		return 0, 0, 0, err
 	}
 	defer p.stop()
-	if idle, err = peakRSS(p.pid); err != nil {
+	if idle, err = treePeakRSS(p.pid); err != nil {
 		return 0, 0, 0, err
 	}
 	if _, took, err = p.render(ctx, reference.Document(b.photos.next()), format); err != nil {
 		return 0, 0, 0, err
 	}
-	after, err = peakRSS(p.pid)
+	after, err = treePeakRSS(p.pid)
 	return idle, after, took, err
 }
 
@@ -295,7 +296,7 @@ func (b *renderBench) step(ctx context.Context, format renderv1.Format, callers 
 	}
 	// Concurrent renders each hold their page, and the process keeps the
 	// photos it fetched (up to its image cache's 256 MB).
-	r.peak, err = peakRSS(p.pid)
+	r.peak, err = treePeakRSS(p.pid)
 	return r, err
 }
 
@@ -318,7 +319,7 @@ func (b *renderBench) load(ctx context.Context, p *renderProc, format renderv1.F
 		errs []error
 		wg   sync.WaitGroup
 	)
-	cpu0, err := cpuTime(p.pid)
+	cpu0, err := treeCPUTime(p.pid)
 	if err != nil {
 		return r, err
 	}
@@ -347,7 +348,7 @@ func (b *renderBench) load(ctx context.Context, p *renderProc, format renderv1.F
 	}
 	wg.Wait()
 	r.elapsed = time.Since(start)
-	cpu1, err := cpuTime(p.pid)
+	cpu1, err := treeCPUTime(p.pid)
 	self1, selfErr := cpuTime(os.Getpid())
 	r.cpu, r.selfCPU = cpu1-cpu0, self1-self0
 	if len(r.latencies) == 0 && len(errs) == 0 {

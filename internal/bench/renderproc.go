@@ -184,3 +184,33 @@ func childPIDs(pid int) []int {
 	}
 	return pids
 }
+
+// treePeakRSS is the highest peak resident set among pid and the render
+// processes it runs: where one render's memory shows.
+func treePeakRSS(pid int) (int64, error) {
+	peak, err := peakRSS(pid)
+	if err != nil {
+		return 0, err
+	}
+	for _, child := range childPIDs(pid) {
+		if rss, err := peakRSS(child); err == nil {
+			peak = max(peak, rss)
+		}
+	}
+	return peak, nil
+}
+
+// treeCPUTime is the CPU time of pid and of the render processes it runs
+// (a child's time counts in its parent's only once it has exited).
+func treeCPUTime(pid int) (time.Duration, error) {
+	total, err := cpuTime(pid)
+	if err != nil {
+		return 0, err
+	}
+	for _, child := range childPIDs(pid) {
+		if t, err := cpuTime(child); err == nil {
+			total += t
+		}
+	}
+	return total, nil
+}

@@ -257,7 +257,7 @@ func cpuOver(ctx context.Context, pid int, from, to time.Time) (server, self flo
 	if err := sleepUntil(ctx, from); err != nil {
 		return 0, 0, err
 	}
-	s0, err := cpuTime(pid)
+	s0, err := treeCPUTime(pid)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -268,7 +268,7 @@ func cpuOver(ctx context.Context, pid int, from, to time.Time) (server, self flo
 	if err := sleepUntil(ctx, to); err != nil {
 		return 0, 0, err
 	}
-	s1, err := cpuTime(pid)
+	s1, err := treeCPUTime(pid)
 	if err != nil {
 		return 0, 0, err
 	}
