@@ -127,8 +127,8 @@ func (r *Render) Validate() error {
 	if r.Timeout <= 0 {
 		errs = append(errs, errors.New("--render-timeout must be positive"))
 	}
-	if r.MemoryMB < 64 {
-		errs = append(errs, fmt.Errorf("--render-memory-mb must be at least 64, got %d", r.MemoryMB))
+	if r.MemoryMB < 128 {
+		errs = append(errs, fmt.Errorf("--render-memory-mb must be at least 128, got %d", r.MemoryMB))
 	}
 	return errors.Join(errs...)
 }

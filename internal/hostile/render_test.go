@@ -36,7 +36,7 @@ func TestOneImageDrawnManyTimesCostsItsBudgetNotTheServer(t *testing.T) {
 		referenceOrderReady(t, srv, other, "ref-1")
 		for i, uid := range uids {
 			waitPrint(t, srv, attacker.Token, fmt.Sprintf("big-%d-1", i), otherTeamsReady, "processingfailed")
-			want := "layers[0]: the 10000×10000 image would take the render past 24 megapixels decoded, its limit"
+			want := "layers[0]: decoding the 10000×10000 image needs 382 MB, over the 128 MB a render may spend on pixels"
 			if reason := itemError(t, srv, attacker.Token, uid); !strings.HasPrefix(reason, want) {
 				t.Errorf("reason %q; want %q…", reason, want)
 			}

@@ -11,12 +11,21 @@ import (
 	"golang.org/x/image/draw"
 )
 
-// MaxDecodedPixels bounds the pixels one render holds decoded: its images
-// (each distinct one once) and, for a PNG, the page. At 4 bytes a pixel,
-// and about as much again while a PDF embeds an image, it keeps a render
-// under 250 MB. A JPEG embedded in a PDF as it came is never decoded, so
-// it costs nothing here.
-const MaxDecodedPixels = 24_000_000
+// MaxPixelBytes bounds the memory one render spends on pixels: its
+// decoded images (each distinct one once), what a PDF makes of an image it
+// embeds, and a PNG output's page. It keeps every render under 250 MB
+// (BENCHMARKS.md). A JPEG embedded in a PDF as it came is never decoded,
+// so it costs nothing here.
+const MaxPixelBytes = 128 << 20
+
+// What pixels cost, in bytes each: decoded (RGBA), and in a PDF's image
+// stream (RGB and an alpha mask); a PNG page holds its pixels and the
+// rasterizer's coverage of them.
+const (
+	decodedPixelBytes  = 4
+	embeddedPixelBytes = 4
+	rasterPixelBytes   = 8
+)
 
 // downsampleAbove is how far above the print's resolution an image may be
 // before it is scaled down to that resolution for the PDF: twice, so that
@@ -47,13 +56,14 @@ func newImageSet(source ImageSource, budget int64) *imageSet {
 	return &imageSet{source: source, left: budget, bySrc: map[string]*sourceImage{}}
 }
 
-// charge takes n pixels from the budget, or says why it cannot.
-func (s *imageSet) charge(n int64, what string) error {
-	if n > s.left {
-		return fmt.Errorf("%s would take the render past %d megapixels decoded, its limit (%.1f megapixels were left)",
-			what, MaxDecodedPixels/1_000_000, float64(max(s.left, 0))/1e6)
+// charge takes pixels × bytes each from the budget, or says why it
+// cannot.
+func (s *imageSet) charge(pixels, bytes int64, what string) error {
+	if n := pixels * bytes; n > s.left {
+		return fmt.Errorf("%s needs %d MB, over the %d MB a render may spend on pixels (%d MB left)",
+			what, (n+1<<20-1)>>20, MaxPixelBytes>>20, max(s.left, 0)>>20)
 	}
-	s.left -= n
+	s.left -= pixels * bytes
 	return nil
 }
 
@@ -80,8 +90,7 @@ func (s *imageSet) decode(img *sourceImage) (image.Image, error) {
 	if img.decoded != nil {
 		return img.decoded, nil
 	}
-	what := fmt.Sprintf("the %d×%d image", img.cfg.Width, img.cfg.Height)
-	if err := s.charge(int64(img.cfg.Width)*int64(img.cfg.Height), what); err != nil {
+	if err := s.charge(img.pixels(), decodedPixelBytes, "decoding "+img.what()); err != nil {
 		return nil, err
 	}
 	decoded, err := decode(img.raw)
@@ -115,12 +124,16 @@ func (s *imageSet) forPDF(img *sourceImage, frame box, dpmm float64) (image.Imag
 
 func (s *imageSet) embeddable(img *sourceImage, size image.Point) (image.Image, error) {
 	full := size == image.Pt(img.cfg.Width, img.cfg.Height)
-	switch {
-	case full && img.raw.Format == "jpeg":
+	if full && img.raw.Format == "jpeg" {
 		return cimage.NewJPEGImage(bytes.NewReader(img.raw.Data))
-	case full && img.decoded == nil && img.raw.Format == "png":
-		// canvas decodes it while embedding: charge it as decoded.
-		if err := s.charge(int64(size.X)*int64(size.Y), fmt.Sprintf("the %d×%d image", size.X, size.Y)); err != nil {
+	}
+	// Whatever else is embedded is written out as an image stream.
+	if err := s.charge(int64(size.X)*int64(size.Y), embeddedPixelBytes, fmt.Sprintf("embedding %s at %d×%d", img.what(), size.X, size.Y)); err != nil {
+		return nil, err
+	}
+	if full && img.decoded == nil && img.raw.Format == "png" {
+		// canvas decodes it while embedding: charge it as decoded too.
+		if err := s.charge(img.pixels(), decodedPixelBytes, "decoding "+img.what()); err != nil {
 			return nil, err
 		}
 		return cimage.NewPNGImage(bytes.NewReader(img.raw.Data))
@@ -133,6 +146,12 @@ func (s *imageSet) embeddable(img *sourceImage, size image.Point) (image.Image, 
 		return decoded, nil
 	}
 	return scaleTo(decoded, size), nil
+}
+
+func (img *sourceImage) pixels() int64 { return int64(img.cfg.Width) * int64(img.cfg.Height) }
+
+func (img *sourceImage) what() string {
+	return fmt.Sprintf("the %d×%d image", img.cfg.Width, img.cfg.Height)
 }
 
 // printSize is the size img (of size pixels) needs drawn over frame at

@@ -34,15 +34,15 @@ func (r *Renderer) PNG(ctx context.Context, doc *design.Document, surface int, s
 	if settings.DPI < 1 {
 		return nil, fmt.Errorf("render: a PNG needs a DPI")
 	}
-	images := newImageSet(r.images, MaxDecodedPixels)
+	images := newImageSet(r.images, MaxPixelBytes)
 	p := newPage(doc, r.fonts.set(), images)
 	defer p.fonts.release()
 	res := canvas.DPI(float64(settings.DPI))
 	// The page's pixels come out of the render's budget first; its images
 	// share what is left.
-	if px := p.width * res.DPMM() * p.height * res.DPMM(); images.charge(int64(px), "") != nil {
-		return nil, fmt.Errorf("%w: the page is %.0f megapixels at %d DPI, over the %d-megapixel limit for PNG",
-			ErrTooLarge, px/1e6, settings.DPI, MaxDecodedPixels/1_000_000)
+	if px := p.width * res.DPMM() * p.height * res.DPMM(); images.charge(int64(px), rasterPixelBytes, "") != nil {
+		return nil, fmt.Errorf("%w: the page is %.1f megapixels at %d DPI, over the %d-megapixel limit for PNG",
+			ErrTooLarge, px/1e6, settings.DPI, MaxPixelBytes/rasterPixelBytes/1_000_000)
 	}
 	w, h := int(p.width*res.DPMM()+0.5), int(p.height*res.DPMM()+0.5)
 	if w < 1 || h < 1 {

@@ -68,7 +68,7 @@ func (r *Renderer) PDF(ctx context.Context, doc *design.Document, settings Setti
 			surfaces = append(surfaces, i)
 		}
 	}
-	p := newPage(doc, r.fonts.set(), newImageSet(r.images, MaxDecodedPixels))
+	p := newPage(doc, r.fonts.set(), newImageSet(r.images, MaxPixelBytes))
 	defer p.fonts.release()
 	var buf bytes.Buffer
 	pdf := canvaspdf.New(&buf, p.width, p.height, &canvaspdf.Options{Compress: true, SubsetFonts: true})

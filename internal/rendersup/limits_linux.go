@@ -58,3 +58,18 @@ func residentBytes(pid int) (int64, bool) {
 	}
 	return pages * int64(os.Getpagesize()), true
 }
+
+// peakResident is the most memory process pid has held (VmHWM).
+func peakResident(pid int) (int64, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0, false
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kb << 10, err == nil
+		}
+	}
+	return 0, false
+}

@@ -190,7 +190,7 @@ func (p *process) died(lim Limits) outcome {
 // deathReason reads the child's end from its exit and last words.
 func (p *process) deathReason(lim Limits) error {
 	tail := p.tail.String()
-	if strings.Contains(tail, "out of memory") || strings.Contains(tail, "cannot allocate memory") {
+	if overMemory(tail) {
 		return memoryExceeded(lim)
 	}
 	if msg := panicMessage(tail); msg != "" {
@@ -204,6 +204,18 @@ func (p *process) deathReason(lim Limits) error {
 		return rendersvc.CrashedError(fmt.Sprintf("render crashed: the render process exited with code %d", exit.ExitCode()))
 	}
 	return rendersvc.CrashedError("render crashed: the render process stopped answering")
+}
+
+// overMemory reports whether a child's last words are those of a Go
+// program refused memory: its heap, or a thread's stack, which the data
+// limit counts too.
+func overMemory(tail string) bool {
+	for _, words := range []string{"out of memory", "cannot allocate memory", "pthread_create failed"} {
+		if strings.Contains(tail, words) {
+			return true
+		}
+	}
+	return false
 }
 
 // panicMessage is the message of the panic or fatal error a Go program

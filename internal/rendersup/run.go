@@ -74,13 +74,14 @@ func runChild(spec string) int {
 
 // limitMemory caps the child's heap where the kernel enforces it
 // (RLIMIT_DATA counts the anonymous memory Go's heap lives in), so that a
-// render that would take more dies alone, and tells the garbage collector
-// to work harder as the cap comes near.
+// render that would take more dies alone, and has the garbage collector
+// keep the heap near half of it, where the renders the budgets admit fit
+// (rather than let garbage grow to twice what is live).
 func limitMemory(limit int64) error {
 	if limit <= 0 {
 		return nil
 	}
-	debug.SetMemoryLimit(limit * 3 / 4)
+	debug.SetMemoryLimit(limit / 2)
 	return setDataLimit(limit)
 }
 

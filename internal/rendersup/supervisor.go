@@ -19,6 +19,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc"
@@ -70,7 +71,12 @@ type Supervisor struct {
 	idle   chan *process // a child per slot; nil is a slot whose child must start
 	mu     sync.Mutex
 	closed bool
+	peak   atomic.Int64 // the highest peak resident memory of a child after a render
 }
+
+// PeakResidentBytes is the most memory a render process has held, as
+// read after each render (its VmHWM): what the largest render took.
+func (s *Supervisor) PeakResidentBytes() int64 { return s.peak.Load() }
 
 // Start starts cfg.Processes children.
 func Start(cfg Config) (*Supervisor, error) {
@@ -133,6 +139,10 @@ func (s *Supervisor) Render(ctx context.Context, req *renderv1.RenderRequest, _ 
 		}
 	}
 	o := p.render(ctx, req, s.cfg.Limits)
+	if peak, ok := peakResident(p.cmd.Process.Pid); ok {
+		for seen := s.peak.Load(); peak > seen && !s.peak.CompareAndSwap(seen, peak); seen = s.peak.Load() {
+		}
+	}
 	if !o.healthy {
 		p, _ = s.replace(p) // nil on failure: the next render tries again
 	}
