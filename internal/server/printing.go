@@ -91,7 +91,7 @@ func (s *Server) startPrinting(ctx context.Context) error {
 		Workers:      quickWorkers,
 		Queues:       map[string]int{printfiles.RenderQueue: renderJobsPerSlot * renderWorkers, webhooks.Queue: webhooks.Workers},
 		PollInterval: pollInterval,
-		ID:           s.queueID(),
+		ID:           s.process,
 		JobTimeout:   time.Minute,
 		RescueAfter:  printfiles.RenderTimeout + time.Minute,
 		Logger:       slog.Default(),
