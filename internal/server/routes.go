@@ -46,10 +46,10 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case err == nil:
 		writeJSON(w, http.StatusOK, `{"status":"ok"}`)
-	case errors.Is(err, errNoWrites):
-		writeJSON(w, http.StatusServiceUnavailable, `{"status":"unavailable","reason":"database refuses writes"}`)
 	case errors.Is(err, context.DeadlineExceeded):
 		writeJSON(w, http.StatusServiceUnavailable, `{"status":"unavailable","reason":"database did not answer in time"}`)
+	case errors.Is(err, errNoWrites):
+		writeJSON(w, http.StatusServiceUnavailable, `{"status":"unavailable","reason":"database refuses writes"}`)
 	default:
 		writeJSON(w, http.StatusServiceUnavailable, `{"status":"unavailable","reason":"database unreachable"}`)
 	}
