@@ -17,16 +17,42 @@ var (
 
 	thisNetwork = netip.MustParsePrefix("0.0.0.0/8")     // Linux connects 0.0.0.0 to the local host
 	sharedNAT   = netip.MustParsePrefix("100.64.0.0/10") // carrier-grade NAT, inside providers' networks
-	reserved    = netip.MustParsePrefix("240.0.0.0/4")   // includes 255.255.255.255
 	siteLocal   = netip.MustParsePrefix("fec0::/10")     // deprecated, still routed by some networks
-	nat64       = netip.MustParsePrefix("64:ff9b::/96")  // a NAT64 gateway reaches the IPv4 address inside
-	sixToFour   = netip.MustParsePrefix("2002::/16")     // 6to4 carries an IPv4 address too
+
+	// reserved are the blocks IANA's special-purpose registries mark as
+	// not globally reachable and that no rule above covers: nothing a shop
+	// serves images from, but some networks use them inside.
+	reserved = []netip.Prefix{
+		netip.MustParsePrefix("240.0.0.0/4"),     // includes 255.255.255.255
+		netip.MustParsePrefix("192.0.0.0/24"),    // IETF protocol assignments (DS-Lite, NAT64 discovery)
+		netip.MustParsePrefix("198.18.0.0/15"),   // benchmarking, used by some labs and VPNs inside
+		netip.MustParsePrefix("192.0.2.0/24"),    // documentation
+		netip.MustParsePrefix("198.51.100.0/24"), // documentation
+		netip.MustParsePrefix("203.0.113.0/24"),  // documentation
+		netip.MustParsePrefix("100::/64"),        // IPv6 discard-only
+		netip.MustParsePrefix("2001:db8::/32"),   // IPv6 documentation
+	}
 )
 
 // refusal says what kind of address ip is when Platen must not connect to
-// it, or "" when it may.
+// it, or "" when it may. An IPv6 address that carries an IPv4 one (see
+// embeddedIPv4s) is refused when the IPv4 address is, since a translator
+// or tunnel on the way would deliver to it.
 func refusal(ip netip.Addr) string {
-	ip = embeddedIPv4(ip.WithZone(""))
+	ip = ip.WithZone("").Unmap() // ::ffff:10.0.0.1 is 10.0.0.1 to the kernel
+	if why := plainRefusal(ip); why != "" {
+		return why
+	}
+	for _, e := range embeddedIPv4s(ip) {
+		if why := plainRefusal(e.addr); why != "" {
+			return e.form + " " + e.addr.String() + ", " + why
+		}
+	}
+	return ""
+}
+
+// plainRefusal is the rule for ip as itself, whatever it may carry.
+func plainRefusal(ip netip.Addr) string {
 	switch {
 	case isMetadata(ip):
 		return "the cloud metadata address"
@@ -42,25 +68,19 @@ func refusal(ip netip.Addr) string {
 		return "a multicast address"
 	case sharedNAT.Contains(ip):
 		return "a shared (carrier-grade NAT) address"
-	case reserved.Contains(ip):
+	case inAny(reserved, ip):
 		return "a reserved address"
 	}
 	return ""
 }
 
-// embeddedIPv4 returns the IPv4 address an IPv6 one stands for, if any
-// (::ffff:10.0.0.1 reaches 10.0.0.1), else ip itself.
-func embeddedIPv4(ip netip.Addr) netip.Addr {
-	b := ip.As16()
-	switch {
-	case ip.Is4In6():
-		return ip.Unmap()
-	case nat64.Contains(ip):
-		return netip.AddrFrom4([4]byte(b[12:16]))
-	case sixToFour.Contains(ip):
-		return netip.AddrFrom4([4]byte(b[2:6]))
+func inAny(prefixes []netip.Prefix, ip netip.Addr) bool {
+	for _, p := range prefixes {
+		if p.Contains(ip) {
+			return true
+		}
 	}
-	return ip
+	return false
 }
 
 func isMetadata(ip netip.Addr) bool {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"strconv"
 	"strings"
 	"syscall"
 )
@@ -16,15 +17,15 @@ import (
 // second lookup cannot answer differently (DNS rebinding). Give it to the
 // http.Transport of any client that calls URLs from users, with Proxy nil.
 func (f *Fetcher) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
-	host, portName, err := net.SplitHostPort(addr)
+	host, portText, err := net.SplitHostPort(addr)
 	if err != nil {
-		return nil, err
+		return nil, &failure{kind: ErrBadURL, reason: "is not a valid address: " + err.Error(), cause: err}
 	}
-	port, err := f.cfg.Resolver.LookupPort(ctx, network, portName)
-	if err != nil {
-		return nil, err
+	port, err := strconv.ParseUint(portText, 10, 16)
+	if err != nil || port == 0 {
+		return nil, badPort(portText)
 	}
-	targets, err := f.resolve(ctx, ipNetwork(network), host, uint16(port)) //nolint:gosec // LookupPort returns 0–65535
+	targets, err := f.resolve(ctx, ipNetwork(network), host, uint16(port))
 	if err != nil {
 		return nil, err
 	}
@@ -46,25 +47,13 @@ func (f *Fetcher) DialContext(ctx context.Context, network, addr string) (net.Co
 func (f *Fetcher) CheckURL(ctx context.Context, raw string) error {
 	u, err := parseHTTPURL(raw)
 	if err == nil && !f.cfg.AllowPrivateNetwork {
-		port := u.Port()
-		if port == "" {
-			port = u.Scheme
+		port, _ := portOf(u) // parseHTTPURL checked it
+		if _, err = f.resolve(ctx, "ip", u.Hostname(), port); err != nil {
+			err = explain(err)
 		}
-		err = f.checkHost(ctx, u.Hostname(), port)
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", shown(raw), err)
-	}
-	return nil
-}
-
-func (f *Fetcher) checkHost(ctx context.Context, host, portName string) error {
-	port, err := f.cfg.Resolver.LookupPort(ctx, "tcp", portName)
-	if err == nil {
-		_, err = f.resolve(ctx, "ip", host, uint16(port)) //nolint:gosec // LookupPort returns 0–65535
-	}
-	if err != nil {
-		return explain(err)
 	}
 	return nil
 }

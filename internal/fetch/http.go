@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
 )
 
@@ -147,5 +148,30 @@ func parseHTTPURL(raw string) (*url.URL, error) {
 	if u.Hostname() == "" {
 		return nil, &failure{kind: ErrBadURL, reason: "is not a valid URL: it names no host"}
 	}
+	if _, err := portOf(u); err != nil {
+		return nil, err
+	}
 	return u, nil
+}
+
+// portOf is the port u connects to: its own, else its scheme's. A port
+// out of range can never connect, so it is the URL's fault, not the
+// network's, and no retry may help.
+func portOf(u *url.URL) (uint16, error) {
+	p := u.Port()
+	switch {
+	case p == "" && u.Scheme == "https":
+		return 443, nil
+	case p == "":
+		return 80, nil
+	}
+	n, err := strconv.ParseUint(p, 10, 16)
+	if err != nil || n == 0 {
+		return 0, badPort(p)
+	}
+	return uint16(n), nil
+}
+
+func badPort(p string) *failure {
+	return &failure{kind: ErrBadURL, reason: "is not a valid URL: port " + clip(p, 20) + " is not between 1 and 65535"}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/platen-print/platen/internal/config"
 	"github.com/platen-print/platen/internal/platentest"
+	"github.com/platen-print/platen/internal/printfiles"
 )
 
 func createOrder(t *testing.T, srv *platentest.Server, token string, body map[string]any) map[string]any {
@@ -143,6 +144,11 @@ func TestRefusedImageAddresses(t *testing.T) {
 		"metadata by name":      {"http://metadata.google.internal/computeMetadata/v1/", "metadata"},
 		"unspecified":           {"http://0.0.0.0:" + port + "/a.jpg", "unspecified"},
 		"IPv4-mapped loopback":  {"http://[::ffff:127.0.0.1]:" + port + "/a.jpg", "loopback"},
+		"IPv4-compatible":       {"http://[::127.0.0.1]:" + port + "/a.jpg", "IPv4-compatible address for 127.0.0.1, a loopback"},
+		"IPv4-translated":       {"http://[::ffff:0:7f00:1]:" + port + "/a.jpg", "IPv4-translated address for 127.0.0.1, a loopback"},
+		"NAT64 metadata":        {"http://[64:ff9b::a9fe:a9fe]/latest/meta-data/", "NAT64 address for 169.254.169.254, the cloud metadata"},
+		"6to4 private":          {"http://[2002:a00:1::1]/a.jpg", "6to4 address for 10.0.0.1, a private"},
+		"Teredo client":         {"http://[2001:0:808:808::80ff:fffe]/a.jpg", "Teredo address whose client is 127.0.0.1"},
 	}
 	n := 0
 	for name, c := range refused {
@@ -176,6 +182,36 @@ func TestRefusedImageAddresses(t *testing.T) {
 			t.Error("the image server was never asked")
 		}
 	})
+}
+
+// TestInvalidImagePort: an image URL whose port no connection can use
+// fails the print at once, with the layer and the reason, on its first
+// attempt: a retry cannot change the URL.
+func TestInvalidImagePort(t *testing.T) {
+	srv := platentest.StartWith(t, platentest.Backends()[0], func(c *config.Config) { c.AllowPrivateNetwork = true })
+	tenant := srv.Bootstrap(t, "acme", "shop-1")
+	for i, port := range []string{"65536", "0", "99999999999"} {
+		id := fmt.Sprintf("port-%d", i)
+		src := "http://127.0.0.1:" + port + "/a.jpg"
+		doc := fmt.Sprintf(`{"width":50,"height":50,"layers":[{"type":"rect","x":0,"y":0,"width":5,"height":5,"fill":"#000"},{"type":"image","src":%q,"x":0,"y":0,"width":50,"height":50}]}`, src)
+		start := time.Now()
+		o := createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, id, true, item(id+"-1", doc)))
+		if st := waitPrint(t, srv, tenant.Token, id+"-1"); st["status"] != "processingfailed" {
+			t.Fatalf("port %s: print status %v", port, st)
+		}
+		took := time.Since(start)
+		reason, _ := itemPrint(t, srv, tenant.Token, o["uid"].(string), 0)["error"].(string)
+		want := "layers[1]: image " + src + ": is not a valid URL: port " + port + " is not between 1 and 65535"
+		if reason != want {
+			t.Errorf("port %s: reason %q, want %q", port, reason, want)
+		}
+		var attempts int
+		err := srv.DB().JobPool().QueryRow(`SELECT attempt FROM river_job WHERE kind = ? ORDER BY id DESC LIMIT 1`, printfiles.RenderKind).Scan(&attempts)
+		if err != nil || attempts != 1 {
+			t.Errorf("port %s: %d attempts (%v), want 1", port, attempts, err)
+		}
+		t.Logf("port %s: failed after %v", port, took.Round(time.Millisecond))
+	}
 }
 
 // storedFiles counts the print files in a server's local file store.

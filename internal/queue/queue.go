@@ -5,8 +5,11 @@
 package queue
 
 import (
+	"cmp"
 	"context"
+	"crypto/rand"
 	"database/sql"
+	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -17,6 +20,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivermigrate"
+	"github.com/riverqueue/river/rivertype"
 )
 
 // Config tunes the queue.
@@ -30,12 +34,19 @@ type Config struct {
 	Queues map[string]int
 	// ID names this process among those working the database; it should
 	// be the same across its restarts, so that Rescue finds the jobs it
-	// left running. Empty: a random one.
+	// left running. Each run adds a suffix of its own for River (see New).
+	// Empty: a random one.
 	ID string
 	// JobTimeout bounds a job's run unless its worker says otherwise;
 	// RescueAfter is when another process may consider a running job lost
 	// (it must exceed every job's timeout).
 	JobTimeout, RescueAfter time.Duration
+	// ReclaimAfter is how long a job this process stopped working may stay
+	// running in the database, its outcome unrecorded, before the process
+	// makes it available again (see reclaimer). Zero means
+	// DefaultReclaimAfter; below zero, never (River's rescuer still does,
+	// after RescueAfter).
+	ReclaimAfter time.Duration
 	// PollInterval is how often idle workers look for new jobs: neither
 	// database/sql driver can listen for them, so this bounds the delay
 	// between a commit and its job starting.
@@ -55,7 +66,23 @@ type Queue struct {
 	client  *river.Client[*sql.Tx]
 	pool    *sql.DB
 	dialect string
-	id      string
+	id      string // Config.ID, cut to leave room for the run's suffix
+
+	reclaim     *reclaimer // nil when this client works no jobs
+	stopReclaim func()     // set by Start
+}
+
+// runSuffixLen is the length of "/" and the 8 hex digits that tell runs
+// of a process apart; River's IDs are at most 100 characters.
+const runSuffixLen = 9
+
+// runID is the River client ID of one run of the process named id: two
+// processes that share a name by mistake (one host, one data directory)
+// then never take each other's jobs for their own while both run.
+func runID(id string) string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return id + "/" + hex.EncodeToString(b[:])
 }
 
 func driver(pool *sql.DB, dialect string) (riverdriver.Driver[*sql.Tx], error) {
@@ -90,18 +117,33 @@ func New(pool *sql.DB, dialect string, workers *river.Workers, cfg Config) (*Que
 	if err != nil {
 		return nil, err
 	}
+	q := &Queue{pool: pool, dialect: dialect, id: cfg.ID}
+	if len(q.id) > 100-runSuffixLen {
+		q.id = q.id[:100-runSuffixLen]
+	}
 	rc := &river.Config{
 		Workers:              workers,
 		Logger:               cfg.Logger,
 		FetchPollInterval:    cfg.PollInterval,
-		ID:                   cfg.ID,
 		JobTimeout:           cfg.JobTimeout,
 		RescueStuckJobsAfter: cfg.RescueAfter,
+	}
+	if q.id != "" {
+		rc.ID = runID(q.id)
 	}
 	if cfg.PollInterval > 0 {
 		rc.FetchCooldown = min(cfg.PollInterval, fetchCooldown)
 	}
-	if cfg.Workers > 0 || len(cfg.Queues) > 0 {
+	working := cfg.Workers > 0 || len(cfg.Queues) > 0
+	if working && cfg.ReclaimAfter >= 0 {
+		q.reclaim = &reclaimer{
+			pool: pool, dialect: dialect, jobs: newInFlight(), logger: cfg.Logger,
+			after: cmp.Or(cfg.ReclaimAfter, DefaultReclaimAfter), interval: reclaimInterval,
+			unseen: map[int64]sighting{},
+		}
+		rc.Middleware = []rivertype.Middleware{q.reclaim.jobs}
+	}
+	if working {
 		rc.Queues = map[string]river.QueueConfig{}
 		if cfg.Workers > 0 {
 			rc.Queues[river.QueueDefault] = river.QueueConfig{MaxWorkers: cfg.Workers}
@@ -114,7 +156,14 @@ func New(pool *sql.DB, dialect string, workers *river.Workers, cfg Config) (*Que
 	if err != nil {
 		return nil, fmt.Errorf("queue: %w", err)
 	}
-	return &Queue{client: client, pool: pool, dialect: dialect, id: cfg.ID}, nil
+	q.client = client
+	if q.reclaim != nil {
+		q.reclaim.clientID = client.ID()
+		if q.reclaim.logger == nil {
+			q.reclaim.logger = slog.Default()
+		}
+	}
+	return q, nil
 }
 
 // Rescue makes the jobs this process left running when it stopped
@@ -122,8 +171,8 @@ func New(pool *sql.DB, dialect string, workers *river.Workers, cfg Config) (*Que
 // that a restart leaves nothing stuck until River's own rescuer would find
 // them. Call it before Start. On SQLite the one `platen serve` owns every
 // job in the file; on PostgreSQL only jobs last attempted under this
-// process's ID are taken: other processes may still be running theirs.
-// It returns how many jobs it made available.
+// process's ID (by any run of it) are taken: other processes may still be
+// running theirs. It returns how many jobs it made available.
 func (q *Queue) Rescue(ctx context.Context) (int64, error) {
 	var res sql.Result
 	var err error
@@ -132,8 +181,10 @@ func (q *Queue) Rescue(ctx context.Context) (int64, error) {
 		if q.id == "" {
 			return 0, nil
 		}
+		// Runs before the run suffix had none: both forms are this process's.
 		res, err = q.pool.ExecContext(ctx, `UPDATE river_job SET state = 'available'
-			WHERE state = 'running' AND attempted_by[array_length(attempted_by, 1)] = $1`, q.id)
+			WHERE state = 'running' AND (attempted_by[array_length(attempted_by, 1)] = $1
+				OR left(attempted_by[array_length(attempted_by, 1)], length($1) + 1) = $1 || '/')`, q.id)
 	default:
 		res, err = q.pool.ExecContext(ctx, `UPDATE river_job SET state = 'available' WHERE state = 'running'`)
 	}
@@ -143,11 +194,32 @@ func (q *Queue) Rescue(ctx context.Context) (int64, error) {
 	return res.RowsAffected()
 }
 
-// Start starts working jobs; it returns at once.
-func (q *Queue) Start(ctx context.Context) error { return q.client.Start(ctx) }
+// Start starts working jobs, and looking every few seconds for jobs of
+// its own left running (see reclaimer); it returns at once.
+func (q *Queue) Start(ctx context.Context) error {
+	if err := q.client.Start(ctx); err != nil {
+		return err
+	}
+	if q.reclaim != nil && q.stopReclaim == nil {
+		rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			q.reclaim.run(rctx)
+		}()
+		q.stopReclaim = func() { cancel(); <-done }
+	}
+	return nil
+}
 
 // Stop lets running jobs finish (until ctx ends) and stops.
-func (q *Queue) Stop(ctx context.Context) error { return q.client.Stop(ctx) }
+func (q *Queue) Stop(ctx context.Context) error {
+	if q.stopReclaim != nil {
+		q.stopReclaim()
+		q.stopReclaim = nil
+	}
+	return q.client.Stop(ctx)
+}
 
 // InsertTx adds a job inside tx: it exists only if tx commits.
 func (q *Queue) InsertTx(ctx context.Context, tx *sql.Tx, args river.JobArgs, opts *river.InsertOpts) error {

@@ -3,8 +3,11 @@ package queue_test
 import (
 	"context"
 	"database/sql"
+	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -112,4 +115,227 @@ func TestJobsFollowTheirTransaction(t *testing.T) {
 			}
 		})
 	}
+}
+
+// faultyDatabase is a database whose writes fault can make fail.
+type faultyDatabase struct {
+	db    *sql.DB
+	fault platentest.WriteFault
+}
+
+// faultyDatabases are SQLite (one connection, as `platen serve` writes)
+// and, when PLATEN_TEST_POSTGRES_URL is set, PostgreSQL as a role that
+// the fault turns read-only.
+func faultyDatabases(t *testing.T) map[string]faultyDatabase {
+	t.Helper()
+	lite := databases(t)["sqlite3"]
+	dbs := map[string]faultyDatabase{"sqlite3": {lite, func(t *testing.T, refuse bool) {
+		t.Helper()
+		pragma := "PRAGMA query_only = " + map[bool]string{true: "ON", false: "OFF"}[refuse]
+		if _, err := lite.Exec(pragma); err != nil {
+			t.Fatal(err)
+		}
+	}}}
+	if base := os.Getenv(platentest.PostgresEnv); base != "" {
+		url, fault := platentest.ReadOnlyPostgres(t, base)
+		pg, err := sql.Open("pgx", url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { pg.Close() })
+		dbs["postgres"] = faultyDatabase{pg, fault}
+	}
+	return dbs
+}
+
+type stuckArgs struct{}
+
+func (stuckArgs) Kind() string { return "test_stuck" }
+
+// stuckWorker reports each run's attempt; the first run returns only once
+// the test releases it, after making the database refuse writes, so that
+// River cannot record its outcome.
+type stuckWorker struct {
+	river.WorkerDefaults[stuckArgs]
+	runs    chan int
+	release chan struct{}
+}
+
+func (w *stuckWorker) Work(ctx context.Context, job *river.Job[stuckArgs]) error {
+	w.runs <- job.Attempt
+	if job.Attempt == 1 {
+		<-w.release
+	}
+	return nil
+}
+
+func startQueue(t *testing.T, db *sql.DB, dialect string, workers *river.Workers, cfg queue.Config) *queue.Queue {
+	t.Helper()
+	ctx := context.Background()
+	if err := queue.Migrate(ctx, db, dialect); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	q, err := queue.New(db, dialect, workers, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		stop, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		_ = q.Stop(stop)
+	})
+	return q
+}
+
+func insert(t *testing.T, db *sql.DB, q *queue.Queue, args river.JobArgs, opts *river.InsertOpts) {
+	t.Helper()
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.InsertTx(context.Background(), tx, args, opts); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestStuckJobReclaimed: a job whose outcome River could not write (the
+// database refused writes when it ended, long enough for River to give
+// up) runs again and completes within seconds once writes come back,
+// with the default settings, rather than after River's rescue window
+// (RescueAfter, 3 minutes here as in `platen serve`).
+func TestStuckJobReclaimed(t *testing.T) {
+	for dialect, fdb := range faultyDatabases(t) {
+		t.Run(dialect, func(t *testing.T) {
+			t.Parallel()
+			w := &stuckWorker{runs: make(chan int, 4), release: make(chan struct{})}
+			workers := river.NewWorkers()
+			river.AddWorker(workers, w)
+			q := startQueue(t, fdb.db, dialect, workers, queue.Config{
+				Workers: 2, PollInterval: 50 * time.Millisecond, ID: "platen-test",
+				JobTimeout: time.Minute, RescueAfter: 3 * time.Minute,
+			})
+			insert(t, fdb.db, q, stuckArgs{}, nil)
+			if attempt := receive(t, w.runs, 10*time.Second); attempt != 1 {
+				t.Fatalf("first run: attempt %d", attempt)
+			}
+			fdb.fault(t, true)
+			close(w.release)
+			ended := time.Now()
+			// River's completer tries three times over about 7 s, then
+			// drops the outcome: the job stays running in the database.
+			// The fault outlasts the reclaim wait, as an outage would.
+			time.Sleep(queue.DefaultReclaimAfter + time.Second)
+			if state := jobState(t, fdb.db); state != "running" {
+				t.Fatalf("state %q while writes fail, want running", state)
+			}
+			fdb.fault(t, false)
+			cleared := time.Now()
+			if attempt := receive(t, w.runs, 30*time.Second); attempt != 2 {
+				t.Fatalf("second run: attempt %d", attempt)
+			}
+			again := time.Now()
+			for jobState(t, fdb.db) != "completed" {
+				if time.Since(again) > 5*time.Second {
+					t.Fatalf("state %q after the second run", jobState(t, fdb.db))
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			t.Logf("ran again %v after the first run ended, %v after writes came back; completed %v later",
+				again.Sub(ended).Round(time.Millisecond), again.Sub(cleared).Round(time.Millisecond), time.Since(again).Round(time.Millisecond))
+			if d := again.Sub(cleared); d > 5*time.Second {
+				t.Errorf("ran again %v after writes came back, want within 5s", d)
+			}
+		})
+	}
+}
+
+type slowArgs struct{ For time.Duration }
+
+func (slowArgs) Kind() string { return "test_slow" }
+
+type slowWorker struct {
+	river.WorkerDefaults[slowArgs]
+	runs atomic.Int64
+}
+
+func (w *slowWorker) Work(ctx context.Context, job *river.Job[slowArgs]) error {
+	w.runs.Add(1)
+	time.Sleep(job.Args.For)
+	return nil
+}
+
+// TestReclaimLeavesRunningJobs: with a reclaim wait far shorter than the
+// jobs, a job this process is still working is never made available
+// again, nor is a job another process is running.
+func TestReclaimLeavesRunningJobs(t *testing.T) {
+	for dialect, db := range databases(t) {
+		t.Run(dialect, func(t *testing.T) {
+			t.Parallel()
+			w := &slowWorker{}
+			workers := river.NewWorkers()
+			river.AddWorker(workers, w)
+			river.AddWorker(workers, &noteWorker{seen: make(chan string, 1)})
+			q := startQueue(t, db, dialect, workers, queue.Config{
+				Workers: 2, PollInterval: 50 * time.Millisecond, ID: "platen-test", ReclaimAfter: 500 * time.Millisecond,
+			})
+			insert(t, db, q, slowArgs{For: 7 * time.Second}, nil)
+			insert(t, db, q, noteArgs{Text: "another process's"}, &river.InsertOpts{Queue: "elsewhere"})
+			markOthers(t, db, dialect)
+			time.Sleep(8 * time.Second)
+			if n := w.runs.Load(); n != 1 {
+				t.Errorf("the slow job ran %d times, want once", n)
+			}
+			var state string
+			var attempt int
+			err := db.QueryRow(`SELECT state, attempt FROM river_job WHERE kind = 'test_slow'`).Scan(&state, &attempt)
+			if err != nil || state != "completed" || attempt != 1 {
+				t.Errorf("slow job: %s attempt %d (%v), want completed at attempt 1", state, attempt, err)
+			}
+			if err := db.QueryRow(`SELECT state FROM river_job WHERE kind = 'test_note'`).Scan(&state); err != nil || state != "running" {
+				t.Errorf("another process's job: %s (%v), want running", state, err)
+			}
+		})
+	}
+}
+
+// markOthers makes the note jobs (on a queue this process does not work)
+// look run by another process.
+func markOthers(t *testing.T, db *sql.DB, dialect string) {
+	t.Helper()
+	query := `UPDATE river_job SET state = 'running', attempt = 1,
+		attempted_at = datetime('now'), attempted_by = json('["platen-other/0a1b2c3d"]') WHERE kind = 'test_note'`
+	if dialect == "postgres" {
+		query = `UPDATE river_job SET state = 'running', attempt = 1,
+			attempted_at = now(), attempted_by = ARRAY['platen-other/0a1b2c3d'] WHERE kind = 'test_note'`
+	}
+	if _, err := db.Exec(query); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func receive(t *testing.T, ch <-chan int, within time.Duration) int {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(within):
+		t.Fatalf("nothing within %v", within)
+		return 0
+	}
+}
+
+func jobState(t *testing.T, db *sql.DB) string {
+	t.Helper()
+	var state string
+	if err := db.QueryRow(`SELECT state FROM river_job WHERE kind = 'test_stuck'`).Scan(&state); err != nil {
+		t.Fatal(err)
+	}
+	return state
 }

@@ -472,6 +472,18 @@ func TestImages(t *testing.T) {
 		defer missing.Close()
 		expect(t, c, pdfRequest(withImage(missing.URL+"/x.png")), codes.InvalidArgument, "answered 404 Not Found")
 	})
+	t.Run("a port out of range is the document's fault, not retried", func(t *testing.T) {
+		for _, src := range []string{"http://93.184.215.14:65536/x.png", "https://example.com:0/x.png"} {
+			port := src[strings.LastIndex(src, ":")+1 : strings.LastIndex(src, "/")]
+			expect(t, c, pdfRequest(withImage(src)), codes.InvalidArgument,
+				"layers[0]: image "+src+": is not a valid URL: port "+port+" is not between 1 and 65535")
+		}
+	})
+	t.Run("an IPv6 address carrying a loopback one is refused", func(t *testing.T) {
+		src := "http://[::ffff:0:7f00:1]:" + images.URL[strings.LastIndex(images.URL, ":")+1:] + "/ok.png"
+		expect(t, client(t, Options{}), pdfRequest(withImage(src)), codes.InvalidArgument,
+			"layers[0]: image "+src+": refused: ::ffff:0:7f00:1 is an IPv4-translated address for 127.0.0.1, a loopback address")
+	})
 	t.Run("a timeout is temporary", func(t *testing.T) {
 		release := make(chan struct{})
 		slow := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { <-release }))

@@ -97,7 +97,7 @@ func (s *Server) startPrinting(ctx context.Context) error {
 		Workers:      quickWorkers,
 		Queues:       map[string]int{printfiles.RenderQueue: renderJobsPerSlot * (renderWorkers + 1), webhooks.Queue: webhooks.Workers},
 		PollInterval: pollInterval,
-		ID:           s.queueID(),
+		ID:           s.process,
 		JobTimeout:   time.Minute,
 		RescueAfter:  printfiles.JobTimeout(s.cfg.Render.Timeout) + time.Minute,
 		Logger:       slog.Default(),
@@ -195,8 +195,11 @@ func (s *Server) publicURL() string {
 
 // queueID names this process to the job queue, the same across restarts
 // of a serve on one host and data directory (ports may change), so that a
-// restart finds the jobs it left running (see queue.Rescue). Jobs of a host
-// that never comes back are rescued by River after RescueAfter.
+// restart finds the jobs it left running (see queue.Rescue); each run adds
+// a suffix of its own, by which a running process puts back the jobs whose
+// end it could not record (queue.Config.ReclaimAfter). Jobs of a host that
+// never comes back are rescued by River after RescueAfter. It also names
+// the process's readiness row.
 func (s *Server) queueID() string {
 	host, _ := os.Hostname()
 	dir, err := filepath.Abs(s.cfg.DataDir)

@@ -2,6 +2,8 @@ package server
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -11,6 +13,7 @@ import (
 	"github.com/platen-print/platen/internal/files"
 	"github.com/platen-print/platen/internal/gateway"
 	"github.com/platen-print/platen/internal/printfiles"
+	"github.com/platen-print/platen/internal/readiness"
 )
 
 // routes puts the operational endpoints beside the REST API, all behind the
@@ -34,20 +37,47 @@ func (s *Server) routes(gw *gateway.Gateway) http.Handler {
 	return gw.Observe(gw.CheckRequest(mux))
 }
 
-// ready answers 200 when the database answers, 503 otherwise or once
-// shutdown began.
+// ready answers 200 when the database answers and takes a write (checked
+// at most once a second, see readiness), 503 otherwise or once shutdown
+// began.
 func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 	if s.draining.Load() {
 		writeJSON(w, http.StatusServiceUnavailable, `{"status":"unavailable","reason":"shutting down"}`)
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	// A little past the probe's own timeout, so that its answer comes first.
+	ctx, cancel := context.WithTimeout(r.Context(), readiness.DefaultTimeout+500*time.Millisecond)
 	defer cancel()
-	if err := s.db.Ping(ctx); err != nil {
+	err := s.readiness.Check(ctx)
+	switch {
+	case err == nil:
+		writeJSON(w, http.StatusOK, `{"status":"ok"}`)
+	case errors.Is(err, context.DeadlineExceeded):
+		writeJSON(w, http.StatusServiceUnavailable, `{"status":"unavailable","reason":"database did not answer in time"}`)
+	case errors.Is(err, errNoWrites):
+		writeJSON(w, http.StatusServiceUnavailable, `{"status":"unavailable","reason":"database refuses writes"}`)
+	default:
 		writeJSON(w, http.StatusServiceUnavailable, `{"status":"unavailable","reason":"database unreachable"}`)
-		return
 	}
-	writeJSON(w, http.StatusOK, `{"status":"ok"}`)
+}
+
+// Kinds of unreadiness, for the reason /readyz gives; the cause is logged.
+var (
+	errUnreachable = errors.New("database unreachable")
+	errNoWrites    = errors.New("database refuses writes")
+)
+
+// probeDatabase is readiness for `platen serve`: every pool answers, and a
+// write commits. Reads alone passed while every write failed (a disk
+// error, a file or session gone read-only).
+func (s *Server) probeDatabase(ctx context.Context) error {
+	if err := s.db.Ping(ctx); err != nil {
+		return fmt.Errorf("%w: %w", errUnreachable, err)
+	}
+	if err := s.db.CheckWrites(ctx, s.process); err != nil {
+		return fmt.Errorf("%w: %w", errNoWrites, err)
+	}
+	return nil
 }
 
 func writeJSON(w http.ResponseWriter, code int, body string) {

@@ -37,6 +37,7 @@ import (
 	"github.com/platen-print/platen/internal/orders"
 	"github.com/platen-print/platen/internal/printfiles"
 	"github.com/platen-print/platen/internal/queue"
+	"github.com/platen-print/platen/internal/readiness"
 	"github.com/platen-print/platen/internal/shop"
 	"github.com/platen-print/platen/internal/storage"
 	"github.com/platen-print/platen/internal/webhooks"
@@ -81,6 +82,11 @@ type Server struct {
 	links   *printfiles.Links
 	queue   *queue.Queue
 
+	// process names this process in the database: its queue's name and
+	// its readiness row (see queueID).
+	process string
+	// readiness is /readyz's database check, cached for a second.
+	readiness *readiness.Checker
 	// draining is set when shutdown begins; /readyz then answers 503.
 	draining atomic.Bool
 	// cleanups run in reverse order on shutdown.
@@ -110,6 +116,8 @@ func (s *Server) start(ctx context.Context) error {
 	}
 	s.db = db
 	s.onShutdown(func(context.Context) error { return db.Close() })
+	s.process = s.queueID()
+	s.readiness = readiness.New(s.probeDatabase, slog.Default())
 	if err := db.Migrate(ctx); err != nil {
 		return err
 	}

@@ -121,7 +121,7 @@ func openPostgres(databaseURL string) (*DB, error) {
 // Dialect is "sqlite3" or "postgres".
 func (db *DB) Dialect() string { return db.dialect }
 
-// Ping checks that the database answers; /readyz uses it.
+// Ping checks that the database answers; /readyz uses it, with CheckWrites.
 func (db *DB) Ping(ctx context.Context) error {
 	for _, p := range db.pools {
 		if err := p.PingContext(ctx); err != nil {
@@ -137,6 +137,9 @@ func (db *DB) Migrate(ctx context.Context) error {
 		return fmt.Errorf("apply schema: %w", err)
 	}
 	if err := queue.Migrate(ctx, db.writePool, db.dialect); err != nil {
+		return err
+	}
+	if err := db.migrateReadiness(ctx); err != nil {
 		return err
 	}
 	return db.prepare(ctx)

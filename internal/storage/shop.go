@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/google/uuid"
@@ -211,6 +212,18 @@ func (s *ShopPrints) Start(ctx context.Context, printUID string, jobID int64) (b
 	return n > 0, err
 }
 
+// replaced are the keys of old that reused does not hold: a job that runs
+// again (its end was not recorded) writes the same keys, which must stay.
+func replaced(old, reused []string) []string {
+	var out []string
+	for _, k := range old {
+		if !slices.Contains(reused, k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // Finish makes the print ready with its files, and queues the removal of
 // those it had before.
 func (s *ShopPrints) Finish(ctx context.Context, printUID string, jobID int64, keys []string) (bool, error) {
@@ -225,8 +238,8 @@ func (s *ShopPrints) Finish(ctx context.Context, printUID string, jobID int64, k
 		if err != nil {
 			return 0, err
 		}
-		if len(p.FileKeys) > 0 {
-			if err := s.db.enqueue(ctx, tx, &printWork{delete: p.FileKeys}); err != nil {
+		if old := replaced(p.FileKeys, keys); len(old) > 0 {
+			if err := s.db.enqueue(ctx, tx, &printWork{delete: old}); err != nil {
 				return 0, err
 			}
 		}

@@ -380,6 +380,62 @@ func TestEndpointRules(t *testing.T) {
 	}
 }
 
+// TestEndpointURLHostileForms: PUT …/webhook through the HTTP server
+// refuses, as a 400 naming url, IPv6 addresses that carry a refused IPv4
+// address (a translator or tunnel would deliver to it) and ports no
+// delivery could use; the ports even with --allow-private-network.
+func TestEndpointURLHostileForms(t *testing.T) {
+	srv := platentest.Start(t, platentest.Backends()[0])
+	open := platentest.StartWith(t, platentest.Backends()[0], func(c *config.Config) { c.AllowPrivateNetwork = true })
+	put := func(s *platentest.Server, token, url string) *platentest.Response {
+		return s.Do(t, "PUT", "/api/v1/stores/acme-shop/webhook", token, map[string]any{"url": url})
+	}
+	refused := map[string]string{ // url → what the message says
+		"http://[::127.0.0.1]/h":                      "IPv4-compatible address for 127.0.0.1, a loopback address",
+		"http://[::ffff:0:7f00:1]/h":                  "IPv4-translated address for 127.0.0.1, a loopback address",
+		"http://[::ffff:127.0.0.1]/h":                 "::ffff:127.0.0.1 is a loopback address",
+		"https://[64:ff9b::a9fe:a9fe]/latest":         "NAT64 address for 169.254.169.254, the cloud metadata address",
+		"https://[64:ff9b:1::a00:1]/h":                "local-use NAT64 address for 10.0.0.1, a private address",
+		"https://[2002:c0a8:101::1]/h":                "6to4 address for 192.168.1.1, a private address",
+		"https://[2001:0:808:808::80ff:fffe]/h":       "Teredo address whose client is 127.0.0.1, a loopback address",
+		"https://[2001:0:a00:1::f7f7:f7f7]/h":         "Teredo address whose server is 10.0.0.1, a private address",
+		"http://[::ffff:0:169.254.169.254]:8080/meta": "IPv4-translated address for 169.254.169.254, the cloud metadata address",
+	}
+	badPorts := map[string]string{
+		"https://93.184.215.14:65536/h":  "port 65536 is not between 1 and 65535",
+		"https://93.184.215.14:0/h":      "port 0 is not between 1 and 65535",
+		"https://hooks.example:99999/h":  "port 99999 is not between 1 and 65535",
+		"https://93.184.215.14:https/h":  "must be an absolute http or https URL",
+		"https://[2606:4700::1]:70000/h": "port 70000 is not between 1 and 65535",
+	}
+	check := func(s *platentest.Server, token, url, want string) {
+		t.Helper()
+		msg, fields := platentest.ErrorBody(t, put(s, token, url), http.StatusBadRequest)
+		if len(fields) != 1 || fields[0] != "url" || !strings.Contains(msg, want) {
+			t.Errorf("url %q: %q naming %v, want it to name url and say %q", url, msg, fields, want)
+		}
+	}
+	token := srv.Bootstrap(t, "acme", "acme-shop").Token
+	for url, want := range refused {
+		check(srv, token, url, want)
+	}
+	for url, want := range badPorts {
+		check(srv, token, url, want)
+	}
+	openToken := open.Bootstrap(t, "acme", "acme-shop").Token
+	for url, want := range badPorts {
+		check(open, openToken, url, want)
+	}
+	for url := range refused {
+		if r := put(open, openToken, url); r.Status != http.StatusOK {
+			t.Errorf("--allow-private-network, url %q: %d %s", url, r.Status, r.Raw)
+		}
+	}
+	if r := put(srv, token, "https://93.184.215.14:65535/h"); r.Status != http.StatusOK {
+		t.Errorf("port 65535: %d %s", r.Status, r.Raw)
+	}
+}
+
 // TestRotationSignsWithBoth: after a rotation, deliveries carry the new
 // secret's signature and the old one's, in both header forms.
 func TestRotationSignsWithBoth(t *testing.T) {

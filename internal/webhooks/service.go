@@ -3,7 +3,9 @@ package webhooks
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/url"
+	"strconv"
 	"time"
 
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -129,8 +131,24 @@ func CheckURL(ctx context.Context, raw string, reachable URLChecker) error {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || len(raw) > 2048 {
 		return errors.New("must be an absolute http or https URL of at most 2048 characters")
 	}
+	if err := checkPort(u.Port()); err != nil {
+		return err
+	}
 	if reachable != nil {
 		return reachable(ctx, raw)
+	}
+	return nil
+}
+
+// checkPort refuses a port no delivery could connect to, so that the URL
+// is refused when saved rather than failing every delivery (an empty port
+// is the scheme's).
+func checkPort(port string) error {
+	if port == "" {
+		return nil
+	}
+	if n, err := strconv.ParseUint(port, 10, 16); err != nil || n == 0 {
+		return fmt.Errorf("port %.20s is not between 1 and 65535", port)
 	}
 	return nil
 }
