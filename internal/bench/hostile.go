@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/platen-print/platen/internal/bench/loadgen"
+	"github.com/platen-print/platen/internal/procstat"
 )
 
 // HostileOptions configures the hostile suite (RunHostile): each attack of
@@ -446,11 +447,11 @@ func watchMemory(ctx context.Context, pid int) func() (serve, renders int64) {
 	go func() {
 		defer close(done)
 		for ctx.Err() == nil {
-			if rss, err := peakRSS(pid); err == nil {
+			if rss, err := procstat.PeakRSS(pid); err == nil {
 				serve = max(serve, rss)
 			}
-			for _, child := range childPIDs(pid) {
-				if rss, err := peakRSS(child); err == nil {
+			for _, child := range procstat.Children(pid) {
+				if rss, err := procstat.PeakRSS(child); err == nil {
 					renders = max(renders, rss)
 				}
 			}

@@ -18,6 +18,7 @@ import (
 	renderv1 "github.com/platen-print/platen/gen/platen/render/v1"
 	"github.com/platen-print/platen/internal/bench/loadgen"
 	"github.com/platen-print/platen/internal/bench/reference"
+	"github.com/platen-print/platen/internal/procstat"
 )
 
 // RenderOptions configures the rendering benchmarks of issue 4, all on the
@@ -323,7 +324,7 @@ func (b *renderBench) load(ctx context.Context, p *renderProc, format renderv1.F
 	if err != nil {
 		return r, err
 	}
-	self0, err := cpuTime(os.Getpid())
+	self0, err := procstat.CPUTime(os.Getpid())
 	if err != nil {
 		return r, err
 	}
@@ -349,7 +350,7 @@ func (b *renderBench) load(ctx context.Context, p *renderProc, format renderv1.F
 	wg.Wait()
 	r.elapsed = time.Since(start)
 	cpu1, err := treeCPUTime(p.pid)
-	self1, selfErr := cpuTime(os.Getpid())
+	self1, selfErr := procstat.CPUTime(os.Getpid())
 	r.cpu, r.selfCPU = cpu1-cpu0, self1-self0
 	if len(r.latencies) == 0 && len(errs) == 0 {
 		errs = append(errs, errors.New("no render completed"))

@@ -7,14 +7,15 @@ import (
 	"testing"
 
 	"github.com/platen-print/platen/internal/design"
+	"github.com/platen-print/platen/internal/procstat"
 )
 
 func TestProcReaders(t *testing.T) {
-	peak, err := peakRSS(os.Getpid())
+	peak, err := procstat.PeakRSS(os.Getpid())
 	if err != nil || peak < 1<<20 {
 		t.Errorf("peakRSS: %d, %v", peak, err)
 	}
-	if _, err := cpuTime(os.Getpid()); err != nil {
+	if _, err := procstat.CPUTime(os.Getpid()); err != nil {
 		t.Errorf("cpuTime: %v", err)
 	}
 }

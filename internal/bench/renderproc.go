@@ -9,13 +9,12 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
 	renderv1 "github.com/platen-print/platen/gen/platen/render/v1"
+	"github.com/platen-print/platen/internal/procstat"
 	"github.com/platen-print/platen/internal/rendersvc"
 )
 
@@ -119,81 +118,15 @@ func (p *renderProc) stop() {
 	}
 }
 
-// peakRSS is the process's peak resident set (VmHWM): what the kernel
-// had to give it at most, GC'd heap and runtime included.
-func peakRSS(pid int) (int64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, err
-	}
-	for line := range strings.SplitSeq(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb << 10, err
-		}
-	}
-	return 0, fmt.Errorf("/proc/%d/status has no VmHWM", pid)
-}
-
-// clockTick is Linux's USER_HZ, the unit of /proc/PID/stat's CPU times:
-// 100 on every architecture Go supports (sysconf would need cgo).
-const clockTick = 10 * time.Millisecond
-
-// cpuTime is the user and system CPU time the process has used.
-func cpuTime(pid int) (time.Duration, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, err
-	}
-	// The command name, field 2, may hold spaces: count from after it.
-	// utime and stime are fields 14 and 15, so 12 and 13 after it.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, fmt.Errorf("/proc/%d/stat: unexpected %q", pid, b)
-	}
-	fields := strings.Fields(string(b[i+1:]))
-	if len(fields) < 13 {
-		return 0, fmt.Errorf("/proc/%d/stat: unexpected %q", pid, b)
-	}
-	var ticks int64
-	for _, f := range fields[11:13] {
-		n, err := strconv.ParseInt(f, 10, 64)
-		if err != nil {
-			return 0, err
-		}
-		ticks += n
-	}
-	return time.Duration(ticks) * clockTick, nil
-}
-
-// childPIDs lists the processes pid started that are still running: a
-// serve's or a render's render processes.
-func childPIDs(pid int) []int {
-	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
-	var pids []int
-	for _, t := range tasks {
-		b, err := os.ReadFile(t)
-		if err != nil {
-			continue
-		}
-		for _, f := range strings.Fields(string(b)) {
-			if n, err := strconv.Atoi(f); err == nil {
-				pids = append(pids, n)
-			}
-		}
-	}
-	return pids
-}
-
 // treePeakRSS is the highest peak resident set among pid and the render
 // processes it runs: where one render's memory shows.
 func treePeakRSS(pid int) (int64, error) {
-	peak, err := peakRSS(pid)
+	peak, err := procstat.PeakRSS(pid)
 	if err != nil {
 		return 0, err
 	}
-	for _, child := range childPIDs(pid) {
-		if rss, err := peakRSS(child); err == nil {
+	for _, child := range procstat.Children(pid) {
+		if rss, err := procstat.PeakRSS(child); err == nil {
 			peak = max(peak, rss)
 		}
 	}
@@ -203,12 +136,12 @@ func treePeakRSS(pid int) (int64, error) {
 // treeCPUTime is the CPU time of pid and of the render processes it runs
 // (a child's time counts in its parent's only once it has exited).
 func treeCPUTime(pid int) (time.Duration, error) {
-	total, err := cpuTime(pid)
+	total, err := procstat.CPUTime(pid)
 	if err != nil {
 		return 0, err
 	}
-	for _, child := range childPIDs(pid) {
-		if t, err := cpuTime(child); err == nil {
+	for _, child := range procstat.Children(pid) {
+		if t, err := procstat.CPUTime(child); err == nil {
 			total += t
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/platen-print/platen/internal/bench/loadgen"
+	"github.com/platen-print/platen/internal/procstat"
 )
 
 // HookOptions configures the webhooks suite (issue 5): Family B orders sent
@@ -261,7 +262,7 @@ func cpuOver(ctx context.Context, pid int, from, to time.Time) (server, self flo
 	if err != nil {
 		return 0, 0, err
 	}
-	m0, err := cpuTime(os.Getpid())
+	m0, err := procstat.CPUTime(os.Getpid())
 	if err != nil {
 		return 0, 0, err
 	}
@@ -272,7 +273,7 @@ func cpuOver(ctx context.Context, pid int, from, to time.Time) (server, self flo
 	if err != nil {
 		return 0, 0, err
 	}
-	m1, err := cpuTime(os.Getpid())
+	m1, err := procstat.CPUTime(os.Getpid())
 	window := to.Sub(from).Seconds()
 	return (s1 - s0).Seconds() / window, (m1 - m0).Seconds() / window, err
 }

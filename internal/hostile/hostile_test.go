@@ -1,7 +1,6 @@
 package hostile
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -9,7 +8,6 @@ import (
 	"net/url"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +15,7 @@ import (
 
 	"github.com/platen-print/platen/internal/config"
 	"github.com/platen-print/platen/internal/platentest"
+	"github.com/platen-print/platen/internal/procstat"
 )
 
 // Bounds of what an attack may cost others, in this suite's runs (race
@@ -71,7 +70,7 @@ func watch(t *testing.T, srv *platentest.Server) *cost {
 			began := time.Now()
 			resp, err := client.Get(srv.BaseURL + "/healthz")
 			took := time.Since(began)
-			rss := residentBytes(t)
+			rss, _ := procstat.RSS(os.Getpid())
 			c.mu.Lock()
 			c.peakRSS = max(c.peakRSS, rss)
 			if err != nil || resp.StatusCode != http.StatusOK {
@@ -110,23 +109,6 @@ func (c *cost) check(t *testing.T) {
 	if c.peakRSS > maxServerRSS {
 		t.Errorf("server RSS reached %d MB, over %d MB", c.peakRSS>>20, maxServerRSS>>20)
 	}
-}
-
-func residentBytes(t *testing.T) int64 {
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		t.Errorf("read RSS: %v", err)
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
 }
 
 // order is a Family A order of one item with doc as its design, asking for

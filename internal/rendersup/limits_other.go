@@ -2,13 +2,5 @@
 
 package rendersup
 
-import "time"
-
-// Elsewhere only the supervisor's wall-clock limit applies.
+// Elsewhere no data limit holds: the supervisor's limits alone do.
 func setDataLimit(int64) error { return nil }
-
-func cpuTime(int) (time.Duration, bool) { return 0, false }
-
-func residentBytes(int) (int64, bool) { return 0, false }
-
-func peakResident(int) (int64, bool) { return 0, false }

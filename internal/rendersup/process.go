@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	renderv1 "github.com/platen-print/platen/gen/platen/render/v1"
+	"github.com/platen-print/platen/internal/procstat"
 	"github.com/platen-print/platen/internal/rendersvc"
 )
 
@@ -104,7 +105,7 @@ func (p *process) render(ctx context.Context, req *renderv1.RenderRequest, lim L
 	if err := writeRequest(p.requests, req, lim.Time); err != nil {
 		return p.died(lim)
 	}
-	startCPU, _ := cpuTime(p.cmd.Process.Pid)
+	startCPU, _ := procstat.CPUTime(p.cmd.Process.Pid)
 	// The child stops itself at lim.Time; the grace lets it say so
 	// before it is killed for not doing so.
 	deadline := time.NewTimer(lim.Time + killGrace)
@@ -138,10 +139,10 @@ func (p *process) render(ctx context.Context, req *renderv1.RenderRequest, lim L
 // stops the heap, this the rest (and the heap where no data limit holds).
 func (p *process) overLimits(lim Limits, startCPU time.Duration) error {
 	pid := p.cmd.Process.Pid
-	if used, ok := cpuTime(pid); ok && used-startCPU > lim.CPU {
+	if used, err := procstat.CPUTime(pid); err == nil && used-startCPU > lim.CPU {
 		return exceeded(fmt.Sprintf("render exceeded its CPU limit of %s", words(lim.CPU)))
 	}
-	if rss, ok := residentBytes(pid); ok && rss > residentLimit(lim.MemoryBytes) {
+	if rss, err := procstat.RSS(pid); err == nil && rss > residentLimit(lim.MemoryBytes) {
 		return memoryExceeded(lim)
 	}
 	return nil

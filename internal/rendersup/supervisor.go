@@ -27,6 +27,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	renderv1 "github.com/platen-print/platen/gen/platen/render/v1"
+	"github.com/platen-print/platen/internal/procstat"
 )
 
 // Limits bound one render.
@@ -139,7 +140,7 @@ func (s *Supervisor) Render(ctx context.Context, req *renderv1.RenderRequest, _ 
 		}
 	}
 	o := p.render(ctx, req, s.cfg.Limits)
-	if peak, ok := peakResident(p.cmd.Process.Pid); ok {
+	if peak, err := procstat.PeakRSS(p.cmd.Process.Pid); err == nil {
 		for seen := s.peak.Load(); peak > seen && !s.peak.CompareAndSwap(seen, peak); seen = s.peak.Load() {
 		}
 	}
