@@ -9,4 +9,3 @@ func setDataLimit(limit int64) error {
 	l := uint64(limit) //nolint:gosec // positive
 	return syscall.Setrlimit(syscall.RLIMIT_DATA, &syscall.Rlimit{Cur: l, Max: l})
 }
-
