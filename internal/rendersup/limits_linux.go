@@ -9,3 +9,11 @@ func setDataLimit(limit int64) error {
 	l := uint64(limit) //nolint:gosec // positive
 	return syscall.Setrlimit(syscall.RLIMIT_DATA, &syscall.Rlimit{Cur: l, Max: l})
 }
+
+// childAttr puts a child in its own process group, so that a terminal's
+// ^C reaches the supervisor, which stops its children in order; and has
+// the kernel kill it if the supervisor dies first (a kill -9), so that no
+// render outlives the process that wants it.
+func childAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+}

@@ -54,9 +54,7 @@ func startProcess(env []string, logs io.Writer) (*process, error) {
 		Args:       []string{"platen-render-child"},
 		Env:        env,
 		ExtraFiles: []*os.File{reqR, ansW}, // fds 3 and 4
-		// Its own process group, so that a terminal's ^C reaches the
-		// supervisor, which stops its children in order.
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+		SysProcAttr: childAttr(),
 	}
 	stderr, err := p.cmd.StderrPipe()
 	if err == nil {
