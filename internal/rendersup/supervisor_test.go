@@ -106,7 +106,7 @@ func TestARenderThatNeverReturnsIsKilledAtItsTimeLimit(t *testing.T) {
 	began := time.Now()
 	_, err := s.Render(context.Background(), request("spin"))
 	wantFailure(t, err, codes.ResourceExhausted, "render exceeded 1 s")
-	if took := time.Since(began); took > time.Second+killGrace+2*time.Second {
+	if took := time.Since(began); took > 10*time.Second { // killed, not left to spin: the bound is loose for loaded machines
 		t.Errorf("the kill took %v", took)
 	}
 	rendersAfterwards(t, s)
