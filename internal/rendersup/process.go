@@ -50,10 +50,10 @@ func startProcess(env []string, logs io.Writer) (*process, error) {
 	}
 	p := &process{requests: reqW, answers: ansR, exited: make(chan struct{}), tail: &tailBuffer{max: 16 << 10}}
 	p.cmd = &exec.Cmd{
-		Path:       exe,
-		Args:       []string{"platen-render-child"},
-		Env:        env,
-		ExtraFiles: []*os.File{reqR, ansW}, // fds 3 and 4
+		Path:        exe,
+		Args:        []string{"platen-render-child"},
+		Env:         env,
+		ExtraFiles:  []*os.File{reqR, ansW}, // fds 3 and 4
 		SysProcAttr: childAttr(),
 	}
 	stderr, err := p.cmd.StderrPipe()
