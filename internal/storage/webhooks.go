@@ -81,24 +81,41 @@ func (s *Deliveries) Delivery(ctx context.Context, uid string) (*webhooks.Delive
 	return out, nil
 }
 
-// RecordAttempt adds an attempt to the delivery while jobID owns it.
-func (s *Deliveries) RecordAttempt(ctx context.Context, uid string, jobID int64, a webhooks.Attempt) (bool, error) {
-	return s.db.update(ctx, func(tx *Tx) (int, error) {
-		u := tx.WebhookDelivery.Update().
-			Where(webhookdelivery.UID(uid), webhookdelivery.JobID(jobID), webhookdelivery.Status(webhooks.StatusPending)).
-			AddAttempts(1).SetStatus(a.Status).
-			SetLastStatusCode(a.StatusCode).SetLastLatencyMs(int(a.Latency.Milliseconds())).
-			SetNillableNextAttemptAt(a.NextAt)
-		if a.NextAt == nil {
-			u.ClearNextAttemptAt()
+// RecordAttempt adds an attempt to the delivery while jobID owns it, and
+// counts it in the store's circuit, in one transaction.
+func (s *Deliveries) RecordAttempt(ctx context.Context, dl *webhooks.Delivery, jobID int64, a webhooks.Attempt,
+	failed func(webhooks.Circuit) webhooks.Circuit) (webhooks.Circuit, error) {
+	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
+	var c webhooks.Circuit
+	err := s.db.inTx(ctx, func(tx *Tx) error {
+		if err := recordAttempt(ctx, tx, dl.UID, jobID, a); err != nil {
+			return err
 		}
 		if a.Err == "" {
-			u.ClearLastError().SetDeliveredAt(a.At.UTC().Truncate(time.Microsecond))
-		} else {
-			u.SetLastError(a.Err)
+			return clearCircuit(ctx, tx, dl.StoreID)
 		}
-		return u.Save(ctx)
+		var err error
+		c, err = countFailure(ctx, tx, dl.StoreID, failed)
+		return err
 	})
+	return c, err
+}
+
+func recordAttempt(ctx context.Context, tx *Tx, uid string, jobID int64, a webhooks.Attempt) error {
+	u := tx.WebhookDelivery.Update().
+		Where(webhookdelivery.UID(uid), webhookdelivery.JobID(jobID), webhookdelivery.Status(webhooks.StatusPending)).
+		AddAttempts(1).SetStatus(a.Status).
+		SetLastStatusCode(a.StatusCode).SetLastLatencyMs(int(a.Latency.Milliseconds())).
+		SetNillableNextAttemptAt(a.NextAt)
+	if a.NextAt == nil {
+		u.ClearNextAttemptAt()
+	}
+	if a.Err == "" {
+		u.ClearLastError().SetDeliveredAt(a.At.UTC().Truncate(time.Microsecond))
+	} else {
+		u.SetLastError(a.Err)
+	}
+	return u.Exec(ctx)
 }
 
 // notifyItem records order_item.print_file.ready or .failed for a Family A
@@ -165,6 +182,9 @@ func (s *Deliveries) SetEndpoint(ctx context.Context, storeID, url string, rotat
 				SetPreviousWebhookSecret(st.WebhookSecret).SetPreviousSecretExpiresAt(expires)
 		}
 		if st, err = u.Save(ctx); err != nil {
+			return err
+		}
+		if err := resetCircuit(ctx, tx, storeID); err != nil {
 			return err
 		}
 		out = &webhooks.Endpoint{StoreID: st.ID, URL: url, Secret: st.WebhookSecret, UpdatedAt: st.UpdatedAt.UTC()}
