@@ -40,32 +40,29 @@ func clearCircuit(ctx context.Context, tx *Tx, storeID string) error {
 }
 
 // countFailure adds a failure to the store's circuit and keeps what failed
-// makes of it. The increment comes first, as one statement: on PostgreSQL it
-// locks the row until commit, so the failures of concurrent attempts (of any
-// process) are counted and judged one after the other.
-func countFailure(ctx context.Context, tx *Tx, storeID string, failed func(webhooks.Circuit) webhooks.Circuit) (webhooks.Circuit, error) {
-	err := tx.WebhookCircuit.Create().SetID(storeID).SetFailures(1).
+// makes of it; paused reports a new pause. The increment comes first, as
+// one statement: on PostgreSQL it locks the row until commit, so that the
+// failures of concurrent attempts (of any process) are counted and judged
+// one after the other.
+func countFailure(ctx context.Context, tx *Tx, storeID string, failed func(webhooks.Circuit) webhooks.Circuit) (c webhooks.Circuit, paused bool, err error) {
+	err = tx.WebhookCircuit.Create().SetID(storeID).SetFailures(1).
 		OnConflictColumns(webhookcircuit.FieldID).AddFailures(1).
 		Exec(ctx)
 	if err != nil {
-		return webhooks.Circuit{}, err
+		return c, false, err
 	}
 	row, err := tx.WebhookCircuit.Get(ctx, storeID)
 	if err != nil {
-		return webhooks.Circuit{}, err
+		return c, false, err
 	}
 	before := circuitOf(row)
-	c := failed(before)
-	if c.OpenUntil == before.OpenUntil {
-		return c, nil
+	if c = failed(before); c.OpenUntil == before.OpenUntil {
+		return c, false, nil
 	}
 	until := dbTime(*c.OpenUntil)
 	c.OpenUntil = &until
 	err = row.Update().SetOpenUntil(until).SetOpenForMs(c.OpenFor.Milliseconds()).ClearProbeUntil().Exec(ctx)
-	if err != nil {
-		return webhooks.Circuit{}, err
-	}
-	return c, holdPending(ctx, tx, storeID, until)
+	return c, err == nil, err
 }
 
 // holdPending shows, in the log, the store's pending deliveries due before

@@ -82,21 +82,32 @@ func (s *Deliveries) Delivery(ctx context.Context, uid string) (*webhooks.Delive
 }
 
 // RecordAttempt adds an attempt to the delivery while jobID owns it, and
-// counts it in the store's circuit, in one transaction.
+// counts it in the store's circuit, in one transaction. The circuit's row
+// is written first: on PostgreSQL it is the lock that orders the attempts
+// of one store, and taken before any delivery's, so that a pause, which
+// writes the store's pending deliveries, cannot deadlock with them.
 func (s *Deliveries) RecordAttempt(ctx context.Context, dl *webhooks.Delivery, jobID int64, a webhooks.Attempt,
 	failed func(webhooks.Circuit) webhooks.Circuit) (webhooks.Circuit, error) {
 	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
 	var c webhooks.Circuit
 	err := s.db.inTx(ctx, func(tx *Tx) error {
+		var paused bool
+		var err error
+		if a.Err == "" {
+			err = clearCircuit(ctx, tx, dl.StoreID)
+		} else {
+			c, paused, err = countFailure(ctx, tx, dl.StoreID, failed)
+		}
+		if err != nil {
+			return err
+		}
 		if err := recordAttempt(ctx, tx, dl.UID, jobID, a); err != nil {
 			return err
 		}
-		if a.Err == "" {
-			return clearCircuit(ctx, tx, dl.StoreID)
+		if paused {
+			return holdPending(ctx, tx, dl.StoreID, *c.OpenUntil)
 		}
-		var err error
-		c, err = countFailure(ctx, tx, dl.StoreID, failed)
-		return err
+		return nil
 	})
 	return c, err
 }

@@ -26,26 +26,37 @@ type breaker struct{ Limits }
 
 // check says what a delivery of the store does now: go (both zero), go as
 // the probe that tests a paused endpoint, or wait until hold without an
-// attempt. Held deliveries come back spread over a while, not all at the
-// pause's end, where only the probe may go.
+// attempt.
 func (b breaker) check(c Circuit, now time.Time) (hold time.Time, probe bool) {
 	switch {
 	case c.OpenUntil == nil:
 		return time.Time{}, false
 	case now.Before(*c.OpenUntil):
-		return b.spread(*c.OpenUntil, c.OpenFor), false
+		// Spread after the pause, where only the probe may go: the held
+		// deliveries come back in turn, not all at its end.
+		return c.OpenUntil.Add(b.spread(c.OpenFor)), false
 	case c.ProbeUntil != nil && now.Before(*c.ProbeUntil):
-		return b.spread(*c.ProbeUntil, c.OpenFor), false
+		return b.afterProbe(c, now), false
 	}
 	return time.Time{}, true
 }
 
-// spread returns a time at random in the window after t: as long as the
-// pause, and at most the longest deferral, so that after a long pause the
+// afterProbe is when a delivery that found a probe under way tries again:
+// soon, as a probe mostly takes a moment, but not in a tight loop while one
+// hangs.
+func (b breaker) afterProbe(c Circuit, now time.Time) time.Time {
+	return now.Add(min(minDefer, b.maxDefer()) + b.spread(c.OpenFor))
+}
+
+// spread is a wait at random within a window as long as the pause, at
+// least a second and at most the longest deferral: after a long pause the
 // held deliveries go again within half a minute of the probe.
-func (b breaker) spread(t time.Time, pause time.Duration) time.Time {
+func (b breaker) spread(pause time.Duration) time.Duration {
 	window := min(max(pause, time.Second), b.maxDefer())
-	return t.Add(time.Duration(rand.Int64N(int64(window))))
+	if window <= 0 {
+		return 0
+	}
+	return time.Duration(rand.Int64N(int64(window)))
 }
 
 // probeLease is how long a probe's turn lasts: its attempt, and time to

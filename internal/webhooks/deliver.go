@@ -192,9 +192,16 @@ func (d *Deliverer) Work(ctx context.Context, job *river.Job[DeliverArgs]) error
 	if leave == nil {
 		return err
 	}
-	defer leave() // should the attempt panic
+	defer leave()
 	a := d.attempt(ctx, dl)
-	leave() // the slot is the receiver's time; recording is the database's
+	if a.Err == "" {
+		// The slot is the receiver's time, not the database's. A failure
+		// keeps it until recorded, so that the next attempt to take it
+		// knows of the failure (and of the pause it may have started):
+		// else all the deliveries waiting for a quickly failing endpoint
+		// would each try once before the first failure was written.
+		leave()
+	}
 	return d.record(ctx, job, dl, a, probe)
 }
 
@@ -248,12 +255,11 @@ func (d *Deliverer) endpoint(ctx context.Context, storeID string) (hold time.Tim
 	if hold, probe = b.check(c, now); !probe {
 		return hold, false, nil
 	}
-	until := now.Add(b.probeLease())
-	won, err := d.Store.ClaimProbe(ctx, storeID, now, until)
+	won, err := d.Store.ClaimProbe(ctx, storeID, now, now.Add(b.probeLease()))
 	if err != nil || won {
 		return time.Time{}, won, err
 	}
-	return b.spread(until, c.OpenFor), false, nil
+	return b.afterProbe(c, now), false, nil
 }
 
 // postpone sends the delivery back to the queue until at, counting no
