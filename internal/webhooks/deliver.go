@@ -122,9 +122,9 @@ type Store interface {
 	Circuit(ctx context.Context, storeID string) (Circuit, error)
 	// RecordAttempt adds the attempt to the delivery's log while jobID
 	// owns it, and in the same transaction updates its store's circuit: a
-	// success clears it; a failure is counted, and failed, given the
-	// circuit with the failure counted, returns the circuit to keep. It
-	// returns the circuit as kept.
+	// success clears it; a failure is added to its count, and failed, given
+	// the circuit with the failure counted, returns the circuit to keep (a
+	// pause, maybe). It returns the circuit kept.
 	RecordAttempt(ctx context.Context, dl *Delivery, jobID int64, a Attempt, failed func(Circuit) Circuit) (Circuit, error)
 	// Postpone moves the delivery's next attempt to at while jobID owns
 	// it, counting no attempt.
@@ -153,7 +153,8 @@ type Deliverer struct {
 // NewClient is the HTTP client of deliveries: dial checks the address of
 // every connection (the image fetcher's rules, so that a webhook URL
 // cannot reach the service's own network), redirects are not followed,
-// and an attempt lasts AttemptTimeout at most.
+// and nothing lasts longer than AttemptTimeout (each attempt's own limit,
+// Limits.AttemptTimeout, may be shorter).
 func NewClient(dial func(ctx context.Context, network, addr string) (net.Conn, error)) *http.Client {
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.DialContext = dial
