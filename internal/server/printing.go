@@ -86,6 +86,7 @@ func (s *Server) startPrinting(ctx context.Context) error {
 		Client:      webhooks.NewClient(s.fetcher.DialContext),
 		RetryDelays: s.cfg.WebhookRetryDelays,
 		Limits:      s.webhookLimits(),
+		Metrics:     webhooks.NewMetrics(s.registry),
 		Logger:      slog.Default(),
 	})
 	s.queue, err = queue.New(s.db.JobPool(), s.db.Dialect(), workers, queue.Config{

@@ -144,7 +144,9 @@ type Deliverer struct {
 	RetryDelays []time.Duration
 	// Limits, when set, replace DefaultLimits.
 	Limits *Limits
-	Logger *slog.Logger
+	// Metrics, when set, count attempts and postponements.
+	Metrics *Metrics
+	Logger  *slog.Logger
 
 	gateOnce sync.Once
 	gate     *gate
@@ -229,13 +231,13 @@ func (d *Deliverer) owned(ctx context.Context, job *river.Job[DeliverArgs]) (*De
 func (d *Deliverer) turn(ctx context.Context, job *river.Job[DeliverArgs], dl *Delivery) (leave func(), probe bool, err error) {
 	leave, wait, ok := d.slots().enter(ctx, dl.StoreID)
 	if !ok {
-		return nil, false, d.postpone(ctx, job, dl, time.Now().Add(jitter(wait)), "store at its deliveries in flight")
+		return nil, false, d.postpone(ctx, job, dl, time.Now().Add(jitter(wait)), reasonBusy)
 	}
 	// The circuit is read once the slot is held, so that a delivery that
 	// waited for the slot sees what the attempts before it found.
 	hold, probe, err := d.endpoint(ctx, dl.StoreID)
 	if err == nil && !hold.IsZero() {
-		err = d.postpone(ctx, job, dl, hold, "endpoint paused")
+		err = d.postpone(ctx, job, dl, hold, reasonPaused)
 	}
 	if err != nil {
 		leave()
@@ -265,12 +267,13 @@ func (d *Deliverer) endpoint(ctx context.Context, storeID string) (hold time.Tim
 
 // postpone sends the delivery back to the queue until at, counting no
 // attempt, and shows at as its next attempt in the log.
-func (d *Deliverer) postpone(ctx context.Context, job *river.Job[DeliverArgs], dl *Delivery, at time.Time, why string) error {
+func (d *Deliverer) postpone(ctx context.Context, job *river.Job[DeliverArgs], dl *Delivery, at time.Time, reason string) error {
+	d.Metrics.postpone(reason)
 	if err := d.Store.Postpone(context.WithoutCancel(ctx), dl.UID, job.ID, at); err != nil {
 		// The delivery waits all the same; only its log is behind.
 		d.logger().Warn("webhook postponed, but its log not updated", "delivery", dl.UID, "error", err)
 	}
-	d.logger().Debug("webhook postponed", "delivery", dl.UID, "store_id", dl.StoreID, "why", why, "until", at)
+	d.logger().Debug("webhook postponed", "delivery", dl.UID, "store_id", dl.StoreID, "reason", reason, "until", at)
 	return river.JobSnooze(max(time.Until(at), 0))
 }
 
@@ -290,6 +293,7 @@ func (d *Deliverer) record(ctx context.Context, job *river.Job[DeliverArgs], dl 
 	if err != nil {
 		return err
 	}
+	d.Metrics.attempt(a.Err == "")
 	d.logOutcome(dl, a, wait, probe, paused, c)
 	if a.Status == StatusPending {
 		return river.JobSnooze(wait)

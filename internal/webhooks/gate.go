@@ -15,8 +15,10 @@ const (
 	maxSlotWait = 200 * time.Millisecond
 	// minDefer is the shortest a delivery sent back to the queue stays
 	// there, so that a busy store's deliveries are not fetched again and
-	// again in a tight loop.
-	minDefer = time.Second
+	// again in a tight loop (those sent back together are spread further
+	// by the store's pace). It is short because a quick store's delivery
+	// is sent back too when its worker waited in vain, the process busy.
+	minDefer = 250 * time.Millisecond
 )
 
 // gate keeps the deliveries in flight to each store's endpoint, in this

@@ -18,8 +18,8 @@ func TestGateLimitsAStore(t *testing.T) {
 		t.Fatal("the first two of store a had no slot")
 	}
 	start := time.Now()
-	if _, retry, ok := g.enter(ctx, "a"); ok || retry < time.Second || retry > 30*time.Second {
-		t.Errorf("third of store a: ok %v, retry %v; want sent back for 1 to 30 s", ok, retry)
+	if _, retry, ok := g.enter(ctx, "a"); ok || retry < minDefer || retry > 30*time.Second {
+		t.Errorf("third of store a: ok %v, retry %v; want sent back for %v to 30 s", ok, retry, minDefer)
 	}
 	if waited := time.Since(start); waited > maxSlotWait+100*time.Millisecond {
 		t.Errorf("the third waited %v, more than %v", waited, maxSlotWait)
@@ -66,7 +66,7 @@ func TestGateWaitsForQuickAttempts(t *testing.T) {
 
 // TestGatePacesDeferrals: deliveries sent back while a store's attempts
 // hang come back a slot's time apart (the oldest attempt's age shared by
-// the slots), from 1 s on, and none later than maxDefer.
+// the slots), from minDefer on, and none later than maxDefer.
 func TestGatePacesDeferrals(t *testing.T) {
 	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 	g := newGate(4, 30*time.Second)
@@ -86,7 +86,7 @@ func TestGatePacesDeferrals(t *testing.T) {
 		}
 		got = append(got, retry)
 	}
-	for i, want := range []time.Duration{time.Second, 3 * time.Second, 5 * time.Second} {
+	for i, want := range []time.Duration{minDefer, minDefer + 2*time.Second, minDefer + 4*time.Second} {
 		if got[i] != want {
 			t.Errorf("deferral %d: %v, want %v", i, got[i], want)
 		}
