@@ -44,23 +44,22 @@ func TestMeasureHungStore(t *testing.T) {
 		})
 		fetched0, cpu0, start := jobFetches(t, srv), cpuTime(), time.Now()
 
-		var latencies []time.Duration
+		var latencies, queued []time.Duration
 		for i := 0; time.Since(start) < 90*time.Second; i++ {
 			id := fmt.Sprintf("B-%d", i)
 			sent := time.Now()
 			order(t, srv, tokenB, id, 1)
 			arrived := arrivals.wait(t, id, 30*time.Second)
 			latencies = append(latencies, arrived.Sub(sent))
+			queued = append(queued, arrived.Sub(newestCreated(t, srv, tokenB, "globex-shop")))
 			time.Sleep(time.Until(sent.Add(2 * time.Second)))
 		}
 		window := time.Since(start)
 		fetched, cpu := jobFetches(t, srv)-fetched0, cpuTime()-cpu0
 		_, attempts, most := hung.counts()
-		slices.Sort(latencies)
-		t.Logf("%s, over %v: B's order → webhook p50 %v, max %v (%d orders); A's jobs fetched %d times (%.1f/s), "+
-			"A's endpoint sent %d attempts, at most %d at once; the test process used %.2f CPUs",
-			b.Name, window.Round(time.Second), latencies[len(latencies)/2].Round(time.Millisecond),
-			latencies[len(latencies)-1].Round(time.Millisecond), len(latencies), fetched,
+		t.Logf("%s, over %v: B's order → webhook %s, delivery written → webhook %s (%d orders); "+
+			"A's jobs fetched %d times (%.1f/s), A's endpoint sent %d attempts, at most %d at once; the test process used %.2f CPUs",
+			b.Name, window.Round(time.Second), percentiles(latencies), percentiles(queued), len(latencies), fetched,
 			float64(fetched)/window.Seconds(), attempts, most, cpu.Seconds()/window.Seconds())
 
 		hung.set(http.StatusNoContent)
@@ -72,6 +71,25 @@ func TestMeasureHungStore(t *testing.T) {
 		}
 		t.Logf("%s: A's 600 delivered %v after its endpoint answered again", b.Name, time.Since(start.Add(window)).Round(time.Second))
 	})
+}
+
+// newestCreated is when the store's newest delivery was written: when
+// its print turned ready.
+func newestCreated(t *testing.T, srv *platentest.Server, token, storeID string) time.Time {
+	t.Helper()
+	list := deliveries(t, srv, token, storeID, "")
+	at, err := time.Parse(time.RFC3339Nano, fmt.Sprint(list[0]["created_at"]))
+	if err != nil {
+		t.Fatalf("created_at %v", list[0]["created_at"])
+	}
+	return at
+}
+
+// percentiles formats the p50, p90 and max of ds (sorted in place).
+func percentiles(ds []time.Duration) string {
+	slices.Sort(ds)
+	at := func(q float64) time.Duration { return ds[int(q*float64(len(ds)-1))].Round(time.Millisecond) }
+	return fmt.Sprintf("p50 %v, p90 %v, max %v", at(0.5), at(0.9), ds[len(ds)-1].Round(time.Millisecond))
 }
 
 // jobFetches is how many times delivery jobs have been fetched and put
