@@ -29,6 +29,7 @@ import (
 	"github.com/platen-print/platen/ent/store"
 	"github.com/platen-print/platen/ent/team"
 	"github.com/platen-print/platen/ent/variantlink"
+	"github.com/platen-print/platen/ent/webhookcircuit"
 	"github.com/platen-print/platen/ent/webhookdelivery"
 
 	stdsql "database/sql"
@@ -67,6 +68,8 @@ type Client struct {
 	Team *TeamClient
 	// VariantLink is the client for interacting with the VariantLink builders.
 	VariantLink *VariantLinkClient
+	// WebhookCircuit is the client for interacting with the WebhookCircuit builders.
+	WebhookCircuit *WebhookCircuitClient
 	// WebhookDelivery is the client for interacting with the WebhookDelivery builders.
 	WebhookDelivery *WebhookDeliveryClient
 }
@@ -94,6 +97,7 @@ func (c *Client) init() {
 	c.Store = NewStoreClient(c.config)
 	c.Team = NewTeamClient(c.config)
 	c.VariantLink = NewVariantLinkClient(c.config)
+	c.WebhookCircuit = NewWebhookCircuitClient(c.config)
 	c.WebhookDelivery = NewWebhookDeliveryClient(c.config)
 }
 
@@ -201,6 +205,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Store:           NewStoreClient(cfg),
 		Team:            NewTeamClient(cfg),
 		VariantLink:     NewVariantLinkClient(cfg),
+		WebhookCircuit:  NewWebhookCircuitClient(cfg),
 		WebhookDelivery: NewWebhookDeliveryClient(cfg),
 	}, nil
 }
@@ -235,6 +240,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Store:           NewStoreClient(cfg),
 		Team:            NewTeamClient(cfg),
 		VariantLink:     NewVariantLinkClient(cfg),
+		WebhookCircuit:  NewWebhookCircuitClient(cfg),
 		WebhookDelivery: NewWebhookDeliveryClient(cfg),
 	}, nil
 }
@@ -267,7 +273,7 @@ func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIToken, c.DesignVersion, c.IdempotencyKey, c.Order, c.OrderItem, c.Product,
 		c.ProductCategory, c.ProductVariant, c.ServiceKey, c.ShopOrder, c.ShopPrint,
-		c.Store, c.Team, c.VariantLink, c.WebhookDelivery,
+		c.Store, c.Team, c.VariantLink, c.WebhookCircuit, c.WebhookDelivery,
 	} {
 		n.Use(hooks...)
 	}
@@ -279,7 +285,7 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIToken, c.DesignVersion, c.IdempotencyKey, c.Order, c.OrderItem, c.Product,
 		c.ProductCategory, c.ProductVariant, c.ServiceKey, c.ShopOrder, c.ShopPrint,
-		c.Store, c.Team, c.VariantLink, c.WebhookDelivery,
+		c.Store, c.Team, c.VariantLink, c.WebhookCircuit, c.WebhookDelivery,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -316,6 +322,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Team.mutate(ctx, m)
 	case *VariantLinkMutation:
 		return c.VariantLink.mutate(ctx, m)
+	case *WebhookCircuitMutation:
+		return c.WebhookCircuit.mutate(ctx, m)
 	case *WebhookDeliveryMutation:
 		return c.WebhookDelivery.mutate(ctx, m)
 	default:
@@ -2441,6 +2449,139 @@ func (c *VariantLinkClient) mutate(ctx context.Context, m *VariantLinkMutation) 
 	}
 }
 
+// WebhookCircuitClient is a client for the WebhookCircuit schema.
+type WebhookCircuitClient struct {
+	config
+}
+
+// NewWebhookCircuitClient returns a client for the WebhookCircuit from the given config.
+func NewWebhookCircuitClient(c config) *WebhookCircuitClient {
+	return &WebhookCircuitClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `webhookcircuit.Hooks(f(g(h())))`.
+func (c *WebhookCircuitClient) Use(hooks ...Hook) {
+	c.hooks.WebhookCircuit = append(c.hooks.WebhookCircuit, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `webhookcircuit.Intercept(f(g(h())))`.
+func (c *WebhookCircuitClient) Intercept(interceptors ...Interceptor) {
+	c.inters.WebhookCircuit = append(c.inters.WebhookCircuit, interceptors...)
+}
+
+// Create returns a builder for creating a WebhookCircuit entity.
+func (c *WebhookCircuitClient) Create() *WebhookCircuitCreate {
+	mutation := newWebhookCircuitMutation(c.config, OpCreate)
+	return &WebhookCircuitCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of WebhookCircuit entities.
+func (c *WebhookCircuitClient) CreateBulk(builders ...*WebhookCircuitCreate) *WebhookCircuitCreateBulk {
+	return &WebhookCircuitCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *WebhookCircuitClient) MapCreateBulk(slice any, setFunc func(*WebhookCircuitCreate, int)) *WebhookCircuitCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &WebhookCircuitCreateBulk{err: fmt.Errorf("calling to WebhookCircuitClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*WebhookCircuitCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &WebhookCircuitCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for WebhookCircuit.
+func (c *WebhookCircuitClient) Update() *WebhookCircuitUpdate {
+	mutation := newWebhookCircuitMutation(c.config, OpUpdate)
+	return &WebhookCircuitUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *WebhookCircuitClient) UpdateOne(_m *WebhookCircuit) *WebhookCircuitUpdateOne {
+	mutation := newWebhookCircuitMutation(c.config, OpUpdateOne, withWebhookCircuit(_m))
+	return &WebhookCircuitUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *WebhookCircuitClient) UpdateOneID(id string) *WebhookCircuitUpdateOne {
+	mutation := newWebhookCircuitMutation(c.config, OpUpdateOne, withWebhookCircuitID(id))
+	return &WebhookCircuitUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for WebhookCircuit.
+func (c *WebhookCircuitClient) Delete() *WebhookCircuitDelete {
+	mutation := newWebhookCircuitMutation(c.config, OpDelete)
+	return &WebhookCircuitDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *WebhookCircuitClient) DeleteOne(_m *WebhookCircuit) *WebhookCircuitDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *WebhookCircuitClient) DeleteOneID(id string) *WebhookCircuitDeleteOne {
+	builder := c.Delete().Where(webhookcircuit.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &WebhookCircuitDeleteOne{builder}
+}
+
+// Query returns a query builder for WebhookCircuit.
+func (c *WebhookCircuitClient) Query() *WebhookCircuitQuery {
+	return &WebhookCircuitQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeWebhookCircuit},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a WebhookCircuit entity by its id.
+func (c *WebhookCircuitClient) Get(ctx context.Context, id string) (*WebhookCircuit, error) {
+	return c.Query().Where(webhookcircuit.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *WebhookCircuitClient) GetX(ctx context.Context, id string) *WebhookCircuit {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *WebhookCircuitClient) Hooks() []Hook {
+	return c.hooks.WebhookCircuit
+}
+
+// Interceptors returns the client interceptors.
+func (c *WebhookCircuitClient) Interceptors() []Interceptor {
+	return c.inters.WebhookCircuit
+}
+
+func (c *WebhookCircuitClient) mutate(ctx context.Context, m *WebhookCircuitMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&WebhookCircuitCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&WebhookCircuitUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&WebhookCircuitUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&WebhookCircuitDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown WebhookCircuit mutation op: %q", m.Op())
+	}
+}
+
 // WebhookDeliveryClient is a client for the WebhookDelivery schema.
 type WebhookDeliveryClient struct {
 	config
@@ -2579,12 +2720,12 @@ type (
 	hooks struct {
 		APIToken, DesignVersion, IdempotencyKey, Order, OrderItem, Product,
 		ProductCategory, ProductVariant, ServiceKey, ShopOrder, ShopPrint, Store, Team,
-		VariantLink, WebhookDelivery []ent.Hook
+		VariantLink, WebhookCircuit, WebhookDelivery []ent.Hook
 	}
 	inters struct {
 		APIToken, DesignVersion, IdempotencyKey, Order, OrderItem, Product,
 		ProductCategory, ProductVariant, ServiceKey, ShopOrder, ShopPrint, Store, Team,
-		VariantLink, WebhookDelivery []ent.Interceptor
+		VariantLink, WebhookCircuit, WebhookDelivery []ent.Interceptor
 	}
 )
 

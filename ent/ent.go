@@ -26,6 +26,7 @@ import (
 	"github.com/platen-print/platen/ent/store"
 	"github.com/platen-print/platen/ent/team"
 	"github.com/platen-print/platen/ent/variantlink"
+	"github.com/platen-print/platen/ent/webhookcircuit"
 	"github.com/platen-print/platen/ent/webhookdelivery"
 )
 
@@ -101,6 +102,7 @@ func checkColumn(t, c string) error {
 			store.Table:           store.ValidColumn,
 			team.Table:            team.ValidColumn,
 			variantlink.Table:     variantlink.ValidColumn,
+			webhookcircuit.Table:  webhookcircuit.ValidColumn,
 			webhookdelivery.Table: webhookdelivery.ValidColumn,
 		})
 	})

@@ -27,6 +27,7 @@ import (
 	"github.com/platen-print/platen/ent/store"
 	"github.com/platen-print/platen/ent/team"
 	"github.com/platen-print/platen/ent/variantlink"
+	"github.com/platen-print/platen/ent/webhookcircuit"
 	"github.com/platen-print/platen/ent/webhookdelivery"
 )
 
@@ -53,6 +54,7 @@ const (
 	TypeStore           = "Store"
 	TypeTeam            = "Team"
 	TypeVariantLink     = "VariantLink"
+	TypeWebhookCircuit  = "WebhookCircuit"
 	TypeWebhookDelivery = "WebhookDelivery"
 )
 
@@ -14816,6 +14818,610 @@ func (m *VariantLinkMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown VariantLink edge %s", name)
+}
+
+// WebhookCircuitMutation represents an operation that mutates the WebhookCircuit nodes in the graph.
+type WebhookCircuitMutation struct {
+	config
+	op             Op
+	typ            string
+	id             *string
+	failures       *int
+	addfailures    *int
+	open_until     *time.Time
+	open_for_ms    *int64
+	addopen_for_ms *int64
+	probe_until    *time.Time
+	clearedFields  map[string]struct{}
+	done           bool
+	oldValue       func(context.Context) (*WebhookCircuit, error)
+	predicates     []predicate.WebhookCircuit
+}
+
+var _ ent.Mutation = (*WebhookCircuitMutation)(nil)
+
+// webhookcircuitOption allows management of the mutation configuration using functional options.
+type webhookcircuitOption func(*WebhookCircuitMutation)
+
+// newWebhookCircuitMutation creates new mutation for the WebhookCircuit entity.
+func newWebhookCircuitMutation(c config, op Op, opts ...webhookcircuitOption) *WebhookCircuitMutation {
+	m := &WebhookCircuitMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeWebhookCircuit,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withWebhookCircuitID sets the ID field of the mutation.
+func withWebhookCircuitID(id string) webhookcircuitOption {
+	return func(m *WebhookCircuitMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *WebhookCircuit
+		)
+		m.oldValue = func(ctx context.Context) (*WebhookCircuit, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().WebhookCircuit.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withWebhookCircuit sets the old WebhookCircuit of the mutation.
+func withWebhookCircuit(node *WebhookCircuit) webhookcircuitOption {
+	return func(m *WebhookCircuitMutation) {
+		m.oldValue = func(context.Context) (*WebhookCircuit, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m WebhookCircuitMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m WebhookCircuitMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of WebhookCircuit entities.
+func (m *WebhookCircuitMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *WebhookCircuitMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *WebhookCircuitMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().WebhookCircuit.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetFailures sets the "failures" field.
+func (m *WebhookCircuitMutation) SetFailures(i int) {
+	m.failures = &i
+	m.addfailures = nil
+}
+
+// Failures returns the value of the "failures" field in the mutation.
+func (m *WebhookCircuitMutation) Failures() (r int, exists bool) {
+	v := m.failures
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFailures returns the old "failures" field's value of the WebhookCircuit entity.
+// If the WebhookCircuit object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebhookCircuitMutation) OldFailures(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFailures is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFailures requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFailures: %w", err)
+	}
+	return oldValue.Failures, nil
+}
+
+// AddFailures adds i to the "failures" field.
+func (m *WebhookCircuitMutation) AddFailures(i int) {
+	if m.addfailures != nil {
+		*m.addfailures += i
+	} else {
+		m.addfailures = &i
+	}
+}
+
+// AddedFailures returns the value that was added to the "failures" field in this mutation.
+func (m *WebhookCircuitMutation) AddedFailures() (r int, exists bool) {
+	v := m.addfailures
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetFailures resets all changes to the "failures" field.
+func (m *WebhookCircuitMutation) ResetFailures() {
+	m.failures = nil
+	m.addfailures = nil
+}
+
+// SetOpenUntil sets the "open_until" field.
+func (m *WebhookCircuitMutation) SetOpenUntil(t time.Time) {
+	m.open_until = &t
+}
+
+// OpenUntil returns the value of the "open_until" field in the mutation.
+func (m *WebhookCircuitMutation) OpenUntil() (r time.Time, exists bool) {
+	v := m.open_until
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOpenUntil returns the old "open_until" field's value of the WebhookCircuit entity.
+// If the WebhookCircuit object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebhookCircuitMutation) OldOpenUntil(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOpenUntil is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOpenUntil requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOpenUntil: %w", err)
+	}
+	return oldValue.OpenUntil, nil
+}
+
+// ClearOpenUntil clears the value of the "open_until" field.
+func (m *WebhookCircuitMutation) ClearOpenUntil() {
+	m.open_until = nil
+	m.clearedFields[webhookcircuit.FieldOpenUntil] = struct{}{}
+}
+
+// OpenUntilCleared returns if the "open_until" field was cleared in this mutation.
+func (m *WebhookCircuitMutation) OpenUntilCleared() bool {
+	_, ok := m.clearedFields[webhookcircuit.FieldOpenUntil]
+	return ok
+}
+
+// ResetOpenUntil resets all changes to the "open_until" field.
+func (m *WebhookCircuitMutation) ResetOpenUntil() {
+	m.open_until = nil
+	delete(m.clearedFields, webhookcircuit.FieldOpenUntil)
+}
+
+// SetOpenForMs sets the "open_for_ms" field.
+func (m *WebhookCircuitMutation) SetOpenForMs(i int64) {
+	m.open_for_ms = &i
+	m.addopen_for_ms = nil
+}
+
+// OpenForMs returns the value of the "open_for_ms" field in the mutation.
+func (m *WebhookCircuitMutation) OpenForMs() (r int64, exists bool) {
+	v := m.open_for_ms
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOpenForMs returns the old "open_for_ms" field's value of the WebhookCircuit entity.
+// If the WebhookCircuit object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebhookCircuitMutation) OldOpenForMs(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOpenForMs is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOpenForMs requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOpenForMs: %w", err)
+	}
+	return oldValue.OpenForMs, nil
+}
+
+// AddOpenForMs adds i to the "open_for_ms" field.
+func (m *WebhookCircuitMutation) AddOpenForMs(i int64) {
+	if m.addopen_for_ms != nil {
+		*m.addopen_for_ms += i
+	} else {
+		m.addopen_for_ms = &i
+	}
+}
+
+// AddedOpenForMs returns the value that was added to the "open_for_ms" field in this mutation.
+func (m *WebhookCircuitMutation) AddedOpenForMs() (r int64, exists bool) {
+	v := m.addopen_for_ms
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetOpenForMs resets all changes to the "open_for_ms" field.
+func (m *WebhookCircuitMutation) ResetOpenForMs() {
+	m.open_for_ms = nil
+	m.addopen_for_ms = nil
+}
+
+// SetProbeUntil sets the "probe_until" field.
+func (m *WebhookCircuitMutation) SetProbeUntil(t time.Time) {
+	m.probe_until = &t
+}
+
+// ProbeUntil returns the value of the "probe_until" field in the mutation.
+func (m *WebhookCircuitMutation) ProbeUntil() (r time.Time, exists bool) {
+	v := m.probe_until
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProbeUntil returns the old "probe_until" field's value of the WebhookCircuit entity.
+// If the WebhookCircuit object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebhookCircuitMutation) OldProbeUntil(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProbeUntil is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProbeUntil requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProbeUntil: %w", err)
+	}
+	return oldValue.ProbeUntil, nil
+}
+
+// ClearProbeUntil clears the value of the "probe_until" field.
+func (m *WebhookCircuitMutation) ClearProbeUntil() {
+	m.probe_until = nil
+	m.clearedFields[webhookcircuit.FieldProbeUntil] = struct{}{}
+}
+
+// ProbeUntilCleared returns if the "probe_until" field was cleared in this mutation.
+func (m *WebhookCircuitMutation) ProbeUntilCleared() bool {
+	_, ok := m.clearedFields[webhookcircuit.FieldProbeUntil]
+	return ok
+}
+
+// ResetProbeUntil resets all changes to the "probe_until" field.
+func (m *WebhookCircuitMutation) ResetProbeUntil() {
+	m.probe_until = nil
+	delete(m.clearedFields, webhookcircuit.FieldProbeUntil)
+}
+
+// Where appends a list predicates to the WebhookCircuitMutation builder.
+func (m *WebhookCircuitMutation) Where(ps ...predicate.WebhookCircuit) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the WebhookCircuitMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *WebhookCircuitMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.WebhookCircuit, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *WebhookCircuitMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *WebhookCircuitMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (WebhookCircuit).
+func (m *WebhookCircuitMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *WebhookCircuitMutation) Fields() []string {
+	fields := make([]string, 0, 4)
+	if m.failures != nil {
+		fields = append(fields, webhookcircuit.FieldFailures)
+	}
+	if m.open_until != nil {
+		fields = append(fields, webhookcircuit.FieldOpenUntil)
+	}
+	if m.open_for_ms != nil {
+		fields = append(fields, webhookcircuit.FieldOpenForMs)
+	}
+	if m.probe_until != nil {
+		fields = append(fields, webhookcircuit.FieldProbeUntil)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *WebhookCircuitMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case webhookcircuit.FieldFailures:
+		return m.Failures()
+	case webhookcircuit.FieldOpenUntil:
+		return m.OpenUntil()
+	case webhookcircuit.FieldOpenForMs:
+		return m.OpenForMs()
+	case webhookcircuit.FieldProbeUntil:
+		return m.ProbeUntil()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *WebhookCircuitMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case webhookcircuit.FieldFailures:
+		return m.OldFailures(ctx)
+	case webhookcircuit.FieldOpenUntil:
+		return m.OldOpenUntil(ctx)
+	case webhookcircuit.FieldOpenForMs:
+		return m.OldOpenForMs(ctx)
+	case webhookcircuit.FieldProbeUntil:
+		return m.OldProbeUntil(ctx)
+	}
+	return nil, fmt.Errorf("unknown WebhookCircuit field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *WebhookCircuitMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case webhookcircuit.FieldFailures:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFailures(v)
+		return nil
+	case webhookcircuit.FieldOpenUntil:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOpenUntil(v)
+		return nil
+	case webhookcircuit.FieldOpenForMs:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOpenForMs(v)
+		return nil
+	case webhookcircuit.FieldProbeUntil:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProbeUntil(v)
+		return nil
+	}
+	return fmt.Errorf("unknown WebhookCircuit field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *WebhookCircuitMutation) AddedFields() []string {
+	var fields []string
+	if m.addfailures != nil {
+		fields = append(fields, webhookcircuit.FieldFailures)
+	}
+	if m.addopen_for_ms != nil {
+		fields = append(fields, webhookcircuit.FieldOpenForMs)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *WebhookCircuitMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case webhookcircuit.FieldFailures:
+		return m.AddedFailures()
+	case webhookcircuit.FieldOpenForMs:
+		return m.AddedOpenForMs()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *WebhookCircuitMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case webhookcircuit.FieldFailures:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddFailures(v)
+		return nil
+	case webhookcircuit.FieldOpenForMs:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddOpenForMs(v)
+		return nil
+	}
+	return fmt.Errorf("unknown WebhookCircuit numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *WebhookCircuitMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(webhookcircuit.FieldOpenUntil) {
+		fields = append(fields, webhookcircuit.FieldOpenUntil)
+	}
+	if m.FieldCleared(webhookcircuit.FieldProbeUntil) {
+		fields = append(fields, webhookcircuit.FieldProbeUntil)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *WebhookCircuitMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *WebhookCircuitMutation) ClearField(name string) error {
+	switch name {
+	case webhookcircuit.FieldOpenUntil:
+		m.ClearOpenUntil()
+		return nil
+	case webhookcircuit.FieldProbeUntil:
+		m.ClearProbeUntil()
+		return nil
+	}
+	return fmt.Errorf("unknown WebhookCircuit nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *WebhookCircuitMutation) ResetField(name string) error {
+	switch name {
+	case webhookcircuit.FieldFailures:
+		m.ResetFailures()
+		return nil
+	case webhookcircuit.FieldOpenUntil:
+		m.ResetOpenUntil()
+		return nil
+	case webhookcircuit.FieldOpenForMs:
+		m.ResetOpenForMs()
+		return nil
+	case webhookcircuit.FieldProbeUntil:
+		m.ResetProbeUntil()
+		return nil
+	}
+	return fmt.Errorf("unknown WebhookCircuit field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *WebhookCircuitMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *WebhookCircuitMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *WebhookCircuitMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *WebhookCircuitMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *WebhookCircuitMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *WebhookCircuitMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *WebhookCircuitMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown WebhookCircuit unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *WebhookCircuitMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown WebhookCircuit edge %s", name)
 }
 
 // WebhookDeliveryMutation represents an operation that mutates the WebhookDelivery nodes in the graph.

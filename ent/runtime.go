@@ -19,6 +19,7 @@ import (
 	"github.com/platen-print/platen/ent/shopprint"
 	"github.com/platen-print/platen/ent/store"
 	"github.com/platen-print/platen/ent/team"
+	"github.com/platen-print/platen/ent/webhookcircuit"
 	"github.com/platen-print/platen/ent/webhookdelivery"
 )
 
@@ -260,6 +261,34 @@ func init() {
 	teamDescName := teamFields[0].Descriptor()
 	// team.NameValidator is a validator for the "name" field. It is called by the builders before save.
 	team.NameValidator = teamDescName.Validators[0].(func(string) error)
+	webhookcircuitFields := schema.WebhookCircuit{}.Fields()
+	_ = webhookcircuitFields
+	// webhookcircuitDescFailures is the schema descriptor for failures field.
+	webhookcircuitDescFailures := webhookcircuitFields[1].Descriptor()
+	// webhookcircuit.DefaultFailures holds the default value on creation for the failures field.
+	webhookcircuit.DefaultFailures = webhookcircuitDescFailures.Default.(int)
+	// webhookcircuitDescOpenForMs is the schema descriptor for open_for_ms field.
+	webhookcircuitDescOpenForMs := webhookcircuitFields[3].Descriptor()
+	// webhookcircuit.DefaultOpenForMs holds the default value on creation for the open_for_ms field.
+	webhookcircuit.DefaultOpenForMs = webhookcircuitDescOpenForMs.Default.(int64)
+	// webhookcircuitDescID is the schema descriptor for id field.
+	webhookcircuitDescID := webhookcircuitFields[0].Descriptor()
+	// webhookcircuit.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	webhookcircuit.IDValidator = func() func(string) error {
+		validators := webhookcircuitDescID.Validators
+		fns := [...]func(string) error{
+			validators[0].(func(string) error),
+			validators[1].(func(string) error),
+		}
+		return func(id string) error {
+			for _, fn := range fns {
+				if err := fn(id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}()
 	webhookdeliveryMixin := schema.WebhookDelivery{}.Mixin()
 	webhookdeliveryMixinFields0 := webhookdeliveryMixin[0].Fields()
 	_ = webhookdeliveryMixinFields0

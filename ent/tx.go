@@ -42,6 +42,8 @@ type Tx struct {
 	Team *TeamClient
 	// VariantLink is the client for interacting with the VariantLink builders.
 	VariantLink *VariantLinkClient
+	// WebhookCircuit is the client for interacting with the WebhookCircuit builders.
+	WebhookCircuit *WebhookCircuitClient
 	// WebhookDelivery is the client for interacting with the WebhookDelivery builders.
 	WebhookDelivery *WebhookDeliveryClient
 
@@ -189,6 +191,7 @@ func (tx *Tx) init() {
 	tx.Store = NewStoreClient(tx.config)
 	tx.Team = NewTeamClient(tx.config)
 	tx.VariantLink = NewVariantLinkClient(tx.config)
+	tx.WebhookCircuit = NewWebhookCircuitClient(tx.config)
 	tx.WebhookDelivery = NewWebhookDeliveryClient(tx.config)
 }
 

@@ -177,6 +177,18 @@ func (f VariantLinkFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value,
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.VariantLinkMutation", m)
 }
 
+// The WebhookCircuitFunc type is an adapter to allow the use of ordinary
+// function as WebhookCircuit mutator.
+type WebhookCircuitFunc func(context.Context, *ent.WebhookCircuitMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f WebhookCircuitFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.WebhookCircuitMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.WebhookCircuitMutation", m)
+}
+
 // The WebhookDeliveryFunc type is an adapter to allow the use of ordinary
 // function as WebhookDelivery mutator.
 type WebhookDeliveryFunc func(context.Context, *ent.WebhookDeliveryMutation) (ent.Value, error)

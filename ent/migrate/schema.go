@@ -464,6 +464,20 @@ var (
 			},
 		},
 	}
+	// WebhookCircuitsColumns holds the columns for the "webhook_circuits" table.
+	WebhookCircuitsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString, Size: 128},
+		{Name: "failures", Type: field.TypeInt, Default: 0},
+		{Name: "open_until", Type: field.TypeTime, Nullable: true},
+		{Name: "open_for_ms", Type: field.TypeInt64, Default: 0},
+		{Name: "probe_until", Type: field.TypeTime, Nullable: true},
+	}
+	// WebhookCircuitsTable holds the schema information for the "webhook_circuits" table.
+	WebhookCircuitsTable = &schema.Table{
+		Name:       "webhook_circuits",
+		Columns:    WebhookCircuitsColumns,
+		PrimaryKey: []*schema.Column{WebhookCircuitsColumns[0]},
+	}
 	// WebhookDeliveriesColumns holds the columns for the "webhook_deliveries" table.
 	WebhookDeliveriesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -517,6 +531,7 @@ var (
 		StoresTable,
 		TeamsTable,
 		VariantLinksTable,
+		WebhookCircuitsTable,
 		WebhookDeliveriesTable,
 	}
 )

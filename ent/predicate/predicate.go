@@ -48,5 +48,8 @@ type Team func(*sql.Selector)
 // VariantLink is the predicate function for variantlink builders.
 type VariantLink func(*sql.Selector)
 
+// WebhookCircuit is the predicate function for webhookcircuit builders.
+type WebhookCircuit func(*sql.Selector)
+
 // WebhookDelivery is the predicate function for webhookdelivery builders.
 type WebhookDelivery func(*sql.Selector)

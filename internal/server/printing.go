@@ -91,6 +91,8 @@ func (s *Server) startPrinting(ctx context.Context) error {
 		Store:       s.db.Deliveries(),
 		Client:      webhooks.NewClient(s.fetcher.DialContext),
 		RetryDelays: s.cfg.WebhookRetryDelays,
+		Limits:      s.webhookLimits(),
+		Metrics:     webhooks.NewMetrics(s.registry),
 		Logger:      slog.Default(),
 	})
 	s.queue, err = queue.New(s.db.JobPool(), s.db.Dialect(), workers, queue.Config{
@@ -108,6 +110,18 @@ func (s *Server) startPrinting(ctx context.Context) error {
 	s.db.SetQueue(JobQueue(s.queue))
 	s.db.SetLinks(s.links)
 	return nil
+}
+
+// webhookLimits are the defaults, with the times tests shorten.
+func (s *Server) webhookLimits() *webhooks.Limits {
+	l := webhooks.DefaultLimits
+	if t := s.cfg.WebhookAttemptTimeout; t > 0 {
+		l.AttemptTimeout = t
+	}
+	if p := s.cfg.WebhookPause; p > 0 {
+		l.Pause, l.MaxPause = p, 20*p
+	}
+	return &l
 }
 
 // JobQueue is the stores' queue on q: renders, file deletes and webhook
