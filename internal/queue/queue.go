@@ -212,13 +212,28 @@ func (q *Queue) Start(ctx context.Context) error {
 	return nil
 }
 
-// Stop lets running jobs finish (until ctx ends) and stops.
+// Stop lets running jobs finish for half the time ctx leaves, cancels
+// those still running, waits for them to hand their jobs back, and stops.
 func (q *Queue) Stop(ctx context.Context) error {
 	if q.stopReclaim != nil {
 		q.stopReclaim()
 		q.stopReclaim = nil
 	}
-	return q.client.Stop(ctx)
+	// Half the time left lets running jobs finish; then the rest are
+	// cancelled, so that a render of minutes does not outlast the
+	// shutdown: it ends with its context's error, which River records and
+	// retries after the restart, rather than left running as if the
+	// process had died.
+	soft := ctx
+	if deadline, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		soft, cancel = context.WithDeadline(ctx, time.Now().Add(time.Until(deadline)/2))
+		defer cancel()
+	}
+	if err := q.client.Stop(soft); err == nil || ctx.Err() != nil {
+		return err
+	}
+	return q.client.StopAndCancel(ctx)
 }
 
 // InsertTx adds a job inside tx: it exists only if tx commits.
