@@ -23,6 +23,9 @@ import (
 // measures the targets themselves on the built binary.
 const (
 	maxServerRSS     = 1 << 30
+	// maxRenderRSS is a render process's bound: 250 MB for the renders
+	// the budgets admit, tripled by the race detector's shadow memory.
+	maxRenderRSS = 3 * 250 << 20
 	maxHealthzP99    = 500 * time.Millisecond
 	otherTeamsReady  = 30 * time.Second
 	readyPollEvery   = 50 * time.Millisecond
@@ -46,10 +49,11 @@ func start(t *testing.T, b platentest.Backend, edit func(*config.Config)) *plate
 type cost struct {
 	stop    chan struct{}
 	done    sync.WaitGroup
-	mu      sync.Mutex
-	peakRSS int64
-	healthz []time.Duration
-	errors  int
+	mu        sync.Mutex
+	peakRSS   int64
+	renderRSS int64 // the peak of the render processes (this process's children)
+	healthz   []time.Duration
+	errors    int
 }
 
 func watch(t *testing.T, srv *platentest.Server) *cost {
@@ -71,8 +75,15 @@ func watch(t *testing.T, srv *platentest.Server) *cost {
 			resp, err := client.Get(srv.BaseURL + "/healthz")
 			took := time.Since(began)
 			rss, _ := procstat.RSS(os.Getpid())
+			var renders int64
+			for _, child := range procstat.Children(os.Getpid()) {
+				if peak, err := procstat.PeakRSS(child); err == nil {
+					renders = max(renders, peak)
+				}
+			}
 			c.mu.Lock()
 			c.peakRSS = max(c.peakRSS, rss)
+			c.renderRSS = max(c.renderRSS, renders)
 			if err != nil || resp.StatusCode != http.StatusOK {
 				c.errors++
 			} else {
@@ -99,7 +110,7 @@ func (c *cost) check(t *testing.T) {
 	}
 	slices.Sort(c.healthz)
 	p99 := c.healthz[(len(c.healthz)*99)/100]
-	t.Logf("while the attack ran: peak RSS %d MB, /healthz p99 %v over %d probes", c.peakRSS>>20, p99, len(c.healthz))
+	t.Logf("while the attack ran: peak RSS %d MB (render processes %d MB), /healthz p99 %v over %d probes", c.peakRSS>>20, c.renderRSS>>20, p99, len(c.healthz))
 	if c.errors > 0 {
 		t.Errorf("/healthz failed %d times", c.errors)
 	}
@@ -108,6 +119,9 @@ func (c *cost) check(t *testing.T) {
 	}
 	if c.peakRSS > maxServerRSS {
 		t.Errorf("server RSS reached %d MB, over %d MB", c.peakRSS>>20, maxServerRSS>>20)
+	}
+	if c.renderRSS > maxRenderRSS {
+		t.Errorf("a render process reached %d MB, over %d MB", c.renderRSS>>20, maxRenderRSS>>20)
 	}
 }
 

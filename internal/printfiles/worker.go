@@ -33,9 +33,11 @@ var retryDelays = []time.Duration{2 * time.Second, 10 * time.Second, 30 * time.S
 // that a render over it fails as such instead of as a job cut off.
 const jobOverhead = time.Minute
 
-// JobTimeout bounds a render job whose render may take renderLimit; the
-// queue's rescue window must exceed it.
-func JobTimeout(renderLimit time.Duration) time.Duration { return renderLimit + jobOverhead }
+// JobTimeout bounds a render job whose render may take renderLimit: its
+// wait for a render process (at most one render, as the queue runs two
+// jobs a process), its own render and the rest. The queue's rescue window
+// must exceed it.
+func JobTimeout(renderLimit time.Duration) time.Duration { return 2*renderLimit + jobOverhead }
 
 // Task is what a render needs to know of what it renders: a Family A
 // order item or a Family B print, by uid.

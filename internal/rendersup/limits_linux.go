@@ -17,3 +17,7 @@ func setDataLimit(limit int64) error {
 func childAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 }
+
+// selfExe is this program, to start as a render child: the file the
+// process runs, even if an upgrade has replaced or removed its path since.
+func selfExe() string { return "/proc/self/exe" }

@@ -21,23 +21,22 @@ import (
 	"github.com/platen-print/platen/internal/rendersvc"
 )
 
+// startTimeout bounds a child's start, until it says it is ready.
+const startTimeout = 15 * time.Second
+
 // process is one child render process, rendering one request at a time.
 type process struct {
 	cmd      *exec.Cmd
 	requests io.WriteCloser
 	answers  io.ReadCloser
 	exited   chan struct{} // closed when the process has exited and its stderr is read
-	tail     *tailBuffer   // the end of its stderr, for the reason it died
 	waitErr  error         // set before exited closes
+	words    lastWords     // what it printed since its current request began
 }
 
 // startProcess starts a child with env (childEnv set), copying its stderr
-// to logs.
+// to logs, and waits until it is ready to render.
 func startProcess(env []string, logs io.Writer) (*process, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, fmt.Errorf("find this program to start render processes: %w", err)
-	}
 	reqR, reqW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -48,9 +47,9 @@ func startProcess(env []string, logs io.Writer) (*process, error) {
 		reqW.Close()
 		return nil, err
 	}
-	p := &process{requests: reqW, answers: ansR, exited: make(chan struct{}), tail: &tailBuffer{max: 16 << 10}}
+	p := &process{requests: reqW, answers: ansR, exited: make(chan struct{})}
 	p.cmd = &exec.Cmd{
-		Path:        exe,
+		Path:        selfExe(),
 		Args:        []string{"platen-render-child"},
 		Env:         env,
 		ExtraFiles:  []*os.File{reqR, ansW}, // fds 3 and 4
@@ -68,21 +67,48 @@ func startProcess(env []string, logs io.Writer) (*process, error) {
 		return nil, fmt.Errorf("start a render process: %w", err)
 	}
 	go p.wait(stderr, logs)
+	if err := p.ready(); err != nil {
+		p.stop()
+		return nil, err
+	}
 	return p, nil
+}
+
+// ready waits for the child's ready frame: its start-up (loading fonts)
+// is neither charged to a render's time nor mistaken for a render's fault.
+func (p *process) ready() error {
+	done := make(chan error, 1)
+	go func() { done <- readReady(p.answers) }()
+	select {
+	case err := <-done:
+		if err == nil {
+			return nil
+		}
+	case <-time.After(startTimeout):
+	}
+	p.kill()
+	<-p.exited
+	return fmt.Errorf("a render process did not start: %s", p.words.summary(p.waitErr))
 }
 
 // wait copies stderr until the child closes it, then reaps the child.
 func (p *process) wait(stderr io.Reader, logs io.Writer) {
-	sc := bufio.NewScanner(stderr)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := sc.Bytes()
-		p.tail.write(line)
-		if logs != nil {
-			_, _ = logs.Write(append(line, '\n'))
+	r := bufio.NewReaderSize(stderr, 64<<10)
+	for {
+		line, long, err := r.ReadLine()
+		if len(line) > 0 || long {
+			p.words.note(string(line))
+			if logs != nil {
+				_, _ = logs.Write(append(line, '\n'))
+			}
+		}
+		for long && err == nil { // the rest of a line longer than the buffer
+			_, long, err = r.ReadLine()
+		}
+		if err != nil {
+			break
 		}
 	}
-	_, _ = io.Copy(io.Discard, stderr)
 	p.waitErr = p.cmd.Wait()
 	close(p.exited)
 }
@@ -95,15 +121,16 @@ type outcome struct {
 	healthy bool
 }
 
-// render sends req and waits for the answer, within lim. It kills the
-// child when a limit is hit or ctx ends first.
-func (p *process) render(ctx context.Context, req *renderv1.RenderRequest, lim Limits) outcome {
+// render sends frame (an encoded request) and waits for the answer,
+// within lim. It kills the child when a limit is hit or ctx ends first.
+func (p *process) render(ctx context.Context, frame []byte, lim Limits) outcome {
+	p.words.reset()
+	startCPU, _ := procstat.CPUTime(p.cmd.Process.Pid)
 	answered := make(chan outcome, 1)
-	go func() { answered <- p.read() }()
-	if err := writeRequest(p.requests, req, lim.Time); err != nil {
+	go func() { answered <- p.read(lim) }()
+	if _, err := p.requests.Write(frame); err != nil {
 		return p.died(lim)
 	}
-	startCPU, _ := procstat.CPUTime(p.cmd.Process.Pid)
 	// The child stops itself at lim.Time; the grace lets it say so
 	// before it is killed for not doing so.
 	deadline := time.NewTimer(lim.Time + killGrace)
@@ -161,9 +188,14 @@ func memoryExceeded(lim Limits) error {
 }
 
 // read waits for the child's answer; a broken pipe is an outcome with
-// neither response nor error, and unhealthy.
-func (p *process) read() outcome {
-	resp, failure, err := readAnswer(p.answers)
+// neither response nor error, and unhealthy. An answer is at most what
+// the child may hold.
+func (p *process) read(lim Limits) outcome {
+	resp, failure, err := readAnswer(p.answers, max(lim.MemoryBytes, 1<<20))
+	var tooLarge *frameTooLarge
+	if errors.As(err, &tooLarge) {
+		return outcome{err: exceeded(fmt.Sprintf("the rendered files are %d MB, over the %d MB a render may return", tooLarge.size>>20, tooLarge.limit>>20))}
+	}
 	if err != nil {
 		return outcome{}
 	}
@@ -186,50 +218,20 @@ func (p *process) died(lim Limits) outcome {
 	return outcome{err: p.deathReason(lim)}
 }
 
-// deathReason reads the child's end from its exit and last words.
+// deathReason reads the child's end from what the Go runtime printed
+// during the request: refused memory is the render's limit, a panic or a
+// fatal error the render's crash (neither is retried). A death without
+// either (a signal from outside, such as the machine's OOM killer) is no
+// fault of the document: UNAVAILABLE, retried like any render the process
+// of which went away.
 func (p *process) deathReason(lim Limits) error {
-	tail := p.tail.String()
-	if overMemory(tail) {
+	switch msg, memory := p.words.last(); {
+	case memory:
 		return memoryExceeded(lim)
-	}
-	if msg := panicMessage(tail); msg != "" {
+	case msg != "":
 		return rendersvc.CrashedError("render crashed: " + msg)
 	}
-	var exit *exec.ExitError
-	if errors.As(p.waitErr, &exit) {
-		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return rendersvc.CrashedError("render crashed: the render process was killed by " + ws.Signal().String())
-		}
-		return rendersvc.CrashedError(fmt.Sprintf("render crashed: the render process exited with code %d", exit.ExitCode()))
-	}
-	return rendersvc.CrashedError("render crashed: the render process stopped answering")
-}
-
-// overMemory reports whether a child's last words are those of a Go
-// program refused memory: its heap, or a thread's stack, which the data
-// limit counts too.
-func overMemory(tail string) bool {
-	for _, words := range []string{"out of memory", "cannot allocate memory", "pthread_create failed"} {
-		if strings.Contains(tail, words) {
-			return true
-		}
-	}
-	return false
-}
-
-// panicMessage is the message of the panic or fatal error a Go program
-// printed before dying, without the goroutine dump.
-func panicMessage(tail string) string {
-	for _, prefix := range []string{"panic: ", "fatal error: "} {
-		if i := strings.LastIndex(tail, "\n"+prefix); i >= 0 || strings.HasPrefix(tail, prefix) {
-			line := tail[i+1+len(prefix):]
-			if j := strings.IndexByte(line, '\n'); j >= 0 {
-				line = line[:j]
-			}
-			return strings.TrimSuffix(strings.TrimSpace(line), " [recovered]")
-		}
-	}
-	return ""
+	return status.Error(codes.Unavailable, "the render process stopped: "+p.words.summary(p.waitErr))
 }
 
 // kill ends the child at once; it is safe to call more than once.
@@ -250,24 +252,66 @@ func (p *process) stop() {
 	p.answers.Close()
 }
 
-// tailBuffer keeps the last max bytes written to it, by whole lines.
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
+// lastWords keeps what a child printed since its current request began:
+// the Go runtime's first panic or fatal error, and the last line.
+type lastWords struct {
+	mu       sync.Mutex
+	fatal    string // the first "panic: …" or "fatal error: …" line's message
+	memory   bool   // the runtime was refused memory (heap or thread stack)
+	lastLine string
 }
 
-func (t *tailBuffer) write(line []byte) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(append(t.buf, line...), '\n')
-	if over := len(t.buf) - t.max; over > 0 {
-		t.buf = t.buf[over:]
+// The Go runtime's own words, at the start of a line, as it dies.
+var (
+	fatalPrefixes  = []string{"panic: ", "fatal error: "}
+	memoryPrefixes = []string{"fatal error: runtime: out of memory", "fatal error: out of memory", "runtime: out of memory",
+		"fatal error: runtime: cannot allocate memory", "runtime/cgo: pthread_create failed", "runtime: failed to create new OS thread"}
+)
+
+func (w *lastWords) reset() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.fatal, w.memory, w.lastLine = "", false, ""
+}
+
+func (w *lastWords) note(line string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.lastLine = line
+	for _, prefix := range memoryPrefixes {
+		if strings.HasPrefix(line, prefix) {
+			w.memory = true
+		}
+	}
+	for _, prefix := range fatalPrefixes {
+		if msg, ok := strings.CutPrefix(line, prefix); ok && w.fatal == "" {
+			w.fatal = strings.TrimSuffix(strings.TrimSpace(msg), " [recovered]")
+		}
 	}
 }
 
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.buf)
+// last is the fatal message, and whether memory was refused.
+func (w *lastWords) last() (string, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.fatal, w.memory
+}
+
+// summary says how a child ended: its exit, and its last line.
+func (w *lastWords) summary(waitErr error) string {
+	w.mu.Lock()
+	last := w.lastLine
+	w.mu.Unlock()
+	how := "it exited"
+	var exit *exec.ExitError
+	if errors.As(waitErr, &exit) {
+		how = fmt.Sprintf("it exited with code %d", exit.ExitCode())
+		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			how = fmt.Sprintf("it was killed by signal %d (%s)", int(ws.Signal()), ws.Signal())
+		}
+	}
+	if last != "" {
+		how += " (" + last + ")"
+	}
+	return how
 }

@@ -1,6 +1,7 @@
 package rendersup
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -18,11 +19,14 @@ import (
 // A supervisor and its child speak in frames over two pipes: a request is
 // a uint32 length, the render's time limit in nanoseconds (int64) and the
 // RenderRequest; an answer is a uint32 length, a kind byte and either a
-// RenderResponse or the google.rpc.Status of a failure. Both sides bound a
-// frame by rendersvc.MaxMessageBytes, as gRPC bounds the same messages.
+// RenderResponse or the google.rpc.Status of a failure. A child says it is
+// ready, once started, with an answer of kind answerReady and no body.
+// Requests are bounded by rendersvc.MaxMessageBytes, as gRPC bounds the
+// same messages; answers by what the child may hold.
 const (
 	answerResponse byte = 0
 	answerStatus   byte = 1
+	answerReady    byte = 2
 )
 
 func writeFrame(w io.Writer, head []byte, body []byte) error {
@@ -38,20 +42,28 @@ func writeFrame(w io.Writer, head []byte, body []byte) error {
 	return err
 }
 
-func readFrame(r io.Reader) ([]byte, error) {
+// readFrame reads a frame of at most limit bytes.
+func readFrame(r io.Reader, limit int64) ([]byte, error) {
 	var prefix [4]byte
 	if _, err := io.ReadFull(r, prefix[:]); err != nil {
 		return nil, err
 	}
 	n := binary.BigEndian.Uint32(prefix[:])
-	if n > rendersvc.MaxMessageBytes {
-		return nil, fmt.Errorf("a frame of %d bytes is over the %d-byte limit", n, rendersvc.MaxMessageBytes)
+	if int64(n) > limit {
+		return nil, &frameTooLarge{size: int64(n), limit: limit}
 	}
 	buf := make([]byte, n)
 	if _, err := io.ReadFull(r, buf); err != nil {
 		return nil, unexpected(err)
 	}
 	return buf, nil
+}
+
+// frameTooLarge is a frame over its reader's limit.
+type frameTooLarge struct{ size, limit int64 }
+
+func (e *frameTooLarge) Error() string {
+	return fmt.Sprintf("a frame of %d bytes is over the %d-byte limit", e.size, e.limit)
 }
 
 func unexpected(err error) error {
@@ -61,16 +73,22 @@ func unexpected(err error) error {
 	return err
 }
 
-func writeRequest(w io.Writer, req *renderv1.RenderRequest, limit time.Duration) error {
+// encodeRequest is the frame of req with its time limit, checked against
+// the request limit before any child is asked.
+func encodeRequest(req *renderv1.RenderRequest, limit time.Duration) ([]byte, error) {
 	body, err := proto.Marshal(req)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return writeFrame(w, binary.BigEndian.AppendUint64(nil, uint64(limit)), body) //nolint:gosec // a positive duration
+	var buf bytes.Buffer
+	if err := writeFrame(&buf, binary.BigEndian.AppendUint64(nil, uint64(limit)), body); err != nil { //nolint:gosec // a positive duration
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 func readRequest(r io.Reader) (*renderv1.RenderRequest, time.Duration, error) {
-	frame, err := readFrame(r)
+	frame, err := readFrame(r, rendersvc.MaxMessageBytes)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -96,10 +114,21 @@ func writeAnswer(w io.Writer, resp *renderv1.RenderResponse, failure error) erro
 	return writeFrame(w, []byte{kind}, body)
 }
 
+func writeReady(w io.Writer) error { return writeFrame(w, []byte{answerReady}, nil) }
+
+// readReady reads the frame a child sends once it is ready.
+func readReady(r io.Reader) error {
+	frame, err := readFrame(r, 1)
+	if err == nil && (len(frame) != 1 || frame[0] != answerReady) {
+		err = errors.New("the render process did not say it was ready")
+	}
+	return err
+}
+
 // readAnswer returns the child's response, or its failure as a status
-// error; err is a broken pipe or frame.
-func readAnswer(r io.Reader) (resp *renderv1.RenderResponse, failure error, err error) {
-	frame, err := readFrame(r)
+// error; err is a broken pipe or frame. An answer is at most limit bytes.
+func readAnswer(r io.Reader, limit int64) (resp *renderv1.RenderResponse, failure error, err error) {
+	frame, err := readFrame(r, limit)
 	if err != nil {
 		return nil, nil, err
 	}

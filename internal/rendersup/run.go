@@ -65,7 +65,12 @@ func runChild(spec string) int {
 		fmt.Fprintf(os.Stderr, "platen render child: %v\n", err)
 		return 2
 	}
-	if err := serveChild(srv, os.NewFile(requestsFD, "requests"), os.NewFile(answersFD, "answers")); err != nil {
+	answers := os.NewFile(answersFD, "answers")
+	if err := writeReady(answers); err != nil {
+		fmt.Fprintf(os.Stderr, "platen render child: %v\n", err)
+		return 1
+	}
+	if err := serveChild(srv, os.NewFile(requestsFD, "requests"), answers); err != nil {
 		fmt.Fprintf(os.Stderr, "platen render child: %v\n", err)
 		return 1
 	}
@@ -95,8 +100,14 @@ func childServer(cfg childConfig) (*rendersvc.Server, error) {
 		level = slog.LevelInfo
 	}
 	logger := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level})).With("render_child", os.Getpid())
+	// The cache keeps images between renders, in the memory of the next
+	// render, which may be another team's: an eighth of it at most.
+	cache := max(cfg.MemoryBytes/8, 1)
+	if cfg.MemoryBytes <= 0 {
+		cache = 0 // the fetcher's default
+	}
 	return rendersvc.NewServer(rendersvc.Options{
-		Fetcher: fetch.New(fetch.Config{AllowPrivateNetwork: cfg.AllowPrivateNetwork}),
+		Fetcher: fetch.New(fetch.Config{AllowPrivateNetwork: cfg.AllowPrivateNetwork, CacheBytes: cache}),
 		Fonts:   fonts,
 		Logger:  logger,
 	}), nil

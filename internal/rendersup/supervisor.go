@@ -126,6 +126,13 @@ func environWithout(name string) []string {
 // Render renders req in the next free child, waiting for one until ctx
 // ends. Call options are ignored.
 func (s *Supervisor) Render(ctx context.Context, req *renderv1.RenderRequest, _ ...grpc.CallOption) (*renderv1.RenderResponse, error) {
+	frame, err := encodeRequest(req, s.cfg.Limits.Time)
+	if err != nil {
+		return nil, status.Error(codes.InvalidArgument, "render request: "+err.Error())
+	}
+	if s.isClosed() {
+		return nil, status.Error(codes.Unavailable, "the render processes are stopping")
+	}
 	var p *process
 	select {
 	case p = <-s.idle:
@@ -139,7 +146,7 @@ func (s *Supervisor) Render(ctx context.Context, req *renderv1.RenderRequest, _ 
 			return nil, status.Error(codes.Unavailable, err.Error())
 		}
 	}
-	o := p.render(ctx, req, s.cfg.Limits)
+	o := p.render(ctx, frame, s.cfg.Limits)
 	if peak, err := procstat.PeakRSS(p.cmd.Process.Pid); err == nil {
 		for seen := s.peak.Load(); peak > seen && !s.peak.CompareAndSwap(seen, peak); seen = s.peak.Load() {
 		}
@@ -157,10 +164,7 @@ func (s *Supervisor) replace(old *process) (*process, error) {
 		old.kill()
 		old.stop()
 	}
-	s.mu.Lock()
-	closed := s.closed
-	s.mu.Unlock()
-	if closed {
+	if s.isClosed() {
 		return nil, errors.New("the render processes are stopping")
 	}
 	p, err := startProcess(s.env, s.cfg.Logs)
@@ -170,17 +174,25 @@ func (s *Supervisor) replace(old *process) (*process, error) {
 	return p, err
 }
 
+func (s *Supervisor) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
+
 // Close stops every child, waiting for renders in flight to end (their
-// callers' contexts bound them).
+// callers' contexts bound them); the children stop side by side.
 func (s *Supervisor) Close() error {
 	s.mu.Lock()
 	s.closed = true
 	s.mu.Unlock()
+	var wg sync.WaitGroup
 	for range cap(s.idle) {
 		if p := <-s.idle; p != nil {
-			p.stop()
+			wg.Go(p.stop)
 		}
 	}
+	wg.Wait()
 	return nil
 }
 

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -36,6 +38,8 @@ var _ = func() bool {
 				}
 				hoard = append(hoard, b)
 			}
+		case strings.Contains(doc, `"test_fault":"killed"`):
+			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		case strings.Contains(doc, `"test_fault":"panic"`):
 			done := make(chan struct{})
 			go func() { panic(errors.New("path has NaN or Inf")) }()
@@ -136,6 +140,21 @@ func TestAPanicNothingRecoversFailsTheRenderWithItsMessage(t *testing.T) {
 	rendersAfterwards(t, s)
 }
 
+// TestADeathWithoutLastWordsIsRetried: a child killed from outside (the
+// machine's OOM killer, an operator) said nothing of the document: the
+// render is UNAVAILABLE, which the queue retries, not a crash.
+func TestADeathWithoutLastWordsIsRetried(t *testing.T) {
+	s := start(t, Limits{})
+	_, err := s.Render(context.Background(), request("killed"))
+	if status.Code(err) != codes.Unavailable || rendersvc.Permanent(err) {
+		t.Fatalf("err = %v; want UNAVAILABLE, not permanent", err)
+	}
+	if want := "the render process stopped: it was killed by signal 9 (killed)"; rendersvc.Reason(err) != want {
+		t.Errorf("reason %q; want %q", rendersvc.Reason(err), want)
+	}
+	rendersAfterwards(t, s)
+}
+
 func TestACallerGivingUpStopsTheRender(t *testing.T) {
 	s := start(t, Limits{})
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
@@ -147,15 +166,24 @@ func TestACallerGivingUpStopsTheRender(t *testing.T) {
 	rendersAfterwards(t, s)
 }
 
-func TestPanicMessage(t *testing.T) {
-	for tail, want := range map[string]string{
-		"panic: path has NaN or Inf\n\ngoroutine 7 [running]:\nmain.f()\n":              "path has NaN or Inf",
-		"log line\npanic: boom [recovered]\n\tpanic: boom\n":                            "boom",
-		"{\"level\":\"INFO\"}\nfatal error: runtime: out of memory\n\nruntime stack:\n": "runtime: out of memory",
-		"exit\n": "",
+func TestLastWordsReadTheRuntimesOwnLines(t *testing.T) {
+	for _, tc := range []struct {
+		lines  []string
+		fatal  string
+		memory bool
+	}{
+		{[]string{"panic: path has NaN or Inf", "", "goroutine 7 [running]:", "main.f()"}, "path has NaN or Inf", false},
+		{[]string{`{"msg":"render failed","src":"https://x/out of memory.png"}`, "exit"}, "", false},
+		{[]string{"runtime: out of memory: cannot allocate 4194304-byte block", "fatal error: out of memory"}, "out of memory", true},
+		{[]string{"runtime/cgo: pthread_create failed: Resource temporarily unavailable", "SIGABRT: abort"}, "", true},
+		{[]string{"log line", "panic: boom [recovered]", "\tpanic: boom"}, "boom", false},
 	} {
-		if got := panicMessage(tail); got != want {
-			t.Errorf("panicMessage(%q) = %q; want %q", tail, got, want)
+		var w lastWords
+		for _, l := range tc.lines {
+			w.note(l)
+		}
+		if fatal, memory := w.last(); fatal != tc.fatal || memory != tc.memory {
+			t.Errorf("%q: last() = %q, %v; want %q, %v", tc.lines, fatal, memory, tc.fatal, tc.memory)
 		}
 	}
 }
