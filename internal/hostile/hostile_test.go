@@ -22,10 +22,10 @@ import (
 // detector on, two CPUs shared with the other tests). BENCHMARKS.md
 // measures the targets themselves on the built binary.
 const (
-	maxServerRSS     = 1 << 30
+	maxServerRSS = 1 << 30
 	// maxRenderRSS is a render process's bound: 250 MB for the renders
 	// the budgets admit, tripled by the race detector's shadow memory.
-	maxRenderRSS = 3 * 250 << 20
+	maxRenderRSS     = 3 * 250 << 20
 	maxHealthzP99    = 500 * time.Millisecond
 	otherTeamsReady  = 30 * time.Second
 	readyPollEvery   = 50 * time.Millisecond
@@ -47,8 +47,8 @@ func start(t *testing.T, b platentest.Backend, edit func(*config.Config)) *plate
 // cost watches the server while an attack runs: this process's resident
 // memory (the server runs in it) and /healthz's latency.
 type cost struct {
-	stop    chan struct{}
-	done    sync.WaitGroup
+	stop      chan struct{}
+	done      sync.WaitGroup
 	mu        sync.Mutex
 	peakRSS   int64
 	renderRSS int64 // the peak of the render processes (this process's children)
