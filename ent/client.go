@@ -18,6 +18,8 @@ import (
 	"github.com/platen-print/platen/ent/apitoken"
 	"github.com/platen-print/platen/ent/designversion"
 	"github.com/platen-print/platen/ent/idempotencykey"
+	"github.com/platen-print/platen/ent/operator"
+	"github.com/platen-print/platen/ent/operatortoken"
 	"github.com/platen-print/platen/ent/order"
 	"github.com/platen-print/platen/ent/orderitem"
 	"github.com/platen-print/platen/ent/product"
@@ -46,6 +48,10 @@ type Client struct {
 	DesignVersion *DesignVersionClient
 	// IdempotencyKey is the client for interacting with the IdempotencyKey builders.
 	IdempotencyKey *IdempotencyKeyClient
+	// Operator is the client for interacting with the Operator builders.
+	Operator *OperatorClient
+	// OperatorToken is the client for interacting with the OperatorToken builders.
+	OperatorToken *OperatorTokenClient
 	// Order is the client for interacting with the Order builders.
 	Order *OrderClient
 	// OrderItem is the client for interacting with the OrderItem builders.
@@ -86,6 +92,8 @@ func (c *Client) init() {
 	c.APIToken = NewAPITokenClient(c.config)
 	c.DesignVersion = NewDesignVersionClient(c.config)
 	c.IdempotencyKey = NewIdempotencyKeyClient(c.config)
+	c.Operator = NewOperatorClient(c.config)
+	c.OperatorToken = NewOperatorTokenClient(c.config)
 	c.Order = NewOrderClient(c.config)
 	c.OrderItem = NewOrderItemClient(c.config)
 	c.Product = NewProductClient(c.config)
@@ -194,6 +202,8 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		APIToken:        NewAPITokenClient(cfg),
 		DesignVersion:   NewDesignVersionClient(cfg),
 		IdempotencyKey:  NewIdempotencyKeyClient(cfg),
+		Operator:        NewOperatorClient(cfg),
+		OperatorToken:   NewOperatorTokenClient(cfg),
 		Order:           NewOrderClient(cfg),
 		OrderItem:       NewOrderItemClient(cfg),
 		Product:         NewProductClient(cfg),
@@ -229,6 +239,8 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		APIToken:        NewAPITokenClient(cfg),
 		DesignVersion:   NewDesignVersionClient(cfg),
 		IdempotencyKey:  NewIdempotencyKeyClient(cfg),
+		Operator:        NewOperatorClient(cfg),
+		OperatorToken:   NewOperatorTokenClient(cfg),
 		Order:           NewOrderClient(cfg),
 		OrderItem:       NewOrderItemClient(cfg),
 		Product:         NewProductClient(cfg),
@@ -271,9 +283,10 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.APIToken, c.DesignVersion, c.IdempotencyKey, c.Order, c.OrderItem, c.Product,
-		c.ProductCategory, c.ProductVariant, c.ServiceKey, c.ShopOrder, c.ShopPrint,
-		c.Store, c.Team, c.VariantLink, c.WebhookCircuit, c.WebhookDelivery,
+		c.APIToken, c.DesignVersion, c.IdempotencyKey, c.Operator, c.OperatorToken,
+		c.Order, c.OrderItem, c.Product, c.ProductCategory, c.ProductVariant,
+		c.ServiceKey, c.ShopOrder, c.ShopPrint, c.Store, c.Team, c.VariantLink,
+		c.WebhookCircuit, c.WebhookDelivery,
 	} {
 		n.Use(hooks...)
 	}
@@ -283,9 +296,10 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.APIToken, c.DesignVersion, c.IdempotencyKey, c.Order, c.OrderItem, c.Product,
-		c.ProductCategory, c.ProductVariant, c.ServiceKey, c.ShopOrder, c.ShopPrint,
-		c.Store, c.Team, c.VariantLink, c.WebhookCircuit, c.WebhookDelivery,
+		c.APIToken, c.DesignVersion, c.IdempotencyKey, c.Operator, c.OperatorToken,
+		c.Order, c.OrderItem, c.Product, c.ProductCategory, c.ProductVariant,
+		c.ServiceKey, c.ShopOrder, c.ShopPrint, c.Store, c.Team, c.VariantLink,
+		c.WebhookCircuit, c.WebhookDelivery,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -300,6 +314,10 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.DesignVersion.mutate(ctx, m)
 	case *IdempotencyKeyMutation:
 		return c.IdempotencyKey.mutate(ctx, m)
+	case *OperatorMutation:
+		return c.Operator.mutate(ctx, m)
+	case *OperatorTokenMutation:
+		return c.OperatorToken.mutate(ctx, m)
 	case *OrderMutation:
 		return c.Order.mutate(ctx, m)
 	case *OrderItemMutation:
@@ -743,6 +761,320 @@ func (c *IdempotencyKeyClient) mutate(ctx context.Context, m *IdempotencyKeyMuta
 		return (&IdempotencyKeyDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown IdempotencyKey mutation op: %q", m.Op())
+	}
+}
+
+// OperatorClient is a client for the Operator schema.
+type OperatorClient struct {
+	config
+}
+
+// NewOperatorClient returns a client for the Operator from the given config.
+func NewOperatorClient(c config) *OperatorClient {
+	return &OperatorClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `operator.Hooks(f(g(h())))`.
+func (c *OperatorClient) Use(hooks ...Hook) {
+	c.hooks.Operator = append(c.hooks.Operator, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `operator.Intercept(f(g(h())))`.
+func (c *OperatorClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Operator = append(c.inters.Operator, interceptors...)
+}
+
+// Create returns a builder for creating a Operator entity.
+func (c *OperatorClient) Create() *OperatorCreate {
+	mutation := newOperatorMutation(c.config, OpCreate)
+	return &OperatorCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Operator entities.
+func (c *OperatorClient) CreateBulk(builders ...*OperatorCreate) *OperatorCreateBulk {
+	return &OperatorCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *OperatorClient) MapCreateBulk(slice any, setFunc func(*OperatorCreate, int)) *OperatorCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &OperatorCreateBulk{err: fmt.Errorf("calling to OperatorClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*OperatorCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &OperatorCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Operator.
+func (c *OperatorClient) Update() *OperatorUpdate {
+	mutation := newOperatorMutation(c.config, OpUpdate)
+	return &OperatorUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *OperatorClient) UpdateOne(_m *Operator) *OperatorUpdateOne {
+	mutation := newOperatorMutation(c.config, OpUpdateOne, withOperator(_m))
+	return &OperatorUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *OperatorClient) UpdateOneID(id int) *OperatorUpdateOne {
+	mutation := newOperatorMutation(c.config, OpUpdateOne, withOperatorID(id))
+	return &OperatorUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Operator.
+func (c *OperatorClient) Delete() *OperatorDelete {
+	mutation := newOperatorMutation(c.config, OpDelete)
+	return &OperatorDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *OperatorClient) DeleteOne(_m *Operator) *OperatorDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *OperatorClient) DeleteOneID(id int) *OperatorDeleteOne {
+	builder := c.Delete().Where(operator.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &OperatorDeleteOne{builder}
+}
+
+// Query returns a query builder for Operator.
+func (c *OperatorClient) Query() *OperatorQuery {
+	return &OperatorQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeOperator},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Operator entity by its id.
+func (c *OperatorClient) Get(ctx context.Context, id int) (*Operator, error) {
+	return c.Query().Where(operator.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *OperatorClient) GetX(ctx context.Context, id int) *Operator {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryTeam queries the team edge of a Operator.
+func (c *OperatorClient) QueryTeam(_m *Operator) *TeamQuery {
+	query := (&TeamClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(operator.Table, operator.FieldID, id),
+			sqlgraph.To(team.Table, team.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, operator.TeamTable, operator.TeamColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryTokens queries the tokens edge of a Operator.
+func (c *OperatorClient) QueryTokens(_m *Operator) *OperatorTokenQuery {
+	query := (&OperatorTokenClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(operator.Table, operator.FieldID, id),
+			sqlgraph.To(operatortoken.Table, operatortoken.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, operator.TokensTable, operator.TokensColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *OperatorClient) Hooks() []Hook {
+	return c.hooks.Operator
+}
+
+// Interceptors returns the client interceptors.
+func (c *OperatorClient) Interceptors() []Interceptor {
+	return c.inters.Operator
+}
+
+func (c *OperatorClient) mutate(ctx context.Context, m *OperatorMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&OperatorCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&OperatorUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&OperatorUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&OperatorDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Operator mutation op: %q", m.Op())
+	}
+}
+
+// OperatorTokenClient is a client for the OperatorToken schema.
+type OperatorTokenClient struct {
+	config
+}
+
+// NewOperatorTokenClient returns a client for the OperatorToken from the given config.
+func NewOperatorTokenClient(c config) *OperatorTokenClient {
+	return &OperatorTokenClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `operatortoken.Hooks(f(g(h())))`.
+func (c *OperatorTokenClient) Use(hooks ...Hook) {
+	c.hooks.OperatorToken = append(c.hooks.OperatorToken, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `operatortoken.Intercept(f(g(h())))`.
+func (c *OperatorTokenClient) Intercept(interceptors ...Interceptor) {
+	c.inters.OperatorToken = append(c.inters.OperatorToken, interceptors...)
+}
+
+// Create returns a builder for creating a OperatorToken entity.
+func (c *OperatorTokenClient) Create() *OperatorTokenCreate {
+	mutation := newOperatorTokenMutation(c.config, OpCreate)
+	return &OperatorTokenCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of OperatorToken entities.
+func (c *OperatorTokenClient) CreateBulk(builders ...*OperatorTokenCreate) *OperatorTokenCreateBulk {
+	return &OperatorTokenCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *OperatorTokenClient) MapCreateBulk(slice any, setFunc func(*OperatorTokenCreate, int)) *OperatorTokenCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &OperatorTokenCreateBulk{err: fmt.Errorf("calling to OperatorTokenClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*OperatorTokenCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &OperatorTokenCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for OperatorToken.
+func (c *OperatorTokenClient) Update() *OperatorTokenUpdate {
+	mutation := newOperatorTokenMutation(c.config, OpUpdate)
+	return &OperatorTokenUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *OperatorTokenClient) UpdateOne(_m *OperatorToken) *OperatorTokenUpdateOne {
+	mutation := newOperatorTokenMutation(c.config, OpUpdateOne, withOperatorToken(_m))
+	return &OperatorTokenUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *OperatorTokenClient) UpdateOneID(id int) *OperatorTokenUpdateOne {
+	mutation := newOperatorTokenMutation(c.config, OpUpdateOne, withOperatorTokenID(id))
+	return &OperatorTokenUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for OperatorToken.
+func (c *OperatorTokenClient) Delete() *OperatorTokenDelete {
+	mutation := newOperatorTokenMutation(c.config, OpDelete)
+	return &OperatorTokenDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *OperatorTokenClient) DeleteOne(_m *OperatorToken) *OperatorTokenDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *OperatorTokenClient) DeleteOneID(id int) *OperatorTokenDeleteOne {
+	builder := c.Delete().Where(operatortoken.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &OperatorTokenDeleteOne{builder}
+}
+
+// Query returns a query builder for OperatorToken.
+func (c *OperatorTokenClient) Query() *OperatorTokenQuery {
+	return &OperatorTokenQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeOperatorToken},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a OperatorToken entity by its id.
+func (c *OperatorTokenClient) Get(ctx context.Context, id int) (*OperatorToken, error) {
+	return c.Query().Where(operatortoken.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *OperatorTokenClient) GetX(ctx context.Context, id int) *OperatorToken {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryOperator queries the operator edge of a OperatorToken.
+func (c *OperatorTokenClient) QueryOperator(_m *OperatorToken) *OperatorQuery {
+	query := (&OperatorClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(operatortoken.Table, operatortoken.FieldID, id),
+			sqlgraph.To(operator.Table, operator.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, operatortoken.OperatorTable, operatortoken.OperatorColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *OperatorTokenClient) Hooks() []Hook {
+	return c.hooks.OperatorToken
+}
+
+// Interceptors returns the client interceptors.
+func (c *OperatorTokenClient) Interceptors() []Interceptor {
+	return c.inters.OperatorToken
+}
+
+func (c *OperatorTokenClient) mutate(ctx context.Context, m *OperatorTokenMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&OperatorTokenCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&OperatorTokenUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&OperatorTokenUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&OperatorTokenDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown OperatorToken mutation op: %q", m.Op())
 	}
 }
 
@@ -2275,6 +2607,22 @@ func (c *TeamClient) QueryTokens(_m *Team) *APITokenQuery {
 	return query
 }
 
+// QueryOperators queries the operators edge of a Team.
+func (c *TeamClient) QueryOperators(_m *Team) *OperatorQuery {
+	query := (&OperatorClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(team.Table, team.FieldID, id),
+			sqlgraph.To(operator.Table, operator.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, team.OperatorsTable, team.OperatorsColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *TeamClient) Hooks() []Hook {
 	return c.hooks.Team
@@ -2718,14 +3066,15 @@ func (c *WebhookDeliveryClient) mutate(ctx context.Context, m *WebhookDeliveryMu
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		APIToken, DesignVersion, IdempotencyKey, Order, OrderItem, Product,
-		ProductCategory, ProductVariant, ServiceKey, ShopOrder, ShopPrint, Store, Team,
-		VariantLink, WebhookCircuit, WebhookDelivery []ent.Hook
+		APIToken, DesignVersion, IdempotencyKey, Operator, OperatorToken, Order,
+		OrderItem, Product, ProductCategory, ProductVariant, ServiceKey, ShopOrder,
+		ShopPrint, Store, Team, VariantLink, WebhookCircuit, WebhookDelivery []ent.Hook
 	}
 	inters struct {
-		APIToken, DesignVersion, IdempotencyKey, Order, OrderItem, Product,
-		ProductCategory, ProductVariant, ServiceKey, ShopOrder, ShopPrint, Store, Team,
-		VariantLink, WebhookCircuit, WebhookDelivery []ent.Interceptor
+		APIToken, DesignVersion, IdempotencyKey, Operator, OperatorToken, Order,
+		OrderItem, Product, ProductCategory, ProductVariant, ServiceKey, ShopOrder,
+		ShopPrint, Store, Team, VariantLink, WebhookCircuit,
+		WebhookDelivery []ent.Interceptor
 	}
 )
 

@@ -15,6 +15,8 @@ import (
 	"github.com/platen-print/platen/ent/apitoken"
 	"github.com/platen-print/platen/ent/designversion"
 	"github.com/platen-print/platen/ent/idempotencykey"
+	"github.com/platen-print/platen/ent/operator"
+	"github.com/platen-print/platen/ent/operatortoken"
 	"github.com/platen-print/platen/ent/order"
 	"github.com/platen-print/platen/ent/orderitem"
 	"github.com/platen-print/platen/ent/product"
@@ -91,6 +93,8 @@ func checkColumn(t, c string) error {
 			apitoken.Table:        apitoken.ValidColumn,
 			designversion.Table:   designversion.ValidColumn,
 			idempotencykey.Table:  idempotencykey.ValidColumn,
+			operator.Table:        operator.ValidColumn,
+			operatortoken.Table:   operatortoken.ValidColumn,
 			order.Table:           order.ValidColumn,
 			orderitem.Table:       orderitem.ValidColumn,
 			product.Table:         product.ValidColumn,

@@ -8,6 +8,8 @@ import (
 	"github.com/platen-print/platen/ent/apitoken"
 	"github.com/platen-print/platen/ent/designversion"
 	"github.com/platen-print/platen/ent/idempotencykey"
+	"github.com/platen-print/platen/ent/operator"
+	"github.com/platen-print/platen/ent/operatortoken"
 	"github.com/platen-print/platen/ent/order"
 	"github.com/platen-print/platen/ent/orderitem"
 	"github.com/platen-print/platen/ent/product"
@@ -62,6 +64,48 @@ func init() {
 	idempotencykeyDescCreatedAt := idempotencykeyFields[6].Descriptor()
 	// idempotencykey.DefaultCreatedAt holds the default value on creation for the created_at field.
 	idempotencykey.DefaultCreatedAt = idempotencykeyDescCreatedAt.Default.(func() time.Time)
+	operatorMixin := schema.Operator{}.Mixin()
+	operatorMixinFields0 := operatorMixin[0].Fields()
+	_ = operatorMixinFields0
+	operatorFields := schema.Operator{}.Fields()
+	_ = operatorFields
+	// operatorDescCreatedAt is the schema descriptor for created_at field.
+	operatorDescCreatedAt := operatorMixinFields0[0].Descriptor()
+	// operator.DefaultCreatedAt holds the default value on creation for the created_at field.
+	operator.DefaultCreatedAt = operatorDescCreatedAt.Default.(func() time.Time)
+	// operatorDescUpdatedAt is the schema descriptor for updated_at field.
+	operatorDescUpdatedAt := operatorMixinFields0[1].Descriptor()
+	// operator.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	operator.DefaultUpdatedAt = operatorDescUpdatedAt.Default.(func() time.Time)
+	// operator.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	operator.UpdateDefaultUpdatedAt = operatorDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// operatorDescEmail is the schema descriptor for email field.
+	operatorDescEmail := operatorFields[0].Descriptor()
+	// operator.EmailValidator is a validator for the "email" field. It is called by the builders before save.
+	operator.EmailValidator = operatorDescEmail.Validators[0].(func(string) error)
+	// operatorDescName is the schema descriptor for name field.
+	operatorDescName := operatorFields[1].Descriptor()
+	// operator.DefaultName holds the default value on creation for the name field.
+	operator.DefaultName = operatorDescName.Default.(string)
+	// operatorDescStaff is the schema descriptor for staff field.
+	operatorDescStaff := operatorFields[2].Descriptor()
+	// operator.DefaultStaff holds the default value on creation for the staff field.
+	operator.DefaultStaff = operatorDescStaff.Default.(bool)
+	operatortokenMixin := schema.OperatorToken{}.Mixin()
+	operatortokenMixinFields0 := operatortokenMixin[0].Fields()
+	_ = operatortokenMixinFields0
+	operatortokenFields := schema.OperatorToken{}.Fields()
+	_ = operatortokenFields
+	// operatortokenDescCreatedAt is the schema descriptor for created_at field.
+	operatortokenDescCreatedAt := operatortokenMixinFields0[0].Descriptor()
+	// operatortoken.DefaultCreatedAt holds the default value on creation for the created_at field.
+	operatortoken.DefaultCreatedAt = operatortokenDescCreatedAt.Default.(func() time.Time)
+	// operatortokenDescUpdatedAt is the schema descriptor for updated_at field.
+	operatortokenDescUpdatedAt := operatortokenMixinFields0[1].Descriptor()
+	// operatortoken.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	operatortoken.DefaultUpdatedAt = operatortokenDescUpdatedAt.Default.(func() time.Time)
+	// operatortoken.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	operatortoken.UpdateDefaultUpdatedAt = operatortokenDescUpdatedAt.UpdateDefault.(func() time.Time)
 	orderMixin := schema.Order{}.Mixin()
 	orderMixinFields0 := orderMixin[0].Fields()
 	_ = orderMixinFields0

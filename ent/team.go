@@ -35,9 +35,11 @@ type TeamEdges struct {
 	Stores []*Store `json:"stores,omitempty"`
 	// Tokens holds the value of the tokens edge.
 	Tokens []*APIToken `json:"tokens,omitempty"`
+	// Operators holds the value of the operators edge.
+	Operators []*Operator `json:"operators,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [2]bool
+	loadedTypes [3]bool
 }
 
 // StoresOrErr returns the Stores value or an error if the edge
@@ -56,6 +58,15 @@ func (e TeamEdges) TokensOrErr() ([]*APIToken, error) {
 		return e.Tokens, nil
 	}
 	return nil, &NotLoadedError{edge: "tokens"}
+}
+
+// OperatorsOrErr returns the Operators value or an error if the edge
+// was not loaded in eager-loading.
+func (e TeamEdges) OperatorsOrErr() ([]*Operator, error) {
+	if e.loadedTypes[2] {
+		return e.Operators, nil
+	}
+	return nil, &NotLoadedError{edge: "operators"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -129,6 +140,11 @@ func (_m *Team) QueryStores() *StoreQuery {
 // QueryTokens queries the "tokens" edge of the Team entity.
 func (_m *Team) QueryTokens() *APITokenQuery {
 	return NewTeamClient(_m.config).QueryTokens(_m)
+}
+
+// QueryOperators queries the "operators" edge of the Team entity.
+func (_m *Team) QueryOperators() *OperatorQuery {
+	return NewTeamClient(_m.config).QueryOperators(_m)
 }
 
 // Update returns a builder for updating this Team.

@@ -12,6 +12,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/platen-print/platen/ent/apitoken"
+	"github.com/platen-print/platen/ent/operator"
 	"github.com/platen-print/platen/ent/store"
 	"github.com/platen-print/platen/ent/team"
 )
@@ -86,6 +87,21 @@ func (_c *TeamCreate) AddTokens(v ...*APIToken) *TeamCreate {
 		ids[i] = v[i].ID
 	}
 	return _c.AddTokenIDs(ids...)
+}
+
+// AddOperatorIDs adds the "operators" edge to the Operator entity by IDs.
+func (_c *TeamCreate) AddOperatorIDs(ids ...int) *TeamCreate {
+	_c.mutation.AddOperatorIDs(ids...)
+	return _c
+}
+
+// AddOperators adds the "operators" edges to the Operator entity.
+func (_c *TeamCreate) AddOperators(v ...*Operator) *TeamCreate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddOperatorIDs(ids...)
 }
 
 // Mutation returns the TeamMutation object of the builder.
@@ -213,6 +229,22 @@ func (_c *TeamCreate) createSpec() (*Team, *sqlgraph.CreateSpec) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(apitoken.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.OperatorsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   team.OperatorsTable,
+			Columns: []string{team.OperatorsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(operator.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {

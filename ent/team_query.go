@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/platen-print/platen/ent/apitoken"
+	"github.com/platen-print/platen/ent/operator"
 	"github.com/platen-print/platen/ent/predicate"
 	"github.com/platen-print/platen/ent/store"
 	"github.com/platen-print/platen/ent/team"
@@ -21,12 +22,13 @@ import (
 // TeamQuery is the builder for querying Team entities.
 type TeamQuery struct {
 	config
-	ctx        *QueryContext
-	order      []team.OrderOption
-	inters     []Interceptor
-	predicates []predicate.Team
-	withStores *StoreQuery
-	withTokens *APITokenQuery
+	ctx           *QueryContext
+	order         []team.OrderOption
+	inters        []Interceptor
+	predicates    []predicate.Team
+	withStores    *StoreQuery
+	withTokens    *APITokenQuery
+	withOperators *OperatorQuery
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -100,6 +102,28 @@ func (_q *TeamQuery) QueryTokens() *APITokenQuery {
 			sqlgraph.From(team.Table, team.FieldID, selector),
 			sqlgraph.To(apitoken.Table, apitoken.FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, team.TokensTable, team.TokensColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryOperators chains the current query on the "operators" edge.
+func (_q *TeamQuery) QueryOperators() *OperatorQuery {
+	query := (&OperatorClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(team.Table, team.FieldID, selector),
+			sqlgraph.To(operator.Table, operator.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, team.OperatorsTable, team.OperatorsColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -294,13 +318,14 @@ func (_q *TeamQuery) Clone() *TeamQuery {
 		return nil
 	}
 	return &TeamQuery{
-		config:     _q.config,
-		ctx:        _q.ctx.Clone(),
-		order:      append([]team.OrderOption{}, _q.order...),
-		inters:     append([]Interceptor{}, _q.inters...),
-		predicates: append([]predicate.Team{}, _q.predicates...),
-		withStores: _q.withStores.Clone(),
-		withTokens: _q.withTokens.Clone(),
+		config:        _q.config,
+		ctx:           _q.ctx.Clone(),
+		order:         append([]team.OrderOption{}, _q.order...),
+		inters:        append([]Interceptor{}, _q.inters...),
+		predicates:    append([]predicate.Team{}, _q.predicates...),
+		withStores:    _q.withStores.Clone(),
+		withTokens:    _q.withTokens.Clone(),
+		withOperators: _q.withOperators.Clone(),
 		// clone intermediate query.
 		sql:  _q.sql.Clone(),
 		path: _q.path,
@@ -326,6 +351,17 @@ func (_q *TeamQuery) WithTokens(opts ...func(*APITokenQuery)) *TeamQuery {
 		opt(query)
 	}
 	_q.withTokens = query
+	return _q
+}
+
+// WithOperators tells the query-builder to eager-load the nodes that are connected to
+// the "operators" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *TeamQuery) WithOperators(opts ...func(*OperatorQuery)) *TeamQuery {
+	query := (&OperatorClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withOperators = query
 	return _q
 }
 
@@ -407,9 +443,10 @@ func (_q *TeamQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Team, e
 	var (
 		nodes       = []*Team{}
 		_spec       = _q.querySpec()
-		loadedTypes = [2]bool{
+		loadedTypes = [3]bool{
 			_q.withStores != nil,
 			_q.withTokens != nil,
+			_q.withOperators != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -441,6 +478,13 @@ func (_q *TeamQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Team, e
 		if err := _q.loadTokens(ctx, query, nodes,
 			func(n *Team) { n.Edges.Tokens = []*APIToken{} },
 			func(n *Team, e *APIToken) { n.Edges.Tokens = append(n.Edges.Tokens, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withOperators; query != nil {
+		if err := _q.loadOperators(ctx, query, nodes,
+			func(n *Team) { n.Edges.Operators = []*Operator{} },
+			func(n *Team, e *Operator) { n.Edges.Operators = append(n.Edges.Operators, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -502,6 +546,39 @@ func (_q *TeamQuery) loadTokens(ctx context.Context, query *APITokenQuery, nodes
 		node, ok := nodeids[fk]
 		if !ok {
 			return fmt.Errorf(`unexpected referenced foreign-key "team_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *TeamQuery) loadOperators(ctx context.Context, query *OperatorQuery, nodes []*Team, init func(*Team), assign func(*Team, *Operator)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[int]*Team)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(operator.FieldTeamID)
+	}
+	query.Where(predicate.Operator(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(team.OperatorsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.TeamID
+		if fk == nil {
+			return fmt.Errorf(`foreign-key "team_id" is nil for node %v`, n.ID)
+		}
+		node, ok := nodeids[*fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "team_id" returned %v for node %v`, *fk, n.ID)
 		}
 		assign(node, n)
 	}

@@ -12,6 +12,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/platen-print/platen/ent/apitoken"
+	"github.com/platen-print/platen/ent/operator"
 	"github.com/platen-print/platen/ent/predicate"
 	"github.com/platen-print/platen/ent/store"
 	"github.com/platen-print/platen/ent/team"
@@ -80,6 +81,21 @@ func (_u *TeamUpdate) AddTokens(v ...*APIToken) *TeamUpdate {
 	return _u.AddTokenIDs(ids...)
 }
 
+// AddOperatorIDs adds the "operators" edge to the Operator entity by IDs.
+func (_u *TeamUpdate) AddOperatorIDs(ids ...int) *TeamUpdate {
+	_u.mutation.AddOperatorIDs(ids...)
+	return _u
+}
+
+// AddOperators adds the "operators" edges to the Operator entity.
+func (_u *TeamUpdate) AddOperators(v ...*Operator) *TeamUpdate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddOperatorIDs(ids...)
+}
+
 // Mutation returns the TeamMutation object of the builder.
 func (_u *TeamUpdate) Mutation() *TeamMutation {
 	return _u.mutation
@@ -125,6 +141,27 @@ func (_u *TeamUpdate) RemoveTokens(v ...*APIToken) *TeamUpdate {
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveTokenIDs(ids...)
+}
+
+// ClearOperators clears all "operators" edges to the Operator entity.
+func (_u *TeamUpdate) ClearOperators() *TeamUpdate {
+	_u.mutation.ClearOperators()
+	return _u
+}
+
+// RemoveOperatorIDs removes the "operators" edge to Operator entities by IDs.
+func (_u *TeamUpdate) RemoveOperatorIDs(ids ...int) *TeamUpdate {
+	_u.mutation.RemoveOperatorIDs(ids...)
+	return _u
+}
+
+// RemoveOperators removes "operators" edges to Operator entities.
+func (_u *TeamUpdate) RemoveOperators(v ...*Operator) *TeamUpdate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveOperatorIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -281,6 +318,51 @@ func (_u *TeamUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
+	if _u.mutation.OperatorsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   team.OperatorsTable,
+			Columns: []string{team.OperatorsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(operator.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedOperatorsIDs(); len(nodes) > 0 && !_u.mutation.OperatorsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   team.OperatorsTable,
+			Columns: []string{team.OperatorsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(operator.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.OperatorsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   team.OperatorsTable,
+			Columns: []string{team.OperatorsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(operator.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{team.Label}
@@ -351,6 +433,21 @@ func (_u *TeamUpdateOne) AddTokens(v ...*APIToken) *TeamUpdateOne {
 	return _u.AddTokenIDs(ids...)
 }
 
+// AddOperatorIDs adds the "operators" edge to the Operator entity by IDs.
+func (_u *TeamUpdateOne) AddOperatorIDs(ids ...int) *TeamUpdateOne {
+	_u.mutation.AddOperatorIDs(ids...)
+	return _u
+}
+
+// AddOperators adds the "operators" edges to the Operator entity.
+func (_u *TeamUpdateOne) AddOperators(v ...*Operator) *TeamUpdateOne {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddOperatorIDs(ids...)
+}
+
 // Mutation returns the TeamMutation object of the builder.
 func (_u *TeamUpdateOne) Mutation() *TeamMutation {
 	return _u.mutation
@@ -396,6 +493,27 @@ func (_u *TeamUpdateOne) RemoveTokens(v ...*APIToken) *TeamUpdateOne {
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveTokenIDs(ids...)
+}
+
+// ClearOperators clears all "operators" edges to the Operator entity.
+func (_u *TeamUpdateOne) ClearOperators() *TeamUpdateOne {
+	_u.mutation.ClearOperators()
+	return _u
+}
+
+// RemoveOperatorIDs removes the "operators" edge to Operator entities by IDs.
+func (_u *TeamUpdateOne) RemoveOperatorIDs(ids ...int) *TeamUpdateOne {
+	_u.mutation.RemoveOperatorIDs(ids...)
+	return _u
+}
+
+// RemoveOperators removes "operators" edges to Operator entities.
+func (_u *TeamUpdateOne) RemoveOperators(v ...*Operator) *TeamUpdateOne {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveOperatorIDs(ids...)
 }
 
 // Where appends a list predicates to the TeamUpdate builder.
@@ -575,6 +693,51 @@ func (_u *TeamUpdateOne) sqlSave(ctx context.Context) (_node *Team, err error) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(apitoken.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.OperatorsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   team.OperatorsTable,
+			Columns: []string{team.OperatorsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(operator.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedOperatorsIDs(); len(nodes) > 0 && !_u.mutation.OperatorsCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   team.OperatorsTable,
+			Columns: []string{team.OperatorsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(operator.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.OperatorsIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   team.OperatorsTable,
+			Columns: []string{team.OperatorsColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(operator.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {

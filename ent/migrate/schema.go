@@ -98,6 +98,62 @@ var (
 			},
 		},
 	}
+	// OperatorsColumns holds the columns for the "operators" table.
+	OperatorsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "email", Type: field.TypeString, Unique: true},
+		{Name: "name", Type: field.TypeString, Default: ""},
+		{Name: "staff", Type: field.TypeBool, Default: false},
+		{Name: "password_hash", Type: field.TypeString},
+		{Name: "team_id", Type: field.TypeInt, Nullable: true},
+	}
+	// OperatorsTable holds the schema information for the "operators" table.
+	OperatorsTable = &schema.Table{
+		Name:       "operators",
+		Columns:    OperatorsColumns,
+		PrimaryKey: []*schema.Column{OperatorsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "operators_teams_operators",
+				Columns:    []*schema.Column{OperatorsColumns[7]},
+				RefColumns: []*schema.Column{TeamsColumns[0]},
+				OnDelete:   schema.SetNull,
+			},
+		},
+	}
+	// OperatorTokensColumns holds the columns for the "operator_tokens" table.
+	OperatorTokensColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "prefix", Type: field.TypeString},
+		{Name: "hash", Type: field.TypeBytes, Unique: true},
+		{Name: "revoked_at", Type: field.TypeTime, Nullable: true},
+		{Name: "operator_id", Type: field.TypeInt},
+	}
+	// OperatorTokensTable holds the schema information for the "operator_tokens" table.
+	OperatorTokensTable = &schema.Table{
+		Name:       "operator_tokens",
+		Columns:    OperatorTokensColumns,
+		PrimaryKey: []*schema.Column{OperatorTokensColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "operator_tokens_operators_tokens",
+				Columns:    []*schema.Column{OperatorTokensColumns[6]},
+				RefColumns: []*schema.Column{OperatorsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "operatortoken_operator_id",
+				Unique:  false,
+				Columns: []*schema.Column{OperatorTokensColumns[6]},
+			},
+		},
+	}
 	// OrdersColumns holds the columns for the "orders" table.
 	OrdersColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -520,6 +576,8 @@ var (
 		APITokensTable,
 		DesignVersionsTable,
 		IdempotencyKeysTable,
+		OperatorsTable,
+		OperatorTokensTable,
 		OrdersTable,
 		OrderItemsTable,
 		ProductsTable,
@@ -538,6 +596,8 @@ var (
 
 func init() {
 	APITokensTable.ForeignKeys[0].RefTable = TeamsTable
+	OperatorsTable.ForeignKeys[0].RefTable = TeamsTable
+	OperatorTokensTable.ForeignKeys[0].RefTable = OperatorsTable
 	OrderItemsTable.ForeignKeys[0].RefTable = OrdersTable
 	ProductsTable.ForeignKeys[0].RefTable = ProductCategoriesTable
 	ProductCategoriesTable.ForeignKeys[0].RefTable = ProductCategoriesTable

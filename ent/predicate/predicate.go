@@ -15,6 +15,12 @@ type DesignVersion func(*sql.Selector)
 // IdempotencyKey is the predicate function for idempotencykey builders.
 type IdempotencyKey func(*sql.Selector)
 
+// Operator is the predicate function for operator builders.
+type Operator func(*sql.Selector)
+
+// OperatorToken is the predicate function for operatortoken builders.
+type OperatorToken func(*sql.Selector)
+
 // Order is the predicate function for order builders.
 type Order func(*sql.Selector)
 

@@ -24,5 +24,6 @@ func (Team) Edges() []ent.Edge {
 	return []ent.Edge{
 		edge.To("stores", Store.Type),
 		edge.To("tokens", APIToken.Type),
+		edge.To("operators", Operator.Type),
 	}
 }

@@ -24,6 +24,8 @@ const (
 	EdgeStores = "stores"
 	// EdgeTokens holds the string denoting the tokens edge name in mutations.
 	EdgeTokens = "tokens"
+	// EdgeOperators holds the string denoting the operators edge name in mutations.
+	EdgeOperators = "operators"
 	// Table holds the table name of the team in the database.
 	Table = "teams"
 	// StoresTable is the table that holds the stores relation/edge.
@@ -40,6 +42,13 @@ const (
 	TokensInverseTable = "api_tokens"
 	// TokensColumn is the table column denoting the tokens relation/edge.
 	TokensColumn = "team_id"
+	// OperatorsTable is the table that holds the operators relation/edge.
+	OperatorsTable = "operators"
+	// OperatorsInverseTable is the table name for the Operator entity.
+	// It exists in this package in order to avoid circular dependency with the "operator" package.
+	OperatorsInverseTable = "operators"
+	// OperatorsColumn is the table column denoting the operators relation/edge.
+	OperatorsColumn = "team_id"
 )
 
 // Columns holds all SQL columns for team fields.
@@ -121,6 +130,20 @@ func ByTokens(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newTokensStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByOperatorsCount orders the results by operators count.
+func ByOperatorsCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newOperatorsStep(), opts...)
+	}
+}
+
+// ByOperators orders the results by operators terms.
+func ByOperators(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newOperatorsStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newStoresStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -133,5 +156,12 @@ func newTokensStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(TokensInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, TokensTable, TokensColumn),
+	)
+}
+func newOperatorsStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(OperatorsInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, OperatorsTable, OperatorsColumn),
 	)
 }

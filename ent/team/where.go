@@ -261,6 +261,29 @@ func HasTokensWith(preds ...predicate.APIToken) predicate.Team {
 	})
 }
 
+// HasOperators applies the HasEdge predicate on the "operators" edge.
+func HasOperators() predicate.Team {
+	return predicate.Team(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, OperatorsTable, OperatorsColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasOperatorsWith applies the HasEdge predicate on the "operators" edge with a given conditions (other predicates).
+func HasOperatorsWith(preds ...predicate.Operator) predicate.Team {
+	return predicate.Team(func(s *sql.Selector) {
+		step := newOperatorsStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // And groups predicates with the AND operator between them.
 func And(predicates ...predicate.Team) predicate.Team {
 	return predicate.Team(sql.AndPredicates(predicates...))

@@ -25,7 +25,25 @@ func (a *Authenticator) UnaryServerInterceptor(ctx context.Context, req any, inf
 	if err != nil {
 		return nil, err
 	}
+	if err := mayCall(ctx, p, info.FullMethod); err != nil {
+		return nil, err
+	}
 	return handler(WithPrincipal(ctx, p), req)
+}
+
+// operatorAPI is the service operator tokens call, and only they.
+const operatorAPI = "/platen.v1.OperatorService/"
+
+// mayCall keeps each kind of token to its API: operators to the operator
+// service, clients to the others. A valid token of the wrong kind is 403.
+func mayCall(ctx context.Context, p Principal, method string) error {
+	switch operator := strings.HasPrefix(method, operatorAPI); {
+	case operator && !p.IsOperator():
+		return apierr.ToStatus(ctx, apierr.PermissionDenied("", "this API is for operator tokens (plo_…); a client API token cannot use it")).Err()
+	case !operator && p.IsOperator():
+		return apierr.ToStatus(ctx, apierr.PermissionDenied("", "an operator token (plo_…) is for the operator API only; use a client API token here")).Err()
+	}
+	return nil
 }
 
 // StreamServerInterceptor lets public streams (reflection, health watch)
@@ -34,7 +52,11 @@ func (a *Authenticator) StreamServerInterceptor(srv any, ss grpc.ServerStream, i
 	if isPublic(info.FullMethod) {
 		return handler(srv, ss)
 	}
-	if _, err := a.caller(ss.Context()); err != nil {
+	p, err := a.caller(ss.Context())
+	if err != nil {
+		return err
+	}
+	if err := mayCall(ss.Context(), p, info.FullMethod); err != nil {
 		return err
 	}
 	return handler(srv, ss)

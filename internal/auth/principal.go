@@ -10,13 +10,26 @@ import (
 	"github.com/platen-print/platen/internal/apierr"
 )
 
-// Principal is who is calling: a team, and the store its token is bound to.
+// Principal is who is calling: a client (a team, and the store its token is
+// bound to), or an operator (staff, or one team's).
 type Principal struct {
 	TokenID int
-	TeamID  int
+	// TeamID is the client's team, or a team operator's; 0 for staff.
+	TeamID int
 	// StoreID is the store the token is bound to; empty for a team-wide token.
 	StoreID string
+	// OperatorID is the operator an operator token belongs to; 0 for a
+	// client's token.
+	OperatorID int
+	Staff      bool
 }
+
+// IsOperator reports whether the caller is an operator.
+func (p Principal) IsOperator() bool { return p.OperatorID != 0 }
+
+// SeesTeam reports whether an operator sees teamID's data: staff see every
+// team, a team's operator that team only.
+func (p Principal) SeesTeam(teamID int) bool { return p.Staff || p.TeamID == teamID }
 
 // CanUseStore reports whether the caller may act on storeID, given the
 // store's team. A store-bound token acts on its own store only.

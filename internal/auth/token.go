@@ -11,8 +11,27 @@ import (
 // people can recognise one.
 const TokenPrefix = "plt_"
 
+// OperatorTokenPrefix starts every operator API token: an operator's
+// token and a client's are told apart at a glance, and by the API.
+const OperatorTokenPrefix = "plo_"
+
 // displayLen is how much of a token listings show.
 const displayLen = len(TokenPrefix) + 6
+
+// IssuedToken is what is stored of a new token: its hash, and the prefix
+// listings show.
+type IssuedToken struct {
+	Hash    []byte
+	Display string
+}
+
+// NewOperatorToken returns a fresh operator token and what to store of it.
+func NewOperatorToken() (string, IssuedToken) {
+	var raw [32]byte
+	_, _ = rand.Read(raw[:])
+	token := OperatorTokenPrefix + base64.RawURLEncoding.EncodeToString(raw[:])
+	return token, IssuedToken{Hash: HashToken(token), Display: token[:displayLen]}
+}
 
 // NewToken returns a fresh token, its hash (what is stored) and the prefix
 // shown in listings.

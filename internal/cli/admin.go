@@ -24,7 +24,7 @@ func newAdmin(cfg *config.Config) *cobra.Command {
 		Short: "Manage teams, stores and API tokens (works while serve runs)",
 	}
 	cfg.StorageFlags(cmd.PersistentFlags())
-	cmd.AddCommand(newBootstrap(cfg), newTeamCmd(cfg), newStoreCmd(cfg), newTokenCmd(cfg), newPrintCmd(cfg))
+	cmd.AddCommand(newBootstrap(cfg), newTeamCmd(cfg), newStoreCmd(cfg), newTokenCmd(cfg), newPrintCmd(cfg), newOperatorCmd(cfg))
 	return cmd
 }
 

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"errors"
 
 	"time"
 
@@ -50,6 +51,15 @@ type Bootstrapped struct {
 
 // LookupToken implements auth.TokenLookup.
 func (db *DB) LookupToken(ctx context.Context, hash []byte) (auth.Principal, error) {
+	p, err := db.lookupClientToken(ctx, hash)
+	if errors.Is(err, apierr.ErrNotFound) {
+		return db.lookupOperatorToken(ctx, hash)
+	}
+	return p, err
+}
+
+// lookupClientToken is LookupToken's reading of a client's API token.
+func (db *DB) lookupClientToken(ctx context.Context, hash []byte) (auth.Principal, error) {
 	row, err := db.read.APIToken.Query().
 		Where(apitoken.Hash(hash), apitoken.RevokedAtIsNil()).
 		Select(apitoken.FieldID, apitoken.FieldTeamID, apitoken.FieldStoreID).
