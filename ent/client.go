@@ -22,6 +22,7 @@ import (
 	"github.com/platen-print/platen/ent/operatortoken"
 	"github.com/platen-print/platen/ent/order"
 	"github.com/platen-print/platen/ent/orderitem"
+	"github.com/platen-print/platen/ent/printtemplate"
 	"github.com/platen-print/platen/ent/product"
 	"github.com/platen-print/platen/ent/productcategory"
 	"github.com/platen-print/platen/ent/productvariant"
@@ -56,6 +57,8 @@ type Client struct {
 	Order *OrderClient
 	// OrderItem is the client for interacting with the OrderItem builders.
 	OrderItem *OrderItemClient
+	// PrintTemplate is the client for interacting with the PrintTemplate builders.
+	PrintTemplate *PrintTemplateClient
 	// Product is the client for interacting with the Product builders.
 	Product *ProductClient
 	// ProductCategory is the client for interacting with the ProductCategory builders.
@@ -96,6 +99,7 @@ func (c *Client) init() {
 	c.OperatorToken = NewOperatorTokenClient(c.config)
 	c.Order = NewOrderClient(c.config)
 	c.OrderItem = NewOrderItemClient(c.config)
+	c.PrintTemplate = NewPrintTemplateClient(c.config)
 	c.Product = NewProductClient(c.config)
 	c.ProductCategory = NewProductCategoryClient(c.config)
 	c.ProductVariant = NewProductVariantClient(c.config)
@@ -206,6 +210,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		OperatorToken:   NewOperatorTokenClient(cfg),
 		Order:           NewOrderClient(cfg),
 		OrderItem:       NewOrderItemClient(cfg),
+		PrintTemplate:   NewPrintTemplateClient(cfg),
 		Product:         NewProductClient(cfg),
 		ProductCategory: NewProductCategoryClient(cfg),
 		ProductVariant:  NewProductVariantClient(cfg),
@@ -243,6 +248,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		OperatorToken:   NewOperatorTokenClient(cfg),
 		Order:           NewOrderClient(cfg),
 		OrderItem:       NewOrderItemClient(cfg),
+		PrintTemplate:   NewPrintTemplateClient(cfg),
 		Product:         NewProductClient(cfg),
 		ProductCategory: NewProductCategoryClient(cfg),
 		ProductVariant:  NewProductVariantClient(cfg),
@@ -284,9 +290,9 @@ func (c *Client) Close() error {
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIToken, c.DesignVersion, c.IdempotencyKey, c.Operator, c.OperatorToken,
-		c.Order, c.OrderItem, c.Product, c.ProductCategory, c.ProductVariant,
-		c.ServiceKey, c.ShopOrder, c.ShopPrint, c.Store, c.Team, c.VariantLink,
-		c.WebhookCircuit, c.WebhookDelivery,
+		c.Order, c.OrderItem, c.PrintTemplate, c.Product, c.ProductCategory,
+		c.ProductVariant, c.ServiceKey, c.ShopOrder, c.ShopPrint, c.Store, c.Team,
+		c.VariantLink, c.WebhookCircuit, c.WebhookDelivery,
 	} {
 		n.Use(hooks...)
 	}
@@ -297,9 +303,9 @@ func (c *Client) Use(hooks ...Hook) {
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIToken, c.DesignVersion, c.IdempotencyKey, c.Operator, c.OperatorToken,
-		c.Order, c.OrderItem, c.Product, c.ProductCategory, c.ProductVariant,
-		c.ServiceKey, c.ShopOrder, c.ShopPrint, c.Store, c.Team, c.VariantLink,
-		c.WebhookCircuit, c.WebhookDelivery,
+		c.Order, c.OrderItem, c.PrintTemplate, c.Product, c.ProductCategory,
+		c.ProductVariant, c.ServiceKey, c.ShopOrder, c.ShopPrint, c.Store, c.Team,
+		c.VariantLink, c.WebhookCircuit, c.WebhookDelivery,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -322,6 +328,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Order.mutate(ctx, m)
 	case *OrderItemMutation:
 		return c.OrderItem.mutate(ctx, m)
+	case *PrintTemplateMutation:
+		return c.PrintTemplate.mutate(ctx, m)
 	case *ProductMutation:
 		return c.Product.mutate(ctx, m)
 	case *ProductCategoryMutation:
@@ -1376,6 +1384,155 @@ func (c *OrderItemClient) mutate(ctx context.Context, m *OrderItemMutation) (Val
 	}
 }
 
+// PrintTemplateClient is a client for the PrintTemplate schema.
+type PrintTemplateClient struct {
+	config
+}
+
+// NewPrintTemplateClient returns a client for the PrintTemplate from the given config.
+func NewPrintTemplateClient(c config) *PrintTemplateClient {
+	return &PrintTemplateClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `printtemplate.Hooks(f(g(h())))`.
+func (c *PrintTemplateClient) Use(hooks ...Hook) {
+	c.hooks.PrintTemplate = append(c.hooks.PrintTemplate, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `printtemplate.Intercept(f(g(h())))`.
+func (c *PrintTemplateClient) Intercept(interceptors ...Interceptor) {
+	c.inters.PrintTemplate = append(c.inters.PrintTemplate, interceptors...)
+}
+
+// Create returns a builder for creating a PrintTemplate entity.
+func (c *PrintTemplateClient) Create() *PrintTemplateCreate {
+	mutation := newPrintTemplateMutation(c.config, OpCreate)
+	return &PrintTemplateCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of PrintTemplate entities.
+func (c *PrintTemplateClient) CreateBulk(builders ...*PrintTemplateCreate) *PrintTemplateCreateBulk {
+	return &PrintTemplateCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *PrintTemplateClient) MapCreateBulk(slice any, setFunc func(*PrintTemplateCreate, int)) *PrintTemplateCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &PrintTemplateCreateBulk{err: fmt.Errorf("calling to PrintTemplateClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*PrintTemplateCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &PrintTemplateCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for PrintTemplate.
+func (c *PrintTemplateClient) Update() *PrintTemplateUpdate {
+	mutation := newPrintTemplateMutation(c.config, OpUpdate)
+	return &PrintTemplateUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *PrintTemplateClient) UpdateOne(_m *PrintTemplate) *PrintTemplateUpdateOne {
+	mutation := newPrintTemplateMutation(c.config, OpUpdateOne, withPrintTemplate(_m))
+	return &PrintTemplateUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *PrintTemplateClient) UpdateOneID(id int) *PrintTemplateUpdateOne {
+	mutation := newPrintTemplateMutation(c.config, OpUpdateOne, withPrintTemplateID(id))
+	return &PrintTemplateUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for PrintTemplate.
+func (c *PrintTemplateClient) Delete() *PrintTemplateDelete {
+	mutation := newPrintTemplateMutation(c.config, OpDelete)
+	return &PrintTemplateDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *PrintTemplateClient) DeleteOne(_m *PrintTemplate) *PrintTemplateDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *PrintTemplateClient) DeleteOneID(id int) *PrintTemplateDeleteOne {
+	builder := c.Delete().Where(printtemplate.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &PrintTemplateDeleteOne{builder}
+}
+
+// Query returns a query builder for PrintTemplate.
+func (c *PrintTemplateClient) Query() *PrintTemplateQuery {
+	return &PrintTemplateQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypePrintTemplate},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a PrintTemplate entity by its id.
+func (c *PrintTemplateClient) Get(ctx context.Context, id int) (*PrintTemplate, error) {
+	return c.Query().Where(printtemplate.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *PrintTemplateClient) GetX(ctx context.Context, id int) *PrintTemplate {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryVariants queries the variants edge of a PrintTemplate.
+func (c *PrintTemplateClient) QueryVariants(_m *PrintTemplate) *ProductVariantQuery {
+	query := (&ProductVariantClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(printtemplate.Table, printtemplate.FieldID, id),
+			sqlgraph.To(productvariant.Table, productvariant.FieldID),
+			sqlgraph.Edge(sqlgraph.M2M, false, printtemplate.VariantsTable, printtemplate.VariantsPrimaryKey...),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *PrintTemplateClient) Hooks() []Hook {
+	return c.hooks.PrintTemplate
+}
+
+// Interceptors returns the client interceptors.
+func (c *PrintTemplateClient) Interceptors() []Interceptor {
+	return c.inters.PrintTemplate
+}
+
+func (c *PrintTemplateClient) mutate(ctx context.Context, m *PrintTemplateMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&PrintTemplateCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&PrintTemplateUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&PrintTemplateUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&PrintTemplateDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown PrintTemplate mutation op: %q", m.Op())
+	}
+}
+
 // ProductClient is a client for the Product schema.
 type ProductClient struct {
 	config
@@ -1855,6 +2012,22 @@ func (c *ProductVariantClient) QueryLinks(_m *ProductVariant) *VariantLinkQuery 
 			sqlgraph.From(productvariant.Table, productvariant.FieldID, id),
 			sqlgraph.To(variantlink.Table, variantlink.FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, productvariant.LinksTable, productvariant.LinksColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryPrintTemplates queries the print_templates edge of a ProductVariant.
+func (c *ProductVariantClient) QueryPrintTemplates(_m *ProductVariant) *PrintTemplateQuery {
+	query := (&PrintTemplateClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(productvariant.Table, productvariant.FieldID, id),
+			sqlgraph.To(printtemplate.Table, printtemplate.FieldID),
+			sqlgraph.Edge(sqlgraph.M2M, true, productvariant.PrintTemplatesTable, productvariant.PrintTemplatesPrimaryKey...),
 		)
 		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
 		return fromV, nil
@@ -3067,13 +3240,14 @@ func (c *WebhookDeliveryClient) mutate(ctx context.Context, m *WebhookDeliveryMu
 type (
 	hooks struct {
 		APIToken, DesignVersion, IdempotencyKey, Operator, OperatorToken, Order,
-		OrderItem, Product, ProductCategory, ProductVariant, ServiceKey, ShopOrder,
-		ShopPrint, Store, Team, VariantLink, WebhookCircuit, WebhookDelivery []ent.Hook
+		OrderItem, PrintTemplate, Product, ProductCategory, ProductVariant, ServiceKey,
+		ShopOrder, ShopPrint, Store, Team, VariantLink, WebhookCircuit,
+		WebhookDelivery []ent.Hook
 	}
 	inters struct {
 		APIToken, DesignVersion, IdempotencyKey, Operator, OperatorToken, Order,
-		OrderItem, Product, ProductCategory, ProductVariant, ServiceKey, ShopOrder,
-		ShopPrint, Store, Team, VariantLink, WebhookCircuit,
+		OrderItem, PrintTemplate, Product, ProductCategory, ProductVariant, ServiceKey,
+		ShopOrder, ShopPrint, Store, Team, VariantLink, WebhookCircuit,
 		WebhookDelivery []ent.Interceptor
 	}
 )

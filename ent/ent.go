@@ -19,6 +19,7 @@ import (
 	"github.com/platen-print/platen/ent/operatortoken"
 	"github.com/platen-print/platen/ent/order"
 	"github.com/platen-print/platen/ent/orderitem"
+	"github.com/platen-print/platen/ent/printtemplate"
 	"github.com/platen-print/platen/ent/product"
 	"github.com/platen-print/platen/ent/productcategory"
 	"github.com/platen-print/platen/ent/productvariant"
@@ -97,6 +98,7 @@ func checkColumn(t, c string) error {
 			operatortoken.Table:   operatortoken.ValidColumn,
 			order.Table:           order.ValidColumn,
 			orderitem.Table:       orderitem.ValidColumn,
+			printtemplate.Table:   printtemplate.ValidColumn,
 			product.Table:         product.ValidColumn,
 			productcategory.Table: productcategory.ValidColumn,
 			productvariant.Table:  productvariant.ValidColumn,

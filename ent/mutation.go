@@ -20,9 +20,11 @@ import (
 	"github.com/platen-print/platen/ent/order"
 	"github.com/platen-print/platen/ent/orderitem"
 	"github.com/platen-print/platen/ent/predicate"
+	"github.com/platen-print/platen/ent/printtemplate"
 	"github.com/platen-print/platen/ent/product"
 	"github.com/platen-print/platen/ent/productcategory"
 	"github.com/platen-print/platen/ent/productvariant"
+	"github.com/platen-print/platen/ent/schema"
 	"github.com/platen-print/platen/ent/servicekey"
 	"github.com/platen-print/platen/ent/shoporder"
 	"github.com/platen-print/platen/ent/shopprint"
@@ -49,6 +51,7 @@ const (
 	TypeOperatorToken   = "OperatorToken"
 	TypeOrder           = "Order"
 	TypeOrderItem       = "OrderItem"
+	TypePrintTemplate   = "PrintTemplate"
 	TypeProduct         = "Product"
 	TypeProductCategory = "ProductCategory"
 	TypeProductVariant  = "ProductVariant"
@@ -6953,6 +6956,1593 @@ func (m *OrderItemMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown OrderItem edge %s", name)
 }
 
+// PrintTemplateMutation represents an operation that mutates the PrintTemplate nodes in the graph.
+type PrintTemplateMutation struct {
+	config
+	op               Op
+	typ              string
+	id               *int
+	created_at       *time.Time
+	updated_at       *time.Time
+	uid              *string
+	team_id          *int
+	addteam_id       *int
+	name             *string
+	sheet_width      *float64
+	addsheet_width   *float64
+	sheet_height     *float64
+	addsheet_height  *float64
+	margin_top       *float64
+	addmargin_top    *float64
+	margin_right     *float64
+	addmargin_right  *float64
+	margin_bottom    *float64
+	addmargin_bottom *float64
+	margin_left      *float64
+	addmargin_left   *float64
+	gap              *float64
+	addgap           *float64
+	slot_bleed       *float64
+	addslot_bleed    *float64
+	grid             **schema.TemplateGrid
+	slots            *[]schema.TemplateSlot
+	appendslots      []schema.TemplateSlot
+	crop_marks       *bool
+	clearedFields    map[string]struct{}
+	variants         map[int]struct{}
+	removedvariants  map[int]struct{}
+	clearedvariants  bool
+	done             bool
+	oldValue         func(context.Context) (*PrintTemplate, error)
+	predicates       []predicate.PrintTemplate
+}
+
+var _ ent.Mutation = (*PrintTemplateMutation)(nil)
+
+// printtemplateOption allows management of the mutation configuration using functional options.
+type printtemplateOption func(*PrintTemplateMutation)
+
+// newPrintTemplateMutation creates new mutation for the PrintTemplate entity.
+func newPrintTemplateMutation(c config, op Op, opts ...printtemplateOption) *PrintTemplateMutation {
+	m := &PrintTemplateMutation{
+		config:        c,
+		op:            op,
+		typ:           TypePrintTemplate,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withPrintTemplateID sets the ID field of the mutation.
+func withPrintTemplateID(id int) printtemplateOption {
+	return func(m *PrintTemplateMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *PrintTemplate
+		)
+		m.oldValue = func(ctx context.Context) (*PrintTemplate, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().PrintTemplate.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withPrintTemplate sets the old PrintTemplate of the mutation.
+func withPrintTemplate(node *PrintTemplate) printtemplateOption {
+	return func(m *PrintTemplateMutation) {
+		m.oldValue = func(context.Context) (*PrintTemplate, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m PrintTemplateMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m PrintTemplateMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *PrintTemplateMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *PrintTemplateMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().PrintTemplate.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *PrintTemplateMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *PrintTemplateMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the PrintTemplate entity.
+// If the PrintTemplate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PrintTemplateMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *PrintTemplateMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *PrintTemplateMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *PrintTemplateMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the PrintTemplate entity.
+// If the PrintTemplate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PrintTemplateMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *PrintTemplateMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetUID sets the "uid" field.
+func (m *PrintTemplateMutation) SetUID(s string) {
+	m.uid = &s
+}
+
+// UID returns the value of the "uid" field in the mutation.
+func (m *PrintTemplateMutation) UID() (r string, exists bool) {
+	v := m.uid
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUID returns the old "uid" field's value of the PrintTemplate entity.
+// If the PrintTemplate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PrintTemplateMutation) OldUID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUID: %w", err)
+	}
+	return oldValue.UID, nil
+}
+
+// ResetUID resets all changes to the "uid" field.
+func (m *PrintTemplateMutation) ResetUID() {
+	m.uid = nil
+}
+
+// SetTeamID sets the "team_id" field.
+func (m *PrintTemplateMutation) SetTeamID(i int) {
+	m.team_id = &i
+	m.addteam_id = nil
+}
+
+// TeamID returns the value of the "team_id" field in the mutation.
+func (m *PrintTemplateMutation) TeamID() (r int, exists bool) {
+	v := m.team_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTeamID returns the old "team_id" field's value of the PrintTemplate entity.
+// If the PrintTemplate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PrintTemplateMutation) OldTeamID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTeamID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTeamID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTeamID: %w", err)
+	}
+	return oldValue.TeamID, nil
+}
+
+// AddTeamID adds i to the "team_id" field.
+func (m *PrintTemplateMutation) AddTeamID(i int) {
+	if m.addteam_id != nil {
+		*m.addteam_id += i
+	} else {
+		m.addteam_id = &i
+	}
+}
+
+// AddedTeamID returns the value that was added to the "team_id" field in this mutation.
+func (m *PrintTemplateMutation) AddedTeamID() (r int, exists bool) {
+	v := m.addteam_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetTeamID resets all changes to the "team_id" field.
+func (m *PrintTemplateMutation) ResetTeamID() {
+	m.team_id = nil
+	m.addteam_id = nil
+}
+
+// SetName sets the "name" field.
+func (m *PrintTemplateMutation) SetName(s string) {
+	m.name = &s
+}
+
+// Name returns the value of the "name" field in the mutation.
+func (m *PrintTemplateMutation) Name() (r string, exists bool) {
+	v := m.name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldName returns the old "name" field's value of the PrintTemplate entity.
+// If the PrintTemplate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PrintTemplateMutation) OldName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldName: %w", err)
+	}
+	return oldValue.Name, nil
+}
+
+// ResetName resets all changes to the "name" field.
+func (m *PrintTemplateMutation) ResetName() {
+	m.name = nil
+}
+
+// SetSheetWidth sets the "sheet_width" field.
+func (m *PrintTemplateMutation) SetSheetWidth(f float64) {
+	m.sheet_width = &f
+	m.addsheet_width = nil
+}
+
+// SheetWidth returns the value of the "sheet_width" field in the mutation.
+func (m *PrintTemplateMutation) SheetWidth() (r float64, exists bool) {
+	v := m.sheet_width
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSheetWidth returns the old "sheet_width" field's value of the PrintTemplate entity.
+// If the PrintTemplate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PrintTemplateMutation) OldSheetWidth(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSheetWidth is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSheetWidth requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSheetWidth: %w", err)
+	}
+	return oldValue.SheetWidth, nil
+}
+
+// AddSheetWidth adds f to the "sheet_width" field.
+func (m *PrintTemplateMutation) AddSheetWidth(f float64) {
+	if m.addsheet_width != nil {
+		*m.addsheet_width += f
+	} else {
+		m.addsheet_width = &f
+	}
+}
+
+// AddedSheetWidth returns the value that was added to the "sheet_width" field in this mutation.
+func (m *PrintTemplateMutation) AddedSheetWidth() (r float64, exists bool) {
+	v := m.addsheet_width
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetSheetWidth resets all changes to the "sheet_width" field.
+func (m *PrintTemplateMutation) ResetSheetWidth() {
+	m.sheet_width = nil
+	m.addsheet_width = nil
+}
+
+// SetSheetHeight sets the "sheet_height" field.
+func (m *PrintTemplateMutation) SetSheetHeight(f float64) {
+	m.sheet_height = &f
+	m.addsheet_height = nil
+}
+
+// SheetHeight returns the value of the "sheet_height" field in the mutation.
+func (m *PrintTemplateMutation) SheetHeight() (r float64, exists bool) {
+	v := m.sheet_height
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSheetHeight returns the old "sheet_height" field's value of the PrintTemplate entity.
+// If the PrintTemplate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PrintTemplateMutation) OldSheetHeight(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSheetHeight is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSheetHeight requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSheetHeight: %w", err)
+	}
+	return oldValue.SheetHeight, nil
+}
+
+// AddSheetHeight adds f to the "sheet_height" field.
+func (m *PrintTemplateMutation) AddSheetHeight(f float64) {
+	if m.addsheet_height != nil {
+		*m.addsheet_height += f
+	} else {
+		m.addsheet_height = &f
+	}
+}
+
+// AddedSheetHeight returns the value that was added to the "sheet_height" field in this mutation.
+func (m *PrintTemplateMutation) AddedSheetHeight() (r float64, exists bool) {
+	v := m.addsheet_height
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetSheetHeight resets all changes to the "sheet_height" field.
+func (m *PrintTemplateMutation) ResetSheetHeight() {
+	m.sheet_height = nil
+	m.addsheet_height = nil
+}
+
+// SetMarginTop sets the "margin_top" field.
+func (m *PrintTemplateMutation) SetMarginTop(f float64) {
+	m.margin_top = &f
+	m.addmargin_top = nil
+}
+
+// MarginTop returns the value of the "margin_top" field in the mutation.
+func (m *PrintTemplateMutation) MarginTop() (r float64, exists bool) {
+	v := m.margin_top
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMarginTop returns the old "margin_top" field's value of the PrintTemplate entity.
+// If the PrintTemplate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PrintTemplateMutation) OldMarginTop(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMarginTop is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMarginTop requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMarginTop: %w", err)
+	}
+	return oldValue.MarginTop, nil
+}
+
+// AddMarginTop adds f to the "margin_top" field.
+func (m *PrintTemplateMutation) AddMarginTop(f float64) {
+	if m.addmargin_top != nil {
+		*m.addmargin_top += f
+	} else {
+		m.addmargin_top = &f
+	}
+}
+
+// AddedMarginTop returns the value that was added to the "margin_top" field in this mutation.
+func (m *PrintTemplateMutation) AddedMarginTop() (r float64, exists bool) {
+	v := m.addmargin_top
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetMarginTop resets all changes to the "margin_top" field.
+func (m *PrintTemplateMutation) ResetMarginTop() {
+	m.margin_top = nil
+	m.addmargin_top = nil
+}
+
+// SetMarginRight sets the "margin_right" field.
+func (m *PrintTemplateMutation) SetMarginRight(f float64) {
+	m.margin_right = &f
+	m.addmargin_right = nil
+}
+
+// MarginRight returns the value of the "margin_right" field in the mutation.
+func (m *PrintTemplateMutation) MarginRight() (r float64, exists bool) {
+	v := m.margin_right
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMarginRight returns the old "margin_right" field's value of the PrintTemplate entity.
+// If the PrintTemplate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PrintTemplateMutation) OldMarginRight(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMarginRight is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMarginRight requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMarginRight: %w", err)
+	}
+	return oldValue.MarginRight, nil
+}
+
+// AddMarginRight adds f to the "margin_right" field.
+func (m *PrintTemplateMutation) AddMarginRight(f float64) {
+	if m.addmargin_right != nil {
+		*m.addmargin_right += f
+	} else {
+		m.addmargin_right = &f
+	}
+}
+
+// AddedMarginRight returns the value that was added to the "margin_right" field in this mutation.
+func (m *PrintTemplateMutation) AddedMarginRight() (r float64, exists bool) {
+	v := m.addmargin_right
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetMarginRight resets all changes to the "margin_right" field.
+func (m *PrintTemplateMutation) ResetMarginRight() {
+	m.margin_right = nil
+	m.addmargin_right = nil
+}
+
+// SetMarginBottom sets the "margin_bottom" field.
+func (m *PrintTemplateMutation) SetMarginBottom(f float64) {
+	m.margin_bottom = &f
+	m.addmargin_bottom = nil
+}
+
+// MarginBottom returns the value of the "margin_bottom" field in the mutation.
+func (m *PrintTemplateMutation) MarginBottom() (r float64, exists bool) {
+	v := m.margin_bottom
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMarginBottom returns the old "margin_bottom" field's value of the PrintTemplate entity.
+// If the PrintTemplate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PrintTemplateMutation) OldMarginBottom(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMarginBottom is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMarginBottom requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMarginBottom: %w", err)
+	}
+	return oldValue.MarginBottom, nil
+}
+
+// AddMarginBottom adds f to the "margin_bottom" field.
+func (m *PrintTemplateMutation) AddMarginBottom(f float64) {
+	if m.addmargin_bottom != nil {
+		*m.addmargin_bottom += f
+	} else {
+		m.addmargin_bottom = &f
+	}
+}
+
+// AddedMarginBottom returns the value that was added to the "margin_bottom" field in this mutation.
+func (m *PrintTemplateMutation) AddedMarginBottom() (r float64, exists bool) {
+	v := m.addmargin_bottom
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetMarginBottom resets all changes to the "margin_bottom" field.
+func (m *PrintTemplateMutation) ResetMarginBottom() {
+	m.margin_bottom = nil
+	m.addmargin_bottom = nil
+}
+
+// SetMarginLeft sets the "margin_left" field.
+func (m *PrintTemplateMutation) SetMarginLeft(f float64) {
+	m.margin_left = &f
+	m.addmargin_left = nil
+}
+
+// MarginLeft returns the value of the "margin_left" field in the mutation.
+func (m *PrintTemplateMutation) MarginLeft() (r float64, exists bool) {
+	v := m.margin_left
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMarginLeft returns the old "margin_left" field's value of the PrintTemplate entity.
+// If the PrintTemplate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PrintTemplateMutation) OldMarginLeft(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMarginLeft is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMarginLeft requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMarginLeft: %w", err)
+	}
+	return oldValue.MarginLeft, nil
+}
+
+// AddMarginLeft adds f to the "margin_left" field.
+func (m *PrintTemplateMutation) AddMarginLeft(f float64) {
+	if m.addmargin_left != nil {
+		*m.addmargin_left += f
+	} else {
+		m.addmargin_left = &f
+	}
+}
+
+// AddedMarginLeft returns the value that was added to the "margin_left" field in this mutation.
+func (m *PrintTemplateMutation) AddedMarginLeft() (r float64, exists bool) {
+	v := m.addmargin_left
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetMarginLeft resets all changes to the "margin_left" field.
+func (m *PrintTemplateMutation) ResetMarginLeft() {
+	m.margin_left = nil
+	m.addmargin_left = nil
+}
+
+// SetGap sets the "gap" field.
+func (m *PrintTemplateMutation) SetGap(f float64) {
+	m.gap = &f
+	m.addgap = nil
+}
+
+// Gap returns the value of the "gap" field in the mutation.
+func (m *PrintTemplateMutation) Gap() (r float64, exists bool) {
+	v := m.gap
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldGap returns the old "gap" field's value of the PrintTemplate entity.
+// If the PrintTemplate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PrintTemplateMutation) OldGap(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldGap is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldGap requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldGap: %w", err)
+	}
+	return oldValue.Gap, nil
+}
+
+// AddGap adds f to the "gap" field.
+func (m *PrintTemplateMutation) AddGap(f float64) {
+	if m.addgap != nil {
+		*m.addgap += f
+	} else {
+		m.addgap = &f
+	}
+}
+
+// AddedGap returns the value that was added to the "gap" field in this mutation.
+func (m *PrintTemplateMutation) AddedGap() (r float64, exists bool) {
+	v := m.addgap
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetGap resets all changes to the "gap" field.
+func (m *PrintTemplateMutation) ResetGap() {
+	m.gap = nil
+	m.addgap = nil
+}
+
+// SetSlotBleed sets the "slot_bleed" field.
+func (m *PrintTemplateMutation) SetSlotBleed(f float64) {
+	m.slot_bleed = &f
+	m.addslot_bleed = nil
+}
+
+// SlotBleed returns the value of the "slot_bleed" field in the mutation.
+func (m *PrintTemplateMutation) SlotBleed() (r float64, exists bool) {
+	v := m.slot_bleed
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSlotBleed returns the old "slot_bleed" field's value of the PrintTemplate entity.
+// If the PrintTemplate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PrintTemplateMutation) OldSlotBleed(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSlotBleed is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSlotBleed requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSlotBleed: %w", err)
+	}
+	return oldValue.SlotBleed, nil
+}
+
+// AddSlotBleed adds f to the "slot_bleed" field.
+func (m *PrintTemplateMutation) AddSlotBleed(f float64) {
+	if m.addslot_bleed != nil {
+		*m.addslot_bleed += f
+	} else {
+		m.addslot_bleed = &f
+	}
+}
+
+// AddedSlotBleed returns the value that was added to the "slot_bleed" field in this mutation.
+func (m *PrintTemplateMutation) AddedSlotBleed() (r float64, exists bool) {
+	v := m.addslot_bleed
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetSlotBleed resets all changes to the "slot_bleed" field.
+func (m *PrintTemplateMutation) ResetSlotBleed() {
+	m.slot_bleed = nil
+	m.addslot_bleed = nil
+}
+
+// SetGrid sets the "grid" field.
+func (m *PrintTemplateMutation) SetGrid(sg *schema.TemplateGrid) {
+	m.grid = &sg
+}
+
+// Grid returns the value of the "grid" field in the mutation.
+func (m *PrintTemplateMutation) Grid() (r *schema.TemplateGrid, exists bool) {
+	v := m.grid
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldGrid returns the old "grid" field's value of the PrintTemplate entity.
+// If the PrintTemplate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PrintTemplateMutation) OldGrid(ctx context.Context) (v *schema.TemplateGrid, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldGrid is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldGrid requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldGrid: %w", err)
+	}
+	return oldValue.Grid, nil
+}
+
+// ClearGrid clears the value of the "grid" field.
+func (m *PrintTemplateMutation) ClearGrid() {
+	m.grid = nil
+	m.clearedFields[printtemplate.FieldGrid] = struct{}{}
+}
+
+// GridCleared returns if the "grid" field was cleared in this mutation.
+func (m *PrintTemplateMutation) GridCleared() bool {
+	_, ok := m.clearedFields[printtemplate.FieldGrid]
+	return ok
+}
+
+// ResetGrid resets all changes to the "grid" field.
+func (m *PrintTemplateMutation) ResetGrid() {
+	m.grid = nil
+	delete(m.clearedFields, printtemplate.FieldGrid)
+}
+
+// SetSlots sets the "slots" field.
+func (m *PrintTemplateMutation) SetSlots(ss []schema.TemplateSlot) {
+	m.slots = &ss
+	m.appendslots = nil
+}
+
+// Slots returns the value of the "slots" field in the mutation.
+func (m *PrintTemplateMutation) Slots() (r []schema.TemplateSlot, exists bool) {
+	v := m.slots
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSlots returns the old "slots" field's value of the PrintTemplate entity.
+// If the PrintTemplate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PrintTemplateMutation) OldSlots(ctx context.Context) (v []schema.TemplateSlot, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSlots is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSlots requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSlots: %w", err)
+	}
+	return oldValue.Slots, nil
+}
+
+// AppendSlots adds ss to the "slots" field.
+func (m *PrintTemplateMutation) AppendSlots(ss []schema.TemplateSlot) {
+	m.appendslots = append(m.appendslots, ss...)
+}
+
+// AppendedSlots returns the list of values that were appended to the "slots" field in this mutation.
+func (m *PrintTemplateMutation) AppendedSlots() ([]schema.TemplateSlot, bool) {
+	if len(m.appendslots) == 0 {
+		return nil, false
+	}
+	return m.appendslots, true
+}
+
+// ClearSlots clears the value of the "slots" field.
+func (m *PrintTemplateMutation) ClearSlots() {
+	m.slots = nil
+	m.appendslots = nil
+	m.clearedFields[printtemplate.FieldSlots] = struct{}{}
+}
+
+// SlotsCleared returns if the "slots" field was cleared in this mutation.
+func (m *PrintTemplateMutation) SlotsCleared() bool {
+	_, ok := m.clearedFields[printtemplate.FieldSlots]
+	return ok
+}
+
+// ResetSlots resets all changes to the "slots" field.
+func (m *PrintTemplateMutation) ResetSlots() {
+	m.slots = nil
+	m.appendslots = nil
+	delete(m.clearedFields, printtemplate.FieldSlots)
+}
+
+// SetCropMarks sets the "crop_marks" field.
+func (m *PrintTemplateMutation) SetCropMarks(b bool) {
+	m.crop_marks = &b
+}
+
+// CropMarks returns the value of the "crop_marks" field in the mutation.
+func (m *PrintTemplateMutation) CropMarks() (r bool, exists bool) {
+	v := m.crop_marks
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCropMarks returns the old "crop_marks" field's value of the PrintTemplate entity.
+// If the PrintTemplate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PrintTemplateMutation) OldCropMarks(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCropMarks is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCropMarks requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCropMarks: %w", err)
+	}
+	return oldValue.CropMarks, nil
+}
+
+// ResetCropMarks resets all changes to the "crop_marks" field.
+func (m *PrintTemplateMutation) ResetCropMarks() {
+	m.crop_marks = nil
+}
+
+// AddVariantIDs adds the "variants" edge to the ProductVariant entity by ids.
+func (m *PrintTemplateMutation) AddVariantIDs(ids ...int) {
+	if m.variants == nil {
+		m.variants = make(map[int]struct{})
+	}
+	for i := range ids {
+		m.variants[ids[i]] = struct{}{}
+	}
+}
+
+// ClearVariants clears the "variants" edge to the ProductVariant entity.
+func (m *PrintTemplateMutation) ClearVariants() {
+	m.clearedvariants = true
+}
+
+// VariantsCleared reports if the "variants" edge to the ProductVariant entity was cleared.
+func (m *PrintTemplateMutation) VariantsCleared() bool {
+	return m.clearedvariants
+}
+
+// RemoveVariantIDs removes the "variants" edge to the ProductVariant entity by IDs.
+func (m *PrintTemplateMutation) RemoveVariantIDs(ids ...int) {
+	if m.removedvariants == nil {
+		m.removedvariants = make(map[int]struct{})
+	}
+	for i := range ids {
+		delete(m.variants, ids[i])
+		m.removedvariants[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedVariants returns the removed IDs of the "variants" edge to the ProductVariant entity.
+func (m *PrintTemplateMutation) RemovedVariantsIDs() (ids []int) {
+	for id := range m.removedvariants {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// VariantsIDs returns the "variants" edge IDs in the mutation.
+func (m *PrintTemplateMutation) VariantsIDs() (ids []int) {
+	for id := range m.variants {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetVariants resets all changes to the "variants" edge.
+func (m *PrintTemplateMutation) ResetVariants() {
+	m.variants = nil
+	m.clearedvariants = false
+	m.removedvariants = nil
+}
+
+// Where appends a list predicates to the PrintTemplateMutation builder.
+func (m *PrintTemplateMutation) Where(ps ...predicate.PrintTemplate) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the PrintTemplateMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *PrintTemplateMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.PrintTemplate, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *PrintTemplateMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *PrintTemplateMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (PrintTemplate).
+func (m *PrintTemplateMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *PrintTemplateMutation) Fields() []string {
+	fields := make([]string, 0, 16)
+	if m.created_at != nil {
+		fields = append(fields, printtemplate.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, printtemplate.FieldUpdatedAt)
+	}
+	if m.uid != nil {
+		fields = append(fields, printtemplate.FieldUID)
+	}
+	if m.team_id != nil {
+		fields = append(fields, printtemplate.FieldTeamID)
+	}
+	if m.name != nil {
+		fields = append(fields, printtemplate.FieldName)
+	}
+	if m.sheet_width != nil {
+		fields = append(fields, printtemplate.FieldSheetWidth)
+	}
+	if m.sheet_height != nil {
+		fields = append(fields, printtemplate.FieldSheetHeight)
+	}
+	if m.margin_top != nil {
+		fields = append(fields, printtemplate.FieldMarginTop)
+	}
+	if m.margin_right != nil {
+		fields = append(fields, printtemplate.FieldMarginRight)
+	}
+	if m.margin_bottom != nil {
+		fields = append(fields, printtemplate.FieldMarginBottom)
+	}
+	if m.margin_left != nil {
+		fields = append(fields, printtemplate.FieldMarginLeft)
+	}
+	if m.gap != nil {
+		fields = append(fields, printtemplate.FieldGap)
+	}
+	if m.slot_bleed != nil {
+		fields = append(fields, printtemplate.FieldSlotBleed)
+	}
+	if m.grid != nil {
+		fields = append(fields, printtemplate.FieldGrid)
+	}
+	if m.slots != nil {
+		fields = append(fields, printtemplate.FieldSlots)
+	}
+	if m.crop_marks != nil {
+		fields = append(fields, printtemplate.FieldCropMarks)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *PrintTemplateMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case printtemplate.FieldCreatedAt:
+		return m.CreatedAt()
+	case printtemplate.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case printtemplate.FieldUID:
+		return m.UID()
+	case printtemplate.FieldTeamID:
+		return m.TeamID()
+	case printtemplate.FieldName:
+		return m.Name()
+	case printtemplate.FieldSheetWidth:
+		return m.SheetWidth()
+	case printtemplate.FieldSheetHeight:
+		return m.SheetHeight()
+	case printtemplate.FieldMarginTop:
+		return m.MarginTop()
+	case printtemplate.FieldMarginRight:
+		return m.MarginRight()
+	case printtemplate.FieldMarginBottom:
+		return m.MarginBottom()
+	case printtemplate.FieldMarginLeft:
+		return m.MarginLeft()
+	case printtemplate.FieldGap:
+		return m.Gap()
+	case printtemplate.FieldSlotBleed:
+		return m.SlotBleed()
+	case printtemplate.FieldGrid:
+		return m.Grid()
+	case printtemplate.FieldSlots:
+		return m.Slots()
+	case printtemplate.FieldCropMarks:
+		return m.CropMarks()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *PrintTemplateMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case printtemplate.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case printtemplate.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case printtemplate.FieldUID:
+		return m.OldUID(ctx)
+	case printtemplate.FieldTeamID:
+		return m.OldTeamID(ctx)
+	case printtemplate.FieldName:
+		return m.OldName(ctx)
+	case printtemplate.FieldSheetWidth:
+		return m.OldSheetWidth(ctx)
+	case printtemplate.FieldSheetHeight:
+		return m.OldSheetHeight(ctx)
+	case printtemplate.FieldMarginTop:
+		return m.OldMarginTop(ctx)
+	case printtemplate.FieldMarginRight:
+		return m.OldMarginRight(ctx)
+	case printtemplate.FieldMarginBottom:
+		return m.OldMarginBottom(ctx)
+	case printtemplate.FieldMarginLeft:
+		return m.OldMarginLeft(ctx)
+	case printtemplate.FieldGap:
+		return m.OldGap(ctx)
+	case printtemplate.FieldSlotBleed:
+		return m.OldSlotBleed(ctx)
+	case printtemplate.FieldGrid:
+		return m.OldGrid(ctx)
+	case printtemplate.FieldSlots:
+		return m.OldSlots(ctx)
+	case printtemplate.FieldCropMarks:
+		return m.OldCropMarks(ctx)
+	}
+	return nil, fmt.Errorf("unknown PrintTemplate field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PrintTemplateMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case printtemplate.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case printtemplate.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case printtemplate.FieldUID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUID(v)
+		return nil
+	case printtemplate.FieldTeamID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTeamID(v)
+		return nil
+	case printtemplate.FieldName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetName(v)
+		return nil
+	case printtemplate.FieldSheetWidth:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSheetWidth(v)
+		return nil
+	case printtemplate.FieldSheetHeight:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSheetHeight(v)
+		return nil
+	case printtemplate.FieldMarginTop:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMarginTop(v)
+		return nil
+	case printtemplate.FieldMarginRight:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMarginRight(v)
+		return nil
+	case printtemplate.FieldMarginBottom:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMarginBottom(v)
+		return nil
+	case printtemplate.FieldMarginLeft:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMarginLeft(v)
+		return nil
+	case printtemplate.FieldGap:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetGap(v)
+		return nil
+	case printtemplate.FieldSlotBleed:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSlotBleed(v)
+		return nil
+	case printtemplate.FieldGrid:
+		v, ok := value.(*schema.TemplateGrid)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetGrid(v)
+		return nil
+	case printtemplate.FieldSlots:
+		v, ok := value.([]schema.TemplateSlot)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSlots(v)
+		return nil
+	case printtemplate.FieldCropMarks:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCropMarks(v)
+		return nil
+	}
+	return fmt.Errorf("unknown PrintTemplate field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *PrintTemplateMutation) AddedFields() []string {
+	var fields []string
+	if m.addteam_id != nil {
+		fields = append(fields, printtemplate.FieldTeamID)
+	}
+	if m.addsheet_width != nil {
+		fields = append(fields, printtemplate.FieldSheetWidth)
+	}
+	if m.addsheet_height != nil {
+		fields = append(fields, printtemplate.FieldSheetHeight)
+	}
+	if m.addmargin_top != nil {
+		fields = append(fields, printtemplate.FieldMarginTop)
+	}
+	if m.addmargin_right != nil {
+		fields = append(fields, printtemplate.FieldMarginRight)
+	}
+	if m.addmargin_bottom != nil {
+		fields = append(fields, printtemplate.FieldMarginBottom)
+	}
+	if m.addmargin_left != nil {
+		fields = append(fields, printtemplate.FieldMarginLeft)
+	}
+	if m.addgap != nil {
+		fields = append(fields, printtemplate.FieldGap)
+	}
+	if m.addslot_bleed != nil {
+		fields = append(fields, printtemplate.FieldSlotBleed)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *PrintTemplateMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case printtemplate.FieldTeamID:
+		return m.AddedTeamID()
+	case printtemplate.FieldSheetWidth:
+		return m.AddedSheetWidth()
+	case printtemplate.FieldSheetHeight:
+		return m.AddedSheetHeight()
+	case printtemplate.FieldMarginTop:
+		return m.AddedMarginTop()
+	case printtemplate.FieldMarginRight:
+		return m.AddedMarginRight()
+	case printtemplate.FieldMarginBottom:
+		return m.AddedMarginBottom()
+	case printtemplate.FieldMarginLeft:
+		return m.AddedMarginLeft()
+	case printtemplate.FieldGap:
+		return m.AddedGap()
+	case printtemplate.FieldSlotBleed:
+		return m.AddedSlotBleed()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PrintTemplateMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case printtemplate.FieldTeamID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddTeamID(v)
+		return nil
+	case printtemplate.FieldSheetWidth:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddSheetWidth(v)
+		return nil
+	case printtemplate.FieldSheetHeight:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddSheetHeight(v)
+		return nil
+	case printtemplate.FieldMarginTop:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddMarginTop(v)
+		return nil
+	case printtemplate.FieldMarginRight:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddMarginRight(v)
+		return nil
+	case printtemplate.FieldMarginBottom:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddMarginBottom(v)
+		return nil
+	case printtemplate.FieldMarginLeft:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddMarginLeft(v)
+		return nil
+	case printtemplate.FieldGap:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddGap(v)
+		return nil
+	case printtemplate.FieldSlotBleed:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddSlotBleed(v)
+		return nil
+	}
+	return fmt.Errorf("unknown PrintTemplate numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *PrintTemplateMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(printtemplate.FieldGrid) {
+		fields = append(fields, printtemplate.FieldGrid)
+	}
+	if m.FieldCleared(printtemplate.FieldSlots) {
+		fields = append(fields, printtemplate.FieldSlots)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *PrintTemplateMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *PrintTemplateMutation) ClearField(name string) error {
+	switch name {
+	case printtemplate.FieldGrid:
+		m.ClearGrid()
+		return nil
+	case printtemplate.FieldSlots:
+		m.ClearSlots()
+		return nil
+	}
+	return fmt.Errorf("unknown PrintTemplate nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *PrintTemplateMutation) ResetField(name string) error {
+	switch name {
+	case printtemplate.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case printtemplate.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case printtemplate.FieldUID:
+		m.ResetUID()
+		return nil
+	case printtemplate.FieldTeamID:
+		m.ResetTeamID()
+		return nil
+	case printtemplate.FieldName:
+		m.ResetName()
+		return nil
+	case printtemplate.FieldSheetWidth:
+		m.ResetSheetWidth()
+		return nil
+	case printtemplate.FieldSheetHeight:
+		m.ResetSheetHeight()
+		return nil
+	case printtemplate.FieldMarginTop:
+		m.ResetMarginTop()
+		return nil
+	case printtemplate.FieldMarginRight:
+		m.ResetMarginRight()
+		return nil
+	case printtemplate.FieldMarginBottom:
+		m.ResetMarginBottom()
+		return nil
+	case printtemplate.FieldMarginLeft:
+		m.ResetMarginLeft()
+		return nil
+	case printtemplate.FieldGap:
+		m.ResetGap()
+		return nil
+	case printtemplate.FieldSlotBleed:
+		m.ResetSlotBleed()
+		return nil
+	case printtemplate.FieldGrid:
+		m.ResetGrid()
+		return nil
+	case printtemplate.FieldSlots:
+		m.ResetSlots()
+		return nil
+	case printtemplate.FieldCropMarks:
+		m.ResetCropMarks()
+		return nil
+	}
+	return fmt.Errorf("unknown PrintTemplate field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *PrintTemplateMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.variants != nil {
+		edges = append(edges, printtemplate.EdgeVariants)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *PrintTemplateMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case printtemplate.EdgeVariants:
+		ids := make([]ent.Value, 0, len(m.variants))
+		for id := range m.variants {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *PrintTemplateMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.removedvariants != nil {
+		edges = append(edges, printtemplate.EdgeVariants)
+	}
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *PrintTemplateMutation) RemovedIDs(name string) []ent.Value {
+	switch name {
+	case printtemplate.EdgeVariants:
+		ids := make([]ent.Value, 0, len(m.removedvariants))
+		for id := range m.removedvariants {
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *PrintTemplateMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedvariants {
+		edges = append(edges, printtemplate.EdgeVariants)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *PrintTemplateMutation) EdgeCleared(name string) bool {
+	switch name {
+	case printtemplate.EdgeVariants:
+		return m.clearedvariants
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *PrintTemplateMutation) ClearEdge(name string) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown PrintTemplate unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *PrintTemplateMutation) ResetEdge(name string) error {
+	switch name {
+	case printtemplate.EdgeVariants:
+		m.ResetVariants()
+		return nil
+	}
+	return fmt.Errorf("unknown PrintTemplate edge %s", name)
+}
+
 // ProductMutation represents an operation that mutates the Product nodes in the graph.
 type ProductMutation struct {
 	config
@@ -9526,6 +11116,9 @@ type ProductVariantMutation struct {
 	links                          map[int]struct{}
 	removedlinks                   map[int]struct{}
 	clearedlinks                   bool
+	print_templates                map[int]struct{}
+	removedprint_templates         map[int]struct{}
+	clearedprint_templates         bool
 	done                           bool
 	oldValue                       func(context.Context) (*ProductVariant, error)
 	predicates                     []predicate.ProductVariant
@@ -10905,6 +12498,60 @@ func (m *ProductVariantMutation) ResetLinks() {
 	m.removedlinks = nil
 }
 
+// AddPrintTemplateIDs adds the "print_templates" edge to the PrintTemplate entity by ids.
+func (m *ProductVariantMutation) AddPrintTemplateIDs(ids ...int) {
+	if m.print_templates == nil {
+		m.print_templates = make(map[int]struct{})
+	}
+	for i := range ids {
+		m.print_templates[ids[i]] = struct{}{}
+	}
+}
+
+// ClearPrintTemplates clears the "print_templates" edge to the PrintTemplate entity.
+func (m *ProductVariantMutation) ClearPrintTemplates() {
+	m.clearedprint_templates = true
+}
+
+// PrintTemplatesCleared reports if the "print_templates" edge to the PrintTemplate entity was cleared.
+func (m *ProductVariantMutation) PrintTemplatesCleared() bool {
+	return m.clearedprint_templates
+}
+
+// RemovePrintTemplateIDs removes the "print_templates" edge to the PrintTemplate entity by IDs.
+func (m *ProductVariantMutation) RemovePrintTemplateIDs(ids ...int) {
+	if m.removedprint_templates == nil {
+		m.removedprint_templates = make(map[int]struct{})
+	}
+	for i := range ids {
+		delete(m.print_templates, ids[i])
+		m.removedprint_templates[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedPrintTemplates returns the removed IDs of the "print_templates" edge to the PrintTemplate entity.
+func (m *ProductVariantMutation) RemovedPrintTemplatesIDs() (ids []int) {
+	for id := range m.removedprint_templates {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// PrintTemplatesIDs returns the "print_templates" edge IDs in the mutation.
+func (m *ProductVariantMutation) PrintTemplatesIDs() (ids []int) {
+	for id := range m.print_templates {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetPrintTemplates resets all changes to the "print_templates" edge.
+func (m *ProductVariantMutation) ResetPrintTemplates() {
+	m.print_templates = nil
+	m.clearedprint_templates = false
+	m.removedprint_templates = nil
+}
+
 // Where appends a list predicates to the ProductVariantMutation builder.
 func (m *ProductVariantMutation) Where(ps ...predicate.ProductVariant) {
 	m.predicates = append(m.predicates, ps...)
@@ -11611,12 +13258,15 @@ func (m *ProductVariantMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *ProductVariantMutation) AddedEdges() []string {
-	edges := make([]string, 0, 2)
+	edges := make([]string, 0, 3)
 	if m.product != nil {
 		edges = append(edges, productvariant.EdgeProduct)
 	}
 	if m.links != nil {
 		edges = append(edges, productvariant.EdgeLinks)
+	}
+	if m.print_templates != nil {
+		edges = append(edges, productvariant.EdgePrintTemplates)
 	}
 	return edges
 }
@@ -11635,15 +13285,24 @@ func (m *ProductVariantMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case productvariant.EdgePrintTemplates:
+		ids := make([]ent.Value, 0, len(m.print_templates))
+		for id := range m.print_templates {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *ProductVariantMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 2)
+	edges := make([]string, 0, 3)
 	if m.removedlinks != nil {
 		edges = append(edges, productvariant.EdgeLinks)
+	}
+	if m.removedprint_templates != nil {
+		edges = append(edges, productvariant.EdgePrintTemplates)
 	}
 	return edges
 }
@@ -11658,18 +13317,27 @@ func (m *ProductVariantMutation) RemovedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case productvariant.EdgePrintTemplates:
+		ids := make([]ent.Value, 0, len(m.removedprint_templates))
+		for id := range m.removedprint_templates {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *ProductVariantMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 2)
+	edges := make([]string, 0, 3)
 	if m.clearedproduct {
 		edges = append(edges, productvariant.EdgeProduct)
 	}
 	if m.clearedlinks {
 		edges = append(edges, productvariant.EdgeLinks)
+	}
+	if m.clearedprint_templates {
+		edges = append(edges, productvariant.EdgePrintTemplates)
 	}
 	return edges
 }
@@ -11682,6 +13350,8 @@ func (m *ProductVariantMutation) EdgeCleared(name string) bool {
 		return m.clearedproduct
 	case productvariant.EdgeLinks:
 		return m.clearedlinks
+	case productvariant.EdgePrintTemplates:
+		return m.clearedprint_templates
 	}
 	return false
 }
@@ -11706,6 +13376,9 @@ func (m *ProductVariantMutation) ResetEdge(name string) error {
 		return nil
 	case productvariant.EdgeLinks:
 		m.ResetLinks()
+		return nil
+	case productvariant.EdgePrintTemplates:
+		m.ResetPrintTemplates()
 		return nil
 	}
 	return fmt.Errorf("unknown ProductVariant edge %s", name)

@@ -74,9 +74,11 @@ type ProductVariantEdges struct {
 	Product *Product `json:"product,omitempty"`
 	// Links holds the value of the links edge.
 	Links []*VariantLink `json:"links,omitempty"`
+	// PrintTemplates holds the value of the print_templates edge.
+	PrintTemplates []*PrintTemplate `json:"print_templates,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [2]bool
+	loadedTypes [3]bool
 }
 
 // ProductOrErr returns the Product value or an error if the edge
@@ -97,6 +99,15 @@ func (e ProductVariantEdges) LinksOrErr() ([]*VariantLink, error) {
 		return e.Links, nil
 	}
 	return nil, &NotLoadedError{edge: "links"}
+}
+
+// PrintTemplatesOrErr returns the PrintTemplates value or an error if the edge
+// was not loaded in eager-loading.
+func (e ProductVariantEdges) PrintTemplatesOrErr() ([]*PrintTemplate, error) {
+	if e.loadedTypes[2] {
+		return e.PrintTemplates, nil
+	}
+	return nil, &NotLoadedError{edge: "print_templates"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -299,6 +310,11 @@ func (_m *ProductVariant) QueryProduct() *ProductQuery {
 // QueryLinks queries the "links" edge of the ProductVariant entity.
 func (_m *ProductVariant) QueryLinks() *VariantLinkQuery {
 	return NewProductVariantClient(_m.config).QueryLinks(_m)
+}
+
+// QueryPrintTemplates queries the "print_templates" edge of the ProductVariant entity.
+func (_m *ProductVariant) QueryPrintTemplates() *PrintTemplateQuery {
+	return NewProductVariantClient(_m.config).QueryPrintTemplates(_m)
 }
 
 // Update returns a builder for updating this ProductVariant.

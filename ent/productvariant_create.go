@@ -11,6 +11,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
+	"github.com/platen-print/platen/ent/printtemplate"
 	"github.com/platen-print/platen/ent/product"
 	"github.com/platen-print/platen/ent/productvariant"
 	"github.com/platen-print/platen/ent/variantlink"
@@ -312,6 +313,21 @@ func (_c *ProductVariantCreate) AddLinks(v ...*VariantLink) *ProductVariantCreat
 	return _c.AddLinkIDs(ids...)
 }
 
+// AddPrintTemplateIDs adds the "print_templates" edge to the PrintTemplate entity by IDs.
+func (_c *ProductVariantCreate) AddPrintTemplateIDs(ids ...int) *ProductVariantCreate {
+	_c.mutation.AddPrintTemplateIDs(ids...)
+	return _c
+}
+
+// AddPrintTemplates adds the "print_templates" edges to the PrintTemplate entity.
+func (_c *ProductVariantCreate) AddPrintTemplates(v ...*PrintTemplate) *ProductVariantCreate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddPrintTemplateIDs(ids...)
+}
+
 // Mutation returns the ProductVariantMutation object of the builder.
 func (_c *ProductVariantCreate) Mutation() *ProductVariantMutation {
 	return _c.mutation
@@ -525,6 +541,22 @@ func (_c *ProductVariantCreate) createSpec() (*ProductVariant, *sqlgraph.CreateS
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(variantlink.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.PrintTemplatesIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2M,
+			Inverse: true,
+			Table:   productvariant.PrintTemplatesTable,
+			Columns: productvariant.PrintTemplatesPrimaryKey,
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(printtemplate.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {

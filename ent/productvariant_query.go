@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/platen-print/platen/ent/predicate"
+	"github.com/platen-print/platen/ent/printtemplate"
 	"github.com/platen-print/platen/ent/product"
 	"github.com/platen-print/platen/ent/productvariant"
 	"github.com/platen-print/platen/ent/variantlink"
@@ -21,12 +22,13 @@ import (
 // ProductVariantQuery is the builder for querying ProductVariant entities.
 type ProductVariantQuery struct {
 	config
-	ctx         *QueryContext
-	order       []productvariant.OrderOption
-	inters      []Interceptor
-	predicates  []predicate.ProductVariant
-	withProduct *ProductQuery
-	withLinks   *VariantLinkQuery
+	ctx                *QueryContext
+	order              []productvariant.OrderOption
+	inters             []Interceptor
+	predicates         []predicate.ProductVariant
+	withProduct        *ProductQuery
+	withLinks          *VariantLinkQuery
+	withPrintTemplates *PrintTemplateQuery
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -100,6 +102,28 @@ func (_q *ProductVariantQuery) QueryLinks() *VariantLinkQuery {
 			sqlgraph.From(productvariant.Table, productvariant.FieldID, selector),
 			sqlgraph.To(variantlink.Table, variantlink.FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, productvariant.LinksTable, productvariant.LinksColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryPrintTemplates chains the current query on the "print_templates" edge.
+func (_q *ProductVariantQuery) QueryPrintTemplates() *PrintTemplateQuery {
+	query := (&PrintTemplateClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(productvariant.Table, productvariant.FieldID, selector),
+			sqlgraph.To(printtemplate.Table, printtemplate.FieldID),
+			sqlgraph.Edge(sqlgraph.M2M, true, productvariant.PrintTemplatesTable, productvariant.PrintTemplatesPrimaryKey...),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -294,13 +318,14 @@ func (_q *ProductVariantQuery) Clone() *ProductVariantQuery {
 		return nil
 	}
 	return &ProductVariantQuery{
-		config:      _q.config,
-		ctx:         _q.ctx.Clone(),
-		order:       append([]productvariant.OrderOption{}, _q.order...),
-		inters:      append([]Interceptor{}, _q.inters...),
-		predicates:  append([]predicate.ProductVariant{}, _q.predicates...),
-		withProduct: _q.withProduct.Clone(),
-		withLinks:   _q.withLinks.Clone(),
+		config:             _q.config,
+		ctx:                _q.ctx.Clone(),
+		order:              append([]productvariant.OrderOption{}, _q.order...),
+		inters:             append([]Interceptor{}, _q.inters...),
+		predicates:         append([]predicate.ProductVariant{}, _q.predicates...),
+		withProduct:        _q.withProduct.Clone(),
+		withLinks:          _q.withLinks.Clone(),
+		withPrintTemplates: _q.withPrintTemplates.Clone(),
 		// clone intermediate query.
 		sql:  _q.sql.Clone(),
 		path: _q.path,
@@ -326,6 +351,17 @@ func (_q *ProductVariantQuery) WithLinks(opts ...func(*VariantLinkQuery)) *Produ
 		opt(query)
 	}
 	_q.withLinks = query
+	return _q
+}
+
+// WithPrintTemplates tells the query-builder to eager-load the nodes that are connected to
+// the "print_templates" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *ProductVariantQuery) WithPrintTemplates(opts ...func(*PrintTemplateQuery)) *ProductVariantQuery {
+	query := (&PrintTemplateClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withPrintTemplates = query
 	return _q
 }
 
@@ -407,9 +443,10 @@ func (_q *ProductVariantQuery) sqlAll(ctx context.Context, hooks ...queryHook) (
 	var (
 		nodes       = []*ProductVariant{}
 		_spec       = _q.querySpec()
-		loadedTypes = [2]bool{
+		loadedTypes = [3]bool{
 			_q.withProduct != nil,
 			_q.withLinks != nil,
+			_q.withPrintTemplates != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -440,6 +477,13 @@ func (_q *ProductVariantQuery) sqlAll(ctx context.Context, hooks ...queryHook) (
 		if err := _q.loadLinks(ctx, query, nodes,
 			func(n *ProductVariant) { n.Edges.Links = []*VariantLink{} },
 			func(n *ProductVariant, e *VariantLink) { n.Edges.Links = append(n.Edges.Links, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withPrintTemplates; query != nil {
+		if err := _q.loadPrintTemplates(ctx, query, nodes,
+			func(n *ProductVariant) { n.Edges.PrintTemplates = []*PrintTemplate{} },
+			func(n *ProductVariant, e *PrintTemplate) { n.Edges.PrintTemplates = append(n.Edges.PrintTemplates, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -502,6 +546,67 @@ func (_q *ProductVariantQuery) loadLinks(ctx context.Context, query *VariantLink
 			return fmt.Errorf(`unexpected referenced foreign-key "variant_id" returned %v for node %v`, fk, n.ID)
 		}
 		assign(node, n)
+	}
+	return nil
+}
+func (_q *ProductVariantQuery) loadPrintTemplates(ctx context.Context, query *PrintTemplateQuery, nodes []*ProductVariant, init func(*ProductVariant), assign func(*ProductVariant, *PrintTemplate)) error {
+	edgeIDs := make([]driver.Value, len(nodes))
+	byID := make(map[int]*ProductVariant)
+	nids := make(map[int]map[*ProductVariant]struct{})
+	for i, node := range nodes {
+		edgeIDs[i] = node.ID
+		byID[node.ID] = node
+		if init != nil {
+			init(node)
+		}
+	}
+	query.Where(func(s *sql.Selector) {
+		joinT := sql.Table(productvariant.PrintTemplatesTable)
+		s.Join(joinT).On(s.C(printtemplate.FieldID), joinT.C(productvariant.PrintTemplatesPrimaryKey[0]))
+		s.Where(sql.InValues(joinT.C(productvariant.PrintTemplatesPrimaryKey[1]), edgeIDs...))
+		columns := s.SelectedColumns()
+		s.Select(joinT.C(productvariant.PrintTemplatesPrimaryKey[1]))
+		s.AppendSelect(columns...)
+		s.SetDistinct(false)
+	})
+	if err := query.prepareQuery(ctx); err != nil {
+		return err
+	}
+	qr := QuerierFunc(func(ctx context.Context, q Query) (Value, error) {
+		return query.sqlAll(ctx, func(_ context.Context, spec *sqlgraph.QuerySpec) {
+			assign := spec.Assign
+			values := spec.ScanValues
+			spec.ScanValues = func(columns []string) ([]any, error) {
+				values, err := values(columns[1:])
+				if err != nil {
+					return nil, err
+				}
+				return append([]any{new(sql.NullInt64)}, values...), nil
+			}
+			spec.Assign = func(columns []string, values []any) error {
+				outValue := int(values[0].(*sql.NullInt64).Int64)
+				inValue := int(values[1].(*sql.NullInt64).Int64)
+				if nids[inValue] == nil {
+					nids[inValue] = map[*ProductVariant]struct{}{byID[outValue]: {}}
+					return assign(columns[1:], values[1:])
+				}
+				nids[inValue][byID[outValue]] = struct{}{}
+				return nil
+			}
+		})
+	})
+	neighbors, err := withInterceptors[[]*PrintTemplate](ctx, query, qr, query.inters)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		nodes, ok := nids[n.ID]
+		if !ok {
+			return fmt.Errorf(`unexpected "print_templates" node returned %v`, n.ID)
+		}
+		for kn := range nodes {
+			assign(kn, n)
+		}
 	}
 	return nil
 }

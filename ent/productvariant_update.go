@@ -12,6 +12,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/platen-print/platen/ent/predicate"
+	"github.com/platen-print/platen/ent/printtemplate"
 	"github.com/platen-print/platen/ent/product"
 	"github.com/platen-print/platen/ent/productvariant"
 	"github.com/platen-print/platen/ent/variantlink"
@@ -475,6 +476,21 @@ func (_u *ProductVariantUpdate) AddLinks(v ...*VariantLink) *ProductVariantUpdat
 	return _u.AddLinkIDs(ids...)
 }
 
+// AddPrintTemplateIDs adds the "print_templates" edge to the PrintTemplate entity by IDs.
+func (_u *ProductVariantUpdate) AddPrintTemplateIDs(ids ...int) *ProductVariantUpdate {
+	_u.mutation.AddPrintTemplateIDs(ids...)
+	return _u
+}
+
+// AddPrintTemplates adds the "print_templates" edges to the PrintTemplate entity.
+func (_u *ProductVariantUpdate) AddPrintTemplates(v ...*PrintTemplate) *ProductVariantUpdate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddPrintTemplateIDs(ids...)
+}
+
 // Mutation returns the ProductVariantMutation object of the builder.
 func (_u *ProductVariantUpdate) Mutation() *ProductVariantMutation {
 	return _u.mutation
@@ -505,6 +521,27 @@ func (_u *ProductVariantUpdate) RemoveLinks(v ...*VariantLink) *ProductVariantUp
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveLinkIDs(ids...)
+}
+
+// ClearPrintTemplates clears all "print_templates" edges to the PrintTemplate entity.
+func (_u *ProductVariantUpdate) ClearPrintTemplates() *ProductVariantUpdate {
+	_u.mutation.ClearPrintTemplates()
+	return _u
+}
+
+// RemovePrintTemplateIDs removes the "print_templates" edge to PrintTemplate entities by IDs.
+func (_u *ProductVariantUpdate) RemovePrintTemplateIDs(ids ...int) *ProductVariantUpdate {
+	_u.mutation.RemovePrintTemplateIDs(ids...)
+	return _u
+}
+
+// RemovePrintTemplates removes "print_templates" edges to PrintTemplate entities.
+func (_u *ProductVariantUpdate) RemovePrintTemplates(v ...*PrintTemplate) *ProductVariantUpdate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemovePrintTemplateIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -764,6 +801,51 @@ func (_u *ProductVariantUpdate) sqlSave(ctx context.Context) (_node int, err err
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(variantlink.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.PrintTemplatesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2M,
+			Inverse: true,
+			Table:   productvariant.PrintTemplatesTable,
+			Columns: productvariant.PrintTemplatesPrimaryKey,
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(printtemplate.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedPrintTemplatesIDs(); len(nodes) > 0 && !_u.mutation.PrintTemplatesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2M,
+			Inverse: true,
+			Table:   productvariant.PrintTemplatesTable,
+			Columns: productvariant.PrintTemplatesPrimaryKey,
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(printtemplate.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.PrintTemplatesIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2M,
+			Inverse: true,
+			Table:   productvariant.PrintTemplatesTable,
+			Columns: productvariant.PrintTemplatesPrimaryKey,
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(printtemplate.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {
@@ -1236,6 +1318,21 @@ func (_u *ProductVariantUpdateOne) AddLinks(v ...*VariantLink) *ProductVariantUp
 	return _u.AddLinkIDs(ids...)
 }
 
+// AddPrintTemplateIDs adds the "print_templates" edge to the PrintTemplate entity by IDs.
+func (_u *ProductVariantUpdateOne) AddPrintTemplateIDs(ids ...int) *ProductVariantUpdateOne {
+	_u.mutation.AddPrintTemplateIDs(ids...)
+	return _u
+}
+
+// AddPrintTemplates adds the "print_templates" edges to the PrintTemplate entity.
+func (_u *ProductVariantUpdateOne) AddPrintTemplates(v ...*PrintTemplate) *ProductVariantUpdateOne {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddPrintTemplateIDs(ids...)
+}
+
 // Mutation returns the ProductVariantMutation object of the builder.
 func (_u *ProductVariantUpdateOne) Mutation() *ProductVariantMutation {
 	return _u.mutation
@@ -1266,6 +1363,27 @@ func (_u *ProductVariantUpdateOne) RemoveLinks(v ...*VariantLink) *ProductVarian
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveLinkIDs(ids...)
+}
+
+// ClearPrintTemplates clears all "print_templates" edges to the PrintTemplate entity.
+func (_u *ProductVariantUpdateOne) ClearPrintTemplates() *ProductVariantUpdateOne {
+	_u.mutation.ClearPrintTemplates()
+	return _u
+}
+
+// RemovePrintTemplateIDs removes the "print_templates" edge to PrintTemplate entities by IDs.
+func (_u *ProductVariantUpdateOne) RemovePrintTemplateIDs(ids ...int) *ProductVariantUpdateOne {
+	_u.mutation.RemovePrintTemplateIDs(ids...)
+	return _u
+}
+
+// RemovePrintTemplates removes "print_templates" edges to PrintTemplate entities.
+func (_u *ProductVariantUpdateOne) RemovePrintTemplates(v ...*PrintTemplate) *ProductVariantUpdateOne {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemovePrintTemplateIDs(ids...)
 }
 
 // Where appends a list predicates to the ProductVariantUpdate builder.
@@ -1555,6 +1673,51 @@ func (_u *ProductVariantUpdateOne) sqlSave(ctx context.Context) (_node *ProductV
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(variantlink.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.PrintTemplatesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2M,
+			Inverse: true,
+			Table:   productvariant.PrintTemplatesTable,
+			Columns: productvariant.PrintTemplatesPrimaryKey,
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(printtemplate.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedPrintTemplatesIDs(); len(nodes) > 0 && !_u.mutation.PrintTemplatesCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2M,
+			Inverse: true,
+			Table:   productvariant.PrintTemplatesTable,
+			Columns: productvariant.PrintTemplatesPrimaryKey,
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(printtemplate.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.PrintTemplatesIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2M,
+			Inverse: true,
+			Table:   productvariant.PrintTemplatesTable,
+			Columns: productvariant.PrintTemplatesPrimaryKey,
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(printtemplate.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {

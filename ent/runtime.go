@@ -12,6 +12,7 @@ import (
 	"github.com/platen-print/platen/ent/operatortoken"
 	"github.com/platen-print/platen/ent/order"
 	"github.com/platen-print/platen/ent/orderitem"
+	"github.com/platen-print/platen/ent/printtemplate"
 	"github.com/platen-print/platen/ent/product"
 	"github.com/platen-print/platen/ent/productcategory"
 	"github.com/platen-print/platen/ent/productvariant"
@@ -148,6 +149,29 @@ func init() {
 	orderitemDescPrintStatus := orderitemFields[13].Descriptor()
 	// orderitem.DefaultPrintStatus holds the default value on creation for the print_status field.
 	orderitem.DefaultPrintStatus = orderitemDescPrintStatus.Default.(string)
+	printtemplateMixin := schema.PrintTemplate{}.Mixin()
+	printtemplateMixinFields0 := printtemplateMixin[0].Fields()
+	_ = printtemplateMixinFields0
+	printtemplateFields := schema.PrintTemplate{}.Fields()
+	_ = printtemplateFields
+	// printtemplateDescCreatedAt is the schema descriptor for created_at field.
+	printtemplateDescCreatedAt := printtemplateMixinFields0[0].Descriptor()
+	// printtemplate.DefaultCreatedAt holds the default value on creation for the created_at field.
+	printtemplate.DefaultCreatedAt = printtemplateDescCreatedAt.Default.(func() time.Time)
+	// printtemplateDescUpdatedAt is the schema descriptor for updated_at field.
+	printtemplateDescUpdatedAt := printtemplateMixinFields0[1].Descriptor()
+	// printtemplate.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	printtemplate.DefaultUpdatedAt = printtemplateDescUpdatedAt.Default.(func() time.Time)
+	// printtemplate.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	printtemplate.UpdateDefaultUpdatedAt = printtemplateDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// printtemplateDescSlotBleed is the schema descriptor for slot_bleed field.
+	printtemplateDescSlotBleed := printtemplateFields[10].Descriptor()
+	// printtemplate.DefaultSlotBleed holds the default value on creation for the slot_bleed field.
+	printtemplate.DefaultSlotBleed = printtemplateDescSlotBleed.Default.(float64)
+	// printtemplateDescCropMarks is the schema descriptor for crop_marks field.
+	printtemplateDescCropMarks := printtemplateFields[13].Descriptor()
+	// printtemplate.DefaultCropMarks holds the default value on creation for the crop_marks field.
+	printtemplate.DefaultCropMarks = printtemplateDescCropMarks.Default.(bool)
 	productMixin := schema.Product{}.Mixin()
 	productMixinFields0 := productMixin[0].Fields()
 	_ = productMixinFields0

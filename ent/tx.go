@@ -28,6 +28,8 @@ type Tx struct {
 	Order *OrderClient
 	// OrderItem is the client for interacting with the OrderItem builders.
 	OrderItem *OrderItemClient
+	// PrintTemplate is the client for interacting with the PrintTemplate builders.
+	PrintTemplate *PrintTemplateClient
 	// Product is the client for interacting with the Product builders.
 	Product *ProductClient
 	// ProductCategory is the client for interacting with the ProductCategory builders.
@@ -188,6 +190,7 @@ func (tx *Tx) init() {
 	tx.OperatorToken = NewOperatorTokenClient(tx.config)
 	tx.Order = NewOrderClient(tx.config)
 	tx.OrderItem = NewOrderItemClient(tx.config)
+	tx.PrintTemplate = NewPrintTemplateClient(tx.config)
 	tx.Product = NewProductClient(tx.config)
 	tx.ProductCategory = NewProductCategoryClient(tx.config)
 	tx.ProductVariant = NewProductVariantClient(tx.config)

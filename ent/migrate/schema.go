@@ -241,6 +241,39 @@ var (
 			},
 		},
 	}
+	// PrintTemplatesColumns holds the columns for the "print_templates" table.
+	PrintTemplatesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "uid", Type: field.TypeString, Unique: true},
+		{Name: "team_id", Type: field.TypeInt},
+		{Name: "name", Type: field.TypeString},
+		{Name: "sheet_width", Type: field.TypeFloat64},
+		{Name: "sheet_height", Type: field.TypeFloat64},
+		{Name: "margin_top", Type: field.TypeFloat64},
+		{Name: "margin_right", Type: field.TypeFloat64},
+		{Name: "margin_bottom", Type: field.TypeFloat64},
+		{Name: "margin_left", Type: field.TypeFloat64},
+		{Name: "gap", Type: field.TypeFloat64},
+		{Name: "slot_bleed", Type: field.TypeFloat64, Default: 0},
+		{Name: "grid", Type: field.TypeJSON, Nullable: true},
+		{Name: "slots", Type: field.TypeJSON, Nullable: true},
+		{Name: "crop_marks", Type: field.TypeBool, Default: false},
+	}
+	// PrintTemplatesTable holds the schema information for the "print_templates" table.
+	PrintTemplatesTable = &schema.Table{
+		Name:       "print_templates",
+		Columns:    PrintTemplatesColumns,
+		PrimaryKey: []*schema.Column{PrintTemplatesColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "printtemplate_team_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{PrintTemplatesColumns[4], PrintTemplatesColumns[1]},
+			},
+		},
+	}
 	// ProductsColumns holds the columns for the "products" table.
 	ProductsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -571,6 +604,31 @@ var (
 			},
 		},
 	}
+	// PrintTemplateVariantsColumns holds the columns for the "print_template_variants" table.
+	PrintTemplateVariantsColumns = []*schema.Column{
+		{Name: "print_template_id", Type: field.TypeInt},
+		{Name: "product_variant_id", Type: field.TypeInt},
+	}
+	// PrintTemplateVariantsTable holds the schema information for the "print_template_variants" table.
+	PrintTemplateVariantsTable = &schema.Table{
+		Name:       "print_template_variants",
+		Columns:    PrintTemplateVariantsColumns,
+		PrimaryKey: []*schema.Column{PrintTemplateVariantsColumns[0], PrintTemplateVariantsColumns[1]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "print_template_variants_print_template_id",
+				Columns:    []*schema.Column{PrintTemplateVariantsColumns[0]},
+				RefColumns: []*schema.Column{PrintTemplatesColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+			{
+				Symbol:     "print_template_variants_product_variant_id",
+				Columns:    []*schema.Column{PrintTemplateVariantsColumns[1]},
+				RefColumns: []*schema.Column{ProductVariantsColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+		},
+	}
 	// Tables holds all the tables in the schema.
 	Tables = []*schema.Table{
 		APITokensTable,
@@ -580,6 +638,7 @@ var (
 		OperatorTokensTable,
 		OrdersTable,
 		OrderItemsTable,
+		PrintTemplatesTable,
 		ProductsTable,
 		ProductCategoriesTable,
 		ProductVariantsTable,
@@ -591,6 +650,7 @@ var (
 		VariantLinksTable,
 		WebhookCircuitsTable,
 		WebhookDeliveriesTable,
+		PrintTemplateVariantsTable,
 	}
 )
 
@@ -605,4 +665,6 @@ func init() {
 	ShopPrintsTable.ForeignKeys[0].RefTable = ShopOrdersTable
 	StoresTable.ForeignKeys[0].RefTable = TeamsTable
 	VariantLinksTable.ForeignKeys[0].RefTable = ProductVariantsTable
+	PrintTemplateVariantsTable.ForeignKeys[0].RefTable = PrintTemplatesTable
+	PrintTemplateVariantsTable.ForeignKeys[1].RefTable = ProductVariantsTable
 }

@@ -27,6 +27,9 @@ type Order func(*sql.Selector)
 // OrderItem is the predicate function for orderitem builders.
 type OrderItem func(*sql.Selector)
 
+// PrintTemplate is the predicate function for printtemplate builders.
+type PrintTemplate func(*sql.Selector)
+
 // Product is the predicate function for product builders.
 type Product func(*sql.Selector)
 

@@ -62,6 +62,8 @@ const (
 	EdgeProduct = "product"
 	// EdgeLinks holds the string denoting the links edge name in mutations.
 	EdgeLinks = "links"
+	// EdgePrintTemplates holds the string denoting the print_templates edge name in mutations.
+	EdgePrintTemplates = "print_templates"
 	// Table holds the table name of the productvariant in the database.
 	Table = "product_variants"
 	// ProductTable is the table that holds the product relation/edge.
@@ -78,6 +80,11 @@ const (
 	LinksInverseTable = "variant_links"
 	// LinksColumn is the table column denoting the links relation/edge.
 	LinksColumn = "variant_id"
+	// PrintTemplatesTable is the table that holds the print_templates relation/edge. The primary key declared below.
+	PrintTemplatesTable = "print_template_variants"
+	// PrintTemplatesInverseTable is the table name for the PrintTemplate entity.
+	// It exists in this package in order to avoid circular dependency with the "printtemplate" package.
+	PrintTemplatesInverseTable = "print_templates"
 )
 
 // Columns holds all SQL columns for productvariant fields.
@@ -106,6 +113,12 @@ var Columns = []string{
 	FieldEcommerceTags,
 	FieldDefaultLocationID,
 }
+
+var (
+	// PrintTemplatesPrimaryKey and PrintTemplatesColumn2 are the table columns denoting the
+	// primary key for the print_templates relation (M2M).
+	PrintTemplatesPrimaryKey = []string{"print_template_id", "product_variant_id"}
+)
 
 // ValidColumn reports if the column name is valid (part of the table columns).
 func ValidColumn(column string) bool {
@@ -266,6 +279,20 @@ func ByLinks(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newLinksStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByPrintTemplatesCount orders the results by print_templates count.
+func ByPrintTemplatesCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newPrintTemplatesStep(), opts...)
+	}
+}
+
+// ByPrintTemplates orders the results by print_templates terms.
+func ByPrintTemplates(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newPrintTemplatesStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newProductStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -278,5 +305,12 @@ func newLinksStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(LinksInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, LinksTable, LinksColumn),
+	)
+}
+func newPrintTemplatesStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(PrintTemplatesInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.M2M, true, PrintTemplatesTable, PrintTemplatesPrimaryKey...),
 	)
 }

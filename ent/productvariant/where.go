@@ -1446,6 +1446,29 @@ func HasLinksWith(preds ...predicate.VariantLink) predicate.ProductVariant {
 	})
 }
 
+// HasPrintTemplates applies the HasEdge predicate on the "print_templates" edge.
+func HasPrintTemplates() predicate.ProductVariant {
+	return predicate.ProductVariant(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.M2M, true, PrintTemplatesTable, PrintTemplatesPrimaryKey...),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasPrintTemplatesWith applies the HasEdge predicate on the "print_templates" edge with a given conditions (other predicates).
+func HasPrintTemplatesWith(preds ...predicate.PrintTemplate) predicate.ProductVariant {
+	return predicate.ProductVariant(func(s *sql.Selector) {
+		step := newPrintTemplatesStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // And groups predicates with the AND operator between them.
 func And(predicates ...predicate.ProductVariant) predicate.ProductVariant {
 	return predicate.ProductVariant(sql.AndPredicates(predicates...))

@@ -46,6 +46,7 @@ func (ProductVariant) Edges() []ent.Edge {
 	return []ent.Edge{
 		edge.From("product", Product.Type).Ref("variants").Field("product_id").Unique().Required(),
 		edge.To("links", VariantLink.Type).Annotations(entsql.OnDelete(entsql.Cascade)),
+		edge.From("print_templates", PrintTemplate.Type).Ref("variants"),
 	}
 }
 

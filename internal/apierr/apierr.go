@@ -57,6 +57,10 @@ func (vs *Violations) Add(field, format string, args ...any) {
 	vs.list = append(vs.list, Violation{Field: field, Description: fmt.Sprintf(format, args...)})
 }
 
+// Empty reports whether nothing was recorded yet, for checks that only
+// make sense on what passed the ones before.
+func (vs *Violations) Empty() bool { return len(vs.list) == 0 }
+
 // Err returns a *ValidationError when anything was recorded, else nil.
 func (vs *Violations) Err() error {
 	if len(vs.list) == 0 {

@@ -40,6 +40,7 @@ import (
 	"github.com/platen-print/platen/internal/readiness"
 	"github.com/platen-print/platen/internal/shop"
 	"github.com/platen-print/platen/internal/storage"
+	"github.com/platen-print/platen/internal/templates"
 	"github.com/platen-print/platen/internal/webhooks"
 )
 
@@ -209,6 +210,7 @@ func (s *Server) registerServices(r grpc.ServiceRegistrar) {
 	platenv1.RegisterDesignServiceServer(r, designs.NewService(s.db.Designs()))
 	platenv1.RegisterShopServiceServer(r, shop.NewService(s.db.ShopOrders(), s.links))
 	platenv1.RegisterWebhookServiceServer(r, webhooks.NewService(s.db.Deliveries(), s.fetcher.CheckURL))
+	platenv1.RegisterOperatorServiceServer(r, templates.NewService(s.db.Templates()))
 	registerPlanned(r)
 }
 

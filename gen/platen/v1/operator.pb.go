@@ -1621,9 +1621,13 @@ type PrintTemplate struct {
 	// Draw crop marks at the corners of every slot.
 	CropMarks bool `protobuf:"varint,13,opt,name=crop_marks,json=cropMarks,proto3" json:"crop_marks,omitempty"`
 	// Integer ids of the product variants the template is assigned to.
-	VariantIds    []int32                `protobuf:"varint,14,rep,packed,name=variant_ids,json=variantIds,proto3" json:"variant_ids,omitempty"`
-	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,15,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	UpdatedAt     *timestamppb.Timestamp `protobuf:"bytes,16,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	VariantIds []int32                `protobuf:"varint,14,rep,packed,name=variant_ids,json=variantIds,proto3" json:"variant_ids,omitempty"`
+	CreatedAt  *timestamppb.Timestamp `protobuf:"bytes,15,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	UpdatedAt  *timestamppb.Timestamp `protobuf:"bytes,16,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	// How much of each item's bleed is kept around its slot: 0 trims at the
+	// slot; at most half the space between slots, so that no item's bleed
+	// reaches a neighbour.
+	SlotBleedMm   float64 `protobuf:"fixed64,17,opt,name=slot_bleed_mm,json=slotBleedMm,proto3" json:"slot_bleed_mm,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1768,6 +1772,13 @@ func (x *PrintTemplate) GetUpdatedAt() *timestamppb.Timestamp {
 		return x.UpdatedAt
 	}
 	return nil
+}
+
+func (x *PrintTemplate) GetSlotBleedMm() float64 {
+	if x != nil {
+		return x.SlotBleedMm
+	}
+	return 0
 }
 
 // PrintTemplateGrid is a grid of equal slots in the sheet's printable area
@@ -1935,7 +1946,9 @@ type CreatePrintTemplateRequest struct {
 	Slots          []*PrintTemplateSlot `protobuf:"bytes,11,rep,name=slots,proto3" json:"slots,omitempty"`
 	CropMarks      bool                 `protobuf:"varint,12,opt,name=crop_marks,json=cropMarks,proto3" json:"crop_marks,omitempty"`
 	// Integer ids of variants of the same team.
-	VariantIds    []int32 `protobuf:"varint,13,rep,packed,name=variant_ids,json=variantIds,proto3" json:"variant_ids,omitempty"`
+	VariantIds []int32 `protobuf:"varint,13,rep,packed,name=variant_ids,json=variantIds,proto3" json:"variant_ids,omitempty"`
+	// See PrintTemplate.slot_bleed_mm; 0 when absent.
+	SlotBleedMm   float64 `protobuf:"fixed64,14,opt,name=slot_bleed_mm,json=slotBleedMm,proto3" json:"slot_bleed_mm,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2059,6 +2072,13 @@ func (x *CreatePrintTemplateRequest) GetVariantIds() []int32 {
 		return x.VariantIds
 	}
 	return nil
+}
+
+func (x *CreatePrintTemplateRequest) GetSlotBleedMm() float64 {
+	if x != nil {
+		return x.SlotBleedMm
+	}
+	return 0
 }
 
 // GetPrintTemplateRequest names a print template.
@@ -2254,7 +2274,8 @@ type UpdatePrintTemplateRequest struct {
 	Slots          []*PrintTemplateSlot   `protobuf:"bytes,12,rep,name=slots,proto3" json:"slots,omitempty"`
 	CropMarks      *bool                  `protobuf:"varint,13,opt,name=crop_marks,json=cropMarks,proto3,oneof" json:"crop_marks,omitempty"`
 	// Replaces every assignment.
-	VariantIds    []int32 `protobuf:"varint,14,rep,packed,name=variant_ids,json=variantIds,proto3" json:"variant_ids,omitempty"`
+	VariantIds    []int32  `protobuf:"varint,14,rep,packed,name=variant_ids,json=variantIds,proto3" json:"variant_ids,omitempty"`
+	SlotBleedMm   *float64 `protobuf:"fixed64,15,opt,name=slot_bleed_mm,json=slotBleedMm,proto3,oneof" json:"slot_bleed_mm,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2385,6 +2406,13 @@ func (x *UpdatePrintTemplateRequest) GetVariantIds() []int32 {
 		return x.VariantIds
 	}
 	return nil
+}
+
+func (x *UpdatePrintTemplateRequest) GetSlotBleedMm() float64 {
+	if x != nil && x.SlotBleedMm != nil {
+		return *x.SlotBleedMm
+	}
+	return 0
 }
 
 // DeletePrintTemplateRequest names the print template to delete.
@@ -2681,7 +2709,7 @@ const file_platen_v1_operator_proto_rawDesc = "" +
 	"\x05token\x18\x01 \x01(\v2\x10.platen.v1.TokenR\x05token\x12!\n" +
 	"\fbearer_token\x18\x02 \x01(\tR\vbearerToken\"/\n" +
 	"\x12RevokeTokenRequest\x12\x19\n" +
-	"\btoken_id\x18\x01 \x01(\x05R\atokenId\"\xeb\x04\n" +
+	"\btoken_id\x18\x01 \x01(\x05R\atokenId\"\x8f\x05\n" +
 	"\rPrintTemplate\x12\x10\n" +
 	"\x03uid\x18\x01 \x01(\tR\x03uid\x12\x17\n" +
 	"\ateam_id\x18\x02 \x01(\x05R\x06teamId\x12\x12\n" +
@@ -2703,7 +2731,8 @@ const file_platen_v1_operator_proto_rawDesc = "" +
 	"\n" +
 	"created_at\x18\x0f \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
 	"\n" +
-	"updated_at\x18\x10 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\"\x8b\x01\n" +
+	"updated_at\x18\x10 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12\"\n" +
+	"\rslot_bleed_mm\x18\x11 \x01(\x01R\vslotBleedMm\"\x8b\x01\n" +
 	"\x11PrintTemplateGrid\x12\x18\n" +
 	"\acolumns\x18\x01 \x01(\x05R\acolumns\x12\x12\n" +
 	"\x04rows\x18\x02 \x01(\x05R\x04rows\x12\"\n" +
@@ -2713,7 +2742,7 @@ const file_platen_v1_operator_proto_rawDesc = "" +
 	"\x04x_mm\x18\x01 \x01(\x01R\x03xMm\x12\x11\n" +
 	"\x04y_mm\x18\x02 \x01(\x01R\x03yMm\x12\x19\n" +
 	"\bwidth_mm\x18\x03 \x01(\x01R\awidthMm\x12\x1b\n" +
-	"\theight_mm\x18\x04 \x01(\x01R\bheightMm\"\x81\x04\n" +
+	"\theight_mm\x18\x04 \x01(\x01R\bheightMm\"\xa5\x04\n" +
 	"\x1aCreatePrintTemplateRequest\x12\x1c\n" +
 	"\ateam_id\x18\x01 \x01(\x05H\x00R\x06teamId\x88\x01\x01\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12$\n" +
@@ -2730,7 +2759,8 @@ const file_platen_v1_operator_proto_rawDesc = "" +
 	"\n" +
 	"crop_marks\x18\f \x01(\bR\tcropMarks\x12\x1f\n" +
 	"\vvariant_ids\x18\r \x03(\x05R\n" +
-	"variantIdsB\n" +
+	"variantIds\x12\"\n" +
+	"\rslot_bleed_mm\x18\x0e \x01(\x01R\vslotBleedMmB\n" +
 	"\n" +
 	"\b_team_id\"<\n" +
 	"\x17GetPrintTemplateRequest\x12!\n" +
@@ -2747,7 +2777,7 @@ const file_platen_v1_operator_proto_rawDesc = "" +
 	"\v_variant_id\"\x87\x01\n" +
 	"\x1aListPrintTemplatesResponse\x12A\n" +
 	"\x0fprint_templates\x18\x01 \x03(\v2\x18.platen.v1.PrintTemplateR\x0eprintTemplates\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xfc\x05\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xb7\x06\n" +
 	"\x1aUpdatePrintTemplateRequest\x12!\n" +
 	"\ftemplate_uid\x18\x01 \x01(\tR\vtemplateUid\x12;\n" +
 	"\vupdate_mask\x18\x02 \x01(\v2\x1a.google.protobuf.FieldMaskR\n" +
@@ -2766,7 +2796,8 @@ const file_platen_v1_operator_proto_rawDesc = "" +
 	"\n" +
 	"crop_marks\x18\r \x01(\bH\bR\tcropMarks\x88\x01\x01\x12\x1f\n" +
 	"\vvariant_ids\x18\x0e \x03(\x05R\n" +
-	"variantIdsB\a\n" +
+	"variantIds\x12'\n" +
+	"\rslot_bleed_mm\x18\x0f \x01(\x01H\tR\vslotBleedMm\x88\x01\x01B\a\n" +
 	"\x05_nameB\x11\n" +
 	"\x0f_sheet_width_mmB\x12\n" +
 	"\x10_sheet_height_mmB\x10\n" +
@@ -2775,7 +2806,8 @@ const file_platen_v1_operator_proto_rawDesc = "" +
 	"\x11_margin_bottom_mmB\x11\n" +
 	"\x0f_margin_left_mmB\t\n" +
 	"\a_gap_mmB\r\n" +
-	"\v_crop_marks\"?\n" +
+	"\v_crop_marksB\x10\n" +
+	"\x0e_slot_bleed_mm\"?\n" +
 	"\x1aDeletePrintTemplateRequest\x12!\n" +
 	"\ftemplate_uid\x18\x01 \x01(\tR\vtemplateUid\"Z\n" +
 	"\x1bDeletePrintTemplateResponse\x12\x18\n" +
