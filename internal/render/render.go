@@ -137,6 +137,12 @@ type target interface {
 func (r *Renderer) draw(ctx context.Context, t target, p page, s design.Surface) error {
 	c := canvas.NewContext(t)
 	c.SetCoordSystem(canvas.CartesianIV)
+	return r.drawOn(ctx, c, t, p, s)
+}
+
+// drawOn draws surface s of page p on c, in c's current coordinates: a
+// page of its own, or a slot of a press sheet.
+func (r *Renderer) drawOn(ctx context.Context, c *canvas.Context, t target, p page, s design.Surface) error {
 	if bg := p.doc.Background; bg != nil {
 		c.SetFillColor(rgba(*bg, 1))
 		c.SetStrokeColor(canvas.Transparent)

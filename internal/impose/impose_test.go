@@ -1,0 +1,193 @@
+package impose
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/platen-print/platen/internal/design"
+	"github.com/platen-print/platen/internal/render"
+	"github.com/platen-print/platen/internal/templates"
+)
+
+// photos serves one JPEG, counting nothing: the PDF tells how often it is
+// embedded.
+type photos map[string]*render.Image
+
+func (p photos) Image(_ context.Context, src string) (*render.Image, error) {
+	if img, ok := p[src]; ok {
+		return img, nil
+	}
+	return nil, fmt.Errorf("%s: 404", src)
+}
+
+// sheet is an SRA3 sheet, 2 × 4 slots of 144 × 100 mm, 8 mm apart,
+// 10 mm margins, 2 mm of bleed kept, crop marks.
+func sheet() *templates.Template {
+	return &templates.Template{Name: "SRA3 cards", SheetWidth: 320, SheetHeight: 450, MarginTop: 10, MarginRight: 10,
+		MarginBottom: 10, MarginLeft: 10, Gap: 8, SlotBleed: 2, CropMarks: true,
+		Grid: &templates.Grid{Columns: 2, Rows: 4, SlotWidth: 144, SlotHeight: 100}}
+}
+
+// card is a w × h mm design with 3 mm of bleed, all red, with a line of
+// text, and a photo when photo is set.
+func card(t *testing.T, w, h float64, photo string) *design.Document {
+	t.Helper()
+	layers := fmt.Sprintf(`{"type":"rect","x":-3,"y":-3,"width":%v,"height":%v,"fill":"#ff0000"},{"type":"text","text":"Card","size":10,"x":5,"y":5,"width":50}`, w+6, h+6)
+	if photo != "" {
+		layers += fmt.Sprintf(`,{"type":"image","src":%q,"x":5,"y":20,"width":40,"height":30}`, photo)
+	}
+	doc, err := design.Parse([]byte(fmt.Sprintf(`{"width":%v,"height":%v,"bleed":3,"layers":[%s]}`, w, h, layers)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+func need(t *testing.T, tools ...string) {
+	t.Helper()
+	for _, tool := range tools {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s is not installed (Debian: poppler-utils); `make test` installs it", tool)
+		}
+	}
+}
+
+func run(t *testing.T, name string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command(name, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %v: %v\n%s", name, args, err, out)
+	}
+	return string(out)
+}
+
+// impose plans and renders a batch into a PDF file and returns its path.
+func impose(t *testing.T, b Batch, images photos) (string, []render.Sheet) {
+	t.Helper()
+	sheets, err := Plan(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pdf, err := render.New(images, render.NewFonts(nil)).Sheets(context.Background(), b.Template.SheetWidth, b.Template.SheetHeight, sheets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "batch.pdf")
+	if err := os.WriteFile(path, pdf, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path, sheets
+}
+
+// pixel is the colour at (x, y) mm of page 1, rasterised at dpi.
+func pixel(t *testing.T, pdf string, dpi int, x, y float64) color.RGBA {
+	t.Helper()
+	px := func(mm float64) int { return int(mm / 25.4 * float64(dpi)) }
+	out := filepath.Join(t.TempDir(), "px")
+	run(t, "pdftoppm", "-png", "-r", fmt.Sprint(dpi), "-f", "1", "-l", "1", "-x", fmt.Sprint(px(x)), "-y", fmt.Sprint(px(y)), "-W", "1", "-H", "1", "-singlefile", pdf, out)
+	f, err := os.Open(out + ".png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, g, b, _ := img.At(0, 0).RGBA()
+	return color.RGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 255}
+}
+
+func TestASheetOfCardsIsRightToThePress(t *testing.T) {
+	need(t, "pdfinfo", "pdftoppm", "pdftotext")
+	// 130 × 90 cards, centred in their slots: trims from (17, 15) to
+	// (147, 105) on the first, the bleed kept from (15, 13) to (149, 107).
+	b := Batch{UID: "b-1", Template: sheet(), Items: []Item{{Doc: card(t, 130, 90, ""), Copies: 10, Label: "order 1001 · item 1001-1"}}}
+	pdf, sheets := impose(t, b, photos{})
+	if len(sheets) != 2 || len(sheets[0].Placements) != 8 || len(sheets[1].Placements) != 2 {
+		t.Fatalf("10 copies on 8 slots: %d sheets", len(sheets))
+	}
+	info := strings.Join(strings.Fields(run(t, "pdfinfo", pdf)), " ")
+	if !strings.Contains(info, "Pages: 2") || !strings.Contains(info, "Page size: 907.087 x 1275.59 pts") {
+		t.Errorf("pdfinfo: %s", info)
+	}
+	red := color.RGBA{R: 255, A: 255}
+	white := color.RGBA{R: 255, G: 255, B: 255, A: 255}
+	for _, tc := range []struct {
+		what string
+		x, y float64
+		want func(color.RGBA) bool
+	}{
+		{"the centre of slot 1", 82, 60, func(c color.RGBA) bool { return c == red }},
+		{"the centre of slot 8", 234, 384, func(c color.RGBA) bool { return c == red }},
+		{"the gap between the columns", 158, 60, func(c color.RGBA) bool { return c == white }},
+		{"beyond the bleed kept, inside the slot", 12, 60, func(c color.RGBA) bool { return c == white }},
+		{"within the bleed kept", 16, 60, func(c color.RGBA) bool { return c == red }},
+		{"a crop mark along the top edge", 12.5, 15, func(c color.RGBA) bool { return c.R < 160 && c.G < 160 }},
+		{"a crop mark along the left edge", 17, 10.5, func(c color.RGBA) bool { return c.R < 160 && c.G < 160 }},
+	} {
+		if got := pixel(t, pdf, 300, tc.x, tc.y); !tc.want(got) {
+			t.Errorf("%s (%v, %v mm): %v", tc.what, tc.x, tc.y, got)
+		}
+	}
+	text := run(t, "pdftotext", "-f", "2", "-l", "2", pdf, "-")
+	if !strings.Contains(text, "Batch b-1 · sheet 2 of 2 · SRA3 cards") || !strings.Contains(text, "order 1001 · item 1001-1") {
+		t.Errorf("sheet 2's text:\n%s", text)
+	}
+}
+
+func TestAPhotoOnFortyCardsIsEmbeddedOnce(t *testing.T) {
+	need(t, "pdfimages")
+	img := image.NewRGBA(image.Rect(0, 0, 400, 300))
+	for i := range img.Pix {
+		img.Pix[i] = uint8(i)
+	}
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, img, nil); err != nil {
+		t.Fatal(err)
+	}
+	b := Batch{UID: "b-2", Template: sheet(), Items: []Item{{Doc: card(t, 140, 95, "https://img/photo.jpg"), Copies: 40}}}
+	pdf, sheets := impose(t, b, photos{"https://img/photo.jpg": {Data: buf.Bytes(), Format: "jpeg"}})
+	if len(sheets) != 5 {
+		t.Errorf("40 copies on 8 slots: %d sheets", len(sheets))
+	}
+	objects := map[string]bool{}
+	for i, line := range strings.Split(run(t, "pdfimages", "-list", pdf), "\n") {
+		if f := strings.Fields(line); i >= 2 && len(f) > 10 && f[2] == "image" {
+			objects[f[10]] = true
+		}
+	}
+	if len(objects) != 1 {
+		t.Errorf("the photo is embedded %d times", len(objects))
+	}
+}
+
+func TestAnItemTurnsOnlyWhenThatIsHowItFits(t *testing.T) {
+	b := Batch{UID: "b-3", Template: sheet(), Items: []Item{
+		{Doc: card(t, 140, 95, ""), Copies: 1},
+		{Doc: card(t, 95, 140, ""), Copies: 1},
+	}}
+	sheets, err := Plan(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := sheets[0].Placements; p[0].Rotate || !p[1].Rotate {
+		t.Errorf("rotations %v, %v; want the portrait card alone turned", p[0].Rotate, p[1].Rotate)
+	}
+	_, err = Plan(Batch{UID: "b-4", Template: sheet(), Items: []Item{{Doc: card(t, 140, 95, ""), Copies: 1}, {Doc: card(t, 200, 200, ""), Copies: 1}}})
+	var nofit *NoFitError
+	if !errors.As(err, &nofit) || nofit.Item != 1 {
+		t.Errorf("a card larger than every slot: %v", err)
+	}
+}

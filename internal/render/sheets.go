@@ -1,0 +1,125 @@
+package render
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image/color"
+
+	"github.com/tdewolff/canvas"
+
+	"github.com/platen-print/platen/internal/canvaspdf"
+	"github.com/platen-print/platen/internal/design"
+)
+
+// Placement is one copy of a design's surface on a press sheet. Lengths
+// are millimetres from the sheet's top-left corner.
+type Placement struct {
+	Doc     *design.Document
+	Surface int
+	// The slot: the design's trim box is centred in it.
+	X, Y, Width, Height float64
+	// Bleed is how much of the design's own bleed is kept around its trim.
+	Bleed float64
+	// Rotate turns the design a quarter turn (anticlockwise on the sheet).
+	Rotate bool
+}
+
+// SheetText is a line of small print on a sheet (a slug line, a label),
+// its baseline's left end at X, Y.
+type SheetText struct {
+	X, Y, Size float64 // size in points
+	Text       string
+}
+
+// Sheet is one page of press sheets: its placements, crop marks (segments
+// x0, y0, x1, y1) and small print.
+type Sheet struct {
+	Placements []Placement
+	Marks      [][4]float64
+	Texts      []SheetText
+}
+
+// markWidth is a crop mark's line width: 0.25 pt.
+const markWidth = 0.25 * 25.4 / 72
+
+// Sheets renders sheets of width × height mm as one PDF, a page each. The
+// designs are drawn as vectors, each clipped to its trim plus the bleed it
+// keeps; an image that many placements use is embedded once.
+func (r *Renderer) Sheets(ctx context.Context, width, height float64, sheets []Sheet) ([]byte, error) {
+	fonts := r.fonts.set()
+	defer fonts.release()
+	images := newImageSet(r.images, MaxPixelBytes)
+	var buf bytes.Buffer
+	pdf := canvaspdf.New(&buf, width, height, &canvaspdf.Options{Compress: true, SubsetFonts: true})
+	pdf.SetInfo("", "", "", "", "Platen")
+	t := &pdfTarget{pdf: pdf}
+	for n, sheet := range sheets {
+		if n > 0 {
+			pdf.NewPage(width, height)
+		}
+		pdf.SetPageBoxes(canvas.Rect{X1: width, Y1: height}, canvas.Rect{})
+		c := canvas.NewContext(t)
+		c.SetCoordSystem(canvas.CartesianIV)
+		for i, pl := range sheet.Placements {
+			if err := r.place(ctx, c, t, newPage(pl.Doc, fonts, images), pl); err != nil {
+				return nil, fmt.Errorf("placement %d of sheet %d: %w", i+1, n+1, err)
+			}
+		}
+		if err := drawSmallPrint(c, fonts, sheet); err != nil {
+			return nil, err
+		}
+	}
+	if err := pdf.Close(); err != nil {
+		return nil, fmt.Errorf("render: write PDF: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// place draws one placement: the design's page (trim and bleed) centred
+// in its slot, turned if asked, clipped to the trim plus the bleed kept.
+func (r *Renderer) place(ctx context.Context, c *canvas.Context, t *pdfTarget, p page, pl Placement) error {
+	if pl.Surface < 0 || pl.Surface >= len(pl.Doc.Surfaces) {
+		return fmt.Errorf("render: no surface %d", pl.Surface)
+	}
+	cx, cy := pl.X+pl.Width/2, pl.Y+pl.Height/2
+	c.Push()
+	defer c.Pop()
+	if pl.Rotate {
+		c.RotateAbout(-90, cx, cy) // anticlockwise on the sheet, the y axis pointing down
+	}
+	c.Translate(cx-p.trimW/2-p.bleed, cy-p.trimH/2-p.bleed)
+	keep := min(pl.Bleed, p.bleed)
+	clip := box{x: p.bleed - keep, y: p.bleed - keep, w: p.trimW + 2*keep, h: p.trimH + 2*keep}
+	t.pdf.PushClipPolygon(corners(c, clip))
+	defer t.pdf.PopClip()
+	return r.drawOn(ctx, c, t, p, pl.Doc.Surfaces[pl.Surface])
+}
+
+// drawSmallPrint draws a sheet's crop marks and texts in black.
+func drawSmallPrint(c *canvas.Context, fonts *fontSet, sheet Sheet) error {
+	c.Push()
+	defer c.Pop()
+	c.ResetStyle()
+	c.SetFillColor(canvas.Transparent)
+	c.SetStrokeColor(color.RGBA{A: 255})
+	c.SetStrokeWidth(markWidth)
+	for _, m := range sheet.Marks {
+		path := &canvas.Path{}
+		path.MoveTo(m[0], m[1])
+		path.LineTo(m[2], m[3])
+		c.DrawPath(0, 0, path)
+	}
+	if len(sheet.Texts) == 0 {
+		return nil
+	}
+	font, err := fonts.font("Go-Regular")
+	if err != nil {
+		return err
+	}
+	for _, text := range sheet.Texts {
+		face := font.Face(text.Size, color.RGBA{A: 255})
+		c.DrawText(text.X, text.Y, canvas.NewTextLine(face, text.Text, canvas.Left))
+	}
+	return nil
+}
