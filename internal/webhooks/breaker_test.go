@@ -43,7 +43,7 @@ func TestBreakerPausesAndProbes(t *testing.T) {
 	}
 	lease := end.Add(b.probeLease())
 	c.ProbeUntil = &lease
-	if hold, probe := b.check(c, end); probe || hold.Before(end.Add(time.Second)) || hold.After(lease.Add(time.Minute)) {
+	if hold, probe := b.check(c, end); probe || hold.Before(end.Add(minDefer)) || hold.After(lease.Add(time.Minute)) {
 		t.Errorf("with a probe under way: hold %v, probe %v; want held a little", hold, probe)
 	}
 	for _, want := range []time.Duration{time.Minute, 2 * time.Minute, 4 * time.Minute, 8 * time.Minute, 10 * time.Minute, 10 * time.Minute} {
