@@ -10,12 +10,12 @@ import (
 	"image/jpeg"
 	"image/png"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/platen-print/platen/internal/design"
+	"github.com/platen-print/platen/internal/poppler"
 	"github.com/platen-print/platen/internal/render"
 	"github.com/platen-print/platen/internal/templates"
 )
@@ -54,24 +54,6 @@ func card(t *testing.T, w, h float64, photo string) *design.Document {
 	return doc
 }
 
-func need(t *testing.T, tools ...string) {
-	t.Helper()
-	for _, tool := range tools {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("%s is not installed (Debian: poppler-utils); `make test` installs it", tool)
-		}
-	}
-}
-
-func run(t *testing.T, name string, args ...string) string {
-	t.Helper()
-	out, err := exec.Command(name, args...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s %v: %v\n%s", name, args, err, out)
-	}
-	return string(out)
-}
-
 // impose plans and renders a batch into a PDF file and returns its path.
 func impose(t *testing.T, b Batch, images photos) (string, []render.Sheet) {
 	t.Helper()
@@ -95,7 +77,7 @@ func pixel(t *testing.T, pdf string, dpi int, x, y float64) color.RGBA {
 	t.Helper()
 	px := func(mm float64) int { return int(mm / 25.4 * float64(dpi)) }
 	out := filepath.Join(t.TempDir(), "px")
-	run(t, "pdftoppm", "-png", "-r", fmt.Sprint(dpi), "-f", "1", "-l", "1", "-x", fmt.Sprint(px(x)), "-y", fmt.Sprint(px(y)), "-W", "1", "-H", "1", "-singlefile", pdf, out)
+	poppler.Run(t, "pdftoppm", "-png", "-r", fmt.Sprint(dpi), "-f", "1", "-l", "1", "-x", fmt.Sprint(px(x)), "-y", fmt.Sprint(px(y)), "-W", "1", "-H", "1", "-singlefile", pdf, out)
 	f, err := os.Open(out + ".png")
 	if err != nil {
 		t.Fatal(err)
@@ -110,7 +92,7 @@ func pixel(t *testing.T, pdf string, dpi int, x, y float64) color.RGBA {
 }
 
 func TestASheetOfCardsIsRightToThePress(t *testing.T) {
-	need(t, "pdfinfo", "pdftoppm", "pdftotext")
+	poppler.Need(t, "pdfinfo", "pdftoppm", "pdftotext")
 	// 130 × 90 cards, centred in their slots: trims from (17, 15) to
 	// (147, 105) on the first, the bleed kept from (15, 13) to (149, 107).
 	b := Batch{UID: "b-1", Template: sheet(), Items: []Item{{Doc: card(t, 130, 90, ""), Copies: 10, Label: "order 1001 · item 1001-1"}}}
@@ -118,7 +100,7 @@ func TestASheetOfCardsIsRightToThePress(t *testing.T) {
 	if len(sheets) != 2 || len(sheets[0].Placements) != 8 || len(sheets[1].Placements) != 2 {
 		t.Fatalf("10 copies on 8 slots: %d sheets", len(sheets))
 	}
-	info := strings.Join(strings.Fields(run(t, "pdfinfo", pdf)), " ")
+	info := strings.Join(strings.Fields(poppler.Run(t, "pdfinfo", pdf)), " ")
 	if !strings.Contains(info, "Pages: 2") || !strings.Contains(info, "Page size: 907.087 x 1275.59 pts") {
 		t.Errorf("pdfinfo: %s", info)
 	}
@@ -141,14 +123,14 @@ func TestASheetOfCardsIsRightToThePress(t *testing.T) {
 			t.Errorf("%s (%v, %v mm): %v", tc.what, tc.x, tc.y, got)
 		}
 	}
-	text := run(t, "pdftotext", "-f", "2", "-l", "2", pdf, "-")
+	text := poppler.Run(t, "pdftotext", "-f", "2", "-l", "2", pdf, "-")
 	if !strings.Contains(text, "Batch b-1 · sheet 2 of 2 · SRA3 cards") || !strings.Contains(text, "order 1001 · item 1001-1") {
 		t.Errorf("sheet 2's text:\n%s", text)
 	}
 }
 
 func TestAPhotoOnFortyCardsIsEmbeddedOnce(t *testing.T) {
-	need(t, "pdfimages")
+	poppler.Need(t, "pdfimages")
 	img := image.NewRGBA(image.Rect(0, 0, 400, 300))
 	for i := range img.Pix {
 		img.Pix[i] = uint8(i)
@@ -163,7 +145,7 @@ func TestAPhotoOnFortyCardsIsEmbeddedOnce(t *testing.T) {
 		t.Errorf("40 copies on 8 slots: %d sheets", len(sheets))
 	}
 	objects := map[string]bool{}
-	for i, line := range strings.Split(run(t, "pdfimages", "-list", pdf), "\n") {
+	for i, line := range strings.Split(poppler.Run(t, "pdfimages", "-list", pdf), "\n") {
 		if f := strings.Fields(line); i >= 2 && len(f) > 10 && f[2] == "image" {
 			objects[f[10]] = true
 		}

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/platen-print/platen/internal/design"
+	"github.com/platen-print/platen/internal/poppler"
 )
 
 // countingImages is images that counts the fetches.
@@ -71,7 +72,7 @@ func imageLayers(t *testing.T, src string, n int) *design.Document {
 // TestEachImageIsFetchedAndEmbeddedOnce: a hundred layers of one image
 // fetch it once and embed it once.
 func TestEachImageIsFetchedAndEmbeddedOnce(t *testing.T) {
-	need(t, "pdfimages")
+	poppler.Need(t, "pdfimages")
 	src := &countingImages{images: images{"https://img/a.png": {Data: encodedPNG(t, 400, 300), Format: "png"}}}
 	r := New(src, NewFonts(nil))
 	pdf, err := r.PDF(context.Background(), imageLayers(t, "https://img/a.png", 100), Settings{DPI: 300})
@@ -119,7 +120,7 @@ func TestAnImageOverTheRenderBudgetFailsBeforeDecoding(t *testing.T) {
 // a 40×30 mm frame at 300 DPI (473×355 dots) is embedded at that size; a
 // photo at print resolution keeps its own JPEG bytes.
 func TestAnImageFarAboveThePrintResolutionIsScaledDown(t *testing.T) {
-	need(t, "pdfimages")
+	poppler.Need(t, "pdfimages")
 	big, small := encodedJPEG(t, 4000, 3000), encodedJPEG(t, 600, 450)
 	r := New(images{"https://img/big.jpg": {Data: big, Format: "jpeg"}, "https://img/small.jpg": {Data: small, Format: "jpeg"}}, NewFonts(nil))
 	pdf, err := r.PDF(context.Background(), imageLayers(t, "https://img/big.jpg", 2), Settings{DPI: 300})
@@ -149,7 +150,7 @@ func pdfImages(t *testing.T, pdf []byte) []string {
 	// A row per use; the object number says which are the same image.
 	var list []string
 	seen := map[string]bool{}
-	for i, line := range strings.Split(run(t, "pdfimages", "-list", path), "\n") {
+	for i, line := range strings.Split(poppler.Run(t, "pdfimages", "-list", path), "\n") {
 		f := strings.Fields(line)
 		if i < 2 || len(f) < 11 || f[2] != "image" || seen[f[10]] {
 			continue

@@ -9,7 +9,6 @@ import (
 	"image/color"
 	"image/png"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -17,6 +16,7 @@ import (
 
 	benchref "github.com/platen-print/platen/internal/bench/reference"
 	"github.com/platen-print/platen/internal/design"
+	"github.com/platen-print/platen/internal/poppler"
 )
 
 // images serves test images by src: the test's own input, as a fetcher
@@ -47,25 +47,8 @@ func reference(t testing.TB) (*Renderer, *design.Document, []byte) {
 	return r, doc, benchref.Photo
 }
 
-func need(t *testing.T, tools ...string) {
-	for _, tool := range tools {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("%s is not installed (Debian: poppler-utils); `make test` installs it", tool)
-		}
-	}
-}
-
-func run(t *testing.T, name string, args ...string) string {
-	t.Helper()
-	out, err := exec.Command(name, args...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s %v: %v\n%s", name, args, err, out)
-	}
-	return string(out)
-}
-
 func TestReferencePDF(t *testing.T) {
-	need(t, "pdfinfo", "pdftoppm", "pdffonts")
+	poppler.Need(t, "pdfinfo", "pdftoppm", "pdffonts")
 	r, doc, jpg := reference(t)
 	pdf, err := r.PDF(context.Background(), doc, Settings{})
 	if err != nil {
@@ -87,7 +70,7 @@ func TestReferencePDF(t *testing.T) {
 		}
 	})
 	t.Run("one page, with its boxes", func(t *testing.T) {
-		info := run(t, "pdfinfo", "-box", path)
+		info := poppler.Run(t, "pdfinfo", "-box", path)
 		want := map[string][]float64{
 			"Pages:":    {1},
 			"MediaBox:": {0, 0, 612.28, 858.90}, // 216 × 303 mm
@@ -108,7 +91,7 @@ func TestReferencePDF(t *testing.T) {
 		}
 	})
 	t.Run("text is embedded subset fonts", func(t *testing.T) {
-		fonts := run(t, "pdffonts", path)
+		fonts := poppler.Run(t, "pdffonts", path)
 		lines := strings.Split(strings.TrimSpace(fonts), "\n")
 		if len(lines) != 3 || !strings.Contains(lines[2], "Go-Bold") || !strings.Contains(lines[2], "yes yes") {
 			t.Errorf("fonts:\n%s", fonts)
@@ -182,7 +165,7 @@ func near(got uint32, want uint8) bool {
 func rasterise(t *testing.T, pdf string, dpi int) image.Image {
 	t.Helper()
 	prefix := filepath.Join(t.TempDir(), "page")
-	run(t, "pdftoppm", "-r", strconv.Itoa(dpi), "-png", "-singlefile", pdf, prefix)
+	poppler.Run(t, "pdftoppm", "-r", strconv.Itoa(dpi), "-png", "-singlefile", pdf, prefix)
 	f, err := os.Open(prefix + ".png")
 	if err != nil {
 		t.Fatal(err)
@@ -246,7 +229,7 @@ func TestReferencePNG(t *testing.T) {
 }
 
 func TestLayouts(t *testing.T) {
-	need(t, "pdftoppm")
+	poppler.Need(t, "pdftoppm")
 	square := func() []byte {
 		img := image.NewRGBA(image.Rect(0, 0, 100, 50))
 		for y := 0; y < 50; y++ {
