@@ -3,6 +3,7 @@ package rendersvc
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -712,12 +714,10 @@ func TestPermanentAndReason(t *testing.T) {
 	}
 }
 
-// The server is safe for concurrent use: calls at once, under -race.
-// Text is left out: render.Fonts gives every render the same parsed font,
-// whose go-text glyph caches are written without a lock, which -race
-// reports (a bug of internal/render, reported; put text back once fixed).
 // TestConcurrent renders text and images on many goroutines at once: under
-// -race it shows that renders share no parsed font or image state.
+// -race it shows that renders share no parsed font or image state (each
+// render borrows its own font copies, see render.Fonts), and every
+// concurrent answer is the one a render alone gives, byte for byte.
 func TestConcurrent(t *testing.T) {
 	c := client(t, Options{})
 	doc := `{"width": 105, "height": 148, "bleed": 3, "surfaces": [
@@ -730,18 +730,56 @@ func TestConcurrent(t *testing.T) {
 	]}`
 	req := &renderv1.RenderRequest{Document: []byte(doc), Settings: &renderv1.PrintSettings{Dpi: 50},
 		Formats: []renderv1.Format{renderv1.Format_FORMAT_PDF, renderv1.Format_FORMAT_PNG}}
+	// The answer of a render alone: one PDF of both surfaces, a PNG each.
+	want := call(t, c, req)
+	if len(want.Files) != 3 {
+		t.Fatalf("alone: %d files, want 3 (a PDF, two PNGs)", len(want.Files))
+	}
+	const renders = 8
+	got := make([]*renderv1.RenderResponse, renders)
 	var wg sync.WaitGroup
-	for range 8 {
+	for i := range renders {
 		wg.Go(func() {
 			resp, err := c.Render(context.Background(), req)
 			if err != nil {
-				t.Error(err)
-			} else if len(resp.Files) != 3 {
-				t.Errorf("%d files, want 3", len(resp.Files))
+				t.Errorf("render %d: %v", i, err)
+				return
 			}
+			got[i] = resp
 		})
 	}
 	wg.Wait()
+	undated(want)
+	for i, resp := range got {
+		if resp == nil {
+			continue // reported above
+		}
+		if undated(resp); !proto.Equal(resp, want) {
+			t.Errorf("render %d answered otherwise than a render alone:\n got %s\nwant %s", i, describe(resp), describe(want))
+		}
+	}
+}
+
+// pdfDate is a PDF date as the Info dictionary's CreationDate holds it.
+var pdfDate = regexp.MustCompile(`\(D:[0-9]{14}[^)]*\)`)
+
+// undated blanks the PDFs' creation time, the only thing in an answer that
+// may differ between two renders of one document.
+func undated(r *renderv1.RenderResponse) {
+	for _, f := range r.Files {
+		if f.Format == renderv1.Format_FORMAT_PDF {
+			f.Data = pdfDate.ReplaceAll(f.Data, []byte("(D:)"))
+		}
+	}
+}
+
+// describe lists a response's files without their bytes, with a digest.
+func describe(r *renderv1.RenderResponse) string {
+	var b strings.Builder
+	for _, f := range r.Files {
+		fmt.Fprintf(&b, "[%d %q %v %dx%d %d bytes sha256 %x] ", f.SurfaceIndex, f.SurfaceName, f.Format, f.WidthPx, f.HeightPx, len(f.Data), sha256.Sum256(f.Data))
+	}
+	return b.String()
 }
 
 // TestMaxConcurrent: with one slot, a second call waits while the first
