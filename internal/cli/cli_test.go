@@ -222,24 +222,40 @@ func (s *server) logDigest() string {
 // waitReady polls /readyz until it answers 200, for up to readyTimeout.
 func (s *server) waitReady(t *testing.T) {
 	t.Helper()
+	if !s.awaitReady(t) {
+		t.Fatalf("platen serve exited before it was ready (%v); stderr:\n%s", s.waitErr, s.stderr.String())
+	}
+}
+
+// awaitReady is waitReady that answers false, rather than failing the test,
+// when the process exits first. Ready is /readyz answering 200 while this
+// process has logged that it serves: another process on the address (one
+// that took a port freeAddr handed out) does not count.
+func (s *server) awaitReady(t *testing.T) bool {
+	t.Helper()
 	deadline := time.Now().Add(readyTimeout)
 	client := &http.Client{Timeout: time.Second}
 	for {
 		select {
 		case <-s.done:
-			t.Fatalf("platen serve exited before it was ready (%v); stderr:\n%s", s.waitErr, s.stderr.String())
+			return false
 		default:
 		}
 		resp, err := client.Get(s.baseURL + "/readyz")
 		if err == nil {
 			body, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
+			if resp.StatusCode == http.StatusOK && strings.Contains(s.stderr.String(), `"platen serving"`) {
 				var got map[string]any
 				if err := json.Unmarshal(body, &got); err != nil || got["status"] != "ok" {
 					t.Fatalf("/readyz: 200 with body %s, want {\"status\":\"ok\"}", body)
 				}
-				return
+				select {
+				case <-s.done:
+					return false
+				default:
+					return true
+				}
 			}
 		}
 		if time.Now().After(deadline) {
@@ -249,14 +265,42 @@ func (s *server) waitReady(t *testing.T) {
 	}
 }
 
+// addrInUse tells whether a process's stderr says it could not listen
+// because the address was taken.
+func addrInUse(stderr string) bool { return strings.Contains(stderr, "address already in use") }
+
+// bindAttempts bounds how often a process is started again on other ports
+// after losing one to another process.
+const bindAttempts = 5
+
+// serveOnFreePorts starts `platen serve` with start on fresh loopback
+// ports and waits until it is ready. freeAddr's ports were only free a
+// moment ago: when another process (a parallel test's serve, a client's
+// ephemeral port) took one meanwhile, serve exits with "address already in
+// use", and is started again on new ports.
+func serveOnFreePorts(t *testing.T, start func(httpAddr, grpcAddr string) *server) (s *server, httpAddr, grpcAddr string) {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		httpAddr, grpcAddr = freeAddr(t), freeAddr(t)
+		s = start(httpAddr, grpcAddr)
+		if s.awaitReady(t) {
+			return s, httpAddr, grpcAddr
+		}
+		if !addrInUse(s.stderr.String()) || attempt == bindAttempts {
+			t.Fatalf("platen serve exited before it was ready (%v, attempt %d); stderr:\n%s", s.waitErr, attempt, s.stderr.String())
+		}
+		t.Logf("platen serve lost a port to another process (attempt %d); starting it on others", attempt)
+	}
+}
+
 // serve starts `platen serve` on fresh ports with the data dir and extra
 // flags, and waits until it is ready.
 func serve(t *testing.T, dataDir string, extra ...string) *server {
 	t.Helper()
-	httpAddr, grpcAddr := freeAddr(t), freeAddr(t)
-	args := append([]string{"--http-addr", httpAddr, "--grpc-addr", grpcAddr, "--data-dir", dataDir}, extra...)
-	s := startServe(t, httpAddr, nil, args...)
-	s.waitReady(t)
+	s, _, _ := serveOnFreePorts(t, func(httpAddr, grpcAddr string) *server {
+		args := append([]string{"--http-addr", httpAddr, "--grpc-addr", grpcAddr, "--data-dir", dataDir}, extra...)
+		return startServe(t, httpAddr, nil, args...)
+	})
 	return s
 }
 
@@ -298,7 +342,8 @@ func (s *server) waitLog(t *testing.T, what string, match func(map[string]any) b
 	}
 }
 
-// freeAddr returns a loopback address with a port that was free a moment ago.
+// freeAddr returns a loopback address with a port that was free a moment
+// ago; another process may take it before it is used, see serveOnFreePorts.
 func freeAddr(t *testing.T) string {
 	t.Helper()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
@@ -641,10 +686,7 @@ func TestBootstrap(t *testing.T) {
 func TestServeFromEnvironment(t *testing.T) {
 	t.Parallel()
 	dataDir := t.TempDir()
-	httpAddr, grpcAddr := freeAddr(t), freeAddr(t)
 	env := []string{
-		"PLATEN_HTTP_ADDR=" + httpAddr,
-		"PLATEN_GRPC_ADDR=" + grpcAddr,
 		"PLATEN_DATA_DIR=" + dataDir,
 		"PLATEN_ACCESS_LOG=true",
 	}
@@ -654,8 +696,10 @@ func TestServeFromEnvironment(t *testing.T) {
 		t.Fatalf("bootstrap with PLATEN_DATA_DIR did not use that dir: %v", err)
 	}
 
-	s := startServe(t, httpAddr, env)
-	s.waitReady(t)
+	s, httpAddr, grpcAddr := serveOnFreePorts(t, func(httpAddr, grpcAddr string) *server {
+		return startServe(t, httpAddr, append([]string{"PLATEN_HTTP_ADDR=" + httpAddr, "PLATEN_GRPC_ADDR=" + grpcAddr}, env...))
+	})
+	env = append(env, "PLATEN_HTTP_ADDR="+httpAddr, "PLATEN_GRPC_ADDR="+grpcAddr)
 
 	if r := do(t, "GET", s.baseURL+"/healthz", "", ""); r.status != 200 || r.object(t)["status"] != "ok" {
 		t.Errorf("/healthz: %d %s", r.status, r.body)
@@ -689,19 +733,24 @@ func TestServeFromEnvironment(t *testing.T) {
 	}
 
 	t.Run("flag beats env", func(t *testing.T) {
-		envAddr, flagAddr := freeAddr(t), freeAddr(t)
-		env2 := []string{
-			"PLATEN_HTTP_ADDR=" + envAddr,
-			"PLATEN_GRPC_ADDR=" + freeAddr(t),
-			"PLATEN_DATA_DIR=" + t.TempDir(),
-			"PLATEN_LOG_LEVEL=info",
+		// The test holds PLATEN_HTTP_ADDR's port: a serve that took the
+		// variable over the flag could not listen, and would never be ready.
+		envLis, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
 		}
-		s2 := startServe(t, flagAddr, env2, "--http-addr", flagAddr)
-		s2.waitReady(t)
-		if c, err := net.DialTimeout("tcp", envAddr, time.Second); err == nil {
-			c.Close()
-			t.Errorf("something listens on PLATEN_HTTP_ADDR %s although --http-addr %s was given", envAddr, flagAddr)
-		}
+		defer envLis.Close()
+		envAddr := envLis.Addr().String()
+		dataDir2 := t.TempDir()
+		s2, flagAddr, _ := serveOnFreePorts(t, func(flagAddr, grpcAddr string) *server {
+			env2 := []string{
+				"PLATEN_HTTP_ADDR=" + envAddr,
+				"PLATEN_GRPC_ADDR=" + grpcAddr,
+				"PLATEN_DATA_DIR=" + dataDir2,
+				"PLATEN_LOG_LEVEL=info",
+			}
+			return startServe(t, flagAddr, env2, "--http-addr", flagAddr)
+		})
 		s2.waitLog(t, "naming the flag's HTTP address", func(l map[string]any) bool { return l["http"] == flagAddr })
 	})
 }
@@ -801,15 +850,16 @@ func TestGracefulShutdown(t *testing.T) {
 	t.Parallel()
 	dataDir := t.TempDir()
 	boot := bootstrap(t, nil, "--data-dir", dataDir, "--team", "acme", "--store", "acme-shop")
-	httpAddr, grpcAddr := freeAddr(t), freeAddr(t)
 	const shutdownTimeout = 5 * time.Second
-	args := []string{"--http-addr", httpAddr, "--grpc-addr", grpcAddr, "--data-dir", dataDir, "--shutdown-timeout", shutdownTimeout.String()}
+	var args []string
 
 	// serve keeps its gateway socket in a temporary directory: give it one
 	// of its own to see that a clean shutdown removes what it made there.
 	tmp := t.TempDir()
-	s := startServe(t, httpAddr, []string{"TMPDIR=" + tmp}, args...)
-	s.waitReady(t)
+	s, httpAddr, _ := serveOnFreePorts(t, func(httpAddr, grpcAddr string) *server {
+		args = []string{"--http-addr", httpAddr, "--grpc-addr", grpcAddr, "--data-dir", dataDir, "--shutdown-timeout", shutdownTimeout.String()}
+		return startServe(t, httpAddr, []string{"TMPDIR=" + tmp}, args...)
+	})
 	uid, _ := createOrder(t, s, boot.Token, "acme-shop", "1", "1-1")
 
 	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
@@ -953,7 +1003,12 @@ func TestServePortInUse(t *testing.T) {
 	}
 	defer lis.Close()
 	taken := lis.Addr().String()
+	// --grpc-addr is taken first: should its free port be lost to another
+	// process meanwhile, try again with another.
 	r := run(t, nil, "serve", "--data-dir", t.TempDir(), "--http-addr", taken, "--grpc-addr", freeAddr(t))
+	for attempt := 1; attempt < bindAttempts && strings.Contains(r.stderr, "--grpc-addr") && addrInUse(r.stderr); attempt++ {
+		r = run(t, nil, "serve", "--data-dir", t.TempDir(), "--http-addr", taken, "--grpc-addr", freeAddr(t))
+	}
 	if r.code == 0 {
 		t.Fatalf("serve on a taken --http-addr exited 0: %v", r)
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,9 +17,42 @@ import (
 )
 
 // startRender starts `platen render` on addr with args and waits until it
-// accepts connections; it returns a function that kills it, which the end
-// of the test calls too.
+// serves; it returns a function that kills it, which the end of the test
+// calls too. Should another process hold addr a moment (it was free when
+// the test chose it), it tries again.
 func startRender(t *testing.T, addr string, args ...string) (kill func()) {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		kill, stderr := tryStartRender(t, addr, args...)
+		if kill != nil {
+			return kill
+		}
+		if !addrInUse(stderr) || attempt == bindAttempts {
+			t.Fatalf("platen render exited (attempt %d): %s", attempt, stderr)
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+// startRenderOnFreePort starts `platen render` on a fresh loopback port,
+// another one when a process took the port first, and returns its address.
+func startRenderOnFreePort(t *testing.T, args ...string) (addr string, kill func()) {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		addr = freeAddr(t)
+		kill, stderr := tryStartRender(t, addr, args...)
+		if kill != nil {
+			return addr, kill
+		}
+		if !addrInUse(stderr) || attempt == bindAttempts {
+			t.Fatalf("platen render exited (attempt %d): %s", attempt, stderr)
+		}
+	}
+}
+
+// tryStartRender starts `platen render` on addr and waits until it serves
+// there; if it exits first, it answers a nil kill and the process's stderr.
+func tryStartRender(t *testing.T, addr string, args ...string) (kill func(), stderrText string) {
 	t.Helper()
 	cmd := exec.Command(platenBin, append([]string{"render", "--grpc-addr", addr}, args...)...)
 	cmd.Env = childEnv()
@@ -41,18 +75,22 @@ func startRender(t *testing.T, addr string, args ...string) (kill func()) {
 	})
 	deadline := time.Now().Add(readyTimeout)
 	for {
+		// Serving is its own log line: something else accepting on addr
+		// (a process that took the port) does not count.
 		conn, err := net.DialTimeout("tcp", addr, time.Second)
 		if err == nil {
 			conn.Close()
-			return kill
+			if strings.Contains(stderr.String(), "platen render serving") {
+				return kill, ""
+			}
 		}
 		select {
 		case <-done:
-			t.Fatalf("platen render exited: %s", stderr.String())
+			return nil, stderr.String()
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("platen render not listening on %s: %v", addr, err)
+			t.Fatalf("platen render not serving on %s: %v; stderr:\n%s", addr, err, stderr.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -68,8 +106,7 @@ func TestRenderProcess(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(fontDir, "House-Sans.ttf"), goregular.TTF, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	renderAddr := freeAddr(t)
-	killRender := startRender(t, renderAddr, "--font-dir", fontDir)
+	renderAddr, killRender := startRenderOnFreePort(t, "--font-dir", fontDir)
 
 	dataDir := t.TempDir()
 	boot := bootstrap(t, nil, "--data-dir", dataDir, "--team", "acme", "--store", "acme-shop")

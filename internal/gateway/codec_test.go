@@ -154,9 +154,21 @@ func TestCheckTypesIsDeterministic(t *testing.T) {
 	// Several misfits: the same one must be reported every time.
 	body := []byte(`{"store_id":1,"total_price":"1","note":2,"items":[{"quantity":"x"}],"customer":{"email":1,"name":2,"phone":3}}`)
 	md := createOrderDescriptor()
-	first, _ := checkTypes(body, md)
+	first, bad := checkTypes(body, md)
+	if !bad {
+		t.Fatalf("checkTypes(%s) found nothing, want a misfit", body)
+	}
+	// The first misfit in key order, as TestCheckTypesReportsMisfits
+	// expects too.
+	if want := "customer.email: must be a string"; first.String() != want {
+		t.Errorf("checkTypes reported %q, want %q", first.String(), want)
+	}
 	for range 50 {
-		if v, _ := checkTypes(body, md); v != first {
+		v, bad := checkTypes(body, md)
+		if !bad {
+			t.Fatalf("checkTypes(%s) found nothing, then %q", body, first.String())
+		}
+		if v != first {
 			t.Fatalf("checkTypes reported %q, then %q", first.String(), v.String())
 		}
 	}

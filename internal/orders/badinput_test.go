@@ -812,7 +812,7 @@ func biNoPartialOrder(t *testing.T, h *biHarness) {
 		t.Errorf("order %s (%s) exists but no successful request of the test created it (partial order)", uid, eid)
 	}
 	if len(listed) != len(h.led.created)+len(h.led.unexpected) {
-		t.Logf("listed %d orders; created %d, unexpectedly created %d", len(listed), len(h.led.created), len(h.led.unexpected))
+		t.Errorf("listed %d orders; created %d, unexpectedly created %d", len(listed), len(h.led.created), len(h.led.unexpected))
 	}
 
 	var failedOnly []string

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"testing"
@@ -33,9 +34,21 @@ func (r *Response) Object(t *testing.T) map[string]any {
 }
 
 // Do sends method path with an optional JSON body (a string is sent as is,
-// anything else is encoded) and the token, and parses the answer.
+// anything else is encoded) and the token, and parses the answer; it fails
+// the test when the request cannot be sent. From a goroutine other than the
+// test's own, use Try.
 func (s *Server) Do(t *testing.T, method, path, token string, body any, headers ...string) *Response {
 	t.Helper()
+	r, err := s.Try(method, path, token, body, headers...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// Try is Do that returns its error instead of failing the test, for
+// goroutines that must not call t.Fatal.
+func (s *Server) Try(method, path, token string, body any, headers ...string) (*Response, error) {
 	var reader io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -46,13 +59,13 @@ func (s *Server) Do(t *testing.T, method, path, token string, body any, headers 
 	default:
 		raw, err := json.Marshal(b)
 		if err != nil {
-			t.Fatalf("encode body: %v", err)
+			return nil, fmt.Errorf("encode body: %w", err)
 		}
 		reader = bytes.NewReader(raw)
 	}
 	req, err := http.NewRequest(method, s.BaseURL+path, reader)
 	if err != nil {
-		t.Fatalf("new request: %v", err)
+		return nil, fmt.Errorf("new request: %w", err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
@@ -64,18 +77,18 @@ func (s *Server) Do(t *testing.T, method, path, token string, body any, headers 
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
+		return nil, fmt.Errorf("%s %s: %w", method, path, err)
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)
 	if err != nil {
-		t.Fatalf("read body: %v", err)
+		return nil, fmt.Errorf("%s %s: read body: %w", method, path, err)
 	}
 	out := &Response{Status: resp.StatusCode, Header: resp.Header, Raw: raw}
 	if len(raw) > 0 {
 		_ = json.Unmarshal(raw, &out.JSON)
 	}
-	return out
+	return out, nil
 }
 
 // ErrorBody checks that r is a contract error: the status, a JSON body with

@@ -3,6 +3,7 @@ package rendersvc
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -712,12 +714,13 @@ func TestPermanentAndReason(t *testing.T) {
 	}
 }
 
-// The server is safe for concurrent use: calls at once, under -race.
-// Text is left out: render.Fonts gives every render the same parsed font,
-// whose go-text glyph caches are written without a lock, which -race
-// reports (a bug of internal/render, reported; put text back once fixed).
 // TestConcurrent renders text and images on many goroutines at once: under
-// -race it shows that renders share no parsed font or image state.
+// -race it shows that renders share no parsed font or image state (each
+// render borrows its own font copies, see render.Fonts), and every
+// concurrent answer draws what a render alone draws: the same files, the
+// PNGs byte for byte and the PDF's pages pixel for pixel (a PDF's bytes
+// differ between two renders even alone: its creation time, and the order
+// in which its font subset is written).
 func TestConcurrent(t *testing.T) {
 	c := client(t, Options{})
 	doc := `{"width": 105, "height": 148, "bleed": 3, "surfaces": [
@@ -730,18 +733,81 @@ func TestConcurrent(t *testing.T) {
 	]}`
 	req := &renderv1.RenderRequest{Document: []byte(doc), Settings: &renderv1.PrintSettings{Dpi: 50},
 		Formats: []renderv1.Format{renderv1.Format_FORMAT_PDF, renderv1.Format_FORMAT_PNG}}
+	// The answer of a render alone: one PDF of both surfaces, a PNG each.
+	alone := call(t, c, req)
+	if len(alone.Files) != 3 {
+		t.Fatalf("alone: %d files, want 3 (a PDF, two PNGs)", len(alone.Files))
+	}
+	want := drawn(t, alone)
+	const renders = 8
+	got := make([]*renderv1.RenderResponse, renders)
 	var wg sync.WaitGroup
-	for range 8 {
+	for i := range renders {
 		wg.Go(func() {
 			resp, err := c.Render(context.Background(), req)
 			if err != nil {
-				t.Error(err)
-			} else if len(resp.Files) != 3 {
-				t.Errorf("%d files, want 3", len(resp.Files))
+				t.Errorf("render %d: %v", i, err)
+				return
 			}
+			got[i] = resp
 		})
 	}
 	wg.Wait()
+	for i, resp := range got {
+		if resp == nil {
+			continue // reported above
+		}
+		if d := drawn(t, resp); !slices.Equal(d, want) {
+			t.Errorf("render %d drew otherwise than a render alone:\n got %q\nwant %q", i, d, want)
+		}
+	}
+}
+
+// drawn describes each file of r by what it draws: its surface, format and
+// size, and a digest of its pixels (a PNG's bytes; a PDF's pages as
+// pdftoppm rasterizes them).
+func drawn(t *testing.T, r *renderv1.RenderResponse) []string {
+	t.Helper()
+	var out []string
+	for _, f := range r.Files {
+		pixels := f.Data
+		if f.Format == renderv1.Format_FORMAT_PDF {
+			pixels = pdfPixels(t, f.Data)
+		}
+		out = append(out, fmt.Sprintf("%d %q %v %s %dx%d sha256 %x", f.SurfaceIndex, f.SurfaceName, f.Format, f.ContentType, f.WidthPx, f.HeightPx, sha256.Sum256(pixels)))
+	}
+	return out
+}
+
+// pdfPixels rasterizes every page of a PDF with pdftoppm (PPM, 50 DPI) and
+// returns the pages' bytes one after the other.
+func pdfPixels(t *testing.T, data []byte) []byte {
+	t.Helper()
+	if _, err := exec.LookPath("pdftoppm"); err != nil {
+		t.Fatal("pdftoppm is not installed (Debian: poppler-utils)")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "in.pdf")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("pdftoppm", "-r", "50", path, filepath.Join(dir, "page")).CombinedOutput(); err != nil {
+		t.Fatalf("pdftoppm: %v\n%s", err, out)
+	}
+	pages, err := filepath.Glob(filepath.Join(dir, "page-*.ppm"))
+	if err != nil || len(pages) == 0 {
+		t.Fatalf("pdftoppm wrote no pages (%v)", err)
+	}
+	slices.Sort(pages)
+	var all []byte
+	for _, p := range pages {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, b...)
+	}
+	return all
 }
 
 // TestMaxConcurrent: with one slot, a second call waits while the first

@@ -38,9 +38,16 @@ func TestIdempotentCreate(t *testing.T) {
 		var wg sync.WaitGroup
 		for i := range racers {
 			wg.Go(func() {
-				r := srv.Do(t, "POST", "/v1/shop/orders", shopA.Token, orderBody("SO-race", line("sticker-v1", 1, "")))
+				// Not srv.Do nor r.Object: t.Fatal must not be called off the
+				// test's goroutine; a failure shows as status 0 or no reference.
+				r, err := srv.Try("POST", "/v1/shop/orders", shopA.Token, orderBody("SO-race", line("sticker-v1", 1, "")))
+				if err != nil {
+					t.Errorf("racer %d: %v", i, err)
+					return
+				}
 				statuses[i] = r.Status
-				if d, ok := r.Object(t)["data"].(map[string]any); ok {
+				body, _ := r.JSON.(map[string]any)
+				if d, ok := body["data"].(map[string]any); ok {
 					refs[i], _ = d["reference_number"].(string)
 				}
 			})

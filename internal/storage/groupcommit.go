@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"entgo.io/ent/dialect"
 )
@@ -30,6 +31,10 @@ type groupCommitter struct {
 	closed bool
 	queued sync.WaitGroup
 	done   chan struct{}
+
+	// sharedCommits counts the commits that carried more than one
+	// transaction; tests read it to see that group commit happens.
+	sharedCommits atomic.Int64
 }
 
 // errClosed answers writes that arrive after shutdown began.
@@ -137,6 +142,9 @@ func (g *groupCommitter) runGroup(group []*writeOp, results []error) error {
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
+	}
+	if len(group) > 1 {
+		g.sharedCommits.Add(1)
 	}
 	return nil
 }

@@ -66,6 +66,9 @@ func TestGroupCommitIsolatesFailures(t *testing.T) {
 		}(i)
 	}
 	wg.Wait()
+	if shared := storage.SharedCommits(db); shared == 0 {
+		t.Errorf("%d concurrent creates, none shared a commit", n)
+	}
 	created := 0
 	for i, err := range errs {
 		switch {

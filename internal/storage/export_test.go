@@ -1,0 +1,10 @@
+package storage
+
+// SharedCommits reports how many SQLite commits carried more than one write
+// transaction (group commit); 0 on PostgreSQL, which has no group commit.
+func SharedCommits(db *DB) int64 {
+	if db.group == nil {
+		return 0
+	}
+	return db.group.sharedCommits.Load()
+}
