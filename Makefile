@@ -5,7 +5,7 @@ GOTOOL := $(GO) tool -modfile=tools/go.mod
 GATEWAY_V1 := github.com/grpc-ecosystem/grpc-gateway@v1.16.0
 TEST_FLAGS ?= -race -count=1 -timeout 20m
 
-.PHONY: help run build test test-tools bench bench-render bench-webhooks bench-hostile generate generate-proto generate-ent googleapis lint verify
+.PHONY: help run build test fuzz test-tools bench bench-render bench-webhooks bench-hostile generate generate-proto generate-ent googleapis lint verify
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -19,6 +19,13 @@ build: ## build bin/platen
 test: test-tools ## run every test (PostgreSQL too when PLATEN_TEST_POSTGRES_URL is set)
 	$(GO) vet ./...
 	$(GO) test $(TEST_FLAGS) ./...
+
+FUZZTIME ?= 30s
+
+fuzz: test-tools ## run each fuzz target for FUZZTIME (30s): the design parser, the renderer, link tokens
+	$(GO) test -run XXX -fuzz=FuzzParse -fuzztime=$(FUZZTIME) ./internal/design/
+	$(GO) test -run XXX -fuzz=FuzzRender -fuzztime=$(FUZZTIME) -parallel 1 ./internal/rendersup/
+	$(GO) test -run XXX -fuzz=FuzzVerify -fuzztime=$(FUZZTIME) ./internal/links/
 
 bench: build ## run the benchmarks of BENCHMARKS.md: HTTP, rendering, webhooks, then hostile input
 	$(GO) run ./cmd/platen-bench -platen bin/platen $(BENCH_FLAGS)

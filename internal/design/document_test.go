@@ -123,6 +123,11 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"width": 1, "height": 1, "layers": [{"type": "text", "text": "a", "size": 3}]}`))
 	f.Add([]byte(`{"unit": "px", "dpi": 300, "width": 100, "height": 100, "surfaces": [{"layers": []}]}`))
 	f.Add([]byte(`{"width": 1e308, "height": -0, "surfaces": [null]}`))
+	// Valid documents of every layer type, unit and shape, for the fuzzer
+	// to change a little rather than find from nothing.
+	f.Add([]byte(`{"unit": "in", "width": 4, "height": 6, "bleed": 0.125, "background": "#fff", "layers": [{"type": "image", "src": "data:image/png;base64,iVBORw0KGgo=", "x": -0.1, "y": 0, "width": 4.2, "height": 3, "fit": "contain", "rotation": 90, "opacity": 0.5}]}`))
+	f.Add([]byte(`{"width": 100, "height": 50, "surfaces": [{"name": "front", "layers": [{"type": "rect", "x": 5, "y": 5, "width": 90, "height": 40, "fill": "#f2e8d5", "stroke": "#000", "stroke_width": 0.3, "radius": 2}]}, {"name": "back", "layers": [{"type": "text", "text": "Back", "font": "Go-Bold", "size": 12, "color": "#1a1a1a80", "x": 10, "y": 10, "width": 80, "align": "right", "rotation": -30}]}]}`))
+	f.Add([]byte(`{"unit": "px", "dpi": 150, "width": 1200, "height": 800, "layers": [{"type": "rect", "width": 1200, "height": 800, "fill": "#000"}, {"type": "image", "src": "https://example.com/a.jpg", "x": 100, "y": 100, "width": 400, "height": 300, "fit": "fill"}]}`))
 	f.Fuzz(func(t *testing.T, doc []byte) {
 		d, err := Parse(doc)
 		if err != nil {
@@ -134,12 +139,17 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		if d.Width <= 0 || d.Height <= 0 || d.Bleed < 0 || len(d.Surfaces) == 0 || d.ToMM(d.Width) > maxPageMM {
+		if d.Width <= 0 || d.Height <= 0 || d.Bleed < 0 || len(d.Surfaces) == 0 ||
+			d.ToMM(d.Width) > maxPageMM || d.ToMM(d.Height) > maxPageMM || d.ToMM(d.Bleed) > maxPageMM {
 			t.Fatalf("accepted an undrawable page: %+v", d)
+		}
+		if err := CheckBounds(doc); err != nil {
+			t.Fatalf("Parse accepted what CheckBounds refuses: %v", err)
 		}
 		for _, s := range d.Surfaces {
 			for _, l := range s.Layers {
-				if l.Opacity < 0 || l.Opacity > 1 || (l.Type != TextLayer && (l.Width <= 0 || l.Height <= 0)) {
+				if l.Opacity < 0 || l.Opacity > 1 || (l.Type != TextLayer && (l.Width <= 0 || l.Height <= 0)) ||
+					d.checkRanges(&l) != nil || l.Rotation <= -360 || l.Rotation >= 360 {
 					t.Fatalf("accepted an undrawable layer: %+v", l)
 				}
 			}
