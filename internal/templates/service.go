@@ -97,10 +97,14 @@ func (s *Service) visible(ctx context.Context, uid string) (*Template, error) {
 		return nil, err
 	}
 	if !p.SeesTeam(t.TeamID) {
-		return nil, apierr.NotFound("print template %q not found", uid)
+		return nil, notFound(uid)
 	}
 	return t, nil
 }
+
+// notFound is the answer for a template the caller may not see, the same
+// as for one that does not exist.
+func notFound(uid string) error { return apierr.NotFound("print template %q not found", uid) }
 
 // ListPrintTemplates pages through the templates the caller may see.
 func (s *Service) ListPrintTemplates(ctx context.Context, req *platenv1.ListPrintTemplatesRequest) (*platenv1.ListPrintTemplatesResponse, error) {
@@ -155,10 +159,14 @@ func (s *Service) UpdatePrintTemplate(ctx context.Context, req *platenv1.UpdateP
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.visible(ctx, req.TemplateUid); err != nil {
+	p, err := operator(ctx)
+	if err != nil {
 		return nil, err
 	}
 	t, err := s.store.UpdateTemplate(ctx, req.TemplateUid, func(t *Template) error {
+		if !p.SeesTeam(t.TeamID) {
+			return notFound(req.TemplateUid)
+		}
 		for _, f := range fields {
 			applyField(t, f, req)
 		}
@@ -228,14 +236,17 @@ func (s *Service) AssignPrintTemplate(ctx context.Context, req *platenv1.AssignP
 	if len(req.AddVariantIds) == 0 && len(req.RemoveVariantIds) == 0 {
 		return nil, apierr.Invalid("add_variant_ids", "give add_variant_ids, remove_variant_ids or both")
 	}
-	current, err := s.visible(ctx, req.TemplateUid)
+	p, err := operator(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.store.CheckVariants(ctx, current.TeamID, ints(req.AddVariantIds), "add_variant_ids"); err != nil {
-		return nil, err
-	}
 	t, err := s.store.UpdateTemplate(ctx, req.TemplateUid, func(t *Template) error {
+		if !p.SeesTeam(t.TeamID) {
+			return notFound(req.TemplateUid)
+		}
+		if err := s.store.CheckVariants(ctx, t.TeamID, ints(req.AddVariantIds), "add_variant_ids"); err != nil {
+			return err
+		}
 		remove := ints(req.RemoveVariantIds)
 		kept := slices.DeleteFunc(t.VariantIDs, func(id int) bool { return slices.Contains(remove, id) })
 		for _, id := range ints(req.AddVariantIds) {
