@@ -16,6 +16,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/platen-print/platen/ent/apitoken"
+	"github.com/platen-print/platen/ent/batchorder"
 	"github.com/platen-print/platen/ent/designversion"
 	"github.com/platen-print/platen/ent/idempotencykey"
 	"github.com/platen-print/platen/ent/operator"
@@ -45,6 +46,8 @@ type Client struct {
 	Schema *migrate.Schema
 	// APIToken is the client for interacting with the APIToken builders.
 	APIToken *APITokenClient
+	// BatchOrder is the client for interacting with the BatchOrder builders.
+	BatchOrder *BatchOrderClient
 	// DesignVersion is the client for interacting with the DesignVersion builders.
 	DesignVersion *DesignVersionClient
 	// IdempotencyKey is the client for interacting with the IdempotencyKey builders.
@@ -93,6 +96,7 @@ func NewClient(opts ...Option) *Client {
 func (c *Client) init() {
 	c.Schema = migrate.NewSchema(c.driver)
 	c.APIToken = NewAPITokenClient(c.config)
+	c.BatchOrder = NewBatchOrderClient(c.config)
 	c.DesignVersion = NewDesignVersionClient(c.config)
 	c.IdempotencyKey = NewIdempotencyKeyClient(c.config)
 	c.Operator = NewOperatorClient(c.config)
@@ -204,6 +208,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		ctx:             ctx,
 		config:          cfg,
 		APIToken:        NewAPITokenClient(cfg),
+		BatchOrder:      NewBatchOrderClient(cfg),
 		DesignVersion:   NewDesignVersionClient(cfg),
 		IdempotencyKey:  NewIdempotencyKeyClient(cfg),
 		Operator:        NewOperatorClient(cfg),
@@ -242,6 +247,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		ctx:             ctx,
 		config:          cfg,
 		APIToken:        NewAPITokenClient(cfg),
+		BatchOrder:      NewBatchOrderClient(cfg),
 		DesignVersion:   NewDesignVersionClient(cfg),
 		IdempotencyKey:  NewIdempotencyKeyClient(cfg),
 		Operator:        NewOperatorClient(cfg),
@@ -289,10 +295,10 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.APIToken, c.DesignVersion, c.IdempotencyKey, c.Operator, c.OperatorToken,
-		c.Order, c.OrderItem, c.PrintTemplate, c.Product, c.ProductCategory,
-		c.ProductVariant, c.ServiceKey, c.ShopOrder, c.ShopPrint, c.Store, c.Team,
-		c.VariantLink, c.WebhookCircuit, c.WebhookDelivery,
+		c.APIToken, c.BatchOrder, c.DesignVersion, c.IdempotencyKey, c.Operator,
+		c.OperatorToken, c.Order, c.OrderItem, c.PrintTemplate, c.Product,
+		c.ProductCategory, c.ProductVariant, c.ServiceKey, c.ShopOrder, c.ShopPrint,
+		c.Store, c.Team, c.VariantLink, c.WebhookCircuit, c.WebhookDelivery,
 	} {
 		n.Use(hooks...)
 	}
@@ -302,10 +308,10 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.APIToken, c.DesignVersion, c.IdempotencyKey, c.Operator, c.OperatorToken,
-		c.Order, c.OrderItem, c.PrintTemplate, c.Product, c.ProductCategory,
-		c.ProductVariant, c.ServiceKey, c.ShopOrder, c.ShopPrint, c.Store, c.Team,
-		c.VariantLink, c.WebhookCircuit, c.WebhookDelivery,
+		c.APIToken, c.BatchOrder, c.DesignVersion, c.IdempotencyKey, c.Operator,
+		c.OperatorToken, c.Order, c.OrderItem, c.PrintTemplate, c.Product,
+		c.ProductCategory, c.ProductVariant, c.ServiceKey, c.ShopOrder, c.ShopPrint,
+		c.Store, c.Team, c.VariantLink, c.WebhookCircuit, c.WebhookDelivery,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -316,6 +322,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 	switch m := m.(type) {
 	case *APITokenMutation:
 		return c.APIToken.mutate(ctx, m)
+	case *BatchOrderMutation:
+		return c.BatchOrder.mutate(ctx, m)
 	case *DesignVersionMutation:
 		return c.DesignVersion.mutate(ctx, m)
 	case *IdempotencyKeyMutation:
@@ -503,6 +511,139 @@ func (c *APITokenClient) mutate(ctx context.Context, m *APITokenMutation) (Value
 		return (&APITokenDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown APIToken mutation op: %q", m.Op())
+	}
+}
+
+// BatchOrderClient is a client for the BatchOrder schema.
+type BatchOrderClient struct {
+	config
+}
+
+// NewBatchOrderClient returns a client for the BatchOrder from the given config.
+func NewBatchOrderClient(c config) *BatchOrderClient {
+	return &BatchOrderClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `batchorder.Hooks(f(g(h())))`.
+func (c *BatchOrderClient) Use(hooks ...Hook) {
+	c.hooks.BatchOrder = append(c.hooks.BatchOrder, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `batchorder.Intercept(f(g(h())))`.
+func (c *BatchOrderClient) Intercept(interceptors ...Interceptor) {
+	c.inters.BatchOrder = append(c.inters.BatchOrder, interceptors...)
+}
+
+// Create returns a builder for creating a BatchOrder entity.
+func (c *BatchOrderClient) Create() *BatchOrderCreate {
+	mutation := newBatchOrderMutation(c.config, OpCreate)
+	return &BatchOrderCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of BatchOrder entities.
+func (c *BatchOrderClient) CreateBulk(builders ...*BatchOrderCreate) *BatchOrderCreateBulk {
+	return &BatchOrderCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *BatchOrderClient) MapCreateBulk(slice any, setFunc func(*BatchOrderCreate, int)) *BatchOrderCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &BatchOrderCreateBulk{err: fmt.Errorf("calling to BatchOrderClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*BatchOrderCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &BatchOrderCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for BatchOrder.
+func (c *BatchOrderClient) Update() *BatchOrderUpdate {
+	mutation := newBatchOrderMutation(c.config, OpUpdate)
+	return &BatchOrderUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *BatchOrderClient) UpdateOne(_m *BatchOrder) *BatchOrderUpdateOne {
+	mutation := newBatchOrderMutation(c.config, OpUpdateOne, withBatchOrder(_m))
+	return &BatchOrderUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *BatchOrderClient) UpdateOneID(id int) *BatchOrderUpdateOne {
+	mutation := newBatchOrderMutation(c.config, OpUpdateOne, withBatchOrderID(id))
+	return &BatchOrderUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for BatchOrder.
+func (c *BatchOrderClient) Delete() *BatchOrderDelete {
+	mutation := newBatchOrderMutation(c.config, OpDelete)
+	return &BatchOrderDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *BatchOrderClient) DeleteOne(_m *BatchOrder) *BatchOrderDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *BatchOrderClient) DeleteOneID(id int) *BatchOrderDeleteOne {
+	builder := c.Delete().Where(batchorder.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &BatchOrderDeleteOne{builder}
+}
+
+// Query returns a query builder for BatchOrder.
+func (c *BatchOrderClient) Query() *BatchOrderQuery {
+	return &BatchOrderQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeBatchOrder},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a BatchOrder entity by its id.
+func (c *BatchOrderClient) Get(ctx context.Context, id int) (*BatchOrder, error) {
+	return c.Query().Where(batchorder.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *BatchOrderClient) GetX(ctx context.Context, id int) *BatchOrder {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *BatchOrderClient) Hooks() []Hook {
+	return c.hooks.BatchOrder
+}
+
+// Interceptors returns the client interceptors.
+func (c *BatchOrderClient) Interceptors() []Interceptor {
+	return c.inters.BatchOrder
+}
+
+func (c *BatchOrderClient) mutate(ctx context.Context, m *BatchOrderMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&BatchOrderCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&BatchOrderUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&BatchOrderUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&BatchOrderDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown BatchOrder mutation op: %q", m.Op())
 	}
 }
 
@@ -3239,15 +3380,15 @@ func (c *WebhookDeliveryClient) mutate(ctx context.Context, m *WebhookDeliveryMu
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		APIToken, DesignVersion, IdempotencyKey, Operator, OperatorToken, Order,
-		OrderItem, PrintTemplate, Product, ProductCategory, ProductVariant, ServiceKey,
-		ShopOrder, ShopPrint, Store, Team, VariantLink, WebhookCircuit,
+		APIToken, BatchOrder, DesignVersion, IdempotencyKey, Operator, OperatorToken,
+		Order, OrderItem, PrintTemplate, Product, ProductCategory, ProductVariant,
+		ServiceKey, ShopOrder, ShopPrint, Store, Team, VariantLink, WebhookCircuit,
 		WebhookDelivery []ent.Hook
 	}
 	inters struct {
-		APIToken, DesignVersion, IdempotencyKey, Operator, OperatorToken, Order,
-		OrderItem, PrintTemplate, Product, ProductCategory, ProductVariant, ServiceKey,
-		ShopOrder, ShopPrint, Store, Team, VariantLink, WebhookCircuit,
+		APIToken, BatchOrder, DesignVersion, IdempotencyKey, Operator, OperatorToken,
+		Order, OrderItem, PrintTemplate, Product, ProductCategory, ProductVariant,
+		ServiceKey, ShopOrder, ShopPrint, Store, Team, VariantLink, WebhookCircuit,
 		WebhookDelivery []ent.Interceptor
 	}
 )

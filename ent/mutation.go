@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"github.com/platen-print/platen/ent/apitoken"
+	"github.com/platen-print/platen/ent/batchorder"
 	"github.com/platen-print/platen/ent/designversion"
 	"github.com/platen-print/platen/ent/idempotencykey"
 	"github.com/platen-print/platen/ent/operator"
@@ -45,6 +46,7 @@ const (
 
 	// Node types.
 	TypeAPIToken        = "APIToken"
+	TypeBatchOrder      = "BatchOrder"
 	TypeDesignVersion   = "DesignVersion"
 	TypeIdempotencyKey  = "IdempotencyKey"
 	TypeOperator        = "Operator"
@@ -865,6 +867,1137 @@ func (m *APITokenMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown APIToken edge %s", name)
+}
+
+// BatchOrderMutation represents an operation that mutates the BatchOrder nodes in the graph.
+type BatchOrderMutation struct {
+	config
+	op                    Op
+	typ                   string
+	id                    *int
+	created_at            *time.Time
+	updated_at            *time.Time
+	uid                   *string
+	team_id               *int
+	addteam_id            *int
+	store_ids             *[]string
+	appendstore_ids       []string
+	status                *string
+	error                 *string
+	order_items           *[]string
+	appendorder_items     []string
+	print_templates       *[]string
+	appendprint_templates []string
+	item_templates        *[]int
+	appenditem_templates  []int
+	files                 *[]schema.BatchFile
+	appendfiles           []schema.BatchFile
+	job_id                *int64
+	addjob_id             *int64
+	clearedFields         map[string]struct{}
+	done                  bool
+	oldValue              func(context.Context) (*BatchOrder, error)
+	predicates            []predicate.BatchOrder
+}
+
+var _ ent.Mutation = (*BatchOrderMutation)(nil)
+
+// batchorderOption allows management of the mutation configuration using functional options.
+type batchorderOption func(*BatchOrderMutation)
+
+// newBatchOrderMutation creates new mutation for the BatchOrder entity.
+func newBatchOrderMutation(c config, op Op, opts ...batchorderOption) *BatchOrderMutation {
+	m := &BatchOrderMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeBatchOrder,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withBatchOrderID sets the ID field of the mutation.
+func withBatchOrderID(id int) batchorderOption {
+	return func(m *BatchOrderMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *BatchOrder
+		)
+		m.oldValue = func(ctx context.Context) (*BatchOrder, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().BatchOrder.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withBatchOrder sets the old BatchOrder of the mutation.
+func withBatchOrder(node *BatchOrder) batchorderOption {
+	return func(m *BatchOrderMutation) {
+		m.oldValue = func(context.Context) (*BatchOrder, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m BatchOrderMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m BatchOrderMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *BatchOrderMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *BatchOrderMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().BatchOrder.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *BatchOrderMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *BatchOrderMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the BatchOrder entity.
+// If the BatchOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BatchOrderMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *BatchOrderMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *BatchOrderMutation) SetUpdatedAt(t time.Time) {
+	m.updated_at = &t
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *BatchOrderMutation) UpdatedAt() (r time.Time, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the BatchOrder entity.
+// If the BatchOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BatchOrderMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *BatchOrderMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+}
+
+// SetUID sets the "uid" field.
+func (m *BatchOrderMutation) SetUID(s string) {
+	m.uid = &s
+}
+
+// UID returns the value of the "uid" field in the mutation.
+func (m *BatchOrderMutation) UID() (r string, exists bool) {
+	v := m.uid
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUID returns the old "uid" field's value of the BatchOrder entity.
+// If the BatchOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BatchOrderMutation) OldUID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUID: %w", err)
+	}
+	return oldValue.UID, nil
+}
+
+// ResetUID resets all changes to the "uid" field.
+func (m *BatchOrderMutation) ResetUID() {
+	m.uid = nil
+}
+
+// SetTeamID sets the "team_id" field.
+func (m *BatchOrderMutation) SetTeamID(i int) {
+	m.team_id = &i
+	m.addteam_id = nil
+}
+
+// TeamID returns the value of the "team_id" field in the mutation.
+func (m *BatchOrderMutation) TeamID() (r int, exists bool) {
+	v := m.team_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTeamID returns the old "team_id" field's value of the BatchOrder entity.
+// If the BatchOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BatchOrderMutation) OldTeamID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTeamID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTeamID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTeamID: %w", err)
+	}
+	return oldValue.TeamID, nil
+}
+
+// AddTeamID adds i to the "team_id" field.
+func (m *BatchOrderMutation) AddTeamID(i int) {
+	if m.addteam_id != nil {
+		*m.addteam_id += i
+	} else {
+		m.addteam_id = &i
+	}
+}
+
+// AddedTeamID returns the value that was added to the "team_id" field in this mutation.
+func (m *BatchOrderMutation) AddedTeamID() (r int, exists bool) {
+	v := m.addteam_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetTeamID resets all changes to the "team_id" field.
+func (m *BatchOrderMutation) ResetTeamID() {
+	m.team_id = nil
+	m.addteam_id = nil
+}
+
+// SetStoreIds sets the "store_ids" field.
+func (m *BatchOrderMutation) SetStoreIds(s []string) {
+	m.store_ids = &s
+	m.appendstore_ids = nil
+}
+
+// StoreIds returns the value of the "store_ids" field in the mutation.
+func (m *BatchOrderMutation) StoreIds() (r []string, exists bool) {
+	v := m.store_ids
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStoreIds returns the old "store_ids" field's value of the BatchOrder entity.
+// If the BatchOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BatchOrderMutation) OldStoreIds(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStoreIds is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStoreIds requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStoreIds: %w", err)
+	}
+	return oldValue.StoreIds, nil
+}
+
+// AppendStoreIds adds s to the "store_ids" field.
+func (m *BatchOrderMutation) AppendStoreIds(s []string) {
+	m.appendstore_ids = append(m.appendstore_ids, s...)
+}
+
+// AppendedStoreIds returns the list of values that were appended to the "store_ids" field in this mutation.
+func (m *BatchOrderMutation) AppendedStoreIds() ([]string, bool) {
+	if len(m.appendstore_ids) == 0 {
+		return nil, false
+	}
+	return m.appendstore_ids, true
+}
+
+// ResetStoreIds resets all changes to the "store_ids" field.
+func (m *BatchOrderMutation) ResetStoreIds() {
+	m.store_ids = nil
+	m.appendstore_ids = nil
+}
+
+// SetStatus sets the "status" field.
+func (m *BatchOrderMutation) SetStatus(s string) {
+	m.status = &s
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *BatchOrderMutation) Status() (r string, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the BatchOrder entity.
+// If the BatchOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BatchOrderMutation) OldStatus(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *BatchOrderMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetError sets the "error" field.
+func (m *BatchOrderMutation) SetError(s string) {
+	m.error = &s
+}
+
+// Error returns the value of the "error" field in the mutation.
+func (m *BatchOrderMutation) Error() (r string, exists bool) {
+	v := m.error
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldError returns the old "error" field's value of the BatchOrder entity.
+// If the BatchOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BatchOrderMutation) OldError(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldError is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldError requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldError: %w", err)
+	}
+	return oldValue.Error, nil
+}
+
+// ClearError clears the value of the "error" field.
+func (m *BatchOrderMutation) ClearError() {
+	m.error = nil
+	m.clearedFields[batchorder.FieldError] = struct{}{}
+}
+
+// ErrorCleared returns if the "error" field was cleared in this mutation.
+func (m *BatchOrderMutation) ErrorCleared() bool {
+	_, ok := m.clearedFields[batchorder.FieldError]
+	return ok
+}
+
+// ResetError resets all changes to the "error" field.
+func (m *BatchOrderMutation) ResetError() {
+	m.error = nil
+	delete(m.clearedFields, batchorder.FieldError)
+}
+
+// SetOrderItems sets the "order_items" field.
+func (m *BatchOrderMutation) SetOrderItems(s []string) {
+	m.order_items = &s
+	m.appendorder_items = nil
+}
+
+// OrderItems returns the value of the "order_items" field in the mutation.
+func (m *BatchOrderMutation) OrderItems() (r []string, exists bool) {
+	v := m.order_items
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrderItems returns the old "order_items" field's value of the BatchOrder entity.
+// If the BatchOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BatchOrderMutation) OldOrderItems(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrderItems is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrderItems requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrderItems: %w", err)
+	}
+	return oldValue.OrderItems, nil
+}
+
+// AppendOrderItems adds s to the "order_items" field.
+func (m *BatchOrderMutation) AppendOrderItems(s []string) {
+	m.appendorder_items = append(m.appendorder_items, s...)
+}
+
+// AppendedOrderItems returns the list of values that were appended to the "order_items" field in this mutation.
+func (m *BatchOrderMutation) AppendedOrderItems() ([]string, bool) {
+	if len(m.appendorder_items) == 0 {
+		return nil, false
+	}
+	return m.appendorder_items, true
+}
+
+// ResetOrderItems resets all changes to the "order_items" field.
+func (m *BatchOrderMutation) ResetOrderItems() {
+	m.order_items = nil
+	m.appendorder_items = nil
+}
+
+// SetPrintTemplates sets the "print_templates" field.
+func (m *BatchOrderMutation) SetPrintTemplates(s []string) {
+	m.print_templates = &s
+	m.appendprint_templates = nil
+}
+
+// PrintTemplates returns the value of the "print_templates" field in the mutation.
+func (m *BatchOrderMutation) PrintTemplates() (r []string, exists bool) {
+	v := m.print_templates
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPrintTemplates returns the old "print_templates" field's value of the BatchOrder entity.
+// If the BatchOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BatchOrderMutation) OldPrintTemplates(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPrintTemplates is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPrintTemplates requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPrintTemplates: %w", err)
+	}
+	return oldValue.PrintTemplates, nil
+}
+
+// AppendPrintTemplates adds s to the "print_templates" field.
+func (m *BatchOrderMutation) AppendPrintTemplates(s []string) {
+	m.appendprint_templates = append(m.appendprint_templates, s...)
+}
+
+// AppendedPrintTemplates returns the list of values that were appended to the "print_templates" field in this mutation.
+func (m *BatchOrderMutation) AppendedPrintTemplates() ([]string, bool) {
+	if len(m.appendprint_templates) == 0 {
+		return nil, false
+	}
+	return m.appendprint_templates, true
+}
+
+// ResetPrintTemplates resets all changes to the "print_templates" field.
+func (m *BatchOrderMutation) ResetPrintTemplates() {
+	m.print_templates = nil
+	m.appendprint_templates = nil
+}
+
+// SetItemTemplates sets the "item_templates" field.
+func (m *BatchOrderMutation) SetItemTemplates(i []int) {
+	m.item_templates = &i
+	m.appenditem_templates = nil
+}
+
+// ItemTemplates returns the value of the "item_templates" field in the mutation.
+func (m *BatchOrderMutation) ItemTemplates() (r []int, exists bool) {
+	v := m.item_templates
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldItemTemplates returns the old "item_templates" field's value of the BatchOrder entity.
+// If the BatchOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BatchOrderMutation) OldItemTemplates(ctx context.Context) (v []int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldItemTemplates is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldItemTemplates requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldItemTemplates: %w", err)
+	}
+	return oldValue.ItemTemplates, nil
+}
+
+// AppendItemTemplates adds i to the "item_templates" field.
+func (m *BatchOrderMutation) AppendItemTemplates(i []int) {
+	m.appenditem_templates = append(m.appenditem_templates, i...)
+}
+
+// AppendedItemTemplates returns the list of values that were appended to the "item_templates" field in this mutation.
+func (m *BatchOrderMutation) AppendedItemTemplates() ([]int, bool) {
+	if len(m.appenditem_templates) == 0 {
+		return nil, false
+	}
+	return m.appenditem_templates, true
+}
+
+// ResetItemTemplates resets all changes to the "item_templates" field.
+func (m *BatchOrderMutation) ResetItemTemplates() {
+	m.item_templates = nil
+	m.appenditem_templates = nil
+}
+
+// SetFiles sets the "files" field.
+func (m *BatchOrderMutation) SetFiles(sf []schema.BatchFile) {
+	m.files = &sf
+	m.appendfiles = nil
+}
+
+// Files returns the value of the "files" field in the mutation.
+func (m *BatchOrderMutation) Files() (r []schema.BatchFile, exists bool) {
+	v := m.files
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFiles returns the old "files" field's value of the BatchOrder entity.
+// If the BatchOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BatchOrderMutation) OldFiles(ctx context.Context) (v []schema.BatchFile, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFiles is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFiles requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFiles: %w", err)
+	}
+	return oldValue.Files, nil
+}
+
+// AppendFiles adds sf to the "files" field.
+func (m *BatchOrderMutation) AppendFiles(sf []schema.BatchFile) {
+	m.appendfiles = append(m.appendfiles, sf...)
+}
+
+// AppendedFiles returns the list of values that were appended to the "files" field in this mutation.
+func (m *BatchOrderMutation) AppendedFiles() ([]schema.BatchFile, bool) {
+	if len(m.appendfiles) == 0 {
+		return nil, false
+	}
+	return m.appendfiles, true
+}
+
+// ClearFiles clears the value of the "files" field.
+func (m *BatchOrderMutation) ClearFiles() {
+	m.files = nil
+	m.appendfiles = nil
+	m.clearedFields[batchorder.FieldFiles] = struct{}{}
+}
+
+// FilesCleared returns if the "files" field was cleared in this mutation.
+func (m *BatchOrderMutation) FilesCleared() bool {
+	_, ok := m.clearedFields[batchorder.FieldFiles]
+	return ok
+}
+
+// ResetFiles resets all changes to the "files" field.
+func (m *BatchOrderMutation) ResetFiles() {
+	m.files = nil
+	m.appendfiles = nil
+	delete(m.clearedFields, batchorder.FieldFiles)
+}
+
+// SetJobID sets the "job_id" field.
+func (m *BatchOrderMutation) SetJobID(i int64) {
+	m.job_id = &i
+	m.addjob_id = nil
+}
+
+// JobID returns the value of the "job_id" field in the mutation.
+func (m *BatchOrderMutation) JobID() (r int64, exists bool) {
+	v := m.job_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldJobID returns the old "job_id" field's value of the BatchOrder entity.
+// If the BatchOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BatchOrderMutation) OldJobID(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldJobID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldJobID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldJobID: %w", err)
+	}
+	return oldValue.JobID, nil
+}
+
+// AddJobID adds i to the "job_id" field.
+func (m *BatchOrderMutation) AddJobID(i int64) {
+	if m.addjob_id != nil {
+		*m.addjob_id += i
+	} else {
+		m.addjob_id = &i
+	}
+}
+
+// AddedJobID returns the value that was added to the "job_id" field in this mutation.
+func (m *BatchOrderMutation) AddedJobID() (r int64, exists bool) {
+	v := m.addjob_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearJobID clears the value of the "job_id" field.
+func (m *BatchOrderMutation) ClearJobID() {
+	m.job_id = nil
+	m.addjob_id = nil
+	m.clearedFields[batchorder.FieldJobID] = struct{}{}
+}
+
+// JobIDCleared returns if the "job_id" field was cleared in this mutation.
+func (m *BatchOrderMutation) JobIDCleared() bool {
+	_, ok := m.clearedFields[batchorder.FieldJobID]
+	return ok
+}
+
+// ResetJobID resets all changes to the "job_id" field.
+func (m *BatchOrderMutation) ResetJobID() {
+	m.job_id = nil
+	m.addjob_id = nil
+	delete(m.clearedFields, batchorder.FieldJobID)
+}
+
+// Where appends a list predicates to the BatchOrderMutation builder.
+func (m *BatchOrderMutation) Where(ps ...predicate.BatchOrder) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the BatchOrderMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *BatchOrderMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.BatchOrder, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *BatchOrderMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *BatchOrderMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (BatchOrder).
+func (m *BatchOrderMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *BatchOrderMutation) Fields() []string {
+	fields := make([]string, 0, 12)
+	if m.created_at != nil {
+		fields = append(fields, batchorder.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, batchorder.FieldUpdatedAt)
+	}
+	if m.uid != nil {
+		fields = append(fields, batchorder.FieldUID)
+	}
+	if m.team_id != nil {
+		fields = append(fields, batchorder.FieldTeamID)
+	}
+	if m.store_ids != nil {
+		fields = append(fields, batchorder.FieldStoreIds)
+	}
+	if m.status != nil {
+		fields = append(fields, batchorder.FieldStatus)
+	}
+	if m.error != nil {
+		fields = append(fields, batchorder.FieldError)
+	}
+	if m.order_items != nil {
+		fields = append(fields, batchorder.FieldOrderItems)
+	}
+	if m.print_templates != nil {
+		fields = append(fields, batchorder.FieldPrintTemplates)
+	}
+	if m.item_templates != nil {
+		fields = append(fields, batchorder.FieldItemTemplates)
+	}
+	if m.files != nil {
+		fields = append(fields, batchorder.FieldFiles)
+	}
+	if m.job_id != nil {
+		fields = append(fields, batchorder.FieldJobID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *BatchOrderMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case batchorder.FieldCreatedAt:
+		return m.CreatedAt()
+	case batchorder.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case batchorder.FieldUID:
+		return m.UID()
+	case batchorder.FieldTeamID:
+		return m.TeamID()
+	case batchorder.FieldStoreIds:
+		return m.StoreIds()
+	case batchorder.FieldStatus:
+		return m.Status()
+	case batchorder.FieldError:
+		return m.Error()
+	case batchorder.FieldOrderItems:
+		return m.OrderItems()
+	case batchorder.FieldPrintTemplates:
+		return m.PrintTemplates()
+	case batchorder.FieldItemTemplates:
+		return m.ItemTemplates()
+	case batchorder.FieldFiles:
+		return m.Files()
+	case batchorder.FieldJobID:
+		return m.JobID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *BatchOrderMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case batchorder.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case batchorder.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case batchorder.FieldUID:
+		return m.OldUID(ctx)
+	case batchorder.FieldTeamID:
+		return m.OldTeamID(ctx)
+	case batchorder.FieldStoreIds:
+		return m.OldStoreIds(ctx)
+	case batchorder.FieldStatus:
+		return m.OldStatus(ctx)
+	case batchorder.FieldError:
+		return m.OldError(ctx)
+	case batchorder.FieldOrderItems:
+		return m.OldOrderItems(ctx)
+	case batchorder.FieldPrintTemplates:
+		return m.OldPrintTemplates(ctx)
+	case batchorder.FieldItemTemplates:
+		return m.OldItemTemplates(ctx)
+	case batchorder.FieldFiles:
+		return m.OldFiles(ctx)
+	case batchorder.FieldJobID:
+		return m.OldJobID(ctx)
+	}
+	return nil, fmt.Errorf("unknown BatchOrder field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *BatchOrderMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case batchorder.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case batchorder.FieldUpdatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case batchorder.FieldUID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUID(v)
+		return nil
+	case batchorder.FieldTeamID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTeamID(v)
+		return nil
+	case batchorder.FieldStoreIds:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStoreIds(v)
+		return nil
+	case batchorder.FieldStatus:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case batchorder.FieldError:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetError(v)
+		return nil
+	case batchorder.FieldOrderItems:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrderItems(v)
+		return nil
+	case batchorder.FieldPrintTemplates:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPrintTemplates(v)
+		return nil
+	case batchorder.FieldItemTemplates:
+		v, ok := value.([]int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetItemTemplates(v)
+		return nil
+	case batchorder.FieldFiles:
+		v, ok := value.([]schema.BatchFile)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFiles(v)
+		return nil
+	case batchorder.FieldJobID:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetJobID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown BatchOrder field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *BatchOrderMutation) AddedFields() []string {
+	var fields []string
+	if m.addteam_id != nil {
+		fields = append(fields, batchorder.FieldTeamID)
+	}
+	if m.addjob_id != nil {
+		fields = append(fields, batchorder.FieldJobID)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *BatchOrderMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case batchorder.FieldTeamID:
+		return m.AddedTeamID()
+	case batchorder.FieldJobID:
+		return m.AddedJobID()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *BatchOrderMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case batchorder.FieldTeamID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddTeamID(v)
+		return nil
+	case batchorder.FieldJobID:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddJobID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown BatchOrder numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *BatchOrderMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(batchorder.FieldError) {
+		fields = append(fields, batchorder.FieldError)
+	}
+	if m.FieldCleared(batchorder.FieldFiles) {
+		fields = append(fields, batchorder.FieldFiles)
+	}
+	if m.FieldCleared(batchorder.FieldJobID) {
+		fields = append(fields, batchorder.FieldJobID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *BatchOrderMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *BatchOrderMutation) ClearField(name string) error {
+	switch name {
+	case batchorder.FieldError:
+		m.ClearError()
+		return nil
+	case batchorder.FieldFiles:
+		m.ClearFiles()
+		return nil
+	case batchorder.FieldJobID:
+		m.ClearJobID()
+		return nil
+	}
+	return fmt.Errorf("unknown BatchOrder nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *BatchOrderMutation) ResetField(name string) error {
+	switch name {
+	case batchorder.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case batchorder.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case batchorder.FieldUID:
+		m.ResetUID()
+		return nil
+	case batchorder.FieldTeamID:
+		m.ResetTeamID()
+		return nil
+	case batchorder.FieldStoreIds:
+		m.ResetStoreIds()
+		return nil
+	case batchorder.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case batchorder.FieldError:
+		m.ResetError()
+		return nil
+	case batchorder.FieldOrderItems:
+		m.ResetOrderItems()
+		return nil
+	case batchorder.FieldPrintTemplates:
+		m.ResetPrintTemplates()
+		return nil
+	case batchorder.FieldItemTemplates:
+		m.ResetItemTemplates()
+		return nil
+	case batchorder.FieldFiles:
+		m.ResetFiles()
+		return nil
+	case batchorder.FieldJobID:
+		m.ResetJobID()
+		return nil
+	}
+	return fmt.Errorf("unknown BatchOrder field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *BatchOrderMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *BatchOrderMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *BatchOrderMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *BatchOrderMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *BatchOrderMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *BatchOrderMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *BatchOrderMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown BatchOrder unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *BatchOrderMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown BatchOrder edge %s", name)
 }
 
 // DesignVersionMutation represents an operation that mutates the DesignVersion nodes in the graph.
@@ -5307,6 +6440,7 @@ type OrderItemMutation struct {
 	properties              *json.RawMessage
 	appendproperties        json.RawMessage
 	template_config         *string
+	design_hash             *string
 	thumbnails              *[]string
 	appendthumbnails        []string
 	design_version_id       *string
@@ -6012,6 +7146,55 @@ func (m *OrderItemMutation) ResetTemplateConfig() {
 	m.template_config = nil
 }
 
+// SetDesignHash sets the "design_hash" field.
+func (m *OrderItemMutation) SetDesignHash(s string) {
+	m.design_hash = &s
+}
+
+// DesignHash returns the value of the "design_hash" field in the mutation.
+func (m *OrderItemMutation) DesignHash() (r string, exists bool) {
+	v := m.design_hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDesignHash returns the old "design_hash" field's value of the OrderItem entity.
+// If the OrderItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrderItemMutation) OldDesignHash(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDesignHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDesignHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDesignHash: %w", err)
+	}
+	return oldValue.DesignHash, nil
+}
+
+// ClearDesignHash clears the value of the "design_hash" field.
+func (m *OrderItemMutation) ClearDesignHash() {
+	m.design_hash = nil
+	m.clearedFields[orderitem.FieldDesignHash] = struct{}{}
+}
+
+// DesignHashCleared returns if the "design_hash" field was cleared in this mutation.
+func (m *OrderItemMutation) DesignHashCleared() bool {
+	_, ok := m.clearedFields[orderitem.FieldDesignHash]
+	return ok
+}
+
+// ResetDesignHash resets all changes to the "design_hash" field.
+func (m *OrderItemMutation) ResetDesignHash() {
+	m.design_hash = nil
+	delete(m.clearedFields, orderitem.FieldDesignHash)
+}
+
 // SetThumbnails sets the "thumbnails" field.
 func (m *OrderItemMutation) SetThumbnails(s []string) {
 	m.thumbnails = &s
@@ -6377,7 +7560,7 @@ func (m *OrderItemMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *OrderItemMutation) Fields() []string {
-	fields := make([]string, 0, 19)
+	fields := make([]string, 0, 20)
 	if m.created_at != nil {
 		fields = append(fields, orderitem.FieldCreatedAt)
 	}
@@ -6416,6 +7599,9 @@ func (m *OrderItemMutation) Fields() []string {
 	}
 	if m.template_config != nil {
 		fields = append(fields, orderitem.FieldTemplateConfig)
+	}
+	if m.design_hash != nil {
+		fields = append(fields, orderitem.FieldDesignHash)
 	}
 	if m.thumbnails != nil {
 		fields = append(fields, orderitem.FieldThumbnails)
@@ -6469,6 +7655,8 @@ func (m *OrderItemMutation) Field(name string) (ent.Value, bool) {
 		return m.Properties()
 	case orderitem.FieldTemplateConfig:
 		return m.TemplateConfig()
+	case orderitem.FieldDesignHash:
+		return m.DesignHash()
 	case orderitem.FieldThumbnails:
 		return m.Thumbnails()
 	case orderitem.FieldDesignVersionID:
@@ -6516,6 +7704,8 @@ func (m *OrderItemMutation) OldField(ctx context.Context, name string) (ent.Valu
 		return m.OldProperties(ctx)
 	case orderitem.FieldTemplateConfig:
 		return m.OldTemplateConfig(ctx)
+	case orderitem.FieldDesignHash:
+		return m.OldDesignHash(ctx)
 	case orderitem.FieldThumbnails:
 		return m.OldThumbnails(ctx)
 	case orderitem.FieldDesignVersionID:
@@ -6627,6 +7817,13 @@ func (m *OrderItemMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetTemplateConfig(v)
+		return nil
+	case orderitem.FieldDesignHash:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDesignHash(v)
 		return nil
 	case orderitem.FieldThumbnails:
 		v, ok := value.([]string)
@@ -6769,6 +7966,9 @@ func (m *OrderItemMutation) ClearedFields() []string {
 	if m.FieldCleared(orderitem.FieldProperties) {
 		fields = append(fields, orderitem.FieldProperties)
 	}
+	if m.FieldCleared(orderitem.FieldDesignHash) {
+		fields = append(fields, orderitem.FieldDesignHash)
+	}
 	if m.FieldCleared(orderitem.FieldDesignVersionID) {
 		fields = append(fields, orderitem.FieldDesignVersionID)
 	}
@@ -6800,6 +8000,9 @@ func (m *OrderItemMutation) ClearField(name string) error {
 		return nil
 	case orderitem.FieldProperties:
 		m.ClearProperties()
+		return nil
+	case orderitem.FieldDesignHash:
+		m.ClearDesignHash()
 		return nil
 	case orderitem.FieldDesignVersionID:
 		m.ClearDesignVersionID()
@@ -6859,6 +8062,9 @@ func (m *OrderItemMutation) ResetField(name string) error {
 		return nil
 	case orderitem.FieldTemplateConfig:
 		m.ResetTemplateConfig()
+		return nil
+	case orderitem.FieldDesignHash:
+		m.ResetDesignHash()
 		return nil
 	case orderitem.FieldThumbnails:
 		m.ResetThumbnails()

@@ -45,6 +45,8 @@ type OrderItem struct {
 	Properties json.RawMessage `json:"properties,omitempty"`
 	// TemplateConfig holds the value of the "template_config" field.
 	TemplateConfig string `json:"template_config,omitempty"`
+	// DesignHash holds the value of the "design_hash" field.
+	DesignHash *string `json:"design_hash,omitempty"`
 	// Thumbnails holds the value of the "thumbnails" field.
 	Thumbnails []string `json:"thumbnails,omitempty"`
 	// DesignVersionID holds the value of the "design_version_id" field.
@@ -94,7 +96,7 @@ func (*OrderItem) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullFloat64)
 		case orderitem.FieldID, orderitem.FieldOrderID, orderitem.FieldTeamID, orderitem.FieldPosition, orderitem.FieldQuantity, orderitem.FieldPrintJobID:
 			values[i] = new(sql.NullInt64)
-		case orderitem.FieldUID, orderitem.FieldStoreID, orderitem.FieldEcommerceOrderItemID, orderitem.FieldEcommerceVariantID, orderitem.FieldTemplateConfig, orderitem.FieldDesignVersionID, orderitem.FieldPrintStatus, orderitem.FieldPrintError, orderitem.FieldPrintFileKey:
+		case orderitem.FieldUID, orderitem.FieldStoreID, orderitem.FieldEcommerceOrderItemID, orderitem.FieldEcommerceVariantID, orderitem.FieldTemplateConfig, orderitem.FieldDesignHash, orderitem.FieldDesignVersionID, orderitem.FieldPrintStatus, orderitem.FieldPrintError, orderitem.FieldPrintFileKey:
 			values[i] = new(sql.NullString)
 		case orderitem.FieldCreatedAt, orderitem.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -199,6 +201,13 @@ func (_m *OrderItem) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field template_config", values[i])
 			} else if value.Valid {
 				_m.TemplateConfig = value.String
+			}
+		case orderitem.FieldDesignHash:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field design_hash", values[i])
+			} else if value.Valid {
+				_m.DesignHash = new(string)
+				*_m.DesignHash = value.String
 			}
 		case orderitem.FieldThumbnails:
 			if value, ok := values[i].(*[]byte); !ok {
@@ -323,6 +332,11 @@ func (_m *OrderItem) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("template_config=")
 	builder.WriteString(_m.TemplateConfig)
+	builder.WriteString(", ")
+	if v := _m.DesignHash; v != nil {
+		builder.WriteString("design_hash=")
+		builder.WriteString(*v)
+	}
 	builder.WriteString(", ")
 	builder.WriteString("thumbnails=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Thumbnails))

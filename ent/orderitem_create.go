@@ -126,6 +126,20 @@ func (_c *OrderItemCreate) SetTemplateConfig(v string) *OrderItemCreate {
 	return _c
 }
 
+// SetDesignHash sets the "design_hash" field.
+func (_c *OrderItemCreate) SetDesignHash(v string) *OrderItemCreate {
+	_c.mutation.SetDesignHash(v)
+	return _c
+}
+
+// SetNillableDesignHash sets the "design_hash" field if the given value is not nil.
+func (_c *OrderItemCreate) SetNillableDesignHash(v *string) *OrderItemCreate {
+	if v != nil {
+		_c.SetDesignHash(*v)
+	}
+	return _c
+}
+
 // SetThumbnails sets the "thumbnails" field.
 func (_c *OrderItemCreate) SetThumbnails(v []string) *OrderItemCreate {
 	_c.mutation.SetThumbnails(v)
@@ -375,6 +389,10 @@ func (_c *OrderItemCreate) createSpec() (*OrderItem, *sqlgraph.CreateSpec) {
 		_spec.SetField(orderitem.FieldTemplateConfig, field.TypeString, value)
 		_node.TemplateConfig = value
 	}
+	if value, ok := _c.mutation.DesignHash(); ok {
+		_spec.SetField(orderitem.FieldDesignHash, field.TypeString, value)
+		_node.DesignHash = &value
+	}
 	if value, ok := _c.mutation.Thumbnails(); ok {
 		_spec.SetField(orderitem.FieldThumbnails, field.TypeJSON, value)
 		_node.Thumbnails = value
@@ -579,6 +597,24 @@ func (u *OrderItemUpsert) SetTemplateConfig(v string) *OrderItemUpsert {
 // UpdateTemplateConfig sets the "template_config" field to the value that was provided on create.
 func (u *OrderItemUpsert) UpdateTemplateConfig() *OrderItemUpsert {
 	u.SetExcluded(orderitem.FieldTemplateConfig)
+	return u
+}
+
+// SetDesignHash sets the "design_hash" field.
+func (u *OrderItemUpsert) SetDesignHash(v string) *OrderItemUpsert {
+	u.Set(orderitem.FieldDesignHash, v)
+	return u
+}
+
+// UpdateDesignHash sets the "design_hash" field to the value that was provided on create.
+func (u *OrderItemUpsert) UpdateDesignHash() *OrderItemUpsert {
+	u.SetExcluded(orderitem.FieldDesignHash)
+	return u
+}
+
+// ClearDesignHash clears the value of the "design_hash" field.
+func (u *OrderItemUpsert) ClearDesignHash() *OrderItemUpsert {
+	u.SetNull(orderitem.FieldDesignHash)
 	return u
 }
 
@@ -874,6 +910,27 @@ func (u *OrderItemUpsertOne) SetTemplateConfig(v string) *OrderItemUpsertOne {
 func (u *OrderItemUpsertOne) UpdateTemplateConfig() *OrderItemUpsertOne {
 	return u.Update(func(s *OrderItemUpsert) {
 		s.UpdateTemplateConfig()
+	})
+}
+
+// SetDesignHash sets the "design_hash" field.
+func (u *OrderItemUpsertOne) SetDesignHash(v string) *OrderItemUpsertOne {
+	return u.Update(func(s *OrderItemUpsert) {
+		s.SetDesignHash(v)
+	})
+}
+
+// UpdateDesignHash sets the "design_hash" field to the value that was provided on create.
+func (u *OrderItemUpsertOne) UpdateDesignHash() *OrderItemUpsertOne {
+	return u.Update(func(s *OrderItemUpsert) {
+		s.UpdateDesignHash()
+	})
+}
+
+// ClearDesignHash clears the value of the "design_hash" field.
+func (u *OrderItemUpsertOne) ClearDesignHash() *OrderItemUpsertOne {
+	return u.Update(func(s *OrderItemUpsert) {
+		s.ClearDesignHash()
 	})
 }
 
@@ -1352,6 +1409,27 @@ func (u *OrderItemUpsertBulk) SetTemplateConfig(v string) *OrderItemUpsertBulk {
 func (u *OrderItemUpsertBulk) UpdateTemplateConfig() *OrderItemUpsertBulk {
 	return u.Update(func(s *OrderItemUpsert) {
 		s.UpdateTemplateConfig()
+	})
+}
+
+// SetDesignHash sets the "design_hash" field.
+func (u *OrderItemUpsertBulk) SetDesignHash(v string) *OrderItemUpsertBulk {
+	return u.Update(func(s *OrderItemUpsert) {
+		s.SetDesignHash(v)
+	})
+}
+
+// UpdateDesignHash sets the "design_hash" field to the value that was provided on create.
+func (u *OrderItemUpsertBulk) UpdateDesignHash() *OrderItemUpsertBulk {
+	return u.Update(func(s *OrderItemUpsert) {
+		s.UpdateDesignHash()
+	})
+}
+
+// ClearDesignHash clears the value of the "design_hash" field.
+func (u *OrderItemUpsertBulk) ClearDesignHash() *OrderItemUpsertBulk {
+	return u.Update(func(s *OrderItemUpsert) {
+		s.ClearDesignHash()
 	})
 }
 

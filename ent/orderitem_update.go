@@ -151,6 +151,26 @@ func (_u *OrderItemUpdate) SetNillableTemplateConfig(v *string) *OrderItemUpdate
 	return _u
 }
 
+// SetDesignHash sets the "design_hash" field.
+func (_u *OrderItemUpdate) SetDesignHash(v string) *OrderItemUpdate {
+	_u.mutation.SetDesignHash(v)
+	return _u
+}
+
+// SetNillableDesignHash sets the "design_hash" field if the given value is not nil.
+func (_u *OrderItemUpdate) SetNillableDesignHash(v *string) *OrderItemUpdate {
+	if v != nil {
+		_u.SetDesignHash(*v)
+	}
+	return _u
+}
+
+// ClearDesignHash clears the value of the "design_hash" field.
+func (_u *OrderItemUpdate) ClearDesignHash() *OrderItemUpdate {
+	_u.mutation.ClearDesignHash()
+	return _u
+}
+
 // SetThumbnails sets the "thumbnails" field.
 func (_u *OrderItemUpdate) SetThumbnails(v []string) *OrderItemUpdate {
 	_u.mutation.SetThumbnails(v)
@@ -366,6 +386,12 @@ func (_u *OrderItemUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if value, ok := _u.mutation.TemplateConfig(); ok {
 		_spec.SetField(orderitem.FieldTemplateConfig, field.TypeString, value)
 	}
+	if value, ok := _u.mutation.DesignHash(); ok {
+		_spec.SetField(orderitem.FieldDesignHash, field.TypeString, value)
+	}
+	if _u.mutation.DesignHashCleared() {
+		_spec.ClearField(orderitem.FieldDesignHash, field.TypeString)
+	}
 	if value, ok := _u.mutation.Thumbnails(); ok {
 		_spec.SetField(orderitem.FieldThumbnails, field.TypeJSON, value)
 	}
@@ -542,6 +568,26 @@ func (_u *OrderItemUpdateOne) SetNillableTemplateConfig(v *string) *OrderItemUpd
 	if v != nil {
 		_u.SetTemplateConfig(*v)
 	}
+	return _u
+}
+
+// SetDesignHash sets the "design_hash" field.
+func (_u *OrderItemUpdateOne) SetDesignHash(v string) *OrderItemUpdateOne {
+	_u.mutation.SetDesignHash(v)
+	return _u
+}
+
+// SetNillableDesignHash sets the "design_hash" field if the given value is not nil.
+func (_u *OrderItemUpdateOne) SetNillableDesignHash(v *string) *OrderItemUpdateOne {
+	if v != nil {
+		_u.SetDesignHash(*v)
+	}
+	return _u
+}
+
+// ClearDesignHash clears the value of the "design_hash" field.
+func (_u *OrderItemUpdateOne) ClearDesignHash() *OrderItemUpdateOne {
+	_u.mutation.ClearDesignHash()
 	return _u
 }
 
@@ -789,6 +835,12 @@ func (_u *OrderItemUpdateOne) sqlSave(ctx context.Context) (_node *OrderItem, er
 	}
 	if value, ok := _u.mutation.TemplateConfig(); ok {
 		_spec.SetField(orderitem.FieldTemplateConfig, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.DesignHash(); ok {
+		_spec.SetField(orderitem.FieldDesignHash, field.TypeString, value)
+	}
+	if _u.mutation.DesignHashCleared() {
+		_spec.ClearField(orderitem.FieldDesignHash, field.TypeString)
 	}
 	if value, ok := _u.mutation.Thumbnails(); ok {
 		_spec.SetField(orderitem.FieldThumbnails, field.TypeJSON, value)

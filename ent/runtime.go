@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/platen-print/platen/ent/apitoken"
+	"github.com/platen-print/platen/ent/batchorder"
 	"github.com/platen-print/platen/ent/designversion"
 	"github.com/platen-print/platen/ent/idempotencykey"
 	"github.com/platen-print/platen/ent/operator"
@@ -49,6 +50,21 @@ func init() {
 	apitokenDescName := apitokenFields[2].Descriptor()
 	// apitoken.DefaultName holds the default value on creation for the name field.
 	apitoken.DefaultName = apitokenDescName.Default.(string)
+	batchorderMixin := schema.BatchOrder{}.Mixin()
+	batchorderMixinFields0 := batchorderMixin[0].Fields()
+	_ = batchorderMixinFields0
+	batchorderFields := schema.BatchOrder{}.Fields()
+	_ = batchorderFields
+	// batchorderDescCreatedAt is the schema descriptor for created_at field.
+	batchorderDescCreatedAt := batchorderMixinFields0[0].Descriptor()
+	// batchorder.DefaultCreatedAt holds the default value on creation for the created_at field.
+	batchorder.DefaultCreatedAt = batchorderDescCreatedAt.Default.(func() time.Time)
+	// batchorderDescUpdatedAt is the schema descriptor for updated_at field.
+	batchorderDescUpdatedAt := batchorderMixinFields0[1].Descriptor()
+	// batchorder.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	batchorder.DefaultUpdatedAt = batchorderDescUpdatedAt.Default.(func() time.Time)
+	// batchorder.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
+	batchorder.UpdateDefaultUpdatedAt = batchorderDescUpdatedAt.UpdateDefault.(func() time.Time)
 	designversionFields := schema.DesignVersion{}.Fields()
 	_ = designversionFields
 	// designversionDescCreatedAt is the schema descriptor for created_at field.
@@ -146,7 +162,7 @@ func init() {
 	// orderitem.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
 	orderitem.UpdateDefaultUpdatedAt = orderitemDescUpdatedAt.UpdateDefault.(func() time.Time)
 	// orderitemDescPrintStatus is the schema descriptor for print_status field.
-	orderitemDescPrintStatus := orderitemFields[13].Descriptor()
+	orderitemDescPrintStatus := orderitemFields[14].Descriptor()
 	// orderitem.DefaultPrintStatus holds the default value on creation for the print_status field.
 	orderitem.DefaultPrintStatus = orderitemDescPrintStatus.Default.(string)
 	printtemplateMixin := schema.PrintTemplate{}.Mixin()

@@ -16,6 +16,8 @@ type Tx struct {
 	config
 	// APIToken is the client for interacting with the APIToken builders.
 	APIToken *APITokenClient
+	// BatchOrder is the client for interacting with the BatchOrder builders.
+	BatchOrder *BatchOrderClient
 	// DesignVersion is the client for interacting with the DesignVersion builders.
 	DesignVersion *DesignVersionClient
 	// IdempotencyKey is the client for interacting with the IdempotencyKey builders.
@@ -184,6 +186,7 @@ func (tx *Tx) Client() *Client {
 
 func (tx *Tx) init() {
 	tx.APIToken = NewAPITokenClient(tx.config)
+	tx.BatchOrder = NewBatchOrderClient(tx.config)
 	tx.DesignVersion = NewDesignVersionClient(tx.config)
 	tx.IdempotencyKey = NewIdempotencyKeyClient(tx.config)
 	tx.Operator = NewOperatorClient(tx.config)

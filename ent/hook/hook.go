@@ -21,6 +21,18 @@ func (f APITokenFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, er
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.APITokenMutation", m)
 }
 
+// The BatchOrderFunc type is an adapter to allow the use of ordinary
+// function as BatchOrder mutator.
+type BatchOrderFunc func(context.Context, *ent.BatchOrderMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f BatchOrderFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.BatchOrderMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.BatchOrderMutation", m)
+}
+
 // The DesignVersionFunc type is an adapter to allow the use of ordinary
 // function as DesignVersion mutator.
 type DesignVersionFunc func(context.Context, *ent.DesignVersionMutation) (ent.Value, error)

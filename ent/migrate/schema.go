@@ -41,6 +41,35 @@ var (
 			},
 		},
 	}
+	// BatchOrdersColumns holds the columns for the "batch_orders" table.
+	BatchOrdersColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "uid", Type: field.TypeString, Unique: true},
+		{Name: "team_id", Type: field.TypeInt},
+		{Name: "store_ids", Type: field.TypeJSON},
+		{Name: "status", Type: field.TypeString},
+		{Name: "error", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "order_items", Type: field.TypeJSON},
+		{Name: "print_templates", Type: field.TypeJSON},
+		{Name: "item_templates", Type: field.TypeJSON},
+		{Name: "files", Type: field.TypeJSON, Nullable: true},
+		{Name: "job_id", Type: field.TypeInt64, Nullable: true},
+	}
+	// BatchOrdersTable holds the schema information for the "batch_orders" table.
+	BatchOrdersTable = &schema.Table{
+		Name:       "batch_orders",
+		Columns:    BatchOrdersColumns,
+		PrimaryKey: []*schema.Column{BatchOrdersColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "batchorder_team_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{BatchOrdersColumns[4], BatchOrdersColumns[1]},
+			},
+		},
+	}
 	// DesignVersionsColumns holds the columns for the "design_versions" table.
 	DesignVersionsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -207,6 +236,7 @@ var (
 		{Name: "price", Type: field.TypeFloat64, Nullable: true},
 		{Name: "properties", Type: field.TypeJSON, Nullable: true},
 		{Name: "template_config", Type: field.TypeString, Size: 2147483647},
+		{Name: "design_hash", Type: field.TypeString, Nullable: true},
 		{Name: "thumbnails", Type: field.TypeJSON},
 		{Name: "design_version_id", Type: field.TypeString, Nullable: true},
 		{Name: "print_status", Type: field.TypeString, Default: "received"},
@@ -223,7 +253,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "order_items_orders_items",
-				Columns:    []*schema.Column{OrderItemsColumns[19]},
+				Columns:    []*schema.Column{OrderItemsColumns[20]},
 				RefColumns: []*schema.Column{OrdersColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -632,6 +662,7 @@ var (
 	// Tables holds all the tables in the schema.
 	Tables = []*schema.Table{
 		APITokensTable,
+		BatchOrdersTable,
 		DesignVersionsTable,
 		IdempotencyKeysTable,
 		OperatorsTable,

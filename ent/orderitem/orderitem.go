@@ -40,6 +40,8 @@ const (
 	FieldProperties = "properties"
 	// FieldTemplateConfig holds the string denoting the template_config field in the database.
 	FieldTemplateConfig = "template_config"
+	// FieldDesignHash holds the string denoting the design_hash field in the database.
+	FieldDesignHash = "design_hash"
 	// FieldThumbnails holds the string denoting the thumbnails field in the database.
 	FieldThumbnails = "thumbnails"
 	// FieldDesignVersionID holds the string denoting the design_version_id field in the database.
@@ -81,6 +83,7 @@ var Columns = []string{
 	FieldPrice,
 	FieldProperties,
 	FieldTemplateConfig,
+	FieldDesignHash,
 	FieldThumbnails,
 	FieldDesignVersionID,
 	FieldPrintStatus,
@@ -176,6 +179,11 @@ func ByPrice(opts ...sql.OrderTermOption) OrderOption {
 // ByTemplateConfig orders the results by the template_config field.
 func ByTemplateConfig(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldTemplateConfig, opts...).ToFunc()
+}
+
+// ByDesignHash orders the results by the design_hash field.
+func ByDesignHash(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldDesignHash, opts...).ToFunc()
 }
 
 // ByDesignVersionID orders the results by the design_version_id field.

@@ -115,6 +115,11 @@ func TemplateConfig(v string) predicate.OrderItem {
 	return predicate.OrderItem(sql.FieldEQ(FieldTemplateConfig, v))
 }
 
+// DesignHash applies equality check predicate on the "design_hash" field. It's identical to DesignHashEQ.
+func DesignHash(v string) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldEQ(FieldDesignHash, v))
+}
+
 // DesignVersionID applies equality check predicate on the "design_version_id" field. It's identical to DesignVersionIDEQ.
 func DesignVersionID(v string) predicate.OrderItem {
 	return predicate.OrderItem(sql.FieldEQ(FieldDesignVersionID, v))
@@ -743,6 +748,81 @@ func TemplateConfigEqualFold(v string) predicate.OrderItem {
 // TemplateConfigContainsFold applies the ContainsFold predicate on the "template_config" field.
 func TemplateConfigContainsFold(v string) predicate.OrderItem {
 	return predicate.OrderItem(sql.FieldContainsFold(FieldTemplateConfig, v))
+}
+
+// DesignHashEQ applies the EQ predicate on the "design_hash" field.
+func DesignHashEQ(v string) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldEQ(FieldDesignHash, v))
+}
+
+// DesignHashNEQ applies the NEQ predicate on the "design_hash" field.
+func DesignHashNEQ(v string) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldNEQ(FieldDesignHash, v))
+}
+
+// DesignHashIn applies the In predicate on the "design_hash" field.
+func DesignHashIn(vs ...string) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldIn(FieldDesignHash, vs...))
+}
+
+// DesignHashNotIn applies the NotIn predicate on the "design_hash" field.
+func DesignHashNotIn(vs ...string) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldNotIn(FieldDesignHash, vs...))
+}
+
+// DesignHashGT applies the GT predicate on the "design_hash" field.
+func DesignHashGT(v string) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldGT(FieldDesignHash, v))
+}
+
+// DesignHashGTE applies the GTE predicate on the "design_hash" field.
+func DesignHashGTE(v string) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldGTE(FieldDesignHash, v))
+}
+
+// DesignHashLT applies the LT predicate on the "design_hash" field.
+func DesignHashLT(v string) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldLT(FieldDesignHash, v))
+}
+
+// DesignHashLTE applies the LTE predicate on the "design_hash" field.
+func DesignHashLTE(v string) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldLTE(FieldDesignHash, v))
+}
+
+// DesignHashContains applies the Contains predicate on the "design_hash" field.
+func DesignHashContains(v string) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldContains(FieldDesignHash, v))
+}
+
+// DesignHashHasPrefix applies the HasPrefix predicate on the "design_hash" field.
+func DesignHashHasPrefix(v string) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldHasPrefix(FieldDesignHash, v))
+}
+
+// DesignHashHasSuffix applies the HasSuffix predicate on the "design_hash" field.
+func DesignHashHasSuffix(v string) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldHasSuffix(FieldDesignHash, v))
+}
+
+// DesignHashIsNil applies the IsNil predicate on the "design_hash" field.
+func DesignHashIsNil() predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldIsNull(FieldDesignHash))
+}
+
+// DesignHashNotNil applies the NotNil predicate on the "design_hash" field.
+func DesignHashNotNil() predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldNotNull(FieldDesignHash))
+}
+
+// DesignHashEqualFold applies the EqualFold predicate on the "design_hash" field.
+func DesignHashEqualFold(v string) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldEqualFold(FieldDesignHash, v))
+}
+
+// DesignHashContainsFold applies the ContainsFold predicate on the "design_hash" field.
+func DesignHashContainsFold(v string) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldContainsFold(FieldDesignHash, v))
 }
 
 // DesignVersionIDEQ applies the EQ predicate on the "design_version_id" field.

@@ -9,6 +9,9 @@ import (
 // APIToken is the predicate function for apitoken builders.
 type APIToken func(*sql.Selector)
 
+// BatchOrder is the predicate function for batchorder builders.
+type BatchOrder func(*sql.Selector)
+
 // DesignVersion is the predicate function for designversion builders.
 type DesignVersion func(*sql.Selector)
 

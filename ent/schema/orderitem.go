@@ -31,6 +31,10 @@ func (OrderItem) Fields() []ent.Field {
 		field.Float("price").Optional().Nillable(),
 		field.JSON("properties", json.RawMessage{}).Optional(),
 		field.Text("template_config"),
+		// design_hash is the SHA-256 of template_config (hex), so that a
+		// batch reads each distinct design once; absent on rows written
+		// before it existed.
+		field.String("design_hash").Optional().Nillable(),
 		field.JSON("thumbnails", []string{}),
 		field.String("design_version_id").Optional().Nillable(),
 		field.String("print_status").Default("received"),

@@ -22,6 +22,10 @@ type Item struct {
 	Surface int
 	Copies  int
 	Label   string
+	// DPI is the print's resolution (render.Placement.DPI).
+	DPI int
+	// Ref is what the caller knows the item by; render errors name it.
+	Ref int
 }
 
 // Batch is what is laid out: its uid (for the slug line), the template and
@@ -58,7 +62,7 @@ func Plan(b Batch) ([]render.Sheet, error) {
 	var sheets []render.Sheet
 	next := len(slots) // the next slot to fill; past the last, a new sheet
 	for i, it := range b.Items {
-		w, h := trim(it.Doc)
+		w, h := Trim(it.Doc)
 		if !fitsAny(slots, w, h) {
 			return nil, &NoFitError{Item: i, Width: w, Height: h}
 		}
@@ -73,7 +77,7 @@ func Plan(b Batch) ([]render.Sheet, error) {
 					sheet := &sheets[len(sheets)-1]
 					sheet.Placements = append(sheet.Placements, render.Placement{
 						Doc: it.Doc, Surface: it.Surface, X: s.X, Y: s.Y, Width: s.Width, Height: s.Height,
-						Bleed: b.Template.SlotBleed, Rotate: rotate,
+						Bleed: b.Template.SlotBleed, Rotate: rotate, DPI: it.DPI, Ref: it.Ref,
 					})
 					sheet.Texts = append(sheet.Texts, label(b.Template, s, it.Label)...)
 					break
@@ -87,8 +91,14 @@ func Plan(b Batch) ([]render.Sheet, error) {
 	return sheets, nil
 }
 
-// trim is a design's trim size in millimetres.
-func trim(d *design.Document) (float64, float64) { return d.ToMM(d.Width), d.ToMM(d.Height) }
+// Trim is a design's trim size in millimetres.
+func Trim(d *design.Document) (w, h float64) { return d.ToMM(d.Width), d.ToMM(d.Height) }
+
+// Fits reports whether d's trim fits some slot of t, turned or not.
+func Fits(t *templates.Template, d *design.Document) bool {
+	w, h := Trim(d)
+	return fitsAny(t.Layout(), w, h)
+}
 
 const eps = 1e-6
 
@@ -183,7 +193,7 @@ func cropMarks(t *templates.Template, placements []render.Placement) [][4]float6
 
 // trimArea is where a placement's trim lies on the sheet.
 func trimArea(p render.Placement) templates.Slot {
-	w, h := trim(p.Doc)
+	w, h := Trim(p.Doc)
 	if p.Rotate {
 		w, h = h, w
 	}

@@ -22,7 +22,7 @@ func TestInterruptionsCountRunsThatEndedWithoutAnAnswer(t *testing.T) {
 		{"after a restart and the rescuer", 4, []rivertype.AttemptError{failed, rescued}, 2},
 	} {
 		job := &rivertype.JobRow{Attempt: tc.attempt, Errors: tc.errors}
-		if got := interruptions(job); got != tc.want {
+		if got := Interruptions(job); got != tc.want {
 			t.Errorf("%s: %d interruptions; want %d", tc.name, got, tc.want)
 		}
 	}

@@ -46,14 +46,14 @@ func (RenderArgs) Kind() string { return RenderKind }
 func (a RenderArgs) uid() string { return a.ItemUID }
 
 // InsertOpts puts renders on their own queue. River's attempt limit leaves
-// room above the worker's own (renderAttempts) for rescues of jobs a crash
+// room above the worker's own (RenderAttempts) for rescues of jobs a crash
 // interrupted, which the worker then ends as failed instead of River
 // discarding them with the item left in processing.
 func (RenderArgs) InsertOpts() river.InsertOpts {
 	return renderInsertOpts
 }
 
-var renderInsertOpts = river.InsertOpts{Queue: RenderQueue, MaxAttempts: renderAttempts + 5}
+var renderInsertOpts = river.InsertOpts{Queue: RenderQueue, MaxAttempts: RenderAttempts + 5}
 
 // ShopRenderArgs is the render job of a Family B print, by uid.
 type ShopRenderArgs struct {

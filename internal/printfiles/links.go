@@ -23,6 +23,8 @@ import (
 const (
 	ItemScope = "order_item"
 	ShopScope = "shop_order"
+	// BatchScope opens every file of one batch order.
+	BatchScope = "batch_order"
 )
 
 // Route prefixes of download links: ItemRoutePrefix + the item's uid, and
@@ -31,6 +33,9 @@ const (
 const (
 	ItemRoutePrefix = "/api/v1/print-files/"
 	ShopRoutePrefix = "/v1/shop/files/"
+	// BatchRoutePrefix + the batch's uid + "/" + the file's index (from 1,
+	// in the order of the batch's print_templates).
+	BatchRoutePrefix = "/api/v1/batch-files/"
 )
 
 // redirectTTL is how long the file URL a download link redirects to lives:
@@ -55,6 +60,7 @@ type Download struct {
 type Downloads interface {
 	ItemDownload(ctx context.Context, itemUID string) (*Download, error)
 	PrintDownload(ctx context.Context, printUID string, index int) (*Download, error)
+	BatchDownload(ctx context.Context, batchUID string, index int) (*Download, error)
 }
 
 // Links signs download links and answers them.
@@ -90,6 +96,13 @@ func (l *Links) ShopFileURLs(reference string) func(printUID string, index int) 
 	}
 }
 
+// BatchFileURL is a fresh download link for file index (from 1) of a
+// batch, valid for links.DefaultTTL and only for that batch's files.
+func (l *Links) BatchFileURL(batchUID string, index int) string {
+	token := l.signer.Sign(links.Claims{Scope: BatchScope, Order: batchUID, Expires: l.now().Add(links.DefaultTTL)})
+	return l.base + BatchRoutePrefix + url.PathEscape(batchUID) + "/" + strconv.Itoa(index) + "?token=" + token
+}
+
 // ServeItem answers GET ItemRoutePrefix{item_uid}?token=…: 302 to the file,
 // 403 for a missing, altered, expired or other item's token, 404 for an
 // item that is gone or has no file (yet).
@@ -110,6 +123,19 @@ func (l *Links) ServeShopFile(w http.ResponseWriter, r *http.Request) {
 	}
 	l.serve(w, r, func(c links.Claims) bool { return c.Scope == ShopScope },
 		func(ctx context.Context) (*Download, error) { return l.store.PrintDownload(ctx, printUID, index) })
+}
+
+// ServeBatchFile answers GET BatchRoutePrefix{batch_uid}/{index}?token=…
+// the same way, for a token of that batch.
+func (l *Links) ServeBatchFile(w http.ResponseWriter, r *http.Request) {
+	batchUID := r.PathValue("batch_uid")
+	index, err := strconv.Atoi(r.PathValue("index"))
+	if err != nil || index < 1 {
+		files.WriteError(w, http.StatusNotFound, codes.NotFound, fmt.Sprintf("batch %q has no file %q", batchUID, r.PathValue("index")))
+		return
+	}
+	l.serve(w, r, func(c links.Claims) bool { return c.Scope == BatchScope },
+		func(ctx context.Context) (*Download, error) { return l.store.BatchDownload(ctx, batchUID, index) })
 }
 
 // serve checks the token (and that it is for this kind of file), finds the

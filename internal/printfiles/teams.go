@@ -22,8 +22,8 @@ func NewTeamLimit(n int) *TeamLimit {
 	return &TeamLimit{cap: max(n, 1), running: map[int]int{}}
 }
 
-// acquire takes one of team's places, when it has one free.
-func (l *TeamLimit) acquire(team int) bool {
+// Acquire takes one of team's places, when it has one free.
+func (l *TeamLimit) Acquire(team int) bool {
 	if l == nil {
 		return true
 	}
@@ -36,8 +36,8 @@ func (l *TeamLimit) acquire(team int) bool {
 	return true
 }
 
-// release gives back a place acquire took.
-func (l *TeamLimit) release(team int) {
+// Release gives back a place Acquire took.
+func (l *TeamLimit) Release(team int) {
 	if l == nil {
 		return
 	}
@@ -48,9 +48,9 @@ func (l *TeamLimit) release(team int) {
 	}
 }
 
-// postponeFor is how long a render over its team's cap waits before its
+// PostponeFor is how long a render over its team's cap waits before its
 // job is tried again: about a cheap render's time, jittered so that a
 // team's postponed jobs do not all come back at once.
-func postponeFor() time.Duration {
+func PostponeFor() time.Duration {
 	return 500*time.Millisecond + rand.N(500*time.Millisecond) //nolint:gosec // jitter, not a secret
 }

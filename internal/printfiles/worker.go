@@ -20,10 +20,10 @@ import (
 	"github.com/platen-print/platen/internal/rendersvc"
 )
 
-// renderAttempts is how often a render that fails for a reason a retry can
+// RenderAttempts is how often a render that fails for a reason a retry can
 // get past (an image server timing out) is tried before the print fails;
 // retryDelays space them.
-const renderAttempts = 5
+const RenderAttempts = 5
 
 var retryDelays = []time.Duration{2 * time.Second, 10 * time.Second, 30 * time.Second, 2 * time.Minute}
 
@@ -94,13 +94,16 @@ type RenderWorker[A renderTarget] struct {
 func (w *RenderWorker[A]) Timeout(*river.Job[A]) time.Duration { return JobTimeout(w.RenderLimit) }
 
 // NextRetry spaces the attempts of a render that may succeed later.
-func (w *RenderWorker[A]) NextRetry(job *river.Job[A]) time.Time {
-	return time.Now().Add(retryDelays[min(job.Attempt, len(retryDelays))-1])
+func (w *RenderWorker[A]) NextRetry(job *river.Job[A]) time.Time { return NextRetry(job.Attempt) }
+
+// NextRetry is when a render job that failed on attempt may try again.
+func NextRetry(attempt int) time.Time {
+	return time.Now().Add(retryDelays[min(attempt, len(retryDelays))-1])
 }
 
 // Work renders the print's design, stores the files and moves the status.
 // A document the renderer cannot honour fails at once; other failures are
-// retried renderAttempts times, then fail. Either way the reason is kept.
+// retried RenderAttempts times, then fail. Either way the reason is kept.
 func (w *RenderWorker[A]) Work(ctx context.Context, job *river.Job[A]) error {
 	task, err := w.Store.Task(ctx, job.Args.uid())
 	if errors.Is(err, apierr.ErrNotFound) {
@@ -112,17 +115,17 @@ func (w *RenderWorker[A]) Work(ctx context.Context, job *river.Job[A]) error {
 	if task.JobID == nil || *task.JobID != job.ID {
 		return nil // superseded by a newer render
 	}
-	if n := interruptions(job.JobRow); n >= maxInterruptions {
+	if n := Interruptions(job.JobRow); n >= MaxInterruptions {
 		// Renders run in processes of their own, so a design cannot bring
 		// this one down; if the process working it died twice anyway (a
 		// kill, the machine's memory), the third run must not be tried.
 		return w.fail(ctx, task, job.ID, fmt.Sprintf("rendering was interrupted %d times (the process working it stopped); giving up", n))
 	}
-	if !w.Teams.acquire(task.TeamID) {
+	if !w.Teams.Acquire(task.TeamID) {
 		// A snooze counts no attempt: the render has not been tried.
-		return river.JobSnooze(postponeFor())
+		return river.JobSnooze(PostponeFor())
 	}
-	defer w.Teams.release(task.TeamID)
+	defer w.Teams.Release(task.TeamID)
 	if owned, err := w.Store.Start(ctx, task.UID, job.ID); err != nil || !owned {
 		return err
 	}
@@ -134,21 +137,21 @@ func (w *RenderWorker[A]) Work(ctx context.Context, job *river.Job[A]) error {
 	switch {
 	case errors.As(err, &permanent), rendersvc.Permanent(err):
 		return w.fail(ctx, task, job.ID, reason(err))
-	case job.Attempt >= renderAttempts:
+	case job.Attempt >= RenderAttempts:
 		return w.fail(ctx, task, job.ID, fmt.Sprintf("%s (after %d attempts)", reason(err), job.Attempt))
 	}
 	w.Logger.Warn("render failed; retrying", "uid", task.UID, "job_id", job.ID, "attempt", job.Attempt, "error", err)
 	return err
 }
 
-// maxInterruptions is how many runs of a render may end with the process
+// MaxInterruptions is how many runs of a render may end with the process
 // working it, before the render fails.
-const maxInterruptions = 2
+const MaxInterruptions = 2
 
-// interruptions counts the earlier runs of job that ended without an
+// Interruptions counts the earlier runs of job that ended without an
 // answer: those River's rescuer recorded, and those a restart made
 // available again (queue.Rescue), which left no error at all.
-func interruptions(job *rivertype.JobRow) int {
+func Interruptions(job *rivertype.JobRow) int {
 	rescued := 0
 	for _, e := range job.Errors {
 		if strings.HasPrefix(e.Error, "Stuck job rescued") {

@@ -23,7 +23,25 @@ type Placement struct {
 	Bleed float64
 	// Rotate turns the design a quarter turn (anticlockwise on the sheet).
 	Rotate bool
+	// DPI is the print's resolution: images far above it are scaled down.
+	// 0 keeps them as they are.
+	DPI int
+	// Ref is what the caller knows the placement by; errors name it.
+	Ref int
 }
+
+// PlacementError is a placement that could not be drawn.
+type PlacementError struct {
+	Sheet, Index int // from 0
+	Ref          int // the placement's Ref
+	Err          error
+}
+
+func (e *PlacementError) Error() string {
+	return fmt.Sprintf("placement %d of sheet %d: %v", e.Index+1, e.Sheet+1, e.Err)
+}
+
+func (e *PlacementError) Unwrap() error { return e.Err }
 
 // SheetText is a line of small print on a sheet (a slug line, a label),
 // its baseline's left end at X, Y.
@@ -62,8 +80,9 @@ func (r *Renderer) Sheets(ctx context.Context, width, height float64, sheets []S
 		c := canvas.NewContext(t)
 		c.SetCoordSystem(canvas.CartesianIV)
 		for i, pl := range sheet.Placements {
+			t.dpmm = float64(pl.DPI) / 25.4
 			if err := r.place(ctx, c, t, newPage(pl.Doc, fonts, images), pl); err != nil {
-				return nil, fmt.Errorf("placement %d of sheet %d: %w", i+1, n+1, err)
+				return nil, &PlacementError{Sheet: n, Index: i, Ref: pl.Ref, Err: err}
 			}
 		}
 		if err := drawSmallPrint(c, fonts, sheet); err != nil {

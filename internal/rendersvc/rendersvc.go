@@ -126,6 +126,9 @@ func (s *Server) renderRequest(ctx context.Context, req *renderv1.RenderRequest)
 			files, err = nil, CrashedError(fmt.Sprintf("render crashed: %v", r))
 		}
 	}()
+	if req.GetSheets() != nil {
+		return s.sheets(ctx, req)
+	}
 	j, err := newJob(req)
 	if err != nil {
 		return nil, err

@@ -13,6 +13,7 @@ import (
 	"github.com/riverqueue/river"
 
 	renderv1 "github.com/platen-print/platen/gen/platen/render/v1"
+	"github.com/platen-print/platen/internal/batches"
 	"github.com/platen-print/platen/internal/catalog"
 	"github.com/platen-print/platen/internal/config"
 	"github.com/platen-print/platen/internal/fetch"
@@ -78,15 +79,20 @@ func (s *Server) startPrinting(ctx context.Context) error {
 		return err
 	}
 	workers := river.NewWorkers()
+	settings, teams := catalog.NewResolver(s.db.Catalog()), printfiles.NewTeamLimit(renderWorkers)
 	printfiles.Register(workers, printfiles.Renderer{
 		Store:       store,
-		Settings:    catalog.NewResolver(s.db.Catalog()),
+		Settings:    settings,
 		Render:      renderer,
 		Files:       s.files,
 		Logger:      slog.Default(),
 		RenderLimit: s.cfg.Render.Timeout,
-		Teams:       printfiles.NewTeamLimit(renderWorkers),
+		Teams:       teams,
 	}, s.db.ShopPrints())
+	river.AddWorker(workers, &batches.Worker{
+		Store: s.db.Batches(), Settings: settings, Render: renderer, Files: s.files,
+		Logger: slog.Default(), RenderLimit: s.cfg.Render.Timeout, Teams: teams,
+	})
 	river.AddWorker(workers, &webhooks.Deliverer{
 		Store:       s.db.Deliveries(),
 		Client:      webhooks.NewClient(s.fetcher.DialContext),
@@ -127,12 +133,13 @@ func (s *Server) webhookLimits() *webhooks.Limits {
 // JobQueue is the stores' queue on q: renders, file deletes and webhook
 // deliveries. Admin commands use it with an insert-only q.
 func JobQueue(q *queue.Queue) storage.JobQueue {
-	return jobQueue{printfiles.NewJobs(q), webhooks.NewDeliveryJobs(q)}
+	return jobQueue{printfiles.NewJobs(q), webhooks.NewDeliveryJobs(q), batches.NewQueue(q)}
 }
 
 type jobQueue struct {
 	*printfiles.Jobs
 	*webhooks.DeliveryJobs
+	*batches.Queue
 }
 
 // renderJobsPerSlot is how many render jobs run per render at once. A job

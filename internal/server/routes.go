@@ -29,6 +29,7 @@ func (s *Server) routes(gw *gateway.Gateway) http.Handler {
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{}))
 	mux.HandleFunc("GET "+printfiles.ItemRoutePrefix+"{item_uid}", s.links.ServeItem)
 	mux.HandleFunc("GET "+printfiles.ShopRoutePrefix+"{print_id}/{index}", s.links.ServeShopFile)
+	mux.HandleFunc("GET "+printfiles.BatchRoutePrefix+"{batch_uid}/{index}", s.links.ServeBatchFile)
 	mux.Handle(files.PathPrefix, s.files.Handler())
 	// Without it the router would redirect /files to /files/ (an HTML 307);
 	// the gateway answers it as any unknown path, a JSON 404.

@@ -24,6 +24,7 @@ import (
 	platenv1 "github.com/platen-print/platen/gen/platen/v1"
 	"github.com/platen-print/platen/internal/apierr"
 	"github.com/platen-print/platen/internal/auth"
+	"github.com/platen-print/platen/internal/batches"
 	"github.com/platen-print/platen/internal/catalog"
 	"github.com/platen-print/platen/internal/config"
 	"github.com/platen-print/platen/internal/designs"
@@ -211,7 +212,7 @@ func (s *Server) registerServices(r grpc.ServiceRegistrar) {
 	platenv1.RegisterShopServiceServer(r, shop.NewService(s.db.ShopOrders(), s.links))
 	platenv1.RegisterWebhookServiceServer(r, webhooks.NewService(s.db.Deliveries(), s.fetcher.CheckURL))
 	platenv1.RegisterOperatorServiceServer(r, templates.NewService(s.db.Templates()))
-	registerPlanned(r)
+	platenv1.RegisterBatchServiceServer(r, batches.NewService(s.db.Batches(), catalog.NewResolver(s.db.Catalog()), s.links))
 }
 
 // registrars registers every service on each of its registrars: the gRPC

@@ -26,6 +26,9 @@ type JobQueue interface {
 	// EnqueueFileDeletes queues the removal of stored files no longer
 	// referenced.
 	EnqueueFileDeletes(ctx context.Context, tx *sql.Tx, keys []string) error
+	// EnqueueBatch queues the job that renders a batch of team with
+	// templates files, and returns its id.
+	EnqueueBatch(ctx context.Context, tx *sql.Tx, team int, batchUID string, templates int) (int64, error)
 }
 
 // SetQueue makes writes that need a render or a clean-up queue it; without

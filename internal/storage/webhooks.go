@@ -19,6 +19,7 @@ import (
 type EventLinks interface {
 	ItemURL(orderUID, itemUID string) string
 	ShopFileURLs(reference string) func(printUID string, index int) string
+	BatchFileURL(batchUID string, index int) string
 }
 
 // SetLinks makes status changes that notify carry fresh download links.

@@ -10,6 +10,8 @@ const (
 	EventPrintFilesReady = "print_files.ready"
 	EventItemReady       = "order_item.print_file.ready"
 	EventItemFailed      = "order_item.print_file.failed"
+	EventBatchReady      = "batch_order.ready"
+	EventBatchFailed     = "batch_order.failed"
 )
 
 // ShopFile is a file of a ready Family B print, as in the order response.
@@ -45,6 +47,25 @@ type ItemPrint struct {
 	Status               string  `json:"status"`
 	URL                  *string `json:"url"`
 	SentAt               string  `json:"sent_at"`
+}
+
+// BatchFile is one print template's file of a batch, as in the batch
+// order response: url null unless the batch is Ready.
+type BatchFile struct {
+	PrintTemplateUID string  `json:"print_template_uid"`
+	URL              *string `json:"url"`
+	Pages            int     `json:"pages"`
+}
+
+// BatchOrder is the body of batch_order.ready and .failed (contract §6),
+// with the reason of a failure (null otherwise).
+type BatchOrder struct {
+	Event    string      `json:"event"`
+	BatchUID string      `json:"batch_uid"`
+	Status   string      `json:"status"`
+	Files    []BatchFile `json:"files"`
+	Error    *string     `json:"error"`
+	SentAt   string      `json:"sent_at"`
 }
 
 // Body encodes an event body: the exact bytes every attempt sends.

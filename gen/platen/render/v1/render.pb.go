@@ -143,6 +143,10 @@ type RenderRequest struct {
 	// When true, each surface is its own one-page PDF (Family B); when false,
 	// one PDF holds every selected surface, one page each (Family A).
 	PdfPerSurface bool `protobuf:"varint,5,opt,name=pdf_per_surface,json=pdfPerSurface,proto3" json:"pdf_per_surface,omitempty"`
+	// When set, the request lays out a batch's press sheets instead: one PDF,
+	// a page per sheet; document, surface_indexes and pdf_per_surface are
+	// ignored, and formats must be FORMAT_PDF.
+	Sheets        *SheetsJob `protobuf:"bytes,6,opt,name=sheets,proto3" json:"sheets,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -212,6 +216,395 @@ func (x *RenderRequest) GetPdfPerSurface() bool {
 	return false
 }
 
+func (x *RenderRequest) GetSheets() *SheetsJob {
+	if x != nil {
+		return x.Sheets
+	}
+	return nil
+}
+
+// SheetsJob is the print file of one print template of a batch: the
+// template, the distinct design documents, and the items in batch order.
+type SheetsJob struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The batch's uid, for the slug line.
+	BatchUid string         `protobuf:"bytes,1,opt,name=batch_uid,json=batchUid,proto3" json:"batch_uid,omitempty"`
+	Template *SheetTemplate `protobuf:"bytes,2,opt,name=template,proto3" json:"template,omitempty"`
+	// The distinct design documents the items use (URL-decoded JSON).
+	Documents [][]byte `protobuf:"bytes,3,rep,name=documents,proto3" json:"documents,omitempty"`
+	// The items, in the order they fill the sheets.
+	Items         []*SheetItem `protobuf:"bytes,4,rep,name=items,proto3" json:"items,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SheetsJob) Reset() {
+	*x = SheetsJob{}
+	mi := &file_platen_render_v1_render_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SheetsJob) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SheetsJob) ProtoMessage() {}
+
+func (x *SheetsJob) ProtoReflect() protoreflect.Message {
+	mi := &file_platen_render_v1_render_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SheetsJob.ProtoReflect.Descriptor instead.
+func (*SheetsJob) Descriptor() ([]byte, []int) {
+	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *SheetsJob) GetBatchUid() string {
+	if x != nil {
+		return x.BatchUid
+	}
+	return ""
+}
+
+func (x *SheetsJob) GetTemplate() *SheetTemplate {
+	if x != nil {
+		return x.Template
+	}
+	return nil
+}
+
+func (x *SheetsJob) GetDocuments() [][]byte {
+	if x != nil {
+		return x.Documents
+	}
+	return nil
+}
+
+func (x *SheetsJob) GetItems() []*SheetItem {
+	if x != nil {
+		return x.Items
+	}
+	return nil
+}
+
+// SheetTemplate is a print template's geometry, in millimetres.
+type SheetTemplate struct {
+	state        protoimpl.MessageState `protogen:"open.v1"`
+	Name         string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	SheetWidth   float64                `protobuf:"fixed64,2,opt,name=sheet_width,json=sheetWidth,proto3" json:"sheet_width,omitempty"`
+	SheetHeight  float64                `protobuf:"fixed64,3,opt,name=sheet_height,json=sheetHeight,proto3" json:"sheet_height,omitempty"`
+	MarginTop    float64                `protobuf:"fixed64,4,opt,name=margin_top,json=marginTop,proto3" json:"margin_top,omitempty"`
+	MarginRight  float64                `protobuf:"fixed64,5,opt,name=margin_right,json=marginRight,proto3" json:"margin_right,omitempty"`
+	MarginBottom float64                `protobuf:"fixed64,6,opt,name=margin_bottom,json=marginBottom,proto3" json:"margin_bottom,omitempty"`
+	MarginLeft   float64                `protobuf:"fixed64,7,opt,name=margin_left,json=marginLeft,proto3" json:"margin_left,omitempty"`
+	Gap          float64                `protobuf:"fixed64,8,opt,name=gap,proto3" json:"gap,omitempty"`
+	SlotBleed    float64                `protobuf:"fixed64,9,opt,name=slot_bleed,json=slotBleed,proto3" json:"slot_bleed,omitempty"`
+	// A grid (columns > 0) or explicit slots.
+	GridColumns    int32        `protobuf:"varint,10,opt,name=grid_columns,json=gridColumns,proto3" json:"grid_columns,omitempty"`
+	GridRows       int32        `protobuf:"varint,11,opt,name=grid_rows,json=gridRows,proto3" json:"grid_rows,omitempty"`
+	GridSlotWidth  float64      `protobuf:"fixed64,12,opt,name=grid_slot_width,json=gridSlotWidth,proto3" json:"grid_slot_width,omitempty"`
+	GridSlotHeight float64      `protobuf:"fixed64,13,opt,name=grid_slot_height,json=gridSlotHeight,proto3" json:"grid_slot_height,omitempty"`
+	Slots          []*SheetSlot `protobuf:"bytes,14,rep,name=slots,proto3" json:"slots,omitempty"`
+	CropMarks      bool         `protobuf:"varint,15,opt,name=crop_marks,json=cropMarks,proto3" json:"crop_marks,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *SheetTemplate) Reset() {
+	*x = SheetTemplate{}
+	mi := &file_platen_render_v1_render_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SheetTemplate) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SheetTemplate) ProtoMessage() {}
+
+func (x *SheetTemplate) ProtoReflect() protoreflect.Message {
+	mi := &file_platen_render_v1_render_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SheetTemplate.ProtoReflect.Descriptor instead.
+func (*SheetTemplate) Descriptor() ([]byte, []int) {
+	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *SheetTemplate) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *SheetTemplate) GetSheetWidth() float64 {
+	if x != nil {
+		return x.SheetWidth
+	}
+	return 0
+}
+
+func (x *SheetTemplate) GetSheetHeight() float64 {
+	if x != nil {
+		return x.SheetHeight
+	}
+	return 0
+}
+
+func (x *SheetTemplate) GetMarginTop() float64 {
+	if x != nil {
+		return x.MarginTop
+	}
+	return 0
+}
+
+func (x *SheetTemplate) GetMarginRight() float64 {
+	if x != nil {
+		return x.MarginRight
+	}
+	return 0
+}
+
+func (x *SheetTemplate) GetMarginBottom() float64 {
+	if x != nil {
+		return x.MarginBottom
+	}
+	return 0
+}
+
+func (x *SheetTemplate) GetMarginLeft() float64 {
+	if x != nil {
+		return x.MarginLeft
+	}
+	return 0
+}
+
+func (x *SheetTemplate) GetGap() float64 {
+	if x != nil {
+		return x.Gap
+	}
+	return 0
+}
+
+func (x *SheetTemplate) GetSlotBleed() float64 {
+	if x != nil {
+		return x.SlotBleed
+	}
+	return 0
+}
+
+func (x *SheetTemplate) GetGridColumns() int32 {
+	if x != nil {
+		return x.GridColumns
+	}
+	return 0
+}
+
+func (x *SheetTemplate) GetGridRows() int32 {
+	if x != nil {
+		return x.GridRows
+	}
+	return 0
+}
+
+func (x *SheetTemplate) GetGridSlotWidth() float64 {
+	if x != nil {
+		return x.GridSlotWidth
+	}
+	return 0
+}
+
+func (x *SheetTemplate) GetGridSlotHeight() float64 {
+	if x != nil {
+		return x.GridSlotHeight
+	}
+	return 0
+}
+
+func (x *SheetTemplate) GetSlots() []*SheetSlot {
+	if x != nil {
+		return x.Slots
+	}
+	return nil
+}
+
+func (x *SheetTemplate) GetCropMarks() bool {
+	if x != nil {
+		return x.CropMarks
+	}
+	return false
+}
+
+// SheetSlot is an explicit slot, from the sheet's top-left corner.
+type SheetSlot struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	X             float64                `protobuf:"fixed64,1,opt,name=x,proto3" json:"x,omitempty"`
+	Y             float64                `protobuf:"fixed64,2,opt,name=y,proto3" json:"y,omitempty"`
+	Width         float64                `protobuf:"fixed64,3,opt,name=width,proto3" json:"width,omitempty"`
+	Height        float64                `protobuf:"fixed64,4,opt,name=height,proto3" json:"height,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SheetSlot) Reset() {
+	*x = SheetSlot{}
+	mi := &file_platen_render_v1_render_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SheetSlot) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SheetSlot) ProtoMessage() {}
+
+func (x *SheetSlot) ProtoReflect() protoreflect.Message {
+	mi := &file_platen_render_v1_render_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SheetSlot.ProtoReflect.Descriptor instead.
+func (*SheetSlot) Descriptor() ([]byte, []int) {
+	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *SheetSlot) GetX() float64 {
+	if x != nil {
+		return x.X
+	}
+	return 0
+}
+
+func (x *SheetSlot) GetY() float64 {
+	if x != nil {
+		return x.Y
+	}
+	return 0
+}
+
+func (x *SheetSlot) GetWidth() float64 {
+	if x != nil {
+		return x.Width
+	}
+	return 0
+}
+
+func (x *SheetSlot) GetHeight() float64 {
+	if x != nil {
+		return x.Height
+	}
+	return 0
+}
+
+// SheetItem is one order item of a batch: every surface of its design,
+// copies times, a slot each.
+type SheetItem struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Index into SheetsJob.documents.
+	Document int32 `protobuf:"varint,1,opt,name=document,proto3" json:"document,omitempty"`
+	Copies   int32 `protobuf:"varint,2,opt,name=copies,proto3" json:"copies,omitempty"`
+	// The small print beside each of its slots.
+	Label string `protobuf:"bytes,3,opt,name=label,proto3" json:"label,omitempty"`
+	// The print's DPI (images far above it are scaled down); 0 for 300.
+	Dpi uint32 `protobuf:"varint,4,opt,name=dpi,proto3" json:"dpi,omitempty"`
+	// Its index in the batch's order_items, which errors name.
+	BatchIndex    int32 `protobuf:"varint,5,opt,name=batch_index,json=batchIndex,proto3" json:"batch_index,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SheetItem) Reset() {
+	*x = SheetItem{}
+	mi := &file_platen_render_v1_render_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SheetItem) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SheetItem) ProtoMessage() {}
+
+func (x *SheetItem) ProtoReflect() protoreflect.Message {
+	mi := &file_platen_render_v1_render_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SheetItem.ProtoReflect.Descriptor instead.
+func (*SheetItem) Descriptor() ([]byte, []int) {
+	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *SheetItem) GetDocument() int32 {
+	if x != nil {
+		return x.Document
+	}
+	return 0
+}
+
+func (x *SheetItem) GetCopies() int32 {
+	if x != nil {
+		return x.Copies
+	}
+	return 0
+}
+
+func (x *SheetItem) GetLabel() string {
+	if x != nil {
+		return x.Label
+	}
+	return ""
+}
+
+func (x *SheetItem) GetDpi() uint32 {
+	if x != nil {
+		return x.Dpi
+	}
+	return 0
+}
+
+func (x *SheetItem) GetBatchIndex() int32 {
+	if x != nil {
+		return x.BatchIndex
+	}
+	return 0
+}
+
 // RenderResponse carries the rendered files: per format, in surface order.
 type RenderResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -222,7 +615,7 @@ type RenderResponse struct {
 
 func (x *RenderResponse) Reset() {
 	*x = RenderResponse{}
-	mi := &file_platen_render_v1_render_proto_msgTypes[2]
+	mi := &file_platen_render_v1_render_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -234,7 +627,7 @@ func (x *RenderResponse) String() string {
 func (*RenderResponse) ProtoMessage() {}
 
 func (x *RenderResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_render_v1_render_proto_msgTypes[2]
+	mi := &file_platen_render_v1_render_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -247,7 +640,7 @@ func (x *RenderResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RenderResponse.ProtoReflect.Descriptor instead.
 func (*RenderResponse) Descriptor() ([]byte, []int) {
-	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{2}
+	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *RenderResponse) GetFiles() []*RenderedFile {
@@ -282,7 +675,7 @@ type RenderedFile struct {
 
 func (x *RenderedFile) Reset() {
 	*x = RenderedFile{}
-	mi := &file_platen_render_v1_render_proto_msgTypes[3]
+	mi := &file_platen_render_v1_render_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -294,7 +687,7 @@ func (x *RenderedFile) String() string {
 func (*RenderedFile) ProtoMessage() {}
 
 func (x *RenderedFile) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_render_v1_render_proto_msgTypes[3]
+	mi := &file_platen_render_v1_render_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -307,7 +700,7 @@ func (x *RenderedFile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RenderedFile.ProtoReflect.Descriptor instead.
 func (*RenderedFile) Descriptor() ([]byte, []int) {
-	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{3}
+	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *RenderedFile) GetSurfaceIndex() int32 {
@@ -381,13 +774,53 @@ const file_platen_render_v1_render_proto_rawDesc = "" +
 	"\rPrintSettings\x12\x10\n" +
 	"\x03dpi\x18\x01 \x01(\rR\x03dpi\x12\x1d\n" +
 	"\n" +
-	"variant_id\x18\x02 \x01(\x05R\tvariantId\"\xed\x01\n" +
+	"variant_id\x18\x02 \x01(\x05R\tvariantId\"\xa2\x02\n" +
 	"\rRenderRequest\x12\x1a\n" +
 	"\bdocument\x18\x01 \x01(\fR\bdocument\x12;\n" +
 	"\bsettings\x18\x02 \x01(\v2\x1f.platen.render.v1.PrintSettingsR\bsettings\x122\n" +
 	"\aformats\x18\x03 \x03(\x0e2\x18.platen.render.v1.FormatR\aformats\x12'\n" +
 	"\x0fsurface_indexes\x18\x04 \x03(\x05R\x0esurfaceIndexes\x12&\n" +
-	"\x0fpdf_per_surface\x18\x05 \x01(\bR\rpdfPerSurface\"F\n" +
+	"\x0fpdf_per_surface\x18\x05 \x01(\bR\rpdfPerSurface\x123\n" +
+	"\x06sheets\x18\x06 \x01(\v2\x1b.platen.render.v1.SheetsJobR\x06sheets\"\xb6\x01\n" +
+	"\tSheetsJob\x12\x1b\n" +
+	"\tbatch_uid\x18\x01 \x01(\tR\bbatchUid\x12;\n" +
+	"\btemplate\x18\x02 \x01(\v2\x1f.platen.render.v1.SheetTemplateR\btemplate\x12\x1c\n" +
+	"\tdocuments\x18\x03 \x03(\fR\tdocuments\x121\n" +
+	"\x05items\x18\x04 \x03(\v2\x1b.platen.render.v1.SheetItemR\x05items\"\x84\x04\n" +
+	"\rSheetTemplate\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1f\n" +
+	"\vsheet_width\x18\x02 \x01(\x01R\n" +
+	"sheetWidth\x12!\n" +
+	"\fsheet_height\x18\x03 \x01(\x01R\vsheetHeight\x12\x1d\n" +
+	"\n" +
+	"margin_top\x18\x04 \x01(\x01R\tmarginTop\x12!\n" +
+	"\fmargin_right\x18\x05 \x01(\x01R\vmarginRight\x12#\n" +
+	"\rmargin_bottom\x18\x06 \x01(\x01R\fmarginBottom\x12\x1f\n" +
+	"\vmargin_left\x18\a \x01(\x01R\n" +
+	"marginLeft\x12\x10\n" +
+	"\x03gap\x18\b \x01(\x01R\x03gap\x12\x1d\n" +
+	"\n" +
+	"slot_bleed\x18\t \x01(\x01R\tslotBleed\x12!\n" +
+	"\fgrid_columns\x18\n" +
+	" \x01(\x05R\vgridColumns\x12\x1b\n" +
+	"\tgrid_rows\x18\v \x01(\x05R\bgridRows\x12&\n" +
+	"\x0fgrid_slot_width\x18\f \x01(\x01R\rgridSlotWidth\x12(\n" +
+	"\x10grid_slot_height\x18\r \x01(\x01R\x0egridSlotHeight\x121\n" +
+	"\x05slots\x18\x0e \x03(\v2\x1b.platen.render.v1.SheetSlotR\x05slots\x12\x1d\n" +
+	"\n" +
+	"crop_marks\x18\x0f \x01(\bR\tcropMarks\"U\n" +
+	"\tSheetSlot\x12\f\n" +
+	"\x01x\x18\x01 \x01(\x01R\x01x\x12\f\n" +
+	"\x01y\x18\x02 \x01(\x01R\x01y\x12\x14\n" +
+	"\x05width\x18\x03 \x01(\x01R\x05width\x12\x16\n" +
+	"\x06height\x18\x04 \x01(\x01R\x06height\"\x88\x01\n" +
+	"\tSheetItem\x12\x1a\n" +
+	"\bdocument\x18\x01 \x01(\x05R\bdocument\x12\x16\n" +
+	"\x06copies\x18\x02 \x01(\x05R\x06copies\x12\x14\n" +
+	"\x05label\x18\x03 \x01(\tR\x05label\x12\x10\n" +
+	"\x03dpi\x18\x04 \x01(\rR\x03dpi\x12\x1f\n" +
+	"\vbatch_index\x18\x05 \x01(\x05R\n" +
+	"batchIndex\"F\n" +
 	"\x0eRenderResponse\x124\n" +
 	"\x05files\x18\x01 \x03(\v2\x1e.platen.render.v1.RenderedFileR\x05files\"\xa8\x02\n" +
 	"\fRenderedFile\x12#\n" +
@@ -423,26 +856,34 @@ func file_platen_render_v1_render_proto_rawDescGZIP() []byte {
 }
 
 var file_platen_render_v1_render_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_platen_render_v1_render_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_platen_render_v1_render_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 var file_platen_render_v1_render_proto_goTypes = []any{
 	(Format)(0),            // 0: platen.render.v1.Format
 	(*PrintSettings)(nil),  // 1: platen.render.v1.PrintSettings
 	(*RenderRequest)(nil),  // 2: platen.render.v1.RenderRequest
-	(*RenderResponse)(nil), // 3: platen.render.v1.RenderResponse
-	(*RenderedFile)(nil),   // 4: platen.render.v1.RenderedFile
+	(*SheetsJob)(nil),      // 3: platen.render.v1.SheetsJob
+	(*SheetTemplate)(nil),  // 4: platen.render.v1.SheetTemplate
+	(*SheetSlot)(nil),      // 5: platen.render.v1.SheetSlot
+	(*SheetItem)(nil),      // 6: platen.render.v1.SheetItem
+	(*RenderResponse)(nil), // 7: platen.render.v1.RenderResponse
+	(*RenderedFile)(nil),   // 8: platen.render.v1.RenderedFile
 }
 var file_platen_render_v1_render_proto_depIdxs = []int32{
 	1, // 0: platen.render.v1.RenderRequest.settings:type_name -> platen.render.v1.PrintSettings
 	0, // 1: platen.render.v1.RenderRequest.formats:type_name -> platen.render.v1.Format
-	4, // 2: platen.render.v1.RenderResponse.files:type_name -> platen.render.v1.RenderedFile
-	0, // 3: platen.render.v1.RenderedFile.format:type_name -> platen.render.v1.Format
-	2, // 4: platen.render.v1.RenderService.Render:input_type -> platen.render.v1.RenderRequest
-	3, // 5: platen.render.v1.RenderService.Render:output_type -> platen.render.v1.RenderResponse
-	5, // [5:6] is the sub-list for method output_type
-	4, // [4:5] is the sub-list for method input_type
-	4, // [4:4] is the sub-list for extension type_name
-	4, // [4:4] is the sub-list for extension extendee
-	0, // [0:4] is the sub-list for field type_name
+	3, // 2: platen.render.v1.RenderRequest.sheets:type_name -> platen.render.v1.SheetsJob
+	4, // 3: platen.render.v1.SheetsJob.template:type_name -> platen.render.v1.SheetTemplate
+	6, // 4: platen.render.v1.SheetsJob.items:type_name -> platen.render.v1.SheetItem
+	5, // 5: platen.render.v1.SheetTemplate.slots:type_name -> platen.render.v1.SheetSlot
+	8, // 6: platen.render.v1.RenderResponse.files:type_name -> platen.render.v1.RenderedFile
+	0, // 7: platen.render.v1.RenderedFile.format:type_name -> platen.render.v1.Format
+	2, // 8: platen.render.v1.RenderService.Render:input_type -> platen.render.v1.RenderRequest
+	7, // 9: platen.render.v1.RenderService.Render:output_type -> platen.render.v1.RenderResponse
+	9, // [9:10] is the sub-list for method output_type
+	8, // [8:9] is the sub-list for method input_type
+	8, // [8:8] is the sub-list for extension type_name
+	8, // [8:8] is the sub-list for extension extendee
+	0, // [0:8] is the sub-list for field type_name
 }
 
 func init() { file_platen_render_v1_render_proto_init() }
@@ -456,7 +897,7 @@ func file_platen_render_v1_render_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_platen_render_v1_render_proto_rawDesc), len(file_platen_render_v1_render_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   4,
+			NumMessages:   8,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

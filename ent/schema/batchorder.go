@@ -1,0 +1,47 @@
+package schema
+
+import (
+	"entgo.io/ent"
+	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
+)
+
+// BatchOrder is a batch of a team's order items laid out on the press
+// sheets of print templates: one file per template, made by one job.
+type BatchOrder struct{ ent.Schema }
+
+// BatchFile is the file of one template of a batch: where it is stored and
+// how many sheets it has.
+type BatchFile struct {
+	TemplateUID string `json:"template_uid"`
+	Key         string `json:"key"`
+	Pages       int    `json:"pages"`
+}
+
+// Mixin of the BatchOrder.
+func (BatchOrder) Mixin() []ent.Mixin { return []ent.Mixin{TimeMixin{}} }
+
+// Fields of the BatchOrder.
+func (BatchOrder) Fields() []ent.Field {
+	return []ent.Field{
+		field.String("uid").Unique().Immutable(),
+		field.Int("team_id").Immutable(),
+		// The stores of the items, sorted: whom the batch's events go to,
+		// and which store-bound tokens may see it.
+		field.JSON("store_ids", []string{}).Immutable(),
+		field.String("status"),
+		field.Text("error").Optional().Nillable(),
+		field.JSON("order_items", []string{}).Immutable(),
+		field.JSON("print_templates", []string{}).Immutable(),
+		// For each item, the index in print_templates of the template that
+		// places it.
+		field.JSON("item_templates", []int{}).Immutable(),
+		field.JSON("files", []BatchFile{}).Optional(),
+		field.Int64("job_id").Optional().Nillable(),
+	}
+}
+
+// Indexes of the BatchOrder.
+func (BatchOrder) Indexes() []ent.Index {
+	return []ent.Index{index.Fields("team_id", "created_at")}
+}

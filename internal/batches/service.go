@@ -1,0 +1,174 @@
+package batches
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/google/uuid"
+	"google.golang.org/protobuf/types/known/timestamppb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	platenv1 "github.com/platen-print/platen/gen/platen/v1"
+	"github.com/platen-print/platen/internal/apierr"
+	"github.com/platen-print/platen/internal/auth"
+	"github.com/platen-print/platen/internal/printfiles"
+)
+
+// Service implements platenv1.BatchServiceServer for client tokens.
+type Service struct {
+	platenv1.UnimplementedBatchServiceServer
+	store    Store
+	settings printfiles.Settings
+	links    Links
+}
+
+// NewService returns the service on store, resolving variants with
+// settings and signing file links with links.
+func NewService(store Store, settings printfiles.Settings, links Links) *Service {
+	return &Service{store: store, settings: settings, links: links}
+}
+
+// CreateBatchOrder checks the batch whole, stores it with its job and
+// answers it Batching.
+func (s *Service) CreateBatchOrder(ctx context.Context, req *platenv1.CreateBatchOrderRequest) (*platenv1.BatchOrder, error) {
+	p, err := auth.FromContext(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkLists(req.OrderItems, req.PrintTemplates); err != nil {
+		return nil, err
+	}
+	b := &Batch{UID: uuid.NewString(), TeamID: p.TeamID, Status: StatusBatching, OrderItems: req.OrderItems, PrintTemplates: req.PrintTemplates}
+	items, err := s.items(ctx, p, req.OrderItems)
+	if err != nil {
+		return nil, err
+	}
+	tmpls, err := s.templates(ctx, p, req.PrintTemplates)
+	if err != nil {
+		return nil, err
+	}
+	if b.ItemTemplates, err = s.place(ctx, p.TeamID, items, tmpls); err != nil {
+		return nil, err
+	}
+	b.StoreIDs = storesOf(items)
+	if err := s.store.CreateBatch(ctx, b); err != nil {
+		return nil, err
+	}
+	return s.toProto(b), nil
+}
+
+// checkLists checks both lists' sizes and that neither repeats a uid.
+func checkLists(items, tmpls []string) error {
+	var vs apierr.Violations
+	for _, l := range []struct {
+		field string
+		uids  []string
+		limit int
+		what  string
+	}{{"order_items", items, MaxItems, "order item"}, {"print_templates", tmpls, MaxTemplates, "print template"}} {
+		switch {
+		case len(l.uids) == 0:
+			vs.Add(l.field, "is required: at least one %s uid", l.what)
+		case len(l.uids) > l.limit:
+			vs.Add(l.field, "must have at most %d uids, got %d", l.limit, len(l.uids))
+		default:
+			checkUIDs(&vs, l.field, l.uids)
+		}
+	}
+	return vs.Err()
+}
+
+func checkUIDs(vs *apierr.Violations, field string, uids []string) {
+	first := make(map[string]int, len(uids))
+	for i, uid := range uids {
+		if uid == "" {
+			vs.Add(fmt.Sprintf("%s[%d]", field, i), "must not be empty")
+		} else if j, seen := first[uid]; seen {
+			vs.Add(fmt.Sprintf("%s[%d]", field, i), "repeats %s[%d]", field, j)
+		} else {
+			first[uid] = i
+		}
+	}
+}
+
+// items reads the items, in request order; one the caller may not act on
+// is 404, as one that does not exist.
+func (s *Service) items(ctx context.Context, p auth.Principal, uids []string) ([]*Item, error) {
+	found, err := s.store.Items(ctx, p, uids)
+	if err != nil {
+		return nil, err
+	}
+	items := make([]*Item, len(uids))
+	for i, uid := range uids {
+		if items[i] = found[uid]; items[i] == nil {
+			return nil, apierr.NotFound("order_items[%d]: order item %q not found", i, uid)
+		}
+	}
+	return items, nil
+}
+
+// templates reads the templates, in request order; another team's is 404.
+func (s *Service) templates(ctx context.Context, p auth.Principal, uids []string) ([]*templateInfo, error) {
+	out := make([]*templateInfo, len(uids))
+	for i, uid := range uids {
+		t, err := s.store.Template(ctx, uid)
+		if err == nil && t.TeamID != p.TeamID {
+			err = apierr.ErrNotFound
+		}
+		if err != nil {
+			return nil, notFoundAs(err, "print_templates[%d]: print template %q not found", i, uid)
+		}
+		out[i] = newTemplateInfo(t)
+	}
+	return out, nil
+}
+
+// storesOf is the sorted stores of items.
+func storesOf(items []*Item) []string {
+	var stores []string
+	for _, it := range items {
+		if !slices.Contains(stores, it.StoreID) {
+			stores = append(stores, it.StoreID)
+		}
+	}
+	slices.Sort(stores)
+	return stores
+}
+
+// GetBatchOrder returns a batch the caller may see; another's is 404.
+func (s *Service) GetBatchOrder(ctx context.Context, req *platenv1.GetBatchOrderRequest) (*platenv1.BatchOrder, error) {
+	p, err := auth.FromContext(ctx)
+	if err != nil {
+		return nil, err
+	}
+	b, err := s.store.Batch(ctx, req.BatchUid)
+	if err != nil {
+		return nil, err
+	}
+	if !Visible(p, b) {
+		return nil, apierr.NotFound("batch order %q not found", req.BatchUid)
+	}
+	return s.toProto(b), nil
+}
+
+// toProto is b as the API shows it: one file per template, its link and
+// page count once Ready.
+func (s *Service) toProto(b *Batch) *platenv1.BatchOrder {
+	out := &platenv1.BatchOrder{
+		Uid: b.UID, Status: b.Status, OrderItems: b.OrderItems, PrintTemplates: b.PrintTemplates,
+		Files:     make([]*platenv1.BatchFile, len(b.PrintTemplates)),
+		CreatedAt: timestamppb.New(b.CreatedAt), UpdatedAt: timestamppb.New(b.UpdatedAt),
+	}
+	for i, uid := range b.PrintTemplates {
+		out.Files[i] = &platenv1.BatchFile{PrintTemplateUid: uid}
+		if b.Status == StatusReady && i < len(b.Files) {
+			out.Files[i].Url = wrapperspb.String(s.links.BatchFileURL(b.UID, i+1))
+			out.Files[i].Pages = int32(b.Files[i].Pages) //nolint:gosec // at most rendersvc.MaxSheetCopies
+		}
+	}
+	if b.Status == StatusFailed {
+		out.Error = wrapperspb.String(b.Error)
+	}
+	return out
+}

@@ -1,0 +1,224 @@
+package storage
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/platen-print/platen/ent"
+	"github.com/platen-print/platen/ent/batchorder"
+	"github.com/platen-print/platen/ent/order"
+	"github.com/platen-print/platen/ent/orderitem"
+	"github.com/platen-print/platen/ent/schema"
+	"github.com/platen-print/platen/internal/apierr"
+	"github.com/platen-print/platen/internal/auth"
+	"github.com/platen-print/platen/internal/batches"
+	"github.com/platen-print/platen/internal/printfiles"
+	"github.com/platen-print/platen/internal/templates"
+	"github.com/platen-print/platen/internal/webhooks"
+)
+
+// DesignHash is an order item's design_hash: the hex SHA-256 of its
+// template_config as stored.
+func DesignHash(templateConfig string) string {
+	sum := sha256.Sum256([]byte(templateConfig))
+	return hex.EncodeToString(sum[:])
+}
+
+// Batches keeps batch orders.
+type Batches struct{ db *DB }
+
+// Batches returns the batch orders' store.
+func (db *DB) Batches() *Batches { return &Batches{db: db} }
+
+var _ batches.Store = (*Batches)(nil)
+
+// itemChunk bounds the uids of one IN (…) query.
+const itemChunk = 1000
+
+// Items returns the items of uids that p may act on.
+func (s *Batches) Items(ctx context.Context, p auth.Principal, uids []string) (map[string]*batches.Item, error) {
+	found := make(map[string]*batches.Item, len(uids))
+	for chunk := range slices.Chunk(uids, itemChunk) {
+		query := s.db.read.OrderItem.Query().Where(orderitem.TeamID(p.TeamID), orderitem.UIDIn(chunk...))
+		if p.StoreID != "" {
+			query = query.Where(orderitem.StoreID(p.StoreID))
+		}
+		rows, err := query.Select(orderitem.FieldUID, orderitem.FieldOrderID, orderitem.FieldStoreID,
+			orderitem.FieldEcommerceOrderItemID, orderitem.FieldEcommerceVariantID, orderitem.FieldQuantity, orderitem.FieldDesignHash).
+			WithOrder(func(q *ent.OrderQuery) { q.Select(order.FieldUID, order.FieldEcommerceOrderID) }).
+			All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			key := "item:" + r.UID // written before design_hash: its own design
+			if r.DesignHash != nil {
+				key = *r.DesignHash
+			}
+			found[r.UID] = &batches.Item{
+				UID: r.UID, OrderUID: r.Edges.Order.UID, StoreID: r.StoreID,
+				EcommerceOrderID: r.Edges.Order.EcommerceOrderID, EcommerceOrderItemID: r.EcommerceOrderItemID,
+				EcommerceVariantID: r.EcommerceVariantID, Quantity: r.Quantity, DesignKey: key,
+			}
+		}
+	}
+	return found, nil
+}
+
+// Designs reads each distinct design of items once: by hash, from any of
+// the team's items that carry it, or by the item itself.
+func (s *Batches) Designs(ctx context.Context, teamID int, items []*batches.Item) (map[string]string, error) {
+	designs := map[string]string{}
+	for _, it := range items {
+		if _, ok := designs[it.DesignKey]; ok {
+			continue
+		}
+		query := s.db.read.OrderItem.Query().Where(orderitem.TeamID(teamID), orderitem.UID(it.UID))
+		if it.DesignKey != "item:"+it.UID {
+			query = s.db.read.OrderItem.Query().Where(orderitem.TeamID(teamID), orderitem.DesignHash(it.DesignKey)).Limit(1)
+		}
+		row, err := query.Select(orderitem.FieldTemplateConfig).First(ctx)
+		if err != nil {
+			return nil, notFound(err, "order item %q not found", it.UID)
+		}
+		designs[it.DesignKey] = row.TemplateConfig
+	}
+	return designs, nil
+}
+
+// Template returns a print template of any team.
+func (s *Batches) Template(ctx context.Context, uid string) (*templates.Template, error) {
+	return s.db.Templates().GetTemplate(ctx, uid)
+}
+
+// CreateBatch stores b and queues its job.
+func (s *Batches) CreateBatch(ctx context.Context, b *batches.Batch) error {
+	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
+	return s.db.inTx(ctx, func(tx *Tx) error {
+		create := tx.BatchOrder.Create().SetUID(b.UID).SetTeamID(b.TeamID).SetStoreIds(b.StoreIDs).
+			SetStatus(b.Status).SetOrderItems(b.OrderItems).SetPrintTemplates(b.PrintTemplates).
+			SetItemTemplates(b.ItemTemplates).SetFiles([]schema.BatchFile{})
+		if s.db.queue != nil {
+			id, err := s.db.queue.EnqueueBatch(ctx, tx.SQL, b.TeamID, b.UID, len(b.PrintTemplates))
+			if err != nil {
+				return err
+			}
+			b.JobID = &id
+			create.SetJobID(id)
+		}
+		row, err := create.Save(ctx)
+		if err != nil {
+			return err
+		}
+		b.CreatedAt, b.UpdatedAt = row.CreatedAt.UTC(), row.UpdatedAt.UTC()
+		return nil
+	})
+}
+
+// Batch returns a batch of any team.
+func (s *Batches) Batch(ctx context.Context, uid string) (*batches.Batch, error) {
+	row, err := s.db.read.BatchOrder.Query().Where(batchorder.UID(uid)).Only(ctx)
+	if err != nil {
+		return nil, notFound(err, "batch order %q not found", uid)
+	}
+	return batchFromRow(row), nil
+}
+
+func batchFromRow(row *ent.BatchOrder) *batches.Batch {
+	b := &batches.Batch{
+		UID: row.UID, TeamID: row.TeamID, StoreIDs: row.StoreIds, Status: row.Status,
+		OrderItems: row.OrderItems, PrintTemplates: row.PrintTemplates, ItemTemplates: row.ItemTemplates,
+		JobID: row.JobID, CreatedAt: row.CreatedAt.UTC(), UpdatedAt: row.UpdatedAt.UTC(),
+	}
+	if row.Error != nil {
+		b.Error = *row.Error
+	}
+	for _, f := range row.Files {
+		b.Files = append(b.Files, batches.File{TemplateUID: f.TemplateUID, Key: f.Key, Pages: f.Pages})
+	}
+	return b
+}
+
+// FinishBatch makes the batch Ready with files and tells its stores.
+func (s *Batches) FinishBatch(ctx context.Context, uid string, jobID int64, files []batches.File) (bool, error) {
+	rows := make([]schema.BatchFile, len(files))
+	for i, f := range files {
+		rows[i] = schema.BatchFile{TemplateUID: f.TemplateUID, Key: f.Key, Pages: f.Pages}
+	}
+	return s.settle(ctx, uid, jobID, func(u *ent.BatchOrderUpdate) *ent.BatchOrderUpdate {
+		return u.SetStatus(batches.StatusReady).SetFiles(rows).ClearError()
+	})
+}
+
+// FailBatch makes the batch Failed with the reason and tells its stores.
+func (s *Batches) FailBatch(ctx context.Context, uid string, jobID int64, reason string) (bool, error) {
+	return s.settle(ctx, uid, jobID, func(u *ent.BatchOrderUpdate) *ent.BatchOrderUpdate {
+		return u.SetStatus(batches.StatusFailed).SetError(reason).SetFiles([]schema.BatchFile{})
+	})
+}
+
+// settle ends a Batching batch that jobID owns with change, and records
+// its event for each of its stores, in one transaction.
+func (s *Batches) settle(ctx context.Context, uid string, jobID int64, change func(*ent.BatchOrderUpdate) *ent.BatchOrderUpdate) (bool, error) {
+	return s.db.update(ctx, func(tx *Tx) (int, error) {
+		n, err := change(tx.BatchOrder.Update().Where(batchorder.UID(uid), batchorder.JobID(jobID),
+			batchorder.Status(batches.StatusBatching))).Save(ctx)
+		if err != nil || n == 0 {
+			return n, err
+		}
+		row, err := tx.BatchOrder.Query().Where(batchorder.UID(uid)).Only(ctx)
+		if err != nil {
+			return 0, err
+		}
+		return n, s.db.notifyBatch(ctx, tx, batchFromRow(row))
+	})
+}
+
+// notifyBatch records batch_order.ready or .failed for every store whose
+// items b holds.
+func (db *DB) notifyBatch(ctx context.Context, tx *Tx, b *batches.Batch) error {
+	event := webhooks.EventBatchReady
+	if b.Status == batches.StatusFailed {
+		event = webhooks.EventBatchFailed
+	}
+	body := webhooks.BatchOrder{Event: event, BatchUID: b.UID, Status: b.Status, Files: []webhooks.BatchFile{}, SentAt: webhooks.SentAt(time.Now())}
+	for i, f := range b.Files {
+		file := webhooks.BatchFile{PrintTemplateUID: f.TemplateUID, Pages: f.Pages}
+		if db.links != nil {
+			u := db.links.BatchFileURL(b.UID, i+1)
+			file.URL = &u
+		}
+		body.Files = append(body.Files, file)
+	}
+	if b.Error != "" {
+		body.Error = &b.Error
+	}
+	data := webhooks.Body(body)
+	for _, store := range b.StoreIDs {
+		if err := db.notify(ctx, tx, b.TeamID, store, event, data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// BatchDownload returns file index (from 1) of a batch, saved as
+// batch-{uid}-{index}.pdf.
+func (s *PrintFiles) BatchDownload(ctx context.Context, batchUID string, index int) (*printfiles.Download, error) {
+	b, err := s.db.Batches().Batch(ctx, batchUID)
+	if err != nil {
+		return nil, err
+	}
+	dl := &printfiles.Download{Order: b.UID, Status: b.Status, Filename: fmt.Sprintf("batch-%s-%d.pdf", b.UID, index)}
+	if b.Status == batches.StatusReady {
+		if index > len(b.Files) {
+			return nil, apierr.NotFound("batch %q has %d files; there is no file %d", batchUID, len(b.Files), index)
+		}
+		dl.FileKey = &b.Files[index-1].Key
+	}
+	return dl, nil
+}
