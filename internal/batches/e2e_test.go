@@ -270,7 +270,8 @@ func rgba(img image.Image, x, y int) color.RGBA {
 	return color.RGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 255}
 }
 
-// receiver is a webhook endpoint on loopback that keeps every request.
+// receiver is a webhook endpoint on loopback that keeps every POST; a
+// GET (an image fetch) finds nothing.
 type receiver struct {
 	*httptest.Server
 	mu  sync.Mutex
@@ -286,6 +287,10 @@ type request struct {
 func newReceiver(t *testing.T) *receiver {
 	r := &receiver{}
 	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.Method == http.MethodGet {
+			http.NotFound(w, req)
+			return
+		}
 		body, _ := io.ReadAll(req.Body)
 		r.mu.Lock()
 		r.got = append(r.got, request{path: req.URL.Path, header: req.Header.Clone(), body: body})
@@ -311,4 +316,38 @@ func (r *receiver) wait(t *testing.T, n int) []request {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// TestABatchThatCannotRenderFails: an item whose photo is missing fails
+// the batch, which says which item and why, and the store gets
+// batch_order.failed with that reason.
+func TestABatchThatCannotRenderFails(t *testing.T) {
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		f := setup(t, b)
+		missing := f.hooks.URL + "/no-such-photo.jpg"
+		broken := fmt.Sprintf(`{"width":140,"height":100,"layers":[{"type":"image","src":%q,"x":0,"y":0,"width":140,"height":100}]}`, missing)
+		items := f.order(t, f.shop, "1001", item("1001-1", 1, card("#ff0000")), item("1001-2", 1, broken))
+		r := f.srv.Do(t, "POST", "/api/v1/batch-orders", f.teamToken, map[string]any{"order_items": items, "print_templates": []string{f.templateUID}})
+		if r.Status != http.StatusOK {
+			t.Fatalf("create: %d %s", r.Status, r.Raw)
+		}
+		done := f.wait(t, f.teamToken, r.Object(t)["uid"].(string))
+		reason, _ := done["error"].(string)
+		file := done["files"].([]any)[0].(map[string]any)
+		if done["status"] != "Failed" || !strings.HasPrefix(reason, "order_items[1]: ") || !strings.Contains(reason, "404") ||
+			file["url"] != nil || file["pages"] != 0.0 {
+			t.Fatalf("done %v", done)
+		}
+		var event map[string]any
+		for _, req := range f.hooks.wait(t, 1) {
+			if req.path == "/acme-shop" {
+				if err := json.Unmarshal(req.body, &event); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if event["event"] != "batch_order.failed" || event["status"] != "Failed" || event["error"] != reason || len(event["files"].([]any)) != 0 {
+			t.Errorf("event %v", event)
+		}
+	})
 }
