@@ -2,6 +2,7 @@ package batches_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -116,20 +117,24 @@ func countBatches(t *testing.T, f *fixture) int {
 }
 
 // TestBatchesOverGRPC: BatchService answers over gRPC with the same token
-// and rules: a batch made there is read there, a refused one names the
-// item, an operator token is PERMISSION_DENIED.
+// and rules: a batch made with grpcurl is read with a Go client, a refused
+// one names the item, an operator token is PERMISSION_DENIED.
 func TestBatchesOverGRPC(t *testing.T) {
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
 		f := setup(t, b)
 		items := f.order(t, f.shop, "1001", item("1001-1", 2, card("#ff0000")))
+		body, _ := json.Marshal(map[string]any{"order_items": items, "print_templates": []string{f.templateUID}})
+		out, stderr, err := platentest.Grpcurl(t, "-plaintext", "-H", "authorization: Bearer "+f.teamToken, "-d", string(body),
+			f.srv.GRPCAddr(), "platen.v1.BatchService/CreateBatchOrder")
+		var created map[string]any
+		if err != nil || json.Unmarshal([]byte(out), &created) != nil || created["status"] != "Batching" {
+			t.Fatalf("grpcurl create: %v %s %s", err, out, stderr)
+		}
+		uid := created["uid"].(string)
+		f.wait(t, f.teamToken, uid)
 		client := platenv1.NewBatchServiceClient(f.srv.GRPC(t))
 		ctx := platentest.Bearer(t.Context(), f.teamToken)
-		created, err := client.CreateBatchOrder(ctx, &platenv1.CreateBatchOrderRequest{OrderItems: items, PrintTemplates: []string{f.templateUID}})
-		if err != nil || created.Status != "Batching" {
-			t.Fatalf("create: %v %v", created, err)
-		}
-		f.wait(t, f.teamToken, created.Uid)
-		got, err := client.GetBatchOrder(ctx, &platenv1.GetBatchOrderRequest{BatchUid: created.Uid})
+		got, err := client.GetBatchOrder(ctx, &platenv1.GetBatchOrderRequest{BatchUid: uid})
 		if err != nil || got.Status != "Ready" || len(got.Files) != 1 || got.Files[0].Pages != 1 || got.Files[0].Url == nil {
 			t.Fatalf("get: %v %v", got, err)
 		}
@@ -137,7 +142,7 @@ func TestBatchesOverGRPC(t *testing.T) {
 		if status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "order_items[1]") {
 			t.Errorf("a repeated item: %v", err)
 		}
-		_, err = client.GetBatchOrder(platentest.Bearer(t.Context(), f.staffToken), &platenv1.GetBatchOrderRequest{BatchUid: created.Uid})
+		_, err = client.GetBatchOrder(platentest.Bearer(t.Context(), f.staffToken), &platenv1.GetBatchOrderRequest{BatchUid: uid})
 		if status.Code(err) != codes.PermissionDenied {
 			t.Errorf("an operator token: %v", err)
 		}
