@@ -5,7 +5,7 @@ GOTOOL := $(GO) tool -modfile=tools/go.mod
 GATEWAY_V1 := github.com/grpc-ecosystem/grpc-gateway@v1.16.0
 TEST_FLAGS ?= -race -count=1 -timeout 20m
 
-.PHONY: help run build test fuzz test-tools bench bench-render bench-webhooks bench-hostile generate generate-proto generate-ent googleapis lint verify
+.PHONY: help run build test fuzz test-tools bench bench-render bench-batch bench-webhooks bench-hostile generate generate-proto generate-ent googleapis lint verify
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -27,11 +27,14 @@ fuzz: test-tools ## run each fuzz target for FUZZTIME (30s): the design parser, 
 	$(GO) test -run XXX -fuzz=FuzzRender -fuzztime=$(FUZZTIME) -parallel 1 ./internal/rendersup/
 	$(GO) test -run XXX -fuzz=FuzzVerify -fuzztime=$(FUZZTIME) ./internal/links/
 
-bench: build ## run the benchmarks of BENCHMARKS.md: HTTP, rendering, webhooks, then hostile input
+bench: build ## run the benchmarks of BENCHMARKS.md: HTTP, rendering, batches, webhooks, then hostile input
 	$(GO) run ./cmd/platen-bench -platen bin/platen $(BENCH_FLAGS)
 
 bench-render: build ## run only the rendering benchmarks
 	$(GO) run ./cmd/platen-bench -platen bin/platen -suites render $(BENCH_FLAGS)
+
+bench-batch: build ## run only the batch benchmark: 200 items on SRA3 sheets, Platen against pdfcpu grid
+	$(GO) run ./cmd/platen-bench -platen bin/platen -suites batch $(BENCH_FLAGS)
 
 bench-webhooks: build ## run only the webhook latency benchmarks
 	$(GO) run ./cmd/platen-bench -platen bin/platen -suites webhooks $(BENCH_FLAGS)

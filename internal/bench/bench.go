@@ -1,6 +1,6 @@
 // Package bench runs Platen's end-to-end benchmarks, the ones `make bench`
-// (cmd/platen-bench) reports: the HTTP suite, the rendering suite and the
-// webhooks suite.
+// (cmd/platen-bench) reports: the HTTP suite, the rendering suite, the
+// batch suite, the webhooks suite and the hostile-input suite.
 //
 // HTTP: for each database (the embedded SQLite, and PostgreSQL when a URL is
 // given) it bootstraps a token into a fresh data directory with the platen
@@ -12,6 +12,11 @@
 // its photo served on loopback, rendered by `platen render` processes over
 // gRPC (time, peak memory, throughput) and through `platen serve` from POST
 // to ready; rsvg-convert on the same page as SVG beside it when installed.
+//
+// Batches (RunBatch): pdfcpu laying out 200 copies of the reference page,
+// rendered once by platen render, on SRA3 sheets in a 2 × 4 grid, taking
+// turns with Platen batching 200 items of the same page on a print template
+// of that grid, from POST /api/v1/batch-orders to Ready.
 //
 // Webhooks (RunWebhooks): Family B orders sent at a steady rate, and the
 // time from each print turning ready (its shop_prints.updated_at, read from
@@ -67,7 +72,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var o Options
 	var scenarios, suites string
-	fs.StringVar(&suites, "suites", "http,render,webhooks,hostile", "comma-separated suites: http (the scenarios), render (time, memory, throughput of rendering; POST to ready), "+
+	fs.StringVar(&suites, "suites", "http,render,batch,webhooks,hostile", "comma-separated suites: http (the scenarios), render (time, memory, throughput of rendering; POST to ready), "+
+		"batch (200 items on SRA3 sheets: pdfcpu grid against Platen's POST to Ready), "+
 		"webhooks (Family B orders at a steady rate: print ready to webhook arrived), hostile (each attack: what another team's order, /healthz and memory pay)")
 	fs.StringVar(&o.Platen, "platen", "bin/platen", "path of the platen binary to benchmark")
 	fs.IntVar(&o.Concurrency, "c", 32, "concurrent connections (closed loop: one request in flight each)")
@@ -82,11 +88,13 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.HTTPClient, "http-client", false, "send through net/http's client (more load-generator CPU) instead of raw connections")
 	fs.StringVar(&o.ProfileDir, "profile-dir", "", "http, webhooks: write a CPU profile of platen serve over each measured window into this directory")
 	renderOptions := renderFlags(fs)
+	batchOptions := batchFlags(fs)
 	hookOptions := hookFlags(fs)
 	hostile := hostileFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: platen-bench [flags]\n\nBenchmarks platen serve over HTTP on SQLite (and PostgreSQL with -postgres),\n"+
 			"then rendering (-suites render): the reference page through platen render and platen serve,\n"+
+			"then batches (-suites batch): 200 reference pages on SRA3 sheets, pdfcpu grid against Platen's batch orders,\n"+
 			"then webhooks (-suites webhooks): print ready to webhook arrived under a steady load of Family B orders.\n\nScenarios of the http suite:\n")
 		for _, s := range allScenarios {
 			fmt.Fprintf(stderr, "  %-8s %s\n", s.name, s.description)
@@ -116,8 +124,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	xo := hostile(o.Platen, o.PostgresURL)
 	xo.Photo = ro.Photo
+	bo := batchOptions(o.Platen, o.PostgresURL, ro.Photo)
 	if err == nil {
-		err = checkSuites(run, o, ro, ho, xo)
+		err = checkSuites(run, o, ro, bo, ho, xo)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "platen-bench: %v\n", err)
@@ -128,6 +137,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if slices.Contains(run, "render") && ctx.Err() == nil {
 		err = errors.Join(err, RunRender(ctx, ro, stdout, stderr))
+	}
+	if slices.Contains(run, "batch") && ctx.Err() == nil {
+		err = errors.Join(err, RunBatch(ctx, bo, stdout, stderr))
 	}
 	if slices.Contains(run, "webhooks") && ctx.Err() == nil {
 		err = errors.Join(err, RunWebhooks(ctx, ho, stdout, stderr))
@@ -155,7 +167,7 @@ func commaList(s string) []string {
 
 // checkSuites checks the suites asked for and their options before any
 // runs, so that a typo fails at once rather than after the first suite.
-func checkSuites(suites []string, o Options, ro RenderOptions, ho HookOptions, xo HostileOptions) error {
+func checkSuites(suites []string, o Options, ro RenderOptions, bo BatchOptions, ho HookOptions, xo HostileOptions) error {
 	if len(suites) == 0 {
 		return errors.New("no -suites")
 	}
@@ -166,12 +178,14 @@ func checkSuites(suites []string, o Options, ro RenderOptions, ho HookOptions, x
 			err = o.validate()
 		case "render":
 			err = ro.validate()
+		case "batch":
+			err = bo.validate()
 		case "webhooks":
 			err = ho.validate()
 		case "hostile":
 			err = xo.validate()
 		default:
-			err = fmt.Errorf("unknown suite %q (known: http, render, webhooks, hostile)", s)
+			err = fmt.Errorf("unknown suite %q (known: http, render, batch, webhooks, hostile)", s)
 		}
 		if err != nil {
 			return err

@@ -90,6 +90,8 @@ type env struct {
 	storeID    string
 	token      string
 	seedItemID string
+	// teamID is the bootstrapped team's, which print templates name.
+	teamID int64
 
 	dataDir string
 	logPath string
@@ -200,11 +202,34 @@ func (e *env) bootstrap(ctx context.Context, platen string, common []string) err
 	if out.Token == "" {
 		return fmt.Errorf("%s admin bootstrap printed no token: %q", platen, tail(stdout.Bytes()))
 	}
-	e.token = out.Token
+	e.token, e.teamID = out.Token, out.TeamID
 	if out.StoreID != "" {
 		e.storeID = out.StoreID
 	}
 	return nil
+}
+
+// admin runs `platen admin ARGS` on e's data directory and database, as
+// they may while e serves, and returns what it printed on stdout.
+func (e *env) admin(ctx context.Context, platen string, args ...string) ([]byte, error) {
+	name := "admin"
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") {
+			break
+		}
+		name += " " + a
+	}
+	args = append(append([]string{"admin"}, args...), "--data-dir", e.dataDir)
+	if e.databaseURL != "" {
+		args = append(args, "--database-url", e.databaseURL)
+	}
+	cmd := exec.CommandContext(ctx, platen, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("%s %s: %w: %s", platen, name, err, tail(stderr.Bytes()))
+	}
+	return stdout.Bytes(), nil
 }
 
 // freePorts returns n distinct free TCP ports on 127.0.0.1, holding every

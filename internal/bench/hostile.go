@@ -15,7 +15,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -196,20 +195,16 @@ func (h *hostileRun) victimOrders(ctx context.Context) ([]time.Duration, error) 
 // secondTeam bootstraps another team and store on e's database, while e
 // serves, and returns e as that team sees it.
 func (e *env) secondTeam(ctx context.Context, platen, team, store string) (*env, error) {
-	args := []string{"admin", "bootstrap", "--data-dir", e.dataDir, "--team", team, "--store", store}
-	if e.databaseURL != "" {
-		args = append(args, "--database-url", e.databaseURL)
-	}
-	raw, err := exec.CommandContext(ctx, platen, args...).Output()
+	raw, err := e.admin(ctx, platen, "bootstrap", "--team", team, "--store", store)
 	if err != nil {
-		return nil, fmt.Errorf("admin bootstrap %s: %w", team, err)
+		return nil, err
 	}
 	var b bootstrapOutput
 	if err := json.Unmarshal(raw, &b); err != nil {
 		return nil, err
 	}
 	other := *e
-	other.token, other.storeID = b.Token, b.StoreID
+	other.token, other.storeID, other.teamID = b.Token, b.StoreID, b.TeamID
 	return &other, nil
 }
 
