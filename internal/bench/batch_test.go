@@ -58,8 +58,8 @@ func TestBatchBodiesMatchTheProto(t *testing.T) {
 	body, err = printTemplateBody(7, 9)
 	strictly(t, body, err, &tmpl)
 	if tmpl.GetTeamId() != 7 || tmpl.SheetWidthMm != 320 || tmpl.SheetHeightMm != 450 ||
-		tmpl.Grid.GetColumns() != 2 || tmpl.Grid.GetRows() != 4 || tmpl.GapMm != 6 || tmpl.SlotBleedMm != 2 ||
-		tmpl.MarginLeftMm != 10 || !tmpl.CropMarks || !slices.Equal(tmpl.VariantIds, []int32{9}) {
+		tmpl.Grid.GetColumns() != 2 || tmpl.Grid.GetRows() != 4 || tmpl.GapMm != 6 || tmpl.SlotBleedMm != 1.5 ||
+		tmpl.MarginLeftMm != 5 || !tmpl.CropMarks || !slices.Equal(tmpl.VariantIds, []int32{9}) {
 		t.Errorf("template %v", &tmpl)
 	}
 

@@ -25,7 +25,7 @@ func init() {
 	api.DisableConfigDir()
 }
 
-// renderedPage renders the reference page to a one-page PDF with platen
+// renderedPage renders the reference card to a one-page PDF with platen
 // render, as the render suite times it: the "already rendered" page, whose
 // rendering pdfcpu is not timed for.
 func renderedPage(ctx context.Context, platen, photoURL string) ([]byte, error) {
@@ -34,7 +34,7 @@ func renderedPage(ctx context.Context, platen, photoURL string) ([]byte, error) 
 		return nil, err
 	}
 	defer p.stop()
-	f, _, err := p.render(ctx, reference.Document(photoURL), renderv1.Format_FORMAT_PDF)
+	f, _, err := p.render(ctx, reference.Card(photoURL), renderv1.Format_FORMAT_PDF)
 	if err != nil {
 		return nil, err
 	}

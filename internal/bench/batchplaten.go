@@ -144,29 +144,30 @@ func variantBody(productID int64) ([]byte, error) {
 	})
 }
 
-// printTemplateBody is the sheet: SRA3, 10 mm margins, 6 mm between
-// the slots of a 2 × 4 grid that share the rest evenly, 2 mm of each item's
-// bleed kept, crop marks, for the variant.
+// printTemplateBody is the sheet: SRA3, 5 mm margins, 6 mm between
+// the slots of a 2 × 4 grid that share the rest evenly (152 × 105.5 mm, so
+// that the 148.5 × 105 mm card fits turned), 1.5 mm of each item's bleed
+// kept (all the card has), crop marks, for the variant.
 func printTemplateBody(teamID, variantID int64) ([]byte, error) {
 	return json.Marshal(map[string]any{
 		"team_id":         teamID,
 		"name":            fmt.Sprintf("SRA3 %dx%d", gridColumns, gridRows),
 		"sheet_width_mm":  sheetWidthMM,
 		"sheet_height_mm": sheetHeightMM,
-		"margin_top_mm":   10, "margin_right_mm": 10, "margin_bottom_mm": 10, "margin_left_mm": 10,
+		"margin_top_mm":   5, "margin_right_mm": 5, "margin_bottom_mm": 5, "margin_left_mm": 5,
 		"gap_mm":        6,
-		"slot_bleed_mm": 2,
+		"slot_bleed_mm": 1.5,
 		"grid":          map[string]any{"columns": gridColumns, "rows": gridRows},
 		"crop_marks":    true,
 		"variant_ids":   []int64{variantID},
 	})
 }
 
-// batchOrderBody is a Family A order of n items of the reference page, with
+// batchOrderBody is a Family A order of n items of the reference card, with
 // its photo at photoURL, one copy each, of the batch variant; it asks for
 // no print files, so that the items wait for their batch unrendered.
 func batchOrderBody(storeID, orderID, photoURL string, n int) ([]byte, error) {
-	config := url.QueryEscape(string(reference.Document(photoURL)))
+	config := url.QueryEscape(string(reference.Card(photoURL)))
 	items := make([]map[string]any, n)
 	for i := range items {
 		items[i] = map[string]any{

@@ -44,3 +44,39 @@ func Document(photoURL string) []byte {
 	src, _ := json.Marshal(photoURL) // a string always marshals
 	return bytes.Replace(design, []byte(photoPlaceholder), src, 1)
 }
+
+// cardScale makes the A4 page an A6-sized card (105 × 148.5 mm).
+const cardScale = 0.5
+
+// Card returns the page at half its size, an A6-sized card with its photo
+// at photoURL: every length and text size halved. Batches lay it out, as
+// several fit a press sheet.
+func Card(photoURL string) []byte {
+	var doc map[string]any
+	_ = json.Unmarshal(Document(photoURL), &doc) // design.json is valid JSON
+	scale(doc)
+	out, _ := json.Marshal(doc) // decoded JSON always encodes
+	return out
+}
+
+// lengths are the members of a design that are lengths or text sizes.
+var lengths = map[string]bool{"width": true, "height": true, "bleed": true, "x": true, "y": true,
+	"stroke_width": true, "radius": true, "size": true}
+
+// scale halves the lengths of v, a decoded design, in place.
+func scale(v any) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, member := range v {
+			if n, ok := member.(float64); ok && lengths[k] {
+				v[k] = n * cardScale
+			} else {
+				scale(member)
+			}
+		}
+	case []any:
+		for _, e := range v {
+			scale(e)
+		}
+	}
+}

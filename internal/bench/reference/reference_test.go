@@ -25,6 +25,18 @@ func TestDocument(t *testing.T) {
 	}
 }
 
+func TestCard(t *testing.T) {
+	doc, err := design.Parse(reference.Card("https://example.com/p.jpg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := doc.Surfaces[0].Layers
+	if doc.Width != 105 || doc.Height != 148.5 || doc.Bleed != 1.5 || doc.DPI != 300 ||
+		l[0].Src != "https://example.com/p.jpg" || l[0].Height != 74 || l[1].StrokeWidth != 0.15 || l[2].FontSize != 12 {
+		t.Errorf("card %+v, layers %+v", doc, l)
+	}
+}
+
 func TestPhoto(t *testing.T) {
 	cfg, err := jpeg.DecodeConfig(bytes.NewReader(reference.Photo))
 	if err != nil || cfg.Width != 1800 || cfg.Height != 1200 {
