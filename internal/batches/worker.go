@@ -65,9 +65,14 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 		return river.JobSnooze(printfiles.PostponeFor())
 	}
 	defer w.Teams.Release(b.TeamID)
+	start := time.Now()
 	stored, err := w.render(ctx, b, job.ID)
 	if err == nil {
-		return w.finish(ctx, b, job.ID, stored)
+		rendered := time.Since(start)
+		err := w.finish(ctx, b, job.ID, stored)
+		w.Logger.Info("batch ready", "batch_uid", b.UID, "job_id", job.ID, "files", len(stored),
+			"queued", start.Sub(job.CreatedAt), "rendered", rendered, "recorded", time.Since(start)-rendered)
+		return err
 	}
 	if rmErr := w.remove(ctx, stored); rmErr != nil {
 		w.Logger.Warn("could not remove the files of a failed batch attempt", "batch_uid", b.UID, "error", rmErr)

@@ -227,7 +227,11 @@ func (r *PDF) RenderPath(path *canvas.Path, style canvas.Style, m canvas.Matrix)
 
 // RenderText renders a text object to the canvas using a transformation matrix.
 func (r *PDF) RenderText(text *canvas.Text, m canvas.Matrix) {
-	text.RenderDecorationsTo(r, m, 0.0)
+	// Platen: decorations only when there are some: RenderDecorationsTo
+	// turns every glyph into a path first, a fifth of a batch's time.
+	if hasDecorations(text) {
+		text.RenderDecorationsTo(r, m, 0.0)
+	}
 
 	text.WalkSpans(func(x, y float64, span canvas.TextSpan) {
 		if span.IsText() {

@@ -9,8 +9,10 @@
 package canvaspdf
 
 import (
+	"compress/zlib"
 	"fmt"
 	"image/color"
+	"sync"
 
 	"github.com/tdewolff/canvas"
 	cimage "github.com/tdewolff/canvas/image"
@@ -114,3 +116,18 @@ func jpegColorSpace(img *cimage.Image) (pdfName, pdfArray) {
 	}
 	return pdfName("DeviceRGB"), nil
 }
+
+// hasDecorations reports whether any span of text is underlined, struck
+// through or otherwise decorated.
+func hasDecorations(text *canvas.Text) bool {
+	found := false
+	text.WalkSpans(func(_, _ float64, span canvas.TextSpan) {
+		if span.IsText() && len(span.Face.Deco) > 0 {
+			found = true
+		}
+	})
+	return found
+}
+
+// deflaters are zlib writers for stream filters, reset for each stream.
+var deflaters = sync.Pool{New: func() any { return zlib.NewWriter(nil) }}

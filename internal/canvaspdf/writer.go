@@ -259,9 +259,12 @@ func (w *pdfWriter) writeVal(i interface{}) {
 				fmt.Fprintf(&b2, "~>")
 				b = b2.Bytes()
 			case pdfFilterFlate:
-				w := zlib.NewWriter(&b2)
+				// Platen: a pooled writer; a new one allocates its tables.
+				w := deflaters.Get().(*zlib.Writer)
+				w.Reset(&b2)
 				w.Write(b)
 				w.Close()
+				deflaters.Put(w)
 				b = b2.Bytes()
 			default:
 				// assume already in the right format

@@ -130,6 +130,10 @@ func renderPriority(position int) int {
 	return 4
 }
 
+// WakeRenders starts renders queued by a transaction that has committed
+// now rather than at the next poll.
+func (j *Jobs) WakeRenders(ctx context.Context) error { return j.q.Wake(ctx, RenderQueue) }
+
 // CancelJobs cancels jobs in tx that have not finished; a job already gone
 // (cleaned up after finishing) is no error.
 func (j *Jobs) CancelJobs(ctx context.Context, tx *sql.Tx, jobIDs []int64) error {

@@ -70,6 +70,7 @@ type Queue struct {
 
 	reclaim     *reclaimer // nil when this client works no jobs
 	stopReclaim func()     // set by Start
+	working     bool       // this client works jobs
 }
 
 // runSuffixLen is the length of "/" and the 8 hex digits that tell runs
@@ -135,6 +136,11 @@ func New(pool *sql.DB, dialect string, workers *river.Workers, cfg Config) (*Que
 		rc.FetchCooldown = min(cfg.PollInterval, fetchCooldown)
 	}
 	working := cfg.Workers > 0 || len(cfg.Queues) > 0
+	q.working = working
+	if working {
+		// A second queue on the same workers has the worker already.
+		_ = river.AddWorkerSafely(workers, wakeWorker{})
+	}
 	if working && cfg.ReclaimAfter >= 0 {
 		q.reclaim = &reclaimer{
 			pool: pool, dialect: dialect, jobs: newInFlight(), logger: cfg.Logger,
@@ -234,6 +240,29 @@ func (q *Queue) Stop(ctx context.Context) error {
 		return err
 	}
 	return q.client.StopAndCancel(ctx)
+}
+
+// wakeArgs is a job that does nothing. Inserted outside a transaction, a
+// job makes River fetch its queue at once in this process; without LISTEN
+// (neither database/sql driver has it) that is the only way to start a job
+// queued in a transaction sooner than the next poll.
+type wakeArgs struct{}
+
+func (wakeArgs) Kind() string { return "queue_wake" }
+
+type wakeWorker struct{ river.WorkerDefaults[wakeArgs] }
+
+func (wakeWorker) Work(context.Context, *river.Job[wakeArgs]) error { return nil }
+
+// Wake makes this process's workers of queue name look for jobs now rather
+// than at their next poll. Call it once the transaction that queued the
+// jobs has committed; a client that works no jobs does nothing.
+func (q *Queue) Wake(ctx context.Context, name string) error {
+	if !q.working {
+		return nil
+	}
+	_, err := q.client.Insert(ctx, wakeArgs{}, &river.InsertOpts{Queue: name, MaxAttempts: 1})
+	return err
 }
 
 // InsertTx adds a job inside tx: it exists only if tx commits.

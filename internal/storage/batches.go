@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"log/slog"
 	"slices"
 	"time"
 
@@ -95,10 +96,10 @@ func (s *Batches) Template(ctx context.Context, uid string) (*templates.Template
 	return s.db.Templates().GetTemplate(ctx, uid)
 }
 
-// CreateBatch stores b and queues its job.
+// CreateBatch stores b and queues its job, which starts at once.
 func (s *Batches) CreateBatch(ctx context.Context, b *batches.Batch) error {
 	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
-	return s.db.inTx(ctx, func(tx *Tx) error {
+	err := s.db.inTx(ctx, func(tx *Tx) error {
 		create := tx.BatchOrder.Create().SetUID(b.UID).SetTeamID(b.TeamID).SetStoreIds(b.StoreIDs).
 			SetStatus(b.Status).SetOrderItems(b.OrderItems).SetPrintTemplates(b.PrintTemplates).
 			SetItemTemplates(b.ItemTemplates).SetFiles([]schema.BatchFile{})
@@ -117,6 +118,14 @@ func (s *Batches) CreateBatch(ctx context.Context, b *batches.Batch) error {
 		b.CreatedAt, b.UpdatedAt = row.CreatedAt.UTC(), row.UpdatedAt.UTC()
 		return nil
 	})
+	if err != nil || s.db.queue == nil {
+		return err
+	}
+	if err := s.db.queue.WakeRenders(ctx); err != nil {
+		// The job is queued all the same; the next poll starts it.
+		slog.Warn("could not wake the render workers", "batch_uid", b.UID, "error", err)
+	}
+	return nil
 }
 
 // Batch returns a batch of any team.

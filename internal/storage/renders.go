@@ -29,6 +29,9 @@ type JobQueue interface {
 	// EnqueueBatch queues the job that renders a batch of team with
 	// templates files, and returns its id.
 	EnqueueBatch(ctx context.Context, tx *sql.Tx, team int, batchUID string, templates int) (int64, error)
+	// WakeRenders starts, in this process, renders whose transaction has
+	// committed, without waiting for the next poll.
+	WakeRenders(ctx context.Context) error
 }
 
 // SetQueue makes writes that need a render or a clean-up queue it; without
