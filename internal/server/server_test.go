@@ -16,6 +16,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	platenv1 "github.com/platen-print/platen/gen/platen/v1"
+	"github.com/platen-print/platen/internal/operators"
 	"github.com/platen-print/platen/internal/platentest"
 )
 
@@ -85,8 +86,12 @@ func TestGatewayConventions(t *testing.T) {
 			t.Errorf("metrics lack the latency histogram")
 		}
 	})
-	t.Run("services of later issues answer 501 as JSON", func(t *testing.T) {
-		platentest.ErrorBody(t, srv.Do(t, "GET", "/api/v1/batch-orders/b-1", acme.Token, nil), 501)
+	t.Run("methods of later issues answer 501 as JSON", func(t *testing.T) {
+		staff, err := operators.Create(t.Context(), srv.DB().Operators(), "grace@example.com", "", true, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		platentest.ErrorBody(t, srv.Do(t, "GET", "/api/v1/operator/prints", staff.Token, nil), 501)
 	})
 }
 
