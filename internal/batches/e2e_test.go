@@ -3,9 +3,7 @@ package batches_test
 import (
 	"encoding/json"
 	"fmt"
-	"image"
 	"image/color"
-	"image/png"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -206,7 +204,7 @@ func TestABatchFromTemplateToSheet(t *testing.T) {
 		// A crop mark beside the first slot's top-left trim corner (9, 7.5):
 		// from 3 mm (the bleed kept and 1 mm) to 6 mm out along the top
 		// edge's line; none inside the gap's bleed.
-		if got := pixelAt(t, path, 1, 300, 9-4.5, 7.5); got.R > 160 {
+		if got := poppler.Pixel(t, path, 1, 300, 9-4.5, 7.5); got.R > 160 {
 			t.Errorf("no crop mark left of slot 1's corner: %v", got)
 		}
 		text := poppler.Run(t, "pdftotext", path, "-")
@@ -243,31 +241,7 @@ func TestABatchFromTemplateToSheet(t *testing.T) {
 // pixel is the colour at (x, y) mm of page n, rasterised at 50 dpi.
 func pixel(t *testing.T, pdf string, page int, x, y float64) color.RGBA {
 	t.Helper()
-	return pixelAt(t, pdf, page, 50, x, y)
-}
-
-// pixelAt is the colour at (x, y) mm of page n, rasterised at dpi.
-func pixelAt(t *testing.T, pdf string, page, dpi int, x, y float64) color.RGBA {
-	t.Helper()
-	px := func(mm float64) string { return fmt.Sprint(int(mm / 25.4 * float64(dpi))) }
-	out := filepath.Join(t.TempDir(), "px")
-	n := fmt.Sprint(page)
-	poppler.Run(t, "pdftoppm", "-png", "-r", fmt.Sprint(dpi), "-f", n, "-l", n, "-x", px(x), "-y", px(y), "-W", "1", "-H", "1", "-singlefile", pdf, out)
-	file, err := os.Open(out + ".png")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer file.Close()
-	img, err := png.Decode(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rgba(img, 0, 0)
-}
-
-func rgba(img image.Image, x, y int) color.RGBA {
-	r, g, b, _ := img.At(x, y).RGBA()
-	return color.RGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 255}
+	return poppler.Pixel(t, pdf, page, 50, x, y)
 }
 
 // receiver is a webhook endpoint on loopback that keeps every POST; a

@@ -8,7 +8,6 @@ import (
 	"image"
 	"image/color"
 	"image/jpeg"
-	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,20 +74,7 @@ func impose(t *testing.T, b Batch, images photos) (string, []render.Sheet) {
 // pixel is the colour at (x, y) mm of page 1, rasterised at dpi.
 func pixel(t *testing.T, pdf string, dpi int, x, y float64) color.RGBA {
 	t.Helper()
-	px := func(mm float64) int { return int(mm / 25.4 * float64(dpi)) }
-	out := filepath.Join(t.TempDir(), "px")
-	poppler.Run(t, "pdftoppm", "-png", "-r", fmt.Sprint(dpi), "-f", "1", "-l", "1", "-x", fmt.Sprint(px(x)), "-y", fmt.Sprint(px(y)), "-W", "1", "-H", "1", "-singlefile", pdf, out)
-	f, err := os.Open(out + ".png")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, g, b, _ := img.At(0, 0).RGBA()
-	return color.RGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 255}
+	return poppler.Pixel(t, pdf, 1, dpi, x, y)
 }
 
 func TestASheetOfCardsIsRightToThePress(t *testing.T) {

@@ -116,9 +116,8 @@ func (l *Links) ServeItem(w http.ResponseWriter, r *http.Request) {
 // same way, for a token of the print's shop order.
 func (l *Links) ServeShopFile(w http.ResponseWriter, r *http.Request) {
 	printUID := r.PathValue("print_id")
-	index, err := strconv.Atoi(r.PathValue("index"))
-	if err != nil || index < 1 {
-		files.WriteError(w, http.StatusNotFound, codes.NotFound, fmt.Sprintf("print %q has no file %q", printUID, r.PathValue("index")))
+	index, ok := fileIndex(w, r, "print", printUID)
+	if !ok {
 		return
 	}
 	l.serve(w, r, func(c links.Claims) bool { return c.Scope == ShopScope },
@@ -129,13 +128,23 @@ func (l *Links) ServeShopFile(w http.ResponseWriter, r *http.Request) {
 // the same way, for a token of that batch.
 func (l *Links) ServeBatchFile(w http.ResponseWriter, r *http.Request) {
 	batchUID := r.PathValue("batch_uid")
-	index, err := strconv.Atoi(r.PathValue("index"))
-	if err != nil || index < 1 {
-		files.WriteError(w, http.StatusNotFound, codes.NotFound, fmt.Sprintf("batch %q has no file %q", batchUID, r.PathValue("index")))
+	index, ok := fileIndex(w, r, "batch", batchUID)
+	if !ok {
 		return
 	}
 	l.serve(w, r, func(c links.Claims) bool { return c.Scope == BatchScope },
 		func(ctx context.Context) (*Download, error) { return l.store.BatchDownload(ctx, batchUID, index) })
+}
+
+// fileIndex is the {index} of a download path, from 1; anything else is
+// answered 404 for the owner (a print or a batch) and reported not ok.
+func fileIndex(w http.ResponseWriter, r *http.Request, owner, uid string) (int, bool) {
+	index, err := strconv.Atoi(r.PathValue("index"))
+	if err != nil || index < 1 {
+		files.WriteError(w, http.StatusNotFound, codes.NotFound, fmt.Sprintf("%s %q has no file %q", owner, uid, r.PathValue("index")))
+		return 0, false
+	}
+	return index, true
 }
 
 // serve checks the token (and that it is for this kind of file), finds the
