@@ -180,7 +180,21 @@ func TestABatchFromTemplateToSheet(t *testing.T) {
 		if done["status"] != "Ready" || file["pages"] != 2.0 || done["error"] != nil {
 			t.Fatalf("done %v", done)
 		}
-		_, pdf := platentest.Download(t, file["url"].(string))
+		link := file["url"].(string)
+		_, pdf := platentest.Download(t, link)
+		for what, tc := range map[string]struct {
+			link   string
+			status int
+		}{
+			"an altered token":         {link[:len(link)-2] + "xx", http.StatusForbidden},
+			"no token":                 {link[:strings.Index(link, "?")], http.StatusForbidden},
+			"a file the batch has not": {strings.Replace(link, "/1?token=", "/2?token=", 1), http.StatusNotFound},
+		} {
+			t.Run(what, func(t *testing.T) {
+				resp, body := platentest.Get(t, platentest.NoRedirect, tc.link)
+				platentest.CheckJSONError(t, resp, body, tc.status, "")
+			})
+		}
 		path := filepath.Join(t.TempDir(), "batch.pdf")
 		if err := os.WriteFile(path, pdf, 0o600); err != nil {
 			t.Fatal(err)
