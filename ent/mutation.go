@@ -6441,6 +6441,8 @@ type OrderItemMutation struct {
 	appendproperties        json.RawMessage
 	template_config         *string
 	design_hash             *string
+	design_bytes            *int
+	adddesign_bytes         *int
 	thumbnails              *[]string
 	appendthumbnails        []string
 	design_version_id       *string
@@ -7195,6 +7197,76 @@ func (m *OrderItemMutation) ResetDesignHash() {
 	delete(m.clearedFields, orderitem.FieldDesignHash)
 }
 
+// SetDesignBytes sets the "design_bytes" field.
+func (m *OrderItemMutation) SetDesignBytes(i int) {
+	m.design_bytes = &i
+	m.adddesign_bytes = nil
+}
+
+// DesignBytes returns the value of the "design_bytes" field in the mutation.
+func (m *OrderItemMutation) DesignBytes() (r int, exists bool) {
+	v := m.design_bytes
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDesignBytes returns the old "design_bytes" field's value of the OrderItem entity.
+// If the OrderItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrderItemMutation) OldDesignBytes(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDesignBytes is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDesignBytes requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDesignBytes: %w", err)
+	}
+	return oldValue.DesignBytes, nil
+}
+
+// AddDesignBytes adds i to the "design_bytes" field.
+func (m *OrderItemMutation) AddDesignBytes(i int) {
+	if m.adddesign_bytes != nil {
+		*m.adddesign_bytes += i
+	} else {
+		m.adddesign_bytes = &i
+	}
+}
+
+// AddedDesignBytes returns the value that was added to the "design_bytes" field in this mutation.
+func (m *OrderItemMutation) AddedDesignBytes() (r int, exists bool) {
+	v := m.adddesign_bytes
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearDesignBytes clears the value of the "design_bytes" field.
+func (m *OrderItemMutation) ClearDesignBytes() {
+	m.design_bytes = nil
+	m.adddesign_bytes = nil
+	m.clearedFields[orderitem.FieldDesignBytes] = struct{}{}
+}
+
+// DesignBytesCleared returns if the "design_bytes" field was cleared in this mutation.
+func (m *OrderItemMutation) DesignBytesCleared() bool {
+	_, ok := m.clearedFields[orderitem.FieldDesignBytes]
+	return ok
+}
+
+// ResetDesignBytes resets all changes to the "design_bytes" field.
+func (m *OrderItemMutation) ResetDesignBytes() {
+	m.design_bytes = nil
+	m.adddesign_bytes = nil
+	delete(m.clearedFields, orderitem.FieldDesignBytes)
+}
+
 // SetThumbnails sets the "thumbnails" field.
 func (m *OrderItemMutation) SetThumbnails(s []string) {
 	m.thumbnails = &s
@@ -7560,7 +7632,7 @@ func (m *OrderItemMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *OrderItemMutation) Fields() []string {
-	fields := make([]string, 0, 20)
+	fields := make([]string, 0, 21)
 	if m.created_at != nil {
 		fields = append(fields, orderitem.FieldCreatedAt)
 	}
@@ -7602,6 +7674,9 @@ func (m *OrderItemMutation) Fields() []string {
 	}
 	if m.design_hash != nil {
 		fields = append(fields, orderitem.FieldDesignHash)
+	}
+	if m.design_bytes != nil {
+		fields = append(fields, orderitem.FieldDesignBytes)
 	}
 	if m.thumbnails != nil {
 		fields = append(fields, orderitem.FieldThumbnails)
@@ -7657,6 +7732,8 @@ func (m *OrderItemMutation) Field(name string) (ent.Value, bool) {
 		return m.TemplateConfig()
 	case orderitem.FieldDesignHash:
 		return m.DesignHash()
+	case orderitem.FieldDesignBytes:
+		return m.DesignBytes()
 	case orderitem.FieldThumbnails:
 		return m.Thumbnails()
 	case orderitem.FieldDesignVersionID:
@@ -7706,6 +7783,8 @@ func (m *OrderItemMutation) OldField(ctx context.Context, name string) (ent.Valu
 		return m.OldTemplateConfig(ctx)
 	case orderitem.FieldDesignHash:
 		return m.OldDesignHash(ctx)
+	case orderitem.FieldDesignBytes:
+		return m.OldDesignBytes(ctx)
 	case orderitem.FieldThumbnails:
 		return m.OldThumbnails(ctx)
 	case orderitem.FieldDesignVersionID:
@@ -7825,6 +7904,13 @@ func (m *OrderItemMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetDesignHash(v)
 		return nil
+	case orderitem.FieldDesignBytes:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDesignBytes(v)
+		return nil
 	case orderitem.FieldThumbnails:
 		v, ok := value.([]string)
 		if !ok {
@@ -7887,6 +7973,9 @@ func (m *OrderItemMutation) AddedFields() []string {
 	if m.addprice != nil {
 		fields = append(fields, orderitem.FieldPrice)
 	}
+	if m.adddesign_bytes != nil {
+		fields = append(fields, orderitem.FieldDesignBytes)
+	}
 	if m.addprint_job_id != nil {
 		fields = append(fields, orderitem.FieldPrintJobID)
 	}
@@ -7906,6 +7995,8 @@ func (m *OrderItemMutation) AddedField(name string) (ent.Value, bool) {
 		return m.AddedQuantity()
 	case orderitem.FieldPrice:
 		return m.AddedPrice()
+	case orderitem.FieldDesignBytes:
+		return m.AddedDesignBytes()
 	case orderitem.FieldPrintJobID:
 		return m.AddedPrintJobID()
 	}
@@ -7945,6 +8036,13 @@ func (m *OrderItemMutation) AddField(name string, value ent.Value) error {
 		}
 		m.AddPrice(v)
 		return nil
+	case orderitem.FieldDesignBytes:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDesignBytes(v)
+		return nil
 	case orderitem.FieldPrintJobID:
 		v, ok := value.(int64)
 		if !ok {
@@ -7968,6 +8066,9 @@ func (m *OrderItemMutation) ClearedFields() []string {
 	}
 	if m.FieldCleared(orderitem.FieldDesignHash) {
 		fields = append(fields, orderitem.FieldDesignHash)
+	}
+	if m.FieldCleared(orderitem.FieldDesignBytes) {
+		fields = append(fields, orderitem.FieldDesignBytes)
 	}
 	if m.FieldCleared(orderitem.FieldDesignVersionID) {
 		fields = append(fields, orderitem.FieldDesignVersionID)
@@ -8003,6 +8104,9 @@ func (m *OrderItemMutation) ClearField(name string) error {
 		return nil
 	case orderitem.FieldDesignHash:
 		m.ClearDesignHash()
+		return nil
+	case orderitem.FieldDesignBytes:
+		m.ClearDesignBytes()
 		return nil
 	case orderitem.FieldDesignVersionID:
 		m.ClearDesignVersionID()
@@ -8065,6 +8169,9 @@ func (m *OrderItemMutation) ResetField(name string) error {
 		return nil
 	case orderitem.FieldDesignHash:
 		m.ResetDesignHash()
+		return nil
+	case orderitem.FieldDesignBytes:
+		m.ResetDesignBytes()
 		return nil
 	case orderitem.FieldThumbnails:
 		m.ResetThumbnails()

@@ -47,6 +47,8 @@ type OrderItem struct {
 	TemplateConfig string `json:"template_config,omitempty"`
 	// DesignHash holds the value of the "design_hash" field.
 	DesignHash *string `json:"design_hash,omitempty"`
+	// DesignBytes holds the value of the "design_bytes" field.
+	DesignBytes *int `json:"design_bytes,omitempty"`
 	// Thumbnails holds the value of the "thumbnails" field.
 	Thumbnails []string `json:"thumbnails,omitempty"`
 	// DesignVersionID holds the value of the "design_version_id" field.
@@ -94,7 +96,7 @@ func (*OrderItem) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case orderitem.FieldPrice:
 			values[i] = new(sql.NullFloat64)
-		case orderitem.FieldID, orderitem.FieldOrderID, orderitem.FieldTeamID, orderitem.FieldPosition, orderitem.FieldQuantity, orderitem.FieldPrintJobID:
+		case orderitem.FieldID, orderitem.FieldOrderID, orderitem.FieldTeamID, orderitem.FieldPosition, orderitem.FieldQuantity, orderitem.FieldDesignBytes, orderitem.FieldPrintJobID:
 			values[i] = new(sql.NullInt64)
 		case orderitem.FieldUID, orderitem.FieldStoreID, orderitem.FieldEcommerceOrderItemID, orderitem.FieldEcommerceVariantID, orderitem.FieldTemplateConfig, orderitem.FieldDesignHash, orderitem.FieldDesignVersionID, orderitem.FieldPrintStatus, orderitem.FieldPrintError, orderitem.FieldPrintFileKey:
 			values[i] = new(sql.NullString)
@@ -208,6 +210,13 @@ func (_m *OrderItem) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.DesignHash = new(string)
 				*_m.DesignHash = value.String
+			}
+		case orderitem.FieldDesignBytes:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field design_bytes", values[i])
+			} else if value.Valid {
+				_m.DesignBytes = new(int)
+				*_m.DesignBytes = int(value.Int64)
 			}
 		case orderitem.FieldThumbnails:
 			if value, ok := values[i].(*[]byte); !ok {
@@ -336,6 +345,11 @@ func (_m *OrderItem) String() string {
 	if v := _m.DesignHash; v != nil {
 		builder.WriteString("design_hash=")
 		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.DesignBytes; v != nil {
+		builder.WriteString("design_bytes=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
 	}
 	builder.WriteString(", ")
 	builder.WriteString("thumbnails=")

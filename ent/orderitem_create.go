@@ -140,6 +140,20 @@ func (_c *OrderItemCreate) SetNillableDesignHash(v *string) *OrderItemCreate {
 	return _c
 }
 
+// SetDesignBytes sets the "design_bytes" field.
+func (_c *OrderItemCreate) SetDesignBytes(v int) *OrderItemCreate {
+	_c.mutation.SetDesignBytes(v)
+	return _c
+}
+
+// SetNillableDesignBytes sets the "design_bytes" field if the given value is not nil.
+func (_c *OrderItemCreate) SetNillableDesignBytes(v *int) *OrderItemCreate {
+	if v != nil {
+		_c.SetDesignBytes(*v)
+	}
+	return _c
+}
+
 // SetThumbnails sets the "thumbnails" field.
 func (_c *OrderItemCreate) SetThumbnails(v []string) *OrderItemCreate {
 	_c.mutation.SetThumbnails(v)
@@ -393,6 +407,10 @@ func (_c *OrderItemCreate) createSpec() (*OrderItem, *sqlgraph.CreateSpec) {
 		_spec.SetField(orderitem.FieldDesignHash, field.TypeString, value)
 		_node.DesignHash = &value
 	}
+	if value, ok := _c.mutation.DesignBytes(); ok {
+		_spec.SetField(orderitem.FieldDesignBytes, field.TypeInt, value)
+		_node.DesignBytes = &value
+	}
 	if value, ok := _c.mutation.Thumbnails(); ok {
 		_spec.SetField(orderitem.FieldThumbnails, field.TypeJSON, value)
 		_node.Thumbnails = value
@@ -615,6 +633,30 @@ func (u *OrderItemUpsert) UpdateDesignHash() *OrderItemUpsert {
 // ClearDesignHash clears the value of the "design_hash" field.
 func (u *OrderItemUpsert) ClearDesignHash() *OrderItemUpsert {
 	u.SetNull(orderitem.FieldDesignHash)
+	return u
+}
+
+// SetDesignBytes sets the "design_bytes" field.
+func (u *OrderItemUpsert) SetDesignBytes(v int) *OrderItemUpsert {
+	u.Set(orderitem.FieldDesignBytes, v)
+	return u
+}
+
+// UpdateDesignBytes sets the "design_bytes" field to the value that was provided on create.
+func (u *OrderItemUpsert) UpdateDesignBytes() *OrderItemUpsert {
+	u.SetExcluded(orderitem.FieldDesignBytes)
+	return u
+}
+
+// AddDesignBytes adds v to the "design_bytes" field.
+func (u *OrderItemUpsert) AddDesignBytes(v int) *OrderItemUpsert {
+	u.Add(orderitem.FieldDesignBytes, v)
+	return u
+}
+
+// ClearDesignBytes clears the value of the "design_bytes" field.
+func (u *OrderItemUpsert) ClearDesignBytes() *OrderItemUpsert {
+	u.SetNull(orderitem.FieldDesignBytes)
 	return u
 }
 
@@ -931,6 +973,34 @@ func (u *OrderItemUpsertOne) UpdateDesignHash() *OrderItemUpsertOne {
 func (u *OrderItemUpsertOne) ClearDesignHash() *OrderItemUpsertOne {
 	return u.Update(func(s *OrderItemUpsert) {
 		s.ClearDesignHash()
+	})
+}
+
+// SetDesignBytes sets the "design_bytes" field.
+func (u *OrderItemUpsertOne) SetDesignBytes(v int) *OrderItemUpsertOne {
+	return u.Update(func(s *OrderItemUpsert) {
+		s.SetDesignBytes(v)
+	})
+}
+
+// AddDesignBytes adds v to the "design_bytes" field.
+func (u *OrderItemUpsertOne) AddDesignBytes(v int) *OrderItemUpsertOne {
+	return u.Update(func(s *OrderItemUpsert) {
+		s.AddDesignBytes(v)
+	})
+}
+
+// UpdateDesignBytes sets the "design_bytes" field to the value that was provided on create.
+func (u *OrderItemUpsertOne) UpdateDesignBytes() *OrderItemUpsertOne {
+	return u.Update(func(s *OrderItemUpsert) {
+		s.UpdateDesignBytes()
+	})
+}
+
+// ClearDesignBytes clears the value of the "design_bytes" field.
+func (u *OrderItemUpsertOne) ClearDesignBytes() *OrderItemUpsertOne {
+	return u.Update(func(s *OrderItemUpsert) {
+		s.ClearDesignBytes()
 	})
 }
 
@@ -1430,6 +1500,34 @@ func (u *OrderItemUpsertBulk) UpdateDesignHash() *OrderItemUpsertBulk {
 func (u *OrderItemUpsertBulk) ClearDesignHash() *OrderItemUpsertBulk {
 	return u.Update(func(s *OrderItemUpsert) {
 		s.ClearDesignHash()
+	})
+}
+
+// SetDesignBytes sets the "design_bytes" field.
+func (u *OrderItemUpsertBulk) SetDesignBytes(v int) *OrderItemUpsertBulk {
+	return u.Update(func(s *OrderItemUpsert) {
+		s.SetDesignBytes(v)
+	})
+}
+
+// AddDesignBytes adds v to the "design_bytes" field.
+func (u *OrderItemUpsertBulk) AddDesignBytes(v int) *OrderItemUpsertBulk {
+	return u.Update(func(s *OrderItemUpsert) {
+		s.AddDesignBytes(v)
+	})
+}
+
+// UpdateDesignBytes sets the "design_bytes" field to the value that was provided on create.
+func (u *OrderItemUpsertBulk) UpdateDesignBytes() *OrderItemUpsertBulk {
+	return u.Update(func(s *OrderItemUpsert) {
+		s.UpdateDesignBytes()
+	})
+}
+
+// ClearDesignBytes clears the value of the "design_bytes" field.
+func (u *OrderItemUpsertBulk) ClearDesignBytes() *OrderItemUpsertBulk {
+	return u.Update(func(s *OrderItemUpsert) {
+		s.ClearDesignBytes()
 	})
 }
 

@@ -171,6 +171,33 @@ func (_u *OrderItemUpdate) ClearDesignHash() *OrderItemUpdate {
 	return _u
 }
 
+// SetDesignBytes sets the "design_bytes" field.
+func (_u *OrderItemUpdate) SetDesignBytes(v int) *OrderItemUpdate {
+	_u.mutation.ResetDesignBytes()
+	_u.mutation.SetDesignBytes(v)
+	return _u
+}
+
+// SetNillableDesignBytes sets the "design_bytes" field if the given value is not nil.
+func (_u *OrderItemUpdate) SetNillableDesignBytes(v *int) *OrderItemUpdate {
+	if v != nil {
+		_u.SetDesignBytes(*v)
+	}
+	return _u
+}
+
+// AddDesignBytes adds value to the "design_bytes" field.
+func (_u *OrderItemUpdate) AddDesignBytes(v int) *OrderItemUpdate {
+	_u.mutation.AddDesignBytes(v)
+	return _u
+}
+
+// ClearDesignBytes clears the value of the "design_bytes" field.
+func (_u *OrderItemUpdate) ClearDesignBytes() *OrderItemUpdate {
+	_u.mutation.ClearDesignBytes()
+	return _u
+}
+
 // SetThumbnails sets the "thumbnails" field.
 func (_u *OrderItemUpdate) SetThumbnails(v []string) *OrderItemUpdate {
 	_u.mutation.SetThumbnails(v)
@@ -392,6 +419,15 @@ func (_u *OrderItemUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if _u.mutation.DesignHashCleared() {
 		_spec.ClearField(orderitem.FieldDesignHash, field.TypeString)
 	}
+	if value, ok := _u.mutation.DesignBytes(); ok {
+		_spec.SetField(orderitem.FieldDesignBytes, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedDesignBytes(); ok {
+		_spec.AddField(orderitem.FieldDesignBytes, field.TypeInt, value)
+	}
+	if _u.mutation.DesignBytesCleared() {
+		_spec.ClearField(orderitem.FieldDesignBytes, field.TypeInt)
+	}
 	if value, ok := _u.mutation.Thumbnails(); ok {
 		_spec.SetField(orderitem.FieldThumbnails, field.TypeJSON, value)
 	}
@@ -588,6 +624,33 @@ func (_u *OrderItemUpdateOne) SetNillableDesignHash(v *string) *OrderItemUpdateO
 // ClearDesignHash clears the value of the "design_hash" field.
 func (_u *OrderItemUpdateOne) ClearDesignHash() *OrderItemUpdateOne {
 	_u.mutation.ClearDesignHash()
+	return _u
+}
+
+// SetDesignBytes sets the "design_bytes" field.
+func (_u *OrderItemUpdateOne) SetDesignBytes(v int) *OrderItemUpdateOne {
+	_u.mutation.ResetDesignBytes()
+	_u.mutation.SetDesignBytes(v)
+	return _u
+}
+
+// SetNillableDesignBytes sets the "design_bytes" field if the given value is not nil.
+func (_u *OrderItemUpdateOne) SetNillableDesignBytes(v *int) *OrderItemUpdateOne {
+	if v != nil {
+		_u.SetDesignBytes(*v)
+	}
+	return _u
+}
+
+// AddDesignBytes adds value to the "design_bytes" field.
+func (_u *OrderItemUpdateOne) AddDesignBytes(v int) *OrderItemUpdateOne {
+	_u.mutation.AddDesignBytes(v)
+	return _u
+}
+
+// ClearDesignBytes clears the value of the "design_bytes" field.
+func (_u *OrderItemUpdateOne) ClearDesignBytes() *OrderItemUpdateOne {
+	_u.mutation.ClearDesignBytes()
 	return _u
 }
 
@@ -841,6 +904,15 @@ func (_u *OrderItemUpdateOne) sqlSave(ctx context.Context) (_node *OrderItem, er
 	}
 	if _u.mutation.DesignHashCleared() {
 		_spec.ClearField(orderitem.FieldDesignHash, field.TypeString)
+	}
+	if value, ok := _u.mutation.DesignBytes(); ok {
+		_spec.SetField(orderitem.FieldDesignBytes, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedDesignBytes(); ok {
+		_spec.AddField(orderitem.FieldDesignBytes, field.TypeInt, value)
+	}
+	if _u.mutation.DesignBytesCleared() {
+		_spec.ClearField(orderitem.FieldDesignBytes, field.TypeInt)
 	}
 	if value, ok := _u.mutation.Thumbnails(); ok {
 		_spec.SetField(orderitem.FieldThumbnails, field.TypeJSON, value)

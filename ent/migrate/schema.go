@@ -237,6 +237,7 @@ var (
 		{Name: "properties", Type: field.TypeJSON, Nullable: true},
 		{Name: "template_config", Type: field.TypeString, Size: 2147483647},
 		{Name: "design_hash", Type: field.TypeString, Nullable: true},
+		{Name: "design_bytes", Type: field.TypeInt, Nullable: true},
 		{Name: "thumbnails", Type: field.TypeJSON},
 		{Name: "design_version_id", Type: field.TypeString, Nullable: true},
 		{Name: "print_status", Type: field.TypeString, Default: "received"},
@@ -253,7 +254,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "order_items_orders_items",
-				Columns:    []*schema.Column{OrderItemsColumns[20]},
+				Columns:    []*schema.Column{OrderItemsColumns[21]},
 				RefColumns: []*schema.Column{OrdersColumns[0]},
 				OnDelete:   schema.Cascade,
 			},

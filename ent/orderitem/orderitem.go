@@ -42,6 +42,8 @@ const (
 	FieldTemplateConfig = "template_config"
 	// FieldDesignHash holds the string denoting the design_hash field in the database.
 	FieldDesignHash = "design_hash"
+	// FieldDesignBytes holds the string denoting the design_bytes field in the database.
+	FieldDesignBytes = "design_bytes"
 	// FieldThumbnails holds the string denoting the thumbnails field in the database.
 	FieldThumbnails = "thumbnails"
 	// FieldDesignVersionID holds the string denoting the design_version_id field in the database.
@@ -84,6 +86,7 @@ var Columns = []string{
 	FieldProperties,
 	FieldTemplateConfig,
 	FieldDesignHash,
+	FieldDesignBytes,
 	FieldThumbnails,
 	FieldDesignVersionID,
 	FieldPrintStatus,
@@ -184,6 +187,11 @@ func ByTemplateConfig(opts ...sql.OrderTermOption) OrderOption {
 // ByDesignHash orders the results by the design_hash field.
 func ByDesignHash(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldDesignHash, opts...).ToFunc()
+}
+
+// ByDesignBytes orders the results by the design_bytes field.
+func ByDesignBytes(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldDesignBytes, opts...).ToFunc()
 }
 
 // ByDesignVersionID orders the results by the design_version_id field.

@@ -120,6 +120,11 @@ func DesignHash(v string) predicate.OrderItem {
 	return predicate.OrderItem(sql.FieldEQ(FieldDesignHash, v))
 }
 
+// DesignBytes applies equality check predicate on the "design_bytes" field. It's identical to DesignBytesEQ.
+func DesignBytes(v int) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldEQ(FieldDesignBytes, v))
+}
+
 // DesignVersionID applies equality check predicate on the "design_version_id" field. It's identical to DesignVersionIDEQ.
 func DesignVersionID(v string) predicate.OrderItem {
 	return predicate.OrderItem(sql.FieldEQ(FieldDesignVersionID, v))
@@ -823,6 +828,56 @@ func DesignHashEqualFold(v string) predicate.OrderItem {
 // DesignHashContainsFold applies the ContainsFold predicate on the "design_hash" field.
 func DesignHashContainsFold(v string) predicate.OrderItem {
 	return predicate.OrderItem(sql.FieldContainsFold(FieldDesignHash, v))
+}
+
+// DesignBytesEQ applies the EQ predicate on the "design_bytes" field.
+func DesignBytesEQ(v int) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldEQ(FieldDesignBytes, v))
+}
+
+// DesignBytesNEQ applies the NEQ predicate on the "design_bytes" field.
+func DesignBytesNEQ(v int) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldNEQ(FieldDesignBytes, v))
+}
+
+// DesignBytesIn applies the In predicate on the "design_bytes" field.
+func DesignBytesIn(vs ...int) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldIn(FieldDesignBytes, vs...))
+}
+
+// DesignBytesNotIn applies the NotIn predicate on the "design_bytes" field.
+func DesignBytesNotIn(vs ...int) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldNotIn(FieldDesignBytes, vs...))
+}
+
+// DesignBytesGT applies the GT predicate on the "design_bytes" field.
+func DesignBytesGT(v int) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldGT(FieldDesignBytes, v))
+}
+
+// DesignBytesGTE applies the GTE predicate on the "design_bytes" field.
+func DesignBytesGTE(v int) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldGTE(FieldDesignBytes, v))
+}
+
+// DesignBytesLT applies the LT predicate on the "design_bytes" field.
+func DesignBytesLT(v int) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldLT(FieldDesignBytes, v))
+}
+
+// DesignBytesLTE applies the LTE predicate on the "design_bytes" field.
+func DesignBytesLTE(v int) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldLTE(FieldDesignBytes, v))
+}
+
+// DesignBytesIsNil applies the IsNil predicate on the "design_bytes" field.
+func DesignBytesIsNil() predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldIsNull(FieldDesignBytes))
+}
+
+// DesignBytesNotNil applies the NotNil predicate on the "design_bytes" field.
+func DesignBytesNotNil() predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldNotNull(FieldDesignBytes))
 }
 
 // DesignVersionIDEQ applies the EQ predicate on the "design_version_id" field.

@@ -35,6 +35,9 @@ func (OrderItem) Fields() []ent.Field {
 		// batch reads each distinct design once; absent on rows written
 		// before it existed.
 		field.String("design_hash").Optional().Nillable(),
+		// design_bytes is template_config's length, which bounds what a
+		// batch reads; absent as design_hash is.
+		field.Int("design_bytes").Optional().Nillable(),
 		field.JSON("thumbnails", []string{}),
 		field.String("design_version_id").Optional().Nillable(),
 		field.String("print_status").Default("received"),

@@ -23,10 +23,12 @@ const (
 	StatusFailed   = "Failed"
 )
 
-// Limits of a batch.
+// Limits of a batch. MaxDesignBytes bounds the distinct designs one batch
+// reads and sends to a render process, whose memory is bounded too.
 const (
-	MaxItems     = 5_000
-	MaxTemplates = 100
+	MaxItems       = 5_000
+	MaxTemplates   = 100
+	MaxDesignBytes = 32 << 20
 )
 
 // Batch is a batch order.
@@ -69,6 +71,8 @@ type Item struct {
 	// DesignKey names the item's design among the batch's: items with the
 	// same key have the same template_config (Store.Designs).
 	DesignKey string
+	// DesignBytes is the length of the template_config.
+	DesignBytes int
 }
 
 // Label is the small print beside each of the item's slots: its order and

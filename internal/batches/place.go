@@ -29,6 +29,9 @@ func newTemplateInfo(t *templates.Template) *templateInfo {
 // item no listed template serves or fits, a template that would place
 // nothing, and a file over rendersvc.MaxSheetCopies copies, naming them.
 func (s *Service) place(ctx context.Context, teamID int, items []*Item, tmpls []*templateInfo) ([]int, error) {
+	if err := checkDesignBytes(items); err != nil {
+		return nil, err
+	}
 	variants, err := s.variants(ctx, teamID, items)
 	if err != nil {
 		return nil, err
@@ -63,6 +66,24 @@ func (s *Service) place(ctx context.Context, teamID int, items []*Item, tmpls []
 		}
 	}
 	return placed, vs.Err()
+}
+
+// checkDesignBytes refuses a batch whose distinct designs, each counted
+// once, exceed MaxDesignBytes.
+func checkDesignBytes(items []*Item) error {
+	seen := map[string]bool{}
+	total := 0
+	for _, it := range items {
+		if !seen[it.DesignKey] {
+			seen[it.DesignKey] = true
+			total += it.DesignBytes
+		}
+	}
+	if total > MaxDesignBytes {
+		return apierr.Invalid("order_items", "the items' distinct designs total %.1f MB; a batch takes at most %d MB of them: split it",
+			float64(total)/(1<<20), MaxDesignBytes>>20)
+	}
+	return nil
 }
 
 // pick is the index of item's template, or -1 with the reason added.

@@ -49,25 +49,38 @@ func (s *Batches) Items(ctx context.Context, p auth.Principal, uids []string) (m
 			query = query.Where(orderitem.StoreID(p.StoreID))
 		}
 		rows, err := query.Select(orderitem.FieldUID, orderitem.FieldOrderID, orderitem.FieldStoreID,
-			orderitem.FieldEcommerceOrderItemID, orderitem.FieldEcommerceVariantID, orderitem.FieldQuantity, orderitem.FieldDesignHash).
+			orderitem.FieldEcommerceOrderItemID, orderitem.FieldEcommerceVariantID, orderitem.FieldQuantity, orderitem.FieldDesignHash, orderitem.FieldDesignBytes).
 			WithOrder(func(q *ent.OrderQuery) { q.Select(order.FieldUID, order.FieldEcommerceOrderID) }).
 			All(ctx)
 		if err != nil {
 			return nil, err
 		}
 		for _, r := range rows {
-			key := "item:" + r.UID // written before design_hash: its own design
-			if r.DesignHash != nil {
-				key = *r.DesignHash
-			}
-			found[r.UID] = &batches.Item{
+			it := &batches.Item{
 				UID: r.UID, OrderUID: r.Edges.Order.UID, StoreID: r.StoreID,
 				EcommerceOrderID: r.Edges.Order.EcommerceOrderID, EcommerceOrderItemID: r.EcommerceOrderItemID,
-				EcommerceVariantID: r.EcommerceVariantID, Quantity: r.Quantity, DesignKey: key,
+				EcommerceVariantID: r.EcommerceVariantID, Quantity: r.Quantity, DesignKey: "item:" + r.UID,
 			}
+			if r.DesignHash != nil && r.DesignBytes != nil {
+				it.DesignKey, it.DesignBytes = *r.DesignHash, *r.DesignBytes
+			} else if err := s.legacySize(ctx, it); err != nil {
+				return nil, err
+			}
+			found[r.UID] = it
 		}
 	}
 	return found, nil
+}
+
+// legacySize sets the size of an item written before design_bytes, which
+// is its own design.
+func (s *Batches) legacySize(ctx context.Context, it *batches.Item) error {
+	row, err := s.db.read.OrderItem.Query().Where(orderitem.UID(it.UID)).Select(orderitem.FieldTemplateConfig).Only(ctx)
+	if err != nil {
+		return notFound(err, "order item %q not found", it.UID)
+	}
+	it.DesignBytes = len(row.TemplateConfig)
+	return nil
 }
 
 // Designs reads each distinct design of items once: by hash, from any of

@@ -148,7 +148,7 @@ func (db *DB) insertItems(ctx context.Context, tx *Tx, o *orders.Order) error {
 			SetNillablePrice(it.Price).
 			SetProperties(it.Properties).
 			SetTemplateConfig(it.TemplateConfig).
-			SetDesignHash(DesignHash(it.TemplateConfig)).
+			SetDesignHash(DesignHash(it.TemplateConfig)).SetDesignBytes(len(it.TemplateConfig)).
 			SetThumbnails(it.Thumbnails).
 			SetNillableDesignVersionID(it.DesignVersionID).
 			SetPrintStatus(it.Print.Status).
@@ -424,7 +424,7 @@ func (db *DB) writeUpdate(ctx context.Context, tx *Tx, o *orders.Order, before m
 			SetQuantity(it.Quantity).
 			SetProperties(it.Properties).
 			SetTemplateConfig(it.TemplateConfig).
-			SetDesignHash(DesignHash(it.TemplateConfig)).
+			SetDesignHash(DesignHash(it.TemplateConfig)).SetDesignBytes(len(it.TemplateConfig)).
 			SetThumbnails(it.Thumbnails).
 			SetPrintStatus(it.Print.Status)
 		setOrClear(it.Price, u.SetPrice, u.ClearPrice)
