@@ -132,7 +132,7 @@ func TestOrderLifecycle(t *testing.T) {
 		if print.Status != 200 {
 			t.Fatalf("print: %d %s", print.Status, print.Raw)
 		}
-		if !reflect.DeepEqual(print.JSON, map[string]any{"ecommerce_order_item_id": "1001-2", "status": "received", "url": nil}) {
+		if !reflect.DeepEqual(print.JSON, map[string]any{"ecommerce_order_item_id": "1001-2", "status": "received", "url": nil, "error": nil}) {
 			t.Errorf("print status = %s", print.Raw)
 		}
 

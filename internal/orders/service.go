@@ -220,6 +220,7 @@ func (s *Service) GetOrderItemPrint(ctx context.Context, req *platenv1.GetOrderI
 			EcommerceOrderItemId: p.EcommerceOrderItemID,
 			Status:               p.Print.Status,
 			Url:                  s.printURL(p.OrderUID, it),
+			Error:                stringValue(p.Print.Error), // set only while processingfailed
 		}, nil
 	default:
 		return nil, apierr.Conflict("store_id", "order item %q exists in stores %s: add ?store_id= to choose one",

@@ -109,6 +109,9 @@ func TestBadDocumentFails(t *testing.T) {
 			if !strings.Contains(reason, c.reason) {
 				t.Errorf("error %q, want it to say %q", reason, c.reason)
 			}
+			if st["error"] != reason {
+				t.Errorf("the print status's error %v, want the order's %q", st["error"], reason)
+			}
 		})
 	}
 }

@@ -52,6 +52,8 @@ type Print struct {
 	UID    string
 	Status string
 	Files  int
+	// Error is why the print failed; nil unless Status is failed.
+	Error *string
 }
 
 // Store is the persistence of shop orders.

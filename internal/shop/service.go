@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 
+	"google.golang.org/protobuf/types/known/wrapperspb"
+
 	platenv1 "github.com/platen-print/platen/gen/platen/v1"
 	"github.com/platen-print/platen/internal/apierr"
 	"github.com/platen-print/platen/internal/auth"
@@ -102,10 +104,19 @@ func (s *Service) toProto(o *Order) *platenv1.ShopOrderResponse {
 				Id:     l.Print.UID,
 				Status: l.Print.Status,
 				Files:  printFiles(l, fileURL),
+				Error:  failure(l.Print),
 			}},
 		}
 	}
 	return &platenv1.ShopOrderResponse{Data: out}
+}
+
+// failure is why a failed print failed; null for any other status.
+func failure(p Print) *wrapperspb.StringValue {
+	if p.Status != PrintFailed || p.Error == nil {
+		return nil
+	}
+	return wrapperspb.String(*p.Error)
 }
 
 // files lists a ready print's files with their links; none otherwise.

@@ -78,7 +78,7 @@ func (db *DB) prepareShopOrder(ctx context.Context) (*sql.Stmt, error) {
 	query, _ := b.Select(o.C(shoporder.FieldID), o.C(shoporder.FieldTeamID), o.C(shoporder.FieldExternalID),
 		o.C(shoporder.FieldReferenceNumber), o.C(shoporder.FieldLinesHash),
 		p.C(shopprint.FieldUID), p.C(shopprint.FieldLineExternalID), p.C(shopprint.FieldDesignVersionID),
-		p.C(shopprint.FieldQuantity), p.C(shopprint.FieldStatus), p.C(shopprint.FieldFileCount)).
+		p.C(shopprint.FieldQuantity), p.C(shopprint.FieldStatus), p.C(shopprint.FieldFileCount), p.C(shopprint.FieldError)).
 		From(o).
 		Join(p).On(p.C(shopprint.FieldShopOrderID), o.C(shoporder.FieldID)).
 		Where(entsql.And(
@@ -108,7 +108,7 @@ func (h *hotStatements) findShopOrder(ctx context.Context, storeID, ref string) 
 		var o shop.Order
 		var l shop.Line
 		if err := rows.Scan(&o.ID, &o.TeamID, &o.ExternalID, &o.ReferenceNumber, &o.LinesHash,
-			&l.Print.UID, &l.ExternalID, &l.DesignVersionID, &l.Quantity, &l.Print.Status, &l.Print.Files); err != nil {
+			&l.Print.UID, &l.ExternalID, &l.DesignVersionID, &l.Quantity, &l.Print.Status, &l.Print.Files, &l.Print.Error); err != nil {
 			return nil, err
 		}
 		if n := len(found); n == 0 || found[n-1].ID != o.ID {

@@ -161,7 +161,7 @@ func shopOrderFromRow(row *ent.ShopOrder) *shop.Order {
 	for i, p := range row.Edges.Prints {
 		o.Lines[i] = shop.Line{
 			ExternalID: p.LineExternalID, DesignVersionID: p.DesignVersionID, Quantity: p.Quantity,
-			Print: shop.Print{UID: p.UID, Status: p.Status, Files: p.FileCount},
+			Print: shop.Print{UID: p.UID, Status: p.Status, Files: p.FileCount, Error: p.Error},
 		}
 	}
 	return o

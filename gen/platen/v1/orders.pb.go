@@ -1187,7 +1187,10 @@ type OrderItemPrint struct {
 	// received, processing, processingfailed or ready.
 	Status string `protobuf:"bytes,2,opt,name=status,proto3" json:"status,omitempty"`
 	// Non-null only when status is ready.
-	Url           *wrapperspb.StringValue `protobuf:"bytes,3,opt,name=url,proto3" json:"url,omitempty"`
+	Url *wrapperspb.StringValue `protobuf:"bytes,3,opt,name=url,proto3" json:"url,omitempty"`
+	// Why the print failed (extension): non-null only when status is
+	// processingfailed.
+	Error         *wrapperspb.StringValue `protobuf:"bytes,4,opt,name=error,proto3" json:"error,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1239,6 +1242,13 @@ func (x *OrderItemPrint) GetStatus() string {
 func (x *OrderItemPrint) GetUrl() *wrapperspb.StringValue {
 	if x != nil {
 		return x.Url
+	}
+	return nil
+}
+
+func (x *OrderItemPrint) GetError() *wrapperspb.StringValue {
+	if x != nil {
+		return x.Error
 	}
 	return nil
 }
@@ -1401,11 +1411,12 @@ const file_platen_v1_orders_proto_rawDesc = "" +
 	"\torder_uid\x18\x02 \x01(\tR\borderUid\"l\n" +
 	"\x18GetOrderItemPrintRequest\x125\n" +
 	"\x17ecommerce_order_item_id\x18\x01 \x01(\tR\x14ecommerceOrderItemId\x12\x19\n" +
-	"\bstore_id\x18\x02 \x01(\tR\astoreId\"\x8f\x01\n" +
+	"\bstore_id\x18\x02 \x01(\tR\astoreId\"\xc3\x01\n" +
 	"\x0eOrderItemPrint\x125\n" +
 	"\x17ecommerce_order_item_id\x18\x01 \x01(\tR\x14ecommerceOrderItemId\x12\x16\n" +
 	"\x06status\x18\x02 \x01(\tR\x06status\x12.\n" +
-	"\x03url\x18\x03 \x01(\v2\x1c.google.protobuf.StringValueR\x03url\"6\n" +
+	"\x03url\x18\x03 \x01(\v2\x1c.google.protobuf.StringValueR\x03url\x122\n" +
+	"\x05error\x18\x04 \x01(\v2\x1c.google.protobuf.StringValueR\x05error\"6\n" +
 	"\x17CreatePrintFilesRequest\x12\x1b\n" +
 	"\torder_uid\x18\x01 \x01(\tR\borderUid2\x93\x06\n" +
 	"\fOrderService\x12Y\n" +
@@ -1502,25 +1513,26 @@ var file_platen_v1_orders_proto_depIdxs = []int32{
 	1,  // 43: platen.v1.UpdateOrderRequest.addresses:type_name -> platen.v1.Address
 	2,  // 44: platen.v1.UpdateOrderRequest.shippings:type_name -> platen.v1.Shipping
 	16, // 45: platen.v1.OrderItemPrint.url:type_name -> google.protobuf.StringValue
-	6,  // 46: platen.v1.OrderService.CreateOrder:input_type -> platen.v1.CreateOrderRequest
-	7,  // 47: platen.v1.OrderService.GetOrder:input_type -> platen.v1.GetOrderRequest
-	8,  // 48: platen.v1.OrderService.ListOrders:input_type -> platen.v1.ListOrdersRequest
-	10, // 49: platen.v1.OrderService.UpdateOrder:input_type -> platen.v1.UpdateOrderRequest
-	11, // 50: platen.v1.OrderService.DeleteOrder:input_type -> platen.v1.DeleteOrderRequest
-	13, // 51: platen.v1.OrderService.GetOrderItemPrint:input_type -> platen.v1.GetOrderItemPrintRequest
-	15, // 52: platen.v1.OrderService.CreatePrintFiles:input_type -> platen.v1.CreatePrintFilesRequest
-	5,  // 53: platen.v1.OrderService.CreateOrder:output_type -> platen.v1.Order
-	5,  // 54: platen.v1.OrderService.GetOrder:output_type -> platen.v1.Order
-	9,  // 55: platen.v1.OrderService.ListOrders:output_type -> platen.v1.ListOrdersResponse
-	5,  // 56: platen.v1.OrderService.UpdateOrder:output_type -> platen.v1.Order
-	12, // 57: platen.v1.OrderService.DeleteOrder:output_type -> platen.v1.DeleteOrderResponse
-	14, // 58: platen.v1.OrderService.GetOrderItemPrint:output_type -> platen.v1.OrderItemPrint
-	5,  // 59: platen.v1.OrderService.CreatePrintFiles:output_type -> platen.v1.Order
-	53, // [53:60] is the sub-list for method output_type
-	46, // [46:53] is the sub-list for method input_type
-	46, // [46:46] is the sub-list for extension type_name
-	46, // [46:46] is the sub-list for extension extendee
-	0,  // [0:46] is the sub-list for field type_name
+	16, // 46: platen.v1.OrderItemPrint.error:type_name -> google.protobuf.StringValue
+	6,  // 47: platen.v1.OrderService.CreateOrder:input_type -> platen.v1.CreateOrderRequest
+	7,  // 48: platen.v1.OrderService.GetOrder:input_type -> platen.v1.GetOrderRequest
+	8,  // 49: platen.v1.OrderService.ListOrders:input_type -> platen.v1.ListOrdersRequest
+	10, // 50: platen.v1.OrderService.UpdateOrder:input_type -> platen.v1.UpdateOrderRequest
+	11, // 51: platen.v1.OrderService.DeleteOrder:input_type -> platen.v1.DeleteOrderRequest
+	13, // 52: platen.v1.OrderService.GetOrderItemPrint:input_type -> platen.v1.GetOrderItemPrintRequest
+	15, // 53: platen.v1.OrderService.CreatePrintFiles:input_type -> platen.v1.CreatePrintFilesRequest
+	5,  // 54: platen.v1.OrderService.CreateOrder:output_type -> platen.v1.Order
+	5,  // 55: platen.v1.OrderService.GetOrder:output_type -> platen.v1.Order
+	9,  // 56: platen.v1.OrderService.ListOrders:output_type -> platen.v1.ListOrdersResponse
+	5,  // 57: platen.v1.OrderService.UpdateOrder:output_type -> platen.v1.Order
+	12, // 58: platen.v1.OrderService.DeleteOrder:output_type -> platen.v1.DeleteOrderResponse
+	14, // 59: platen.v1.OrderService.GetOrderItemPrint:output_type -> platen.v1.OrderItemPrint
+	5,  // 60: platen.v1.OrderService.CreatePrintFiles:output_type -> platen.v1.Order
+	54, // [54:61] is the sub-list for method output_type
+	47, // [47:54] is the sub-list for method input_type
+	47, // [47:47] is the sub-list for extension type_name
+	47, // [47:47] is the sub-list for extension extendee
+	0,  // [0:47] is the sub-list for field type_name
 }
 
 func init() { file_platen_v1_orders_proto_init() }

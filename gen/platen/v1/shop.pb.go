@@ -10,6 +10,7 @@ import (
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	wrapperspb "google.golang.org/protobuf/types/known/wrapperspb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -375,7 +376,9 @@ type ShopPrint struct {
 	// processing, ready, failed or cancelled.
 	Status string `protobuf:"bytes,2,opt,name=status,proto3" json:"status,omitempty"`
 	// Empty unless status is ready: one file per design surface.
-	Files         []*ShopPrintFile `protobuf:"bytes,3,rep,name=files,proto3" json:"files,omitempty"`
+	Files []*ShopPrintFile `protobuf:"bytes,3,rep,name=files,proto3" json:"files,omitempty"`
+	// Why the print failed (extension): non-null only when status is failed.
+	Error         *wrapperspb.StringValue `protobuf:"bytes,4,opt,name=error,proto3" json:"error,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -427,6 +430,13 @@ func (x *ShopPrint) GetStatus() string {
 func (x *ShopPrint) GetFiles() []*ShopPrintFile {
 	if x != nil {
 		return x.Files
+	}
+	return nil
+}
+
+func (x *ShopPrint) GetError() *wrapperspb.StringValue {
+	if x != nil {
+		return x.Error
 	}
 	return nil
 }
@@ -511,7 +521,7 @@ var File_platen_v1_shop_proto protoreflect.FileDescriptor
 
 const file_platen_v1_shop_proto_rawDesc = "" +
 	"\n" +
-	"\x14platen/v1/shop.proto\x12\tplaten.v1\x1a\x1cgoogle/api/annotations.proto\"n\n" +
+	"\x14platen/v1/shop.proto\x12\tplaten.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1egoogle/protobuf/wrappers.proto\"n\n" +
 	"\x16CreateShopOrderRequest\x12\x1f\n" +
 	"\vexternal_id\x18\x01 \x01(\tR\n" +
 	"externalId\x123\n" +
@@ -536,11 +546,12 @@ const file_platen_v1_shop_proto_rawDesc = "" +
 	"externalId\x12*\n" +
 	"\x11design_version_id\x18\x02 \x01(\tR\x0fdesignVersionId\x12\x1a\n" +
 	"\bquantity\x18\x03 \x01(\x05R\bquantity\x12,\n" +
-	"\x06prints\x18\x04 \x03(\v2\x14.platen.v1.ShopPrintR\x06prints\"c\n" +
+	"\x06prints\x18\x04 \x03(\v2\x14.platen.v1.ShopPrintR\x06prints\"\x97\x01\n" +
 	"\tShopPrint\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
 	"\x06status\x18\x02 \x01(\tR\x06status\x12.\n" +
-	"\x05files\x18\x03 \x03(\v2\x18.platen.v1.ShopPrintFileR\x05files\"c\n" +
+	"\x05files\x18\x03 \x03(\v2\x18.platen.v1.ShopPrintFileR\x05files\x122\n" +
+	"\x05error\x18\x04 \x01(\v2\x1c.google.protobuf.StringValueR\x05error\"c\n" +
 	"\rShopPrintFile\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\x05R\x05index\x12\x12\n" +
 	"\x04type\x18\x02 \x01(\tR\x04type\x12\x16\n" +
@@ -572,6 +583,7 @@ var file_platen_v1_shop_proto_goTypes = []any{
 	(*ShopOrderLine)(nil),          // 5: platen.v1.ShopOrderLine
 	(*ShopPrint)(nil),              // 6: platen.v1.ShopPrint
 	(*ShopPrintFile)(nil),          // 7: platen.v1.ShopPrintFile
+	(*wrapperspb.StringValue)(nil), // 8: google.protobuf.StringValue
 }
 var file_platen_v1_shop_proto_depIdxs = []int32{
 	1, // 0: platen.v1.CreateShopOrderRequest.lines:type_name -> platen.v1.ShopOrderLineInput
@@ -579,15 +591,16 @@ var file_platen_v1_shop_proto_depIdxs = []int32{
 	5, // 2: platen.v1.ShopOrder.lines:type_name -> platen.v1.ShopOrderLine
 	6, // 3: platen.v1.ShopOrderLine.prints:type_name -> platen.v1.ShopPrint
 	7, // 4: platen.v1.ShopPrint.files:type_name -> platen.v1.ShopPrintFile
-	0, // 5: platen.v1.ShopService.CreateShopOrder:input_type -> platen.v1.CreateShopOrderRequest
-	2, // 6: platen.v1.ShopService.GetShopOrder:input_type -> platen.v1.GetShopOrderRequest
-	3, // 7: platen.v1.ShopService.CreateShopOrder:output_type -> platen.v1.ShopOrderResponse
-	3, // 8: platen.v1.ShopService.GetShopOrder:output_type -> platen.v1.ShopOrderResponse
-	7, // [7:9] is the sub-list for method output_type
-	5, // [5:7] is the sub-list for method input_type
-	5, // [5:5] is the sub-list for extension type_name
-	5, // [5:5] is the sub-list for extension extendee
-	0, // [0:5] is the sub-list for field type_name
+	8, // 5: platen.v1.ShopPrint.error:type_name -> google.protobuf.StringValue
+	0, // 6: platen.v1.ShopService.CreateShopOrder:input_type -> platen.v1.CreateShopOrderRequest
+	2, // 7: platen.v1.ShopService.GetShopOrder:input_type -> platen.v1.GetShopOrderRequest
+	3, // 8: platen.v1.ShopService.CreateShopOrder:output_type -> platen.v1.ShopOrderResponse
+	3, // 9: platen.v1.ShopService.GetShopOrder:output_type -> platen.v1.ShopOrderResponse
+	8, // [8:10] is the sub-list for method output_type
+	6, // [6:8] is the sub-list for method input_type
+	6, // [6:6] is the sub-list for extension type_name
+	6, // [6:6] is the sub-list for extension extendee
+	0, // [0:6] is the sub-list for field type_name
 }
 
 func init() { file_platen_v1_shop_proto_init() }
