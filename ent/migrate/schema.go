@@ -270,6 +270,16 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{OrderItemsColumns[4], OrderItemsColumns[7]},
 			},
+			{
+				Name:    "orderitem_team_id_created_at_uid",
+				Unique:  false,
+				Columns: []*schema.Column{OrderItemsColumns[4], OrderItemsColumns[1], OrderItemsColumns[3]},
+			},
+			{
+				Name:    "orderitem_created_at_uid",
+				Unique:  false,
+				Columns: []*schema.Column{OrderItemsColumns[1], OrderItemsColumns[3]},
+			},
 		},
 	}
 	// PrintTemplatesColumns holds the columns for the "print_templates" table.
@@ -509,6 +519,16 @@ var (
 				Name:    "shopprint_shop_order_id_line_external_id",
 				Unique:  true,
 				Columns: []*schema.Column{ShopPrintsColumns[15], ShopPrintsColumns[7]},
+			},
+			{
+				Name:    "shopprint_team_id_created_at_uid",
+				Unique:  false,
+				Columns: []*schema.Column{ShopPrintsColumns[4], ShopPrintsColumns[1], ShopPrintsColumns[3]},
+			},
+			{
+				Name:    "shopprint_created_at_uid",
+				Unique:  false,
+				Columns: []*schema.Column{ShopPrintsColumns[1], ShopPrintsColumns[3]},
 			},
 		},
 	}

@@ -62,5 +62,8 @@ func (OrderItem) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("store_id", "ecommerce_order_item_id").Unique(),
 		index.Fields("team_id", "ecommerce_order_item_id"),
+		// The operator's print list: a team's prints, newest first.
+		index.Fields("team_id", "created_at", "uid"),
+		index.Fields("created_at", "uid"),
 	}
 }

@@ -51,5 +51,8 @@ func (ShopPrint) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("shop_order_id", "position").Unique(),
 		index.Fields("shop_order_id", "line_external_id").Unique(),
+		// The operator's print list: a team's prints, newest first.
+		index.Fields("team_id", "created_at", "uid"),
+		index.Fields("created_at", "uid"),
 	}
 }

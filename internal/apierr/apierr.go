@@ -18,6 +18,7 @@ var (
 	ErrPermissionDenied = errors.New("permission denied")
 	ErrUnauthenticated  = errors.New("unauthenticated")
 	ErrRateLimited      = errors.New("rate limited")
+	ErrPrecondition     = errors.New("failed precondition")
 )
 
 // Violation names one bad field by its JSON path (items[0].quantity) and says
@@ -102,6 +103,12 @@ func Conflict(field, format string, args ...any) error {
 // PermissionDenied says which right is missing: 403. field may be empty.
 func PermissionDenied(field, format string, args ...any) error {
 	return &Error{Kind: ErrPermissionDenied, Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// Precondition says why the resource's state does not allow the action:
+// FAILED_PRECONDITION, 400.
+func Precondition(format string, args ...any) error {
+	return &Error{Kind: ErrPrecondition, Message: fmt.Sprintf(format, args...)}
 }
 
 // RateLimited says which limit the caller passed: 429, with Retry-After.

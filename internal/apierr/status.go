@@ -43,6 +43,8 @@ func ToStatus(ctx context.Context, err error) *status.Status {
 		code = codes.Unauthenticated
 	case errors.Is(err, ErrRateLimited):
 		code = codes.ResourceExhausted
+	case errors.Is(err, ErrPrecondition):
+		code = codes.FailedPrecondition
 	case errors.Is(err, context.Canceled):
 		code, message = codes.Canceled, "the request was cancelled"
 	case errors.Is(err, context.DeadlineExceeded):

@@ -62,3 +62,13 @@ func FromContext(ctx context.Context) (Principal, error) {
 	}
 	return p, nil
 }
+
+// OperatorFromContext is the calling operator; a client's token is
+// refused (the interceptor already keeps it from the operator API).
+func OperatorFromContext(ctx context.Context) (Principal, error) {
+	p, err := FromContext(ctx)
+	if err == nil && !p.IsOperator() {
+		err = apierr.PermissionDenied("", "this API is for operator tokens")
+	}
+	return p, err
+}

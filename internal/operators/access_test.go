@@ -53,8 +53,8 @@ func TestEachTokenToItsAPI(t *testing.T) {
 				t.Errorf("%s: OrderService.ListOrders: %v; want %s", tc.name, err, tc.rest)
 			}
 			wantREST := map[codes.Code]int{codes.Unimplemented: http.StatusNotImplemented, codes.PermissionDenied: http.StatusForbidden, codes.OK: http.StatusOK}
-			if r := srv.Do(t, "GET", "/api/v1/operator/prints", tc.token, nil); r.Status != wantREST[tc.operatorAPI] {
-				t.Errorf("%s: GET /api/v1/operator/prints: %d %s", tc.name, r.Status, r.Raw)
+			if r := srv.Do(t, "GET", "/api/v1/operator/teams", tc.token, nil); r.Status != wantREST[tc.operatorAPI] {
+				t.Errorf("%s: GET /api/v1/operator/teams: %d %s", tc.name, r.Status, r.Raw)
 			}
 			if r := srv.Do(t, "GET", "/api/v1/orders", tc.token, nil); r.Status != wantREST[tc.rest] {
 				t.Errorf("%s: GET /api/v1/orders: %d %s", tc.name, r.Status, r.Raw)

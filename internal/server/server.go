@@ -35,8 +35,10 @@ import (
 	"github.com/platen-print/platen/internal/idempotency"
 	"github.com/platen-print/platen/internal/inproc"
 	"github.com/platen-print/platen/internal/nulcheck"
+	"github.com/platen-print/platen/internal/operatorapi"
 	"github.com/platen-print/platen/internal/orders"
 	"github.com/platen-print/platen/internal/printfiles"
+	"github.com/platen-print/platen/internal/prints"
 	"github.com/platen-print/platen/internal/queue"
 	"github.com/platen-print/platen/internal/readiness"
 	"github.com/platen-print/platen/internal/shop"
@@ -211,7 +213,7 @@ func (s *Server) registerServices(r grpc.ServiceRegistrar) {
 	platenv1.RegisterDesignServiceServer(r, designs.NewService(s.db.Designs()))
 	platenv1.RegisterShopServiceServer(r, shop.NewService(s.db.ShopOrders(), s.links))
 	platenv1.RegisterWebhookServiceServer(r, webhooks.NewService(s.db.Deliveries(), s.fetcher.CheckURL))
-	platenv1.RegisterOperatorServiceServer(r, templates.NewService(s.db.Templates()))
+	platenv1.RegisterOperatorServiceServer(r, operatorapi.New(templates.NewService(s.db.Templates()), prints.NewService(s.db.Prints(), s.links)))
 	platenv1.RegisterBatchServiceServer(r, batches.NewService(s.db.Batches(), catalog.NewResolver(s.db.Catalog()), s.links))
 }
 

@@ -91,7 +91,7 @@ func TestGatewayConventions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		platentest.ErrorBody(t, srv.Do(t, "GET", "/api/v1/operator/prints", staff.Token, nil), 501)
+		platentest.ErrorBody(t, srv.Do(t, "GET", "/api/v1/operator/teams", staff.Token, nil), 501)
 	})
 }
 

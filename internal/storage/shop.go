@@ -292,15 +292,11 @@ func (s *ShopPrints) CancelPrint(ctx context.Context, printUID string) (status s
 		if err != nil {
 			return notFound(err, "print %q not found", printUID)
 		}
-		work := &printWork{delete: p.FileKeys}
-		if p.JobID != nil {
-			work.cancel = []int64{*p.JobID}
-		}
-		if err := s.db.enqueue(ctx, tx, work); err != nil {
-			return err
-		}
 		status = shop.PrintCancelled
-		return p.Update().SetStatus(shop.PrintCancelled).ClearJobID().ClearFileKeys().SetFileCount(0).Exec(ctx)
+		if p.Status == shop.PrintCancelled {
+			return nil // already
+		}
+		return s.db.Prints().endShop(ctx, tx, p, shop.PrintCancelled, nil)
 	})
 	return status, err
 }

@@ -14,30 +14,20 @@ import (
 	"github.com/platen-print/platen/internal/pagination"
 )
 
-// Service is the operator API's print templates. Staff act on every team's
-// templates; a team's operator on that team's only (another team's is
-// 404). Its other methods answer UNIMPLEMENTED until they are built.
+// Service is the operator API's print templates (internal/operatorapi
+// serves them). Staff act on every team's templates; a team's operator on
+// that team's only (another team's is 404).
 type Service struct {
-	platenv1.UnimplementedOperatorServiceServer
 	store Store
 }
 
 // NewService returns the service on store.
 func NewService(store Store) *Service { return &Service{store: store} }
 
-// operator is the calling operator (the interceptor admits no one else).
-func operator(ctx context.Context) (auth.Principal, error) {
-	p, err := auth.FromContext(ctx)
-	if err == nil && !p.IsOperator() {
-		err = apierr.PermissionDenied("", "this API is for operator tokens")
-	}
-	return p, err
-}
-
 // CreatePrintTemplate creates a template of the caller's team, or of
 // team_id (staff; a team's operator may name their own).
 func (s *Service) CreatePrintTemplate(ctx context.Context, req *platenv1.CreatePrintTemplateRequest) (*platenv1.PrintTemplate, error) {
-	p, err := operator(ctx)
+	p, err := auth.OperatorFromContext(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +78,7 @@ func (s *Service) GetPrintTemplate(ctx context.Context, req *platenv1.GetPrintTe
 
 // visible reads uid when the caller may see it; another team's is 404.
 func (s *Service) visible(ctx context.Context, uid string) (*Template, error) {
-	p, err := operator(ctx)
+	p, err := auth.OperatorFromContext(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +98,7 @@ func notFound(uid string) error { return apierr.NotFound("print template %q not 
 
 // ListPrintTemplates pages through the templates the caller may see.
 func (s *Service) ListPrintTemplates(ctx context.Context, req *platenv1.ListPrintTemplatesRequest) (*platenv1.ListPrintTemplatesResponse, error) {
-	p, err := operator(ctx)
+	p, err := auth.OperatorFromContext(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +149,7 @@ func (s *Service) UpdatePrintTemplate(ctx context.Context, req *platenv1.UpdateP
 	if err != nil {
 		return nil, err
 	}
-	p, err := operator(ctx)
+	p, err := auth.OperatorFromContext(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -236,7 +226,7 @@ func (s *Service) AssignPrintTemplate(ctx context.Context, req *platenv1.AssignP
 	if len(req.AddVariantIds) == 0 && len(req.RemoveVariantIds) == 0 {
 		return nil, apierr.Invalid("add_variant_ids", "give add_variant_ids, remove_variant_ids or both")
 	}
-	p, err := operator(ctx)
+	p, err := auth.OperatorFromContext(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -286,9 +286,9 @@ type ListPrintsRequest struct {
 	Status string `protobuf:"bytes,2,opt,name=status,proto3" json:"status,omitempty"`
 	// Only this family: "A" or "B".
 	Family string `protobuf:"bytes,3,opt,name=family,proto3" json:"family,omitempty"`
-	// Only prints one of whose references (print id, order uid, ecommerce
-	// order or item id, reference_number, external ids, design version id)
-	// contains this text.
+	// Only prints one of whose references equals this text: print id, order
+	// uid, ecommerce order id, order number or item id, reference_number,
+	// external ids, design version id.
 	Query string `protobuf:"bytes,4,opt,name=query,proto3" json:"query,omitempty"`
 	// At most this many prints (default 50, at most 500).
 	PageSize int32 `protobuf:"varint,5,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`

@@ -1,0 +1,79 @@
+// Package operatorapi is the operator API, platen.v1.OperatorService: one
+// gRPC service assembled from the packages that own each part (print
+// templates, prints). Methods not built yet answer UNIMPLEMENTED.
+package operatorapi
+
+import (
+	"context"
+
+	platenv1 "github.com/platen-print/platen/gen/platen/v1"
+	"github.com/platen-print/platen/internal/prints"
+	"github.com/platen-print/platen/internal/templates"
+)
+
+// Service is the operator API.
+type Service struct {
+	platenv1.UnimplementedOperatorServiceServer
+	templates *templates.Service
+	prints    *prints.Service
+}
+
+// New assembles the operator API.
+func New(t *templates.Service, p *prints.Service) *Service {
+	return &Service{templates: t, prints: p}
+}
+
+// ListPrints lists prints of both families.
+func (s *Service) ListPrints(ctx context.Context, r *platenv1.ListPrintsRequest) (*platenv1.ListPrintsResponse, error) {
+	return s.prints.ListPrints(ctx, r)
+}
+
+// GetPrint returns one print.
+func (s *Service) GetPrint(ctx context.Context, r *platenv1.GetPrintRequest) (*platenv1.Print, error) {
+	return s.prints.GetPrint(ctx, r)
+}
+
+// RetryPrint renders a failed print again.
+func (s *Service) RetryPrint(ctx context.Context, r *platenv1.RetryPrintRequest) (*platenv1.Print, error) {
+	return s.prints.RetryPrint(ctx, r)
+}
+
+// FlagPrint fails a print with the operator's reason.
+func (s *Service) FlagPrint(ctx context.Context, r *platenv1.FlagPrintRequest) (*platenv1.Print, error) {
+	return s.prints.FlagPrint(ctx, r)
+}
+
+// CancelPrint cancels a print.
+func (s *Service) CancelPrint(ctx context.Context, r *platenv1.CancelPrintRequest) (*platenv1.Print, error) {
+	return s.prints.CancelPrint(ctx, r)
+}
+
+// CreatePrintTemplate creates a print template.
+func (s *Service) CreatePrintTemplate(ctx context.Context, r *platenv1.CreatePrintTemplateRequest) (*platenv1.PrintTemplate, error) {
+	return s.templates.CreatePrintTemplate(ctx, r)
+}
+
+// GetPrintTemplate returns a print template.
+func (s *Service) GetPrintTemplate(ctx context.Context, r *platenv1.GetPrintTemplateRequest) (*platenv1.PrintTemplate, error) {
+	return s.templates.GetPrintTemplate(ctx, r)
+}
+
+// ListPrintTemplates lists print templates.
+func (s *Service) ListPrintTemplates(ctx context.Context, r *platenv1.ListPrintTemplatesRequest) (*platenv1.ListPrintTemplatesResponse, error) {
+	return s.templates.ListPrintTemplates(ctx, r)
+}
+
+// UpdatePrintTemplate updates a print template.
+func (s *Service) UpdatePrintTemplate(ctx context.Context, r *platenv1.UpdatePrintTemplateRequest) (*platenv1.PrintTemplate, error) {
+	return s.templates.UpdatePrintTemplate(ctx, r)
+}
+
+// DeletePrintTemplate deletes a print template.
+func (s *Service) DeletePrintTemplate(ctx context.Context, r *platenv1.DeletePrintTemplateRequest) (*platenv1.DeletePrintTemplateResponse, error) {
+	return s.templates.DeletePrintTemplate(ctx, r)
+}
+
+// AssignPrintTemplate assigns a print template to variants.
+func (s *Service) AssignPrintTemplate(ctx context.Context, r *platenv1.AssignPrintTemplateRequest) (*platenv1.PrintTemplate, error) {
+	return s.templates.AssignPrintTemplate(ctx, r)
+}

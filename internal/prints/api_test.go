@@ -1,0 +1,270 @@
+package prints_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	platenv1 "github.com/platen-print/platen/gen/platen/v1"
+	"github.com/platen-print/platen/internal/config"
+	"github.com/platen-print/platen/internal/operators"
+	"github.com/platen-print/platen/internal/platentest"
+)
+
+const (
+	goodDoc = `{"width":50,"height":50,"layers":[{"type":"rect","x":0,"y":0,"width":50,"height":50,"fill":"#3030c0"}]}`
+	badDoc  = `{"width":50,"height":50,"layers":[{"type":"star"}]}`
+)
+
+// fixture is two teams, each with a Family A order of a good and a bad
+// item, and acme with a Family B order of one line; a staff operator and
+// one of acme's.
+type fixture struct {
+	srv                *platentest.Server
+	acme, other        platentest.Tenant
+	staff, member      string
+	good, bad, theirs  string // Family A print ids (item uids)
+	shopPrint, shopRef string
+}
+
+func setup(t *testing.T, b platentest.Backend) *fixture {
+	t.Helper()
+	f := &fixture{srv: platentest.StartWith(t, b, func(c *config.Config) { c.AllowPrivateNetwork = true })}
+	f.acme, f.other = f.srv.Bootstrap(t, "acme", "acme-shop"), f.srv.Bootstrap(t, "other", "other-shop")
+	staff, err := operators.Create(t.Context(), f.srv.DB().Operators(), "grace@example.com", "", true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	member, err := operators.Create(t.Context(), f.srv.DB().Operators(), "ada@example.com", "", false, &f.acme.TeamID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.staff, f.member = staff.Token, member.Token
+	items := f.order(t, f.acme, "1001", goodDoc, badDoc)
+	f.good, f.bad = items[0], items[1]
+	f.theirs = f.order(t, f.other, "9001", goodDoc)[0]
+	if r := f.srv.Do(t, "POST", "/api/v1/design-versions", f.acme.Token, map[string]any{"design_version_id": "sticker-v1", "template_config": url.QueryEscape(goodDoc)}); r.Status != http.StatusOK {
+		t.Fatalf("design version: %d %s", r.Status, r.Raw)
+	}
+	r := f.srv.Do(t, "POST", "/v1/shop/orders", f.acme.Token, map[string]any{"external_id": "SO-1", "lines": []map[string]any{{"design_version_id": "sticker-v1", "quantity": 3}}})
+	if r.Status != http.StatusCreated {
+		t.Fatalf("shop order: %d %s", r.Status, r.Raw)
+	}
+	data := r.Object(t)["data"].(map[string]any)
+	f.shopRef = data["reference_number"].(string)
+	f.shopPrint = data["lines"].([]any)[0].(map[string]any)["prints"].([]any)[0].(map[string]any)["id"].(string)
+	f.settle(t, f.good, f.bad, f.theirs, f.shopPrint)
+	return f
+}
+
+// order creates an order rendering one item per document; it returns the
+// items' uids.
+func (f *fixture) order(t *testing.T, tenant platentest.Tenant, id string, docs ...string) []string {
+	t.Helper()
+	var items []map[string]any
+	for i, doc := range docs {
+		items = append(items, map[string]any{"ecommerce_order_item_id": fmt.Sprintf("%s-%d", id, i+1), "ecommerce_variant_id": "v",
+			"quantity": 1, "template_config": url.QueryEscape(doc), "thumbnails": []string{"https://example.com/t.png"}})
+	}
+	r := f.srv.Do(t, "POST", "/api/v1/orders", tenant.Token, map[string]any{"store_id": tenant.StoreID, "ecommerce_order_id": id,
+		"create_print_files": true, "items": items})
+	if r.Status != http.StatusOK {
+		t.Fatalf("order %s: %d %s", id, r.Status, r.Raw)
+	}
+	var uids []string
+	for _, it := range r.Object(t)["items"].([]any) {
+		uids = append(uids, it.(map[string]any)["uid"].(string))
+	}
+	return uids
+}
+
+// get reads a print through the operator API as staff.
+func (f *fixture) get(t *testing.T, id string) map[string]any {
+	t.Helper()
+	r := f.srv.Do(t, "GET", "/api/v1/operator/prints/"+id, f.staff, nil)
+	if r.Status != http.StatusOK {
+		t.Fatalf("get print %s: %d %s", id, r.Status, r.Raw)
+	}
+	return r.Object(t)
+}
+
+// settle waits until each print has finished rendering.
+func (f *fixture) settle(t *testing.T, ids ...string) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for _, id := range ids {
+		for {
+			s := f.get(t, id)["status"]
+			if s != "received" && s != "processing" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("print %s still %v", id, s)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
+// ids lists the print ids of a list answer.
+func ids(t *testing.T, r *platentest.Response) []string {
+	t.Helper()
+	if r.Status != http.StatusOK {
+		t.Fatalf("list: %d %s", r.Status, r.Raw)
+	}
+	var out []string
+	for _, p := range r.Object(t)["prints"].([]any) {
+		out = append(out, p.(map[string]any)["id"].(string))
+	}
+	return out
+}
+
+// TestListingAndReadingPrints: both families in one list, newest first,
+// filtered and searched by any reference, paged; a team's operator sees
+// their team only, and another team's print is 404 to them.
+func TestListingAndReadingPrints(t *testing.T) {
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		f := setup(t, b)
+		all := ids(t, f.srv.Do(t, "GET", "/api/v1/operator/prints", f.staff, nil))
+		if want := []string{f.theirs, f.shopPrint, f.good, f.bad}; !sameSet(all, want) {
+			t.Errorf("staff list %v, want %v", all, want)
+		}
+		mine := ids(t, f.srv.Do(t, "GET", "/api/v1/operator/prints", f.member, nil))
+		if slices.Contains(mine, f.theirs) || len(mine) != 3 {
+			t.Errorf("team operator list %v", mine)
+		}
+		for query, want := range map[string][]string{
+			"family=B":                         {f.shopPrint},
+			"family=A&status=processingfailed": {f.bad},
+			"status=ready":                     {f.good, f.shopPrint, f.theirs},
+			"query=1001":                       {f.good, f.bad},
+			"query=1001-2":                     {f.bad},
+			"query=" + f.shopRef:               {f.shopPrint},
+			"query=SO-1":                       {f.shopPrint},
+			"query=sticker-v1":                 {f.shopPrint},
+			"query=" + f.good:                  {f.good},
+			"query=9001":                       {f.theirs},
+			"query=9001&team_id=" + fmt.Sprint(f.acme.TeamID): nil,
+		} {
+			if got := ids(t, f.srv.Do(t, "GET", "/api/v1/operator/prints?"+query, f.staff, nil)); !sameSet(got, want) {
+				t.Errorf("?%s: %v, want %v", query, got, want)
+			}
+		}
+		var paged []string
+		token := ""
+		for range 10 {
+			r := f.srv.Do(t, "GET", "/api/v1/operator/prints?page_size=1&page_token="+token, f.staff, nil)
+			paged = append(paged, ids(t, r)...)
+			if token = r.Object(t)["next_page_token"].(string); token == "" {
+				break
+			}
+		}
+		if !slices.Equal(paged, all) {
+			t.Errorf("pages of one %v, want the list %v", paged, all)
+		}
+
+		got := f.get(t, f.shopPrint)
+		files := got["files"].([]any)
+		if got["family"] != "B" || got["status"] != "ready" || got["reference_number"] != f.shopRef || got["external_id"] != "SO-1" ||
+			got["quantity"] != 3.0 || got["order_uid"] != nil || len(files) != 1 {
+			t.Errorf("shop print %v", got)
+		}
+		platentest.Download(t, files[0].(map[string]any)["url"].(string))
+		got = f.get(t, f.bad)
+		if got["family"] != "A" || got["status"] != "processingfailed" || got["ecommerce_order_id"] != "1001" ||
+			got["ecommerce_order_item_id"] != "1001-2" || !strings.Contains(fmt.Sprint(got["error"]), `unknown layer type "star"`) {
+			t.Errorf("failed item %v", got)
+		}
+		// A team's operator: another team's print is as if it did not exist.
+		platentest.ErrorBody(t, f.srv.Do(t, "GET", "/api/v1/operator/prints/"+f.theirs, f.member, nil), http.StatusNotFound)
+		platentest.ErrorBody(t, f.srv.Do(t, "POST", "/api/v1/operator/prints/"+f.theirs+"/cancel", f.member, map[string]any{}), http.StatusNotFound)
+		platentest.ErrorBody(t, f.srv.Do(t, "GET", "/api/v1/operator/prints?team_id="+fmt.Sprint(f.other.TeamID), f.member, nil), http.StatusForbidden)
+		if p := f.get(t, f.theirs); p["status"] != "ready" {
+			t.Errorf("another team's print after their operator's cancel: %v", p)
+		}
+		client := platenv1.NewOperatorServiceClient(f.srv.GRPC(t))
+		if _, err := client.GetPrint(platentest.Bearer(t.Context(), f.member), &platenv1.GetPrintRequest{PrintId: f.theirs}); status.Code(err) != codes.NotFound {
+			t.Errorf("gRPC: another team's print: %v", err)
+		}
+		p, err := client.GetPrint(platentest.Bearer(t.Context(), f.member), &platenv1.GetPrintRequest{PrintId: f.good})
+		if err != nil || p.Status != "ready" || len(p.Files) != 1 {
+			t.Errorf("gRPC: %v %v", p, err)
+		}
+	})
+}
+
+// TestOperatorActions: retry renders a failed print again; flag fails a
+// print with the operator's reason, which the client reads; cancel stops
+// a print for good (Family A's reads processingfailed, cancelled); each
+// refuses a state that does not allow it.
+func TestOperatorActions(t *testing.T) {
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		f := setup(t, b)
+		act := func(id, action string, body map[string]any, status int) map[string]any {
+			t.Helper()
+			r := f.srv.Do(t, "POST", "/api/v1/operator/prints/"+id+"/"+action, f.member, body)
+			if r.Status != status {
+				t.Fatalf("%s %s: %d %s, want %d", action, id, r.Status, r.Raw, status)
+			}
+			return r.Object(t)
+		}
+		clientStatus := func(itemID string) map[string]any {
+			return f.srv.Do(t, "GET", "/api/v1/order-items/"+itemID+"/print", f.acme.Token, nil).Object(t)
+		}
+
+		if p := act(f.bad, "retry", map[string]any{}, 200); p["status"] != "received" || p["error"] != nil {
+			t.Errorf("retried %v", p)
+		}
+		f.settle(t, f.bad)
+		if p := f.get(t, f.bad); p["status"] != "processingfailed" {
+			t.Errorf("the bad design rendered again and failed again: %v", p)
+		}
+		act(f.good, "retry", map[string]any{}, 400)
+
+		act(f.good, "flag", map[string]any{}, 400)
+		p := act(f.good, "flag", map[string]any{"reason": "the photo is upside down"}, 200)
+		if p["status"] != "processingfailed" || p["error"] != "the photo is upside down" || len(p["files"].([]any)) != 0 {
+			t.Errorf("flagged %v", p)
+		}
+		if s := clientStatus("1001-1"); s["status"] != "processingfailed" || s["error"] != "the photo is upside down" || s["url"] != nil {
+			t.Errorf("the client reads %v", s)
+		}
+		if p := act(f.good, "retry", map[string]any{}, 200); p["status"] != "received" {
+			t.Errorf("a flagged print retried: %v", p)
+		}
+		f.settle(t, f.good)
+		if s := clientStatus("1001-1"); s["status"] != "ready" || s["error"] != nil {
+			t.Errorf("rendered again: %v", s)
+		}
+
+		if p := act(f.good, "cancel", map[string]any{}, 200); p["status"] != "processingfailed" || p["error"] != "cancelled by the print shop" {
+			t.Errorf("cancelled item %v", p)
+		}
+		if p := act(f.shopPrint, "cancel", map[string]any{}, 200); p["status"] != "cancelled" || len(p["files"].([]any)) != 0 {
+			t.Errorf("cancelled shop print %v", p)
+		}
+		poll := f.srv.Do(t, "GET", "/v1/shop/orders/SO-1", f.acme.Token, nil).Object(t)["data"].(map[string]any)
+		if sp := poll["lines"].([]any)[0].(map[string]any)["prints"].([]any)[0].(map[string]any); sp["status"] != "cancelled" || len(sp["files"].([]any)) != 0 {
+			t.Errorf("the shop reads %v", sp)
+		}
+		for _, action := range []string{"retry", "cancel"} {
+			act(f.shopPrint, action, map[string]any{}, 400)
+		}
+		act(f.shopPrint, "flag", map[string]any{"reason": "x"}, 400)
+		act("no-such-print", "retry", map[string]any{}, 404)
+	})
+}
+
+func sameSet(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
+}

@@ -1,0 +1,80 @@
+// Package prints is the operator's view of every print, of both families:
+// a Family A order item's print file and a Family B line's print, found
+// by any of their references, and the operator's actions on them: retry a
+// failed print, flag one (it fails with the operator's reason, which the
+// client sees), cancel one (its pending render stops, its files go).
+// Staff act on every team's prints, a team's operator on that team's only.
+package prints
+
+import (
+	"context"
+	"time"
+
+	"github.com/platen-print/platen/internal/pagination"
+)
+
+// Families.
+const (
+	FamilyA = "A"
+	FamilyB = "B"
+)
+
+// Print is one print of either family.
+type Print struct {
+	ID      string // the item's uid (A) or the print's (B)
+	Family  string
+	TeamID  int
+	StoreID string
+	// Status is in the family's own words: A received, processing,
+	// processingfailed or ready; B processing, ready, failed or cancelled.
+	Status string
+	Error  *string
+	// Family A's references.
+	OrderUID, EcommerceOrderID, EcommerceOrderItemID string
+	// Family B's references.
+	ReferenceNumber, ExternalID, LineExternalID string
+	DesignVersionID                             *string
+	Quantity                                    int
+	// Files is how many files a ready print has (A: one; B: one per
+	// surface).
+	Files     int
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Query selects a page of prints, newest first.
+type Query struct {
+	TeamID int    // 0: every team (staff)
+	Family string // "" for both
+	Status string // "" for any
+	// Search finds the prints one of whose references equals it: print id,
+	// order uid, e-commerce order or item id, order number,
+	// reference_number, external ids, design version id.
+	Search   string
+	PageSize int
+	After    *pagination.Cursor
+}
+
+// Store keeps prints.
+type Store interface {
+	// ListPrints returns a page and whether more follow.
+	ListPrints(ctx context.Context, q Query) ([]*Print, bool, error)
+	// GetPrint returns a print of any team (apierr.ErrNotFound when none).
+	GetPrint(ctx context.Context, id string) (*Print, error)
+	// RetryPrint renders a failed print again; FlagPrint fails it with the
+	// reason; CancelPrint cancels it. Each stops the print's pending render
+	// and removes its files as needed, in one transaction with the status,
+	// and refuses (apierr.Precondition) a print whose status does not
+	// allow it. check is called with the print first, inside the
+	// transaction, so that the caller's rights are checked on what it
+	// changes.
+	RetryPrint(ctx context.Context, id string, check func(*Print) error) (*Print, error)
+	FlagPrint(ctx context.Context, id, reason string, check func(*Print) error) (*Print, error)
+	CancelPrint(ctx context.Context, id string, check func(*Print) error) (*Print, error)
+}
+
+// Links signs the download links of ready prints' files.
+type Links interface {
+	ItemURL(orderUID, itemUID string) string
+	ShopFileURLs(reference string) func(printUID string, index int) string
+}

@@ -1,0 +1,171 @@
+package prints
+
+import (
+	"context"
+	"strings"
+	"unicode/utf8"
+
+	"google.golang.org/protobuf/types/known/timestamppb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	platenv1 "github.com/platen-print/platen/gen/platen/v1"
+	"github.com/platen-print/platen/internal/apierr"
+	"github.com/platen-print/platen/internal/auth"
+	"github.com/platen-print/platen/internal/pagination"
+)
+
+// maxReason bounds a flag's reason, which the client reads as the error.
+const maxReason = 1000
+
+// Service is the print methods of the operator API.
+type Service struct {
+	store Store
+	links Links
+}
+
+// NewService returns the service on store, signing links with links.
+func NewService(store Store, links Links) *Service { return &Service{store: store, links: links} }
+
+// ListPrints pages through the prints the caller may see, newest first.
+func (s *Service) ListPrints(ctx context.Context, req *platenv1.ListPrintsRequest) (*platenv1.ListPrintsResponse, error) {
+	p, err := auth.OperatorFromContext(ctx)
+	if err != nil {
+		return nil, err
+	}
+	page, err := pagination.Parse(req.PageSize, req.PageToken)
+	if err != nil {
+		return nil, err
+	}
+	q := Query{TeamID: p.TeamID, Status: req.Status, Search: strings.TrimSpace(req.Query), PageSize: page.Size, After: page.After}
+	if req.TeamId != nil {
+		if !p.SeesTeam(int(*req.TeamId)) {
+			return nil, apierr.PermissionDenied("team_id", "a team's operator sees their own team only")
+		}
+		q.TeamID = int(*req.TeamId)
+	}
+	switch req.Family {
+	case "", FamilyA, FamilyB:
+		q.Family = req.Family
+	default:
+		return nil, apierr.Invalid("family", "must be A or B, got %q", req.Family)
+	}
+	list, more, err := s.store.ListPrints(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	resp := &platenv1.ListPrintsResponse{Prints: make([]*platenv1.Print, len(list))}
+	for i, pr := range list {
+		resp.Prints[i] = s.toProto(pr)
+	}
+	if more {
+		last := list[len(list)-1]
+		resp.NextPageToken = pagination.Token(pagination.Cursor{CreatedAt: last.CreatedAt, UID: last.ID})
+	}
+	return resp, nil
+}
+
+// GetPrint returns a print the caller may see; another team's is 404.
+func (s *Service) GetPrint(ctx context.Context, req *platenv1.GetPrintRequest) (*platenv1.Print, error) {
+	p, err := auth.OperatorFromContext(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pr, err := s.store.GetPrint(ctx, req.PrintId)
+	if err == nil {
+		err = visible(p, req.PrintId)(pr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s.toProto(pr), nil
+}
+
+// RetryPrint renders a failed print again.
+func (s *Service) RetryPrint(ctx context.Context, req *platenv1.RetryPrintRequest) (*platenv1.Print, error) {
+	return s.act(ctx, req.PrintId, s.store.RetryPrint)
+}
+
+// FlagPrint fails a print with the operator's reason.
+func (s *Service) FlagPrint(ctx context.Context, req *platenv1.FlagPrintRequest) (*platenv1.Print, error) {
+	reason := strings.TrimSpace(req.Reason)
+	switch {
+	case reason == "":
+		return nil, apierr.Invalid("reason", "is required: the issue, which the client reads as the print's error")
+	case utf8.RuneCountInString(reason) > maxReason:
+		return nil, apierr.Invalid("reason", "must be at most %d characters", maxReason)
+	}
+	return s.act(ctx, req.PrintId, func(ctx context.Context, id string, check func(*Print) error) (*Print, error) {
+		return s.store.FlagPrint(ctx, id, reason, check)
+	})
+}
+
+// CancelPrint cancels a print and its pending render.
+func (s *Service) CancelPrint(ctx context.Context, req *platenv1.CancelPrintRequest) (*platenv1.Print, error) {
+	return s.act(ctx, req.PrintId, s.store.CancelPrint)
+}
+
+// act runs an action on a print the caller may see.
+func (s *Service) act(ctx context.Context, id string, action func(context.Context, string, func(*Print) error) (*Print, error)) (*platenv1.Print, error) {
+	p, err := auth.OperatorFromContext(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pr, err := action(ctx, id, visible(p, id))
+	if err != nil {
+		return nil, err
+	}
+	return s.toProto(pr), nil
+}
+
+// visible refuses a print of a team the caller does not see as not found,
+// as one that does not exist.
+func visible(p auth.Principal, id string) func(*Print) error {
+	return func(pr *Print) error {
+		if !p.SeesTeam(pr.TeamID) {
+			return apierr.NotFound("print %q not found", id)
+		}
+		return nil
+	}
+}
+
+// toProto is pr as the operator API shows it, with fresh links to the
+// files of a ready print.
+func (s *Service) toProto(pr *Print) *platenv1.Print {
+	out := &platenv1.Print{
+		Id: pr.ID, Family: pr.Family, TeamId: int32(pr.TeamID), StoreId: pr.StoreID, //nolint:gosec // ids are small
+		Status: pr.Status, Error: optional(pr.Error), DesignVersionId: optional(pr.DesignVersionID),
+		Quantity: int32(pr.Quantity), //nolint:gosec // bounded at create
+		Files:    []*platenv1.OperatorPrintFile{},
+		CreatedAt: timestamppb.New(pr.CreatedAt), UpdatedAt: timestamppb.New(pr.UpdatedAt),
+	}
+	if pr.Family == FamilyA {
+		out.OrderUid, out.EcommerceOrderId = wrapperspb.String(pr.OrderUID), wrapperspb.String(pr.EcommerceOrderID)
+		out.EcommerceOrderItemId = wrapperspb.String(pr.EcommerceOrderItemID)
+	} else {
+		out.ReferenceNumber, out.ExternalId = wrapperspb.String(pr.ReferenceNumber), wrapperspb.String(pr.ExternalID)
+		out.LineExternalId = wrapperspb.String(pr.LineExternalID)
+	}
+	if pr.Status == "ready" {
+		out.Files = s.files(pr)
+	}
+	return out
+}
+
+func (s *Service) files(pr *Print) []*platenv1.OperatorPrintFile {
+	if pr.Family == FamilyA {
+		return []*platenv1.OperatorPrintFile{{Index: 1, Url: s.links.ItemURL(pr.OrderUID, pr.ID), ContentType: "application/pdf"}}
+	}
+	url := s.links.ShopFileURLs(pr.ReferenceNumber)
+	out := make([]*platenv1.OperatorPrintFile, pr.Files)
+	for i := range out {
+		out[i] = &platenv1.OperatorPrintFile{Index: int32(i + 1), Url: url(pr.ID, i+1), ContentType: "application/pdf"} //nolint:gosec // a design's surfaces
+	}
+	return out
+}
+
+func optional(s *string) *wrapperspb.StringValue {
+	if s == nil {
+		return nil
+	}
+	return wrapperspb.String(*s)
+}

@@ -1,0 +1,306 @@
+package storage
+
+import (
+	"cmp"
+	"context"
+	"slices"
+
+	"github.com/platen-print/platen/ent"
+	"github.com/platen-print/platen/ent/order"
+	"github.com/platen-print/platen/ent/orderitem"
+	"github.com/platen-print/platen/ent/predicate"
+	"github.com/platen-print/platen/ent/shoporder"
+	"github.com/platen-print/platen/ent/shopprint"
+	"github.com/platen-print/platen/internal/apierr"
+	"github.com/platen-print/platen/internal/orders"
+	"github.com/platen-print/platen/internal/prints"
+	"github.com/platen-print/platen/internal/shop"
+	"github.com/platen-print/platen/internal/webhooks"
+)
+
+// Prints is the operator's view of the prints of both families: order
+// items' print files and shop prints.
+type Prints struct{ db *DB }
+
+// Prints returns the operator's print store.
+func (db *DB) Prints() *Prints { return &Prints{db: db} }
+
+var _ prints.Store = (*Prints)(nil)
+
+// Each family's words for its statuses.
+var (
+	statusesA = []string{orders.PrintReceived, orders.PrintProcessing, orders.PrintProcessingFailed, orders.PrintReady}
+	statusesB = []string{shop.PrintProcessing, shop.PrintReady, shop.PrintFailed, shop.PrintCancelled}
+)
+
+// ListPrints reads a page of each family that the query admits and merges
+// them, newest first.
+func (s *Prints) ListPrints(ctx context.Context, q prints.Query) ([]*prints.Print, bool, error) {
+	var all []*prints.Print
+	if q.Family != prints.FamilyB && (q.Status == "" || slices.Contains(statusesA, q.Status)) {
+		list, err := s.listA(ctx, q)
+		if err != nil {
+			return nil, false, err
+		}
+		all = append(all, list...)
+	}
+	if q.Family != prints.FamilyA && (q.Status == "" || slices.Contains(statusesB, q.Status)) {
+		list, err := s.listB(ctx, q)
+		if err != nil {
+			return nil, false, err
+		}
+		all = append(all, list...)
+	}
+	slices.SortFunc(all, func(a, b *prints.Print) int {
+		return cmp.Or(b.CreatedAt.Compare(a.CreatedAt), cmp.Compare(b.ID, a.ID))
+	})
+	if len(all) > q.PageSize {
+		return all[:q.PageSize], true, nil
+	}
+	return all, false, nil
+}
+
+func (s *Prints) listA(ctx context.Context, q prints.Query) ([]*prints.Print, error) {
+	var where []predicate.OrderItem
+	if q.TeamID != 0 {
+		where = append(where, orderitem.TeamID(q.TeamID))
+	}
+	if q.Status != "" {
+		where = append(where, orderitem.PrintStatus(q.Status))
+	}
+	if c := q.After; c != nil {
+		where = append(where, orderitem.Or(orderitem.CreatedAtLT(c.CreatedAt),
+			orderitem.And(orderitem.CreatedAt(c.CreatedAt), orderitem.UIDLT(c.UID))))
+	}
+	if q.Search != "" {
+		where = append(where, orderitem.Or(orderitem.UID(q.Search), orderitem.EcommerceOrderItemID(q.Search),
+			orderitem.DesignVersionID(q.Search), orderitem.HasOrderWith(order.Or(order.UID(q.Search),
+				order.EcommerceOrderID(q.Search), order.EcommerceOrderNumber(q.Search)))))
+	}
+	rows, err := s.db.read.OrderItem.Query().Where(where...).
+		Order(ent.Desc(orderitem.FieldCreatedAt), ent.Desc(orderitem.FieldUID)).Limit(q.PageSize + 1).
+		Select(itemPrintFields...).WithOrder(withOrderRefs).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*prints.Print, len(rows))
+	for i, r := range rows {
+		out[i] = printOfItem(r)
+	}
+	return out, nil
+}
+
+// itemPrintFields are what a Family A print shows of its item.
+var itemPrintFields = []string{orderitem.FieldOrderID, orderitem.FieldUID, orderitem.FieldTeamID, orderitem.FieldStoreID,
+	orderitem.FieldEcommerceOrderItemID, orderitem.FieldQuantity, orderitem.FieldDesignVersionID, orderitem.FieldPrintStatus,
+	orderitem.FieldPrintError, orderitem.FieldPrintFileKey, orderitem.FieldPrintJobID, orderitem.FieldCreatedAt, orderitem.FieldUpdatedAt}
+
+func withOrderRefs(q *ent.OrderQuery) {
+	q.Select(order.FieldUID, order.FieldEcommerceOrderID, order.FieldPrintFilesRequested)
+}
+
+func printOfItem(r *ent.OrderItem) *prints.Print {
+	p := &prints.Print{
+		ID: r.UID, Family: prints.FamilyA, TeamID: r.TeamID, StoreID: r.StoreID, Status: r.PrintStatus, Error: r.PrintError,
+		OrderUID: r.Edges.Order.UID, EcommerceOrderID: r.Edges.Order.EcommerceOrderID, EcommerceOrderItemID: r.EcommerceOrderItemID,
+		DesignVersionID: r.DesignVersionID, Quantity: r.Quantity, CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
+	}
+	if r.PrintFileKey != nil {
+		p.Files = 1
+	}
+	return p
+}
+
+func (s *Prints) listB(ctx context.Context, q prints.Query) ([]*prints.Print, error) {
+	var where []predicate.ShopPrint
+	if q.TeamID != 0 {
+		where = append(where, shopprint.TeamID(q.TeamID))
+	}
+	if q.Status != "" {
+		where = append(where, shopprint.Status(q.Status))
+	}
+	if c := q.After; c != nil {
+		where = append(where, shopprint.Or(shopprint.CreatedAtLT(c.CreatedAt),
+			shopprint.And(shopprint.CreatedAt(c.CreatedAt), shopprint.UIDLT(c.UID))))
+	}
+	if q.Search != "" {
+		where = append(where, shopprint.Or(shopprint.UID(q.Search), shopprint.LineExternalID(q.Search),
+			shopprint.DesignVersionID(q.Search), shopprint.HasOrderWith(shoporder.Or(shoporder.ReferenceNumber(q.Search),
+				shoporder.ExternalID(q.Search)))))
+	}
+	rows, err := s.db.read.ShopPrint.Query().Where(where...).
+		Order(ent.Desc(shopprint.FieldCreatedAt), ent.Desc(shopprint.FieldUID)).Limit(q.PageSize + 1).
+		WithOrder(withShopOrderRefs).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*prints.Print, len(rows))
+	for i, r := range rows {
+		out[i] = printOfShop(r)
+	}
+	return out, nil
+}
+
+func withShopOrderRefs(q *ent.ShopOrderQuery) {
+	q.Select(shoporder.FieldReferenceNumber, shoporder.FieldExternalID)
+}
+
+func printOfShop(r *ent.ShopPrint) *prints.Print {
+	version := r.DesignVersionID
+	return &prints.Print{
+		ID: r.UID, Family: prints.FamilyB, TeamID: r.TeamID, StoreID: r.StoreID, Status: r.Status, Error: r.Error,
+		ReferenceNumber: r.Edges.Order.ReferenceNumber, ExternalID: r.Edges.Order.ExternalID, LineExternalID: r.LineExternalID,
+		DesignVersionID: &version, Quantity: r.Quantity, Files: r.FileCount,
+		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
+	}
+}
+
+// GetPrint finds a print of either family by its id.
+func (s *Prints) GetPrint(ctx context.Context, id string) (*prints.Print, error) {
+	item, err := s.db.read.OrderItem.Query().Where(orderitem.UID(id)).Select(itemPrintFields...).WithOrder(withOrderRefs).Only(ctx)
+	if err == nil {
+		return printOfItem(item), nil
+	}
+	if !ent.IsNotFound(err) {
+		return nil, err
+	}
+	p, err := s.db.read.ShopPrint.Query().Where(shopprint.UID(id)).WithOrder(withShopOrderRefs).Only(ctx)
+	if err != nil {
+		return nil, notFound(err, "print %q not found", id)
+	}
+	return printOfShop(p), nil
+}
+
+// cancelledReason is a cancelled Family A print's error: that family has
+// no cancelled status, so the client reads processingfailed with this.
+const cancelledReason = "cancelled by the print shop"
+
+// RetryPrint renders a failed print again.
+func (s *Prints) RetryPrint(ctx context.Context, id string, check func(*prints.Print) error) (*prints.Print, error) {
+	p, err := s.act(ctx, id, check, action{item: s.retryItem, shop: s.retryShop})
+	if err == nil && s.db.queue != nil {
+		_ = s.db.queue.WakeRenders(ctx) // else the next poll starts it
+	}
+	return p, err
+}
+
+// FlagPrint fails a print with the operator's reason.
+func (s *Prints) FlagPrint(ctx context.Context, id, reason string, check func(*prints.Print) error) (*prints.Print, error) {
+	return s.act(ctx, id, check, action{
+		item: func(ctx context.Context, tx *Tx, it *ent.OrderItem) error { return s.failItem(ctx, tx, it, reason) },
+		shop: func(ctx context.Context, tx *Tx, p *ent.ShopPrint) error { return s.endShop(ctx, tx, p, shop.PrintFailed, &reason) },
+	})
+}
+
+// CancelPrint cancels a print: Family B's is cancelled for good; Family
+// A's fails with cancelledReason.
+func (s *Prints) CancelPrint(ctx context.Context, id string, check func(*prints.Print) error) (*prints.Print, error) {
+	return s.act(ctx, id, check, action{
+		item: func(ctx context.Context, tx *Tx, it *ent.OrderItem) error { return s.failItem(ctx, tx, it, cancelledReason) },
+		shop: func(ctx context.Context, tx *Tx, p *ent.ShopPrint) error { return s.endShop(ctx, tx, p, shop.PrintCancelled, nil) },
+	})
+}
+
+// action is what an operator's action does to a print of each family.
+type action struct {
+	item func(context.Context, *Tx, *ent.OrderItem) error
+	shop func(context.Context, *Tx, *ent.ShopPrint) error
+}
+
+// act finds the print in a transaction, lets check refuse it, applies the
+// family's action and returns the print as it is then.
+func (s *Prints) act(ctx context.Context, id string, check func(*prints.Print) error, a action) (*prints.Print, error) {
+	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
+	err := s.db.inTx(ctx, func(tx *Tx) error {
+		item, err := tx.OrderItem.Query().Where(orderitem.UID(id)).WithOrder(withOrderRefs).Only(ctx)
+		if err == nil {
+			if err := check(printOfItem(item)); err != nil {
+				return err
+			}
+			return a.item(ctx, tx, item)
+		}
+		if !ent.IsNotFound(err) {
+			return err
+		}
+		p, err := tx.ShopPrint.Query().Where(shopprint.UID(id)).WithOrder(withShopOrderRefs).Only(ctx)
+		if err != nil {
+			return notFound(err, "print %q not found", id)
+		}
+		if err := check(printOfShop(p)); err != nil {
+			return err
+		}
+		return a.shop(ctx, tx, p)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.GetPrint(ctx, id)
+}
+
+// retryItem queues a failed item's render again.
+func (s *Prints) retryItem(ctx context.Context, tx *Tx, it *ent.OrderItem) error {
+	if it.PrintStatus != orders.PrintProcessingFailed {
+		return apierr.Precondition("only a failed print can be retried; this one is %s", it.PrintStatus)
+	}
+	work := &printWork{team: it.TeamID, render: []*orders.Item{{UID: it.UID}}}
+	work.drop(orders.PrintFile{JobID: it.PrintJobID, FileKey: it.PrintFileKey})
+	if err := s.db.enqueue(ctx, tx, work); err != nil {
+		return err
+	}
+	u := it.Update().SetPrintStatus(orders.PrintReceived).ClearPrintError().ClearPrintFileKey().ClearPrintJobID()
+	if job := work.render[0].Print.JobID; job != nil {
+		u.SetPrintJobID(*job)
+	}
+	return u.Exec(ctx)
+}
+
+// failItem fails an item's print with reason: its pending render stops,
+// its file goes, and its order's store hears of it.
+func (s *Prints) failItem(ctx context.Context, tx *Tx, it *ent.OrderItem, reason string) error {
+	work := &printWork{}
+	work.drop(orders.PrintFile{JobID: it.PrintJobID, FileKey: it.PrintFileKey})
+	if err := s.db.enqueue(ctx, tx, work); err != nil {
+		return err
+	}
+	err := it.Update().SetPrintStatus(orders.PrintProcessingFailed).SetPrintError(reason).ClearPrintFileKey().ClearPrintJobID().Exec(ctx)
+	if err != nil {
+		return err
+	}
+	return s.db.notifyItem(ctx, tx, it, webhooks.EventItemFailed, orders.PrintProcessingFailed)
+}
+
+// retryShop queues a failed shop print's render again.
+func (s *Prints) retryShop(ctx context.Context, tx *Tx, p *ent.ShopPrint) error {
+	if p.Status != shop.PrintFailed {
+		return apierr.Precondition("only a failed print can be retried; this one is %s", p.Status)
+	}
+	u := p.Update().SetStatus(shop.PrintProcessing).ClearError().ClearFileKeys().SetFileCount(0).ClearJobID()
+	if s.db.queue != nil {
+		jobs, err := s.db.queue.EnqueueShopRenders(ctx, tx.SQL, p.TeamID, []string{p.UID})
+		if err != nil {
+			return err
+		}
+		u.SetJobID(jobs[0])
+	}
+	return u.Exec(ctx)
+}
+
+// endShop ends a shop print in status (failed or cancelled) with reason:
+// its pending render stops and its files go. A cancelled print is final.
+func (s *Prints) endShop(ctx context.Context, tx *Tx, p *ent.ShopPrint, status string, reason *string) error {
+	if p.Status == shop.PrintCancelled {
+		return apierr.Precondition("the print is cancelled, for good")
+	}
+	work := &printWork{delete: p.FileKeys}
+	if p.JobID != nil {
+		work.cancel = []int64{*p.JobID}
+	}
+	if err := s.db.enqueue(ctx, tx, work); err != nil {
+		return err
+	}
+	u := p.Update().SetStatus(status).ClearError().ClearFileKeys().SetFileCount(0).ClearJobID()
+	if reason != nil {
+		u.SetError(*reason)
+	}
+	return u.Exec(ctx)
+}
