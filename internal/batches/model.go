@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/platen-print/platen/internal/auth"
+	"github.com/platen-print/platen/internal/pagination"
 	"github.com/platen-print/platen/internal/templates"
 )
 
@@ -97,11 +98,22 @@ type Store interface {
 	// Batch returns the batch uid of any team (apierr.ErrNotFound when
 	// none).
 	Batch(ctx context.Context, uid string) (*Batch, error)
+	// ListBatches returns a page, newest first, and whether more follow.
+	ListBatches(ctx context.Context, q Query) ([]*Batch, bool, error)
 	// FinishBatch makes the batch Ready with files, and FailBatch Failed
 	// with the reason, while jobID owns it, each with its events in the
 	// same transaction; they report whether they changed it.
 	FinishBatch(ctx context.Context, uid string, jobID int64, files []File) (bool, error)
 	FailBatch(ctx context.Context, uid string, jobID int64, reason string) (bool, error)
+}
+
+// Query selects a page of batches: of one team (TeamID), or of every team
+// (staff, TeamID 0); of one status when set.
+type Query struct {
+	TeamID   int
+	Status   string
+	PageSize int
+	After    *pagination.Cursor
 }
 
 // Links signs a batch's download links (printfiles.Links).

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	platenv1 "github.com/platen-print/platen/gen/platen/v1"
+	"github.com/platen-print/platen/internal/operators"
 	"github.com/platen-print/platen/internal/platentest"
 )
 
@@ -145,6 +146,57 @@ func TestBatchesOverGRPC(t *testing.T) {
 		_, err = client.GetBatchOrder(platentest.Bearer(t.Context(), f.staffToken), &platenv1.GetBatchOrderRequest{BatchUid: uid})
 		if status.Code(err) != codes.PermissionDenied {
 			t.Errorf("an operator token: %v", err)
+		}
+	})
+}
+
+// TestOperatorsListBatches: staff list every team's batches, a team's
+// operator their team's, newest first, by status; a bad status is named.
+func TestOperatorsListBatches(t *testing.T) {
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		f := setup(t, b)
+		items := f.order(t, f.shop, "1001", item("1001-1", 1, card("#ff0000")), item("1001-2", 1, card("#00ff00")))
+		var uids []string
+		for _, it := range items {
+			r := f.srv.Do(t, "POST", "/api/v1/batch-orders", f.teamToken, map[string]any{"order_items": []string{it}, "print_templates": []string{f.templateUID}})
+			if r.Status != http.StatusOK {
+				t.Fatalf("batch: %d %s", r.Status, r.Raw)
+			}
+			uids = append(uids, r.Object(t)["uid"].(string))
+			f.wait(t, f.teamToken, uids[len(uids)-1])
+		}
+		theirs, err := operators.Create(t.Context(), f.srv.DB().Operators(), "lin@example.com", "", false, &f.otherTeam.TeamID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		list := func(token, query string) []string {
+			t.Helper()
+			r := f.srv.Do(t, "GET", "/api/v1/operator/batch-orders"+query, token, nil)
+			if r.Status != http.StatusOK {
+				t.Fatalf("list%s: %d %s", query, r.Status, r.Raw)
+			}
+			var got []string
+			for _, b := range r.Object(t)["batch_orders"].([]any) {
+				got = append(got, b.(map[string]any)["uid"].(string))
+			}
+			return got
+		}
+		newestFirst := []string{uids[1], uids[0]}
+		if got := list(f.staffToken, "?status=Ready"); !slices.Equal(got, newestFirst) {
+			t.Errorf("staff: %v, want %v", got, newestFirst)
+		}
+		if got := list(f.staffToken, "?page_size=1"); !slices.Equal(got, newestFirst[:1]) {
+			t.Errorf("a page of one: %v", got)
+		}
+		if got := list(f.staffToken, "?status=Failed"); len(got) != 0 {
+			t.Errorf("failed batches: %v", got)
+		}
+		if got := list(theirs.Token, ""); len(got) != 0 {
+			t.Errorf("another team's operator sees %v", got)
+		}
+		_, fields := platentest.ErrorBody(t, f.srv.Do(t, "GET", "/api/v1/operator/batch-orders?status=done", f.staffToken, nil), http.StatusBadRequest)
+		if !slices.Equal(fields, []string{"status"}) {
+			t.Errorf("a bad status: %v", fields)
 		}
 	})
 }

@@ -12,6 +12,7 @@ import (
 	platenv1 "github.com/platen-print/platen/gen/platen/v1"
 	"github.com/platen-print/platen/internal/apierr"
 	"github.com/platen-print/platen/internal/auth"
+	"github.com/platen-print/platen/internal/pagination"
 	"github.com/platen-print/platen/internal/printfiles"
 )
 
@@ -171,4 +172,42 @@ func (s *Service) toProto(b *Batch) *platenv1.BatchOrder {
 		out.Error = wrapperspb.String(b.Error)
 	}
 	return out
+}
+
+// ListBatchOrders pages through the batches an operator may see, newest
+// first (the operator API's).
+func (s *Service) ListBatchOrders(ctx context.Context, req *platenv1.ListBatchOrdersRequest) (*platenv1.ListBatchOrdersResponse, error) {
+	p, err := auth.OperatorFromContext(ctx)
+	if err != nil {
+		return nil, err
+	}
+	page, err := pagination.Parse(req.PageSize, req.PageToken)
+	if err != nil {
+		return nil, err
+	}
+	q := Query{TeamID: p.TeamID, Status: req.Status, PageSize: page.Size, After: page.After}
+	if req.TeamId != nil {
+		if !p.SeesTeam(int(*req.TeamId)) {
+			return nil, apierr.PermissionDenied("team_id", "a team's operator sees their own team only")
+		}
+		q.TeamID = int(*req.TeamId)
+	}
+	switch req.Status {
+	case "", StatusBatching, StatusReady, StatusFailed:
+	default:
+		return nil, apierr.Invalid("status", "must be Batching, Ready or Failed, got %q", req.Status)
+	}
+	list, more, err := s.store.ListBatches(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	resp := &platenv1.ListBatchOrdersResponse{BatchOrders: make([]*platenv1.BatchOrder, len(list))}
+	for i, b := range list {
+		resp.BatchOrders[i] = s.toProto(b)
+	}
+	if more {
+		last := list[len(list)-1]
+		resp.NextPageToken = pagination.Token(pagination.Cursor{CreatedAt: last.CreatedAt, UID: last.UID})
+	}
+	return resp, nil
 }

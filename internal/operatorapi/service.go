@@ -1,12 +1,13 @@
 // Package operatorapi is the operator API, platen.v1.OperatorService: one
 // gRPC service assembled from the packages that own each part (print
-// templates, prints). Methods not built yet answer UNIMPLEMENTED.
+// templates, prints, batches). Methods not built yet answer UNIMPLEMENTED.
 package operatorapi
 
 import (
 	"context"
 
 	platenv1 "github.com/platen-print/platen/gen/platen/v1"
+	"github.com/platen-print/platen/internal/batches"
 	"github.com/platen-print/platen/internal/prints"
 	"github.com/platen-print/platen/internal/templates"
 )
@@ -16,11 +17,17 @@ type Service struct {
 	platenv1.UnimplementedOperatorServiceServer
 	templates *templates.Service
 	prints    *prints.Service
+	batches   *batches.Service
 }
 
 // New assembles the operator API.
-func New(t *templates.Service, p *prints.Service) *Service {
-	return &Service{templates: t, prints: p}
+func New(t *templates.Service, p *prints.Service, b *batches.Service) *Service {
+	return &Service{templates: t, prints: p, batches: b}
+}
+
+// ListBatchOrders lists batch orders.
+func (s *Service) ListBatchOrders(ctx context.Context, r *platenv1.ListBatchOrdersRequest) (*platenv1.ListBatchOrdersResponse, error) {
+	return s.batches.ListBatchOrders(ctx, r)
 }
 
 // ListPrints lists prints of both families.

@@ -213,8 +213,9 @@ func (s *Server) registerServices(r grpc.ServiceRegistrar) {
 	platenv1.RegisterDesignServiceServer(r, designs.NewService(s.db.Designs()))
 	platenv1.RegisterShopServiceServer(r, shop.NewService(s.db.ShopOrders(), s.links))
 	platenv1.RegisterWebhookServiceServer(r, webhooks.NewService(s.db.Deliveries(), s.fetcher.CheckURL))
-	platenv1.RegisterOperatorServiceServer(r, operatorapi.New(templates.NewService(s.db.Templates()), prints.NewService(s.db.Prints(), s.links)))
-	platenv1.RegisterBatchServiceServer(r, batches.NewService(s.db.Batches(), catalog.NewResolver(s.db.Catalog()), s.links))
+	batchService := batches.NewService(s.db.Batches(), catalog.NewResolver(s.db.Catalog()), s.links)
+	platenv1.RegisterBatchServiceServer(r, batchService)
+	platenv1.RegisterOperatorServiceServer(r, operatorapi.New(templates.NewService(s.db.Templates()), prints.NewService(s.db.Prints(), s.links), batchService))
 }
 
 // registrars registers every service on each of its registrars: the gRPC

@@ -150,6 +150,34 @@ func (s *Batches) Batch(ctx context.Context, uid string) (*batches.Batch, error)
 	return batchFromRow(row), nil
 }
 
+// ListBatches returns a page of batches, newest first.
+func (s *Batches) ListBatches(ctx context.Context, q batches.Query) ([]*batches.Batch, bool, error) {
+	query := s.db.read.BatchOrder.Query()
+	if q.TeamID != 0 {
+		query = query.Where(batchorder.TeamID(q.TeamID))
+	}
+	if q.Status != "" {
+		query = query.Where(batchorder.Status(q.Status))
+	}
+	if c := q.After; c != nil {
+		query = query.Where(batchorder.Or(batchorder.CreatedAtLT(c.CreatedAt),
+			batchorder.And(batchorder.CreatedAt(c.CreatedAt), batchorder.UIDLT(c.UID))))
+	}
+	rows, err := query.Order(ent.Desc(batchorder.FieldCreatedAt), ent.Desc(batchorder.FieldUID)).Limit(q.PageSize + 1).All(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	more := len(rows) > q.PageSize
+	if more {
+		rows = rows[:q.PageSize]
+	}
+	out := make([]*batches.Batch, len(rows))
+	for i, r := range rows {
+		out[i] = batchFromRow(r)
+	}
+	return out, more, nil
+}
+
 func batchFromRow(row *ent.BatchOrder) *batches.Batch {
 	b := &batches.Batch{
 		UID: row.UID, TeamID: row.TeamID, StoreIDs: row.StoreIds, Status: row.Status,
