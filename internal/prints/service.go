@@ -134,8 +134,8 @@ func (s *Service) toProto(pr *Print) *platenv1.Print {
 	out := &platenv1.Print{
 		Id: pr.ID, Family: pr.Family, TeamId: int32(pr.TeamID), StoreId: pr.StoreID, //nolint:gosec // ids are small
 		Status: pr.Status, Error: optional(pr.Error), DesignVersionId: optional(pr.DesignVersionID),
-		Quantity: int32(pr.Quantity), //nolint:gosec // bounded at create
-		Files:    []*platenv1.OperatorPrintFile{},
+		Quantity:  int32(pr.Quantity), //nolint:gosec // bounded at create
+		Files:     []*platenv1.OperatorPrintFile{},
 		CreatedAt: timestamppb.New(pr.CreatedAt), UpdatedAt: timestamppb.New(pr.UpdatedAt),
 	}
 	if pr.Family == FamilyA {

@@ -188,7 +188,9 @@ func (s *Prints) RetryPrint(ctx context.Context, id string, check func(*prints.P
 func (s *Prints) FlagPrint(ctx context.Context, id, reason string, check func(*prints.Print) error) (*prints.Print, error) {
 	return s.act(ctx, id, check, action{
 		item: func(ctx context.Context, tx *Tx, it *ent.OrderItem) error { return s.failItem(ctx, tx, it, reason) },
-		shop: func(ctx context.Context, tx *Tx, p *ent.ShopPrint) error { return s.endShop(ctx, tx, p, shop.PrintFailed, &reason) },
+		shop: func(ctx context.Context, tx *Tx, p *ent.ShopPrint) error {
+			return s.endShop(ctx, tx, p, shop.PrintFailed, &reason)
+		},
 	})
 }
 
@@ -196,8 +198,12 @@ func (s *Prints) FlagPrint(ctx context.Context, id, reason string, check func(*p
 // A's fails with cancelledReason.
 func (s *Prints) CancelPrint(ctx context.Context, id string, check func(*prints.Print) error) (*prints.Print, error) {
 	return s.act(ctx, id, check, action{
-		item: func(ctx context.Context, tx *Tx, it *ent.OrderItem) error { return s.failItem(ctx, tx, it, cancelledReason) },
-		shop: func(ctx context.Context, tx *Tx, p *ent.ShopPrint) error { return s.endShop(ctx, tx, p, shop.PrintCancelled, nil) },
+		item: func(ctx context.Context, tx *Tx, it *ent.OrderItem) error {
+			return s.failItem(ctx, tx, it, cancelledReason)
+		},
+		shop: func(ctx context.Context, tx *Tx, p *ent.ShopPrint) error {
+			return s.endShop(ctx, tx, p, shop.PrintCancelled, nil)
+		},
 	})
 }
 
