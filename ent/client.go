@@ -23,6 +23,7 @@ import (
 	"github.com/platen-print/platen/ent/operatortoken"
 	"github.com/platen-print/platen/ent/order"
 	"github.com/platen-print/platen/ent/orderitem"
+	"github.com/platen-print/platen/ent/printevent"
 	"github.com/platen-print/platen/ent/printtemplate"
 	"github.com/platen-print/platen/ent/product"
 	"github.com/platen-print/platen/ent/productcategory"
@@ -60,6 +61,8 @@ type Client struct {
 	Order *OrderClient
 	// OrderItem is the client for interacting with the OrderItem builders.
 	OrderItem *OrderItemClient
+	// PrintEvent is the client for interacting with the PrintEvent builders.
+	PrintEvent *PrintEventClient
 	// PrintTemplate is the client for interacting with the PrintTemplate builders.
 	PrintTemplate *PrintTemplateClient
 	// Product is the client for interacting with the Product builders.
@@ -103,6 +106,7 @@ func (c *Client) init() {
 	c.OperatorToken = NewOperatorTokenClient(c.config)
 	c.Order = NewOrderClient(c.config)
 	c.OrderItem = NewOrderItemClient(c.config)
+	c.PrintEvent = NewPrintEventClient(c.config)
 	c.PrintTemplate = NewPrintTemplateClient(c.config)
 	c.Product = NewProductClient(c.config)
 	c.ProductCategory = NewProductCategoryClient(c.config)
@@ -215,6 +219,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		OperatorToken:   NewOperatorTokenClient(cfg),
 		Order:           NewOrderClient(cfg),
 		OrderItem:       NewOrderItemClient(cfg),
+		PrintEvent:      NewPrintEventClient(cfg),
 		PrintTemplate:   NewPrintTemplateClient(cfg),
 		Product:         NewProductClient(cfg),
 		ProductCategory: NewProductCategoryClient(cfg),
@@ -254,6 +259,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		OperatorToken:   NewOperatorTokenClient(cfg),
 		Order:           NewOrderClient(cfg),
 		OrderItem:       NewOrderItemClient(cfg),
+		PrintEvent:      NewPrintEventClient(cfg),
 		PrintTemplate:   NewPrintTemplateClient(cfg),
 		Product:         NewProductClient(cfg),
 		ProductCategory: NewProductCategoryClient(cfg),
@@ -296,9 +302,10 @@ func (c *Client) Close() error {
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIToken, c.BatchOrder, c.DesignVersion, c.IdempotencyKey, c.Operator,
-		c.OperatorToken, c.Order, c.OrderItem, c.PrintTemplate, c.Product,
-		c.ProductCategory, c.ProductVariant, c.ServiceKey, c.ShopOrder, c.ShopPrint,
-		c.Store, c.Team, c.VariantLink, c.WebhookCircuit, c.WebhookDelivery,
+		c.OperatorToken, c.Order, c.OrderItem, c.PrintEvent, c.PrintTemplate,
+		c.Product, c.ProductCategory, c.ProductVariant, c.ServiceKey, c.ShopOrder,
+		c.ShopPrint, c.Store, c.Team, c.VariantLink, c.WebhookCircuit,
+		c.WebhookDelivery,
 	} {
 		n.Use(hooks...)
 	}
@@ -309,9 +316,10 @@ func (c *Client) Use(hooks ...Hook) {
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIToken, c.BatchOrder, c.DesignVersion, c.IdempotencyKey, c.Operator,
-		c.OperatorToken, c.Order, c.OrderItem, c.PrintTemplate, c.Product,
-		c.ProductCategory, c.ProductVariant, c.ServiceKey, c.ShopOrder, c.ShopPrint,
-		c.Store, c.Team, c.VariantLink, c.WebhookCircuit, c.WebhookDelivery,
+		c.OperatorToken, c.Order, c.OrderItem, c.PrintEvent, c.PrintTemplate,
+		c.Product, c.ProductCategory, c.ProductVariant, c.ServiceKey, c.ShopOrder,
+		c.ShopPrint, c.Store, c.Team, c.VariantLink, c.WebhookCircuit,
+		c.WebhookDelivery,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -336,6 +344,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Order.mutate(ctx, m)
 	case *OrderItemMutation:
 		return c.OrderItem.mutate(ctx, m)
+	case *PrintEventMutation:
+		return c.PrintEvent.mutate(ctx, m)
 	case *PrintTemplateMutation:
 		return c.PrintTemplate.mutate(ctx, m)
 	case *ProductMutation:
@@ -1522,6 +1532,139 @@ func (c *OrderItemClient) mutate(ctx context.Context, m *OrderItemMutation) (Val
 		return (&OrderItemDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown OrderItem mutation op: %q", m.Op())
+	}
+}
+
+// PrintEventClient is a client for the PrintEvent schema.
+type PrintEventClient struct {
+	config
+}
+
+// NewPrintEventClient returns a client for the PrintEvent from the given config.
+func NewPrintEventClient(c config) *PrintEventClient {
+	return &PrintEventClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `printevent.Hooks(f(g(h())))`.
+func (c *PrintEventClient) Use(hooks ...Hook) {
+	c.hooks.PrintEvent = append(c.hooks.PrintEvent, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `printevent.Intercept(f(g(h())))`.
+func (c *PrintEventClient) Intercept(interceptors ...Interceptor) {
+	c.inters.PrintEvent = append(c.inters.PrintEvent, interceptors...)
+}
+
+// Create returns a builder for creating a PrintEvent entity.
+func (c *PrintEventClient) Create() *PrintEventCreate {
+	mutation := newPrintEventMutation(c.config, OpCreate)
+	return &PrintEventCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of PrintEvent entities.
+func (c *PrintEventClient) CreateBulk(builders ...*PrintEventCreate) *PrintEventCreateBulk {
+	return &PrintEventCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *PrintEventClient) MapCreateBulk(slice any, setFunc func(*PrintEventCreate, int)) *PrintEventCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &PrintEventCreateBulk{err: fmt.Errorf("calling to PrintEventClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*PrintEventCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &PrintEventCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for PrintEvent.
+func (c *PrintEventClient) Update() *PrintEventUpdate {
+	mutation := newPrintEventMutation(c.config, OpUpdate)
+	return &PrintEventUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *PrintEventClient) UpdateOne(_m *PrintEvent) *PrintEventUpdateOne {
+	mutation := newPrintEventMutation(c.config, OpUpdateOne, withPrintEvent(_m))
+	return &PrintEventUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *PrintEventClient) UpdateOneID(id int) *PrintEventUpdateOne {
+	mutation := newPrintEventMutation(c.config, OpUpdateOne, withPrintEventID(id))
+	return &PrintEventUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for PrintEvent.
+func (c *PrintEventClient) Delete() *PrintEventDelete {
+	mutation := newPrintEventMutation(c.config, OpDelete)
+	return &PrintEventDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *PrintEventClient) DeleteOne(_m *PrintEvent) *PrintEventDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *PrintEventClient) DeleteOneID(id int) *PrintEventDeleteOne {
+	builder := c.Delete().Where(printevent.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &PrintEventDeleteOne{builder}
+}
+
+// Query returns a query builder for PrintEvent.
+func (c *PrintEventClient) Query() *PrintEventQuery {
+	return &PrintEventQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypePrintEvent},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a PrintEvent entity by its id.
+func (c *PrintEventClient) Get(ctx context.Context, id int) (*PrintEvent, error) {
+	return c.Query().Where(printevent.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *PrintEventClient) GetX(ctx context.Context, id int) *PrintEvent {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *PrintEventClient) Hooks() []Hook {
+	return c.hooks.PrintEvent
+}
+
+// Interceptors returns the client interceptors.
+func (c *PrintEventClient) Interceptors() []Interceptor {
+	return c.inters.PrintEvent
+}
+
+func (c *PrintEventClient) mutate(ctx context.Context, m *PrintEventMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&PrintEventCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&PrintEventUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&PrintEventUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&PrintEventDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown PrintEvent mutation op: %q", m.Op())
 	}
 }
 
@@ -3381,15 +3524,15 @@ func (c *WebhookDeliveryClient) mutate(ctx context.Context, m *WebhookDeliveryMu
 type (
 	hooks struct {
 		APIToken, BatchOrder, DesignVersion, IdempotencyKey, Operator, OperatorToken,
-		Order, OrderItem, PrintTemplate, Product, ProductCategory, ProductVariant,
-		ServiceKey, ShopOrder, ShopPrint, Store, Team, VariantLink, WebhookCircuit,
-		WebhookDelivery []ent.Hook
+		Order, OrderItem, PrintEvent, PrintTemplate, Product, ProductCategory,
+		ProductVariant, ServiceKey, ShopOrder, ShopPrint, Store, Team, VariantLink,
+		WebhookCircuit, WebhookDelivery []ent.Hook
 	}
 	inters struct {
 		APIToken, BatchOrder, DesignVersion, IdempotencyKey, Operator, OperatorToken,
-		Order, OrderItem, PrintTemplate, Product, ProductCategory, ProductVariant,
-		ServiceKey, ShopOrder, ShopPrint, Store, Team, VariantLink, WebhookCircuit,
-		WebhookDelivery []ent.Interceptor
+		Order, OrderItem, PrintEvent, PrintTemplate, Product, ProductCategory,
+		ProductVariant, ServiceKey, ShopOrder, ShopPrint, Store, Team, VariantLink,
+		WebhookCircuit, WebhookDelivery []ent.Interceptor
 	}
 )
 

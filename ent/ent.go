@@ -20,6 +20,7 @@ import (
 	"github.com/platen-print/platen/ent/operatortoken"
 	"github.com/platen-print/platen/ent/order"
 	"github.com/platen-print/platen/ent/orderitem"
+	"github.com/platen-print/platen/ent/printevent"
 	"github.com/platen-print/platen/ent/printtemplate"
 	"github.com/platen-print/platen/ent/product"
 	"github.com/platen-print/platen/ent/productcategory"
@@ -100,6 +101,7 @@ func checkColumn(t, c string) error {
 			operatortoken.Table:   operatortoken.ValidColumn,
 			order.Table:           order.ValidColumn,
 			orderitem.Table:       orderitem.ValidColumn,
+			printevent.Table:      printevent.ValidColumn,
 			printtemplate.Table:   printtemplate.ValidColumn,
 			product.Table:         product.ValidColumn,
 			productcategory.Table: productcategory.ValidColumn,

@@ -13,6 +13,7 @@ import (
 	"github.com/platen-print/platen/ent/operatortoken"
 	"github.com/platen-print/platen/ent/order"
 	"github.com/platen-print/platen/ent/orderitem"
+	"github.com/platen-print/platen/ent/printevent"
 	"github.com/platen-print/platen/ent/printtemplate"
 	"github.com/platen-print/platen/ent/product"
 	"github.com/platen-print/platen/ent/productcategory"
@@ -165,6 +166,12 @@ func init() {
 	orderitemDescPrintStatus := orderitemFields[15].Descriptor()
 	// orderitem.DefaultPrintStatus holds the default value on creation for the print_status field.
 	orderitem.DefaultPrintStatus = orderitemDescPrintStatus.Default.(string)
+	printeventFields := schema.PrintEvent{}.Fields()
+	_ = printeventFields
+	// printeventDescCreatedAt is the schema descriptor for created_at field.
+	printeventDescCreatedAt := printeventFields[4].Descriptor()
+	// printevent.DefaultCreatedAt holds the default value on creation for the created_at field.
+	printevent.DefaultCreatedAt = printeventDescCreatedAt.Default.(func() time.Time)
 	printtemplateMixin := schema.PrintTemplate{}.Mixin()
 	printtemplateMixinFields0 := printtemplateMixin[0].Fields()
 	_ = printtemplateMixinFields0

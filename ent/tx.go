@@ -30,6 +30,8 @@ type Tx struct {
 	Order *OrderClient
 	// OrderItem is the client for interacting with the OrderItem builders.
 	OrderItem *OrderItemClient
+	// PrintEvent is the client for interacting with the PrintEvent builders.
+	PrintEvent *PrintEventClient
 	// PrintTemplate is the client for interacting with the PrintTemplate builders.
 	PrintTemplate *PrintTemplateClient
 	// Product is the client for interacting with the Product builders.
@@ -193,6 +195,7 @@ func (tx *Tx) init() {
 	tx.OperatorToken = NewOperatorTokenClient(tx.config)
 	tx.Order = NewOrderClient(tx.config)
 	tx.OrderItem = NewOrderItemClient(tx.config)
+	tx.PrintEvent = NewPrintEventClient(tx.config)
 	tx.PrintTemplate = NewPrintTemplateClient(tx.config)
 	tx.Product = NewProductClient(tx.config)
 	tx.ProductCategory = NewProductCategoryClient(tx.config)

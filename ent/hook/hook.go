@@ -105,6 +105,18 @@ func (f OrderItemFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, e
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.OrderItemMutation", m)
 }
 
+// The PrintEventFunc type is an adapter to allow the use of ordinary
+// function as PrintEvent mutator.
+type PrintEventFunc func(context.Context, *ent.PrintEventMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f PrintEventFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.PrintEventMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.PrintEventMutation", m)
+}
+
 // The PrintTemplateFunc type is an adapter to allow the use of ordinary
 // function as PrintTemplate mutator.
 type PrintTemplateFunc func(context.Context, *ent.PrintTemplateMutation) (ent.Value, error)

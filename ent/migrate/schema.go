@@ -282,6 +282,28 @@ var (
 			},
 		},
 	}
+	// PrintEventsColumns holds the columns for the "print_events" table.
+	PrintEventsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "print_id", Type: field.TypeString},
+		{Name: "kind", Type: field.TypeString},
+		{Name: "detail", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "operator_id", Type: field.TypeInt, Nullable: true},
+		{Name: "created_at", Type: field.TypeTime},
+	}
+	// PrintEventsTable holds the schema information for the "print_events" table.
+	PrintEventsTable = &schema.Table{
+		Name:       "print_events",
+		Columns:    PrintEventsColumns,
+		PrimaryKey: []*schema.Column{PrintEventsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "printevent_print_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{PrintEventsColumns[1], PrintEventsColumns[5]},
+			},
+		},
+	}
 	// PrintTemplatesColumns holds the columns for the "print_templates" table.
 	PrintTemplatesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -690,6 +712,7 @@ var (
 		OperatorTokensTable,
 		OrdersTable,
 		OrderItemsTable,
+		PrintEventsTable,
 		PrintTemplatesTable,
 		ProductsTable,
 		ProductCategoriesTable,

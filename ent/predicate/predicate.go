@@ -30,6 +30,9 @@ type Order func(*sql.Selector)
 // OrderItem is the predicate function for orderitem builders.
 type OrderItem func(*sql.Selector)
 
+// PrintEvent is the predicate function for printevent builders.
+type PrintEvent func(*sql.Selector)
+
 // PrintTemplate is the predicate function for printtemplate builders.
 type PrintTemplate func(*sql.Selector)
 

@@ -244,8 +244,27 @@ func TestOperatorActions(t *testing.T) {
 			t.Errorf("rendered again: %v", s)
 		}
 
-		if p := act(f.good, "cancel", map[string]any{}, 200); p["status"] != "processingfailed" || p["error"] != "cancelled by the print shop" {
+		p = act(f.good, "cancel", map[string]any{}, 200)
+		if p["status"] != "processingfailed" || p["error"] != "cancelled by the print shop" {
 			t.Errorf("cancelled item %v", p)
+		}
+		// The print's history, oldest first, with who did what.
+		var history []string
+		for _, e := range p["history"].([]any) {
+			e := e.(map[string]any)
+			step := fmt.Sprint(e["kind"])
+			if d, ok := e["detail"].(string); ok {
+				step += " (" + d + ")"
+			}
+			if who, ok := e["operator_email"].(string); ok {
+				step += " by " + who
+			}
+			history = append(history, step)
+		}
+		want := []string{"queued", "rendering", "ready", "flagged (the photo is upside down) by ada@example.com", "retried by ada@example.com",
+			"queued", "rendering", "ready", "cancelled by ada@example.com"}
+		if !slices.Equal(history, want) {
+			t.Errorf("history\n%s\nwant\n%s", strings.Join(history, "\n"), strings.Join(want, "\n"))
 		}
 		if p := act(f.shopPrint, "cancel", map[string]any{}, 200); p["status"] != "cancelled" || len(p["files"].([]any)) != 0 {
 			t.Errorf("cancelled shop print %v", p)

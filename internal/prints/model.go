@@ -40,6 +40,8 @@ type Print struct {
 	Files     int
 	CreatedAt time.Time
 	UpdatedAt time.Time
+	// History is filled for a single print (Store.GetPrint), oldest first.
+	History []Event
 }
 
 // Query selects a page of prints, newest first.
@@ -63,18 +65,39 @@ type Store interface {
 	GetPrint(ctx context.Context, id string) (*Print, error)
 	// RetryPrint renders a failed print again; FlagPrint fails it with the
 	// reason; CancelPrint cancels it. Each stops the print's pending render
-	// and removes its files as needed, in one transaction with the status,
-	// and refuses (apierr.Precondition) a print whose status does not
-	// allow it. check is called with the print first, inside the
-	// transaction, so that the caller's rights are checked on what it
-	// changes.
-	RetryPrint(ctx context.Context, id string, check func(*Print) error) (*Print, error)
-	FlagPrint(ctx context.Context, id, reason string, check func(*Print) error) (*Print, error)
-	CancelPrint(ctx context.Context, id string, check func(*Print) error) (*Print, error)
+	// and removes its files as needed, in one transaction with the status
+	// and the history's event naming the operator, and refuses
+	// (apierr.Precondition) a print whose status does not allow it. check
+	// is called with the print first, inside the transaction, so that the
+	// caller's rights are checked on what it changes.
+	RetryPrint(ctx context.Context, id string, operatorID int, check func(*Print) error) (*Print, error)
+	FlagPrint(ctx context.Context, id, reason string, operatorID int, check func(*Print) error) (*Print, error)
+	CancelPrint(ctx context.Context, id string, operatorID int, check func(*Print) error) (*Print, error)
 }
 
 // Links signs the download links of ready prints' files.
 type Links interface {
 	ItemURL(orderUID, itemUID string) string
 	ShopFileURLs(reference string) func(printUID string, index int) string
+}
+
+// History event kinds.
+const (
+	EventQueued    = "queued"
+	EventRendering = "rendering"
+	EventReady     = "ready"
+	EventFailed    = "failed"
+	EventRetried   = "retried"
+	EventFlagged   = "flagged"
+	EventCancelled = "cancelled"
+)
+
+// Event is one step of a print's history.
+type Event struct {
+	Kind string
+	At   time.Time
+	// Detail is a failure's or a flag's reason.
+	Detail *string
+	// OperatorEmail is who retried, flagged or cancelled.
+	OperatorEmail *string
 }

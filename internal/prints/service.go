@@ -94,8 +94,8 @@ func (s *Service) FlagPrint(ctx context.Context, req *platenv1.FlagPrintRequest)
 	case utf8.RuneCountInString(reason) > maxReason:
 		return nil, apierr.Invalid("reason", "must be at most %d characters", maxReason)
 	}
-	return s.act(ctx, req.PrintId, func(ctx context.Context, id string, check func(*Print) error) (*Print, error) {
-		return s.store.FlagPrint(ctx, id, reason, check)
+	return s.act(ctx, req.PrintId, func(ctx context.Context, id string, operatorID int, check func(*Print) error) (*Print, error) {
+		return s.store.FlagPrint(ctx, id, reason, operatorID, check)
 	})
 }
 
@@ -105,12 +105,12 @@ func (s *Service) CancelPrint(ctx context.Context, req *platenv1.CancelPrintRequ
 }
 
 // act runs an action on a print the caller may see.
-func (s *Service) act(ctx context.Context, id string, action func(context.Context, string, func(*Print) error) (*Print, error)) (*platenv1.Print, error) {
+func (s *Service) act(ctx context.Context, id string, action func(context.Context, string, int, func(*Print) error) (*Print, error)) (*platenv1.Print, error) {
 	p, err := auth.OperatorFromContext(ctx)
 	if err != nil {
 		return nil, err
 	}
-	pr, err := action(ctx, id, visible(p, id))
+	pr, err := action(ctx, id, p.OperatorID, visible(p, id))
 	if err != nil {
 		return nil, err
 	}
@@ -147,6 +147,11 @@ func (s *Service) toProto(pr *Print) *platenv1.Print {
 	}
 	if pr.Status == "ready" {
 		out.Files = s.files(pr)
+	}
+	for _, e := range pr.History {
+		out.History = append(out.History, &platenv1.PrintEvent{
+			Kind: e.Kind, At: timestamppb.New(e.At), Detail: optional(e.Detail), OperatorEmail: optional(e.OperatorEmail),
+		})
 	}
 	return out
 }

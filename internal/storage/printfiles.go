@@ -11,6 +11,7 @@ import (
 	"github.com/platen-print/platen/ent/servicekey"
 	"github.com/platen-print/platen/internal/orders"
 	"github.com/platen-print/platen/internal/printfiles"
+	"github.com/platen-print/platen/internal/prints"
 	"github.com/platen-print/platen/internal/webhooks"
 )
 
@@ -48,7 +49,11 @@ func owned(tx *Tx, itemUID string, jobID int64) *ent.OrderItemUpdate {
 // Start moves the item to processing.
 func (s *PrintFiles) Start(ctx context.Context, itemUID string, jobID int64) (bool, error) {
 	return s.db.update(ctx, func(tx *Tx) (int, error) {
-		return owned(tx, itemUID, jobID).SetPrintStatus(orders.PrintProcessing).ClearPrintError().Save(ctx)
+		n, err := owned(tx, itemUID, jobID).SetPrintStatus(orders.PrintProcessing).ClearPrintError().Save(ctx)
+		if err != nil || n == 0 {
+			return n, err
+		}
+		return n, record(ctx, tx, prints.EventRendering, nil, nil, itemUID)
 	})
 }
 
@@ -72,6 +77,9 @@ func (s *PrintFiles) Finish(ctx context.Context, itemUID string, jobID int64, ke
 		n, err := owned(tx, itemUID, jobID).SetPrintStatus(orders.PrintReady).ClearPrintError().SetPrintFileKey(key).Save(ctx)
 		if err != nil || n == 0 {
 			return n, err
+		}
+		if err := record(ctx, tx, prints.EventReady, nil, nil, itemUID); err != nil {
+			return 0, err
 		}
 		return n, s.db.notifyItem(ctx, tx, it, webhooks.EventItemReady, orders.PrintReady)
 	})
@@ -100,6 +108,9 @@ func (s *PrintFiles) Fail(ctx context.Context, itemUID string, jobID int64, reas
 		n, err := owned(tx, itemUID, jobID).SetPrintStatus(orders.PrintProcessingFailed).SetPrintError(reason).ClearPrintFileKey().Save(ctx)
 		if err != nil || n == 0 {
 			return n, err
+		}
+		if err := record(ctx, tx, prints.EventFailed, &reason, nil, itemUID); err != nil {
+			return 0, err
 		}
 		return n, s.db.notifyItem(ctx, tx, it, webhooks.EventItemFailed, orders.PrintProcessingFailed)
 	})

@@ -155,8 +155,19 @@ func printOfShop(r *ent.ShopPrint) *prints.Print {
 	}
 }
 
-// GetPrint finds a print of either family by its id.
+// GetPrint finds a print of either family by its id, with its history.
 func (s *Prints) GetPrint(ctx context.Context, id string) (*prints.Print, error) {
+	p, err := s.find(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if p.History, err = s.history(ctx, id); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func (s *Prints) find(ctx context.Context, id string) (*prints.Print, error) {
 	item, err := s.db.read.OrderItem.Query().Where(orderitem.UID(id)).Select(itemPrintFields...).WithOrder(withOrderRefs).Only(ctx)
 	if err == nil {
 		return printOfItem(item), nil
@@ -176,8 +187,9 @@ func (s *Prints) GetPrint(ctx context.Context, id string) (*prints.Print, error)
 const cancelledReason = "cancelled by the print shop"
 
 // RetryPrint renders a failed print again.
-func (s *Prints) RetryPrint(ctx context.Context, id string, check func(*prints.Print) error) (*prints.Print, error) {
-	p, err := s.act(ctx, id, check, action{item: s.retryItem, shop: s.retryShop})
+func (s *Prints) RetryPrint(ctx context.Context, id string, operatorID int, check func(*prints.Print) error) (*prints.Print, error) {
+	by := event{kind: prints.EventRetried, operatorID: operatorID}
+	p, err := s.act(ctx, id, by, check, action{item: s.retryItem, shop: s.retryShop})
 	if err == nil && s.db.queue != nil {
 		_ = s.db.queue.WakeRenders(ctx) // else the next poll starts it
 	}
@@ -185,8 +197,9 @@ func (s *Prints) RetryPrint(ctx context.Context, id string, check func(*prints.P
 }
 
 // FlagPrint fails a print with the operator's reason.
-func (s *Prints) FlagPrint(ctx context.Context, id, reason string, check func(*prints.Print) error) (*prints.Print, error) {
-	return s.act(ctx, id, check, action{
+func (s *Prints) FlagPrint(ctx context.Context, id, reason string, operatorID int, check func(*prints.Print) error) (*prints.Print, error) {
+	by := event{kind: prints.EventFlagged, detail: &reason, operatorID: operatorID}
+	return s.act(ctx, id, by, check, action{
 		item: func(ctx context.Context, tx *Tx, it *ent.OrderItem) error { return s.failItem(ctx, tx, it, reason) },
 		shop: func(ctx context.Context, tx *Tx, p *ent.ShopPrint) error {
 			return s.endShop(ctx, tx, p, shop.PrintFailed, &reason)
@@ -196,8 +209,9 @@ func (s *Prints) FlagPrint(ctx context.Context, id, reason string, check func(*p
 
 // CancelPrint cancels a print: Family B's is cancelled for good; Family
 // A's fails with cancelledReason.
-func (s *Prints) CancelPrint(ctx context.Context, id string, check func(*prints.Print) error) (*prints.Print, error) {
-	return s.act(ctx, id, check, action{
+func (s *Prints) CancelPrint(ctx context.Context, id string, operatorID int, check func(*prints.Print) error) (*prints.Print, error) {
+	by := event{kind: prints.EventCancelled, operatorID: operatorID}
+	return s.act(ctx, id, by, check, action{
 		item: func(ctx context.Context, tx *Tx, it *ent.OrderItem) error {
 			return s.failItem(ctx, tx, it, cancelledReason)
 		},
@@ -213,11 +227,22 @@ type action struct {
 	shop func(context.Context, *Tx, *ent.ShopPrint) error
 }
 
-// act finds the print in a transaction, lets check refuse it, applies the
-// family's action and returns the print as it is then.
-func (s *Prints) act(ctx context.Context, id string, check func(*prints.Print) error, a action) (*prints.Print, error) {
+// event is the history's record of an operator's action.
+type event struct {
+	kind       string
+	detail     *string
+	operatorID int
+}
+
+// act finds the print in a transaction, lets check refuse it, records the
+// operator's event, applies the family's action and returns the print as
+// it is then.
+func (s *Prints) act(ctx context.Context, id string, by event, check func(*prints.Print) error, a action) (*prints.Print, error) {
 	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
 	err := s.db.inTx(ctx, func(tx *Tx) error {
+		if err := record(ctx, tx, by.kind, by.detail, &by.operatorID, id); err != nil {
+			return err
+		}
 		item, err := tx.OrderItem.Query().Where(orderitem.UID(id)).WithOrder(withOrderRefs).Only(ctx)
 		if err == nil {
 			if err := check(printOfItem(item)); err != nil {
@@ -284,6 +309,9 @@ func (s *Prints) retryShop(ctx context.Context, tx *Tx, p *ent.ShopPrint) error 
 	if s.db.queue != nil {
 		jobs, err := s.db.queue.EnqueueShopRenders(ctx, tx.SQL, p.TeamID, []string{p.UID})
 		if err != nil {
+			return err
+		}
+		if err := record(ctx, tx, prints.EventQueued, nil, nil, p.UID); err != nil {
 			return err
 		}
 		u.SetJobID(jobs[0])

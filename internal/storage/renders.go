@@ -5,6 +5,7 @@ import (
 	"database/sql"
 
 	"github.com/platen-print/platen/internal/orders"
+	"github.com/platen-print/platen/internal/prints"
 )
 
 // JobQueue is the durable job queue as the stores see it: every call takes
@@ -90,6 +91,9 @@ func (db *DB) enqueue(ctx context.Context, tx *Tx, w *printWork) error {
 	}
 	ids, err := db.queue.EnqueueRenders(ctx, tx.SQL, w.team, uids)
 	if err != nil {
+		return err
+	}
+	if err := record(ctx, tx, prints.EventQueued, nil, nil, uids...); err != nil {
 		return err
 	}
 	for i, it := range w.render {

@@ -16,6 +16,7 @@ import (
 	"github.com/platen-print/platen/ent/shopprint"
 	"github.com/platen-print/platen/internal/apierr"
 	"github.com/platen-print/platen/internal/printfiles"
+	"github.com/platen-print/platen/internal/prints"
 	"github.com/platen-print/platen/internal/shop"
 )
 
@@ -74,6 +75,9 @@ func (s *ShopOrders) insert(ctx context.Context, tx *Tx, o *shop.Order) error {
 	jobs := make([]int64, len(uids))
 	if s.db.queue != nil {
 		if jobs, err = s.db.queue.EnqueueShopRenders(ctx, tx.SQL, o.TeamID, uids); err != nil {
+			return err
+		}
+		if err := record(ctx, tx, prints.EventQueued, nil, nil, uids...); err != nil {
 			return err
 		}
 	}
@@ -247,6 +251,9 @@ func (s *ShopPrints) Finish(ctx context.Context, printUID string, jobID int64, k
 		if err != nil || n == 0 {
 			return n, err
 		}
+		if err := record(ctx, tx, prints.EventReady, nil, nil, printUID); err != nil {
+			return 0, err
+		}
 		return n, s.db.notifyShopReady(ctx, tx, p, len(keys))
 	})
 }
@@ -254,7 +261,11 @@ func (s *ShopPrints) Finish(ctx context.Context, printUID string, jobID int64, k
 // Fail moves the print to failed, keeping the reason for operators.
 func (s *ShopPrints) Fail(ctx context.Context, printUID string, jobID int64, reason string) (bool, error) {
 	return s.db.update(ctx, func(tx *Tx) (int, error) {
-		return ownedPrint(tx, printUID, jobID).SetStatus(shop.PrintFailed).SetError(reason).ClearFileKeys().SetFileCount(0).Save(ctx)
+		n, err := ownedPrint(tx, printUID, jobID).SetStatus(shop.PrintFailed).SetError(reason).ClearFileKeys().SetFileCount(0).Save(ctx)
+		if err != nil || n == 0 {
+			return n, err
+		}
+		return n, record(ctx, tx, prints.EventFailed, &reason, nil, printUID)
 	})
 }
 
@@ -295,6 +306,9 @@ func (s *ShopPrints) CancelPrint(ctx context.Context, printUID string) (status s
 		status = shop.PrintCancelled
 		if p.Status == shop.PrintCancelled {
 			return nil // already
+		}
+		if err := record(ctx, tx, prints.EventCancelled, nil, nil, printUID); err != nil {
+			return err
 		}
 		return s.db.Prints().endShop(ctx, tx, p, shop.PrintCancelled, nil)
 	})

@@ -56,9 +56,13 @@ type Print struct {
 	// Copies to print: the item's or line's quantity.
 	Quantity int32 `protobuf:"varint,14,opt,name=quantity,proto3" json:"quantity,omitempty"`
 	// The rendered files; empty unless status is ready.
-	Files         []*OperatorPrintFile   `protobuf:"bytes,15,rep,name=files,proto3" json:"files,omitempty"`
-	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,16,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	UpdatedAt     *timestamppb.Timestamp `protobuf:"bytes,17,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	Files     []*OperatorPrintFile   `protobuf:"bytes,15,rep,name=files,proto3" json:"files,omitempty"`
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,16,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	UpdatedAt *timestamppb.Timestamp `protobuf:"bytes,17,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	// What happened to the print, oldest first: queued, rendering, ready,
+	// failed, retried, flagged, cancelled. Only a single print's answer
+	// (get and the actions) has it; lists leave it empty.
+	History       []*PrintEvent `protobuf:"bytes,18,rep,name=history,proto3" json:"history,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -212,6 +216,86 @@ func (x *Print) GetUpdatedAt() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *Print) GetHistory() []*PrintEvent {
+	if x != nil {
+		return x.History
+	}
+	return nil
+}
+
+// PrintEvent is one step of a print's history.
+type PrintEvent struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// queued, rendering, ready, failed, retried, flagged or cancelled.
+	Kind string                 `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
+	At   *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=at,proto3" json:"at,omitempty"`
+	// The reason of a failure or a flag; null otherwise.
+	Detail *wrapperspb.StringValue `protobuf:"bytes,3,opt,name=detail,proto3" json:"detail,omitempty"`
+	// The operator who retried, flagged or cancelled; null for the service's
+	// own steps.
+	OperatorEmail *wrapperspb.StringValue `protobuf:"bytes,4,opt,name=operator_email,json=operatorEmail,proto3" json:"operator_email,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PrintEvent) Reset() {
+	*x = PrintEvent{}
+	mi := &file_platen_v1_operator_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PrintEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PrintEvent) ProtoMessage() {}
+
+func (x *PrintEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_platen_v1_operator_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PrintEvent.ProtoReflect.Descriptor instead.
+func (*PrintEvent) Descriptor() ([]byte, []int) {
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *PrintEvent) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *PrintEvent) GetAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.At
+	}
+	return nil
+}
+
+func (x *PrintEvent) GetDetail() *wrapperspb.StringValue {
+	if x != nil {
+		return x.Detail
+	}
+	return nil
+}
+
+func (x *PrintEvent) GetOperatorEmail() *wrapperspb.StringValue {
+	if x != nil {
+		return x.OperatorEmail
+	}
+	return nil
+}
+
 // OperatorPrintFile is one rendered file of a print, for preview and
 // download.
 type OperatorPrintFile struct {
@@ -228,7 +312,7 @@ type OperatorPrintFile struct {
 
 func (x *OperatorPrintFile) Reset() {
 	*x = OperatorPrintFile{}
-	mi := &file_platen_v1_operator_proto_msgTypes[1]
+	mi := &file_platen_v1_operator_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -240,7 +324,7 @@ func (x *OperatorPrintFile) String() string {
 func (*OperatorPrintFile) ProtoMessage() {}
 
 func (x *OperatorPrintFile) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[1]
+	mi := &file_platen_v1_operator_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -253,7 +337,7 @@ func (x *OperatorPrintFile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OperatorPrintFile.ProtoReflect.Descriptor instead.
 func (*OperatorPrintFile) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{1}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *OperatorPrintFile) GetIndex() int32 {
@@ -300,7 +384,7 @@ type ListPrintsRequest struct {
 
 func (x *ListPrintsRequest) Reset() {
 	*x = ListPrintsRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[2]
+	mi := &file_platen_v1_operator_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -312,7 +396,7 @@ func (x *ListPrintsRequest) String() string {
 func (*ListPrintsRequest) ProtoMessage() {}
 
 func (x *ListPrintsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[2]
+	mi := &file_platen_v1_operator_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -325,7 +409,7 @@ func (x *ListPrintsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPrintsRequest.ProtoReflect.Descriptor instead.
 func (*ListPrintsRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{2}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *ListPrintsRequest) GetTeamId() int32 {
@@ -382,7 +466,7 @@ type ListPrintsResponse struct {
 
 func (x *ListPrintsResponse) Reset() {
 	*x = ListPrintsResponse{}
-	mi := &file_platen_v1_operator_proto_msgTypes[3]
+	mi := &file_platen_v1_operator_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -394,7 +478,7 @@ func (x *ListPrintsResponse) String() string {
 func (*ListPrintsResponse) ProtoMessage() {}
 
 func (x *ListPrintsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[3]
+	mi := &file_platen_v1_operator_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -407,7 +491,7 @@ func (x *ListPrintsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPrintsResponse.ProtoReflect.Descriptor instead.
 func (*ListPrintsResponse) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{3}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *ListPrintsResponse) GetPrints() []*Print {
@@ -434,7 +518,7 @@ type GetPrintRequest struct {
 
 func (x *GetPrintRequest) Reset() {
 	*x = GetPrintRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[4]
+	mi := &file_platen_v1_operator_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -446,7 +530,7 @@ func (x *GetPrintRequest) String() string {
 func (*GetPrintRequest) ProtoMessage() {}
 
 func (x *GetPrintRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[4]
+	mi := &file_platen_v1_operator_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -459,7 +543,7 @@ func (x *GetPrintRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPrintRequest.ProtoReflect.Descriptor instead.
 func (*GetPrintRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{4}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *GetPrintRequest) GetPrintId() string {
@@ -479,7 +563,7 @@ type RetryPrintRequest struct {
 
 func (x *RetryPrintRequest) Reset() {
 	*x = RetryPrintRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[5]
+	mi := &file_platen_v1_operator_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -491,7 +575,7 @@ func (x *RetryPrintRequest) String() string {
 func (*RetryPrintRequest) ProtoMessage() {}
 
 func (x *RetryPrintRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[5]
+	mi := &file_platen_v1_operator_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -504,7 +588,7 @@ func (x *RetryPrintRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RetryPrintRequest.ProtoReflect.Descriptor instead.
 func (*RetryPrintRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{5}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *RetryPrintRequest) GetPrintId() string {
@@ -526,7 +610,7 @@ type FlagPrintRequest struct {
 
 func (x *FlagPrintRequest) Reset() {
 	*x = FlagPrintRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[6]
+	mi := &file_platen_v1_operator_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -538,7 +622,7 @@ func (x *FlagPrintRequest) String() string {
 func (*FlagPrintRequest) ProtoMessage() {}
 
 func (x *FlagPrintRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[6]
+	mi := &file_platen_v1_operator_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -551,7 +635,7 @@ func (x *FlagPrintRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FlagPrintRequest.ProtoReflect.Descriptor instead.
 func (*FlagPrintRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{6}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *FlagPrintRequest) GetPrintId() string {
@@ -578,7 +662,7 @@ type CancelPrintRequest struct {
 
 func (x *CancelPrintRequest) Reset() {
 	*x = CancelPrintRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[7]
+	mi := &file_platen_v1_operator_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -590,7 +674,7 @@ func (x *CancelPrintRequest) String() string {
 func (*CancelPrintRequest) ProtoMessage() {}
 
 func (x *CancelPrintRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[7]
+	mi := &file_platen_v1_operator_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -603,7 +687,7 @@ func (x *CancelPrintRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelPrintRequest.ProtoReflect.Descriptor instead.
 func (*CancelPrintRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{7}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *CancelPrintRequest) GetPrintId() string {
@@ -630,7 +714,7 @@ type ListBatchOrdersRequest struct {
 
 func (x *ListBatchOrdersRequest) Reset() {
 	*x = ListBatchOrdersRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[8]
+	mi := &file_platen_v1_operator_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -642,7 +726,7 @@ func (x *ListBatchOrdersRequest) String() string {
 func (*ListBatchOrdersRequest) ProtoMessage() {}
 
 func (x *ListBatchOrdersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[8]
+	mi := &file_platen_v1_operator_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -655,7 +739,7 @@ func (x *ListBatchOrdersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListBatchOrdersRequest.ProtoReflect.Descriptor instead.
 func (*ListBatchOrdersRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{8}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ListBatchOrdersRequest) GetTeamId() int32 {
@@ -698,7 +782,7 @@ type ListBatchOrdersResponse struct {
 
 func (x *ListBatchOrdersResponse) Reset() {
 	*x = ListBatchOrdersResponse{}
-	mi := &file_platen_v1_operator_proto_msgTypes[9]
+	mi := &file_platen_v1_operator_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -710,7 +794,7 @@ func (x *ListBatchOrdersResponse) String() string {
 func (*ListBatchOrdersResponse) ProtoMessage() {}
 
 func (x *ListBatchOrdersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[9]
+	mi := &file_platen_v1_operator_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -723,7 +807,7 @@ func (x *ListBatchOrdersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListBatchOrdersResponse.ProtoReflect.Descriptor instead.
 func (*ListBatchOrdersResponse) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{9}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ListBatchOrdersResponse) GetBatchOrders() []*BatchOrder {
@@ -752,7 +836,7 @@ type Team struct {
 
 func (x *Team) Reset() {
 	*x = Team{}
-	mi := &file_platen_v1_operator_proto_msgTypes[10]
+	mi := &file_platen_v1_operator_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -764,7 +848,7 @@ func (x *Team) String() string {
 func (*Team) ProtoMessage() {}
 
 func (x *Team) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[10]
+	mi := &file_platen_v1_operator_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -777,7 +861,7 @@ func (x *Team) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Team.ProtoReflect.Descriptor instead.
 func (*Team) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{10}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Team) GetId() int32 {
@@ -814,7 +898,7 @@ type ListTeamsRequest struct {
 
 func (x *ListTeamsRequest) Reset() {
 	*x = ListTeamsRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[11]
+	mi := &file_platen_v1_operator_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -826,7 +910,7 @@ func (x *ListTeamsRequest) String() string {
 func (*ListTeamsRequest) ProtoMessage() {}
 
 func (x *ListTeamsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[11]
+	mi := &file_platen_v1_operator_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -839,7 +923,7 @@ func (x *ListTeamsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTeamsRequest.ProtoReflect.Descriptor instead.
 func (*ListTeamsRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{11}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ListTeamsRequest) GetPageSize() int32 {
@@ -868,7 +952,7 @@ type ListTeamsResponse struct {
 
 func (x *ListTeamsResponse) Reset() {
 	*x = ListTeamsResponse{}
-	mi := &file_platen_v1_operator_proto_msgTypes[12]
+	mi := &file_platen_v1_operator_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -880,7 +964,7 @@ func (x *ListTeamsResponse) String() string {
 func (*ListTeamsResponse) ProtoMessage() {}
 
 func (x *ListTeamsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[12]
+	mi := &file_platen_v1_operator_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -893,7 +977,7 @@ func (x *ListTeamsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTeamsResponse.ProtoReflect.Descriptor instead.
 func (*ListTeamsResponse) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{12}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ListTeamsResponse) GetTeams() []*Team {
@@ -921,7 +1005,7 @@ type CreateTeamRequest struct {
 
 func (x *CreateTeamRequest) Reset() {
 	*x = CreateTeamRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[13]
+	mi := &file_platen_v1_operator_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -933,7 +1017,7 @@ func (x *CreateTeamRequest) String() string {
 func (*CreateTeamRequest) ProtoMessage() {}
 
 func (x *CreateTeamRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[13]
+	mi := &file_platen_v1_operator_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -946,7 +1030,7 @@ func (x *CreateTeamRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTeamRequest.ProtoReflect.Descriptor instead.
 func (*CreateTeamRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{13}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *CreateTeamRequest) GetName() string {
@@ -971,7 +1055,7 @@ type Store struct {
 
 func (x *Store) Reset() {
 	*x = Store{}
-	mi := &file_platen_v1_operator_proto_msgTypes[14]
+	mi := &file_platen_v1_operator_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -983,7 +1067,7 @@ func (x *Store) String() string {
 func (*Store) ProtoMessage() {}
 
 func (x *Store) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[14]
+	mi := &file_platen_v1_operator_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -996,7 +1080,7 @@ func (x *Store) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Store.ProtoReflect.Descriptor instead.
 func (*Store) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{14}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Store) GetId() string {
@@ -1042,7 +1126,7 @@ type ListStoresRequest struct {
 
 func (x *ListStoresRequest) Reset() {
 	*x = ListStoresRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[15]
+	mi := &file_platen_v1_operator_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1054,7 +1138,7 @@ func (x *ListStoresRequest) String() string {
 func (*ListStoresRequest) ProtoMessage() {}
 
 func (x *ListStoresRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[15]
+	mi := &file_platen_v1_operator_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1067,7 +1151,7 @@ func (x *ListStoresRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListStoresRequest.ProtoReflect.Descriptor instead.
 func (*ListStoresRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{15}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ListStoresRequest) GetTeamId() int32 {
@@ -1103,7 +1187,7 @@ type ListStoresResponse struct {
 
 func (x *ListStoresResponse) Reset() {
 	*x = ListStoresResponse{}
-	mi := &file_platen_v1_operator_proto_msgTypes[16]
+	mi := &file_platen_v1_operator_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1115,7 +1199,7 @@ func (x *ListStoresResponse) String() string {
 func (*ListStoresResponse) ProtoMessage() {}
 
 func (x *ListStoresResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[16]
+	mi := &file_platen_v1_operator_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1128,7 +1212,7 @@ func (x *ListStoresResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListStoresResponse.ProtoReflect.Descriptor instead.
 func (*ListStoresResponse) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{16}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ListStoresResponse) GetStores() []*Store {
@@ -1158,7 +1242,7 @@ type CreateStoreRequest struct {
 
 func (x *CreateStoreRequest) Reset() {
 	*x = CreateStoreRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[17]
+	mi := &file_platen_v1_operator_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1170,7 +1254,7 @@ func (x *CreateStoreRequest) String() string {
 func (*CreateStoreRequest) ProtoMessage() {}
 
 func (x *CreateStoreRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[17]
+	mi := &file_platen_v1_operator_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1183,7 +1267,7 @@ func (x *CreateStoreRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateStoreRequest.ProtoReflect.Descriptor instead.
 func (*CreateStoreRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{17}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *CreateStoreRequest) GetStoreId() string {
@@ -1219,7 +1303,7 @@ type Token struct {
 
 func (x *Token) Reset() {
 	*x = Token{}
-	mi := &file_platen_v1_operator_proto_msgTypes[18]
+	mi := &file_platen_v1_operator_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1231,7 +1315,7 @@ func (x *Token) String() string {
 func (*Token) ProtoMessage() {}
 
 func (x *Token) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[18]
+	mi := &file_platen_v1_operator_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1244,7 +1328,7 @@ func (x *Token) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Token.ProtoReflect.Descriptor instead.
 func (*Token) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{18}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *Token) GetId() int32 {
@@ -1315,7 +1399,7 @@ type ListTokensRequest struct {
 
 func (x *ListTokensRequest) Reset() {
 	*x = ListTokensRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[19]
+	mi := &file_platen_v1_operator_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1327,7 +1411,7 @@ func (x *ListTokensRequest) String() string {
 func (*ListTokensRequest) ProtoMessage() {}
 
 func (x *ListTokensRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[19]
+	mi := &file_platen_v1_operator_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1340,7 +1424,7 @@ func (x *ListTokensRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTokensRequest.ProtoReflect.Descriptor instead.
 func (*ListTokensRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{19}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ListTokensRequest) GetTeamId() int32 {
@@ -1390,7 +1474,7 @@ type ListTokensResponse struct {
 
 func (x *ListTokensResponse) Reset() {
 	*x = ListTokensResponse{}
-	mi := &file_platen_v1_operator_proto_msgTypes[20]
+	mi := &file_platen_v1_operator_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1402,7 +1486,7 @@ func (x *ListTokensResponse) String() string {
 func (*ListTokensResponse) ProtoMessage() {}
 
 func (x *ListTokensResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[20]
+	mi := &file_platen_v1_operator_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1415,7 +1499,7 @@ func (x *ListTokensResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTokensResponse.ProtoReflect.Descriptor instead.
 func (*ListTokensResponse) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{20}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ListTokensResponse) GetTokens() []*Token {
@@ -1448,7 +1532,7 @@ type IssueTokenRequest struct {
 
 func (x *IssueTokenRequest) Reset() {
 	*x = IssueTokenRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[21]
+	mi := &file_platen_v1_operator_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1460,7 +1544,7 @@ func (x *IssueTokenRequest) String() string {
 func (*IssueTokenRequest) ProtoMessage() {}
 
 func (x *IssueTokenRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[21]
+	mi := &file_platen_v1_operator_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1473,7 +1557,7 @@ func (x *IssueTokenRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssueTokenRequest.ProtoReflect.Descriptor instead.
 func (*IssueTokenRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{21}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *IssueTokenRequest) GetTeamId() int32 {
@@ -1509,7 +1593,7 @@ type IssueTokenResponse struct {
 
 func (x *IssueTokenResponse) Reset() {
 	*x = IssueTokenResponse{}
-	mi := &file_platen_v1_operator_proto_msgTypes[22]
+	mi := &file_platen_v1_operator_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1521,7 +1605,7 @@ func (x *IssueTokenResponse) String() string {
 func (*IssueTokenResponse) ProtoMessage() {}
 
 func (x *IssueTokenResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[22]
+	mi := &file_platen_v1_operator_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1534,7 +1618,7 @@ func (x *IssueTokenResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssueTokenResponse.ProtoReflect.Descriptor instead.
 func (*IssueTokenResponse) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{22}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *IssueTokenResponse) GetToken() *Token {
@@ -1561,7 +1645,7 @@ type RevokeTokenRequest struct {
 
 func (x *RevokeTokenRequest) Reset() {
 	*x = RevokeTokenRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[23]
+	mi := &file_platen_v1_operator_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1573,7 +1657,7 @@ func (x *RevokeTokenRequest) String() string {
 func (*RevokeTokenRequest) ProtoMessage() {}
 
 func (x *RevokeTokenRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[23]
+	mi := &file_platen_v1_operator_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1586,7 +1670,7 @@ func (x *RevokeTokenRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeTokenRequest.ProtoReflect.Descriptor instead.
 func (*RevokeTokenRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{23}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *RevokeTokenRequest) GetTokenId() int32 {
@@ -1634,7 +1718,7 @@ type PrintTemplate struct {
 
 func (x *PrintTemplate) Reset() {
 	*x = PrintTemplate{}
-	mi := &file_platen_v1_operator_proto_msgTypes[24]
+	mi := &file_platen_v1_operator_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1646,7 +1730,7 @@ func (x *PrintTemplate) String() string {
 func (*PrintTemplate) ProtoMessage() {}
 
 func (x *PrintTemplate) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[24]
+	mi := &file_platen_v1_operator_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1659,7 +1743,7 @@ func (x *PrintTemplate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrintTemplate.ProtoReflect.Descriptor instead.
 func (*PrintTemplate) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{24}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *PrintTemplate) GetUid() string {
@@ -1799,7 +1883,7 @@ type PrintTemplateGrid struct {
 
 func (x *PrintTemplateGrid) Reset() {
 	*x = PrintTemplateGrid{}
-	mi := &file_platen_v1_operator_proto_msgTypes[25]
+	mi := &file_platen_v1_operator_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1811,7 +1895,7 @@ func (x *PrintTemplateGrid) String() string {
 func (*PrintTemplateGrid) ProtoMessage() {}
 
 func (x *PrintTemplateGrid) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[25]
+	mi := &file_platen_v1_operator_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1824,7 +1908,7 @@ func (x *PrintTemplateGrid) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrintTemplateGrid.ProtoReflect.Descriptor instead.
 func (*PrintTemplateGrid) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{25}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *PrintTemplateGrid) GetColumns() int32 {
@@ -1869,7 +1953,7 @@ type PrintTemplateSlot struct {
 
 func (x *PrintTemplateSlot) Reset() {
 	*x = PrintTemplateSlot{}
-	mi := &file_platen_v1_operator_proto_msgTypes[26]
+	mi := &file_platen_v1_operator_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1881,7 +1965,7 @@ func (x *PrintTemplateSlot) String() string {
 func (*PrintTemplateSlot) ProtoMessage() {}
 
 func (x *PrintTemplateSlot) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[26]
+	mi := &file_platen_v1_operator_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1894,7 +1978,7 @@ func (x *PrintTemplateSlot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrintTemplateSlot.ProtoReflect.Descriptor instead.
 func (*PrintTemplateSlot) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{26}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *PrintTemplateSlot) GetXMm() float64 {
@@ -1955,7 +2039,7 @@ type CreatePrintTemplateRequest struct {
 
 func (x *CreatePrintTemplateRequest) Reset() {
 	*x = CreatePrintTemplateRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[27]
+	mi := &file_platen_v1_operator_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1967,7 +2051,7 @@ func (x *CreatePrintTemplateRequest) String() string {
 func (*CreatePrintTemplateRequest) ProtoMessage() {}
 
 func (x *CreatePrintTemplateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[27]
+	mi := &file_platen_v1_operator_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1980,7 +2064,7 @@ func (x *CreatePrintTemplateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreatePrintTemplateRequest.ProtoReflect.Descriptor instead.
 func (*CreatePrintTemplateRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{27}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *CreatePrintTemplateRequest) GetTeamId() int32 {
@@ -2091,7 +2175,7 @@ type GetPrintTemplateRequest struct {
 
 func (x *GetPrintTemplateRequest) Reset() {
 	*x = GetPrintTemplateRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[28]
+	mi := &file_platen_v1_operator_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2103,7 +2187,7 @@ func (x *GetPrintTemplateRequest) String() string {
 func (*GetPrintTemplateRequest) ProtoMessage() {}
 
 func (x *GetPrintTemplateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[28]
+	mi := &file_platen_v1_operator_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2116,7 +2200,7 @@ func (x *GetPrintTemplateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPrintTemplateRequest.ProtoReflect.Descriptor instead.
 func (*GetPrintTemplateRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{28}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *GetPrintTemplateRequest) GetTemplateUid() string {
@@ -2143,7 +2227,7 @@ type ListPrintTemplatesRequest struct {
 
 func (x *ListPrintTemplatesRequest) Reset() {
 	*x = ListPrintTemplatesRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[29]
+	mi := &file_platen_v1_operator_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2155,7 +2239,7 @@ func (x *ListPrintTemplatesRequest) String() string {
 func (*ListPrintTemplatesRequest) ProtoMessage() {}
 
 func (x *ListPrintTemplatesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[29]
+	mi := &file_platen_v1_operator_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2168,7 +2252,7 @@ func (x *ListPrintTemplatesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPrintTemplatesRequest.ProtoReflect.Descriptor instead.
 func (*ListPrintTemplatesRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{29}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ListPrintTemplatesRequest) GetTeamId() int32 {
@@ -2211,7 +2295,7 @@ type ListPrintTemplatesResponse struct {
 
 func (x *ListPrintTemplatesResponse) Reset() {
 	*x = ListPrintTemplatesResponse{}
-	mi := &file_platen_v1_operator_proto_msgTypes[30]
+	mi := &file_platen_v1_operator_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2223,7 +2307,7 @@ func (x *ListPrintTemplatesResponse) String() string {
 func (*ListPrintTemplatesResponse) ProtoMessage() {}
 
 func (x *ListPrintTemplatesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[30]
+	mi := &file_platen_v1_operator_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2236,7 +2320,7 @@ func (x *ListPrintTemplatesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPrintTemplatesResponse.ProtoReflect.Descriptor instead.
 func (*ListPrintTemplatesResponse) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{30}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ListPrintTemplatesResponse) GetPrintTemplates() []*PrintTemplate {
@@ -2282,7 +2366,7 @@ type UpdatePrintTemplateRequest struct {
 
 func (x *UpdatePrintTemplateRequest) Reset() {
 	*x = UpdatePrintTemplateRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[31]
+	mi := &file_platen_v1_operator_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2294,7 +2378,7 @@ func (x *UpdatePrintTemplateRequest) String() string {
 func (*UpdatePrintTemplateRequest) ProtoMessage() {}
 
 func (x *UpdatePrintTemplateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[31]
+	mi := &file_platen_v1_operator_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2307,7 +2391,7 @@ func (x *UpdatePrintTemplateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatePrintTemplateRequest.ProtoReflect.Descriptor instead.
 func (*UpdatePrintTemplateRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{31}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *UpdatePrintTemplateRequest) GetTemplateUid() string {
@@ -2425,7 +2509,7 @@ type DeletePrintTemplateRequest struct {
 
 func (x *DeletePrintTemplateRequest) Reset() {
 	*x = DeletePrintTemplateRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[32]
+	mi := &file_platen_v1_operator_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2437,7 +2521,7 @@ func (x *DeletePrintTemplateRequest) String() string {
 func (*DeletePrintTemplateRequest) ProtoMessage() {}
 
 func (x *DeletePrintTemplateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[32]
+	mi := &file_platen_v1_operator_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2450,7 +2534,7 @@ func (x *DeletePrintTemplateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeletePrintTemplateRequest.ProtoReflect.Descriptor instead.
 func (*DeletePrintTemplateRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{32}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *DeletePrintTemplateRequest) GetTemplateUid() string {
@@ -2472,7 +2556,7 @@ type DeletePrintTemplateResponse struct {
 
 func (x *DeletePrintTemplateResponse) Reset() {
 	*x = DeletePrintTemplateResponse{}
-	mi := &file_platen_v1_operator_proto_msgTypes[33]
+	mi := &file_platen_v1_operator_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2484,7 +2568,7 @@ func (x *DeletePrintTemplateResponse) String() string {
 func (*DeletePrintTemplateResponse) ProtoMessage() {}
 
 func (x *DeletePrintTemplateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[33]
+	mi := &file_platen_v1_operator_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2497,7 +2581,7 @@ func (x *DeletePrintTemplateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeletePrintTemplateResponse.ProtoReflect.Descriptor instead.
 func (*DeletePrintTemplateResponse) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{33}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *DeletePrintTemplateResponse) GetMessage() string {
@@ -2528,7 +2612,7 @@ type AssignPrintTemplateRequest struct {
 
 func (x *AssignPrintTemplateRequest) Reset() {
 	*x = AssignPrintTemplateRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[34]
+	mi := &file_platen_v1_operator_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2540,7 +2624,7 @@ func (x *AssignPrintTemplateRequest) String() string {
 func (*AssignPrintTemplateRequest) ProtoMessage() {}
 
 func (x *AssignPrintTemplateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[34]
+	mi := &file_platen_v1_operator_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2553,7 +2637,7 @@ func (x *AssignPrintTemplateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AssignPrintTemplateRequest.ProtoReflect.Descriptor instead.
 func (*AssignPrintTemplateRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{34}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *AssignPrintTemplateRequest) GetTemplateUid() string {
@@ -2581,7 +2665,7 @@ var File_platen_v1_operator_proto protoreflect.FileDescriptor
 
 const file_platen_v1_operator_proto_rawDesc = "" +
 	"\n" +
-	"\x18platen/v1/operator.proto\x12\tplaten.v1\x1a\x1cgoogle/api/annotations.proto\x1a google/protobuf/field_mask.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1egoogle/protobuf/wrappers.proto\x1a\x17platen/v1/batches.proto\"\xeb\x06\n" +
+	"\x18platen/v1/operator.proto\x12\tplaten.v1\x1a\x1cgoogle/api/annotations.proto\x1a google/protobuf/field_mask.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1egoogle/protobuf/wrappers.proto\x1a\x17platen/v1/batches.proto\"\x9c\a\n" +
 	"\x05Print\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
 	"\x06family\x18\x02 \x01(\tR\x06family\x12\x17\n" +
@@ -2603,7 +2687,14 @@ const file_platen_v1_operator_proto_rawDesc = "" +
 	"\n" +
 	"created_at\x18\x10 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
 	"\n" +
-	"updated_at\x18\x11 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\"^\n" +
+	"updated_at\x18\x11 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12/\n" +
+	"\ahistory\x18\x12 \x03(\v2\x15.platen.v1.PrintEventR\ahistory\"\xc7\x01\n" +
+	"\n" +
+	"PrintEvent\x12\x12\n" +
+	"\x04kind\x18\x01 \x01(\tR\x04kind\x12*\n" +
+	"\x02at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\x124\n" +
+	"\x06detail\x18\x03 \x01(\v2\x1c.google.protobuf.StringValueR\x06detail\x12C\n" +
+	"\x0eoperator_email\x18\x04 \x01(\v2\x1c.google.protobuf.StringValueR\roperatorEmail\"^\n" +
 	"\x11OperatorPrintFile\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\x05R\x05index\x12\x10\n" +
 	"\x03url\x18\x02 \x01(\tR\x03url\x12!\n" +
@@ -2856,125 +2947,130 @@ func file_platen_v1_operator_proto_rawDescGZIP() []byte {
 	return file_platen_v1_operator_proto_rawDescData
 }
 
-var file_platen_v1_operator_proto_msgTypes = make([]protoimpl.MessageInfo, 35)
+var file_platen_v1_operator_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
 var file_platen_v1_operator_proto_goTypes = []any{
 	(*Print)(nil),                       // 0: platen.v1.Print
-	(*OperatorPrintFile)(nil),           // 1: platen.v1.OperatorPrintFile
-	(*ListPrintsRequest)(nil),           // 2: platen.v1.ListPrintsRequest
-	(*ListPrintsResponse)(nil),          // 3: platen.v1.ListPrintsResponse
-	(*GetPrintRequest)(nil),             // 4: platen.v1.GetPrintRequest
-	(*RetryPrintRequest)(nil),           // 5: platen.v1.RetryPrintRequest
-	(*FlagPrintRequest)(nil),            // 6: platen.v1.FlagPrintRequest
-	(*CancelPrintRequest)(nil),          // 7: platen.v1.CancelPrintRequest
-	(*ListBatchOrdersRequest)(nil),      // 8: platen.v1.ListBatchOrdersRequest
-	(*ListBatchOrdersResponse)(nil),     // 9: platen.v1.ListBatchOrdersResponse
-	(*Team)(nil),                        // 10: platen.v1.Team
-	(*ListTeamsRequest)(nil),            // 11: platen.v1.ListTeamsRequest
-	(*ListTeamsResponse)(nil),           // 12: platen.v1.ListTeamsResponse
-	(*CreateTeamRequest)(nil),           // 13: platen.v1.CreateTeamRequest
-	(*Store)(nil),                       // 14: platen.v1.Store
-	(*ListStoresRequest)(nil),           // 15: platen.v1.ListStoresRequest
-	(*ListStoresResponse)(nil),          // 16: platen.v1.ListStoresResponse
-	(*CreateStoreRequest)(nil),          // 17: platen.v1.CreateStoreRequest
-	(*Token)(nil),                       // 18: platen.v1.Token
-	(*ListTokensRequest)(nil),           // 19: platen.v1.ListTokensRequest
-	(*ListTokensResponse)(nil),          // 20: platen.v1.ListTokensResponse
-	(*IssueTokenRequest)(nil),           // 21: platen.v1.IssueTokenRequest
-	(*IssueTokenResponse)(nil),          // 22: platen.v1.IssueTokenResponse
-	(*RevokeTokenRequest)(nil),          // 23: platen.v1.RevokeTokenRequest
-	(*PrintTemplate)(nil),               // 24: platen.v1.PrintTemplate
-	(*PrintTemplateGrid)(nil),           // 25: platen.v1.PrintTemplateGrid
-	(*PrintTemplateSlot)(nil),           // 26: platen.v1.PrintTemplateSlot
-	(*CreatePrintTemplateRequest)(nil),  // 27: platen.v1.CreatePrintTemplateRequest
-	(*GetPrintTemplateRequest)(nil),     // 28: platen.v1.GetPrintTemplateRequest
-	(*ListPrintTemplatesRequest)(nil),   // 29: platen.v1.ListPrintTemplatesRequest
-	(*ListPrintTemplatesResponse)(nil),  // 30: platen.v1.ListPrintTemplatesResponse
-	(*UpdatePrintTemplateRequest)(nil),  // 31: platen.v1.UpdatePrintTemplateRequest
-	(*DeletePrintTemplateRequest)(nil),  // 32: platen.v1.DeletePrintTemplateRequest
-	(*DeletePrintTemplateResponse)(nil), // 33: platen.v1.DeletePrintTemplateResponse
-	(*AssignPrintTemplateRequest)(nil),  // 34: platen.v1.AssignPrintTemplateRequest
-	(*wrapperspb.StringValue)(nil),      // 35: google.protobuf.StringValue
-	(*timestamppb.Timestamp)(nil),       // 36: google.protobuf.Timestamp
-	(*BatchOrder)(nil),                  // 37: platen.v1.BatchOrder
-	(*fieldmaskpb.FieldMask)(nil),       // 38: google.protobuf.FieldMask
+	(*PrintEvent)(nil),                  // 1: platen.v1.PrintEvent
+	(*OperatorPrintFile)(nil),           // 2: platen.v1.OperatorPrintFile
+	(*ListPrintsRequest)(nil),           // 3: platen.v1.ListPrintsRequest
+	(*ListPrintsResponse)(nil),          // 4: platen.v1.ListPrintsResponse
+	(*GetPrintRequest)(nil),             // 5: platen.v1.GetPrintRequest
+	(*RetryPrintRequest)(nil),           // 6: platen.v1.RetryPrintRequest
+	(*FlagPrintRequest)(nil),            // 7: platen.v1.FlagPrintRequest
+	(*CancelPrintRequest)(nil),          // 8: platen.v1.CancelPrintRequest
+	(*ListBatchOrdersRequest)(nil),      // 9: platen.v1.ListBatchOrdersRequest
+	(*ListBatchOrdersResponse)(nil),     // 10: platen.v1.ListBatchOrdersResponse
+	(*Team)(nil),                        // 11: platen.v1.Team
+	(*ListTeamsRequest)(nil),            // 12: platen.v1.ListTeamsRequest
+	(*ListTeamsResponse)(nil),           // 13: platen.v1.ListTeamsResponse
+	(*CreateTeamRequest)(nil),           // 14: platen.v1.CreateTeamRequest
+	(*Store)(nil),                       // 15: platen.v1.Store
+	(*ListStoresRequest)(nil),           // 16: platen.v1.ListStoresRequest
+	(*ListStoresResponse)(nil),          // 17: platen.v1.ListStoresResponse
+	(*CreateStoreRequest)(nil),          // 18: platen.v1.CreateStoreRequest
+	(*Token)(nil),                       // 19: platen.v1.Token
+	(*ListTokensRequest)(nil),           // 20: platen.v1.ListTokensRequest
+	(*ListTokensResponse)(nil),          // 21: platen.v1.ListTokensResponse
+	(*IssueTokenRequest)(nil),           // 22: platen.v1.IssueTokenRequest
+	(*IssueTokenResponse)(nil),          // 23: platen.v1.IssueTokenResponse
+	(*RevokeTokenRequest)(nil),          // 24: platen.v1.RevokeTokenRequest
+	(*PrintTemplate)(nil),               // 25: platen.v1.PrintTemplate
+	(*PrintTemplateGrid)(nil),           // 26: platen.v1.PrintTemplateGrid
+	(*PrintTemplateSlot)(nil),           // 27: platen.v1.PrintTemplateSlot
+	(*CreatePrintTemplateRequest)(nil),  // 28: platen.v1.CreatePrintTemplateRequest
+	(*GetPrintTemplateRequest)(nil),     // 29: platen.v1.GetPrintTemplateRequest
+	(*ListPrintTemplatesRequest)(nil),   // 30: platen.v1.ListPrintTemplatesRequest
+	(*ListPrintTemplatesResponse)(nil),  // 31: platen.v1.ListPrintTemplatesResponse
+	(*UpdatePrintTemplateRequest)(nil),  // 32: platen.v1.UpdatePrintTemplateRequest
+	(*DeletePrintTemplateRequest)(nil),  // 33: platen.v1.DeletePrintTemplateRequest
+	(*DeletePrintTemplateResponse)(nil), // 34: platen.v1.DeletePrintTemplateResponse
+	(*AssignPrintTemplateRequest)(nil),  // 35: platen.v1.AssignPrintTemplateRequest
+	(*wrapperspb.StringValue)(nil),      // 36: google.protobuf.StringValue
+	(*timestamppb.Timestamp)(nil),       // 37: google.protobuf.Timestamp
+	(*BatchOrder)(nil),                  // 38: platen.v1.BatchOrder
+	(*fieldmaskpb.FieldMask)(nil),       // 39: google.protobuf.FieldMask
 }
 var file_platen_v1_operator_proto_depIdxs = []int32{
-	35, // 0: platen.v1.Print.error:type_name -> google.protobuf.StringValue
-	35, // 1: platen.v1.Print.order_uid:type_name -> google.protobuf.StringValue
-	35, // 2: platen.v1.Print.ecommerce_order_id:type_name -> google.protobuf.StringValue
-	35, // 3: platen.v1.Print.ecommerce_order_item_id:type_name -> google.protobuf.StringValue
-	35, // 4: platen.v1.Print.reference_number:type_name -> google.protobuf.StringValue
-	35, // 5: platen.v1.Print.external_id:type_name -> google.protobuf.StringValue
-	35, // 6: platen.v1.Print.line_external_id:type_name -> google.protobuf.StringValue
-	35, // 7: platen.v1.Print.design_version_id:type_name -> google.protobuf.StringValue
-	1,  // 8: platen.v1.Print.files:type_name -> platen.v1.OperatorPrintFile
-	36, // 9: platen.v1.Print.created_at:type_name -> google.protobuf.Timestamp
-	36, // 10: platen.v1.Print.updated_at:type_name -> google.protobuf.Timestamp
-	0,  // 11: platen.v1.ListPrintsResponse.prints:type_name -> platen.v1.Print
-	37, // 12: platen.v1.ListBatchOrdersResponse.batch_orders:type_name -> platen.v1.BatchOrder
-	36, // 13: platen.v1.Team.created_at:type_name -> google.protobuf.Timestamp
-	10, // 14: platen.v1.ListTeamsResponse.teams:type_name -> platen.v1.Team
-	35, // 15: platen.v1.Store.webhook_url:type_name -> google.protobuf.StringValue
-	36, // 16: platen.v1.Store.created_at:type_name -> google.protobuf.Timestamp
-	14, // 17: platen.v1.ListStoresResponse.stores:type_name -> platen.v1.Store
-	35, // 18: platen.v1.Token.store_id:type_name -> google.protobuf.StringValue
-	36, // 19: platen.v1.Token.created_at:type_name -> google.protobuf.Timestamp
-	36, // 20: platen.v1.Token.revoked_at:type_name -> google.protobuf.Timestamp
-	18, // 21: platen.v1.ListTokensResponse.tokens:type_name -> platen.v1.Token
-	18, // 22: platen.v1.IssueTokenResponse.token:type_name -> platen.v1.Token
-	25, // 23: platen.v1.PrintTemplate.grid:type_name -> platen.v1.PrintTemplateGrid
-	26, // 24: platen.v1.PrintTemplate.slots:type_name -> platen.v1.PrintTemplateSlot
-	36, // 25: platen.v1.PrintTemplate.created_at:type_name -> google.protobuf.Timestamp
-	36, // 26: platen.v1.PrintTemplate.updated_at:type_name -> google.protobuf.Timestamp
-	25, // 27: platen.v1.CreatePrintTemplateRequest.grid:type_name -> platen.v1.PrintTemplateGrid
-	26, // 28: platen.v1.CreatePrintTemplateRequest.slots:type_name -> platen.v1.PrintTemplateSlot
-	24, // 29: platen.v1.ListPrintTemplatesResponse.print_templates:type_name -> platen.v1.PrintTemplate
-	38, // 30: platen.v1.UpdatePrintTemplateRequest.update_mask:type_name -> google.protobuf.FieldMask
-	25, // 31: platen.v1.UpdatePrintTemplateRequest.grid:type_name -> platen.v1.PrintTemplateGrid
-	26, // 32: platen.v1.UpdatePrintTemplateRequest.slots:type_name -> platen.v1.PrintTemplateSlot
-	2,  // 33: platen.v1.OperatorService.ListPrints:input_type -> platen.v1.ListPrintsRequest
-	4,  // 34: platen.v1.OperatorService.GetPrint:input_type -> platen.v1.GetPrintRequest
-	5,  // 35: platen.v1.OperatorService.RetryPrint:input_type -> platen.v1.RetryPrintRequest
-	6,  // 36: platen.v1.OperatorService.FlagPrint:input_type -> platen.v1.FlagPrintRequest
-	7,  // 37: platen.v1.OperatorService.CancelPrint:input_type -> platen.v1.CancelPrintRequest
-	8,  // 38: platen.v1.OperatorService.ListBatchOrders:input_type -> platen.v1.ListBatchOrdersRequest
-	11, // 39: platen.v1.OperatorService.ListTeams:input_type -> platen.v1.ListTeamsRequest
-	13, // 40: platen.v1.OperatorService.CreateTeam:input_type -> platen.v1.CreateTeamRequest
-	15, // 41: platen.v1.OperatorService.ListStores:input_type -> platen.v1.ListStoresRequest
-	17, // 42: platen.v1.OperatorService.CreateStore:input_type -> platen.v1.CreateStoreRequest
-	19, // 43: platen.v1.OperatorService.ListTokens:input_type -> platen.v1.ListTokensRequest
-	21, // 44: platen.v1.OperatorService.IssueToken:input_type -> platen.v1.IssueTokenRequest
-	23, // 45: platen.v1.OperatorService.RevokeToken:input_type -> platen.v1.RevokeTokenRequest
-	27, // 46: platen.v1.OperatorService.CreatePrintTemplate:input_type -> platen.v1.CreatePrintTemplateRequest
-	28, // 47: platen.v1.OperatorService.GetPrintTemplate:input_type -> platen.v1.GetPrintTemplateRequest
-	29, // 48: platen.v1.OperatorService.ListPrintTemplates:input_type -> platen.v1.ListPrintTemplatesRequest
-	31, // 49: platen.v1.OperatorService.UpdatePrintTemplate:input_type -> platen.v1.UpdatePrintTemplateRequest
-	32, // 50: platen.v1.OperatorService.DeletePrintTemplate:input_type -> platen.v1.DeletePrintTemplateRequest
-	34, // 51: platen.v1.OperatorService.AssignPrintTemplate:input_type -> platen.v1.AssignPrintTemplateRequest
-	3,  // 52: platen.v1.OperatorService.ListPrints:output_type -> platen.v1.ListPrintsResponse
-	0,  // 53: platen.v1.OperatorService.GetPrint:output_type -> platen.v1.Print
-	0,  // 54: platen.v1.OperatorService.RetryPrint:output_type -> platen.v1.Print
-	0,  // 55: platen.v1.OperatorService.FlagPrint:output_type -> platen.v1.Print
-	0,  // 56: platen.v1.OperatorService.CancelPrint:output_type -> platen.v1.Print
-	9,  // 57: platen.v1.OperatorService.ListBatchOrders:output_type -> platen.v1.ListBatchOrdersResponse
-	12, // 58: platen.v1.OperatorService.ListTeams:output_type -> platen.v1.ListTeamsResponse
-	10, // 59: platen.v1.OperatorService.CreateTeam:output_type -> platen.v1.Team
-	16, // 60: platen.v1.OperatorService.ListStores:output_type -> platen.v1.ListStoresResponse
-	14, // 61: platen.v1.OperatorService.CreateStore:output_type -> platen.v1.Store
-	20, // 62: platen.v1.OperatorService.ListTokens:output_type -> platen.v1.ListTokensResponse
-	22, // 63: platen.v1.OperatorService.IssueToken:output_type -> platen.v1.IssueTokenResponse
-	18, // 64: platen.v1.OperatorService.RevokeToken:output_type -> platen.v1.Token
-	24, // 65: platen.v1.OperatorService.CreatePrintTemplate:output_type -> platen.v1.PrintTemplate
-	24, // 66: platen.v1.OperatorService.GetPrintTemplate:output_type -> platen.v1.PrintTemplate
-	30, // 67: platen.v1.OperatorService.ListPrintTemplates:output_type -> platen.v1.ListPrintTemplatesResponse
-	24, // 68: platen.v1.OperatorService.UpdatePrintTemplate:output_type -> platen.v1.PrintTemplate
-	33, // 69: platen.v1.OperatorService.DeletePrintTemplate:output_type -> platen.v1.DeletePrintTemplateResponse
-	24, // 70: platen.v1.OperatorService.AssignPrintTemplate:output_type -> platen.v1.PrintTemplate
-	52, // [52:71] is the sub-list for method output_type
-	33, // [33:52] is the sub-list for method input_type
-	33, // [33:33] is the sub-list for extension type_name
-	33, // [33:33] is the sub-list for extension extendee
-	0,  // [0:33] is the sub-list for field type_name
+	36, // 0: platen.v1.Print.error:type_name -> google.protobuf.StringValue
+	36, // 1: platen.v1.Print.order_uid:type_name -> google.protobuf.StringValue
+	36, // 2: platen.v1.Print.ecommerce_order_id:type_name -> google.protobuf.StringValue
+	36, // 3: platen.v1.Print.ecommerce_order_item_id:type_name -> google.protobuf.StringValue
+	36, // 4: platen.v1.Print.reference_number:type_name -> google.protobuf.StringValue
+	36, // 5: platen.v1.Print.external_id:type_name -> google.protobuf.StringValue
+	36, // 6: platen.v1.Print.line_external_id:type_name -> google.protobuf.StringValue
+	36, // 7: platen.v1.Print.design_version_id:type_name -> google.protobuf.StringValue
+	2,  // 8: platen.v1.Print.files:type_name -> platen.v1.OperatorPrintFile
+	37, // 9: platen.v1.Print.created_at:type_name -> google.protobuf.Timestamp
+	37, // 10: platen.v1.Print.updated_at:type_name -> google.protobuf.Timestamp
+	1,  // 11: platen.v1.Print.history:type_name -> platen.v1.PrintEvent
+	37, // 12: platen.v1.PrintEvent.at:type_name -> google.protobuf.Timestamp
+	36, // 13: platen.v1.PrintEvent.detail:type_name -> google.protobuf.StringValue
+	36, // 14: platen.v1.PrintEvent.operator_email:type_name -> google.protobuf.StringValue
+	0,  // 15: platen.v1.ListPrintsResponse.prints:type_name -> platen.v1.Print
+	38, // 16: platen.v1.ListBatchOrdersResponse.batch_orders:type_name -> platen.v1.BatchOrder
+	37, // 17: platen.v1.Team.created_at:type_name -> google.protobuf.Timestamp
+	11, // 18: platen.v1.ListTeamsResponse.teams:type_name -> platen.v1.Team
+	36, // 19: platen.v1.Store.webhook_url:type_name -> google.protobuf.StringValue
+	37, // 20: platen.v1.Store.created_at:type_name -> google.protobuf.Timestamp
+	15, // 21: platen.v1.ListStoresResponse.stores:type_name -> platen.v1.Store
+	36, // 22: platen.v1.Token.store_id:type_name -> google.protobuf.StringValue
+	37, // 23: platen.v1.Token.created_at:type_name -> google.protobuf.Timestamp
+	37, // 24: platen.v1.Token.revoked_at:type_name -> google.protobuf.Timestamp
+	19, // 25: platen.v1.ListTokensResponse.tokens:type_name -> platen.v1.Token
+	19, // 26: platen.v1.IssueTokenResponse.token:type_name -> platen.v1.Token
+	26, // 27: platen.v1.PrintTemplate.grid:type_name -> platen.v1.PrintTemplateGrid
+	27, // 28: platen.v1.PrintTemplate.slots:type_name -> platen.v1.PrintTemplateSlot
+	37, // 29: platen.v1.PrintTemplate.created_at:type_name -> google.protobuf.Timestamp
+	37, // 30: platen.v1.PrintTemplate.updated_at:type_name -> google.protobuf.Timestamp
+	26, // 31: platen.v1.CreatePrintTemplateRequest.grid:type_name -> platen.v1.PrintTemplateGrid
+	27, // 32: platen.v1.CreatePrintTemplateRequest.slots:type_name -> platen.v1.PrintTemplateSlot
+	25, // 33: platen.v1.ListPrintTemplatesResponse.print_templates:type_name -> platen.v1.PrintTemplate
+	39, // 34: platen.v1.UpdatePrintTemplateRequest.update_mask:type_name -> google.protobuf.FieldMask
+	26, // 35: platen.v1.UpdatePrintTemplateRequest.grid:type_name -> platen.v1.PrintTemplateGrid
+	27, // 36: platen.v1.UpdatePrintTemplateRequest.slots:type_name -> platen.v1.PrintTemplateSlot
+	3,  // 37: platen.v1.OperatorService.ListPrints:input_type -> platen.v1.ListPrintsRequest
+	5,  // 38: platen.v1.OperatorService.GetPrint:input_type -> platen.v1.GetPrintRequest
+	6,  // 39: platen.v1.OperatorService.RetryPrint:input_type -> platen.v1.RetryPrintRequest
+	7,  // 40: platen.v1.OperatorService.FlagPrint:input_type -> platen.v1.FlagPrintRequest
+	8,  // 41: platen.v1.OperatorService.CancelPrint:input_type -> platen.v1.CancelPrintRequest
+	9,  // 42: platen.v1.OperatorService.ListBatchOrders:input_type -> platen.v1.ListBatchOrdersRequest
+	12, // 43: platen.v1.OperatorService.ListTeams:input_type -> platen.v1.ListTeamsRequest
+	14, // 44: platen.v1.OperatorService.CreateTeam:input_type -> platen.v1.CreateTeamRequest
+	16, // 45: platen.v1.OperatorService.ListStores:input_type -> platen.v1.ListStoresRequest
+	18, // 46: platen.v1.OperatorService.CreateStore:input_type -> platen.v1.CreateStoreRequest
+	20, // 47: platen.v1.OperatorService.ListTokens:input_type -> platen.v1.ListTokensRequest
+	22, // 48: platen.v1.OperatorService.IssueToken:input_type -> platen.v1.IssueTokenRequest
+	24, // 49: platen.v1.OperatorService.RevokeToken:input_type -> platen.v1.RevokeTokenRequest
+	28, // 50: platen.v1.OperatorService.CreatePrintTemplate:input_type -> platen.v1.CreatePrintTemplateRequest
+	29, // 51: platen.v1.OperatorService.GetPrintTemplate:input_type -> platen.v1.GetPrintTemplateRequest
+	30, // 52: platen.v1.OperatorService.ListPrintTemplates:input_type -> platen.v1.ListPrintTemplatesRequest
+	32, // 53: platen.v1.OperatorService.UpdatePrintTemplate:input_type -> platen.v1.UpdatePrintTemplateRequest
+	33, // 54: platen.v1.OperatorService.DeletePrintTemplate:input_type -> platen.v1.DeletePrintTemplateRequest
+	35, // 55: platen.v1.OperatorService.AssignPrintTemplate:input_type -> platen.v1.AssignPrintTemplateRequest
+	4,  // 56: platen.v1.OperatorService.ListPrints:output_type -> platen.v1.ListPrintsResponse
+	0,  // 57: platen.v1.OperatorService.GetPrint:output_type -> platen.v1.Print
+	0,  // 58: platen.v1.OperatorService.RetryPrint:output_type -> platen.v1.Print
+	0,  // 59: platen.v1.OperatorService.FlagPrint:output_type -> platen.v1.Print
+	0,  // 60: platen.v1.OperatorService.CancelPrint:output_type -> platen.v1.Print
+	10, // 61: platen.v1.OperatorService.ListBatchOrders:output_type -> platen.v1.ListBatchOrdersResponse
+	13, // 62: platen.v1.OperatorService.ListTeams:output_type -> platen.v1.ListTeamsResponse
+	11, // 63: platen.v1.OperatorService.CreateTeam:output_type -> platen.v1.Team
+	17, // 64: platen.v1.OperatorService.ListStores:output_type -> platen.v1.ListStoresResponse
+	15, // 65: platen.v1.OperatorService.CreateStore:output_type -> platen.v1.Store
+	21, // 66: platen.v1.OperatorService.ListTokens:output_type -> platen.v1.ListTokensResponse
+	23, // 67: platen.v1.OperatorService.IssueToken:output_type -> platen.v1.IssueTokenResponse
+	19, // 68: platen.v1.OperatorService.RevokeToken:output_type -> platen.v1.Token
+	25, // 69: platen.v1.OperatorService.CreatePrintTemplate:output_type -> platen.v1.PrintTemplate
+	25, // 70: platen.v1.OperatorService.GetPrintTemplate:output_type -> platen.v1.PrintTemplate
+	31, // 71: platen.v1.OperatorService.ListPrintTemplates:output_type -> platen.v1.ListPrintTemplatesResponse
+	25, // 72: platen.v1.OperatorService.UpdatePrintTemplate:output_type -> platen.v1.PrintTemplate
+	34, // 73: platen.v1.OperatorService.DeletePrintTemplate:output_type -> platen.v1.DeletePrintTemplateResponse
+	25, // 74: platen.v1.OperatorService.AssignPrintTemplate:output_type -> platen.v1.PrintTemplate
+	56, // [56:75] is the sub-list for method output_type
+	37, // [37:56] is the sub-list for method input_type
+	37, // [37:37] is the sub-list for extension type_name
+	37, // [37:37] is the sub-list for extension extendee
+	0,  // [0:37] is the sub-list for field type_name
 }
 
 func init() { file_platen_v1_operator_proto_init() }
@@ -2983,22 +3079,22 @@ func file_platen_v1_operator_proto_init() {
 		return
 	}
 	file_platen_v1_batches_proto_init()
-	file_platen_v1_operator_proto_msgTypes[2].OneofWrappers = []any{}
-	file_platen_v1_operator_proto_msgTypes[8].OneofWrappers = []any{}
-	file_platen_v1_operator_proto_msgTypes[15].OneofWrappers = []any{}
-	file_platen_v1_operator_proto_msgTypes[17].OneofWrappers = []any{}
-	file_platen_v1_operator_proto_msgTypes[19].OneofWrappers = []any{}
-	file_platen_v1_operator_proto_msgTypes[21].OneofWrappers = []any{}
-	file_platen_v1_operator_proto_msgTypes[27].OneofWrappers = []any{}
-	file_platen_v1_operator_proto_msgTypes[29].OneofWrappers = []any{}
-	file_platen_v1_operator_proto_msgTypes[31].OneofWrappers = []any{}
+	file_platen_v1_operator_proto_msgTypes[3].OneofWrappers = []any{}
+	file_platen_v1_operator_proto_msgTypes[9].OneofWrappers = []any{}
+	file_platen_v1_operator_proto_msgTypes[16].OneofWrappers = []any{}
+	file_platen_v1_operator_proto_msgTypes[18].OneofWrappers = []any{}
+	file_platen_v1_operator_proto_msgTypes[20].OneofWrappers = []any{}
+	file_platen_v1_operator_proto_msgTypes[22].OneofWrappers = []any{}
+	file_platen_v1_operator_proto_msgTypes[28].OneofWrappers = []any{}
+	file_platen_v1_operator_proto_msgTypes[30].OneofWrappers = []any{}
+	file_platen_v1_operator_proto_msgTypes[32].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_platen_v1_operator_proto_rawDesc), len(file_platen_v1_operator_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   35,
+			NumMessages:   36,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
