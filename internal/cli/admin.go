@@ -205,7 +205,7 @@ func newTokenCmd(cfg *config.Config) *cobra.Command {
 				if store != "" {
 					storeID = &store
 				}
-				token, err := db.IssueToken(ctx, teamID, storeID, name)
+				token, _, err := db.IssueToken(ctx, teamID, storeID, name)
 				if err != nil {
 					return err
 				}

@@ -1,12 +1,13 @@
 // Package operatorapi is the operator API, platen.v1.OperatorService: one
 // gRPC service assembled from the packages that own each part (print
-// templates, prints, batches). Methods not built yet answer UNIMPLEMENTED.
+// templates, prints, batches, and the staff's teams, stores and tokens). Methods not built yet answer UNIMPLEMENTED.
 package operatorapi
 
 import (
 	"context"
 
 	platenv1 "github.com/platen-print/platen/gen/platen/v1"
+	"github.com/platen-print/platen/internal/accounts"
 	"github.com/platen-print/platen/internal/batches"
 	"github.com/platen-print/platen/internal/prints"
 	"github.com/platen-print/platen/internal/templates"
@@ -18,11 +19,55 @@ type Service struct {
 	templates *templates.Service
 	prints    *prints.Service
 	batches   *batches.Service
+	accounts  *accounts.Service
+}
+
+// Parts are the services the operator API is made of.
+type Parts struct {
+	Templates *templates.Service
+	Prints    *prints.Service
+	Batches   *batches.Service
+	Accounts  *accounts.Service
 }
 
 // New assembles the operator API.
-func New(t *templates.Service, p *prints.Service, b *batches.Service) *Service {
-	return &Service{templates: t, prints: p, batches: b}
+func New(p Parts) *Service {
+	return &Service{templates: p.Templates, prints: p.Prints, batches: p.Batches, accounts: p.Accounts}
+}
+
+// ListTeams lists the teams (staff).
+func (s *Service) ListTeams(ctx context.Context, r *platenv1.ListTeamsRequest) (*platenv1.ListTeamsResponse, error) {
+	return s.accounts.ListTeams(ctx, r)
+}
+
+// CreateTeam creates a team (staff).
+func (s *Service) CreateTeam(ctx context.Context, r *platenv1.CreateTeamRequest) (*platenv1.Team, error) {
+	return s.accounts.CreateTeam(ctx, r)
+}
+
+// ListStores lists stores (staff).
+func (s *Service) ListStores(ctx context.Context, r *platenv1.ListStoresRequest) (*platenv1.ListStoresResponse, error) {
+	return s.accounts.ListStores(ctx, r)
+}
+
+// CreateStore creates a store (staff).
+func (s *Service) CreateStore(ctx context.Context, r *platenv1.CreateStoreRequest) (*platenv1.Store, error) {
+	return s.accounts.CreateStore(ctx, r)
+}
+
+// ListTokens lists API tokens (staff).
+func (s *Service) ListTokens(ctx context.Context, r *platenv1.ListTokensRequest) (*platenv1.ListTokensResponse, error) {
+	return s.accounts.ListTokens(ctx, r)
+}
+
+// IssueToken issues an API token (staff).
+func (s *Service) IssueToken(ctx context.Context, r *platenv1.IssueTokenRequest) (*platenv1.IssueTokenResponse, error) {
+	return s.accounts.IssueToken(ctx, r)
+}
+
+// RevokeToken revokes an API token (staff).
+func (s *Service) RevokeToken(ctx context.Context, r *platenv1.RevokeTokenRequest) (*platenv1.Token, error) {
+	return s.accounts.RevokeToken(ctx, r)
 }
 
 // ListBatchOrders lists batch orders.

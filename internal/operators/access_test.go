@@ -41,8 +41,8 @@ func TestEachTokenToItsAPI(t *testing.T) {
 			token             string
 			operatorAPI, rest codes.Code
 		}{
-			{"staff", staff.Token, codes.Unimplemented, codes.PermissionDenied},
-			{"team operator", member.Token, codes.Unimplemented, codes.PermissionDenied},
+			{"staff", staff.Token, codes.OK, codes.PermissionDenied},
+			{"team operator", member.Token, codes.PermissionDenied, codes.PermissionDenied}, // teams are staff's
 			{"client", client.Token, codes.PermissionDenied, codes.OK},
 		} {
 			ctx := platentest.Bearer(context.Background(), tc.token)
@@ -52,7 +52,7 @@ func TestEachTokenToItsAPI(t *testing.T) {
 			if _, err := orders.ListOrders(ctx, &platenv1.ListOrdersRequest{}); status.Code(err) != tc.rest {
 				t.Errorf("%s: OrderService.ListOrders: %v; want %s", tc.name, err, tc.rest)
 			}
-			wantREST := map[codes.Code]int{codes.Unimplemented: http.StatusNotImplemented, codes.PermissionDenied: http.StatusForbidden, codes.OK: http.StatusOK}
+			wantREST := map[codes.Code]int{codes.PermissionDenied: http.StatusForbidden, codes.OK: http.StatusOK}
 			if r := srv.Do(t, "GET", "/api/v1/operator/teams", tc.token, nil); r.Status != wantREST[tc.operatorAPI] {
 				t.Errorf("%s: GET /api/v1/operator/teams: %d %s", tc.name, r.Status, r.Raw)
 			}

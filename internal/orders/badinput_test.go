@@ -707,7 +707,7 @@ func biAuth(t *testing.T, h *biHarness) {
 
 	t.Run("revoked token", func(t *testing.T) {
 		ctx := context.Background()
-		token, err := h.srv.DB().IssueToken(ctx, h.acme.TeamID, nil, "x")
+		token, _, err := h.srv.DB().IssueToken(ctx, h.acme.TeamID, nil, "x")
 		if err != nil {
 			t.Fatalf("issue token: %v", err)
 		}

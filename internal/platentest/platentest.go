@@ -150,7 +150,7 @@ func (s *Server) Bootstrap(t testing.TB, team, store string) Tenant {
 // TeamToken issues a team-wide token (bound to no store).
 func (s *Server) TeamToken(t testing.TB, teamID int) string {
 	t.Helper()
-	token, err := s.DB().IssueToken(context.Background(), teamID, nil, "team")
+	token, _, err := s.DB().IssueToken(context.Background(), teamID, nil, "team")
 	if err != nil {
 		t.Fatalf("issue team token: %v", err)
 	}

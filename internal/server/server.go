@@ -24,6 +24,7 @@ import (
 	platenv1 "github.com/platen-print/platen/gen/platen/v1"
 	"github.com/platen-print/platen/internal/apierr"
 	"github.com/platen-print/platen/internal/auth"
+	"github.com/platen-print/platen/internal/accounts"
 	"github.com/platen-print/platen/internal/batches"
 	"github.com/platen-print/platen/internal/catalog"
 	"github.com/platen-print/platen/internal/config"
@@ -215,7 +216,10 @@ func (s *Server) registerServices(r grpc.ServiceRegistrar) {
 	platenv1.RegisterWebhookServiceServer(r, webhooks.NewService(s.db.Deliveries(), s.fetcher.CheckURL))
 	batchService := batches.NewService(s.db.Batches(), catalog.NewResolver(s.db.Catalog()), s.links)
 	platenv1.RegisterBatchServiceServer(r, batchService)
-	platenv1.RegisterOperatorServiceServer(r, operatorapi.New(templates.NewService(s.db.Templates()), prints.NewService(s.db.Prints(), s.links), batchService))
+	platenv1.RegisterOperatorServiceServer(r, operatorapi.New(operatorapi.Parts{
+		Templates: templates.NewService(s.db.Templates()), Prints: prints.NewService(s.db.Prints(), s.links),
+		Batches: batchService, Accounts: accounts.NewService(s.db),
+	}))
 }
 
 // registrars registers every service on each of its registrars: the gRPC

@@ -16,7 +16,6 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	platenv1 "github.com/platen-print/platen/gen/platen/v1"
-	"github.com/platen-print/platen/internal/operators"
 	"github.com/platen-print/platen/internal/platentest"
 )
 
@@ -85,13 +84,6 @@ func TestGatewayConventions(t *testing.T) {
 		if !strings.Contains(string(r.Raw), "platen_http_request_duration_seconds_bucket") {
 			t.Errorf("metrics lack the latency histogram")
 		}
-	})
-	t.Run("methods of later issues answer 501 as JSON", func(t *testing.T) {
-		staff, err := operators.Create(t.Context(), srv.DB().Operators(), "grace@example.com", "", true, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		platentest.ErrorBody(t, srv.Do(t, "GET", "/api/v1/operator/teams", staff.Token, nil), 501)
 	})
 }
 

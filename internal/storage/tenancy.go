@@ -10,36 +10,18 @@ import (
 	"github.com/platen-print/platen/ent/apitoken"
 	"github.com/platen-print/platen/ent/store"
 	"github.com/platen-print/platen/ent/team"
+	"github.com/platen-print/platen/internal/accounts"
 	"github.com/platen-print/platen/internal/apierr"
 	"github.com/platen-print/platen/internal/auth"
 	"github.com/platen-print/platen/internal/webhooks"
 )
 
-// Team is a client account.
-type Team struct {
-	ID        int       `json:"id"`
-	Name      string    `json:"name"`
-	CreatedAt time.Time `json:"created_at"`
-}
-
-// Store is a shop connection of a team.
-type Store struct {
-	ID         string    `json:"id"`
-	TeamID     int       `json:"team_id"`
-	WebhookURL *string   `json:"webhook_url"`
-	CreatedAt  time.Time `json:"created_at"`
-}
-
-// Token is an API token as listings show it: never the token itself.
-type Token struct {
-	ID        int        `json:"id"`
-	TeamID    int        `json:"team_id"`
-	StoreID   *string    `json:"store_id"`
-	Name      string     `json:"name"`
-	Prefix    string     `json:"prefix"`
-	CreatedAt time.Time  `json:"created_at"`
-	RevokedAt *time.Time `json:"revoked_at"`
-}
+// Team, Store and Token are the accounts package's.
+type (
+	Team  = accounts.Team
+	Store = accounts.Store
+	Token = accounts.Token
+)
 
 // Bootstrapped is what `platen admin bootstrap` prints.
 type Bootstrapped struct {
@@ -122,15 +104,24 @@ func storeOrCreate(ctx context.Context, tx *Tx, teamID int, storeID string) (*en
 }
 
 func issueToken(ctx context.Context, tx *Tx, teamID int, storeID *string, name string) (string, error) {
+	token, _, err := issueTokenRow(ctx, tx, teamID, storeID, name)
+	return token, err
+}
+
+// issueTokenRow issues a token and returns its value and record.
+func issueTokenRow(ctx context.Context, tx *Tx, teamID int, storeID *string, name string) (string, *Token, error) {
 	token, hash, prefix := auth.NewToken()
-	err := tx.APIToken.Create().
+	row, err := tx.APIToken.Create().
 		SetTeamID(teamID).
 		SetNillableStoreID(storeID).
 		SetName(name).
 		SetPrefix(prefix).
 		SetHash(hash).
-		Exec(ctx)
-	return token, err
+		Save(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	return token, tokenFromRow(row), nil
 }
 
 // CreateTeam creates a team.
@@ -205,9 +196,13 @@ func storeFromRow(r *ent.Store) *Store {
 }
 
 // IssueToken issues a token of teamID, bound to storeID when it is not nil.
-// The store must belong to the team. The token is returned once.
-func (db *DB) IssueToken(ctx context.Context, teamID int, storeID *string, name string) (string, error) {
-	var token string
+// The store must belong to the team. The token's value is returned once,
+// with its record.
+func (db *DB) IssueToken(ctx context.Context, teamID int, storeID *string, name string) (string, *Token, error) {
+	var (
+		token  string
+		record *Token
+	)
 	err := db.inTx(ctx, func(tx *Tx) error {
 		if _, err := tx.Team.Get(ctx, teamID); err != nil {
 			return notFound(err, "team %d not found", teamID)
@@ -219,10 +214,10 @@ func (db *DB) IssueToken(ctx context.Context, teamID int, storeID *string, name 
 			}
 		}
 		var err error
-		token, err = issueToken(ctx, tx, teamID, storeID, name)
+		token, record, err = issueTokenRow(ctx, tx, teamID, storeID, name)
 		return err
 	})
-	return token, err
+	return token, record, err
 }
 
 // ListTokens lists the tokens of a team (every team when teamID is 0).
@@ -237,10 +232,14 @@ func (db *DB) ListTokens(ctx context.Context, teamID int) ([]*Token, error) {
 	}
 	out := make([]*Token, len(rows))
 	for i, r := range rows {
-		out[i] = &Token{ID: r.ID, TeamID: r.TeamID, StoreID: r.StoreID, Name: r.Name, Prefix: r.Prefix,
-			CreatedAt: r.CreatedAt.UTC(), RevokedAt: utc(r.RevokedAt)}
+		out[i] = tokenFromRow(r)
 	}
 	return out, nil
+}
+
+func tokenFromRow(r *ent.APIToken) *Token {
+	return &Token{ID: r.ID, TeamID: r.TeamID, StoreID: r.StoreID, Name: r.Name, Prefix: r.Prefix,
+		CreatedAt: r.CreatedAt.UTC(), RevokedAt: utc(r.RevokedAt)}
 }
 
 func utc(t *time.Time) *time.Time {
