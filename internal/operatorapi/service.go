@@ -1,6 +1,7 @@
 // Package operatorapi is the operator API, platen.v1.OperatorService: one
 // gRPC service assembled from the packages that own each part (print
-// templates, prints, batches, and the staff's teams, stores and tokens). Methods not built yet answer UNIMPLEMENTED.
+// templates, prints, batches, stores' webhooks, and the staff's teams,
+// stores and tokens). Methods not built yet answer UNIMPLEMENTED.
 package operatorapi
 
 import (
@@ -11,6 +12,7 @@ import (
 	"github.com/platen-print/platen/internal/batches"
 	"github.com/platen-print/platen/internal/prints"
 	"github.com/platen-print/platen/internal/templates"
+	"github.com/platen-print/platen/internal/webhooks"
 )
 
 // Service is the operator API.
@@ -20,6 +22,7 @@ type Service struct {
 	prints    *prints.Service
 	batches   *batches.Service
 	accounts  *accounts.Service
+	webhooks  *webhooks.Service
 }
 
 // Parts are the services the operator API is made of.
@@ -28,11 +31,27 @@ type Parts struct {
 	Prints    *prints.Service
 	Batches   *batches.Service
 	Accounts  *accounts.Service
+	Webhooks  *webhooks.Service
 }
 
 // New assembles the operator API.
 func New(p Parts) *Service {
-	return &Service{templates: p.Templates, prints: p.Prints, batches: p.Batches, accounts: p.Accounts}
+	return &Service{templates: p.Templates, prints: p.Prints, batches: p.Batches, accounts: p.Accounts, webhooks: p.Webhooks}
+}
+
+// SetWebhookEndpoint sets a store's webhook endpoint.
+func (s *Service) SetWebhookEndpoint(ctx context.Context, r *platenv1.SetWebhookEndpointRequest) (*platenv1.WebhookEndpoint, error) {
+	return s.webhooks.SetWebhookEndpoint(ctx, r)
+}
+
+// ListWebhookDeliveries lists a store's deliveries.
+func (s *Service) ListWebhookDeliveries(ctx context.Context, r *platenv1.ListWebhookDeliveriesRequest) (*platenv1.ListWebhookDeliveriesResponse, error) {
+	return s.webhooks.ListWebhookDeliveries(ctx, r)
+}
+
+// ResendWebhookDelivery sends a delivery again.
+func (s *Service) ResendWebhookDelivery(ctx context.Context, r *platenv1.ResendWebhookDeliveryRequest) (*platenv1.WebhookDelivery, error) {
+	return s.webhooks.ResendWebhookDelivery(ctx, r)
 }
 
 // ListTeams lists the teams (staff).

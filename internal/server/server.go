@@ -213,12 +213,13 @@ func (s *Server) registerServices(r grpc.ServiceRegistrar) {
 	platenv1.RegisterCatalogServiceServer(r, catalog.NewService(s.db.Catalog()))
 	platenv1.RegisterDesignServiceServer(r, designs.NewService(s.db.Designs()))
 	platenv1.RegisterShopServiceServer(r, shop.NewService(s.db.ShopOrders(), s.links))
-	platenv1.RegisterWebhookServiceServer(r, webhooks.NewService(s.db.Deliveries(), s.fetcher.CheckURL))
+	webhookService := webhooks.NewService(s.db.Deliveries(), s.fetcher.CheckURL)
+	platenv1.RegisterWebhookServiceServer(r, webhookService)
 	batchService := batches.NewService(s.db.Batches(), catalog.NewResolver(s.db.Catalog()), s.links)
 	platenv1.RegisterBatchServiceServer(r, batchService)
 	platenv1.RegisterOperatorServiceServer(r, operatorapi.New(operatorapi.Parts{
 		Templates: templates.NewService(s.db.Templates()), Prints: prints.NewService(s.db.Prints(), s.links),
-		Batches: batchService, Accounts: accounts.NewService(s.db),
+		Batches: batchService, Accounts: accounts.NewService(s.db), Webhooks: webhookService,
 	}))
 }
 

@@ -76,8 +76,10 @@ func NewService(store EndpointStore, checkURL URLChecker) *Service {
 	return &Service{store: store, checkURL: checkURL}
 }
 
-// authorize lets the call act on storeID: a store of the caller's team
-// that its token may use; any other is 403 (whether it exists or not).
+// authorize lets the call act on storeID: for a client, a store of its
+// team that its token may use, any other 403 (whether it exists or not);
+// for an operator (the operator API), a store of a team they see, any
+// other 404.
 func (s *Service) authorize(ctx context.Context, storeID string) error {
 	p, err := auth.FromContext(ctx)
 	if err != nil {
@@ -87,7 +89,12 @@ func (s *Service) authorize(ctx context.Context, storeID string) error {
 	if err != nil && !errors.Is(err, apierr.ErrNotFound) {
 		return err
 	}
-	if err != nil || !p.CanUseStore(storeID, teamID) {
+	switch {
+	case p.IsOperator() && (err != nil || !p.SeesTeam(teamID)):
+		return apierr.NotFound("store %q not found", storeID)
+	case p.IsOperator():
+		return nil
+	case err != nil || !p.CanUseStore(storeID, teamID):
 		return apierr.PermissionDenied("store_id", "store %q is not one this token may use", storeID)
 	}
 	return nil

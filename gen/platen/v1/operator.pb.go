@@ -2665,7 +2665,7 @@ var File_platen_v1_operator_proto protoreflect.FileDescriptor
 
 const file_platen_v1_operator_proto_rawDesc = "" +
 	"\n" +
-	"\x18platen/v1/operator.proto\x12\tplaten.v1\x1a\x1cgoogle/api/annotations.proto\x1a google/protobuf/field_mask.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1egoogle/protobuf/wrappers.proto\x1a\x17platen/v1/batches.proto\"\x9c\a\n" +
+	"\x18platen/v1/operator.proto\x12\tplaten.v1\x1a\x1cgoogle/api/annotations.proto\x1a google/protobuf/field_mask.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1egoogle/protobuf/wrappers.proto\x1a\x17platen/v1/batches.proto\x1a\x18platen/v1/webhooks.proto\"\x9c\a\n" +
 	"\x05Print\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
 	"\x06family\x18\x02 \x01(\tR\x06family\x12\x17\n" +
@@ -2907,7 +2907,7 @@ const file_platen_v1_operator_proto_rawDesc = "" +
 	"\x1aAssignPrintTemplateRequest\x12!\n" +
 	"\ftemplate_uid\x18\x01 \x01(\tR\vtemplateUid\x12&\n" +
 	"\x0fadd_variant_ids\x18\x02 \x03(\x05R\raddVariantIds\x12,\n" +
-	"\x12remove_variant_ids\x18\x03 \x03(\x05R\x10removeVariantIds2\x97\x12\n" +
+	"\x12remove_variant_ids\x18\x03 \x03(\x05R\x10removeVariantIds2\x89\x16\n" +
 	"\x0fOperatorService\x12j\n" +
 	"\n" +
 	"ListPrints\x12\x1c.platen.v1.ListPrintsRequest\x1a\x1d.platen.v1.ListPrintsResponse\"\x1f\x82\xd3\xe4\x93\x02\x19\x12\x17/api/v1/operator/prints\x12d\n" +
@@ -2916,7 +2916,10 @@ const file_platen_v1_operator_proto_rawDesc = "" +
 	"RetryPrint\x12\x1c.platen.v1.RetryPrintRequest\x1a\x10.platen.v1.Print\"3\x82\xd3\xe4\x93\x02-:\x01*\"(/api/v1/operator/prints/{print_id}/retry\x12n\n" +
 	"\tFlagPrint\x12\x1b.platen.v1.FlagPrintRequest\x1a\x10.platen.v1.Print\"2\x82\xd3\xe4\x93\x02,:\x01*\"'/api/v1/operator/prints/{print_id}/flag\x12t\n" +
 	"\vCancelPrint\x12\x1d.platen.v1.CancelPrintRequest\x1a\x10.platen.v1.Print\"4\x82\xd3\xe4\x93\x02.:\x01*\")/api/v1/operator/prints/{print_id}/cancel\x12\x7f\n" +
-	"\x0fListBatchOrders\x12!.platen.v1.ListBatchOrdersRequest\x1a\".platen.v1.ListBatchOrdersResponse\"%\x82\xd3\xe4\x93\x02\x1f\x12\x1d/api/v1/operator/batch-orders\x12f\n" +
+	"\x0fListBatchOrders\x12!.platen.v1.ListBatchOrdersRequest\x1a\".platen.v1.ListBatchOrdersResponse\"%\x82\xd3\xe4\x93\x02\x1f\x12\x1d/api/v1/operator/batch-orders\x12\x8d\x01\n" +
+	"\x12SetWebhookEndpoint\x12$.platen.v1.SetWebhookEndpointRequest\x1a\x1a.platen.v1.WebhookEndpoint\"5\x82\xd3\xe4\x93\x02/:\x01*\x1a*/api/v1/operator/stores/{store_id}/webhook\x12\xa9\x01\n" +
+	"\x15ListWebhookDeliveries\x12'.platen.v1.ListWebhookDeliveriesRequest\x1a(.platen.v1.ListWebhookDeliveriesResponse\"=\x82\xd3\xe4\x93\x027\x125/api/v1/operator/stores/{store_id}/webhook-deliveries\x12\xb3\x01\n" +
+	"\x15ResendWebhookDelivery\x12'.platen.v1.ResendWebhookDeliveryRequest\x1a\x1a.platen.v1.WebhookDelivery\"U\x82\xd3\xe4\x93\x02O:\x01*\"J/api/v1/operator/stores/{store_id}/webhook-deliveries/{delivery_id}/resend\x12f\n" +
 	"\tListTeams\x12\x1b.platen.v1.ListTeamsRequest\x1a\x1c.platen.v1.ListTeamsResponse\"\x1e\x82\xd3\xe4\x93\x02\x18\x12\x16/api/v1/operator/teams\x12^\n" +
 	"\n" +
 	"CreateTeam\x12\x1c.platen.v1.CreateTeamRequest\x1a\x0f.platen.v1.Team\"!\x82\xd3\xe4\x93\x02\x1b:\x01*\"\x16/api/v1/operator/teams\x12j\n" +
@@ -2949,46 +2952,52 @@ func file_platen_v1_operator_proto_rawDescGZIP() []byte {
 
 var file_platen_v1_operator_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
 var file_platen_v1_operator_proto_goTypes = []any{
-	(*Print)(nil),                       // 0: platen.v1.Print
-	(*PrintEvent)(nil),                  // 1: platen.v1.PrintEvent
-	(*OperatorPrintFile)(nil),           // 2: platen.v1.OperatorPrintFile
-	(*ListPrintsRequest)(nil),           // 3: platen.v1.ListPrintsRequest
-	(*ListPrintsResponse)(nil),          // 4: platen.v1.ListPrintsResponse
-	(*GetPrintRequest)(nil),             // 5: platen.v1.GetPrintRequest
-	(*RetryPrintRequest)(nil),           // 6: platen.v1.RetryPrintRequest
-	(*FlagPrintRequest)(nil),            // 7: platen.v1.FlagPrintRequest
-	(*CancelPrintRequest)(nil),          // 8: platen.v1.CancelPrintRequest
-	(*ListBatchOrdersRequest)(nil),      // 9: platen.v1.ListBatchOrdersRequest
-	(*ListBatchOrdersResponse)(nil),     // 10: platen.v1.ListBatchOrdersResponse
-	(*Team)(nil),                        // 11: platen.v1.Team
-	(*ListTeamsRequest)(nil),            // 12: platen.v1.ListTeamsRequest
-	(*ListTeamsResponse)(nil),           // 13: platen.v1.ListTeamsResponse
-	(*CreateTeamRequest)(nil),           // 14: platen.v1.CreateTeamRequest
-	(*Store)(nil),                       // 15: platen.v1.Store
-	(*ListStoresRequest)(nil),           // 16: platen.v1.ListStoresRequest
-	(*ListStoresResponse)(nil),          // 17: platen.v1.ListStoresResponse
-	(*CreateStoreRequest)(nil),          // 18: platen.v1.CreateStoreRequest
-	(*Token)(nil),                       // 19: platen.v1.Token
-	(*ListTokensRequest)(nil),           // 20: platen.v1.ListTokensRequest
-	(*ListTokensResponse)(nil),          // 21: platen.v1.ListTokensResponse
-	(*IssueTokenRequest)(nil),           // 22: platen.v1.IssueTokenRequest
-	(*IssueTokenResponse)(nil),          // 23: platen.v1.IssueTokenResponse
-	(*RevokeTokenRequest)(nil),          // 24: platen.v1.RevokeTokenRequest
-	(*PrintTemplate)(nil),               // 25: platen.v1.PrintTemplate
-	(*PrintTemplateGrid)(nil),           // 26: platen.v1.PrintTemplateGrid
-	(*PrintTemplateSlot)(nil),           // 27: platen.v1.PrintTemplateSlot
-	(*CreatePrintTemplateRequest)(nil),  // 28: platen.v1.CreatePrintTemplateRequest
-	(*GetPrintTemplateRequest)(nil),     // 29: platen.v1.GetPrintTemplateRequest
-	(*ListPrintTemplatesRequest)(nil),   // 30: platen.v1.ListPrintTemplatesRequest
-	(*ListPrintTemplatesResponse)(nil),  // 31: platen.v1.ListPrintTemplatesResponse
-	(*UpdatePrintTemplateRequest)(nil),  // 32: platen.v1.UpdatePrintTemplateRequest
-	(*DeletePrintTemplateRequest)(nil),  // 33: platen.v1.DeletePrintTemplateRequest
-	(*DeletePrintTemplateResponse)(nil), // 34: platen.v1.DeletePrintTemplateResponse
-	(*AssignPrintTemplateRequest)(nil),  // 35: platen.v1.AssignPrintTemplateRequest
-	(*wrapperspb.StringValue)(nil),      // 36: google.protobuf.StringValue
-	(*timestamppb.Timestamp)(nil),       // 37: google.protobuf.Timestamp
-	(*BatchOrder)(nil),                  // 38: platen.v1.BatchOrder
-	(*fieldmaskpb.FieldMask)(nil),       // 39: google.protobuf.FieldMask
+	(*Print)(nil),                         // 0: platen.v1.Print
+	(*PrintEvent)(nil),                    // 1: platen.v1.PrintEvent
+	(*OperatorPrintFile)(nil),             // 2: platen.v1.OperatorPrintFile
+	(*ListPrintsRequest)(nil),             // 3: platen.v1.ListPrintsRequest
+	(*ListPrintsResponse)(nil),            // 4: platen.v1.ListPrintsResponse
+	(*GetPrintRequest)(nil),               // 5: platen.v1.GetPrintRequest
+	(*RetryPrintRequest)(nil),             // 6: platen.v1.RetryPrintRequest
+	(*FlagPrintRequest)(nil),              // 7: platen.v1.FlagPrintRequest
+	(*CancelPrintRequest)(nil),            // 8: platen.v1.CancelPrintRequest
+	(*ListBatchOrdersRequest)(nil),        // 9: platen.v1.ListBatchOrdersRequest
+	(*ListBatchOrdersResponse)(nil),       // 10: platen.v1.ListBatchOrdersResponse
+	(*Team)(nil),                          // 11: platen.v1.Team
+	(*ListTeamsRequest)(nil),              // 12: platen.v1.ListTeamsRequest
+	(*ListTeamsResponse)(nil),             // 13: platen.v1.ListTeamsResponse
+	(*CreateTeamRequest)(nil),             // 14: platen.v1.CreateTeamRequest
+	(*Store)(nil),                         // 15: platen.v1.Store
+	(*ListStoresRequest)(nil),             // 16: platen.v1.ListStoresRequest
+	(*ListStoresResponse)(nil),            // 17: platen.v1.ListStoresResponse
+	(*CreateStoreRequest)(nil),            // 18: platen.v1.CreateStoreRequest
+	(*Token)(nil),                         // 19: platen.v1.Token
+	(*ListTokensRequest)(nil),             // 20: platen.v1.ListTokensRequest
+	(*ListTokensResponse)(nil),            // 21: platen.v1.ListTokensResponse
+	(*IssueTokenRequest)(nil),             // 22: platen.v1.IssueTokenRequest
+	(*IssueTokenResponse)(nil),            // 23: platen.v1.IssueTokenResponse
+	(*RevokeTokenRequest)(nil),            // 24: platen.v1.RevokeTokenRequest
+	(*PrintTemplate)(nil),                 // 25: platen.v1.PrintTemplate
+	(*PrintTemplateGrid)(nil),             // 26: platen.v1.PrintTemplateGrid
+	(*PrintTemplateSlot)(nil),             // 27: platen.v1.PrintTemplateSlot
+	(*CreatePrintTemplateRequest)(nil),    // 28: platen.v1.CreatePrintTemplateRequest
+	(*GetPrintTemplateRequest)(nil),       // 29: platen.v1.GetPrintTemplateRequest
+	(*ListPrintTemplatesRequest)(nil),     // 30: platen.v1.ListPrintTemplatesRequest
+	(*ListPrintTemplatesResponse)(nil),    // 31: platen.v1.ListPrintTemplatesResponse
+	(*UpdatePrintTemplateRequest)(nil),    // 32: platen.v1.UpdatePrintTemplateRequest
+	(*DeletePrintTemplateRequest)(nil),    // 33: platen.v1.DeletePrintTemplateRequest
+	(*DeletePrintTemplateResponse)(nil),   // 34: platen.v1.DeletePrintTemplateResponse
+	(*AssignPrintTemplateRequest)(nil),    // 35: platen.v1.AssignPrintTemplateRequest
+	(*wrapperspb.StringValue)(nil),        // 36: google.protobuf.StringValue
+	(*timestamppb.Timestamp)(nil),         // 37: google.protobuf.Timestamp
+	(*BatchOrder)(nil),                    // 38: platen.v1.BatchOrder
+	(*fieldmaskpb.FieldMask)(nil),         // 39: google.protobuf.FieldMask
+	(*SetWebhookEndpointRequest)(nil),     // 40: platen.v1.SetWebhookEndpointRequest
+	(*ListWebhookDeliveriesRequest)(nil),  // 41: platen.v1.ListWebhookDeliveriesRequest
+	(*ResendWebhookDeliveryRequest)(nil),  // 42: platen.v1.ResendWebhookDeliveryRequest
+	(*WebhookEndpoint)(nil),               // 43: platen.v1.WebhookEndpoint
+	(*ListWebhookDeliveriesResponse)(nil), // 44: platen.v1.ListWebhookDeliveriesResponse
+	(*WebhookDelivery)(nil),               // 45: platen.v1.WebhookDelivery
 }
 var file_platen_v1_operator_proto_depIdxs = []int32{
 	36, // 0: platen.v1.Print.error:type_name -> google.protobuf.StringValue
@@ -3034,40 +3043,46 @@ var file_platen_v1_operator_proto_depIdxs = []int32{
 	7,  // 40: platen.v1.OperatorService.FlagPrint:input_type -> platen.v1.FlagPrintRequest
 	8,  // 41: platen.v1.OperatorService.CancelPrint:input_type -> platen.v1.CancelPrintRequest
 	9,  // 42: platen.v1.OperatorService.ListBatchOrders:input_type -> platen.v1.ListBatchOrdersRequest
-	12, // 43: platen.v1.OperatorService.ListTeams:input_type -> platen.v1.ListTeamsRequest
-	14, // 44: platen.v1.OperatorService.CreateTeam:input_type -> platen.v1.CreateTeamRequest
-	16, // 45: platen.v1.OperatorService.ListStores:input_type -> platen.v1.ListStoresRequest
-	18, // 46: platen.v1.OperatorService.CreateStore:input_type -> platen.v1.CreateStoreRequest
-	20, // 47: platen.v1.OperatorService.ListTokens:input_type -> platen.v1.ListTokensRequest
-	22, // 48: platen.v1.OperatorService.IssueToken:input_type -> platen.v1.IssueTokenRequest
-	24, // 49: platen.v1.OperatorService.RevokeToken:input_type -> platen.v1.RevokeTokenRequest
-	28, // 50: platen.v1.OperatorService.CreatePrintTemplate:input_type -> platen.v1.CreatePrintTemplateRequest
-	29, // 51: platen.v1.OperatorService.GetPrintTemplate:input_type -> platen.v1.GetPrintTemplateRequest
-	30, // 52: platen.v1.OperatorService.ListPrintTemplates:input_type -> platen.v1.ListPrintTemplatesRequest
-	32, // 53: platen.v1.OperatorService.UpdatePrintTemplate:input_type -> platen.v1.UpdatePrintTemplateRequest
-	33, // 54: platen.v1.OperatorService.DeletePrintTemplate:input_type -> platen.v1.DeletePrintTemplateRequest
-	35, // 55: platen.v1.OperatorService.AssignPrintTemplate:input_type -> platen.v1.AssignPrintTemplateRequest
-	4,  // 56: platen.v1.OperatorService.ListPrints:output_type -> platen.v1.ListPrintsResponse
-	0,  // 57: platen.v1.OperatorService.GetPrint:output_type -> platen.v1.Print
-	0,  // 58: platen.v1.OperatorService.RetryPrint:output_type -> platen.v1.Print
-	0,  // 59: platen.v1.OperatorService.FlagPrint:output_type -> platen.v1.Print
-	0,  // 60: platen.v1.OperatorService.CancelPrint:output_type -> platen.v1.Print
-	10, // 61: platen.v1.OperatorService.ListBatchOrders:output_type -> platen.v1.ListBatchOrdersResponse
-	13, // 62: platen.v1.OperatorService.ListTeams:output_type -> platen.v1.ListTeamsResponse
-	11, // 63: platen.v1.OperatorService.CreateTeam:output_type -> platen.v1.Team
-	17, // 64: platen.v1.OperatorService.ListStores:output_type -> platen.v1.ListStoresResponse
-	15, // 65: platen.v1.OperatorService.CreateStore:output_type -> platen.v1.Store
-	21, // 66: platen.v1.OperatorService.ListTokens:output_type -> platen.v1.ListTokensResponse
-	23, // 67: platen.v1.OperatorService.IssueToken:output_type -> platen.v1.IssueTokenResponse
-	19, // 68: platen.v1.OperatorService.RevokeToken:output_type -> platen.v1.Token
-	25, // 69: platen.v1.OperatorService.CreatePrintTemplate:output_type -> platen.v1.PrintTemplate
-	25, // 70: platen.v1.OperatorService.GetPrintTemplate:output_type -> platen.v1.PrintTemplate
-	31, // 71: platen.v1.OperatorService.ListPrintTemplates:output_type -> platen.v1.ListPrintTemplatesResponse
-	25, // 72: platen.v1.OperatorService.UpdatePrintTemplate:output_type -> platen.v1.PrintTemplate
-	34, // 73: platen.v1.OperatorService.DeletePrintTemplate:output_type -> platen.v1.DeletePrintTemplateResponse
-	25, // 74: platen.v1.OperatorService.AssignPrintTemplate:output_type -> platen.v1.PrintTemplate
-	56, // [56:75] is the sub-list for method output_type
-	37, // [37:56] is the sub-list for method input_type
+	40, // 43: platen.v1.OperatorService.SetWebhookEndpoint:input_type -> platen.v1.SetWebhookEndpointRequest
+	41, // 44: platen.v1.OperatorService.ListWebhookDeliveries:input_type -> platen.v1.ListWebhookDeliveriesRequest
+	42, // 45: platen.v1.OperatorService.ResendWebhookDelivery:input_type -> platen.v1.ResendWebhookDeliveryRequest
+	12, // 46: platen.v1.OperatorService.ListTeams:input_type -> platen.v1.ListTeamsRequest
+	14, // 47: platen.v1.OperatorService.CreateTeam:input_type -> platen.v1.CreateTeamRequest
+	16, // 48: platen.v1.OperatorService.ListStores:input_type -> platen.v1.ListStoresRequest
+	18, // 49: platen.v1.OperatorService.CreateStore:input_type -> platen.v1.CreateStoreRequest
+	20, // 50: platen.v1.OperatorService.ListTokens:input_type -> platen.v1.ListTokensRequest
+	22, // 51: platen.v1.OperatorService.IssueToken:input_type -> platen.v1.IssueTokenRequest
+	24, // 52: platen.v1.OperatorService.RevokeToken:input_type -> platen.v1.RevokeTokenRequest
+	28, // 53: platen.v1.OperatorService.CreatePrintTemplate:input_type -> platen.v1.CreatePrintTemplateRequest
+	29, // 54: platen.v1.OperatorService.GetPrintTemplate:input_type -> platen.v1.GetPrintTemplateRequest
+	30, // 55: platen.v1.OperatorService.ListPrintTemplates:input_type -> platen.v1.ListPrintTemplatesRequest
+	32, // 56: platen.v1.OperatorService.UpdatePrintTemplate:input_type -> platen.v1.UpdatePrintTemplateRequest
+	33, // 57: platen.v1.OperatorService.DeletePrintTemplate:input_type -> platen.v1.DeletePrintTemplateRequest
+	35, // 58: platen.v1.OperatorService.AssignPrintTemplate:input_type -> platen.v1.AssignPrintTemplateRequest
+	4,  // 59: platen.v1.OperatorService.ListPrints:output_type -> platen.v1.ListPrintsResponse
+	0,  // 60: platen.v1.OperatorService.GetPrint:output_type -> platen.v1.Print
+	0,  // 61: platen.v1.OperatorService.RetryPrint:output_type -> platen.v1.Print
+	0,  // 62: platen.v1.OperatorService.FlagPrint:output_type -> platen.v1.Print
+	0,  // 63: platen.v1.OperatorService.CancelPrint:output_type -> platen.v1.Print
+	10, // 64: platen.v1.OperatorService.ListBatchOrders:output_type -> platen.v1.ListBatchOrdersResponse
+	43, // 65: platen.v1.OperatorService.SetWebhookEndpoint:output_type -> platen.v1.WebhookEndpoint
+	44, // 66: platen.v1.OperatorService.ListWebhookDeliveries:output_type -> platen.v1.ListWebhookDeliveriesResponse
+	45, // 67: platen.v1.OperatorService.ResendWebhookDelivery:output_type -> platen.v1.WebhookDelivery
+	13, // 68: platen.v1.OperatorService.ListTeams:output_type -> platen.v1.ListTeamsResponse
+	11, // 69: platen.v1.OperatorService.CreateTeam:output_type -> platen.v1.Team
+	17, // 70: platen.v1.OperatorService.ListStores:output_type -> platen.v1.ListStoresResponse
+	15, // 71: platen.v1.OperatorService.CreateStore:output_type -> platen.v1.Store
+	21, // 72: platen.v1.OperatorService.ListTokens:output_type -> platen.v1.ListTokensResponse
+	23, // 73: platen.v1.OperatorService.IssueToken:output_type -> platen.v1.IssueTokenResponse
+	19, // 74: platen.v1.OperatorService.RevokeToken:output_type -> platen.v1.Token
+	25, // 75: platen.v1.OperatorService.CreatePrintTemplate:output_type -> platen.v1.PrintTemplate
+	25, // 76: platen.v1.OperatorService.GetPrintTemplate:output_type -> platen.v1.PrintTemplate
+	31, // 77: platen.v1.OperatorService.ListPrintTemplates:output_type -> platen.v1.ListPrintTemplatesResponse
+	25, // 78: platen.v1.OperatorService.UpdatePrintTemplate:output_type -> platen.v1.PrintTemplate
+	34, // 79: platen.v1.OperatorService.DeletePrintTemplate:output_type -> platen.v1.DeletePrintTemplateResponse
+	25, // 80: platen.v1.OperatorService.AssignPrintTemplate:output_type -> platen.v1.PrintTemplate
+	59, // [59:81] is the sub-list for method output_type
+	37, // [37:59] is the sub-list for method input_type
 	37, // [37:37] is the sub-list for extension type_name
 	37, // [37:37] is the sub-list for extension extendee
 	0,  // [0:37] is the sub-list for field type_name
@@ -3079,6 +3094,7 @@ func file_platen_v1_operator_proto_init() {
 		return
 	}
 	file_platen_v1_batches_proto_init()
+	file_platen_v1_webhooks_proto_init()
 	file_platen_v1_operator_proto_msgTypes[3].OneofWrappers = []any{}
 	file_platen_v1_operator_proto_msgTypes[9].OneofWrappers = []any{}
 	file_platen_v1_operator_proto_msgTypes[16].OneofWrappers = []any{}

@@ -19,25 +19,28 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	OperatorService_ListPrints_FullMethodName          = "/platen.v1.OperatorService/ListPrints"
-	OperatorService_GetPrint_FullMethodName            = "/platen.v1.OperatorService/GetPrint"
-	OperatorService_RetryPrint_FullMethodName          = "/platen.v1.OperatorService/RetryPrint"
-	OperatorService_FlagPrint_FullMethodName           = "/platen.v1.OperatorService/FlagPrint"
-	OperatorService_CancelPrint_FullMethodName         = "/platen.v1.OperatorService/CancelPrint"
-	OperatorService_ListBatchOrders_FullMethodName     = "/platen.v1.OperatorService/ListBatchOrders"
-	OperatorService_ListTeams_FullMethodName           = "/platen.v1.OperatorService/ListTeams"
-	OperatorService_CreateTeam_FullMethodName          = "/platen.v1.OperatorService/CreateTeam"
-	OperatorService_ListStores_FullMethodName          = "/platen.v1.OperatorService/ListStores"
-	OperatorService_CreateStore_FullMethodName         = "/platen.v1.OperatorService/CreateStore"
-	OperatorService_ListTokens_FullMethodName          = "/platen.v1.OperatorService/ListTokens"
-	OperatorService_IssueToken_FullMethodName          = "/platen.v1.OperatorService/IssueToken"
-	OperatorService_RevokeToken_FullMethodName         = "/platen.v1.OperatorService/RevokeToken"
-	OperatorService_CreatePrintTemplate_FullMethodName = "/platen.v1.OperatorService/CreatePrintTemplate"
-	OperatorService_GetPrintTemplate_FullMethodName    = "/platen.v1.OperatorService/GetPrintTemplate"
-	OperatorService_ListPrintTemplates_FullMethodName  = "/platen.v1.OperatorService/ListPrintTemplates"
-	OperatorService_UpdatePrintTemplate_FullMethodName = "/platen.v1.OperatorService/UpdatePrintTemplate"
-	OperatorService_DeletePrintTemplate_FullMethodName = "/platen.v1.OperatorService/DeletePrintTemplate"
-	OperatorService_AssignPrintTemplate_FullMethodName = "/platen.v1.OperatorService/AssignPrintTemplate"
+	OperatorService_ListPrints_FullMethodName            = "/platen.v1.OperatorService/ListPrints"
+	OperatorService_GetPrint_FullMethodName              = "/platen.v1.OperatorService/GetPrint"
+	OperatorService_RetryPrint_FullMethodName            = "/platen.v1.OperatorService/RetryPrint"
+	OperatorService_FlagPrint_FullMethodName             = "/platen.v1.OperatorService/FlagPrint"
+	OperatorService_CancelPrint_FullMethodName           = "/platen.v1.OperatorService/CancelPrint"
+	OperatorService_ListBatchOrders_FullMethodName       = "/platen.v1.OperatorService/ListBatchOrders"
+	OperatorService_SetWebhookEndpoint_FullMethodName    = "/platen.v1.OperatorService/SetWebhookEndpoint"
+	OperatorService_ListWebhookDeliveries_FullMethodName = "/platen.v1.OperatorService/ListWebhookDeliveries"
+	OperatorService_ResendWebhookDelivery_FullMethodName = "/platen.v1.OperatorService/ResendWebhookDelivery"
+	OperatorService_ListTeams_FullMethodName             = "/platen.v1.OperatorService/ListTeams"
+	OperatorService_CreateTeam_FullMethodName            = "/platen.v1.OperatorService/CreateTeam"
+	OperatorService_ListStores_FullMethodName            = "/platen.v1.OperatorService/ListStores"
+	OperatorService_CreateStore_FullMethodName           = "/platen.v1.OperatorService/CreateStore"
+	OperatorService_ListTokens_FullMethodName            = "/platen.v1.OperatorService/ListTokens"
+	OperatorService_IssueToken_FullMethodName            = "/platen.v1.OperatorService/IssueToken"
+	OperatorService_RevokeToken_FullMethodName           = "/platen.v1.OperatorService/RevokeToken"
+	OperatorService_CreatePrintTemplate_FullMethodName   = "/platen.v1.OperatorService/CreatePrintTemplate"
+	OperatorService_GetPrintTemplate_FullMethodName      = "/platen.v1.OperatorService/GetPrintTemplate"
+	OperatorService_ListPrintTemplates_FullMethodName    = "/platen.v1.OperatorService/ListPrintTemplates"
+	OperatorService_UpdatePrintTemplate_FullMethodName   = "/platen.v1.OperatorService/UpdatePrintTemplate"
+	OperatorService_DeletePrintTemplate_FullMethodName   = "/platen.v1.OperatorService/DeletePrintTemplate"
+	OperatorService_AssignPrintTemplate_FullMethodName   = "/platen.v1.OperatorService/AssignPrintTemplate"
 )
 
 // OperatorServiceClient is the client API for OperatorService service.
@@ -65,6 +68,14 @@ type OperatorServiceClient interface {
 	CancelPrint(ctx context.Context, in *CancelPrintRequest, opts ...grpc.CallOption) (*Print, error)
 	// ListBatchOrders lists batch orders, newest first.
 	ListBatchOrders(ctx context.Context, in *ListBatchOrdersRequest, opts ...grpc.CallOption) (*ListBatchOrdersResponse, error)
+	// SetWebhookEndpoint sets a store's webhook URL or rotates its secret, as
+	// WebhookService's does for the store's own token.
+	SetWebhookEndpoint(ctx context.Context, in *SetWebhookEndpointRequest, opts ...grpc.CallOption) (*WebhookEndpoint, error)
+	// ListWebhookDeliveries lists a store's webhook deliveries, newest first.
+	ListWebhookDeliveries(ctx context.Context, in *ListWebhookDeliveriesRequest, opts ...grpc.CallOption) (*ListWebhookDeliveriesResponse, error)
+	// ResendWebhookDelivery queues a delivery to be sent again, under its own
+	// id, as WebhookService's does.
+	ResendWebhookDelivery(ctx context.Context, in *ResendWebhookDeliveryRequest, opts ...grpc.CallOption) (*WebhookDelivery, error)
 	// ListTeams lists the teams (staff only) by id.
 	ListTeams(ctx context.Context, in *ListTeamsRequest, opts ...grpc.CallOption) (*ListTeamsResponse, error)
 	// CreateTeam creates a team (staff only); names are unique.
@@ -160,6 +171,36 @@ func (c *operatorServiceClient) ListBatchOrders(ctx context.Context, in *ListBat
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ListBatchOrdersResponse)
 	err := c.cc.Invoke(ctx, OperatorService_ListBatchOrders_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *operatorServiceClient) SetWebhookEndpoint(ctx context.Context, in *SetWebhookEndpointRequest, opts ...grpc.CallOption) (*WebhookEndpoint, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(WebhookEndpoint)
+	err := c.cc.Invoke(ctx, OperatorService_SetWebhookEndpoint_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *operatorServiceClient) ListWebhookDeliveries(ctx context.Context, in *ListWebhookDeliveriesRequest, opts ...grpc.CallOption) (*ListWebhookDeliveriesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListWebhookDeliveriesResponse)
+	err := c.cc.Invoke(ctx, OperatorService_ListWebhookDeliveries_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *operatorServiceClient) ResendWebhookDelivery(ctx context.Context, in *ResendWebhookDeliveryRequest, opts ...grpc.CallOption) (*WebhookDelivery, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(WebhookDelivery)
+	err := c.cc.Invoke(ctx, OperatorService_ResendWebhookDelivery_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -321,6 +362,14 @@ type OperatorServiceServer interface {
 	CancelPrint(context.Context, *CancelPrintRequest) (*Print, error)
 	// ListBatchOrders lists batch orders, newest first.
 	ListBatchOrders(context.Context, *ListBatchOrdersRequest) (*ListBatchOrdersResponse, error)
+	// SetWebhookEndpoint sets a store's webhook URL or rotates its secret, as
+	// WebhookService's does for the store's own token.
+	SetWebhookEndpoint(context.Context, *SetWebhookEndpointRequest) (*WebhookEndpoint, error)
+	// ListWebhookDeliveries lists a store's webhook deliveries, newest first.
+	ListWebhookDeliveries(context.Context, *ListWebhookDeliveriesRequest) (*ListWebhookDeliveriesResponse, error)
+	// ResendWebhookDelivery queues a delivery to be sent again, under its own
+	// id, as WebhookService's does.
+	ResendWebhookDelivery(context.Context, *ResendWebhookDeliveryRequest) (*WebhookDelivery, error)
 	// ListTeams lists the teams (staff only) by id.
 	ListTeams(context.Context, *ListTeamsRequest) (*ListTeamsResponse, error)
 	// CreateTeam creates a team (staff only); names are unique.
@@ -379,6 +428,15 @@ func (UnimplementedOperatorServiceServer) CancelPrint(context.Context, *CancelPr
 }
 func (UnimplementedOperatorServiceServer) ListBatchOrders(context.Context, *ListBatchOrdersRequest) (*ListBatchOrdersResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListBatchOrders not implemented")
+}
+func (UnimplementedOperatorServiceServer) SetWebhookEndpoint(context.Context, *SetWebhookEndpointRequest) (*WebhookEndpoint, error) {
+	return nil, status.Error(codes.Unimplemented, "method SetWebhookEndpoint not implemented")
+}
+func (UnimplementedOperatorServiceServer) ListWebhookDeliveries(context.Context, *ListWebhookDeliveriesRequest) (*ListWebhookDeliveriesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListWebhookDeliveries not implemented")
+}
+func (UnimplementedOperatorServiceServer) ResendWebhookDelivery(context.Context, *ResendWebhookDeliveryRequest) (*WebhookDelivery, error) {
+	return nil, status.Error(codes.Unimplemented, "method ResendWebhookDelivery not implemented")
 }
 func (UnimplementedOperatorServiceServer) ListTeams(context.Context, *ListTeamsRequest) (*ListTeamsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListTeams not implemented")
@@ -544,6 +602,60 @@ func _OperatorService_ListBatchOrders_Handler(srv interface{}, ctx context.Conte
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(OperatorServiceServer).ListBatchOrders(ctx, req.(*ListBatchOrdersRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _OperatorService_SetWebhookEndpoint_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetWebhookEndpointRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperatorServiceServer).SetWebhookEndpoint(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperatorService_SetWebhookEndpoint_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperatorServiceServer).SetWebhookEndpoint(ctx, req.(*SetWebhookEndpointRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _OperatorService_ListWebhookDeliveries_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListWebhookDeliveriesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperatorServiceServer).ListWebhookDeliveries(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperatorService_ListWebhookDeliveries_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperatorServiceServer).ListWebhookDeliveries(ctx, req.(*ListWebhookDeliveriesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _OperatorService_ResendWebhookDelivery_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ResendWebhookDeliveryRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperatorServiceServer).ResendWebhookDelivery(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperatorService_ResendWebhookDelivery_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperatorServiceServer).ResendWebhookDelivery(ctx, req.(*ResendWebhookDeliveryRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -812,6 +924,18 @@ var OperatorService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListBatchOrders",
 			Handler:    _OperatorService_ListBatchOrders_Handler,
+		},
+		{
+			MethodName: "SetWebhookEndpoint",
+			Handler:    _OperatorService_SetWebhookEndpoint_Handler,
+		},
+		{
+			MethodName: "ListWebhookDeliveries",
+			Handler:    _OperatorService_ListWebhookDeliveries_Handler,
+		},
+		{
+			MethodName: "ResendWebhookDelivery",
+			Handler:    _OperatorService_ResendWebhookDelivery_Handler,
 		},
 		{
 			MethodName: "ListTeams",
