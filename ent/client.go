@@ -20,6 +20,7 @@ import (
 	"github.com/platen-print/platen/ent/designversion"
 	"github.com/platen-print/platen/ent/idempotencykey"
 	"github.com/platen-print/platen/ent/operator"
+	"github.com/platen-print/platen/ent/operatorsession"
 	"github.com/platen-print/platen/ent/operatortoken"
 	"github.com/platen-print/platen/ent/order"
 	"github.com/platen-print/platen/ent/orderitem"
@@ -55,6 +56,8 @@ type Client struct {
 	IdempotencyKey *IdempotencyKeyClient
 	// Operator is the client for interacting with the Operator builders.
 	Operator *OperatorClient
+	// OperatorSession is the client for interacting with the OperatorSession builders.
+	OperatorSession *OperatorSessionClient
 	// OperatorToken is the client for interacting with the OperatorToken builders.
 	OperatorToken *OperatorTokenClient
 	// Order is the client for interacting with the Order builders.
@@ -103,6 +106,7 @@ func (c *Client) init() {
 	c.DesignVersion = NewDesignVersionClient(c.config)
 	c.IdempotencyKey = NewIdempotencyKeyClient(c.config)
 	c.Operator = NewOperatorClient(c.config)
+	c.OperatorSession = NewOperatorSessionClient(c.config)
 	c.OperatorToken = NewOperatorTokenClient(c.config)
 	c.Order = NewOrderClient(c.config)
 	c.OrderItem = NewOrderItemClient(c.config)
@@ -216,6 +220,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		DesignVersion:   NewDesignVersionClient(cfg),
 		IdempotencyKey:  NewIdempotencyKeyClient(cfg),
 		Operator:        NewOperatorClient(cfg),
+		OperatorSession: NewOperatorSessionClient(cfg),
 		OperatorToken:   NewOperatorTokenClient(cfg),
 		Order:           NewOrderClient(cfg),
 		OrderItem:       NewOrderItemClient(cfg),
@@ -256,6 +261,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		DesignVersion:   NewDesignVersionClient(cfg),
 		IdempotencyKey:  NewIdempotencyKeyClient(cfg),
 		Operator:        NewOperatorClient(cfg),
+		OperatorSession: NewOperatorSessionClient(cfg),
 		OperatorToken:   NewOperatorTokenClient(cfg),
 		Order:           NewOrderClient(cfg),
 		OrderItem:       NewOrderItemClient(cfg),
@@ -302,9 +308,9 @@ func (c *Client) Close() error {
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIToken, c.BatchOrder, c.DesignVersion, c.IdempotencyKey, c.Operator,
-		c.OperatorToken, c.Order, c.OrderItem, c.PrintEvent, c.PrintTemplate,
-		c.Product, c.ProductCategory, c.ProductVariant, c.ServiceKey, c.ShopOrder,
-		c.ShopPrint, c.Store, c.Team, c.VariantLink, c.WebhookCircuit,
+		c.OperatorSession, c.OperatorToken, c.Order, c.OrderItem, c.PrintEvent,
+		c.PrintTemplate, c.Product, c.ProductCategory, c.ProductVariant, c.ServiceKey,
+		c.ShopOrder, c.ShopPrint, c.Store, c.Team, c.VariantLink, c.WebhookCircuit,
 		c.WebhookDelivery,
 	} {
 		n.Use(hooks...)
@@ -316,9 +322,9 @@ func (c *Client) Use(hooks ...Hook) {
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIToken, c.BatchOrder, c.DesignVersion, c.IdempotencyKey, c.Operator,
-		c.OperatorToken, c.Order, c.OrderItem, c.PrintEvent, c.PrintTemplate,
-		c.Product, c.ProductCategory, c.ProductVariant, c.ServiceKey, c.ShopOrder,
-		c.ShopPrint, c.Store, c.Team, c.VariantLink, c.WebhookCircuit,
+		c.OperatorSession, c.OperatorToken, c.Order, c.OrderItem, c.PrintEvent,
+		c.PrintTemplate, c.Product, c.ProductCategory, c.ProductVariant, c.ServiceKey,
+		c.ShopOrder, c.ShopPrint, c.Store, c.Team, c.VariantLink, c.WebhookCircuit,
 		c.WebhookDelivery,
 	} {
 		n.Intercept(interceptors...)
@@ -338,6 +344,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.IdempotencyKey.mutate(ctx, m)
 	case *OperatorMutation:
 		return c.Operator.mutate(ctx, m)
+	case *OperatorSessionMutation:
+		return c.OperatorSession.mutate(ctx, m)
 	case *OperatorTokenMutation:
 		return c.OperatorToken.mutate(ctx, m)
 	case *OrderMutation:
@@ -1085,6 +1093,139 @@ func (c *OperatorClient) mutate(ctx context.Context, m *OperatorMutation) (Value
 		return (&OperatorDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Operator mutation op: %q", m.Op())
+	}
+}
+
+// OperatorSessionClient is a client for the OperatorSession schema.
+type OperatorSessionClient struct {
+	config
+}
+
+// NewOperatorSessionClient returns a client for the OperatorSession from the given config.
+func NewOperatorSessionClient(c config) *OperatorSessionClient {
+	return &OperatorSessionClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `operatorsession.Hooks(f(g(h())))`.
+func (c *OperatorSessionClient) Use(hooks ...Hook) {
+	c.hooks.OperatorSession = append(c.hooks.OperatorSession, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `operatorsession.Intercept(f(g(h())))`.
+func (c *OperatorSessionClient) Intercept(interceptors ...Interceptor) {
+	c.inters.OperatorSession = append(c.inters.OperatorSession, interceptors...)
+}
+
+// Create returns a builder for creating a OperatorSession entity.
+func (c *OperatorSessionClient) Create() *OperatorSessionCreate {
+	mutation := newOperatorSessionMutation(c.config, OpCreate)
+	return &OperatorSessionCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of OperatorSession entities.
+func (c *OperatorSessionClient) CreateBulk(builders ...*OperatorSessionCreate) *OperatorSessionCreateBulk {
+	return &OperatorSessionCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *OperatorSessionClient) MapCreateBulk(slice any, setFunc func(*OperatorSessionCreate, int)) *OperatorSessionCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &OperatorSessionCreateBulk{err: fmt.Errorf("calling to OperatorSessionClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*OperatorSessionCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &OperatorSessionCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for OperatorSession.
+func (c *OperatorSessionClient) Update() *OperatorSessionUpdate {
+	mutation := newOperatorSessionMutation(c.config, OpUpdate)
+	return &OperatorSessionUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *OperatorSessionClient) UpdateOne(_m *OperatorSession) *OperatorSessionUpdateOne {
+	mutation := newOperatorSessionMutation(c.config, OpUpdateOne, withOperatorSession(_m))
+	return &OperatorSessionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *OperatorSessionClient) UpdateOneID(id int) *OperatorSessionUpdateOne {
+	mutation := newOperatorSessionMutation(c.config, OpUpdateOne, withOperatorSessionID(id))
+	return &OperatorSessionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for OperatorSession.
+func (c *OperatorSessionClient) Delete() *OperatorSessionDelete {
+	mutation := newOperatorSessionMutation(c.config, OpDelete)
+	return &OperatorSessionDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *OperatorSessionClient) DeleteOne(_m *OperatorSession) *OperatorSessionDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *OperatorSessionClient) DeleteOneID(id int) *OperatorSessionDeleteOne {
+	builder := c.Delete().Where(operatorsession.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &OperatorSessionDeleteOne{builder}
+}
+
+// Query returns a query builder for OperatorSession.
+func (c *OperatorSessionClient) Query() *OperatorSessionQuery {
+	return &OperatorSessionQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeOperatorSession},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a OperatorSession entity by its id.
+func (c *OperatorSessionClient) Get(ctx context.Context, id int) (*OperatorSession, error) {
+	return c.Query().Where(operatorsession.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *OperatorSessionClient) GetX(ctx context.Context, id int) *OperatorSession {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *OperatorSessionClient) Hooks() []Hook {
+	return c.hooks.OperatorSession
+}
+
+// Interceptors returns the client interceptors.
+func (c *OperatorSessionClient) Interceptors() []Interceptor {
+	return c.inters.OperatorSession
+}
+
+func (c *OperatorSessionClient) mutate(ctx context.Context, m *OperatorSessionMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&OperatorSessionCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&OperatorSessionUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&OperatorSessionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&OperatorSessionDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown OperatorSession mutation op: %q", m.Op())
 	}
 }
 
@@ -3523,16 +3664,16 @@ func (c *WebhookDeliveryClient) mutate(ctx context.Context, m *WebhookDeliveryMu
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		APIToken, BatchOrder, DesignVersion, IdempotencyKey, Operator, OperatorToken,
-		Order, OrderItem, PrintEvent, PrintTemplate, Product, ProductCategory,
-		ProductVariant, ServiceKey, ShopOrder, ShopPrint, Store, Team, VariantLink,
-		WebhookCircuit, WebhookDelivery []ent.Hook
+		APIToken, BatchOrder, DesignVersion, IdempotencyKey, Operator, OperatorSession,
+		OperatorToken, Order, OrderItem, PrintEvent, PrintTemplate, Product,
+		ProductCategory, ProductVariant, ServiceKey, ShopOrder, ShopPrint, Store, Team,
+		VariantLink, WebhookCircuit, WebhookDelivery []ent.Hook
 	}
 	inters struct {
-		APIToken, BatchOrder, DesignVersion, IdempotencyKey, Operator, OperatorToken,
-		Order, OrderItem, PrintEvent, PrintTemplate, Product, ProductCategory,
-		ProductVariant, ServiceKey, ShopOrder, ShopPrint, Store, Team, VariantLink,
-		WebhookCircuit, WebhookDelivery []ent.Interceptor
+		APIToken, BatchOrder, DesignVersion, IdempotencyKey, Operator, OperatorSession,
+		OperatorToken, Order, OrderItem, PrintEvent, PrintTemplate, Product,
+		ProductCategory, ProductVariant, ServiceKey, ShopOrder, ShopPrint, Store, Team,
+		VariantLink, WebhookCircuit, WebhookDelivery []ent.Interceptor
 	}
 )
 

@@ -17,6 +17,7 @@ import (
 	"github.com/platen-print/platen/ent/designversion"
 	"github.com/platen-print/platen/ent/idempotencykey"
 	"github.com/platen-print/platen/ent/operator"
+	"github.com/platen-print/platen/ent/operatorsession"
 	"github.com/platen-print/platen/ent/operatortoken"
 	"github.com/platen-print/platen/ent/order"
 	"github.com/platen-print/platen/ent/orderitem"
@@ -98,6 +99,7 @@ func checkColumn(t, c string) error {
 			designversion.Table:   designversion.ValidColumn,
 			idempotencykey.Table:  idempotencykey.ValidColumn,
 			operator.Table:        operator.ValidColumn,
+			operatorsession.Table: operatorsession.ValidColumn,
 			operatortoken.Table:   operatortoken.ValidColumn,
 			order.Table:           order.ValidColumn,
 			orderitem.Table:       orderitem.ValidColumn,

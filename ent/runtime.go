@@ -10,6 +10,7 @@ import (
 	"github.com/platen-print/platen/ent/designversion"
 	"github.com/platen-print/platen/ent/idempotencykey"
 	"github.com/platen-print/platen/ent/operator"
+	"github.com/platen-print/platen/ent/operatorsession"
 	"github.com/platen-print/platen/ent/operatortoken"
 	"github.com/platen-print/platen/ent/order"
 	"github.com/platen-print/platen/ent/orderitem"
@@ -109,6 +110,12 @@ func init() {
 	operatorDescStaff := operatorFields[2].Descriptor()
 	// operator.DefaultStaff holds the default value on creation for the staff field.
 	operator.DefaultStaff = operatorDescStaff.Default.(bool)
+	operatorsessionFields := schema.OperatorSession{}.Fields()
+	_ = operatorsessionFields
+	// operatorsessionDescCreatedAt is the schema descriptor for created_at field.
+	operatorsessionDescCreatedAt := operatorsessionFields[3].Descriptor()
+	// operatorsession.DefaultCreatedAt holds the default value on creation for the created_at field.
+	operatorsession.DefaultCreatedAt = operatorsessionDescCreatedAt.Default.(func() time.Time)
 	operatortokenMixin := schema.OperatorToken{}.Mixin()
 	operatortokenMixinFields0 := operatortokenMixin[0].Fields()
 	_ = operatortokenMixinFields0

@@ -24,6 +24,8 @@ type Tx struct {
 	IdempotencyKey *IdempotencyKeyClient
 	// Operator is the client for interacting with the Operator builders.
 	Operator *OperatorClient
+	// OperatorSession is the client for interacting with the OperatorSession builders.
+	OperatorSession *OperatorSessionClient
 	// OperatorToken is the client for interacting with the OperatorToken builders.
 	OperatorToken *OperatorTokenClient
 	// Order is the client for interacting with the Order builders.
@@ -192,6 +194,7 @@ func (tx *Tx) init() {
 	tx.DesignVersion = NewDesignVersionClient(tx.config)
 	tx.IdempotencyKey = NewIdempotencyKeyClient(tx.config)
 	tx.Operator = NewOperatorClient(tx.config)
+	tx.OperatorSession = NewOperatorSessionClient(tx.config)
 	tx.OperatorToken = NewOperatorTokenClient(tx.config)
 	tx.Order = NewOrderClient(tx.config)
 	tx.OrderItem = NewOrderItemClient(tx.config)

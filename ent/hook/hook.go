@@ -69,6 +69,18 @@ func (f OperatorFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, er
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.OperatorMutation", m)
 }
 
+// The OperatorSessionFunc type is an adapter to allow the use of ordinary
+// function as OperatorSession mutator.
+type OperatorSessionFunc func(context.Context, *ent.OperatorSessionMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f OperatorSessionFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.OperatorSessionMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.OperatorSessionMutation", m)
+}
+
 // The OperatorTokenFunc type is an adapter to allow the use of ordinary
 // function as OperatorToken mutator.
 type OperatorTokenFunc func(context.Context, *ent.OperatorTokenMutation) (ent.Value, error)

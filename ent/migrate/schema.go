@@ -152,6 +152,27 @@ var (
 			},
 		},
 	}
+	// OperatorSessionsColumns holds the columns for the "operator_sessions" table.
+	OperatorSessionsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "token_hash", Type: field.TypeBytes, Unique: true},
+		{Name: "operator_id", Type: field.TypeInt},
+		{Name: "expires_at", Type: field.TypeTime},
+		{Name: "created_at", Type: field.TypeTime},
+	}
+	// OperatorSessionsTable holds the schema information for the "operator_sessions" table.
+	OperatorSessionsTable = &schema.Table{
+		Name:       "operator_sessions",
+		Columns:    OperatorSessionsColumns,
+		PrimaryKey: []*schema.Column{OperatorSessionsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "operatorsession_expires_at",
+				Unique:  false,
+				Columns: []*schema.Column{OperatorSessionsColumns[3]},
+			},
+		},
+	}
 	// OperatorTokensColumns holds the columns for the "operator_tokens" table.
 	OperatorTokensColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -709,6 +730,7 @@ var (
 		DesignVersionsTable,
 		IdempotencyKeysTable,
 		OperatorsTable,
+		OperatorSessionsTable,
 		OperatorTokensTable,
 		OrdersTable,
 		OrderItemsTable,

@@ -21,6 +21,9 @@ type IdempotencyKey func(*sql.Selector)
 // Operator is the predicate function for operator builders.
 type Operator func(*sql.Selector)
 
+// OperatorSession is the predicate function for operatorsession builders.
+type OperatorSession func(*sql.Selector)
+
 // OperatorToken is the predicate function for operatortoken builders.
 type OperatorToken func(*sql.Selector)
 

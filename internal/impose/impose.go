@@ -42,6 +42,7 @@ const (
 	markOffset = 1.0 // its distance from the trim plus the bleed kept
 	slugSize   = 6.0 // the slug line's size, pt
 	labelSize  = 4.0 // a label's size, pt
+	labelInset = 1.0 // a label's start, right of the trim's left edge
 	ptToMM     = 25.4 / 72
 )
 
@@ -79,7 +80,7 @@ func Plan(b Batch) ([]render.Sheet, error) {
 						Doc: it.Doc, Surface: it.Surface, X: s.X, Y: s.Y, Width: s.Width, Height: s.Height,
 						Bleed: b.Template.SlotBleed, Rotate: rotate, DPI: it.DPI, Ref: it.Ref,
 					})
-					sheet.Texts = append(sheet.Texts, label(b.Template, s, it.Label)...)
+					sheet.Texts = append(sheet.Texts, label(b.Template, s, sheet.Placements[len(sheet.Placements)-1], it.Label)...)
 					break
 				}
 			}
@@ -123,13 +124,14 @@ func fitsAny(slots []templates.Slot, w, h float64) bool {
 }
 
 // label is the small print beside a slot: below it, when the space below
-// holds it clear of the bleed.
-func label(t *templates.Template, s templates.Slot, text string) []render.SheetText {
+// holds it clear of the bleed, starting just inside the trim's left edge
+// so that the crop mark on that edge's line passes before it.
+func label(t *templates.Template, s templates.Slot, p render.Placement, text string) []render.SheetText {
 	y := s.Y + s.Height + t.SlotBleed + labelSize*ptToMM + 0.5
 	if text == "" || y > nextBelow(t, s) {
 		return nil
 	}
-	return []render.SheetText{{X: s.X, Y: y, Size: labelSize, Text: text}}
+	return []render.SheetText{{X: trimArea(p).X + labelInset, Y: y, Size: labelSize, Text: text}}
 }
 
 // nextBelow is where the next thing below slot s starts: another slot's

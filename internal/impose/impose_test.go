@@ -109,6 +109,7 @@ func TestASheetOfCardsIsRightToThePress(t *testing.T) {
 			t.Errorf("%s (%v, %v mm): %v", tc.what, tc.x, tc.y, got)
 		}
 	}
+	checkLabelsClearOfMarks(t, sheets)
 	text := poppler.Run(t, "pdftotext", "-f", "2", "-l", "2", pdf, "-")
 	if !strings.Contains(text, "Batch b-1 · sheet 2 of 2 · SRA3 cards") || !strings.Contains(text, "order 1001 · item 1001-1") {
 		t.Errorf("sheet 2's text:\n%s", text)
@@ -158,4 +159,44 @@ func TestAnItemTurnsOnlyWhenThatIsHowItFits(t *testing.T) {
 	if !errors.As(err, &nofit) || nofit.Item != 1 {
 		t.Errorf("a card larger than every slot: %v", err)
 	}
+}
+
+// checkLabelsClearOfMarks fails when a crop mark crosses a label's line:
+// a label's box is its text at about 0.6 of its size a character wide and
+// its size tall, above its baseline.
+func checkLabelsClearOfMarks(t *testing.T, sheets []render.Sheet) {
+	t.Helper()
+	labels := 0
+	for n, sheet := range sheets {
+		for _, l := range sheet.Texts {
+			if l.Size != labelSize {
+				continue
+			}
+			labels++
+			x0, x1 := l.X, l.X+float64(len([]rune(l.Text)))*l.Size*0.6*ptToMM
+			y0, y1 := l.Y-l.Size*ptToMM, l.Y
+			for _, m := range sheet.Marks {
+				if min(m[0], m[2]) <= x1 && x0 <= max(m[0], m[2]) && min(m[1], m[3]) <= y1 && y0 <= max(m[1], m[3]) {
+					t.Errorf("sheet %d: the crop mark %v crosses the label %q at (%.1f, %.1f)", n+1, m, l.Text, l.X, l.Y)
+				}
+			}
+		}
+	}
+	if labels == 0 {
+		t.Error("no labels to check")
+	}
+}
+
+// TestLabelsStayClearOfCropMarks: with a slot barely taller than its card,
+// the marks below a card reach the label's line; the label starts inside
+// the trim's edges, past the mark.
+func TestLabelsStayClearOfCropMarks(t *testing.T) {
+	tmpl := &templates.Template{Name: "SRA3, 8 A6 cards", SheetWidth: 320, SheetHeight: 450, MarginTop: 5, MarginRight: 5,
+		MarginBottom: 5, MarginLeft: 5, Gap: 6, SlotBleed: 2, CropMarks: true,
+		Grid: &templates.Grid{Columns: 2, Rows: 4, SlotWidth: 148, SlotHeight: 105}}
+	sheets, err := Plan(Batch{UID: "b-5", Template: tmpl, Items: []Item{{Doc: card(t, 140, 100, ""), Copies: 6, Label: "2001 / 2001-1"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkLabelsClearOfMarks(t, sheets)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/platen-print/platen/ent"
 	"github.com/platen-print/platen/ent/operator"
+	"github.com/platen-print/platen/ent/operatorsession"
 	"github.com/platen-print/platen/ent/operatortoken"
 	"github.com/platen-print/platen/internal/apierr"
 	"github.com/platen-print/platen/internal/auth"
@@ -101,4 +102,40 @@ func (db *DB) lookupOperatorToken(ctx context.Context, hash []byte) (auth.Princi
 
 func accountFromRow(r *ent.Operator) *operators.Account {
 	return &operators.Account{ID: r.ID, Email: r.Email, Name: r.Name, Staff: r.Staff, TeamID: r.TeamID, CreatedAt: r.CreatedAt.UTC()}
+}
+
+var _ operators.SessionStore = (*Operators)(nil)
+
+// Credentials returns the account of email with its password hash.
+func (s *Operators) Credentials(ctx context.Context, email string) (*operators.Account, string, error) {
+	row, err := s.db.read.Operator.Query().Where(operator.Email(email)).Only(ctx)
+	if err != nil {
+		return nil, "", notFound(err, "no operator %s", email)
+	}
+	return accountFromRow(row), row.PasswordHash, nil
+}
+
+// CreateSession stores a panel session.
+func (s *Operators) CreateSession(ctx context.Context, operatorID int, tokenHash []byte, expires time.Time) error {
+	return s.db.write.OperatorSession.Create().SetOperatorID(operatorID).SetTokenHash(tokenHash).SetExpiresAt(expires.UTC()).Exec(ctx)
+}
+
+// SessionAccount returns the account of an unexpired session.
+func (s *Operators) SessionAccount(ctx context.Context, tokenHash []byte, now time.Time) (*operators.Account, error) {
+	sess, err := s.db.read.OperatorSession.Query().
+		Where(operatorsession.TokenHash(tokenHash), operatorsession.ExpiresAtGT(now.UTC())).Only(ctx)
+	if err != nil {
+		return nil, notFound(err, "no such session")
+	}
+	row, err := s.db.read.Operator.Get(ctx, sess.OperatorID)
+	if err != nil {
+		return nil, notFound(err, "no such session")
+	}
+	return accountFromRow(row), nil
+}
+
+// DeleteSession ends a session.
+func (s *Operators) DeleteSession(ctx context.Context, tokenHash []byte) error {
+	_, err := s.db.write.OperatorSession.Delete().Where(operatorsession.TokenHash(tokenHash)).Exec(ctx)
+	return err
 }
