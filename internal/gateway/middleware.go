@@ -60,7 +60,7 @@ type statusWriter struct {
 const maxPlainText = 512
 
 func (w *statusWriter) WriteHeader(code int) {
-	if w.code == 0 && code >= 400 && !isJSON(w.Header().Get("Content-Type")) {
+	if ct := w.Header().Get("Content-Type"); w.code == 0 && code >= 400 && !isJSON(ct) && !isHTML(ct) {
 		w.code, w.plain = code, true
 		return
 	}
@@ -103,6 +103,10 @@ func (w *statusWriter) finish(m runtime.Marshaler) {
 }
 
 func isJSON(contentType string) bool { return strings.HasPrefix(contentType, "application/json") }
+
+// isHTML is a page of the operator panel, an error page included, which
+// a browser shows as it is.
+func isHTML(contentType string) bool { return strings.HasPrefix(contentType, "text/html") }
 
 // Unwrap lets http.ResponseController reach the real writer.
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

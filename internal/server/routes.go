@@ -12,6 +12,7 @@ import (
 
 	"github.com/platen-print/platen/internal/files"
 	"github.com/platen-print/platen/internal/gateway"
+	"github.com/platen-print/platen/internal/panel"
 	"github.com/platen-print/platen/internal/printfiles"
 	"github.com/platen-print/platen/internal/readiness"
 )
@@ -31,6 +32,9 @@ func (s *Server) routes(gw *gateway.Gateway) http.Handler {
 	mux.HandleFunc("GET "+printfiles.ShopRoutePrefix+"{print_id}/{index}", s.links.ServeShopFile)
 	mux.HandleFunc("GET "+printfiles.BatchRoutePrefix+"{batch_uid}/{index}", s.links.ServeBatchFile)
 	mux.Handle(files.PathPrefix, s.files.Handler())
+	// The operator panel signs operators in itself (a session cookie), and
+	// acts through the operator API's methods as them.
+	mux.Handle("/operator/", panel.New(s.db.Operators(), s.operatorAPI))
 	// Without it the router would redirect /files to /files/ (an HTML 307);
 	// the gateway answers it as any unknown path, a JSON 404.
 	mux.Handle(strings.TrimSuffix(files.PathPrefix, "/"), gw)

@@ -22,9 +22,9 @@ import (
 	"google.golang.org/grpc/reflection"
 
 	platenv1 "github.com/platen-print/platen/gen/platen/v1"
+	"github.com/platen-print/platen/internal/accounts"
 	"github.com/platen-print/platen/internal/apierr"
 	"github.com/platen-print/platen/internal/auth"
-	"github.com/platen-print/platen/internal/accounts"
 	"github.com/platen-print/platen/internal/batches"
 	"github.com/platen-print/platen/internal/catalog"
 	"github.com/platen-print/platen/internal/config"
@@ -85,7 +85,9 @@ type Server struct {
 	// targets likewise"); one, so that they share its connections.
 	fetcher *fetch.Fetcher
 	links   *printfiles.Links
-	queue   *queue.Queue
+	// operatorAPI is the operator API, which the panel acts through too.
+	operatorAPI *operatorapi.Service
+	queue       *queue.Queue
 
 	// process names this process in the database: its queue's name and
 	// its readiness row (see queueID).
@@ -217,10 +219,11 @@ func (s *Server) registerServices(r grpc.ServiceRegistrar) {
 	platenv1.RegisterWebhookServiceServer(r, webhookService)
 	batchService := batches.NewService(s.db.Batches(), catalog.NewResolver(s.db.Catalog()), s.links)
 	platenv1.RegisterBatchServiceServer(r, batchService)
-	platenv1.RegisterOperatorServiceServer(r, operatorapi.New(operatorapi.Parts{
+	s.operatorAPI = operatorapi.New(operatorapi.Parts{
 		Templates: templates.NewService(s.db.Templates()), Prints: prints.NewService(s.db.Prints(), s.links),
 		Batches: batchService, Accounts: accounts.NewService(s.db), Webhooks: webhookService,
-	}))
+	})
+	platenv1.RegisterOperatorServiceServer(r, s.operatorAPI)
 }
 
 // registrars registers every service on each of its registrars: the gRPC

@@ -1,0 +1,177 @@
+// Package panel is the operator panel at /operator: server-rendered pages
+// (html/template, so every client string is escaped) over the operator
+// API's own methods, signed in with an operator account's e-mail and
+// password. Sessions live in an HttpOnly, SameSite=Lax cookie whose hash
+// the database keeps; every form carries a token bound to the session;
+// sign-ins are rate-limited. The prints list updates itself with htmx
+// (vendored, with its licence, in static/).
+package panel
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"time"
+
+	"google.golang.org/grpc/status"
+
+	platenv1 "github.com/platen-print/platen/gen/platen/v1"
+	"github.com/platen-print/platen/internal/apierr"
+	"github.com/platen-print/platen/internal/operators"
+)
+
+//go:embed templates/*.html
+var templateFiles embed.FS
+
+//go:embed static
+var staticFiles embed.FS
+
+// API is what the panel does through the operator API.
+type API interface {
+	ListPrints(context.Context, *platenv1.ListPrintsRequest) (*platenv1.ListPrintsResponse, error)
+	GetPrint(context.Context, *platenv1.GetPrintRequest) (*platenv1.Print, error)
+	RetryPrint(context.Context, *platenv1.RetryPrintRequest) (*platenv1.Print, error)
+	FlagPrint(context.Context, *platenv1.FlagPrintRequest) (*platenv1.Print, error)
+	CancelPrint(context.Context, *platenv1.CancelPrintRequest) (*platenv1.Print, error)
+}
+
+// Panel serves /operator.
+type Panel struct {
+	sessions operators.SessionStore
+	api      API
+	pages    *template.Template
+	limits   *limiter
+	mux      *http.ServeMux
+}
+
+// New returns the panel over sessions and api.
+func New(sessions operators.SessionStore, api API) *Panel {
+	p := &Panel{
+		sessions: sessions, api: api, limits: newLimiter(), mux: http.NewServeMux(),
+		pages: template.Must(template.New("").Funcs(funcs).ParseFS(templateFiles, "templates/*.html")),
+	}
+	static, _ := fs.Sub(staticFiles, "static") // the embedded folder is there
+	p.mux.Handle("GET /operator/static/", http.StripPrefix("/operator/static/", http.FileServerFS(static)))
+	p.mux.HandleFunc("GET /operator/{$}", func(w http.ResponseWriter, r *http.Request) { redirect(w, r, "/operator/prints") })
+	p.mux.HandleFunc("GET /operator/login", p.loginPage)
+	p.mux.HandleFunc("POST /operator/login", p.login)
+	p.mux.HandleFunc("POST /operator/logout", p.signedIn(p.logout))
+	p.mux.HandleFunc("GET /operator/prints", p.signedIn(p.printsPage))
+	p.mux.HandleFunc("GET /operator/prints/rows", p.signedIn(p.printRows))
+	p.mux.HandleFunc("GET /operator/prints/{id}", p.signedIn(p.printPage))
+	p.mux.HandleFunc("POST /operator/prints/{id}/{action}", p.signedIn(p.act))
+	return p
+}
+
+// ServeHTTP serves the panel.
+func (p *Panel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("X-Frame-Options", "DENY")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Referrer-Policy", "same-origin")
+	p.mux.ServeHTTP(w, r)
+}
+
+// signedIn runs h for a signed-in operator, checking a form's token on
+// every POST; others go to the sign-in page.
+func (p *Panel) signedIn(h func(http.ResponseWriter, *http.Request, *session)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		s := p.sessionOf(r)
+		if s == nil {
+			if r.Method != http.MethodGet {
+				p.render(w, "error", http.StatusUnauthorized, map[string]any{"Message": "Sign in first."})
+				return
+			}
+			redirect(w, r, "/operator/login?next="+url.QueryEscape(r.URL.RequestURI()))
+			return
+		}
+		if r.Method == http.MethodPost && !s.validCSRF(r.PostFormValue("csrf")) {
+			p.render(w, "error", http.StatusForbidden, map[string]any{"Message": "The form's token is missing or not this session's: reload the page."})
+			return
+		}
+		h(w, r.WithContext(withOperator(r.Context(), s)), s)
+	}
+}
+
+func (p *Panel) loginPage(w http.ResponseWriter, r *http.Request) {
+	p.render(w, "login", http.StatusOK, map[string]any{"Next": safeNext(r.URL.Query().Get("next"))})
+}
+
+func (p *Panel) login(w http.ResponseWriter, r *http.Request) {
+	email, password, next := r.PostFormValue("email"), r.PostFormValue("password"), safeNext(r.PostFormValue("next"))
+	data := map[string]any{"Next": next, "Email": email}
+	if origin := r.Header.Get("Origin"); origin != "" && !sameOrigin(origin, r) {
+		p.render(w, "error", http.StatusForbidden, map[string]any{"Message": "The sign-in form must come from this site."})
+		return
+	}
+	if !p.limits.allow(r, email) {
+		data["Error"] = "Too many attempts: wait a minute and try again."
+		p.render(w, "login", http.StatusTooManyRequests, data)
+		return
+	}
+	_, token, err := operators.SignIn(r.Context(), p.sessions, email, password)
+	if errors.Is(err, operators.ErrSignIn) {
+		data["Error"] = "The e-mail or the password is wrong."
+		p.render(w, "login", http.StatusUnauthorized, data)
+		return
+	}
+	if err != nil {
+		p.fail(w, err)
+		return
+	}
+	setCookie(w, r, token, int(operators.SessionTTL/time.Second))
+	redirect(w, r, next)
+}
+
+func (p *Panel) logout(w http.ResponseWriter, r *http.Request, s *session) {
+	if err := p.sessions.DeleteSession(r.Context(), operators.SessionHash(s.token)); err != nil {
+		p.fail(w, err)
+		return
+	}
+	setCookie(w, r, "", -1)
+	redirect(w, r, "/operator/login")
+}
+
+// render writes page with data, or a plain error.
+func (p *Panel) render(w http.ResponseWriter, page string, code int, data any) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
+	if err := p.pages.ExecuteTemplate(w, page, data); err != nil {
+		slog.Error("operator panel page", "page", page, "error", err)
+	}
+}
+
+// fail answers an error of the operator API as a page: its message, with
+// the status its code maps to.
+func (p *Panel) fail(w http.ResponseWriter, err error) {
+	st := status.Convert(err)
+	if _, ok := status.FromError(err); !ok {
+		st = apierr.ToStatus(context.Background(), err)
+	}
+	p.render(w, "error", httpStatus(st), map[string]any{"Message": st.Message()})
+}
+
+func redirect(w http.ResponseWriter, r *http.Request, to string) {
+	http.Redirect(w, r, to, http.StatusSeeOther)
+}
+
+// safeNext is a sign-in's destination: a path of the panel, never another
+// site.
+func safeNext(next string) string {
+	u, err := url.Parse(next)
+	if err != nil || next == "" || u.IsAbs() || u.Host != "" || len(u.Path) < len("/operator") || u.Path[:len("/operator")] != "/operator" || (len(next) > 1 && next[1] == '/') {
+		return "/operator/prints"
+	}
+	return next
+}
+
+// sameOrigin reports whether an Origin header names this site.
+func sameOrigin(origin string, r *http.Request) bool {
+	u, err := url.Parse(origin)
+	return err == nil && u.Host == r.Host
+}

@@ -1,0 +1,155 @@
+package panel_test
+
+import (
+	"html"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/platen-print/platen/internal/operators"
+	"github.com/platen-print/platen/internal/platentest"
+)
+
+// browser is an HTTP client with cookies that does not follow redirects.
+type browser struct {
+	t    *testing.T
+	base string
+	c    *http.Client
+}
+
+func newBrowser(t *testing.T, base string) *browser {
+	jar, _ := cookiejar.New(nil)
+	return &browser{t: t, base: base, c: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+}
+
+func (b *browser) do(method, path string, form url.Values) (*http.Response, string) {
+	b.t.Helper()
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req, err := http.NewRequest(method, b.base+path, body)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	resp, err := b.c.Do(req)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	return resp, string(data)
+}
+
+func (b *browser) signIn(email, password string) {
+	b.t.Helper()
+	resp, page := b.do("POST", "/operator/login", url.Values{"email": {email}, "password": {password}, "next": {"/operator/prints"}})
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/operator/prints" {
+		b.t.Fatalf("sign-in: %d %s", resp.StatusCode, page)
+	}
+}
+
+var csrfField = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
+
+// TestThePanelSignsInListsAndActs: sign-in (its cookie HttpOnly and
+// SameSite=Lax), the prints list with a client's hostile order id shown
+// as text, a print's page, a flag with the form's token (and without it,
+// refused), another team's print out of reach, sign-out, and sign-ins
+// slowed after five wrong passwords.
+func TestThePanelSignsInListsAndActs(t *testing.T) {
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		srv := platentest.Start(t, b)
+		acme, other := srv.Bootstrap(t, "acme", "acme-shop"), srv.Bootstrap(t, "other", "other-shop")
+		member, err := operators.Create(t.Context(), srv.DB().Operators(), "ada@example.com", "", false, &acme.TeamID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hostile := `<img src=x onerror=alert(1)>`
+		mine := order(t, srv, acme, hostile)
+		theirs := order(t, srv, other, "9001")
+
+		br := newBrowser(t, srv.BaseURL)
+		if resp, _ := br.do("GET", "/operator/prints", nil); resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(resp.Header.Get("Location"), "/operator/login") {
+			t.Fatalf("signed out: %d %s", resp.StatusCode, resp.Header.Get("Location"))
+		}
+		if resp, page := br.do("POST", "/operator/login", url.Values{"email": {"ada@example.com"}, "password": {"wrong"}}); resp.StatusCode != http.StatusUnauthorized ||
+			!strings.Contains(page, "The e-mail or the password is wrong.") {
+			t.Errorf("a wrong password: %d %s", resp.StatusCode, page)
+		}
+		resp, _ := br.do("POST", "/operator/login", url.Values{"email": {"ADA@example.com"}, "password": {member.Password}, "next": {"https://evil.example/"}})
+		cookie := resp.Header.Get("Set-Cookie")
+		if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/operator/prints" ||
+			!strings.Contains(cookie, "HttpOnly") || !strings.Contains(cookie, "SameSite=Lax") || !strings.Contains(cookie, "Path=/operator") {
+			t.Fatalf("sign-in: %d, Location %q, cookie %q", resp.StatusCode, resp.Header.Get("Location"), cookie)
+		}
+
+		resp, page := br.do("GET", "/operator/prints", nil)
+		if resp.StatusCode != http.StatusOK || !strings.Contains(page, html.EscapeString(hostile)) || strings.Contains(page, hostile) ||
+			!strings.Contains(page, `data-print="`+mine+`"`) || strings.Contains(page, theirs) {
+			t.Fatalf("the list: %d\n%s", resp.StatusCode, page)
+		}
+		if resp, rows := br.do("GET", "/operator/prints/rows?query="+url.QueryEscape(hostile), nil); resp.StatusCode != http.StatusOK ||
+			!strings.HasPrefix(strings.TrimSpace(rows), `<tbody id="rows"`) || !strings.Contains(rows, mine) {
+			t.Errorf("the rows alone: %d %s", resp.StatusCode, rows)
+		}
+		resp, page = br.do("GET", "/operator/prints/"+mine, nil)
+		if resp.StatusCode != http.StatusOK || !strings.Contains(page, "queued") {
+			t.Fatalf("the print's page: %d %s", resp.StatusCode, page)
+		}
+		csrf := csrfField.FindStringSubmatch(page)[1]
+		if resp, _ := br.do("POST", "/operator/prints/"+mine+"/flag", url.Values{"reason": {"blurry"}}); resp.StatusCode != http.StatusForbidden {
+			t.Errorf("a flag without the form's token: %d", resp.StatusCode)
+		}
+		if resp, _ := br.do("POST", "/operator/prints/"+mine+"/flag", url.Values{"reason": {"blurry"}, "csrf": {csrf}}); resp.StatusCode != http.StatusSeeOther {
+			t.Fatalf("a flag: %d", resp.StatusCode)
+		}
+		if _, page = br.do("GET", "/operator/prints/"+mine, nil); !strings.Contains(page, "flagged: blurry (by ada@example.com)") {
+			t.Errorf("the history after the flag:\n%s", page)
+		}
+		for _, path := range []string{"/operator/prints/" + theirs} {
+			if resp, _ := br.do("GET", path, nil); resp.StatusCode != http.StatusNotFound {
+				t.Errorf("another team's print %s: %d", path, resp.StatusCode)
+			}
+		}
+		if resp, _ := br.do("POST", "/operator/prints/"+theirs+"/cancel", url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusNotFound {
+			t.Errorf("cancelling another team's print: %d", resp.StatusCode)
+		}
+
+		if resp, _ := br.do("POST", "/operator/logout", url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusSeeOther {
+			t.Fatalf("sign-out: %d", resp.StatusCode)
+		}
+		if resp, _ := br.do("GET", "/operator/prints", nil); resp.StatusCode != http.StatusSeeOther {
+			t.Errorf("after sign-out: %d", resp.StatusCode)
+		}
+
+		slow := newBrowser(t, srv.BaseURL)
+		codes := []int{}
+		for range 7 {
+			resp, _ := slow.do("POST", "/operator/login", url.Values{"email": {"nobody@example.com"}, "password": {"guess"}})
+			codes = append(codes, resp.StatusCode)
+		}
+		if codes[0] != http.StatusUnauthorized || codes[6] != http.StatusTooManyRequests {
+			t.Errorf("seven wrong sign-ins answered %v", codes)
+		}
+	})
+}
+
+// order creates an order of one item, with no print files asked for, and
+// returns the item's uid.
+func order(t *testing.T, srv *platentest.Server, tenant platentest.Tenant, id string) string {
+	t.Helper()
+	r := srv.Do(t, "POST", "/api/v1/orders", tenant.Token, map[string]any{"store_id": tenant.StoreID, "ecommerce_order_id": id,
+		"create_print_files": true, "items": []map[string]any{{"ecommerce_order_item_id": "1", "ecommerce_variant_id": "v", "quantity": 1,
+			"template_config": "%7B%22width%22%3A10%2C%22height%22%3A10%2C%22layers%22%3A%5B%5D%7D", "thumbnails": []string{"https://example.com/t.png"}}}})
+	if r.Status != http.StatusOK {
+		t.Fatalf("order: %d %s", r.Status, r.Raw)
+	}
+	return r.Object(t)["items"].([]any)[0].(map[string]any)["uid"].(string)
+}
