@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/platen-print/platen/internal/operators"
 	"github.com/platen-print/platen/internal/platentest"
@@ -152,4 +153,39 @@ func order(t *testing.T, srv *platentest.Server, tenant platentest.Tenant, id st
 		t.Fatalf("order: %d %s", r.Status, r.Raw)
 	}
 	return r.Object(t)["items"].([]any)[0].(map[string]any)["uid"].(string)
+}
+
+// TestExpiredSessionsEndAndGo: a session past its expiry signs no one in,
+// and the janitor's purge deletes it.
+func TestExpiredSessionsEndAndGo(t *testing.T) {
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		srv := platentest.Start(t, b)
+		acme := srv.Bootstrap(t, "acme", "acme-shop")
+		member, err := operators.Create(t.Context(), srv.DB().Operators(), "ada@example.com", "", false, &acme.TeamID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		store := srv.DB().Operators()
+		if err := store.CreateSession(t.Context(), member.ID, operators.SessionHash("old"), time.Now().Add(-time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		if err := store.CreateSession(t.Context(), member.ID, operators.SessionHash("new"), time.Now().Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := store.SessionAccount(t.Context(), operators.SessionHash("old"), time.Now()); err == nil {
+			t.Error("an expired session still signs in")
+		}
+		br := newBrowser(t, srv.BaseURL)
+		u, _ := url.Parse(srv.BaseURL + "/operator/")
+		br.c.Jar.SetCookies(u, []*http.Cookie{{Name: "platen_operator", Value: "old", Path: "/operator"}})
+		if resp, _ := br.do("GET", "/operator/prints", nil); resp.StatusCode != http.StatusSeeOther {
+			t.Errorf("the panel with an expired session: %d", resp.StatusCode)
+		}
+		if n, err := store.PurgeSessions(t.Context(), time.Now()); err != nil || n != 1 {
+			t.Errorf("purged %d, %v; want the one expired", n, err)
+		}
+		if a, err := store.SessionAccount(t.Context(), operators.SessionHash("new"), time.Now()); err != nil || a.Email != "ada@example.com" {
+			t.Errorf("the live session: %v %v", a, err)
+		}
+	})
 }

@@ -272,7 +272,8 @@ func (s *Server) startHTTP(ctx context.Context) error {
 	return nil
 }
 
-// startJanitor forgets expired idempotency keys once an hour.
+// startJanitor forgets expired idempotency keys and operator sessions
+// once an hour.
 func (s *Server) startJanitor() {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.onShutdown(func(context.Context) error { cancel(); return nil })
@@ -284,6 +285,11 @@ func (s *Server) startJanitor() {
 				slog.Warn("purge idempotency keys", "error", err)
 			} else if n > 0 {
 				slog.Info("purged idempotency keys", "count", n)
+			}
+			if n, err := s.db.Operators().PurgeSessions(ctx, time.Now()); err != nil && ctx.Err() == nil {
+				slog.Warn("purge operator sessions", "error", err)
+			} else if n > 0 {
+				slog.Info("purged expired operator sessions", "count", n)
 			}
 			select {
 			case <-ctx.Done():

@@ -139,3 +139,8 @@ func (s *Operators) DeleteSession(ctx context.Context, tokenHash []byte) error {
 	_, err := s.db.write.OperatorSession.Delete().Where(operatorsession.TokenHash(tokenHash)).Exec(ctx)
 	return err
 }
+
+// PurgeSessions deletes the sessions expired by now.
+func (s *Operators) PurgeSessions(ctx context.Context, now time.Time) (int, error) {
+	return s.db.write.OperatorSession.Delete().Where(operatorsession.ExpiresAtLTE(now.UTC())).Exec(ctx)
+}
