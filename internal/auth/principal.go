@@ -63,6 +63,19 @@ func FromContext(ctx context.Context) (Principal, error) {
 	return p, nil
 }
 
+// ListTeam is the team an operator's list covers: requested, when given
+// and theirs to see (another is refused naming team_id), else their own
+// (0, every team, for staff).
+func (p Principal) ListTeam(requested *int32) (int, error) {
+	switch {
+	case requested == nil:
+		return p.TeamID, nil
+	case !p.SeesTeam(int(*requested)):
+		return 0, apierr.PermissionDenied("team_id", "a team's operator sees their own team only")
+	}
+	return int(*requested), nil
+}
+
 // OperatorFromContext is the calling operator; a client's token is
 // refused (the interceptor already keeps it from the operator API).
 func OperatorFromContext(ctx context.Context) (Principal, error) {

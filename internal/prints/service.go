@@ -36,12 +36,9 @@ func (s *Service) ListPrints(ctx context.Context, req *platenv1.ListPrintsReques
 	if err != nil {
 		return nil, err
 	}
-	q := Query{TeamID: p.TeamID, Status: req.Status, Search: strings.TrimSpace(req.Query), PageSize: page.Size, After: page.After}
-	if req.TeamId != nil {
-		if !p.SeesTeam(int(*req.TeamId)) {
-			return nil, apierr.PermissionDenied("team_id", "a team's operator sees their own team only")
-		}
-		q.TeamID = int(*req.TeamId)
+	q := Query{Status: req.Status, Search: strings.TrimSpace(req.Query), PageSize: page.Size, After: page.After}
+	if q.TeamID, err = p.ListTeam(req.TeamId); err != nil {
+		return nil, err
 	}
 	switch req.Family {
 	case "", FamilyA, FamilyB:

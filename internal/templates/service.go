@@ -106,12 +106,9 @@ func (s *Service) ListPrintTemplates(ctx context.Context, req *platenv1.ListPrin
 	if err != nil {
 		return nil, err
 	}
-	q := Query{TeamID: p.TeamID, PageSize: page.Size, After: page.After}
-	if req.TeamId != nil {
-		if !p.SeesTeam(int(*req.TeamId)) {
-			return nil, apierr.PermissionDenied("team_id", "a team's operator sees their own team only")
-		}
-		q.TeamID = int(*req.TeamId)
+	q := Query{PageSize: page.Size, After: page.After}
+	if q.TeamID, err = p.ListTeam(req.TeamId); err != nil {
+		return nil, err
 	}
 	if req.VariantId != nil {
 		v := int(*req.VariantId)
