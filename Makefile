@@ -67,12 +67,21 @@ lint: googleapis ## buf lint, gofmt, go vet
 	$(GO) vet ./...
 
 # The render tests check real PDFs with poppler (pdfinfo, pdftoppm,
-# pdffonts); install it from Debian when it is missing.
+# pdffonts), and the operator panel's tests drive Debian's chromium with
+# playwright-core from npm (no browser download); install what is missing.
 test-tools:
-	@command -v pdftoppm >/dev/null || { \
-	  echo "installing poppler-utils for the render tests"; \
+	@missing=""; \
+	command -v pdftoppm >/dev/null || missing="$$missing poppler-utils"; \
+	command -v chromium >/dev/null || missing="$$missing chromium"; \
+	command -v npm >/dev/null || missing="$$missing nodejs npm"; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing$$missing for the tests"; \
 	  SUDO=$$(test "$$(id -u)" = 0 || echo sudo); \
-	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq poppler-utils >/dev/null; }
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
+	fi
+	@test -d internal/panel/browser/node_modules/playwright-core || \
+	  { echo "installing playwright-core for the panel's browser tests"; \
+	    npm ci --prefix internal/panel/browser --no-audit --no-fund --silent; }
 
 verify: generate ## regenerate and fail when anything changed
 	git diff --exit-code -- gen ent
