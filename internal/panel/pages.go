@@ -103,6 +103,23 @@ func (p *Panel) printPage(w http.ResponseWriter, r *http.Request, s *session) {
 	p.render(w, "print", http.StatusOK, map[string]any{"Operator": s.account, "CSRF": s.csrf(), "Print": pr, "Notice": r.URL.Query().Get("done")})
 }
 
+// preview redirects to a small PNG of a ready print's first page, made
+// once and kept; the print must be the operator's to see.
+func (p *Panel) preview(w http.ResponseWriter, r *http.Request, s *session) {
+	id := r.PathValue("id")
+	if _, err := p.api.GetPrint(r.Context(), &platenv1.GetPrintRequest{PrintId: id}); err != nil {
+		p.fail(w, err)
+		return
+	}
+	target, err := p.previews.URL(r.Context(), id)
+	if err != nil {
+		p.fail(w, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "private, max-age=600")
+	http.Redirect(w, r, target, http.StatusFound)
+}
+
 // act runs retry, flag or cancel, then shows the print.
 func (p *Panel) act(w http.ResponseWriter, r *http.Request, s *session) {
 	id := r.PathValue("id")

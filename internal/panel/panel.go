@@ -40,19 +40,25 @@ type API interface {
 	CancelPrint(context.Context, *platenv1.CancelPrintRequest) (*platenv1.Print, error)
 }
 
+// Previews gives the URL of a print's preview image (prints.Previews).
+type Previews interface {
+	URL(ctx context.Context, printID string) (string, error)
+}
+
 // Panel serves /operator.
 type Panel struct {
 	sessions operators.SessionStore
 	api      API
+	previews Previews
 	pages    *template.Template
 	limits   *limiter
 	mux      *http.ServeMux
 }
 
-// New returns the panel over sessions and api.
-func New(sessions operators.SessionStore, api API) *Panel {
+// New returns the panel over sessions and api, with previews.
+func New(sessions operators.SessionStore, api API, previews Previews) *Panel {
 	p := &Panel{
-		sessions: sessions, api: api, limits: newLimiter(), mux: http.NewServeMux(),
+		sessions: sessions, api: api, previews: previews, limits: newLimiter(), mux: http.NewServeMux(),
 		pages: template.Must(template.New("").Funcs(funcs).ParseFS(templateFiles, "templates/*.html")),
 	}
 	static, _ := fs.Sub(staticFiles, "static") // the embedded folder is there
@@ -64,6 +70,7 @@ func New(sessions operators.SessionStore, api API) *Panel {
 	p.mux.HandleFunc("GET /operator/prints", p.signedIn(p.printsPage))
 	p.mux.HandleFunc("GET /operator/prints/rows", p.signedIn(p.printRows))
 	p.mux.HandleFunc("GET /operator/prints/{id}", p.signedIn(p.printPage))
+	p.mux.HandleFunc("GET /operator/prints/{id}/preview", p.signedIn(p.preview))
 	p.mux.HandleFunc("POST /operator/prints/{id}/{action}", p.signedIn(p.act))
 	return p
 }

@@ -1,7 +1,9 @@
 package panel_test
 
 import (
+	"bytes"
 	"html"
+	"image/png"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -105,6 +107,22 @@ func TestThePanelSignsInListsAndActs(t *testing.T) {
 			t.Fatalf("the print's page: %d %s", resp.StatusCode, page)
 		}
 		csrf := csrfField.FindStringSubmatch(page)[1]
+
+		// A ready print's first page, as a small PNG, made once and kept.
+		waitStatus(t, srv, member.Token, mine, "ready")
+		for range 2 {
+			resp, _ := br.do("GET", "/operator/prints/"+mine+"/preview", nil)
+			if resp.StatusCode != http.StatusFound {
+				t.Fatalf("preview: %d", resp.StatusCode)
+			}
+			img, data := platentest.Get(t, http.DefaultClient, resp.Header.Get("Location"))
+			if cfg, err := png.DecodeConfig(bytes.NewReader(data)); img.StatusCode != http.StatusOK || err != nil || cfg.Width != 14 {
+				t.Errorf("the preview: %d, %v, %+v (a 10 mm page at 36 dpi is 14 pixels wide)", img.StatusCode, err, cfg)
+			}
+		}
+		if resp, _ := br.do("GET", "/operator/prints/"+theirs+"/preview", nil); resp.StatusCode != http.StatusNotFound {
+			t.Errorf("another team's preview: %d", resp.StatusCode)
+		}
 		if resp, _ := br.do("POST", "/operator/prints/"+mine+"/flag", url.Values{"reason": {"blurry"}}); resp.StatusCode != http.StatusForbidden {
 			t.Errorf("a flag without the form's token: %d", resp.StatusCode)
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/platen-print/platen/internal/files"
 	"github.com/platen-print/platen/internal/links"
 	"github.com/platen-print/platen/internal/printfiles"
+	"github.com/platen-print/platen/internal/prints"
 	"github.com/platen-print/platen/internal/queue"
 	"github.com/platen-print/platen/internal/rendersup"
 	"github.com/platen-print/platen/internal/rendersvc"
@@ -78,6 +79,7 @@ func (s *Server) startPrinting(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	s.previews = &prints.Previews{Designs: s.db.Prints(), Render: renderer, Files: s.files}
 	workers := river.NewWorkers()
 	settings, teams := catalog.NewResolver(s.db.Catalog()), printfiles.NewTeamLimit(renderWorkers)
 	printfiles.Register(workers, printfiles.Renderer{

@@ -87,7 +87,9 @@ type Server struct {
 	links   *printfiles.Links
 	// operatorAPI is the operator API, which the panel acts through too.
 	operatorAPI *operatorapi.Service
-	queue       *queue.Queue
+	// previews are the panel's first-page images of prints.
+	previews *prints.Previews
+	queue    *queue.Queue
 
 	// process names this process in the database: its queue's name and
 	// its readiness row (see queueID).

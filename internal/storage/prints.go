@@ -338,3 +338,22 @@ func (s *Prints) endShop(ctx context.Context, tx *Tx, p *ent.ShopPrint, status s
 	}
 	return u.Exec(ctx)
 }
+
+var _ prints.DesignSource = (*Prints)(nil)
+
+// PrintDesign returns the template_config a print renders: its item's, or
+// its design version's.
+func (s *Prints) PrintDesign(ctx context.Context, id string) (string, error) {
+	item, err := s.db.read.OrderItem.Query().Where(orderitem.UID(id)).Select(orderitem.FieldTemplateConfig).Only(ctx)
+	if err == nil {
+		return item.TemplateConfig, nil
+	}
+	if !ent.IsNotFound(err) {
+		return "", err
+	}
+	p, err := s.db.read.ShopPrint.Query().Where(shopprint.UID(id)).Select(shopprint.FieldTeamID, shopprint.FieldDesignVersionID).Only(ctx)
+	if err != nil {
+		return "", notFound(err, "print %q not found", id)
+	}
+	return s.db.Catalog().DesignVersionConfig(ctx, p.TeamID, p.DesignVersionID)
+}

@@ -1,0 +1,75 @@
+package prints
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"time"
+
+	renderv1 "github.com/platen-print/platen/gen/platen/render/v1"
+	"github.com/platen-print/platen/internal/design"
+	"github.com/platen-print/platen/internal/files"
+)
+
+// previewDPI makes a preview small: an A6 card is 150 × 210 pixels.
+const previewDPI = 36
+
+// previewTTL is how long a preview's signed file URL lives.
+const previewTTL = 15 * time.Minute
+
+// DesignSource reads the design document of a print.
+type DesignSource interface {
+	// PrintDesign returns the template_config a print renders (as stored:
+	// URL-encoded or not).
+	PrintDesign(ctx context.Context, id string) (string, error)
+}
+
+// Previews makes a small PNG of a print's first page with the render
+// service, once per design: it is kept in the file store under the
+// design's hash, so a changed design gets a new one.
+type Previews struct {
+	Designs DesignSource
+	Render  renderv1.RenderServiceClient
+	Files   *files.Store
+}
+
+// URL returns a short-lived URL of the preview of print id, rendering it
+// first when it does not exist.
+func (p *Previews) URL(ctx context.Context, id string) (string, error) {
+	config, err := p.Designs.PrintDesign(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256([]byte(config))
+	key := "previews/" + hex.EncodeToString(sum[:16]) + ".png"
+	exists, err := p.Files.Exists(ctx, key)
+	if err != nil {
+		return "", err
+	}
+	if !exists {
+		if err := p.make(ctx, config, key); err != nil {
+			return "", err
+		}
+	}
+	return p.Files.SignedURL(ctx, key, "preview.png", previewTTL)
+}
+
+func (p *Previews) make(ctx context.Context, config, key string) error {
+	doc, err := design.Decode(config)
+	if err != nil {
+		return fmt.Errorf("preview: %w", err)
+	}
+	resp, err := p.Render.Render(ctx, &renderv1.RenderRequest{
+		Document: doc, Settings: &renderv1.PrintSettings{Dpi: previewDPI},
+		Formats: []renderv1.Format{renderv1.Format_FORMAT_PNG}, SurfaceIndexes: []int32{0},
+	})
+	if err != nil {
+		return err
+	}
+	if len(resp.GetFiles()) != 1 {
+		return fmt.Errorf("preview: the renderer answered %d files", len(resp.GetFiles()))
+	}
+	return p.Files.Put(ctx, key, bytes.NewReader(resp.GetFiles()[0].GetData()), "image/png")
+}
