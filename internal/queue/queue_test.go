@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
@@ -33,27 +32,45 @@ func (w *noteWorker) Work(_ context.Context, job *river.Job[noteArgs]) error {
 	return nil
 }
 
+// databases are a fresh database on each backend (platentest.Backends),
+// by the dialect queue takes: SQLite in a file of one connection, as
+// `platen serve` writes, and PostgreSQL in a schema of its own.
 func databases(t *testing.T) map[string]*sql.DB {
 	t.Helper()
 	dbs := map[string]*sql.DB{}
+	for _, b := range platentest.Backends() {
+		switch b.Name {
+		case "sqlite":
+			dbs["sqlite3"] = openSQLite(t)
+		case "postgres":
+			dbs["postgres"] = openPostgres(t, b.NewDatabaseURL(t))
+		default:
+			t.Fatalf("no queue dialect for the %s backend", b.Name)
+		}
+	}
+	return dbs
+}
+
+func openSQLite(t *testing.T) *sql.DB {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "q.db")
-	lite, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_txlock=immediate")
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_txlock=immediate")
 	if err != nil {
 		t.Fatal(err)
 	}
-	lite.SetMaxOpenConns(1)
-	dbs["sqlite3"] = lite
-	if base := os.Getenv(platentest.PostgresEnv); base != "" {
-		pg, err := sql.Open("pgx", platentest.FreshPostgresSchema(t, base))
-		if err != nil {
-			t.Fatal(err)
-		}
-		dbs["postgres"] = pg
+	db.SetMaxOpenConns(1)
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func openPostgres(t *testing.T, url string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, db := range dbs {
-		t.Cleanup(func() { db.Close() })
-	}
-	return dbs
+	t.Cleanup(func() { db.Close() })
+	return db
 }
 
 // TestJobsFollowTheirTransaction: a job inserted in a transaction runs
@@ -123,27 +140,29 @@ type faultyDatabase struct {
 	fault platentest.WriteFault
 }
 
-// faultyDatabases are SQLite (one connection, as `platen serve` writes)
-// and, when PLATEN_TEST_POSTGRES_URL is set, PostgreSQL as a role that
-// the fault turns read-only.
+// faultyDatabases are a database on each backend whose writes the fault
+// can make fail: SQLite (one connection, as `platen serve` writes), and
+// PostgreSQL as a role that the fault turns read-only.
 func faultyDatabases(t *testing.T) map[string]faultyDatabase {
 	t.Helper()
-	lite := databases(t)["sqlite3"]
-	dbs := map[string]faultyDatabase{"sqlite3": {lite, func(t *testing.T, refuse bool) {
-		t.Helper()
-		pragma := "PRAGMA query_only = " + map[bool]string{true: "ON", false: "OFF"}[refuse]
-		if _, err := lite.Exec(pragma); err != nil {
-			t.Fatal(err)
+	dbs := map[string]faultyDatabase{}
+	for _, b := range platentest.Backends() {
+		switch b.Name {
+		case "sqlite":
+			lite := openSQLite(t)
+			dbs["sqlite3"] = faultyDatabase{lite, func(t *testing.T, refuse bool) {
+				t.Helper()
+				pragma := "PRAGMA query_only = " + map[bool]string{true: "ON", false: "OFF"}[refuse]
+				if _, err := lite.Exec(pragma); err != nil {
+					t.Fatal(err)
+				}
+			}}
+		case "postgres":
+			url, fault := platentest.ReadOnlyPostgres(t, b)
+			dbs["postgres"] = faultyDatabase{openPostgres(t, url), fault}
+		default:
+			t.Fatalf("no queue dialect for the %s backend", b.Name)
 		}
-	}}}
-	if base := os.Getenv(platentest.PostgresEnv); base != "" {
-		url, fault := platentest.ReadOnlyPostgres(t, base)
-		pg, err := sql.Open("pgx", url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { pg.Close() })
-		dbs["postgres"] = faultyDatabase{pg, fault}
 	}
 	return dbs
 }
