@@ -1,11 +1,14 @@
 package queue_test
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -125,12 +128,58 @@ func TestJobsFollowTheirTransaction(t *testing.T) {
 			case <-time.After(10 * time.Second):
 				t.Fatal("the committed job never ran")
 			}
+			// The job that ran is done, and it is the only one there is:
+			// the rolled-back insert left no row that anything could run.
+			const committed = `{"Text":"committed"} completed`
+			waitUntil(t, 10*time.Second, "the committed job completed", func() bool {
+				return slices.Contains(noteJobs(t, db), committed)
+			})
+			if jobs := noteJobs(t, db); !slices.Equal(jobs, []string{committed}) {
+				t.Errorf("note jobs %q, want the committed one alone", jobs)
+			}
 			select {
 			case got := <-w.seen:
 				t.Fatalf("also ran %q", got)
-			case <-time.After(300 * time.Millisecond):
+			default:
 			}
 		})
+	}
+}
+
+// noteJobs lists the note jobs in the database as "<args> <state>".
+func noteJobs(t *testing.T, db *sql.DB) []string {
+	t.Helper()
+	rows, err := db.Query(`SELECT args, state FROM river_job WHERE kind = 'test_note' ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var jobs []string
+	for rows.Next() {
+		var args []byte
+		var state string
+		if err := rows.Scan(&args, &state); err != nil {
+			t.Fatal(err)
+		}
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, args); err != nil {
+			t.Fatalf("args %q: %v", args, err)
+		}
+		jobs = append(jobs, compact.String()+" "+state)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return jobs
+}
+
+// waitUntil polls cond until it holds, failing the test after within.
+func waitUntil(t *testing.T, within time.Duration, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(within); !cond(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %v", what, within)
+		}
 	}
 }
 
@@ -307,7 +356,12 @@ func TestReclaimLeavesRunningJobs(t *testing.T) {
 			insert(t, db, q, slowArgs{For: 7 * time.Second}, nil)
 			insert(t, db, q, noteArgs{Text: "another process's"}, &river.InsertOpts{Queue: "elsewhere"})
 			markOthers(t, db, dialect)
-			time.Sleep(8 * time.Second)
+			// Its 7 s hold a sweep every 2 s, each long past the wait.
+			waitUntil(t, 30*time.Second, "the slow job completed", func() bool {
+				var state string
+				err := db.QueryRow(`SELECT state FROM river_job WHERE kind = 'test_slow'`).Scan(&state)
+				return err == nil && state == "completed"
+			})
 			if n := w.runs.Load(); n != 1 {
 				t.Errorf("the slow job ran %d times, want once", n)
 			}
