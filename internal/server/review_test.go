@@ -14,24 +14,26 @@ import (
 // Idempotency-Key applies to creates only, and a token bound to another
 // store of the team never replays this store's answer.
 func TestIdempotencyScope(t *testing.T) {
-	srv := platentest.Start(t, platentest.Backends()[0])
-	shopA := srv.Bootstrap(t, "acme", "acme-a")
-	shopB := srv.Bootstrap(t, "acme", "acme-b")
-	created := srv.Do(t, "POST", "/api/v1/orders", shopA.Token, orderBody("acme-a", "k"), "Idempotency-Key", "K1")
-	if created.Status != 200 {
-		t.Fatalf("create: %d %s", created.Status, created.Raw)
-	}
-	// The same body and key from store B's token: its own request, refused
-	// as acting for store A, never A's order replayed.
-	platentest.ErrorBody(t, srv.Do(t, "POST", "/api/v1/orders", shopB.Token, orderBody("acme-a", "k"), "Idempotency-Key", "K1"), 403)
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		srv := platentest.Start(t, b)
+		shopA := srv.Bootstrap(t, "acme", "acme-a")
+		shopB := srv.Bootstrap(t, "acme", "acme-b")
+		created := srv.Do(t, "POST", "/api/v1/orders", shopA.Token, orderBody("acme-a", "k"), "Idempotency-Key", "K1")
+		if created.Status != 200 {
+			t.Fatalf("create: %d %s", created.Status, created.Raw)
+		}
+		// The same body and key from store B's token: its own request, refused
+		// as acting for store A, never A's order replayed.
+		platentest.ErrorBody(t, srv.Do(t, "POST", "/api/v1/orders", shopB.Token, orderBody("acme-a", "k"), "Idempotency-Key", "K1"), 403)
 
-	uid := created.Object(t)["uid"].(string)
-	first := srv.Do(t, "GET", "/api/v1/orders/"+uid, shopA.Token, nil, "Idempotency-Key", "G")
-	srv.Do(t, "PUT", "/api/v1/orders/"+uid, shopA.Token, `{"note":"changed"}`, "Idempotency-Key", "G")
-	again := srv.Do(t, "GET", "/api/v1/orders/"+uid, shopA.Token, nil, "Idempotency-Key", "G")
-	if again.Object(t)["note"] != "changed" || reflect.DeepEqual(first.JSON, again.JSON) {
-		t.Errorf("a key on GET replayed a stale answer: %s", again.Raw)
-	}
+		uid := created.Object(t)["uid"].(string)
+		first := srv.Do(t, "GET", "/api/v1/orders/"+uid, shopA.Token, nil, "Idempotency-Key", "G")
+		srv.Do(t, "PUT", "/api/v1/orders/"+uid, shopA.Token, `{"note":"changed"}`, "Idempotency-Key", "G")
+		again := srv.Do(t, "GET", "/api/v1/orders/"+uid, shopA.Token, nil, "Idempotency-Key", "G")
+		if again.Object(t)["note"] != "changed" || reflect.DeepEqual(first.JSON, again.JSON) {
+			t.Errorf("a key on GET replayed a stale answer: %s", again.Raw)
+		}
+	})
 }
 
 // What gRPC or a database cannot carry is refused as 400, never 500.
