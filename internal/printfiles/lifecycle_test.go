@@ -45,8 +45,11 @@ func TestPrintFilesOnRequest(t *testing.T) {
 		doc := designDoc(dataURI(photo(t, 60, 40)))
 		o := createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, "7", false, item("7-1", doc)))
 		uid := o["uid"].(string)
-		// Two poll intervals of the queue, and more: a job would have run.
-		time.Sleep(500 * time.Millisecond)
+		// Renders run as jobs, written with the change that asks for them:
+		// with none queued, nothing renders until print-files queues one.
+		if n := renderJobs(t, srv); n != 0 {
+			t.Fatalf("%d render jobs before print-files, want none", n)
+		}
 		if p := itemPrint(t, srv, tenant.Token, uid, 0); p["status"] != "received" || p["url"] != nil {
 			t.Fatalf("before print-files: %v", p)
 		}
@@ -68,6 +71,9 @@ func TestPrintFilesOnRequest(t *testing.T) {
 		if p := itemPrint(t, srv, tenant.Token, uid, 0); p["status"] != "ready" {
 			t.Errorf("second print-files moved a ready item: %v", p)
 		}
+		if n := renderJobs(t, srv); n != 1 {
+			t.Errorf("%d render jobs after asking twice, want 1", n)
+		}
 		// Items a PUT adds to an order whose files were asked for render too.
 		r = srv.Do(t, "PUT", "/api/v1/orders/"+uid, tenant.Token, map[string]any{"items": []any{item("7-1", doc), item("7-2", doc)}})
 		if r.Status != http.StatusOK {
@@ -82,6 +88,16 @@ func TestPrintFilesOnRequest(t *testing.T) {
 			t.Errorf("other team's print-files: %d %s", r.Status, r.Raw)
 		}
 	})
+}
+
+// renderJobs counts the server's Family A render jobs, whatever their state.
+func renderJobs(t *testing.T, srv *platentest.Server) int {
+	t.Helper()
+	var n int
+	if err := srv.DB().JobPool().QueryRow(`SELECT count(*) FROM river_job WHERE kind = '` + printfiles.RenderKind + `'`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // TestBadDocumentFails: a document the renderer cannot honour fails at
