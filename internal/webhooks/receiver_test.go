@@ -72,36 +72,45 @@ func TestREADMEReceiver(t *testing.T) {
 		}
 
 		var mu sync.Mutex
-		var handled []string
 		var last received
 		var secret string
+		handled := make(chan string, 4) // the deliveries handle was given, as it got them
 		endpoint := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			body, _ := io.ReadAll(r.Body)
 			mu.Lock()
 			last = received{header: r.Header.Clone(), body: body}
+			key := secret
 			mu.Unlock()
 			r.Body = io.NopCloser(bytes.NewReader(body))
-			webhookHandler(secret, func(delivery, _ string, _ []byte) {
-				mu.Lock()
-				handled = append(handled, delivery)
-				mu.Unlock()
-			})(w, r)
+			webhookHandler(key, func(delivery, _ string, _ []byte) { handled <- delivery })(w, r)
 		}))
 		defer endpoint.Close()
 		srv, tenant, s := setup(t, b, endpoint.URL)
+		mu.Lock()
 		secret = s
+		mu.Unlock()
 		if r := srv.Do(t, "POST", "/v1/shop/orders", tenant.Token, map[string]any{
 			"external_id": "SO-1", "lines": []any{map[string]any{"design_version_id": "sticker-v1", "quantity": 1}}}); r.Status != http.StatusCreated {
 			t.Fatalf("create: %d %s", r.Status, r.Raw)
 		}
 		log := waitLog(t, srv, tenant.Token, func(d map[string]any) bool { return d["status"] == "delivered" })
-		time.Sleep(50 * time.Millisecond)
-		mu.Lock()
-		got, delivered := last, append([]string(nil), handled...)
-		mu.Unlock()
-		if len(delivered) != 1 || delivered[0] != log["id"] {
-			t.Fatalf("the receiver handled %v, want the delivery %v", delivered, log["id"])
+		// handle runs on its own goroutine, after the answer: wait for it.
+		select {
+		case delivery := <-handled:
+			if delivery != log["id"] {
+				t.Fatalf("the receiver handled the delivery %q, want %v", delivery, log["id"])
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("the receiver never handled the delivery %v", log["id"])
 		}
+		select {
+		case delivery := <-handled:
+			t.Fatalf("the receiver handled a second delivery %q", delivery)
+		default:
+		}
+		mu.Lock()
+		got := last
+		mu.Unlock()
 
 		replay := func(body []byte, key string) int {
 			req := httptest.NewRequest("POST", "/hooks", bytes.NewReader(body))
