@@ -190,9 +190,21 @@ func TestPrintFilesReadyWebhook(t *testing.T) {
 			log["last_status_code"] != 200.0 || log["delivered_at"] == nil || log["last_error"] != nil || log["next_attempt_at"] != nil {
 			t.Errorf("delivery log %v", log)
 		}
-		if time.Sleep(300 * time.Millisecond); len(rcv.requests()) != 3 {
-			t.Errorf("the receiver saw %d requests after delivery, want 3", len(rcv.requests()))
+		// Once its job has finished, nothing can attempt the delivery again.
+		waitDeliveryJobsFinished(t, srv)
+		if n := len(rcv.requests()); n != 3 {
+			t.Errorf("the receiver saw %d requests once the delivery's job finished, want 3", n)
 		}
+	})
+}
+
+// waitDeliveryJobsFinished waits until no delivery job of the server can
+// run again: each has completed, or was cancelled or discarded.
+func waitDeliveryJobsFinished(t *testing.T, srv *platentest.Server) {
+	t.Helper()
+	waitFor(t, 30*time.Second, "the delivery jobs finished", func() bool {
+		return count(t, srv, `SELECT count(*) FROM river_job
+			WHERE kind = 'deliver_webhook' AND state NOT IN ('completed', 'cancelled', 'discarded')`) == 0
 	})
 }
 
