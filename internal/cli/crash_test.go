@@ -10,10 +10,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/platen-print/platen/internal/platentest"
 )
 
 // slowImages serves a small JPEG after delay, counting requests: renders
@@ -83,13 +84,12 @@ func printStatuses(t *testing.T, s *server, token string, n int) map[string]int 
 // restart resumes the ones the crash interrupted instead of leaving them
 // in processing.
 func TestCrashLosesNoRender(t *testing.T) {
-	t.Run("sqlite", func(t *testing.T) { crashAndResume(t, nil) })
-	t.Run("postgres", func(t *testing.T) {
-		base := os.Getenv(postgresEnv)
-		if base == "" {
-			t.Skipf("%s is not set", postgresEnv)
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		var dbFlags []string
+		if databaseURL := b.NewDatabaseURL(t); databaseURL != "" {
+			dbFlags = []string{"--database-url", databaseURL}
 		}
-		crashAndResume(t, []string{"--database-url", freshSchema(t, base)})
+		crashAndResume(t, dbFlags)
 	})
 }
 
