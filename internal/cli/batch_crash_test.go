@@ -11,19 +11,20 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/platen-print/platen/internal/platentest"
 )
 
 // TestCrashMidBatch kills `platen serve` (SIGKILL) while a batch of 500
 // copies renders (its photo is being fetched); a new process resumes the
 // batch, which reaches Ready with all 63 sheets.
 func TestCrashMidBatch(t *testing.T) {
-	t.Run("sqlite", func(t *testing.T) { crashMidBatch(t, nil) })
-	t.Run("postgres", func(t *testing.T) {
-		base := os.Getenv(postgresEnv)
-		if base == "" {
-			t.Skipf("%s is not set", postgresEnv)
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		var dbFlags []string
+		if databaseURL := b.NewDatabaseURL(t); databaseURL != "" {
+			dbFlags = []string{"--database-url", databaseURL}
 		}
-		crashMidBatch(t, []string{"--database-url", freshSchema(t, base)})
+		crashMidBatch(t, dbFlags)
 	})
 }
 
@@ -73,7 +74,7 @@ func crashMidBatch(t *testing.T, dbFlags []string) {
 
 	// Kill it while the render fetches the photo.
 	deadline := time.Now().Add(30 * time.Second)
-	for hits.Load() == 0 {
+	for hits.Of("/photo.jpg") == 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("the batch's render never started")
 		}
@@ -101,8 +102,8 @@ func crashMidBatch(t *testing.T, dbFlags []string) {
 	if got["status"] != "Ready" || file["pages"] != 63.0 {
 		t.Fatalf("after the restart: %v", got)
 	}
-	if hits.Load() < 2 {
-		t.Errorf("the photo was fetched %d times: the batch was not rendered again after the kill", hits.Load())
+	if hits.Of("/photo.jpg") < 2 {
+		t.Errorf("the photo was fetched %d times: the batch was not rendered again after the kill", hits.Of("/photo.jpg"))
 	}
 	resp, err := http.Get(file["url"].(string))
 	if err != nil {

@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"image"
@@ -10,15 +11,30 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"sync/atomic"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/platen-print/platen/internal/platentest"
 )
 
 // slowImages serves a small JPEG after delay, counting requests: renders
 // that fetch from it stay in flight long enough to be killed.
-func slowImages(t *testing.T, delay time.Duration) (*httptest.Server, *atomic.Int64) {
+func slowImages(t *testing.T, delay time.Duration) (*httptest.Server, *imageHits) {
+	t.Helper()
+	return heldImages(t, func(ctx context.Context) bool {
+		select {
+		case <-time.After(delay):
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	})
+}
+
+// heldImages serves a small JPEG once hold, given the request's context,
+// lets it (true), counting requests as they come.
+func heldImages(t *testing.T, hold func(context.Context) bool) (*httptest.Server, *imageHits) {
 	t.Helper()
 	img := image.NewRGBA(image.Rect(0, 0, 64, 48))
 	for i := range img.Pix {
@@ -29,19 +45,45 @@ func slowImages(t *testing.T, delay time.Duration) (*httptest.Server, *atomic.In
 	if err := jpeg.Encode(&buf, img, nil); err != nil {
 		t.Fatal(err)
 	}
-	var hits atomic.Int64
+	hits := &imageHits{paths: map[string]int{}}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
-		select {
-		case <-time.After(delay):
-		case <-r.Context().Done():
+		hits.add(r.URL.Path)
+		if !hold(r.Context()) {
 			return
 		}
 		w.Header().Set("Content-Type", "image/jpeg")
 		_, _ = w.Write(buf.Bytes())
 	}))
 	t.Cleanup(srv.Close)
-	return srv, &hits
+	return srv, hits
+}
+
+// imageHits counts an image server's requests, in all and by path.
+type imageHits struct {
+	mu    sync.Mutex
+	total int
+	paths map[string]int
+}
+
+func (h *imageHits) add(path string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.total++
+	h.paths[path]++
+}
+
+// Load is how many requests came.
+func (h *imageHits) Load() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.total
+}
+
+// Of is how many requests came for path.
+func (h *imageHits) Of(path string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.paths[path]
 }
 
 // renderedOrder is an order of one item whose design fetches src.
@@ -83,13 +125,12 @@ func printStatuses(t *testing.T, s *server, token string, n int) map[string]int 
 // restart resumes the ones the crash interrupted instead of leaving them
 // in processing.
 func TestCrashLosesNoRender(t *testing.T) {
-	t.Run("sqlite", func(t *testing.T) { crashAndResume(t, nil) })
-	t.Run("postgres", func(t *testing.T) {
-		base := os.Getenv(postgresEnv)
-		if base == "" {
-			t.Skipf("%s is not set", postgresEnv)
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		var dbFlags []string
+		if databaseURL := b.NewDatabaseURL(t); databaseURL != "" {
+			dbFlags = []string{"--database-url", databaseURL}
 		}
-		crashAndResume(t, []string{"--database-url", freshSchema(t, base)})
+		crashAndResume(t, dbFlags)
 	})
 }
 

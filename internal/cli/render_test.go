@@ -156,9 +156,11 @@ func TestRenderProcess(t *testing.T) {
 	// The render process goes away: the next print is retried, not failed.
 	killRender()
 	order("2")
-	time.Sleep(3 * time.Second) // past the first retry (2 s)
+	srv.waitLogWithin(t, 30*time.Second, "of a second attempt failed and retried", func(l map[string]any) bool {
+		return l["msg"] == "render failed; retrying" && l["attempt"] == 2.0
+	})
 	if st := status("2"); st["status"] == "ready" || st["status"] == "processingfailed" {
-		t.Fatalf("with no render process, the print is %v", st)
+		t.Fatalf("with no render process, after two attempts, the print is %v", st)
 	}
 	startRender(t, renderAddr, "--font-dir", fontDir)
 	waitReady("2", 40*time.Second) // the next retry comes 10 s after the last

@@ -1,13 +1,18 @@
 package cli_test
 
 import (
+	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	_ "modernc.org/sqlite" // to read serve's database as an operator could
 )
 
 // TestAdminStoreWebhook: `platen admin store webhook` sets a store's URL
@@ -46,19 +51,33 @@ func TestAdminStoreWebhook(t *testing.T) {
 }
 
 // TestAdminPrintCancel: `platen admin print cancel` cancels a Family B
-// print that waits for its render (it never renders) and one that is ready
-// (its files go); the shop sees cancelled with no files.
+// print that waits for its render (it never renders: once no render job
+// may run, its image was never fetched) and one that is ready (its files
+// go); the shop sees cancelled with no files.
 func TestAdminPrintCancel(t *testing.T) {
-	images, _ := slowImages(t, time.Second)
+	gate := make(chan struct{})
+	images, hits := heldImages(t, func(ctx context.Context) bool {
+		select {
+		case <-gate:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	})
 	dataDir := t.TempDir()
 	boot := bootstrap(t, nil, "--data-dir", dataDir, "--team", "acme", "--store", "acme-shop")
 	srv := serve(t, dataDir, "--allow-private-network", "--render-workers", "1")
-	doc := fmt.Sprintf(`{"width":50,"height":50,"layers":[{"type":"image","src":%q,"width":50,"height":50}]}`, images.URL+"/p.jpg")
-	version, _ := json.Marshal(map[string]any{"design_version_id": "photo-v1", "template_config": url.QueryEscape(doc)})
-	if r := do(t, "POST", srv.baseURL+"/api/v1/design-versions", boot.Token, string(version)); r.status != http.StatusOK {
-		t.Fatalf("register: %d %s", r.status, r.body)
+	// A design version per print, each with an image of its own, so that
+	// the image server tells which rendered.
+	image := func(line int) string { return fmt.Sprintf("/p%d.jpg", line) }
+	for line := range 2 {
+		doc := fmt.Sprintf(`{"width":50,"height":50,"layers":[{"type":"image","src":%q,"width":50,"height":50}]}`, images.URL+image(line))
+		version, _ := json.Marshal(map[string]any{"design_version_id": fmt.Sprint("photo-", line), "template_config": url.QueryEscape(doc)})
+		if r := do(t, "POST", srv.baseURL+"/api/v1/design-versions", boot.Token, string(version)); r.status != http.StatusOK {
+			t.Fatalf("register: %d %s", r.status, r.body)
+		}
 	}
-	body := `{"external_id":"SO-1","lines":[{"design_version_id":"photo-v1","quantity":1},{"design_version_id":"photo-v1","quantity":2}]}`
+	body := `{"external_id":"SO-1","lines":[{"design_version_id":"photo-0","quantity":1},{"design_version_id":"photo-1","quantity":2}]}`
 	r := do(t, "POST", srv.baseURL+"/v1/shop/orders", boot.Token, body)
 	if r.status != http.StatusCreated {
 		t.Fatalf("create: %d %s", r.status, r.body)
@@ -81,34 +100,56 @@ func TestAdminPrintCancel(t *testing.T) {
 			t.Fatalf("cancel printed %s (%v)", out.stdout, err)
 		}
 	}
-	// One render at a time, each a second: the second print still waits.
-	cancel(ids[1])
+	// The team renders one print at a time (--render-workers 1): the one
+	// whose image is asked for holds its turn until the gate opens, and
+	// the other waits.
+	for deadline := time.Now().Add(30 * time.Second); hits.Load() == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no render asked for its image")
+		}
+	}
+	rendering := 0
+	if hits.Of(image(1)) > 0 {
+		rendering = 1
+	}
+	waiting := 1 - rendering
+	cancel(ids[waiting])
+	close(gate)
 	var readyLink string
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		order := do(t, "GET", srv.baseURL+"/v1/shop/orders/SO-1", boot.Token, "").object(t)
 		_, statuses, files := printIDs(order)
-		if statuses[1] != "cancelled" || files[1] != 0 {
-			t.Fatalf("the cancelled print is %s with %d files", statuses[1], files[1])
+		if statuses[waiting] != "cancelled" || files[waiting] != 0 {
+			t.Fatalf("the cancelled print is %s with %d files", statuses[waiting], files[waiting])
 		}
-		if statuses[0] == "ready" {
-			line := order["data"].(map[string]any)["lines"].([]any)[0].(map[string]any)
+		if statuses[rendering] == "ready" {
+			line := order["data"].(map[string]any)["lines"].([]any)[rendering].(map[string]any)
 			readyLink = line["prints"].([]any)[0].(map[string]any)["files"].([]any)[0].(map[string]any)["url"].(string)
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the first print is still %s", statuses[0])
+			t.Fatalf("the rendering print is still %s", statuses[rendering])
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	time.Sleep(1500 * time.Millisecond) // time for a render the cancel failed to stop
-	if _, statuses, _ := printIDs(do(t, "GET", srv.baseURL+"/v1/shop/orders/SO-1", boot.Token, "").object(t)); statuses[1] != "cancelled" {
-		t.Fatalf("the cancelled print became %s", statuses[1])
+	// Once no render job may run any more, the cancelled print has had any
+	// turn the cancel left it.
+	for deadline := time.Now().Add(30 * time.Second); unfinishedRenders(t, dataDir) != 0; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d render jobs still may run", unfinishedRenders(t, dataDir))
+		}
+	}
+	if n := hits.Of(image(waiting)); n != 0 {
+		t.Errorf("the cancelled print's image was fetched %d times: it rendered", n)
+	}
+	if _, statuses, _ := printIDs(do(t, "GET", srv.baseURL+"/v1/shop/orders/SO-1", boot.Token, "").object(t)); statuses[waiting] != "cancelled" {
+		t.Fatalf("the cancelled print became %s", statuses[waiting])
 	}
 
-	cancel(ids[0])
-	if _, statuses, files := printIDs(do(t, "GET", srv.baseURL+"/v1/shop/orders/SO-1", boot.Token, "").object(t)); statuses[0] != "cancelled" || files[0] != 0 {
-		t.Errorf("the cancelled ready print is %s with %d files", statuses[0], files[0])
+	cancel(ids[rendering])
+	if _, statuses, files := printIDs(do(t, "GET", srv.baseURL+"/v1/shop/orders/SO-1", boot.Token, "").object(t)); statuses[rendering] != "cancelled" || files[rendering] != 0 {
+		t.Errorf("the cancelled ready print is %s with %d files", statuses[rendering], files[rendering])
 	}
 	if r := do(t, "GET", readyLink, "", ""); r.status != http.StatusNotFound {
 		t.Errorf("its old link: %d %s", r.status, r.body)
@@ -116,4 +157,23 @@ func TestAdminPrintCancel(t *testing.T) {
 	if r := run(t, nil, "admin", "print", "cancel", "no-such-print", "--data-dir", dataDir); r.code == 0 {
 		t.Error("cancelling an unknown print succeeded")
 	}
+}
+
+// unfinishedRenders counts the render jobs that may still run, read from
+// the SQLite database in dataDir beside the serve that uses it, as an
+// operator could with sqlite3.
+func unfinishedRenders(t *testing.T, dataDir string) int {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dataDir, "platen.db")+"?mode=ro&_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	err = db.QueryRow(`SELECT count(*) FROM river_job
+		WHERE kind IN ('render_order_item', 'render_shop_print') AND state NOT IN ('completed', 'cancelled', 'discarded')`).Scan(&n)
+	if err != nil {
+		t.Fatalf("render jobs: %v", err)
+	}
+	return n
 }

@@ -15,6 +15,7 @@ type cache struct {
 	used  int64
 	order *list.List // of *entry, most recently used first
 	items map[string]*list.Element
+	now   func() time.Time // the clock of expiries (tests set their own)
 }
 
 type entry struct {
@@ -29,7 +30,7 @@ func newCache(limit int64, ttl time.Duration) *cache {
 	if limit <= 0 {
 		return nil
 	}
-	return &cache{limit: limit, ttl: ttl, order: list.New(), items: map[string]*list.Element{}}
+	return &cache{limit: limit, ttl: ttl, order: list.New(), items: map[string]*list.Element{}, now: time.Now}
 }
 
 func (c *cache) get(key string) (*Image, bool) {
@@ -43,7 +44,7 @@ func (c *cache) get(key string) (*Image, bool) {
 		return nil, false
 	}
 	e := el.Value.(*entry)
-	if time.Now().After(e.expires) {
+	if c.now().After(e.expires) {
 		c.remove(el)
 		return nil, false
 	}
@@ -57,7 +58,7 @@ func (c *cache) put(key string, img *Image) {
 	if c == nil {
 		return
 	}
-	e := &entry{key: key, img: img, expires: time.Now().Add(c.ttl)}
+	e := &entry{key: key, img: img, expires: c.now().Add(c.ttl)}
 	if e.size() > c.limit {
 		return
 	}

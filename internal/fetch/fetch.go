@@ -92,6 +92,9 @@ type Fetcher struct {
 	// exempt lets tests stand a loopback server in for a public one; the
 	// check is by address and port, so a second loopback server stays refused.
 	exempt map[netip.AddrPort]bool
+	// testHookShared, when a test sets it, runs once a caller waits for a
+	// download, its own or one it shares with earlier callers.
+	testHookShared func(src string)
 }
 
 // New returns a Fetcher with cfg's limits.

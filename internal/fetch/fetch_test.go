@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -22,6 +23,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -297,10 +299,14 @@ func TestFailures(t *testing.T) {
 		"/reset":       reset,
 		"/status/":     status,
 	})
-	f := New(Config{
-		AllowPrivateNetwork: true, MaxBytes: 10 << 10, MaxPixels: 10_000, Timeout: 300 * time.Millisecond,
-		MaxRedirects: 2, Resolver: fakeDNS(t, nil),
-	})
+	// The cases fail for their own reasons, each well within the default
+	// Timeout however loaded the machine; the drip alone outlasts a short
+	// one, on a fetcher of its own.
+	cfg := Config{AllowPrivateNetwork: true, MaxBytes: 10 << 10, MaxPixels: 10_000, MaxRedirects: 2, Resolver: fakeDNS(t, nil)}
+	f := New(cfg)
+	cfg.Timeout = 300 * time.Millisecond
+	short := New(cfg)
+	fetchers := map[string]*Fetcher{"slow drip past Timeout": short}
 	bigData := "data:;base64," + base64.StdEncoding.EncodeToString(make([]byte, 30_000))
 	for _, tc := range []struct {
 		name, src string
@@ -347,6 +353,7 @@ func TestFailures(t *testing.T) {
 			// The deadline ends a fetch that ignores Timeout, failing the case.
 			ctx, cancel := context.WithTimeout(t.Context(), 3*time.Second)
 			defer cancel()
+			f := cmp.Or(fetchers[tc.name], f)
 			start := time.Now()
 			img, err := f.Fetch(ctx, tc.src)
 			within(t, 2*time.Second, start)
@@ -500,8 +507,8 @@ func TestCacheFetchesOnce(t *testing.T) {
 	}
 }
 
-// TestCacheConcurrent holds the response until the other callers have had
-// time to ask, so that without a shared download they would all reach it.
+// TestCacheConcurrent holds the response until every caller waits for a
+// download, so that without a shared one they would all reach the server.
 func TestCacheConcurrent(t *testing.T) {
 	data := pngBytes(t, 8, 8)
 	release := make(chan struct{})
@@ -510,6 +517,8 @@ func TestCacheConcurrent(t *testing.T) {
 		_, _ = w.Write(data)
 	}})
 	f := New(Config{AllowPrivateNetwork: true})
+	var waiting atomic.Int64
+	f.testHookShared = func(string) { waiting.Add(1) }
 	var wg sync.WaitGroup
 	errs := make(chan error, 20)
 	for range 20 {
@@ -521,8 +530,9 @@ func TestCacheConcurrent(t *testing.T) {
 			errs <- err
 		})
 	}
-	waitFor(t, func() bool { return s.hits("/slow.png") > 0 })
-	time.Sleep(100 * time.Millisecond)
+	// Every caller waits for a download (one shared, or each its own)
+	// before the server answers.
+	waitFor(t, func() bool { return waiting.Load() == 20 })
 	close(release)
 	wg.Wait()
 	close(errs)
@@ -607,17 +617,25 @@ func TestCacheEviction(t *testing.T) {
 	}
 }
 
+// TestCacheTTL: an image is reused until the TTL has passed since it was
+// fetched, then fetched again; on a clock of the test's.
 func TestCacheTTL(t *testing.T) {
 	s := newSite(t, map[string]http.HandlerFunc{"/a.png": serve(pngBytes(t, 4, 4))})
 	f := New(Config{AllowPrivateNetwork: true, CacheTTL: 100 * time.Millisecond})
-	for _, pause := range []time.Duration{0, 0, 150 * time.Millisecond} {
-		time.Sleep(pause)
+	fetched := time.Now()
+	now := fetched
+	f.cache.now = func() time.Time { return now }
+	for _, tc := range []struct {
+		after time.Duration
+		hits  int
+	}{{0, 1}, {0, 1}, {99 * time.Millisecond, 1}, {101 * time.Millisecond, 2}} {
+		now = fetched.Add(tc.after)
 		if _, err := f.Fetch(t.Context(), s.URL+"/a.png"); err != nil {
 			t.Fatal(err)
 		}
-	}
-	if n := s.hits("/a.png"); n != 2 {
-		t.Errorf("fetched %d times, want 2: once, then again after the TTL", n)
+		if n := s.hits("/a.png"); n != tc.hits {
+			t.Errorf("%v after the first fetch: fetched %d times, want %d", tc.after, n, tc.hits)
+		}
 	}
 }
 

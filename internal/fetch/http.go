@@ -75,6 +75,9 @@ func (f *Fetcher) fetchURL(ctx context.Context, src string) (*Image, error) {
 		}
 		return img, err
 	})
+	if f.testHookShared != nil {
+		f.testHookShared(src)
+	}
 	select {
 	case res := <-ch:
 		if res.Err != nil {

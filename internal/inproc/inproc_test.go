@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
-	"time"
+	"testing/synctest"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -123,30 +123,37 @@ func TestErrorsAreStatuses(t *testing.T) {
 	}
 }
 
+// TestStopWaitsForRunningCalls: Stop returns only once the running call
+// has. In a synctest bubble: Stop is seen blocked (synctest.Wait: every
+// other goroutine of the bubble waits) before the call is released, so a
+// Stop that returned at once would be caught, however slow the machine.
 func TestStopWaitsForRunningCalls(t *testing.T) {
-	var calls []string
-	ch, svc := newChannel(&calls)
-	client := healthpb.NewHealthClient(ch)
-	done := make(chan error, 1)
-	go func() {
-		_, err := client.Check(context.Background(), &healthpb.HealthCheckRequest{Service: "slow"})
-		done <- err
-	}()
-	<-svc.started
-	stopped := make(chan struct{})
-	go func() { ch.Stop(); close(stopped) }()
-	select {
-	case <-stopped:
-		t.Fatal("Stop returned while a call was running")
-	case <-time.After(50 * time.Millisecond):
-	}
-	close(svc.release)
-	<-stopped
-	if err := <-done; err != nil {
-		t.Errorf("the running call: %v", err)
-	}
-	_, err := client.Check(context.Background(), &healthpb.HealthCheckRequest{Service: "echo"})
-	if status.Code(err) != codes.Unavailable {
-		t.Errorf("a call after Stop: %v, want Unavailable", err)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		var calls []string
+		ch, svc := newChannel(&calls)
+		client := healthpb.NewHealthClient(ch)
+		done := make(chan error, 1)
+		go func() {
+			_, err := client.Check(context.Background(), &healthpb.HealthCheckRequest{Service: "slow"})
+			done <- err
+		}()
+		<-svc.started
+		stopped := make(chan struct{})
+		go func() { ch.Stop(); close(stopped) }()
+		synctest.Wait()
+		select {
+		case <-stopped:
+			t.Error("Stop returned while a call was running")
+		default:
+		}
+		close(svc.release)
+		<-stopped
+		if err := <-done; err != nil {
+			t.Errorf("the running call: %v", err)
+		}
+		_, err := client.Check(context.Background(), &healthpb.HealthCheckRequest{Service: "echo"})
+		if status.Code(err) != codes.Unavailable {
+			t.Errorf("a call after Stop: %v, want Unavailable", err)
+		}
+	})
 }

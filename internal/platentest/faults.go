@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"net/url"
-	"os"
 	"testing"
 
 	"github.com/platen-print/platen/internal/config"
@@ -21,8 +20,8 @@ type WriteFault func(t *testing.T, refuse bool)
 // whose sessions turn read-only (see ReadOnlyPostgres).
 func StartWithWriteFault(t *testing.T, b Backend, edit func(*config.Config)) (*Server, WriteFault) {
 	t.Helper()
-	if b.Name == "postgres" {
-		dbURL, fault := ReadOnlyPostgres(t, os.Getenv(PostgresEnv))
+	if b.postgres != "" {
+		dbURL, fault := ReadOnlyPostgres(t, b)
 		srv := StartWith(t, Backend{Name: b.Name, NewDatabaseURL: func(testing.TB) string { return dbURL }}, edit)
 		return srv, fault
 	}
@@ -41,21 +40,25 @@ func StartWithWriteFault(t *testing.T, b Backend, edit func(*config.Config)) (*S
 }
 
 // ReadOnlyPostgres returns the URL of a fresh schema (as FreshPostgresSchema)
-// reached as a login role made for the test, and a fault that turns the
+// on the PostgreSQL backend b, reached as a login role made for the test, and a fault that turns the
 // role's sessions read-only (default_transaction_read_only) or back, ending
 // its open sessions so that the pool's next ones take the setting. Only
 // the test's own role changes, so other tests on the server are not
 // touched. The role is dropped when the test ends.
-func ReadOnlyPostgres(t *testing.T, base string) (string, WriteFault) {
+func ReadOnlyPostgres(t *testing.T, b Backend) (string, WriteFault) {
 	t.Helper()
+	base := b.postgres
+	if base == "" {
+		t.Fatalf("ReadOnlyPostgres on the %s backend", b.Name)
+	}
 	admin, err := sql.Open("pgx", base)
 	if err != nil {
 		t.Fatalf("open postgres: %v", err)
 	}
 	t.Cleanup(func() { admin.Close() })
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	role := "platen_test_role_" + hex.EncodeToString(b[:])
+	var suffix [6]byte
+	_, _ = rand.Read(suffix[:])
+	role := "platen_test_role_" + hex.EncodeToString(suffix[:])
 	if _, err := admin.Exec("CREATE ROLE " + role + " LOGIN"); err != nil {
 		t.Fatalf("create role: %v", err)
 	}

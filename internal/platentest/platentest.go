@@ -31,16 +31,29 @@ type Backend struct {
 	// NewDatabaseURL returns a fresh, empty database for one server ("" for
 	// SQLite, which lives in the server's data dir).
 	NewDatabaseURL func(t testing.TB) string
+	// postgres is the PostgreSQL server's URL; "" on SQLite.
+	postgres string
 }
 
 // Backends are SQLite always, and PostgreSQL when PLATEN_TEST_POSTGRES_URL
-// is set; CI sets it, so no backend is skipped there.
+// is set; CI sets it, so no backend is skipped there. This is the one
+// place that reads the variable: tests take their databases from here
+// (EachBackend), and TestPostgresConfigured says when PostgreSQL is left
+// out.
 func Backends() []Backend {
-	list := []Backend{{Name: "sqlite", NewDatabaseURL: func(testing.TB) string { return "" }}}
+	list := []Backend{SQLite()}
 	if base := os.Getenv(PostgresEnv); base != "" {
-		list = append(list, Backend{Name: "postgres", NewDatabaseURL: func(t testing.TB) string { return FreshPostgresSchema(t, base) }})
+		list = append(list, Backend{Name: "postgres", postgres: base,
+			NewDatabaseURL: func(t testing.TB) string { return FreshPostgresSchema(t, base) }})
 	}
 	return list
+}
+
+// SQLite is the embedded database of `platen serve`'s defaults. Behaviour
+// tests run on every backend (EachBackend); a benchmark of that default
+// may take this one alone.
+func SQLite() Backend {
+	return Backend{Name: "sqlite", NewDatabaseURL: func(testing.TB) string { return "" }}
 }
 
 // EachBackend runs fn as a subtest on every backend.

@@ -103,16 +103,18 @@ func waitPrint(t *testing.T, srv *platentest.Server, token, itemID string) map[s
 // platentest.NoRedirect is a client that shows redirects instead of following them.
 // TestOrderToDownload: an order with create_print_files true renders, its
 // status reaches ready with a url, and the url downloads the PDF (with
-// Content-Type, a filename, ETag and Range), on both databases with the
-// local file store, and on S3.
+// Content-Type, a filename, ETag and Range), on every database, with the
+// local file store and on S3.
 func TestOrderToDownload(t *testing.T) {
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
-		orderToDownload(t, platentest.StartWith(t, b, nil), false)
-	})
-	t.Run("s3", func(t *testing.T) {
-		blobURL := fakes3.Start(t, "prints")
-		srv := platentest.StartWith(t, platentest.Backends()[0], func(c *config.Config) { c.BlobURL = blobURL })
-		orderToDownload(t, srv, true)
+		t.Run("local files", func(t *testing.T) {
+			orderToDownload(t, platentest.StartWith(t, b, nil), false)
+		})
+		t.Run("s3", func(t *testing.T) {
+			blobURL := fakes3.Start(t, "prints")
+			srv := platentest.StartWith(t, b, func(c *config.Config) { c.BlobURL = blobURL })
+			orderToDownload(t, srv, true)
+		})
 	})
 }
 
@@ -215,37 +217,39 @@ func redirectTarget(t *testing.T, link string) string {
 // or with another item's token answers 403 with a JSON error; a link
 // whose order was deleted answers 404.
 func TestDownloadLinkRefusals(t *testing.T) {
-	srv := platentest.StartWith(t, platentest.Backends()[0], nil)
-	tenant := srv.Bootstrap(t, "acme", "shop-1")
-	doc := designDoc(dataURI(photo(t, 60, 40)))
-	r := srv.Do(t, "POST", "/api/v1/orders", tenant.Token, orderBody(tenant.StoreID, "1", true, item("1-1", doc), item("1-2", doc)))
-	if r.Status != http.StatusOK {
-		t.Fatalf("create: %d %s", r.Status, r.Raw)
-	}
-	orderUID := r.Object(t)["uid"].(string)
-	one := waitPrint(t, srv, tenant.Token, "1-1")["url"].(string)
-	two := waitPrint(t, srv, tenant.Token, "1-2")["url"].(string)
-	u1, _ := url.Parse(one)
-	u2, _ := url.Parse(two)
-	token1 := u1.Query().Get("token")
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		srv := platentest.StartWith(t, b, nil)
+		tenant := srv.Bootstrap(t, "acme", "shop-1")
+		doc := designDoc(dataURI(photo(t, 60, 40)))
+		r := srv.Do(t, "POST", "/api/v1/orders", tenant.Token, orderBody(tenant.StoreID, "1", true, item("1-1", doc), item("1-2", doc)))
+		if r.Status != http.StatusOK {
+			t.Fatalf("create: %d %s", r.Status, r.Raw)
+		}
+		orderUID := r.Object(t)["uid"].(string)
+		one := waitPrint(t, srv, tenant.Token, "1-1")["url"].(string)
+		two := waitPrint(t, srv, tenant.Token, "1-2")["url"].(string)
+		u1, _ := url.Parse(one)
+		u2, _ := url.Parse(two)
+		token1 := u1.Query().Get("token")
 
-	resp, body := platentest.Get(t, platentest.NoRedirect, srv.BaseURL+u1.Path)
-	platentest.CheckJSONError(t, resp, body, http.StatusForbidden, "no token")
+		resp, body := platentest.Get(t, platentest.NoRedirect, srv.BaseURL+u1.Path)
+		platentest.CheckJSONError(t, resp, body, http.StatusForbidden, "no token")
 
-	tampered := []byte(token1)
-	tampered[len(tampered)/2] ^= 1
-	if tampered[len(tampered)/2] == '-' || tampered[len(tampered)/2] == '_' {
-		tampered[len(tampered)/2] = 'A'
-	}
-	resp, body = platentest.Get(t, platentest.NoRedirect, srv.BaseURL+u1.Path+"?token="+string(tampered))
-	platentest.CheckJSONError(t, resp, body, http.StatusForbidden, "")
+		tampered := []byte(token1)
+		tampered[len(tampered)/2] ^= 1
+		if tampered[len(tampered)/2] == '-' || tampered[len(tampered)/2] == '_' {
+			tampered[len(tampered)/2] = 'A'
+		}
+		resp, body = platentest.Get(t, platentest.NoRedirect, srv.BaseURL+u1.Path+"?token="+string(tampered))
+		platentest.CheckJSONError(t, resp, body, http.StatusForbidden, "")
 
-	resp, body = platentest.Get(t, platentest.NoRedirect, srv.BaseURL+u2.Path+"?token="+token1)
-	platentest.CheckJSONError(t, resp, body, http.StatusForbidden, "another file")
+		resp, body = platentest.Get(t, platentest.NoRedirect, srv.BaseURL+u2.Path+"?token="+token1)
+		platentest.CheckJSONError(t, resp, body, http.StatusForbidden, "another file")
 
-	if r := srv.Do(t, "DELETE", "/api/v1/orders/"+orderUID, tenant.Token, nil); r.Status != http.StatusOK {
-		t.Fatalf("delete: %d %s", r.Status, r.Raw)
-	}
-	resp, body = platentest.Get(t, platentest.NoRedirect, one)
-	platentest.CheckJSONError(t, resp, body, http.StatusNotFound, "not found")
+		if r := srv.Do(t, "DELETE", "/api/v1/orders/"+orderUID, tenant.Token, nil); r.Status != http.StatusOK {
+			t.Fatalf("delete: %d %s", r.Status, r.Raw)
+		}
+		resp, body = platentest.Get(t, platentest.NoRedirect, one)
+		platentest.CheckJSONError(t, resp, body, http.StatusNotFound, "not found")
+	})
 }

@@ -45,8 +45,11 @@ func TestPrintFilesOnRequest(t *testing.T) {
 		doc := designDoc(dataURI(photo(t, 60, 40)))
 		o := createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, "7", false, item("7-1", doc)))
 		uid := o["uid"].(string)
-		// Two poll intervals of the queue, and more: a job would have run.
-		time.Sleep(500 * time.Millisecond)
+		// Renders run as jobs, written with the change that asks for them:
+		// with none queued, nothing renders until print-files queues one.
+		if n := renderJobs(t, srv); n != 0 {
+			t.Fatalf("%d render jobs before print-files, want none", n)
+		}
 		if p := itemPrint(t, srv, tenant.Token, uid, 0); p["status"] != "received" || p["url"] != nil {
 			t.Fatalf("before print-files: %v", p)
 		}
@@ -68,6 +71,9 @@ func TestPrintFilesOnRequest(t *testing.T) {
 		if p := itemPrint(t, srv, tenant.Token, uid, 0); p["status"] != "ready" {
 			t.Errorf("second print-files moved a ready item: %v", p)
 		}
+		if n := renderJobs(t, srv); n != 1 {
+			t.Errorf("%d render jobs after asking twice, want 1", n)
+		}
 		// Items a PUT adds to an order whose files were asked for render too.
 		r = srv.Do(t, "PUT", "/api/v1/orders/"+uid, tenant.Token, map[string]any{"items": []any{item("7-1", doc), item("7-2", doc)}})
 		if r.Status != http.StatusOK {
@@ -84,36 +90,48 @@ func TestPrintFilesOnRequest(t *testing.T) {
 	})
 }
 
+// renderJobs counts the server's Family A render jobs, whatever their state.
+func renderJobs(t *testing.T, srv *platentest.Server) int {
+	t.Helper()
+	var n int
+	if err := srv.DB().JobPool().QueryRow(`SELECT count(*) FROM river_job WHERE kind = '` + printfiles.RenderKind + `'`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
 // TestBadDocumentFails: a document the renderer cannot honour fails at
 // once with a reason naming the layer, in the order details.
 func TestBadDocumentFails(t *testing.T) {
-	srv := platentest.StartWith(t, platentest.Backends()[0], nil)
-	tenant := srv.Bootstrap(t, "acme", "shop-1")
-	cases := map[string]struct{ doc, reason string }{
-		"unknown layer type":              {`{"width":100,"height":100,"layers":[{"type":"rect","x":0,"y":0,"width":1,"height":1,"fill":"#000"},{"type":"star"}]}`, `layers[1]: unknown layer type "star"`},
-		"unknown layer type on a surface": {`{"width":100,"height":100,"surfaces":[{"name":"front","layers":[{"type":"rect","x":0,"y":0,"width":1,"height":1,"fill":"#000"}]},{"name":"back","layers":[{"type":"star"}]}]}`, `surfaces[1].layers[0]: unknown layer type "star"`},
-		"unknown font":                    {`{"width":100,"height":100,"layers":[{"type":"text","text":"hi","font":"Comic-Sans","size":12,"x":0,"y":0}]}`, `layers[0]`},
-	}
-	n := 0
-	for name, c := range cases {
-		t.Run(name, func(t *testing.T) {
-			n++
-			id := fmt.Sprintf("bad-%d", n)
-			o := createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, id, true, item(id+"-1", c.doc)))
-			st := waitPrint(t, srv, tenant.Token, id+"-1")
-			if st["status"] != "processingfailed" || st["url"] != nil {
-				t.Fatalf("print status %v", st)
-			}
-			p := itemPrint(t, srv, tenant.Token, o["uid"].(string), 0)
-			reason, _ := p["error"].(string)
-			if !strings.Contains(reason, c.reason) {
-				t.Errorf("error %q, want it to say %q", reason, c.reason)
-			}
-			if st["error"] != reason {
-				t.Errorf("the print status's error %v, want the order's %q", st["error"], reason)
-			}
-		})
-	}
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		srv := platentest.StartWith(t, b, nil)
+		tenant := srv.Bootstrap(t, "acme", "shop-1")
+		cases := map[string]struct{ doc, reason string }{
+			"unknown layer type":              {`{"width":100,"height":100,"layers":[{"type":"rect","x":0,"y":0,"width":1,"height":1,"fill":"#000"},{"type":"star"}]}`, `layers[1]: unknown layer type "star"`},
+			"unknown layer type on a surface": {`{"width":100,"height":100,"surfaces":[{"name":"front","layers":[{"type":"rect","x":0,"y":0,"width":1,"height":1,"fill":"#000"}]},{"name":"back","layers":[{"type":"star"}]}]}`, `surfaces[1].layers[0]: unknown layer type "star"`},
+			"unknown font":                    {`{"width":100,"height":100,"layers":[{"type":"text","text":"hi","font":"Comic-Sans","size":12,"x":0,"y":0}]}`, `layers[0]`},
+		}
+		n := 0
+		for name, c := range cases {
+			t.Run(name, func(t *testing.T) {
+				n++
+				id := fmt.Sprintf("bad-%d", n)
+				o := createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, id, true, item(id+"-1", c.doc)))
+				st := waitPrint(t, srv, tenant.Token, id+"-1")
+				if st["status"] != "processingfailed" || st["url"] != nil {
+					t.Fatalf("print status %v", st)
+				}
+				p := itemPrint(t, srv, tenant.Token, o["uid"].(string), 0)
+				reason, _ := p["error"].(string)
+				if !strings.Contains(reason, c.reason) {
+					t.Errorf("error %q, want it to say %q", reason, c.reason)
+				}
+				if st["error"] != reason {
+					t.Errorf("the print status's error %v, want the order's %q", st["error"], reason)
+				}
+			})
+		}
+	})
 }
 
 // TestRefusedImageAddresses: images on loopback, private, link-local,
@@ -121,69 +139,71 @@ func TestBadDocumentFails(t *testing.T) {
 // to one, fail the print with the reason, without a connection; the same
 // image on loopback renders once --allow-private-network is set.
 func TestRefusedImageAddresses(t *testing.T) {
-	var hits atomic.Int64
-	images := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		hits.Add(1)
-		w.Header().Set("Content-Type", "image/jpeg")
-		_, _ = w.Write(photo(t, 40, 30))
-	}))
-	defer images.Close()
-	port := images.URL[strings.LastIndex(images.URL, ":")+1:]
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		var hits atomic.Int64
+		images := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			hits.Add(1)
+			w.Header().Set("Content-Type", "image/jpeg")
+			_, _ = w.Write(photo(t, 40, 30))
+		}))
+		defer images.Close()
+		port := images.URL[strings.LastIndex(images.URL, ":")+1:]
 
-	srv := platentest.StartWith(t, platentest.Backends()[0], nil)
-	tenant := srv.Bootstrap(t, "acme", "shop-1")
-	refused := map[string]struct{ src, reason string }{
-		"loopback":              {images.URL + "/a.jpg", "loopback"},
-		"loopback IPv6":         {"http://[::1]:" + port + "/a.jpg", "loopback"},
-		"name of loopback":      {"http://localhost:" + port + "/a.jpg", "loopback"},
-		"private 10/8":          {"http://10.1.2.3/a.jpg", "private"},
-		"private 172.16/12":     {"http://172.16.0.9/a.jpg", "private"},
-		"private 192.168/16":    {"http://192.168.1.1/a.jpg", "private"},
-		"private IPv6 fc00::/7": {"http://[fd12::1]/a.jpg", "private"},
-		"link-local":            {"http://169.254.10.10/a.jpg", "link-local"},
-		"link-local IPv6":       {"http://[fe80::1]/a.jpg", "link-local"},
-		"metadata":              {"http://169.254.169.254/latest/meta-data/", "metadata"},
-		"metadata IPv6":         {"http://[fd00:ec2::254]/", "metadata"},
-		"metadata by name":      {"http://metadata.google.internal/computeMetadata/v1/", "metadata"},
-		"unspecified":           {"http://0.0.0.0:" + port + "/a.jpg", "unspecified"},
-		"IPv4-mapped loopback":  {"http://[::ffff:127.0.0.1]:" + port + "/a.jpg", "loopback"},
-		"IPv4-compatible":       {"http://[::127.0.0.1]:" + port + "/a.jpg", "IPv4-compatible address for 127.0.0.1, a loopback"},
-		"IPv4-translated":       {"http://[::ffff:0:7f00:1]:" + port + "/a.jpg", "IPv4-translated address for 127.0.0.1, a loopback"},
-		"NAT64 metadata":        {"http://[64:ff9b::a9fe:a9fe]/latest/meta-data/", "NAT64 address for 169.254.169.254, the cloud metadata"},
-		"6to4 private":          {"http://[2002:a00:1::1]/a.jpg", "6to4 address for 10.0.0.1, a private"},
-		"Teredo client":         {"http://[2001:0:808:808::80ff:fffe]/a.jpg", "Teredo address whose client is 127.0.0.1"},
-	}
-	n := 0
-	for name, c := range refused {
-		t.Run(name, func(t *testing.T) {
-			n++
-			id := fmt.Sprintf("ssrf-%d", n)
-			doc := fmt.Sprintf(`{"width":50,"height":50,"layers":[{"type":"image","src":%q,"x":0,"y":0,"width":50,"height":50}]}`, c.src)
-			o := createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, id, true, item(id+"-1", doc)))
-			if st := waitPrint(t, srv, tenant.Token, id+"-1"); st["status"] != "processingfailed" {
+		srv := platentest.StartWith(t, b, nil)
+		tenant := srv.Bootstrap(t, "acme", "shop-1")
+		refused := map[string]struct{ src, reason string }{
+			"loopback":              {images.URL + "/a.jpg", "loopback"},
+			"loopback IPv6":         {"http://[::1]:" + port + "/a.jpg", "loopback"},
+			"name of loopback":      {"http://localhost:" + port + "/a.jpg", "loopback"},
+			"private 10/8":          {"http://10.1.2.3/a.jpg", "private"},
+			"private 172.16/12":     {"http://172.16.0.9/a.jpg", "private"},
+			"private 192.168/16":    {"http://192.168.1.1/a.jpg", "private"},
+			"private IPv6 fc00::/7": {"http://[fd12::1]/a.jpg", "private"},
+			"link-local":            {"http://169.254.10.10/a.jpg", "link-local"},
+			"link-local IPv6":       {"http://[fe80::1]/a.jpg", "link-local"},
+			"metadata":              {"http://169.254.169.254/latest/meta-data/", "metadata"},
+			"metadata IPv6":         {"http://[fd00:ec2::254]/", "metadata"},
+			"metadata by name":      {"http://metadata.google.internal/computeMetadata/v1/", "metadata"},
+			"unspecified":           {"http://0.0.0.0:" + port + "/a.jpg", "unspecified"},
+			"IPv4-mapped loopback":  {"http://[::ffff:127.0.0.1]:" + port + "/a.jpg", "loopback"},
+			"IPv4-compatible":       {"http://[::127.0.0.1]:" + port + "/a.jpg", "IPv4-compatible address for 127.0.0.1, a loopback"},
+			"IPv4-translated":       {"http://[::ffff:0:7f00:1]:" + port + "/a.jpg", "IPv4-translated address for 127.0.0.1, a loopback"},
+			"NAT64 metadata":        {"http://[64:ff9b::a9fe:a9fe]/latest/meta-data/", "NAT64 address for 169.254.169.254, the cloud metadata"},
+			"6to4 private":          {"http://[2002:a00:1::1]/a.jpg", "6to4 address for 10.0.0.1, a private"},
+			"Teredo client":         {"http://[2001:0:808:808::80ff:fffe]/a.jpg", "Teredo address whose client is 127.0.0.1"},
+		}
+		n := 0
+		for name, c := range refused {
+			t.Run(name, func(t *testing.T) {
+				n++
+				id := fmt.Sprintf("ssrf-%d", n)
+				doc := fmt.Sprintf(`{"width":50,"height":50,"layers":[{"type":"image","src":%q,"x":0,"y":0,"width":50,"height":50}]}`, c.src)
+				o := createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, id, true, item(id+"-1", doc)))
+				if st := waitPrint(t, srv, tenant.Token, id+"-1"); st["status"] != "processingfailed" {
+					t.Fatalf("print status %v", st)
+				}
+				reason, _ := itemPrint(t, srv, tenant.Token, o["uid"].(string), 0)["error"].(string)
+				if !strings.HasPrefix(reason, "layers[0]: ") || !strings.Contains(reason, c.reason) {
+					t.Errorf("reason %q, want the layer and %q", reason, c.reason)
+				}
+			})
+		}
+		if n := hits.Load(); n != 0 {
+			t.Errorf("the image server was reached %d times", n)
+		}
+
+		t.Run("allowed with --allow-private-network", func(t *testing.T) {
+			open := platentest.StartWith(t, b, func(c *config.Config) { c.AllowPrivateNetwork = true })
+			tenant := open.Bootstrap(t, "acme", "shop-1")
+			doc := fmt.Sprintf(`{"width":50,"height":50,"layers":[{"type":"image","src":%q,"x":0,"y":0,"width":50,"height":50}]}`, images.URL+"/a.jpg")
+			createOrder(t, open, tenant.Token, orderBody(tenant.StoreID, "ok", true, item("ok-1", doc)))
+			if st := waitPrint(t, open, tenant.Token, "ok-1"); st["status"] != "ready" {
 				t.Fatalf("print status %v", st)
 			}
-			reason, _ := itemPrint(t, srv, tenant.Token, o["uid"].(string), 0)["error"].(string)
-			if !strings.HasPrefix(reason, "layers[0]: ") || !strings.Contains(reason, c.reason) {
-				t.Errorf("reason %q, want the layer and %q", reason, c.reason)
+			if hits.Load() == 0 {
+				t.Error("the image server was never asked")
 			}
 		})
-	}
-	if n := hits.Load(); n != 0 {
-		t.Errorf("the image server was reached %d times", n)
-	}
-
-	t.Run("allowed with --allow-private-network", func(t *testing.T) {
-		open := platentest.StartWith(t, platentest.Backends()[0], func(c *config.Config) { c.AllowPrivateNetwork = true })
-		tenant := open.Bootstrap(t, "acme", "shop-1")
-		doc := fmt.Sprintf(`{"width":50,"height":50,"layers":[{"type":"image","src":%q,"x":0,"y":0,"width":50,"height":50}]}`, images.URL+"/a.jpg")
-		createOrder(t, open, tenant.Token, orderBody(tenant.StoreID, "ok", true, item("ok-1", doc)))
-		if st := waitPrint(t, open, tenant.Token, "ok-1"); st["status"] != "ready" {
-			t.Fatalf("print status %v", st)
-		}
-		if hits.Load() == 0 {
-			t.Error("the image server was never asked")
-		}
 	})
 }
 
@@ -191,30 +211,32 @@ func TestRefusedImageAddresses(t *testing.T) {
 // fails the print at once, with the layer and the reason, on its first
 // attempt: a retry cannot change the URL.
 func TestInvalidImagePort(t *testing.T) {
-	srv := platentest.StartWith(t, platentest.Backends()[0], func(c *config.Config) { c.AllowPrivateNetwork = true })
-	tenant := srv.Bootstrap(t, "acme", "shop-1")
-	for i, port := range []string{"65536", "0", "99999999999"} {
-		id := fmt.Sprintf("port-%d", i)
-		src := "http://127.0.0.1:" + port + "/a.jpg"
-		doc := fmt.Sprintf(`{"width":50,"height":50,"layers":[{"type":"rect","x":0,"y":0,"width":5,"height":5,"fill":"#000"},{"type":"image","src":%q,"x":0,"y":0,"width":50,"height":50}]}`, src)
-		start := time.Now()
-		o := createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, id, true, item(id+"-1", doc)))
-		if st := waitPrint(t, srv, tenant.Token, id+"-1"); st["status"] != "processingfailed" {
-			t.Fatalf("port %s: print status %v", port, st)
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		srv := platentest.StartWith(t, b, func(c *config.Config) { c.AllowPrivateNetwork = true })
+		tenant := srv.Bootstrap(t, "acme", "shop-1")
+		for i, port := range []string{"65536", "0", "99999999999"} {
+			id := fmt.Sprintf("port-%d", i)
+			src := "http://127.0.0.1:" + port + "/a.jpg"
+			doc := fmt.Sprintf(`{"width":50,"height":50,"layers":[{"type":"rect","x":0,"y":0,"width":5,"height":5,"fill":"#000"},{"type":"image","src":%q,"x":0,"y":0,"width":50,"height":50}]}`, src)
+			start := time.Now()
+			o := createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, id, true, item(id+"-1", doc)))
+			if st := waitPrint(t, srv, tenant.Token, id+"-1"); st["status"] != "processingfailed" {
+				t.Fatalf("port %s: print status %v", port, st)
+			}
+			took := time.Since(start)
+			reason, _ := itemPrint(t, srv, tenant.Token, o["uid"].(string), 0)["error"].(string)
+			want := "layers[1]: image " + src + ": is not a valid URL: port " + port + " is not between 1 and 65535"
+			if reason != want {
+				t.Errorf("port %s: reason %q, want %q", port, reason, want)
+			}
+			var attempts int
+			err := srv.DB().JobPool().QueryRow(`SELECT attempt FROM river_job WHERE kind = '` + printfiles.RenderKind + `' ORDER BY id DESC LIMIT 1`).Scan(&attempts)
+			if err != nil || attempts != 1 {
+				t.Errorf("port %s: %d attempts (%v), want 1", port, attempts, err)
+			}
+			t.Logf("port %s: failed after %v", port, took.Round(time.Millisecond))
 		}
-		took := time.Since(start)
-		reason, _ := itemPrint(t, srv, tenant.Token, o["uid"].(string), 0)["error"].(string)
-		want := "layers[1]: image " + src + ": is not a valid URL: port " + port + " is not between 1 and 65535"
-		if reason != want {
-			t.Errorf("port %s: reason %q, want %q", port, reason, want)
-		}
-		var attempts int
-		err := srv.DB().JobPool().QueryRow(`SELECT attempt FROM river_job WHERE kind = ? ORDER BY id DESC LIMIT 1`, printfiles.RenderKind).Scan(&attempts)
-		if err != nil || attempts != 1 {
-			t.Errorf("port %s: %d attempts (%v), want 1", port, attempts, err)
-		}
-		t.Logf("port %s: failed after %v", port, took.Round(time.Millisecond))
-	}
+	})
 }
 
 // storedFiles counts the print files in a server's local file store.

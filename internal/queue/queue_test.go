@@ -1,12 +1,14 @@
 package queue_test
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -33,27 +35,45 @@ func (w *noteWorker) Work(_ context.Context, job *river.Job[noteArgs]) error {
 	return nil
 }
 
+// databases are a fresh database on each backend (platentest.Backends),
+// by the dialect queue takes: SQLite in a file of one connection, as
+// `platen serve` writes, and PostgreSQL in a schema of its own.
 func databases(t *testing.T) map[string]*sql.DB {
 	t.Helper()
 	dbs := map[string]*sql.DB{}
+	for _, b := range platentest.Backends() {
+		switch b.Name {
+		case "sqlite":
+			dbs["sqlite3"] = openSQLite(t)
+		case "postgres":
+			dbs["postgres"] = openPostgres(t, b.NewDatabaseURL(t))
+		default:
+			t.Fatalf("no queue dialect for the %s backend", b.Name)
+		}
+	}
+	return dbs
+}
+
+func openSQLite(t *testing.T) *sql.DB {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "q.db")
-	lite, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_txlock=immediate")
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_txlock=immediate")
 	if err != nil {
 		t.Fatal(err)
 	}
-	lite.SetMaxOpenConns(1)
-	dbs["sqlite3"] = lite
-	if base := os.Getenv(platentest.PostgresEnv); base != "" {
-		pg, err := sql.Open("pgx", platentest.FreshPostgresSchema(t, base))
-		if err != nil {
-			t.Fatal(err)
-		}
-		dbs["postgres"] = pg
+	db.SetMaxOpenConns(1)
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func openPostgres(t *testing.T, url string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, db := range dbs {
-		t.Cleanup(func() { db.Close() })
-	}
-	return dbs
+	t.Cleanup(func() { db.Close() })
+	return db
 }
 
 // TestJobsFollowTheirTransaction: a job inserted in a transaction runs
@@ -108,12 +128,58 @@ func TestJobsFollowTheirTransaction(t *testing.T) {
 			case <-time.After(10 * time.Second):
 				t.Fatal("the committed job never ran")
 			}
+			// The job that ran is done, and it is the only one there is:
+			// the rolled-back insert left no row that anything could run.
+			const committed = `{"Text":"committed"} completed`
+			waitUntil(t, 10*time.Second, "the committed job completed", func() bool {
+				return slices.Contains(noteJobs(t, db), committed)
+			})
+			if jobs := noteJobs(t, db); !slices.Equal(jobs, []string{committed}) {
+				t.Errorf("note jobs %q, want the committed one alone", jobs)
+			}
 			select {
 			case got := <-w.seen:
 				t.Fatalf("also ran %q", got)
-			case <-time.After(300 * time.Millisecond):
+			default:
 			}
 		})
+	}
+}
+
+// noteJobs lists the note jobs in the database as "<args> <state>".
+func noteJobs(t *testing.T, db *sql.DB) []string {
+	t.Helper()
+	rows, err := db.Query(`SELECT args, state FROM river_job WHERE kind = 'test_note' ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var jobs []string
+	for rows.Next() {
+		var args []byte
+		var state string
+		if err := rows.Scan(&args, &state); err != nil {
+			t.Fatal(err)
+		}
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, args); err != nil {
+			t.Fatalf("args %q: %v", args, err)
+		}
+		jobs = append(jobs, compact.String()+" "+state)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return jobs
+}
+
+// waitUntil polls cond until it holds, failing the test after within.
+func waitUntil(t *testing.T, within time.Duration, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(within); !cond(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %v", what, within)
+		}
 	}
 }
 
@@ -123,27 +189,29 @@ type faultyDatabase struct {
 	fault platentest.WriteFault
 }
 
-// faultyDatabases are SQLite (one connection, as `platen serve` writes)
-// and, when PLATEN_TEST_POSTGRES_URL is set, PostgreSQL as a role that
-// the fault turns read-only.
+// faultyDatabases are a database on each backend whose writes the fault
+// can make fail: SQLite (one connection, as `platen serve` writes), and
+// PostgreSQL as a role that the fault turns read-only.
 func faultyDatabases(t *testing.T) map[string]faultyDatabase {
 	t.Helper()
-	lite := databases(t)["sqlite3"]
-	dbs := map[string]faultyDatabase{"sqlite3": {lite, func(t *testing.T, refuse bool) {
-		t.Helper()
-		pragma := "PRAGMA query_only = " + map[bool]string{true: "ON", false: "OFF"}[refuse]
-		if _, err := lite.Exec(pragma); err != nil {
-			t.Fatal(err)
+	dbs := map[string]faultyDatabase{}
+	for _, b := range platentest.Backends() {
+		switch b.Name {
+		case "sqlite":
+			lite := openSQLite(t)
+			dbs["sqlite3"] = faultyDatabase{lite, func(t *testing.T, refuse bool) {
+				t.Helper()
+				pragma := "PRAGMA query_only = " + map[bool]string{true: "ON", false: "OFF"}[refuse]
+				if _, err := lite.Exec(pragma); err != nil {
+					t.Fatal(err)
+				}
+			}}
+		case "postgres":
+			url, fault := platentest.ReadOnlyPostgres(t, b)
+			dbs["postgres"] = faultyDatabase{openPostgres(t, url), fault}
+		default:
+			t.Fatalf("no queue dialect for the %s backend", b.Name)
 		}
-	}}}
-	if base := os.Getenv(platentest.PostgresEnv); base != "" {
-		url, fault := platentest.ReadOnlyPostgres(t, base)
-		pg, err := sql.Open("pgx", url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { pg.Close() })
-		dbs["postgres"] = faultyDatabase{pg, fault}
 	}
 	return dbs
 }
@@ -288,7 +356,12 @@ func TestReclaimLeavesRunningJobs(t *testing.T) {
 			insert(t, db, q, slowArgs{For: 7 * time.Second}, nil)
 			insert(t, db, q, noteArgs{Text: "another process's"}, &river.InsertOpts{Queue: "elsewhere"})
 			markOthers(t, db, dialect)
-			time.Sleep(8 * time.Second)
+			// Its 7 s hold a sweep every 2 s, each long past the wait.
+			waitUntil(t, 30*time.Second, "the slow job completed", func() bool {
+				var state string
+				err := db.QueryRow(`SELECT state FROM river_job WHERE kind = 'test_slow'`).Scan(&state)
+				return err == nil && state == "completed"
+			})
 			if n := w.runs.Load(); n != 1 {
 				t.Errorf("the slow job ran %d times, want once", n)
 			}

@@ -816,14 +816,19 @@ func TestMaxConcurrent(t *testing.T) {
 	release := make(chan struct{})
 	var once sync.Once
 	free := func() { once.Do(func() { close(release) }) }
-	defer free()
 	img := decodeDataURI(t, pngDataURI(t))
+	asked := make(chan struct{}, 1)
 	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case asked <- struct{}{}:
+		default:
+		}
 		<-release
 		w.Header().Set("Content-Type", "image/png")
 		_, _ = w.Write(img)
 	}))
 	defer slow.Close()
+	defer free() // before Close, which waits for the handler
 	c := client(t, Options{Fetcher: fetch.New(fetch.Config{AllowPrivateNetwork: true}), MaxConcurrent: 1})
 
 	first := make(chan error, 1)
@@ -831,7 +836,15 @@ func TestMaxConcurrent(t *testing.T) {
 		_, err := c.Render(context.Background(), pdfRequest(withImage(slow.URL+"/a.png")))
 		first <- err
 	}()
-	time.Sleep(200 * time.Millisecond) // the first call holds the slot, waiting for its image
+	// A render fetches its images inside its slot: the first call holds
+	// the slot once its image is asked for.
+	select {
+	case <-asked:
+	case err := <-first:
+		t.Fatalf("the first call ended before asking for its image: %v", err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the first call never asked for its image")
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	_, err := c.Render(ctx, pdfRequest([]byte(`{"width":10,"height":10,"layers":[]}`)))

@@ -32,58 +32,60 @@ func orderBody(store, id string) map[string]any {
 }
 
 func TestGatewayConventions(t *testing.T) {
-	srv := platentest.Start(t, platentest.Backends()[0])
-	acme := srv.Bootstrap(t, "acme", "acme-shop")
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		srv := platentest.Start(t, b)
+		acme := srv.Bootstrap(t, "acme", "acme-shop")
 
-	t.Run("unknown path is a JSON 404", func(t *testing.T) {
-		r := srv.Do(t, "GET", "/api/v1/nothing-here", acme.Token, nil)
-		platentest.ErrorBody(t, r, 404)
-	})
-	t.Run("known path with a wrong method is a JSON 405", func(t *testing.T) {
-		r := srv.Do(t, "PATCH", "/api/v1/orders/abc", acme.Token, "{}")
-		platentest.ErrorBody(t, r, 405)
-	})
-	t.Run("a body over 8 MiB is a JSON 413", func(t *testing.T) {
-		big := `{"note":"` + strings.Repeat("x", 8<<20) + `"}`
-		r := srv.Do(t, "POST", "/api/v1/orders", acme.Token, big)
-		platentest.ErrorBody(t, r, 413)
-	})
-	t.Run("a body just under 8 MiB is read and validated", func(t *testing.T) {
-		body := `{"note":"` + strings.Repeat("x", 8<<20-100) + `"}`
-		r := srv.Do(t, "POST", "/api/v1/orders", acme.Token, body)
-		platentest.ErrorBody(t, r, 400)
-	})
-	t.Run("request ids are echoed, or made", func(t *testing.T) {
-		r := srv.Do(t, "GET", "/healthz", "", nil, "X-Request-Id", "trace-123")
-		if got := r.Header.Get("X-Request-Id"); got != "trace-123" {
-			t.Errorf("X-Request-Id = %q", got)
-		}
-		r = srv.Do(t, "GET", "/api/v1/orders/x", acme.Token, nil)
-		if got := r.Header.Get("X-Request-Id"); len(got) < 16 {
-			t.Errorf("made X-Request-Id = %q", got)
-		}
-	})
-	t.Run("health and readiness", func(t *testing.T) {
-		for _, p := range []string{"/healthz", "/readyz"} {
-			r := srv.Do(t, "GET", p, "", nil)
-			if r.Status != 200 || !reflect.DeepEqual(r.JSON, map[string]any{"status": "ok"}) {
-				t.Errorf("%s: %d %s", p, r.Status, r.Raw)
+		t.Run("unknown path is a JSON 404", func(t *testing.T) {
+			r := srv.Do(t, "GET", "/api/v1/nothing-here", acme.Token, nil)
+			platentest.ErrorBody(t, r, 404)
+		})
+		t.Run("known path with a wrong method is a JSON 405", func(t *testing.T) {
+			r := srv.Do(t, "PATCH", "/api/v1/orders/abc", acme.Token, "{}")
+			platentest.ErrorBody(t, r, 405)
+		})
+		t.Run("a body over 8 MiB is a JSON 413", func(t *testing.T) {
+			big := `{"note":"` + strings.Repeat("x", 8<<20) + `"}`
+			r := srv.Do(t, "POST", "/api/v1/orders", acme.Token, big)
+			platentest.ErrorBody(t, r, 413)
+		})
+		t.Run("a body just under 8 MiB is read and validated", func(t *testing.T) {
+			body := `{"note":"` + strings.Repeat("x", 8<<20-100) + `"}`
+			r := srv.Do(t, "POST", "/api/v1/orders", acme.Token, body)
+			platentest.ErrorBody(t, r, 400)
+		})
+		t.Run("request ids are echoed, or made", func(t *testing.T) {
+			r := srv.Do(t, "GET", "/healthz", "", nil, "X-Request-Id", "trace-123")
+			if got := r.Header.Get("X-Request-Id"); got != "trace-123" {
+				t.Errorf("X-Request-Id = %q", got)
 			}
-		}
-	})
-	t.Run("metrics count requests by route and status", func(t *testing.T) {
-		srv.Do(t, "GET", "/api/v1/orders/does-not-exist", acme.Token, nil)
-		r := srv.Do(t, "GET", "/metrics", "", nil)
-		want := `platen_http_requests_total{code="404",method="GET",route="/api/v1/orders/{order_uid}"}`
-		if !strings.Contains(string(r.Raw), want) {
-			t.Errorf("metrics lack %s", want)
-		}
-		if !strings.Contains(string(r.Raw), `platen_grpc_requests_total{code="NotFound",method="/platen.v1.OrderService/GetOrder"}`) {
-			t.Errorf("metrics lack the gRPC call count")
-		}
-		if !strings.Contains(string(r.Raw), "platen_http_request_duration_seconds_bucket") {
-			t.Errorf("metrics lack the latency histogram")
-		}
+			r = srv.Do(t, "GET", "/api/v1/orders/x", acme.Token, nil)
+			if got := r.Header.Get("X-Request-Id"); len(got) < 16 {
+				t.Errorf("made X-Request-Id = %q", got)
+			}
+		})
+		t.Run("health and readiness", func(t *testing.T) {
+			for _, p := range []string{"/healthz", "/readyz"} {
+				r := srv.Do(t, "GET", p, "", nil)
+				if r.Status != 200 || !reflect.DeepEqual(r.JSON, map[string]any{"status": "ok"}) {
+					t.Errorf("%s: %d %s", p, r.Status, r.Raw)
+				}
+			}
+		})
+		t.Run("metrics count requests by route and status", func(t *testing.T) {
+			srv.Do(t, "GET", "/api/v1/orders/does-not-exist", acme.Token, nil)
+			r := srv.Do(t, "GET", "/metrics", "", nil)
+			want := `platen_http_requests_total{code="404",method="GET",route="/api/v1/orders/{order_uid}"}`
+			if !strings.Contains(string(r.Raw), want) {
+				t.Errorf("metrics lack %s", want)
+			}
+			if !strings.Contains(string(r.Raw), `platen_grpc_requests_total{code="NotFound",method="/platen.v1.OrderService/GetOrder"}`) {
+				t.Errorf("metrics lack the gRPC call count")
+			}
+			if !strings.Contains(string(r.Raw), "platen_http_request_duration_seconds_bucket") {
+				t.Errorf("metrics lack the latency histogram")
+			}
+		})
 	})
 }
 
@@ -177,33 +179,35 @@ func TestGRPC(t *testing.T) {
 }
 
 func TestGRPCHealthAndReflection(t *testing.T) {
-	srv := platentest.Start(t, platentest.Backends()[0])
-	conn := srv.GRPC(t)
-	resp, err := healthpb.NewHealthClient(conn).Check(context.Background(), &healthpb.HealthCheckRequest{})
-	if err != nil || resp.Status != healthpb.HealthCheckResponse_SERVING {
-		t.Fatalf("health: %v %v", resp, err)
-	}
-	stream, err := reflectionpb.NewServerReflectionClient(conn).ServerReflectionInfo(context.Background())
-	if err != nil {
-		t.Fatalf("reflection: %v", err)
-	}
-	if err := stream.Send(&reflectionpb.ServerReflectionRequest{
-		MessageRequest: &reflectionpb.ServerReflectionRequest_ListServices{},
-	}); err != nil {
-		t.Fatalf("send: %v", err)
-	}
-	got, err := stream.Recv()
-	if err != nil {
-		t.Fatalf("recv: %v", err)
-	}
-	names := map[string]bool{}
-	for _, s := range got.GetListServicesResponse().GetService() {
-		names[s.Name] = true
-	}
-	for _, want := range []string{"platen.v1.OrderService", "platen.v1.ShopService", "platen.v1.CatalogService", "grpc.health.v1.Health"} {
-		if !names[want] {
-			t.Errorf("reflection lacks %s: %v", want, names)
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		srv := platentest.Start(t, b)
+		conn := srv.GRPC(t)
+		resp, err := healthpb.NewHealthClient(conn).Check(context.Background(), &healthpb.HealthCheckRequest{})
+		if err != nil || resp.Status != healthpb.HealthCheckResponse_SERVING {
+			t.Fatalf("health: %v %v", resp, err)
 		}
-	}
-	_ = http.MethodGet
+		stream, err := reflectionpb.NewServerReflectionClient(conn).ServerReflectionInfo(context.Background())
+		if err != nil {
+			t.Fatalf("reflection: %v", err)
+		}
+		if err := stream.Send(&reflectionpb.ServerReflectionRequest{
+			MessageRequest: &reflectionpb.ServerReflectionRequest_ListServices{},
+		}); err != nil {
+			t.Fatalf("send: %v", err)
+		}
+		got, err := stream.Recv()
+		if err != nil {
+			t.Fatalf("recv: %v", err)
+		}
+		names := map[string]bool{}
+		for _, s := range got.GetListServicesResponse().GetService() {
+			names[s.Name] = true
+		}
+		for _, want := range []string{"platen.v1.OrderService", "platen.v1.ShopService", "platen.v1.CatalogService", "grpc.health.v1.Health"} {
+			if !names[want] {
+				t.Errorf("reflection lacks %s: %v", want, names)
+			}
+		}
+		_ = http.MethodGet
+	})
 }

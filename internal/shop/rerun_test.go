@@ -15,42 +15,44 @@ import (
 // ready with files that download: the files it writes again under the
 // same names are not queued for removal as the print's old ones.
 func TestRenderRunAgainKeepsFiles(t *testing.T) {
-	srv := platentest.Start(t, platentest.Backends()[0])
-	shopA := srv.Bootstrap(t, "acme", "acme-shop")
-	register(t, srv, shopA.Token, "sticker-v1", stickerDoc)
-	created := data(t, srv.Do(t, "POST", "/v1/shop/orders", shopA.Token, orderBody("SO-9", line("sticker-v1", 1, ""))), http.StatusCreated)
-	ref := created["reference_number"].(string)
-	waitReady(t, srv, shopA.Token, ref)
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		srv := platentest.Start(t, b)
+		shopA := srv.Bootstrap(t, "acme", "acme-shop")
+		register(t, srv, shopA.Token, "sticker-v1", stickerDoc)
+		created := data(t, srv.Do(t, "POST", "/v1/shop/orders", shopA.Token, orderBody("SO-9", line("sticker-v1", 1, ""))), http.StatusCreated)
+		ref := created["reference_number"].(string)
+		waitReady(t, srv, shopA.Token, ref)
 
-	jobs := srv.DB().JobPool()
-	if _, err := jobs.Exec(`UPDATE river_job SET state = 'available', finalized_at = NULL WHERE kind = ?`, printfiles.ShopRenderKind); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(readyTimeout)
-	for {
-		var attempt int
-		var state string
-		err := jobs.QueryRow(`SELECT attempt, state FROM river_job WHERE kind = ?`, printfiles.ShopRenderKind).Scan(&attempt, &state)
-		if err != nil {
+		jobs := srv.DB().JobPool()
+		if _, err := jobs.Exec(`UPDATE river_job SET state = 'available', finalized_at = NULL WHERE kind = '` + printfiles.ShopRenderKind + `'`); err != nil {
 			t.Fatal(err)
 		}
-		var waiting int
-		if err := jobs.QueryRow(`SELECT count(*) FROM river_job WHERE kind = ? AND state NOT IN ('completed', 'discarded', 'cancelled')`, printfiles.DeleteKind).Scan(&waiting); err != nil {
-			t.Fatal(err)
+		deadline := time.Now().Add(readyTimeout)
+		for {
+			var attempt int
+			var state string
+			err := jobs.QueryRow(`SELECT attempt, state FROM river_job WHERE kind = '`+printfiles.ShopRenderKind+`'`).Scan(&attempt, &state)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var waiting int
+			if err := jobs.QueryRow(`SELECT count(*) FROM river_job WHERE kind = '` + printfiles.DeleteKind + `' AND state NOT IN ('completed', 'discarded', 'cancelled')`).Scan(&waiting); err != nil {
+				t.Fatal(err)
+			}
+			if attempt == 2 && state == "completed" && waiting == 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the job again: attempt %d, %s; %d file deletes waiting", attempt, state, waiting)
+			}
+			time.Sleep(50 * time.Millisecond)
 		}
-		if attempt == 2 && state == "completed" && waiting == 0 {
-			break
+		p := prints(t, waitReady(t, srv, shopA.Token, ref))[0]
+		if p["status"] != "ready" {
+			t.Fatalf("print %v", p)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the job again: attempt %d, %s; %d file deletes waiting", attempt, state, waiting)
+		for _, f := range p["files"].([]any) {
+			platentest.Download(t, f.(map[string]any)["url"].(string))
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	p := prints(t, waitReady(t, srv, shopA.Token, ref))[0]
-	if p["status"] != "ready" {
-		t.Fatalf("print %v", p)
-	}
-	for _, f := range p["files"].([]any) {
-		platentest.Download(t, f.(map[string]any)["url"].(string))
-	}
+	})
 }

@@ -74,116 +74,122 @@ func TestIdempotentCreate(t *testing.T) {
 // TestBadShopOrders: every bad-input class of contract §5 answers its
 // status with a JSON error naming the field.
 func TestBadShopOrders(t *testing.T) {
-	srv := platentest.Start(t, platentest.Backends()[0])
-	shopA := srv.Bootstrap(t, "acme", "acme-shop")
-	register(t, srv, shopA.Token, "sticker-v1", stickerDoc)
-	other := srv.Bootstrap(t, "globex", "globex-shop")
-	register(t, srv, other.Token, "globex-v1", stickerDoc)
-	ok := func() map[string]any { return line("sticker-v1", 1, "") }
-	many := make([]map[string]any, 501)
-	for i := range many {
-		many[i] = ok()
-	}
-	cases := []struct {
-		name   string
-		token  string
-		body   any
-		status int
-		field  string
-	}{
-		{"missing external_id", shopA.Token, map[string]any{"lines": []any{ok()}}, 400, "external_id"},
-		{"no lines", shopA.Token, orderBody("x"), 400, "lines"},
-		{"501 lines", shopA.Token, orderBody("x", many...), 400, "lines"},
-		{"quantity 0", shopA.Token, orderBody("x", line("sticker-v1", 0, "")), 400, "lines[0].quantity"},
-		{"quantity 10001", shopA.Token, orderBody("x", ok(), line("sticker-v1", 10001, "")), 400, "lines[1].quantity"},
-		{"quantity missing", shopA.Token, orderBody("x", map[string]any{"design_version_id": "sticker-v1"}), 400, "lines[0].quantity"},
-		{"quantity as a string", shopA.Token, orderBody("x", map[string]any{"design_version_id": "sticker-v1", "quantity": "2"}), 400, "lines[0].quantity"},
-		{"design_version_id missing", shopA.Token, orderBody("x", map[string]any{"quantity": 1}), 400, "lines[0].design_version_id"},
-		{"unknown design version", shopA.Token, orderBody("x", ok(), line("nope", 1, "")), 400, "lines[1].design_version_id"},
-		{"another team's design version", shopA.Token, orderBody("x", line("globex-v1", 1, "")), 400, "lines[0].design_version_id"},
-		{"a C0 control in external_id", shopA.Token, orderBody("a\tb", ok()), 400, "external_id"},
-		{"a C1 control in external_id", shopA.Token, orderBody("a\u0085b", ok()), 400, "external_id"},
-		{"a C1 control in a line id", shopA.Token, orderBody("x", line("sticker-v1", 1, "\u009fa")), 400, "lines[0].external_id"},
-		{"repeated line id", shopA.Token, orderBody("x", line("sticker-v1", 1, "a"), line("sticker-v1", 1, "a")), 400, "lines[1].external_id"},
-		{"non-store token", srv.TeamToken(t, shopA.TeamID), orderBody("x", ok()), 403, ""},
-		{"no token", "", orderBody("x", ok()), 401, ""},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			r := srv.Do(t, "POST", "/v1/shop/orders", c.token, c.body)
-			_, fields := platentest.ErrorBody(t, r, c.status)
-			if c.field != "" && (len(fields) == 0 || fields[0] != c.field) {
-				t.Errorf("fields %v, want %s", fields, c.field)
-			}
-		})
-	}
-	// Nothing of the refused orders was stored.
-	if r := srv.Do(t, "GET", "/v1/shop/orders/x", shopA.Token, nil); r.Status != http.StatusNotFound {
-		t.Errorf("a refused order exists: %d %s", r.Status, r.Raw)
-	}
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		srv := platentest.Start(t, b)
+		shopA := srv.Bootstrap(t, "acme", "acme-shop")
+		register(t, srv, shopA.Token, "sticker-v1", stickerDoc)
+		other := srv.Bootstrap(t, "globex", "globex-shop")
+		register(t, srv, other.Token, "globex-v1", stickerDoc)
+		ok := func() map[string]any { return line("sticker-v1", 1, "") }
+		many := make([]map[string]any, 501)
+		for i := range many {
+			many[i] = ok()
+		}
+		cases := []struct {
+			name   string
+			token  string
+			body   any
+			status int
+			field  string
+		}{
+			{"missing external_id", shopA.Token, map[string]any{"lines": []any{ok()}}, 400, "external_id"},
+			{"no lines", shopA.Token, orderBody("x"), 400, "lines"},
+			{"501 lines", shopA.Token, orderBody("x", many...), 400, "lines"},
+			{"quantity 0", shopA.Token, orderBody("x", line("sticker-v1", 0, "")), 400, "lines[0].quantity"},
+			{"quantity 10001", shopA.Token, orderBody("x", ok(), line("sticker-v1", 10001, "")), 400, "lines[1].quantity"},
+			{"quantity missing", shopA.Token, orderBody("x", map[string]any{"design_version_id": "sticker-v1"}), 400, "lines[0].quantity"},
+			{"quantity as a string", shopA.Token, orderBody("x", map[string]any{"design_version_id": "sticker-v1", "quantity": "2"}), 400, "lines[0].quantity"},
+			{"design_version_id missing", shopA.Token, orderBody("x", map[string]any{"quantity": 1}), 400, "lines[0].design_version_id"},
+			{"unknown design version", shopA.Token, orderBody("x", ok(), line("nope", 1, "")), 400, "lines[1].design_version_id"},
+			{"another team's design version", shopA.Token, orderBody("x", line("globex-v1", 1, "")), 400, "lines[0].design_version_id"},
+			{"a C0 control in external_id", shopA.Token, orderBody("a\tb", ok()), 400, "external_id"},
+			{"a C1 control in external_id", shopA.Token, orderBody("a\u0085b", ok()), 400, "external_id"},
+			{"a C1 control in a line id", shopA.Token, orderBody("x", line("sticker-v1", 1, "\u009fa")), 400, "lines[0].external_id"},
+			{"repeated line id", shopA.Token, orderBody("x", line("sticker-v1", 1, "a"), line("sticker-v1", 1, "a")), 400, "lines[1].external_id"},
+			{"non-store token", srv.TeamToken(t, shopA.TeamID), orderBody("x", ok()), 403, ""},
+			{"no token", "", orderBody("x", ok()), 401, ""},
+		}
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				r := srv.Do(t, "POST", "/v1/shop/orders", c.token, c.body)
+				_, fields := platentest.ErrorBody(t, r, c.status)
+				if c.field != "" && (len(fields) == 0 || fields[0] != c.field) {
+					t.Errorf("fields %v, want %s", fields, c.field)
+				}
+			})
+		}
+		// Nothing of the refused orders was stored.
+		if r := srv.Do(t, "GET", "/v1/shop/orders/x", shopA.Token, nil); r.Status != http.StatusNotFound {
+			t.Errorf("a refused order exists: %d %s", r.Status, r.Raw)
+		}
+	})
 }
 
 // TestExternalIDInPath: an order is found by an external_id holding a
 // slash or other characters that need escaping in a path, as the shop's own
 // order numbers may.
 func TestExternalIDInPath(t *testing.T) {
-	srv := platentest.Start(t, platentest.Backends()[0])
-	shopA := srv.Bootstrap(t, "acme", "acme-shop")
-	register(t, srv, shopA.Token, "sticker-v1", stickerDoc)
-	for _, id := range []string{"INV/2026/001", "a b?c#d%e+f;g", "ÄÖ/ü", "a//b", "/lead"} {
-		created := data(t, srv.Do(t, "POST", "/v1/shop/orders", shopA.Token, orderBody(id, line("sticker-v1", 1, ""))), http.StatusCreated)
-		got := data(t, srv.Do(t, "GET", "/v1/shop/orders/"+url.PathEscape(id), shopA.Token, nil), http.StatusOK)
-		if got["reference_number"] != created["reference_number"] || got["external_id"] != id {
-			t.Errorf("GET by %q answered %v, created %v", id, got, created)
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		srv := platentest.Start(t, b)
+		shopA := srv.Bootstrap(t, "acme", "acme-shop")
+		register(t, srv, shopA.Token, "sticker-v1", stickerDoc)
+		for _, id := range []string{"INV/2026/001", "a b?c#d%e+f;g", "ÄÖ/ü", "a//b", "/lead"} {
+			created := data(t, srv.Do(t, "POST", "/v1/shop/orders", shopA.Token, orderBody(id, line("sticker-v1", 1, ""))), http.StatusCreated)
+			got := data(t, srv.Do(t, "GET", "/v1/shop/orders/"+url.PathEscape(id), shopA.Token, nil), http.StatusOK)
+			if got["reference_number"] != created["reference_number"] || got["external_id"] != id {
+				t.Errorf("GET by %q answered %v, created %v", id, got, created)
+			}
 		}
-	}
-	// Unescaped, a slash is a slash too.
-	got := data(t, srv.Do(t, "GET", "/v1/shop/orders/INV/2026/001", shopA.Token, nil), http.StatusOK)
-	if got["external_id"] != "INV/2026/001" {
-		t.Errorf("GET by the raw path answered %v", got)
-	}
+		// Unescaped, a slash is a slash too.
+		got := data(t, srv.Do(t, "GET", "/v1/shop/orders/INV/2026/001", shopA.Token, nil), http.StatusOK)
+		if got["external_id"] != "INV/2026/001" {
+			t.Errorf("GET by the raw path answered %v", got)
+		}
+	})
 }
 
 // TestShopVisibility: another store's or team's order is 404, a team-wide
 // token 403; a download token opens its own order's files only, and an
 // altered one nothing.
 func TestShopVisibility(t *testing.T) {
-	srv := platentest.Start(t, platentest.Backends()[0])
-	shopA := srv.Bootstrap(t, "acme", "acme-shop")
-	shopB := srv.Bootstrap(t, "acme", "acme-outlet")
-	globex := srv.Bootstrap(t, "globex", "globex-shop")
-	register(t, srv, shopA.Token, "sticker-v1", stickerDoc)
-	one := data(t, srv.Do(t, "POST", "/v1/shop/orders", shopA.Token, orderBody("SO-1", line("sticker-v1", 1, ""))), http.StatusCreated)
-	two := data(t, srv.Do(t, "POST", "/v1/shop/orders", shopA.Token, orderBody("SO-2", line("sticker-v1", 1, ""))), http.StatusCreated)
-	ref := one["reference_number"].(string)
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		srv := platentest.Start(t, b)
+		shopA := srv.Bootstrap(t, "acme", "acme-shop")
+		shopB := srv.Bootstrap(t, "acme", "acme-outlet")
+		globex := srv.Bootstrap(t, "globex", "globex-shop")
+		register(t, srv, shopA.Token, "sticker-v1", stickerDoc)
+		one := data(t, srv.Do(t, "POST", "/v1/shop/orders", shopA.Token, orderBody("SO-1", line("sticker-v1", 1, ""))), http.StatusCreated)
+		two := data(t, srv.Do(t, "POST", "/v1/shop/orders", shopA.Token, orderBody("SO-2", line("sticker-v1", 1, ""))), http.StatusCreated)
+		ref := one["reference_number"].(string)
 
-	for name, token := range map[string]string{"another store of the team": shopB.Token, "another team": globex.Token} {
-		for _, path := range []string{"/v1/shop/orders/" + ref, "/v1/shop/orders/SO-1"} {
-			if r := srv.Do(t, "GET", path, token, nil); r.Status != http.StatusNotFound {
-				t.Errorf("%s GET %s: %d %s", name, path, r.Status, r.Raw)
+		for name, token := range map[string]string{"another store of the team": shopB.Token, "another team": globex.Token} {
+			for _, path := range []string{"/v1/shop/orders/" + ref, "/v1/shop/orders/SO-1"} {
+				if r := srv.Do(t, "GET", path, token, nil); r.Status != http.StatusNotFound {
+					t.Errorf("%s GET %s: %d %s", name, path, r.Status, r.Raw)
+				}
 			}
 		}
-	}
-	platentest.ErrorBody(t, srv.Do(t, "GET", "/v1/shop/orders/"+ref, srv.TeamToken(t, shopA.TeamID), nil), http.StatusForbidden)
+		platentest.ErrorBody(t, srv.Do(t, "GET", "/v1/shop/orders/"+ref, srv.TeamToken(t, shopA.TeamID), nil), http.StatusForbidden)
 
-	oneReady := waitReady(t, srv, shopA.Token, ref)
-	twoReady := waitReady(t, srv, shopA.Token, two["reference_number"].(string))
-	link := prints(t, oneReady)[0]["files"].([]any)[0].(map[string]any)["url"].(string)
-	otherLink := prints(t, twoReady)[0]["files"].([]any)[0].(map[string]any)["url"].(string)
-	path, token, _ := strings.Cut(link, "?token=")
-	otherPath, _, _ := strings.Cut(otherLink, "?token=")
+		oneReady := waitReady(t, srv, shopA.Token, ref)
+		twoReady := waitReady(t, srv, shopA.Token, two["reference_number"].(string))
+		link := prints(t, oneReady)[0]["files"].([]any)[0].(map[string]any)["url"].(string)
+		otherLink := prints(t, twoReady)[0]["files"].([]any)[0].(map[string]any)["url"].(string)
+		path, token, _ := strings.Cut(link, "?token=")
+		otherPath, _, _ := strings.Cut(otherLink, "?token=")
 
-	resp, body := platentest.Get(t, platentest.NoRedirect, otherPath+"?token="+token)
-	platentest.CheckJSONError(t, resp, body, http.StatusForbidden, "another order")
-	tampered := []byte(token)
-	tampered[len(tampered)/2] ^= 1
-	resp, body = platentest.Get(t, platentest.NoRedirect, path+"?token="+string(tampered))
-	platentest.CheckJSONError(t, resp, body, http.StatusForbidden, "")
-	resp, body = platentest.Get(t, platentest.NoRedirect, path)
-	platentest.CheckJSONError(t, resp, body, http.StatusForbidden, "no token")
-	resp, body = platentest.Get(t, platentest.NoRedirect, strings.TrimSuffix(path, "/1")+"/2?token="+token)
-	platentest.CheckJSONError(t, resp, body, http.StatusNotFound, "no file 2")
-	if resp, _ := platentest.Get(t, platentest.NoRedirect, link); resp.StatusCode != http.StatusFound {
-		t.Errorf("the link itself: %d", resp.StatusCode)
-	}
+		resp, body := platentest.Get(t, platentest.NoRedirect, otherPath+"?token="+token)
+		platentest.CheckJSONError(t, resp, body, http.StatusForbidden, "another order")
+		tampered := []byte(token)
+		tampered[len(tampered)/2] ^= 1
+		resp, body = platentest.Get(t, platentest.NoRedirect, path+"?token="+string(tampered))
+		platentest.CheckJSONError(t, resp, body, http.StatusForbidden, "")
+		resp, body = platentest.Get(t, platentest.NoRedirect, path)
+		platentest.CheckJSONError(t, resp, body, http.StatusForbidden, "no token")
+		resp, body = platentest.Get(t, platentest.NoRedirect, strings.TrimSuffix(path, "/1")+"/2?token="+token)
+		platentest.CheckJSONError(t, resp, body, http.StatusNotFound, "no file 2")
+		if resp, _ := platentest.Get(t, platentest.NoRedirect, link); resp.StatusCode != http.StatusFound {
+			t.Errorf("the link itself: %d", resp.StatusCode)
+		}
+	})
 }

@@ -190,9 +190,21 @@ func TestPrintFilesReadyWebhook(t *testing.T) {
 			log["last_status_code"] != 200.0 || log["delivered_at"] == nil || log["last_error"] != nil || log["next_attempt_at"] != nil {
 			t.Errorf("delivery log %v", log)
 		}
-		if time.Sleep(300 * time.Millisecond); len(rcv.requests()) != 3 {
-			t.Errorf("the receiver saw %d requests after delivery, want 3", len(rcv.requests()))
+		// Once its job has finished, nothing can attempt the delivery again.
+		waitDeliveryJobsFinished(t, srv)
+		if n := len(rcv.requests()); n != 3 {
+			t.Errorf("the receiver saw %d requests once the delivery's job finished, want 3", n)
 		}
+	})
+}
+
+// waitDeliveryJobsFinished waits until no delivery job of the server can
+// run again: each has completed, or was cancelled or discarded.
+func waitDeliveryJobsFinished(t *testing.T, srv *platentest.Server) {
+	t.Helper()
+	waitFor(t, 30*time.Second, "the delivery jobs finished", func() bool {
+		return count(t, srv, `SELECT count(*) FROM river_job
+			WHERE kind = 'deliver_webhook' AND state NOT IN ('completed', 'cancelled', 'discarded')`) == 0
 	})
 }
 
@@ -231,49 +243,51 @@ func waitLog(t *testing.T, srv *platentest.Server, token string, done func(map[s
 // TestItemPrintWebhooks: a Family A order with create_print_files sends
 // order_item.print_file.ready (with the url) and .failed.
 func TestItemPrintWebhooks(t *testing.T) {
-	rcv := newReceiver(t)
-	srv, tenant, secret := setup(t, platentest.Backends()[0], rcv.URL)
-	item := func(id, doc string) map[string]any {
-		return map[string]any{"ecommerce_order_item_id": id, "ecommerce_variant_id": "v", "quantity": 1,
-			"thumbnails": []string{"https://example.com/t.png"}, "template_config": url.QueryEscape(doc)}
-	}
-	r := srv.Do(t, "POST", "/api/v1/orders", tenant.Token, map[string]any{
-		"store_id": "acme-shop", "ecommerce_order_id": "1001", "create_print_files": true,
-		"items": []any{item("1001-1", stickerDoc), item("1001-2", `{"width":10,"height":10,"layers":[{"type":"star"}]}`)}})
-	if r.Status != http.StatusOK {
-		t.Fatalf("create: %d %s", r.Status, r.Raw)
-	}
-	orderUID := r.Object(t)["uid"]
-	events := map[string]map[string]any{}
-	for _, req := range rcv.waitRequests(t, 2, 30*time.Second) {
-		checkSignatures(t, secret, req)
-		var body map[string]any
-		if err := json.Unmarshal(req.body, &body); err != nil {
-			t.Fatal(err)
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		rcv := newReceiver(t)
+		srv, tenant, secret := setup(t, b, rcv.URL)
+		item := func(id, doc string) map[string]any {
+			return map[string]any{"ecommerce_order_item_id": id, "ecommerce_variant_id": "v", "quantity": 1,
+				"thumbnails": []string{"https://example.com/t.png"}, "template_config": url.QueryEscape(doc)}
 		}
-		if req.header.Get("Platen-Event") != body["event"] {
-			t.Errorf("Platen-Event %q, body event %v", req.header.Get("Platen-Event"), body["event"])
+		r := srv.Do(t, "POST", "/api/v1/orders", tenant.Token, map[string]any{
+			"store_id": "acme-shop", "ecommerce_order_id": "1001", "create_print_files": true,
+			"items": []any{item("1001-1", stickerDoc), item("1001-2", `{"width":10,"height":10,"layers":[{"type":"star"}]}`)}})
+		if r.Status != http.StatusOK {
+			t.Fatalf("create: %d %s", r.Status, r.Raw)
 		}
-		events[body["ecommerce_order_item_id"].(string)] = body
-	}
-	ready, failed := events["1001-1"], events["1001-2"]
-	if ready["event"] != "order_item.print_file.ready" || ready["status"] != "ready" || ready["order_uid"] != orderUID ||
-		ready["store_id"] != "acme-shop" || ready["ecommerce_order_id"] != "1001" || ready["order_item_uid"] == nil {
-		t.Errorf("ready event %v", ready)
-	}
-	if link, _ := ready["url"].(string); !strings.Contains(link, "/api/v1/print-files/") {
-		t.Errorf("ready url %v", ready["url"])
-	}
-	if sent, err := time.Parse(time.RFC3339, ready["sent_at"].(string)); err != nil || time.Since(sent) > time.Minute {
-		t.Errorf("sent_at %v", ready["sent_at"])
-	}
-	if failed["event"] != "order_item.print_file.failed" || failed["status"] != "processingfailed" || failed["url"] != nil {
-		t.Errorf("failed event %v", failed)
-	}
-	for _, body := range []map[string]any{ready, failed} {
-		checkKeys(t, body, "event", "store_id", "order_uid", "ecommerce_order_id", "ecommerce_order_item_id",
-			"order_item_uid", "status", "url", "sent_at")
-	}
+		orderUID := r.Object(t)["uid"]
+		events := map[string]map[string]any{}
+		for _, req := range rcv.waitRequests(t, 2, 30*time.Second) {
+			checkSignatures(t, secret, req)
+			var body map[string]any
+			if err := json.Unmarshal(req.body, &body); err != nil {
+				t.Fatal(err)
+			}
+			if req.header.Get("Platen-Event") != body["event"] {
+				t.Errorf("Platen-Event %q, body event %v", req.header.Get("Platen-Event"), body["event"])
+			}
+			events[body["ecommerce_order_item_id"].(string)] = body
+		}
+		ready, failed := events["1001-1"], events["1001-2"]
+		if ready["event"] != "order_item.print_file.ready" || ready["status"] != "ready" || ready["order_uid"] != orderUID ||
+			ready["store_id"] != "acme-shop" || ready["ecommerce_order_id"] != "1001" || ready["order_item_uid"] == nil {
+			t.Errorf("ready event %v", ready)
+		}
+		if link, _ := ready["url"].(string); !strings.Contains(link, "/api/v1/print-files/") {
+			t.Errorf("ready url %v", ready["url"])
+		}
+		if sent, err := time.Parse(time.RFC3339, ready["sent_at"].(string)); err != nil || time.Since(sent) > time.Minute {
+			t.Errorf("sent_at %v", ready["sent_at"])
+		}
+		if failed["event"] != "order_item.print_file.failed" || failed["status"] != "processingfailed" || failed["url"] != nil {
+			t.Errorf("failed event %v", failed)
+		}
+		for _, body := range []map[string]any{ready, failed} {
+			checkKeys(t, body, "event", "store_id", "order_uid", "ecommerce_order_id", "ecommerce_order_item_id",
+				"order_item_uid", "status", "url", "sent_at")
+		}
+	})
 }
 
 // TestDeliverySurvivesRestart: a delivery waiting for its retry when the
@@ -309,75 +323,79 @@ func TestDeliverySurvivesRestart(t *testing.T) {
 // TestFailedDeliveryResend: a delivery whose every attempt fails ends
 // failed in the log; a resend delivers it with the same id and bytes.
 func TestFailedDeliveryResend(t *testing.T) {
-	rcv := newReceiver(t, 500, 502)
-	srv, tenant, _ := setup(t, platentest.Backends()[0], rcv.URL, 50*time.Millisecond)
-	if r := srv.Do(t, "POST", "/v1/shop/orders", tenant.Token, map[string]any{
-		"external_id": "SO-1", "lines": []any{map[string]any{"design_version_id": "sticker-v1", "quantity": 1}}}); r.Status != http.StatusCreated {
-		t.Fatalf("create: %d %s", r.Status, r.Raw)
-	}
-	failed := waitLog(t, srv, tenant.Token, func(d map[string]any) bool { return d["status"] == "failed" })
-	if failed["attempts"] != 2.0 || failed["last_status_code"] != 502.0 || failed["next_attempt_at"] != nil ||
-		!strings.Contains(fmt.Sprint(failed["last_error"]), "502") {
-		t.Errorf("failed delivery %v", failed)
-	}
-	if r := srv.Do(t, "GET", "/api/v1/stores/acme-shop/webhook-deliveries?status=pending", tenant.Token, nil); len(r.Object(t)["webhook_deliveries"].([]any)) != 0 {
-		t.Errorf("?status=pending lists %s", r.Raw)
-	}
-	id := failed["id"].(string)
-	r := srv.Do(t, "POST", "/api/v1/stores/acme-shop/webhook-deliveries/"+id+"/resend", tenant.Token, map[string]any{})
-	if r.Status != http.StatusOK || r.Object(t)["status"] != "pending" {
-		t.Fatalf("resend: %d %s", r.Status, r.Raw)
-	}
-	delivered := waitLog(t, srv, tenant.Token, func(d map[string]any) bool { return d["status"] == "delivered" })
-	if delivered["id"] != id || delivered["attempts"] != 1.0 || delivered["last_status_code"] != 200.0 {
-		t.Errorf("after the resend: %v", delivered)
-	}
-	got := rcv.requests()
-	if len(got) != 3 || got[2].header.Get("Platen-Delivery") != id || string(got[2].body) != string(got[0].body) {
-		t.Errorf("the receiver saw %d requests; the resend must repeat the delivery", len(got))
-	}
-	if r := srv.Do(t, "POST", "/api/v1/stores/acme-shop/webhook-deliveries/nope/resend", tenant.Token, map[string]any{}); r.Status != http.StatusNotFound {
-		t.Errorf("resend of an unknown delivery: %d", r.Status)
-	}
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		rcv := newReceiver(t, 500, 502)
+		srv, tenant, _ := setup(t, b, rcv.URL, 50*time.Millisecond)
+		if r := srv.Do(t, "POST", "/v1/shop/orders", tenant.Token, map[string]any{
+			"external_id": "SO-1", "lines": []any{map[string]any{"design_version_id": "sticker-v1", "quantity": 1}}}); r.Status != http.StatusCreated {
+			t.Fatalf("create: %d %s", r.Status, r.Raw)
+		}
+		failed := waitLog(t, srv, tenant.Token, func(d map[string]any) bool { return d["status"] == "failed" })
+		if failed["attempts"] != 2.0 || failed["last_status_code"] != 502.0 || failed["next_attempt_at"] != nil ||
+			!strings.Contains(fmt.Sprint(failed["last_error"]), "502") {
+			t.Errorf("failed delivery %v", failed)
+		}
+		if r := srv.Do(t, "GET", "/api/v1/stores/acme-shop/webhook-deliveries?status=pending", tenant.Token, nil); len(r.Object(t)["webhook_deliveries"].([]any)) != 0 {
+			t.Errorf("?status=pending lists %s", r.Raw)
+		}
+		id := failed["id"].(string)
+		r := srv.Do(t, "POST", "/api/v1/stores/acme-shop/webhook-deliveries/"+id+"/resend", tenant.Token, map[string]any{})
+		if r.Status != http.StatusOK || r.Object(t)["status"] != "pending" {
+			t.Fatalf("resend: %d %s", r.Status, r.Raw)
+		}
+		delivered := waitLog(t, srv, tenant.Token, func(d map[string]any) bool { return d["status"] == "delivered" })
+		if delivered["id"] != id || delivered["attempts"] != 1.0 || delivered["last_status_code"] != 200.0 {
+			t.Errorf("after the resend: %v", delivered)
+		}
+		got := rcv.requests()
+		if len(got) != 3 || got[2].header.Get("Platen-Delivery") != id || string(got[2].body) != string(got[0].body) {
+			t.Errorf("the receiver saw %d requests; the resend must repeat the delivery", len(got))
+		}
+		if r := srv.Do(t, "POST", "/api/v1/stores/acme-shop/webhook-deliveries/nope/resend", tenant.Token, map[string]any{}); r.Status != http.StatusNotFound {
+			t.Errorf("resend of an unknown delivery: %d", r.Status)
+		}
+	})
 }
 
 // TestEndpointRules: a webhook URL must be http(s), and not reach the
 // service's own network unless --allow-private-network; only stores the
 // token may use can be set; rotate_secret keeps the old secret 24 h.
 func TestEndpointRules(t *testing.T) {
-	srv := platentest.Start(t, platentest.Backends()[0])
-	acme := srv.Bootstrap(t, "acme", "acme-shop")
-	globex := srv.Bootstrap(t, "globex", "globex-shop")
-	put := func(token, store string, body map[string]any) *platentest.Response {
-		return srv.Do(t, "PUT", "/api/v1/stores/"+store+"/webhook", token, body)
-	}
-	for _, bad := range []string{"", "ftp://example.com/h", "/relative", "http://127.0.0.1:9/h", "http://10.1.2.3/h",
-		"http://169.254.169.254/latest", "http://[::1]/h", "http://localhost/h"} {
-		_, fields := platentest.ErrorBody(t, put(acme.Token, "acme-shop", map[string]any{"url": bad}), http.StatusBadRequest)
-		if len(fields) != 1 || fields[0] != "url" {
-			t.Errorf("url %q: fields %v", bad, fields)
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		srv := platentest.Start(t, b)
+		acme := srv.Bootstrap(t, "acme", "acme-shop")
+		globex := srv.Bootstrap(t, "globex", "globex-shop")
+		put := func(token, store string, body map[string]any) *platentest.Response {
+			return srv.Do(t, "PUT", "/api/v1/stores/"+store+"/webhook", token, body)
 		}
-	}
-	platentest.ErrorBody(t, put(acme.Token, "globex-shop", map[string]any{"url": "https://example.com/h"}), http.StatusForbidden)
-	platentest.ErrorBody(t, put(globex.Token, "acme-shop", map[string]any{"url": "https://example.com/h"}), http.StatusForbidden)
-	platentest.ErrorBody(t, put(acme.Token, "no-such-store", map[string]any{"url": "https://example.com/h"}), http.StatusForbidden)
-	for query, field := range map[string]string{"page_size=abc": "page_size", "page_size=-1": "page_size", "status=bogus": "status"} {
-		r := srv.Do(t, "GET", "/api/v1/stores/acme-shop/webhook-deliveries?"+query, acme.Token, nil)
-		if _, fields := platentest.ErrorBody(t, r, http.StatusBadRequest); len(fields) != 1 || fields[0] != field {
-			t.Errorf("delivery log ?%s: fields %v, want %s", query, fields, field)
+		for _, bad := range []string{"", "ftp://example.com/h", "/relative", "http://127.0.0.1:9/h", "http://10.1.2.3/h",
+			"http://169.254.169.254/latest", "http://[::1]/h", "http://localhost/h"} {
+			_, fields := platentest.ErrorBody(t, put(acme.Token, "acme-shop", map[string]any{"url": bad}), http.StatusBadRequest)
+			if len(fields) != 1 || fields[0] != "url" {
+				t.Errorf("url %q: fields %v", bad, fields)
+			}
 		}
-	}
+		platentest.ErrorBody(t, put(acme.Token, "globex-shop", map[string]any{"url": "https://example.com/h"}), http.StatusForbidden)
+		platentest.ErrorBody(t, put(globex.Token, "acme-shop", map[string]any{"url": "https://example.com/h"}), http.StatusForbidden)
+		platentest.ErrorBody(t, put(acme.Token, "no-such-store", map[string]any{"url": "https://example.com/h"}), http.StatusForbidden)
+		for query, field := range map[string]string{"page_size=abc": "page_size", "page_size=-1": "page_size", "status=bogus": "status"} {
+			r := srv.Do(t, "GET", "/api/v1/stores/acme-shop/webhook-deliveries?"+query, acme.Token, nil)
+			if _, fields := platentest.ErrorBody(t, r, http.StatusBadRequest); len(fields) != 1 || fields[0] != field {
+				t.Errorf("delivery log ?%s: fields %v, want %s", query, fields, field)
+			}
+		}
 
-	// A public address by IP, so that the check needs no DNS here.
-	first := put(acme.Token, "acme-shop", map[string]any{"url": "https://93.184.215.14/h"}).Object(t)
-	rotated := put(acme.Token, "acme-shop", map[string]any{"url": "https://93.184.215.14/h", "rotate_secret": true}).Object(t)
-	if first["secret"] == rotated["secret"] || first["previous_secret_expires_at"] != nil {
-		t.Errorf("rotation: %v then %v", first, rotated)
-	}
-	expires, err := time.Parse(time.RFC3339Nano, fmt.Sprint(rotated["previous_secret_expires_at"]))
-	if err != nil || time.Until(expires) < 23*time.Hour || time.Until(expires) > 25*time.Hour {
-		t.Errorf("previous_secret_expires_at %v", rotated["previous_secret_expires_at"])
-	}
+		// A public address by IP, so that the check needs no DNS here.
+		first := put(acme.Token, "acme-shop", map[string]any{"url": "https://93.184.215.14/h"}).Object(t)
+		rotated := put(acme.Token, "acme-shop", map[string]any{"url": "https://93.184.215.14/h", "rotate_secret": true}).Object(t)
+		if first["secret"] == rotated["secret"] || first["previous_secret_expires_at"] != nil {
+			t.Errorf("rotation: %v then %v", first, rotated)
+		}
+		expires, err := time.Parse(time.RFC3339Nano, fmt.Sprint(rotated["previous_secret_expires_at"]))
+		if err != nil || time.Until(expires) < 23*time.Hour || time.Until(expires) > 25*time.Hour {
+			t.Errorf("previous_secret_expires_at %v", rotated["previous_secret_expires_at"])
+		}
+	})
 }
 
 // TestEndpointURLHostileForms: PUT …/webhook through the HTTP server
@@ -385,81 +403,85 @@ func TestEndpointRules(t *testing.T) {
 // address (a translator or tunnel would deliver to it) and ports no
 // delivery could use; the ports even with --allow-private-network.
 func TestEndpointURLHostileForms(t *testing.T) {
-	srv := platentest.Start(t, platentest.Backends()[0])
-	open := platentest.StartWith(t, platentest.Backends()[0], func(c *config.Config) { c.AllowPrivateNetwork = true })
-	put := func(s *platentest.Server, token, url string) *platentest.Response {
-		return s.Do(t, "PUT", "/api/v1/stores/acme-shop/webhook", token, map[string]any{"url": url})
-	}
-	refused := map[string]string{ // url → what the message says
-		"http://[::127.0.0.1]/h":                      "IPv4-compatible address for 127.0.0.1, a loopback address",
-		"http://[::ffff:0:7f00:1]/h":                  "IPv4-translated address for 127.0.0.1, a loopback address",
-		"http://[::ffff:127.0.0.1]/h":                 "::ffff:127.0.0.1 is a loopback address",
-		"https://[64:ff9b::a9fe:a9fe]/latest":         "NAT64 address for 169.254.169.254, the cloud metadata address",
-		"https://[64:ff9b:1::a00:1]/h":                "local-use NAT64 address for 10.0.0.1, a private address",
-		"https://[2002:c0a8:101::1]/h":                "6to4 address for 192.168.1.1, a private address",
-		"https://[2001:0:808:808::80ff:fffe]/h":       "Teredo address whose client is 127.0.0.1, a loopback address",
-		"https://[2001:0:a00:1::f7f7:f7f7]/h":         "Teredo address whose server is 10.0.0.1, a private address",
-		"http://[::ffff:0:169.254.169.254]:8080/meta": "IPv4-translated address for 169.254.169.254, the cloud metadata address",
-	}
-	badPorts := map[string]string{
-		"https://93.184.215.14:65536/h":  "port 65536 is not between 1 and 65535",
-		"https://93.184.215.14:0/h":      "port 0 is not between 1 and 65535",
-		"https://hooks.example:99999/h":  "port 99999 is not between 1 and 65535",
-		"https://93.184.215.14:https/h":  "must be an absolute http or https URL",
-		"https://[2606:4700::1]:70000/h": "port 70000 is not between 1 and 65535",
-	}
-	check := func(s *platentest.Server, token, url, want string) {
-		t.Helper()
-		msg, fields := platentest.ErrorBody(t, put(s, token, url), http.StatusBadRequest)
-		if len(fields) != 1 || fields[0] != "url" || !strings.Contains(msg, want) {
-			t.Errorf("url %q: %q naming %v, want it to name url and say %q", url, msg, fields, want)
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		srv := platentest.Start(t, b)
+		open := platentest.StartWith(t, b, func(c *config.Config) { c.AllowPrivateNetwork = true })
+		put := func(s *platentest.Server, token, url string) *platentest.Response {
+			return s.Do(t, "PUT", "/api/v1/stores/acme-shop/webhook", token, map[string]any{"url": url})
 		}
-	}
-	token := srv.Bootstrap(t, "acme", "acme-shop").Token
-	for url, want := range refused {
-		check(srv, token, url, want)
-	}
-	for url, want := range badPorts {
-		check(srv, token, url, want)
-	}
-	openToken := open.Bootstrap(t, "acme", "acme-shop").Token
-	for url, want := range badPorts {
-		check(open, openToken, url, want)
-	}
-	for url := range refused {
-		if r := put(open, openToken, url); r.Status != http.StatusOK {
-			t.Errorf("--allow-private-network, url %q: %d %s", url, r.Status, r.Raw)
+		refused := map[string]string{ // url → what the message says
+			"http://[::127.0.0.1]/h":                      "IPv4-compatible address for 127.0.0.1, a loopback address",
+			"http://[::ffff:0:7f00:1]/h":                  "IPv4-translated address for 127.0.0.1, a loopback address",
+			"http://[::ffff:127.0.0.1]/h":                 "::ffff:127.0.0.1 is a loopback address",
+			"https://[64:ff9b::a9fe:a9fe]/latest":         "NAT64 address for 169.254.169.254, the cloud metadata address",
+			"https://[64:ff9b:1::a00:1]/h":                "local-use NAT64 address for 10.0.0.1, a private address",
+			"https://[2002:c0a8:101::1]/h":                "6to4 address for 192.168.1.1, a private address",
+			"https://[2001:0:808:808::80ff:fffe]/h":       "Teredo address whose client is 127.0.0.1, a loopback address",
+			"https://[2001:0:a00:1::f7f7:f7f7]/h":         "Teredo address whose server is 10.0.0.1, a private address",
+			"http://[::ffff:0:169.254.169.254]:8080/meta": "IPv4-translated address for 169.254.169.254, the cloud metadata address",
 		}
-	}
-	if r := put(srv, token, "https://93.184.215.14:65535/h"); r.Status != http.StatusOK {
-		t.Errorf("port 65535: %d %s", r.Status, r.Raw)
-	}
+		badPorts := map[string]string{
+			"https://93.184.215.14:65536/h":  "port 65536 is not between 1 and 65535",
+			"https://93.184.215.14:0/h":      "port 0 is not between 1 and 65535",
+			"https://hooks.example:99999/h":  "port 99999 is not between 1 and 65535",
+			"https://93.184.215.14:https/h":  "must be an absolute http or https URL",
+			"https://[2606:4700::1]:70000/h": "port 70000 is not between 1 and 65535",
+		}
+		check := func(s *platentest.Server, token, url, want string) {
+			t.Helper()
+			msg, fields := platentest.ErrorBody(t, put(s, token, url), http.StatusBadRequest)
+			if len(fields) != 1 || fields[0] != "url" || !strings.Contains(msg, want) {
+				t.Errorf("url %q: %q naming %v, want it to name url and say %q", url, msg, fields, want)
+			}
+		}
+		token := srv.Bootstrap(t, "acme", "acme-shop").Token
+		for url, want := range refused {
+			check(srv, token, url, want)
+		}
+		for url, want := range badPorts {
+			check(srv, token, url, want)
+		}
+		openToken := open.Bootstrap(t, "acme", "acme-shop").Token
+		for url, want := range badPorts {
+			check(open, openToken, url, want)
+		}
+		for url := range refused {
+			if r := put(open, openToken, url); r.Status != http.StatusOK {
+				t.Errorf("--allow-private-network, url %q: %d %s", url, r.Status, r.Raw)
+			}
+		}
+		if r := put(srv, token, "https://93.184.215.14:65535/h"); r.Status != http.StatusOK {
+			t.Errorf("port 65535: %d %s", r.Status, r.Raw)
+		}
+	})
 }
 
 // TestRotationSignsWithBoth: after a rotation, deliveries carry the new
 // secret's signature and the old one's, in both header forms.
 func TestRotationSignsWithBoth(t *testing.T) {
-	rcv := newReceiver(t)
-	srv, tenant, old := setup(t, platentest.Backends()[0], rcv.URL)
-	r := srv.Do(t, "PUT", "/api/v1/stores/acme-shop/webhook", tenant.Token, map[string]any{"url": rcv.URL + "/hooks", "rotate_secret": true})
-	newSecret, _ := r.Object(t)["secret"].(string)
-	if r.Status != http.StatusOK || newSecret == old {
-		t.Fatalf("rotate: %d %s", r.Status, r.Raw)
-	}
-	if r := srv.Do(t, "POST", "/v1/shop/orders", tenant.Token, map[string]any{
-		"external_id": "SO-1", "lines": []any{map[string]any{"design_version_id": "sticker-v1", "quantity": 1}}}); r.Status != http.StatusCreated {
-		t.Fatalf("create: %d %s", r.Status, r.Raw)
-	}
-	got := rcv.waitRequests(t, 1, 30*time.Second)[0]
-	platenSigs := strings.Split(got.header.Get("Platen-Signature"), ", ")
-	standardSigs := strings.Split(got.header.Get("webhook-signature"), " ")
-	if len(platenSigs) != 2 || len(standardSigs) != 2 {
-		t.Fatalf("signatures %q and %q, want two of each", got.header.Get("Platen-Signature"), got.header.Get("webhook-signature"))
-	}
-	for i, secret := range []string{newSecret, old} {
-		one := received{header: got.header.Clone(), body: got.body}
-		one.header.Set("Platen-Signature", platenSigs[i])
-		one.header.Set("webhook-signature", standardSigs[i])
-		checkSignatures(t, secret, one)
-	}
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		rcv := newReceiver(t)
+		srv, tenant, old := setup(t, b, rcv.URL)
+		r := srv.Do(t, "PUT", "/api/v1/stores/acme-shop/webhook", tenant.Token, map[string]any{"url": rcv.URL + "/hooks", "rotate_secret": true})
+		newSecret, _ := r.Object(t)["secret"].(string)
+		if r.Status != http.StatusOK || newSecret == old {
+			t.Fatalf("rotate: %d %s", r.Status, r.Raw)
+		}
+		if r := srv.Do(t, "POST", "/v1/shop/orders", tenant.Token, map[string]any{
+			"external_id": "SO-1", "lines": []any{map[string]any{"design_version_id": "sticker-v1", "quantity": 1}}}); r.Status != http.StatusCreated {
+			t.Fatalf("create: %d %s", r.Status, r.Raw)
+		}
+		got := rcv.waitRequests(t, 1, 30*time.Second)[0]
+		platenSigs := strings.Split(got.header.Get("Platen-Signature"), ", ")
+		standardSigs := strings.Split(got.header.Get("webhook-signature"), " ")
+		if len(platenSigs) != 2 || len(standardSigs) != 2 {
+			t.Fatalf("signatures %q and %q, want two of each", got.header.Get("Platen-Signature"), got.header.Get("webhook-signature"))
+		}
+		for i, secret := range []string{newSecret, old} {
+			one := received{header: got.header.Clone(), body: got.body}
+			one.header.Set("Platen-Signature", platenSigs[i])
+			one.header.Set("webhook-signature", standardSigs[i])
+			checkSignatures(t, secret, one)
+		}
+	})
 }

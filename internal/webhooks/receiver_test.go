@@ -56,70 +56,81 @@ func validSignature(secret string, body []byte, header string) bool {
 // and refuses (401) the same delivery with a byte of its body changed,
 // and one signed with another secret.
 func TestREADMEReceiver(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	code, err := os.ReadFile("receiver_test.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, block, _ := strings.Cut(string(code), "// README receiver begin\n")
-	block, _, _ = strings.Cut(block, "// README receiver end")
-	if !strings.Contains(string(readme), strings.TrimSpace(block)) {
-		t.Fatal("README.md does not hold the handler of receiver_test.go verbatim")
-	}
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		readme, err := os.ReadFile("../../README.md")
+		if err != nil {
+			t.Fatal(err)
+		}
+		code, err := os.ReadFile("receiver_test.go")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, block, _ := strings.Cut(string(code), "// README receiver begin\n")
+		block, _, _ = strings.Cut(block, "// README receiver end")
+		if !strings.Contains(string(readme), strings.TrimSpace(block)) {
+			t.Fatal("README.md does not hold the handler of receiver_test.go verbatim")
+		}
 
-	var mu sync.Mutex
-	var handled []string
-	var last received
-	var secret string
-	endpoint := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		mu.Lock()
-		last = received{header: r.Header.Clone(), body: body}
-		mu.Unlock()
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		webhookHandler(secret, func(delivery, _ string, _ []byte) {
+		var mu sync.Mutex
+		var last received
+		var secret string
+		handled := make(chan string, 4) // the deliveries handle was given, as it got them
+		endpoint := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
 			mu.Lock()
-			handled = append(handled, delivery)
+			last = received{header: r.Header.Clone(), body: body}
+			key := secret
 			mu.Unlock()
-		})(w, r)
-	}))
-	defer endpoint.Close()
-	srv, tenant, s := setup(t, platentest.Backends()[0], endpoint.URL)
-	secret = s
-	if r := srv.Do(t, "POST", "/v1/shop/orders", tenant.Token, map[string]any{
-		"external_id": "SO-1", "lines": []any{map[string]any{"design_version_id": "sticker-v1", "quantity": 1}}}); r.Status != http.StatusCreated {
-		t.Fatalf("create: %d %s", r.Status, r.Raw)
-	}
-	log := waitLog(t, srv, tenant.Token, func(d map[string]any) bool { return d["status"] == "delivered" })
-	time.Sleep(50 * time.Millisecond)
-	mu.Lock()
-	got, delivered := last, append([]string(nil), handled...)
-	mu.Unlock()
-	if len(delivered) != 1 || delivered[0] != log["id"] {
-		t.Fatalf("the receiver handled %v, want the delivery %v", delivered, log["id"])
-	}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			webhookHandler(key, func(delivery, _ string, _ []byte) { handled <- delivery })(w, r)
+		}))
+		defer endpoint.Close()
+		srv, tenant, s := setup(t, b, endpoint.URL)
+		mu.Lock()
+		secret = s
+		mu.Unlock()
+		if r := srv.Do(t, "POST", "/v1/shop/orders", tenant.Token, map[string]any{
+			"external_id": "SO-1", "lines": []any{map[string]any{"design_version_id": "sticker-v1", "quantity": 1}}}); r.Status != http.StatusCreated {
+			t.Fatalf("create: %d %s", r.Status, r.Raw)
+		}
+		log := waitLog(t, srv, tenant.Token, func(d map[string]any) bool { return d["status"] == "delivered" })
+		// handle runs on its own goroutine, after the answer: wait for it.
+		select {
+		case delivery := <-handled:
+			if delivery != log["id"] {
+				t.Fatalf("the receiver handled the delivery %q, want %v", delivery, log["id"])
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("the receiver never handled the delivery %v", log["id"])
+		}
+		select {
+		case delivery := <-handled:
+			t.Fatalf("the receiver handled a second delivery %q", delivery)
+		default:
+		}
+		mu.Lock()
+		got := last
+		mu.Unlock()
 
-	replay := func(body []byte, key string) int {
-		req := httptest.NewRequest("POST", "/hooks", bytes.NewReader(body))
-		req.Header = got.header.Clone()
-		rec := httptest.NewRecorder()
-		webhookHandler(key, func(string, string, []byte) {})(rec, req)
-		return rec.Code
-	}
-	if code := replay(got.body, secret); code != http.StatusNoContent {
-		t.Errorf("the delivery replayed as sent: %d, want 204", code)
-	}
-	tampered := bytes.Replace(got.body, []byte(`"ready"`), []byte(`"READY"`), 1)
-	if bytes.Equal(tampered, got.body) {
-		t.Fatal("nothing to tamper with")
-	}
-	if code := replay(tampered, secret); code != http.StatusUnauthorized {
-		t.Errorf("a tampered body: %d, want 401", code)
-	}
-	if code := replay(got.body, "whsec_another"); code != http.StatusUnauthorized {
-		t.Errorf("another secret: %d, want 401", code)
-	}
+		replay := func(body []byte, key string) int {
+			req := httptest.NewRequest("POST", "/hooks", bytes.NewReader(body))
+			req.Header = got.header.Clone()
+			rec := httptest.NewRecorder()
+			webhookHandler(key, func(string, string, []byte) {})(rec, req)
+			return rec.Code
+		}
+		if code := replay(got.body, secret); code != http.StatusNoContent {
+			t.Errorf("the delivery replayed as sent: %d, want 204", code)
+		}
+		tampered := bytes.Replace(got.body, []byte(`"ready"`), []byte(`"READY"`), 1)
+		if bytes.Equal(tampered, got.body) {
+			t.Fatal("nothing to tamper with")
+		}
+		if code := replay(tampered, secret); code != http.StatusUnauthorized {
+			t.Errorf("a tampered body: %d, want 401", code)
+		}
+		if code := replay(got.body, "whsec_another"); code != http.StatusUnauthorized {
+			t.Errorf("another secret: %d, want 401", code)
+		}
+	})
 }
