@@ -34,7 +34,8 @@ const browserDir = "browser"
 func TestThePanelInABrowser(t *testing.T) {
 	chromium := needBrowser(t)
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
-		slow := slowPNG(t, 3*time.Second)
+		release := make(chan struct{})
+		slow := heldPNG(t, release)
 		srv := platentest.StartWith(t, b, func(c *config.Config) { c.AllowPrivateNetwork = true })
 		acme, other := srv.Bootstrap(t, "acme", "acme-shop"), srv.Bootstrap(t, "other", "other-shop")
 		staff, err := operators.Create(t.Context(), srv.DB().Operators(), "grace@example.com", "", true, nil)
@@ -64,10 +65,17 @@ func TestThePanelInABrowser(t *testing.T) {
 			"STAFF_EMAIL="+staff.Email, "STAFF_PASSWORD="+staff.Password, "MEMBER_EMAIL="+member.Email, "MEMBER_PASSWORD="+member.Password,
 			"SLOW_PRINT="+rendering, "FAILED_PRINT="+failed, "FAILED_ORDER="+hostile)
 		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		runErr := cmd.Run()
+		pipe, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
 		steps := 0
-		for sc := bufio.NewScanner(&stdout); sc.Scan(); {
+		for sc := bufio.NewScanner(pipe); sc.Scan(); {
+			stdout.Write(append(sc.Bytes(), '\n'))
 			var step struct {
 				Step   string `json:"step"`
 				OK     bool   `json:"ok"`
@@ -77,12 +85,16 @@ func TestThePanelInABrowser(t *testing.T) {
 				continue
 			}
 			steps++
+			if step.Step == "watching" {
+				close(release) // the page shows the print rendering: let it finish
+			}
 			if !step.OK {
 				t.Errorf("%s: %s", step.Step, step.Detail)
 			}
 		}
-		if runErr != nil || steps != 8 {
-			t.Fatalf("the browser run: %v, %d of 8 steps reported\n%s\n%s", runErr, steps, stdout.String(), stderr.String())
+		runErr := cmd.Wait()
+		if runErr != nil || steps != 9 {
+			t.Fatalf("the browser run: %v, %d of 9 steps reported\n%s\n%s", runErr, steps, stdout.String(), stderr.String())
 		}
 		for _, shot := range []string{"prints", "print", "actions", "other-team", "phone"} {
 			if fi, err := os.Stat(filepath.Join(out, shot+".png")); err != nil || fi.Size() < 1000 {
@@ -109,9 +121,9 @@ func needBrowser(t *testing.T) string {
 	return chromium
 }
 
-// slowPNG serves a small PNG after delay: a print fetching it renders for
-// that long.
-func slowPNG(t *testing.T, delay time.Duration) *httptest.Server {
+// heldPNG serves a small PNG once release is closed: a print fetching it
+// renders until then.
+func heldPNG(t *testing.T, release <-chan struct{}) *httptest.Server {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := png.Encode(&buf, image.NewRGBA(image.Rect(0, 0, 8, 8))); err != nil {
@@ -119,7 +131,7 @@ func slowPNG(t *testing.T, delay time.Duration) *httptest.Server {
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
-		case <-time.After(delay):
+		case <-release:
 		case <-r.Context().Done():
 			return
 		}

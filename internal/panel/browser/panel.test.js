@@ -31,9 +31,11 @@ async function main() {
   report('sign in', page.url().endsWith('/operator/prints'), page.url());
   await page.screenshot({ path: env.OUT + '/prints.png', fullPage: true });
 
-  // A print rendering when the page loaded turns ready without a reload.
+  // A print rendering when the page loaded turns ready without a reload:
+  // its image is held until this line says the page is watching.
   const badge = page.locator(`[data-print="${env.SLOW_PRINT}"]`);
   const before = await badge.textContent();
+  report('watching', before !== 'ready', before);
   await page.waitForFunction(
     (id) => document.querySelector(`[data-print="${id}"]`)?.textContent === 'ready',
     env.SLOW_PRINT, { timeout: 30000 }).catch(() => {});
