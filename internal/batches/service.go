@@ -198,13 +198,8 @@ func (s *Service) ListBatchOrders(ctx context.Context, req *platenv1.ListBatchOr
 	if err != nil {
 		return nil, err
 	}
-	resp := &platenv1.ListBatchOrdersResponse{BatchOrders: make([]*platenv1.BatchOrder, len(list))}
-	for i, b := range list {
-		resp.BatchOrders[i] = s.toProto(b)
-	}
-	if more {
-		last := list[len(list)-1]
-		resp.NextPageToken = pagination.Token(pagination.Cursor{CreatedAt: last.CreatedAt, UID: last.UID})
-	}
+	resp := &platenv1.ListBatchOrdersResponse{}
+	resp.BatchOrders, resp.NextPageToken = pagination.Answer(list, more, s.toProto,
+		func(b *Batch) pagination.Cursor { return pagination.Cursor{CreatedAt: b.CreatedAt, UID: b.UID} })
 	return resp, nil
 }

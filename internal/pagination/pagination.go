@@ -77,3 +77,17 @@ func decode(token string) (Cursor, bool) {
 func Token(c Cursor) string {
 	return base64.RawURLEncoding.EncodeToString([]byte(tokenVersion + "|" + c.CreatedAt.UTC().Format(time.RFC3339Nano) + "|" + c.UID))
 }
+
+// Answer converts a page of list with convert and returns it with the
+// token of the next page: the cursor of its last row when more follow,
+// else "".
+func Answer[T, P any](list []T, more bool, convert func(T) P, cursor func(T) Cursor) ([]P, string) {
+	out := make([]P, len(list))
+	for i, v := range list {
+		out[i] = convert(v)
+	}
+	if !more || len(list) == 0 {
+		return out, ""
+	}
+	return out, Token(cursor(list[len(list)-1]))
+}

@@ -46,3 +46,20 @@ func TestForeignTokens(t *testing.T) {
 		}
 	}
 }
+
+func TestAnswer(t *testing.T) {
+	at := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	rows := []string{"a", "b", "c"}
+	cursor := func(s string) Cursor { return Cursor{CreatedAt: at, UID: s} }
+	out, next := Answer(rows, true, func(s string) int { return len(s) }, cursor)
+	page, err := Parse(0, next)
+	if len(out) != 3 || err != nil || page.After == nil || page.After.UID != "c" || !page.After.CreatedAt.Equal(at) {
+		t.Errorf("a page with more after it: %v, %q → %+v %v", out, next, page.After, err)
+	}
+	if _, next := Answer(rows, false, func(s string) int { return len(s) }, cursor); next != "" {
+		t.Errorf("the last page's token %q", next)
+	}
+	if out, next := Answer(nil, true, func(s string) int { return len(s) }, cursor); len(out) != 0 || next != "" {
+		t.Errorf("an empty page: %v %q", out, next)
+	}
+}

@@ -50,14 +50,9 @@ func (s *Service) ListPrints(ctx context.Context, req *platenv1.ListPrintsReques
 	if err != nil {
 		return nil, err
 	}
-	resp := &platenv1.ListPrintsResponse{Prints: make([]*platenv1.Print, len(list))}
-	for i, pr := range list {
-		resp.Prints[i] = s.toProto(pr)
-	}
-	if more {
-		last := list[len(list)-1]
-		resp.NextPageToken = pagination.Token(pagination.Cursor{CreatedAt: last.CreatedAt, UID: last.ID})
-	}
+	resp := &platenv1.ListPrintsResponse{}
+	resp.Prints, resp.NextPageToken = pagination.Answer(list, more, s.toProto,
+		func(pr *Print) pagination.Cursor { return pagination.Cursor{CreatedAt: pr.CreatedAt, UID: pr.ID} })
 	return resp, nil
 }
 

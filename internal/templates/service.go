@@ -118,14 +118,9 @@ func (s *Service) ListPrintTemplates(ctx context.Context, req *platenv1.ListPrin
 	if err != nil {
 		return nil, err
 	}
-	resp := &platenv1.ListPrintTemplatesResponse{PrintTemplates: make([]*platenv1.PrintTemplate, len(list))}
-	for i, t := range list {
-		resp.PrintTemplates[i] = toProto(t)
-	}
-	if more {
-		last := list[len(list)-1]
-		resp.NextPageToken = pagination.Token(pagination.Cursor{CreatedAt: last.CreatedAt, UID: last.UID})
-	}
+	resp := &platenv1.ListPrintTemplatesResponse{}
+	resp.PrintTemplates, resp.NextPageToken = pagination.Answer(list, more, toProto,
+		func(t *Template) pagination.Cursor { return pagination.Cursor{CreatedAt: t.CreatedAt, UID: t.UID} })
 	return resp, nil
 }
 
