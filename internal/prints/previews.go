@@ -19,11 +19,13 @@ const previewDPI = 36
 // previewTTL is how long a preview's signed file URL lives.
 const previewTTL = 15 * time.Minute
 
-// DesignSource reads the design document of a print.
+// DesignSource finds the design document of a print.
 type DesignSource interface {
-	// PrintDesign returns the template_config a print renders (as stored:
-	// URL-encoded or not).
-	PrintDesign(ctx context.Context, id string) (string, error)
+	// PrintDesign returns a key that changes whenever the print's design
+	// does (the hash the database keeps of it), and a function that reads
+	// the design (template_config as stored: URL-encoded or not), so that
+	// a preview already made costs no read of the design.
+	PrintDesign(ctx context.Context, id string) (key string, load func(context.Context) (string, error), err error)
 }
 
 // Previews makes a small PNG of a print's first page with the render
@@ -38,17 +40,21 @@ type Previews struct {
 // URL returns a short-lived URL of the preview of print id, rendering it
 // first when it does not exist.
 func (p *Previews) URL(ctx context.Context, id string) (string, error) {
-	config, err := p.Designs.PrintDesign(ctx, id)
+	design, load, err := p.Designs.PrintDesign(ctx, id)
 	if err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256([]byte(config))
+	sum := sha256.Sum256([]byte(design)) // a fixed-length name, whatever the key's form
 	key := "previews/" + hex.EncodeToString(sum[:16]) + ".png"
 	exists, err := p.Files.Exists(ctx, key)
 	if err != nil {
 		return "", err
 	}
 	if !exists {
+		config, err := load(ctx)
+		if err != nil {
+			return "", err
+		}
 		if err := p.make(ctx, config, key); err != nil {
 			return "", err
 		}

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/platen-print/platen/ent"
+	"github.com/platen-print/platen/ent/designversion"
 	"github.com/platen-print/platen/ent/order"
 	"github.com/platen-print/platen/ent/orderitem"
 	"github.com/platen-print/platen/ent/predicate"
@@ -341,19 +342,38 @@ func (s *Prints) endShop(ctx context.Context, tx *Tx, p *ent.ShopPrint, status s
 
 var _ prints.DesignSource = (*Prints)(nil)
 
-// PrintDesign returns the template_config a print renders: its item's, or
-// its design version's.
-func (s *Prints) PrintDesign(ctx context.Context, id string) (string, error) {
-	item, err := s.db.read.OrderItem.Query().Where(orderitem.UID(id)).Select(orderitem.FieldTemplateConfig).Only(ctx)
+// PrintDesign returns the key of a print's design (its item's
+// design_hash, or its design version's config_hash) and its reader.
+func (s *Prints) PrintDesign(ctx context.Context, id string) (string, func(context.Context) (string, error), error) {
+	item, err := s.db.read.OrderItem.Query().Where(orderitem.UID(id)).Select(orderitem.FieldDesignHash).Only(ctx)
 	if err == nil {
-		return item.TemplateConfig, nil
+		load := func(ctx context.Context) (string, error) {
+			row, err := s.db.read.OrderItem.Query().Where(orderitem.UID(id)).Select(orderitem.FieldTemplateConfig).Only(ctx)
+			if err != nil {
+				return "", notFound(err, "print %q not found", id)
+			}
+			return row.TemplateConfig, nil
+		}
+		if item.DesignHash == nil { // written before design_hash
+			config, err := load(ctx)
+			return DesignHash(config), load, err
+		}
+		return *item.DesignHash, load, nil
 	}
 	if !ent.IsNotFound(err) {
-		return "", err
+		return "", nil, err
 	}
 	p, err := s.db.read.ShopPrint.Query().Where(shopprint.UID(id)).Select(shopprint.FieldTeamID, shopprint.FieldDesignVersionID).Only(ctx)
 	if err != nil {
-		return "", notFound(err, "print %q not found", id)
+		return "", nil, notFound(err, "print %q not found", id)
 	}
-	return s.db.Catalog().DesignVersionConfig(ctx, p.TeamID, p.DesignVersionID)
+	v, err := s.db.read.DesignVersion.Query().
+		Where(designversion.TeamID(p.TeamID), designversion.VersionID(p.DesignVersionID)).Select(designversion.FieldConfigHash).Only(ctx)
+	if err != nil {
+		return "", nil, notFound(err, "design version %q not found", p.DesignVersionID)
+	}
+	load := func(ctx context.Context) (string, error) {
+		return s.db.Catalog().DesignVersionConfig(ctx, p.TeamID, p.DesignVersionID)
+	}
+	return "version:" + v.ConfigHash, load, nil
 }
