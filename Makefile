@@ -5,13 +5,15 @@ GOTOOL := $(GO) tool -modfile=tools/go.mod
 GATEWAY_V1 := github.com/grpc-ecosystem/grpc-gateway@v1.16.0
 TEST_FLAGS ?= -race -count=1 -timeout 20m
 
-.PHONY: help run build test fuzz test-tools bench bench-render bench-batch bench-webhooks bench-hostile generate generate-proto generate-ent googleapis lint verify
+.PHONY: help run build test fuzz test-tools missing-test-tools install-test-tools bench bench-render bench-batch bench-webhooks bench-hostile generate generate-proto generate-ent googleapis lint lint-openapi verify
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
 
-run: ## start platen serve on the embedded defaults (SQLite in ./data)
-	$(GO) run ./cmd/platen serve
+# Built, then run in make's place: go run would answer Ctrl-C with exit
+# status 1 (and make with "Error 1") however cleanly platen stopped.
+run: build ## start platen serve on the embedded defaults (SQLite in ./data); RUN_FLAGS adds flags
+	exec bin/platen serve $(RUN_FLAGS)
 
 build: ## build bin/platen
 	$(GO) build -o bin/platen ./cmd/platen
@@ -53,10 +55,14 @@ googleapis:
 	for f in annotations http httpbody; do cp -f $$dir/third_party/googleapis/google/api/$$f.proto third_party/googleapis/google/api/; done; \
 	chmod -R u+w third_party
 
-generate-proto: googleapis ## regenerate gen/ from proto/ with buf
-	rm -rf gen
+# buf writes the Go code and a Swagger 2.0 file (build/openapiv2, ignored);
+# platen-openapi makes the OpenAPI 3.1 document of gen/openapi from it and
+# the descriptors.
+generate-proto: googleapis ## regenerate gen/ from proto/ with buf, then the OpenAPI document
+	rm -rf gen build/openapiv2
 	$(GOTOOL) buf lint
 	$(GOTOOL) buf generate
+	$(GO) run ./cmd/platen-openapi -in build/openapiv2/platen.swagger.json -out gen/openapi
 
 generate-ent: ## regenerate ent/ from ent/schema
 	$(GO) generate ./ent
@@ -66,22 +72,59 @@ lint: googleapis ## buf lint, gofmt, go vet
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' | grep -vE '^(gen|ent)/'))" || (gofmt -l . ; exit 1)
 	$(GO) vet ./...
 
+# Redocly's CLI, pinned in tools/openapi-lint (npm ci, no global install),
+# lints the OpenAPI document: errors fail. Its one kind of warning is
+# operation-4xx-response, on the six GETs that answer no 4xx (health,
+# readiness, metrics, the document, its page and script). Without npm the
+# lint is skipped, except where PLATEN_TEST_REQUIRE_TOOLS is set (CI).
+lint-openapi: ## lint gen/openapi/platen.openapi.json with Redocly's CLI (needs npm)
+	@if ! command -v npm >/dev/null; then \
+	  echo "npm is not installed: the OpenAPI lint is skipped"; \
+	  test -z "$$PLATEN_TEST_REQUIRE_TOOLS"; exit; \
+	fi; \
+	test -x tools/openapi-lint/node_modules/.bin/redocly || npm ci --prefix tools/openapi-lint --no-audit --no-fund --silent; \
+	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true \
+	  tools/openapi-lint/node_modules/.bin/redocly lint --format=summary gen/openapi/platen.openapi.json
+
 # The render tests check real PDFs with poppler (pdfinfo, pdftoppm,
 # pdffonts), and the operator panel's tests drive Debian's chromium with
-# playwright-core from npm (no browser download); install what is missing.
+# playwright-core from npm (no browser download); the webhook tests verify
+# deliveries with the npm verifiers receivers install. make test installs
+# those npm packages into the repository when npm is there, and says which
+# system packages are missing (their tests then skip); it never calls
+# sudo. make install-test-tools installs them (with sudo unless root).
+
 test-tools:
+	@missing=$$($(MAKE) -s missing-test-tools); \
+	if [ -n "$$missing" ]; then \
+	  echo "not installed:$$missing; the tests that need them skip (make install-test-tools installs them)"; \
+	fi
+	@if command -v npm >/dev/null && ! test -d internal/panel/browser/node_modules/playwright-core; then \
+	  echo "installing playwright-core for the panel's browser tests"; \
+	  npm ci --prefix internal/panel/browser --no-audit --no-fund --silent; \
+	fi
+	@if command -v npm >/dev/null && ! { test -d internal/webhooks/verifiers/node_modules/@octokit/webhooks-methods && \
+	    test -d internal/webhooks/verifiers/node_modules/standardwebhooks; }; then \
+	  echo "installing @octokit/webhooks-methods and standardwebhooks for the webhook verifier tests"; \
+	  npm ci --prefix internal/webhooks/verifiers --no-audit --no-fund --silent; \
+	fi
+
+missing-test-tools:
 	@missing=""; \
 	command -v pdftoppm >/dev/null || missing="$$missing poppler-utils"; \
 	command -v chromium >/dev/null || missing="$$missing chromium"; \
-	command -v npm >/dev/null || missing="$$missing nodejs npm"; \
+	command -v node >/dev/null || missing="$$missing nodejs"; \
+	command -v npm >/dev/null || missing="$$missing npm"; \
+	echo "$$missing"
+
+install-test-tools: ## install the Debian packages the PDF and browser tests use (sudo unless root)
+	@missing=$$($(MAKE) -s missing-test-tools); \
 	if [ -n "$$missing" ]; then \
-	  echo "installing$$missing for the tests"; \
+	  echo "installing$$missing"; \
 	  SUDO=$$(test "$$(id -u)" = 0 || echo sudo); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
 	fi
-	@test -d internal/panel/browser/node_modules/playwright-core || \
-	  { echo "installing playwright-core for the panel's browser tests"; \
-	    npm ci --prefix internal/panel/browser --no-audit --no-fund --silent; }
+	@$(MAKE) -s test-tools
 
 verify: generate ## regenerate and fail when anything changed
 	git diff --exit-code -- gen ent

@@ -6977,6 +6977,9 @@ type OrderItemMutation struct {
 	print_status            *string
 	print_error             *string
 	print_file_key          *string
+	print_file_size         *int64
+	addprint_file_size      *int64
+	print_file_sha256       *string
 	print_job_id            *int64
 	addprint_job_id         *int64
 	clearedFields           map[string]struct{}
@@ -8029,6 +8032,125 @@ func (m *OrderItemMutation) ResetPrintFileKey() {
 	delete(m.clearedFields, orderitem.FieldPrintFileKey)
 }
 
+// SetPrintFileSize sets the "print_file_size" field.
+func (m *OrderItemMutation) SetPrintFileSize(i int64) {
+	m.print_file_size = &i
+	m.addprint_file_size = nil
+}
+
+// PrintFileSize returns the value of the "print_file_size" field in the mutation.
+func (m *OrderItemMutation) PrintFileSize() (r int64, exists bool) {
+	v := m.print_file_size
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPrintFileSize returns the old "print_file_size" field's value of the OrderItem entity.
+// If the OrderItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrderItemMutation) OldPrintFileSize(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPrintFileSize is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPrintFileSize requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPrintFileSize: %w", err)
+	}
+	return oldValue.PrintFileSize, nil
+}
+
+// AddPrintFileSize adds i to the "print_file_size" field.
+func (m *OrderItemMutation) AddPrintFileSize(i int64) {
+	if m.addprint_file_size != nil {
+		*m.addprint_file_size += i
+	} else {
+		m.addprint_file_size = &i
+	}
+}
+
+// AddedPrintFileSize returns the value that was added to the "print_file_size" field in this mutation.
+func (m *OrderItemMutation) AddedPrintFileSize() (r int64, exists bool) {
+	v := m.addprint_file_size
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearPrintFileSize clears the value of the "print_file_size" field.
+func (m *OrderItemMutation) ClearPrintFileSize() {
+	m.print_file_size = nil
+	m.addprint_file_size = nil
+	m.clearedFields[orderitem.FieldPrintFileSize] = struct{}{}
+}
+
+// PrintFileSizeCleared returns if the "print_file_size" field was cleared in this mutation.
+func (m *OrderItemMutation) PrintFileSizeCleared() bool {
+	_, ok := m.clearedFields[orderitem.FieldPrintFileSize]
+	return ok
+}
+
+// ResetPrintFileSize resets all changes to the "print_file_size" field.
+func (m *OrderItemMutation) ResetPrintFileSize() {
+	m.print_file_size = nil
+	m.addprint_file_size = nil
+	delete(m.clearedFields, orderitem.FieldPrintFileSize)
+}
+
+// SetPrintFileSha256 sets the "print_file_sha256" field.
+func (m *OrderItemMutation) SetPrintFileSha256(s string) {
+	m.print_file_sha256 = &s
+}
+
+// PrintFileSha256 returns the value of the "print_file_sha256" field in the mutation.
+func (m *OrderItemMutation) PrintFileSha256() (r string, exists bool) {
+	v := m.print_file_sha256
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPrintFileSha256 returns the old "print_file_sha256" field's value of the OrderItem entity.
+// If the OrderItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrderItemMutation) OldPrintFileSha256(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPrintFileSha256 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPrintFileSha256 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPrintFileSha256: %w", err)
+	}
+	return oldValue.PrintFileSha256, nil
+}
+
+// ClearPrintFileSha256 clears the value of the "print_file_sha256" field.
+func (m *OrderItemMutation) ClearPrintFileSha256() {
+	m.print_file_sha256 = nil
+	m.clearedFields[orderitem.FieldPrintFileSha256] = struct{}{}
+}
+
+// PrintFileSha256Cleared returns if the "print_file_sha256" field was cleared in this mutation.
+func (m *OrderItemMutation) PrintFileSha256Cleared() bool {
+	_, ok := m.clearedFields[orderitem.FieldPrintFileSha256]
+	return ok
+}
+
+// ResetPrintFileSha256 resets all changes to the "print_file_sha256" field.
+func (m *OrderItemMutation) ResetPrintFileSha256() {
+	m.print_file_sha256 = nil
+	delete(m.clearedFields, orderitem.FieldPrintFileSha256)
+}
+
 // SetPrintJobID sets the "print_job_id" field.
 func (m *OrderItemMutation) SetPrintJobID(i int64) {
 	m.print_job_id = &i
@@ -8160,7 +8282,7 @@ func (m *OrderItemMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *OrderItemMutation) Fields() []string {
-	fields := make([]string, 0, 21)
+	fields := make([]string, 0, 23)
 	if m.created_at != nil {
 		fields = append(fields, orderitem.FieldCreatedAt)
 	}
@@ -8221,6 +8343,12 @@ func (m *OrderItemMutation) Fields() []string {
 	if m.print_file_key != nil {
 		fields = append(fields, orderitem.FieldPrintFileKey)
 	}
+	if m.print_file_size != nil {
+		fields = append(fields, orderitem.FieldPrintFileSize)
+	}
+	if m.print_file_sha256 != nil {
+		fields = append(fields, orderitem.FieldPrintFileSha256)
+	}
 	if m.print_job_id != nil {
 		fields = append(fields, orderitem.FieldPrintJobID)
 	}
@@ -8272,6 +8400,10 @@ func (m *OrderItemMutation) Field(name string) (ent.Value, bool) {
 		return m.PrintError()
 	case orderitem.FieldPrintFileKey:
 		return m.PrintFileKey()
+	case orderitem.FieldPrintFileSize:
+		return m.PrintFileSize()
+	case orderitem.FieldPrintFileSha256:
+		return m.PrintFileSha256()
 	case orderitem.FieldPrintJobID:
 		return m.PrintJobID()
 	}
@@ -8323,6 +8455,10 @@ func (m *OrderItemMutation) OldField(ctx context.Context, name string) (ent.Valu
 		return m.OldPrintError(ctx)
 	case orderitem.FieldPrintFileKey:
 		return m.OldPrintFileKey(ctx)
+	case orderitem.FieldPrintFileSize:
+		return m.OldPrintFileSize(ctx)
+	case orderitem.FieldPrintFileSha256:
+		return m.OldPrintFileSha256(ctx)
 	case orderitem.FieldPrintJobID:
 		return m.OldPrintJobID(ctx)
 	}
@@ -8474,6 +8610,20 @@ func (m *OrderItemMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetPrintFileKey(v)
 		return nil
+	case orderitem.FieldPrintFileSize:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPrintFileSize(v)
+		return nil
+	case orderitem.FieldPrintFileSha256:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPrintFileSha256(v)
+		return nil
 	case orderitem.FieldPrintJobID:
 		v, ok := value.(int64)
 		if !ok {
@@ -8504,6 +8654,9 @@ func (m *OrderItemMutation) AddedFields() []string {
 	if m.adddesign_bytes != nil {
 		fields = append(fields, orderitem.FieldDesignBytes)
 	}
+	if m.addprint_file_size != nil {
+		fields = append(fields, orderitem.FieldPrintFileSize)
+	}
 	if m.addprint_job_id != nil {
 		fields = append(fields, orderitem.FieldPrintJobID)
 	}
@@ -8525,6 +8678,8 @@ func (m *OrderItemMutation) AddedField(name string) (ent.Value, bool) {
 		return m.AddedPrice()
 	case orderitem.FieldDesignBytes:
 		return m.AddedDesignBytes()
+	case orderitem.FieldPrintFileSize:
+		return m.AddedPrintFileSize()
 	case orderitem.FieldPrintJobID:
 		return m.AddedPrintJobID()
 	}
@@ -8571,6 +8726,13 @@ func (m *OrderItemMutation) AddField(name string, value ent.Value) error {
 		}
 		m.AddDesignBytes(v)
 		return nil
+	case orderitem.FieldPrintFileSize:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddPrintFileSize(v)
+		return nil
 	case orderitem.FieldPrintJobID:
 		v, ok := value.(int64)
 		if !ok {
@@ -8606,6 +8768,12 @@ func (m *OrderItemMutation) ClearedFields() []string {
 	}
 	if m.FieldCleared(orderitem.FieldPrintFileKey) {
 		fields = append(fields, orderitem.FieldPrintFileKey)
+	}
+	if m.FieldCleared(orderitem.FieldPrintFileSize) {
+		fields = append(fields, orderitem.FieldPrintFileSize)
+	}
+	if m.FieldCleared(orderitem.FieldPrintFileSha256) {
+		fields = append(fields, orderitem.FieldPrintFileSha256)
 	}
 	if m.FieldCleared(orderitem.FieldPrintJobID) {
 		fields = append(fields, orderitem.FieldPrintJobID)
@@ -8644,6 +8812,12 @@ func (m *OrderItemMutation) ClearField(name string) error {
 		return nil
 	case orderitem.FieldPrintFileKey:
 		m.ClearPrintFileKey()
+		return nil
+	case orderitem.FieldPrintFileSize:
+		m.ClearPrintFileSize()
+		return nil
+	case orderitem.FieldPrintFileSha256:
+		m.ClearPrintFileSha256()
 		return nil
 	case orderitem.FieldPrintJobID:
 		m.ClearPrintJobID()
@@ -8715,6 +8889,12 @@ func (m *OrderItemMutation) ResetField(name string) error {
 		return nil
 	case orderitem.FieldPrintFileKey:
 		m.ResetPrintFileKey()
+		return nil
+	case orderitem.FieldPrintFileSize:
+		m.ResetPrintFileSize()
+		return nil
+	case orderitem.FieldPrintFileSha256:
+		m.ResetPrintFileSha256()
 		return nil
 	case orderitem.FieldPrintJobID:
 		m.ResetPrintJobID()
@@ -17061,35 +17241,37 @@ func (m *ShopOrderMutation) ResetEdge(name string) error {
 // ShopPrintMutation represents an operation that mutates the ShopPrint nodes in the graph.
 type ShopPrintMutation struct {
 	config
-	op                Op
-	typ               string
-	id                *int
-	created_at        *time.Time
-	updated_at        *time.Time
-	uid               *string
-	team_id           *int
-	addteam_id        *int
-	store_id          *string
-	position          *int
-	addposition       *int
-	line_external_id  *string
-	design_version_id *string
-	quantity          *int
-	addquantity       *int
-	status            *string
-	error             *string
-	file_keys         *[]string
-	appendfile_keys   []string
-	file_count        *int
-	addfile_count     *int
-	job_id            *int64
-	addjob_id         *int64
-	clearedFields     map[string]struct{}
-	_order            *int
-	cleared_order     bool
-	done              bool
-	oldValue          func(context.Context) (*ShopPrint, error)
-	predicates        []predicate.ShopPrint
+	op                 Op
+	typ                string
+	id                 *int
+	created_at         *time.Time
+	updated_at         *time.Time
+	uid                *string
+	team_id            *int
+	addteam_id         *int
+	store_id           *string
+	position           *int
+	addposition        *int
+	line_external_id   *string
+	design_version_id  *string
+	quantity           *int
+	addquantity        *int
+	status             *string
+	error              *string
+	file_keys          *[]string
+	appendfile_keys    []string
+	file_digests       *[]schema.FileDigest
+	appendfile_digests []schema.FileDigest
+	file_count         *int
+	addfile_count      *int
+	job_id             *int64
+	addjob_id          *int64
+	clearedFields      map[string]struct{}
+	_order             *int
+	cleared_order      bool
+	done               bool
+	oldValue           func(context.Context) (*ShopPrint, error)
+	predicates         []predicate.ShopPrint
 }
 
 var _ ent.Mutation = (*ShopPrintMutation)(nil)
@@ -17760,6 +17942,71 @@ func (m *ShopPrintMutation) ResetFileKeys() {
 	delete(m.clearedFields, shopprint.FieldFileKeys)
 }
 
+// SetFileDigests sets the "file_digests" field.
+func (m *ShopPrintMutation) SetFileDigests(sd []schema.FileDigest) {
+	m.file_digests = &sd
+	m.appendfile_digests = nil
+}
+
+// FileDigests returns the value of the "file_digests" field in the mutation.
+func (m *ShopPrintMutation) FileDigests() (r []schema.FileDigest, exists bool) {
+	v := m.file_digests
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFileDigests returns the old "file_digests" field's value of the ShopPrint entity.
+// If the ShopPrint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShopPrintMutation) OldFileDigests(ctx context.Context) (v []schema.FileDigest, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFileDigests is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFileDigests requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFileDigests: %w", err)
+	}
+	return oldValue.FileDigests, nil
+}
+
+// AppendFileDigests adds sd to the "file_digests" field.
+func (m *ShopPrintMutation) AppendFileDigests(sd []schema.FileDigest) {
+	m.appendfile_digests = append(m.appendfile_digests, sd...)
+}
+
+// AppendedFileDigests returns the list of values that were appended to the "file_digests" field in this mutation.
+func (m *ShopPrintMutation) AppendedFileDigests() ([]schema.FileDigest, bool) {
+	if len(m.appendfile_digests) == 0 {
+		return nil, false
+	}
+	return m.appendfile_digests, true
+}
+
+// ClearFileDigests clears the value of the "file_digests" field.
+func (m *ShopPrintMutation) ClearFileDigests() {
+	m.file_digests = nil
+	m.appendfile_digests = nil
+	m.clearedFields[shopprint.FieldFileDigests] = struct{}{}
+}
+
+// FileDigestsCleared returns if the "file_digests" field was cleared in this mutation.
+func (m *ShopPrintMutation) FileDigestsCleared() bool {
+	_, ok := m.clearedFields[shopprint.FieldFileDigests]
+	return ok
+}
+
+// ResetFileDigests resets all changes to the "file_digests" field.
+func (m *ShopPrintMutation) ResetFileDigests() {
+	m.file_digests = nil
+	m.appendfile_digests = nil
+	delete(m.clearedFields, shopprint.FieldFileDigests)
+}
+
 // SetFileCount sets the "file_count" field.
 func (m *ShopPrintMutation) SetFileCount(i int) {
 	m.file_count = &i
@@ -17960,7 +18207,7 @@ func (m *ShopPrintMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ShopPrintMutation) Fields() []string {
-	fields := make([]string, 0, 15)
+	fields := make([]string, 0, 16)
 	if m.created_at != nil {
 		fields = append(fields, shopprint.FieldCreatedAt)
 	}
@@ -17999,6 +18246,9 @@ func (m *ShopPrintMutation) Fields() []string {
 	}
 	if m.file_keys != nil {
 		fields = append(fields, shopprint.FieldFileKeys)
+	}
+	if m.file_digests != nil {
+		fields = append(fields, shopprint.FieldFileDigests)
 	}
 	if m.file_count != nil {
 		fields = append(fields, shopprint.FieldFileCount)
@@ -18040,6 +18290,8 @@ func (m *ShopPrintMutation) Field(name string) (ent.Value, bool) {
 		return m.Error()
 	case shopprint.FieldFileKeys:
 		return m.FileKeys()
+	case shopprint.FieldFileDigests:
+		return m.FileDigests()
 	case shopprint.FieldFileCount:
 		return m.FileCount()
 	case shopprint.FieldJobID:
@@ -18079,6 +18331,8 @@ func (m *ShopPrintMutation) OldField(ctx context.Context, name string) (ent.Valu
 		return m.OldError(ctx)
 	case shopprint.FieldFileKeys:
 		return m.OldFileKeys(ctx)
+	case shopprint.FieldFileDigests:
+		return m.OldFileDigests(ctx)
 	case shopprint.FieldFileCount:
 		return m.OldFileCount(ctx)
 	case shopprint.FieldJobID:
@@ -18182,6 +18436,13 @@ func (m *ShopPrintMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetFileKeys(v)
+		return nil
+	case shopprint.FieldFileDigests:
+		v, ok := value.([]schema.FileDigest)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFileDigests(v)
 		return nil
 	case shopprint.FieldFileCount:
 		v, ok := value.(int)
@@ -18296,6 +18557,9 @@ func (m *ShopPrintMutation) ClearedFields() []string {
 	if m.FieldCleared(shopprint.FieldFileKeys) {
 		fields = append(fields, shopprint.FieldFileKeys)
 	}
+	if m.FieldCleared(shopprint.FieldFileDigests) {
+		fields = append(fields, shopprint.FieldFileDigests)
+	}
 	if m.FieldCleared(shopprint.FieldJobID) {
 		fields = append(fields, shopprint.FieldJobID)
 	}
@@ -18318,6 +18582,9 @@ func (m *ShopPrintMutation) ClearField(name string) error {
 		return nil
 	case shopprint.FieldFileKeys:
 		m.ClearFileKeys()
+		return nil
+	case shopprint.FieldFileDigests:
+		m.ClearFileDigests()
 		return nil
 	case shopprint.FieldJobID:
 		m.ClearJobID()
@@ -18368,6 +18635,9 @@ func (m *ShopPrintMutation) ResetField(name string) error {
 		return nil
 	case shopprint.FieldFileKeys:
 		m.ResetFileKeys()
+		return nil
+	case shopprint.FieldFileDigests:
+		m.ResetFileDigests()
 		return nil
 	case shopprint.FieldFileCount:
 		m.ResetFileCount()

@@ -59,6 +59,10 @@ type OrderItem struct {
 	PrintError *string `json:"print_error,omitempty"`
 	// PrintFileKey holds the value of the "print_file_key" field.
 	PrintFileKey *string `json:"print_file_key,omitempty"`
+	// PrintFileSize holds the value of the "print_file_size" field.
+	PrintFileSize *int64 `json:"print_file_size,omitempty"`
+	// PrintFileSha256 holds the value of the "print_file_sha256" field.
+	PrintFileSha256 *string `json:"print_file_sha256,omitempty"`
 	// PrintJobID holds the value of the "print_job_id" field.
 	PrintJobID *int64 `json:"print_job_id,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
@@ -96,9 +100,9 @@ func (*OrderItem) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case orderitem.FieldPrice:
 			values[i] = new(sql.NullFloat64)
-		case orderitem.FieldID, orderitem.FieldOrderID, orderitem.FieldTeamID, orderitem.FieldPosition, orderitem.FieldQuantity, orderitem.FieldDesignBytes, orderitem.FieldPrintJobID:
+		case orderitem.FieldID, orderitem.FieldOrderID, orderitem.FieldTeamID, orderitem.FieldPosition, orderitem.FieldQuantity, orderitem.FieldDesignBytes, orderitem.FieldPrintFileSize, orderitem.FieldPrintJobID:
 			values[i] = new(sql.NullInt64)
-		case orderitem.FieldUID, orderitem.FieldStoreID, orderitem.FieldEcommerceOrderItemID, orderitem.FieldEcommerceVariantID, orderitem.FieldTemplateConfig, orderitem.FieldDesignHash, orderitem.FieldDesignVersionID, orderitem.FieldPrintStatus, orderitem.FieldPrintError, orderitem.FieldPrintFileKey:
+		case orderitem.FieldUID, orderitem.FieldStoreID, orderitem.FieldEcommerceOrderItemID, orderitem.FieldEcommerceVariantID, orderitem.FieldTemplateConfig, orderitem.FieldDesignHash, orderitem.FieldDesignVersionID, orderitem.FieldPrintStatus, orderitem.FieldPrintError, orderitem.FieldPrintFileKey, orderitem.FieldPrintFileSha256:
 			values[i] = new(sql.NullString)
 		case orderitem.FieldCreatedAt, orderitem.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -253,6 +257,20 @@ func (_m *OrderItem) assignValues(columns []string, values []any) error {
 				_m.PrintFileKey = new(string)
 				*_m.PrintFileKey = value.String
 			}
+		case orderitem.FieldPrintFileSize:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field print_file_size", values[i])
+			} else if value.Valid {
+				_m.PrintFileSize = new(int64)
+				*_m.PrintFileSize = value.Int64
+			}
+		case orderitem.FieldPrintFileSha256:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field print_file_sha256", values[i])
+			} else if value.Valid {
+				_m.PrintFileSha256 = new(string)
+				*_m.PrintFileSha256 = value.String
+			}
 		case orderitem.FieldPrintJobID:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
 				return fmt.Errorf("unexpected type %T for field print_job_id", values[i])
@@ -370,6 +388,16 @@ func (_m *OrderItem) String() string {
 	builder.WriteString(", ")
 	if v := _m.PrintFileKey; v != nil {
 		builder.WriteString("print_file_key=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.PrintFileSize; v != nil {
+		builder.WriteString("print_file_size=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.PrintFileSha256; v != nil {
+		builder.WriteString("print_file_sha256=")
 		builder.WriteString(*v)
 	}
 	builder.WriteString(", ")

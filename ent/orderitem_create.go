@@ -216,6 +216,34 @@ func (_c *OrderItemCreate) SetNillablePrintFileKey(v *string) *OrderItemCreate {
 	return _c
 }
 
+// SetPrintFileSize sets the "print_file_size" field.
+func (_c *OrderItemCreate) SetPrintFileSize(v int64) *OrderItemCreate {
+	_c.mutation.SetPrintFileSize(v)
+	return _c
+}
+
+// SetNillablePrintFileSize sets the "print_file_size" field if the given value is not nil.
+func (_c *OrderItemCreate) SetNillablePrintFileSize(v *int64) *OrderItemCreate {
+	if v != nil {
+		_c.SetPrintFileSize(*v)
+	}
+	return _c
+}
+
+// SetPrintFileSha256 sets the "print_file_sha256" field.
+func (_c *OrderItemCreate) SetPrintFileSha256(v string) *OrderItemCreate {
+	_c.mutation.SetPrintFileSha256(v)
+	return _c
+}
+
+// SetNillablePrintFileSha256 sets the "print_file_sha256" field if the given value is not nil.
+func (_c *OrderItemCreate) SetNillablePrintFileSha256(v *string) *OrderItemCreate {
+	if v != nil {
+		_c.SetPrintFileSha256(*v)
+	}
+	return _c
+}
+
 // SetPrintJobID sets the "print_job_id" field.
 func (_c *OrderItemCreate) SetPrintJobID(v int64) *OrderItemCreate {
 	_c.mutation.SetPrintJobID(v)
@@ -430,6 +458,14 @@ func (_c *OrderItemCreate) createSpec() (*OrderItem, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.PrintFileKey(); ok {
 		_spec.SetField(orderitem.FieldPrintFileKey, field.TypeString, value)
 		_node.PrintFileKey = &value
+	}
+	if value, ok := _c.mutation.PrintFileSize(); ok {
+		_spec.SetField(orderitem.FieldPrintFileSize, field.TypeInt64, value)
+		_node.PrintFileSize = &value
+	}
+	if value, ok := _c.mutation.PrintFileSha256(); ok {
+		_spec.SetField(orderitem.FieldPrintFileSha256, field.TypeString, value)
+		_node.PrintFileSha256 = &value
 	}
 	if value, ok := _c.mutation.PrintJobID(); ok {
 		_spec.SetField(orderitem.FieldPrintJobID, field.TypeInt64, value)
@@ -735,6 +771,48 @@ func (u *OrderItemUpsert) UpdatePrintFileKey() *OrderItemUpsert {
 // ClearPrintFileKey clears the value of the "print_file_key" field.
 func (u *OrderItemUpsert) ClearPrintFileKey() *OrderItemUpsert {
 	u.SetNull(orderitem.FieldPrintFileKey)
+	return u
+}
+
+// SetPrintFileSize sets the "print_file_size" field.
+func (u *OrderItemUpsert) SetPrintFileSize(v int64) *OrderItemUpsert {
+	u.Set(orderitem.FieldPrintFileSize, v)
+	return u
+}
+
+// UpdatePrintFileSize sets the "print_file_size" field to the value that was provided on create.
+func (u *OrderItemUpsert) UpdatePrintFileSize() *OrderItemUpsert {
+	u.SetExcluded(orderitem.FieldPrintFileSize)
+	return u
+}
+
+// AddPrintFileSize adds v to the "print_file_size" field.
+func (u *OrderItemUpsert) AddPrintFileSize(v int64) *OrderItemUpsert {
+	u.Add(orderitem.FieldPrintFileSize, v)
+	return u
+}
+
+// ClearPrintFileSize clears the value of the "print_file_size" field.
+func (u *OrderItemUpsert) ClearPrintFileSize() *OrderItemUpsert {
+	u.SetNull(orderitem.FieldPrintFileSize)
+	return u
+}
+
+// SetPrintFileSha256 sets the "print_file_sha256" field.
+func (u *OrderItemUpsert) SetPrintFileSha256(v string) *OrderItemUpsert {
+	u.Set(orderitem.FieldPrintFileSha256, v)
+	return u
+}
+
+// UpdatePrintFileSha256 sets the "print_file_sha256" field to the value that was provided on create.
+func (u *OrderItemUpsert) UpdatePrintFileSha256() *OrderItemUpsert {
+	u.SetExcluded(orderitem.FieldPrintFileSha256)
+	return u
+}
+
+// ClearPrintFileSha256 clears the value of the "print_file_sha256" field.
+func (u *OrderItemUpsert) ClearPrintFileSha256() *OrderItemUpsert {
+	u.SetNull(orderitem.FieldPrintFileSha256)
 	return u
 }
 
@@ -1092,6 +1170,55 @@ func (u *OrderItemUpsertOne) UpdatePrintFileKey() *OrderItemUpsertOne {
 func (u *OrderItemUpsertOne) ClearPrintFileKey() *OrderItemUpsertOne {
 	return u.Update(func(s *OrderItemUpsert) {
 		s.ClearPrintFileKey()
+	})
+}
+
+// SetPrintFileSize sets the "print_file_size" field.
+func (u *OrderItemUpsertOne) SetPrintFileSize(v int64) *OrderItemUpsertOne {
+	return u.Update(func(s *OrderItemUpsert) {
+		s.SetPrintFileSize(v)
+	})
+}
+
+// AddPrintFileSize adds v to the "print_file_size" field.
+func (u *OrderItemUpsertOne) AddPrintFileSize(v int64) *OrderItemUpsertOne {
+	return u.Update(func(s *OrderItemUpsert) {
+		s.AddPrintFileSize(v)
+	})
+}
+
+// UpdatePrintFileSize sets the "print_file_size" field to the value that was provided on create.
+func (u *OrderItemUpsertOne) UpdatePrintFileSize() *OrderItemUpsertOne {
+	return u.Update(func(s *OrderItemUpsert) {
+		s.UpdatePrintFileSize()
+	})
+}
+
+// ClearPrintFileSize clears the value of the "print_file_size" field.
+func (u *OrderItemUpsertOne) ClearPrintFileSize() *OrderItemUpsertOne {
+	return u.Update(func(s *OrderItemUpsert) {
+		s.ClearPrintFileSize()
+	})
+}
+
+// SetPrintFileSha256 sets the "print_file_sha256" field.
+func (u *OrderItemUpsertOne) SetPrintFileSha256(v string) *OrderItemUpsertOne {
+	return u.Update(func(s *OrderItemUpsert) {
+		s.SetPrintFileSha256(v)
+	})
+}
+
+// UpdatePrintFileSha256 sets the "print_file_sha256" field to the value that was provided on create.
+func (u *OrderItemUpsertOne) UpdatePrintFileSha256() *OrderItemUpsertOne {
+	return u.Update(func(s *OrderItemUpsert) {
+		s.UpdatePrintFileSha256()
+	})
+}
+
+// ClearPrintFileSha256 clears the value of the "print_file_sha256" field.
+func (u *OrderItemUpsertOne) ClearPrintFileSha256() *OrderItemUpsertOne {
+	return u.Update(func(s *OrderItemUpsert) {
+		s.ClearPrintFileSha256()
 	})
 }
 
@@ -1619,6 +1746,55 @@ func (u *OrderItemUpsertBulk) UpdatePrintFileKey() *OrderItemUpsertBulk {
 func (u *OrderItemUpsertBulk) ClearPrintFileKey() *OrderItemUpsertBulk {
 	return u.Update(func(s *OrderItemUpsert) {
 		s.ClearPrintFileKey()
+	})
+}
+
+// SetPrintFileSize sets the "print_file_size" field.
+func (u *OrderItemUpsertBulk) SetPrintFileSize(v int64) *OrderItemUpsertBulk {
+	return u.Update(func(s *OrderItemUpsert) {
+		s.SetPrintFileSize(v)
+	})
+}
+
+// AddPrintFileSize adds v to the "print_file_size" field.
+func (u *OrderItemUpsertBulk) AddPrintFileSize(v int64) *OrderItemUpsertBulk {
+	return u.Update(func(s *OrderItemUpsert) {
+		s.AddPrintFileSize(v)
+	})
+}
+
+// UpdatePrintFileSize sets the "print_file_size" field to the value that was provided on create.
+func (u *OrderItemUpsertBulk) UpdatePrintFileSize() *OrderItemUpsertBulk {
+	return u.Update(func(s *OrderItemUpsert) {
+		s.UpdatePrintFileSize()
+	})
+}
+
+// ClearPrintFileSize clears the value of the "print_file_size" field.
+func (u *OrderItemUpsertBulk) ClearPrintFileSize() *OrderItemUpsertBulk {
+	return u.Update(func(s *OrderItemUpsert) {
+		s.ClearPrintFileSize()
+	})
+}
+
+// SetPrintFileSha256 sets the "print_file_sha256" field.
+func (u *OrderItemUpsertBulk) SetPrintFileSha256(v string) *OrderItemUpsertBulk {
+	return u.Update(func(s *OrderItemUpsert) {
+		s.SetPrintFileSha256(v)
+	})
+}
+
+// UpdatePrintFileSha256 sets the "print_file_sha256" field to the value that was provided on create.
+func (u *OrderItemUpsertBulk) UpdatePrintFileSha256() *OrderItemUpsertBulk {
+	return u.Update(func(s *OrderItemUpsert) {
+		s.UpdatePrintFileSha256()
+	})
+}
+
+// ClearPrintFileSha256 clears the value of the "print_file_sha256" field.
+func (u *OrderItemUpsertBulk) ClearPrintFileSha256() *OrderItemUpsertBulk {
+	return u.Update(func(s *OrderItemUpsert) {
+		s.ClearPrintFileSha256()
 	})
 }
 

@@ -284,6 +284,53 @@ func (_u *OrderItemUpdate) ClearPrintFileKey() *OrderItemUpdate {
 	return _u
 }
 
+// SetPrintFileSize sets the "print_file_size" field.
+func (_u *OrderItemUpdate) SetPrintFileSize(v int64) *OrderItemUpdate {
+	_u.mutation.ResetPrintFileSize()
+	_u.mutation.SetPrintFileSize(v)
+	return _u
+}
+
+// SetNillablePrintFileSize sets the "print_file_size" field if the given value is not nil.
+func (_u *OrderItemUpdate) SetNillablePrintFileSize(v *int64) *OrderItemUpdate {
+	if v != nil {
+		_u.SetPrintFileSize(*v)
+	}
+	return _u
+}
+
+// AddPrintFileSize adds value to the "print_file_size" field.
+func (_u *OrderItemUpdate) AddPrintFileSize(v int64) *OrderItemUpdate {
+	_u.mutation.AddPrintFileSize(v)
+	return _u
+}
+
+// ClearPrintFileSize clears the value of the "print_file_size" field.
+func (_u *OrderItemUpdate) ClearPrintFileSize() *OrderItemUpdate {
+	_u.mutation.ClearPrintFileSize()
+	return _u
+}
+
+// SetPrintFileSha256 sets the "print_file_sha256" field.
+func (_u *OrderItemUpdate) SetPrintFileSha256(v string) *OrderItemUpdate {
+	_u.mutation.SetPrintFileSha256(v)
+	return _u
+}
+
+// SetNillablePrintFileSha256 sets the "print_file_sha256" field if the given value is not nil.
+func (_u *OrderItemUpdate) SetNillablePrintFileSha256(v *string) *OrderItemUpdate {
+	if v != nil {
+		_u.SetPrintFileSha256(*v)
+	}
+	return _u
+}
+
+// ClearPrintFileSha256 clears the value of the "print_file_sha256" field.
+func (_u *OrderItemUpdate) ClearPrintFileSha256() *OrderItemUpdate {
+	_u.mutation.ClearPrintFileSha256()
+	return _u
+}
+
 // SetPrintJobID sets the "print_job_id" field.
 func (_u *OrderItemUpdate) SetPrintJobID(v int64) *OrderItemUpdate {
 	_u.mutation.ResetPrintJobID()
@@ -456,6 +503,21 @@ func (_u *OrderItemUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if _u.mutation.PrintFileKeyCleared() {
 		_spec.ClearField(orderitem.FieldPrintFileKey, field.TypeString)
+	}
+	if value, ok := _u.mutation.PrintFileSize(); ok {
+		_spec.SetField(orderitem.FieldPrintFileSize, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedPrintFileSize(); ok {
+		_spec.AddField(orderitem.FieldPrintFileSize, field.TypeInt64, value)
+	}
+	if _u.mutation.PrintFileSizeCleared() {
+		_spec.ClearField(orderitem.FieldPrintFileSize, field.TypeInt64)
+	}
+	if value, ok := _u.mutation.PrintFileSha256(); ok {
+		_spec.SetField(orderitem.FieldPrintFileSha256, field.TypeString, value)
+	}
+	if _u.mutation.PrintFileSha256Cleared() {
+		_spec.ClearField(orderitem.FieldPrintFileSha256, field.TypeString)
 	}
 	if value, ok := _u.mutation.PrintJobID(); ok {
 		_spec.SetField(orderitem.FieldPrintJobID, field.TypeInt64, value)
@@ -740,6 +802,53 @@ func (_u *OrderItemUpdateOne) ClearPrintFileKey() *OrderItemUpdateOne {
 	return _u
 }
 
+// SetPrintFileSize sets the "print_file_size" field.
+func (_u *OrderItemUpdateOne) SetPrintFileSize(v int64) *OrderItemUpdateOne {
+	_u.mutation.ResetPrintFileSize()
+	_u.mutation.SetPrintFileSize(v)
+	return _u
+}
+
+// SetNillablePrintFileSize sets the "print_file_size" field if the given value is not nil.
+func (_u *OrderItemUpdateOne) SetNillablePrintFileSize(v *int64) *OrderItemUpdateOne {
+	if v != nil {
+		_u.SetPrintFileSize(*v)
+	}
+	return _u
+}
+
+// AddPrintFileSize adds value to the "print_file_size" field.
+func (_u *OrderItemUpdateOne) AddPrintFileSize(v int64) *OrderItemUpdateOne {
+	_u.mutation.AddPrintFileSize(v)
+	return _u
+}
+
+// ClearPrintFileSize clears the value of the "print_file_size" field.
+func (_u *OrderItemUpdateOne) ClearPrintFileSize() *OrderItemUpdateOne {
+	_u.mutation.ClearPrintFileSize()
+	return _u
+}
+
+// SetPrintFileSha256 sets the "print_file_sha256" field.
+func (_u *OrderItemUpdateOne) SetPrintFileSha256(v string) *OrderItemUpdateOne {
+	_u.mutation.SetPrintFileSha256(v)
+	return _u
+}
+
+// SetNillablePrintFileSha256 sets the "print_file_sha256" field if the given value is not nil.
+func (_u *OrderItemUpdateOne) SetNillablePrintFileSha256(v *string) *OrderItemUpdateOne {
+	if v != nil {
+		_u.SetPrintFileSha256(*v)
+	}
+	return _u
+}
+
+// ClearPrintFileSha256 clears the value of the "print_file_sha256" field.
+func (_u *OrderItemUpdateOne) ClearPrintFileSha256() *OrderItemUpdateOne {
+	_u.mutation.ClearPrintFileSha256()
+	return _u
+}
+
 // SetPrintJobID sets the "print_job_id" field.
 func (_u *OrderItemUpdateOne) SetPrintJobID(v int64) *OrderItemUpdateOne {
 	_u.mutation.ResetPrintJobID()
@@ -942,6 +1051,21 @@ func (_u *OrderItemUpdateOne) sqlSave(ctx context.Context) (_node *OrderItem, er
 	}
 	if _u.mutation.PrintFileKeyCleared() {
 		_spec.ClearField(orderitem.FieldPrintFileKey, field.TypeString)
+	}
+	if value, ok := _u.mutation.PrintFileSize(); ok {
+		_spec.SetField(orderitem.FieldPrintFileSize, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedPrintFileSize(); ok {
+		_spec.AddField(orderitem.FieldPrintFileSize, field.TypeInt64, value)
+	}
+	if _u.mutation.PrintFileSizeCleared() {
+		_spec.ClearField(orderitem.FieldPrintFileSize, field.TypeInt64)
+	}
+	if value, ok := _u.mutation.PrintFileSha256(); ok {
+		_spec.SetField(orderitem.FieldPrintFileSha256, field.TypeString, value)
+	}
+	if _u.mutation.PrintFileSha256Cleared() {
+		_spec.ClearField(orderitem.FieldPrintFileSha256, field.TypeString)
 	}
 	if value, ok := _u.mutation.PrintJobID(); ok {
 		_spec.SetField(orderitem.FieldPrintJobID, field.TypeInt64, value)

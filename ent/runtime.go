@@ -304,7 +304,7 @@ func init() {
 	// shopprint.DefaultStatus holds the default value on creation for the status field.
 	shopprint.DefaultStatus = shopprintDescStatus.Default.(string)
 	// shopprintDescFileCount is the schema descriptor for file_count field.
-	shopprintDescFileCount := shopprintFields[11].Descriptor()
+	shopprintDescFileCount := shopprintFields[12].Descriptor()
 	// shopprint.DefaultFileCount holds the default value on creation for the file_count field.
 	shopprint.DefaultFileCount = shopprintDescFileCount.Default.(int)
 	storeMixin := schema.Store{}.Mixin()

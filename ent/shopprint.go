@@ -10,6 +10,7 @@ import (
 
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
+	"github.com/platen-print/platen/ent/schema"
 	"github.com/platen-print/platen/ent/shoporder"
 	"github.com/platen-print/platen/ent/shopprint"
 )
@@ -45,6 +46,8 @@ type ShopPrint struct {
 	Error *string `json:"error,omitempty"`
 	// FileKeys holds the value of the "file_keys" field.
 	FileKeys []string `json:"file_keys,omitempty"`
+	// FileDigests holds the value of the "file_digests" field.
+	FileDigests []schema.FileDigest `json:"file_digests,omitempty"`
 	// FileCount holds the value of the "file_count" field.
 	FileCount int `json:"file_count,omitempty"`
 	// JobID holds the value of the "job_id" field.
@@ -80,7 +83,7 @@ func (*ShopPrint) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case shopprint.FieldFileKeys:
+		case shopprint.FieldFileKeys, shopprint.FieldFileDigests:
 			values[i] = new([]byte)
 		case shopprint.FieldID, shopprint.FieldShopOrderID, shopprint.FieldTeamID, shopprint.FieldPosition, shopprint.FieldQuantity, shopprint.FieldFileCount, shopprint.FieldJobID:
 			values[i] = new(sql.NullInt64)
@@ -190,6 +193,14 @@ func (_m *ShopPrint) assignValues(columns []string, values []any) error {
 					return fmt.Errorf("unmarshal field file_keys: %w", err)
 				}
 			}
+		case shopprint.FieldFileDigests:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field file_digests", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.FileDigests); err != nil {
+					return fmt.Errorf("unmarshal field file_digests: %w", err)
+				}
+			}
 		case shopprint.FieldFileCount:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
 				return fmt.Errorf("unexpected type %T for field file_count", values[i])
@@ -284,6 +295,9 @@ func (_m *ShopPrint) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("file_keys=")
 	builder.WriteString(fmt.Sprintf("%v", _m.FileKeys))
+	builder.WriteString(", ")
+	builder.WriteString("file_digests=")
+	builder.WriteString(fmt.Sprintf("%v", _m.FileDigests))
 	builder.WriteString(", ")
 	builder.WriteString("file_count=")
 	builder.WriteString(fmt.Sprintf("%v", _m.FileCount))

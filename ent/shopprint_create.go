@@ -11,6 +11,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
+	"github.com/platen-print/platen/ent/schema"
 	"github.com/platen-print/platen/ent/shoporder"
 	"github.com/platen-print/platen/ent/shopprint"
 )
@@ -130,6 +131,12 @@ func (_c *ShopPrintCreate) SetNillableError(v *string) *ShopPrintCreate {
 // SetFileKeys sets the "file_keys" field.
 func (_c *ShopPrintCreate) SetFileKeys(v []string) *ShopPrintCreate {
 	_c.mutation.SetFileKeys(v)
+	return _c
+}
+
+// SetFileDigests sets the "file_digests" field.
+func (_c *ShopPrintCreate) SetFileDigests(v []schema.FileDigest) *ShopPrintCreate {
+	_c.mutation.SetFileDigests(v)
 	return _c
 }
 
@@ -341,6 +348,10 @@ func (_c *ShopPrintCreate) createSpec() (*ShopPrint, *sqlgraph.CreateSpec) {
 		_spec.SetField(shopprint.FieldFileKeys, field.TypeJSON, value)
 		_node.FileKeys = value
 	}
+	if value, ok := _c.mutation.FileDigests(); ok {
+		_spec.SetField(shopprint.FieldFileDigests, field.TypeJSON, value)
+		_node.FileDigests = value
+	}
 	if value, ok := _c.mutation.FileCount(); ok {
 		_spec.SetField(shopprint.FieldFileCount, field.TypeInt, value)
 		_node.FileCount = value
@@ -475,6 +486,24 @@ func (u *ShopPrintUpsert) UpdateFileKeys() *ShopPrintUpsert {
 // ClearFileKeys clears the value of the "file_keys" field.
 func (u *ShopPrintUpsert) ClearFileKeys() *ShopPrintUpsert {
 	u.SetNull(shopprint.FieldFileKeys)
+	return u
+}
+
+// SetFileDigests sets the "file_digests" field.
+func (u *ShopPrintUpsert) SetFileDigests(v []schema.FileDigest) *ShopPrintUpsert {
+	u.Set(shopprint.FieldFileDigests, v)
+	return u
+}
+
+// UpdateFileDigests sets the "file_digests" field to the value that was provided on create.
+func (u *ShopPrintUpsert) UpdateFileDigests() *ShopPrintUpsert {
+	u.SetExcluded(shopprint.FieldFileDigests)
+	return u
+}
+
+// ClearFileDigests clears the value of the "file_digests" field.
+func (u *ShopPrintUpsert) ClearFileDigests() *ShopPrintUpsert {
+	u.SetNull(shopprint.FieldFileDigests)
 	return u
 }
 
@@ -656,6 +685,27 @@ func (u *ShopPrintUpsertOne) UpdateFileKeys() *ShopPrintUpsertOne {
 func (u *ShopPrintUpsertOne) ClearFileKeys() *ShopPrintUpsertOne {
 	return u.Update(func(s *ShopPrintUpsert) {
 		s.ClearFileKeys()
+	})
+}
+
+// SetFileDigests sets the "file_digests" field.
+func (u *ShopPrintUpsertOne) SetFileDigests(v []schema.FileDigest) *ShopPrintUpsertOne {
+	return u.Update(func(s *ShopPrintUpsert) {
+		s.SetFileDigests(v)
+	})
+}
+
+// UpdateFileDigests sets the "file_digests" field to the value that was provided on create.
+func (u *ShopPrintUpsertOne) UpdateFileDigests() *ShopPrintUpsertOne {
+	return u.Update(func(s *ShopPrintUpsert) {
+		s.UpdateFileDigests()
+	})
+}
+
+// ClearFileDigests clears the value of the "file_digests" field.
+func (u *ShopPrintUpsertOne) ClearFileDigests() *ShopPrintUpsertOne {
+	return u.Update(func(s *ShopPrintUpsert) {
+		s.ClearFileDigests()
 	})
 }
 
@@ -1010,6 +1060,27 @@ func (u *ShopPrintUpsertBulk) UpdateFileKeys() *ShopPrintUpsertBulk {
 func (u *ShopPrintUpsertBulk) ClearFileKeys() *ShopPrintUpsertBulk {
 	return u.Update(func(s *ShopPrintUpsert) {
 		s.ClearFileKeys()
+	})
+}
+
+// SetFileDigests sets the "file_digests" field.
+func (u *ShopPrintUpsertBulk) SetFileDigests(v []schema.FileDigest) *ShopPrintUpsertBulk {
+	return u.Update(func(s *ShopPrintUpsert) {
+		s.SetFileDigests(v)
+	})
+}
+
+// UpdateFileDigests sets the "file_digests" field to the value that was provided on create.
+func (u *ShopPrintUpsertBulk) UpdateFileDigests() *ShopPrintUpsertBulk {
+	return u.Update(func(s *ShopPrintUpsert) {
+		s.UpdateFileDigests()
+	})
+}
+
+// ClearFileDigests clears the value of the "file_digests" field.
+func (u *ShopPrintUpsertBulk) ClearFileDigests() *ShopPrintUpsertBulk {
+	return u.Update(func(s *ShopPrintUpsert) {
+		s.ClearFileDigests()
 	})
 }
 

@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqljson"
 	"entgo.io/ent/schema/field"
 	"github.com/platen-print/platen/ent/predicate"
+	"github.com/platen-print/platen/ent/schema"
 	"github.com/platen-print/platen/ent/shopprint"
 )
 
@@ -84,6 +85,24 @@ func (_u *ShopPrintUpdate) AppendFileKeys(v []string) *ShopPrintUpdate {
 // ClearFileKeys clears the value of the "file_keys" field.
 func (_u *ShopPrintUpdate) ClearFileKeys() *ShopPrintUpdate {
 	_u.mutation.ClearFileKeys()
+	return _u
+}
+
+// SetFileDigests sets the "file_digests" field.
+func (_u *ShopPrintUpdate) SetFileDigests(v []schema.FileDigest) *ShopPrintUpdate {
+	_u.mutation.SetFileDigests(v)
+	return _u
+}
+
+// AppendFileDigests appends value to the "file_digests" field.
+func (_u *ShopPrintUpdate) AppendFileDigests(v []schema.FileDigest) *ShopPrintUpdate {
+	_u.mutation.AppendFileDigests(v)
+	return _u
+}
+
+// ClearFileDigests clears the value of the "file_digests" field.
+func (_u *ShopPrintUpdate) ClearFileDigests() *ShopPrintUpdate {
+	_u.mutation.ClearFileDigests()
 	return _u
 }
 
@@ -219,6 +238,17 @@ func (_u *ShopPrintUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if _u.mutation.FileKeysCleared() {
 		_spec.ClearField(shopprint.FieldFileKeys, field.TypeJSON)
 	}
+	if value, ok := _u.mutation.FileDigests(); ok {
+		_spec.SetField(shopprint.FieldFileDigests, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedFileDigests(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, shopprint.FieldFileDigests, value)
+		})
+	}
+	if _u.mutation.FileDigestsCleared() {
+		_spec.ClearField(shopprint.FieldFileDigests, field.TypeJSON)
+	}
 	if value, ok := _u.mutation.FileCount(); ok {
 		_spec.SetField(shopprint.FieldFileCount, field.TypeInt, value)
 	}
@@ -309,6 +339,24 @@ func (_u *ShopPrintUpdateOne) AppendFileKeys(v []string) *ShopPrintUpdateOne {
 // ClearFileKeys clears the value of the "file_keys" field.
 func (_u *ShopPrintUpdateOne) ClearFileKeys() *ShopPrintUpdateOne {
 	_u.mutation.ClearFileKeys()
+	return _u
+}
+
+// SetFileDigests sets the "file_digests" field.
+func (_u *ShopPrintUpdateOne) SetFileDigests(v []schema.FileDigest) *ShopPrintUpdateOne {
+	_u.mutation.SetFileDigests(v)
+	return _u
+}
+
+// AppendFileDigests appends value to the "file_digests" field.
+func (_u *ShopPrintUpdateOne) AppendFileDigests(v []schema.FileDigest) *ShopPrintUpdateOne {
+	_u.mutation.AppendFileDigests(v)
+	return _u
+}
+
+// ClearFileDigests clears the value of the "file_digests" field.
+func (_u *ShopPrintUpdateOne) ClearFileDigests() *ShopPrintUpdateOne {
+	_u.mutation.ClearFileDigests()
 	return _u
 }
 
@@ -473,6 +521,17 @@ func (_u *ShopPrintUpdateOne) sqlSave(ctx context.Context) (_node *ShopPrint, er
 	}
 	if _u.mutation.FileKeysCleared() {
 		_spec.ClearField(shopprint.FieldFileKeys, field.TypeJSON)
+	}
+	if value, ok := _u.mutation.FileDigests(); ok {
+		_spec.SetField(shopprint.FieldFileDigests, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedFileDigests(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, shopprint.FieldFileDigests, value)
+		})
+	}
+	if _u.mutation.FileDigestsCleared() {
+		_spec.ClearField(shopprint.FieldFileDigests, field.TypeJSON)
 	}
 	if value, ok := _u.mutation.FileCount(); ok {
 		_spec.SetField(shopprint.FieldFileCount, field.TypeInt, value)

@@ -264,6 +264,8 @@ var (
 		{Name: "print_status", Type: field.TypeString, Default: "received"},
 		{Name: "print_error", Type: field.TypeString, Nullable: true, Size: 2147483647},
 		{Name: "print_file_key", Type: field.TypeString, Nullable: true},
+		{Name: "print_file_size", Type: field.TypeInt64, Nullable: true},
+		{Name: "print_file_sha256", Type: field.TypeString, Nullable: true},
 		{Name: "print_job_id", Type: field.TypeInt64, Nullable: true},
 		{Name: "order_id", Type: field.TypeInt},
 	}
@@ -275,7 +277,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "order_items_orders_items",
-				Columns:    []*schema.Column{OrderItemsColumns[21]},
+				Columns:    []*schema.Column{OrderItemsColumns[23]},
 				RefColumns: []*schema.Column{OrdersColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -535,6 +537,7 @@ var (
 		{Name: "status", Type: field.TypeString, Default: "processing"},
 		{Name: "error", Type: field.TypeString, Nullable: true, Size: 2147483647},
 		{Name: "file_keys", Type: field.TypeJSON, Nullable: true},
+		{Name: "file_digests", Type: field.TypeJSON, Nullable: true},
 		{Name: "file_count", Type: field.TypeInt, Default: 0},
 		{Name: "job_id", Type: field.TypeInt64, Nullable: true},
 		{Name: "shop_order_id", Type: field.TypeInt},
@@ -547,7 +550,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "shop_prints_shop_orders_prints",
-				Columns:    []*schema.Column{ShopPrintsColumns[15]},
+				Columns:    []*schema.Column{ShopPrintsColumns[16]},
 				RefColumns: []*schema.Column{ShopOrdersColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -556,12 +559,12 @@ var (
 			{
 				Name:    "shopprint_shop_order_id_position",
 				Unique:  true,
-				Columns: []*schema.Column{ShopPrintsColumns[15], ShopPrintsColumns[6]},
+				Columns: []*schema.Column{ShopPrintsColumns[16], ShopPrintsColumns[6]},
 			},
 			{
 				Name:    "shopprint_shop_order_id_line_external_id",
 				Unique:  true,
-				Columns: []*schema.Column{ShopPrintsColumns[15], ShopPrintsColumns[7]},
+				Columns: []*schema.Column{ShopPrintsColumns[16], ShopPrintsColumns[7]},
 			},
 			{
 				Name:    "shopprint_team_id_created_at_uid",

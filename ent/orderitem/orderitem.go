@@ -54,6 +54,10 @@ const (
 	FieldPrintError = "print_error"
 	// FieldPrintFileKey holds the string denoting the print_file_key field in the database.
 	FieldPrintFileKey = "print_file_key"
+	// FieldPrintFileSize holds the string denoting the print_file_size field in the database.
+	FieldPrintFileSize = "print_file_size"
+	// FieldPrintFileSha256 holds the string denoting the print_file_sha256 field in the database.
+	FieldPrintFileSha256 = "print_file_sha256"
 	// FieldPrintJobID holds the string denoting the print_job_id field in the database.
 	FieldPrintJobID = "print_job_id"
 	// EdgeOrder holds the string denoting the order edge name in mutations.
@@ -92,6 +96,8 @@ var Columns = []string{
 	FieldPrintStatus,
 	FieldPrintError,
 	FieldPrintFileKey,
+	FieldPrintFileSize,
+	FieldPrintFileSha256,
 	FieldPrintJobID,
 }
 
@@ -212,6 +218,16 @@ func ByPrintError(opts ...sql.OrderTermOption) OrderOption {
 // ByPrintFileKey orders the results by the print_file_key field.
 func ByPrintFileKey(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldPrintFileKey, opts...).ToFunc()
+}
+
+// ByPrintFileSize orders the results by the print_file_size field.
+func ByPrintFileSize(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldPrintFileSize, opts...).ToFunc()
+}
+
+// ByPrintFileSha256 orders the results by the print_file_sha256 field.
+func ByPrintFileSha256(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldPrintFileSha256, opts...).ToFunc()
 }
 
 // ByPrintJobID orders the results by the print_job_id field.

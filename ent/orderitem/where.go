@@ -145,6 +145,16 @@ func PrintFileKey(v string) predicate.OrderItem {
 	return predicate.OrderItem(sql.FieldEQ(FieldPrintFileKey, v))
 }
 
+// PrintFileSize applies equality check predicate on the "print_file_size" field. It's identical to PrintFileSizeEQ.
+func PrintFileSize(v int64) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldEQ(FieldPrintFileSize, v))
+}
+
+// PrintFileSha256 applies equality check predicate on the "print_file_sha256" field. It's identical to PrintFileSha256EQ.
+func PrintFileSha256(v string) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldEQ(FieldPrintFileSha256, v))
+}
+
 // PrintJobID applies equality check predicate on the "print_job_id" field. It's identical to PrintJobIDEQ.
 func PrintJobID(v int64) predicate.OrderItem {
 	return predicate.OrderItem(sql.FieldEQ(FieldPrintJobID, v))
@@ -1168,6 +1178,131 @@ func PrintFileKeyEqualFold(v string) predicate.OrderItem {
 // PrintFileKeyContainsFold applies the ContainsFold predicate on the "print_file_key" field.
 func PrintFileKeyContainsFold(v string) predicate.OrderItem {
 	return predicate.OrderItem(sql.FieldContainsFold(FieldPrintFileKey, v))
+}
+
+// PrintFileSizeEQ applies the EQ predicate on the "print_file_size" field.
+func PrintFileSizeEQ(v int64) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldEQ(FieldPrintFileSize, v))
+}
+
+// PrintFileSizeNEQ applies the NEQ predicate on the "print_file_size" field.
+func PrintFileSizeNEQ(v int64) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldNEQ(FieldPrintFileSize, v))
+}
+
+// PrintFileSizeIn applies the In predicate on the "print_file_size" field.
+func PrintFileSizeIn(vs ...int64) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldIn(FieldPrintFileSize, vs...))
+}
+
+// PrintFileSizeNotIn applies the NotIn predicate on the "print_file_size" field.
+func PrintFileSizeNotIn(vs ...int64) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldNotIn(FieldPrintFileSize, vs...))
+}
+
+// PrintFileSizeGT applies the GT predicate on the "print_file_size" field.
+func PrintFileSizeGT(v int64) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldGT(FieldPrintFileSize, v))
+}
+
+// PrintFileSizeGTE applies the GTE predicate on the "print_file_size" field.
+func PrintFileSizeGTE(v int64) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldGTE(FieldPrintFileSize, v))
+}
+
+// PrintFileSizeLT applies the LT predicate on the "print_file_size" field.
+func PrintFileSizeLT(v int64) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldLT(FieldPrintFileSize, v))
+}
+
+// PrintFileSizeLTE applies the LTE predicate on the "print_file_size" field.
+func PrintFileSizeLTE(v int64) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldLTE(FieldPrintFileSize, v))
+}
+
+// PrintFileSizeIsNil applies the IsNil predicate on the "print_file_size" field.
+func PrintFileSizeIsNil() predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldIsNull(FieldPrintFileSize))
+}
+
+// PrintFileSizeNotNil applies the NotNil predicate on the "print_file_size" field.
+func PrintFileSizeNotNil() predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldNotNull(FieldPrintFileSize))
+}
+
+// PrintFileSha256EQ applies the EQ predicate on the "print_file_sha256" field.
+func PrintFileSha256EQ(v string) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldEQ(FieldPrintFileSha256, v))
+}
+
+// PrintFileSha256NEQ applies the NEQ predicate on the "print_file_sha256" field.
+func PrintFileSha256NEQ(v string) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldNEQ(FieldPrintFileSha256, v))
+}
+
+// PrintFileSha256In applies the In predicate on the "print_file_sha256" field.
+func PrintFileSha256In(vs ...string) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldIn(FieldPrintFileSha256, vs...))
+}
+
+// PrintFileSha256NotIn applies the NotIn predicate on the "print_file_sha256" field.
+func PrintFileSha256NotIn(vs ...string) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldNotIn(FieldPrintFileSha256, vs...))
+}
+
+// PrintFileSha256GT applies the GT predicate on the "print_file_sha256" field.
+func PrintFileSha256GT(v string) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldGT(FieldPrintFileSha256, v))
+}
+
+// PrintFileSha256GTE applies the GTE predicate on the "print_file_sha256" field.
+func PrintFileSha256GTE(v string) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldGTE(FieldPrintFileSha256, v))
+}
+
+// PrintFileSha256LT applies the LT predicate on the "print_file_sha256" field.
+func PrintFileSha256LT(v string) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldLT(FieldPrintFileSha256, v))
+}
+
+// PrintFileSha256LTE applies the LTE predicate on the "print_file_sha256" field.
+func PrintFileSha256LTE(v string) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldLTE(FieldPrintFileSha256, v))
+}
+
+// PrintFileSha256Contains applies the Contains predicate on the "print_file_sha256" field.
+func PrintFileSha256Contains(v string) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldContains(FieldPrintFileSha256, v))
+}
+
+// PrintFileSha256HasPrefix applies the HasPrefix predicate on the "print_file_sha256" field.
+func PrintFileSha256HasPrefix(v string) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldHasPrefix(FieldPrintFileSha256, v))
+}
+
+// PrintFileSha256HasSuffix applies the HasSuffix predicate on the "print_file_sha256" field.
+func PrintFileSha256HasSuffix(v string) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldHasSuffix(FieldPrintFileSha256, v))
+}
+
+// PrintFileSha256IsNil applies the IsNil predicate on the "print_file_sha256" field.
+func PrintFileSha256IsNil() predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldIsNull(FieldPrintFileSha256))
+}
+
+// PrintFileSha256NotNil applies the NotNil predicate on the "print_file_sha256" field.
+func PrintFileSha256NotNil() predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldNotNull(FieldPrintFileSha256))
+}
+
+// PrintFileSha256EqualFold applies the EqualFold predicate on the "print_file_sha256" field.
+func PrintFileSha256EqualFold(v string) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldEqualFold(FieldPrintFileSha256, v))
+}
+
+// PrintFileSha256ContainsFold applies the ContainsFold predicate on the "print_file_sha256" field.
+func PrintFileSha256ContainsFold(v string) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldContainsFold(FieldPrintFileSha256, v))
 }
 
 // PrintJobIDEQ applies the EQ predicate on the "print_job_id" field.

@@ -10,12 +10,15 @@ import (
 // sheets of print templates: one file per template, made by one job.
 type BatchOrder struct{ ent.Schema }
 
-// BatchFile is the file of one template of a batch: where it is stored and
-// how many sheets it has.
+// BatchFile is the file of one template of a batch: where it is stored, how
+// many sheets it has, and its size and SHA-256 (lowercase hex), hashed as
+// it was stored (absent, "" and 0, for files stored before they were kept).
 type BatchFile struct {
 	TemplateUID string `json:"template_uid"`
 	Key         string `json:"key"`
 	Pages       int    `json:"pages"`
+	Size        int64  `json:"size,omitempty"`
+	SHA256      string `json:"sha256,omitempty"`
 }
 
 // Mixin of the BatchOrder.

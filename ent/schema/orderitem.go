@@ -44,6 +44,11 @@ func (OrderItem) Fields() []ent.Field {
 		field.Text("print_error").Optional().Nillable(),
 		// Storage key of the rendered file, set when print_status is ready.
 		field.String("print_file_key").Optional().Nillable(),
+		// The rendered file's size in bytes and SHA-256 (lowercase hex),
+		// hashed as it was stored; set with print_file_key, and absent for
+		// files stored before they were kept.
+		field.Int64("print_file_size").Optional().Nillable(),
+		field.String("print_file_sha256").Optional().Nillable(),
 		// The render job that owns the print now: a job that finds another
 		// id here was superseded (a new template_config) and writes nothing.
 		field.Int64("print_job_id").Optional().Nillable(),

@@ -11,6 +11,12 @@ import (
 // too: a line has exactly one print), with its render state and files.
 type ShopPrint struct{ ent.Schema }
 
+// FileDigest is a stored file's size in bytes and SHA-256 (lowercase hex).
+type FileDigest struct {
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256"`
+}
+
 // Mixin of the ShopPrint.
 func (ShopPrint) Mixin() []ent.Mixin { return []ent.Mixin{TimeMixin{}} }
 
@@ -32,6 +38,9 @@ func (ShopPrint) Fields() []ent.Field {
 		field.Text("error").Optional().Nillable(),
 		// Storage keys of the files, one per design surface, set when ready.
 		field.JSON("file_keys", []string{}).Optional(),
+		// For each of file_keys, its size and SHA-256, hashed as it was
+		// stored; absent for files stored before they were kept.
+		field.JSON("file_digests", []FileDigest{}).Optional(),
 		// len(file_keys), so that the hot order read needs no JSON.
 		field.Int("file_count").Default(0),
 		// The render job that owns the print now (see OrderItem).

@@ -40,6 +40,8 @@ const (
 	FieldError = "error"
 	// FieldFileKeys holds the string denoting the file_keys field in the database.
 	FieldFileKeys = "file_keys"
+	// FieldFileDigests holds the string denoting the file_digests field in the database.
+	FieldFileDigests = "file_digests"
 	// FieldFileCount holds the string denoting the file_count field in the database.
 	FieldFileCount = "file_count"
 	// FieldJobID holds the string denoting the job_id field in the database.
@@ -73,6 +75,7 @@ var Columns = []string{
 	FieldStatus,
 	FieldError,
 	FieldFileKeys,
+	FieldFileDigests,
 	FieldFileCount,
 	FieldJobID,
 }

@@ -755,6 +755,16 @@ func FileKeysNotNil() predicate.ShopPrint {
 	return predicate.ShopPrint(sql.FieldNotNull(FieldFileKeys))
 }
 
+// FileDigestsIsNil applies the IsNil predicate on the "file_digests" field.
+func FileDigestsIsNil() predicate.ShopPrint {
+	return predicate.ShopPrint(sql.FieldIsNull(FieldFileDigests))
+}
+
+// FileDigestsNotNil applies the NotNil predicate on the "file_digests" field.
+func FileDigestsNotNil() predicate.ShopPrint {
+	return predicate.ShopPrint(sql.FieldNotNull(FieldFileDigests))
+}
+
 // FileCountEQ applies the EQ predicate on the "file_count" field.
 func FileCountEQ(v int) predicate.ShopPrint {
 	return predicate.ShopPrint(sql.FieldEQ(FieldFileCount, v))

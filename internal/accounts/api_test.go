@@ -8,7 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/platen-print/platen/internal/operators"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	platenv1 "github.com/platen-print/platen/gen/platen/v1"
 	"github.com/platen-print/platen/internal/platentest"
 )
 
@@ -20,14 +23,8 @@ func TestStaffManageTeamsStoresAndTokens(t *testing.T) {
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
 		srv := platentest.Start(t, b)
 		acme := srv.Bootstrap(t, "acme", "acme-shop")
-		staffOp, err := operators.Create(t.Context(), srv.DB().Operators(), "grace@example.com", "", true, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		member, err := operators.Create(t.Context(), srv.DB().Operators(), "ada@example.com", "", false, &acme.TeamID)
-		if err != nil {
-			t.Fatal(err)
-		}
+		staffOp := srv.Staff(t, "grace@example.com")
+		member := srv.TeamOperator(t, "ada@example.com", acme.TeamID)
 		staff := staffOp.Token
 		post := func(path string, body map[string]any, status int) map[string]any {
 			t.Helper()
@@ -116,9 +113,82 @@ func TestStaffManageTeamsStoresAndTokens(t *testing.T) {
 			t.Errorf("tokens: live %v, all %v", live, all)
 		}
 
-		for _, path := range []string{"/api/v1/operator/teams", "/api/v1/operator/stores", "/api/v1/operator/tokens"} {
+		for _, path := range []string{"/api/v1/operator/teams", "/api/v1/operator/tokens"} { // stores: TestTeamOperatorsListTheirStores
 			platentest.ErrorBody(t, srv.Do(t, "GET", path, member.Token, nil), http.StatusForbidden)
 		}
 		platentest.ErrorBody(t, srv.Do(t, "POST", "/api/v1/operator/tokens", member.Token, map[string]any{"team_id": acme.TeamID}), http.StatusForbidden)
+		platentest.ErrorBody(t, srv.Do(t, "POST", "/api/v1/operator/stores", member.Token, map[string]any{"store_id": "mine", "team_id": acme.TeamID}), http.StatusForbidden)
+	})
+}
+
+// TestTeamOperatorsListTheirStores: ListStores, over REST and gRPC, gives
+// staff every team's stores (or one team's), and a team's operator their
+// own team's only, naming their team or none; another team_id is
+// PERMISSION_DENIED naming the field.
+func TestTeamOperatorsListTheirStores(t *testing.T) {
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		srv := platentest.Start(t, b)
+		acme, other := srv.Bootstrap(t, "acme", "acme-shop"), srv.Bootstrap(t, "other", "other-shop")
+		staff := srv.Staff(t, "grace@example.com")
+		member := srv.TeamOperator(t, "ada@example.com", acme.TeamID)
+		if r := srv.Do(t, "POST", "/api/v1/operator/stores", staff.Token, map[string]any{"store_id": "acme-annex", "team_id": acme.TeamID}); r.Status != http.StatusOK {
+			t.Fatalf("a second store: %d %s", r.Status, r.Raw)
+		}
+		ids := func(r *platentest.Response) []string {
+			t.Helper()
+			if r.Status != http.StatusOK {
+				t.Fatalf("GET stores: %d %s", r.Status, r.Raw)
+			}
+			var out []string
+			for _, st := range r.Object(t)["stores"].([]any) {
+				out = append(out, st.(map[string]any)["id"].(string))
+			}
+			return out
+		}
+		for _, tc := range []struct {
+			name, token, query string
+			want               []string
+		}{
+			{"staff", staff.Token, "", []string{"acme-annex", "acme-shop", "other-shop"}},
+			{"staff, one team", staff.Token, fmt.Sprintf("?team_id=%d", other.TeamID), []string{"other-shop"}},
+			{"a team's operator", member.Token, "", []string{"acme-annex", "acme-shop"}},
+			{"a team's operator, their team", member.Token, fmt.Sprintf("?team_id=%d", acme.TeamID), []string{"acme-annex", "acme-shop"}},
+			{"a team's operator, a page", member.Token, "?page_size=1", []string{"acme-annex"}},
+		} {
+			if got := ids(srv.Do(t, "GET", "/api/v1/operator/stores"+tc.query, tc.token, nil)); !slices.Equal(got, tc.want) {
+				t.Errorf("REST, %s: %v, want %v", tc.name, got, tc.want)
+			}
+		}
+		_, fields := platentest.ErrorBody(t, srv.Do(t, "GET", fmt.Sprintf("/api/v1/operator/stores?team_id=%d", other.TeamID), member.Token, nil), http.StatusForbidden)
+		if !slices.Contains(fields, "team_id") {
+			t.Errorf("another team's stores: fields %v, want team_id", fields)
+		}
+
+		ops := platenv1.NewOperatorServiceClient(srv.GRPC(t))
+		mine := platentest.Bearer(t.Context(), member.Token)
+		own := int32(acme.TeamID) //nolint:gosec // a test's small id
+		resp, err := ops.ListStores(mine, &platenv1.ListStoresRequest{})
+		if err != nil || len(resp.Stores) != 2 || resp.Stores[0].Id != "acme-annex" || resp.Stores[1].Id != "acme-shop" || resp.Stores[1].TeamId != own {
+			t.Errorf("gRPC, a team's operator: %v, %v", resp, err)
+		}
+		theirs := int32(other.TeamID) //nolint:gosec // a test's small id
+		if _, err := ops.ListStores(mine, &platenv1.ListStoresRequest{TeamId: &theirs}); status.Code(err) != codes.PermissionDenied {
+			t.Errorf("gRPC, another team's stores: %v", err)
+		}
+		if resp, err := ops.ListStores(platentest.Bearer(t.Context(), staff.Token), &platenv1.ListStoresRequest{TeamId: &theirs}); err != nil || len(resp.Stores) != 1 || resp.Stores[0].Id != "other-shop" {
+			t.Errorf("gRPC, staff, one team: %v, %v", resp, err)
+		}
+		for name, call := range map[string]func() error{ // creating a store stays staff's, even in their own team
+			"CreateStore": func() error {
+				_, err := ops.CreateStore(mine, &platenv1.CreateStoreRequest{StoreId: "mine", TeamId: &own})
+				return err
+			},
+			"ListTeams":  func() error { _, err := ops.ListTeams(mine, &platenv1.ListTeamsRequest{}); return err },
+			"ListTokens": func() error { _, err := ops.ListTokens(mine, &platenv1.ListTokensRequest{}); return err },
+		} {
+			if err := call(); status.Code(err) != codes.PermissionDenied {
+				t.Errorf("gRPC, a team's operator, %s: %v", name, err)
+			}
+		}
 	})
 }

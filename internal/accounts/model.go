@@ -1,7 +1,7 @@
 // Package accounts is the staff's side of tenancy in the operator API:
 // teams (the clients), the store ids assigned to them, and their API
 // tokens, which are shown once and stored as hashes. Only staff operators
-// reach it; a team's operator is refused.
+// reach it, but for a team's operator listing their own team's stores.
 package accounts
 
 import (

@@ -24,7 +24,8 @@ const (
 // storeIDPattern is what a store id may be: it stands in paths.
 var storeIDPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,128}$`)
 
-// Service is the operator API's teams, stores and tokens, for staff.
+// Service is the operator API's teams, stores and tokens, for staff; a
+// team's operator may list their team's stores, nothing more.
 type Service struct{ reg Registry }
 
 // NewService returns the service on reg.
@@ -74,12 +75,19 @@ func (s *Service) CreateTeam(ctx context.Context, req *platenv1.CreateTeamReques
 	return teamProto(t), nil
 }
 
-// ListStores pages through the stores by id, of one team when asked.
+// ListStores pages through the stores by id, of one team when asked. A
+// team's operator lists their own team's (the stores whose webhooks they
+// manage); naming another team is refused, as in every operator list.
 func (s *Service) ListStores(ctx context.Context, req *platenv1.ListStoresRequest) (*platenv1.ListStoresResponse, error) {
-	if err := staff(ctx); err != nil {
+	p, err := auth.OperatorFromContext(ctx)
+	if err != nil {
 		return nil, err
 	}
-	stores, err := s.reg.ListStores(ctx, int(req.GetTeamId()))
+	team, err := p.ListTeam(req.TeamId)
+	if err != nil {
+		return nil, err
+	}
+	stores, err := s.reg.ListStores(ctx, team)
 	if err != nil {
 		return nil, err
 	}

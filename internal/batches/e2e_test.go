@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/platen-print/platen/internal/config"
-	"github.com/platen-print/platen/internal/operators"
 	"github.com/platen-print/platen/internal/platentest"
 	"github.com/platen-print/platen/internal/poppler"
 )
@@ -69,10 +68,7 @@ func setup(t *testing.T, b platentest.Backend) *fixture {
 			t.Fatalf("webhook of %s: %d %s", tenant.StoreID, r.Status, r.Raw)
 		}
 	}
-	staff, err := operators.Create(t.Context(), f.srv.DB().Operators(), "grace@example.com", "", true, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	staff := f.srv.Staff(t, "grace@example.com")
 	f.staffToken = staff.Token
 	f.variantID = f.variant(t, f.shop, "card-a6")
 	f.templateName = "SRA3, 8 A6 cards"
@@ -174,6 +170,7 @@ func TestABatchFromTemplateToSheet(t *testing.T) {
 		if fmt.Sprint(created["order_items"]) != fmt.Sprint(items) {
 			t.Errorf("order_items %v, want %v", created["order_items"], items)
 		}
+		platentest.CheckNoFileDigest(t, "the file while Batching", files[0].(map[string]any))
 
 		done := f.wait(t, f.teamToken, uid)
 		file := done["files"].([]any)[0].(map[string]any)
@@ -181,7 +178,9 @@ func TestABatchFromTemplateToSheet(t *testing.T) {
 			t.Fatalf("done %v", done)
 		}
 		link := file["url"].(string)
-		_, pdf := platentest.Download(t, link)
+		resp, pdf := platentest.Download(t, link)
+		platentest.CheckFileDigest(t, "the batch's file", file, pdf)
+		platentest.CheckDigestHeaders(t, "the batch's download", resp, pdf)
 		for what, tc := range map[string]struct {
 			link   string
 			status int
@@ -245,11 +244,54 @@ func TestABatchFromTemplateToSheet(t *testing.T) {
 			if _, again := platentest.Download(t, files[0].(map[string]any)["url"].(string)); string(again) != string(pdf) {
 				t.Errorf("the event's link downloads another file")
 			}
+			platentest.CheckFileDigest(t, "the event's file", files[0].(map[string]any), pdf)
 		}
 		if !stores["/acme-shop"] || !stores["/acme-outlet"] {
 			t.Errorf("events went to %v, want both stores", stores)
 		}
+
+		// A batch whose file was stored before sizes and digests were kept
+		// (its row made so here) answers them null, and downloads as
+		// before, without digest fields.
+		forgetDigests(t, f.srv, b, uid)
+		old := f.wait(t, f.teamToken, uid)["files"].([]any)[0].(map[string]any)
+		platentest.CheckNoFileDigest(t, "a file stored before digests", old)
+		if resp, again := platentest.Download(t, old["url"].(string)); string(again) != string(pdf) || resp.Header.Values("Content-Digest") != nil {
+			t.Errorf("a file stored before digests: %d bytes, headers %v", len(again), resp.Header)
+		}
 	})
+}
+
+// forgetDigests rewrites a batch's files as rows written before sizes and
+// digests were kept hold them.
+func forgetDigests(t *testing.T, srv *platentest.Server, b platentest.Backend, uid string) {
+	t.Helper()
+	db := srv.DB().JobPool()
+	placeholder := func(n int) string {
+		if b.Name == "postgres" {
+			return fmt.Sprintf("$%d", n)
+		}
+		return "?"
+	}
+	var raw []byte
+	if err := db.QueryRowContext(t.Context(), "SELECT files FROM batch_orders WHERE uid = "+placeholder(1), uid).Scan(&raw); err != nil {
+		t.Fatal(err)
+	}
+	var files []map[string]any
+	if err := json.Unmarshal(raw, &files); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if f["sha256"] == nil || f["size"] == nil {
+			t.Fatalf("the stored file %v has no digest to forget", f)
+		}
+		delete(f, "sha256")
+		delete(f, "size")
+	}
+	raw, _ = json.Marshal(files)
+	if _, err := db.ExecContext(t.Context(), "UPDATE batch_orders SET files = "+placeholder(1)+" WHERE uid = "+placeholder(2), string(raw), uid); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // pixel is the colour at (x, y) mm of page n, rasterised at 50 dpi.
@@ -326,6 +368,7 @@ func TestABatchThatCannotRenderFails(t *testing.T) {
 			file["url"] != nil || file["pages"] != 0.0 {
 			t.Fatalf("done %v", done)
 		}
+		platentest.CheckNoFileDigest(t, "a failed batch's file", file)
 		var event map[string]any
 		for _, req := range f.hooks.wait(t, 1) {
 			if req.path == "/acme-shop" {

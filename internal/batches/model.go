@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/platen-print/platen/internal/auth"
+	"github.com/platen-print/platen/internal/files"
 	"github.com/platen-print/platen/internal/pagination"
 	"github.com/platen-print/platen/internal/templates"
 )
@@ -53,11 +54,23 @@ type Batch struct {
 	UpdatedAt time.Time
 }
 
-// File is the file of one template of a ready batch.
+// File is the file of one template of a ready batch, with its size and
+// SHA-256 as stored (Digest.SHA256 is "" for a file stored before they
+// were kept).
 type File struct {
 	TemplateUID string
 	Key         string
 	Pages       int
+	Digest      files.Digest
+}
+
+// KnownDigest is f's digest, or nil for a file stored before digests
+// were kept.
+func (f *File) KnownDigest() *files.Digest {
+	if f.Digest.SHA256 == "" {
+		return nil
+	}
+	return &f.Digest
 }
 
 // Item is what a batch needs of an order item.
@@ -121,9 +134,13 @@ type Links interface {
 	BatchFileURL(batchUID string, index int) string
 }
 
-// Visible reports whether p may see b: its team's, and for a store-bound
-// token only a batch of that store's items alone.
+// Visible reports whether p may see b: for an operator, a batch of a team
+// they see; for a client, its team's, and for a store-bound token only a
+// batch of that store's items alone.
 func Visible(p auth.Principal, b *Batch) bool {
+	if p.IsOperator() {
+		return p.SeesTeam(b.TeamID)
+	}
 	if p.TeamID != b.TeamID {
 		return false
 	}

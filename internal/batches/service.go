@@ -12,6 +12,7 @@ import (
 	platenv1 "github.com/platen-print/platen/gen/platen/v1"
 	"github.com/platen-print/platen/internal/apierr"
 	"github.com/platen-print/platen/internal/auth"
+	"github.com/platen-print/platen/internal/files"
 	"github.com/platen-print/platen/internal/pagination"
 	"github.com/platen-print/platen/internal/printfiles"
 )
@@ -37,15 +38,52 @@ func (s *Service) CreateBatchOrder(ctx context.Context, req *platenv1.CreateBatc
 	if err != nil {
 		return nil, err
 	}
-	if err := checkLists(req.OrderItems, req.PrintTemplates); err != nil {
-		return nil, err
-	}
-	b := &Batch{UID: uuid.NewString(), TeamID: p.TeamID, Status: StatusBatching, OrderItems: req.OrderItems, PrintTemplates: req.PrintTemplates}
-	items, err := s.items(ctx, p, req.OrderItems)
+	return s.create(ctx, p, req.OrderItems, req.PrintTemplates)
+}
+
+// CreateOperatorBatchOrder is CreateBatchOrder for an operator (the
+// operator API's): the same checks, messages and job, for the team named
+// (staff must name one; a team's operator may name only their own).
+func (s *Service) CreateOperatorBatchOrder(ctx context.Context, req *platenv1.OperatorServiceCreateBatchOrderRequest) (*platenv1.BatchOrder, error) {
+	p, err := auth.OperatorFromContext(ctx)
 	if err != nil {
 		return nil, err
 	}
-	tmpls, err := s.templates(ctx, p, req.PrintTemplates)
+	team, err := actingTeam(p, req.TeamId)
+	if err != nil {
+		return nil, err
+	}
+	// The operator acts as a team-wide token of that team would: its
+	// items of every store, its templates.
+	return s.create(ctx, auth.Principal{TeamID: team}, req.OrderItems, req.PrintTemplates)
+}
+
+// actingTeam is the team an operator makes a batch for.
+func actingTeam(p auth.Principal, teamID *int32) (int, error) {
+	switch {
+	case teamID == nil && p.Staff:
+		return 0, apierr.Invalid("team_id", "is required for staff: the team whose order items and print templates the batch takes")
+	case teamID == nil:
+		return p.TeamID, nil
+	case !p.SeesTeam(int(*teamID)):
+		return 0, apierr.PermissionDenied("team_id", "a team's operator makes batches for their own team only")
+	}
+	return int(*teamID), nil
+}
+
+// create is the one way a batch is made, for a client's token or an
+// operator acting as a team (p): checked whole, stored with its job,
+// answered Batching.
+func (s *Service) create(ctx context.Context, p auth.Principal, itemUIDs, tmplUIDs []string) (*platenv1.BatchOrder, error) {
+	if err := checkLists(itemUIDs, tmplUIDs); err != nil {
+		return nil, err
+	}
+	b := &Batch{UID: uuid.NewString(), TeamID: p.TeamID, Status: StatusBatching, OrderItems: itemUIDs, PrintTemplates: tmplUIDs}
+	items, err := s.items(ctx, p, itemUIDs)
+	if err != nil {
+		return nil, err
+	}
+	tmpls, err := s.templates(ctx, p, tmplUIDs)
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +175,8 @@ func storesOf(items []*Item) []string {
 	return stores
 }
 
-// GetBatchOrder returns a batch the caller may see; another's is 404.
+// GetBatchOrder returns a batch the caller may see (Visible: a client's
+// token, or an operator through the operator API); another's is 404.
 func (s *Service) GetBatchOrder(ctx context.Context, req *platenv1.GetBatchOrderRequest) (*platenv1.BatchOrder, error) {
 	p, err := auth.FromContext(ctx)
 	if err != nil {
@@ -166,6 +205,8 @@ func (s *Service) toProto(b *Batch) *platenv1.BatchOrder {
 		if b.Status == StatusReady && i < len(b.Files) {
 			out.Files[i].Url = wrapperspb.String(s.links.BatchFileURL(b.UID, i+1))
 			out.Files[i].Pages = int32(b.Files[i].Pages) //nolint:gosec // at most rendersvc.MaxSheetCopies
+			d := b.Files[i].KnownDigest()
+			out.Files[i].Size, out.Files[i].Sha256 = files.SizeProto(d), files.SHA256Proto(d)
 		}
 	}
 	if b.Status == StatusFailed {

@@ -133,10 +133,11 @@ func (w *Worker) render(ctx context.Context, b *Batch, jobID int64) ([]File, err
 		}
 		f := resp.GetFiles()[0]
 		key := fmt.Sprintf("batches/%s/%d-%d.pdf", b.UID, jobID, n+1)
-		if err := w.Files.Put(ctx, key, bytes.NewReader(f.GetData()), f.GetContentType()); err != nil {
+		digest, err := w.Files.Put(ctx, key, bytes.NewReader(f.GetData()), f.GetContentType())
+		if err != nil {
 			return stored, err
 		}
-		stored = append(stored, File{TemplateUID: uid, Key: key, Pages: int(f.GetPageCount())})
+		stored = append(stored, File{TemplateUID: uid, Key: key, Pages: int(f.GetPageCount()), Digest: digest})
 	}
 	return stored, nil
 }
@@ -210,7 +211,7 @@ func (w *Worker) finish(ctx context.Context, b *Batch, jobID int64, stored []Fil
 }
 
 func (w *Worker) fail(ctx context.Context, b *Batch, jobID int64, reason string) error {
-	w.Logger.Info("batch failed", "batch_uid", b.UID, "job_id", jobID, "reason", reason)
+	w.Logger.Warn("batch failed", "batch_uid", b.UID, "job_id", jobID, "reason", reason)
 	_, err := w.Store.FailBatch(ctx, b.UID, jobID, reason)
 	return err
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/platen-print/platen/internal/platentest"
+	"github.com/platen-print/platen/internal/poppler"
 )
 
 // TestCrashMidBatch kills `platen serve` (SIGKILL) while a batch of 500
@@ -29,9 +30,7 @@ func TestCrashMidBatch(t *testing.T) {
 }
 
 func crashMidBatch(t *testing.T, dbFlags []string) {
-	if _, err := exec.LookPath("pdfinfo"); err != nil {
-		t.Fatal("pdfinfo (poppler-utils) is required: make test-tools installs it")
-	}
+	poppler.Need(t, "pdfinfo")
 	images, hits := slowImages(t, 2*time.Second)
 	dataDir := t.TempDir()
 	flags := append([]string{"--data-dir", dataDir}, dbFlags...)

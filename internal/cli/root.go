@@ -3,6 +3,7 @@
 package cli
 
 import (
+	"fmt"
 	"log/slog"
 	"os"
 
@@ -10,7 +11,22 @@ import (
 
 	"github.com/platen-print/platen/internal/config"
 	"github.com/platen-print/platen/internal/logging"
+	"github.com/platen-print/platen/internal/version"
 )
+
+// newVersion is `platen version`: the build's version, revision and Go
+// version, as `platen --version` prints them.
+func newVersion() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version of this build",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, err := fmt.Fprintln(cmd.OutOrStdout(), version.Read())
+			return err
+		},
+	}
+}
 
 // NewRoot returns the platen command with its subcommands.
 func NewRoot() *cobra.Command {
@@ -20,6 +36,7 @@ func NewRoot() *cobra.Command {
 		Short:         "Platen renders print-ready files for the orders of personalised-product shops",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       version.Read().String(),
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			if err := config.ApplyEnv(cmd.Flags()); err != nil {
 				return err
@@ -33,6 +50,7 @@ func NewRoot() *cobra.Command {
 			return nil
 		},
 	}
-	root.AddCommand(newServe(&cfg), newRender(&cfg), newMigrate(&cfg), newAdmin(&cfg))
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.AddCommand(newServe(&cfg), newRender(&cfg), newMigrate(&cfg), newAdmin(&cfg), newVersion())
 	return root
 }

@@ -4,6 +4,7 @@
 package fakes3
 
 import (
+	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
@@ -19,11 +20,28 @@ import (
 // settings stay out.
 func Start(t *testing.T, bucket string) string {
 	t.Helper()
+	return StartObserved(t, bucket, nil)
+}
+
+// StartObserved is Start with observe (when not nil) called with each
+// request's method, path and headers before the server answers it, for
+// tests of what a client sends that gofakes3 does not keep (such as an
+// upload's checksum headers).
+func StartObserved(t *testing.T, bucket string, observe func(method, path string, header http.Header)) string {
+	t.Helper()
 	backend := s3mem.New()
 	if err := backend.CreateBucket(bucket); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(gofakes3.New(backend).Server())
+	var handler http.Handler = gofakes3.New(backend).Server()
+	if observe != nil {
+		inner := handler
+		handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			observe(r.Method, r.URL.Path, r.Header.Clone())
+			inner.ServeHTTP(w, r)
+		})
+	}
+	srv := httptest.NewServer(handler)
 	t.Cleanup(srv.Close)
 	// gofakes3 takes any credentials.
 	none := filepath.Join(t.TempDir(), "none")

@@ -5,19 +5,27 @@
 //
 // On S3 a signed URL is the bucket's own presigned GET URL, and S3 serves the
 // file. On the local disk it points back at this service,
-// {public_url}/files/{key}?expiry=…&filename=…&method=GET&signature=…, and
-// Handler checks it and serves the file with its Content-Type, a filename,
-// a strong ETag, Last-Modified and Range support.
+// {public_url}/files/{key}?expiry=…&filename=…[&sha256=…]&method=GET&signature=…,
+// and Handler checks it and serves the file with its Content-Type, a
+// filename, a strong ETag, Last-Modified, Range support and, when the URL
+// carries the file's SHA-256, RFC 9530's Repr-Digest and Content-Digest.
+// Put returns each file's size and SHA-256, hashed as it writes.
 package files
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"net/url"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/s3/transfermanager"
+	tmtypes "github.com/aws/aws-sdk-go-v2/feature/s3/transfermanager/types"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/fileblob"
 	"gocloud.dev/blob/s3blob"
@@ -32,7 +40,9 @@ const MaxTTL = 7 * 24 * time.Hour
 type Store struct {
 	bucket *blob.Bucket
 	local  *localSigner // nil when the bucket signs its own URLs (S3)
-	now    func() time.Time
+	// s3Checksum asks S3 to check and keep each upload's SHA-256.
+	s3Checksum bool
+	now        func() time.Time
 }
 
 // Open opens the bucket blobURL names:
@@ -56,7 +66,11 @@ func Open(ctx context.Context, blobURL, publicURL string, secret []byte) (*Store
 	case fileblob.Scheme:
 		s.bucket, s.local, err = openLocal(ctx, u, publicURL, secret)
 	case s3blob.Scheme:
-		s.bucket, err = (&s3blob.URLOpener{}).OpenBucketURL(ctx, u)
+		if s.bucket, err = (&s3blob.URLOpener{}).OpenBucketURL(ctx, u); err == nil {
+			var client *s3.Client
+			s.s3Checksum = s.bucket.As(&client) &&
+				client.Options().RequestChecksumCalculation != aws.RequestChecksumCalculationWhenRequired
+		}
 	default:
 		return nil, fmt.Errorf("files: blob url scheme %q is not supported: use file:// or s3://", u.Scheme)
 	}
@@ -97,28 +111,48 @@ func (s *Store) Close() error {
 }
 
 // Put stores the contents of r under key with the given Content-Type
-// (detected from the first bytes when empty). Readers see either the whole
-// new file or what was there before: a failed or cancelled Put leaves no
-// partial file behind.
-func (s *Store) Put(ctx context.Context, key string, r io.Reader, contentType string) error {
+// (detected from the first bytes when empty), and returns their size and
+// SHA-256, hashed as they are written (the file is never read back).
+// Readers see either the whole new file or what was there before: a failed
+// or cancelled Put leaves no partial file behind.
+//
+// On S3 the upload also carries the object's SHA-256 checksum
+// (x-amz-checksum-sha256, computed by the SDK as it sends), so that S3
+// checks what it received and keeps the checksum with the object; not when
+// the bucket URL (or the AWS configuration) says
+// request_checksum_calculation=when_required, which is for S3-compatible
+// services that refuse checksums.
+func (s *Store) Put(ctx context.Context, key string, r io.Reader, contentType string) (Digest, error) {
 	if err := checkKey(key); err != nil {
-		return err
+		return Digest{}, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	w, err := s.bucket.NewWriter(ctx, key, &blob.WriterOptions{ContentType: contentType})
-	if err != nil {
-		return fmt.Errorf("files: put %s: %w", key, err)
+	opts := &blob.WriterOptions{ContentType: contentType}
+	if s.s3Checksum {
+		opts.BeforeWrite = func(as func(any) bool) error {
+			var in *transfermanager.UploadObjectInput
+			if as(&in) {
+				in.ChecksumAlgorithm = tmtypes.ChecksumAlgorithmSha256
+			}
+			return nil
+		}
 	}
-	if _, err := io.Copy(w, r); err != nil {
+	w, err := s.bucket.NewWriter(ctx, key, opts)
+	if err != nil {
+		return Digest{}, fmt.Errorf("files: put %s: %w", key, err)
+	}
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(w, h), r)
+	if err != nil {
 		cancel() // gocloud abandons a writer whose context ends before Close
 		_ = w.Close()
-		return fmt.Errorf("files: put %s: %w", key, err)
+		return Digest{}, fmt.Errorf("files: put %s: %w", key, err)
 	}
 	if err := w.Close(); err != nil {
-		return fmt.Errorf("files: put %s: %w", key, err)
+		return Digest{}, fmt.Errorf("files: put %s: %w", key, err)
 	}
-	return nil
+	return Digest{Size: n, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
 }
 
 // Delete removes the file under key. A key with no file is not an error, so

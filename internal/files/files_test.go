@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"crypto/md5"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -66,11 +68,18 @@ func newLocal(t *testing.T) *local {
 	return l
 }
 
-func put(t *testing.T, s *Store, key string, data []byte, contentType string) {
+// put stores data and checks the digest Put answers: its size and SHA-256.
+func put(t *testing.T, s *Store, key string, data []byte, contentType string) Digest {
 	t.Helper()
-	if err := s.Put(context.Background(), key, bytes.NewReader(data), contentType); err != nil {
+	d, err := s.Put(context.Background(), key, bytes.NewReader(data), contentType)
+	if err != nil {
 		t.Fatal(err)
 	}
+	sum := sha256.Sum256(data)
+	if want := (Digest{Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:])}); d != want {
+		t.Fatalf("Put answered %+v, want %+v", d, want)
+	}
+	return d
 }
 
 func signedURL(t *testing.T, s *Store, key, filename string, ttl time.Duration) string {
@@ -298,7 +307,7 @@ func TestKeys(t *testing.T) {
 	bad := []string{"", "/prints/1.pdf", "prints/../1.pdf", "..", "prints/./1.pdf", "prints//1.pdf", "prints/",
 		`prints\1.pdf`, "prints/1.pdf\x00", "prints/\n1.pdf", "prints/1.pdf.attrs", "\xff.pdf", strings.Repeat("a", maxKeyLen+1)}
 	for _, key := range bad {
-		if err := l.Put(ctx, key, strings.NewReader("x"), "text/plain"); !errors.Is(err, ErrInvalidKey) {
+		if _, err := l.Put(ctx, key, strings.NewReader("x"), "text/plain"); !errors.Is(err, ErrInvalidKey) {
 			t.Errorf("Put(%q): %v", key, err)
 		}
 		if _, err := l.SignedURL(ctx, key, "x", time.Hour); !errors.Is(err, ErrInvalidKey) {
@@ -374,4 +383,100 @@ func TestPublicURLWithPath(t *testing.T) {
 			t.Errorf("%s: status %d, body %q", path, rec.Code, rec.Body)
 		}
 	}
+}
+
+// digestOf is the RFC 9530 field value of b's SHA-256, computed here.
+func digestOf(b []byte) string {
+	sum := sha256.Sum256(b)
+	return "sha-256=:" + base64.StdEncoding.EncodeToString(sum[:]) + ":"
+}
+
+// TestLocalDigest: a URL signed with the file's digest answers it as
+// RFC 9530 fields. A 200 sends Content-Digest (the content is the whole
+// file) and Repr-Digest, both the SHA-256 of the bytes received; a 206
+// sends Repr-Digest of the whole file only (its content is the range); a
+// HEAD has no content, so Repr-Digest only; a 304 or 416 neither. The
+// digest is signed: altered or removed, the URL is refused. A URL without
+// one (a file stored before digests were kept) answers without them.
+func TestLocalDigest(t *testing.T) {
+	l := newLocal(t)
+	data := printFile()
+	d := put(t, l.Store, pdfKey, data, "application/pdf")
+	u, err := l.SignedDigestURL(context.Background(), pdfKey, "card.pdf", d.SHA256, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := digestOf(data)
+
+	t.Run("GET", func(t *testing.T) {
+		resp, body := fetch(t, http.MethodGet, u)
+		if resp.StatusCode != http.StatusOK || !bytes.Equal(body, data) {
+			t.Fatalf("status %d, %d bytes", resp.StatusCode, len(body))
+		}
+		if got := resp.Header.Get("Content-Digest"); got != digestOf(body) || got != whole {
+			t.Errorf("Content-Digest %q, want the body's %q", got, digestOf(body))
+		}
+		if got := resp.Header.Get("Repr-Digest"); got != whole {
+			t.Errorf("Repr-Digest %q, want %q", got, whole)
+		}
+	})
+	t.Run("Range", func(t *testing.T) {
+		for _, r := range []string{"bytes=100-149", "bytes=-10", "bytes=0-9,20-29"} {
+			resp, body := fetch(t, http.MethodGet, u, "Range", r)
+			if resp.StatusCode != http.StatusPartialContent || len(body) == 0 {
+				t.Fatalf("%s: status %d", r, resp.StatusCode)
+			}
+			if got := resp.Header.Get("Repr-Digest"); got != whole {
+				t.Errorf("%s: Repr-Digest %q, want the whole file's %q", r, got, whole)
+			}
+			if got := resp.Header.Values("Content-Digest"); got != nil {
+				t.Errorf("%s: Content-Digest %q on a 206", r, got)
+			}
+		}
+	})
+	t.Run("HEAD", func(t *testing.T) {
+		resp, _ := fetch(t, http.MethodHead, u)
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("Repr-Digest") != whole || resp.Header.Values("Content-Digest") != nil {
+			t.Errorf("status %d, Repr-Digest %q, Content-Digest %q", resp.StatusCode, resp.Header.Get("Repr-Digest"), resp.Header.Values("Content-Digest"))
+		}
+	})
+	t.Run("no body, no digest", func(t *testing.T) {
+		for _, h := range [][]string{{"If-None-Match", quotedMD5(data)}, {"Range", "bytes=99999-"}} {
+			resp, _ := fetch(t, http.MethodGet, u, h...)
+			if resp.StatusCode != http.StatusNotModified && resp.StatusCode != http.StatusRequestedRangeNotSatisfiable {
+				t.Fatalf("%v: status %d", h, resp.StatusCode)
+			}
+			if resp.Header.Values("Repr-Digest") != nil || resp.Header.Values("Content-Digest") != nil {
+				t.Errorf("%v: status %d with digests %v", h, resp.StatusCode, resp.Header)
+			}
+		}
+	})
+	t.Run("signed", func(t *testing.T) {
+		other := strings.Repeat("0", 64)
+		for name, tc := range map[string]struct{ url, says string }{
+			"altered":   {strings.Replace(u, "sha256="+d.SHA256, "sha256="+other, 1), "signature"},
+			"removed":   {strings.Replace(u, "&sha256="+d.SHA256, "", 1), "signature"},
+			"malformed": {strings.Replace(u, "sha256="+d.SHA256, "sha256=xyz", 1), "malformed"},
+		} {
+			if tc.url == u {
+				t.Fatalf("%s: the URL %s has no sha256 to change", name, u)
+			}
+			resp, body := fetch(t, http.MethodGet, tc.url)
+			if code, message := apiError(t, resp, body); resp.StatusCode != http.StatusForbidden || code != 7 || !strings.Contains(message, tc.says) {
+				t.Errorf("%s: status %d, %q", name, resp.StatusCode, message)
+			}
+		}
+		if _, err := l.SignedDigestURL(context.Background(), pdfKey, "card.pdf", strings.ToUpper(d.SHA256), time.Hour); err == nil {
+			t.Error("signed a digest that is not lowercase hex")
+		}
+	})
+	t.Run("unknown digest", func(t *testing.T) {
+		resp, body := fetch(t, http.MethodGet, signedURL(t, l.Store, pdfKey, "card.pdf", time.Hour))
+		if resp.StatusCode != http.StatusOK || !bytes.Equal(body, data) {
+			t.Fatalf("status %d", resp.StatusCode)
+		}
+		if resp.Header.Values("Repr-Digest") != nil || resp.Header.Values("Content-Digest") != nil {
+			t.Errorf("digests without one signed: %v", resp.Header)
+		}
+	})
 }

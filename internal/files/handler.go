@@ -32,21 +32,23 @@ func (s *Store) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, http.StatusNotFound, codes.NotFound, "Not Found")
 		return
 	}
-	key, filename, err := s.local.check(r.Context(), r, s.now())
+	key, filename, sha256Hex, err := s.local.check(r.Context(), r, s.now())
 	switch {
 	case errors.Is(err, errNotHere):
 		WriteError(w, http.StatusNotFound, codes.NotFound, "Not Found")
 	case err != nil:
 		WriteError(w, http.StatusForbidden, codes.PermissionDenied, err.Error())
 	default:
-		s.serveFile(w, r, key, filename)
+		s.serveFile(w, r, key, filename, sha256Hex)
 	}
 }
 
 // serveFile answers with the file's bytes; http.ServeContent does Range,
 // If-None-Match, If-Modified-Since and HEAD, reading through blob.Reader,
-// which seeks by reopening the blob at the wanted offset.
-func (s *Store) serveFile(w http.ResponseWriter, r *http.Request, key, filename string) {
+// which seeks by reopening the blob at the wanted offset. With the file's
+// SHA-256 (from the signed URL) it adds the RFC 9530 digest fields, as
+// digestWriter explains.
+func (s *Store) serveFile(w http.ResponseWriter, r *http.Request, key, filename, sha256Hex string) {
 	ctx := r.Context()
 	attrs, err := s.bucket.Attributes(ctx, key)
 	var rd *blob.Reader
@@ -75,6 +77,9 @@ func (s *Store) serveFile(w http.ResponseWriter, r *http.Request, key, filename 
 	// Print files are a client's own data: no shared cache keeps them.
 	h.Set("Cache-Control", "private")
 	h.Set("X-Content-Type-Options", "nosniff")
+	if sha256Hex != "" {
+		w = &digestWriter{ResponseWriter: w, field: DigestField(sha256Hex), head: r.Method == http.MethodHead}
+	}
 	http.ServeContent(w, r, "", attrs.ModTime, rd)
 }
 

@@ -3,10 +3,13 @@ package files
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
+	"encoding/hex"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -83,5 +86,51 @@ func TestS3MissingBucket(t *testing.T) {
 	if s, err := Open(context.Background(), blobURL, "", nil); err == nil {
 		_ = s.Close()
 		t.Fatal("opened a bucket that does not exist")
+	}
+}
+
+// TestS3UploadChecksum: an upload asks S3 to check and keep the file's
+// SHA-256 (x-amz-checksum-sha256, the digest Put answers); with
+// request_checksum_calculation=when_required, for services that refuse
+// checksums, it sends none.
+func TestS3UploadChecksum(t *testing.T) {
+	for _, tc := range []struct {
+		query string
+		want  bool
+	}{{"", true}, {"&request_checksum_calculation=when_required", false}} {
+		t.Run("checksum "+fmt.Sprint(tc.want), func(t *testing.T) {
+			var mu sync.Mutex
+			var puts []http.Header
+			blobURL := fakes3.StartObserved(t, "prints", func(method, path string, h http.Header) {
+				if method == http.MethodPut && strings.HasSuffix(path, "/"+pdfKey) {
+					mu.Lock()
+					puts = append(puts, h)
+					mu.Unlock()
+				}
+			})
+			store, err := Open(context.Background(), blobURL+tc.query, "", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = store.Close() })
+			data := printFile()
+			d := put(t, store, pdfKey, data, "application/pdf")
+			if got := readAll(t, store, pdfKey); !bytes.Equal(got, data) {
+				t.Fatalf("S3 holds %d bytes, want the %d sent", len(got), len(data))
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(puts) != 1 {
+				t.Fatalf("%d uploads", len(puts))
+			}
+			raw, _ := hex.DecodeString(d.SHA256)
+			sent := puts[0].Get("X-Amz-Checksum-Sha256")
+			if tc.want && sent != base64.StdEncoding.EncodeToString(raw) {
+				t.Errorf("x-amz-checksum-sha256 %q, want %q; headers %v", sent, base64.StdEncoding.EncodeToString(raw), puts[0])
+			}
+			if !tc.want && sent != "" {
+				t.Errorf("x-amz-checksum-sha256 %q with when_required", sent)
+			}
+		})
 	}
 }

@@ -36,15 +36,28 @@ var (
 // quotes and control characters; the key's last segment when empty). The file
 // need not exist yet: a URL for a missing file answers 404.
 func (s *Store) SignedURL(ctx context.Context, key, filename string, ttl time.Duration) (string, error) {
+	return s.SignedDigestURL(ctx, key, filename, "", ttl)
+}
+
+// SignedDigestURL is SignedURL for a file whose SHA-256 (lowercase hex, as
+// Put returned it) is known: on the local store the URL carries it, signed
+// with the rest, and the download answers it as Repr-Digest and
+// Content-Digest (RFC 9530) without reading the file twice, for a Range
+// request too. S3 answers its presigned URLs itself, without them. ""
+// for a file stored before digests were kept.
+func (s *Store) SignedDigestURL(ctx context.Context, key, filename, sha256Hex string, ttl time.Duration) (string, error) {
 	if err := checkKey(key); err != nil {
 		return "", err
 	}
 	if ttl <= 0 || ttl > MaxTTL {
 		return "", fmt.Errorf("files: a signed URL lives between 1ns and %v, not %v", MaxTTL, ttl)
 	}
+	if sha256Hex != "" && !validSHA256(sha256Hex) {
+		return "", fmt.Errorf("files: sign %s: %q is not a SHA-256 in lowercase hex", key, sha256Hex)
+	}
 	filename = cleanFilename(filename, key)
 	if s.local != nil {
-		return s.local.sign(ctx, key, filename, ttl)
+		return s.local.sign(ctx, key, filename, sha256Hex, ttl)
 	}
 	disposition := contentDisposition(filename)
 	u, err := s.bucket.SignedURL(ctx, key, &blob.SignedURLOptions{
@@ -66,10 +79,12 @@ func (s *Store) SignedURL(ctx context.Context, key, filename string, ttl time.Du
 }
 
 // localSigner makes and checks the local store's download URLs,
-// {public_url}/files/{key}?expiry=…&filename=…&method=GET&signature=….
-// fileblob's URLSignerHMAC computes the signature over the expiry, the method
-// and one object name: the key and the filename joined by a NUL byte, which
-// neither may contain, so that neither can change without breaking it.
+// {public_url}/files/{key}?expiry=…&filename=…&method=GET&signature=…, and
+// &sha256=… when the file's digest is known. fileblob's URLSignerHMAC
+// computes the signature over the expiry, the method and one object name:
+// the key, the filename and the digest (when there is one) joined by NUL
+// bytes, which none may contain, so that none can change without breaking
+// it. (A URL without a digest signs what URLs signed before digests did.)
 type localSigner struct {
 	hmac   *fileblob.URLSignerHMAC
 	prefix string // the URL path in front of a key
@@ -91,53 +106,62 @@ func newLocalSigner(publicURL string, secret []byte) (*localSigner, error) {
 	}, nil
 }
 
-func signedObject(key, filename string) string {
-	return key + "\x00" + filename
+func signedObject(key, filename, sha256Hex string) string {
+	if sha256Hex == "" {
+		return key + "\x00" + filename
+	}
+	return key + "\x00" + filename + "\x00" + sha256Hex
 }
 
-func (l *localSigner) sign(ctx context.Context, key, filename string, ttl time.Duration) (string, error) {
+func (l *localSigner) sign(ctx context.Context, key, filename, sha256Hex string, ttl time.Duration) (string, error) {
 	opts := &driver.SignedURLOptions{Expiry: ttl, Method: http.MethodGet}
-	u, err := l.hmac.URLFromKey(ctx, signedObject(key, filename), opts)
+	u, err := l.hmac.URLFromKey(ctx, signedObject(key, filename, sha256Hex), opts)
 	if err != nil {
 		return "", fmt.Errorf("files: sign %s: %w", key, err)
 	}
 	q := u.Query()
-	q.Del("obj") // the key travels in the path, the filename beside it
+	q.Del("obj") // the key travels in the path, the filename and digest beside it
 	q.Set("filename", filename)
+	if sha256Hex != "" {
+		q.Set("sha256", sha256Hex)
+	}
 	u.Path = l.prefix + key
 	u.RawQuery = q.Encode()
 	return u.String(), nil
 }
 
-// check returns the key and filename of a request for a download URL when its
-// signature holds and it has not expired at now. Expiry is checked first so
-// that an expired link says so; the signature then covers the expiry too.
-func (l *localSigner) check(ctx context.Context, r *http.Request, now time.Time) (key, filename string, err error) {
+// check returns the key, filename and digest ("" when the URL has none) of
+// a request for a download URL when its signature holds and it has not
+// expired at now. Expiry is checked first so that an expired link says so;
+// the signature then covers the expiry too.
+func (l *localSigner) check(ctx context.Context, r *http.Request, now time.Time) (key, filename, sha256Hex string, err error) {
 	key, ok := strings.CutPrefix(r.URL.Path, l.prefix)
 	if !ok {
 		// Behind a proxy that strips the public URL's path.
 		key, ok = strings.CutPrefix(r.URL.Path, PathPrefix)
 	}
 	if !ok || checkKey(key) != nil {
-		return "", "", errNotHere
+		return "", "", "", errNotHere
 	}
 	q := r.URL.Query()
 	expiry, err := strconv.ParseInt(q.Get("expiry"), 10, 64)
-	if err != nil || q.Get("method") != http.MethodGet || q.Get("signature") == "" {
-		return "", "", errLinkMalformed
+	sha256Hex = q.Get("sha256")
+	if err != nil || q.Get("method") != http.MethodGet || q.Get("signature") == "" ||
+		(q.Has("sha256") && !validSHA256(sha256Hex)) {
+		return "", "", "", errLinkMalformed
 	}
 	if at := time.Unix(expiry, 0); !now.Before(at) {
-		return "", "", fmt.Errorf("%w: it expired at %s", errLinkExpired, at.UTC().Format(time.RFC3339))
+		return "", "", "", fmt.Errorf("%w: it expired at %s", errLinkExpired, at.UTC().Format(time.RFC3339))
 	}
 	filename = q.Get("filename")
 	signed := url.Values{
-		"obj":       {signedObject(key, filename)},
+		"obj":       {signedObject(key, filename, sha256Hex)},
 		"expiry":    {q.Get("expiry")},
 		"method":    {http.MethodGet},
 		"signature": {q.Get("signature")},
 	}
 	if _, err := l.hmac.KeyFromURL(ctx, &url.URL{RawQuery: signed.Encode()}); err != nil {
-		return "", "", errLinkSignature
+		return "", "", "", errLinkSignature
 	}
-	return key, filename, nil
+	return key, filename, sha256Hex, nil
 }

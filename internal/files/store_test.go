@@ -40,7 +40,7 @@ func TestPutIsAtomic(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			s := open(t)
 			ctx := context.Background()
-			if err := s.Put(ctx, pdfKey, &failingReader{n: 12 << 20}, "application/pdf"); !errors.Is(err, errRenderDied) {
+			if _, err := s.Put(ctx, pdfKey, &failingReader{n: 12 << 20}, "application/pdf"); !errors.Is(err, errRenderDied) {
 				t.Fatalf("Put: %v", err)
 			}
 			if ok, err := s.Exists(ctx, pdfKey); ok || err != nil {
@@ -48,7 +48,7 @@ func TestPutIsAtomic(t *testing.T) {
 			}
 			first := printFile()
 			put(t, s, pdfKey, first, "application/pdf")
-			if err := s.Put(ctx, pdfKey, &failingReader{n: 12 << 20}, "application/pdf"); !errors.Is(err, errRenderDied) {
+			if _, err := s.Put(ctx, pdfKey, &failingReader{n: 12 << 20}, "application/pdf"); !errors.Is(err, errRenderDied) {
 				t.Fatalf("second Put: %v", err)
 			}
 			if got := readAll(t, s, pdfKey); !bytes.Equal(got, first) {
@@ -64,7 +64,7 @@ func TestPutCancelled(t *testing.T) {
 			s := open(t)
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel()
-			if err := s.Put(ctx, pdfKey, bytes.NewReader(printFile()), "application/pdf"); err == nil {
+			if _, err := s.Put(ctx, pdfKey, bytes.NewReader(printFile()), "application/pdf"); err == nil {
 				t.Fatal("a cancelled Put succeeded")
 			}
 			if ok, err := s.Exists(context.Background(), pdfKey); ok || err != nil {
@@ -106,7 +106,7 @@ func TestPutDeleteExists(t *testing.T) {
 
 func TestLocalFailedPutLeavesNothing(t *testing.T) {
 	l := newLocal(t)
-	if err := l.Put(context.Background(), pdfKey, &failingReader{n: 1 << 20}, "application/pdf"); err == nil {
+	if _, err := l.Put(context.Background(), pdfKey, &failingReader{n: 1 << 20}, "application/pdf"); err == nil {
 		t.Fatal("Put succeeded")
 	}
 	err := filepath.WalkDir(l.dir, func(path string, d fs.DirEntry, err error) error {

@@ -88,9 +88,14 @@ func writeStatus(w http.ResponseWriter, m runtime.Marshaler, st *status.Status) 
 
 // writeRoutingError answers unknown paths with 404 and known paths with the
 // wrong method with 405, both as JSON errors.
-func writeRoutingError(_ context.Context, _ *runtime.ServeMux, m runtime.Marshaler, w http.ResponseWriter, _ *http.Request, httpStatus int) {
+func writeRoutingError(ctx context.Context, mux *runtime.ServeMux, m runtime.Marshaler, w http.ResponseWriter, r *http.Request, httpStatus int) {
+	if isProbe(ctx) {
+		w.WriteHeader(httpStatus)
+		return
+	}
 	switch httpStatus {
 	case http.StatusMethodNotAllowed:
+		w.Header().Set("Allow", allowed(mux, r))
 		writeStatusCode(w, m, http.StatusMethodNotAllowed, status.New(codes.Unimplemented, "Method Not Allowed"))
 	case http.StatusNotFound:
 		writeStatus(w, m, status.New(codes.NotFound, "Not Found"))

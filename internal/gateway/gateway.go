@@ -80,7 +80,7 @@ func New(ctx context.Context, conn grpc.ClientConnInterface, opts Options) (*Gat
 		runtime.WithErrorHandler(writeError),
 		runtime.WithRoutingErrorHandler(writeRoutingError),
 		runtime.WithIncomingHeaderMatcher(incomingHeader),
-		runtime.WithOutgoingHeaderMatcher(func(string) (string, bool) { return "", false }),
+		runtime.WithOutgoingHeaderMatcher(outgoingHeader),
 		runtime.WithForwardResponseOption(setHTTPStatus),
 		// A route's middlewares run once it matched, before its handler
 		// decodes anything: the token first, then the body.
@@ -101,12 +101,24 @@ func New(ctx context.Context, conn grpc.ClientConnInterface, opts Options) (*Gat
 
 // ServeHTTP serves the REST API; wrap it, and whatever is served beside it,
 // in CheckRequest and Observe.
-func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) { g.mux.ServeHTTP(w, r) }
+// A HEAD is served as its GET (RFC 9110 requires HEAD wherever GET
+// works): net/http sends the headers and drops the body.
+func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodHead {
+		r = r.Clone(r.Context())
+		r.Method = http.MethodGet
+	}
+	g.mux.ServeHTTP(w, r)
+}
 
 // checkToken is a route's middleware: a request without a valid token is
 // refused (401) before its body is read.
 func (g *Gateway) checkToken(next runtime.HandlerFunc) runtime.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request, params map[string]string) {
+		if isProbe(r.Context()) {
+			w.WriteHeader(probed) // the route exists for this method: nothing more
+			return
+		}
 		if g.admit == nil {
 			next(w, r, params)
 			return
@@ -131,6 +143,17 @@ func incomingHeader(key string) (string, bool) {
 		return "x-request-id", true
 	case "Idempotency-Key":
 		return idempotency.MetadataKey, true
+	}
+	return "", false
+}
+
+// outgoingHeader passes on, of the response metadata a handler sets, only
+// what the HTTP API documents: Idempotent-Replayed on a replayed answer.
+// Everything else (x-http-code, which becomes the status line) stays
+// inside.
+func outgoingHeader(key string) (string, bool) {
+	if key == idempotency.ReplayedHeader {
+		return "Idempotent-Replayed", true
 	}
 	return "", false
 }

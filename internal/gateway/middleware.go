@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -141,13 +142,7 @@ func (g *Gateway) Observe(next http.Handler) http.Handler {
 }
 
 func (g *Gateway) record(ctx context.Context, r *http.Request, sw *statusWriter, info *routeInfo, elapsed time.Duration) {
-	route := info.pattern
-	if route == "" && r.Pattern != "" && r.Pattern != "/" {
-		route = r.Pattern // an endpoint beside the API, such as GET /healthz
-	}
-	if route == "" {
-		route = "unmatched"
-	}
+	route := routeLabel(info.pattern, r.Pattern)
 	code := sw.code
 	if code == 0 {
 		code = http.StatusOK
@@ -162,6 +157,28 @@ func (g *Gateway) record(ctx context.Context, r *http.Request, sw *statusWriter,
 			slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000))
 	}
 }
+
+// routeLabel is a request's route as the metrics name it: the documented
+// path template, whichever router matched it (grpc-gateway's
+// "/v1/shop/orders/{order_ref=**}" and net/http's "GET /healthz" both
+// read as their path, "/v1/shop/orders/{order_ref}" and "/healthz"), or
+// "unmatched" for a path no route serves.
+func routeLabel(gatewayPattern, muxPattern string) string {
+	if gatewayPattern != "" {
+		return wildcards.ReplaceAllString(gatewayPattern, "}")
+	}
+	if _, path, ok := strings.Cut(muxPattern, " "); ok {
+		muxPattern = path
+	}
+	if muxPattern == "" || muxPattern == "/" {
+		return "unmatched"
+	}
+	return strings.ReplaceAll(muxPattern, "...}", "}")
+}
+
+// wildcards are a gateway path variable's pattern (=** or =*), which the
+// documented path leaves out.
+var wildcards = regexp.MustCompile(`=[^}]*}`)
 
 // methodLabel keeps the metrics' method label to a fixed set: a client
 // must not be able to mint series with made-up methods.

@@ -60,3 +60,22 @@ func TestParameterViolations(t *testing.T) {
 		t.Errorf("a message of no parameter gave %+v", v)
 	}
 }
+
+// Routes are labelled by their documented path, whichever router served
+// them.
+func TestRouteLabel(t *testing.T) {
+	for _, tc := range []struct{ gateway, mux, want string }{
+		{"/v1/shop/orders/{order_ref=**}", "/", "/v1/shop/orders/{order_ref}"},
+		{"/api/v1/orders/{order_uid}", "/", "/api/v1/orders/{order_uid}"},
+		{"", "GET /healthz", "/healthz"},
+		{"", "GET /api/v1/print-files/{item_uid}", "/api/v1/print-files/{item_uid}"},
+		{"", "/files/{key...}", "/files/{key}"},
+		{"", "/operator/", "/operator/"},
+		{"", "/", "unmatched"},
+		{"", "", "unmatched"},
+	} {
+		if got := routeLabel(tc.gateway, tc.mux); got != tc.want {
+			t.Errorf("routeLabel(%q, %q) = %q, want %q", tc.gateway, tc.mux, got, tc.want)
+		}
+	}
+}

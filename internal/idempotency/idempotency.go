@@ -2,7 +2,8 @@
 // the same Idempotency-Key (contract §2): the same key and body within 24 h
 // get the stored response, the same key with another body gets 409. It is a
 // gRPC interceptor, so REST (whose header the gateway forwards) and gRPC
-// clients get the same behaviour.
+// clients get the same behaviour. A replay is marked with the response
+// metadata idempotent-replayed: true (the HTTP header Idempotent-Replayed).
 package idempotency
 
 import (
@@ -26,6 +27,12 @@ import (
 // MetadataKey carries the key over gRPC; the gateway maps the HTTP
 // Idempotency-Key header onto it.
 const MetadataKey = "idempotency-key"
+
+// ReplayedHeader is the response metadata a replayed answer carries,
+// with the value "true"; the gateway sends it as the HTTP header
+// Idempotent-Replayed (the name Stripe and the IETF Idempotency-Key draft's
+// implementations use). A first answer has none.
+const ReplayedHeader = "idempotent-replayed"
 
 // TTL is how long a key is remembered.
 const TTL = 24 * time.Hour
@@ -144,6 +151,11 @@ func replay(ctx context.Context, rec *Record, method string, hash []byte) (any, 
 		if err := httpstatus.Set(ctx, rec.HTTPCode); err != nil {
 			return nil, err
 		}
+	}
+	// Without it a replay is indistinguishable from a first answer: after
+	// a DELETE, the create replayed answers a uid that no longer exists.
+	if err := grpc.SetHeader(ctx, metadata.Pairs(ReplayedHeader, "true")); err != nil {
+		return nil, err
 	}
 	return resp, nil
 }

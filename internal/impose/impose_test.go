@@ -200,3 +200,33 @@ func TestLabelsStayClearOfCropMarks(t *testing.T) {
 	}
 	checkLabelsClearOfMarks(t, sheets)
 }
+
+// TestAnOutlineIsThePlanOfItsSlots: every slot filled once, in order, at
+// its place, with the crop marks and slug line a batch's sheet gets.
+func TestAnOutlineIsThePlanOfItsSlots(t *testing.T) {
+	tpl := sheet()
+	tpl.MarginBottom = 12
+	if err := tpl.Check(); err != nil {
+		t.Fatal(err)
+	}
+	out, err := Outline(tpl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slots := tpl.Layout()
+	if len(out.Placements) != len(slots) {
+		t.Fatalf("%d placements for %d slots", len(out.Placements), len(slots))
+	}
+	for i, p := range out.Placements {
+		if s := slots[i]; p.X != s.X || p.Y != s.Y || p.Width != s.Width || p.Height != s.Height || p.Rotate || p.Bleed != tpl.SlotBleed {
+			t.Errorf("placement %d: %+v; want slot %+v", i, p, s)
+		}
+	}
+	if len(out.Marks) == 0 || len(out.Texts) != 1 || !strings.Contains(out.Texts[0].Text, "sheet 1 of 1 · SRA3 cards") {
+		t.Errorf("marks %d, texts %+v", len(out.Marks), out.Texts)
+	}
+	tpl.CropMarks = false
+	if out, _ := Outline(tpl); len(out.Marks) != 0 {
+		t.Errorf("crop marks off, yet %d marks", len(out.Marks))
+	}
+}

@@ -1,7 +1,8 @@
 // Package operatorapi is the operator API, platen.v1.OperatorService: one
 // gRPC service assembled from the packages that own each part (print
-// templates, prints, batches, stores' webhooks, and the staff's teams,
-// stores and tokens). Methods not built yet answer UNIMPLEMENTED.
+// templates and the variants they serve, prints, batches, stores' webhooks,
+// and the staff's teams, stores and tokens). Methods not built yet answer
+// UNIMPLEMENTED.
 package operatorapi
 
 import (
@@ -10,6 +11,7 @@ import (
 	platenv1 "github.com/platen-print/platen/gen/platen/v1"
 	"github.com/platen-print/platen/internal/accounts"
 	"github.com/platen-print/platen/internal/batches"
+	"github.com/platen-print/platen/internal/catalog"
 	"github.com/platen-print/platen/internal/prints"
 	"github.com/platen-print/platen/internal/templates"
 	"github.com/platen-print/platen/internal/webhooks"
@@ -23,6 +25,7 @@ type Service struct {
 	batches   *batches.Service
 	accounts  *accounts.Service
 	webhooks  *webhooks.Service
+	catalog   *catalog.Service
 }
 
 // Parts are the services the operator API is made of.
@@ -32,11 +35,17 @@ type Parts struct {
 	Batches   *batches.Service
 	Accounts  *accounts.Service
 	Webhooks  *webhooks.Service
+	Catalog   *catalog.Service
 }
 
 // New assembles the operator API.
 func New(p Parts) *Service {
-	return &Service{templates: p.Templates, prints: p.Prints, batches: p.Batches, accounts: p.Accounts, webhooks: p.Webhooks}
+	return &Service{templates: p.Templates, prints: p.Prints, batches: p.Batches, accounts: p.Accounts, webhooks: p.Webhooks, catalog: p.Catalog}
+}
+
+// GetWebhookEndpoint returns a store's webhook endpoint with its secret.
+func (s *Service) GetWebhookEndpoint(ctx context.Context, r *platenv1.GetWebhookEndpointRequest) (*platenv1.WebhookEndpoint, error) {
+	return s.webhooks.GetWebhookEndpoint(ctx, r)
 }
 
 // SetWebhookEndpoint sets a store's webhook endpoint.
@@ -64,7 +73,7 @@ func (s *Service) CreateTeam(ctx context.Context, r *platenv1.CreateTeamRequest)
 	return s.accounts.CreateTeam(ctx, r)
 }
 
-// ListStores lists stores (staff).
+// ListStores lists stores: every team's for staff, a team operator's own.
 func (s *Service) ListStores(ctx context.Context, r *platenv1.ListStoresRequest) (*platenv1.ListStoresResponse, error) {
 	return s.accounts.ListStores(ctx, r)
 }
@@ -92,6 +101,17 @@ func (s *Service) RevokeToken(ctx context.Context, r *platenv1.RevokeTokenReques
 // ListBatchOrders lists batch orders.
 func (s *Service) ListBatchOrders(ctx context.Context, r *platenv1.ListBatchOrdersRequest) (*platenv1.ListBatchOrdersResponse, error) {
 	return s.batches.ListBatchOrders(ctx, r)
+}
+
+// CreateBatchOrder creates a batch order for a team, as BatchService's
+// does for the team's token.
+func (s *Service) CreateBatchOrder(ctx context.Context, r *platenv1.OperatorServiceCreateBatchOrderRequest) (*platenv1.BatchOrder, error) {
+	return s.batches.CreateOperatorBatchOrder(ctx, r)
+}
+
+// GetBatchOrder returns a batch order of a team the operator sees.
+func (s *Service) GetBatchOrder(ctx context.Context, r *platenv1.GetBatchOrderRequest) (*platenv1.BatchOrder, error) {
+	return s.batches.GetBatchOrder(ctx, r)
 }
 
 // ListPrints lists prints of both families.
@@ -147,4 +167,9 @@ func (s *Service) DeletePrintTemplate(ctx context.Context, r *platenv1.DeletePri
 // AssignPrintTemplate assigns a print template to variants.
 func (s *Service) AssignPrintTemplate(ctx context.Context, r *platenv1.AssignPrintTemplateRequest) (*platenv1.PrintTemplate, error) {
 	return s.templates.AssignPrintTemplate(ctx, r)
+}
+
+// ListProductVariants lists a team's variants, for assigning templates.
+func (s *Service) ListProductVariants(ctx context.Context, r *platenv1.OperatorServiceListProductVariantsRequest) (*platenv1.OperatorServiceListProductVariantsResponse, error) {
+	return s.catalog.ListTeamVariants(ctx, r)
 }

@@ -27,10 +27,7 @@ func TestEachTokenToItsAPI(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		member, err := operators.Create(t.Context(), srv.DB().Operators(), "ada@example.com", "", false, &client.TeamID)
-		if err != nil {
-			t.Fatal(err)
-		}
+		member := srv.TeamOperator(t, "ada@example.com", client.TeamID)
 		if _, err := operators.Create(t.Context(), srv.DB().Operators(), "lin@example.com", "", false, new(int)); err == nil || !strings.Contains(err.Error(), "team 0 not found") {
 			t.Errorf("an operator of a team that does not exist: %v", err)
 		}

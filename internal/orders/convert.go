@@ -7,6 +7,7 @@ import (
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	platenv1 "github.com/platen-print/platen/gen/platen/v1"
+	"github.com/platen-print/platen/internal/files"
 )
 
 // toProto renders the order details answered by create, get and update.
@@ -99,7 +100,17 @@ func itemProto(it *Item) *platenv1.OrderItem {
 // printProto is an item's print file but its url, which only the service
 // can sign.
 func printProto(p PrintFile) *platenv1.PrintFile {
-	return &platenv1.PrintFile{Status: p.Status, Error: stringValue(p.Error)}
+	d := readyDigest(p)
+	return &platenv1.PrintFile{Status: p.Status, Error: stringValue(p.Error), Size: files.SizeProto(d), Sha256: files.SHA256Proto(d)}
+}
+
+// readyDigest is the size and SHA-256 of a ready print's file; nil while
+// there is no file, or for one stored before they were kept.
+func readyDigest(p PrintFile) *files.Digest {
+	if p.Status != PrintReady {
+		return nil
+	}
+	return p.Digest
 }
 
 // printURL is a fresh download link for a ready item, else null.

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/platen-print/platen/internal/files"
 	"github.com/platen-print/platen/internal/pagination"
 )
 
@@ -98,6 +99,9 @@ type PrintFile struct {
 	Error  *string
 	// FileKey is the stored file's key once Status is ready.
 	FileKey *string
+	// Digest is the stored file's size and SHA-256, set with FileKey; nil
+	// for a file stored before they were kept.
+	Digest *files.Digest
 	// JobID is the render job that owns the print; nil until print files
 	// are requested.
 	JobID *int64

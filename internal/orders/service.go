@@ -11,6 +11,7 @@ import (
 	platenv1 "github.com/platen-print/platen/gen/platen/v1"
 	"github.com/platen-print/platen/internal/apierr"
 	"github.com/platen-print/platen/internal/auth"
+	"github.com/platen-print/platen/internal/files"
 	"github.com/platen-print/platen/internal/pagination"
 )
 
@@ -221,6 +222,8 @@ func (s *Service) GetOrderItemPrint(ctx context.Context, req *platenv1.GetOrderI
 			Status:               p.Print.Status,
 			Url:                  s.printURL(p.OrderUID, it),
 			Error:                stringValue(p.Print.Error), // set only while processingfailed
+			Size:                 files.SizeProto(readyDigest(p.Print)),
+			Sha256:               files.SHA256Proto(readyDigest(p.Print)),
 		}, nil
 	default:
 		return nil, apierr.Conflict("store_id", "order item %q exists in stores %s: add ?store_id= to choose one",

@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"github.com/platen-print/platen/internal/config"
-	"github.com/platen-print/platen/internal/operators"
 	"github.com/platen-print/platen/internal/platentest"
+	"github.com/platen-print/platen/internal/testtools"
 )
 
 // browserDir holds the browser tests' script and its node_modules
@@ -38,86 +38,99 @@ func TestThePanelInABrowser(t *testing.T) {
 		slow := heldPNG(t, release)
 		srv := platentest.StartWith(t, b, func(c *config.Config) { c.AllowPrivateNetwork = true })
 		acme, other := srv.Bootstrap(t, "acme", "acme-shop"), srv.Bootstrap(t, "other", "other-shop")
-		staff, err := operators.Create(t.Context(), srv.DB().Operators(), "grace@example.com", "", true, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		member, err := operators.Create(t.Context(), srv.DB().Operators(), "lin@example.com", "", false, &other.TeamID)
-		if err != nil {
-			t.Fatal(err)
-		}
+		staff := srv.Staff(t, "grace@example.com")
+		member := srv.TeamOperator(t, "lin@example.com", other.TeamID)
 		hostile := `<img src=x onerror=alert(1)>`
 		failed := orderWith(t, srv, acme, hostile, `{"width":50,"height":50,"layers":[{"type":"star"}]}`)
 		waitStatus(t, srv, staff.Token, failed, "processingfailed")
 		rendering := orderWith(t, srv, acme, "1002", fmt.Sprintf(`{"width":50,"height":50,"layers":[{"type":"image","src":%q,"x":0,"y":0,"width":50,"height":50}]}`, slow.URL+"/p.png"))
 
-		out := os.Getenv("PLATEN_SCREENSHOTS")
-		if out == "" {
-			out = t.TempDir()
-		}
-		out = filepath.Join(out, b.Name)
-		if err := os.MkdirAll(out, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		cmd := exec.CommandContext(t.Context(), "node", "panel.test.js")
-		cmd.Dir = browserDir
-		cmd.Env = append(os.Environ(), "BASE="+srv.BaseURL, "CHROMIUM="+chromium, "OUT="+out,
-			"STAFF_EMAIL="+staff.Email, "STAFF_PASSWORD="+staff.Password, "MEMBER_EMAIL="+member.Email, "MEMBER_PASSWORD="+member.Password,
-			"SLOW_PRINT="+rendering, "FAILED_PRINT="+failed, "FAILED_ORDER="+hostile)
-		var stdout, stderr bytes.Buffer
-		pipe, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		steps := 0
-		for sc := bufio.NewScanner(pipe); sc.Scan(); {
-			stdout.Write(append(sc.Bytes(), '\n'))
-			var step struct {
-				Step   string `json:"step"`
-				OK     bool   `json:"ok"`
-				Detail string `json:"detail"`
-			}
-			if json.Unmarshal(sc.Bytes(), &step) != nil {
-				continue
-			}
-			steps++
-			if step.Step == "watching" {
-				close(release) // the page shows the print rendering: let it finish
-			}
-			if !step.OK {
-				t.Errorf("%s: %s", step.Step, step.Detail)
-			}
-		}
-		runErr := cmd.Wait()
-		if runErr != nil || steps != 9 {
-			t.Fatalf("the browser run: %v, %d of 9 steps reported\n%s\n%s", runErr, steps, stdout.String(), stderr.String())
-		}
-		for _, shot := range []string{"prints", "print", "actions", "other-team", "phone"} {
-			if fi, err := os.Stat(filepath.Join(out, shot+".png")); err != nil || fi.Size() < 1000 {
-				t.Errorf("screenshot %s: %v", shot, err)
-			}
-		}
+		out := runScript(t, b, "panel.test.js", 9, map[string]string{"BASE": srv.BaseURL, "CHROMIUM": chromium,
+			"STAFF_EMAIL": staff.Email, "STAFF_PASSWORD": staff.Password, "MEMBER_EMAIL": member.Email, "MEMBER_PASSWORD": member.Password,
+			"SLOW_PRINT": rendering, "FAILED_PRINT": failed, "FAILED_ORDER": hostile},
+			func(step string) {
+				if step == "watching" {
+					close(release) // the page shows the print rendering: let it finish
+				}
+			})
+		checkScreenshots(t, out, "prints", "print", "actions", "other-team", "phone")
 	})
 }
 
-// needBrowser fails the test unless chromium and the script's modules are
-// installed, and returns chromium's path.
+// runScript runs a browser script of browserDir with env (and OUT, the
+// screenshots' folder, which it returns), failing the test for each step
+// reported not ok and unless exactly steps were reported; onStep sees each
+// step's name as it is reported.
+func runScript(t *testing.T, b platentest.Backend, script string, steps int, env map[string]string, onStep func(string)) string {
+	t.Helper()
+	out := os.Getenv("PLATEN_SCREENSHOTS")
+	if out == "" {
+		out = t.TempDir()
+	}
+	out = filepath.Join(out, b.Name)
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(t.Context(), "node", script)
+	cmd.Dir = browserDir
+	cmd.Env = append(os.Environ(), "OUT="+out)
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	var stdout, stderr bytes.Buffer
+	pipe, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	reported := 0
+	for sc := bufio.NewScanner(pipe); sc.Scan(); {
+		stdout.Write(append(sc.Bytes(), '\n'))
+		var step struct {
+			Step   string `json:"step"`
+			OK     bool   `json:"ok"`
+			Detail string `json:"detail"`
+		}
+		if json.Unmarshal(sc.Bytes(), &step) != nil {
+			continue
+		}
+		reported++
+		if onStep != nil {
+			onStep(step.Step)
+		}
+		if !step.OK {
+			t.Errorf("%s: %s", step.Step, step.Detail)
+		}
+	}
+	if err := cmd.Wait(); err != nil || reported != steps {
+		t.Fatalf("%s: %v, %d of %d steps reported\n%s\n%s", script, err, reported, steps, stdout.String(), stderr.String())
+	}
+	return out
+}
+
+// checkScreenshots fails the test unless each named screenshot was taken.
+func checkScreenshots(t *testing.T, out string, names ...string) {
+	t.Helper()
+	for _, shot := range names {
+		if fi, err := os.Stat(filepath.Join(out, shot+".png")); err != nil || fi.Size() < 1000 {
+			t.Errorf("screenshot %s: %v", shot, err)
+		}
+	}
+}
+
+// needBrowser skips the test (fails it in CI) unless chromium, node and
+// the script's modules are installed, and returns chromium's path.
 func needBrowser(t *testing.T) string {
 	t.Helper()
-	chromium, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Fatal("chromium is not installed (Debian: chromium); `make test` installs it")
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Fatal("node is not installed; `make test` needs Node.js and npm for the browser tests")
-	}
+	testtools.Need(t, "chromium", "chromium")
+	testtools.Need(t, "nodejs", "node")
 	if _, err := os.Stat(filepath.Join(browserDir, "node_modules", "playwright-core")); err != nil {
-		t.Fatal("playwright-core is not installed in internal/panel/browser; `make test` runs npm ci there")
+		testtools.Missing(t, "playwright-core is not installed in internal/panel/browser: `make test` runs npm ci there when npm is installed")
 	}
+	chromium, _ := exec.LookPath("chromium")
 	return chromium
 }
 

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	platenv1 "github.com/platen-print/platen/gen/platen/v1"
+	"github.com/platen-print/platen/internal/apierr"
 )
 
 // funcs are the templates' helpers.
@@ -43,6 +44,9 @@ func httpStatus(st *status.Status) int { return runtime.HTTPStatusFromCode(st.Co
 // refresh themselves.
 func (p *Panel) printsPage(w http.ResponseWriter, r *http.Request, s *session) {
 	data, err := p.printList(r, s)
+	if err == nil {
+		err = p.batchForm(r, s, data)
+	}
 	if err != nil {
 		p.fail(w, err)
 		return
@@ -63,7 +67,14 @@ func (p *Panel) printRows(w http.ResponseWriter, r *http.Request, s *session) {
 // printList reads the page of prints the query asks for.
 func (p *Panel) printList(r *http.Request, s *session) (map[string]any, error) {
 	q := r.URL.Query()
-	req := &platenv1.ListPrintsRequest{Status: q.Get("status"), Family: q.Get("family"), Query: q.Get("query"), PageToken: q.Get("page_token")}
+	req := &platenv1.ListPrintsRequest{Status: q.Get("status"), Family: q.Get("family"), Query: q.Get("query"), StoreId: q.Get("store_id"), PageToken: q.Get("page_token")}
+	var err error
+	if req.CreatedAfter, err = day(q.Get("from"), "from", 0); err != nil {
+		return nil, err
+	}
+	if req.CreatedBefore, err = day(q.Get("to"), "to", 1); err != nil { // to the end of that day
+		return nil, err
+	}
 	if team, err := strconv.Atoi(q.Get("team_id")); err == nil && q.Get("team_id") != "" {
 		t := int32(team) //nolint:gosec // a form's team id; out of range finds nothing
 		req.TeamId = &t
@@ -73,7 +84,7 @@ func (p *Panel) printList(r *http.Request, s *session) (map[string]any, error) {
 		return nil, err
 	}
 	filters := url.Values{}
-	for _, k := range []string{"status", "family", "query", "team_id"} {
+	for _, k := range []string{"status", "family", "query", "store_id", "from", "to", "team_id"} {
 		if v := q.Get(k); v != "" {
 			filters.Set(k, v)
 		}
@@ -90,7 +101,21 @@ func (p *Panel) printList(r *http.Request, s *session) (map[string]any, error) {
 	rows := "/operator/prints/rows?" + r.URL.RawQuery
 	return map[string]any{"Operator": s.account, "CSRF": s.csrf(), "Prints": resp.Prints, "Next": next, "Rows": rows,
 		"Status": q.Get("status"), "Family": q.Get("family"), "Query": q.Get("query"), "TeamID": q.Get("team_id"),
+		"StoreID": q.Get("store_id"), "From": q.Get("from"), "To": q.Get("to"),
 		"Staff": s.account.Staff, "Now": time.Now().UTC().Format(time.TimeOnly)}, nil
+}
+
+// day is a date input's day (UTC) plus days, as a time bound; nil when
+// the input is empty.
+func day(value, field string, days int) (*timestamppb.Timestamp, error) {
+	if value == "" {
+		return nil, nil
+	}
+	t, err := time.Parse(time.DateOnly, value)
+	if err != nil {
+		return nil, apierr.Invalid(field, "must be a date (YYYY-MM-DD), got %q", value)
+	}
+	return timestamppb.New(t.AddDate(0, 0, days)), nil
 }
 
 // printPage is one print: its references, files, history and actions.

@@ -31,14 +31,9 @@ var templateFiles embed.FS
 //go:embed static
 var staticFiles embed.FS
 
-// API is what the panel does through the operator API.
-type API interface {
-	ListPrints(context.Context, *platenv1.ListPrintsRequest) (*platenv1.ListPrintsResponse, error)
-	GetPrint(context.Context, *platenv1.GetPrintRequest) (*platenv1.Print, error)
-	RetryPrint(context.Context, *platenv1.RetryPrintRequest) (*platenv1.Print, error)
-	FlagPrint(context.Context, *platenv1.FlagPrintRequest) (*platenv1.Print, error)
-	CancelPrint(context.Context, *platenv1.CancelPrintRequest) (*platenv1.Print, error)
-}
+// API is the operator API, which the panel acts through: a page can do
+// nothing its operator could not do with grpcurl.
+type API = platenv1.OperatorServiceServer
 
 // Previews gives the URL of a print's preview image (prints.Previews).
 type Previews interface {
@@ -72,6 +67,10 @@ func New(sessions operators.SessionStore, api API, previews Previews) *Panel {
 	p.mux.HandleFunc("GET /operator/prints/{id}", p.signedIn(p.printPage))
 	p.mux.HandleFunc("GET /operator/prints/{id}/preview", p.signedIn(p.preview))
 	p.mux.HandleFunc("POST /operator/prints/{id}/{action}", p.signedIn(p.act))
+	p.batchRoutes()
+	p.templateRoutes()
+	p.webhookRoutes()
+	p.accountRoutes()
 	return p
 }
 

@@ -70,10 +70,7 @@ func TestThePanelSignsInListsAndActs(t *testing.T) {
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
 		srv := platentest.Start(t, b)
 		acme, other := srv.Bootstrap(t, "acme", "acme-shop"), srv.Bootstrap(t, "other", "other-shop")
-		member, err := operators.Create(t.Context(), srv.DB().Operators(), "ada@example.com", "", false, &acme.TeamID)
-		if err != nil {
-			t.Fatal(err)
-		}
+		member := srv.TeamOperator(t, "ada@example.com", acme.TeamID)
 		hostile := `<img src=x onerror=alert(1)>`
 		mine := order(t, srv, acme, hostile)
 		theirs := order(t, srv, other, "9001")
@@ -101,6 +98,22 @@ func TestThePanelSignsInListsAndActs(t *testing.T) {
 		if resp, rows := br.do("GET", "/operator/prints/rows?query="+url.QueryEscape(hostile), nil); resp.StatusCode != http.StatusOK ||
 			!strings.HasPrefix(strings.TrimSpace(rows), `<tbody id="rows"`) || !strings.Contains(rows, mine) {
 			t.Errorf("the rows alone: %d %s", resp.StatusCode, rows)
+		}
+		today := time.Now().UTC().Format(time.DateOnly)
+		for query, shown := range map[string]bool{
+			"store_id=acme-shop":                    true,
+			"store_id=other-shop":                   false,
+			"from=" + today + "&to=" + today:        true,
+			"from=2000-01-01&to=2000-01-31":         false,
+			"from=" + today + "&store_id=acme-shop": true,
+		} {
+			resp, page := br.do("GET", "/operator/prints?"+query, nil)
+			if resp.StatusCode != http.StatusOK || strings.Contains(page, `data-print="`+mine+`"`) != shown {
+				t.Errorf("?%s: %d, shows the print %v, want %v", query, resp.StatusCode, !shown, shown)
+			}
+		}
+		if resp, page := br.do("GET", "/operator/prints?from=yesterday", nil); resp.StatusCode != http.StatusBadRequest || !strings.Contains(page, "from") {
+			t.Errorf("a date that is not one: %d %s", resp.StatusCode, page)
 		}
 		resp, page = br.do("GET", "/operator/prints/"+mine, nil)
 		if resp.StatusCode != http.StatusOK || !strings.Contains(page, "queued") {
@@ -179,10 +192,7 @@ func TestExpiredSessionsEndAndGo(t *testing.T) {
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
 		srv := platentest.Start(t, b)
 		acme := srv.Bootstrap(t, "acme", "acme-shop")
-		member, err := operators.Create(t.Context(), srv.DB().Operators(), "ada@example.com", "", false, &acme.TeamID)
-		if err != nil {
-			t.Fatal(err)
-		}
+		member := srv.TeamOperator(t, "ada@example.com", acme.TeamID)
 		store := srv.DB().Operators()
 		if err := store.CreateSession(t.Context(), member.ID, operators.SessionHash("old"), time.Now().Add(-time.Minute)); err != nil {
 			t.Fatal(err)

@@ -35,37 +35,58 @@ func (r *Response) Object(t *testing.T) map[string]any {
 
 // Do sends method path with an optional JSON body (a string is sent as is,
 // anything else is encoded) and the token, and parses the answer; it fails
-// the test when the request cannot be sent. From a goroutine other than the
+// the test when the request cannot be sent, and when the exchange breaks
+// the OpenAPI document (contract.go). From a goroutine other than the
 // test's own, use Try.
 func (s *Server) Do(t *testing.T, method, path, token string, body any, headers ...string) *Response {
 	t.Helper()
-	r, err := s.Try(method, path, token, body, headers...)
+	r, problem, err := s.exchange(method, path, token, body, headers...)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if problem != nil {
+		t.Errorf("OpenAPI contract: %s %s answered %d: %v", method, path, r.Status, problem)
 	}
 	return r
 }
 
 // Try is Do that returns its error instead of failing the test, for
-// goroutines that must not call t.Fatal.
+// goroutines that must not call t.Fatal; a broken contract fails the test
+// that started the server, when it ends.
 func (s *Server) Try(method, path, token string, body any, headers ...string) (*Response, error) {
-	var reader io.Reader
+	r, problem, err := s.exchange(method, path, token, body, headers...)
+	if problem != nil {
+		s.contractMu.Lock()
+		s.contractProblems = append(s.contractProblems, fmt.Sprintf("%s %s answered %d: %v", method, path, r.Status, problem))
+		s.contractMu.Unlock()
+	}
+	return r, err
+}
+
+// exchange sends the request, reads the answer, and checks both against the
+// OpenAPI document.
+func (s *Server) exchange(method, path, token string, body any, headers ...string) (*Response, error, error) {
+	var raw []byte
 	switch b := body.(type) {
 	case nil:
 	case string:
-		reader = bytes.NewBufferString(b)
+		raw = []byte(b)
 	case []byte:
-		reader = bytes.NewReader(b)
+		raw = b
 	default:
-		raw, err := json.Marshal(b)
+		var err error
+		raw, err = json.Marshal(b)
 		if err != nil {
-			return nil, fmt.Errorf("encode body: %w", err)
+			return nil, nil, fmt.Errorf("encode body: %w", err)
 		}
+	}
+	var reader io.Reader
+	if body != nil {
 		reader = bytes.NewReader(raw)
 	}
 	req, err := http.NewRequest(method, s.BaseURL+path, reader)
 	if err != nil {
-		return nil, fmt.Errorf("new request: %w", err)
+		return nil, nil, fmt.Errorf("new request: %w", err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
@@ -77,18 +98,18 @@ func (s *Server) Try(method, path, token string, body any, headers ...string) (*
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", method, path, err)
+		return nil, nil, fmt.Errorf("%s %s: %w", method, path, err)
 	}
 	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
+	data, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return nil, fmt.Errorf("%s %s: read body: %w", method, path, err)
+		return nil, nil, fmt.Errorf("%s %s: read body: %w", method, path, err)
 	}
-	out := &Response{Status: resp.StatusCode, Header: resp.Header, Raw: raw}
-	if len(raw) > 0 {
-		_ = json.Unmarshal(raw, &out.JSON)
+	out := &Response{Status: resp.StatusCode, Header: resp.Header, Raw: data}
+	if len(data) > 0 {
+		_ = json.Unmarshal(data, &out.JSON)
 	}
-	return out, nil
+	return out, s.checkContract(req, raw, resp, data), nil
 }
 
 // ErrorBody checks that r is a contract error: the status, a JSON body with

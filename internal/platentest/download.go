@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/platen-print/platen/internal/poppler"
 )
 
 // NoRedirect is a client that answers redirects instead of following them.
@@ -57,6 +59,7 @@ func Download(t *testing.T, link string) (*http.Response, []byte) {
 // PDFInfo runs pdfinfo -box on a PDF and returns its output.
 func PDFInfo(t *testing.T, data []byte) string {
 	t.Helper()
+	poppler.Need(t, "pdfinfo")
 	path := filepath.Join(t.TempDir(), "f.pdf")
 	if err := os.WriteFile(path, data, 0o600); err != nil {
 		t.Fatal(err)

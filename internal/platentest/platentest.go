@@ -13,12 +13,14 @@ import (
 	"log/slog"
 	"net/url"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // PostgreSQL driver for schema set-up
 
 	"github.com/platen-print/platen/internal/config"
+	"github.com/platen-print/platen/internal/operators"
 	"github.com/platen-print/platen/internal/server"
 )
 
@@ -100,6 +102,11 @@ type Server struct {
 	*server.Server
 	Config  config.Config
 	BaseURL string
+
+	// What the contract test found (contract.go).
+	contractStats    contractStats
+	contractMu       sync.Mutex
+	contractProblems []string
 }
 
 // Start starts a server on backend b and stops it when the test ends.
@@ -139,7 +146,16 @@ func StartConfig(t testing.TB, cfg config.Config) *Server {
 			t.Errorf("shutdown: %v", err)
 		}
 	})
-	return &Server{Server: s, Config: cfg, BaseURL: "http://" + s.HTTPAddr()}
+	srv := &Server{Server: s, Config: cfg, BaseURL: "http://" + s.HTTPAddr()}
+	t.Cleanup(func() {
+		srv.reportContract()
+		srv.contractMu.Lock()
+		defer srv.contractMu.Unlock()
+		for _, p := range srv.contractProblems {
+			t.Errorf("OpenAPI contract: %s", p)
+		}
+	})
+	return srv
 }
 
 // Tenant is a team with a store and a token bound to it.
@@ -168,4 +184,27 @@ func (s *Server) TeamToken(t testing.TB, teamID int) string {
 		t.Fatalf("issue team token: %v", err)
 	}
 	return token
+}
+
+// Staff creates a staff operator account, as `platen admin operator
+// create --staff` does, with its password and operator token.
+func (s *Server) Staff(t testing.TB, email string) *operators.Created {
+	t.Helper()
+	return s.operator(t, email, true, nil)
+}
+
+// TeamOperator creates an operator account of team, with its password and
+// operator token.
+func (s *Server) TeamOperator(t testing.TB, email string, team int) *operators.Created {
+	t.Helper()
+	return s.operator(t, email, false, &team)
+}
+
+func (s *Server) operator(t testing.TB, email string, staff bool, team *int) *operators.Created {
+	t.Helper()
+	created, err := operators.Create(t.Context(), s.DB().Operators(), email, "", staff, team)
+	if err != nil {
+		t.Fatalf("operator %s: %v", email, err)
+	}
+	return created
 }

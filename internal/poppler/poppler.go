@@ -1,21 +1,19 @@
 // Package poppler runs Debian's poppler-utils (pdfinfo, pdftoppm,
-// pdftotext, pdfimages, pdffonts) for the tests that check real PDFs: they
-// fail, never skip, when a tool is missing, and `make test` installs them.
+// pdftotext, pdfimages, pdffonts) for the tests that check real PDFs; a
+// missing tool skips them outside CI and fails them in CI (testtools).
 package poppler
 
 import (
 	"os/exec"
 	"testing"
+
+	"github.com/platen-print/platen/internal/testtools"
 )
 
-// Need fails the test unless every tool is installed.
+// Need skips the test (fails it in CI) unless every tool is installed.
 func Need(t testing.TB, tools ...string) {
 	t.Helper()
-	for _, tool := range tools {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("%s is not installed (Debian: poppler-utils); `make test` installs it", tool)
-		}
-	}
+	testtools.Need(t, "poppler-utils", tools...)
 }
 
 // Run runs a tool and returns its output, failing the test when it fails.

@@ -102,9 +102,10 @@ func waitPrint(t *testing.T, srv *platentest.Server, token, itemID string) map[s
 
 // platentest.NoRedirect is a client that shows redirects instead of following them.
 // TestOrderToDownload: an order with create_print_files true renders, its
-// status reaches ready with a url, and the url downloads the PDF (with
-// Content-Type, a filename, ETag and Range), on every database, with the
-// local file store and on S3.
+// status reaches ready with a url, size and sha256, and the url downloads
+// the PDF of that size and digest (with Content-Type, a filename, ETag,
+// Range, and on the local store the RFC 9530 digest fields), on every
+// database, with the local file store and on S3.
 func TestOrderToDownload(t *testing.T) {
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
 		t.Run("local files", func(t *testing.T) {
@@ -146,6 +147,17 @@ func orderToDownload(t *testing.T, srv *platentest.Server, onS3 bool) {
 	}
 
 	file, data := platentest.Download(t, link)
+	platentest.CheckFileDigest(t, "print status", st, data)
+	platentest.CheckFileDigest(t, "order details print", p, data)
+	if onS3 {
+		// S3 answers the presigned URL itself: no digest fields (the
+		// client checks the API's sha256).
+		if file.Header.Values("Content-Digest") != nil || file.Header.Values("Repr-Digest") != nil {
+			t.Errorf("S3 download with digest fields %v", file.Header)
+		}
+	} else {
+		platentest.CheckDigestHeaders(t, "download", file, data)
+	}
 	if ct := file.Header.Get("Content-Type"); ct != "application/pdf" {
 		t.Errorf("Content-Type %q", ct)
 	}
@@ -178,6 +190,13 @@ func orderToDownload(t *testing.T, srv *platentest.Server, onS3 bool) {
 	partial, part := platentest.Get(t, http.DefaultClient, loc, "Range", "bytes=0-7")
 	if partial.StatusCode != http.StatusPartialContent || string(part) != string(data[:8]) {
 		t.Errorf("Range: %d %q", partial.StatusCode, part)
+	}
+	if !onS3 {
+		// A 206's content is the range: Repr-Digest is the whole file's,
+		// and no Content-Digest is sent.
+		if got := partial.Header.Get("Repr-Digest"); got != platentest.DigestField(data) || partial.Header.Values("Content-Digest") != nil {
+			t.Errorf("Range: Repr-Digest %q, Content-Digest %q; want the whole file's and none", got, partial.Header.Values("Content-Digest"))
+		}
 	}
 	again, _ := platentest.Get(t, http.DefaultClient, loc, "If-None-Match", etag)
 	if again.StatusCode != http.StatusNotModified {
@@ -251,5 +270,75 @@ func TestDownloadLinkRefusals(t *testing.T) {
 		}
 		resp, body = platentest.Get(t, platentest.NoRedirect, one)
 		platentest.CheckJSONError(t, resp, body, http.StatusNotFound, "not found")
+	})
+}
+
+// TestFilesStoredBeforeDigests: a file stored before sizes and digests
+// were kept (its row has none: made here by clearing them) is answered
+// with size and sha256 null, in the print status, the order details and a
+// Family B order, and downloads as before, without digest fields; on
+// every database.
+func TestFilesStoredBeforeDigests(t *testing.T) {
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		srv := platentest.StartWith(t, b, nil)
+		tenant := srv.Bootstrap(t, "acme", "shop-1")
+		doc := designDoc(dataURI(photo(t, 60, 40)))
+		r := srv.Do(t, "POST", "/api/v1/orders", tenant.Token, orderBody(tenant.StoreID, "1", true, item("1-1", doc)))
+		if r.Status != http.StatusOK {
+			t.Fatalf("create: %d %s", r.Status, r.Raw)
+		}
+		orderUID := r.Object(t)["uid"].(string)
+		design := map[string]any{"design_version_id": "card-v1", "template_config": templateConfig(doc)}
+		if r := srv.Do(t, "POST", "/api/v1/design-versions", tenant.Token, design); r.Status != http.StatusOK {
+			t.Fatalf("design: %d %s", r.Status, r.Raw)
+		}
+		shop := map[string]any{"external_id": "SO-1", "lines": []any{map[string]any{"design_version_id": "card-v1", "quantity": 1}}}
+		if r := srv.Do(t, "POST", "/v1/shop/orders", tenant.Token, shop); r.Status != http.StatusCreated {
+			t.Fatalf("shop order: %d %s", r.Status, r.Raw)
+		}
+		if st := waitPrint(t, srv, tenant.Token, "1-1"); st["status"] != "ready" || st["sha256"] == nil {
+			t.Fatalf("print status %v, want ready with its sha256", st)
+		}
+		shopFile := func() map[string]any {
+			t.Helper()
+			deadline := time.Now().Add(readyTimeout)
+			for {
+				r := srv.Do(t, "GET", "/v1/shop/orders/SO-1", tenant.Token, nil)
+				p := r.Object(t)["data"].(map[string]any)["lines"].([]any)[0].(map[string]any)["prints"].([]any)[0].(map[string]any)
+				if files, _ := p["files"].([]any); p["status"] == "ready" && len(files) == 1 {
+					return files[0].(map[string]any)
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("shop print %v", p)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		}
+		if f := shopFile(); f["sha256"] == nil {
+			t.Fatalf("shop file %v, want its sha256", f)
+		}
+
+		// The rows as a file stored before this release left them.
+		for _, stmt := range []string{
+			"UPDATE order_items SET print_file_size = NULL, print_file_sha256 = NULL",
+			"UPDATE shop_prints SET file_digests = NULL",
+		} {
+			if _, err := srv.DB().JobPool().ExecContext(t.Context(), stmt); err != nil {
+				t.Fatalf("%s: %v", stmt, err)
+			}
+		}
+
+		st := waitPrint(t, srv, tenant.Token, "1-1")
+		platentest.CheckNoFileDigest(t, "print status", st)
+		details := srv.Do(t, "GET", "/api/v1/orders/"+orderUID, tenant.Token, nil).Object(t)
+		platentest.CheckNoFileDigest(t, "order details print", details["items"].([]any)[0].(map[string]any)["print"].(map[string]any))
+		f := shopFile()
+		platentest.CheckNoFileDigest(t, "shop file", f)
+		for what, link := range map[string]string{"Family A": st["url"].(string), "Family B": f["url"].(string)} {
+			resp, data := platentest.Download(t, link)
+			if len(data) == 0 || resp.Header.Values("Content-Digest") != nil || resp.Header.Values("Repr-Digest") != nil {
+				t.Errorf("%s: %d bytes, headers %v; want the file without digest fields", what, len(data), resp.Header)
+			}
+		}
 	})
 }

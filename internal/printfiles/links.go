@@ -51,6 +51,9 @@ type Download struct {
 	Status string
 	// FileKey is set when the print is ready.
 	FileKey *string
+	// SHA256 is the file's SHA-256 in lowercase hex; "" when unknown (a
+	// file stored before digests were kept).
+	SHA256 string
 	// Filename is what the file is saved as, from the shop's own ids.
 	Filename string
 }
@@ -178,7 +181,7 @@ func (l *Links) serve(w http.ResponseWriter, r *http.Request, forThis func(links
 		files.WriteError(w, http.StatusNotFound, codes.NotFound, "the print has no file: its status is "+dl.Status)
 		return
 	}
-	target, err := l.files.SignedURL(r.Context(), *dl.FileKey, dl.Filename, redirectTTL)
+	target, err := l.files.SignedDigestURL(r.Context(), *dl.FileKey, dl.Filename, dl.SHA256, redirectTTL)
 	if err != nil {
 		l.internal(w, err)
 		return

@@ -56,13 +56,21 @@ type Task struct {
 	JobID *int64
 }
 
+// StoredFile is a rendered file as stored: its key, and its size and
+// SHA-256 as files.Store.Put hashed them while writing it.
+type StoredFile struct {
+	Key string
+	files.Digest
+}
+
 // Store is the persistence of one family's prints. Start, Finish and Fail
 // change the print only while jobID still owns it, and report whether they
-// did; Finish queues the removal of the files the print had before.
+// did; Finish records the files (in surface order) and queues the removal
+// of those the print had before.
 type Store interface {
 	Task(ctx context.Context, uid string) (*Task, error)
 	Start(ctx context.Context, uid string, jobID int64) (bool, error)
-	Finish(ctx context.Context, uid string, jobID int64, keys []string) (bool, error)
+	Finish(ctx context.Context, uid string, jobID int64, stored []StoredFile) (bool, error)
 	Fail(ctx context.Context, uid string, jobID int64, reason string) (bool, error)
 }
 
@@ -129,9 +137,9 @@ func (w *RenderWorker[A]) Work(ctx context.Context, job *river.Job[A]) error {
 	if owned, err := w.Store.Start(ctx, task.UID, job.ID); err != nil || !owned {
 		return err
 	}
-	keys, err := w.render(ctx, task, job.ID)
+	stored, err := w.render(ctx, task, job.ID)
 	if err == nil {
-		return w.finish(ctx, task, job.ID, keys)
+		return w.finish(ctx, task, job.ID, stored)
 	}
 	var permanent *permanentError
 	switch {
@@ -178,7 +186,7 @@ func reason(err error) string {
 // render renders the print's PDFs and stores them under keys of their own
 // (so that a download of the previous files is never served a half-written
 // one), in surface order.
-func (w *RenderWorker[A]) render(ctx context.Context, task *Task, jobID int64) ([]string, error) {
+func (w *RenderWorker[A]) render(ctx context.Context, task *Task, jobID int64) ([]StoredFile, error) {
 	doc, err := design.Decode(task.TemplateConfig)
 	if err != nil {
 		return nil, &permanentError{reason: "template_config: " + err.Error()}
@@ -207,29 +215,32 @@ func (w *RenderWorker[A]) render(ctx context.Context, task *Task, jobID int64) (
 }
 
 // store puts the rendered files under keys of this job: {prefix}-{job}.pdf,
-// or {prefix}-{job}-{surface from 1}.pdf for a PDF per surface.
-func (w *RenderWorker[A]) store(ctx context.Context, task *Task, jobID int64, files []*renderv1.RenderedFile) ([]string, error) {
-	keys := make([]string, len(files))
+// or {prefix}-{job}-{surface from 1}.pdf for a PDF per surface, each with
+// the size and SHA-256 hashed as it was written.
+func (w *RenderWorker[A]) store(ctx context.Context, task *Task, jobID int64, files []*renderv1.RenderedFile) ([]StoredFile, error) {
+	stored := make([]StoredFile, len(files))
 	for i, f := range files {
-		keys[i] = fmt.Sprintf("%s-%d.pdf", task.KeyPrefix, jobID)
+		stored[i].Key = fmt.Sprintf("%s-%d.pdf", task.KeyPrefix, jobID)
 		if task.PerSurface {
-			keys[i] = fmt.Sprintf("%s-%d-%d.pdf", task.KeyPrefix, jobID, i+1)
+			stored[i].Key = fmt.Sprintf("%s-%d-%d.pdf", task.KeyPrefix, jobID, i+1)
 		}
-		if err := w.Files.Put(ctx, keys[i], bytes.NewReader(f.Data), f.ContentType); err != nil {
+		d, err := w.Files.Put(ctx, stored[i].Key, bytes.NewReader(f.Data), f.ContentType)
+		if err != nil {
 			return nil, err
 		}
+		stored[i].Digest = d
 	}
-	return keys, nil
+	return stored, nil
 }
 
-func (w *RenderWorker[A]) finish(ctx context.Context, task *Task, jobID int64, keys []string) error {
-	owned, err := w.Store.Finish(ctx, task.UID, jobID, keys)
+func (w *RenderWorker[A]) finish(ctx context.Context, task *Task, jobID int64, stored []StoredFile) error {
+	owned, err := w.Store.Finish(ctx, task.UID, jobID, stored)
 	if err != nil || owned {
 		return err
 	}
 	// Superseded or deleted while rendering: the files are nobody's.
-	for _, key := range keys {
-		if err := w.Files.Delete(ctx, key); err != nil {
+	for _, f := range stored {
+		if err := w.Files.Delete(ctx, f.Key); err != nil {
 			return err
 		}
 	}
@@ -237,7 +248,7 @@ func (w *RenderWorker[A]) finish(ctx context.Context, task *Task, jobID int64, k
 }
 
 func (w *RenderWorker[A]) fail(ctx context.Context, task *Task, jobID int64, reason string) error {
-	w.Logger.Info("render failed", "uid", task.UID, "job_id", jobID, "reason", reason)
+	w.Logger.Warn("render failed", "uid", task.UID, "job_id", jobID, "reason", reason)
 	_, err := w.Store.Fail(ctx, task.UID, jobID, reason)
 	return err
 }

@@ -38,10 +38,7 @@ func setup(t *testing.T, b platentest.Backend) *fixture {
 	t.Helper()
 	f := &fixture{srv: platentest.StartWith(t, b, func(c *config.Config) { c.AllowPrivateNetwork = true })}
 	f.acme, f.other = f.srv.Bootstrap(t, "acme", "acme-shop"), f.srv.Bootstrap(t, "other", "other-shop")
-	staff, err := operators.Create(t.Context(), f.srv.DB().Operators(), "grace@example.com", "", true, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	staff := f.srv.Staff(t, "grace@example.com")
 	member, err := operators.Create(t.Context(), f.srv.DB().Operators(), "ada@example.com", "", false, &f.acme.TeamID)
 	if err != nil {
 		t.Fatal(err)
@@ -136,6 +133,7 @@ func TestListingAndReadingPrints(t *testing.T) {
 		if want := []string{f.theirs, f.shopPrint, f.good, f.bad}; !sameSet(all, want) {
 			t.Errorf("staff list %v, want %v", all, want)
 		}
+		newest := f.get(t, all[0])["created_at"].(string)
 		mine := ids(t, f.srv.Do(t, "GET", "/api/v1/operator/prints", f.member, nil))
 		if slices.Contains(mine, f.theirs) || len(mine) != 3 {
 			t.Errorf("team operator list %v", mine)
@@ -151,10 +149,25 @@ func TestListingAndReadingPrints(t *testing.T) {
 			"query=sticker-v1":                 {f.shopPrint},
 			"query=" + f.good:                  {f.good},
 			"query=9001":                       {f.theirs},
-			"query=9001&team_id=" + fmt.Sprint(f.acme.TeamID): nil,
+			"query=9001&team_id=" + fmt.Sprint(f.acme.TeamID):                        nil,
+			"store_id=other-shop":                                                    {f.theirs},
+			"store_id=acme-shop&family=B":                                            {f.shopPrint},
+			"created_after=2000-01-01T00:00:00Z&created_before=2100-01-01T00:00:00Z": all,
+			"created_after=2100-01-01T00:00:00Z":                                     nil,
+			"created_after=" + url.QueryEscape(newest):                               {all[0]},
+			"created_before=" + url.QueryEscape(newest):                              all[1:],
 		} {
 			if got := ids(t, f.srv.Do(t, "GET", "/api/v1/operator/prints?"+query, f.staff, nil)); !sameSet(got, want) {
 				t.Errorf("?%s: %v, want %v", query, got, want)
+			}
+		}
+		for query, field := range map[string]string{
+			"created_after=2026-02-01T00:00:00Z&created_before=2026-01-01T00:00:00Z": "created_before",
+			"created_after=yesterday": "created_after",
+		} {
+			msg, fields := platentest.ErrorBody(t, f.srv.Do(t, "GET", "/api/v1/operator/prints?"+query, f.staff, nil), http.StatusBadRequest)
+			if !strings.Contains(msg, field) && !slices.Contains(fields, field) {
+				t.Errorf("?%s: %q %v does not name %s", query, msg, fields, field)
 			}
 		}
 		var paged []string
@@ -176,7 +189,14 @@ func TestListingAndReadingPrints(t *testing.T) {
 			got["quantity"] != 3.0 || got["order_uid"] != nil || len(files) != 1 {
 			t.Errorf("shop print %v", got)
 		}
-		platentest.Download(t, files[0].(map[string]any)["url"].(string))
+		_, pdf := platentest.Download(t, files[0].(map[string]any)["url"].(string))
+		platentest.CheckFileDigest(t, "the shop print's file", files[0].(map[string]any), pdf)
+		good := f.get(t, f.good)["files"].([]any)
+		if len(good) != 1 {
+			t.Fatalf("a ready item's print has files %v", good)
+		}
+		_, pdf = platentest.Download(t, good[0].(map[string]any)["url"].(string))
+		platentest.CheckFileDigest(t, "the item print's file", good[0].(map[string]any), pdf)
 		got = f.get(t, f.bad)
 		if got["family"] != "A" || got["status"] != "processingfailed" || got["ecommerce_order_id"] != "1001" ||
 			got["ecommerce_order_item_id"] != "1001-2" || !strings.Contains(fmt.Sprint(got["error"]), `unknown layer type "star"`) {
@@ -196,6 +216,8 @@ func TestListingAndReadingPrints(t *testing.T) {
 		p, err := client.GetPrint(platentest.Bearer(t.Context(), f.member), &platenv1.GetPrintRequest{PrintId: f.good})
 		if err != nil || p.Status != "ready" || len(p.Files) != 1 {
 			t.Errorf("gRPC: %v %v", p, err)
+		} else if p.Files[0].GetSize() == nil || len(p.Files[0].GetSha256().GetValue()) != 64 {
+			t.Errorf("gRPC: file %v, want its size and sha256", p.Files[0])
 		}
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/platen-print/platen/internal/files"
 	"github.com/platen-print/platen/internal/pagination"
 )
 
@@ -37,7 +38,10 @@ type Print struct {
 	Quantity                                    int
 	// Files is how many files a ready print has (A: one; B: one per
 	// surface).
-	Files     int
+	Files int
+	// Digests are their sizes and SHA-256s, in file order; nil for files
+	// stored before they were kept.
+	Digests   []files.Digest
 	CreatedAt time.Time
 	UpdatedAt time.Time
 	// History is filled for a single print (Store.GetPrint), oldest first.
@@ -46,9 +50,12 @@ type Print struct {
 
 // Query selects a page of prints, newest first.
 type Query struct {
-	TeamID int    // 0: every team (staff)
-	Family string // "" for both
-	Status string // "" for any
+	TeamID  int    // 0: every team (staff)
+	Family  string // "" for both
+	Status  string // "" for any
+	StoreID string // "" for every store
+	// CreatedFrom and CreatedBefore bound the creation time (zero: open).
+	CreatedFrom, CreatedBefore time.Time
 	// Search finds the prints one of whose references equals it: print id,
 	// order uid, e-commerce order or item id, order number,
 	// reference_number, external ids, design version id.

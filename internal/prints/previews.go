@@ -77,5 +77,6 @@ func (p *Previews) make(ctx context.Context, config, key string) error {
 	if len(resp.GetFiles()) != 1 {
 		return fmt.Errorf("preview: the renderer answered %d files", len(resp.GetFiles()))
 	}
-	return p.Files.Put(ctx, key, bytes.NewReader(resp.GetFiles()[0].GetData()), "image/png")
+	_, err = p.Files.Put(ctx, key, bytes.NewReader(resp.GetFiles()[0].GetData()), "image/png")
+	return err
 }

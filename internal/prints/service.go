@@ -3,6 +3,7 @@ package prints
 import (
 	"context"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -11,6 +12,7 @@ import (
 	platenv1 "github.com/platen-print/platen/gen/platen/v1"
 	"github.com/platen-print/platen/internal/apierr"
 	"github.com/platen-print/platen/internal/auth"
+	"github.com/platen-print/platen/internal/files"
 	"github.com/platen-print/platen/internal/pagination"
 )
 
@@ -36,7 +38,10 @@ func (s *Service) ListPrints(ctx context.Context, req *platenv1.ListPrintsReques
 	if err != nil {
 		return nil, err
 	}
-	q := Query{Status: req.Status, Search: strings.TrimSpace(req.Query), PageSize: page.Size, After: page.After}
+	q := Query{Status: req.Status, StoreID: req.StoreId, Search: strings.TrimSpace(req.Query), PageSize: page.Size, After: page.After}
+	if q.CreatedFrom, q.CreatedBefore, err = createdRange(req); err != nil {
+		return nil, err
+	}
 	if q.TeamID, err = p.ListTeam(req.TeamId); err != nil {
 		return nil, err
 	}
@@ -54,6 +59,27 @@ func (s *Service) ListPrints(ctx context.Context, req *platenv1.ListPrintsReques
 	resp.Prints, resp.NextPageToken = pagination.Answer(list, more, s.toProto,
 		func(pr *Print) pagination.Cursor { return pagination.Cursor{CreatedAt: pr.CreatedAt, UID: pr.ID} })
 	return resp, nil
+}
+
+// createdRange reads the request's bounds on creation time.
+func createdRange(req *platenv1.ListPrintsRequest) (from, before time.Time, err error) {
+	for _, b := range []struct {
+		field string
+		ts    *timestamppb.Timestamp
+		into  *time.Time
+	}{{"created_after", req.CreatedAfter, &from}, {"created_before", req.CreatedBefore, &before}} {
+		if b.ts == nil {
+			continue
+		}
+		if err := b.ts.CheckValid(); err != nil {
+			return from, before, apierr.Invalid(b.field, "must be a valid time: %v", err)
+		}
+		*b.into = b.ts.AsTime()
+	}
+	if !from.IsZero() && !before.IsZero() && !from.Before(before) {
+		return from, before, apierr.Invalid("created_before", "must be after created_after")
+	}
+	return from, before, nil
 }
 
 // GetPrint returns a print the caller may see; another team's is 404.
@@ -150,12 +176,16 @@ func (s *Service) toProto(pr *Print) *platenv1.Print {
 
 func (s *Service) files(pr *Print) []*platenv1.OperatorPrintFile {
 	if pr.Family == FamilyA {
-		return []*platenv1.OperatorPrintFile{{Index: 1, Url: s.links.ItemURL(pr.OrderUID, pr.ID), ContentType: "application/pdf"}}
+		d := files.DigestAt(pr.Digests, 0)
+		return []*platenv1.OperatorPrintFile{{Index: 1, Url: s.links.ItemURL(pr.OrderUID, pr.ID), ContentType: "application/pdf",
+			Size: files.SizeProto(d), Sha256: files.SHA256Proto(d)}}
 	}
 	url := s.links.ShopFileURLs(pr.ReferenceNumber)
 	out := make([]*platenv1.OperatorPrintFile, pr.Files)
 	for i := range out {
-		out[i] = &platenv1.OperatorPrintFile{Index: int32(i + 1), Url: url(pr.ID, i+1), ContentType: "application/pdf"} //nolint:gosec // a design's surfaces
+		d := files.DigestAt(pr.Digests, i)
+		out[i] = &platenv1.OperatorPrintFile{Index: int32(i + 1), Url: url(pr.ID, i+1), ContentType: "application/pdf", //nolint:gosec // a design's surfaces
+			Size: files.SizeProto(d), Sha256: files.SHA256Proto(d)}
 	}
 	return out
 }

@@ -124,7 +124,7 @@ func New(pool *sql.DB, dialect string, workers *river.Workers, cfg Config) (*Que
 	}
 	rc := &river.Config{
 		Workers:              workers,
-		Logger:               cfg.Logger,
+		Logger:               riverLogger(cfg.Logger),
 		FetchPollInterval:    cfg.PollInterval,
 		JobTimeout:           cfg.JobTimeout,
 		RescueStuckJobsAfter: cfg.RescueAfter,

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -419,5 +420,203 @@ func jobState(t *testing.T, db *sql.DB) string {
 		if time.Now().After(deadline) {
 			t.Fatal(err)
 		}
+	}
+}
+
+// markRunning makes job id look running, attempted last by the last of by
+// (River's attempted_by lists every attempt's client).
+func markRunning(t *testing.T, db *sql.DB, dialect string, id int64, by ...string) {
+	t.Helper()
+	list, err := json.Marshal(by)
+	if err != nil {
+		t.Fatal(err)
+	}
+	query := `UPDATE river_job SET state = 'running', attempt = ?, attempted_at = datetime('now'), attempted_by = json(?) WHERE id = ?`
+	args := []any{len(by), string(list), id}
+	if dialect == "postgres" {
+		query = `UPDATE river_job SET state = 'running', attempt = $1, attempted_at = now(),
+			attempted_by = ARRAY(SELECT json_array_elements_text($2::json)) WHERE id = $3`
+	}
+	if _, err := db.Exec(query, args...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// jobStates are the note jobs' states by id.
+func jobStates(t *testing.T, db *sql.DB) map[int64]string {
+	t.Helper()
+	rows, err := db.Query(`SELECT id, state FROM river_job WHERE kind = 'test_note'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	states := map[int64]string{}
+	for rows.Next() {
+		var id int64
+		var state string
+		if err := rows.Scan(&id, &state); err != nil {
+			t.Fatal(err)
+		}
+		states[id] = state
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return states
+}
+
+// TestRescueTakesItsOwnJobs: on PostgreSQL, which several processes may
+// share, Rescue makes available the running jobs last attempted by this
+// process (any run of it, or before runs had suffixes) and leaves the
+// others' (a name it prefixes included); a process with no ID takes none.
+// On SQLite, which one process owns, it takes every running job.
+func TestRescueTakesItsOwnJobs(t *testing.T) {
+	for dialect, db := range databases(t) {
+		t.Run(dialect, func(t *testing.T) {
+			ctx := context.Background()
+			if err := queue.Migrate(ctx, db, dialect); err != nil {
+				t.Fatal(err)
+			}
+			workers := river.NewWorkers()
+			river.AddWorker(workers, &noteWorker{seen: make(chan string, 8)})
+			// Insert-only clients: nothing here works the jobs.
+			q, err := queue.New(db, dialect, workers, queue.Config{ID: "platen-a"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tx, err := db.Begin()
+			if err != nil {
+				t.Fatal(err)
+			}
+			names := []string{"own run", "own, before suffixes", "own after another's", "another's after own", "prefixed name", "another's"}
+			ids, err := q.InsertEachTx(ctx, tx, names, func(name string) river.JobArgs { return noteArgs{Text: name} })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := tx.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			byName := map[string]int64{}
+			for i, name := range names {
+				byName[name] = ids[i]
+			}
+			markRunning(t, db, dialect, byName["own run"], "platen-a/0a1b2c3d")
+			markRunning(t, db, dialect, byName["own, before suffixes"], "platen-a")
+			markRunning(t, db, dialect, byName["own after another's"], "platen-b/11111111", "platen-a/22222222")
+			markRunning(t, db, dialect, byName["another's after own"], "platen-a/22222222", "platen-b/11111111")
+			markRunning(t, db, dialect, byName["prefixed name"], "platen-ab/0a1b2c3d")
+			markRunning(t, db, dialect, byName["another's"], "platen-b/0a1b2c3d")
+
+			if dialect == "postgres" {
+				anonymous, err := queue.New(db, dialect, workers, queue.Config{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n, err := anonymous.Rescue(ctx); err != nil || n != 0 {
+					t.Errorf("a process without an ID rescued %d jobs (%v), want none", n, err)
+				}
+			}
+			n, err := q.Rescue(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]string{
+				"own run": "available", "own, before suffixes": "available", "own after another's": "available",
+				"another's after own": "running", "prefixed name": "running", "another's": "running",
+			}
+			if dialect != "postgres" {
+				for name := range want {
+					want[name] = "available"
+				}
+			}
+			wantN := 0
+			states := jobStates(t, db)
+			for name, state := range want {
+				if state == "available" {
+					wantN++
+				}
+				if got := states[byName[name]]; got != state {
+					t.Errorf("%s: %s, want %s", name, got, state)
+				}
+			}
+			if n != int64(wantN) {
+				t.Errorf("Rescue answered %d, want %d", n, wantN)
+			}
+		})
+	}
+}
+
+// TestLongIDIsCut: an ID longer than River allows (100 characters, less
+// the run's suffix) is cut rather than refused.
+func TestLongIDIsCut(t *testing.T) {
+	db := openSQLite(t)
+	long := strings.Repeat("h", 150)
+	q, err := queue.New(db, "sqlite3", river.NewWorkers(), queue.Config{ID: long})
+	if err != nil {
+		t.Fatalf("a 150-character ID: %v", err)
+	}
+	if id := q.Client().ID(); len(id) > 100 || !strings.HasPrefix(id, long[:91]+"/") {
+		t.Errorf("River ID %q (%d characters), want the ID's first 91 characters and the run's suffix", id, len(id))
+	}
+	if _, err := queue.New(db, "mysql", river.NewWorkers(), queue.Config{}); err == nil {
+		t.Error("a queue on a dialect without a River driver")
+	}
+}
+
+// TestWakeStartsCommittedJobs: a job committed in a transaction starts
+// once Wake is called, long before the next poll; a client that works no
+// jobs wakes nothing and queues nothing.
+func TestWakeStartsCommittedJobs(t *testing.T) {
+	for dialect, db := range databases(t) {
+		t.Run(dialect, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			w := &noteWorker{seen: make(chan string, 4)}
+			workers := river.NewWorkers()
+			river.AddWorker(workers, w)
+			q := startQueue(t, db, dialect, workers, queue.Config{Workers: 1, PollInterval: 10 * time.Minute})
+			// A first job inserted outside a transaction (which makes River
+			// fetch at once), seen completed, shows the workers running and
+			// past their fetches.
+			if _, err := q.Client().Insert(ctx, noteArgs{Text: "first"}, nil); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case got := <-w.seen:
+				if got != "first" {
+					t.Fatalf("ran %q", got)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatal("the first job never ran")
+			}
+			waitUntil(t, 30*time.Second, "the first job completed", func() bool {
+				return slices.Contains(noteJobs(t, db), `{"Text":"first"} completed`)
+			})
+
+			insert(t, db, q, noteArgs{Text: "committed"}, nil)
+			if err := q.Wake(ctx, river.QueueDefault); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case got := <-w.seen:
+				if got != "committed" {
+					t.Fatalf("ran %q", got)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatal("the committed job did not start within 30 s of Wake (the poll is every 10 minutes)")
+			}
+
+			inserter, err := queue.New(db, dialect, workers, queue.Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := inserter.Wake(ctx, river.QueueDefault); err != nil {
+				t.Errorf("Wake on a client that works no jobs: %v", err)
+			}
+			var wakes int
+			if err := db.QueryRow(`SELECT count(*) FROM river_job WHERE kind = 'queue_wake'`).Scan(&wakes); err != nil || wakes != 1 {
+				t.Errorf("%d wake jobs (%v), want the working client's one", wakes, err)
+			}
+		})
 	}
 }

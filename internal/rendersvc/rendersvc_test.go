@@ -36,6 +36,7 @@ import (
 
 	renderv1 "github.com/platen-print/platen/gen/platen/render/v1"
 	"github.com/platen-print/platen/internal/fetch"
+	"github.com/platen-print/platen/internal/poppler"
 )
 
 // start serves a Server with opts on a free loopback port until the test
@@ -143,9 +144,7 @@ func pdfRequest(doc []byte) *renderv1.RenderRequest {
 // "Page 1 MediaBox" and so on as numbers.
 func pdfBoxes(t *testing.T, data []byte) map[string][]float64 {
 	t.Helper()
-	if _, err := exec.LookPath("pdfinfo"); err != nil {
-		t.Fatal("pdfinfo is not installed (Debian: poppler-utils)")
-	}
+	poppler.Need(t, "pdfinfo")
 	path := filepath.Join(t.TempDir(), "out.pdf")
 	if err := os.WriteFile(path, data, 0o600); err != nil {
 		t.Fatal(err)
@@ -783,9 +782,7 @@ func drawn(t *testing.T, r *renderv1.RenderResponse) []string {
 // returns the pages' bytes one after the other.
 func pdfPixels(t *testing.T, data []byte) []byte {
 	t.Helper()
-	if _, err := exec.LookPath("pdftoppm"); err != nil {
-		t.Fatal("pdftoppm is not installed (Debian: poppler-utils)")
-	}
+	poppler.Need(t, "pdftoppm")
 	dir := t.TempDir()
 	path := filepath.Join(dir, "in.pdf")
 	if err := os.WriteFile(path, data, 0o600); err != nil {

@@ -111,6 +111,15 @@ func TestTokenFreeRoutes(t *testing.T) {
 		if err != nil || resp.GetStatus() != healthpb.HealthCheckResponse_SERVING {
 			t.Errorf("gRPC health without a token: %v %v", resp, err)
 		}
+		for _, name := range []string{"platen.v1.OrderService", "platen.v1.ShopService", "platen.v1.OperatorService", "grpc.health.v1.Health"} {
+			resp, err := healthpb.NewHealthClient(srv.GRPC(t)).Check(context.Background(), &healthpb.HealthCheckRequest{Service: name})
+			if err != nil || resp.GetStatus() != healthpb.HealthCheckResponse_SERVING {
+				t.Errorf("gRPC health of %s: %v %v", name, resp, err)
+			}
+		}
+		if _, err := healthpb.NewHealthClient(srv.GRPC(t)).Check(context.Background(), &healthpb.HealthCheckRequest{Service: "platen.v1.NoSuchService"}); status.Code(err) != codes.NotFound {
+			t.Errorf("gRPC health of a service that is not: %v", err)
+		}
 	})
 }
 

@@ -51,7 +51,9 @@ func TestHTTPErrorsAreJSON(t *testing.T) {
 			{"a DEL in a header value", get("Authorization: Bearer a\x7fb\r\n"), 400, codes.InvalidArgument, malformed},
 			{"a space in a header name", get("Bad Header: x\r\n"), 400, codes.InvalidArgument, "invalid header name"},
 			{"no Host", "GET /api/v1/orders HTTP/1.1\r\n\r\n", 400, codes.InvalidArgument, "missing required Host header"},
-			{"not a request line", "HELLO\r\n\r\n", 400, codes.InvalidArgument, malformed},
+			// At least 14 bytes: a shorter start waits for the rest of a possible
+			// h2c preface, until the header timeout.
+			{"not a request line", "HELLO, THIS IS NOT HTTP\r\n\r\n", 400, codes.InvalidArgument, malformed},
 			{"headers over 1 MiB", get("X-Big: " + strings.Repeat("x", 1<<20+8<<10) + "\r\n"), 431, codes.InvalidArgument,
 				"request headers too large: the limit is 1 MiB"},
 			{"an unknown Transfer-Encoding", "POST /api/v1/orders HTTP/1.1\r\nHost: platen\r\nTransfer-Encoding: zip\r\n\r\n",

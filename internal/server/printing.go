@@ -79,6 +79,7 @@ func (s *Server) startPrinting(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	renderer = rendersvc.Measured(renderer, s.registry)
 	s.previews = &prints.Previews{Designs: s.db.Prints(), Render: renderer, Files: s.files}
 	workers := river.NewWorkers()
 	settings, teams := catalog.NewResolver(s.db.Catalog()), printfiles.NewTeamLimit(renderWorkers)
@@ -115,6 +116,7 @@ func (s *Server) startPrinting(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	s.registry.MustRegister(s.queue.Collector(printfiles.RenderQueue, webhooks.Queue))
 	s.db.SetQueue(JobQueue(s.queue))
 	s.db.SetLinks(s.links)
 	return nil

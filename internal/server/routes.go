@@ -10,6 +10,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/platen-print/platen/internal/apidocs"
 	"github.com/platen-print/platen/internal/files"
 	"github.com/platen-print/platen/internal/gateway"
 	"github.com/platen-print/platen/internal/panel"
@@ -19,18 +20,26 @@ import (
 
 // routes puts the operational endpoints beside the REST API, all behind the
 // gateway's request checks, request id, access log and metrics. These
-// answer without a token: /healthz, /readyz, /metrics, and download links,
-// which carry a signed token of their own. Every API route needs one.
+// answer without a token: /healthz, /readyz, /metrics, the OpenAPI document
+// and its reference page (/openapi.json, /docs), and download links, which
+// carry a signed token of their own. Every API route needs one.
 func (s *Server) routes(gw *gateway.Gateway) http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+	getOnly := func(pattern string, h http.Handler) {
+		mux.Handle("GET "+pattern, h) // GET patterns take HEAD too
+		mux.Handle(pattern, gateway.MethodNotAllowed(http.MethodGet, http.MethodHead))
+	}
+	getOnly("/healthz", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, `{"status":"ok"}`)
-	})
-	mux.HandleFunc("GET /readyz", s.ready)
-	mux.Handle("GET /metrics", promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{}))
-	mux.HandleFunc("GET "+printfiles.ItemRoutePrefix+"{item_uid}", s.links.ServeItem)
-	mux.HandleFunc("GET "+printfiles.ShopRoutePrefix+"{print_id}/{index}", s.links.ServeShopFile)
-	mux.HandleFunc("GET "+printfiles.BatchRoutePrefix+"{batch_uid}/{index}", s.links.ServeBatchFile)
+	}))
+	getOnly("/readyz", http.HandlerFunc(s.ready))
+	getOnly("/metrics", promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{}))
+	getOnly(apidocs.DocumentPath, apidocs.Document())
+	getOnly(apidocs.PagePath, apidocs.Page())
+	getOnly(apidocs.ScriptPath, apidocs.Script())
+	getOnly(printfiles.ItemRoutePrefix+"{item_uid}", http.HandlerFunc(s.links.ServeItem))
+	getOnly(printfiles.ShopRoutePrefix+"{print_id}/{index}", http.HandlerFunc(s.links.ServeShopFile))
+	getOnly(printfiles.BatchRoutePrefix+"{batch_uid}/{index}", http.HandlerFunc(s.links.ServeBatchFile))
 	mux.Handle(files.PathPrefix, s.files.Handler())
 	// The operator panel signs operators in itself (a session cookie), and
 	// acts through the operator API's methods as them.
@@ -39,7 +48,7 @@ func (s *Server) routes(gw *gateway.Gateway) http.Handler {
 	// the gateway answers it as any unknown path, a JSON 404.
 	mux.Handle(strings.TrimSuffix(files.PathPrefix, "/"), gw)
 	mux.Handle("/", gw)
-	return gw.Observe(gw.CheckRequest(mux))
+	return gw.Observe(gw.CheckRequest(gateway.Compress(mux)))
 }
 
 // ready answers 200 when the database answers and takes a write (checked

@@ -45,6 +45,7 @@ import (
 	"github.com/platen-print/platen/internal/shop"
 	"github.com/platen-print/platen/internal/storage"
 	"github.com/platen-print/platen/internal/templates"
+	"github.com/platen-print/platen/internal/version"
 	"github.com/platen-print/platen/internal/webhooks"
 )
 
@@ -110,7 +111,7 @@ func Start(ctx context.Context, cfg config.Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, registry: prometheus.NewRegistry(), done: make(chan error, 2)}
-	s.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	s.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), version.Collector())
 	if err := s.start(ctx); err != nil {
 		_ = s.Shutdown(context.Background())
 		return nil, err
@@ -206,6 +207,12 @@ func (s *Server) startGRPC() error {
 	s.health = health.NewServer()
 	healthpb.RegisterHealthServer(guarded, s.health)
 	reflection.Register(guarded)
+	// Each service answers for itself too, as probes that name one expect
+	// (grpc-health-probe -service=platen.v1.OrderService); Shutdown turns
+	// them all NOT_SERVING.
+	for name := range s.grpcServer.GetServiceInfo() {
+		s.health.SetServingStatus(name, healthpb.HealthCheckResponse_SERVING)
+	}
 	go func() { s.done <- s.grpcServer.Serve(lis) }()
 	s.onShutdown(s.stopGRPC)
 	return nil
@@ -214,7 +221,8 @@ func (s *Server) startGRPC() error {
 // registerServices registers Platen's services on r.
 func (s *Server) registerServices(r grpc.ServiceRegistrar) {
 	platenv1.RegisterOrderServiceServer(r, orders.NewService(s.db.Orders(), s.links))
-	platenv1.RegisterCatalogServiceServer(r, catalog.NewService(s.db.Catalog()))
+	catalogService := catalog.NewService(s.db.Catalog())
+	platenv1.RegisterCatalogServiceServer(r, catalogService)
 	platenv1.RegisterDesignServiceServer(r, designs.NewService(s.db.Designs()))
 	platenv1.RegisterShopServiceServer(r, shop.NewService(s.db.ShopOrders(), s.links))
 	webhookService := webhooks.NewService(s.db.Deliveries(), s.fetcher.CheckURL)
@@ -223,7 +231,7 @@ func (s *Server) registerServices(r grpc.ServiceRegistrar) {
 	platenv1.RegisterBatchServiceServer(r, batchService)
 	s.operatorAPI = operatorapi.New(operatorapi.Parts{
 		Templates: templates.NewService(s.db.Templates()), Prints: prints.NewService(s.db.Prints(), s.links),
-		Batches: batchService, Accounts: accounts.NewService(s.db), Webhooks: webhookService,
+		Batches: batchService, Accounts: accounts.NewService(s.db), Webhooks: webhookService, Catalog: catalogService,
 	})
 	platenv1.RegisterOperatorServiceServer(r, s.operatorAPI)
 }
@@ -253,15 +261,26 @@ func (s *Server) stopGRPC(ctx context.Context) error {
 	return nil
 }
 
+// readHeaderTimeout bounds the wait for a request's headers, from the
+// connection's start: with h2c on, net/http first waits for enough bytes to
+// tell its preface from HTTP/1 (14), under this deadline too.
+const readHeaderTimeout = 10 * time.Second
+
 func (s *Server) startHTTP(ctx context.Context) error {
 	gw, err := gateway.New(ctx, s.channel, gateway.Options{AccessLog: s.cfg.AccessLog, Registerer: s.registry, Admit: s.authn.Admit})
 	if err != nil {
 		return err
 	}
 	lis := s.httpLis
+	// HTTP/1.1, and HTTP/2 without TLS (h2c) for clients that speak it
+	// from the first byte (prior knowledge), as gRPC tooling does.
+	protocols := new(http.Protocols)
+	protocols.SetHTTP1(true)
+	protocols.SetUnencryptedHTTP2(true)
 	s.httpServer = &http.Server{
+		Protocols:         protocols,
 		Handler:           s.routes(gw),
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: readHeaderTimeout,
 		ReadTimeout:       60 * time.Second,
 		IdleTimeout:       120 * time.Second,
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/metadata"
@@ -98,15 +99,35 @@ func TestIdempotencyKey(t *testing.T) {
 		if first.Status != 200 {
 			t.Fatalf("first: %d %s", first.Status, first.Raw)
 		}
+		if v := first.Header.Values("Idempotent-Replayed"); v != nil {
+			t.Errorf("first answer: Idempotent-Replayed %q, want none", v)
+		}
 		replay := srv.Do(t, "POST", "/api/v1/orders", acme.Token, body, "Idempotency-Key", "k-1")
 		if replay.Status != 200 || !reflect.DeepEqual(replay.JSON, first.JSON) {
 			t.Fatalf("replay: %d %s, want the first answer %s", replay.Status, replay.Raw, first.Raw)
+		}
+		if v := replay.Header.Values("Idempotent-Replayed"); len(v) != 1 || v[0] != "true" {
+			t.Errorf("replay: Idempotent-Replayed %q, want true", v)
 		}
 		other := orderBody("acme-shop", "idem-2")
 		platentest.ErrorBody(t, srv.Do(t, "POST", "/api/v1/orders", acme.Token, other, "Idempotency-Key", "k-1"), 409)
 
 		// Without a key the same body is a duplicate order.
 		platentest.ErrorBody(t, srv.Do(t, "POST", "/api/v1/orders", acme.Token, body), 409)
+
+		// After a delete, the replay still answers the deleted order, and
+		// says it is a replay.
+		uid, _ := first.Object(t)["uid"].(string)
+		if r := srv.Do(t, "DELETE", "/api/v1/orders/"+uid, acme.Token, nil); r.Status != 200 {
+			t.Fatalf("delete: %d %s", r.Status, r.Raw)
+		}
+		afterDelete := srv.Do(t, "POST", "/api/v1/orders", acme.Token, body, "Idempotency-Key", "k-1")
+		if afterDelete.Status != 200 || afterDelete.Object(t)["uid"] != uid || afterDelete.Header.Get("Idempotent-Replayed") != "true" {
+			t.Errorf("replay after the delete: %d, Idempotent-Replayed %q, %s", afterDelete.Status, afterDelete.Header.Get("Idempotent-Replayed"), afterDelete.Raw)
+		}
+		if r := srv.Do(t, "GET", "/api/v1/orders/"+uid, acme.Token, nil, "Idempotency-Key", "k-1"); r.Status != 404 || r.Header.Get("Idempotent-Replayed") != "" {
+			t.Errorf("a GET with the key: %d, Idempotent-Replayed %q", r.Status, r.Header.Get("Idempotent-Replayed"))
+		}
 
 		// A failed request does not use up its key.
 		bad := orderBody("acme-shop", "idem-3")
@@ -118,8 +139,46 @@ func TestIdempotencyKey(t *testing.T) {
 
 		// Keys are per team: another team's same key is its own.
 		globex := srv.Bootstrap(t, "globex", "globex-shop")
-		if r := srv.Do(t, "POST", "/api/v1/orders", globex.Token, orderBody("globex-shop", "idem-1"), "Idempotency-Key", "k-1"); r.Status != 200 {
-			t.Errorf("another team's key: %d %s", r.Status, r.Raw)
+		if r := srv.Do(t, "POST", "/api/v1/orders", globex.Token, orderBody("globex-shop", "idem-1"), "Idempotency-Key", "k-1"); r.Status != 200 || r.Header.Get("Idempotent-Replayed") != "" {
+			t.Errorf("another team's key: %d, Idempotent-Replayed %q, %s", r.Status, r.Header.Get("Idempotent-Replayed"), r.Raw)
+		}
+
+		// Family B's 201 is replayed as 201, and marked.
+		design := map[string]any{"design_version_id": "d-1", "template_config": templateConfig}
+		if r := srv.Do(t, "POST", "/api/v1/design-versions", acme.Token, design); r.Status != 200 {
+			t.Fatalf("design: %d %s", r.Status, r.Raw)
+		}
+		shop := map[string]any{"external_id": "SO-1", "lines": []any{map[string]any{"design_version_id": "d-1", "quantity": 1}}}
+		for i, want := range []string{"", "true"} {
+			r := srv.Do(t, "POST", "/v1/shop/orders", acme.Token, shop, "Idempotency-Key", "shop-1")
+			if r.Status != 201 || r.Header.Get("Idempotent-Replayed") != want {
+				t.Errorf("shop order, request %d: %d, Idempotent-Replayed %q, want 201 and %q", i+1, r.Status, r.Header.Get("Idempotent-Replayed"), want)
+			}
+		}
+
+		// Over gRPC the replay carries the response header metadata
+		// idempotent-replayed: true, and the first answer none.
+		client := platenv1.NewOrderServiceClient(srv.GRPC(t))
+		ctx := metadata.AppendToOutgoingContext(platentest.Bearer(context.Background(), acme.Token), "idempotency-key", "grpc-1")
+		quantity := int32(1)
+		req := &platenv1.CreateOrderRequest{StoreId: "acme-shop", EcommerceOrderId: "idem-grpc", Items: []*platenv1.OrderItem{{
+			EcommerceOrderItemId: "idem-grpc-1", EcommerceVariantId: "v", Quantity: &quantity,
+			TemplateConfig: templateConfig, Thumbnails: []string{"https://x/t.png"},
+		}}}
+		var firstMD, replayMD metadata.MD
+		created, err := client.CreateOrder(ctx, req, grpc.Header(&firstMD))
+		if err != nil {
+			t.Fatalf("CreateOrder: %v", err)
+		}
+		again, err := client.CreateOrder(ctx, req, grpc.Header(&replayMD))
+		if err != nil || !proto.Equal(again, created) {
+			t.Fatalf("CreateOrder again = %v, %v; want the first answer", again, err)
+		}
+		if v := firstMD.Get("idempotent-replayed"); v != nil {
+			t.Errorf("gRPC first answer: idempotent-replayed %q, want none", v)
+		}
+		if v := replayMD.Get("idempotent-replayed"); len(v) != 1 || v[0] != "true" {
+			t.Errorf("gRPC replay: idempotent-replayed %q, want true", v)
 		}
 	})
 }

@@ -92,8 +92,9 @@ func waitReady(t *testing.T, srv *platentest.Server, token, ref string) map[stri
 
 // TestShopOrderToDownload: a two-line order answers 201 with every print
 // processing and no files, polls (by reference_number and by external_id)
-// to ready with one file per design surface, and each file downloads as a
-// one-page PDF of its surface; on both databases.
+// to ready with one file per design surface, each with its size and
+// sha256, and each file downloads as a one-page PDF of its surface, of
+// that size and digest (Content-Digest says so too); on both databases.
 func TestShopOrderToDownload(t *testing.T) {
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
 		srv := platentest.Start(t, b)
@@ -165,6 +166,9 @@ func TestShopOrderToDownload(t *testing.T) {
 				if ct := resp.Header.Get("Content-Type"); ct != "application/pdf" {
 					t.Errorf("Content-Type %q", ct)
 				}
+				what := fmt.Sprintf("print %d file %d", i, j+1)
+				platentest.CheckFileDigest(t, what, f, pdf)
+				platentest.CheckDigestHeaders(t, what, resp, pdf)
 				info := platentest.PDFInfo(t, pdf)
 				if got := platentest.PDFField(info, "Pages"); got != "1" {
 					t.Errorf("print %d file %d: %s pages, want 1", i, j+1, got)

@@ -9,6 +9,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+
+	"github.com/platen-print/platen/internal/files"
 )
 
 // Limits of a shop order (contract §5).
@@ -52,6 +54,9 @@ type Print struct {
 	UID    string
 	Status string
 	Files  int
+	// Digests are the files' sizes and SHA-256s, in file order; nil for
+	// files stored before they were kept.
+	Digests []files.Digest
 	// Error is why the print failed; nil unless Status is failed.
 	Error *string
 }

@@ -71,6 +71,30 @@ func TestIdempotentCreate(t *testing.T) {
 	})
 }
 
+// TestIdempotencyKeyReplaysThe201: a create sent again with its
+// Idempotency-Key replays the first answer whole, its 201 included (a
+// retry without the key is the repeat above, answered 200), and the key
+// with another order is a 409 naming the header.
+func TestIdempotencyKeyReplaysThe201(t *testing.T) {
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		srv := platentest.Start(t, b)
+		shopA := srv.Bootstrap(t, "acme", "acme-shop")
+		register(t, srv, shopA.Token, "sticker-v1", stickerDoc)
+		body := orderBody("SO-key", line("sticker-v1", 2, ""))
+
+		first := srv.Do(t, "POST", "/v1/shop/orders", shopA.Token, body, "Idempotency-Key", "so-key-1")
+		data(t, first, http.StatusCreated)
+		replay := srv.Do(t, "POST", "/v1/shop/orders", shopA.Token, body, "Idempotency-Key", "so-key-1")
+		if replay.Status != http.StatusCreated || string(replay.Raw) != string(first.Raw) {
+			t.Errorf("replay: %d %s; want the first answer, 201 %s", replay.Status, replay.Raw, first.Raw)
+		}
+		r := srv.Do(t, "POST", "/v1/shop/orders", shopA.Token, orderBody("SO-other", line("sticker-v1", 1, "")), "Idempotency-Key", "so-key-1")
+		if _, fields := platentest.ErrorBody(t, r, http.StatusConflict); len(fields) != 1 || fields[0] != "Idempotency-Key" {
+			t.Errorf("the key with another order: fields %v, want Idempotency-Key", fields)
+		}
+	})
+}
+
 // TestBadShopOrders: every bad-input class of contract §5 answers its
 // status with a JSON error naming the field.
 func TestBadShopOrders(t *testing.T) {

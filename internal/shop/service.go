@@ -9,6 +9,7 @@ import (
 	platenv1 "github.com/platen-print/platen/gen/platen/v1"
 	"github.com/platen-print/platen/internal/apierr"
 	"github.com/platen-print/platen/internal/auth"
+	"github.com/platen-print/platen/internal/files"
 	"github.com/platen-print/platen/internal/httpstatus"
 )
 
@@ -126,11 +127,14 @@ func printFiles(l Line, fileURL func(printUID string, index int) string) []*plat
 	}
 	out := make([]*platenv1.ShopPrintFile, l.Print.Files)
 	for i := range out {
+		d := files.DigestAt(l.Print.Digests, i)
 		out[i] = &platenv1.ShopPrintFile{
 			Index:  int32(i + 1),
 			Type:   "single_file",
 			Copies: int32(l.Quantity),
 			Url:    fileURL(l.Print.UID, i+1),
+			Size:   files.SizeProto(d),
+			Sha256: files.SHA256Proto(d),
 		}
 	}
 	return out

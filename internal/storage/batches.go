@@ -17,6 +17,7 @@ import (
 	"github.com/platen-print/platen/internal/apierr"
 	"github.com/platen-print/platen/internal/auth"
 	"github.com/platen-print/platen/internal/batches"
+	"github.com/platen-print/platen/internal/files"
 	"github.com/platen-print/platen/internal/printfiles"
 	"github.com/platen-print/platen/internal/templates"
 	"github.com/platen-print/platen/internal/webhooks"
@@ -188,16 +189,17 @@ func batchFromRow(row *ent.BatchOrder) *batches.Batch {
 		b.Error = *row.Error
 	}
 	for _, f := range row.Files {
-		b.Files = append(b.Files, batches.File{TemplateUID: f.TemplateUID, Key: f.Key, Pages: f.Pages})
+		b.Files = append(b.Files, batches.File{TemplateUID: f.TemplateUID, Key: f.Key, Pages: f.Pages,
+			Digest: files.Digest{Size: f.Size, SHA256: f.SHA256}})
 	}
 	return b
 }
 
 // FinishBatch makes the batch Ready with files and tells its stores.
-func (s *Batches) FinishBatch(ctx context.Context, uid string, jobID int64, files []batches.File) (bool, error) {
-	rows := make([]schema.BatchFile, len(files))
-	for i, f := range files {
-		rows[i] = schema.BatchFile{TemplateUID: f.TemplateUID, Key: f.Key, Pages: f.Pages}
+func (s *Batches) FinishBatch(ctx context.Context, uid string, jobID int64, stored []batches.File) (bool, error) {
+	rows := make([]schema.BatchFile, len(stored))
+	for i, f := range stored {
+		rows[i] = schema.BatchFile{TemplateUID: f.TemplateUID, Key: f.Key, Pages: f.Pages, Size: f.Digest.Size, SHA256: f.Digest.SHA256}
 	}
 	return s.settle(ctx, uid, jobID, func(u *ent.BatchOrderUpdate) *ent.BatchOrderUpdate {
 		return u.SetStatus(batches.StatusReady).SetFiles(rows).ClearError()
@@ -238,6 +240,9 @@ func (db *DB) notifyBatch(ctx context.Context, tx *Tx, b *batches.Batch) error {
 	body := webhooks.BatchOrder{Event: event, BatchUID: b.UID, Status: b.Status, Files: []webhooks.BatchFile{}, SentAt: webhooks.SentAt(time.Now())}
 	for i, f := range b.Files {
 		file := webhooks.BatchFile{PrintTemplateUID: f.TemplateUID, Pages: f.Pages}
+		if d := f.KnownDigest(); d != nil {
+			file.Size, file.SHA256 = &d.Size, &d.SHA256
+		}
 		if db.links != nil {
 			u := db.links.BatchFileURL(b.UID, i+1)
 			file.URL = &u
@@ -269,6 +274,7 @@ func (s *PrintFiles) BatchDownload(ctx context.Context, batchUID string, index i
 			return nil, apierr.NotFound("batch %q has %d files; there is no file %d", batchUID, len(b.Files), index)
 		}
 		dl.FileKey = &b.Files[index-1].Key
+		dl.SHA256 = b.Files[index-1].Digest.SHA256
 	}
 	return dl, nil
 }

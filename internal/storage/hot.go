@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -10,9 +11,11 @@ import (
 
 	"github.com/platen-print/platen/ent/order"
 	"github.com/platen-print/platen/ent/orderitem"
+	"github.com/platen-print/platen/ent/schema"
 	"github.com/platen-print/platen/ent/shoporder"
 	"github.com/platen-print/platen/ent/shopprint"
 	"github.com/platen-print/platen/internal/apierr"
+	"github.com/platen-print/platen/internal/files"
 	"github.com/platen-print/platen/internal/orders"
 	"github.com/platen-print/platen/internal/shop"
 )
@@ -56,7 +59,8 @@ func (db *DB) prepareItemPrints(ctx context.Context, where *entsql.Predicate) (*
 	b := entsql.Dialect(db.dialect)
 	items, owner := b.Table(orderitem.Table), b.Table(order.Table).As("owner")
 	query, _ := b.Select(items.C(orderitem.FieldStoreID), items.C(orderitem.FieldPrintStatus), items.C(orderitem.FieldPrintError),
-		items.C(orderitem.FieldPrintFileKey), items.C(orderitem.FieldUID), owner.C(order.FieldUID)).
+		items.C(orderitem.FieldPrintFileKey), items.C(orderitem.FieldPrintFileSize), items.C(orderitem.FieldPrintFileSha256),
+		items.C(orderitem.FieldUID), owner.C(order.FieldUID)).
 		From(items).
 		Join(owner).On(items.C(orderitem.FieldOrderID), owner.C(order.FieldID)).
 		Where(where).
@@ -78,7 +82,8 @@ func (db *DB) prepareShopOrder(ctx context.Context) (*sql.Stmt, error) {
 	query, _ := b.Select(o.C(shoporder.FieldID), o.C(shoporder.FieldTeamID), o.C(shoporder.FieldExternalID),
 		o.C(shoporder.FieldReferenceNumber), o.C(shoporder.FieldLinesHash),
 		p.C(shopprint.FieldUID), p.C(shopprint.FieldLineExternalID), p.C(shopprint.FieldDesignVersionID),
-		p.C(shopprint.FieldQuantity), p.C(shopprint.FieldStatus), p.C(shopprint.FieldFileCount), p.C(shopprint.FieldError)).
+		p.C(shopprint.FieldQuantity), p.C(shopprint.FieldStatus), p.C(shopprint.FieldFileCount), p.C(shopprint.FieldError),
+		p.C(shopprint.FieldFileDigests)).
 		From(o).
 		Join(p).On(p.C(shopprint.FieldShopOrderID), o.C(shoporder.FieldID)).
 		Where(entsql.And(
@@ -107,9 +112,18 @@ func (h *hotStatements) findShopOrder(ctx context.Context, storeID, ref string) 
 	for rows.Next() {
 		var o shop.Order
 		var l shop.Line
+		var digests []byte // JSON: text on SQLite, jsonb on PostgreSQL
 		if err := rows.Scan(&o.ID, &o.TeamID, &o.ExternalID, &o.ReferenceNumber, &o.LinesHash,
-			&l.Print.UID, &l.ExternalID, &l.DesignVersionID, &l.Quantity, &l.Print.Status, &l.Print.Files, &l.Print.Error); err != nil {
+			&l.Print.UID, &l.ExternalID, &l.DesignVersionID, &l.Quantity, &l.Print.Status, &l.Print.Files, &l.Print.Error,
+			&digests); err != nil {
 			return nil, err
+		}
+		if l.Print.Status == shop.PrintReady && len(digests) > 0 {
+			var stored []schema.FileDigest
+			if err := json.Unmarshal(digests, &stored); err != nil {
+				return nil, fmt.Errorf("print %s file_digests: %w", l.Print.UID, err)
+			}
+			l.Print.Digests = shopDigests(stored)
 		}
 		if n := len(found); n == 0 || found[n-1].ID != o.ID {
 			o.StoreID = storeID
@@ -154,11 +168,15 @@ func (h *hotStatements) findItemPrints(ctx context.Context, teamID int, storeID,
 	var out []orders.ItemPrint
 	for rows.Next() {
 		p := orders.ItemPrint{EcommerceOrderItemID: itemID}
-		var printErr, fileKey sql.NullString
-		if err := rows.Scan(&p.StoreID, &p.Print.Status, &printErr, &fileKey, &p.ItemUID, &p.OrderUID); err != nil {
+		var printErr, fileKey, fileSHA256 sql.NullString
+		var fileSize sql.NullInt64
+		if err := rows.Scan(&p.StoreID, &p.Print.Status, &printErr, &fileKey, &fileSize, &fileSHA256, &p.ItemUID, &p.OrderUID); err != nil {
 			return nil, err
 		}
 		p.Print.Error, p.Print.FileKey = nullString(printErr), nullString(fileKey)
+		if fileSize.Valid && fileSHA256.Valid {
+			p.Print.Digest = &files.Digest{Size: fileSize.Int64, SHA256: fileSHA256.String}
+		}
 		out = append(out, p)
 	}
 	return out, rows.Err()

@@ -155,6 +155,8 @@ func (db *DB) insertItems(ctx context.Context, tx *Tx, o *orders.Order) error {
 			SetNillablePrintError(it.Print.Error).
 			SetNillablePrintFileKey(it.Print.FileKey).
 			SetNillablePrintJobID(it.Print.JobID)
+		size, sha := digestColumns(it.Print.Digest)
+		builders[n].SetNillablePrintFileSize(size).SetNillablePrintFileSha256(sha)
 	}
 	rows, err := tx.OrderItem.CreateBulk(builders...).Save(ctx)
 	if err != nil {
@@ -431,6 +433,7 @@ func (db *DB) writeUpdate(ctx context.Context, tx *Tx, o *orders.Order, before m
 		setOrClear(it.DesignVersionID, u.SetDesignVersionID, u.ClearDesignVersionID)
 		setOrClear(it.Print.Error, u.SetPrintError, u.ClearPrintError)
 		setOrClear(it.Print.FileKey, u.SetPrintFileKey, u.ClearPrintFileKey)
+		setItemDigest(u, it.Print.Digest)
 		setOrClear(it.Print.JobID, u.SetPrintJobID, u.ClearPrintJobID)
 		if err := u.Exec(ctx); err != nil {
 			return err
@@ -485,7 +488,7 @@ func (s *Orders) RequestPrintFiles(ctx context.Context, scope orders.Scope, uid 
 			err := tx.OrderItem.UpdateOneID(it.ID).
 				SetPrintStatus(it.Print.Status).
 				ClearPrintError().
-				ClearPrintFileKey().
+				ClearPrintFileKey().ClearPrintFileSize().ClearPrintFileSha256().
 				SetNillablePrintJobID(it.Print.JobID).
 				Exec(ctx)
 			if err != nil {
@@ -574,7 +577,8 @@ func orderFromRow(row *ent.Order) (*orders.Order, error) {
 			TemplateConfig:       it.TemplateConfig,
 			Thumbnails:           it.Thumbnails,
 			DesignVersionID:      it.DesignVersionID,
-			Print:                orders.PrintFile{Status: it.PrintStatus, Error: it.PrintError, FileKey: it.PrintFileKey, JobID: it.PrintJobID},
+			Print: orders.PrintFile{Status: it.PrintStatus, Error: it.PrintError, FileKey: it.PrintFileKey,
+				Digest: itemDigest(it.PrintFileSize, it.PrintFileSha256), JobID: it.PrintJobID},
 		}
 	}
 	return o, nil

@@ -57,13 +57,14 @@ func (s *PrintFiles) Start(ctx context.Context, itemUID string, jobID int64) (bo
 	})
 }
 
-// Finish makes the item ready with its file (an item has one), and queues
-// the removal of the file it had before, if any.
-func (s *PrintFiles) Finish(ctx context.Context, itemUID string, jobID int64, keys []string) (bool, error) {
-	if len(keys) != 1 {
-		return false, fmt.Errorf("an order item has one print file, not %d", len(keys))
+// Finish makes the item ready with its file (an item has one) and the
+// file's size and SHA-256, and queues the removal of the file it had
+// before, if any.
+func (s *PrintFiles) Finish(ctx context.Context, itemUID string, jobID int64, stored []printfiles.StoredFile) (bool, error) {
+	if len(stored) != 1 {
+		return false, fmt.Errorf("an order item has one print file, not %d", len(stored))
 	}
-	key := keys[0]
+	key, digest := stored[0].Key, stored[0].Digest
 	return s.db.update(ctx, func(tx *Tx) (int, error) {
 		it, err := ownedItem(ctx, tx, itemUID, jobID)
 		if it == nil {
@@ -74,14 +75,15 @@ func (s *PrintFiles) Finish(ctx context.Context, itemUID string, jobID int64, ke
 				return 0, err
 			}
 		}
-		n, err := owned(tx, itemUID, jobID).SetPrintStatus(orders.PrintReady).ClearPrintError().SetPrintFileKey(key).Save(ctx)
+		n, err := owned(tx, itemUID, jobID).SetPrintStatus(orders.PrintReady).ClearPrintError().SetPrintFileKey(key).
+			SetPrintFileSize(digest.Size).SetPrintFileSha256(digest.SHA256).Save(ctx)
 		if err != nil || n == 0 {
 			return n, err
 		}
 		if err := record(ctx, tx, prints.EventReady, nil, nil, itemUID); err != nil {
 			return 0, err
 		}
-		return n, s.db.notifyItem(ctx, tx, it, webhooks.EventItemReady, orders.PrintReady)
+		return n, s.db.notifyItem(ctx, tx, it, webhooks.EventItemReady, orders.PrintReady, &digest)
 	})
 }
 
@@ -105,14 +107,15 @@ func (s *PrintFiles) Fail(ctx context.Context, itemUID string, jobID int64, reas
 		if it == nil {
 			return 0, err
 		}
-		n, err := owned(tx, itemUID, jobID).SetPrintStatus(orders.PrintProcessingFailed).SetPrintError(reason).ClearPrintFileKey().Save(ctx)
+		n, err := owned(tx, itemUID, jobID).SetPrintStatus(orders.PrintProcessingFailed).SetPrintError(reason).ClearPrintFileKey().
+			ClearPrintFileSize().ClearPrintFileSha256().Save(ctx)
 		if err != nil || n == 0 {
 			return n, err
 		}
 		if err := record(ctx, tx, prints.EventFailed, &reason, nil, itemUID); err != nil {
 			return 0, err
 		}
-		return n, s.db.notifyItem(ctx, tx, it, webhooks.EventItemFailed, orders.PrintProcessingFailed)
+		return n, s.db.notifyItem(ctx, tx, it, webhooks.EventItemFailed, orders.PrintProcessingFailed, nil)
 	})
 }
 
@@ -133,7 +136,8 @@ func (db *DB) update(ctx context.Context, fn func(tx *Tx) (int, error)) (bool, e
 // downloaded by: {ecommerce_order_id}-{ecommerce_order_item_id}.pdf.
 func (s *PrintFiles) ItemDownload(ctx context.Context, itemUID string) (*printfiles.Download, error) {
 	it, err := s.db.read.OrderItem.Query().Where(orderitem.UID(itemUID)).
-		Select(orderitem.FieldOrderID, orderitem.FieldPrintStatus, orderitem.FieldPrintFileKey, orderitem.FieldEcommerceOrderItemID).
+		Select(orderitem.FieldOrderID, orderitem.FieldPrintStatus, orderitem.FieldPrintFileKey, orderitem.FieldPrintFileSha256,
+			orderitem.FieldEcommerceOrderItemID).
 		WithOrder(func(q *ent.OrderQuery) { q.Select(order.FieldUID, order.FieldEcommerceOrderID) }).
 		Only(ctx)
 	if err != nil {
@@ -146,6 +150,9 @@ func (s *PrintFiles) ItemDownload(ctx context.Context, itemUID string) (*printfi
 	}
 	if it.PrintStatus == orders.PrintReady {
 		dl.FileKey = it.PrintFileKey
+		if it.PrintFileSha256 != nil {
+			dl.SHA256 = *it.PrintFileSha256
+		}
 	}
 	return dl, nil
 }

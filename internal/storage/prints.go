@@ -13,6 +13,7 @@ import (
 	"github.com/platen-print/platen/ent/shoporder"
 	"github.com/platen-print/platen/ent/shopprint"
 	"github.com/platen-print/platen/internal/apierr"
+	"github.com/platen-print/platen/internal/files"
 	"github.com/platen-print/platen/internal/orders"
 	"github.com/platen-print/platen/internal/prints"
 	"github.com/platen-print/platen/internal/shop"
@@ -69,6 +70,15 @@ func (s *Prints) listA(ctx context.Context, q prints.Query) ([]*prints.Print, er
 	if q.Status != "" {
 		where = append(where, orderitem.PrintStatus(q.Status))
 	}
+	if q.StoreID != "" {
+		where = append(where, orderitem.StoreID(q.StoreID))
+	}
+	if !q.CreatedFrom.IsZero() {
+		where = append(where, orderitem.CreatedAtGTE(q.CreatedFrom))
+	}
+	if !q.CreatedBefore.IsZero() {
+		where = append(where, orderitem.CreatedAtLT(q.CreatedBefore))
+	}
 	if c := q.After; c != nil {
 		where = append(where, orderitem.Or(orderitem.CreatedAtLT(c.CreatedAt),
 			orderitem.And(orderitem.CreatedAt(c.CreatedAt), orderitem.UIDLT(c.UID))))
@@ -94,7 +104,8 @@ func (s *Prints) listA(ctx context.Context, q prints.Query) ([]*prints.Print, er
 // itemPrintFields are what a Family A print shows of its item.
 var itemPrintFields = []string{orderitem.FieldOrderID, orderitem.FieldUID, orderitem.FieldTeamID, orderitem.FieldStoreID,
 	orderitem.FieldEcommerceOrderItemID, orderitem.FieldQuantity, orderitem.FieldDesignVersionID, orderitem.FieldPrintStatus,
-	orderitem.FieldPrintError, orderitem.FieldPrintFileKey, orderitem.FieldPrintJobID, orderitem.FieldCreatedAt, orderitem.FieldUpdatedAt}
+	orderitem.FieldPrintError, orderitem.FieldPrintFileKey, orderitem.FieldPrintFileSize, orderitem.FieldPrintFileSha256,
+	orderitem.FieldPrintJobID, orderitem.FieldCreatedAt, orderitem.FieldUpdatedAt}
 
 func withOrderRefs(q *ent.OrderQuery) {
 	q.Select(order.FieldUID, order.FieldEcommerceOrderID, order.FieldPrintFilesRequested)
@@ -108,6 +119,9 @@ func printOfItem(r *ent.OrderItem) *prints.Print {
 	}
 	if r.PrintFileKey != nil {
 		p.Files = 1
+		if d := itemDigest(r.PrintFileSize, r.PrintFileSha256); d != nil {
+			p.Digests = []files.Digest{*d}
+		}
 	}
 	return p
 }
@@ -119,6 +133,15 @@ func (s *Prints) listB(ctx context.Context, q prints.Query) ([]*prints.Print, er
 	}
 	if q.Status != "" {
 		where = append(where, shopprint.Status(q.Status))
+	}
+	if q.StoreID != "" {
+		where = append(where, shopprint.StoreID(q.StoreID))
+	}
+	if !q.CreatedFrom.IsZero() {
+		where = append(where, shopprint.CreatedAtGTE(q.CreatedFrom))
+	}
+	if !q.CreatedBefore.IsZero() {
+		where = append(where, shopprint.CreatedAtLT(q.CreatedBefore))
 	}
 	if c := q.After; c != nil {
 		where = append(where, shopprint.Or(shopprint.CreatedAtLT(c.CreatedAt),
@@ -151,7 +174,7 @@ func printOfShop(r *ent.ShopPrint) *prints.Print {
 	return &prints.Print{
 		ID: r.UID, Family: prints.FamilyB, TeamID: r.TeamID, StoreID: r.StoreID, Status: r.Status, Error: r.Error,
 		ReferenceNumber: r.Edges.Order.ReferenceNumber, ExternalID: r.Edges.Order.ExternalID, LineExternalID: r.LineExternalID,
-		DesignVersionID: &version, Quantity: r.Quantity, Files: r.FileCount,
+		DesignVersionID: &version, Quantity: r.Quantity, Files: r.FileCount, Digests: shopDigests(r.FileDigests),
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
 	}
 }
@@ -279,7 +302,8 @@ func (s *Prints) retryItem(ctx context.Context, tx *Tx, it *ent.OrderItem) error
 	if err := s.db.enqueue(ctx, tx, work); err != nil {
 		return err
 	}
-	u := it.Update().SetPrintStatus(orders.PrintReceived).ClearPrintError().ClearPrintFileKey().ClearPrintJobID()
+	u := it.Update().SetPrintStatus(orders.PrintReceived).ClearPrintError().ClearPrintFileKey().
+		ClearPrintFileSize().ClearPrintFileSha256().ClearPrintJobID()
 	if job := work.render[0].Print.JobID; job != nil {
 		u.SetPrintJobID(*job)
 	}
@@ -294,11 +318,12 @@ func (s *Prints) failItem(ctx context.Context, tx *Tx, it *ent.OrderItem, reason
 	if err := s.db.enqueue(ctx, tx, work); err != nil {
 		return err
 	}
-	err := it.Update().SetPrintStatus(orders.PrintProcessingFailed).SetPrintError(reason).ClearPrintFileKey().ClearPrintJobID().Exec(ctx)
+	err := it.Update().SetPrintStatus(orders.PrintProcessingFailed).SetPrintError(reason).ClearPrintFileKey().
+		ClearPrintFileSize().ClearPrintFileSha256().ClearPrintJobID().Exec(ctx)
 	if err != nil {
 		return err
 	}
-	return s.db.notifyItem(ctx, tx, it, webhooks.EventItemFailed, orders.PrintProcessingFailed)
+	return s.db.notifyItem(ctx, tx, it, webhooks.EventItemFailed, orders.PrintProcessingFailed, nil)
 }
 
 // retryShop queues a failed shop print's render again.
@@ -306,7 +331,7 @@ func (s *Prints) retryShop(ctx context.Context, tx *Tx, p *ent.ShopPrint) error 
 	if p.Status != shop.PrintFailed {
 		return apierr.Precondition("only a failed print can be retried; this one is %s", p.Status)
 	}
-	u := p.Update().SetStatus(shop.PrintProcessing).ClearError().ClearFileKeys().SetFileCount(0).ClearJobID()
+	u := p.Update().SetStatus(shop.PrintProcessing).ClearError().ClearFileKeys().ClearFileDigests().SetFileCount(0).ClearJobID()
 	if s.db.queue != nil {
 		jobs, err := s.db.queue.EnqueueShopRenders(ctx, tx.SQL, p.TeamID, []string{p.UID})
 		if err != nil {
@@ -333,7 +358,7 @@ func (s *Prints) endShop(ctx context.Context, tx *Tx, p *ent.ShopPrint, status s
 	if err := s.db.enqueue(ctx, tx, work); err != nil {
 		return err
 	}
-	u := p.Update().SetStatus(status).ClearError().ClearFileKeys().SetFileCount(0).ClearJobID()
+	u := p.Update().SetStatus(status).ClearError().ClearFileKeys().ClearFileDigests().SetFileCount(0).ClearJobID()
 	if reason != nil {
 		u.SetError(*reason)
 	}

@@ -12,9 +12,11 @@ import (
 
 	"github.com/platen-print/platen/ent"
 	"github.com/platen-print/platen/ent/designversion"
+	"github.com/platen-print/platen/ent/schema"
 	"github.com/platen-print/platen/ent/shoporder"
 	"github.com/platen-print/platen/ent/shopprint"
 	"github.com/platen-print/platen/internal/apierr"
+	"github.com/platen-print/platen/internal/files"
 	"github.com/platen-print/platen/internal/printfiles"
 	"github.com/platen-print/platen/internal/prints"
 	"github.com/platen-print/platen/internal/shop"
@@ -165,7 +167,7 @@ func shopOrderFromRow(row *ent.ShopOrder) *shop.Order {
 	for i, p := range row.Edges.Prints {
 		o.Lines[i] = shop.Line{
 			ExternalID: p.LineExternalID, DesignVersionID: p.DesignVersionID, Quantity: p.Quantity,
-			Print: shop.Print{UID: p.UID, Status: p.Status, Files: p.FileCount, Error: p.Error},
+			Print: shop.Print{UID: p.UID, Status: p.Status, Files: p.FileCount, Error: p.Error, Digests: shopDigests(p.FileDigests)},
 		}
 	}
 	return o
@@ -228,9 +230,14 @@ func replaced(old, reused []string) []string {
 	return out
 }
 
-// Finish makes the print ready with its files, and queues the removal of
-// those it had before.
-func (s *ShopPrints) Finish(ctx context.Context, printUID string, jobID int64, keys []string) (bool, error) {
+// Finish makes the print ready with its files and their sizes and
+// SHA-256s, and queues the removal of those it had before.
+func (s *ShopPrints) Finish(ctx context.Context, printUID string, jobID int64, stored []printfiles.StoredFile) (bool, error) {
+	keys := make([]string, len(stored))
+	digests := make([]schema.FileDigest, len(stored))
+	for i, f := range stored {
+		keys[i], digests[i] = f.Key, schema.FileDigest{Size: f.Size, SHA256: f.SHA256}
+	}
 	return s.db.update(ctx, func(tx *Tx) (int, error) {
 		p, err := tx.ShopPrint.Query().Where(shopprint.UID(printUID), shopprint.JobID(jobID)).
 			WithOrder(func(q *ent.ShopOrderQuery) {
@@ -247,21 +254,23 @@ func (s *ShopPrints) Finish(ctx context.Context, printUID string, jobID int64, k
 				return 0, err
 			}
 		}
-		n, err := ownedPrint(tx, printUID, jobID).SetStatus(shop.PrintReady).ClearError().SetFileKeys(keys).SetFileCount(len(keys)).Save(ctx)
+		n, err := ownedPrint(tx, printUID, jobID).SetStatus(shop.PrintReady).ClearError().SetFileKeys(keys).SetFileDigests(digests).
+			SetFileCount(len(keys)).Save(ctx)
 		if err != nil || n == 0 {
 			return n, err
 		}
 		if err := record(ctx, tx, prints.EventReady, nil, nil, printUID); err != nil {
 			return 0, err
 		}
-		return n, s.db.notifyShopReady(ctx, tx, p, len(keys))
+		return n, s.db.notifyShopReady(ctx, tx, p, stored)
 	})
 }
 
 // Fail moves the print to failed, keeping the reason for operators.
 func (s *ShopPrints) Fail(ctx context.Context, printUID string, jobID int64, reason string) (bool, error) {
 	return s.db.update(ctx, func(tx *Tx) (int, error) {
-		n, err := ownedPrint(tx, printUID, jobID).SetStatus(shop.PrintFailed).SetError(reason).ClearFileKeys().SetFileCount(0).Save(ctx)
+		n, err := ownedPrint(tx, printUID, jobID).SetStatus(shop.PrintFailed).SetError(reason).ClearFileKeys().ClearFileDigests().
+			SetFileCount(0).Save(ctx)
 		if err != nil || n == 0 {
 			return n, err
 		}
@@ -289,6 +298,9 @@ func (s *PrintFiles) PrintDownload(ctx context.Context, printUID string, index i
 			return nil, apierr.NotFound("print %q has %d files; there is no file %d", printUID, len(p.FileKeys), index)
 		}
 		dl.FileKey = &p.FileKeys[index-1]
+		if d := files.DigestAt(shopDigests(p.FileDigests), index-1); d != nil {
+			dl.SHA256 = d.SHA256
+		}
 	}
 	return dl, nil
 }

@@ -71,9 +71,12 @@ func setTemplate[B any](m *ent.PrintTemplateMutation, t *templates.Template, bui
 	m.SetGap(t.Gap)
 	m.SetSlotBleed(t.SlotBleed)
 	m.SetCropMarks(t.CropMarks)
-	m.ClearGrid()
+	// Clear or set, never both: an UPDATE that assigns grid twice is
+	// refused by PostgreSQL (SQLite keeps the last).
 	if g := t.Grid; g != nil {
 		m.SetGrid(&schema.TemplateGrid{Columns: g.Columns, Rows: g.Rows, SlotWidth: g.SlotWidth, SlotHeight: g.SlotHeight})
+	} else {
+		m.ClearGrid()
 	}
 	slots := make([]schema.TemplateSlot, len(t.Slots))
 	for i, sl := range t.Slots {

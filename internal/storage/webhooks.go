@@ -10,7 +10,10 @@ import (
 	"github.com/platen-print/platen/ent"
 	"github.com/platen-print/platen/ent/store"
 	"github.com/platen-print/platen/ent/webhookdelivery"
+	"github.com/platen-print/platen/internal/apierr"
+	"github.com/platen-print/platen/internal/files"
 	"github.com/platen-print/platen/internal/orders"
+	"github.com/platen-print/platen/internal/printfiles"
 	"github.com/platen-print/platen/internal/shop"
 	"github.com/platen-print/platen/internal/webhooks"
 )
@@ -133,7 +136,7 @@ func recordAttempt(ctx context.Context, tx *Tx, uid string, jobID int64, a webho
 // notifyItem records order_item.print_file.ready or .failed for a Family A
 // item (read with its order, see ownedItem) whose order asked for print
 // files.
-func (db *DB) notifyItem(ctx context.Context, tx *Tx, it *ent.OrderItem, event, status string) error {
+func (db *DB) notifyItem(ctx context.Context, tx *Tx, it *ent.OrderItem, event, status string, digest *files.Digest) error {
 	if !it.Edges.Order.PrintFilesRequested {
 		return nil
 	}
@@ -146,19 +149,22 @@ func (db *DB) notifyItem(ctx context.Context, tx *Tx, it *ent.OrderItem, event, 
 		u := db.links.ItemURL(e.OrderUID, e.OrderItemUID)
 		e.URL = &u
 	}
+	if status == orders.PrintReady && digest != nil {
+		e.Size, e.SHA256 = &digest.Size, &digest.SHA256
+	}
 	return db.notify(ctx, tx, it.TeamID, it.StoreID, event, webhooks.Body(e))
 }
 
 // notifyShopReady records print_files.ready for a Family B print (read with
-// its order's reference_number and external_id) now ready with files files.
-func (db *DB) notifyShopReady(ctx context.Context, tx *Tx, p *ent.ShopPrint, files int) error {
+// its order's reference_number and external_id) now ready with stored.
+func (db *DB) notifyShopReady(ctx context.Context, tx *Tx, p *ent.ShopPrint, stored []printfiles.StoredFile) error {
 	var fileURL func(printUID string, index int) string
 	if db.links != nil {
 		fileURL = db.links.ShopFileURLs(p.Edges.Order.ReferenceNumber)
 	}
-	list := make([]webhooks.ShopFile, files)
-	for i := range list {
-		list[i] = webhooks.ShopFile{Index: i + 1, Type: "single_file", Copies: p.Quantity}
+	list := make([]webhooks.ShopFile, len(stored))
+	for i, f := range stored {
+		list[i] = webhooks.ShopFile{Index: i + 1, Type: "single_file", Copies: p.Quantity, Size: &f.Size, SHA256: &f.SHA256}
 		if fileURL != nil {
 			list[i].URL = fileURL(p.UID, i+1)
 		}
@@ -199,14 +205,37 @@ func (s *Deliveries) SetEndpoint(ctx context.Context, storeID, url string, rotat
 		if err := resetCircuit(ctx, tx, storeID); err != nil {
 			return err
 		}
-		out = &webhooks.Endpoint{StoreID: st.ID, URL: url, Secret: st.WebhookSecret, UpdatedAt: st.UpdatedAt.UTC()}
-		if st.PreviousSecretExpiresAt != nil && time.Now().Before(*st.PreviousSecretExpiresAt) {
-			t := st.PreviousSecretExpiresAt.UTC()
-			out.PreviousSecretExpiresAt = &t
-		}
+		out = endpoint(st)
 		return nil
 	})
 	return out, err
+}
+
+// GetEndpoint returns the store's webhook endpoint; apierr.ErrNotFound when
+// the store has no URL (its secret alone is no endpoint: nothing is sent).
+func (s *Deliveries) GetEndpoint(ctx context.Context, storeID string) (*webhooks.Endpoint, error) {
+	st, err := s.db.read.Store.Get(ctx, storeID)
+	if err != nil {
+		return nil, notFound(err, "store %q not found", storeID)
+	}
+	if st.WebhookURL == nil || *st.WebhookURL == "" {
+		return nil, apierr.NotFound("store %q has no webhook endpoint", storeID)
+	}
+	return endpoint(st), nil
+}
+
+// endpoint is a store's row as its endpoint: the previous secret's expiry
+// only while it still signs.
+func endpoint(st *ent.Store) *webhooks.Endpoint {
+	out := &webhooks.Endpoint{StoreID: st.ID, Secret: st.WebhookSecret, UpdatedAt: st.UpdatedAt.UTC()}
+	if st.WebhookURL != nil {
+		out.URL = *st.WebhookURL
+	}
+	if st.PreviousSecretExpiresAt != nil && time.Now().Before(*st.PreviousSecretExpiresAt) {
+		t := st.PreviousSecretExpiresAt.UTC()
+		out.PreviousSecretExpiresAt = &t
+	}
+	return out
 }
 
 // ListDeliveries returns a page of the store's deliveries, newest first.

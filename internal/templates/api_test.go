@@ -11,7 +11,6 @@ import (
 	"google.golang.org/grpc/status"
 
 	platenv1 "github.com/platen-print/platen/gen/platen/v1"
-	"github.com/platen-print/platen/internal/operators"
 	"github.com/platen-print/platen/internal/platentest"
 )
 
@@ -48,14 +47,8 @@ func TestPrintTemplatesThroughTheOperatorAPI(t *testing.T) {
 		srv := platentest.Start(t, b)
 		acme, other := srv.Bootstrap(t, "acme", "acme-shop"), srv.Bootstrap(t, "other", "other-shop")
 		cards, mugs, foreign := variant(t, srv, acme, "A6"), variant(t, srv, acme, "mug"), variant(t, srv, other, "theirs")
-		staff, err := operators.Create(t.Context(), srv.DB().Operators(), "grace@example.com", "", true, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		member, err := operators.Create(t.Context(), srv.DB().Operators(), "ada@example.com", "", false, &acme.TeamID)
-		if err != nil {
-			t.Fatal(err)
-		}
+		staff := srv.Staff(t, "grace@example.com")
+		member := srv.TeamOperator(t, "ada@example.com", acme.TeamID)
 
 		created := srv.Do(t, "POST", "/api/v1/operator/print-templates", staff.Token, sra3(acme.TeamID, cards))
 		if created.Status != http.StatusOK {
@@ -107,7 +100,12 @@ func TestPrintTemplatesThroughTheOperatorAPI(t *testing.T) {
 			t.Errorf("templates of variant %d: %v", cards, byVariant)
 		}
 
-		// Update: explicit slots replace the grid; the rules still hold.
+		// Update: another grid (on every backend), then explicit slots
+		// replace the grid; the rules still hold.
+		regrid := srv.Do(t, "PUT", "/api/v1/operator/print-templates/"+uid, member.Token, map[string]any{"grid": map[string]any{"columns": 2, "rows": 3}})
+		if g, _ := regrid.Object(t)["grid"].(map[string]any); regrid.Status != http.StatusOK || g["rows"] != 3.0 || g["slot_width_mm"] != 0.0 {
+			t.Errorf("another grid: %d %s", regrid.Status, regrid.Raw)
+		}
 		put := srv.Do(t, "PUT", "/api/v1/operator/print-templates/"+uid, member.Token, map[string]any{
 			"name": "Two cards", "slot_bleed_mm": 0, "slots": []map[string]any{{"x_mm": 10, "y_mm": 10, "width_mm": 148, "height_mm": 105}, {"x_mm": 10, "y_mm": 120, "width_mm": 148, "height_mm": 105}}})
 		if p := put.Object(t); put.Status != http.StatusOK || p["grid"] != nil || len(p["slots"].([]any)) != 2 || p["name"] != "Two cards" {
@@ -145,5 +143,44 @@ func TestPrintTemplatesThroughTheOperatorAPI(t *testing.T) {
 		if r := srv.Do(t, "GET", "/api/v1/operator/print-templates/"+uid, staff.Token, nil); r.Status != http.StatusNotFound {
 			t.Errorf("after delete: %d", r.Status)
 		}
+	})
+}
+
+// TestTheVariantsATemplateMayServe: the operator API lists a team's
+// variants with their products, for assigning templates: staff name the
+// team, a team's operator lists their own and no other.
+func TestTheVariantsATemplateMayServe(t *testing.T) {
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		srv := platentest.Start(t, b)
+		acme, other := srv.Bootstrap(t, "acme", "acme-shop"), srv.Bootstrap(t, "other", "other-shop")
+		cards, mugs := variant(t, srv, acme, "A6"), variant(t, srv, acme, "mug")
+		variant(t, srv, other, "theirs")
+		staff := srv.Staff(t, "grace@example.com")
+		member := srv.TeamOperator(t, "ada@example.com", acme.TeamID)
+		for _, token := range []string{staff.Token, member.Token} {
+			path := fmt.Sprintf("/api/v1/operator/product-variants?team_id=%d", acme.TeamID)
+			if token == member.Token {
+				path = "/api/v1/operator/product-variants"
+			}
+			r := srv.Do(t, "GET", path, token, nil)
+			body := r.Object(t)
+			variants, products := body["product_variants"].([]any), body["products"].([]any)
+			if r.Status != http.StatusOK || len(variants) != 2 || len(products) != 2 ||
+				variants[0].(map[string]any)["id"] != float64(mugs) || variants[1].(map[string]any)["id"] != float64(cards) {
+				t.Fatalf("%s: %d %s", path, r.Status, r.Raw)
+			}
+			if p := products[0].(map[string]any); p["name"] != "Card mug" || p["id"] != variants[0].(map[string]any)["product_id"] {
+				t.Errorf("the first variant's product: %v", p)
+			}
+		}
+		page := srv.Do(t, "GET", fmt.Sprintf("/api/v1/operator/product-variants?team_id=%d&page_size=1", acme.TeamID), staff.Token, nil).Object(t)
+		if len(page["product_variants"].([]any)) != 1 || len(page["products"].([]any)) != 1 || page["next_page_token"] == "" {
+			t.Errorf("a page of one: %v", page)
+		}
+		if _, fields := platentest.ErrorBody(t, srv.Do(t, "GET", "/api/v1/operator/product-variants", staff.Token, nil), http.StatusBadRequest); !slices.Contains(fields, "team_id") {
+			t.Errorf("staff without a team: fields %v", fields)
+		}
+		platentest.ErrorBody(t, srv.Do(t, "GET", fmt.Sprintf("/api/v1/operator/product-variants?team_id=%d", other.TeamID), member.Token, nil), http.StatusForbidden)
+		platentest.ErrorBody(t, srv.Do(t, "GET", "/api/v1/operator/product-variants", acme.Token, nil), http.StatusForbidden)
 	})
 }

@@ -293,7 +293,7 @@ func (d *Deliverer) record(ctx context.Context, job *river.Job[DeliverArgs], dl 
 	if err != nil {
 		return err
 	}
-	d.Metrics.attempt(a.Err == "")
+	d.Metrics.attempt(a)
 	d.logOutcome(dl, a, wait, probe, paused, c)
 	if a.Status == StatusPending {
 		return river.JobSnooze(wait)
@@ -376,19 +376,22 @@ func (d *Deliverer) request(ctx context.Context, dl *Delivery, at time.Time) (*h
 		return nil, fmt.Errorf("the webhook URL cannot be used: %w", err)
 	}
 	timestamp := at.Unix()
-	platenSig, standardSig, err := signatureHeaders(dl.Secrets, dl.UID, timestamp, dl.Body)
+	sigs, err := signatureHeaders(dl.Secrets, dl.UID, timestamp, dl.Body)
 	if err != nil {
 		return nil, err
 	}
 	h := req.Header
 	h.Set("Content-Type", "application/json")
 	h.Set("User-Agent", "Platen-Webhooks/1")
-	h.Set("Platen-Signature", platenSig)
+	h.Set("Platen-Signature", sigs.Platen)
+	if sigs.Previous != "" {
+		h.Set("Platen-Signature-Previous", sigs.Previous)
+	}
 	h.Set("Platen-Event", dl.Event)
 	h.Set("Platen-Delivery", dl.UID)
 	h.Set("webhook-id", dl.UID)
 	h.Set("webhook-timestamp", strconv.FormatInt(timestamp, 10))
-	h.Set("webhook-signature", standardSig)
+	h.Set("webhook-signature", sigs.Standard)
 	return req, nil
 }
 

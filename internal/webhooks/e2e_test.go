@@ -30,6 +30,13 @@ type received struct {
 	body   []byte
 }
 
+// with is r with one header replaced.
+func (r received) with(key, value string) received {
+	h := r.header.Clone()
+	h.Set(key, value)
+	return received{header: h, body: r.body}
+}
+
 // receiver is a webhook endpoint on loopback that answers the statuses
 // given, in turn (then 200), and keeps every request.
 type receiver struct {
@@ -150,7 +157,8 @@ func TestPrintFilesReadyWebhook(t *testing.T) {
 				t.Errorf("attempt %d: Platen-Delivery %q, webhook-id %q; want %q on every attempt",
 					i+1, req.header.Get("Platen-Delivery"), req.header.Get("webhook-id"), delivery)
 			}
-			if req.header.Get("Platen-Event") != "print_files.ready" || req.header.Get("Content-Type") != "application/json" {
+			if req.header.Get("Platen-Event") != "print_files.ready" || req.header.Get("Content-Type") != "application/json" ||
+				req.header.Values("Platen-Signature-Previous") != nil {
 				t.Errorf("attempt %d: headers %v", i+1, req.header)
 			}
 			if string(req.body) != string(got[0].body) {
@@ -181,9 +189,12 @@ func TestPrintFilesReadyWebhook(t *testing.T) {
 		if f["index"] != 1.0 || f["type"] != "single_file" || f["copies"] != 4.0 {
 			t.Errorf("file %v", f)
 		}
-		if resp, pdf := platentest.Download(t, f["url"].(string)); resp.Header.Get("Content-Type") != "application/pdf" || len(pdf) == 0 {
+		checkKeys(t, f, "index", "type", "copies", "url", "size", "sha256")
+		resp, pdf := platentest.Download(t, f["url"].(string))
+		if resp.Header.Get("Content-Type") != "application/pdf" || len(pdf) == 0 {
 			t.Errorf("the webhook's link: %v, %d bytes", resp.Header, len(pdf))
 		}
+		platentest.CheckFileDigest(t, "the event's file", f, pdf)
 
 		log := waitLog(t, srv, tenant.Token, func(d map[string]any) bool { return d["status"] == "delivered" })
 		if log["id"] != delivery || log["event"] != "print_files.ready" || log["attempts"] != 3.0 ||
@@ -241,7 +252,8 @@ func waitLog(t *testing.T, srv *platentest.Server, token string, done func(map[s
 }
 
 // TestItemPrintWebhooks: a Family A order with create_print_files sends
-// order_item.print_file.ready (with the url) and .failed.
+// order_item.print_file.ready (with the url, and the file's size and
+// sha256) and .failed (url, size and sha256 null).
 func TestItemPrintWebhooks(t *testing.T) {
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
 		rcv := newReceiver(t)
@@ -274,9 +286,13 @@ func TestItemPrintWebhooks(t *testing.T) {
 			ready["store_id"] != "acme-shop" || ready["ecommerce_order_id"] != "1001" || ready["order_item_uid"] == nil {
 			t.Errorf("ready event %v", ready)
 		}
-		if link, _ := ready["url"].(string); !strings.Contains(link, "/api/v1/print-files/") {
-			t.Errorf("ready url %v", ready["url"])
+		link, _ := ready["url"].(string)
+		if !strings.Contains(link, "/api/v1/print-files/") {
+			t.Fatalf("ready url %v", ready["url"])
 		}
+		_, pdf := platentest.Download(t, link)
+		platentest.CheckFileDigest(t, "the ready event", ready, pdf)
+		platentest.CheckNoFileDigest(t, "the failed event", failed)
 		if sent, err := time.Parse(time.RFC3339, ready["sent_at"].(string)); err != nil || time.Since(sent) > time.Minute {
 			t.Errorf("sent_at %v", ready["sent_at"])
 		}
@@ -285,7 +301,7 @@ func TestItemPrintWebhooks(t *testing.T) {
 		}
 		for _, body := range []map[string]any{ready, failed} {
 			checkKeys(t, body, "event", "store_id", "order_uid", "ecommerce_order_id", "ecommerce_order_item_id",
-				"order_item_uid", "status", "url", "sent_at")
+				"order_item_uid", "status", "url", "size", "sha256", "sent_at")
 		}
 	})
 }
@@ -456,8 +472,10 @@ func TestEndpointURLHostileForms(t *testing.T) {
 	})
 }
 
-// TestRotationSignsWithBoth: after a rotation, deliveries carry the new
-// secret's signature and the old one's, in both header forms.
+// TestRotationSignsWithBoth: after a rotation, Platen-Signature is the new
+// secret's signature alone (a receiver comparing the header verifies it),
+// Platen-Signature-Previous the old one's, and webhook-signature lists
+// both, new first.
 func TestRotationSignsWithBoth(t *testing.T) {
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
 		rcv := newReceiver(t)
@@ -472,16 +490,12 @@ func TestRotationSignsWithBoth(t *testing.T) {
 			t.Fatalf("create: %d %s", r.Status, r.Raw)
 		}
 		got := rcv.waitRequests(t, 1, 30*time.Second)[0]
-		platenSigs := strings.Split(got.header.Get("Platen-Signature"), ", ")
 		standardSigs := strings.Split(got.header.Get("webhook-signature"), " ")
-		if len(platenSigs) != 2 || len(standardSigs) != 2 {
-			t.Fatalf("signatures %q and %q, want two of each", got.header.Get("Platen-Signature"), got.header.Get("webhook-signature"))
+		if len(standardSigs) != 2 || strings.Contains(got.header.Get("Platen-Signature"), ",") {
+			t.Fatalf("Platen-Signature %q and webhook-signature %q, want one and two", got.header.Get("Platen-Signature"), got.header.Get("webhook-signature"))
 		}
-		for i, secret := range []string{newSecret, old} {
-			one := received{header: got.header.Clone(), body: got.body}
-			one.header.Set("Platen-Signature", platenSigs[i])
-			one.header.Set("webhook-signature", standardSigs[i])
-			checkSignatures(t, secret, one)
-		}
+		checkSignatures(t, newSecret, received{header: got.header.Clone(), body: got.body}.with("webhook-signature", standardSigs[0]))
+		previous := received{header: got.header.Clone(), body: got.body}.with("Platen-Signature", got.header.Get("Platen-Signature-Previous"))
+		checkSignatures(t, old, previous.with("webhook-signature", standardSigs[1]))
 	})
 }

@@ -14,12 +14,15 @@ const (
 	EventBatchFailed     = "batch_order.failed"
 )
 
-// ShopFile is a file of a ready Family B print, as in the order response.
+// ShopFile is a file of a ready Family B print, as in the order response,
+// with its size in bytes and SHA-256 (lowercase hex).
 type ShopFile struct {
-	Index  int    `json:"index"`
-	Type   string `json:"type"`
-	Copies int    `json:"copies"`
-	URL    string `json:"url"`
+	Index  int     `json:"index"`
+	Type   string  `json:"type"`
+	Copies int     `json:"copies"`
+	URL    string  `json:"url"`
+	Size   *int64  `json:"size"`
+	SHA256 *string `json:"sha256"`
 }
 
 // PrintFilesReady is the body of print_files.ready: a Family B print whose
@@ -36,7 +39,7 @@ type PrintFilesReady struct {
 }
 
 // ItemPrint is the body of order_item.print_file.ready and .failed: a
-// Family A item's print file (url null unless ready).
+// Family A item's print file (url, size and sha256 null unless ready).
 type ItemPrint struct {
 	Event                string  `json:"event"`
 	StoreID              string  `json:"store_id"`
@@ -46,15 +49,19 @@ type ItemPrint struct {
 	OrderItemUID         string  `json:"order_item_uid"`
 	Status               string  `json:"status"`
 	URL                  *string `json:"url"`
+	Size                 *int64  `json:"size"`
+	SHA256               *string `json:"sha256"`
 	SentAt               string  `json:"sent_at"`
 }
 
 // BatchFile is one print template's file of a batch, as in the batch
-// order response: url null unless the batch is Ready.
+// order response: url, size and sha256 null unless the batch is Ready.
 type BatchFile struct {
 	PrintTemplateUID string  `json:"print_template_uid"`
 	URL              *string `json:"url"`
 	Pages            int     `json:"pages"`
+	Size             *int64  `json:"size"`
+	SHA256           *string `json:"sha256"`
 }
 
 // BatchOrder is the body of batch_order.ready and .failed (contract §6),

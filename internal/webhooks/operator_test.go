@@ -5,7 +5,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/platen-print/platen/internal/operators"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	platenv1 "github.com/platen-print/platen/gen/platen/v1"
 	"github.com/platen-print/platen/internal/platentest"
 )
 
@@ -17,18 +20,9 @@ func TestOperatorsManageStoreWebhooks(t *testing.T) {
 		hooks := newReceiver(t)
 		srv, tenant, secret := setup(t, b, hooks.URL)
 		other := srv.Bootstrap(t, "other", "other-shop")
-		staff, err := operators.Create(t.Context(), srv.DB().Operators(), "grace@example.com", "", true, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		member, err := operators.Create(t.Context(), srv.DB().Operators(), "ada@example.com", "", false, &tenant.TeamID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		outsider, err := operators.Create(t.Context(), srv.DB().Operators(), "lin@example.com", "", false, &other.TeamID)
-		if err != nil {
-			t.Fatal(err)
-		}
+		staff := srv.Staff(t, "grace@example.com")
+		member := srv.TeamOperator(t, "ada@example.com", tenant.TeamID)
+		outsider := srv.TeamOperator(t, "lin@example.com", other.TeamID)
 		const base = "/api/v1/operator/stores/acme-shop"
 
 		r := srv.Do(t, "PUT", base+"/webhook", member.Token, map[string]any{"url": hooks.URL + "/v2", "rotate_secret": true})
@@ -65,5 +59,59 @@ func TestOperatorsManageStoreWebhooks(t *testing.T) {
 			platentest.ErrorBody(t, srv.Do(t, call.method, call.path, outsider.Token, map[string]any{"url": "http://example.com"}), http.StatusNotFound)
 		}
 		platentest.ErrorBody(t, srv.Do(t, "GET", base+"/webhook-deliveries", tenant.Token, nil), http.StatusForbidden)
+	})
+}
+
+// TestOperatorsReadStoreWebhookEndpoint: GetWebhookEndpoint, over REST and
+// gRPC, answers the store's URL and secret to staff and to the store's
+// team's operator, with the previous secret's expiry once rotated; a store
+// with no URL is NOT_FOUND, another team's store too, whether it has one
+// or not; a client's token does not reach it.
+func TestOperatorsReadStoreWebhookEndpoint(t *testing.T) {
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		hooks := newReceiver(t)
+		srv, tenant, secret := setup(t, b, hooks.URL)
+		other := srv.Bootstrap(t, "other", "other-shop") // no URL set
+		staff := srv.Staff(t, "grace@example.com")
+		member := srv.TeamOperator(t, "ada@example.com", tenant.TeamID)
+		outsider := srv.TeamOperator(t, "lin@example.com", other.TeamID)
+		const path = "/api/v1/operator/stores/acme-shop/webhook"
+
+		for _, token := range []string{staff.Token, member.Token} {
+			r := srv.Do(t, "GET", path, token, nil)
+			if ep := r.Object(t); r.Status != http.StatusOK || ep["url"] != hooks.URL+"/hooks" || ep["secret"] != secret ||
+				ep["store_id"] != "acme-shop" || ep["previous_secret_expires_at"] != nil || ep["updated_at"] == nil {
+				t.Errorf("GET %s: %d %s", path, r.Status, r.Raw)
+			}
+		}
+		rotated := srv.Do(t, "PUT", path, member.Token, map[string]any{"url": hooks.URL + "/hooks", "rotate_secret": true}).Object(t)
+		r := srv.Do(t, "GET", path, member.Token, nil)
+		if ep := r.Object(t); ep["secret"] != rotated["secret"] || ep["secret"] == secret || ep["previous_secret_expires_at"] != rotated["previous_secret_expires_at"] ||
+			ep["previous_secret_expires_at"] == nil {
+			t.Errorf("after a rotation: %s, set answered %v", r.Raw, rotated)
+		}
+		platentest.ErrorBody(t, srv.Do(t, "GET", "/api/v1/operator/stores/other-shop/webhook", staff.Token, nil), http.StatusNotFound)
+		platentest.ErrorBody(t, srv.Do(t, "GET", "/api/v1/operator/stores/nowhere/webhook", staff.Token, nil), http.StatusNotFound)
+		platentest.ErrorBody(t, srv.Do(t, "GET", path, outsider.Token, nil), http.StatusNotFound)
+		platentest.ErrorBody(t, srv.Do(t, "GET", path, tenant.Token, nil), http.StatusForbidden)
+
+		ops := platenv1.NewOperatorServiceClient(srv.GRPC(t))
+		ep, err := ops.GetWebhookEndpoint(platentest.Bearer(t.Context(), member.Token), &platenv1.GetWebhookEndpointRequest{StoreId: "acme-shop"})
+		if err != nil || ep.Secret != rotated["secret"] || ep.Url != hooks.URL+"/hooks" || ep.PreviousSecretExpiresAt == nil {
+			t.Errorf("gRPC, the team's operator: %v, %v", ep, err)
+		}
+		for _, tc := range []struct {
+			name, token, store string
+			want               codes.Code
+		}{
+			{"staff, a store with no URL", staff.Token, "other-shop", codes.NotFound},
+			{"another team's operator", outsider.Token, "acme-shop", codes.NotFound},
+			{"the other team's own store, with no URL", outsider.Token, "other-shop", codes.NotFound},
+			{"a client's token", tenant.Token, "acme-shop", codes.PermissionDenied},
+		} {
+			if _, err := ops.GetWebhookEndpoint(platentest.Bearer(t.Context(), tc.token), &platenv1.GetWebhookEndpointRequest{StoreId: tc.store}); status.Code(err) != tc.want {
+				t.Errorf("gRPC, %s: %v, want %s", tc.name, err, tc.want)
+			}
+		}
 	})
 }

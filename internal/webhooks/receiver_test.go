@@ -17,8 +17,8 @@ import (
 	"github.com/platen-print/platen/internal/platentest"
 )
 
-// The handler below is the README's, verbatim (TestREADMEReceiver keeps
-// the two the same).
+// The handler below is the README's and cmd/webhook-receiver's, verbatim
+// (TestREADMEReceiver keeps the three the same).
 
 // README receiver begin
 // webhookHandler is an endpoint for Platen's webhooks: it checks the
@@ -37,17 +37,11 @@ func webhookHandler(secret string, handle func(delivery, event string, body []by
 }
 
 // validSignature compares, in constant time, the HMAC-SHA256 of the exact
-// body with each signature of the header (two while a secret rotates).
+// body with the header's signature.
 func validSignature(secret string, body []byte, header string) bool {
 	mac := hmac.New(sha256.New, []byte(secret))
 	mac.Write(body)
-	want := []byte("sha256=" + hex.EncodeToString(mac.Sum(nil)))
-	for _, sig := range strings.Split(header, ",") {
-		if hmac.Equal([]byte(strings.TrimSpace(sig)), want) {
-			return true
-		}
-	}
-	return false
+	return hmac.Equal([]byte(header), []byte("sha256="+hex.EncodeToString(mac.Sum(nil))))
 }
 
 // README receiver end
@@ -69,6 +63,10 @@ func TestREADMEReceiver(t *testing.T) {
 		block, _, _ = strings.Cut(block, "// README receiver end")
 		if !strings.Contains(string(readme), strings.TrimSpace(block)) {
 			t.Fatal("README.md does not hold the handler of receiver_test.go verbatim")
+		}
+		command, err := os.ReadFile("../../cmd/webhook-receiver/main.go")
+		if err != nil || !strings.Contains(string(command), strings.TrimSpace(block)) {
+			t.Fatalf("cmd/webhook-receiver does not hold the handler of receiver_test.go verbatim (%v)", err)
 		}
 
 		var mu sync.Mutex

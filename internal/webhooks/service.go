@@ -53,6 +53,9 @@ type EndpointStore interface {
 	// SetEndpoint sets the store's URL; rotate replaces the secret, the
 	// old one signing along for RotationGrace.
 	SetEndpoint(ctx context.Context, storeID, url string, rotate bool) (*Endpoint, error)
+	// GetEndpoint returns the store's endpoint; apierr.ErrNotFound when it
+	// has no URL.
+	GetEndpoint(ctx context.Context, storeID string) (*Endpoint, error)
 	// ListDeliveries returns a page of the log, newest first, and whether
 	// more follow.
 	ListDeliveries(ctx context.Context, q Query) ([]*LogEntry, bool, error)
@@ -112,11 +115,29 @@ func (s *Service) SetWebhookEndpoint(ctx context.Context, req *platenv1.SetWebho
 	if err != nil {
 		return nil, err
 	}
+	return endpointProto(e), nil
+}
+
+// GetWebhookEndpoint answers the store's endpoint with its secret (the
+// operator API's: an operator may read what the store's token was once
+// answered); NOT_FOUND when the store has no URL.
+func (s *Service) GetWebhookEndpoint(ctx context.Context, req *platenv1.GetWebhookEndpointRequest) (*platenv1.WebhookEndpoint, error) {
+	if err := s.authorize(ctx, req.StoreId); err != nil {
+		return nil, err
+	}
+	e, err := s.store.GetEndpoint(ctx, req.StoreId)
+	if err != nil {
+		return nil, err
+	}
+	return endpointProto(e), nil
+}
+
+func endpointProto(e *Endpoint) *platenv1.WebhookEndpoint {
 	out := &platenv1.WebhookEndpoint{StoreId: e.StoreID, Url: e.URL, Secret: e.Secret, UpdatedAt: timestamppb.New(e.UpdatedAt)}
 	if e.PreviousSecretExpiresAt != nil {
 		out.PreviousSecretExpiresAt = timestamppb.New(*e.PreviousSecretExpiresAt)
 	}
-	return out, nil
+	return out
 }
 
 // validURL checks a webhook URL (see CheckURL) and names the field.

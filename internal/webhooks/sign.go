@@ -33,19 +33,38 @@ func StandardSignature(secret, id string, timestamp int64, body []byte) (string,
 	return "v1," + base64.StdEncoding.EncodeToString(mac.Sum(nil)), nil
 }
 
-// signatureHeaders are the signature headers of one attempt, signed with
-// every secret in use (the current one first; during a rotation also the
-// previous one): Platen-Signature lists its values separated by ", ", and
-// webhook-signature by a space, as Standard Webhooks does.
-func signatureHeaders(secrets []string, id string, timestamp int64, body []byte) (platen, standard string, err error) {
-	var p, s []string
-	for _, secret := range secrets {
-		p = append(p, Signature(secret, body))
+// signatures are the signature headers of one attempt.
+type signatures struct {
+	// Platen is Platen-Signature: one value, signed with the newest secret,
+	// so that a receiver comparing the header with its own HMAC (GitHub's
+	// libraries do) verifies every delivery, during a rotation too.
+	Platen string
+	// Previous is Platen-Signature-Previous: the previous secret's
+	// signature while a rotation's 24 hours run, else empty.
+	Previous string
+	// Standard is webhook-signature: every secret's, space-separated, as
+	// the Standard Webhooks specification allows.
+	Standard string
+}
+
+// signatureHeaders signs one attempt with every secret in use, the newest
+// first.
+func signatureHeaders(secrets []string, id string, timestamp int64, body []byte) (signatures, error) {
+	var out signatures
+	standard := make([]string, 0, len(secrets))
+	for i, secret := range secrets {
+		switch i {
+		case 0:
+			out.Platen = Signature(secret, body)
+		case 1:
+			out.Previous = Signature(secret, body)
+		}
 		sig, err := StandardSignature(secret, id, timestamp, body)
 		if err != nil {
-			return "", "", err
+			return signatures{}, err
 		}
-		s = append(s, sig)
+		standard = append(standard, sig)
 	}
-	return strings.Join(p, ", "), strings.Join(s, " "), nil
+	out.Standard = strings.Join(standard, " ")
+	return out, nil
 }

@@ -33,7 +33,13 @@ type BatchFile struct {
 	Url *wrapperspb.StringValue `protobuf:"bytes,2,opt,name=url,proto3" json:"url,omitempty"`
 	// Number of sheets (PDF pages); more than one when the items overflow one
 	// sheet. 0 until the file is rendered.
-	Pages         int32 `protobuf:"varint,3,opt,name=pages,proto3" json:"pages,omitempty"`
+	Pages int32 `protobuf:"varint,3,opt,name=pages,proto3" json:"pages,omitempty"`
+	// Size of the file in bytes (extension), as stored; null while there is
+	// no file, and for a file stored before sizes and digests were kept.
+	Size *wrapperspb.UInt32Value `protobuf:"bytes,4,opt,name=size,proto3" json:"size,omitempty"`
+	// SHA-256 of the file (extension), 64 lowercase hex digits as sha256sum
+	// prints them, hashed as it was stored; null as size is.
+	Sha256        *wrapperspb.StringValue `protobuf:"bytes,5,opt,name=sha256,proto3" json:"sha256,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -87,6 +93,20 @@ func (x *BatchFile) GetPages() int32 {
 		return x.Pages
 	}
 	return 0
+}
+
+func (x *BatchFile) GetSize() *wrapperspb.UInt32Value {
+	if x != nil {
+		return x.Size
+	}
+	return nil
+}
+
+func (x *BatchFile) GetSha256() *wrapperspb.StringValue {
+	if x != nil {
+		return x.Sha256
+	}
+	return nil
 }
 
 // BatchOrder is a batch of order items printed together.
@@ -299,11 +319,13 @@ var File_platen_v1_batches_proto protoreflect.FileDescriptor
 
 const file_platen_v1_batches_proto_rawDesc = "" +
 	"\n" +
-	"\x17platen/v1/batches.proto\x12\tplaten.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1egoogle/protobuf/wrappers.proto\"\x7f\n" +
+	"\x17platen/v1/batches.proto\x12\tplaten.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1egoogle/protobuf/wrappers.proto\"\xe7\x01\n" +
 	"\tBatchFile\x12,\n" +
 	"\x12print_template_uid\x18\x01 \x01(\tR\x10printTemplateUid\x12.\n" +
 	"\x03url\x18\x02 \x01(\v2\x1c.google.protobuf.StringValueR\x03url\x12\x14\n" +
-	"\x05pages\x18\x03 \x01(\x05R\x05pages\"\xd6\x02\n" +
+	"\x05pages\x18\x03 \x01(\x05R\x05pages\x120\n" +
+	"\x04size\x18\x04 \x01(\v2\x1c.google.protobuf.UInt32ValueR\x04size\x124\n" +
+	"\x06sha256\x18\x05 \x01(\v2\x1c.google.protobuf.StringValueR\x06sha256\"\xd6\x02\n" +
 	"\n" +
 	"BatchOrder\x12\x10\n" +
 	"\x03uid\x18\x01 \x01(\tR\x03uid\x12\x16\n" +
@@ -346,23 +368,26 @@ var file_platen_v1_batches_proto_goTypes = []any{
 	(*CreateBatchOrderRequest)(nil), // 2: platen.v1.CreateBatchOrderRequest
 	(*GetBatchOrderRequest)(nil),    // 3: platen.v1.GetBatchOrderRequest
 	(*wrapperspb.StringValue)(nil),  // 4: google.protobuf.StringValue
-	(*timestamppb.Timestamp)(nil),   // 5: google.protobuf.Timestamp
+	(*wrapperspb.UInt32Value)(nil),  // 5: google.protobuf.UInt32Value
+	(*timestamppb.Timestamp)(nil),   // 6: google.protobuf.Timestamp
 }
 var file_platen_v1_batches_proto_depIdxs = []int32{
 	4, // 0: platen.v1.BatchFile.url:type_name -> google.protobuf.StringValue
-	0, // 1: platen.v1.BatchOrder.files:type_name -> platen.v1.BatchFile
-	4, // 2: platen.v1.BatchOrder.error:type_name -> google.protobuf.StringValue
-	5, // 3: platen.v1.BatchOrder.created_at:type_name -> google.protobuf.Timestamp
-	5, // 4: platen.v1.BatchOrder.updated_at:type_name -> google.protobuf.Timestamp
-	2, // 5: platen.v1.BatchService.CreateBatchOrder:input_type -> platen.v1.CreateBatchOrderRequest
-	3, // 6: platen.v1.BatchService.GetBatchOrder:input_type -> platen.v1.GetBatchOrderRequest
-	1, // 7: platen.v1.BatchService.CreateBatchOrder:output_type -> platen.v1.BatchOrder
-	1, // 8: platen.v1.BatchService.GetBatchOrder:output_type -> platen.v1.BatchOrder
-	7, // [7:9] is the sub-list for method output_type
-	5, // [5:7] is the sub-list for method input_type
-	5, // [5:5] is the sub-list for extension type_name
-	5, // [5:5] is the sub-list for extension extendee
-	0, // [0:5] is the sub-list for field type_name
+	5, // 1: platen.v1.BatchFile.size:type_name -> google.protobuf.UInt32Value
+	4, // 2: platen.v1.BatchFile.sha256:type_name -> google.protobuf.StringValue
+	0, // 3: platen.v1.BatchOrder.files:type_name -> platen.v1.BatchFile
+	4, // 4: platen.v1.BatchOrder.error:type_name -> google.protobuf.StringValue
+	6, // 5: platen.v1.BatchOrder.created_at:type_name -> google.protobuf.Timestamp
+	6, // 6: platen.v1.BatchOrder.updated_at:type_name -> google.protobuf.Timestamp
+	2, // 7: platen.v1.BatchService.CreateBatchOrder:input_type -> platen.v1.CreateBatchOrderRequest
+	3, // 8: platen.v1.BatchService.GetBatchOrder:input_type -> platen.v1.GetBatchOrderRequest
+	1, // 9: platen.v1.BatchService.CreateBatchOrder:output_type -> platen.v1.BatchOrder
+	1, // 10: platen.v1.BatchService.GetBatchOrder:output_type -> platen.v1.BatchOrder
+	9, // [9:11] is the sub-list for method output_type
+	7, // [7:9] is the sub-list for method input_type
+	7, // [7:7] is the sub-list for extension type_name
+	7, // [7:7] is the sub-list for extension extendee
+	0, // [0:7] is the sub-list for field type_name
 }
 
 func init() { file_platen_v1_batches_proto_init() }

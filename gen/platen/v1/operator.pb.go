@@ -305,7 +305,13 @@ type OperatorPrintFile struct {
 	// A signed download link.
 	Url string `protobuf:"bytes,2,opt,name=url,proto3" json:"url,omitempty"`
 	// e.g. application/pdf.
-	ContentType   string `protobuf:"bytes,3,opt,name=content_type,json=contentType,proto3" json:"content_type,omitempty"`
+	ContentType string `protobuf:"bytes,3,opt,name=content_type,json=contentType,proto3" json:"content_type,omitempty"`
+	// Size of the file in bytes (extension), as stored; null while there is
+	// no file, and for a file stored before sizes and digests were kept.
+	Size *wrapperspb.UInt32Value `protobuf:"bytes,4,opt,name=size,proto3" json:"size,omitempty"`
+	// SHA-256 of the file (extension), 64 lowercase hex digits as sha256sum
+	// prints them, hashed as it was stored; null as size is.
+	Sha256        *wrapperspb.StringValue `protobuf:"bytes,5,opt,name=sha256,proto3" json:"sha256,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -361,6 +367,20 @@ func (x *OperatorPrintFile) GetContentType() string {
 	return ""
 }
 
+func (x *OperatorPrintFile) GetSize() *wrapperspb.UInt32Value {
+	if x != nil {
+		return x.Size
+	}
+	return nil
+}
+
+func (x *OperatorPrintFile) GetSha256() *wrapperspb.StringValue {
+	if x != nil {
+		return x.Sha256
+	}
+	return nil
+}
+
 // ListPrintsRequest filters and pages through prints.
 type ListPrintsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -377,7 +397,13 @@ type ListPrintsRequest struct {
 	// At most this many prints (default 50, at most 500).
 	PageSize int32 `protobuf:"varint,5,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
 	// The next_page_token of the previous page.
-	PageToken     string `protobuf:"bytes,6,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	PageToken string `protobuf:"bytes,6,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	// Only this store's prints.
+	StoreId string `protobuf:"bytes,7,opt,name=store_id,json=storeId,proto3" json:"store_id,omitempty"`
+	// Only prints created at or after this time.
+	CreatedAfter *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=created_after,json=createdAfter,proto3" json:"created_after,omitempty"`
+	// Only prints created before this time.
+	CreatedBefore *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=created_before,json=createdBefore,proto3" json:"created_before,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -452,6 +478,27 @@ func (x *ListPrintsRequest) GetPageToken() string {
 		return x.PageToken
 	}
 	return ""
+}
+
+func (x *ListPrintsRequest) GetStoreId() string {
+	if x != nil {
+		return x.StoreId
+	}
+	return ""
+}
+
+func (x *ListPrintsRequest) GetCreatedAfter() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAfter
+	}
+	return nil
+}
+
+func (x *ListPrintsRequest) GetCreatedBefore() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedBefore
+	}
+	return nil
 }
 
 // ListPrintsResponse is one page of prints.
@@ -824,6 +871,117 @@ func (x *ListBatchOrdersResponse) GetNextPageToken() string {
 	return ""
 }
 
+// OperatorServiceCreateBatchOrderRequest is CreateBatchOrderRequest with the team
+// it is for.
+type OperatorServiceCreateBatchOrderRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The team of the items and templates: required for staff; a team member
+	// may leave it out (their own team).
+	TeamId *int32 `protobuf:"varint,1,opt,name=team_id,json=teamId,proto3,oneof" json:"team_id,omitempty"`
+	// Required, at least one: UIDs of the team's order items.
+	OrderItems []string `protobuf:"bytes,2,rep,name=order_items,json=orderItems,proto3" json:"order_items,omitempty"`
+	// Required, at least one: UIDs of the team's print templates.
+	PrintTemplates []string `protobuf:"bytes,3,rep,name=print_templates,json=printTemplates,proto3" json:"print_templates,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *OperatorServiceCreateBatchOrderRequest) Reset() {
+	*x = OperatorServiceCreateBatchOrderRequest{}
+	mi := &file_platen_v1_operator_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OperatorServiceCreateBatchOrderRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OperatorServiceCreateBatchOrderRequest) ProtoMessage() {}
+
+func (x *OperatorServiceCreateBatchOrderRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_platen_v1_operator_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OperatorServiceCreateBatchOrderRequest.ProtoReflect.Descriptor instead.
+func (*OperatorServiceCreateBatchOrderRequest) Descriptor() ([]byte, []int) {
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *OperatorServiceCreateBatchOrderRequest) GetTeamId() int32 {
+	if x != nil && x.TeamId != nil {
+		return *x.TeamId
+	}
+	return 0
+}
+
+func (x *OperatorServiceCreateBatchOrderRequest) GetOrderItems() []string {
+	if x != nil {
+		return x.OrderItems
+	}
+	return nil
+}
+
+func (x *OperatorServiceCreateBatchOrderRequest) GetPrintTemplates() []string {
+	if x != nil {
+		return x.PrintTemplates
+	}
+	return nil
+}
+
+// GetWebhookEndpointRequest names the store whose endpoint to read.
+type GetWebhookEndpointRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	StoreId       string                 `protobuf:"bytes,1,opt,name=store_id,json=storeId,proto3" json:"store_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetWebhookEndpointRequest) Reset() {
+	*x = GetWebhookEndpointRequest{}
+	mi := &file_platen_v1_operator_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetWebhookEndpointRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetWebhookEndpointRequest) ProtoMessage() {}
+
+func (x *GetWebhookEndpointRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_platen_v1_operator_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetWebhookEndpointRequest.ProtoReflect.Descriptor instead.
+func (*GetWebhookEndpointRequest) Descriptor() ([]byte, []int) {
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *GetWebhookEndpointRequest) GetStoreId() string {
+	if x != nil {
+		return x.StoreId
+	}
+	return ""
+}
+
 // Team is a client account.
 type Team struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -836,7 +994,7 @@ type Team struct {
 
 func (x *Team) Reset() {
 	*x = Team{}
-	mi := &file_platen_v1_operator_proto_msgTypes[11]
+	mi := &file_platen_v1_operator_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -848,7 +1006,7 @@ func (x *Team) String() string {
 func (*Team) ProtoMessage() {}
 
 func (x *Team) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[11]
+	mi := &file_platen_v1_operator_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -861,7 +1019,7 @@ func (x *Team) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Team.ProtoReflect.Descriptor instead.
 func (*Team) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{11}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Team) GetId() int32 {
@@ -898,7 +1056,7 @@ type ListTeamsRequest struct {
 
 func (x *ListTeamsRequest) Reset() {
 	*x = ListTeamsRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[12]
+	mi := &file_platen_v1_operator_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -910,7 +1068,7 @@ func (x *ListTeamsRequest) String() string {
 func (*ListTeamsRequest) ProtoMessage() {}
 
 func (x *ListTeamsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[12]
+	mi := &file_platen_v1_operator_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -923,7 +1081,7 @@ func (x *ListTeamsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTeamsRequest.ProtoReflect.Descriptor instead.
 func (*ListTeamsRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{12}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ListTeamsRequest) GetPageSize() int32 {
@@ -952,7 +1110,7 @@ type ListTeamsResponse struct {
 
 func (x *ListTeamsResponse) Reset() {
 	*x = ListTeamsResponse{}
-	mi := &file_platen_v1_operator_proto_msgTypes[13]
+	mi := &file_platen_v1_operator_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -964,7 +1122,7 @@ func (x *ListTeamsResponse) String() string {
 func (*ListTeamsResponse) ProtoMessage() {}
 
 func (x *ListTeamsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[13]
+	mi := &file_platen_v1_operator_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -977,7 +1135,7 @@ func (x *ListTeamsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTeamsResponse.ProtoReflect.Descriptor instead.
 func (*ListTeamsResponse) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{13}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ListTeamsResponse) GetTeams() []*Team {
@@ -1005,7 +1163,7 @@ type CreateTeamRequest struct {
 
 func (x *CreateTeamRequest) Reset() {
 	*x = CreateTeamRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[14]
+	mi := &file_platen_v1_operator_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1017,7 +1175,7 @@ func (x *CreateTeamRequest) String() string {
 func (*CreateTeamRequest) ProtoMessage() {}
 
 func (x *CreateTeamRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[14]
+	mi := &file_platen_v1_operator_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1030,7 +1188,7 @@ func (x *CreateTeamRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTeamRequest.ProtoReflect.Descriptor instead.
 func (*CreateTeamRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{14}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *CreateTeamRequest) GetName() string {
@@ -1055,7 +1213,7 @@ type Store struct {
 
 func (x *Store) Reset() {
 	*x = Store{}
-	mi := &file_platen_v1_operator_proto_msgTypes[15]
+	mi := &file_platen_v1_operator_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1067,7 +1225,7 @@ func (x *Store) String() string {
 func (*Store) ProtoMessage() {}
 
 func (x *Store) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[15]
+	mi := &file_platen_v1_operator_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1080,7 +1238,7 @@ func (x *Store) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Store.ProtoReflect.Descriptor instead.
 func (*Store) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{15}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Store) GetId() string {
@@ -1126,7 +1284,7 @@ type ListStoresRequest struct {
 
 func (x *ListStoresRequest) Reset() {
 	*x = ListStoresRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[16]
+	mi := &file_platen_v1_operator_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1138,7 +1296,7 @@ func (x *ListStoresRequest) String() string {
 func (*ListStoresRequest) ProtoMessage() {}
 
 func (x *ListStoresRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[16]
+	mi := &file_platen_v1_operator_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1151,7 +1309,7 @@ func (x *ListStoresRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListStoresRequest.ProtoReflect.Descriptor instead.
 func (*ListStoresRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{16}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ListStoresRequest) GetTeamId() int32 {
@@ -1187,7 +1345,7 @@ type ListStoresResponse struct {
 
 func (x *ListStoresResponse) Reset() {
 	*x = ListStoresResponse{}
-	mi := &file_platen_v1_operator_proto_msgTypes[17]
+	mi := &file_platen_v1_operator_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1199,7 +1357,7 @@ func (x *ListStoresResponse) String() string {
 func (*ListStoresResponse) ProtoMessage() {}
 
 func (x *ListStoresResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[17]
+	mi := &file_platen_v1_operator_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1212,7 +1370,7 @@ func (x *ListStoresResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListStoresResponse.ProtoReflect.Descriptor instead.
 func (*ListStoresResponse) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{17}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ListStoresResponse) GetStores() []*Store {
@@ -1242,7 +1400,7 @@ type CreateStoreRequest struct {
 
 func (x *CreateStoreRequest) Reset() {
 	*x = CreateStoreRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[18]
+	mi := &file_platen_v1_operator_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1254,7 +1412,7 @@ func (x *CreateStoreRequest) String() string {
 func (*CreateStoreRequest) ProtoMessage() {}
 
 func (x *CreateStoreRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[18]
+	mi := &file_platen_v1_operator_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1267,7 +1425,7 @@ func (x *CreateStoreRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateStoreRequest.ProtoReflect.Descriptor instead.
 func (*CreateStoreRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{18}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *CreateStoreRequest) GetStoreId() string {
@@ -1303,7 +1461,7 @@ type Token struct {
 
 func (x *Token) Reset() {
 	*x = Token{}
-	mi := &file_platen_v1_operator_proto_msgTypes[19]
+	mi := &file_platen_v1_operator_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1315,7 +1473,7 @@ func (x *Token) String() string {
 func (*Token) ProtoMessage() {}
 
 func (x *Token) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[19]
+	mi := &file_platen_v1_operator_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1328,7 +1486,7 @@ func (x *Token) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Token.ProtoReflect.Descriptor instead.
 func (*Token) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{19}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *Token) GetId() int32 {
@@ -1399,7 +1557,7 @@ type ListTokensRequest struct {
 
 func (x *ListTokensRequest) Reset() {
 	*x = ListTokensRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[20]
+	mi := &file_platen_v1_operator_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1411,7 +1569,7 @@ func (x *ListTokensRequest) String() string {
 func (*ListTokensRequest) ProtoMessage() {}
 
 func (x *ListTokensRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[20]
+	mi := &file_platen_v1_operator_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1424,7 +1582,7 @@ func (x *ListTokensRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTokensRequest.ProtoReflect.Descriptor instead.
 func (*ListTokensRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{20}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ListTokensRequest) GetTeamId() int32 {
@@ -1474,7 +1632,7 @@ type ListTokensResponse struct {
 
 func (x *ListTokensResponse) Reset() {
 	*x = ListTokensResponse{}
-	mi := &file_platen_v1_operator_proto_msgTypes[21]
+	mi := &file_platen_v1_operator_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1486,7 +1644,7 @@ func (x *ListTokensResponse) String() string {
 func (*ListTokensResponse) ProtoMessage() {}
 
 func (x *ListTokensResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[21]
+	mi := &file_platen_v1_operator_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1499,7 +1657,7 @@ func (x *ListTokensResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTokensResponse.ProtoReflect.Descriptor instead.
 func (*ListTokensResponse) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{21}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ListTokensResponse) GetTokens() []*Token {
@@ -1532,7 +1690,7 @@ type IssueTokenRequest struct {
 
 func (x *IssueTokenRequest) Reset() {
 	*x = IssueTokenRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[22]
+	mi := &file_platen_v1_operator_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1544,7 +1702,7 @@ func (x *IssueTokenRequest) String() string {
 func (*IssueTokenRequest) ProtoMessage() {}
 
 func (x *IssueTokenRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[22]
+	mi := &file_platen_v1_operator_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1557,7 +1715,7 @@ func (x *IssueTokenRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssueTokenRequest.ProtoReflect.Descriptor instead.
 func (*IssueTokenRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{22}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *IssueTokenRequest) GetTeamId() int32 {
@@ -1593,7 +1751,7 @@ type IssueTokenResponse struct {
 
 func (x *IssueTokenResponse) Reset() {
 	*x = IssueTokenResponse{}
-	mi := &file_platen_v1_operator_proto_msgTypes[23]
+	mi := &file_platen_v1_operator_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1605,7 +1763,7 @@ func (x *IssueTokenResponse) String() string {
 func (*IssueTokenResponse) ProtoMessage() {}
 
 func (x *IssueTokenResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[23]
+	mi := &file_platen_v1_operator_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1618,7 +1776,7 @@ func (x *IssueTokenResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssueTokenResponse.ProtoReflect.Descriptor instead.
 func (*IssueTokenResponse) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{23}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *IssueTokenResponse) GetToken() *Token {
@@ -1645,7 +1803,7 @@ type RevokeTokenRequest struct {
 
 func (x *RevokeTokenRequest) Reset() {
 	*x = RevokeTokenRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[24]
+	mi := &file_platen_v1_operator_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1657,7 +1815,7 @@ func (x *RevokeTokenRequest) String() string {
 func (*RevokeTokenRequest) ProtoMessage() {}
 
 func (x *RevokeTokenRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[24]
+	mi := &file_platen_v1_operator_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1670,7 +1828,7 @@ func (x *RevokeTokenRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeTokenRequest.ProtoReflect.Descriptor instead.
 func (*RevokeTokenRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{24}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *RevokeTokenRequest) GetTokenId() int32 {
@@ -1718,7 +1876,7 @@ type PrintTemplate struct {
 
 func (x *PrintTemplate) Reset() {
 	*x = PrintTemplate{}
-	mi := &file_platen_v1_operator_proto_msgTypes[25]
+	mi := &file_platen_v1_operator_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1730,7 +1888,7 @@ func (x *PrintTemplate) String() string {
 func (*PrintTemplate) ProtoMessage() {}
 
 func (x *PrintTemplate) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[25]
+	mi := &file_platen_v1_operator_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1743,7 +1901,7 @@ func (x *PrintTemplate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrintTemplate.ProtoReflect.Descriptor instead.
 func (*PrintTemplate) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{25}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *PrintTemplate) GetUid() string {
@@ -1883,7 +2041,7 @@ type PrintTemplateGrid struct {
 
 func (x *PrintTemplateGrid) Reset() {
 	*x = PrintTemplateGrid{}
-	mi := &file_platen_v1_operator_proto_msgTypes[26]
+	mi := &file_platen_v1_operator_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1895,7 +2053,7 @@ func (x *PrintTemplateGrid) String() string {
 func (*PrintTemplateGrid) ProtoMessage() {}
 
 func (x *PrintTemplateGrid) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[26]
+	mi := &file_platen_v1_operator_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1908,7 +2066,7 @@ func (x *PrintTemplateGrid) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrintTemplateGrid.ProtoReflect.Descriptor instead.
 func (*PrintTemplateGrid) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{26}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *PrintTemplateGrid) GetColumns() int32 {
@@ -1953,7 +2111,7 @@ type PrintTemplateSlot struct {
 
 func (x *PrintTemplateSlot) Reset() {
 	*x = PrintTemplateSlot{}
-	mi := &file_platen_v1_operator_proto_msgTypes[27]
+	mi := &file_platen_v1_operator_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1965,7 +2123,7 @@ func (x *PrintTemplateSlot) String() string {
 func (*PrintTemplateSlot) ProtoMessage() {}
 
 func (x *PrintTemplateSlot) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[27]
+	mi := &file_platen_v1_operator_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1978,7 +2136,7 @@ func (x *PrintTemplateSlot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrintTemplateSlot.ProtoReflect.Descriptor instead.
 func (*PrintTemplateSlot) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{27}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *PrintTemplateSlot) GetXMm() float64 {
@@ -2039,7 +2197,7 @@ type CreatePrintTemplateRequest struct {
 
 func (x *CreatePrintTemplateRequest) Reset() {
 	*x = CreatePrintTemplateRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[28]
+	mi := &file_platen_v1_operator_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2051,7 +2209,7 @@ func (x *CreatePrintTemplateRequest) String() string {
 func (*CreatePrintTemplateRequest) ProtoMessage() {}
 
 func (x *CreatePrintTemplateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[28]
+	mi := &file_platen_v1_operator_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2064,7 +2222,7 @@ func (x *CreatePrintTemplateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreatePrintTemplateRequest.ProtoReflect.Descriptor instead.
 func (*CreatePrintTemplateRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{28}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *CreatePrintTemplateRequest) GetTeamId() int32 {
@@ -2175,7 +2333,7 @@ type GetPrintTemplateRequest struct {
 
 func (x *GetPrintTemplateRequest) Reset() {
 	*x = GetPrintTemplateRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[29]
+	mi := &file_platen_v1_operator_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2187,7 +2345,7 @@ func (x *GetPrintTemplateRequest) String() string {
 func (*GetPrintTemplateRequest) ProtoMessage() {}
 
 func (x *GetPrintTemplateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[29]
+	mi := &file_platen_v1_operator_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2200,7 +2358,7 @@ func (x *GetPrintTemplateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPrintTemplateRequest.ProtoReflect.Descriptor instead.
 func (*GetPrintTemplateRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{29}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *GetPrintTemplateRequest) GetTemplateUid() string {
@@ -2227,7 +2385,7 @@ type ListPrintTemplatesRequest struct {
 
 func (x *ListPrintTemplatesRequest) Reset() {
 	*x = ListPrintTemplatesRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[30]
+	mi := &file_platen_v1_operator_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2239,7 +2397,7 @@ func (x *ListPrintTemplatesRequest) String() string {
 func (*ListPrintTemplatesRequest) ProtoMessage() {}
 
 func (x *ListPrintTemplatesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[30]
+	mi := &file_platen_v1_operator_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2252,7 +2410,7 @@ func (x *ListPrintTemplatesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPrintTemplatesRequest.ProtoReflect.Descriptor instead.
 func (*ListPrintTemplatesRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{30}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ListPrintTemplatesRequest) GetTeamId() int32 {
@@ -2295,7 +2453,7 @@ type ListPrintTemplatesResponse struct {
 
 func (x *ListPrintTemplatesResponse) Reset() {
 	*x = ListPrintTemplatesResponse{}
-	mi := &file_platen_v1_operator_proto_msgTypes[31]
+	mi := &file_platen_v1_operator_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2307,7 +2465,7 @@ func (x *ListPrintTemplatesResponse) String() string {
 func (*ListPrintTemplatesResponse) ProtoMessage() {}
 
 func (x *ListPrintTemplatesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[31]
+	mi := &file_platen_v1_operator_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2320,7 +2478,7 @@ func (x *ListPrintTemplatesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPrintTemplatesResponse.ProtoReflect.Descriptor instead.
 func (*ListPrintTemplatesResponse) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{31}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ListPrintTemplatesResponse) GetPrintTemplates() []*PrintTemplate {
@@ -2366,7 +2524,7 @@ type UpdatePrintTemplateRequest struct {
 
 func (x *UpdatePrintTemplateRequest) Reset() {
 	*x = UpdatePrintTemplateRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[32]
+	mi := &file_platen_v1_operator_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2378,7 +2536,7 @@ func (x *UpdatePrintTemplateRequest) String() string {
 func (*UpdatePrintTemplateRequest) ProtoMessage() {}
 
 func (x *UpdatePrintTemplateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[32]
+	mi := &file_platen_v1_operator_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2391,7 +2549,7 @@ func (x *UpdatePrintTemplateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatePrintTemplateRequest.ProtoReflect.Descriptor instead.
 func (*UpdatePrintTemplateRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{32}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *UpdatePrintTemplateRequest) GetTemplateUid() string {
@@ -2509,7 +2667,7 @@ type DeletePrintTemplateRequest struct {
 
 func (x *DeletePrintTemplateRequest) Reset() {
 	*x = DeletePrintTemplateRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[33]
+	mi := &file_platen_v1_operator_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2521,7 +2679,7 @@ func (x *DeletePrintTemplateRequest) String() string {
 func (*DeletePrintTemplateRequest) ProtoMessage() {}
 
 func (x *DeletePrintTemplateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[33]
+	mi := &file_platen_v1_operator_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2534,7 +2692,7 @@ func (x *DeletePrintTemplateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeletePrintTemplateRequest.ProtoReflect.Descriptor instead.
 func (*DeletePrintTemplateRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{33}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *DeletePrintTemplateRequest) GetTemplateUid() string {
@@ -2556,7 +2714,7 @@ type DeletePrintTemplateResponse struct {
 
 func (x *DeletePrintTemplateResponse) Reset() {
 	*x = DeletePrintTemplateResponse{}
-	mi := &file_platen_v1_operator_proto_msgTypes[34]
+	mi := &file_platen_v1_operator_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2568,7 +2726,7 @@ func (x *DeletePrintTemplateResponse) String() string {
 func (*DeletePrintTemplateResponse) ProtoMessage() {}
 
 func (x *DeletePrintTemplateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[34]
+	mi := &file_platen_v1_operator_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2581,7 +2739,7 @@ func (x *DeletePrintTemplateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeletePrintTemplateResponse.ProtoReflect.Descriptor instead.
 func (*DeletePrintTemplateResponse) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{34}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *DeletePrintTemplateResponse) GetMessage() string {
@@ -2612,7 +2770,7 @@ type AssignPrintTemplateRequest struct {
 
 func (x *AssignPrintTemplateRequest) Reset() {
 	*x = AssignPrintTemplateRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[35]
+	mi := &file_platen_v1_operator_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2624,7 +2782,7 @@ func (x *AssignPrintTemplateRequest) String() string {
 func (*AssignPrintTemplateRequest) ProtoMessage() {}
 
 func (x *AssignPrintTemplateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[35]
+	mi := &file_platen_v1_operator_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2637,7 +2795,7 @@ func (x *AssignPrintTemplateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AssignPrintTemplateRequest.ProtoReflect.Descriptor instead.
 func (*AssignPrintTemplateRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{35}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *AssignPrintTemplateRequest) GetTemplateUid() string {
@@ -2661,11 +2819,141 @@ func (x *AssignPrintTemplateRequest) GetRemoveVariantIds() []int32 {
 	return nil
 }
 
+// OperatorServiceListProductVariantsRequest pages through a team's product
+// variants.
+type OperatorServiceListProductVariantsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The team: required for staff; a team member's own when absent (another
+	// team's is PERMISSION_DENIED).
+	TeamId *int32 `protobuf:"varint,1,opt,name=team_id,json=teamId,proto3,oneof" json:"team_id,omitempty"`
+	// At most this many variants (default 50, at most 500).
+	PageSize int32 `protobuf:"varint,2,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// The next_page_token of the previous page.
+	PageToken     string `protobuf:"bytes,3,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OperatorServiceListProductVariantsRequest) Reset() {
+	*x = OperatorServiceListProductVariantsRequest{}
+	mi := &file_platen_v1_operator_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OperatorServiceListProductVariantsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OperatorServiceListProductVariantsRequest) ProtoMessage() {}
+
+func (x *OperatorServiceListProductVariantsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_platen_v1_operator_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OperatorServiceListProductVariantsRequest.ProtoReflect.Descriptor instead.
+func (*OperatorServiceListProductVariantsRequest) Descriptor() ([]byte, []int) {
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *OperatorServiceListProductVariantsRequest) GetTeamId() int32 {
+	if x != nil && x.TeamId != nil {
+		return *x.TeamId
+	}
+	return 0
+}
+
+func (x *OperatorServiceListProductVariantsRequest) GetPageSize() int32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *OperatorServiceListProductVariantsRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+// OperatorServiceListProductVariantsResponse is one page of a team's product
+// variants.
+type OperatorServiceListProductVariantsResponse struct {
+	state           protoimpl.MessageState `protogen:"open.v1"`
+	ProductVariants []*ProductVariant      `protobuf:"bytes,1,rep,name=product_variants,json=productVariants,proto3" json:"product_variants,omitempty"`
+	// The products these variants belong to, once each, for their names.
+	Products []*Product `protobuf:"bytes,2,rep,name=products,proto3" json:"products,omitempty"`
+	// Empty on the last page.
+	NextPageToken string `protobuf:"bytes,3,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OperatorServiceListProductVariantsResponse) Reset() {
+	*x = OperatorServiceListProductVariantsResponse{}
+	mi := &file_platen_v1_operator_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OperatorServiceListProductVariantsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OperatorServiceListProductVariantsResponse) ProtoMessage() {}
+
+func (x *OperatorServiceListProductVariantsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_platen_v1_operator_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OperatorServiceListProductVariantsResponse.ProtoReflect.Descriptor instead.
+func (*OperatorServiceListProductVariantsResponse) Descriptor() ([]byte, []int) {
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *OperatorServiceListProductVariantsResponse) GetProductVariants() []*ProductVariant {
+	if x != nil {
+		return x.ProductVariants
+	}
+	return nil
+}
+
+func (x *OperatorServiceListProductVariantsResponse) GetProducts() []*Product {
+	if x != nil {
+		return x.Products
+	}
+	return nil
+}
+
+func (x *OperatorServiceListProductVariantsResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
 var File_platen_v1_operator_proto protoreflect.FileDescriptor
 
 const file_platen_v1_operator_proto_rawDesc = "" +
 	"\n" +
-	"\x18platen/v1/operator.proto\x12\tplaten.v1\x1a\x1cgoogle/api/annotations.proto\x1a google/protobuf/field_mask.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1egoogle/protobuf/wrappers.proto\x1a\x17platen/v1/batches.proto\x1a\x18platen/v1/webhooks.proto\"\x9c\a\n" +
+	"\x18platen/v1/operator.proto\x12\tplaten.v1\x1a\x1cgoogle/api/annotations.proto\x1a google/protobuf/field_mask.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1egoogle/protobuf/wrappers.proto\x1a\x17platen/v1/batches.proto\x1a\x17platen/v1/catalog.proto\x1a\x18platen/v1/webhooks.proto\"\x9c\a\n" +
 	"\x05Print\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
 	"\x06family\x18\x02 \x01(\tR\x06family\x12\x17\n" +
@@ -2694,11 +2982,13 @@ const file_platen_v1_operator_proto_rawDesc = "" +
 	"\x04kind\x18\x01 \x01(\tR\x04kind\x12*\n" +
 	"\x02at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\x124\n" +
 	"\x06detail\x18\x03 \x01(\v2\x1c.google.protobuf.StringValueR\x06detail\x12C\n" +
-	"\x0eoperator_email\x18\x04 \x01(\v2\x1c.google.protobuf.StringValueR\roperatorEmail\"^\n" +
+	"\x0eoperator_email\x18\x04 \x01(\v2\x1c.google.protobuf.StringValueR\roperatorEmail\"\xc6\x01\n" +
 	"\x11OperatorPrintFile\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\x05R\x05index\x12\x10\n" +
 	"\x03url\x18\x02 \x01(\tR\x03url\x12!\n" +
-	"\fcontent_type\x18\x03 \x01(\tR\vcontentType\"\xbf\x01\n" +
+	"\fcontent_type\x18\x03 \x01(\tR\vcontentType\x120\n" +
+	"\x04size\x18\x04 \x01(\v2\x1c.google.protobuf.UInt32ValueR\x04size\x124\n" +
+	"\x06sha256\x18\x05 \x01(\v2\x1c.google.protobuf.StringValueR\x06sha256\"\xde\x02\n" +
 	"\x11ListPrintsRequest\x12\x1c\n" +
 	"\ateam_id\x18\x01 \x01(\x05H\x00R\x06teamId\x88\x01\x01\x12\x16\n" +
 	"\x06status\x18\x02 \x01(\tR\x06status\x12\x16\n" +
@@ -2706,7 +2996,10 @@ const file_platen_v1_operator_proto_rawDesc = "" +
 	"\x05query\x18\x04 \x01(\tR\x05query\x12\x1b\n" +
 	"\tpage_size\x18\x05 \x01(\x05R\bpageSize\x12\x1d\n" +
 	"\n" +
-	"page_token\x18\x06 \x01(\tR\tpageTokenB\n" +
+	"page_token\x18\x06 \x01(\tR\tpageToken\x12\x19\n" +
+	"\bstore_id\x18\a \x01(\tR\astoreId\x12?\n" +
+	"\rcreated_after\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\fcreatedAfter\x12A\n" +
+	"\x0ecreated_before\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\rcreatedBeforeB\n" +
 	"\n" +
 	"\b_team_id\"f\n" +
 	"\x12ListPrintsResponse\x12(\n" +
@@ -2731,7 +3024,16 @@ const file_platen_v1_operator_proto_rawDesc = "" +
 	"\b_team_id\"{\n" +
 	"\x17ListBatchOrdersResponse\x128\n" +
 	"\fbatch_orders\x18\x01 \x03(\v2\x15.platen.v1.BatchOrderR\vbatchOrders\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"e\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\x9c\x01\n" +
+	"&OperatorServiceCreateBatchOrderRequest\x12\x1c\n" +
+	"\ateam_id\x18\x01 \x01(\x05H\x00R\x06teamId\x88\x01\x01\x12\x1f\n" +
+	"\vorder_items\x18\x02 \x03(\tR\n" +
+	"orderItems\x12'\n" +
+	"\x0fprint_templates\x18\x03 \x03(\tR\x0eprintTemplatesB\n" +
+	"\n" +
+	"\b_team_id\"6\n" +
+	"\x19GetWebhookEndpointRequest\x12\x19\n" +
+	"\bstore_id\x18\x01 \x01(\tR\astoreId\"e\n" +
 	"\x04Team\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x05R\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x129\n" +
@@ -2907,7 +3209,18 @@ const file_platen_v1_operator_proto_rawDesc = "" +
 	"\x1aAssignPrintTemplateRequest\x12!\n" +
 	"\ftemplate_uid\x18\x01 \x01(\tR\vtemplateUid\x12&\n" +
 	"\x0fadd_variant_ids\x18\x02 \x03(\x05R\raddVariantIds\x12,\n" +
-	"\x12remove_variant_ids\x18\x03 \x03(\x05R\x10removeVariantIds2\x89\x16\n" +
+	"\x12remove_variant_ids\x18\x03 \x03(\x05R\x10removeVariantIds\"\x91\x01\n" +
+	")OperatorServiceListProductVariantsRequest\x12\x1c\n" +
+	"\ateam_id\x18\x01 \x01(\x05H\x00R\x06teamId\x88\x01\x01\x12\x1b\n" +
+	"\tpage_size\x18\x02 \x01(\x05R\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x03 \x01(\tR\tpageTokenB\n" +
+	"\n" +
+	"\b_team_id\"\xca\x01\n" +
+	"*OperatorServiceListProductVariantsResponse\x12D\n" +
+	"\x10product_variants\x18\x01 \x03(\v2\x19.platen.v1.ProductVariantR\x0fproductVariants\x12.\n" +
+	"\bproducts\x18\x02 \x03(\v2\x12.platen.v1.ProductR\bproducts\x12&\n" +
+	"\x0fnext_page_token\x18\x03 \x01(\tR\rnextPageToken2\xcb\x1a\n" +
 	"\x0fOperatorService\x12j\n" +
 	"\n" +
 	"ListPrints\x12\x1c.platen.v1.ListPrintsRequest\x1a\x1d.platen.v1.ListPrintsResponse\"\x1f\x82\xd3\xe4\x93\x02\x19\x12\x17/api/v1/operator/prints\x12d\n" +
@@ -2916,7 +3229,10 @@ const file_platen_v1_operator_proto_rawDesc = "" +
 	"RetryPrint\x12\x1c.platen.v1.RetryPrintRequest\x1a\x10.platen.v1.Print\"3\x82\xd3\xe4\x93\x02-:\x01*\"(/api/v1/operator/prints/{print_id}/retry\x12n\n" +
 	"\tFlagPrint\x12\x1b.platen.v1.FlagPrintRequest\x1a\x10.platen.v1.Print\"2\x82\xd3\xe4\x93\x02,:\x01*\"'/api/v1/operator/prints/{print_id}/flag\x12t\n" +
 	"\vCancelPrint\x12\x1d.platen.v1.CancelPrintRequest\x1a\x10.platen.v1.Print\"4\x82\xd3\xe4\x93\x02.:\x01*\")/api/v1/operator/prints/{print_id}/cancel\x12\x7f\n" +
-	"\x0fListBatchOrders\x12!.platen.v1.ListBatchOrdersRequest\x1a\".platen.v1.ListBatchOrdersResponse\"%\x82\xd3\xe4\x93\x02\x1f\x12\x1d/api/v1/operator/batch-orders\x12\x8d\x01\n" +
+	"\x0fListBatchOrders\x12!.platen.v1.ListBatchOrdersRequest\x1a\".platen.v1.ListBatchOrdersResponse\"%\x82\xd3\xe4\x93\x02\x1f\x12\x1d/api/v1/operator/batch-orders\x12\x86\x01\n" +
+	"\x10CreateBatchOrder\x121.platen.v1.OperatorServiceCreateBatchOrderRequest\x1a\x15.platen.v1.BatchOrder\"(\x82\xd3\xe4\x93\x02\":\x01*\"\x1d/api/v1/operator/batch-orders\x12z\n" +
+	"\rGetBatchOrder\x12\x1f.platen.v1.GetBatchOrderRequest\x1a\x15.platen.v1.BatchOrder\"1\x82\xd3\xe4\x93\x02+\x12)/api/v1/operator/batch-orders/{batch_uid}\x12\x8a\x01\n" +
+	"\x12GetWebhookEndpoint\x12$.platen.v1.GetWebhookEndpointRequest\x1a\x1a.platen.v1.WebhookEndpoint\"2\x82\xd3\xe4\x93\x02,\x12*/api/v1/operator/stores/{store_id}/webhook\x12\x8d\x01\n" +
 	"\x12SetWebhookEndpoint\x12$.platen.v1.SetWebhookEndpointRequest\x1a\x1a.platen.v1.WebhookEndpoint\"5\x82\xd3\xe4\x93\x02/:\x01*\x1a*/api/v1/operator/stores/{store_id}/webhook\x12\xa9\x01\n" +
 	"\x15ListWebhookDeliveries\x12'.platen.v1.ListWebhookDeliveriesRequest\x1a(.platen.v1.ListWebhookDeliveriesResponse\"=\x82\xd3\xe4\x93\x027\x125/api/v1/operator/stores/{store_id}/webhook-deliveries\x12\xb3\x01\n" +
 	"\x15ResendWebhookDelivery\x12'.platen.v1.ResendWebhookDeliveryRequest\x1a\x1a.platen.v1.WebhookDelivery\"U\x82\xd3\xe4\x93\x02O:\x01*\"J/api/v1/operator/stores/{store_id}/webhook-deliveries/{delivery_id}/resend\x12f\n" +
@@ -2936,7 +3252,8 @@ const file_platen_v1_operator_proto_rawDesc = "" +
 	"\x12ListPrintTemplates\x12$.platen.v1.ListPrintTemplatesRequest\x1a%.platen.v1.ListPrintTemplatesResponse\"(\x82\xd3\xe4\x93\x02\"\x12 /api/v1/operator/print-templates\x12\x92\x01\n" +
 	"\x13UpdatePrintTemplate\x12%.platen.v1.UpdatePrintTemplateRequest\x1a\x18.platen.v1.PrintTemplate\":\x82\xd3\xe4\x93\x024:\x01*\x1a//api/v1/operator/print-templates/{template_uid}\x12\x9d\x01\n" +
 	"\x13DeletePrintTemplate\x12%.platen.v1.DeletePrintTemplateRequest\x1a&.platen.v1.DeletePrintTemplateResponse\"7\x82\xd3\xe4\x93\x021*//api/v1/operator/print-templates/{template_uid}\x12\x99\x01\n" +
-	"\x13AssignPrintTemplate\x12%.platen.v1.AssignPrintTemplateRequest\x1a\x18.platen.v1.PrintTemplate\"A\x82\xd3\xe4\x93\x02;:\x01*\"6/api/v1/operator/print-templates/{template_uid}/assignB7Z5github.com/platen-print/platen/gen/platen/v1;platenv1b\x06proto3"
+	"\x13AssignPrintTemplate\x12%.platen.v1.AssignPrintTemplateRequest\x1a\x18.platen.v1.PrintTemplate\"A\x82\xd3\xe4\x93\x02;:\x01*\"6/api/v1/operator/print-templates/{template_uid}/assign\x12\xad\x01\n" +
+	"\x13ListProductVariants\x124.platen.v1.OperatorServiceListProductVariantsRequest\x1a5.platen.v1.OperatorServiceListProductVariantsResponse\")\x82\xd3\xe4\x93\x02#\x12!/api/v1/operator/product-variantsB7Z5github.com/platen-print/platen/gen/platen/v1;platenv1b\x06proto3"
 
 var (
 	file_platen_v1_operator_proto_rawDescOnce sync.Once
@@ -2950,142 +3267,164 @@ func file_platen_v1_operator_proto_rawDescGZIP() []byte {
 	return file_platen_v1_operator_proto_rawDescData
 }
 
-var file_platen_v1_operator_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
+var file_platen_v1_operator_proto_msgTypes = make([]protoimpl.MessageInfo, 40)
 var file_platen_v1_operator_proto_goTypes = []any{
-	(*Print)(nil),                         // 0: platen.v1.Print
-	(*PrintEvent)(nil),                    // 1: platen.v1.PrintEvent
-	(*OperatorPrintFile)(nil),             // 2: platen.v1.OperatorPrintFile
-	(*ListPrintsRequest)(nil),             // 3: platen.v1.ListPrintsRequest
-	(*ListPrintsResponse)(nil),            // 4: platen.v1.ListPrintsResponse
-	(*GetPrintRequest)(nil),               // 5: platen.v1.GetPrintRequest
-	(*RetryPrintRequest)(nil),             // 6: platen.v1.RetryPrintRequest
-	(*FlagPrintRequest)(nil),              // 7: platen.v1.FlagPrintRequest
-	(*CancelPrintRequest)(nil),            // 8: platen.v1.CancelPrintRequest
-	(*ListBatchOrdersRequest)(nil),        // 9: platen.v1.ListBatchOrdersRequest
-	(*ListBatchOrdersResponse)(nil),       // 10: platen.v1.ListBatchOrdersResponse
-	(*Team)(nil),                          // 11: platen.v1.Team
-	(*ListTeamsRequest)(nil),              // 12: platen.v1.ListTeamsRequest
-	(*ListTeamsResponse)(nil),             // 13: platen.v1.ListTeamsResponse
-	(*CreateTeamRequest)(nil),             // 14: platen.v1.CreateTeamRequest
-	(*Store)(nil),                         // 15: platen.v1.Store
-	(*ListStoresRequest)(nil),             // 16: platen.v1.ListStoresRequest
-	(*ListStoresResponse)(nil),            // 17: platen.v1.ListStoresResponse
-	(*CreateStoreRequest)(nil),            // 18: platen.v1.CreateStoreRequest
-	(*Token)(nil),                         // 19: platen.v1.Token
-	(*ListTokensRequest)(nil),             // 20: platen.v1.ListTokensRequest
-	(*ListTokensResponse)(nil),            // 21: platen.v1.ListTokensResponse
-	(*IssueTokenRequest)(nil),             // 22: platen.v1.IssueTokenRequest
-	(*IssueTokenResponse)(nil),            // 23: platen.v1.IssueTokenResponse
-	(*RevokeTokenRequest)(nil),            // 24: platen.v1.RevokeTokenRequest
-	(*PrintTemplate)(nil),                 // 25: platen.v1.PrintTemplate
-	(*PrintTemplateGrid)(nil),             // 26: platen.v1.PrintTemplateGrid
-	(*PrintTemplateSlot)(nil),             // 27: platen.v1.PrintTemplateSlot
-	(*CreatePrintTemplateRequest)(nil),    // 28: platen.v1.CreatePrintTemplateRequest
-	(*GetPrintTemplateRequest)(nil),       // 29: platen.v1.GetPrintTemplateRequest
-	(*ListPrintTemplatesRequest)(nil),     // 30: platen.v1.ListPrintTemplatesRequest
-	(*ListPrintTemplatesResponse)(nil),    // 31: platen.v1.ListPrintTemplatesResponse
-	(*UpdatePrintTemplateRequest)(nil),    // 32: platen.v1.UpdatePrintTemplateRequest
-	(*DeletePrintTemplateRequest)(nil),    // 33: platen.v1.DeletePrintTemplateRequest
-	(*DeletePrintTemplateResponse)(nil),   // 34: platen.v1.DeletePrintTemplateResponse
-	(*AssignPrintTemplateRequest)(nil),    // 35: platen.v1.AssignPrintTemplateRequest
-	(*wrapperspb.StringValue)(nil),        // 36: google.protobuf.StringValue
-	(*timestamppb.Timestamp)(nil),         // 37: google.protobuf.Timestamp
-	(*BatchOrder)(nil),                    // 38: platen.v1.BatchOrder
-	(*fieldmaskpb.FieldMask)(nil),         // 39: google.protobuf.FieldMask
-	(*SetWebhookEndpointRequest)(nil),     // 40: platen.v1.SetWebhookEndpointRequest
-	(*ListWebhookDeliveriesRequest)(nil),  // 41: platen.v1.ListWebhookDeliveriesRequest
-	(*ResendWebhookDeliveryRequest)(nil),  // 42: platen.v1.ResendWebhookDeliveryRequest
-	(*WebhookEndpoint)(nil),               // 43: platen.v1.WebhookEndpoint
-	(*ListWebhookDeliveriesResponse)(nil), // 44: platen.v1.ListWebhookDeliveriesResponse
-	(*WebhookDelivery)(nil),               // 45: platen.v1.WebhookDelivery
+	(*Print)(nil),                                      // 0: platen.v1.Print
+	(*PrintEvent)(nil),                                 // 1: platen.v1.PrintEvent
+	(*OperatorPrintFile)(nil),                          // 2: platen.v1.OperatorPrintFile
+	(*ListPrintsRequest)(nil),                          // 3: platen.v1.ListPrintsRequest
+	(*ListPrintsResponse)(nil),                         // 4: platen.v1.ListPrintsResponse
+	(*GetPrintRequest)(nil),                            // 5: platen.v1.GetPrintRequest
+	(*RetryPrintRequest)(nil),                          // 6: platen.v1.RetryPrintRequest
+	(*FlagPrintRequest)(nil),                           // 7: platen.v1.FlagPrintRequest
+	(*CancelPrintRequest)(nil),                         // 8: platen.v1.CancelPrintRequest
+	(*ListBatchOrdersRequest)(nil),                     // 9: platen.v1.ListBatchOrdersRequest
+	(*ListBatchOrdersResponse)(nil),                    // 10: platen.v1.ListBatchOrdersResponse
+	(*OperatorServiceCreateBatchOrderRequest)(nil),     // 11: platen.v1.OperatorServiceCreateBatchOrderRequest
+	(*GetWebhookEndpointRequest)(nil),                  // 12: platen.v1.GetWebhookEndpointRequest
+	(*Team)(nil),                                       // 13: platen.v1.Team
+	(*ListTeamsRequest)(nil),                           // 14: platen.v1.ListTeamsRequest
+	(*ListTeamsResponse)(nil),                          // 15: platen.v1.ListTeamsResponse
+	(*CreateTeamRequest)(nil),                          // 16: platen.v1.CreateTeamRequest
+	(*Store)(nil),                                      // 17: platen.v1.Store
+	(*ListStoresRequest)(nil),                          // 18: platen.v1.ListStoresRequest
+	(*ListStoresResponse)(nil),                         // 19: platen.v1.ListStoresResponse
+	(*CreateStoreRequest)(nil),                         // 20: platen.v1.CreateStoreRequest
+	(*Token)(nil),                                      // 21: platen.v1.Token
+	(*ListTokensRequest)(nil),                          // 22: platen.v1.ListTokensRequest
+	(*ListTokensResponse)(nil),                         // 23: platen.v1.ListTokensResponse
+	(*IssueTokenRequest)(nil),                          // 24: platen.v1.IssueTokenRequest
+	(*IssueTokenResponse)(nil),                         // 25: platen.v1.IssueTokenResponse
+	(*RevokeTokenRequest)(nil),                         // 26: platen.v1.RevokeTokenRequest
+	(*PrintTemplate)(nil),                              // 27: platen.v1.PrintTemplate
+	(*PrintTemplateGrid)(nil),                          // 28: platen.v1.PrintTemplateGrid
+	(*PrintTemplateSlot)(nil),                          // 29: platen.v1.PrintTemplateSlot
+	(*CreatePrintTemplateRequest)(nil),                 // 30: platen.v1.CreatePrintTemplateRequest
+	(*GetPrintTemplateRequest)(nil),                    // 31: platen.v1.GetPrintTemplateRequest
+	(*ListPrintTemplatesRequest)(nil),                  // 32: platen.v1.ListPrintTemplatesRequest
+	(*ListPrintTemplatesResponse)(nil),                 // 33: platen.v1.ListPrintTemplatesResponse
+	(*UpdatePrintTemplateRequest)(nil),                 // 34: platen.v1.UpdatePrintTemplateRequest
+	(*DeletePrintTemplateRequest)(nil),                 // 35: platen.v1.DeletePrintTemplateRequest
+	(*DeletePrintTemplateResponse)(nil),                // 36: platen.v1.DeletePrintTemplateResponse
+	(*AssignPrintTemplateRequest)(nil),                 // 37: platen.v1.AssignPrintTemplateRequest
+	(*OperatorServiceListProductVariantsRequest)(nil),  // 38: platen.v1.OperatorServiceListProductVariantsRequest
+	(*OperatorServiceListProductVariantsResponse)(nil), // 39: platen.v1.OperatorServiceListProductVariantsResponse
+	(*wrapperspb.StringValue)(nil),                     // 40: google.protobuf.StringValue
+	(*timestamppb.Timestamp)(nil),                      // 41: google.protobuf.Timestamp
+	(*wrapperspb.UInt32Value)(nil),                     // 42: google.protobuf.UInt32Value
+	(*BatchOrder)(nil),                                 // 43: platen.v1.BatchOrder
+	(*fieldmaskpb.FieldMask)(nil),                      // 44: google.protobuf.FieldMask
+	(*ProductVariant)(nil),                             // 45: platen.v1.ProductVariant
+	(*Product)(nil),                                    // 46: platen.v1.Product
+	(*GetBatchOrderRequest)(nil),                       // 47: platen.v1.GetBatchOrderRequest
+	(*SetWebhookEndpointRequest)(nil),                  // 48: platen.v1.SetWebhookEndpointRequest
+	(*ListWebhookDeliveriesRequest)(nil),               // 49: platen.v1.ListWebhookDeliveriesRequest
+	(*ResendWebhookDeliveryRequest)(nil),               // 50: platen.v1.ResendWebhookDeliveryRequest
+	(*WebhookEndpoint)(nil),                            // 51: platen.v1.WebhookEndpoint
+	(*ListWebhookDeliveriesResponse)(nil),              // 52: platen.v1.ListWebhookDeliveriesResponse
+	(*WebhookDelivery)(nil),                            // 53: platen.v1.WebhookDelivery
 }
 var file_platen_v1_operator_proto_depIdxs = []int32{
-	36, // 0: platen.v1.Print.error:type_name -> google.protobuf.StringValue
-	36, // 1: platen.v1.Print.order_uid:type_name -> google.protobuf.StringValue
-	36, // 2: platen.v1.Print.ecommerce_order_id:type_name -> google.protobuf.StringValue
-	36, // 3: platen.v1.Print.ecommerce_order_item_id:type_name -> google.protobuf.StringValue
-	36, // 4: platen.v1.Print.reference_number:type_name -> google.protobuf.StringValue
-	36, // 5: platen.v1.Print.external_id:type_name -> google.protobuf.StringValue
-	36, // 6: platen.v1.Print.line_external_id:type_name -> google.protobuf.StringValue
-	36, // 7: platen.v1.Print.design_version_id:type_name -> google.protobuf.StringValue
+	40, // 0: platen.v1.Print.error:type_name -> google.protobuf.StringValue
+	40, // 1: platen.v1.Print.order_uid:type_name -> google.protobuf.StringValue
+	40, // 2: platen.v1.Print.ecommerce_order_id:type_name -> google.protobuf.StringValue
+	40, // 3: platen.v1.Print.ecommerce_order_item_id:type_name -> google.protobuf.StringValue
+	40, // 4: platen.v1.Print.reference_number:type_name -> google.protobuf.StringValue
+	40, // 5: platen.v1.Print.external_id:type_name -> google.protobuf.StringValue
+	40, // 6: platen.v1.Print.line_external_id:type_name -> google.protobuf.StringValue
+	40, // 7: platen.v1.Print.design_version_id:type_name -> google.protobuf.StringValue
 	2,  // 8: platen.v1.Print.files:type_name -> platen.v1.OperatorPrintFile
-	37, // 9: platen.v1.Print.created_at:type_name -> google.protobuf.Timestamp
-	37, // 10: platen.v1.Print.updated_at:type_name -> google.protobuf.Timestamp
+	41, // 9: platen.v1.Print.created_at:type_name -> google.protobuf.Timestamp
+	41, // 10: platen.v1.Print.updated_at:type_name -> google.protobuf.Timestamp
 	1,  // 11: platen.v1.Print.history:type_name -> platen.v1.PrintEvent
-	37, // 12: platen.v1.PrintEvent.at:type_name -> google.protobuf.Timestamp
-	36, // 13: platen.v1.PrintEvent.detail:type_name -> google.protobuf.StringValue
-	36, // 14: platen.v1.PrintEvent.operator_email:type_name -> google.protobuf.StringValue
-	0,  // 15: platen.v1.ListPrintsResponse.prints:type_name -> platen.v1.Print
-	38, // 16: platen.v1.ListBatchOrdersResponse.batch_orders:type_name -> platen.v1.BatchOrder
-	37, // 17: platen.v1.Team.created_at:type_name -> google.protobuf.Timestamp
-	11, // 18: platen.v1.ListTeamsResponse.teams:type_name -> platen.v1.Team
-	36, // 19: platen.v1.Store.webhook_url:type_name -> google.protobuf.StringValue
-	37, // 20: platen.v1.Store.created_at:type_name -> google.protobuf.Timestamp
-	15, // 21: platen.v1.ListStoresResponse.stores:type_name -> platen.v1.Store
-	36, // 22: platen.v1.Token.store_id:type_name -> google.protobuf.StringValue
-	37, // 23: platen.v1.Token.created_at:type_name -> google.protobuf.Timestamp
-	37, // 24: platen.v1.Token.revoked_at:type_name -> google.protobuf.Timestamp
-	19, // 25: platen.v1.ListTokensResponse.tokens:type_name -> platen.v1.Token
-	19, // 26: platen.v1.IssueTokenResponse.token:type_name -> platen.v1.Token
-	26, // 27: platen.v1.PrintTemplate.grid:type_name -> platen.v1.PrintTemplateGrid
-	27, // 28: platen.v1.PrintTemplate.slots:type_name -> platen.v1.PrintTemplateSlot
-	37, // 29: platen.v1.PrintTemplate.created_at:type_name -> google.protobuf.Timestamp
-	37, // 30: platen.v1.PrintTemplate.updated_at:type_name -> google.protobuf.Timestamp
-	26, // 31: platen.v1.CreatePrintTemplateRequest.grid:type_name -> platen.v1.PrintTemplateGrid
-	27, // 32: platen.v1.CreatePrintTemplateRequest.slots:type_name -> platen.v1.PrintTemplateSlot
-	25, // 33: platen.v1.ListPrintTemplatesResponse.print_templates:type_name -> platen.v1.PrintTemplate
-	39, // 34: platen.v1.UpdatePrintTemplateRequest.update_mask:type_name -> google.protobuf.FieldMask
-	26, // 35: platen.v1.UpdatePrintTemplateRequest.grid:type_name -> platen.v1.PrintTemplateGrid
-	27, // 36: platen.v1.UpdatePrintTemplateRequest.slots:type_name -> platen.v1.PrintTemplateSlot
-	3,  // 37: platen.v1.OperatorService.ListPrints:input_type -> platen.v1.ListPrintsRequest
-	5,  // 38: platen.v1.OperatorService.GetPrint:input_type -> platen.v1.GetPrintRequest
-	6,  // 39: platen.v1.OperatorService.RetryPrint:input_type -> platen.v1.RetryPrintRequest
-	7,  // 40: platen.v1.OperatorService.FlagPrint:input_type -> platen.v1.FlagPrintRequest
-	8,  // 41: platen.v1.OperatorService.CancelPrint:input_type -> platen.v1.CancelPrintRequest
-	9,  // 42: platen.v1.OperatorService.ListBatchOrders:input_type -> platen.v1.ListBatchOrdersRequest
-	40, // 43: platen.v1.OperatorService.SetWebhookEndpoint:input_type -> platen.v1.SetWebhookEndpointRequest
-	41, // 44: platen.v1.OperatorService.ListWebhookDeliveries:input_type -> platen.v1.ListWebhookDeliveriesRequest
-	42, // 45: platen.v1.OperatorService.ResendWebhookDelivery:input_type -> platen.v1.ResendWebhookDeliveryRequest
-	12, // 46: platen.v1.OperatorService.ListTeams:input_type -> platen.v1.ListTeamsRequest
-	14, // 47: platen.v1.OperatorService.CreateTeam:input_type -> platen.v1.CreateTeamRequest
-	16, // 48: platen.v1.OperatorService.ListStores:input_type -> platen.v1.ListStoresRequest
-	18, // 49: platen.v1.OperatorService.CreateStore:input_type -> platen.v1.CreateStoreRequest
-	20, // 50: platen.v1.OperatorService.ListTokens:input_type -> platen.v1.ListTokensRequest
-	22, // 51: platen.v1.OperatorService.IssueToken:input_type -> platen.v1.IssueTokenRequest
-	24, // 52: platen.v1.OperatorService.RevokeToken:input_type -> platen.v1.RevokeTokenRequest
-	28, // 53: platen.v1.OperatorService.CreatePrintTemplate:input_type -> platen.v1.CreatePrintTemplateRequest
-	29, // 54: platen.v1.OperatorService.GetPrintTemplate:input_type -> platen.v1.GetPrintTemplateRequest
-	30, // 55: platen.v1.OperatorService.ListPrintTemplates:input_type -> platen.v1.ListPrintTemplatesRequest
-	32, // 56: platen.v1.OperatorService.UpdatePrintTemplate:input_type -> platen.v1.UpdatePrintTemplateRequest
-	33, // 57: platen.v1.OperatorService.DeletePrintTemplate:input_type -> platen.v1.DeletePrintTemplateRequest
-	35, // 58: platen.v1.OperatorService.AssignPrintTemplate:input_type -> platen.v1.AssignPrintTemplateRequest
-	4,  // 59: platen.v1.OperatorService.ListPrints:output_type -> platen.v1.ListPrintsResponse
-	0,  // 60: platen.v1.OperatorService.GetPrint:output_type -> platen.v1.Print
-	0,  // 61: platen.v1.OperatorService.RetryPrint:output_type -> platen.v1.Print
-	0,  // 62: platen.v1.OperatorService.FlagPrint:output_type -> platen.v1.Print
-	0,  // 63: platen.v1.OperatorService.CancelPrint:output_type -> platen.v1.Print
-	10, // 64: platen.v1.OperatorService.ListBatchOrders:output_type -> platen.v1.ListBatchOrdersResponse
-	43, // 65: platen.v1.OperatorService.SetWebhookEndpoint:output_type -> platen.v1.WebhookEndpoint
-	44, // 66: platen.v1.OperatorService.ListWebhookDeliveries:output_type -> platen.v1.ListWebhookDeliveriesResponse
-	45, // 67: platen.v1.OperatorService.ResendWebhookDelivery:output_type -> platen.v1.WebhookDelivery
-	13, // 68: platen.v1.OperatorService.ListTeams:output_type -> platen.v1.ListTeamsResponse
-	11, // 69: platen.v1.OperatorService.CreateTeam:output_type -> platen.v1.Team
-	17, // 70: platen.v1.OperatorService.ListStores:output_type -> platen.v1.ListStoresResponse
-	15, // 71: platen.v1.OperatorService.CreateStore:output_type -> platen.v1.Store
-	21, // 72: platen.v1.OperatorService.ListTokens:output_type -> platen.v1.ListTokensResponse
-	23, // 73: platen.v1.OperatorService.IssueToken:output_type -> platen.v1.IssueTokenResponse
-	19, // 74: platen.v1.OperatorService.RevokeToken:output_type -> platen.v1.Token
-	25, // 75: platen.v1.OperatorService.CreatePrintTemplate:output_type -> platen.v1.PrintTemplate
-	25, // 76: platen.v1.OperatorService.GetPrintTemplate:output_type -> platen.v1.PrintTemplate
-	31, // 77: platen.v1.OperatorService.ListPrintTemplates:output_type -> platen.v1.ListPrintTemplatesResponse
-	25, // 78: platen.v1.OperatorService.UpdatePrintTemplate:output_type -> platen.v1.PrintTemplate
-	34, // 79: platen.v1.OperatorService.DeletePrintTemplate:output_type -> platen.v1.DeletePrintTemplateResponse
-	25, // 80: platen.v1.OperatorService.AssignPrintTemplate:output_type -> platen.v1.PrintTemplate
-	59, // [59:81] is the sub-list for method output_type
-	37, // [37:59] is the sub-list for method input_type
-	37, // [37:37] is the sub-list for extension type_name
-	37, // [37:37] is the sub-list for extension extendee
-	0,  // [0:37] is the sub-list for field type_name
+	41, // 12: platen.v1.PrintEvent.at:type_name -> google.protobuf.Timestamp
+	40, // 13: platen.v1.PrintEvent.detail:type_name -> google.protobuf.StringValue
+	40, // 14: platen.v1.PrintEvent.operator_email:type_name -> google.protobuf.StringValue
+	42, // 15: platen.v1.OperatorPrintFile.size:type_name -> google.protobuf.UInt32Value
+	40, // 16: platen.v1.OperatorPrintFile.sha256:type_name -> google.protobuf.StringValue
+	41, // 17: platen.v1.ListPrintsRequest.created_after:type_name -> google.protobuf.Timestamp
+	41, // 18: platen.v1.ListPrintsRequest.created_before:type_name -> google.protobuf.Timestamp
+	0,  // 19: platen.v1.ListPrintsResponse.prints:type_name -> platen.v1.Print
+	43, // 20: platen.v1.ListBatchOrdersResponse.batch_orders:type_name -> platen.v1.BatchOrder
+	41, // 21: platen.v1.Team.created_at:type_name -> google.protobuf.Timestamp
+	13, // 22: platen.v1.ListTeamsResponse.teams:type_name -> platen.v1.Team
+	40, // 23: platen.v1.Store.webhook_url:type_name -> google.protobuf.StringValue
+	41, // 24: platen.v1.Store.created_at:type_name -> google.protobuf.Timestamp
+	17, // 25: platen.v1.ListStoresResponse.stores:type_name -> platen.v1.Store
+	40, // 26: platen.v1.Token.store_id:type_name -> google.protobuf.StringValue
+	41, // 27: platen.v1.Token.created_at:type_name -> google.protobuf.Timestamp
+	41, // 28: platen.v1.Token.revoked_at:type_name -> google.protobuf.Timestamp
+	21, // 29: platen.v1.ListTokensResponse.tokens:type_name -> platen.v1.Token
+	21, // 30: platen.v1.IssueTokenResponse.token:type_name -> platen.v1.Token
+	28, // 31: platen.v1.PrintTemplate.grid:type_name -> platen.v1.PrintTemplateGrid
+	29, // 32: platen.v1.PrintTemplate.slots:type_name -> platen.v1.PrintTemplateSlot
+	41, // 33: platen.v1.PrintTemplate.created_at:type_name -> google.protobuf.Timestamp
+	41, // 34: platen.v1.PrintTemplate.updated_at:type_name -> google.protobuf.Timestamp
+	28, // 35: platen.v1.CreatePrintTemplateRequest.grid:type_name -> platen.v1.PrintTemplateGrid
+	29, // 36: platen.v1.CreatePrintTemplateRequest.slots:type_name -> platen.v1.PrintTemplateSlot
+	27, // 37: platen.v1.ListPrintTemplatesResponse.print_templates:type_name -> platen.v1.PrintTemplate
+	44, // 38: platen.v1.UpdatePrintTemplateRequest.update_mask:type_name -> google.protobuf.FieldMask
+	28, // 39: platen.v1.UpdatePrintTemplateRequest.grid:type_name -> platen.v1.PrintTemplateGrid
+	29, // 40: platen.v1.UpdatePrintTemplateRequest.slots:type_name -> platen.v1.PrintTemplateSlot
+	45, // 41: platen.v1.OperatorServiceListProductVariantsResponse.product_variants:type_name -> platen.v1.ProductVariant
+	46, // 42: platen.v1.OperatorServiceListProductVariantsResponse.products:type_name -> platen.v1.Product
+	3,  // 43: platen.v1.OperatorService.ListPrints:input_type -> platen.v1.ListPrintsRequest
+	5,  // 44: platen.v1.OperatorService.GetPrint:input_type -> platen.v1.GetPrintRequest
+	6,  // 45: platen.v1.OperatorService.RetryPrint:input_type -> platen.v1.RetryPrintRequest
+	7,  // 46: platen.v1.OperatorService.FlagPrint:input_type -> platen.v1.FlagPrintRequest
+	8,  // 47: platen.v1.OperatorService.CancelPrint:input_type -> platen.v1.CancelPrintRequest
+	9,  // 48: platen.v1.OperatorService.ListBatchOrders:input_type -> platen.v1.ListBatchOrdersRequest
+	11, // 49: platen.v1.OperatorService.CreateBatchOrder:input_type -> platen.v1.OperatorServiceCreateBatchOrderRequest
+	47, // 50: platen.v1.OperatorService.GetBatchOrder:input_type -> platen.v1.GetBatchOrderRequest
+	12, // 51: platen.v1.OperatorService.GetWebhookEndpoint:input_type -> platen.v1.GetWebhookEndpointRequest
+	48, // 52: platen.v1.OperatorService.SetWebhookEndpoint:input_type -> platen.v1.SetWebhookEndpointRequest
+	49, // 53: platen.v1.OperatorService.ListWebhookDeliveries:input_type -> platen.v1.ListWebhookDeliveriesRequest
+	50, // 54: platen.v1.OperatorService.ResendWebhookDelivery:input_type -> platen.v1.ResendWebhookDeliveryRequest
+	14, // 55: platen.v1.OperatorService.ListTeams:input_type -> platen.v1.ListTeamsRequest
+	16, // 56: platen.v1.OperatorService.CreateTeam:input_type -> platen.v1.CreateTeamRequest
+	18, // 57: platen.v1.OperatorService.ListStores:input_type -> platen.v1.ListStoresRequest
+	20, // 58: platen.v1.OperatorService.CreateStore:input_type -> platen.v1.CreateStoreRequest
+	22, // 59: platen.v1.OperatorService.ListTokens:input_type -> platen.v1.ListTokensRequest
+	24, // 60: platen.v1.OperatorService.IssueToken:input_type -> platen.v1.IssueTokenRequest
+	26, // 61: platen.v1.OperatorService.RevokeToken:input_type -> platen.v1.RevokeTokenRequest
+	30, // 62: platen.v1.OperatorService.CreatePrintTemplate:input_type -> platen.v1.CreatePrintTemplateRequest
+	31, // 63: platen.v1.OperatorService.GetPrintTemplate:input_type -> platen.v1.GetPrintTemplateRequest
+	32, // 64: platen.v1.OperatorService.ListPrintTemplates:input_type -> platen.v1.ListPrintTemplatesRequest
+	34, // 65: platen.v1.OperatorService.UpdatePrintTemplate:input_type -> platen.v1.UpdatePrintTemplateRequest
+	35, // 66: platen.v1.OperatorService.DeletePrintTemplate:input_type -> platen.v1.DeletePrintTemplateRequest
+	37, // 67: platen.v1.OperatorService.AssignPrintTemplate:input_type -> platen.v1.AssignPrintTemplateRequest
+	38, // 68: platen.v1.OperatorService.ListProductVariants:input_type -> platen.v1.OperatorServiceListProductVariantsRequest
+	4,  // 69: platen.v1.OperatorService.ListPrints:output_type -> platen.v1.ListPrintsResponse
+	0,  // 70: platen.v1.OperatorService.GetPrint:output_type -> platen.v1.Print
+	0,  // 71: platen.v1.OperatorService.RetryPrint:output_type -> platen.v1.Print
+	0,  // 72: platen.v1.OperatorService.FlagPrint:output_type -> platen.v1.Print
+	0,  // 73: platen.v1.OperatorService.CancelPrint:output_type -> platen.v1.Print
+	10, // 74: platen.v1.OperatorService.ListBatchOrders:output_type -> platen.v1.ListBatchOrdersResponse
+	43, // 75: platen.v1.OperatorService.CreateBatchOrder:output_type -> platen.v1.BatchOrder
+	43, // 76: platen.v1.OperatorService.GetBatchOrder:output_type -> platen.v1.BatchOrder
+	51, // 77: platen.v1.OperatorService.GetWebhookEndpoint:output_type -> platen.v1.WebhookEndpoint
+	51, // 78: platen.v1.OperatorService.SetWebhookEndpoint:output_type -> platen.v1.WebhookEndpoint
+	52, // 79: platen.v1.OperatorService.ListWebhookDeliveries:output_type -> platen.v1.ListWebhookDeliveriesResponse
+	53, // 80: platen.v1.OperatorService.ResendWebhookDelivery:output_type -> platen.v1.WebhookDelivery
+	15, // 81: platen.v1.OperatorService.ListTeams:output_type -> platen.v1.ListTeamsResponse
+	13, // 82: platen.v1.OperatorService.CreateTeam:output_type -> platen.v1.Team
+	19, // 83: platen.v1.OperatorService.ListStores:output_type -> platen.v1.ListStoresResponse
+	17, // 84: platen.v1.OperatorService.CreateStore:output_type -> platen.v1.Store
+	23, // 85: platen.v1.OperatorService.ListTokens:output_type -> platen.v1.ListTokensResponse
+	25, // 86: platen.v1.OperatorService.IssueToken:output_type -> platen.v1.IssueTokenResponse
+	21, // 87: platen.v1.OperatorService.RevokeToken:output_type -> platen.v1.Token
+	27, // 88: platen.v1.OperatorService.CreatePrintTemplate:output_type -> platen.v1.PrintTemplate
+	27, // 89: platen.v1.OperatorService.GetPrintTemplate:output_type -> platen.v1.PrintTemplate
+	33, // 90: platen.v1.OperatorService.ListPrintTemplates:output_type -> platen.v1.ListPrintTemplatesResponse
+	27, // 91: platen.v1.OperatorService.UpdatePrintTemplate:output_type -> platen.v1.PrintTemplate
+	36, // 92: platen.v1.OperatorService.DeletePrintTemplate:output_type -> platen.v1.DeletePrintTemplateResponse
+	27, // 93: platen.v1.OperatorService.AssignPrintTemplate:output_type -> platen.v1.PrintTemplate
+	39, // 94: platen.v1.OperatorService.ListProductVariants:output_type -> platen.v1.OperatorServiceListProductVariantsResponse
+	69, // [69:95] is the sub-list for method output_type
+	43, // [43:69] is the sub-list for method input_type
+	43, // [43:43] is the sub-list for extension type_name
+	43, // [43:43] is the sub-list for extension extendee
+	0,  // [0:43] is the sub-list for field type_name
 }
 
 func init() { file_platen_v1_operator_proto_init() }
@@ -3094,23 +3433,26 @@ func file_platen_v1_operator_proto_init() {
 		return
 	}
 	file_platen_v1_batches_proto_init()
+	file_platen_v1_catalog_proto_init()
 	file_platen_v1_webhooks_proto_init()
 	file_platen_v1_operator_proto_msgTypes[3].OneofWrappers = []any{}
 	file_platen_v1_operator_proto_msgTypes[9].OneofWrappers = []any{}
-	file_platen_v1_operator_proto_msgTypes[16].OneofWrappers = []any{}
+	file_platen_v1_operator_proto_msgTypes[11].OneofWrappers = []any{}
 	file_platen_v1_operator_proto_msgTypes[18].OneofWrappers = []any{}
 	file_platen_v1_operator_proto_msgTypes[20].OneofWrappers = []any{}
 	file_platen_v1_operator_proto_msgTypes[22].OneofWrappers = []any{}
-	file_platen_v1_operator_proto_msgTypes[28].OneofWrappers = []any{}
+	file_platen_v1_operator_proto_msgTypes[24].OneofWrappers = []any{}
 	file_platen_v1_operator_proto_msgTypes[30].OneofWrappers = []any{}
 	file_platen_v1_operator_proto_msgTypes[32].OneofWrappers = []any{}
+	file_platen_v1_operator_proto_msgTypes[34].OneofWrappers = []any{}
+	file_platen_v1_operator_proto_msgTypes[38].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_platen_v1_operator_proto_rawDesc), len(file_platen_v1_operator_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   36,
+			NumMessages:   40,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

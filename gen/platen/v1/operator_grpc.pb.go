@@ -25,6 +25,9 @@ const (
 	OperatorService_FlagPrint_FullMethodName             = "/platen.v1.OperatorService/FlagPrint"
 	OperatorService_CancelPrint_FullMethodName           = "/platen.v1.OperatorService/CancelPrint"
 	OperatorService_ListBatchOrders_FullMethodName       = "/platen.v1.OperatorService/ListBatchOrders"
+	OperatorService_CreateBatchOrder_FullMethodName      = "/platen.v1.OperatorService/CreateBatchOrder"
+	OperatorService_GetBatchOrder_FullMethodName         = "/platen.v1.OperatorService/GetBatchOrder"
+	OperatorService_GetWebhookEndpoint_FullMethodName    = "/platen.v1.OperatorService/GetWebhookEndpoint"
 	OperatorService_SetWebhookEndpoint_FullMethodName    = "/platen.v1.OperatorService/SetWebhookEndpoint"
 	OperatorService_ListWebhookDeliveries_FullMethodName = "/platen.v1.OperatorService/ListWebhookDeliveries"
 	OperatorService_ResendWebhookDelivery_FullMethodName = "/platen.v1.OperatorService/ResendWebhookDelivery"
@@ -41,6 +44,7 @@ const (
 	OperatorService_UpdatePrintTemplate_FullMethodName   = "/platen.v1.OperatorService/UpdatePrintTemplate"
 	OperatorService_DeletePrintTemplate_FullMethodName   = "/platen.v1.OperatorService/DeletePrintTemplate"
 	OperatorService_AssignPrintTemplate_FullMethodName   = "/platen.v1.OperatorService/AssignPrintTemplate"
+	OperatorService_ListProductVariants_FullMethodName   = "/platen.v1.OperatorService/ListProductVariants"
 )
 
 // OperatorServiceClient is the client API for OperatorService service.
@@ -48,11 +52,11 @@ const (
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
 // OperatorService is the operator panel's API, also for grpcurl: prints of
-// both families, batches, print templates, and (staff only) teams, stores and
-// tokens. Its caller is an operator account: staff see every team, a team
-// member sees their own team only (another team's resource is NOT_FOUND, a
-// team_id other than their own PERMISSION_DENIED). The conventions are
-// OrderService's.
+// both families, batches, print templates, stores and their webhooks, and
+// (staff only) teams, new stores and tokens. Its caller is an operator
+// account: staff see every team, a team member sees their own team only
+// (another team's resource is NOT_FOUND, a team_id other than their own
+// PERMISSION_DENIED). The conventions are OrderService's.
 type OperatorServiceClient interface {
 	// ListPrints lists prints of both families, newest first.
 	ListPrints(ctx context.Context, in *ListPrintsRequest, opts ...grpc.CallOption) (*ListPrintsResponse, error)
@@ -68,6 +72,14 @@ type OperatorServiceClient interface {
 	CancelPrint(ctx context.Context, in *CancelPrintRequest, opts ...grpc.CallOption) (*Print, error)
 	// ListBatchOrders lists batch orders, newest first.
 	ListBatchOrders(ctx context.Context, in *ListBatchOrdersRequest, opts ...grpc.CallOption) (*ListBatchOrdersResponse, error)
+	// CreateBatchOrder creates a batch order as BatchService's does, for the
+	// team named (staff) or the operator's own team.
+	CreateBatchOrder(ctx context.Context, in *OperatorServiceCreateBatchOrderRequest, opts ...grpc.CallOption) (*BatchOrder, error)
+	// GetBatchOrder returns a batch order of a team the operator sees.
+	GetBatchOrder(ctx context.Context, in *GetBatchOrderRequest, opts ...grpc.CallOption) (*BatchOrder, error)
+	// GetWebhookEndpoint returns a store's webhook endpoint with its secret;
+	// NOT_FOUND when none is set.
+	GetWebhookEndpoint(ctx context.Context, in *GetWebhookEndpointRequest, opts ...grpc.CallOption) (*WebhookEndpoint, error)
 	// SetWebhookEndpoint sets a store's webhook URL or rotates its secret, as
 	// WebhookService's does for the store's own token.
 	SetWebhookEndpoint(ctx context.Context, in *SetWebhookEndpointRequest, opts ...grpc.CallOption) (*WebhookEndpoint, error)
@@ -80,7 +92,8 @@ type OperatorServiceClient interface {
 	ListTeams(ctx context.Context, in *ListTeamsRequest, opts ...grpc.CallOption) (*ListTeamsResponse, error)
 	// CreateTeam creates a team (staff only); names are unique.
 	CreateTeam(ctx context.Context, in *CreateTeamRequest, opts ...grpc.CallOption) (*Team, error)
-	// ListStores lists stores (staff only) by store id.
+	// ListStores lists stores by store id: every team's for staff (or team_id's),
+	// a team operator's own team's (another team_id is PERMISSION_DENIED).
 	ListStores(ctx context.Context, in *ListStoresRequest, opts ...grpc.CallOption) (*ListStoresResponse, error)
 	// CreateStore assigns a new store id to a team (staff only), with a fresh
 	// webhook signing secret.
@@ -107,6 +120,10 @@ type OperatorServiceClient interface {
 	// AssignPrintTemplate assigns a print template to variants of its team and
 	// unassigns it from others.
 	AssignPrintTemplate(ctx context.Context, in *AssignPrintTemplateRequest, opts ...grpc.CallOption) (*PrintTemplate, error)
+	// ListProductVariants lists a team's product variants, newest first, with
+	// their products: the variants a print template of the team may be
+	// assigned to.
+	ListProductVariants(ctx context.Context, in *OperatorServiceListProductVariantsRequest, opts ...grpc.CallOption) (*OperatorServiceListProductVariantsResponse, error)
 }
 
 type operatorServiceClient struct {
@@ -171,6 +188,36 @@ func (c *operatorServiceClient) ListBatchOrders(ctx context.Context, in *ListBat
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ListBatchOrdersResponse)
 	err := c.cc.Invoke(ctx, OperatorService_ListBatchOrders_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *operatorServiceClient) CreateBatchOrder(ctx context.Context, in *OperatorServiceCreateBatchOrderRequest, opts ...grpc.CallOption) (*BatchOrder, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(BatchOrder)
+	err := c.cc.Invoke(ctx, OperatorService_CreateBatchOrder_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *operatorServiceClient) GetBatchOrder(ctx context.Context, in *GetBatchOrderRequest, opts ...grpc.CallOption) (*BatchOrder, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(BatchOrder)
+	err := c.cc.Invoke(ctx, OperatorService_GetBatchOrder_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *operatorServiceClient) GetWebhookEndpoint(ctx context.Context, in *GetWebhookEndpointRequest, opts ...grpc.CallOption) (*WebhookEndpoint, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(WebhookEndpoint)
+	err := c.cc.Invoke(ctx, OperatorService_GetWebhookEndpoint_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -337,16 +384,26 @@ func (c *operatorServiceClient) AssignPrintTemplate(ctx context.Context, in *Ass
 	return out, nil
 }
 
+func (c *operatorServiceClient) ListProductVariants(ctx context.Context, in *OperatorServiceListProductVariantsRequest, opts ...grpc.CallOption) (*OperatorServiceListProductVariantsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(OperatorServiceListProductVariantsResponse)
+	err := c.cc.Invoke(ctx, OperatorService_ListProductVariants_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // OperatorServiceServer is the server API for OperatorService service.
 // All implementations must embed UnimplementedOperatorServiceServer
 // for forward compatibility.
 //
 // OperatorService is the operator panel's API, also for grpcurl: prints of
-// both families, batches, print templates, and (staff only) teams, stores and
-// tokens. Its caller is an operator account: staff see every team, a team
-// member sees their own team only (another team's resource is NOT_FOUND, a
-// team_id other than their own PERMISSION_DENIED). The conventions are
-// OrderService's.
+// both families, batches, print templates, stores and their webhooks, and
+// (staff only) teams, new stores and tokens. Its caller is an operator
+// account: staff see every team, a team member sees their own team only
+// (another team's resource is NOT_FOUND, a team_id other than their own
+// PERMISSION_DENIED). The conventions are OrderService's.
 type OperatorServiceServer interface {
 	// ListPrints lists prints of both families, newest first.
 	ListPrints(context.Context, *ListPrintsRequest) (*ListPrintsResponse, error)
@@ -362,6 +419,14 @@ type OperatorServiceServer interface {
 	CancelPrint(context.Context, *CancelPrintRequest) (*Print, error)
 	// ListBatchOrders lists batch orders, newest first.
 	ListBatchOrders(context.Context, *ListBatchOrdersRequest) (*ListBatchOrdersResponse, error)
+	// CreateBatchOrder creates a batch order as BatchService's does, for the
+	// team named (staff) or the operator's own team.
+	CreateBatchOrder(context.Context, *OperatorServiceCreateBatchOrderRequest) (*BatchOrder, error)
+	// GetBatchOrder returns a batch order of a team the operator sees.
+	GetBatchOrder(context.Context, *GetBatchOrderRequest) (*BatchOrder, error)
+	// GetWebhookEndpoint returns a store's webhook endpoint with its secret;
+	// NOT_FOUND when none is set.
+	GetWebhookEndpoint(context.Context, *GetWebhookEndpointRequest) (*WebhookEndpoint, error)
 	// SetWebhookEndpoint sets a store's webhook URL or rotates its secret, as
 	// WebhookService's does for the store's own token.
 	SetWebhookEndpoint(context.Context, *SetWebhookEndpointRequest) (*WebhookEndpoint, error)
@@ -374,7 +439,8 @@ type OperatorServiceServer interface {
 	ListTeams(context.Context, *ListTeamsRequest) (*ListTeamsResponse, error)
 	// CreateTeam creates a team (staff only); names are unique.
 	CreateTeam(context.Context, *CreateTeamRequest) (*Team, error)
-	// ListStores lists stores (staff only) by store id.
+	// ListStores lists stores by store id: every team's for staff (or team_id's),
+	// a team operator's own team's (another team_id is PERMISSION_DENIED).
 	ListStores(context.Context, *ListStoresRequest) (*ListStoresResponse, error)
 	// CreateStore assigns a new store id to a team (staff only), with a fresh
 	// webhook signing secret.
@@ -401,6 +467,10 @@ type OperatorServiceServer interface {
 	// AssignPrintTemplate assigns a print template to variants of its team and
 	// unassigns it from others.
 	AssignPrintTemplate(context.Context, *AssignPrintTemplateRequest) (*PrintTemplate, error)
+	// ListProductVariants lists a team's product variants, newest first, with
+	// their products: the variants a print template of the team may be
+	// assigned to.
+	ListProductVariants(context.Context, *OperatorServiceListProductVariantsRequest) (*OperatorServiceListProductVariantsResponse, error)
 	mustEmbedUnimplementedOperatorServiceServer()
 }
 
@@ -428,6 +498,15 @@ func (UnimplementedOperatorServiceServer) CancelPrint(context.Context, *CancelPr
 }
 func (UnimplementedOperatorServiceServer) ListBatchOrders(context.Context, *ListBatchOrdersRequest) (*ListBatchOrdersResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListBatchOrders not implemented")
+}
+func (UnimplementedOperatorServiceServer) CreateBatchOrder(context.Context, *OperatorServiceCreateBatchOrderRequest) (*BatchOrder, error) {
+	return nil, status.Error(codes.Unimplemented, "method CreateBatchOrder not implemented")
+}
+func (UnimplementedOperatorServiceServer) GetBatchOrder(context.Context, *GetBatchOrderRequest) (*BatchOrder, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetBatchOrder not implemented")
+}
+func (UnimplementedOperatorServiceServer) GetWebhookEndpoint(context.Context, *GetWebhookEndpointRequest) (*WebhookEndpoint, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetWebhookEndpoint not implemented")
 }
 func (UnimplementedOperatorServiceServer) SetWebhookEndpoint(context.Context, *SetWebhookEndpointRequest) (*WebhookEndpoint, error) {
 	return nil, status.Error(codes.Unimplemented, "method SetWebhookEndpoint not implemented")
@@ -476,6 +555,9 @@ func (UnimplementedOperatorServiceServer) DeletePrintTemplate(context.Context, *
 }
 func (UnimplementedOperatorServiceServer) AssignPrintTemplate(context.Context, *AssignPrintTemplateRequest) (*PrintTemplate, error) {
 	return nil, status.Error(codes.Unimplemented, "method AssignPrintTemplate not implemented")
+}
+func (UnimplementedOperatorServiceServer) ListProductVariants(context.Context, *OperatorServiceListProductVariantsRequest) (*OperatorServiceListProductVariantsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListProductVariants not implemented")
 }
 func (UnimplementedOperatorServiceServer) mustEmbedUnimplementedOperatorServiceServer() {}
 func (UnimplementedOperatorServiceServer) testEmbeddedByValue()                         {}
@@ -602,6 +684,60 @@ func _OperatorService_ListBatchOrders_Handler(srv interface{}, ctx context.Conte
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(OperatorServiceServer).ListBatchOrders(ctx, req.(*ListBatchOrdersRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _OperatorService_CreateBatchOrder_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(OperatorServiceCreateBatchOrderRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperatorServiceServer).CreateBatchOrder(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperatorService_CreateBatchOrder_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperatorServiceServer).CreateBatchOrder(ctx, req.(*OperatorServiceCreateBatchOrderRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _OperatorService_GetBatchOrder_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetBatchOrderRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperatorServiceServer).GetBatchOrder(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperatorService_GetBatchOrder_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperatorServiceServer).GetBatchOrder(ctx, req.(*GetBatchOrderRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _OperatorService_GetWebhookEndpoint_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetWebhookEndpointRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperatorServiceServer).GetWebhookEndpoint(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperatorService_GetWebhookEndpoint_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperatorServiceServer).GetWebhookEndpoint(ctx, req.(*GetWebhookEndpointRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -894,6 +1030,24 @@ func _OperatorService_AssignPrintTemplate_Handler(srv interface{}, ctx context.C
 	return interceptor(ctx, in, info, handler)
 }
 
+func _OperatorService_ListProductVariants_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(OperatorServiceListProductVariantsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperatorServiceServer).ListProductVariants(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperatorService_ListProductVariants_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperatorServiceServer).ListProductVariants(ctx, req.(*OperatorServiceListProductVariantsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // OperatorService_ServiceDesc is the grpc.ServiceDesc for OperatorService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -924,6 +1078,18 @@ var OperatorService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListBatchOrders",
 			Handler:    _OperatorService_ListBatchOrders_Handler,
+		},
+		{
+			MethodName: "CreateBatchOrder",
+			Handler:    _OperatorService_CreateBatchOrder_Handler,
+		},
+		{
+			MethodName: "GetBatchOrder",
+			Handler:    _OperatorService_GetBatchOrder_Handler,
+		},
+		{
+			MethodName: "GetWebhookEndpoint",
+			Handler:    _OperatorService_GetWebhookEndpoint_Handler,
 		},
 		{
 			MethodName: "SetWebhookEndpoint",
@@ -988,6 +1154,10 @@ var OperatorService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "AssignPrintTemplate",
 			Handler:    _OperatorService_AssignPrintTemplate_Handler,
+		},
+		{
+			MethodName: "ListProductVariants",
+			Handler:    _OperatorService_ListProductVariants_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

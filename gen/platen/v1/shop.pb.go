@@ -454,7 +454,13 @@ type ShopPrintFile struct {
 	// Download link {public_url}/v1/shop/files/{print_id}/{index}?token=...,
 	// signed for this order and valid for 7 days; a plain GET redirects (302)
 	// to the file.
-	Url           string `protobuf:"bytes,4,opt,name=url,proto3" json:"url,omitempty"`
+	Url string `protobuf:"bytes,4,opt,name=url,proto3" json:"url,omitempty"`
+	// Size of the file in bytes (extension), as stored; null for a file
+	// stored before sizes and digests were kept.
+	Size *wrapperspb.UInt32Value `protobuf:"bytes,5,opt,name=size,proto3" json:"size,omitempty"`
+	// SHA-256 of the file (extension), 64 lowercase hex digits as sha256sum
+	// prints them, hashed as it was stored; null as size is.
+	Sha256        *wrapperspb.StringValue `protobuf:"bytes,6,opt,name=sha256,proto3" json:"sha256,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -517,6 +523,20 @@ func (x *ShopPrintFile) GetUrl() string {
 	return ""
 }
 
+func (x *ShopPrintFile) GetSize() *wrapperspb.UInt32Value {
+	if x != nil {
+		return x.Size
+	}
+	return nil
+}
+
+func (x *ShopPrintFile) GetSha256() *wrapperspb.StringValue {
+	if x != nil {
+		return x.Sha256
+	}
+	return nil
+}
+
 var File_platen_v1_shop_proto protoreflect.FileDescriptor
 
 const file_platen_v1_shop_proto_rawDesc = "" +
@@ -551,12 +571,14 @@ const file_platen_v1_shop_proto_rawDesc = "" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
 	"\x06status\x18\x02 \x01(\tR\x06status\x12.\n" +
 	"\x05files\x18\x03 \x03(\v2\x18.platen.v1.ShopPrintFileR\x05files\x122\n" +
-	"\x05error\x18\x04 \x01(\v2\x1c.google.protobuf.StringValueR\x05error\"c\n" +
+	"\x05error\x18\x04 \x01(\v2\x1c.google.protobuf.StringValueR\x05error\"\xcb\x01\n" +
 	"\rShopPrintFile\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\x05R\x05index\x12\x12\n" +
 	"\x04type\x18\x02 \x01(\tR\x04type\x12\x16\n" +
 	"\x06copies\x18\x03 \x01(\x05R\x06copies\x12\x10\n" +
-	"\x03url\x18\x04 \x01(\tR\x03url2\xf3\x01\n" +
+	"\x03url\x18\x04 \x01(\tR\x03url\x120\n" +
+	"\x04size\x18\x05 \x01(\v2\x1c.google.protobuf.UInt32ValueR\x04size\x124\n" +
+	"\x06sha256\x18\x06 \x01(\v2\x1c.google.protobuf.StringValueR\x06sha2562\xf3\x01\n" +
 	"\vShopService\x12n\n" +
 	"\x0fCreateShopOrder\x12!.platen.v1.CreateShopOrderRequest\x1a\x1c.platen.v1.ShopOrderResponse\"\x1a\x82\xd3\xe4\x93\x02\x14:\x01*\"\x0f/v1/shop/orders\x12t\n" +
 	"\fGetShopOrder\x12\x1e.platen.v1.GetShopOrderRequest\x1a\x1c.platen.v1.ShopOrderResponse\"&\x82\xd3\xe4\x93\x02 \x12\x1e/v1/shop/orders/{order_ref=**}B7Z5github.com/platen-print/platen/gen/platen/v1;platenv1b\x06proto3"
@@ -584,23 +606,26 @@ var file_platen_v1_shop_proto_goTypes = []any{
 	(*ShopPrint)(nil),              // 6: platen.v1.ShopPrint
 	(*ShopPrintFile)(nil),          // 7: platen.v1.ShopPrintFile
 	(*wrapperspb.StringValue)(nil), // 8: google.protobuf.StringValue
+	(*wrapperspb.UInt32Value)(nil), // 9: google.protobuf.UInt32Value
 }
 var file_platen_v1_shop_proto_depIdxs = []int32{
-	1, // 0: platen.v1.CreateShopOrderRequest.lines:type_name -> platen.v1.ShopOrderLineInput
-	4, // 1: platen.v1.ShopOrderResponse.data:type_name -> platen.v1.ShopOrder
-	5, // 2: platen.v1.ShopOrder.lines:type_name -> platen.v1.ShopOrderLine
-	6, // 3: platen.v1.ShopOrderLine.prints:type_name -> platen.v1.ShopPrint
-	7, // 4: platen.v1.ShopPrint.files:type_name -> platen.v1.ShopPrintFile
-	8, // 5: platen.v1.ShopPrint.error:type_name -> google.protobuf.StringValue
-	0, // 6: platen.v1.ShopService.CreateShopOrder:input_type -> platen.v1.CreateShopOrderRequest
-	2, // 7: platen.v1.ShopService.GetShopOrder:input_type -> platen.v1.GetShopOrderRequest
-	3, // 8: platen.v1.ShopService.CreateShopOrder:output_type -> platen.v1.ShopOrderResponse
-	3, // 9: platen.v1.ShopService.GetShopOrder:output_type -> platen.v1.ShopOrderResponse
-	8, // [8:10] is the sub-list for method output_type
-	6, // [6:8] is the sub-list for method input_type
-	6, // [6:6] is the sub-list for extension type_name
-	6, // [6:6] is the sub-list for extension extendee
-	0, // [0:6] is the sub-list for field type_name
+	1,  // 0: platen.v1.CreateShopOrderRequest.lines:type_name -> platen.v1.ShopOrderLineInput
+	4,  // 1: platen.v1.ShopOrderResponse.data:type_name -> platen.v1.ShopOrder
+	5,  // 2: platen.v1.ShopOrder.lines:type_name -> platen.v1.ShopOrderLine
+	6,  // 3: platen.v1.ShopOrderLine.prints:type_name -> platen.v1.ShopPrint
+	7,  // 4: platen.v1.ShopPrint.files:type_name -> platen.v1.ShopPrintFile
+	8,  // 5: platen.v1.ShopPrint.error:type_name -> google.protobuf.StringValue
+	9,  // 6: platen.v1.ShopPrintFile.size:type_name -> google.protobuf.UInt32Value
+	8,  // 7: platen.v1.ShopPrintFile.sha256:type_name -> google.protobuf.StringValue
+	0,  // 8: platen.v1.ShopService.CreateShopOrder:input_type -> platen.v1.CreateShopOrderRequest
+	2,  // 9: platen.v1.ShopService.GetShopOrder:input_type -> platen.v1.GetShopOrderRequest
+	3,  // 10: platen.v1.ShopService.CreateShopOrder:output_type -> platen.v1.ShopOrderResponse
+	3,  // 11: platen.v1.ShopService.GetShopOrder:output_type -> platen.v1.ShopOrderResponse
+	10, // [10:12] is the sub-list for method output_type
+	8,  // [8:10] is the sub-list for method input_type
+	8,  // [8:8] is the sub-list for extension type_name
+	8,  // [8:8] is the sub-list for extension extendee
+	0,  // [0:8] is the sub-list for field type_name
 }
 
 func init() { file_platen_v1_shop_proto_init() }

@@ -2,24 +2,10 @@
 // each step prints one JSON line {"step", "ok", "detail"}; screenshots go
 // to OUT. The Go test reads the lines and fails the steps that did not
 // hold. Configuration comes from the environment (see browser_test.go).
-const { chromium } = require('playwright-core');
-
-const env = process.env;
-const base = env.BASE;
-
-function report(step, ok, detail) {
-  console.log(JSON.stringify({ step, ok, detail: detail || '' }));
-}
-
-async function signIn(page, email, password) {
-  await page.goto(base + '/operator/prints');
-  await page.fill('input[name=email]', email);
-  await page.fill('input[name=password]', password);
-  await Promise.all([page.waitForURL('**/operator/prints'), page.click('button')]);
-}
+const { env, base, report, launch, signIn, run } = require('./lib.js');
 
 async function main() {
-  const browser = await chromium.launch({ executablePath: env.CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox'] });
+  const browser = await launch();
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   let alerts = 0;
   page.on('dialog', async (d) => {
@@ -86,4 +72,4 @@ async function main() {
   await browser.close();
 }
 
-main().catch((e) => { report('the run', false, String(e && e.stack || e)); process.exit(1); });
+run(main);

@@ -1,0 +1,31 @@
+// What every browser script of the panel shares: the report line the Go
+// test reads, the browser launch and the sign-in.
+const { chromium } = require('playwright-core');
+
+const env = process.env;
+const base = env.BASE;
+
+// report prints one step's outcome as the JSON line browser_test.go reads.
+function report(step, ok, detail) {
+  console.log(JSON.stringify({ step, ok: Boolean(ok), detail: detail || '' }));
+}
+
+// launch starts Debian's chromium (never a downloaded browser).
+async function launch() {
+  return chromium.launch({ executablePath: env.CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox'] });
+}
+
+// signIn signs page in as an operator and waits for the prints list.
+async function signIn(page, email, password) {
+  await page.goto(base + '/operator/prints');
+  await page.fill('input[name=email]', email);
+  await page.fill('input[name=password]', password);
+  await Promise.all([page.waitForURL('**/operator/prints'), page.click('button')]);
+}
+
+// run runs a script's main, reporting a thrown error as a failed step.
+function run(main) {
+  main().catch((e) => { report('the run', false, String((e && e.stack) || e)); process.exit(1); });
+}
+
+module.exports = { env, base, report, launch, signIn, run };

@@ -1,0 +1,190 @@
+package panel_test
+
+import (
+	"fmt"
+	"html"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/platen-print/platen/internal/config"
+	"github.com/platen-print/platen/internal/platentest"
+)
+
+// hookReceiver is a webhook endpoint on loopback that answers 200 and
+// counts the requests it gets.
+type hookReceiver struct {
+	*httptest.Server
+	got atomic.Int32
+}
+
+func newHookReceiver(t *testing.T) *hookReceiver {
+	t.Helper()
+	h := &hookReceiver{}
+	h.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { h.got.Add(1) }))
+	t.Cleanup(h.Close)
+	return h
+}
+
+// wait waits until the receiver has had n requests.
+func (h *hookReceiver) wait(t *testing.T, n int32) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for h.got.Load() < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("the receiver had %d requests, want %d", h.got.Load(), n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+var (
+	deliveryRow = regexp.MustCompile(`data-delivery="([^"]+)"`)
+	secretCode  = regexp.MustCompile(`<code class="secret">([^<]+)</code>`)
+)
+
+// TestThePanelManagesStoreWebhooks: a team's operator lists their team's
+// stores only, sets a store's URL (not without the form's token; a bad URL
+// answered 400 with the API's message, the URL as typed shown as text),
+// reads the secret the API has, rotates it (a new one, shown at once),
+// sees a delivery in the log (filtered by status) and resends it, which
+// reaches the receiver again; another team's store is 404 everywhere.
+func TestThePanelManagesStoreWebhooks(t *testing.T) {
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		hooks := newHookReceiver(t)
+		srv := platentest.StartWith(t, b, func(c *config.Config) { c.AllowPrivateNetwork = true })
+		acme := srv.Bootstrap(t, "acme", "acme-shop")
+		srv.Bootstrap(t, "other", "other-shop")
+		member := srv.TeamOperator(t, "ada@example.com", acme.TeamID)
+		br := newBrowser(t, srv.BaseURL)
+		br.signIn(member.Email, member.Password)
+
+		resp, page := br.do("GET", "/operator/webhooks", nil)
+		if resp.StatusCode != http.StatusOK || !strings.Contains(page, `data-store="acme-shop"`) || strings.Contains(page, "other-shop") {
+			t.Fatalf("the stores: %d\n%s", resp.StatusCode, page)
+		}
+		const store = "/operator/webhooks/acme-shop"
+		resp, page = br.do("GET", store, nil)
+		if resp.StatusCode != http.StatusOK || !strings.Contains(page, "No URL yet") || strings.Contains(page, "Rotate the secret") {
+			t.Fatalf("a store with no URL: %d\n%s", resp.StatusCode, page)
+		}
+		csrf := csrfField.FindStringSubmatch(page)[1]
+
+		if resp, _ := br.do("POST", store, url.Values{"url": {hooks.URL}}); resp.StatusCode != http.StatusForbidden {
+			t.Errorf("setting the URL without the form's token: %d", resp.StatusCode)
+		}
+		bad := `ftp://<b>x</b>`
+		resp, page = br.do("POST", store, url.Values{"url": {bad}, "csrf": {csrf}})
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(page, "must be an absolute http or https URL") ||
+			!strings.Contains(page, `value="`+html.EscapeString(bad)+`"`) || strings.Contains(page, bad) {
+			t.Errorf("a bad URL: %d\n%s", resp.StatusCode, page)
+		}
+		if resp, _ := br.do("POST", store, url.Values{"url": {hooks.URL + "/hooks"}, "csrf": {csrf}}); resp.StatusCode != http.StatusSeeOther ||
+			resp.Header.Get("Location") != store+"?done=url" {
+			t.Fatalf("setting the URL: %d %s", resp.StatusCode, resp.Header.Get("Location"))
+		}
+		api := srv.Do(t, "GET", "/api/v1/operator/stores/acme-shop/webhook", member.Token, nil).Object(t)
+		resp, page = br.do("GET", store+"?done=url", nil)
+		if m := secretCode.FindStringSubmatch(page); resp.StatusCode != http.StatusOK || m == nil || html.UnescapeString(m[1]) != api["secret"] ||
+			!strings.Contains(page, hooks.URL+"/hooks") || !strings.Contains(page, "The webhook URL is saved.") || strings.Contains(page, `<details id="secret" open>`) {
+			t.Fatalf("the endpoint (the API says %v): %d\n%s", api, resp.StatusCode, page)
+		}
+
+		if resp, _ := br.do("POST", store+"/rotate", url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != store+"?done=rotate" {
+			t.Fatalf("rotating: %d %s", resp.StatusCode, resp.Header.Get("Location"))
+		}
+		_, page = br.do("GET", store+"?done=rotate", nil)
+		if m := secretCode.FindStringSubmatch(page); m == nil || html.UnescapeString(m[1]) == api["secret"] || !strings.HasPrefix(m[1], "whsec_") ||
+			!strings.Contains(page, `<details id="secret" open>`) || !strings.Contains(page, "still signs until") {
+			t.Errorf("after the rotation, the secret was %v:\n%s", api["secret"], page)
+		}
+
+		order(t, srv, acme, "1001") // its ready print is an event for the store
+		hooks.wait(t, 1)
+		var id string
+		deadline := time.Now().Add(30 * time.Second)
+		for id == "" {
+			if _, page = br.do("GET", store+"?status=delivered", nil); deliveryRow.MatchString(page) {
+				id = deliveryRow.FindStringSubmatch(page)[1]
+			} else if time.Now().After(deadline) {
+				t.Fatalf("no delivery delivered in the log:\n%s", page)
+			}
+		}
+		if !strings.Contains(page, "order_item.print_file.ready") || !strings.Contains(page, "HTTP 200 in") {
+			t.Errorf("the delivery's row:\n%s", page)
+		}
+		if _, page := br.do("GET", store+"?status=failed", nil); deliveryRow.MatchString(page) || !strings.Contains(page, "No deliveries failed.") {
+			t.Errorf("the failed deliveries:\n%s", page)
+		}
+		if resp, _ := br.do("GET", store+"?status=lost", nil); resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("a status that is none: %d", resp.StatusCode)
+		}
+		if resp, _ := br.do("POST", store+"/deliveries/"+id+"/resend", url.Values{}); resp.StatusCode != http.StatusForbidden {
+			t.Errorf("a resend without the form's token: %d", resp.StatusCode)
+		}
+		if resp, _ := br.do("POST", store+"/deliveries/"+id+"/resend", url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusSeeOther ||
+			resp.Header.Get("Location") != store+"?done=resend" {
+			t.Fatalf("resend: %d %s", resp.StatusCode, resp.Header.Get("Location"))
+		}
+		hooks.wait(t, 2)
+
+		const theirs = "/operator/webhooks/other-shop"
+		for _, call := range []struct {
+			method, path string
+			form         url.Values
+		}{
+			{"GET", theirs, nil},
+			{"POST", theirs, url.Values{"url": {hooks.URL}, "csrf": {csrf}}},
+			{"POST", theirs + "/rotate", url.Values{"csrf": {csrf}}},
+			{"POST", theirs + "/deliveries/" + id + "/resend", url.Values{"csrf": {csrf}}},
+			{"GET", "/operator/webhooks/nowhere", nil},
+		} {
+			if resp, page := br.do(call.method, call.path, call.form); resp.StatusCode != http.StatusNotFound || strings.Contains(page, "whsec_") {
+				t.Errorf("%s %s: %d", call.method, call.path, resp.StatusCode)
+			}
+		}
+		if resp, _ := br.do("GET", fmt.Sprintf("/operator/webhooks?team_id=%d", acme.TeamID+1), nil); resp.StatusCode != http.StatusForbidden {
+			t.Errorf("another team's stores: %d", resp.StatusCode)
+		}
+	})
+}
+
+// TestStaffSeeEveryStoresWebhook: staff list every team's stores, and
+// reach any store's page.
+func TestStaffSeeEveryStoresWebhook(t *testing.T) {
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		srv := platentest.Start(t, b)
+		srv.Bootstrap(t, "acme", "acme-shop")
+		srv.Bootstrap(t, "other", "other-shop")
+		staff := srv.Staff(t, "grace@example.com")
+		br := newBrowser(t, srv.BaseURL)
+		br.signIn(staff.Email, staff.Password)
+		if resp, page := br.do("GET", "/operator/webhooks", nil); resp.StatusCode != http.StatusOK ||
+			!strings.Contains(page, `data-store="acme-shop"`) || !strings.Contains(page, `data-store="other-shop"`) {
+			t.Errorf("every store: %d\n%s", resp.StatusCode, page)
+		}
+		if resp, _ := br.do("GET", "/operator/webhooks/other-shop", nil); resp.StatusCode != http.StatusOK {
+			t.Errorf("another team's store, for staff: %d", resp.StatusCode)
+		}
+		if resp, page := br.do("POST", "/operator/webhooks/other-shop/rotate", url.Values{"csrf": {csrfOf(t, br, "/operator/webhooks")}}); resp.StatusCode != http.StatusBadRequest ||
+			!strings.Contains(page, "set the store&#39;s webhook URL first") {
+			t.Errorf("rotating the secret of a store with no URL: %d\n%s", resp.StatusCode, page)
+		}
+	})
+}
+
+// csrfOf reads the form token of a page.
+func csrfOf(t *testing.T, br *browser, path string) string {
+	t.Helper()
+	_, page := br.do("GET", path, nil)
+	m := csrfField.FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("no form token on %s:\n%s", path, page)
+	}
+	return m[1]
+}
