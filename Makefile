@@ -5,7 +5,7 @@ GOTOOL := $(GO) tool -modfile=tools/go.mod
 GATEWAY_V1 := github.com/grpc-ecosystem/grpc-gateway@v1.16.0
 TEST_FLAGS ?= -race -count=1 -timeout 20m
 
-.PHONY: help run build test fuzz test-tools missing-test-tools install-test-tools bench bench-render bench-batch bench-webhooks bench-hostile generate generate-proto generate-ent googleapis lint lint-openapi verify
+.PHONY: help run build test fuzz test-tools missing-test-tools install-test-tools bench bench-render bench-batch bench-webhooks bench-hostile bench-prints generate generate-proto generate-ent googleapis lint lint-openapi verify
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -43,6 +43,9 @@ bench-webhooks: build ## run only the webhook latency benchmarks
 
 bench-hostile: build ## run only the hostile-input benchmarks: what each attack costs another team
 	$(GO) run ./cmd/platen-bench -platen bin/platen -suites hostile $(BENCH_FLAGS)
+
+bench-prints: build ## run only the operator's prints list over 100,000 seeded prints
+	$(GO) run ./cmd/platen-bench -platen bin/platen -suites prints $(BENCH_FLAGS)
 
 generate: generate-proto generate-ent ## regenerate gen/ and ent/
 

@@ -240,6 +240,16 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{OrdersColumns[4], OrdersColumns[1], OrdersColumns[3]},
 			},
+			{
+				Name:    "order_ecommerce_order_id",
+				Unique:  false,
+				Columns: []*schema.Column{OrdersColumns[6]},
+			},
+			{
+				Name:    "order_ecommerce_order_number",
+				Unique:  false,
+				Columns: []*schema.Column{OrdersColumns[7]},
+			},
 		},
 	}
 	// OrderItemsColumns holds the columns for the "order_items" table.
@@ -294,6 +304,11 @@ var (
 				Columns: []*schema.Column{OrderItemsColumns[4], OrderItemsColumns[7]},
 			},
 			{
+				Name:    "orderitem_order_id_position",
+				Unique:  false,
+				Columns: []*schema.Column{OrderItemsColumns[23], OrderItemsColumns[6]},
+			},
+			{
 				Name:    "orderitem_team_id_created_at_uid",
 				Unique:  false,
 				Columns: []*schema.Column{OrderItemsColumns[4], OrderItemsColumns[1], OrderItemsColumns[3]},
@@ -302,6 +317,26 @@ var (
 				Name:    "orderitem_created_at_uid",
 				Unique:  false,
 				Columns: []*schema.Column{OrderItemsColumns[1], OrderItemsColumns[3]},
+			},
+			{
+				Name:    "orderitem_print_status_created_at_uid",
+				Unique:  false,
+				Columns: []*schema.Column{OrderItemsColumns[17], OrderItemsColumns[1], OrderItemsColumns[3]},
+			},
+			{
+				Name:    "orderitem_store_id_created_at_uid",
+				Unique:  false,
+				Columns: []*schema.Column{OrderItemsColumns[5], OrderItemsColumns[1], OrderItemsColumns[3]},
+			},
+			{
+				Name:    "orderitem_ecommerce_order_item_id",
+				Unique:  false,
+				Columns: []*schema.Column{OrderItemsColumns[7]},
+			},
+			{
+				Name:    "orderitem_design_version_id",
+				Unique:  false,
+				Columns: []*schema.Column{OrderItemsColumns[16]},
 			},
 		},
 	}
@@ -520,6 +555,11 @@ var (
 				Unique:  true,
 				Columns: []*schema.Column{ShopOrdersColumns[4], ShopOrdersColumns[5]},
 			},
+			{
+				Name:    "shoporder_external_id",
+				Unique:  false,
+				Columns: []*schema.Column{ShopOrdersColumns[5]},
+			},
 		},
 	}
 	// ShopPrintsColumns holds the columns for the "shop_prints" table.
@@ -575,6 +615,26 @@ var (
 				Name:    "shopprint_created_at_uid",
 				Unique:  false,
 				Columns: []*schema.Column{ShopPrintsColumns[1], ShopPrintsColumns[3]},
+			},
+			{
+				Name:    "shopprint_status_created_at_uid",
+				Unique:  false,
+				Columns: []*schema.Column{ShopPrintsColumns[10], ShopPrintsColumns[1], ShopPrintsColumns[3]},
+			},
+			{
+				Name:    "shopprint_store_id_created_at_uid",
+				Unique:  false,
+				Columns: []*schema.Column{ShopPrintsColumns[5], ShopPrintsColumns[1], ShopPrintsColumns[3]},
+			},
+			{
+				Name:    "shopprint_line_external_id",
+				Unique:  false,
+				Columns: []*schema.Column{ShopPrintsColumns[7]},
+			},
+			{
+				Name:    "shopprint_design_version_id",
+				Unique:  false,
+				Columns: []*schema.Column{ShopPrintsColumns[8]},
 			},
 		},
 	}

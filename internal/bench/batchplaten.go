@@ -78,20 +78,31 @@ func newPlatenBatcher(ctx context.Context, platen string, e *env) (*platenBatche
 // staffOperator creates the staff operator with `platen admin operator
 // create` and returns its operator API token.
 func (e *env) staffOperator(ctx context.Context, platen string) (string, error) {
-	raw, err := e.admin(ctx, platen, "operator", "create", "--email", operatorEmail, "--staff")
+	created, err := e.createOperator(ctx, platen, "--email", operatorEmail, "--staff")
+	return created.Token, err
+}
+
+// createdOperator is what `platen admin operator create` prints.
+type createdOperator struct {
+	Email    string `json:"email"`
+	Password string `json:"password"`
+	Token    string `json:"token"`
+}
+
+// createOperator runs `platen admin operator create` with args.
+func (e *env) createOperator(ctx context.Context, platen string, args ...string) (createdOperator, error) {
+	var out createdOperator
+	raw, err := e.admin(ctx, platen, append([]string{"operator", "create"}, args...)...)
 	if err != nil {
-		return "", err
-	}
-	var out struct {
-		Token string `json:"token"`
+		return out, err
 	}
 	if err := json.Unmarshal(raw, &out); err != nil {
-		return "", fmt.Errorf("admin operator create printed %q: %w", tail(raw), err)
+		return out, fmt.Errorf("admin operator create printed %q: %w", tail(raw), err)
 	}
-	if !strings.HasPrefix(out.Token, "plo_") {
-		return "", fmt.Errorf("admin operator create printed no operator token: %q", tail(raw))
+	if !strings.HasPrefix(out.Token, "plo_") || out.Password == "" {
+		return out, fmt.Errorf("admin operator create printed no operator token and password: %q", tail(raw))
 	}
-	return out.Token, nil
+	return out, nil
 }
 
 // cardVariant creates a category, a product and the variant whose

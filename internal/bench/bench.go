@@ -72,9 +72,10 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var o Options
 	var scenarios, suites string
-	fs.StringVar(&suites, "suites", "http,render,batch,webhooks,hostile", "comma-separated suites: http (the scenarios), render (time, memory, throughput of rendering; POST to ready), "+
+	fs.StringVar(&suites, "suites", "http,render,batch,webhooks,hostile,prints", "comma-separated suites: http (the scenarios), render (time, memory, throughput of rendering; POST to ready), "+
 		"batch (200 items on SRA3 sheets: pdfcpu grid against Platen's POST to Ready), "+
-		"webhooks (Family B orders at a steady rate: print ready to webhook arrived), hostile (each attack: what another team's order, /healthz and memory pay)")
+		"webhooks (Family B orders at a steady rate: print ready to webhook arrived), hostile (each attack: what another team's order, /healthz and memory pay), "+
+		"prints (the operator's prints list over 100,000 seeded prints: every filter and search)")
 	fs.StringVar(&o.Platen, "platen", "bin/platen", "path of the platen binary to benchmark")
 	fs.IntVar(&o.Concurrency, "c", 32, "concurrent connections (closed loop: one request in flight each)")
 	fs.DurationVar(&o.Duration, "d", 15*time.Second, "measured duration of each scenario")
@@ -91,6 +92,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	batchOptions := batchFlags(fs)
 	hookOptions := hookFlags(fs)
 	hostile := hostileFlags(fs)
+	printsOptions := printsFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: platen-bench [flags]\n\nBenchmarks platen serve over HTTP on SQLite (and PostgreSQL with -postgres),\n"+
 			"then rendering (-suites render): the reference page through platen render and platen serve,\n"+
@@ -125,8 +127,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	xo := hostile(o.Platen, o.PostgresURL)
 	xo.Photo = ro.Photo
 	bo := batchOptions(o.Platen, o.PostgresURL, ro.Photo)
+	po := printsOptions(o.Platen, o.PostgresURL)
 	if err == nil {
-		err = checkSuites(run, o, ro, bo, ho, xo)
+		err = checkSuites(run, o, ro, bo, ho, xo, po)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "platen-bench: %v\n", err)
@@ -146,6 +149,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if slices.Contains(run, "hostile") && ctx.Err() == nil {
 		err = errors.Join(err, RunHostile(ctx, xo, stdout, stderr))
+	}
+	if slices.Contains(run, "prints") && ctx.Err() == nil {
+		err = errors.Join(err, RunPrints(ctx, po, stdout, stderr))
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "platen-bench: %v\n", err)
@@ -167,7 +173,7 @@ func commaList(s string) []string {
 
 // checkSuites checks the suites asked for and their options before any
 // runs, so that a typo fails at once rather than after the first suite.
-func checkSuites(suites []string, o Options, ro RenderOptions, bo BatchOptions, ho HookOptions, xo HostileOptions) error {
+func checkSuites(suites []string, o Options, ro RenderOptions, bo BatchOptions, ho HookOptions, xo HostileOptions, po PrintsOptions) error {
 	if len(suites) == 0 {
 		return errors.New("no -suites")
 	}
@@ -184,8 +190,10 @@ func checkSuites(suites []string, o Options, ro RenderOptions, bo BatchOptions, 
 			err = ho.validate()
 		case "hostile":
 			err = xo.validate()
+		case "prints":
+			err = po.validate()
 		default:
-			err = fmt.Errorf("unknown suite %q (known: http, render, batch, webhooks, hostile)", s)
+			err = fmt.Errorf("unknown suite %q (known: http, render, batch, webhooks, hostile, prints)", s)
 		}
 		if err != nil {
 			return err

@@ -118,7 +118,15 @@ type bootstrapOutput struct {
 // startEnv bootstraps a fresh data directory (and db) and starts platen
 // serve on it, with extra flags, returning once /readyz answers 200. On
 // success the caller must call stop.
-func startEnv(ctx context.Context, platen string, db database, logw io.Writer, extra ...string) (_ *env, err error) {
+func startEnv(ctx context.Context, platen string, db database, logw io.Writer, extra ...string) (*env, error) {
+	return startEnvWith(ctx, platen, db, logw, nil, extra...)
+}
+
+// startEnvWith is startEnv that runs prepare once the database is
+// bootstrapped, before the server starts; common are the flags that name
+// the data dir and database to platen's commands.
+func startEnvWith(ctx context.Context, platen string, db database, logw io.Writer,
+	prepare func(e *env, common []string) error, extra ...string) (_ *env, err error) {
 	e := &env{
 		run:     strconv.FormatInt(time.Now().UnixNano(), 36),
 		storeID: storeID,
@@ -148,6 +156,11 @@ func startEnv(ctx context.Context, platen string, db database, logw io.Writer, e
 
 	if err := e.bootstrap(ctx, platen, common); err != nil {
 		return e, err
+	}
+	if prepare != nil {
+		if err := prepare(e, common); err != nil {
+			return e, err
+		}
 	}
 
 	ports, err := freePorts(2)

@@ -293,8 +293,8 @@ func (s *Server) startHTTP(ctx context.Context) error {
 	return nil
 }
 
-// startJanitor forgets expired idempotency keys and operator sessions
-// once an hour.
+// startJanitor forgets expired idempotency keys and operator sessions,
+// and refreshes the query planner's statistics, once an hour.
 func (s *Server) startJanitor() {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.onShutdown(func(context.Context) error { cancel(); return nil })
@@ -311,6 +311,9 @@ func (s *Server) startJanitor() {
 				slog.Warn("purge operator sessions", "error", err)
 			} else if n > 0 {
 				slog.Info("purged expired operator sessions", "count", n)
+			}
+			if err := s.db.Optimize(ctx); err != nil && ctx.Err() == nil {
+				slog.Warn("optimize the database", "error", err)
 			}
 			select {
 			case <-ctx.Done():

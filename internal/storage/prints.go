@@ -5,6 +5,8 @@ import (
 	"context"
 	"slices"
 
+	"entgo.io/ent/dialect/sql"
+
 	"github.com/platen-print/platen/ent"
 	"github.com/platen-print/platen/ent/designversion"
 	"github.com/platen-print/platen/ent/order"
@@ -84,9 +86,7 @@ func (s *Prints) listA(ctx context.Context, q prints.Query) ([]*prints.Print, er
 			orderitem.And(orderitem.CreatedAt(c.CreatedAt), orderitem.UIDLT(c.UID))))
 	}
 	if q.Search != "" {
-		where = append(where, orderitem.Or(orderitem.UID(q.Search), orderitem.EcommerceOrderItemID(q.Search),
-			orderitem.DesignVersionID(q.Search), orderitem.HasOrderWith(order.Or(order.UID(q.Search),
-				order.EcommerceOrderID(q.Search), order.EcommerceOrderNumber(q.Search)))))
+		where = append(where, searchA.matching(q.Search))
 	}
 	rows, err := s.db.read.OrderItem.Query().Where(where...).
 		Order(ent.Desc(orderitem.FieldCreatedAt), ent.Desc(orderitem.FieldUID)).Limit(q.PageSize + 1).
@@ -99,6 +99,57 @@ func (s *Prints) listA(ctx context.Context, q prints.Query) ([]*prints.Print, er
 		out[i] = printOfItem(r)
 	}
 	return out, nil
+}
+
+// references are where a family's search looks for its text: columns of
+// the print's own table, and columns of its order's, which the print
+// names by orderColumn.
+type references struct {
+	table, orderColumn, orderTable string
+	columns, orderColumns          []string
+}
+
+var (
+	searchA = references{
+		table: orderitem.Table, columns: []string{orderitem.FieldUID, orderitem.FieldEcommerceOrderItemID, orderitem.FieldDesignVersionID},
+		orderColumn: orderitem.FieldOrderID, orderTable: order.Table,
+		orderColumns: []string{order.FieldUID, order.FieldEcommerceOrderID, order.FieldEcommerceOrderNumber},
+	}
+	searchB = references{
+		table: shopprint.Table, columns: []string{shopprint.FieldUID, shopprint.FieldLineExternalID, shopprint.FieldDesignVersionID},
+		orderColumn: shopprint.FieldShopOrderID, orderTable: shoporder.Table,
+		orderColumns: []string{shoporder.FieldReferenceNumber, shoporder.FieldExternalID},
+	}
+)
+
+// matching is a predicate on the family's table: the print is one that
+// text names in any of its references. It is written as its id among a
+// UNION ALL of one lookup per reference, each on its column's index, so
+// that both databases find the few matches first and order only those.
+// The plainer OR of the references (with the order's as Ent's EXISTS, or
+// as an IN) had each planner walk the whole list newest first instead,
+// testing every row: 150 ms (SQLite) and 40 ms (PostgreSQL) a search
+// over 100,000 prints, against well under 1 ms this way.
+func (r references) matching(text string) func(*sql.Selector) {
+	return func(s *sql.Selector) {
+		b := sql.Dialect(s.Dialect())
+		lookup := func(where func(t *sql.SelectTable) *sql.Predicate) *sql.Selector {
+			t := b.Table(r.table)
+			return b.Select(t.C("id")).From(t).Where(where(t))
+		}
+		orders := b.Table(r.orderTable)
+		var ofOrder []*sql.Predicate
+		for _, c := range r.orderColumns {
+			ofOrder = append(ofOrder, sql.EQ(orders.C(c), text))
+		}
+		union := lookup(func(t *sql.SelectTable) *sql.Predicate {
+			return sql.In(t.C(r.orderColumn), b.Select(orders.C("id")).From(orders).Where(sql.Or(ofOrder...)))
+		})
+		for _, c := range r.columns {
+			union.UnionAll(lookup(func(t *sql.SelectTable) *sql.Predicate { return sql.EQ(t.C(c), text) }))
+		}
+		s.Where(sql.In(s.C("id"), union))
+	}
 }
 
 // itemPrintFields are what a Family A print shows of its item.
@@ -148,9 +199,7 @@ func (s *Prints) listB(ctx context.Context, q prints.Query) ([]*prints.Print, er
 			shopprint.And(shopprint.CreatedAt(c.CreatedAt), shopprint.UIDLT(c.UID))))
 	}
 	if q.Search != "" {
-		where = append(where, shopprint.Or(shopprint.UID(q.Search), shopprint.LineExternalID(q.Search),
-			shopprint.DesignVersionID(q.Search), shopprint.HasOrderWith(shoporder.Or(shoporder.ReferenceNumber(q.Search),
-				shoporder.ExternalID(q.Search)))))
+		where = append(where, searchB.matching(q.Search))
 	}
 	rows, err := s.db.read.ShopPrint.Query().Where(where...).
 		Order(ent.Desc(shopprint.FieldCreatedAt), ent.Desc(shopprint.FieldUID)).Limit(q.PageSize + 1).

@@ -1,0 +1,90 @@
+package printseed
+
+import (
+	"cmp"
+	"net/url"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// Filter is a query of the operator's prints list, as its URL parameters
+// say it and as a brute-force match over the seed answers it.
+type Filter struct {
+	TeamID                      int
+	Status, Family, StoreID     string
+	Search                      string
+	CreatedAfter, CreatedBefore time.Time
+}
+
+// Values are the filter's query parameters of GET /api/v1/operator/prints.
+func (f Filter) Values() url.Values {
+	v := url.Values{}
+	set := func(name, value string) {
+		if value != "" {
+			v.Set(name, value)
+		}
+	}
+	if f.TeamID != 0 {
+		v.Set("team_id", strconv.Itoa(f.TeamID))
+	}
+	set("status", f.Status)
+	set("family", f.Family)
+	set("store_id", f.StoreID)
+	set("query", f.Search)
+	if !f.CreatedAfter.IsZero() {
+		v.Set("created_after", f.CreatedAfter.Format(time.RFC3339Nano))
+	}
+	if !f.CreatedBefore.IsZero() {
+		v.Set("created_before", f.CreatedBefore.Format(time.RFC3339Nano))
+	}
+	return v
+}
+
+// Match says whether the list should hold p.
+func (f Filter) Match(p *Print) bool {
+	switch {
+	case f.TeamID != 0 && p.TeamID != f.TeamID,
+		f.Status != "" && p.Status != f.Status,
+		f.Family != "" && p.Family != f.Family,
+		f.StoreID != "" && p.StoreID != f.StoreID,
+		!f.CreatedAfter.IsZero() && p.CreatedAt.Before(f.CreatedAfter),
+		!f.CreatedBefore.IsZero() && !p.CreatedAt.Before(f.CreatedBefore):
+		return false
+	}
+	return f.Search == "" || slices.Contains(p.references(), f.Search)
+}
+
+// references are every value a search finds p by.
+func (p *Print) references() []string {
+	refs := []string{p.ID, p.OrderUID, p.EcommerceOrderID, p.EcommerceOrderNumber, p.EcommerceOrderItemID,
+		p.ReferenceNumber, p.ExternalID, p.LineExternalID, p.DesignVersionID}
+	return slices.DeleteFunc(refs, func(s string) bool { return s == "" })
+}
+
+// Page is the ids the list answers on page (from 0) of size, as the
+// service orders prints: newest first, then by id, descending.
+func Page(prints []Print, f Filter, page, size int) []string {
+	var ids []string
+	skip := page * size
+	for i := range prints {
+		if !f.Match(&prints[i]) {
+			continue
+		}
+		if skip > 0 {
+			skip--
+			continue
+		}
+		if ids = append(ids, prints[i].ID); len(ids) == size {
+			break
+		}
+	}
+	return ids
+}
+
+// SortNewestFirst orders prints as the list does.
+func SortNewestFirst(prints []Print) {
+	slices.SortFunc(prints, func(a, b Print) int {
+		return cmp.Or(b.CreatedAt.Compare(a.CreatedAt), cmp.Compare(b.ID, a.ID))
+	})
+}
