@@ -5,7 +5,7 @@ GOTOOL := $(GO) tool -modfile=tools/go.mod
 GATEWAY_V1 := github.com/grpc-ecosystem/grpc-gateway@v1.16.0
 TEST_FLAGS ?= -race -count=1 -timeout 20m
 
-.PHONY: help run build test fuzz test-tools missing-test-tools install-test-tools bench bench-render bench-batch bench-webhooks bench-hostile bench-prints generate generate-proto generate-ent googleapis lint lint-openapi verify
+.PHONY: help run build test cover fuzz test-tools missing-test-tools install-test-tools bench bench-render bench-batch bench-webhooks bench-hostile bench-prints generate generate-proto generate-ent googleapis lint lint-openapi verify
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -18,9 +18,30 @@ run: build ## start platen serve on the embedded defaults (SQLite in ./data); RU
 build: ## build bin/platen
 	$(GO) build -o bin/platen ./cmd/platen
 
-test: test-tools ## run every test (PostgreSQL too when PLATEN_TEST_POSTGRES_URL is set)
+# Coverage is measured across packages (a test of one package counts for
+# the code of every package it runs) and includes the processes the tests
+# start, which write theirs to GOCOVERDIR: the CLI tests' platen binary,
+# built with -cover when GOCOVERDIR is set. (Render processes end before
+# Go's coverage runtime starts, so what they run counts only where a test
+# renders in its own process.) The total is printed last; make cover
+# prints it by package. make test fails when a test fails or when the
+# coverage cannot be read.
+COVER_DIR := $(CURDIR)/.cover
+
+test: test-tools ## run every test (PostgreSQL too when PLATEN_TEST_POSTGRES_URL is set), then print the coverage
 	$(GO) vet ./...
-	$(GO) test $(TEST_FLAGS) ./...
+	@rm -rf $(COVER_DIR) && mkdir -p $(COVER_DIR)/unit $(COVER_DIR)/bin
+	@status=0; \
+	GOCOVERDIR=$(COVER_DIR)/bin $(GO) test $(TEST_FLAGS) -covermode=atomic -coverpkg=./internal/... ./... \
+	  -args -test.gocoverdir=$(COVER_DIR)/unit || status=$$?; \
+	$(GO) tool covdata textfmt -i=$(COVER_DIR)/unit,$(COVER_DIR)/bin -o $(COVER_DIR)/all.out || exit 1; \
+	grep -v '/internal/bench/' $(COVER_DIR)/all.out > $(COVER_DIR)/product.out; \
+	echo "coverage by every test and the processes they start, of the product (internal/bench, which make bench runs, left out):"; \
+	$(GO) tool cover -func=$(COVER_DIR)/product.out | tail -1; \
+	exit $$status
+
+cover: ## print the coverage of the last make test, by package
+	$(GO) tool covdata percent -i=$(COVER_DIR)/unit,$(COVER_DIR)/bin
 
 FUZZTIME ?= 30s
 

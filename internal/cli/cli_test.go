@@ -34,6 +34,11 @@ import (
 // platenBin is the binary TestMain built.
 var platenBin string
 
+// coverDir, when make test sets it, is where the processes the tests
+// start write their coverage: the binary is then built with -cover, and
+// every child inherits GOCOVERDIR.
+var coverDir = os.Getenv("GOCOVERDIR")
+
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "cli-e2e-")
 	if err != nil {
@@ -45,7 +50,15 @@ func TestMain(m *testing.M) {
 	// else's server would otherwise stop these tests' servers mid-test.
 	platenBin = filepath.Join(dir, "platen-e2e")
 	// The test runs in internal/cli: the module root is two levels up.
-	build := exec.Command("go", "build", "-o", platenBin, "./cmd/platen")
+	args := []string{"build", "-o", platenBin}
+	if coverDir != "" {
+		// make test counts what the binary runs in the coverage. The main
+		// package must be in -coverpkg: a binary whose main is not
+		// instrumented writes no coverage at all. The mode is make test's
+		// (atomic, as -race needs): covdata cannot merge different modes.
+		args = append(args, "-covermode=atomic", "-coverpkg=./cmd/platen,./internal/...")
+	}
+	build := exec.Command("go", append(args, "./cmd/platen")...)
 	build.Dir = filepath.Join("..", "..")
 	if out, err := build.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "go build ./cmd/platen: %v\n%s", err, out)

@@ -24,9 +24,15 @@ type Info struct {
 
 // Read returns the running binary's build identity.
 func Read() Info {
+	bi, _ := debug.ReadBuildInfo() // nil when the binary recorded none
+	return fromBuild(bi)
+}
+
+// fromBuild reads an identity from what the Go toolchain recorded in the
+// binary (nil when it recorded nothing).
+func fromBuild(bi *debug.BuildInfo) Info {
 	info := Info{Version: "devel", Revision: "unknown", GoVersion: runtime.Version()}
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
+	if bi == nil {
 		return info
 	}
 	if v := bi.Main.Version; v != "" && v != "(devel)" {
