@@ -83,7 +83,7 @@ func (s *PrintFiles) Finish(ctx context.Context, itemUID string, jobID int64, st
 		if err := record(ctx, tx, prints.EventReady, nil, nil, itemUID); err != nil {
 			return 0, err
 		}
-		return n, s.db.notifyItem(ctx, tx, it, webhooks.EventItemReady, orders.PrintReady, &digest)
+		return n, s.db.notifyItem(ctx, tx, it, webhooks.EventItemReady, orders.PrintReady, &digest, "")
 	})
 }
 
@@ -115,7 +115,7 @@ func (s *PrintFiles) Fail(ctx context.Context, itemUID string, jobID int64, reas
 		if err := record(ctx, tx, prints.EventFailed, &reason, nil, itemUID); err != nil {
 			return 0, err
 		}
-		return n, s.db.notifyItem(ctx, tx, it, webhooks.EventItemFailed, orders.PrintProcessingFailed, nil)
+		return n, s.db.notifyItem(ctx, tx, it, webhooks.EventItemFailed, orders.PrintProcessingFailed, nil, reason)
 	})
 }
 

@@ -372,7 +372,7 @@ func (s *Prints) failItem(ctx context.Context, tx *Tx, it *ent.OrderItem, reason
 	if err != nil {
 		return err
 	}
-	return s.db.notifyItem(ctx, tx, it, webhooks.EventItemFailed, orders.PrintProcessingFailed, nil)
+	return s.db.notifyItem(ctx, tx, it, webhooks.EventItemFailed, orders.PrintProcessingFailed, nil, reason)
 }
 
 // retryShop queues a failed shop print's render again.

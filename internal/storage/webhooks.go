@@ -133,10 +133,10 @@ func recordAttempt(ctx context.Context, tx *Tx, uid string, jobID int64, a webho
 	return u.Exec(ctx)
 }
 
-// notifyItem records order_item.print_file.ready or .failed for a Family A
-// item (read with its order, see ownedItem) whose order asked for print
-// files.
-func (db *DB) notifyItem(ctx context.Context, tx *Tx, it *ent.OrderItem, event, status string, digest *files.Digest) error {
+// notifyItem records order_item.print_file.ready (with the file's digest)
+// or .failed (with the reason) for a Family A item (read with its order,
+// see ownedItem) whose order asked for print files.
+func (db *DB) notifyItem(ctx context.Context, tx *Tx, it *ent.OrderItem, event, status string, digest *files.Digest, reason string) error {
 	if !it.Edges.Order.PrintFilesRequested {
 		return nil
 	}
@@ -151,6 +151,9 @@ func (db *DB) notifyItem(ctx context.Context, tx *Tx, it *ent.OrderItem, event, 
 	}
 	if status == orders.PrintReady && digest != nil {
 		e.Size, e.SHA256 = &digest.Size, &digest.SHA256
+	}
+	if status == orders.PrintProcessingFailed {
+		e.Error = &reason
 	}
 	return db.notify(ctx, tx, it.TeamID, it.StoreID, event, webhooks.Body(e))
 }

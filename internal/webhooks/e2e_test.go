@@ -253,7 +253,8 @@ func waitLog(t *testing.T, srv *platentest.Server, token string, done func(map[s
 
 // TestItemPrintWebhooks: a Family A order with create_print_files sends
 // order_item.print_file.ready (with the url, and the file's size and
-// sha256) and .failed (url, size and sha256 null).
+// sha256; error null) and .failed (url, size and sha256 null; error the
+// reason, as the item's print status says it).
 func TestItemPrintWebhooks(t *testing.T) {
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
 		rcv := newReceiver(t)
@@ -299,9 +300,17 @@ func TestItemPrintWebhooks(t *testing.T) {
 		if failed["event"] != "order_item.print_file.failed" || failed["status"] != "processingfailed" || failed["url"] != nil {
 			t.Errorf("failed event %v", failed)
 		}
+		const reason = `layers[0]: unknown layer type "star" (known: image, text, rect)`
+		if ready["error"] != nil || failed["error"] != reason {
+			t.Errorf("error: ready %v, failed %v; want null and %q", ready["error"], failed["error"], reason)
+		}
+		status := srv.Do(t, "GET", "/api/v1/order-items/1001-2/print", tenant.Token, nil).Object(t)
+		if status["error"] != failed["error"] {
+			t.Errorf("the print status says %v, the event %v", status["error"], failed["error"])
+		}
 		for _, body := range []map[string]any{ready, failed} {
 			checkKeys(t, body, "event", "store_id", "order_uid", "ecommerce_order_id", "ecommerce_order_item_id",
-				"order_item_uid", "status", "url", "size", "sha256", "sent_at")
+				"order_item_uid", "status", "url", "size", "sha256", "error", "sent_at")
 		}
 	})
 }

@@ -39,7 +39,9 @@ type PrintFilesReady struct {
 }
 
 // ItemPrint is the body of order_item.print_file.ready and .failed: a
-// Family A item's print file (url, size and sha256 null unless ready).
+// Family A item's print file (url, size and sha256 null unless ready),
+// with the reason of a failure (null otherwise), as the item's print
+// status carries it.
 type ItemPrint struct {
 	Event                string  `json:"event"`
 	StoreID              string  `json:"store_id"`
@@ -51,6 +53,7 @@ type ItemPrint struct {
 	URL                  *string `json:"url"`
 	Size                 *int64  `json:"size"`
 	SHA256               *string `json:"sha256"`
+	Error                *string `json:"error"`
 	SentAt               string  `json:"sent_at"`
 }
 
