@@ -81,7 +81,7 @@ googleapis:
 
 # buf writes the Go code and a Swagger 2.0 file (build/openapiv2, ignored);
 # platen-openapi makes the OpenAPI 3.1 document of gen/openapi from it and
-# the descriptors.
+# the descriptors, and the API reference, docs/api-reference.md, from that.
 generate-proto: googleapis ## regenerate gen/ from proto/ with buf, then the OpenAPI document
 	rm -rf gen build/openapiv2
 	$(GOTOOL) buf lint
@@ -151,5 +151,5 @@ install-test-tools: ## install the Debian packages the PDF and browser tests use
 	@$(MAKE) -s test-tools
 
 verify: generate ## regenerate and fail when anything changed
-	git diff --exit-code -- gen ent
-	@test -z "$$(git status --porcelain -- gen ent)" || (git status --porcelain -- gen ent; exit 1)
+	git diff --exit-code -- gen ent docs/api-reference.md
+	@test -z "$$(git status --porcelain -- gen ent docs/api-reference.md)" || (git status --porcelain -- gen ent docs/api-reference.md; exit 1)

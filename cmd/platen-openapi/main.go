@@ -1,7 +1,8 @@
 // Command platen-openapi writes Platen's OpenAPI 3.1 document,
 // gen/openapi/platen.openapi.json, from protoc-gen-openapiv2's merged
-// Swagger 2.0 output (see internal/openapigen), and the Go file that embeds
-// it (package openapi). `make generate` runs it after buf.
+// Swagger 2.0 output (see internal/openapigen), the Go file that embeds it
+// (package openapi), and the API reference drawn from it (docs/api-reference.md,
+// see internal/apiref). `make generate` runs it after buf.
 package main
 
 import (
@@ -16,6 +17,7 @@ import (
 	_ "google.golang.org/genproto/googleapis/rpc/errdetails" // the error details' descriptors
 	_ "google.golang.org/genproto/googleapis/rpc/status"     // the error body's descriptor
 
+	"github.com/platen-print/platen/internal/apiref"
 	"github.com/platen-print/platen/internal/apiservices"
 	"github.com/platen-print/platen/internal/openapigen"
 )
@@ -40,14 +42,15 @@ var Document []byte
 func main() {
 	in := flag.String("in", "", "protoc-gen-openapiv2's merged Swagger 2.0 document")
 	out := flag.String("out", "gen/openapi", "the directory to write "+DocumentFile+" and openapi.go to")
+	reference := flag.String("reference", "docs/api-reference.md", "the API reference to write (Markdown)")
 	flag.Parse()
-	if err := run(*in, *out); err != nil {
+	if err := run(*in, *out, *reference); err != nil {
 		fmt.Fprintln(os.Stderr, "platen-openapi:", err)
 		os.Exit(1)
 	}
 }
 
-func run(in, out string) error {
+func run(in, out, reference string) error {
 	swagger, err := os.ReadFile(in)
 	if err != nil {
 		return err
@@ -66,5 +69,12 @@ func run(in, out string) error {
 	if err := os.WriteFile(filepath.Join(out, DocumentFile), doc, 0o644); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(out, "openapi.go"), []byte(embedFile), 0o644)
+	if err := os.WriteFile(filepath.Join(out, "openapi.go"), []byte(embedFile), 0o644); err != nil {
+		return err
+	}
+	md, err := apiref.Markdown(doc)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(reference, md, 0o644)
 }
