@@ -62,7 +62,7 @@ type Layer struct {
 	// Path names the layer in errors: "surfaces[0].layers[2]".
 	Path                 string
 	X, Y, Width, Height  float64
-	Rotation             float64 // degrees, clockwise, about the layer's centre
+	Rotation             float64 // degrees, clockwise as the page is seen, about the layer's centre (text: its top-left corner)
 	Opacity              float64 // 0 to 1
 	Src                  string  // image
 	Fit                  string  // image: cover, contain or fill

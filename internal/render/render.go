@@ -173,7 +173,9 @@ func (r *Renderer) layer(ctx context.Context, c *canvas.Context, t target, p pag
 		if l.Type == design.TextLayer {
 			cx, cy = b.x, b.y
 		}
-		c.RotateAbout(-l.Rotation, cx, cy) // clockwise on the page
+		// With the y axis pointing down, canvas turns a positive angle
+		// clockwise as the page is seen, which is what the document means.
+		c.RotateAbout(l.Rotation, cx, cy)
 	}
 	switch l.Type {
 	case design.RectLayer:

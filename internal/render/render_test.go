@@ -260,6 +260,11 @@ func TestLayouts(t *testing.T) {
 			[]pixelCheck{{"top", 50, 5, "green"}, {"bottom", 50, 95, "green"}}},
 		{"a rotated rectangle", `{"type": "rect", "x": 40, "y": 0, "width": 20, "height": 100, "fill": "#00f", "rotation": 90}`,
 			[]pixelCheck{{"left end", 5, 50, "blue"}, {"top, now empty", 50, 10, "white"}}},
+		// A positive rotation turns clockwise as the page is seen, as in CSS
+		// and design tools: the bar's right end goes down, its left end up.
+		{"rotation is clockwise", `{"type": "rect", "x": 10, "y": 45, "width": 80, "height": 10, "fill": "#00f", "rotation": 30}`,
+			[]pixelCheck{{"right end, turned down", 84, 69, "blue"}, {"right end, not up", 84, 31, "white"},
+				{"left end, turned up", 16, 31, "blue"}, {"left end, not down", 16, 69, "white"}}},
 		{"opacity", `{"type": "rect", "x": 0, "y": 0, "width": 100, "height": 100, "fill": "#000000", "opacity": 0}`,
 			[]pixelCheck{{"untouched", 50, 50, "white"}}},
 	}
