@@ -256,9 +256,11 @@ func TestRequestSchemasRequireCommentedFields(t *testing.T) {
 	if !reflect.DeepEqual(s.Required, []string{"external_id", "lines"}) {
 		t.Errorf("CreateShopOrderRequest.required = %v", s.Required)
 	}
-	// OrderItem is used both ways: its request copy requires nothing.
-	if in := doc.Components.Schemas["OrderItemInput"]; in == nil || len(in.Value.Required) != 0 {
-		t.Errorf("OrderItemInput missing or requiring fields")
+	// OrderItem is used both ways: its request copy requires what its
+	// comments say.
+	want := []string{"ecommerce_order_item_id", "ecommerce_variant_id", "quantity", "template_config", "thumbnails"}
+	if in := doc.Components.Schemas["OrderItemInput"]; in == nil || !reflect.DeepEqual(in.Value.Required, want) {
+		t.Errorf("OrderItemInput missing, or requiring other than %v", want)
 	}
 	items := doc.Components.Schemas["CreateOrderRequest"].Value.Properties["items"].Value.Items.Ref
 	if items != schemaPrefix+"OrderItemInput" {

@@ -108,12 +108,14 @@ var declaredTags = openapi3.Tags{
 var declaredSchemas = map[string]*openapi3.Schema{
 	"Health": {
 		Type: &openapi3.Types{openapi3.TypeObject}, Required: []string{"status"},
-		Properties: openapi3.Schemas{"status": {Value: &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeString}, Enum: []any{"ok"}}}},
+		Properties: openapi3.Schemas{"status": {Value: &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeString}, Enum: []any{"ok"},
+			Description: "Always `ok`."}}},
 	},
 	"Unready": {
 		Type: &openapi3.Types{openapi3.TypeObject}, Required: []string{"status", "reason"},
 		Properties: openapi3.Schemas{
-			"status": {Value: &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeString}, Enum: []any{"unavailable"}}},
+			"status": {Value: &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeString}, Enum: []any{"unavailable"},
+				Description: "Always `unavailable`."}},
 			"reason": {Value: &openapi3.Schema{Type: &openapi3.Types{openapi3.TypeString},
 				Description: "`shutting down`, `database refuses writes`, `database unreachable` or `database did not answer in time`."}},
 		},

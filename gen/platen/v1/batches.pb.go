@@ -112,7 +112,8 @@ func (x *BatchFile) GetSha256() *wrapperspb.StringValue {
 // BatchOrder is a batch of order items printed together.
 type BatchOrder struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	Uid   string                 `protobuf:"bytes,1,opt,name=uid,proto3" json:"uid,omitempty"`
+	// Its UUID, which its paths take.
+	Uid string `protobuf:"bytes,1,opt,name=uid,proto3" json:"uid,omitempty"`
 	// Batching, Ready or Failed.
 	Status string `protobuf:"bytes,2,opt,name=status,proto3" json:"status,omitempty"`
 	// Order item UIDs, as requested.
@@ -122,9 +123,11 @@ type BatchOrder struct {
 	// One file per print template, in the order of print_templates.
 	Files []*BatchFile `protobuf:"bytes,5,rep,name=files,proto3" json:"files,omitempty"`
 	// Why the batch failed; null unless status is Failed.
-	Error         *wrapperspb.StringValue `protobuf:"bytes,6,opt,name=error,proto3" json:"error,omitempty"`
-	CreatedAt     *timestamppb.Timestamp  `protobuf:"bytes,7,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	UpdatedAt     *timestamppb.Timestamp  `protobuf:"bytes,8,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	Error *wrapperspb.StringValue `protobuf:"bytes,6,opt,name=error,proto3" json:"error,omitempty"`
+	// When it was created (RFC 3339, UTC).
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// When it last changed (RFC 3339, UTC).
+	UpdatedAt     *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }

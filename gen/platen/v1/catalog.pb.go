@@ -31,10 +31,12 @@ type ProductCategory struct {
 	// Output only: the integer id, which products' category_id refers to.
 	Id int32 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
 	// Output only: the UUID, which paths and parent_id refer to.
-	Uid  string `protobuf:"bytes,2,opt,name=uid,proto3" json:"uid,omitempty"`
+	Uid string `protobuf:"bytes,2,opt,name=uid,proto3" json:"uid,omitempty"`
+	// Its name.
 	Name string `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
 	// UID of the parent category; null for a top-level category.
-	ParentId    *wrapperspb.StringValue `protobuf:"bytes,4,opt,name=parent_id,json=parentId,proto3" json:"parent_id,omitempty"`
+	ParentId *wrapperspb.StringValue `protobuf:"bytes,4,opt,name=parent_id,json=parentId,proto3" json:"parent_id,omitempty"`
+	// A description, stored and answered as given.
 	Description *wrapperspb.StringValue `protobuf:"bytes,5,opt,name=description,proto3" json:"description,omitempty"`
 	// Default 300.
 	DefaultDpi int32 `protobuf:"varint,6,opt,name=default_dpi,json=defaultDpi,proto3" json:"default_dpi,omitempty"`
@@ -42,10 +44,12 @@ type ProductCategory struct {
 	EditorCategoryId *wrapperspb.StringValue `protobuf:"bytes,7,opt,name=editor_category_id,json=editorCategoryId,proto3" json:"editor_category_id,omitempty"`
 	// UID of the default location.
 	DefaultLocationId *wrapperspb.StringValue `protobuf:"bytes,8,opt,name=default_location_id,json=defaultLocationId,proto3" json:"default_location_id,omitempty"`
-	CreatedAt         *timestamppb.Timestamp  `protobuf:"bytes,9,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	UpdatedAt         *timestamppb.Timestamp  `protobuf:"bytes,10,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// When it was created (RFC 3339, UTC).
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// When it last changed (RFC 3339, UTC).
+	UpdatedAt     *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ProductCategory) Reset() {
@@ -154,11 +158,14 @@ type CreateProductCategoryRequest struct {
 	// Required.
 	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	// UID (or integer id as text) of a category of the caller's team.
-	ParentId    *wrapperspb.StringValue `protobuf:"bytes,2,opt,name=parent_id,json=parentId,proto3" json:"parent_id,omitempty"`
+	ParentId *wrapperspb.StringValue `protobuf:"bytes,2,opt,name=parent_id,json=parentId,proto3" json:"parent_id,omitempty"`
+	// A description, stored and answered as given.
 	Description *wrapperspb.StringValue `protobuf:"bytes,3,opt,name=description,proto3" json:"description,omitempty"`
 	// Absent: 300. Must be positive.
-	DefaultDpi        *int32                  `protobuf:"varint,4,opt,name=default_dpi,json=defaultDpi,proto3,oneof" json:"default_dpi,omitempty"`
-	EditorCategoryId  *wrapperspb.StringValue `protobuf:"bytes,5,opt,name=editor_category_id,json=editorCategoryId,proto3" json:"editor_category_id,omitempty"`
+	DefaultDpi *int32 `protobuf:"varint,4,opt,name=default_dpi,json=defaultDpi,proto3,oneof" json:"default_dpi,omitempty"`
+	// The category's id in the design editor, stored and answered as given.
+	EditorCategoryId *wrapperspb.StringValue `protobuf:"bytes,5,opt,name=editor_category_id,json=editorCategoryId,proto3" json:"editor_category_id,omitempty"`
+	// The default production location, stored and answered as given (an integer above 0 where it is a number).
 	DefaultLocationId *wrapperspb.StringValue `protobuf:"bytes,6,opt,name=default_location_id,json=defaultLocationId,proto3" json:"default_location_id,omitempty"`
 	unknownFields     protoimpl.UnknownFields
 	sizeCache         protoimpl.SizeCache
@@ -348,8 +355,9 @@ func (x *ListProductCategoriesRequest) GetPageToken() string {
 
 // ListProductCategoriesResponse is one page of categories.
 type ListProductCategoriesResponse struct {
-	state             protoimpl.MessageState `protogen:"open.v1"`
-	ProductCategories []*ProductCategory     `protobuf:"bytes,1,rep,name=product_categories,json=productCategories,proto3" json:"product_categories,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// This page's product categories.
+	ProductCategories []*ProductCategory `protobuf:"bytes,1,rep,name=product_categories,json=productCategories,proto3" json:"product_categories,omitempty"`
 	// Empty on the last page.
 	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -409,13 +417,18 @@ type UpdateProductCategoryRequest struct {
 	// The fields to replace. Over REST it is the set of top-level keys in the
 	// body; over gRPC, when empty, every set field is replaced.
 	UpdateMask *fieldmaskpb.FieldMask `protobuf:"bytes,2,opt,name=update_mask,json=updateMask,proto3" json:"update_mask,omitempty"`
-	Name       *string                `protobuf:"bytes,3,opt,name=name,proto3,oneof" json:"name,omitempty"`
+	// Its name.
+	Name *string `protobuf:"bytes,3,opt,name=name,proto3,oneof" json:"name,omitempty"`
 	// Null makes the category top-level; a category cannot become its own
 	// ancestor.
-	ParentId          *wrapperspb.StringValue `protobuf:"bytes,4,opt,name=parent_id,json=parentId,proto3" json:"parent_id,omitempty"`
-	Description       *wrapperspb.StringValue `protobuf:"bytes,5,opt,name=description,proto3" json:"description,omitempty"`
-	DefaultDpi        *int32                  `protobuf:"varint,6,opt,name=default_dpi,json=defaultDpi,proto3,oneof" json:"default_dpi,omitempty"`
-	EditorCategoryId  *wrapperspb.StringValue `protobuf:"bytes,7,opt,name=editor_category_id,json=editorCategoryId,proto3" json:"editor_category_id,omitempty"`
+	ParentId *wrapperspb.StringValue `protobuf:"bytes,4,opt,name=parent_id,json=parentId,proto3" json:"parent_id,omitempty"`
+	// A description, stored and answered as given.
+	Description *wrapperspb.StringValue `protobuf:"bytes,5,opt,name=description,proto3" json:"description,omitempty"`
+	// The print resolution, 1 to 10,000.
+	DefaultDpi *int32 `protobuf:"varint,6,opt,name=default_dpi,json=defaultDpi,proto3,oneof" json:"default_dpi,omitempty"`
+	// The category's id in the design editor, stored and answered as given.
+	EditorCategoryId *wrapperspb.StringValue `protobuf:"bytes,7,opt,name=editor_category_id,json=editorCategoryId,proto3" json:"editor_category_id,omitempty"`
+	// The default production location, stored and answered as given (an integer above 0 where it is a number).
 	DefaultLocationId *wrapperspb.StringValue `protobuf:"bytes,8,opt,name=default_location_id,json=defaultLocationId,proto3" json:"default_location_id,omitempty"`
 	unknownFields     protoimpl.UnknownFields
 	sizeCache         protoimpl.SizeCache
@@ -616,22 +629,31 @@ type Product struct {
 	// Output only: the generated UUID.
 	Uuid string `protobuf:"bytes,2,opt,name=uuid,proto3" json:"uuid,omitempty"`
 	// Integer id of the product's category.
-	CategoryId int32                   `protobuf:"varint,3,opt,name=category_id,json=categoryId,proto3" json:"category_id,omitempty"`
-	Name       string                  `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
-	Code       *wrapperspb.StringValue `protobuf:"bytes,5,opt,name=code,proto3" json:"code,omitempty"`
+	CategoryId int32 `protobuf:"varint,3,opt,name=category_id,json=categoryId,proto3" json:"category_id,omitempty"`
+	// Its name.
+	Name string `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
+	// The product's code in the shop (SKU or similar), stored and answered as given.
+	Code *wrapperspb.StringValue `protobuf:"bytes,5,opt,name=code,proto3" json:"code,omitempty"`
 	// Order of the product in listings.
-	OrderColumn int32                   `protobuf:"varint,6,opt,name=order_column,json=orderColumn,proto3" json:"order_column,omitempty"`
-	Active      bool                    `protobuf:"varint,7,opt,name=active,proto3" json:"active,omitempty"`
+	OrderColumn int32 `protobuf:"varint,6,opt,name=order_column,json=orderColumn,proto3" json:"order_column,omitempty"`
+	// Whether the product is on sale.
+	Active bool `protobuf:"varint,7,opt,name=active,proto3" json:"active,omitempty"`
+	// A description, stored and answered as given.
 	Description *wrapperspb.StringValue `protobuf:"bytes,8,opt,name=description,proto3" json:"description,omitempty"`
 	// Null: the category's default_dpi applies.
-	DefaultDpi        *wrapperspb.Int32Value  `protobuf:"bytes,9,opt,name=default_dpi,json=defaultDpi,proto3" json:"default_dpi,omitempty"`
-	TeamId            int32                   `protobuf:"varint,10,opt,name=team_id,json=teamId,proto3" json:"team_id,omitempty"`
-	EditorCategoryId  *wrapperspb.StringValue `protobuf:"bytes,11,opt,name=editor_category_id,json=editorCategoryId,proto3" json:"editor_category_id,omitempty"`
-	DefaultLocationId *wrapperspb.Int32Value  `protobuf:"bytes,12,opt,name=default_location_id,json=defaultLocationId,proto3" json:"default_location_id,omitempty"`
-	CreatedAt         *timestamppb.Timestamp  `protobuf:"bytes,13,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	UpdatedAt         *timestamppb.Timestamp  `protobuf:"bytes,14,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	DefaultDpi *wrapperspb.Int32Value `protobuf:"bytes,9,opt,name=default_dpi,json=defaultDpi,proto3" json:"default_dpi,omitempty"`
+	// The team it belongs to.
+	TeamId int32 `protobuf:"varint,10,opt,name=team_id,json=teamId,proto3" json:"team_id,omitempty"`
+	// The category's id in the design editor, stored and answered as given.
+	EditorCategoryId *wrapperspb.StringValue `protobuf:"bytes,11,opt,name=editor_category_id,json=editorCategoryId,proto3" json:"editor_category_id,omitempty"`
+	// The default production location, stored and answered as given (an integer above 0 where it is a number).
+	DefaultLocationId *wrapperspb.Int32Value `protobuf:"bytes,12,opt,name=default_location_id,json=defaultLocationId,proto3" json:"default_location_id,omitempty"`
+	// When it was created (RFC 3339, UTC).
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,13,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// When it last changed (RFC 3339, UTC).
+	UpdatedAt     *timestamppb.Timestamp `protobuf:"bytes,14,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Product) Reset() {
@@ -768,19 +790,23 @@ type CreateProductRequest struct {
 	// Required: integer id of a category of the caller's team.
 	CategoryId *int32 `protobuf:"varint,1,opt,name=category_id,json=categoryId,proto3,oneof" json:"category_id,omitempty"`
 	// Required.
-	Name string                  `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// The product's code in the shop (SKU or similar), stored and answered as given.
 	Code *wrapperspb.StringValue `protobuf:"bytes,3,opt,name=code,proto3" json:"code,omitempty"`
 	// Required.
 	OrderColumn *int32 `protobuf:"varint,4,opt,name=order_column,json=orderColumn,proto3,oneof" json:"order_column,omitempty"`
 	// Required.
-	Active      *bool                   `protobuf:"varint,5,opt,name=active,proto3,oneof" json:"active,omitempty"`
+	Active *bool `protobuf:"varint,5,opt,name=active,proto3,oneof" json:"active,omitempty"`
+	// A description, stored and answered as given.
 	Description *wrapperspb.StringValue `protobuf:"bytes,6,opt,name=description,proto3" json:"description,omitempty"`
 	// Must be positive when given.
 	DefaultDpi *wrapperspb.Int32Value `protobuf:"bytes,7,opt,name=default_dpi,json=defaultDpi,proto3" json:"default_dpi,omitempty"`
 	// Required: the caller's team id (another team's id is PERMISSION_DENIED).
-	TeamId            *int32                  `protobuf:"varint,8,opt,name=team_id,json=teamId,proto3,oneof" json:"team_id,omitempty"`
-	EditorCategoryId  *wrapperspb.StringValue `protobuf:"bytes,9,opt,name=editor_category_id,json=editorCategoryId,proto3" json:"editor_category_id,omitempty"`
-	DefaultLocationId *wrapperspb.Int32Value  `protobuf:"bytes,10,opt,name=default_location_id,json=defaultLocationId,proto3" json:"default_location_id,omitempty"`
+	TeamId *int32 `protobuf:"varint,8,opt,name=team_id,json=teamId,proto3,oneof" json:"team_id,omitempty"`
+	// The category's id in the design editor, stored and answered as given.
+	EditorCategoryId *wrapperspb.StringValue `protobuf:"bytes,9,opt,name=editor_category_id,json=editorCategoryId,proto3" json:"editor_category_id,omitempty"`
+	// The default production location, stored and answered as given (an integer above 0 where it is a number).
+	DefaultLocationId *wrapperspb.Int32Value `protobuf:"bytes,10,opt,name=default_location_id,json=defaultLocationId,proto3" json:"default_location_id,omitempty"`
 	unknownFields     protoimpl.UnknownFields
 	sizeCache         protoimpl.SizeCache
 }
@@ -887,8 +913,9 @@ func (x *CreateProductRequest) GetDefaultLocationId() *wrapperspb.Int32Value {
 
 // GetProductRequest names a product.
 type GetProductRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	ProductId     int32                  `protobuf:"varint,1,opt,name=product_id,json=productId,proto3" json:"product_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Integer id of a product of the team.
+	ProductId     int32 `protobuf:"varint,1,opt,name=product_id,json=productId,proto3" json:"product_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -996,8 +1023,9 @@ func (x *ListProductsRequest) GetPageToken() string {
 
 // ListProductsResponse is one page of products.
 type ListProductsResponse struct {
-	state    protoimpl.MessageState `protogen:"open.v1"`
-	Products []*Product             `protobuf:"bytes,1,rep,name=products,proto3" json:"products,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// This page's products.
+	Products []*Product `protobuf:"bytes,1,rep,name=products,proto3" json:"products,omitempty"`
 	// Empty on the last page.
 	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -1051,22 +1079,32 @@ func (x *ListProductsResponse) GetNextPageToken() string {
 // UpdateProductRequest is the product update body: any product field, all
 // optional.
 type UpdateProductRequest struct {
-	state     protoimpl.MessageState `protogen:"open.v1"`
-	ProductId int32                  `protobuf:"varint,1,opt,name=product_id,json=productId,proto3" json:"product_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Integer id of a product of the team.
+	ProductId int32 `protobuf:"varint,1,opt,name=product_id,json=productId,proto3" json:"product_id,omitempty"`
 	// The fields to replace. Over REST it is the set of top-level keys in the
 	// body; over gRPC, when empty, every set field is replaced.
-	UpdateMask  *fieldmaskpb.FieldMask  `protobuf:"bytes,2,opt,name=update_mask,json=updateMask,proto3" json:"update_mask,omitempty"`
-	CategoryId  *int32                  `protobuf:"varint,3,opt,name=category_id,json=categoryId,proto3,oneof" json:"category_id,omitempty"`
-	Name        *string                 `protobuf:"bytes,4,opt,name=name,proto3,oneof" json:"name,omitempty"`
-	Code        *wrapperspb.StringValue `protobuf:"bytes,5,opt,name=code,proto3" json:"code,omitempty"`
-	OrderColumn *int32                  `protobuf:"varint,6,opt,name=order_column,json=orderColumn,proto3,oneof" json:"order_column,omitempty"`
-	Active      *bool                   `protobuf:"varint,7,opt,name=active,proto3,oneof" json:"active,omitempty"`
+	UpdateMask *fieldmaskpb.FieldMask `protobuf:"bytes,2,opt,name=update_mask,json=updateMask,proto3" json:"update_mask,omitempty"`
+	// Integer id of a category of the team.
+	CategoryId *int32 `protobuf:"varint,3,opt,name=category_id,json=categoryId,proto3,oneof" json:"category_id,omitempty"`
+	// Its name.
+	Name *string `protobuf:"bytes,4,opt,name=name,proto3,oneof" json:"name,omitempty"`
+	// The product's code in the shop (SKU or similar), stored and answered as given.
+	Code *wrapperspb.StringValue `protobuf:"bytes,5,opt,name=code,proto3" json:"code,omitempty"`
+	// The product's place in listings.
+	OrderColumn *int32 `protobuf:"varint,6,opt,name=order_column,json=orderColumn,proto3,oneof" json:"order_column,omitempty"`
+	// Whether the product is on sale.
+	Active *bool `protobuf:"varint,7,opt,name=active,proto3,oneof" json:"active,omitempty"`
+	// A description, stored and answered as given.
 	Description *wrapperspb.StringValue `protobuf:"bytes,8,opt,name=description,proto3" json:"description,omitempty"`
-	DefaultDpi  *wrapperspb.Int32Value  `protobuf:"bytes,9,opt,name=default_dpi,json=defaultDpi,proto3" json:"default_dpi,omitempty"`
+	// The print resolution, 1 to 10,000; null: the next level's applies.
+	DefaultDpi *wrapperspb.Int32Value `protobuf:"bytes,9,opt,name=default_dpi,json=defaultDpi,proto3" json:"default_dpi,omitempty"`
 	// Only the caller's own team id is accepted.
-	TeamId            *int32                  `protobuf:"varint,10,opt,name=team_id,json=teamId,proto3,oneof" json:"team_id,omitempty"`
-	EditorCategoryId  *wrapperspb.StringValue `protobuf:"bytes,11,opt,name=editor_category_id,json=editorCategoryId,proto3" json:"editor_category_id,omitempty"`
-	DefaultLocationId *wrapperspb.Int32Value  `protobuf:"bytes,12,opt,name=default_location_id,json=defaultLocationId,proto3" json:"default_location_id,omitempty"`
+	TeamId *int32 `protobuf:"varint,10,opt,name=team_id,json=teamId,proto3,oneof" json:"team_id,omitempty"`
+	// The category's id in the design editor, stored and answered as given.
+	EditorCategoryId *wrapperspb.StringValue `protobuf:"bytes,11,opt,name=editor_category_id,json=editorCategoryId,proto3" json:"editor_category_id,omitempty"`
+	// The default production location, stored and answered as given (an integer above 0 where it is a number).
+	DefaultLocationId *wrapperspb.Int32Value `protobuf:"bytes,12,opt,name=default_location_id,json=defaultLocationId,proto3" json:"default_location_id,omitempty"`
 	unknownFields     protoimpl.UnknownFields
 	sizeCache         protoimpl.SizeCache
 }
@@ -1187,8 +1225,9 @@ func (x *UpdateProductRequest) GetDefaultLocationId() *wrapperspb.Int32Value {
 
 // DeleteProductRequest names the product to delete.
 type DeleteProductRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	ProductId     int32                  `protobuf:"varint,1,opt,name=product_id,json=productId,proto3" json:"product_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Integer id of a product of the team.
+	ProductId     int32 `protobuf:"varint,1,opt,name=product_id,json=productId,proto3" json:"product_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1234,8 +1273,9 @@ func (x *DeleteProductRequest) GetProductId() int32 {
 type DeleteProductResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// "Product successfully deleted".
-	Message       string `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
-	ProductId     int32  `protobuf:"varint,2,opt,name=product_id,json=productId,proto3" json:"product_id,omitempty"`
+	Message string `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
+	// Integer id of a product of the team.
+	ProductId     int32 `protobuf:"varint,2,opt,name=product_id,json=productId,proto3" json:"product_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1291,35 +1331,52 @@ type ProductVariant struct {
 	// Output only: the generated integer id.
 	Id int32 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
 	// A 36-character UUID, given on create or generated.
-	Uuid                     string                  `protobuf:"bytes,2,opt,name=uuid,proto3" json:"uuid,omitempty"`
-	Name                     string                  `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
-	ProductVariantCategoryId *wrapperspb.Int32Value  `protobuf:"bytes,4,opt,name=product_variant_category_id,json=productVariantCategoryId,proto3" json:"product_variant_category_id,omitempty"`
-	ProductId                int32                   `protobuf:"varint,5,opt,name=product_id,json=productId,proto3" json:"product_id,omitempty"`
-	PriceId                  *wrapperspb.Int32Value  `protobuf:"bytes,6,opt,name=price_id,json=priceId,proto3" json:"price_id,omitempty"`
-	EditorProductId          *wrapperspb.StringValue `protobuf:"bytes,7,opt,name=editor_product_id,json=editorProductId,proto3" json:"editor_product_id,omitempty"`
-	Weight                   *wrapperspb.UInt32Value `protobuf:"bytes,8,opt,name=weight,proto3" json:"weight,omitempty"`
-	Length                   *wrapperspb.Int32Value  `protobuf:"bytes,9,opt,name=length,proto3" json:"length,omitempty"`
-	Width                    *wrapperspb.Int32Value  `protobuf:"bytes,10,opt,name=width,proto3" json:"width,omitempty"`
-	Height                   *wrapperspb.Int32Value  `protobuf:"bytes,11,opt,name=height,proto3" json:"height,omitempty"`
-	Description              *wrapperspb.StringValue `protobuf:"bytes,12,opt,name=description,proto3" json:"description,omitempty"`
+	Uuid string `protobuf:"bytes,2,opt,name=uuid,proto3" json:"uuid,omitempty"`
+	// Its name.
+	Name string `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	// The variant category's id, above 0, stored and answered as given.
+	ProductVariantCategoryId *wrapperspb.Int32Value `protobuf:"bytes,4,opt,name=product_variant_category_id,json=productVariantCategoryId,proto3" json:"product_variant_category_id,omitempty"`
+	// Integer id of a product of the team.
+	ProductId int32 `protobuf:"varint,5,opt,name=product_id,json=productId,proto3" json:"product_id,omitempty"`
+	// The price's id, above 0, stored and answered as given.
+	PriceId *wrapperspb.Int32Value `protobuf:"bytes,6,opt,name=price_id,json=priceId,proto3" json:"price_id,omitempty"`
+	// The product's id in the design editor, stored and answered as given.
+	EditorProductId *wrapperspb.StringValue `protobuf:"bytes,7,opt,name=editor_product_id,json=editorProductId,proto3" json:"editor_product_id,omitempty"`
+	// Weight, 0 to 4,294,967,295, stored and answered as given.
+	Weight *wrapperspb.UInt32Value `protobuf:"bytes,8,opt,name=weight,proto3" json:"weight,omitempty"`
+	// Length, 0 or more.
+	Length *wrapperspb.Int32Value `protobuf:"bytes,9,opt,name=length,proto3" json:"length,omitempty"`
+	// Width, 0 or more.
+	Width *wrapperspb.Int32Value `protobuf:"bytes,10,opt,name=width,proto3" json:"width,omitempty"`
+	// Height, 0 or more.
+	Height *wrapperspb.Int32Value `protobuf:"bytes,11,opt,name=height,proto3" json:"height,omitempty"`
+	// A description, stored and answered as given.
+	Description *wrapperspb.StringValue `protobuf:"bytes,12,opt,name=description,proto3" json:"description,omitempty"`
 	// ISO 3166-1 numeric code of the country.
-	CountryId              int32                   `protobuf:"varint,13,opt,name=country_id,json=countryId,proto3" json:"country_id,omitempty"`
-	CustomsCode            *wrapperspb.StringValue `protobuf:"bytes,14,opt,name=customs_code,json=customsCode,proto3" json:"customs_code,omitempty"`
-	CustomsDescription     *wrapperspb.StringValue `protobuf:"bytes,15,opt,name=customs_description,json=customsDescription,proto3" json:"customs_description,omitempty"`
+	CountryId int32 `protobuf:"varint,13,opt,name=country_id,json=countryId,proto3" json:"country_id,omitempty"`
+	// The customs tariff code, stored and answered as given.
+	CustomsCode *wrapperspb.StringValue `protobuf:"bytes,14,opt,name=customs_code,json=customsCode,proto3" json:"customs_code,omitempty"`
+	// The customs description, stored and answered as given.
+	CustomsDescription *wrapperspb.StringValue `protobuf:"bytes,15,opt,name=customs_description,json=customsDescription,proto3" json:"customs_description,omitempty"`
+	// The long customs description, stored and answered as given.
 	LongCustomsDescription *wrapperspb.StringValue `protobuf:"bytes,16,opt,name=long_customs_description,json=longCustomsDescription,proto3" json:"long_customs_description,omitempty"`
 	// Null: the product's, then the category's default_dpi applies.
 	DefaultDpi *wrapperspb.UInt32Value `protobuf:"bytes,17,opt,name=default_dpi,json=defaultDpi,proto3" json:"default_dpi,omitempty"`
+	// SEO details, stored and answered as given.
 	SeoDetails *wrapperspb.StringValue `protobuf:"bytes,18,opt,name=seo_details,json=seoDetails,proto3" json:"seo_details,omitempty"`
 	// Comma-separated.
-	EcommerceTags     *wrapperspb.StringValue `protobuf:"bytes,19,opt,name=ecommerce_tags,json=ecommerceTags,proto3" json:"ecommerce_tags,omitempty"`
-	DefaultLocationId *wrapperspb.Int32Value  `protobuf:"bytes,20,opt,name=default_location_id,json=defaultLocationId,proto3" json:"default_location_id,omitempty"`
+	EcommerceTags *wrapperspb.StringValue `protobuf:"bytes,19,opt,name=ecommerce_tags,json=ecommerceTags,proto3" json:"ecommerce_tags,omitempty"`
+	// The default production location, stored and answered as given (an integer above 0 where it is a number).
+	DefaultLocationId *wrapperspb.Int32Value `protobuf:"bytes,20,opt,name=default_location_id,json=defaultLocationId,proto3" json:"default_location_id,omitempty"`
 	// Extension: order items whose ecommerce_variant_id is one of these use
 	// this variant's print settings and print templates.
-	EcommerceVariantIds []string               `protobuf:"bytes,21,rep,name=ecommerce_variant_ids,json=ecommerceVariantIds,proto3" json:"ecommerce_variant_ids,omitempty"`
-	CreatedAt           *timestamppb.Timestamp `protobuf:"bytes,22,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	UpdatedAt           *timestamppb.Timestamp `protobuf:"bytes,23,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	EcommerceVariantIds []string `protobuf:"bytes,21,rep,name=ecommerce_variant_ids,json=ecommerceVariantIds,proto3" json:"ecommerce_variant_ids,omitempty"`
+	// When it was created (RFC 3339, UTC).
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,22,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// When it last changed (RFC 3339, UTC).
+	UpdatedAt     *timestamppb.Timestamp `protobuf:"bytes,23,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ProductVariant) Reset() {
@@ -1519,27 +1576,41 @@ type CreateProductVariantRequest struct {
 	// A unique 36-character UUID; absent, one is generated.
 	Uuid *wrapperspb.StringValue `protobuf:"bytes,1,opt,name=uuid,proto3" json:"uuid,omitempty"`
 	// Required.
-	Name                     string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// The variant category's id, above 0, stored and answered as given.
 	ProductVariantCategoryId *wrapperspb.Int32Value `protobuf:"bytes,3,opt,name=product_variant_category_id,json=productVariantCategoryId,proto3" json:"product_variant_category_id,omitempty"`
 	// Required: id of a product of the caller's team.
-	ProductId       *int32                  `protobuf:"varint,4,opt,name=product_id,json=productId,proto3,oneof" json:"product_id,omitempty"`
-	PriceId         *wrapperspb.Int32Value  `protobuf:"bytes,5,opt,name=price_id,json=priceId,proto3" json:"price_id,omitempty"`
+	ProductId *int32 `protobuf:"varint,4,opt,name=product_id,json=productId,proto3,oneof" json:"product_id,omitempty"`
+	// The price's id, above 0, stored and answered as given.
+	PriceId *wrapperspb.Int32Value `protobuf:"bytes,5,opt,name=price_id,json=priceId,proto3" json:"price_id,omitempty"`
+	// The product's id in the design editor, stored and answered as given.
 	EditorProductId *wrapperspb.StringValue `protobuf:"bytes,6,opt,name=editor_product_id,json=editorProductId,proto3" json:"editor_product_id,omitempty"`
-	Weight          *wrapperspb.UInt32Value `protobuf:"bytes,7,opt,name=weight,proto3" json:"weight,omitempty"`
-	Length          *wrapperspb.Int32Value  `protobuf:"bytes,8,opt,name=length,proto3" json:"length,omitempty"`
-	Width           *wrapperspb.Int32Value  `protobuf:"bytes,9,opt,name=width,proto3" json:"width,omitempty"`
-	Height          *wrapperspb.Int32Value  `protobuf:"bytes,10,opt,name=height,proto3" json:"height,omitempty"`
-	Description     *wrapperspb.StringValue `protobuf:"bytes,11,opt,name=description,proto3" json:"description,omitempty"`
+	// Weight, 0 to 4,294,967,295, stored and answered as given.
+	Weight *wrapperspb.UInt32Value `protobuf:"bytes,7,opt,name=weight,proto3" json:"weight,omitempty"`
+	// Length, 0 or more.
+	Length *wrapperspb.Int32Value `protobuf:"bytes,8,opt,name=length,proto3" json:"length,omitempty"`
+	// Width, 0 or more.
+	Width *wrapperspb.Int32Value `protobuf:"bytes,9,opt,name=width,proto3" json:"width,omitempty"`
+	// Height, 0 or more.
+	Height *wrapperspb.Int32Value `protobuf:"bytes,10,opt,name=height,proto3" json:"height,omitempty"`
+	// A description, stored and answered as given.
+	Description *wrapperspb.StringValue `protobuf:"bytes,11,opt,name=description,proto3" json:"description,omitempty"`
 	// Required: ISO 3166-1 numeric code of a real country.
-	CountryId              *int32                  `protobuf:"varint,12,opt,name=country_id,json=countryId,proto3,oneof" json:"country_id,omitempty"`
-	CustomsCode            *wrapperspb.StringValue `protobuf:"bytes,13,opt,name=customs_code,json=customsCode,proto3" json:"customs_code,omitempty"`
-	CustomsDescription     *wrapperspb.StringValue `protobuf:"bytes,14,opt,name=customs_description,json=customsDescription,proto3" json:"customs_description,omitempty"`
+	CountryId *int32 `protobuf:"varint,12,opt,name=country_id,json=countryId,proto3,oneof" json:"country_id,omitempty"`
+	// The customs tariff code, stored and answered as given.
+	CustomsCode *wrapperspb.StringValue `protobuf:"bytes,13,opt,name=customs_code,json=customsCode,proto3" json:"customs_code,omitempty"`
+	// The customs description, stored and answered as given.
+	CustomsDescription *wrapperspb.StringValue `protobuf:"bytes,14,opt,name=customs_description,json=customsDescription,proto3" json:"customs_description,omitempty"`
+	// The long customs description, stored and answered as given.
 	LongCustomsDescription *wrapperspb.StringValue `protobuf:"bytes,15,opt,name=long_customs_description,json=longCustomsDescription,proto3" json:"long_customs_description,omitempty"`
 	// Must be positive when given.
-	DefaultDpi        *wrapperspb.UInt32Value `protobuf:"bytes,16,opt,name=default_dpi,json=defaultDpi,proto3" json:"default_dpi,omitempty"`
-	SeoDetails        *wrapperspb.StringValue `protobuf:"bytes,17,opt,name=seo_details,json=seoDetails,proto3" json:"seo_details,omitempty"`
-	EcommerceTags     *wrapperspb.StringValue `protobuf:"bytes,18,opt,name=ecommerce_tags,json=ecommerceTags,proto3" json:"ecommerce_tags,omitempty"`
-	DefaultLocationId *wrapperspb.Int32Value  `protobuf:"bytes,19,opt,name=default_location_id,json=defaultLocationId,proto3" json:"default_location_id,omitempty"`
+	DefaultDpi *wrapperspb.UInt32Value `protobuf:"bytes,16,opt,name=default_dpi,json=defaultDpi,proto3" json:"default_dpi,omitempty"`
+	// SEO details, stored and answered as given.
+	SeoDetails *wrapperspb.StringValue `protobuf:"bytes,17,opt,name=seo_details,json=seoDetails,proto3" json:"seo_details,omitempty"`
+	// Tags, comma-separated, stored and answered as the string sent.
+	EcommerceTags *wrapperspb.StringValue `protobuf:"bytes,18,opt,name=ecommerce_tags,json=ecommerceTags,proto3" json:"ecommerce_tags,omitempty"`
+	// The default production location, stored and answered as given (an integer above 0 where it is a number).
+	DefaultLocationId *wrapperspb.Int32Value `protobuf:"bytes,19,opt,name=default_location_id,json=defaultLocationId,proto3" json:"default_location_id,omitempty"`
 	// Extension: the client's e-commerce variant ids served by this variant;
 	// each may belong to one variant of the team only.
 	EcommerceVariantIds []string `protobuf:"bytes,20,rep,name=ecommerce_variant_ids,json=ecommerceVariantIds,proto3" json:"ecommerce_variant_ids,omitempty"`
@@ -1719,8 +1790,9 @@ func (x *CreateProductVariantRequest) GetEcommerceVariantIds() []string {
 
 // GetProductVariantRequest names a variant.
 type GetProductVariantRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	VariantId     int32                  `protobuf:"varint,1,opt,name=variant_id,json=variantId,proto3" json:"variant_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The deleted variant's id.
+	VariantId     int32 `protobuf:"varint,1,opt,name=variant_id,json=variantId,proto3" json:"variant_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1828,8 +1900,9 @@ func (x *ListProductVariantsRequest) GetPageToken() string {
 
 // ListProductVariantsResponse is one page of variants.
 type ListProductVariantsResponse struct {
-	state           protoimpl.MessageState `protogen:"open.v1"`
-	ProductVariants []*ProductVariant      `protobuf:"bytes,1,rep,name=product_variants,json=productVariants,proto3" json:"product_variants,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// This page's product variants.
+	ProductVariants []*ProductVariant `protobuf:"bytes,1,rep,name=product_variants,json=productVariants,proto3" json:"product_variants,omitempty"`
 	// Empty on the last page.
 	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -1883,33 +1956,54 @@ func (x *ListProductVariantsResponse) GetNextPageToken() string {
 // UpdateProductVariantRequest is the variant update body: any variant
 // field, all optional.
 type UpdateProductVariantRequest struct {
-	state     protoimpl.MessageState `protogen:"open.v1"`
-	VariantId int32                  `protobuf:"varint,1,opt,name=variant_id,json=variantId,proto3" json:"variant_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The deleted variant's id.
+	VariantId int32 `protobuf:"varint,1,opt,name=variant_id,json=variantId,proto3" json:"variant_id,omitempty"`
 	// The fields to replace. Over REST it is the set of top-level keys in the
 	// body; over gRPC, when empty, every set field is replaced.
-	UpdateMask               *fieldmaskpb.FieldMask  `protobuf:"bytes,2,opt,name=update_mask,json=updateMask,proto3" json:"update_mask,omitempty"`
-	Uuid                     *string                 `protobuf:"bytes,3,opt,name=uuid,proto3,oneof" json:"uuid,omitempty"`
-	Name                     *string                 `protobuf:"bytes,4,opt,name=name,proto3,oneof" json:"name,omitempty"`
-	ProductVariantCategoryId *wrapperspb.Int32Value  `protobuf:"bytes,5,opt,name=product_variant_category_id,json=productVariantCategoryId,proto3" json:"product_variant_category_id,omitempty"`
-	ProductId                *int32                  `protobuf:"varint,6,opt,name=product_id,json=productId,proto3,oneof" json:"product_id,omitempty"`
-	PriceId                  *wrapperspb.Int32Value  `protobuf:"bytes,7,opt,name=price_id,json=priceId,proto3" json:"price_id,omitempty"`
-	EditorProductId          *wrapperspb.StringValue `protobuf:"bytes,8,opt,name=editor_product_id,json=editorProductId,proto3" json:"editor_product_id,omitempty"`
-	Weight                   *wrapperspb.UInt32Value `protobuf:"bytes,9,opt,name=weight,proto3" json:"weight,omitempty"`
-	Length                   *wrapperspb.Int32Value  `protobuf:"bytes,10,opt,name=length,proto3" json:"length,omitempty"`
-	Width                    *wrapperspb.Int32Value  `protobuf:"bytes,11,opt,name=width,proto3" json:"width,omitempty"`
-	Height                   *wrapperspb.Int32Value  `protobuf:"bytes,12,opt,name=height,proto3" json:"height,omitempty"`
-	Description              *wrapperspb.StringValue `protobuf:"bytes,13,opt,name=description,proto3" json:"description,omitempty"`
-	CountryId                *int32                  `protobuf:"varint,14,opt,name=country_id,json=countryId,proto3,oneof" json:"country_id,omitempty"`
-	CustomsCode              *wrapperspb.StringValue `protobuf:"bytes,15,opt,name=customs_code,json=customsCode,proto3" json:"customs_code,omitempty"`
-	CustomsDescription       *wrapperspb.StringValue `protobuf:"bytes,16,opt,name=customs_description,json=customsDescription,proto3" json:"customs_description,omitempty"`
-	LongCustomsDescription   *wrapperspb.StringValue `protobuf:"bytes,17,opt,name=long_customs_description,json=longCustomsDescription,proto3" json:"long_customs_description,omitempty"`
-	DefaultDpi               *wrapperspb.UInt32Value `protobuf:"bytes,18,opt,name=default_dpi,json=defaultDpi,proto3" json:"default_dpi,omitempty"`
-	SeoDetails               *wrapperspb.StringValue `protobuf:"bytes,19,opt,name=seo_details,json=seoDetails,proto3" json:"seo_details,omitempty"`
-	EcommerceTags            *wrapperspb.StringValue `protobuf:"bytes,20,opt,name=ecommerce_tags,json=ecommerceTags,proto3" json:"ecommerce_tags,omitempty"`
-	DefaultLocationId        *wrapperspb.Int32Value  `protobuf:"bytes,21,opt,name=default_location_id,json=defaultLocationId,proto3" json:"default_location_id,omitempty"`
-	EcommerceVariantIds      []string                `protobuf:"bytes,22,rep,name=ecommerce_variant_ids,json=ecommerceVariantIds,proto3" json:"ecommerce_variant_ids,omitempty"`
-	unknownFields            protoimpl.UnknownFields
-	sizeCache                protoimpl.SizeCache
+	UpdateMask *fieldmaskpb.FieldMask `protobuf:"bytes,2,opt,name=update_mask,json=updateMask,proto3" json:"update_mask,omitempty"`
+	// A 36-character UUID, unique in the team; a PUT may change it.
+	Uuid *string `protobuf:"bytes,3,opt,name=uuid,proto3,oneof" json:"uuid,omitempty"`
+	// Its name.
+	Name *string `protobuf:"bytes,4,opt,name=name,proto3,oneof" json:"name,omitempty"`
+	// The variant category's id, above 0, stored and answered as given.
+	ProductVariantCategoryId *wrapperspb.Int32Value `protobuf:"bytes,5,opt,name=product_variant_category_id,json=productVariantCategoryId,proto3" json:"product_variant_category_id,omitempty"`
+	// Integer id of a product of the team.
+	ProductId *int32 `protobuf:"varint,6,opt,name=product_id,json=productId,proto3,oneof" json:"product_id,omitempty"`
+	// The price's id, above 0, stored and answered as given.
+	PriceId *wrapperspb.Int32Value `protobuf:"bytes,7,opt,name=price_id,json=priceId,proto3" json:"price_id,omitempty"`
+	// The product's id in the design editor, stored and answered as given.
+	EditorProductId *wrapperspb.StringValue `protobuf:"bytes,8,opt,name=editor_product_id,json=editorProductId,proto3" json:"editor_product_id,omitempty"`
+	// Weight, 0 to 4,294,967,295, stored and answered as given.
+	Weight *wrapperspb.UInt32Value `protobuf:"bytes,9,opt,name=weight,proto3" json:"weight,omitempty"`
+	// Length, 0 or more.
+	Length *wrapperspb.Int32Value `protobuf:"bytes,10,opt,name=length,proto3" json:"length,omitempty"`
+	// Width, 0 or more.
+	Width *wrapperspb.Int32Value `protobuf:"bytes,11,opt,name=width,proto3" json:"width,omitempty"`
+	// Height, 0 or more.
+	Height *wrapperspb.Int32Value `protobuf:"bytes,12,opt,name=height,proto3" json:"height,omitempty"`
+	// A description, stored and answered as given.
+	Description *wrapperspb.StringValue `protobuf:"bytes,13,opt,name=description,proto3" json:"description,omitempty"`
+	// ISO 3166-1 numeric code of a real country (276 is Germany).
+	CountryId *int32 `protobuf:"varint,14,opt,name=country_id,json=countryId,proto3,oneof" json:"country_id,omitempty"`
+	// The customs tariff code, stored and answered as given.
+	CustomsCode *wrapperspb.StringValue `protobuf:"bytes,15,opt,name=customs_code,json=customsCode,proto3" json:"customs_code,omitempty"`
+	// The customs description, stored and answered as given.
+	CustomsDescription *wrapperspb.StringValue `protobuf:"bytes,16,opt,name=customs_description,json=customsDescription,proto3" json:"customs_description,omitempty"`
+	// The long customs description, stored and answered as given.
+	LongCustomsDescription *wrapperspb.StringValue `protobuf:"bytes,17,opt,name=long_customs_description,json=longCustomsDescription,proto3" json:"long_customs_description,omitempty"`
+	// The print resolution, 1 to 10,000; null: the next level's applies.
+	DefaultDpi *wrapperspb.UInt32Value `protobuf:"bytes,18,opt,name=default_dpi,json=defaultDpi,proto3" json:"default_dpi,omitempty"`
+	// SEO details, stored and answered as given.
+	SeoDetails *wrapperspb.StringValue `protobuf:"bytes,19,opt,name=seo_details,json=seoDetails,proto3" json:"seo_details,omitempty"`
+	// Tags, comma-separated, stored and answered as the string sent.
+	EcommerceTags *wrapperspb.StringValue `protobuf:"bytes,20,opt,name=ecommerce_tags,json=ecommerceTags,proto3" json:"ecommerce_tags,omitempty"`
+	// The default production location, stored and answered as given (an integer above 0 where it is a number).
+	DefaultLocationId *wrapperspb.Int32Value `protobuf:"bytes,21,opt,name=default_location_id,json=defaultLocationId,proto3" json:"default_location_id,omitempty"`
+	// Replaces the shop's variant ids this variant serves (extension); each may belong to one variant of the team only.
+	EcommerceVariantIds []string `protobuf:"bytes,22,rep,name=ecommerce_variant_ids,json=ecommerceVariantIds,proto3" json:"ecommerce_variant_ids,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
 }
 
 func (x *UpdateProductVariantRequest) Reset() {
@@ -2098,8 +2192,9 @@ func (x *UpdateProductVariantRequest) GetEcommerceVariantIds() []string {
 
 // DeleteProductVariantRequest names the variant to delete.
 type DeleteProductVariantRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	VariantId     int32                  `protobuf:"varint,1,opt,name=variant_id,json=variantId,proto3" json:"variant_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The deleted variant's id.
+	VariantId     int32 `protobuf:"varint,1,opt,name=variant_id,json=variantId,proto3" json:"variant_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2145,8 +2240,9 @@ func (x *DeleteProductVariantRequest) GetVariantId() int32 {
 type DeleteProductVariantResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// "Product variant successfully deleted".
-	Message       string `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
-	VariantId     int32  `protobuf:"varint,2,opt,name=variant_id,json=variantId,proto3" json:"variant_id,omitempty"`
+	Message string `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
+	// The deleted variant's id.
+	VariantId     int32 `protobuf:"varint,2,opt,name=variant_id,json=variantId,proto3" json:"variant_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2269,7 +2365,8 @@ type PrintSettings struct {
 	ProductVariantId *wrapperspb.Int32Value `protobuf:"bytes,1,opt,name=product_variant_id,json=productVariantId,proto3" json:"product_variant_id,omitempty"`
 	// The variant's product and the product's category; null without a
 	// variant.
-	ProductId  *wrapperspb.Int32Value `protobuf:"bytes,2,opt,name=product_id,json=productId,proto3" json:"product_id,omitempty"`
+	ProductId *wrapperspb.Int32Value `protobuf:"bytes,2,opt,name=product_id,json=productId,proto3" json:"product_id,omitempty"`
+	// The product's category; null without a variant.
 	CategoryId *wrapperspb.Int32Value `protobuf:"bytes,3,opt,name=category_id,json=categoryId,proto3" json:"category_id,omitempty"`
 	// The effective DPI.
 	Dpi int32 `protobuf:"varint,4,opt,name=dpi,proto3" json:"dpi,omitempty"`

@@ -32,8 +32,10 @@ type Print struct {
 	// Print id, unique across both families.
 	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
 	// "A" or "B".
-	Family  string `protobuf:"bytes,2,opt,name=family,proto3" json:"family,omitempty"`
-	TeamId  int32  `protobuf:"varint,3,opt,name=team_id,json=teamId,proto3" json:"team_id,omitempty"`
+	Family string `protobuf:"bytes,2,opt,name=family,proto3" json:"family,omitempty"`
+	// The team it belongs to.
+	TeamId int32 `protobuf:"varint,3,opt,name=team_id,json=teamId,proto3" json:"team_id,omitempty"`
+	// The store.
 	StoreId string `protobuf:"bytes,4,opt,name=store_id,json=storeId,proto3" json:"store_id,omitempty"`
 	// In the family's own vocabulary: A received, processing, processingfailed
 	// or ready; B processing, ready or failed; either may be cancelled.
@@ -51,13 +53,16 @@ type Print struct {
 	// Family B: the client's order id.
 	ExternalId *wrapperspb.StringValue `protobuf:"bytes,11,opt,name=external_id,json=externalId,proto3" json:"external_id,omitempty"`
 	// Family B: the client's line id.
-	LineExternalId  *wrapperspb.StringValue `protobuf:"bytes,12,opt,name=line_external_id,json=lineExternalId,proto3" json:"line_external_id,omitempty"`
+	LineExternalId *wrapperspb.StringValue `protobuf:"bytes,12,opt,name=line_external_id,json=lineExternalId,proto3" json:"line_external_id,omitempty"`
+	// The design version the print renders, when it names one.
 	DesignVersionId *wrapperspb.StringValue `protobuf:"bytes,13,opt,name=design_version_id,json=designVersionId,proto3" json:"design_version_id,omitempty"`
 	// Copies to print: the item's or line's quantity.
 	Quantity int32 `protobuf:"varint,14,opt,name=quantity,proto3" json:"quantity,omitempty"`
 	// The rendered files; empty unless status is ready.
-	Files     []*OperatorPrintFile   `protobuf:"bytes,15,rep,name=files,proto3" json:"files,omitempty"`
+	Files []*OperatorPrintFile `protobuf:"bytes,15,rep,name=files,proto3" json:"files,omitempty"`
+	// When it was created (RFC 3339, UTC).
 	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,16,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// When it last changed (RFC 3339, UTC).
 	UpdatedAt *timestamppb.Timestamp `protobuf:"bytes,17,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
 	// What happened to the print, oldest first: queued, rendering, ready,
 	// failed, retried, flagged, cancelled. Only a single print's answer
@@ -227,8 +232,9 @@ func (x *Print) GetHistory() []*PrintEvent {
 type PrintEvent struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// queued, rendering, ready, failed, retried, flagged or cancelled.
-	Kind string                 `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
-	At   *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=at,proto3" json:"at,omitempty"`
+	Kind string `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
+	// When it happened (RFC 3339, UTC).
+	At *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=at,proto3" json:"at,omitempty"`
 	// The reason of a failure or a flag; null otherwise.
 	Detail *wrapperspb.StringValue `protobuf:"bytes,3,opt,name=detail,proto3" json:"detail,omitempty"`
 	// The operator who retried, flagged or cancelled; null for the service's
@@ -503,8 +509,9 @@ func (x *ListPrintsRequest) GetCreatedBefore() *timestamppb.Timestamp {
 
 // ListPrintsResponse is one page of prints.
 type ListPrintsResponse struct {
-	state  protoimpl.MessageState `protogen:"open.v1"`
-	Prints []*Print               `protobuf:"bytes,1,rep,name=prints,proto3" json:"prints,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// This page's prints.
+	Prints []*Print `protobuf:"bytes,1,rep,name=prints,proto3" json:"prints,omitempty"`
 	// Empty on the last page.
 	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -819,8 +826,9 @@ func (x *ListBatchOrdersRequest) GetPageToken() string {
 
 // ListBatchOrdersResponse is one page of batch orders.
 type ListBatchOrdersResponse struct {
-	state       protoimpl.MessageState `protogen:"open.v1"`
-	BatchOrders []*BatchOrder          `protobuf:"bytes,1,rep,name=batch_orders,json=batchOrders,proto3" json:"batch_orders,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// This page's batch orders.
+	BatchOrders []*BatchOrder `protobuf:"bytes,1,rep,name=batch_orders,json=batchOrders,proto3" json:"batch_orders,omitempty"`
 	// Empty on the last page.
 	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -939,8 +947,9 @@ func (x *OperatorServiceCreateBatchOrderRequest) GetPrintTemplates() []string {
 
 // GetWebhookEndpointRequest names the store whose endpoint to read.
 type GetWebhookEndpointRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	StoreId       string                 `protobuf:"bytes,1,opt,name=store_id,json=storeId,proto3" json:"store_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The store.
+	StoreId       string `protobuf:"bytes,1,opt,name=store_id,json=storeId,proto3" json:"store_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -984,9 +993,12 @@ func (x *GetWebhookEndpointRequest) GetStoreId() string {
 
 // Team is a client account.
 type Team struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Id            int32                  `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
-	Name          string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Its integer id.
+	Id int32 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	// Its name.
+	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// When it was created (RFC 3339, UTC).
 	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1101,7 +1113,8 @@ func (x *ListTeamsRequest) GetPageToken() string {
 // ListTeamsResponse is one page of teams.
 type ListTeamsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	Teams []*Team                `protobuf:"bytes,1,rep,name=teams,proto3" json:"teams,omitempty"`
+	// This page's teams.
+	Teams []*Team `protobuf:"bytes,1,rep,name=teams,proto3" json:"teams,omitempty"`
 	// Empty on the last page.
 	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -1202,11 +1215,13 @@ func (x *CreateTeamRequest) GetName() string {
 type Store struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The store id, assigned by staff.
-	Id     string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
-	TeamId int32  `protobuf:"varint,2,opt,name=team_id,json=teamId,proto3" json:"team_id,omitempty"`
+	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// The team it belongs to.
+	TeamId int32 `protobuf:"varint,2,opt,name=team_id,json=teamId,proto3" json:"team_id,omitempty"`
 	// The webhook endpoint URL; null when none is set.
-	WebhookUrl    *wrapperspb.StringValue `protobuf:"bytes,3,opt,name=webhook_url,json=webhookUrl,proto3" json:"webhook_url,omitempty"`
-	CreatedAt     *timestamppb.Timestamp  `protobuf:"bytes,4,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	WebhookUrl *wrapperspb.StringValue `protobuf:"bytes,3,opt,name=webhook_url,json=webhookUrl,proto3" json:"webhook_url,omitempty"`
+	// When it was created (RFC 3339, UTC).
+	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1335,8 +1350,9 @@ func (x *ListStoresRequest) GetPageToken() string {
 
 // ListStoresResponse is one page of stores.
 type ListStoresResponse struct {
-	state  protoimpl.MessageState `protogen:"open.v1"`
-	Stores []*Store               `protobuf:"bytes,1,rep,name=stores,proto3" json:"stores,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// This page's stores.
+	Stores []*Store `protobuf:"bytes,1,rep,name=stores,proto3" json:"stores,omitempty"`
 	// Empty on the last page.
 	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -1444,14 +1460,18 @@ func (x *CreateStoreRequest) GetTeamId() int32 {
 
 // Token is an API token's record; its value is never stored or shown again.
 type Token struct {
-	state  protoimpl.MessageState `protogen:"open.v1"`
-	Id     int32                  `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
-	TeamId int32                  `protobuf:"varint,2,opt,name=team_id,json=teamId,proto3" json:"team_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Its integer id.
+	Id int32 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	// The team it belongs to.
+	TeamId int32 `protobuf:"varint,2,opt,name=team_id,json=teamId,proto3" json:"team_id,omitempty"`
 	// The store the token is bound to; null for a team-wide token.
 	StoreId *wrapperspb.StringValue `protobuf:"bytes,3,opt,name=store_id,json=storeId,proto3" json:"store_id,omitempty"`
-	Name    string                  `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
+	// Its name.
+	Name string `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
 	// The first characters of the token, to recognise it.
-	Prefix    string                 `protobuf:"bytes,5,opt,name=prefix,proto3" json:"prefix,omitempty"`
+	Prefix string `protobuf:"bytes,5,opt,name=prefix,proto3" json:"prefix,omitempty"`
+	// When it was created (RFC 3339, UTC).
 	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
 	// Null while the token is active.
 	RevokedAt     *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=revoked_at,json=revokedAt,proto3" json:"revoked_at,omitempty"`
@@ -1622,8 +1642,9 @@ func (x *ListTokensRequest) GetPageToken() string {
 
 // ListTokensResponse is one page of API tokens.
 type ListTokensResponse struct {
-	state  protoimpl.MessageState `protogen:"open.v1"`
-	Tokens []*Token               `protobuf:"bytes,1,rep,name=tokens,proto3" json:"tokens,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// This page's tokens.
+	Tokens []*Token `protobuf:"bytes,1,rep,name=tokens,proto3" json:"tokens,omitempty"`
 	// Empty on the last page.
 	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -1742,7 +1763,8 @@ func (x *IssueTokenRequest) GetName() string {
 // IssueTokenResponse carries a new token's value, shown only this once.
 type IssueTokenResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	Token *Token                 `protobuf:"bytes,1,opt,name=token,proto3" json:"token,omitempty"`
+	// The token's record, as listed.
+	Token *Token `protobuf:"bytes,1,opt,name=token,proto3" json:"token,omitempty"`
 	// The value to send as "Authorization: Bearer <bearer_token>".
 	BearerToken   string `protobuf:"bytes,2,opt,name=bearer_token,json=bearerToken,proto3" json:"bearer_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -1844,16 +1866,25 @@ func (x *RevokeTokenRequest) GetTokenId() int32 {
 // overflow the slots go on further sheets (PDF pages). Lengths are in
 // millimetres.
 type PrintTemplate struct {
-	state          protoimpl.MessageState `protogen:"open.v1"`
-	Uid            string                 `protobuf:"bytes,1,opt,name=uid,proto3" json:"uid,omitempty"`
-	TeamId         int32                  `protobuf:"varint,2,opt,name=team_id,json=teamId,proto3" json:"team_id,omitempty"`
-	Name           string                 `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
-	SheetWidthMm   float64                `protobuf:"fixed64,4,opt,name=sheet_width_mm,json=sheetWidthMm,proto3" json:"sheet_width_mm,omitempty"`
-	SheetHeightMm  float64                `protobuf:"fixed64,5,opt,name=sheet_height_mm,json=sheetHeightMm,proto3" json:"sheet_height_mm,omitempty"`
-	MarginTopMm    float64                `protobuf:"fixed64,6,opt,name=margin_top_mm,json=marginTopMm,proto3" json:"margin_top_mm,omitempty"`
-	MarginRightMm  float64                `protobuf:"fixed64,7,opt,name=margin_right_mm,json=marginRightMm,proto3" json:"margin_right_mm,omitempty"`
-	MarginBottomMm float64                `protobuf:"fixed64,8,opt,name=margin_bottom_mm,json=marginBottomMm,proto3" json:"margin_bottom_mm,omitempty"`
-	MarginLeftMm   float64                `protobuf:"fixed64,9,opt,name=margin_left_mm,json=marginLeftMm,proto3" json:"margin_left_mm,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Its UUID, which its paths take.
+	Uid string `protobuf:"bytes,1,opt,name=uid,proto3" json:"uid,omitempty"`
+	// The team it belongs to.
+	TeamId int32 `protobuf:"varint,2,opt,name=team_id,json=teamId,proto3" json:"team_id,omitempty"`
+	// Its name.
+	Name string `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	// The sheet's width in millimetres.
+	SheetWidthMm float64 `protobuf:"fixed64,4,opt,name=sheet_width_mm,json=sheetWidthMm,proto3" json:"sheet_width_mm,omitempty"`
+	// The sheet's height in millimetres.
+	SheetHeightMm float64 `protobuf:"fixed64,5,opt,name=sheet_height_mm,json=sheetHeightMm,proto3" json:"sheet_height_mm,omitempty"`
+	// Millimetres kept free of slots at the top of the sheet.
+	MarginTopMm float64 `protobuf:"fixed64,6,opt,name=margin_top_mm,json=marginTopMm,proto3" json:"margin_top_mm,omitempty"`
+	// Millimetres kept free of slots at the right of the sheet.
+	MarginRightMm float64 `protobuf:"fixed64,7,opt,name=margin_right_mm,json=marginRightMm,proto3" json:"margin_right_mm,omitempty"`
+	// Millimetres kept free of slots at the bottom of the sheet (3.12 or more for the slug line).
+	MarginBottomMm float64 `protobuf:"fixed64,8,opt,name=margin_bottom_mm,json=marginBottomMm,proto3" json:"margin_bottom_mm,omitempty"`
+	// Millimetres kept free of slots at the left of the sheet.
+	MarginLeftMm float64 `protobuf:"fixed64,9,opt,name=margin_left_mm,json=marginLeftMm,proto3" json:"margin_left_mm,omitempty"`
 	// Space between grid slots, across and down.
 	GapMm float64 `protobuf:"fixed64,10,opt,name=gap_mm,json=gapMm,proto3" json:"gap_mm,omitempty"`
 	// A regular grid of slots; null when slots are explicit.
@@ -1863,9 +1894,11 @@ type PrintTemplate struct {
 	// Draw crop marks at the corners of every slot.
 	CropMarks bool `protobuf:"varint,13,opt,name=crop_marks,json=cropMarks,proto3" json:"crop_marks,omitempty"`
 	// Integer ids of the product variants the template is assigned to.
-	VariantIds []int32                `protobuf:"varint,14,rep,packed,name=variant_ids,json=variantIds,proto3" json:"variant_ids,omitempty"`
-	CreatedAt  *timestamppb.Timestamp `protobuf:"bytes,15,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	UpdatedAt  *timestamppb.Timestamp `protobuf:"bytes,16,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	VariantIds []int32 `protobuf:"varint,14,rep,packed,name=variant_ids,json=variantIds,proto3" json:"variant_ids,omitempty"`
+	// When it was created (RFC 3339, UTC).
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,15,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// When it last changed (RFC 3339, UTC).
+	UpdatedAt *timestamppb.Timestamp `protobuf:"bytes,16,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
 	// How much of each item's bleed is kept around its slot: 0 trims at the
 	// slot; at most half the space between slots, so that no item's bleed
 	// reaches a neighbour.
@@ -2033,7 +2066,8 @@ type PrintTemplateGrid struct {
 	// At least 1.
 	Rows int32 `protobuf:"varint,2,opt,name=rows,proto3" json:"rows,omitempty"`
 	// Slot size; 0 divides the printable area evenly.
-	SlotWidthMm   float64 `protobuf:"fixed64,3,opt,name=slot_width_mm,json=slotWidthMm,proto3" json:"slot_width_mm,omitempty"`
+	SlotWidthMm float64 `protobuf:"fixed64,3,opt,name=slot_width_mm,json=slotWidthMm,proto3" json:"slot_width_mm,omitempty"`
+	// Slot height; 0 divides the printable area evenly.
 	SlotHeightMm  float64 `protobuf:"fixed64,4,opt,name=slot_height_mm,json=slotHeightMm,proto3" json:"slot_height_mm,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -2100,11 +2134,15 @@ func (x *PrintTemplateGrid) GetSlotHeightMm() float64 {
 // PrintTemplateSlot is an explicit slot, positioned from the sheet's top-left
 // corner; it must lie inside the margins.
 type PrintTemplateSlot struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	XMm           float64                `protobuf:"fixed64,1,opt,name=x_mm,json=xMm,proto3" json:"x_mm,omitempty"`
-	YMm           float64                `protobuf:"fixed64,2,opt,name=y_mm,json=yMm,proto3" json:"y_mm,omitempty"`
-	WidthMm       float64                `protobuf:"fixed64,3,opt,name=width_mm,json=widthMm,proto3" json:"width_mm,omitempty"`
-	HeightMm      float64                `protobuf:"fixed64,4,opt,name=height_mm,json=heightMm,proto3" json:"height_mm,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The slot's left edge, in millimetres from the sheet's left edge.
+	XMm float64 `protobuf:"fixed64,1,opt,name=x_mm,json=xMm,proto3" json:"x_mm,omitempty"`
+	// The slot's top edge, in millimetres from the sheet's top edge.
+	YMm float64 `protobuf:"fixed64,2,opt,name=y_mm,json=yMm,proto3" json:"y_mm,omitempty"`
+	// The slot's width in millimetres.
+	WidthMm float64 `protobuf:"fixed64,3,opt,name=width_mm,json=widthMm,proto3" json:"width_mm,omitempty"`
+	// The slot's height in millimetres.
+	HeightMm      float64 `protobuf:"fixed64,4,opt,name=height_mm,json=heightMm,proto3" json:"height_mm,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2178,15 +2216,23 @@ type CreatePrintTemplateRequest struct {
 	// Required, positive.
 	SheetWidthMm float64 `protobuf:"fixed64,3,opt,name=sheet_width_mm,json=sheetWidthMm,proto3" json:"sheet_width_mm,omitempty"`
 	// Required, positive.
-	SheetHeightMm  float64              `protobuf:"fixed64,4,opt,name=sheet_height_mm,json=sheetHeightMm,proto3" json:"sheet_height_mm,omitempty"`
-	MarginTopMm    float64              `protobuf:"fixed64,5,opt,name=margin_top_mm,json=marginTopMm,proto3" json:"margin_top_mm,omitempty"`
-	MarginRightMm  float64              `protobuf:"fixed64,6,opt,name=margin_right_mm,json=marginRightMm,proto3" json:"margin_right_mm,omitempty"`
-	MarginBottomMm float64              `protobuf:"fixed64,7,opt,name=margin_bottom_mm,json=marginBottomMm,proto3" json:"margin_bottom_mm,omitempty"`
-	MarginLeftMm   float64              `protobuf:"fixed64,8,opt,name=margin_left_mm,json=marginLeftMm,proto3" json:"margin_left_mm,omitempty"`
-	GapMm          float64              `protobuf:"fixed64,9,opt,name=gap_mm,json=gapMm,proto3" json:"gap_mm,omitempty"`
-	Grid           *PrintTemplateGrid   `protobuf:"bytes,10,opt,name=grid,proto3" json:"grid,omitempty"`
-	Slots          []*PrintTemplateSlot `protobuf:"bytes,11,rep,name=slots,proto3" json:"slots,omitempty"`
-	CropMarks      bool                 `protobuf:"varint,12,opt,name=crop_marks,json=cropMarks,proto3" json:"crop_marks,omitempty"`
+	SheetHeightMm float64 `protobuf:"fixed64,4,opt,name=sheet_height_mm,json=sheetHeightMm,proto3" json:"sheet_height_mm,omitempty"`
+	// Millimetres kept free of slots at the top of the sheet.
+	MarginTopMm float64 `protobuf:"fixed64,5,opt,name=margin_top_mm,json=marginTopMm,proto3" json:"margin_top_mm,omitempty"`
+	// Millimetres kept free of slots at the right of the sheet.
+	MarginRightMm float64 `protobuf:"fixed64,6,opt,name=margin_right_mm,json=marginRightMm,proto3" json:"margin_right_mm,omitempty"`
+	// Millimetres kept free of slots at the bottom of the sheet (3.12 or more for the slug line).
+	MarginBottomMm float64 `protobuf:"fixed64,7,opt,name=margin_bottom_mm,json=marginBottomMm,proto3" json:"margin_bottom_mm,omitempty"`
+	// Millimetres kept free of slots at the left of the sheet.
+	MarginLeftMm float64 `protobuf:"fixed64,8,opt,name=margin_left_mm,json=marginLeftMm,proto3" json:"margin_left_mm,omitempty"`
+	// Space between grid slots, across and down, in millimetres.
+	GapMm float64 `protobuf:"fixed64,9,opt,name=gap_mm,json=gapMm,proto3" json:"gap_mm,omitempty"`
+	// A regular grid of slots; replaces slots.
+	Grid *PrintTemplateGrid `protobuf:"bytes,10,opt,name=grid,proto3" json:"grid,omitempty"`
+	// Slots placed one by one; replaces grid.
+	Slots []*PrintTemplateSlot `protobuf:"bytes,11,rep,name=slots,proto3" json:"slots,omitempty"`
+	// Draw crop marks at the corners of every slot.
+	CropMarks bool `protobuf:"varint,12,opt,name=crop_marks,json=cropMarks,proto3" json:"crop_marks,omitempty"`
 	// Integer ids of variants of the same team.
 	VariantIds []int32 `protobuf:"varint,13,rep,packed,name=variant_ids,json=variantIds,proto3" json:"variant_ids,omitempty"`
 	// See PrintTemplate.slot_bleed_mm; 0 when absent.
@@ -2325,8 +2371,9 @@ func (x *CreatePrintTemplateRequest) GetSlotBleedMm() float64 {
 
 // GetPrintTemplateRequest names a print template.
 type GetPrintTemplateRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	TemplateUid   string                 `protobuf:"bytes,1,opt,name=template_uid,json=templateUid,proto3" json:"template_uid,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The deleted template's uid.
+	TemplateUid   string `protobuf:"bytes,1,opt,name=template_uid,json=templateUid,proto3" json:"template_uid,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2443,8 +2490,9 @@ func (x *ListPrintTemplatesRequest) GetPageToken() string {
 
 // ListPrintTemplatesResponse is one page of print templates.
 type ListPrintTemplatesResponse struct {
-	state          protoimpl.MessageState `protogen:"open.v1"`
-	PrintTemplates []*PrintTemplate       `protobuf:"bytes,1,rep,name=print_templates,json=printTemplates,proto3" json:"print_templates,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// This page's print templates.
+	PrintTemplates []*PrintTemplate `protobuf:"bytes,1,rep,name=print_templates,json=printTemplates,proto3" json:"print_templates,omitempty"`
 	// Empty on the last page.
 	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -2499,24 +2547,37 @@ func (x *ListPrintTemplatesResponse) GetNextPageToken() string {
 // must still satisfy the create rules (setting grid clears slots and the
 // reverse).
 type UpdatePrintTemplateRequest struct {
-	state       protoimpl.MessageState `protogen:"open.v1"`
-	TemplateUid string                 `protobuf:"bytes,1,opt,name=template_uid,json=templateUid,proto3" json:"template_uid,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The deleted template's uid.
+	TemplateUid string `protobuf:"bytes,1,opt,name=template_uid,json=templateUid,proto3" json:"template_uid,omitempty"`
 	// The fields to replace. Over REST it is the set of top-level keys in the
 	// body; over gRPC, when empty, every set field is replaced.
-	UpdateMask     *fieldmaskpb.FieldMask `protobuf:"bytes,2,opt,name=update_mask,json=updateMask,proto3" json:"update_mask,omitempty"`
-	Name           *string                `protobuf:"bytes,3,opt,name=name,proto3,oneof" json:"name,omitempty"`
-	SheetWidthMm   *float64               `protobuf:"fixed64,4,opt,name=sheet_width_mm,json=sheetWidthMm,proto3,oneof" json:"sheet_width_mm,omitempty"`
-	SheetHeightMm  *float64               `protobuf:"fixed64,5,opt,name=sheet_height_mm,json=sheetHeightMm,proto3,oneof" json:"sheet_height_mm,omitempty"`
-	MarginTopMm    *float64               `protobuf:"fixed64,6,opt,name=margin_top_mm,json=marginTopMm,proto3,oneof" json:"margin_top_mm,omitempty"`
-	MarginRightMm  *float64               `protobuf:"fixed64,7,opt,name=margin_right_mm,json=marginRightMm,proto3,oneof" json:"margin_right_mm,omitempty"`
-	MarginBottomMm *float64               `protobuf:"fixed64,8,opt,name=margin_bottom_mm,json=marginBottomMm,proto3,oneof" json:"margin_bottom_mm,omitempty"`
-	MarginLeftMm   *float64               `protobuf:"fixed64,9,opt,name=margin_left_mm,json=marginLeftMm,proto3,oneof" json:"margin_left_mm,omitempty"`
-	GapMm          *float64               `protobuf:"fixed64,10,opt,name=gap_mm,json=gapMm,proto3,oneof" json:"gap_mm,omitempty"`
-	Grid           *PrintTemplateGrid     `protobuf:"bytes,11,opt,name=grid,proto3" json:"grid,omitempty"`
-	Slots          []*PrintTemplateSlot   `protobuf:"bytes,12,rep,name=slots,proto3" json:"slots,omitempty"`
-	CropMarks      *bool                  `protobuf:"varint,13,opt,name=crop_marks,json=cropMarks,proto3,oneof" json:"crop_marks,omitempty"`
+	UpdateMask *fieldmaskpb.FieldMask `protobuf:"bytes,2,opt,name=update_mask,json=updateMask,proto3" json:"update_mask,omitempty"`
+	// Its name.
+	Name *string `protobuf:"bytes,3,opt,name=name,proto3,oneof" json:"name,omitempty"`
+	// The sheet's width in millimetres.
+	SheetWidthMm *float64 `protobuf:"fixed64,4,opt,name=sheet_width_mm,json=sheetWidthMm,proto3,oneof" json:"sheet_width_mm,omitempty"`
+	// The sheet's height in millimetres.
+	SheetHeightMm *float64 `protobuf:"fixed64,5,opt,name=sheet_height_mm,json=sheetHeightMm,proto3,oneof" json:"sheet_height_mm,omitempty"`
+	// Millimetres kept free of slots at the top of the sheet.
+	MarginTopMm *float64 `protobuf:"fixed64,6,opt,name=margin_top_mm,json=marginTopMm,proto3,oneof" json:"margin_top_mm,omitempty"`
+	// Millimetres kept free of slots at the right of the sheet.
+	MarginRightMm *float64 `protobuf:"fixed64,7,opt,name=margin_right_mm,json=marginRightMm,proto3,oneof" json:"margin_right_mm,omitempty"`
+	// Millimetres kept free of slots at the bottom of the sheet (3.12 or more for the slug line).
+	MarginBottomMm *float64 `protobuf:"fixed64,8,opt,name=margin_bottom_mm,json=marginBottomMm,proto3,oneof" json:"margin_bottom_mm,omitempty"`
+	// Millimetres kept free of slots at the left of the sheet.
+	MarginLeftMm *float64 `protobuf:"fixed64,9,opt,name=margin_left_mm,json=marginLeftMm,proto3,oneof" json:"margin_left_mm,omitempty"`
+	// Space between grid slots, across and down, in millimetres.
+	GapMm *float64 `protobuf:"fixed64,10,opt,name=gap_mm,json=gapMm,proto3,oneof" json:"gap_mm,omitempty"`
+	// A regular grid of slots; replaces slots.
+	Grid *PrintTemplateGrid `protobuf:"bytes,11,opt,name=grid,proto3" json:"grid,omitempty"`
+	// Slots placed one by one; replaces grid.
+	Slots []*PrintTemplateSlot `protobuf:"bytes,12,rep,name=slots,proto3" json:"slots,omitempty"`
+	// Draw crop marks at the corners of every slot.
+	CropMarks *bool `protobuf:"varint,13,opt,name=crop_marks,json=cropMarks,proto3,oneof" json:"crop_marks,omitempty"`
 	// Replaces every assignment.
-	VariantIds    []int32  `protobuf:"varint,14,rep,packed,name=variant_ids,json=variantIds,proto3" json:"variant_ids,omitempty"`
+	VariantIds []int32 `protobuf:"varint,14,rep,packed,name=variant_ids,json=variantIds,proto3" json:"variant_ids,omitempty"`
+	// How much of each item's bleed is kept around its slot.
 	SlotBleedMm   *float64 `protobuf:"fixed64,15,opt,name=slot_bleed_mm,json=slotBleedMm,proto3,oneof" json:"slot_bleed_mm,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -2659,8 +2720,9 @@ func (x *UpdatePrintTemplateRequest) GetSlotBleedMm() float64 {
 
 // DeletePrintTemplateRequest names the print template to delete.
 type DeletePrintTemplateRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	TemplateUid   string                 `protobuf:"bytes,1,opt,name=template_uid,json=templateUid,proto3" json:"template_uid,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The deleted template's uid.
+	TemplateUid   string `protobuf:"bytes,1,opt,name=template_uid,json=templateUid,proto3" json:"template_uid,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2706,7 +2768,8 @@ func (x *DeletePrintTemplateRequest) GetTemplateUid() string {
 type DeletePrintTemplateResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// "Print template successfully deleted".
-	Message       string `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
+	Message string `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
+	// The deleted template's uid.
 	TemplateUid   string `protobuf:"bytes,2,opt,name=template_uid,json=templateUid,proto3" json:"template_uid,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -2758,8 +2821,9 @@ func (x *DeletePrintTemplateResponse) GetTemplateUid() string {
 
 // AssignPrintTemplateRequest changes the variants a template serves.
 type AssignPrintTemplateRequest struct {
-	state       protoimpl.MessageState `protogen:"open.v1"`
-	TemplateUid string                 `protobuf:"bytes,1,opt,name=template_uid,json=templateUid,proto3" json:"template_uid,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The deleted template's uid.
+	TemplateUid string `protobuf:"bytes,1,opt,name=template_uid,json=templateUid,proto3" json:"template_uid,omitempty"`
 	// Integer ids of variants of the template's team to assign it to.
 	AddVariantIds []int32 `protobuf:"varint,2,rep,packed,name=add_variant_ids,json=addVariantIds,proto3" json:"add_variant_ids,omitempty"`
 	// Integer ids of variants to unassign it from.
@@ -2888,8 +2952,9 @@ func (x *OperatorServiceListProductVariantsRequest) GetPageToken() string {
 // OperatorServiceListProductVariantsResponse is one page of a team's product
 // variants.
 type OperatorServiceListProductVariantsResponse struct {
-	state           protoimpl.MessageState `protogen:"open.v1"`
-	ProductVariants []*ProductVariant      `protobuf:"bytes,1,rep,name=product_variants,json=productVariants,proto3" json:"product_variants,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// This page's product variants.
+	ProductVariants []*ProductVariant `protobuf:"bytes,1,rep,name=product_variants,json=productVariants,proto3" json:"product_variants,omitempty"`
 	// The products these variants belong to, once each, for their names.
 	Products []*Product `protobuf:"bytes,2,rep,name=products,proto3" json:"products,omitempty"`
 	// Empty on the last page.

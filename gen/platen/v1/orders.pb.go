@@ -28,13 +28,16 @@ const (
 
 // Customer is the buyer of an order.
 type Customer struct {
-	state               protoimpl.MessageState  `protogen:"open.v1"`
-	Email               *wrapperspb.StringValue `protobuf:"bytes,1,opt,name=email,proto3" json:"email,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The buyer's e-mail, as the shop has it; at most 255 characters.
+	Email *wrapperspb.StringValue `protobuf:"bytes,1,opt,name=email,proto3" json:"email,omitempty"`
+	// The buyer's id in the shop; at most 255 characters.
 	EcommerceCustomerId *wrapperspb.StringValue `protobuf:"bytes,2,opt,name=ecommerce_customer_id,json=ecommerceCustomerId,proto3" json:"ecommerce_customer_id,omitempty"`
-	// First name.
+	// First name; at most 255 characters.
 	Name *wrapperspb.StringValue `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
-	// Last name.
-	Surname       *wrapperspb.StringValue `protobuf:"bytes,4,opt,name=surname,proto3" json:"surname,omitempty"`
+	// Last name; at most 255 characters.
+	Surname *wrapperspb.StringValue `protobuf:"bytes,4,opt,name=surname,proto3" json:"surname,omitempty"`
+	// Phone number, as the shop has it; at most 255 characters.
 	Phone         *wrapperspb.StringValue `protobuf:"bytes,5,opt,name=phone,proto3" json:"phone,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -108,16 +111,24 @@ func (x *Customer) GetPhone() *wrapperspb.StringValue {
 // Address is a billing or shipping address.
 type Address struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// "billing" or "shipping".
-	TypeId    string                  `protobuf:"bytes,1,opt,name=type_id,json=typeId,proto3" json:"type_id,omitempty"`
-	Address_1 string                  `protobuf:"bytes,2,opt,name=address_1,json=address1,proto3" json:"address_1,omitempty"`
+	// Required: "billing" or "shipping".
+	TypeId string `protobuf:"bytes,1,opt,name=type_id,json=typeId,proto3" json:"type_id,omitempty"`
+	// Required: the street address; at most 10,000 characters.
+	Address_1 string `protobuf:"bytes,2,opt,name=address_1,json=address1,proto3" json:"address_1,omitempty"`
+	// The address's second line; at most 255 characters.
 	Address_2 *wrapperspb.StringValue `protobuf:"bytes,3,opt,name=address_2,json=address2,proto3" json:"address_2,omitempty"`
-	PostCode  string                  `protobuf:"bytes,4,opt,name=post_code,json=postCode,proto3" json:"post_code,omitempty"`
-	City      string                  `protobuf:"bytes,5,opt,name=city,proto3" json:"city,omitempty"`
-	// County or province.
-	County        *wrapperspb.StringValue `protobuf:"bytes,6,opt,name=county,proto3" json:"county,omitempty"`
-	CountryCode   string                  `protobuf:"bytes,7,opt,name=country_code,json=countryCode,proto3" json:"country_code,omitempty"`
-	CountryId     *wrapperspb.Int32Value  `protobuf:"bytes,8,opt,name=country_id,json=countryId,proto3" json:"country_id,omitempty"`
+	// Required: the postal code; at most 255 characters.
+	PostCode string `protobuf:"bytes,4,opt,name=post_code,json=postCode,proto3" json:"post_code,omitempty"`
+	// Required: the city; at most 255 characters.
+	City string `protobuf:"bytes,5,opt,name=city,proto3" json:"city,omitempty"`
+	// County or province; at most 255 characters.
+	County *wrapperspb.StringValue `protobuf:"bytes,6,opt,name=county,proto3" json:"county,omitempty"`
+	// Required: the country, as the shop writes it (ISO 3166-1 alpha-2, such
+	// as "GB", is usual); at most 255 characters.
+	CountryCode string `protobuf:"bytes,7,opt,name=country_code,json=countryCode,proto3" json:"country_code,omitempty"`
+	// The country's ISO 3166-1 numeric code (826 for the United Kingdom),
+	// above 0.
+	CountryId     *wrapperspb.Int32Value `protobuf:"bytes,8,opt,name=country_id,json=countryId,proto3" json:"country_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -210,9 +221,12 @@ func (x *Address) GetCountryId() *wrapperspb.Int32Value {
 
 // Shipping is one shipping service of an order.
 type Shipping struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Code          string                 `protobuf:"bytes,1,opt,name=code,proto3" json:"code,omitempty"`
-	ShippingPrice *float64               `protobuf:"fixed64,2,opt,name=shipping_price,json=shippingPrice,proto3,oneof" json:"shipping_price,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Required: the shipping service's code in the shop; at most 255
+	// characters.
+	Code string `protobuf:"bytes,1,opt,name=code,proto3" json:"code,omitempty"`
+	// Required: the price of the shipping, a finite number, not negative.
+	ShippingPrice *float64 `protobuf:"fixed64,2,opt,name=shipping_price,json=shippingPrice,proto3,oneof" json:"shipping_price,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -349,17 +363,32 @@ func (x *PrintFile) GetSha256() *wrapperspb.StringValue {
 type OrderItem struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Output only: the item's UUID.
-	Uid                  string `protobuf:"bytes,1,opt,name=uid,proto3" json:"uid,omitempty"`
+	Uid string `protobuf:"bytes,1,opt,name=uid,proto3" json:"uid,omitempty"`
+	// Required: the item's id in the shop, unique within the order and among
+	// the orders of its store; at most 255 characters. The print status is
+	// read by it.
 	EcommerceOrderItemId string `protobuf:"bytes,2,opt,name=ecommerce_order_item_id,json=ecommerceOrderItemId,proto3" json:"ecommerce_order_item_id,omitempty"`
-	EcommerceVariantId   string `protobuf:"bytes,3,opt,name=ecommerce_variant_id,json=ecommerceVariantId,proto3" json:"ecommerce_variant_id,omitempty"`
-	Quantity             *int32 `protobuf:"varint,4,opt,name=quantity,proto3,oneof" json:"quantity,omitempty"`
-	// Price per item.
-	Price      *wrapperspb.DoubleValue `protobuf:"bytes,5,opt,name=price,proto3" json:"price,omitempty"`
-	Properties *structpb.Struct        `protobuf:"bytes,6,opt,name=properties,proto3" json:"properties,omitempty"`
-	// URL-encoded JSON generated by the customiser: the design document.
-	TemplateConfig string   `protobuf:"bytes,7,opt,name=template_config,json=templateConfig,proto3" json:"template_config,omitempty"`
-	Thumbnails     []string `protobuf:"bytes,8,rep,name=thumbnails,proto3" json:"thumbnails,omitempty"`
-	// UID of the design version.
+	// Required: the product variant's id in the shop; a catalogue variant
+	// that lists it in ecommerce_variant_ids gives the item its print
+	// settings. At most 255 characters.
+	EcommerceVariantId string `protobuf:"bytes,3,opt,name=ecommerce_variant_id,json=ecommerceVariantId,proto3" json:"ecommerce_variant_id,omitempty"`
+	// Required: how many copies, 1 to 1,000,000.
+	Quantity *int32 `protobuf:"varint,4,opt,name=quantity,proto3,oneof" json:"quantity,omitempty"`
+	// Price per item, a finite number, not negative.
+	Price *wrapperspb.DoubleValue `protobuf:"bytes,5,opt,name=price,proto3" json:"price,omitempty"`
+	// Anything the shop keeps with the item (a JSON object), stored and
+	// answered as sent.
+	Properties *structpb.Struct `protobuf:"bytes,6,opt,name=properties,proto3" json:"properties,omitempty"`
+	// Required: the design document, URL-encoded JSON as the customiser makes
+	// it (docs/design-document.md); stored and answered exactly as sent. Its
+	// numbers are checked at once (400 naming the member); the rest when the
+	// print renders.
+	TemplateConfig string `protobuf:"bytes,7,opt,name=template_config,json=templateConfig,proto3" json:"template_config,omitempty"`
+	// Required, at least one: URLs of pictures of the item (at most 50).
+	Thumbnails []string `protobuf:"bytes,8,rep,name=thumbnails,proto3" json:"thumbnails,omitempty"`
+	// The design version this design is (extension): given with a
+	// template_config, it registers that version once; a version never
+	// changes. At most 255 characters.
 	DesignVersionId *wrapperspb.StringValue `protobuf:"bytes,9,opt,name=design_version_id,json=designVersionId,proto3" json:"design_version_id,omitempty"`
 	// Output only: the item's print file.
 	Print         *PrintFile `protobuf:"bytes,10,opt,name=print,proto3" json:"print,omitempty"`
@@ -469,24 +498,39 @@ func (x *OrderItem) GetPrint() *PrintFile {
 
 // Order is the order details answered by create, get and update.
 type Order struct {
-	state                protoimpl.MessageState  `protogen:"open.v1"`
-	Uid                  string                  `protobuf:"bytes,1,opt,name=uid,proto3" json:"uid,omitempty"`
-	StoreId              string                  `protobuf:"bytes,2,opt,name=store_id,json=storeId,proto3" json:"store_id,omitempty"`
-	EcommerceOrderId     string                  `protobuf:"bytes,3,opt,name=ecommerce_order_id,json=ecommerceOrderId,proto3" json:"ecommerce_order_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The order's UUID, which its paths take.
+	Uid string `protobuf:"bytes,1,opt,name=uid,proto3" json:"uid,omitempty"`
+	// The store the order belongs to.
+	StoreId string `protobuf:"bytes,2,opt,name=store_id,json=storeId,proto3" json:"store_id,omitempty"`
+	// The order's id in the shop.
+	EcommerceOrderId string `protobuf:"bytes,3,opt,name=ecommerce_order_id,json=ecommerceOrderId,proto3" json:"ecommerce_order_id,omitempty"`
+	// The order's number as the shop shows it to the buyer.
 	EcommerceOrderNumber *wrapperspb.StringValue `protobuf:"bytes,4,opt,name=ecommerce_order_number,json=ecommerceOrderNumber,proto3" json:"ecommerce_order_number,omitempty"`
-	TotalPrice           *wrapperspb.DoubleValue `protobuf:"bytes,5,opt,name=total_price,json=totalPrice,proto3" json:"total_price,omitempty"`
-	SubtotalPrice        *wrapperspb.DoubleValue `protobuf:"bytes,6,opt,name=subtotal_price,json=subtotalPrice,proto3" json:"subtotal_price,omitempty"`
-	CurrencyCode         *wrapperspb.StringValue `protobuf:"bytes,7,opt,name=currency_code,json=currencyCode,proto3" json:"currency_code,omitempty"`
-	Customer             *Customer               `protobuf:"bytes,8,opt,name=customer,proto3" json:"customer,omitempty"`
-	Note                 *wrapperspb.StringValue `protobuf:"bytes,9,opt,name=note,proto3" json:"note,omitempty"`
-	Addresses            []*Address              `protobuf:"bytes,10,rep,name=addresses,proto3" json:"addresses,omitempty"`
-	Shippings            []*Shipping             `protobuf:"bytes,11,rep,name=shippings,proto3" json:"shippings,omitempty"`
-	CreatePrintFiles     bool                    `protobuf:"varint,12,opt,name=create_print_files,json=createPrintFiles,proto3" json:"create_print_files,omitempty"`
-	Items                []*OrderItem            `protobuf:"bytes,13,rep,name=items,proto3" json:"items,omitempty"`
-	CreatedAt            *timestamppb.Timestamp  `protobuf:"bytes,14,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	UpdatedAt            *timestamppb.Timestamp  `protobuf:"bytes,15,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
-	unknownFields        protoimpl.UnknownFields
-	sizeCache            protoimpl.SizeCache
+	// The order's total.
+	TotalPrice *wrapperspb.DoubleValue `protobuf:"bytes,5,opt,name=total_price,json=totalPrice,proto3" json:"total_price,omitempty"`
+	// The order's subtotal.
+	SubtotalPrice *wrapperspb.DoubleValue `protobuf:"bytes,6,opt,name=subtotal_price,json=subtotalPrice,proto3" json:"subtotal_price,omitempty"`
+	// ISO 4217 currency code, in upper case.
+	CurrencyCode *wrapperspb.StringValue `protobuf:"bytes,7,opt,name=currency_code,json=currencyCode,proto3" json:"currency_code,omitempty"`
+	// The buyer; null when none was given.
+	Customer *Customer `protobuf:"bytes,8,opt,name=customer,proto3" json:"customer,omitempty"`
+	// The shop's note; null when none.
+	Note *wrapperspb.StringValue `protobuf:"bytes,9,opt,name=note,proto3" json:"note,omitempty"`
+	// Billing and shipping addresses.
+	Addresses []*Address `protobuf:"bytes,10,rep,name=addresses,proto3" json:"addresses,omitempty"`
+	// Shipping services.
+	Shippings []*Shipping `protobuf:"bytes,11,rep,name=shippings,proto3" json:"shippings,omitempty"`
+	// Whether the items' print files are made (at create, or asked for since).
+	CreatePrintFiles bool `protobuf:"varint,12,opt,name=create_print_files,json=createPrintFiles,proto3" json:"create_print_files,omitempty"`
+	// The items, in the order sent, each with its print file's state.
+	Items []*OrderItem `protobuf:"bytes,13,rep,name=items,proto3" json:"items,omitempty"`
+	// When the order was created.
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,14,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// When the order last changed.
+	UpdatedAt     *timestamppb.Timestamp `protobuf:"bytes,15,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Order) Reset() {
@@ -626,21 +670,37 @@ func (x *Order) GetUpdatedAt() *timestamppb.Timestamp {
 
 // CreateOrderRequest is the Family A order create body.
 type CreateOrderRequest struct {
-	state                protoimpl.MessageState  `protogen:"open.v1"`
-	StoreId              string                  `protobuf:"bytes,1,opt,name=store_id,json=storeId,proto3" json:"store_id,omitempty"`
-	Items                []*OrderItem            `protobuf:"bytes,2,rep,name=items,proto3" json:"items,omitempty"`
-	EcommerceOrderId     string                  `protobuf:"bytes,3,opt,name=ecommerce_order_id,json=ecommerceOrderId,proto3" json:"ecommerce_order_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Required: the store the order belongs to, one of the token's team (a
+	// token bound to a store: that store). At most 255 characters.
+	StoreId string `protobuf:"bytes,1,opt,name=store_id,json=storeId,proto3" json:"store_id,omitempty"`
+	// Required, at least one: the order's items (at most 1,000), each item id
+	// once.
+	Items []*OrderItem `protobuf:"bytes,2,rep,name=items,proto3" json:"items,omitempty"`
+	// Required: the order's id in the shop, unique in its store while the
+	// order exists; at most 255 characters.
+	EcommerceOrderId string `protobuf:"bytes,3,opt,name=ecommerce_order_id,json=ecommerceOrderId,proto3" json:"ecommerce_order_id,omitempty"`
+	// The order's number as the shop shows it; at most 255 characters.
 	EcommerceOrderNumber *wrapperspb.StringValue `protobuf:"bytes,4,opt,name=ecommerce_order_number,json=ecommerceOrderNumber,proto3" json:"ecommerce_order_number,omitempty"`
-	TotalPrice           *wrapperspb.DoubleValue `protobuf:"bytes,5,opt,name=total_price,json=totalPrice,proto3" json:"total_price,omitempty"`
-	SubtotalPrice        *wrapperspb.DoubleValue `protobuf:"bytes,6,opt,name=subtotal_price,json=subtotalPrice,proto3" json:"subtotal_price,omitempty"`
-	CurrencyCode         *wrapperspb.StringValue `protobuf:"bytes,7,opt,name=currency_code,json=currencyCode,proto3" json:"currency_code,omitempty"`
-	Customer             *Customer               `protobuf:"bytes,8,opt,name=customer,proto3" json:"customer,omitempty"`
-	Note                 *wrapperspb.StringValue `protobuf:"bytes,9,opt,name=note,proto3" json:"note,omitempty"`
-	Addresses            []*Address              `protobuf:"bytes,10,rep,name=addresses,proto3" json:"addresses,omitempty"`
-	Shippings            []*Shipping             `protobuf:"bytes,11,rep,name=shippings,proto3" json:"shippings,omitempty"`
-	CreatePrintFiles     bool                    `protobuf:"varint,12,opt,name=create_print_files,json=createPrintFiles,proto3" json:"create_print_files,omitempty"`
-	unknownFields        protoimpl.UnknownFields
-	sizeCache            protoimpl.SizeCache
+	// The order's total, a finite number, not negative.
+	TotalPrice *wrapperspb.DoubleValue `protobuf:"bytes,5,opt,name=total_price,json=totalPrice,proto3" json:"total_price,omitempty"`
+	// The order's subtotal, a finite number, not negative.
+	SubtotalPrice *wrapperspb.DoubleValue `protobuf:"bytes,6,opt,name=subtotal_price,json=subtotalPrice,proto3" json:"subtotal_price,omitempty"`
+	// ISO 4217 currency code, three letters; stored in upper case.
+	CurrencyCode *wrapperspb.StringValue `protobuf:"bytes,7,opt,name=currency_code,json=currencyCode,proto3" json:"currency_code,omitempty"`
+	// The buyer.
+	Customer *Customer `protobuf:"bytes,8,opt,name=customer,proto3" json:"customer,omitempty"`
+	// A note; at most 10,000 characters.
+	Note *wrapperspb.StringValue `protobuf:"bytes,9,opt,name=note,proto3" json:"note,omitempty"`
+	// Billing and shipping addresses (at most 20).
+	Addresses []*Address `protobuf:"bytes,10,rep,name=addresses,proto3" json:"addresses,omitempty"`
+	// Shipping services (at most 20).
+	Shippings []*Shipping `protobuf:"bytes,11,rep,name=shippings,proto3" json:"shippings,omitempty"`
+	// Render each item's print file at once; false leaves them "received"
+	// until POST /api/v1/orders/{order_uid}/print-files asks.
+	CreatePrintFiles bool `protobuf:"varint,12,opt,name=create_print_files,json=createPrintFiles,proto3" json:"create_print_files,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *CreateOrderRequest) Reset() {
@@ -868,8 +928,9 @@ func (x *ListOrdersRequest) GetPageToken() string {
 
 // ListOrdersResponse is one page of orders.
 type ListOrdersResponse struct {
-	state  protoimpl.MessageState `protogen:"open.v1"`
-	Orders []*Order               `protobuf:"bytes,1,rep,name=orders,proto3" json:"orders,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The orders of this page, newest first.
+	Orders []*Order `protobuf:"bytes,1,rep,name=orders,proto3" json:"orders,omitempty"`
 	// Empty on the last page.
 	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -926,18 +987,29 @@ type UpdateOrderRequest struct {
 	OrderUid string                 `protobuf:"bytes,1,opt,name=order_uid,json=orderUid,proto3" json:"order_uid,omitempty"`
 	// The fields to replace. Over REST it is the set of top-level keys in the
 	// body; over gRPC, when empty, every non-empty field is replaced.
-	UpdateMask           *fieldmaskpb.FieldMask  `protobuf:"bytes,2,opt,name=update_mask,json=updateMask,proto3" json:"update_mask,omitempty"`
-	Customer             *Customer               `protobuf:"bytes,3,opt,name=customer,proto3" json:"customer,omitempty"`
-	Items                []*OrderItem            `protobuf:"bytes,4,rep,name=items,proto3" json:"items,omitempty"`
+	UpdateMask *fieldmaskpb.FieldMask `protobuf:"bytes,2,opt,name=update_mask,json=updateMask,proto3" json:"update_mask,omitempty"`
+	// Replaces the buyer; null clears it.
+	Customer *Customer `protobuf:"bytes,3,opt,name=customer,proto3" json:"customer,omitempty"`
+	// Replaces every item: items match the stored ones by
+	// ecommerce_order_item_id; an item whose design changed renders again,
+	// one left out is removed. Each item as at create.
+	Items []*OrderItem `protobuf:"bytes,4,rep,name=items,proto3" json:"items,omitempty"`
+	// Replaces the order's number; null clears it.
 	EcommerceOrderNumber *wrapperspb.StringValue `protobuf:"bytes,5,opt,name=ecommerce_order_number,json=ecommerceOrderNumber,proto3" json:"ecommerce_order_number,omitempty"`
-	TotalPrice           *wrapperspb.DoubleValue `protobuf:"bytes,6,opt,name=total_price,json=totalPrice,proto3" json:"total_price,omitempty"`
-	SubtotalPrice        *wrapperspb.DoubleValue `protobuf:"bytes,7,opt,name=subtotal_price,json=subtotalPrice,proto3" json:"subtotal_price,omitempty"`
-	CurrencyCode         *wrapperspb.StringValue `protobuf:"bytes,8,opt,name=currency_code,json=currencyCode,proto3" json:"currency_code,omitempty"`
-	Note                 *wrapperspb.StringValue `protobuf:"bytes,9,opt,name=note,proto3" json:"note,omitempty"`
-	Addresses            []*Address              `protobuf:"bytes,10,rep,name=addresses,proto3" json:"addresses,omitempty"`
-	Shippings            []*Shipping             `protobuf:"bytes,11,rep,name=shippings,proto3" json:"shippings,omitempty"`
-	unknownFields        protoimpl.UnknownFields
-	sizeCache            protoimpl.SizeCache
+	// Replaces the total; null clears it.
+	TotalPrice *wrapperspb.DoubleValue `protobuf:"bytes,6,opt,name=total_price,json=totalPrice,proto3" json:"total_price,omitempty"`
+	// Replaces the subtotal; null clears it.
+	SubtotalPrice *wrapperspb.DoubleValue `protobuf:"bytes,7,opt,name=subtotal_price,json=subtotalPrice,proto3" json:"subtotal_price,omitempty"`
+	// Replaces the currency code; null clears it.
+	CurrencyCode *wrapperspb.StringValue `protobuf:"bytes,8,opt,name=currency_code,json=currencyCode,proto3" json:"currency_code,omitempty"`
+	// Replaces the note; null clears it.
+	Note *wrapperspb.StringValue `protobuf:"bytes,9,opt,name=note,proto3" json:"note,omitempty"`
+	// Replaces every address; [] empties the list.
+	Addresses []*Address `protobuf:"bytes,10,rep,name=addresses,proto3" json:"addresses,omitempty"`
+	// Replaces every shipping; [] empties the list.
+	Shippings     []*Shipping `protobuf:"bytes,11,rep,name=shippings,proto3" json:"shippings,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *UpdateOrderRequest) Reset() {
@@ -1096,7 +1168,8 @@ func (x *DeleteOrderRequest) GetOrderUid() string {
 type DeleteOrderResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// "Order successfully deleted".
-	Message       string `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
+	Message string `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
+	// The deleted order's uid.
 	OrderUid      string `protobuf:"bytes,2,opt,name=order_uid,json=orderUid,proto3" json:"order_uid,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1202,8 +1275,9 @@ func (x *GetOrderItemPrintRequest) GetStoreId() string {
 
 // OrderItemPrint is the print file status of an order item.
 type OrderItemPrint struct {
-	state                protoimpl.MessageState `protogen:"open.v1"`
-	EcommerceOrderItemId string                 `protobuf:"bytes,1,opt,name=ecommerce_order_item_id,json=ecommerceOrderItemId,proto3" json:"ecommerce_order_item_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The item's id in the shop.
+	EcommerceOrderItemId string `protobuf:"bytes,1,opt,name=ecommerce_order_item_id,json=ecommerceOrderItemId,proto3" json:"ecommerce_order_item_id,omitempty"`
 	// received, processing, processingfailed or ready.
 	Status string `protobuf:"bytes,2,opt,name=status,proto3" json:"status,omitempty"`
 	// Non-null only when status is ready.

@@ -191,8 +191,9 @@ func (x *GetShopOrderRequest) GetOrderRef() string {
 
 // ShopOrderResponse is the body of create and poll: {"data": order}.
 type ShopOrderResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Data          *ShopOrder             `protobuf:"bytes,1,opt,name=data,proto3" json:"data,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The order.
+	Data          *ShopOrder `protobuf:"bytes,1,opt,name=data,proto3" json:"data,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -240,7 +241,8 @@ type ShopOrder struct {
 	// Service-side order reference, short enough to read on the phone.
 	ReferenceNumber string `protobuf:"bytes,1,opt,name=reference_number,json=referenceNumber,proto3" json:"reference_number,omitempty"`
 	// The client's order id.
-	ExternalId    string           `protobuf:"bytes,2,opt,name=external_id,json=externalId,proto3" json:"external_id,omitempty"`
+	ExternalId string `protobuf:"bytes,2,opt,name=external_id,json=externalId,proto3" json:"external_id,omitempty"`
+	// The lines, in the order sent.
 	Lines         []*ShopOrderLine `protobuf:"bytes,3,rep,name=lines,proto3" json:"lines,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -301,9 +303,11 @@ func (x *ShopOrder) GetLines() []*ShopOrderLine {
 type ShopOrderLine struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The client's line id (or its 1-based position when none was given).
-	ExternalId      string `protobuf:"bytes,1,opt,name=external_id,json=externalId,proto3" json:"external_id,omitempty"`
+	ExternalId string `protobuf:"bytes,1,opt,name=external_id,json=externalId,proto3" json:"external_id,omitempty"`
+	// The design version the line prints.
 	DesignVersionId string `protobuf:"bytes,2,opt,name=design_version_id,json=designVersionId,proto3" json:"design_version_id,omitempty"`
-	Quantity        int32  `protobuf:"varint,3,opt,name=quantity,proto3" json:"quantity,omitempty"`
+	// The copies of the line's print.
+	Quantity int32 `protobuf:"varint,3,opt,name=quantity,proto3" json:"quantity,omitempty"`
 	// One entry per print; a line has one print.
 	Prints        []*ShopPrint `protobuf:"bytes,4,rep,name=prints,proto3" json:"prints,omitempty"`
 	unknownFields protoimpl.UnknownFields

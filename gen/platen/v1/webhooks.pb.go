@@ -26,16 +26,19 @@ const (
 
 // WebhookEndpoint is a store's webhook configuration.
 type WebhookEndpoint struct {
-	state   protoimpl.MessageState `protogen:"open.v1"`
-	StoreId string                 `protobuf:"bytes,1,opt,name=store_id,json=storeId,proto3" json:"store_id,omitempty"`
-	Url     string                 `protobuf:"bytes,2,opt,name=url,proto3" json:"url,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The store.
+	StoreId string `protobuf:"bytes,1,opt,name=store_id,json=storeId,proto3" json:"store_id,omitempty"`
+	// The endpoint's URL; events are POSTed to it.
+	Url string `protobuf:"bytes,2,opt,name=url,proto3" json:"url,omitempty"`
 	// The signing secret, "whsec_..." (HMAC-SHA256 key of Platen-Signature).
 	Secret string `protobuf:"bytes,3,opt,name=secret,proto3" json:"secret,omitempty"`
 	// When the previous secret stops being used; null when there is none.
 	PreviousSecretExpiresAt *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=previous_secret_expires_at,json=previousSecretExpiresAt,proto3" json:"previous_secret_expires_at,omitempty"`
-	UpdatedAt               *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
-	unknownFields           protoimpl.UnknownFields
-	sizeCache               protoimpl.SizeCache
+	// When it last changed (RFC 3339, UTC).
+	UpdatedAt     *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *WebhookEndpoint) Reset() {
@@ -105,8 +108,9 @@ func (x *WebhookEndpoint) GetUpdatedAt() *timestamppb.Timestamp {
 
 // SetWebhookEndpointRequest is the webhook endpoint body.
 type SetWebhookEndpointRequest struct {
-	state   protoimpl.MessageState `protogen:"open.v1"`
-	StoreId string                 `protobuf:"bytes,1,opt,name=store_id,json=storeId,proto3" json:"store_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The store.
+	StoreId string `protobuf:"bytes,1,opt,name=store_id,json=storeId,proto3" json:"store_id,omitempty"`
 	// Required: an http or https URL.
 	Url string `protobuf:"bytes,2,opt,name=url,proto3" json:"url,omitempty"`
 	// Replace the signing secret; the old one stays valid for 24 h.
@@ -168,8 +172,9 @@ func (x *SetWebhookEndpointRequest) GetRotateSecret() bool {
 
 // ListWebhookDeliveriesRequest pages through a store's deliveries.
 type ListWebhookDeliveriesRequest struct {
-	state   protoimpl.MessageState `protogen:"open.v1"`
-	StoreId string                 `protobuf:"bytes,1,opt,name=store_id,json=storeId,proto3" json:"store_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The store.
+	StoreId string `protobuf:"bytes,1,opt,name=store_id,json=storeId,proto3" json:"store_id,omitempty"`
 	// Only deliveries in this status: pending, delivered or failed.
 	Status string `protobuf:"bytes,2,opt,name=status,proto3" json:"status,omitempty"`
 	// At most this many deliveries (default 50, at most 500).
@@ -240,8 +245,9 @@ func (x *ListWebhookDeliveriesRequest) GetPageToken() string {
 
 // ListWebhookDeliveriesResponse is one page of deliveries.
 type ListWebhookDeliveriesResponse struct {
-	state             protoimpl.MessageState `protogen:"open.v1"`
-	WebhookDeliveries []*WebhookDelivery     `protobuf:"bytes,1,rep,name=webhook_deliveries,json=webhookDeliveries,proto3" json:"webhook_deliveries,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// This page's webhook deliveries.
+	WebhookDeliveries []*WebhookDelivery `protobuf:"bytes,1,rep,name=webhook_deliveries,json=webhookDeliveries,proto3" json:"webhook_deliveries,omitempty"`
 	// Empty on the last page.
 	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -294,9 +300,10 @@ func (x *ListWebhookDeliveriesResponse) GetNextPageToken() string {
 
 // ResendWebhookDeliveryRequest names the delivery to send again.
 type ResendWebhookDeliveryRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	StoreId       string                 `protobuf:"bytes,1,opt,name=store_id,json=storeId,proto3" json:"store_id,omitempty"`
-	DeliveryId    string                 `protobuf:"bytes,2,opt,name=delivery_id,json=deliveryId,proto3" json:"delivery_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The store.
+	StoreId       string `protobuf:"bytes,1,opt,name=store_id,json=storeId,proto3" json:"store_id,omitempty"`
+	DeliveryId    string `protobuf:"bytes,2,opt,name=delivery_id,json=deliveryId,proto3" json:"delivery_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -366,7 +373,8 @@ type WebhookDelivery struct {
 	LastError *wrapperspb.StringValue `protobuf:"bytes,7,opt,name=last_error,json=lastError,proto3" json:"last_error,omitempty"`
 	// When the next attempt is due; null unless status is pending.
 	NextAttemptAt *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=next_attempt_at,json=nextAttemptAt,proto3" json:"next_attempt_at,omitempty"`
-	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// When it was created (RFC 3339, UTC).
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
 	// When a 2xx answer came; null until then.
 	DeliveredAt   *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=delivered_at,json=deliveredAt,proto3" json:"delivered_at,omitempty"`
 	unknownFields protoimpl.UnknownFields
