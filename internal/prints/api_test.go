@@ -288,6 +288,11 @@ func TestOperatorActions(t *testing.T) {
 		if !slices.Equal(history, want) {
 			t.Errorf("history\n%s\nwant\n%s", strings.Join(history, "\n"), strings.Join(want, "\n"))
 		}
+		// A Family B print flagged: one UPDATE that sets its error once
+		// (PostgreSQL refused one that cleared it and set it).
+		if p := act(f.shopPrint, "flag", map[string]any{"reason": "cut off"}, 200); p["status"] != "failed" || p["error"] != "cut off" {
+			t.Errorf("flagged shop print %v", p)
+		}
 		if p := act(f.shopPrint, "cancel", map[string]any{}, 200); p["status"] != "cancelled" || len(p["files"].([]any)) != 0 {
 			t.Errorf("cancelled shop print %v", p)
 		}

@@ -407,9 +407,13 @@ func (s *Prints) endShop(ctx context.Context, tx *Tx, p *ent.ShopPrint, status s
 	if err := s.db.enqueue(ctx, tx, work); err != nil {
 		return err
 	}
-	u := p.Update().SetStatus(status).ClearError().ClearFileKeys().ClearFileDigests().SetFileCount(0).ClearJobID()
+	u := p.Update().SetStatus(status).ClearFileKeys().ClearFileDigests().SetFileCount(0).ClearJobID()
+	// One assignment to error: PostgreSQL refuses an UPDATE that sets a
+	// column twice (SQLite takes the last).
 	if reason != nil {
 		u.SetError(*reason)
+	} else {
+		u.ClearError()
 	}
 	return u.Exec(ctx)
 }

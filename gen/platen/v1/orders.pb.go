@@ -521,7 +521,8 @@ type Order struct {
 	Addresses []*Address `protobuf:"bytes,10,rep,name=addresses,proto3" json:"addresses,omitempty"`
 	// Shipping services.
 	Shippings []*Shipping `protobuf:"bytes,11,rep,name=shippings,proto3" json:"shippings,omitempty"`
-	// Whether the items' print files are made (at create, or asked for since).
+	// As sent at create. A later POST /api/v1/orders/{order_uid}/print-files
+	// makes the files (and sends their events) without changing it.
 	CreatePrintFiles bool `protobuf:"varint,12,opt,name=create_print_files,json=createPrintFiles,proto3" json:"create_print_files,omitempty"`
 	// The items, in the order sent, each with its print file's state.
 	Items []*OrderItem `protobuf:"bytes,13,rep,name=items,proto3" json:"items,omitempty"`
