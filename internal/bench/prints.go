@@ -302,23 +302,9 @@ func (l *printLister) panelPage(ctx context.Context, who operatorLogin, query ur
 	if err != nil {
 		return 0, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, l.baseURL+"/operator/prints?"+query.Encode(), nil)
+	body, took, err := timedGet(ctx, c, l.baseURL+"/operator/prints?"+query.Encode(), "")
 	if err != nil {
-		return 0, err
-	}
-	start := time.Now()
-	resp, err := c.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	took := time.Since(start)
-	if err != nil {
-		return 0, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return 0, fmt.Errorf("panel ?%s: %s: %s", query.Encode(), resp.Status, tail(body))
+		return 0, fmt.Errorf("panel ?%s: %w", query.Encode(), err)
 	}
 	for _, id := range want {
 		if !bytes.Contains(body, []byte(`href="/operator/prints/`+id+`"`)) {
@@ -345,27 +331,40 @@ type listPage struct {
 
 // get times one GET of the list, from the request to the end of its body.
 func (l *printLister) get(ctx context.Context, token, query string, page *listPage) (time.Duration, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, l.baseURL+"/api/v1/operator/prints?"+query, nil)
+	body, took, err := timedGet(ctx, l.client, l.baseURL+"/api/v1/operator/prints?"+query, token)
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("?%s: %w", query, err)
 	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	start := time.Now()
-	resp, err := l.client.Do(req)
+	*page = listPage{}
+	return took, json.Unmarshal(body, page)
+}
+
+// timedGet GETs target (with a bearer token unless empty) and times it
+// from the request to the end of its body; an answer other than 200 is an
+// error.
+func timedGet(ctx context.Context, c *http.Client, target, token string) ([]byte, time.Duration, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {
-		return 0, err
+		return nil, 0, err
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	start := time.Now()
+	resp, err := c.Do(req)
+	if err != nil {
+		return nil, 0, err
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	took := time.Since(start)
 	if err != nil {
-		return 0, err
+		return nil, 0, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return 0, fmt.Errorf("?%s: %s: %s", query, resp.Status, tail(body))
+		return nil, 0, fmt.Errorf("%s: %s", resp.Status, tail(body))
 	}
-	*page = listPage{}
-	return took, json.Unmarshal(body, page)
+	return body, took, nil
 }
 
 // pick draws a print of family ("" for either) that ok accepts.
