@@ -20,8 +20,8 @@ build: ## build bin/platen
 
 # Coverage is measured across packages (a test of one package counts for
 # the code of every package it runs) and includes the processes the tests
-# start, which write theirs to GOCOVERDIR: the CLI tests' platen binary,
-# built with -cover when GOCOVERDIR is set. (Render processes end before
+# start: the CLI tests' platen binary, built with -cover when
+# PLATEN_TEST_COVERDIR is set, writes there. (Render processes end before
 # Go's coverage runtime starts, so what they run counts only where a test
 # renders in its own process.) The total is printed last; make cover
 # prints it by package. make test fails when a test fails or when the
@@ -32,8 +32,9 @@ test: test-tools ## run every test (PostgreSQL too when PLATEN_TEST_POSTGRES_URL
 	$(GO) vet ./...
 	@rm -rf $(COVER_DIR) && mkdir -p $(COVER_DIR)/unit $(COVER_DIR)/bin
 	@status=0; \
-	GOCOVERDIR=$(COVER_DIR)/bin $(GO) test $(TEST_FLAGS) -covermode=atomic -coverpkg=./internal/... ./... \
+	PLATEN_TEST_COVERDIR=$(COVER_DIR)/bin $(GO) test $(TEST_FLAGS) -covermode=atomic -coverpkg=./internal/... ./... \
 	  -args -test.gocoverdir=$(COVER_DIR)/unit || status=$$?; \
+	test -n "$$(ls $(COVER_DIR)/bin)" || echo "note: no coverage from the platen binary: the CLI tests did not run"; \
 	$(GO) tool covdata textfmt -i=$(COVER_DIR)/unit,$(COVER_DIR)/bin -o $(COVER_DIR)/all.out || exit 1; \
 	grep -v '/internal/bench/' $(COVER_DIR)/all.out > $(COVER_DIR)/product.out; \
 	echo "coverage by every test and the processes they start, of the product (internal/bench, which make bench runs, left out):"; \

@@ -36,8 +36,9 @@ var platenBin string
 
 // coverDir, when make test sets it, is where the processes the tests
 // start write their coverage: the binary is then built with -cover, and
-// every child inherits GOCOVERDIR.
-var coverDir = os.Getenv("GOCOVERDIR")
+// every child inherits it as GOCOVERDIR. (It cannot be GOCOVERDIR itself:
+// go test gives each test binary a GOCOVERDIR of its own, removed after.)
+var coverDir = os.Getenv("PLATEN_TEST_COVERDIR")
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "cli-e2e-")
@@ -57,6 +58,7 @@ func TestMain(m *testing.M) {
 		// instrumented writes no coverage at all. The mode is make test's
 		// (atomic, as -race needs): covdata cannot merge different modes.
 		args = append(args, "-covermode=atomic", "-coverpkg=./cmd/platen,./internal/...")
+		os.Setenv("GOCOVERDIR", coverDir) //nolint:errcheck // cannot fail for a valid name
 	}
 	build := exec.Command("go", append(args, "./cmd/platen")...)
 	build.Dir = filepath.Join("..", "..")
