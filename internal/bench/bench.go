@@ -72,10 +72,11 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var o Options
 	var scenarios, suites string
-	fs.StringVar(&suites, "suites", "http,render,batch,webhooks,hostile,prints", "comma-separated suites: http (the scenarios), render (time, memory, throughput of rendering; POST to ready), "+
+	fs.StringVar(&suites, "suites", "http,render,batch,webhooks,hostile,prints,latency", "comma-separated suites: http (the scenarios), render (time, memory, throughput of rendering; POST to ready), "+
 		"batch (200 items on SRA3 sheets: pdfcpu grid against Platen's POST to Ready), "+
 		"webhooks (Family B orders at a steady rate: print ready to webhook arrived), hostile (each attack: what another team's order, /healthz and memory pay), "+
-		"prints (the operator's prints list over 100,000 seeded prints: every filter and search)")
+		"prints (the operator's prints list over 100,000 seeded prints: every filter and search), "+
+		"latency (an order to a ready file and its webhook, at idle and under load)")
 	fs.StringVar(&o.Platen, "platen", "bin/platen", "path of the platen binary to benchmark")
 	fs.IntVar(&o.Concurrency, "c", 32, "concurrent connections (closed loop: one request in flight each)")
 	fs.DurationVar(&o.Duration, "d", 15*time.Second, "measured duration of each scenario")
@@ -93,6 +94,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	hookOptions := hookFlags(fs)
 	hostile := hostileFlags(fs)
 	printsOptions := printsFlags(fs)
+	latencyOptions := latencyFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: platen-bench [flags]\n\nBenchmarks platen serve over HTTP on SQLite (and PostgreSQL with -postgres),\n"+
 			"then rendering (-suites render): the reference page through platen render and platen serve,\n"+
@@ -128,8 +130,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	xo.Photo = ro.Photo
 	bo := batchOptions(o.Platen, o.PostgresURL, ro.Photo)
 	po := printsOptions(o.Platen, o.PostgresURL)
+	lo := latencyOptions(o.Platen, o.PostgresURL)
 	if err == nil {
-		err = checkSuites(run, o, ro, bo, ho, xo, po)
+		err = checkSuites(run, o, ro, bo, ho, xo, po, lo)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "platen-bench: %v\n", err)
@@ -153,6 +156,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if slices.Contains(run, "prints") && ctx.Err() == nil {
 		err = errors.Join(err, RunPrints(ctx, po, stdout, stderr))
 	}
+	if slices.Contains(run, "latency") && ctx.Err() == nil {
+		err = errors.Join(err, RunLatency(ctx, lo, stdout, stderr))
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "platen-bench: %v\n", err)
 		return 1
@@ -173,7 +179,7 @@ func commaList(s string) []string {
 
 // checkSuites checks the suites asked for and their options before any
 // runs, so that a typo fails at once rather than after the first suite.
-func checkSuites(suites []string, o Options, ro RenderOptions, bo BatchOptions, ho HookOptions, xo HostileOptions, po PrintsOptions) error {
+func checkSuites(suites []string, o Options, ro RenderOptions, bo BatchOptions, ho HookOptions, xo HostileOptions, po PrintsOptions, lo LatencyOptions) error {
 	if len(suites) == 0 {
 		return errors.New("no -suites")
 	}
@@ -192,8 +198,10 @@ func checkSuites(suites []string, o Options, ro RenderOptions, bo BatchOptions, 
 			err = xo.validate()
 		case "prints":
 			err = po.validate()
+		case "latency":
+			err = lo.validate()
 		default:
-			err = fmt.Errorf("unknown suite %q (known: http, render, batch, webhooks, hostile, prints)", s)
+			err = fmt.Errorf("unknown suite %q (known: http, render, batch, webhooks, hostile, prints, latency)", s)
 		}
 		if err != nil {
 			return err

@@ -130,9 +130,10 @@ func renderPriority(position int) int {
 	return 4
 }
 
-// WakeRenders starts renders queued by a transaction that has committed
-// now rather than at the next poll.
-func (j *Jobs) WakeRenders(ctx context.Context) error { return j.q.Wake(ctx, RenderQueue) }
+// WakeSoon makes this process's workers of queue (renders, webhook
+// deliveries) look for jobs now that the transaction that queued them has
+// committed, rather than at their next poll; see queue.Queue.WakeSoon.
+func (j *Jobs) WakeSoon(queue string) { j.q.WakeSoon(queue) }
 
 // CancelJobs cancels jobs in tx that have not finished; a job already gone
 // (cleaned up after finishing) is no error.

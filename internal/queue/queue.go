@@ -71,6 +71,7 @@ type Queue struct {
 	reclaim     *reclaimer // nil when this client works no jobs
 	stopReclaim func()     // set by Start
 	working     bool       // this client works jobs
+	wakes       wakes      // see WakeSoon
 }
 
 // runSuffixLen is the length of "/" and the 8 hex digits that tell runs
@@ -236,6 +237,7 @@ func (q *Queue) Stop(ctx context.Context) error {
 		soft, cancel = context.WithDeadline(ctx, time.Now().Add(time.Until(deadline)/2))
 		defer cancel()
 	}
+	defer q.wakes.stop()
 	if err := q.client.Stop(soft); err == nil || ctx.Err() != nil {
 		return err
 	}

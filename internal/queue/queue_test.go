@@ -5,11 +5,13 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -616,6 +618,55 @@ func TestWakeStartsCommittedJobs(t *testing.T) {
 			var wakes int
 			if err := db.QueryRow(`SELECT count(*) FROM river_job WHERE kind = 'queue_wake'`).Scan(&wakes); err != nil || wakes != 1 {
 				t.Errorf("%d wake jobs (%v), want the working client's one", wakes, err)
+			}
+		})
+	}
+}
+
+// TestWakeSoonCoalesces: many commits asking at once to wake a queue start
+// their jobs long before the next poll, with a wake or two in all rather
+// than one each; and a queue that is stopping wakes nothing.
+func TestWakeSoonCoalesces(t *testing.T) {
+	for dialect, db := range databases(t) {
+		t.Run(dialect, func(t *testing.T) {
+			t.Parallel()
+			w := &noteWorker{seen: make(chan string, 64)}
+			workers := river.NewWorkers()
+			river.AddWorker(workers, w)
+			q := startQueue(t, db, dialect, workers, queue.Config{Workers: 4, PollInterval: 10 * time.Minute})
+			const commits = 20
+			for i := range commits {
+				insert(t, db, q, noteArgs{Text: fmt.Sprint(i)}, nil)
+			}
+			var wg sync.WaitGroup
+			for range commits {
+				wg.Go(func() { q.WakeSoon(river.QueueDefault) })
+			}
+			wg.Wait()
+			for i := range commits {
+				select {
+				case <-w.seen:
+				case <-time.After(30 * time.Second):
+					t.Fatalf("%d of %d jobs ran within 30 s of the wakes (the poll is every 10 minutes)", i, commits)
+				}
+			}
+			var wakes int
+			if err := db.QueryRow(`SELECT count(*) FROM river_job WHERE kind = 'queue_wake'`).Scan(&wakes); err != nil {
+				t.Fatal(err)
+			}
+			if wakes < 1 || wakes > 2 {
+				t.Errorf("%d wake jobs for %d wakes asked at once, want 1 or 2", wakes, commits)
+			}
+
+			stop, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := q.Stop(stop); err != nil {
+				t.Fatal(err)
+			}
+			q.WakeSoon(river.QueueDefault)
+			var after int
+			if err := db.QueryRow(`SELECT count(*) FROM river_job WHERE kind = 'queue_wake'`).Scan(&after); err != nil || after != wakes {
+				t.Errorf("%d wake jobs after a wake asked of a stopped queue (%v), want %d", after, err, wakes)
 			}
 		})
 	}

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"log/slog"
 	"slices"
 	"time"
 
@@ -124,6 +123,7 @@ func (s *Batches) CreateBatch(ctx context.Context, b *batches.Batch) error {
 			}
 			b.JobID = &id
 			create.SetJobID(id)
+			tx.wakeAfterCommit(printfiles.RenderQueue)
 		}
 		row, err := create.Save(ctx)
 		if err != nil {
@@ -132,14 +132,7 @@ func (s *Batches) CreateBatch(ctx context.Context, b *batches.Batch) error {
 		b.CreatedAt, b.UpdatedAt = row.CreatedAt.UTC(), row.UpdatedAt.UTC()
 		return nil
 	})
-	if err != nil || s.db.queue == nil {
-		return err
-	}
-	if err := s.db.queue.WakeRenders(ctx); err != nil {
-		// The job is queued all the same; the next poll starts it.
-		slog.Warn("could not wake the render workers", "batch_uid", b.UID, "error", err)
-	}
-	return nil
+	return err
 }
 
 // Batch returns a batch of any team.

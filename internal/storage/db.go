@@ -85,15 +85,16 @@ func openSQLite(path string) (*DB, error) {
 	reader.SetMaxIdleConns(8)
 	reader.SetConnMaxLifetime(0)
 	write := ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, writer)))
-	return &DB{
+	db := &DB{
 		write:     write,
 		writePool: writer,
-		group:     newGroupCommitter(writer),
 		read:      ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, reader))),
 		dialect:   dialect.SQLite,
 		pools:     []*sql.DB{writer, reader},
 		readPool:  reader,
-	}, nil
+	}
+	db.group = newGroupCommitter(writer, db.wakeQueues)
+	return db, nil
 }
 
 func openPostgres(databaseURL string) (*DB, error) {
@@ -197,7 +198,20 @@ func (db *DB) inTx(ctx context.Context, fn func(tx *Tx) error) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
+	db.wakeQueues(tx)
 	return nil
+}
+
+// wakeQueues wakes the workers of the queues tx gave jobs, now that it has
+// committed: a render or a webhook starts at once, not at the queue's next
+// poll, up to 100 ms later.
+func (db *DB) wakeQueues(tx *Tx) {
+	if db.queue == nil {
+		return
+	}
+	for name := range tx.wakes {
+		db.queue.WakeSoon(name)
+	}
 }
 
 // cutPage turns the rows of a query limited to size+1 into a page of at

@@ -35,6 +35,8 @@ type groupCommitter struct {
 	// sharedCommits counts the commits that carried more than one
 	// transaction; tests read it to see that group commit happens.
 	sharedCommits atomic.Int64
+	// committed runs after each commit, with the transaction (its wakes).
+	committed func(*Tx)
 }
 
 // errClosed answers writes that arrive after shutdown began.
@@ -46,8 +48,8 @@ type writeOp struct {
 	done chan error
 }
 
-func newGroupCommitter(pool *sql.DB) *groupCommitter {
-	g := &groupCommitter{pool: pool, queue: make(chan *writeOp, maxGroup), done: make(chan struct{})}
+func newGroupCommitter(pool *sql.DB, committed func(*Tx)) *groupCommitter {
+	g := &groupCommitter{pool: pool, queue: make(chan *writeOp, maxGroup), done: make(chan struct{}), committed: committed}
 	go g.run()
 	return g
 }
@@ -142,6 +144,9 @@ func (g *groupCommitter) runGroup(group []*writeOp, results []error) error {
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
+	}
+	if g.committed != nil {
+		g.committed(tx)
 	}
 	if len(group) > 1 {
 		g.sharedCommits.Add(1)

@@ -17,6 +17,7 @@ import (
 	"github.com/platen-print/platen/internal/apierr"
 	"github.com/platen-print/platen/internal/files"
 	"github.com/platen-print/platen/internal/orders"
+	"github.com/platen-print/platen/internal/printfiles"
 	"github.com/platen-print/platen/internal/prints"
 	"github.com/platen-print/platen/internal/shop"
 	"github.com/platen-print/platen/internal/webhooks"
@@ -262,11 +263,7 @@ const cancelledReason = "cancelled by the print shop"
 // RetryPrint renders a failed print again.
 func (s *Prints) RetryPrint(ctx context.Context, id string, operatorID int, check func(*prints.Print) error) (*prints.Print, error) {
 	by := event{kind: prints.EventRetried, operatorID: operatorID}
-	p, err := s.act(ctx, id, by, check, action{item: s.retryItem, shop: s.retryShop})
-	if err == nil && s.db.queue != nil {
-		_ = s.db.queue.WakeRenders(ctx) // else the next poll starts it
-	}
-	return p, err
+	return s.act(ctx, id, by, check, action{item: s.retryItem, shop: s.retryShop})
 }
 
 // FlagPrint fails a print with the operator's reason.
@@ -386,6 +383,7 @@ func (s *Prints) retryShop(ctx context.Context, tx *Tx, p *ent.ShopPrint) error 
 		if err != nil {
 			return err
 		}
+		tx.wakeAfterCommit(printfiles.RenderQueue)
 		if err := record(ctx, tx, prints.EventQueued, nil, nil, p.UID); err != nil {
 			return err
 		}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 
 	"github.com/platen-print/platen/internal/orders"
+	"github.com/platen-print/platen/internal/printfiles"
 	"github.com/platen-print/platen/internal/prints"
 )
 
@@ -30,9 +31,10 @@ type JobQueue interface {
 	// EnqueueBatch queues the job that renders a batch of team with
 	// templates files, and returns its id.
 	EnqueueBatch(ctx context.Context, tx *sql.Tx, team int, batchUID string, templates int) (int64, error)
-	// WakeRenders starts, in this process, renders whose transaction has
-	// committed, without waiting for the next poll.
-	WakeRenders(ctx context.Context) error
+	// WakeSoon makes this process's workers of queue look for jobs now,
+	// in the background, rather than at their next poll; it never blocks.
+	// Call it once the transaction that queued the jobs has committed.
+	WakeSoon(queue string)
 }
 
 // SetQueue makes writes that need a render or a clean-up queue it; without
@@ -93,6 +95,7 @@ func (db *DB) enqueue(ctx context.Context, tx *Tx, w *printWork) error {
 	if err != nil {
 		return err
 	}
+	tx.wakeAfterCommit(printfiles.RenderQueue)
 	if err := record(ctx, tx, prints.EventQueued, nil, nil, uids...); err != nil {
 		return err
 	}

@@ -79,6 +79,7 @@ func (s *ShopOrders) insert(ctx context.Context, tx *Tx, o *shop.Order) error {
 		if jobs, err = s.db.queue.EnqueueShopRenders(ctx, tx.SQL, o.TeamID, uids); err != nil {
 			return err
 		}
+		tx.wakeAfterCommit(printfiles.RenderQueue)
 		if err := record(ctx, tx, prints.EventQueued, nil, nil, uids...); err != nil {
 			return err
 		}

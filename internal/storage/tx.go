@@ -17,6 +17,18 @@ import (
 type Tx struct {
 	*ent.Tx
 	SQL *sql.Tx
+	// wakes are the queues this transaction gave jobs: once it commits,
+	// their workers are woken rather than left to their next poll.
+	wakes map[string]bool
+}
+
+// wakeAfterCommit asks for the workers of queue to be woken once tx has
+// committed (see DB.wakeQueues).
+func (t *Tx) wakeAfterCommit(queue string) {
+	if t.wakes == nil {
+		t.wakes = map[string]bool{}
+	}
+	t.wakes[queue] = true
 }
 
 // boundDriver is an Ent driver on a transaction this package begins and

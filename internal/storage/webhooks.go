@@ -44,6 +44,7 @@ func (db *DB) notify(ctx context.Context, tx *Tx, teamID int, storeID, event str
 	if err != nil {
 		return err
 	}
+	tx.wakeAfterCommit(webhooks.Queue)
 	return tx.WebhookDelivery.Create().
 		SetUID(uid).SetTeamID(teamID).SetStoreID(storeID).SetEvent(event).SetBody(body).
 		SetStatus(webhooks.StatusPending).SetNextAttemptAt(now()).SetJobID(jobs[0]).
@@ -287,6 +288,7 @@ func (s *Deliveries) Resend(ctx context.Context, storeID, uid string) (*webhooks
 		if err != nil {
 			return err
 		}
+		tx.wakeAfterCommit(webhooks.Queue)
 		d, err = d.Update().SetStatus(webhooks.StatusPending).SetAttempts(0).SetJobID(jobs[0]).
 			SetNextAttemptAt(now()).ClearDeliveredAt().Save(ctx)
 		if err != nil {
