@@ -1,8 +1,11 @@
 package design_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"image/color"
+	"image/png"
 	"log/slog"
 	"math"
 	"net/url"
@@ -15,12 +18,38 @@ import (
 
 	renderv1 "github.com/platen-print/platen/gen/platen/render/v1"
 	"github.com/platen-print/platen/internal/design"
+	"github.com/platen-print/platen/internal/fetch"
 	"github.com/platen-print/platen/internal/poppler"
 	"github.com/platen-print/platen/internal/rendersvc"
 )
 
 // docFile is the design document's user documentation.
 var docFile = filepath.Join("..", "..", "docs", "design-document.md")
+
+// minExamples is fewer examples than the documentation has: a parser that
+// stopped seeing them must not pass for one that checked them all.
+const minExamples = 70
+
+// The fences of the documentation, each checked by TestDesignDocumentExamples.
+const (
+	fenceDesign       = "json design"                // a document that renders
+	fenceDesignError  = "json design-error"          // a document refused at "api" or "print", then its message
+	fenceEncoded      = "text template_config"       // the document above it, URL-encoded
+	fenceEncodedError = "text template_config-error" // a template_config the API refuses, then its message
+	fenceMessage      = "text"                       // the message an error example gives
+	itemField         = "items[0].template_config"   // the field an order create names
+	whenAPI           = "api"                        // refused when the order is created
+	whenPrint         = "print"                      // accepted, and the print fails
+)
+
+// How colours are checked (at=): PNGs at previewDPI unless the document
+// sets its own dpi, the PDF rasterised at pdfPixelDPI, each channel within
+// colourTolerance (anti-aliasing, JPEG, colour rounding).
+const (
+	previewDPI      = 100
+	pdfPixelDPI     = 100
+	colourTolerance = 24
+)
 
 // fence is one fenced block of the documentation: its info string and text.
 type fence struct {
@@ -48,121 +77,300 @@ func fences(t *testing.T) []fence {
 	return list
 }
 
+// kind splits an info string into its first two words, which say what the
+// fence holds, and the options after them.
+func (f fence) kind() (string, []string) {
+	words := strings.Fields(f.info)
+	if len(words) < 2 {
+		return f.info, nil
+	}
+	return words[0] + " " + words[1], words[2:]
+}
+
 // TestDesignDocumentExamples checks every example of docs/design-document.md:
 //
-//   - ```json design [pages=N] [trim=WxH] [bleed=B]: a document the API
-//     accepts and that renders to a PDF of N pages whose TrimBox is W × H mm
-//     and whose page is the trim plus B mm each side;
-//   - ```json design-error api, then ```text: a document the API refuses
-//     with exactly that message (the member's path, without the field that
-//     carried the document);
-//   - ```json design-error print, then ```text: a document the API accepts
-//     and whose print fails with exactly that reason.
+//   - ```json design [pages=N] [trim=WxH] [bleed=B] [at=X,Y[,P]:#rrggbb]…:
+//     a document the API accepts and that renders, as a print (PDF) and as
+//     PNGs, to N pages whose TrimBox is W × H mm, whose page is the trim plus
+//     B mm each side, and whose colour X, Y mm from the trim's top-left
+//     corner (of page P, 1 unless given) is that colour, in the PDF and in
+//     the PNG alike;
+//   - ```json design-error api or print, then ```text: a document the API
+//     refuses with exactly that message (as an order create answers it, for
+//     items[0]), or one the API accepts and whose print fails at once
+//     (retrying cannot help) with exactly that reason;
+//   - ```text template_config: the document of the ```json design just
+//     before it, URL-encoded, which the API accepts as it is;
+//   - ```text template_config-error, then ```text: a template_config sent as
+//     it is that the API refuses with exactly that message.
 //
-// Any other fence fails the test, so an example cannot go unchecked.
+// Images at https://images.example.com/ come from imageServer. Any other
+// fence fails the test, so that no example goes unchecked.
 func TestDesignDocumentExamples(t *testing.T) {
-	poppler.Need(t, "pdfinfo")
-	srv := rendersvc.NewServer(rendersvc.Options{Logger: slog.New(slog.DiscardHandler)})
+	poppler.Need(t, "pdfinfo", "pdftoppm")
+	env := newDocEnv(t)
 	list := fences(t)
 	checked := 0
 	for i := 0; i < len(list); i++ {
 		f := list[i]
-		kind, opts, _ := strings.Cut(strings.TrimPrefix(f.info, "json "), " ")
+		kind, opts := f.kind()
 		name := fmt.Sprintf("line %d", f.line)
-		switch {
-		case f.info == "json design" || strings.HasPrefix(f.info, "json design "):
-			t.Run(name, func(t *testing.T) { checkRenders(t, srv, f.body, opts) })
-		case kind == "design-error" && (opts == "api" || opts == "print"):
-			if i+1 >= len(list) || list[i+1].info != "text" {
-				t.Fatalf("line %d: a design-error example must be followed by a ```text block with the message", f.line)
-			}
-			want := strings.TrimSpace(list[i+1].body)
+		switch kind {
+		case fenceDesign:
+			t.Run(name, func(t *testing.T) { env.checkRenders(t, f.body, opts) })
+		case fenceDesignError, fenceEncodedError:
+			want := messageAfter(t, list, i)
 			i++
-			t.Run(name, func(t *testing.T) { checkRefused(t, srv, f.body, opts, want) })
+			t.Run(name, func(t *testing.T) { env.checkRefused(t, kind, f.body, opts, want) })
+		case fenceEncoded:
+			if i == 0 || !strings.HasPrefix(list[i-1].info, fenceDesign) {
+				t.Fatalf("line %d: a %s block must follow the ```%s block it encodes", f.line, fenceEncoded, fenceDesign)
+			}
+			prev := list[i-1].body
+			t.Run(name, func(t *testing.T) { checkEncoded(t, prev, f.body) })
 		default:
 			t.Fatalf("line %d: a fence this test does not check: ```%s", f.line, f.info)
 		}
 		checked++
 	}
-	if checked < 40 {
-		t.Fatalf("only %d examples checked: the documentation lost its examples", checked)
+	if checked < minExamples {
+		t.Fatalf("only %d examples checked, fewer than %d: the documentation lost its examples", checked, minExamples)
 	}
 }
 
-func checkRenders(t *testing.T, srv *rendersvc.Server, doc, opts string) {
-	if _, err := design.Accept(url.QueryEscape(doc)); err != nil {
-		t.Fatalf("the API refuses it: %v", err)
+// messageAfter is the message of the error example at list[i]: the
+// ```text block that must follow it.
+func messageAfter(t *testing.T, list []fence, i int) string {
+	t.Helper()
+	if i+1 >= len(list) || list[i+1].info != fenceMessage {
+		t.Fatalf("line %d: an error example must be followed by a ```text block with its message", list[i].line)
 	}
-	pdf := render(t, srv, doc)
-	if err := pdf.err; err != nil {
-		t.Fatalf("the print fails: %s", rendersvc.Reason(err))
+	return strings.TrimSpace(list[i+1].body)
+}
+
+// apiMessage is the 400's message of an order create whose first item
+// carries templateConfig, as the orders API makes it (design.Accept, and
+// the member's path under the item's field); "" when the API accepts it.
+func apiMessage(templateConfig string) string {
+	if _, err := design.Accept(templateConfig); err != nil {
+		field, msg := design.FieldOf(itemField, err)
+		return field + ": " + msg
 	}
-	path := filepath.Join(t.TempDir(), "example.pdf")
-	if err := os.WriteFile(path, pdf.data, 0o600); err != nil {
+	return ""
+}
+
+func checkEncoded(t *testing.T, doc, encoded string) {
+	encoded = strings.TrimSpace(encoded)
+	if msg := apiMessage(encoded); msg != "" {
+		t.Fatalf("the API refuses it: %s", msg)
+	}
+	decoded, err := design.Decode(encoded)
+	if err != nil {
 		t.Fatal(err)
 	}
-	info := poppler.Run(t, "pdfinfo", "-box", path)
-	for _, opt := range strings.Fields(opts) {
-		key, value, _ := strings.Cut(opt, "=")
-		switch key {
-		case "pages":
-			if got := pdfField(t, info, "Pages"); got[0] != parse(t, value) {
-				t.Errorf("%v pages, want %s", got[0], value)
-			}
-		case "trim":
-			w, h, _ := strings.Cut(value, "x")
-			trim := pdfField(t, info, "TrimBox")
-			checkMM(t, "trim width", trim[2]-trim[0], parse(t, w))
-			checkMM(t, "trim height", trim[3]-trim[1], parse(t, h))
-		case "bleed":
-			trim, media := pdfField(t, info, "TrimBox"), pdfField(t, info, "MediaBox")
-			checkMM(t, "bleed", trim[0]-media[0], parse(t, value))
-		default:
-			t.Fatalf("unknown option %q", opt)
-		}
+	got, err := design.Fingerprint(decoded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := design.Fingerprint([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != want {
+		t.Errorf("it decodes to\n%s\nnot the document above it", decoded)
 	}
 }
 
-func checkRefused(t *testing.T, srv *rendersvc.Server, doc, when, want string) {
-	_, err := design.Accept(url.QueryEscape(doc))
-	if when == "api" {
-		if err == nil {
-			t.Fatalf("the API accepts it; want %q", want)
-		}
-		if err.Error() != want {
-			t.Errorf("the API says\n%s\nthe documentation\n%s", err, want)
-		}
-		return
+// docEnv renders examples: with Platen's default image fetcher, which
+// refuses this machine's addresses, or, for documents naming the test's
+// image host, with one allowed to reach the server standing in for it.
+type docEnv struct {
+	strict, local *rendersvc.Server
+	imagesURL     string
+}
+
+func newDocEnv(t *testing.T) *docEnv {
+	logger := slog.New(slog.DiscardHandler)
+	images := imageServer(t)
+	return &docEnv{
+		strict:    rendersvc.NewServer(rendersvc.Options{Logger: logger}),
+		local:     rendersvc.NewServer(rendersvc.Options{Logger: logger, Fetcher: fetch.New(fetch.Config{AllowPrivateNetwork: true})}),
+		imagesURL: images,
 	}
+}
+
+// server returns the server to render doc with, and doc as it sends it.
+func (e *docEnv) server(doc string) (*rendersvc.Server, string) {
+	if !strings.Contains(doc, imageHost) {
+		return e.strict, doc
+	}
+	return e.local, strings.ReplaceAll(doc, imageHost, e.imagesURL)
+}
+
+// render renders doc in format (PNGs at previewDPI unless the document
+// sets its own).
+func (e *docEnv) render(doc string, format renderv1.Format) ([]*renderv1.RenderedFile, error) {
+	srv, doc := e.server(doc)
+	req := &renderv1.RenderRequest{Document: []byte(doc), Formats: []renderv1.Format{format}}
+	if format == renderv1.Format_FORMAT_PNG {
+		req.Settings = &renderv1.PrintSettings{Dpi: previewDPI}
+	}
+	resp, err := srv.Render(context.Background(), req)
 	if err != nil {
-		t.Fatalf("the API refuses it (%v): mark the example api", err)
+		return nil, err
 	}
-	got := render(t, srv, doc).err
-	if got == nil {
+	return resp.Files, nil
+}
+
+// reason is a render's failure as the print shows it, with the test's image
+// server named as the documentation names it.
+func (e *docEnv) reason(err error) string {
+	return strings.ReplaceAll(rendersvc.Reason(err), e.imagesURL, imageHost)
+}
+
+func (e *docEnv) checkRenders(t *testing.T, doc string, opts []string) {
+	if msg := apiMessage(url.QueryEscape(doc)); msg != "" {
+		t.Fatalf("the API refuses it: %s", msg)
+	}
+	parsed, err := design.Parse([]byte(doc))
+	if err != nil {
+		t.Fatalf("it does not parse: %v", err)
+	}
+	pdf, err := e.render(doc, renderv1.Format_FORMAT_PDF)
+	if err != nil {
+		t.Fatalf("the print fails: %s", e.reason(err))
+	}
+	if len(pdf) != 1 {
+		t.Fatalf("%d PDFs, want one", len(pdf))
+	}
+	pngs, err := e.render(doc, renderv1.Format_FORMAT_PNG)
+	if err != nil {
+		t.Fatalf("the PNG fails: %s", e.reason(err))
+	}
+	path := filepath.Join(t.TempDir(), "example.pdf")
+	if err := os.WriteFile(path, pdf[0].Data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := rendered{path: path, pngs: pngs, bleed: parsed.ToMM(parsed.Bleed)}
+	out.info = poppler.Run(t, "pdfinfo", "-box", path)
+	for _, opt := range opts {
+		out.check(t, opt)
+	}
+}
+
+func (e *docEnv) checkRefused(t *testing.T, kind, doc string, opts []string, want string) {
+	when := strings.Join(opts, " ")
+	switch {
+	case kind == fenceEncodedError:
+		checkMessage(t, "the API", apiMessage(strings.TrimSpace(doc)), want)
+	case when == whenAPI:
+		checkMessage(t, "the API", apiMessage(url.QueryEscape(doc)), want)
+	case when == whenPrint:
+		e.checkPrintFails(t, doc, want)
+	default:
+		t.Fatalf("an error example is api or print, not %q", when)
+	}
+}
+
+func (e *docEnv) checkPrintFails(t *testing.T, doc, want string) {
+	if msg := apiMessage(url.QueryEscape(doc)); msg != "" {
+		t.Fatalf("the API refuses it (%s): mark the example api", msg)
+	}
+	_, err := e.render(doc, renderv1.Format_FORMAT_PDF)
+	if err == nil {
 		t.Fatalf("it renders; want the print to fail with %q", want)
 	}
-	if reason := rendersvc.Reason(got); reason != want {
-		t.Errorf("the print fails with\n%s\nthe documentation says\n%s", reason, want)
+	checkMessage(t, "the print", e.reason(err), want)
+	if !rendersvc.Permanent(err) {
+		t.Errorf("a retry could get past it (%v): the print would be tried again, not fail at once", err)
 	}
 }
 
-type rendered struct {
-	data []byte
-	err  error
-}
-
-func render(t *testing.T, srv *rendersvc.Server, doc string) rendered {
+func checkMessage(t *testing.T, who, got, want string) {
 	t.Helper()
-	resp, err := srv.Render(context.Background(), &renderv1.RenderRequest{
-		Document: []byte(doc), Formats: []renderv1.Format{renderv1.Format_FORMAT_PDF},
-	})
+	switch {
+	case got == "":
+		t.Errorf("%s accepts it; the documentation says\n%s", who, want)
+	case got != want:
+		t.Errorf("%s says\n%s\nthe documentation says\n%s", who, got, want)
+	}
+}
+
+// rendered is an example's print (a PDF file) and PNGs, a page each.
+type rendered struct {
+	path  string
+	info  string // pdfinfo -box
+	pngs  []*renderv1.RenderedFile
+	bleed float64 // mm
+}
+
+func (r rendered) check(t *testing.T, opt string) {
+	t.Helper()
+	key, value, _ := strings.Cut(opt, "=")
+	switch key {
+	case "pages":
+		if got := pdfField(t, r.info, "Pages"); got[0] != parse(t, value) || len(r.pngs) != int(got[0]) {
+			t.Errorf("%v pages and %d PNGs, want %s", got[0], len(r.pngs), value)
+		}
+	case "trim":
+		w, h, _ := strings.Cut(value, "x")
+		trim := pdfField(t, r.info, "TrimBox")
+		checkMM(t, "trim width", trim[2]-trim[0], parse(t, w))
+		checkMM(t, "trim height", trim[3]-trim[1], parse(t, h))
+	case "bleed":
+		trim, media := pdfField(t, r.info, "TrimBox"), pdfField(t, r.info, "MediaBox")
+		checkMM(t, "bleed", trim[0]-media[0], parse(t, value))
+	case "at":
+		r.checkColour(t, value)
+	default:
+		t.Fatalf("unknown option %q", opt)
+	}
+}
+
+// checkColour checks an at= option, "X,Y[,P]:#rrggbb", in the PDF and the
+// PNG of page P.
+func (r rendered) checkColour(t *testing.T, value string) {
+	t.Helper()
+	where, hex, _ := strings.Cut(value, ":")
+	want, ok := design.ParseColor(hex)
+	if !ok {
+		t.Fatalf("bad colour in at=%s", value)
+	}
+	coords := strings.Split(where, ",")
+	if len(coords) == 2 {
+		coords = append(coords, "1")
+	}
+	if len(coords) != 3 {
+		t.Fatalf("bad place in at=%s: X,Y or X,Y,page", value)
+	}
+	x, y, page := parse(t, coords[0])+r.bleed, parse(t, coords[1])+r.bleed, int(parse(t, coords[2]))
+	if page < 1 || page > len(r.pngs) {
+		t.Fatalf("at=%s: no page %d", value, page)
+	}
+	checkRGB(t, "the PDF at "+where, poppler.Pixel(t, r.path, page, pdfPixelDPI, x, y), want)
+	checkRGB(t, "the PNG at "+where, pngPixel(t, r.pngs[page-1], x, y), want)
+}
+
+// pngPixel is the colour x, y mm from a PNG page's top-left corner, over
+// white paper (a PNG is transparent where nothing is painted).
+func pngPixel(t *testing.T, f *renderv1.RenderedFile, x, y float64) color.RGBA {
+	t.Helper()
+	img, err := png.Decode(bytes.NewReader(f.Data))
 	if err != nil {
-		return rendered{err: err}
+		t.Fatal(err)
 	}
-	if len(resp.Files) != 1 {
-		t.Fatalf("%d files, want one PDF", len(resp.Files))
+	dpmm := float64(f.Dpi) / 25.4
+	r, g, b, a := img.At(int(x*dpmm), int(y*dpmm)).RGBA() // premultiplied
+	over := func(c uint32) uint8 { return uint8((c + 0xffff - a) >> 8) }
+	return color.RGBA{R: over(r), G: over(g), B: over(b), A: 255}
+}
+
+func checkRGB(t *testing.T, what string, got color.RGBA, want design.Color) {
+	t.Helper()
+	near := func(a, b uint8) bool { return math.Abs(float64(a)-float64(b)) <= colourTolerance }
+	if !near(got.R, want.R) || !near(got.G, want.G) || !near(got.B, want.B) {
+		t.Errorf("%s: #%02x%02x%02x, want #%02x%02x%02x", what, got.R, got.G, got.B, want.R, want.G, want.B)
 	}
-	return rendered{data: resp.Files[0].Data}
 }
 
 // pdfField reads the numbers of a pdfinfo field of the first page.
@@ -175,8 +383,7 @@ func pdfField(t *testing.T, info, name string) []float64 {
 		}
 		var nums []float64
 		for _, f := range strings.Fields(rest) {
-			v, err := strconv.ParseFloat(f, 64)
-			if err == nil {
+			if v, err := strconv.ParseFloat(f, 64); err == nil {
 				nums = append(nums, v)
 			}
 		}
@@ -203,4 +410,35 @@ func parse(t *testing.T, s string) float64 {
 		t.Fatalf("bad number %q in an example's options", s)
 	}
 	return v
+}
+
+// readmeDesign is a URL-encoded design document in the README's examples.
+var readmeDesign = regexp.MustCompile(`%7B[0-9A-Za-z%._~-]*%7D`)
+
+// TestREADMEDesigns: the README's requests carry design documents the API
+// accepts, and those with layers parse for the print. Not all render: one
+// is only a dpi, registered as a design version, and another names an image
+// on the local machine, whose print the walkthrough shows failing.
+func TestREADMEDesigns(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := readmeDesign.FindAllString(string(raw), -1)
+	if len(found) == 0 {
+		t.Fatal("the README has no URL-encoded design document")
+	}
+	for _, config := range found {
+		if msg := apiMessage(config); msg != "" {
+			t.Errorf("the API refuses the README's %.60s…: %s", config, msg)
+			continue
+		}
+		doc, err := design.Decode(config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := design.Parse(doc); err != nil && bytes.Contains(doc, []byte(`"layers"`)) {
+			t.Errorf("the README's %s does not parse: %v", doc, err)
+		}
+	}
 }
