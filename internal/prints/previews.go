@@ -68,7 +68,7 @@ func (p *Previews) make(ctx context.Context, config, key string) error {
 		return fmt.Errorf("preview: %w", err)
 	}
 	resp, err := p.Render.Render(ctx, &renderv1.RenderRequest{
-		Document: doc, Settings: &renderv1.PrintSettings{Dpi: previewDPI},
+		Document: doc, PreviewDpi: previewDPI,
 		Formats: []renderv1.Format{renderv1.Format_FORMAT_PNG}, SurfaceIndexes: []int32{0},
 	})
 	if err != nil {

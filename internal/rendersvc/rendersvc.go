@@ -146,6 +146,12 @@ func newJob(req *renderv1.RenderRequest) (*job, error) {
 	if err != nil {
 		return nil, err
 	}
+	if preview := req.GetPreviewDpi(); preview > 0 {
+		if preview > design.MaxDPI {
+			return nil, invalid(fmt.Sprintf("preview_dpi: must be at most %d, got %d", design.MaxDPI, preview))
+		}
+		dpi = int(preview)
+	}
 	formats, err := checkFormats(req.GetFormats())
 	if err != nil {
 		return nil, err

@@ -317,17 +317,20 @@ func TestDPI(t *testing.T) {
 		name     string
 		dpi      string // the document's member, or ""
 		settings uint32
+		preview  uint32
 		want     uint32
 	}{
-		{"the document's own dpi wins over the settings", `"dpi": 100,`, 600, 100},
-		{"the settings without a document dpi", "", 200, 200},
-		{"300 when neither", "", 0, 300},
+		{"the document's own dpi wins over the settings", `"dpi": 100,`, 600, 0, 100},
+		{"the settings without a document dpi", "", 200, 0, 200},
+		{"300 when neither", "", 0, 0, 300},
+		{"a preview's over the document's", `"dpi": 600,`, 600, 36, 36},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resp := call(t, c, &renderv1.RenderRequest{
-				Document: fmt.Appendf(nil, doc, tc.dpi),
-				Settings: &renderv1.PrintSettings{Dpi: tc.settings},
-				Formats:  []renderv1.Format{renderv1.Format_FORMAT_PNG},
+				Document:   fmt.Appendf(nil, doc, tc.dpi),
+				Settings:   &renderv1.PrintSettings{Dpi: tc.settings},
+				PreviewDpi: tc.preview,
+				Formats:    []renderv1.Format{renderv1.Format_FORMAT_PNG},
 			})
 			f := resp.Files[0]
 			cfg := decodePNG(t, f.Data)

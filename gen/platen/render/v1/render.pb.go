@@ -146,7 +146,11 @@ type RenderRequest struct {
 	// When set, the request lays out a batch's press sheets instead: one PDF,
 	// a page per sheet; document, surface_indexes and pdf_per_surface are
 	// ignored, and formats must be FORMAT_PDF.
-	Sheets        *SheetsJob `protobuf:"bytes,6,opt,name=sheets,proto3" json:"sheets,omitempty"`
+	Sheets *SheetsJob `protobuf:"bytes,6,opt,name=sheets,proto3" json:"sheets,omitempty"`
+	// When set, the resolution the request renders at, whatever the
+	// document's dpi and the settings say: a preview stays small even for a
+	// design made at 600 dpi.
+	PreviewDpi    uint32 `protobuf:"varint,7,opt,name=preview_dpi,json=previewDpi,proto3" json:"preview_dpi,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -221,6 +225,13 @@ func (x *RenderRequest) GetSheets() *SheetsJob {
 		return x.Sheets
 	}
 	return nil
+}
+
+func (x *RenderRequest) GetPreviewDpi() uint32 {
+	if x != nil {
+		return x.PreviewDpi
+	}
+	return 0
 }
 
 // SheetsJob is the print file of one print template of a batch: the
@@ -774,14 +785,16 @@ const file_platen_render_v1_render_proto_rawDesc = "" +
 	"\rPrintSettings\x12\x10\n" +
 	"\x03dpi\x18\x01 \x01(\rR\x03dpi\x12\x1d\n" +
 	"\n" +
-	"variant_id\x18\x02 \x01(\x05R\tvariantId\"\xa2\x02\n" +
+	"variant_id\x18\x02 \x01(\x05R\tvariantId\"\xc3\x02\n" +
 	"\rRenderRequest\x12\x1a\n" +
 	"\bdocument\x18\x01 \x01(\fR\bdocument\x12;\n" +
 	"\bsettings\x18\x02 \x01(\v2\x1f.platen.render.v1.PrintSettingsR\bsettings\x122\n" +
 	"\aformats\x18\x03 \x03(\x0e2\x18.platen.render.v1.FormatR\aformats\x12'\n" +
 	"\x0fsurface_indexes\x18\x04 \x03(\x05R\x0esurfaceIndexes\x12&\n" +
 	"\x0fpdf_per_surface\x18\x05 \x01(\bR\rpdfPerSurface\x123\n" +
-	"\x06sheets\x18\x06 \x01(\v2\x1b.platen.render.v1.SheetsJobR\x06sheets\"\xb6\x01\n" +
+	"\x06sheets\x18\x06 \x01(\v2\x1b.platen.render.v1.SheetsJobR\x06sheets\x12\x1f\n" +
+	"\vpreview_dpi\x18\a \x01(\rR\n" +
+	"previewDpi\"\xb6\x01\n" +
 	"\tSheetsJob\x12\x1b\n" +
 	"\tbatch_uid\x18\x01 \x01(\tR\bbatchUid\x12;\n" +
 	"\btemplate\x18\x02 \x01(\v2\x1f.platen.render.v1.SheetTemplateR\btemplate\x12\x1c\n" +
