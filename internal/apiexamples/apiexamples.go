@@ -205,8 +205,9 @@ func parseRequest(block string) (Exchange, error) {
 	}
 	ex.Method, ex.Path, ex.Headers, ex.Body = method, path, headers, body
 	if ex.Body != "" && !json.Valid([]byte(ex.Body)) {
-		// Variables stand where JSON values go; check the body with them as strings.
-		if !json.Valid([]byte(variable.ReplaceAllString(ex.Body, `"x"`))) {
+		// A variable stands for a value, or for text inside a string: check the
+		// body with each as a number, which is valid JSON in both places.
+		if !json.Valid([]byte(variable.ReplaceAllString(ex.Body, "0"))) {
 			return ex, fmt.Errorf("the request body is not JSON")
 		}
 	}
