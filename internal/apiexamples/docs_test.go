@@ -11,7 +11,8 @@ package apiexamples_test
 // a JSON body. Its info string may say "```http poll: PATH=VALUE": the
 // request is sent again until the answer's value at PATH (dot-separated,
 // list indexes as numbers: data.lines.0.prints.0.status) is VALUE, for at
-// most pollFor; prints and batches render in the background.
+// most pollWithin (VALUE may hold variables); prints and batches render
+// in the background.
 //
 // Its answer follows, in one of two forms:
 //

@@ -21,11 +21,11 @@ import (
 	"github.com/platen-print/platen/internal/platentest"
 )
 
-// pollFor bounds how long a polling example waits for its value, and a
+// pollWithin bounds how long a polling example waits for its value, and a
 // webhook example for its delivery: renders take well under a second
 // here, but two CPUs shared by the race detector and PostgreSQL make it
 // seconds.
-const pollFor = 60 * time.Second
+const pollWithin = 60 * time.Second
 
 // showEnv, when set, makes the replay log every real answer: what a writer
 // of the documents copies into a new example before replacing what changes
@@ -91,7 +91,14 @@ func (r *replayer) request(ex apiexamples.Exchange) error {
 	if err != nil {
 		return err
 	}
-	deadline := time.Now().Add(pollFor)
+	var awaited string
+	if ex.Poll != nil {
+		// The value awaited may be one an earlier answer gave.
+		if awaited, err = r.vars.Expand(ex.Poll.Value); err != nil {
+			return err
+		}
+	}
+	deadline := time.Now().Add(pollWithin)
 	for {
 		resp, err := r.send(ex, path, body, headers)
 		if err != nil {
@@ -100,9 +107,9 @@ func (r *replayer) request(ex apiexamples.Exchange) error {
 		if os.Getenv(showEnv) != "" {
 			r.t.Logf("%s line %d: %d %v\n%s", r.file, ex.Line, resp.Status, resp.Header, shown(resp))
 		}
-		if ex.Poll != nil && resp.Status == ex.Status && fmt.Sprint(apiexamples.At(resp.JSON, ex.Poll.Path)) != ex.Poll.Value {
+		if ex.Poll != nil && resp.Status == ex.Status && fmt.Sprint(apiexamples.At(resp.JSON, ex.Poll.Path)) != awaited {
 			if time.Now().After(deadline) {
-				return fmt.Errorf("%s is still %v after %s", ex.Poll.Path, apiexamples.At(resp.JSON, ex.Poll.Path), pollFor)
+				return fmt.Errorf("%s is still %v after %s", ex.Poll.Path, apiexamples.At(resp.JSON, ex.Poll.Path), pollWithin)
 			}
 			time.Sleep(50 * time.Millisecond)
 			continue
@@ -197,7 +204,7 @@ func (r *replayer) delivery(ex apiexamples.Exchange) error {
 	if r.hooks == nil {
 		return fmt.Errorf("a webhook example, but this document's replay has no receiver")
 	}
-	got, err := r.hooks.next(pollFor)
+	got, err := r.hooks.next(pollWithin)
 	if err != nil {
 		return err
 	}
