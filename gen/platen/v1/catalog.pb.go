@@ -161,7 +161,7 @@ type CreateProductCategoryRequest struct {
 	ParentId *wrapperspb.StringValue `protobuf:"bytes,2,opt,name=parent_id,json=parentId,proto3" json:"parent_id,omitempty"`
 	// A description, stored and answered as given.
 	Description *wrapperspb.StringValue `protobuf:"bytes,3,opt,name=description,proto3" json:"description,omitempty"`
-	// Absent: 300. Must be positive.
+	// Absent: 300. From 1 to 10,000.
 	DefaultDpi *int32 `protobuf:"varint,4,opt,name=default_dpi,json=defaultDpi,proto3,oneof" json:"default_dpi,omitempty"`
 	// The category's id in the design editor, stored and answered as given.
 	EditorCategoryId *wrapperspb.StringValue `protobuf:"bytes,5,opt,name=editor_category_id,json=editorCategoryId,proto3" json:"editor_category_id,omitempty"`
@@ -799,7 +799,7 @@ type CreateProductRequest struct {
 	Active *bool `protobuf:"varint,5,opt,name=active,proto3,oneof" json:"active,omitempty"`
 	// A description, stored and answered as given.
 	Description *wrapperspb.StringValue `protobuf:"bytes,6,opt,name=description,proto3" json:"description,omitempty"`
-	// Must be positive when given.
+	// From 1 to 10,000 when given.
 	DefaultDpi *wrapperspb.Int32Value `protobuf:"bytes,7,opt,name=default_dpi,json=defaultDpi,proto3" json:"default_dpi,omitempty"`
 	// Required: the caller's team id (another team's id is PERMISSION_DENIED).
 	TeamId *int32 `protobuf:"varint,8,opt,name=team_id,json=teamId,proto3,oneof" json:"team_id,omitempty"`
@@ -1603,7 +1603,7 @@ type CreateProductVariantRequest struct {
 	CustomsDescription *wrapperspb.StringValue `protobuf:"bytes,14,opt,name=customs_description,json=customsDescription,proto3" json:"customs_description,omitempty"`
 	// The long customs description, stored and answered as given.
 	LongCustomsDescription *wrapperspb.StringValue `protobuf:"bytes,15,opt,name=long_customs_description,json=longCustomsDescription,proto3" json:"long_customs_description,omitempty"`
-	// Must be positive when given.
+	// From 1 to 10,000 when given.
 	DefaultDpi *wrapperspb.UInt32Value `protobuf:"bytes,16,opt,name=default_dpi,json=defaultDpi,proto3" json:"default_dpi,omitempty"`
 	// SEO details, stored and answered as given.
 	SeoDetails *wrapperspb.StringValue `protobuf:"bytes,17,opt,name=seo_details,json=seoDetails,proto3" json:"seo_details,omitempty"`
@@ -1791,7 +1791,7 @@ func (x *CreateProductVariantRequest) GetEcommerceVariantIds() []string {
 // GetProductVariantRequest names a variant.
 type GetProductVariantRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The deleted variant's id.
+	// The variant's id.
 	VariantId     int32 `protobuf:"varint,1,opt,name=variant_id,json=variantId,proto3" json:"variant_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1957,7 +1957,7 @@ func (x *ListProductVariantsResponse) GetNextPageToken() string {
 // field, all optional.
 type UpdateProductVariantRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The deleted variant's id.
+	// The variant's id.
 	VariantId int32 `protobuf:"varint,1,opt,name=variant_id,json=variantId,proto3" json:"variant_id,omitempty"`
 	// The fields to replace. Over REST it is the set of top-level keys in the
 	// body; over gRPC, when empty, every set field is replaced.
@@ -2193,7 +2193,7 @@ func (x *UpdateProductVariantRequest) GetEcommerceVariantIds() []string {
 // DeleteProductVariantRequest names the variant to delete.
 type DeleteProductVariantRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The deleted variant's id.
+	// The variant to delete: its id.
 	VariantId     int32 `protobuf:"varint,1,opt,name=variant_id,json=variantId,proto3" json:"variant_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

@@ -2372,7 +2372,7 @@ func (x *CreatePrintTemplateRequest) GetSlotBleedMm() float64 {
 // GetPrintTemplateRequest names a print template.
 type GetPrintTemplateRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The deleted template's uid.
+	// The template's uid.
 	TemplateUid   string `protobuf:"bytes,1,opt,name=template_uid,json=templateUid,proto3" json:"template_uid,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -2548,7 +2548,7 @@ func (x *ListPrintTemplatesResponse) GetNextPageToken() string {
 // reverse).
 type UpdatePrintTemplateRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The deleted template's uid.
+	// The template's uid.
 	TemplateUid string `protobuf:"bytes,1,opt,name=template_uid,json=templateUid,proto3" json:"template_uid,omitempty"`
 	// The fields to replace. Over REST it is the set of top-level keys in the
 	// body; over gRPC, when empty, every set field is replaced.
@@ -2721,7 +2721,7 @@ func (x *UpdatePrintTemplateRequest) GetSlotBleedMm() float64 {
 // DeletePrintTemplateRequest names the print template to delete.
 type DeletePrintTemplateRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The deleted template's uid.
+	// The template to delete: its uid.
 	TemplateUid   string `protobuf:"bytes,1,opt,name=template_uid,json=templateUid,proto3" json:"template_uid,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -2822,7 +2822,7 @@ func (x *DeletePrintTemplateResponse) GetTemplateUid() string {
 // AssignPrintTemplateRequest changes the variants a template serves.
 type AssignPrintTemplateRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The deleted template's uid.
+	// The template's uid.
 	TemplateUid string `protobuf:"bytes,1,opt,name=template_uid,json=templateUid,proto3" json:"template_uid,omitempty"`
 	// Integer ids of variants of the template's team to assign it to.
 	AddVariantIds []int32 `protobuf:"varint,2,rep,packed,name=add_variant_ids,json=addVariantIds,proto3" json:"add_variant_ids,omitempty"`
