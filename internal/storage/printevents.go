@@ -23,13 +23,13 @@ func record(ctx context.Context, tx *Tx, kind string, detail *string, operatorID
 }
 
 // history reads a print's events, oldest first, with the operators' e-mails.
-func (s *Prints) history(ctx context.Context, printID string) ([]prints.Event, error) {
-	rows, err := s.db.read.PrintEvent.Query().Where(printevent.PrintID(printID)).
+func (s *Prints) history(ctx context.Context, c *ent.Client, printID string) ([]prints.Event, error) {
+	rows, err := c.PrintEvent.Query().Where(printevent.PrintID(printID)).
 		Order(ent.Asc(printevent.FieldCreatedAt), ent.Asc(printevent.FieldID)).All(ctx)
 	if err != nil {
 		return nil, err
 	}
-	emails, err := s.operatorEmails(ctx, rows)
+	emails, err := operatorEmails(ctx, c, rows)
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +45,7 @@ func (s *Prints) history(ctx context.Context, printID string) ([]prints.Event, e
 }
 
 // operatorEmails maps the operators of rows to their e-mails.
-func (s *Prints) operatorEmails(ctx context.Context, rows []*ent.PrintEvent) (map[int]string, error) {
+func operatorEmails(ctx context.Context, c *ent.Client, rows []*ent.PrintEvent) (map[int]string, error) {
 	var ids []int
 	for _, r := range rows {
 		if r.OperatorID != nil {
@@ -56,7 +56,7 @@ func (s *Prints) operatorEmails(ctx context.Context, rows []*ent.PrintEvent) (ma
 	if len(ids) == 0 {
 		return emails, nil
 	}
-	ops, err := s.db.read.Operator.Query().Where(operator.IDIn(ids...)).Select(operator.FieldID, operator.FieldEmail).All(ctx)
+	ops, err := c.Operator.Query().Where(operator.IDIn(ids...)).Select(operator.FieldID, operator.FieldEmail).All(ctx)
 	if err != nil {
 		return nil, err
 	}

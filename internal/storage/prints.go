@@ -231,25 +231,31 @@ func printOfShop(r *ent.ShopPrint) *prints.Print {
 
 // GetPrint finds a print of either family by its id, with its history.
 func (s *Prints) GetPrint(ctx context.Context, id string) (*prints.Print, error) {
-	p, err := s.find(ctx, id)
+	return s.getPrint(ctx, s.db.read, id)
+}
+
+// getPrint reads a print and its history through c: the read pool, or a
+// transaction that has just changed it.
+func (s *Prints) getPrint(ctx context.Context, c *ent.Client, id string) (*prints.Print, error) {
+	p, err := s.find(ctx, c, id)
 	if err != nil {
 		return nil, err
 	}
-	if p.History, err = s.history(ctx, id); err != nil {
+	if p.History, err = s.history(ctx, c, id); err != nil {
 		return nil, err
 	}
 	return p, nil
 }
 
-func (s *Prints) find(ctx context.Context, id string) (*prints.Print, error) {
-	item, err := s.db.read.OrderItem.Query().Where(orderitem.UID(id)).Select(itemPrintFields...).WithOrder(withOrderRefs).Only(ctx)
+func (s *Prints) find(ctx context.Context, c *ent.Client, id string) (*prints.Print, error) {
+	item, err := c.OrderItem.Query().Where(orderitem.UID(id)).Select(itemPrintFields...).WithOrder(withOrderRefs).Only(ctx)
 	if err == nil {
 		return printOfItem(item), nil
 	}
 	if !ent.IsNotFound(err) {
 		return nil, err
 	}
-	p, err := s.db.read.ShopPrint.Query().Where(shopprint.UID(id)).WithOrder(withShopOrderRefs).Only(ctx)
+	p, err := c.ShopPrint.Query().Where(shopprint.UID(id)).WithOrder(withShopOrderRefs).Only(ctx)
 	if err != nil {
 		return nil, notFound(err, "print %q not found", id)
 	}
@@ -309,33 +315,46 @@ type event struct {
 // it is then.
 func (s *Prints) act(ctx context.Context, id string, by event, check func(*prints.Print) error, a action) (*prints.Print, error) {
 	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
+	var out *prints.Print
 	err := s.db.inTx(ctx, func(tx *Tx) error {
-		if err := record(ctx, tx, by.kind, by.detail, &by.operatorID, id); err != nil {
+		if err := s.apply(ctx, tx, id, by, check, a); err != nil {
 			return err
 		}
-		item, err := tx.OrderItem.Query().Where(orderitem.UID(id)).WithOrder(withOrderRefs).Only(ctx)
-		if err == nil {
-			if err := check(printOfItem(item)); err != nil {
-				return err
-			}
-			return a.item(ctx, tx, item)
-		}
-		if !ent.IsNotFound(err) {
-			return err
-		}
-		p, err := tx.ShopPrint.Query().Where(shopprint.UID(id)).WithOrder(withShopOrderRefs).Only(ctx)
-		if err != nil {
-			return notFound(err, "print %q not found", id)
-		}
-		if err := check(printOfShop(p)); err != nil {
-			return err
-		}
-		return a.shop(ctx, tx, p)
+		// The answer is the print as this action left it, read before the
+		// commit: once committed, a woken render may change it at once.
+		var err error
+		out, err = s.getPrint(ctx, tx.Client(), id)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	return s.GetPrint(ctx, id)
+	return out, nil
+}
+
+// apply records the action by on print id and runs it, in tx.
+func (s *Prints) apply(ctx context.Context, tx *Tx, id string, by event, check func(*prints.Print) error, a action) error {
+	if err := record(ctx, tx, by.kind, by.detail, &by.operatorID, id); err != nil {
+		return err
+	}
+	item, err := tx.OrderItem.Query().Where(orderitem.UID(id)).WithOrder(withOrderRefs).Only(ctx)
+	if err == nil {
+		if err := check(printOfItem(item)); err != nil {
+			return err
+		}
+		return a.item(ctx, tx, item)
+	}
+	if !ent.IsNotFound(err) {
+		return err
+	}
+	p, err := tx.ShopPrint.Query().Where(shopprint.UID(id)).WithOrder(withShopOrderRefs).Only(ctx)
+	if err != nil {
+		return notFound(err, "print %q not found", id)
+	}
+	if err := check(printOfShop(p)); err != nil {
+		return err
+	}
+	return a.shop(ctx, tx, p)
 }
 
 // retryItem queues a failed item's render again.

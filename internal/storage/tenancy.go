@@ -167,7 +167,7 @@ func (db *DB) CreateStore(ctx context.Context, teamID int, storeID string) (*Sto
 	row, err := db.write.Store.Create().SetID(storeID).SetTeamID(teamID).SetWebhookSecret(webhooks.NewSecret()).Save(ctx)
 	switch {
 	case ent.IsConstraintError(err):
-		return nil, apierr.Conflict("store", "store %q already exists, or team %d does not", storeID, teamID)
+		return nil, apierr.Conflict("store_id", "store %q already exists, or team %d does not", storeID, teamID)
 	case err != nil:
 		return nil, err
 	}
@@ -255,7 +255,7 @@ func utc(t *time.Time) *time.Time {
 func (db *DB) RevokeToken(ctx context.Context, id int) error {
 	n, err := db.write.APIToken.Update().
 		Where(apitoken.ID(id), apitoken.RevokedAtIsNil()).
-		SetRevokedAt(time.Now().UTC()).Save(ctx)
+		SetRevokedAt(now()).Save(ctx)
 	if err != nil {
 		return err
 	}
