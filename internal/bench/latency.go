@@ -82,24 +82,9 @@ func RunLatency(ctx context.Context, o LatencyOptions, out, logw io.Writer) erro
 		runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), goVersion, len(latencyConfig()))
 	fmt.Fprintln(out, "| database | step | n | p50 ms | p90 ms | p99 ms | max ms |")
 	fmt.Fprintln(out, "|---|---|---:|---:|---:|---:|---:|")
-	databases := []database{sqliteDatabase{}}
-	if o.PostgresURL != "" {
-		databases = append(databases, postgresDatabase{url: o.PostgresURL})
-	}
-	var failed []error
-	for _, db := range databases {
-		if ctx.Err() != nil {
-			break
-		}
-		if err := latencyOn(ctx, o, db, out, logw); err != nil {
-			fmt.Fprintf(logw, "platen-bench: latency: %s: %v\n", db.name(), err)
-			failed = append(failed, fmt.Errorf("%s: %w", db.name(), err))
-		}
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	return errors.Join(failed...)
+	return onEachDatabase(ctx, o.PostgresURL, "latency", logw, func(db database) error {
+		return latencyOn(ctx, o, db, out, logw)
+	})
 }
 
 // latencyConfig is the reference page's template_config with its photo

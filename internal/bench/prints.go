@@ -79,17 +79,25 @@ func RunPrints(ctx context.Context, o PrintsOptions, out, logw io.Writer) error 
 		"over %d prints of 20 teams, %d times each after 3 unmeasured, one request at a time; every API answer compared with the seed, every page checked to link each print of it.\n\n", o.Prints, o.Runs)
 	fmt.Fprintln(out, "| database | query | as | on page | API p50 ms | API p95 ms | API max ms | panel p50 ms | panel p95 ms | panel max ms |")
 	fmt.Fprintln(out, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
+	return onEachDatabase(ctx, o.PostgresURL, "prints", logw, func(db database) error {
+		return printsOn(ctx, o, db, out, logw)
+	})
+}
+
+// onEachDatabase runs a suite's run on SQLite, then on PostgreSQL when
+// postgresURL is set; a database that fails is reported and the next runs.
+func onEachDatabase(ctx context.Context, postgresURL, suite string, logw io.Writer, run func(database) error) error {
 	databases := []database{sqliteDatabase{}}
-	if o.PostgresURL != "" {
-		databases = append(databases, postgresDatabase{url: o.PostgresURL})
+	if postgresURL != "" {
+		databases = append(databases, postgresDatabase{url: postgresURL})
 	}
 	var failed []error
 	for _, db := range databases {
 		if ctx.Err() != nil {
 			break
 		}
-		if err := printsOn(ctx, o, db, out, logw); err != nil {
-			fmt.Fprintf(logw, "platen-bench: prints: %s: %v\n", db.name(), err)
+		if err := run(db); err != nil {
+			fmt.Fprintf(logw, "platen-bench: %s: %s: %v\n", suite, db.name(), err)
 			failed = append(failed, fmt.Errorf("%s: %w", db.name(), err))
 		}
 	}
