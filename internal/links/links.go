@@ -18,6 +18,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -85,8 +86,10 @@ func (s *Signer) Verify(token string, now time.Time) (Claims, error) {
 	if len(token) > maxTokenLen {
 		return Claims{}, fmt.Errorf("%w: it is too long", ErrMalformed)
 	}
+	// Go's decoder skips CR and LF even when strict: with them let in, one
+	// signed link would have countless spellings that all verify.
 	raw, err := base64.RawURLEncoding.Strict().DecodeString(token)
-	if err != nil {
+	if err != nil || strings.ContainsAny(token, "\r\n") {
 		return Claims{}, fmt.Errorf("%w: it is not base64url", ErrMalformed)
 	}
 	if len(raw) < 1+sha256.Size {
