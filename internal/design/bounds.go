@@ -80,6 +80,15 @@ func normalDegrees(v float64) float64 { return math.Mod(v, 360) }
 // is the renderer's to report on the print: the API refuses what can never
 // be drawn safely, and accepts what may yet render.
 func CheckBounds(doc []byte) error {
+	if !json.Valid(doc) {
+		return errorf("", "must be a JSON object")
+	}
+	return checkValidBounds(doc)
+}
+
+// checkValidBounds is CheckBounds for a document already known to be
+// valid JSON (Decode checked it).
+func checkValidBounds(doc []byte) error {
 	root, err := object(doc, "")
 	if err != nil {
 		return err

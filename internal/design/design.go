@@ -81,7 +81,7 @@ func Accept(templateConfig string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return doc, CheckBounds(doc)
+	return doc, checkValidBounds(doc)
 }
 
 // FieldOf names the member of a problem Accept reported, under field, the

@@ -106,7 +106,7 @@ func ParseConfig(templateConfig string) (*Document, error) {
 // path of the member at fault. Members it does not know are ignored, as in
 // the API's JSON.
 func Parse(doc []byte) (*Document, error) {
-	root, err := object(doc, "")
+	root, err := rootObject(doc)
 	if err != nil {
 		return nil, err
 	}
@@ -445,17 +445,21 @@ func (m members) get(name string) (json.RawMessage, bool) {
 	return raw, true
 }
 
+// object splits raw, a value inside a document rootObject validated, into
+// its members.
 func object(raw json.RawMessage, path string) (members, error) {
-	var m map[string]json.RawMessage
-	if isNull(raw) || json.Unmarshal(raw, &m) != nil || m == nil {
+	m, ok := splitObject(raw)
+	if isNull(raw) || !ok {
 		return members{}, errorf(path, "must be a JSON object")
 	}
 	return members{path: path, m: m}, nil
 }
 
+// array splits raw, a value inside a document rootObject validated, into
+// its elements.
 func array(raw json.RawMessage, path string) ([]json.RawMessage, error) {
-	var list []json.RawMessage
-	if isNull(raw) || json.Unmarshal(raw, &list) != nil {
+	list, ok := splitArray(raw)
+	if isNull(raw) || !ok {
 		return nil, errorf(path, "must be an array")
 	}
 	return list, nil
