@@ -50,11 +50,13 @@ cover: ## print the coverage of the last make test, by package
 # worker mid-input (a race of its own, seen in CI on the render target).
 # FUZZTIME=30s (or any -fuzztime) sets every target's budget at once.
 FUZZ_PARSE ?= 300000x
+FUZZ_SPLIT ?= 200000x
 FUZZ_RENDER ?= 150000x
 FUZZ_VERIFY ?= 3000000x
 
-fuzz: test-tools ## run each fuzz target for about 30 s (a count of inputs each; FUZZTIME=… overrides): the design parser, the renderer, link tokens
+fuzz: test-tools ## run each fuzz target for about 30 s (a count of inputs each; FUZZTIME=… overrides): the design parser and its JSON splitter, the renderer, link tokens
 	$(GO) test -run XXX -fuzz=FuzzParse -fuzztime=$(or $(FUZZTIME),$(FUZZ_PARSE)) ./internal/design/
+	$(GO) test -run XXX -fuzz=FuzzSplit -fuzztime=$(or $(FUZZTIME),$(FUZZ_SPLIT)) ./internal/design/
 	$(GO) test -run XXX -fuzz=FuzzRender -fuzztime=$(or $(FUZZTIME),$(FUZZ_RENDER)) -parallel 1 ./internal/rendersup/
 	$(GO) test -run XXX -fuzz=FuzzVerify -fuzztime=$(or $(FUZZTIME),$(FUZZ_VERIFY)) ./internal/links/
 
