@@ -61,7 +61,7 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 	if n := printfiles.Interruptions(job.JobRow); n >= printfiles.MaxInterruptions {
 		return w.fail(ctx, b, job.ID, fmt.Sprintf("rendering was interrupted %d times (the process working it stopped); giving up", n))
 	}
-	if !w.Teams.Acquire(b.TeamID) {
+	if !w.Teams.Acquire(ctx, b.TeamID) {
 		return river.JobSnooze(printfiles.PostponeFor())
 	}
 	defer w.Teams.Release(b.TeamID)

@@ -30,6 +30,7 @@ const (
 type renderTarget interface {
 	river.JobArgs
 	uid() string
+	team() int
 }
 
 // RenderArgs is a render job: the item, by uid. The item row names the job
@@ -44,6 +45,7 @@ type RenderArgs struct {
 func (RenderArgs) Kind() string { return RenderKind }
 
 func (a RenderArgs) uid() string { return a.ItemUID }
+func (a RenderArgs) team() int   { return a.TeamID }
 
 // InsertOpts puts renders on their own queue. River's attempt limit leaves
 // room above the worker's own (RenderAttempts) for rescues of jobs a crash
@@ -65,6 +67,7 @@ type ShopRenderArgs struct {
 func (ShopRenderArgs) Kind() string { return ShopRenderKind }
 
 func (a ShopRenderArgs) uid() string { return a.PrintUID }
+func (a ShopRenderArgs) team() int   { return a.TeamID }
 
 // InsertOpts: as RenderArgs.
 func (ShopRenderArgs) InsertOpts() river.InsertOpts { return renderInsertOpts }
@@ -99,7 +102,7 @@ func (j *Jobs) EnqueueShopRenders(ctx context.Context, tx *sql.Tx, team int, pri
 // the priority of its place in the team's queue, so that a team with a
 // few renders passes a team with hundreds.
 func (j *Jobs) insert(ctx context.Context, tx *sql.Tx, team int, uids []string, args func(string) river.JobArgs) ([]int64, error) {
-	ahead, err := j.q.CountTeamJobs(ctx, tx, RenderQueue, team)
+	ahead, err := j.q.CountTeamJobs(ctx, tx, RenderQueue, team, lastPriorityFrom)
 	if err != nil {
 		return nil, err
 	}
@@ -124,11 +127,15 @@ func renderPriority(position int) int {
 		return 1
 	case position < 16:
 		return 2
-	case position < 64:
+	case position < lastPriorityFrom:
 		return 3
 	}
 	return 4
 }
+
+// lastPriorityFrom is the position in its team's queue from which a render
+// has the last priority.
+const lastPriorityFrom = 64
 
 // WakeSoon makes this process's workers of queue (renders, webhook
 // deliveries) look for jobs now that the transaction that queued them has

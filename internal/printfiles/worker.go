@@ -113,6 +113,15 @@ func NextRetry(attempt int) time.Time {
 // A document the renderer cannot honour fails at once; other failures are
 // retried RenderAttempts times, then fail. Either way the reason is kept.
 func (w *RenderWorker[A]) Work(ctx context.Context, job *river.Job[A]) error {
+	// The team's place is taken before the print is read, so that renders
+	// waiting in the team's line hold no design in memory. A job queued
+	// before its args named the team waits among team 0's.
+	team := job.Args.team()
+	if !w.Teams.Acquire(ctx, team) {
+		// A snooze counts no attempt: the render has not been tried.
+		return river.JobSnooze(PostponeFor())
+	}
+	defer w.Teams.Release(team)
 	task, err := w.Store.Task(ctx, job.Args.uid())
 	if errors.Is(err, apierr.ErrNotFound) {
 		return nil // the order, item or print went: nothing to render
@@ -129,11 +138,6 @@ func (w *RenderWorker[A]) Work(ctx context.Context, job *river.Job[A]) error {
 		// kill, the machine's memory), the third run must not be tried.
 		return w.fail(ctx, task, job.ID, fmt.Sprintf("rendering was interrupted %d times (the process working it stopped); giving up", n))
 	}
-	if !w.Teams.Acquire(task.TeamID) {
-		// A snooze counts no attempt: the render has not been tried.
-		return river.JobSnooze(PostponeFor())
-	}
-	defer w.Teams.Release(task.TeamID)
 	if owned, err := w.Store.Start(ctx, task.UID, job.ID); err != nil || !owned {
 		return err
 	}

@@ -82,7 +82,7 @@ func (s *Server) startPrinting(ctx context.Context) error {
 	renderer = rendersvc.Measured(renderer, s.registry)
 	s.previews = &prints.Previews{Designs: s.db.Prints(), Render: renderer, Files: s.files}
 	workers := river.NewWorkers()
-	settings, teams := catalog.NewResolver(s.db.Catalog()), printfiles.NewTeamLimit(renderWorkers)
+	settings, teams := catalog.NewResolver(s.db.Catalog()), printfiles.NewTeamLimit(renderWorkers, renderLinePerSlot*renderWorkers)
 	printfiles.Register(workers, printfiles.Renderer{
 		Store:       store,
 		Settings:    settings,
@@ -106,7 +106,7 @@ func (s *Server) startPrinting(ctx context.Context) error {
 	})
 	s.queue, err = queue.New(s.db.JobPool(), s.db.Dialect(), workers, queue.Config{
 		Workers:      quickWorkers,
-		Queues:       map[string]int{printfiles.RenderQueue: renderJobsPerSlot * (renderWorkers + 1), webhooks.Queue: webhooks.Workers},
+		Queues:       map[string]int{printfiles.RenderQueue: renderJobsPerSlot*(renderWorkers+1) + renderLinePerSlot*renderWorkers, webhooks.Queue: webhooks.Workers},
 		PollInterval: pollInterval,
 		ID:           s.process,
 		JobTimeout:   time.Minute,
@@ -152,6 +152,13 @@ type jobQueue struct {
 // job per slot left the CPU two-thirds idle at 140 cheap renders a second
 // (BENCHMARKS.md). The render service's slots still bound the renders.
 const renderJobsPerSlot = 2
+
+// renderLinePerSlot is how many of a team's renders may wait in this
+// process for each render the team may run (printfiles.TeamLimit), on top
+// of the jobs above: a burst of one team's orders is worked as fast as the
+// renders go, rather than postponed by half a second or more, while the
+// other teams' jobs still find their slots free.
+const renderLinePerSlot = 8
 
 // renderClient is the in-process render service, rendering at most slots
 // at once, or a client of the --render-addr processes (which bound their
