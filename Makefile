@@ -56,7 +56,7 @@ FUZZ_VERIFY ?= 3000000x
 
 fuzz: test-tools ## run each fuzz target for about 30 s (a count of inputs each; FUZZTIME=… overrides): the design parser and its JSON splitter, the renderer, link tokens
 	$(GO) test -run XXX -fuzz=FuzzParse -fuzztime=$(or $(FUZZTIME),$(FUZZ_PARSE)) ./internal/design/
-	$(GO) test -run XXX -fuzz=FuzzSplit -fuzztime=$(or $(FUZZTIME),$(FUZZ_SPLIT)) ./internal/design/
+	$(GO) test -run XXX -fuzz=FuzzSplit -fuzztime=$(or $(FUZZTIME),$(FUZZ_SPLIT)) ./internal/jsonscan/
 	$(GO) test -run XXX -fuzz=FuzzRender -fuzztime=$(or $(FUZZTIME),$(FUZZ_RENDER)) -parallel 1 ./internal/rendersup/
 	$(GO) test -run XXX -fuzz=FuzzVerify -fuzztime=$(or $(FUZZTIME),$(FUZZ_VERIFY)) ./internal/links/
 

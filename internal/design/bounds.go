@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/platen-print/platen/internal/jsonscan"
 )
 
 // The documented ranges of a layer's numbers. Lengths are in millimetres
@@ -80,7 +82,7 @@ func normalDegrees(v float64) float64 { return math.Mod(v, 360) }
 // is the renderer's to report on the print: the API refuses what can never
 // be drawn safely, and accepts what may yet render.
 func CheckBounds(doc []byte) error {
-	if !json.Valid(doc) {
+	if !jsonscan.Valid(doc) {
 		return errorf("", "must be a JSON object")
 	}
 	return checkValidBounds(doc)

@@ -15,6 +15,9 @@ import (
 	"math"
 	"net/url"
 	"strconv"
+	"strings"
+
+	"github.com/platen-print/platen/internal/jsonscan"
 )
 
 // MaxDPI bounds every DPI Platen accepts, the document's or the catalogue's.
@@ -24,12 +27,13 @@ const MaxDPI = 10_000
 // object; it returns the document. A raw JSON object (not URL-encoded) is
 // accepted too, as long as it survives URL-decoding unchanged in meaning.
 func Decode(templateConfig string) ([]byte, error) {
-	decoded, err := url.QueryUnescape(templateConfig)
-	if err != nil {
+	decoded, ok := queryUnescape(templateConfig)
+	if !ok {
+		_, err := url.QueryUnescape(templateConfig) // for its account of the bad escape
 		return nil, fmt.Errorf("must be URL-encoded JSON: %v", err)
 	}
-	doc := bytes.TrimSpace([]byte(decoded))
-	if len(doc) == 0 || doc[0] != '{' || !json.Valid(doc) {
+	doc := bytes.TrimSpace(decoded)
+	if len(doc) == 0 || doc[0] != '{' || !jsonscan.Valid(doc) {
 		return nil, errors.New("must URL-decode to a JSON object")
 	}
 	return doc, nil
@@ -96,4 +100,55 @@ func FieldOf(field string, err error) (string, string) {
 		return field, e.Msg
 	}
 	return field, err.Error()
+}
+
+// queryUnescape is url.QueryUnescape ('+' is a space, %XX a byte) into
+// bytes, copying the runs between escapes whole: a design carrying a
+// photo is megabytes of base64 with an escape every few dozen bytes, which
+// url.QueryUnescape reads a byte at a time, twice, and then copies again
+// as a string. False when an escape is not % and two hex digits.
+func queryUnescape(s string) ([]byte, bool) {
+	out := make([]byte, 0, len(s))
+	pct, plus := indexFrom(s, '%', 0), indexFrom(s, '+', 0)
+	for i := 0; ; {
+		next := min(pct, plus)
+		out = append(out, s[i:next]...)
+		switch {
+		case next == len(s):
+			return out, true
+		case next == plus:
+			out = append(out, ' ')
+			i = next + 1
+			plus = indexFrom(s, '+', i)
+		default:
+			if next+2 >= len(s) || !isHex(s[next+1]) || !isHex(s[next+2]) {
+				return nil, false
+			}
+			out = append(out, unhex(s[next+1])<<4|unhex(s[next+2]))
+			i = next + 3
+			pct = indexFrom(s, '%', i)
+		}
+	}
+}
+
+// indexFrom is the index of c in s from i on, or len(s).
+func indexFrom(s string, c byte, i int) int {
+	if j := strings.IndexByte(s[i:], c); j >= 0 {
+		return i + j
+	}
+	return len(s)
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c <= 'F':
+		return c - 'A' + 10
+	}
+	return c - 'a' + 10
 }

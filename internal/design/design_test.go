@@ -43,3 +43,18 @@ func TestDeclaredDPI(t *testing.T) {
 		}
 	}
 }
+
+// FuzzQueryUnescape: the design's unescaper reads every string as
+// url.QueryUnescape does, and refuses exactly what it refuses.
+func FuzzQueryUnescape(f *testing.F) {
+	for _, seed := range []string{"", "a", "%7B%22a%22%3A1%7D", "a+b%2Bc", "%", "%4", "%4g", "%%41", "x%41%", "++%20+", "%e2%82%AC", "%zz%41"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, wantErr := url.QueryUnescape(s)
+		got, ok := queryUnescape(s)
+		if ok != (wantErr == nil) || ok && string(got) != want {
+			t.Fatalf("queryUnescape(%q) = %q, %v; url.QueryUnescape: %q, %v", s, got, ok, want, wantErr)
+		}
+	})
+}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/platen-print/platen/internal/jsonscan"
 )
 
 // Unit is the length unit of a document's coordinates.
@@ -445,10 +447,19 @@ func (m members) get(name string) (json.RawMessage, bool) {
 	return raw, true
 }
 
+// rootObject is object for a whole document: it validates it once, which
+// lets every level below it be split without validating again.
+func rootObject(doc []byte) (members, error) {
+	if !jsonscan.Valid(doc) {
+		return members{}, errorf("", "must be a JSON object")
+	}
+	return object(doc, "")
+}
+
 // object splits raw, a value inside a document rootObject validated, into
 // its members.
 func object(raw json.RawMessage, path string) (members, error) {
-	m, ok := splitObject(raw)
+	m, ok := jsonscan.Object(raw)
 	if isNull(raw) || !ok {
 		return members{}, errorf(path, "must be a JSON object")
 	}
@@ -458,7 +469,7 @@ func object(raw json.RawMessage, path string) (members, error) {
 // array splits raw, a value inside a document rootObject validated, into
 // its elements.
 func array(raw json.RawMessage, path string) ([]json.RawMessage, error) {
-	list, ok := splitArray(raw)
+	list, ok := jsonscan.Array(raw)
 	if isNull(raw) || !ok {
 		return nil, errorf(path, "must be an array")
 	}

@@ -1,4 +1,10 @@
-package design
+// Package jsonscan splits JSON that is already known to be valid (by
+// json.Valid, or because encoding/json produced it) by one plain scan that
+// only finds where each value begins and ends. encoding/json validates and
+// scans everything below a level each time it is asked for that level, so
+// a megabyte of image in a design layer's src was scanned about eight
+// times on its way through the API (BENCHMARKS.md); these read it once.
+package jsonscan
 
 import (
 	"bytes"
@@ -6,108 +12,99 @@ import (
 	"unicode/utf8"
 )
 
-// The document is read level by level: the root's members, a surface's,
-// the layers of a list. encoding/json validates and scans everything below
-// a level each time it is asked for that level, so a megabyte of image in
-// a layer's src was scanned about eight times on its way through the API's
-// bounds check (BENCHMARKS.md). The root is validated once (rootObject);
-// below it, levels are split by one plain scan that only finds where each
-// value begins and ends.
-
-// rootObject is object for a whole document: it validates it once, which
-// lets every level below it be split without validating again.
-func rootObject(doc []byte) (members, error) {
-	if !json.Valid(doc) {
-		return members{}, errorf("", "must be a JSON object")
-	}
-	return object(doc, "")
-}
-
-// splitObject returns the members of raw, a valid JSON object (the last
+// Object returns the members of raw, a valid JSON object (the last
 // of a repeated key, as encoding/json keeps).
-func splitObject(raw []byte) (map[string]json.RawMessage, bool) {
-	i := skipSpace(raw, 0)
+func Object(raw []byte) (map[string]json.RawMessage, bool) {
+	i := SkipSpace(raw, 0)
 	if i >= len(raw) || raw[i] != '{' {
 		return nil, false
 	}
 	m := map[string]json.RawMessage{}
-	i = skipSpace(raw, i+1)
+	i = SkipSpace(raw, i+1)
 	if i < len(raw) && raw[i] == '}' {
 		return m, true
 	}
 	for i < len(raw) {
-		keyEnd := skipValue(raw, i) // a string
-		key, ok := unquote(raw[i:keyEnd])
+		keyEnd := SkipValue(raw, i) // a string
+		key, ok := Unquote(raw[i:keyEnd])
 		if !ok {
 			return nil, false
 		}
-		i = skipSpace(raw, keyEnd)
+		i = SkipSpace(raw, keyEnd)
 		if i >= len(raw) || raw[i] != ':' {
 			return nil, false
 		}
-		start := skipSpace(raw, i+1)
-		end := skipValue(raw, start)
+		start := SkipSpace(raw, i+1)
+		end := SkipValue(raw, start)
 		m[key] = raw[start:end]
-		i = skipSpace(raw, end)
+		i = SkipSpace(raw, end)
 		if i >= len(raw) {
 			return nil, false
 		}
 		if raw[i] == '}' {
 			return m, true
 		}
-		i = skipSpace(raw, i+1) // the comma
+		i = SkipSpace(raw, i+1) // the comma
 	}
 	return nil, false
 }
 
-// splitArray returns the elements of raw, a valid JSON array.
-func splitArray(raw []byte) ([]json.RawMessage, bool) {
-	i := skipSpace(raw, 0)
+// Array returns the elements of raw, a valid JSON array.
+func Array(raw []byte) ([]json.RawMessage, bool) {
+	i := SkipSpace(raw, 0)
 	if i >= len(raw) || raw[i] != '[' {
 		return nil, false
 	}
 	list := []json.RawMessage{}
-	i = skipSpace(raw, i+1)
+	i = SkipSpace(raw, i+1)
 	if i < len(raw) && raw[i] == ']' {
 		return list, true
 	}
 	for i < len(raw) {
-		end := skipValue(raw, i)
+		end := SkipValue(raw, i)
 		list = append(list, raw[i:end])
-		i = skipSpace(raw, end)
+		i = SkipSpace(raw, end)
 		if i >= len(raw) {
 			return nil, false
 		}
 		if raw[i] == ']' {
 			return list, true
 		}
-		i = skipSpace(raw, i+1) // the comma
+		i = SkipSpace(raw, i+1) // the comma
 	}
 	return nil, false
 }
 
-// skipValue returns the end of the valid JSON value that begins at i.
-func skipValue(raw []byte, i int) int {
+// SkipValue returns the end of the valid JSON value that begins at i.
+func SkipValue(raw []byte, i int) int {
 	if i >= len(raw) {
 		return i
 	}
 	switch raw[i] {
 	case '"':
-		for j := i + 1; j < len(raw); j++ {
-			switch raw[j] {
-			case '\\':
-				j++
-			case '"':
-				return j + 1
+		// The string ends at the first quote that an odd run of
+		// backslashes does not escape; quotes are found a word at a time.
+		for j := i + 1; ; {
+			k := bytes.IndexByte(raw[j:], '"')
+			if k < 0 {
+				return len(raw)
 			}
+			quote := j + k
+			run := quote
+			for run > i+1 && raw[run-1] == '\\' {
+				run--
+			}
+			if (quote-run)%2 == 0 {
+				return quote + 1
+			}
+			j = quote + 1
 		}
-		return len(raw)
 	case '{', '[':
 		depth := 0
 		for j := i; j < len(raw); j++ {
 			switch raw[j] {
 			case '"':
-				j = skipValue(raw, j) - 1
+				j = SkipValue(raw, j) - 1
 			case '{', '[':
 				depth++
 			case '}', ']':
@@ -134,7 +131,8 @@ func isDelimiter(c byte) bool {
 	return false
 }
 
-func skipSpace(raw []byte, i int) int {
+// SkipSpace returns the first index from i that is not JSON whitespace.
+func SkipSpace(raw []byte, i int) int {
 	for i < len(raw) {
 		switch raw[i] {
 		case ' ', '\t', '\n', '\r':
@@ -146,9 +144,9 @@ func skipSpace(raw []byte, i int) int {
 	return i
 }
 
-// unquote reads a JSON string as encoding/json does; the common key,
+// Unquote reads a JSON string as encoding/json does; the common key,
 // plain UTF-8 without escapes, at once.
-func unquote(s []byte) (string, bool) {
+func Unquote(s []byte) (string, bool) {
 	if len(s) < 2 || s[0] != '"' || s[len(s)-1] != '"' {
 		return "", false
 	}

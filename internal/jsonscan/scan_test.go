@@ -1,4 +1,4 @@
-package design
+package jsonscan
 
 import (
 	"encoding/json"
@@ -23,21 +23,21 @@ func FuzzSplit(f *testing.F) {
 		}
 		var wantObj map[string]json.RawMessage
 		objErr := json.Unmarshal(doc, &wantObj)
-		gotObj, ok := splitObject(doc)
+		gotObj, ok := Object(doc)
 		if isObject := objErr == nil && wantObj != nil; ok != isObject {
-			t.Fatalf("splitObject(%s) ok %v, encoding/json %v", doc, ok, isObject)
+			t.Fatalf("Object(%s) ok %v, encoding/json %v", doc, ok, isObject)
 		}
 		if ok && !maps.EqualFunc(gotObj, wantObj, func(a, b json.RawMessage) bool { return string(a) == string(b) }) {
-			t.Fatalf("splitObject(%s) = %q, want %q", doc, gotObj, wantObj)
+			t.Fatalf("Object(%s) = %q, want %q", doc, gotObj, wantObj)
 		}
 		var wantList []json.RawMessage
 		listErr := json.Unmarshal(doc, &wantList)
-		gotList, ok := splitArray(doc)
+		gotList, ok := Array(doc)
 		if isList := listErr == nil && wantList != nil; ok != isList {
-			t.Fatalf("splitArray(%s) ok %v, encoding/json %v", doc, ok, isList)
+			t.Fatalf("Array(%s) ok %v, encoding/json %v", doc, ok, isList)
 		}
 		if ok && !slices.EqualFunc(gotList, wantList, func(a, b json.RawMessage) bool { return string(a) == string(b) }) {
-			t.Fatalf("splitArray(%s) = %q, want %q", doc, gotList, wantList)
+			t.Fatalf("Array(%s) = %q, want %q", doc, gotList, wantList)
 		}
 	})
 }
