@@ -88,7 +88,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&baselineDir, "baseline-dir", "", "internal: the baseline's data directory")
 	fs.BoolVar(&o.NoBaseline, "no-baseline", false, "do not measure the plain net/http + SQLite baseline beside SQLite")
 	fs.BoolVar(&o.HTTPClient, "http-client", false, "send through net/http's client (more load-generator CPU) instead of raw connections")
-	fs.StringVar(&o.ProfileDir, "profile-dir", "", "http, webhooks: write a CPU profile of platen serve over each measured window into this directory")
+	fs.StringVar(&o.ProfileDir, "profile-dir", "", "http, webhooks, latency: write a CPU profile of platen serve over each measured window into this directory")
 	renderOptions := renderFlags(fs)
 	batchOptions := batchFlags(fs)
 	hookOptions := hookFlags(fs)
@@ -130,7 +130,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	xo.Photo = ro.Photo
 	bo := batchOptions(o.Platen, o.PostgresURL, ro.Photo)
 	po := printsOptions(o.Platen, o.PostgresURL)
-	lo := latencyOptions(o.Platen, o.PostgresURL)
+	lo := latencyOptions(o.Platen, o.PostgresURL, o.ProfileDir)
 	if err == nil {
 		err = checkSuites(run, o, ro, bo, ho, xo, po, lo)
 	}

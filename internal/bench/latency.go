@@ -37,6 +37,14 @@ type LatencyOptions struct {
 	// bytes, timed one at a time.
 	BigPosts  int
 	BigConfig int
+	// Clients post Pages orders back to back until all are ready (the
+	// throughput step), and Burst orders timed against rsvg-convert.
+	Clients int
+	Pages   int
+	Burst   int
+	// ProfileDir, when set, receives CPU profiles of the server over the
+	// large POSTs and the throughput step.
+	ProfileDir string
 }
 
 func (o LatencyOptions) validate() error {
@@ -45,21 +53,26 @@ func (o LatencyOptions) validate() error {
 		return errors.New("-latency-orders and -latency-big-posts must be positive")
 	case o.Rate <= 0 || o.LoadFor <= 0:
 		return errors.New("-latency-rate and -latency-d must be positive")
+	case o.Clients < 1 || o.Pages < 1 || o.Burst < 1:
+		return errors.New("-latency-clients, -latency-pages and -latency-burst must be positive")
 	case o.BigConfig < 1000:
 		return errors.New("-latency-big-config must be at least 1000 bytes")
 	}
 	return nil
 }
 
-func latencyFlags(fs *flag.FlagSet) func(platen, postgresURL string) LatencyOptions {
+func latencyFlags(fs *flag.FlagSet) func(platen, postgresURL, profileDir string) LatencyOptions {
 	var o LatencyOptions
 	fs.IntVar(&o.Orders, "latency-orders", 50, "latency: orders of each family timed one at a time at idle, after 1 unmeasured")
 	fs.Float64Var(&o.Rate, "latency-rate", 100, "latency: Family A orders a second of the loaded step")
 	fs.DurationVar(&o.LoadFor, "latency-d", 10*time.Second, "latency: how long the loaded step sends orders")
 	fs.IntVar(&o.BigPosts, "latency-big-posts", 30, "latency: POSTs of an order with a large template_config, after 3 unmeasured")
 	fs.IntVar(&o.BigConfig, "latency-big-config", 1_100_000, "latency: the large template_config's length in bytes")
-	return func(platen, postgresURL string) LatencyOptions {
-		o.Platen, o.PostgresURL = platen, postgresURL
+	fs.IntVar(&o.Clients, "latency-clients", 8, "latency: concurrent clients of the throughput steps")
+	fs.IntVar(&o.Pages, "latency-pages", 1000, "latency: orders the clients post until all are ready, for pages a second")
+	fs.IntVar(&o.Burst, "latency-burst", 20, "latency: orders the clients post, timed against rsvg-convert on the same pages")
+	return func(platen, postgresURL, profileDir string) LatencyOptions {
+		o.Platen, o.PostgresURL, o.ProfileDir = platen, postgresURL, profileDir
 		return o
 	}
 }
@@ -99,22 +112,28 @@ type latencyBench struct {
 	LatencyOptions
 	e      *env
 	out    io.Writer
+	logw   io.Writer
 	db     string
 	client *http.Client
 	config string
 	// operator is a staff operator's token, to read prints' histories.
 	operator string
+	prof     *profiler
 }
 
 func latencyOn(ctx context.Context, o LatencyOptions, db database, out, logw io.Writer) (err error) {
 	fmt.Fprintf(logw, "platen-bench: latency: %s: starting platen serve\n", db.name())
+	prof, err := newProfiler(o.ProfileDir)
+	if err != nil {
+		return err
+	}
 	// The webhook receiver is on loopback.
-	e, err := startEnv(ctx, o.Platen, db, logw, "--allow-private-network")
+	e, err := startEnv(ctx, o.Platen, db, logw, append([]string{"--allow-private-network"}, prof.args()...)...)
 	if err != nil {
 		return err
 	}
 	defer stopKeepingErr(e, &err)
-	b := &latencyBench{LatencyOptions: o, e: e, out: out, db: db.name(),
+	b := &latencyBench{LatencyOptions: o, e: e, out: out, db: db.name(), logw: logw, prof: prof,
 		client: &http.Client{Timeout: readyWait}, config: latencyConfig()}
 	receiver, err := startHookReceiver()
 	if err != nil {
@@ -124,7 +143,7 @@ func latencyOn(ctx context.Context, o LatencyOptions, db database, out, logw io.
 	if b.operator, err = e.staffOperator(ctx, o.Platen); err != nil {
 		return err
 	}
-	for _, step := range []func(context.Context, *hookReceiver) error{b.idleFamilyA, b.idleFamilyB, b.bigPosts, b.loaded} {
+	for _, step := range []func(context.Context, *hookReceiver) error{b.idleFamilyA, b.idleFamilyB, b.bigPosts, b.loaded, b.againstRSVG, b.throughput} {
 		if err := step(ctx, receiver); err != nil {
 			return e.withLog(err)
 		}
@@ -315,6 +334,8 @@ func (b *latencyBench) pollUntil(ctx context.Context, what string, done func() (
 func (b *latencyBench) bigPosts(ctx context.Context, _ *hookReceiver) error {
 	config := bigConfig(b.BigConfig)
 	var took []time.Duration
+	profiled := b.prof.during(ctx, b.db+"-big-post", time.Now(), time.Second, b.logw)
+	defer func() { <-profiled }()
 	for i := range b.BigPosts + 3 {
 		body, err := json.Marshal(familyAOrder(b.e.storeID, fmt.Sprintf("%s-big-%d", b.e.run, i), config, false))
 		if err != nil {

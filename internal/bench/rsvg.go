@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/platen-print/platen/internal/bench/reference"
 )
 
@@ -42,7 +44,12 @@ func newRSVG(photo []byte) (*rsvg, error) {
 
 // args are rsvg-convert's arguments for a format, "pdf" or "png" (300 DPI).
 func (r *rsvg) args(format string) []string {
-	args := []string{"-f", format, "-o", filepath.Join(r.dir, "out."+format)}
+	return r.argsTo(format, "out."+format)
+}
+
+// argsTo is args writing to the file named out in the page's directory.
+func (r *rsvg) argsTo(format, out string) []string {
+	args := []string{"-f", format, "-o", filepath.Join(r.dir, out)}
 	if format == "png" {
 		args = append(args, "-d", "300", "-p", "300")
 	}
@@ -70,3 +77,23 @@ func (r *rsvg) run(ctx context.Context, format string) (took time.Duration, peak
 }
 
 func (r *rsvg) close() { _ = os.RemoveAll(r.dir) }
+
+// many converts the page n times, atOnce processes at a time, each to a
+// file of its own, and returns the time from the first start to the last
+// end.
+func (r *rsvg) many(ctx context.Context, format string, n, atOnce int) (time.Duration, error) {
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(atOnce)
+	start := time.Now()
+	for i := range n {
+		g.Go(func() error {
+			cmd := exec.CommandContext(ctx, r.path, r.argsTo(format, fmt.Sprintf("out-%d.%s", i, format))...)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				return fmt.Errorf("rsvg-convert %s: %w: %s", format, err, out)
+			}
+			return nil
+		})
+	}
+	err := g.Wait()
+	return time.Since(start), err
+}
