@@ -54,6 +54,9 @@ type Task struct {
 	TemplateConfig     string
 	// JobID is the job that owns the print; nil when none does.
 	JobID *int64
+	// Finished says the owning job made the print ready already: only its
+	// own end went unrecorded (the process stopped between the two).
+	Finished bool
 }
 
 // StoredFile is a rendered file as stored: its key, and its size and
@@ -131,6 +134,12 @@ func (w *RenderWorker[A]) Work(ctx context.Context, job *river.Job[A]) error {
 	}
 	if task.JobID == nil || *task.JobID != job.ID {
 		return nil // superseded by a newer render
+	}
+	if task.Finished {
+		// Run again after a crash that came between the print's ready and
+		// the job's end: rendering again could only fail a ready print or
+		// orphan its files.
+		return nil
 	}
 	if n := Interruptions(job.JobRow); n >= MaxInterruptions {
 		// Renders run in processes of their own, so a design cannot bring

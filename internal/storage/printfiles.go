@@ -38,6 +38,7 @@ func (s *PrintFiles) Task(ctx context.Context, itemUID string) (*printfiles.Task
 		EcommerceVariantID: it.EcommerceVariantID,
 		TemplateConfig:     it.TemplateConfig,
 		JobID:              it.PrintJobID,
+		Finished:           it.PrintStatus == orders.PrintReady,
 	}, nil
 }
 
@@ -106,6 +107,11 @@ func (s *PrintFiles) Fail(ctx context.Context, itemUID string, jobID int64, reas
 		it, err := ownedItem(ctx, tx, itemUID, jobID)
 		if it == nil {
 			return 0, err
+		}
+		if it.PrintFileKey != nil { // the file it had goes with it, not left unreferenced
+			if err := s.db.enqueue(ctx, tx, &printWork{delete: []string{*it.PrintFileKey}}); err != nil {
+				return 0, err
+			}
 		}
 		n, err := owned(tx, itemUID, jobID).SetPrintStatus(orders.PrintProcessingFailed).SetPrintError(reason).ClearPrintFileKey().
 			ClearPrintFileSize().ClearPrintFileSha256().Save(ctx)

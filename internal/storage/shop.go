@@ -204,6 +204,7 @@ func (s *ShopPrints) Task(ctx context.Context, printUID string) (*printfiles.Tas
 		TeamID:         p.TeamID,
 		TemplateConfig: version.TemplateConfig,
 		JobID:          p.JobID,
+		Finished:       p.Status == shop.PrintReady,
 	}, nil
 }
 
@@ -270,6 +271,18 @@ func (s *ShopPrints) Finish(ctx context.Context, printUID string, jobID int64, s
 // Fail moves the print to failed, keeping the reason for operators.
 func (s *ShopPrints) Fail(ctx context.Context, printUID string, jobID int64, reason string) (bool, error) {
 	return s.db.update(ctx, func(tx *Tx) (int, error) {
+		p, err := tx.ShopPrint.Query().Where(shopprint.UID(printUID), shopprint.JobID(jobID)).Select(shopprint.FieldFileKeys).Only(ctx)
+		if ent.IsNotFound(err) {
+			return 0, nil
+		}
+		if err != nil {
+			return 0, err
+		}
+		if len(p.FileKeys) > 0 { // the files it had go with them, not left unreferenced
+			if err := s.db.enqueue(ctx, tx, &printWork{delete: p.FileKeys}); err != nil {
+				return 0, err
+			}
+		}
 		n, err := ownedPrint(tx, printUID, jobID).SetStatus(shop.PrintFailed).SetError(reason).ClearFileKeys().ClearFileDigests().
 			SetFileCount(0).Save(ctx)
 		if err != nil || n == 0 {
