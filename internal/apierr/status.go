@@ -2,8 +2,13 @@ package apierr
 
 import (
 	"context"
+	"database/sql/driver"
 	"errors"
+	"io"
 	"log/slog"
+	"net"
+	"strings"
+	"syscall"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
@@ -49,6 +54,9 @@ func ToStatus(ctx context.Context, err error) *status.Status {
 		code, message = codes.Canceled, "the request was cancelled"
 	case errors.Is(err, context.DeadlineExceeded):
 		code, message = codes.DeadlineExceeded, "the request took too long"
+	case Unreachable(err):
+		slog.WarnContext(ctx, "database unreachable", "error", err)
+		code, message = codes.Unavailable, "the database cannot be reached; try again shortly"
 	default:
 		slog.ErrorContext(ctx, "internal error", "error", err)
 		message = "internal error"
@@ -81,4 +89,26 @@ func UnaryServerInterceptor(ctx context.Context, req any, _ *grpc.UnaryServerInf
 		return nil, ToStatus(ctx, err).Err()
 	}
 	return resp, nil
+}
+
+// Unreachable reports whether err says the database cannot be reached
+// right now: a connection refused, reset or timed out, a session the
+// server ended (shutting down, restarting), which pass by themselves and
+// are the client's to retry, not faults of Platen's.
+func Unreachable(err error) bool {
+	var netErr net.Error
+	var sqlState interface{ SQLState() string }
+	switch {
+	case errors.Is(err, driver.ErrBadConn), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, net.ErrClosed),
+		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+		return true
+	case errors.As(err, &netErr):
+		return true
+	case errors.As(err, &sqlState):
+		// Class 08 is a connection exception; 57P01-57P03 a server
+		// shutting down, crashed or starting.
+		code := sqlState.SQLState()
+		return strings.HasPrefix(code, "08") || code == "57P01" || code == "57P02" || code == "57P03"
+	}
+	return false
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/platen-print/platen/internal/apierr"
 )
 
-// retryAfterSeconds is what a 429 tells the client to wait.
+// retryAfterSeconds is what a 429 or a 503 tells the client to wait.
 const retryAfterSeconds = 1
 
 // writeError answers err as the contract's error body:
@@ -73,7 +73,7 @@ func writeStatus(w http.ResponseWriter, m runtime.Marshaler, st *status.Status) 
 	switch st.Code() {
 	case codes.Unauthenticated:
 		w.Header().Set("WWW-Authenticate", `Bearer realm="platen"`)
-	case codes.ResourceExhausted:
+	case codes.ResourceExhausted, codes.Unavailable:
 		w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds))
 	}
 	body, err := m.Marshal(st.Proto())

@@ -107,8 +107,13 @@ func openPostgres(databaseURL string) (*DB, error) {
 	q := u.Query()
 	if q.Get("timezone") == "" {
 		q.Set("timezone", "UTC")
-		u.RawQuery = q.Encode()
 	}
+	// A database that cannot be reached answers a request within this,
+	// rather than when the system gives up on the connection (minutes).
+	if q.Get("connect_timeout") == "" {
+		q.Set("connect_timeout", "5")
+	}
+	u.RawQuery = q.Encode()
 	pool, err := sql.Open("pgx", u.String())
 	if err != nil {
 		return nil, err

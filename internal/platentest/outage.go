@@ -1,0 +1,149 @@
+package platentest
+
+import (
+	"io"
+	"net"
+	"net/url"
+	"sync"
+	"testing"
+
+	"github.com/platen-print/platen/internal/config"
+)
+
+// Outage takes a server's database away and brings it back.
+type Outage interface {
+	// Down severs every connection to the database and refuses new ones,
+	// as a stopped or unreachable PostgreSQL does.
+	Down()
+	// Up lets connections through again.
+	Up()
+}
+
+// StartWithPostgresOutage starts a server on a fresh schema of the
+// PostgreSQL backend b, reached through a loopback proxy that the returned
+// Outage cuts: the server sees the database go away as it would in
+// production, its connections reset and new ones refused.
+func StartWithPostgresOutage(t *testing.T, b Backend, edit func(*config.Config)) (*Server, Outage) {
+	t.Helper()
+	if b.postgres == "" {
+		t.Fatalf("StartWithPostgresOutage on the %s backend", b.Name)
+	}
+	u, err := url.Parse(FreshPostgresSchema(t, b.postgres))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := newTCPProxy(t, u.Host)
+	u.Host = proxy.addr()
+	srv := StartWith(t, Backend{Name: b.Name, NewDatabaseURL: func(testing.TB) string { return u.String() }}, edit)
+	return srv, proxy
+}
+
+// tcpProxy forwards loopback connections to a target while it is up.
+type tcpProxy struct {
+	target string
+	mu     sync.Mutex
+	ln     net.Listener
+	down   bool
+	conns  map[net.Conn]bool
+}
+
+func newTCPProxy(t *testing.T, target string) *tcpProxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &tcpProxy{target: target, ln: ln, conns: map[net.Conn]bool{}}
+	go p.accept(ln)
+	t.Cleanup(func() { p.Down() })
+	return p
+}
+
+func (p *tcpProxy) addr() string { return p.ln.Addr().String() }
+
+func (p *tcpProxy) accept(ln net.Listener) {
+	for {
+		client, err := ln.Accept()
+		if err != nil {
+			return // closed by Down
+		}
+		go p.forward(client)
+	}
+}
+
+func (p *tcpProxy) forward(client net.Conn) {
+	server, err := net.Dial("tcp", p.target)
+	if err != nil {
+		client.Close()
+		return
+	}
+	if !p.track(client, server) {
+		client.Close()
+		server.Close()
+		return
+	}
+	done := make(chan struct{}, 2)
+	pipe := func(dst, src net.Conn) {
+		_, _ = io.Copy(dst, src)
+		done <- struct{}{}
+	}
+	go pipe(server, client)
+	go pipe(client, server)
+	<-done
+	client.Close()
+	server.Close()
+	p.untrack(client, server)
+}
+
+func (p *tcpProxy) track(conns ...net.Conn) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.down {
+		return false
+	}
+	for _, c := range conns {
+		p.conns[c] = true
+	}
+	return true
+}
+
+func (p *tcpProxy) untrack(conns ...net.Conn) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range conns {
+		delete(p.conns, c)
+	}
+}
+
+// Down closes the listener, so that connections are refused, and resets
+// every open one.
+func (p *tcpProxy) Down() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.down {
+		return
+	}
+	p.down = true
+	p.ln.Close()
+	for c := range p.conns {
+		if tc, ok := c.(*net.TCPConn); ok {
+			_ = tc.SetLinger(0) // a reset, as a server that went away
+		}
+		c.Close()
+	}
+}
+
+// Up listens again on the same address.
+func (p *tcpProxy) Up() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.down {
+		return
+	}
+	ln, err := net.Listen("tcp", p.ln.Addr().String())
+	if err != nil {
+		panic("platentest: the proxy cannot listen again on " + p.ln.Addr().String() + ": " + err.Error())
+	}
+	p.ln, p.down = ln, false
+	go p.accept(ln)
+}
