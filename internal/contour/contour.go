@@ -63,7 +63,7 @@ type Options struct {
 	// Tolerance is how far, in pixels, the smooth contour may stray from the
 	// traced boundary (RDP simplification and smoothing together). 0 means
 	// DefaultTolerance. It is capped so that opaque pixel centres stay
-	// inside: at 0.3 when Offset < 1, at 0.9 otherwise.
+	// inside: at 0.3 when Offset < 1, at 0.6 otherwise.
 	Tolerance float64
 }
 
@@ -91,15 +91,15 @@ func (o Options) normalized() (Options, error) {
 }
 
 // maxTolerance is the largest tolerance that keeps every opaque pixel centre
-// inside the contour. The traced boundary keeps at least 0.35 px from an
-// opaque centre (a lone pixel's diamond at offset 0), and at least 1 px once
-// the offset reaches 1 (then all eight neighbours of an opaque pixel are
-// inside, so no traced cell touches it).
+// inside the contour. Below an offset of 1 px the traced boundary keeps at
+// least 0.35 px from an opaque centre (a lone pixel's diamond), and at least
+// 0.7 px from 1 px on (then the four neighbours of an opaque pixel are
+// inside, so the boundary only crosses the edges beyond them).
 func maxTolerance(offset float64) float64 {
 	if offset < 1 {
 		return 0.3
 	}
-	return 0.9
+	return 0.6
 }
 
 // Point is a position in image pixels, y down.
@@ -162,7 +162,7 @@ func Trace(img image.Image, opt Options) (*Contour, error) {
 	if len(ws.runs) == 0 {
 		return nil, ErrNoOpaquePixels
 	}
-	g := ws.dilate(ws.runs, opt.Offset)
+	g := ws.dilate(img, ws.runs, opt.Offset, opt.Threshold)
 	raw := g.trace(ws)
 	out.Paths = make([]Path, 0, len(raw))
 	var holes []Path

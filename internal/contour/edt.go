@@ -1,6 +1,7 @@
 package contour
 
 import (
+	"image"
 	"math"
 )
 
@@ -9,31 +10,41 @@ import (
 // border lies outside the grown mask. Lattice point (i, j) is the centre of
 // image pixel (i+ox, j+oy).
 //
-// The distance D of a lattice point is the Euclidean distance from its
-// centre to the centre of the nearest opaque pixel. A point is inside the
-// grown mask when D ≤ T = offset + 0.5: each opaque pixel counts for a disc
-// of radius 0.5 around its centre, so that at offset 0 the boundary passes
-// half-way between an opaque and a transparent centre, the pixels' edge.
+// D(p) is the exact Euclidean distance from lattice point p to the nearest
+// opaque pixel centre q (a seed). The edge of the artwork lies some way s
+// beyond q towards p: where the alpha, sampled bilinearly from q along the
+// ray to p, falls through the threshold (s = ½ for a hard edge, anything in
+// [0, 1] for an antialiased one). The contour is the level set
+// D'(p) = D(p) + ½ − s = T, with T = offset + ½, so that it runs the offset
+// outside the antialiased edge to within a few hundredths of a pixel rather
+// than outside the pixel staircase. Since 0 ≤ s ≤ 1, every point with
+// D ≤ offset is inside and every point with D > offset + 1 outside: only
+// the band between needs s.
 type lattice struct {
 	ws     *workspace
 	w, h   int
 	ox, oy int
-	t      float64 // threshold distance T
-	t2     int64   // floor(T²): inside ⇔ D² ≤ t2 (D² is an integer)
-	cap    int     // distances ≥ cap are not needed exactly (cap > T + √2)
+	thr    uint8
+	level  float64 // the alpha of the edge: thr − ½
+	t      float64 // T = offset + ½
+	in2    int64   // ⌊offset²⌋: D² ≤ in2 is inside
+	band2  int64   // ⌊(offset+1)²⌋: D² > band2 is outside
+	cap    int     // distances ≥ cap are not needed exactly
+	clampT bool    // offset < 1: keep the contour ½ px off opaque centres
 }
 
-// dilate builds the lattice for runs (sorted, non-empty) grown by offset:
-// the opaque mask ws.in, the grown mask ws.out and, per lattice row, the
-// lower envelope of the Felzenszwalb–Huttenlocher distance transform from
-// which exact distances are read back where the contour crosses.
+// dilate builds the lattice for runs (sorted, non-empty) of img's opaque
+// pixels grown by offset: the alpha ws.al, the grown mask ws.out and, per
+// lattice row, the lower envelope of the Felzenszwalb–Huttenlocher distance
+// transform from which exact distances are read back where the contour
+// crosses.
 //
-// The transform is exact but capped: the vertical pass counts at most cap
+// The transform is exact but capped: the vertical passes count at most cap
 // rows, and the horizontal pass leaves out the columns whose vertical
-// distance reached the cap, since they cannot bring a point within T.
+// distance reached the cap, since they cannot bring a point within reach.
 // Inside a run of opaque pixels only its two ends enter the envelope; the
-// pixels between are inside anyway and have D = 0.
-func (ws *workspace) dilate(runs []run, offset float64) *lattice {
+// pixels between are inside anyway.
+func (ws *workspace) dilate(img image.Image, runs []run, offset float64, thr uint8) *lattice {
 	t := offset + 0.5
 	pad := int(math.Ceil(t)) + 1
 	capD := int(math.Ceil(t)) + 2
@@ -44,30 +55,39 @@ func (ws *workspace) dilate(runs []run, offset float64) *lattice {
 	}
 	minY, maxY := runs[0].y, runs[len(runs)-1].y
 	l := &lattice{
-		ws:  ws,
-		w:   int(maxX-minX) + 2*pad,
-		h:   int(maxY-minY+1) + 2*pad,
-		ox:  int(minX) - pad,
-		oy:  int(minY) - pad,
-		t:   t,
-		t2:  int64(math.Floor(t * t)),
-		cap: capD,
+		ws:     ws,
+		w:      int(maxX-minX) + 2*pad,
+		h:      int(maxY-minY+1) + 2*pad,
+		ox:     int(minX) - pad,
+		oy:     int(minY) - pad,
+		thr:    thr,
+		level:  float64(thr) - 0.5,
+		t:      t,
+		in2:    int64(math.Floor(offset * offset)),
+		band2:  int64(math.Floor((offset + 1) * (offset + 1))),
+		cap:    capD,
+		clampT: offset < 1,
 	}
 	w, h := l.w, l.h
-	in := grow(ws.in, w*h, true)
-	ws.in = in
-	for _, r := range runs {
+	al := grow(ws.al, w*h, true)
+	ws.al = al
+	copyAlpha(img, l.ox, l.oy, w, h, al)
+	for _, r := range ws.dropped {
 		row := (int(r.y) - l.oy) * w
-		seg := in[row+int(r.x0)-l.ox : row+int(r.x1)-l.ox]
-		for i := range seg {
-			seg[i] = 1
+		if row < 0 || row >= len(al) {
+			continue
+		}
+		lo, hi := max(int(r.x0)-l.ox, 0), min(int(r.x1)-l.ox, w)
+		if lo < hi {
+			clear(al[row+lo : row+hi])
 		}
 	}
 	out := grow(ws.out, w*h, true)
 	ws.out = out
 	c := uint16(capD)
 
-	// Vertical pass, downwards: rows above the content are all at the cap.
+	// Vertical pass, downwards: fwd is the distance to the nearest seed at
+	// or above, in rows.
 	fwd := grow(ws.fwd, w*h, false)
 	ws.fwd = fwd
 	first := fwd[:w]
@@ -77,10 +97,10 @@ func (ws *workspace) dilate(runs []run, offset float64) *lattice {
 	for j := 1; j < h; j++ {
 		prev := fwd[(j-1)*w : j*w]
 		row := fwd[j*w : (j+1)*w]
-		inr := in[j*w : (j+1)*w]
+		ar := al[j*w : (j+1)*w]
 		for x := range row {
 			v := min(prev[x]+1, c)
-			if inr[x] != 0 {
+			if ar[x] >= thr {
 				v = 0
 			}
 			row[x] = v
@@ -95,31 +115,38 @@ func (ws *workspace) dilate(runs []run, offset float64) *lattice {
 	}
 	g := grow(ws.gRow, w, false)
 	ws.gRow = g
+	sg := grow(ws.sRow, w, false)
+	ws.sRow = sg
 	ws.envRow = grow(ws.envRow, 2*h, false)
-	ws.envV, ws.envF, ws.envZ = ws.envV[:0], ws.envF[:0], ws.envZ[:0]
+	ws.envV, ws.envF, ws.envZ, ws.envS = ws.envV[:0], ws.envF[:0], ws.envZ[:0], ws.envS[:0]
 	for j := h - 1; j >= 0; j-- {
-		inr := in[j*w : (j+1)*w]
+		ar := al[j*w : (j+1)*w]
 		frow := fwd[j*w : (j+1)*w]
 		for x := range g {
 			v := min(bwd[x]+1, c)
-			if inr[x] != 0 {
+			if ar[x] >= thr {
 				v = 0
 			}
 			bwd[x] = v
-			g[x] = min(v, frow[x])
+			f := frow[x]
+			if f < v {
+				g[x], sg[x] = f, -1
+			} else {
+				g[x], sg[x] = v, 1
+			}
 		}
-		l.row(j, g, out[j*w:(j+1)*w])
+		l.row(j, g, sg, out[j*w:(j+1)*w])
 	}
 	return l
 }
 
 // row computes lattice row j's lower envelope from its vertical distances
-// g and marks the row's points within T in out.
-func (l *lattice) row(j int, g []uint16, out []uint8) {
+// g (towards sg) and marks the row's inside points in out.
+func (l *lattice) row(j int, g []uint16, sg []int8, out []uint8) {
 	ws := l.ws
 	c := uint16(l.cap)
 	w := len(g)
-	cx, cf, fill := ws.candX[:0], ws.candF[:0], ws.fill[:0]
+	cx, cf, cs, fill := ws.candX[:0], ws.candF[:0], ws.candS[:0], ws.fill[:0]
 	for x := 0; x < w; x++ {
 		v := g[x]
 		if v >= c {
@@ -130,39 +157,36 @@ func (l *lattice) row(j int, g []uint16, out []uint8) {
 			for e < w && g[e] == 0 {
 				e++
 			}
-			cx, cf = append(cx, int32(x)), append(cf, 0)
+			cx, cf, cs = append(cx, int32(x)), append(cf, 0), append(cs, 1)
 			if e-1 > x {
-				cx, cf = append(cx, int32(e-1)), append(cf, 0)
+				cx, cf, cs = append(cx, int32(e-1)), append(cf, 0), append(cs, 1)
 			}
 			fill = append(fill, int32(x), int32(e))
 			x = e - 1
 			continue
 		}
-		cx, cf = append(cx, int32(x)), append(cf, int32(v)*int32(v))
+		cx, cf, cs = append(cx, int32(x)), append(cf, int32(v)*int32(v)), append(cs, sg[x])
 	}
-	ws.candX, ws.candF, ws.fill = cx, cf, fill
+	ws.candX, ws.candF, ws.candS, ws.fill = cx, cf, cs, fill
 
 	start := len(ws.envV)
-	envV, envF, envZ := ws.envV, ws.envF, ws.envZ
+	envV, envF, envZ, envS := ws.envV, ws.envF, ws.envZ, ws.envS
 	for i, q := range cx {
 		fq := cf[i]
-		if len(envV) == start {
-			envV, envF, envZ = append(envV, q), append(envF, fq), append(envZ, math.Inf(-1))
-			continue
-		}
-		var s float64
-		for {
+		s := math.Inf(-1)
+		for len(envV) > start {
 			k := len(envV) - 1
 			v, fv := envV[k], envF[k]
 			s = (float64(int64(fq)+int64(q)*int64(q)) - float64(int64(fv)+int64(v)*int64(v))) / float64(2*(int64(q)-int64(v)))
 			if s > envZ[k] {
 				break
 			}
-			envV, envF, envZ = envV[:k], envF[:k], envZ[:k]
+			envV, envF, envZ, envS = envV[:k], envF[:k], envZ[:k], envS[:k]
+			s = math.Inf(-1)
 		}
-		envV, envF, envZ = append(envV, q), append(envF, fq), append(envZ, s)
+		envV, envF, envZ, envS = append(envV, q), append(envF, fq), append(envZ, s), append(envS, cs[i])
 	}
-	ws.envV, ws.envF, ws.envZ = envV, envF, envZ
+	ws.envV, ws.envF, ws.envZ, ws.envS = envV, envF, envZ, envS
 	end := len(envV)
 	ws.envRow[2*j], ws.envRow[2*j+1] = int32(start), int32(end)
 
@@ -174,23 +198,35 @@ func (l *lattice) row(j int, g []uint16, out []uint8) {
 	}
 	for k := start; k < end; k++ {
 		f := int64(envF[k])
-		if f > l.t2 {
+		if f > l.band2 {
 			continue
 		}
-		r := isqrt(l.t2 - f)
 		v := int64(envV[k])
-		lo, hi := v-r, v+r
+		dlo, dhi := int64(0), int64(w-1)
 		if k > start {
-			lo = max(lo, int64(math.Ceil(envZ[k])))
+			dlo = max(dlo, int64(math.Ceil(envZ[k])))
 		}
 		if k+1 < end {
-			hi = min(hi, int64(math.Ceil(envZ[k+1]))-1)
+			dhi = min(dhi, int64(math.Ceil(envZ[k+1]))-1)
 		}
-		lo, hi = max(lo, 0), min(hi, int64(w-1))
-		if lo <= hi {
-			seg := out[lo : hi+1]
-			for i := range seg {
-				seg[i] = 1
+		// Certainly inside: D ≤ offset.
+		r := int64(-1)
+		if f <= l.in2 {
+			r = isqrt(l.in2 - f)
+			if lo, hi := max(v-r, dlo), min(v+r, dhi); lo <= hi {
+				seg := out[lo : hi+1]
+				for i := range seg {
+					seg[i] = 1
+				}
+			}
+		}
+		// The band: decide each point on D'.
+		rb := isqrt(l.band2 - f)
+		for _, iv := range [2][2]int64{{v - rb, v - r - 1}, {v + r + 1, v + rb}} {
+			for x := max(iv[0], dlo); x <= min(iv[1], dhi); x++ {
+				if out[x] == 0 && l.refined(int(x), j, k) <= l.t {
+					out[x] = 1
+				}
 			}
 		}
 	}
@@ -208,18 +244,16 @@ func isqrt(n int64) int64 {
 	return r
 }
 
-// dist2 is the squared distance D² of lattice point (i, j), exact when
-// below cap², else at least cap².
-func (l *lattice) dist2(i, j int) int64 {
+func (l *lattice) opaque(i, j int) bool { return l.ws.al[j*l.w+i] >= l.thr }
+
+// segment is the envelope segment of row j that holds column i, or -1 when
+// the row has no seed within the cap.
+func (l *lattice) segment(i, j int) int {
 	ws := l.ws
-	if ws.in[j*l.w+i] != 0 {
-		return 0
-	}
 	s, e := int(ws.envRow[2*j]), int(ws.envRow[2*j+1])
 	if s == e {
-		return int64(l.cap) * int64(l.cap)
+		return -1
 	}
-	// The last segment starting at or before i.
 	x := float64(i)
 	lo, hi := s+1, e
 	for lo < hi {
@@ -230,13 +264,70 @@ func (l *lattice) dist2(i, j int) int64 {
 			hi = m
 		}
 	}
-	k := lo - 1
-	d := int64(i) - int64(ws.envV[k])
-	return min(d*d+int64(ws.envF[k]), int64(l.cap)*int64(l.cap))
+	return lo - 1
 }
 
-// dist is D of lattice point (i, j).
-func (l *lattice) dist(i, j int) float64 { return math.Sqrt(float64(l.dist2(i, j))) }
+// refined is D' of the non-opaque lattice point (i, j) whose nearest seed
+// is given by envelope segment k of its row. The nearest seed is not always
+// the one whose edge is nearest (a seed with alpha just over the threshold
+// has its edge at its centre, its inner neighbour's lies a pixel on), so
+// the opaque pixels around it compete too.
+func (l *lattice) refined(i, j, k int) float64 {
+	ws := l.ws
+	f := ws.envF[k]
+	gy := int(math.Sqrt(float64(f)) + 0.5)
+	qx, qy := int(ws.envV[k]), j+int(ws.envS[k])*gy
+	best := math.Inf(1)
+	for y := qy - 1; y <= qy+1; y++ {
+		for x := qx - 1; x <= qx+1; x++ {
+			if !l.opaque(x, y) || (x == i && y == j) {
+				continue
+			}
+			dx, dy := float64(i-x), float64(j-y)
+			d := math.Sqrt(dx*dx + dy*dy)
+			if d-0.5 >= best {
+				continue
+			}
+			best = min(best, d+0.5-l.edge(x, y, dx/d, dy/d))
+		}
+	}
+	return best
+}
+
+// dist is D' of lattice point (i, j): 0 for an opaque point.
+func (l *lattice) dist(i, j int) float64 {
+	if l.opaque(i, j) {
+		return 0
+	}
+	k := l.segment(i, j)
+	if k < 0 {
+		return float64(l.cap)
+	}
+	return l.refined(i, j, k)
+}
+
+// edge is how far beyond the opaque centre (qx, qy) the alpha falls to the
+// edge level, along the unit direction (ux, uy): linear between the centre
+// and the bilinear alpha one pixel on, within [0, 1].
+func (l *lattice) edge(qx, qy int, ux, uy float64) float64 {
+	a0 := float64(l.ws.al[qy*l.w+qx])
+	a1 := l.bilinear(float64(qx)+ux, float64(qy)+uy)
+	if a1 >= l.level {
+		return 1
+	}
+	return min(max((a0-l.level)/(a0-a1), 0), 1)
+}
+
+func (l *lattice) bilinear(x, y float64) float64 {
+	x0, y0 := math.Floor(x), math.Floor(y)
+	fx, fy := x-x0, y-y0
+	i, j := int(x0), int(y0)
+	al, w := l.ws.al, l.w
+	o := j*w + i
+	a := float64(al[o])*(1-fx) + float64(al[o+1])*fx
+	b := float64(al[o+w])*(1-fx) + float64(al[o+w+1])*fx
+	return a*(1-fy) + b*fy
+}
 
 // inside reports whether lattice point (i, j) is in the grown mask.
 func (l *lattice) inside(i, j int) bool { return l.ws.out[j*l.w+i] != 0 }

@@ -19,13 +19,17 @@ type workspace struct {
 	area   []int64
 	kept   []run
 
-	in      []uint8  // opaque mask on the lattice (after dust)
+	dropped []run
+	al      []uint8  // alpha on the lattice (dust cleared); opaque ⇔ ≥ thr
 	out     []uint8  // grown mask on the lattice
 	fwd     []uint16 // vertical distance to an opaque pixel above, capped
 	bwd     []uint16 // the same from below, one row
 	gRow    []uint16 // min of the two, one row
 	candX   []int32
 	candF   []int32
+	candS   []int8
+	sRow    []int8
+	envS    []int8  // +1: the row's nearest seed is below, -1: above
 	envV    []int32 // lower envelopes of all rows, flattened
 	envF    []int32
 	envZ    []float64
@@ -175,6 +179,7 @@ func scanRuns1(a []uint8, thr uint8, y int32, runs []run) []run {
 // (none when minArea ≤ 0). It unions the runs of adjacent rows that touch,
 // so its cost follows the number of runs, not of pixels.
 func dropDust(runs []run, minArea float64, ws *workspace) []run {
+	ws.dropped = ws.dropped[:0]
 	if minArea <= 0 || len(runs) == 0 {
 		return runs
 	}
@@ -225,11 +230,58 @@ func dropDust(runs []run, minArea float64, ws *workspace) []run {
 		area[find(int32(i))] += int64(r.x1 - r.x0)
 	}
 	k := 0
+	ws.dropped = ws.dropped[:0]
 	for i, r := range runs {
 		if float64(area[find(int32(i))]) >= minArea {
 			runs[k] = r
 			k++
+		} else {
+			ws.dropped = append(ws.dropped, r)
 		}
 	}
 	return runs[:k]
+}
+
+// copyAlpha writes the alpha of img's pixels (relative to its bounds'
+// top-left corner) in the window of w × h pixels at (x0, y0) into dst, row
+// after row; pixels outside the image get 0.
+func copyAlpha(img image.Image, x0, y0, w, h int, dst []uint8) {
+	b := img.Bounds()
+	iw, ih := b.Dx(), b.Dy()
+	for j := range h {
+		y := y0 + j
+		if y < 0 || y >= ih {
+			continue
+		}
+		lo, hi := max(x0, 0), min(x0+w, iw)
+		if lo >= hi {
+			continue
+		}
+		d := dst[j*w+lo-x0 : j*w+hi-x0]
+		switch m := img.(type) {
+		case *image.NRGBA:
+			src := m.Pix[y*m.Stride+4*lo+3:]
+			_ = src[4*(len(d)-1)]
+			for i := range d {
+				d[i] = src[4*i]
+			}
+		case *image.RGBA:
+			src := m.Pix[y*m.Stride+4*lo+3:]
+			_ = src[4*(len(d)-1)]
+			for i := range d {
+				d[i] = src[4*i]
+			}
+		case *image.Alpha:
+			copy(d, m.Pix[y*m.Stride+lo:])
+		case *image.Gray, *image.Gray16, *image.YCbCr, *image.CMYK:
+			for i := range d {
+				d[i] = 0xff
+			}
+		default:
+			for i := range d {
+				_, _, _, a := img.At(b.Min.X+lo+i, b.Min.Y+y).RGBA()
+				d[i] = uint8(a >> 8)
+			}
+		}
+	}
 }
