@@ -164,17 +164,31 @@ func Trace(img image.Image, opt Options) (*Contour, error) {
 	}
 	g := ws.dilate(img, ws.runs, opt.Offset, opt.Threshold)
 	raw := g.trace(ws)
-	out.Paths = make([]Path, 0, len(raw))
-	var holes []Path
+	kept := raw[:0]
 	for _, poly := range raw {
-		area := polygonArea(poly)
-		hole := area < 0
-		if hole && opt.MinArea > 0 && -area < opt.MinArea {
+		poly = dedupe(poly)
+		if len(poly) < 3 {
 			continue
 		}
-		p, ok := smoothPath(poly, opt.Tolerance, ws)
+		// A speck of contour (a lone lattice point just inside or outside)
+		// is noise, and could not keep its orientation once smoothed.
+		area := polygonArea(poly)
+		if math.Abs(area) < minPolygonArea || area < 0 && opt.MinArea > 0 && -area < opt.MinArea {
+			continue
+		}
+		kept = append(kept, poly)
+	}
+	clear := clearances(kept, opt.Tolerance, ws)
+	out.Paths = make([]Path, 0, len(kept))
+	var holes []Path
+	for i, poly := range kept {
+		hole := polygonArea(poly) < 0
+		p, ok := smoothPath(poly, clear[i], opt.Tolerance, ws)
 		if !ok {
 			continue
+		}
+		if (p.Area() < 0) != hole {
+			p = polygonPath(poly) // never seen; the polygon's own winding is right
 		}
 		p.Hole = hole
 		if hole {
@@ -185,6 +199,20 @@ func Trace(img image.Image, opt Options) (*Contour, error) {
 	}
 	out.Paths = append(out.Paths, holes...)
 	return out, nil
+}
+
+// minPolygonArea is the area in px² under which a traced polygon is
+// dropped whatever MinArea says.
+const minPolygonArea = 0.01
+
+// polygonPath is the polygon as a path of straight segments.
+func polygonPath(poly []Point) Path {
+	p := Path{Start: poly[0], Segments: make([]Segment, len(poly))}
+	for i := range poly {
+		a, b := poly[i], poly[(i+1)%len(poly)]
+		p.Segments[i] = Segment{lerp(a, b, 1.0/3), lerp(a, b, 2.0/3), b}
+	}
+	return p
 }
 
 // polygonArea is the shoelace area of a closed polygon, positive when it

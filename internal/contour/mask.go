@@ -37,11 +37,16 @@ type workspace struct {
 	fill    []int32 // runs of the row's own opaque pixels
 	visited []uint8
 
-	poly  []Point
-	keep  []bool
-	stack []int32
-	idx   []int32
-	pts   []Point
+	refs     []vref
+	clear    []float64
+	arc      []float64
+	spans    []int32
+	straight []bool
+	keep     []bool
+	stack    []int32
+	idx      []int32
+	pts      []Point
+	clr      []float64
 }
 
 var pool = sync.Pool{New: func() any { return new(workspace) }}

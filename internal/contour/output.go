@@ -64,9 +64,10 @@ func (c *Contour) Area() float64 {
 // CanvasPath returns the contour as a canvas path, each pixel mmPerPx
 // millimetres (or whatever unit the canvas uses). With flipY, y is measured
 // up from the image's bottom edge, as canvas's default coordinate system
-// wants for an image drawn with its bottom-left corner at the origin; the
-// flip also turns outer contours counter-clockwise in y-up terms. Fill it
-// with canvas.NonZero or canvas.EvenOdd alike.
+// wants for an image drawn with its bottom-left corner at the origin. Outer
+// contours stay clockwise as displayed (clockwise in y-up numbers once
+// flipped), holes the other way. Fill it with canvas.NonZero or
+// canvas.EvenOdd alike.
 func (c *Contour) CanvasPath(mmPerPx float64, flipY bool) *canvas.Path {
 	tr := func(q Point) (float64, float64) {
 		if flipY {

@@ -1,6 +1,9 @@
 package contour
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // rdpFactor is the share of the tolerance RDP may use: the smoothing needs
 // some room, and a tighter polygon needs fewer repairs after it.
@@ -13,15 +16,66 @@ const rdpFactor = 0.8
 // stretch of polygon it replaces, both ways, and a segment that strays more
 // than tol gets the polygon's worst vertex added, or, when it spans a single
 // edge, becomes that straight edge. ok is false for a degenerate polygon.
-func smoothPath(raw []Point, tol float64, ws *workspace) (Path, bool) {
+func smoothPath(raw []Point, clear []float64, tol float64, ws *workspace) (Path, bool) {
 	raw = dedupe(raw)
 	n := len(raw)
+	if len(clear) != n {
+		return Path{}, false
+	}
 	if n < 3 {
 		return Path{}, false
 	}
-	idx := rdpClosed(raw, tol*rdpFactor, ws)
-	ws.keep = grow(ws.keep, n, true) // straight edges, by their first vertex
-	straight := ws.keep
+	// Start at an extreme vertex (a corner, more often than not), so that
+	// no straight side is cut in two by the start.
+	far, best := 0, -1.0
+	for i, q := range raw {
+		if d := q.sub(raw[0]).dot(q.sub(raw[0])); d > best {
+			far, best = i, d
+		}
+	}
+	ws.pts = append(ws.pts[:0], raw...)
+	for i := range raw {
+		raw[i] = ws.pts[(i+far)%n]
+	}
+	ws.clr = append(ws.clr[:0], clear...)
+	for i := range clear {
+		clear[i] = ws.clr[(i+far)%n]
+	}
+
+	ws.straight = grow(ws.straight, n, true) // straight edges, by their first vertex
+	straight := ws.straight
+	keep := grow(ws.keep, n, true)
+	ws.keep = keep
+	ws.spans = straightRuns(raw, min(straightTol, tol/4), straightLen, ws.spans[:0])
+	for k := 0; k < len(ws.spans); k += 2 {
+		i, j := ws.spans[k], ws.spans[k+1]
+		keep[i], keep[int(j)%n], straight[i] = true, true, true
+	}
+	if len(ws.spans) == 0 {
+		keep[0] = true
+		far, best = 0, -1.0
+		for i, q := range raw {
+			if d := q.sub(raw[0]).dot(q.sub(raw[0])); d > best {
+				far, best = i, d
+			}
+		}
+		keep[far] = true
+	}
+	idx := rdp(raw, keep, straight, tol*rdpFactor, ws)
+	if len(idx) < 3 {
+		// Two vertices make a lens of no area: keep the farthest from
+		// their chord as well.
+		a, b := raw[idx[0]], raw[idx[1]]
+		worst, wd := -1, -1.0
+		for i, q := range raw {
+			if d := segDist2(q, a, b); d > wd && i != int(idx[0]) && i != int(idx[1]) {
+				worst, wd = i, d
+			}
+		}
+		idx = append(idx, int32(worst))
+		slices.Sort(idx)
+	}
+
 	alt := make([]int32, 0, len(idx)+8)
 	for {
 		changed := false
@@ -31,7 +85,7 @@ func smoothPath(raw []Point, tol float64, ws *workspace) (Path, bool) {
 			a, b := idx[s], idx[(s+1)%m]
 			alt = append(alt, a)
 			c1, c2 := controls(raw, idx, s, straight)
-			worst, bad := deviation(raw, int(a), int(b), c1, c2, tol)
+			worst, bad := deviation(raw, int(a), int(b), c1, c2, spanTol(clear, int(a), int(b), tol))
 			if !bad {
 				continue
 			}
@@ -55,8 +109,71 @@ func smoothPath(raw []Point, tol float64, ws *workspace) (Path, bool) {
 		c1, c2 := controls(raw, idx, s, straight)
 		p.Segments[s] = Segment{C1: c1, C2: c2, End: raw[idx[(s+1)%m]]}
 	}
-	ws.idx = idx[:0]
 	return p, true
+}
+
+// A stretch of the traced polygon at least straightLen px long whose
+// vertices all keep within straightTol px of its chord is a straight side:
+// it stays a line. The shortest arc that qualifies has a radius of
+// straightLen²/(8 straightTol) = 640 px, so where such arcs are drawn as
+// chords the turn between two is at most 8 straightTol/straightLen = 1.4°.
+// Shorter stretches down to exactLen px qualify when they are straight to
+// within exactTol (the sides of pixel-aligned art are exactly straight).
+const (
+	straightTol = 0.05
+	straightLen = 16.0
+	exactTol    = 0.005
+	exactLen    = 4.0
+)
+
+// straightRuns appends, as pairs of indices (the second up to len(raw),
+// which stands for vertex 0), the maximal stretches of raw at least minLen
+// long along which every vertex keeps within tol of the chord, found
+// greedily from vertex 0. A stretch grows while its next vertex lies in the
+// cone of directions that keep all before within tol.
+func straightRuns(raw []Point, tol, minLen float64, runs []int32) []int32 {
+	n := len(raw)
+	for i := 0; i < n-1; {
+		p := raw[i]
+		lo, hi, ref, haveRef := -math.Pi, math.Pi, 0.0, false
+		j := i + 1
+		for k := i + 1; k <= n; k++ {
+			v := raw[k%n].sub(p)
+			r := math.Hypot(v.X, v.Y)
+			if r > tol {
+				th := math.Atan2(v.Y, v.X)
+				if !haveRef {
+					ref, haveRef = th, true
+				}
+				a := math.Remainder(th-ref, 2*math.Pi)
+				if a < lo || a > hi {
+					break
+				}
+				h := math.Asin(tol / r)
+				lo, hi = max(lo, a-h), min(hi, a+h)
+			}
+			j = k
+		}
+		if l := p.dist(raw[j%n]); j-i >= 2 && (l >= minLen || l >= exactLen && straightSpan(raw, i, j%n, exactTol)) {
+			runs = append(runs, int32(i), int32(j))
+			i = j
+		} else {
+			i++
+		}
+	}
+	return runs
+}
+
+// spanTol is the tolerance for the stretch from vertex a to b: tol, or less
+// where the contour runs close to another stretch.
+func spanTol(clear []float64, a, b int, tol float64) float64 {
+	n := len(clear)
+	for i := a; ; i = (i + 1) % n {
+		tol = min(tol, clear[i]/clearanceFactor)
+		if i == b {
+			return tol
+		}
+	}
 }
 
 // dedupe drops vertices equal to the one before (a crossing exactly on a
@@ -76,17 +193,42 @@ func dedupe(p []Point) []Point {
 	return p[:k]
 }
 
+// straightSpan reports whether raw[a..b] (cyclic) keeps within tol of the
+// chord.
+func straightSpan(raw []Point, a, b int, tol float64) bool {
+	n := len(raw)
+	for i := (a + 1) % n; i != b; i = (i + 1) % n {
+		if segDist2(raw[i], raw[a], raw[b]) > tol*tol {
+			return false
+		}
+	}
+	return true
+}
+
 // controls are the control points of segment s of the path through
-// raw[idx[…]].
+// raw[idx[…]]: a straight line, or centripetal Catmull-Rom whose tangent
+// follows a straight neighbour where it meets one.
 func controls(raw []Point, idx []int32, s int, straight []bool) (Point, Point) {
 	m := len(idx)
-	a := idx[s]
-	p1, p2 := raw[a], raw[idx[(s+1)%m]]
+	a, b, z := idx[s], idx[(s+1)%m], idx[(s-1+m)%m]
+	p1, p2 := raw[a], raw[b]
 	if straight[a] {
 		return lerp(p1, p2, 1.0/3), lerp(p1, p2, 2.0/3)
 	}
-	p0, p3 := raw[idx[(s-1+m)%m]], raw[idx[(s+2)%m]]
-	return catmullRom(p0, p1, p2, p3)
+	p0, p3 := raw[z], raw[idx[(s+2)%m]]
+	c1, c2 := catmullRom(p0, p1, p2, p3)
+	l := p1.dist(p2) / 3
+	if straight[z] {
+		if u := p1.sub(p0); u.dot(u) > 0 {
+			c1 = p1.add(u.mul(l / math.Sqrt(u.dot(u))))
+		}
+	}
+	if straight[b] {
+		if u := p3.sub(p2); u.dot(u) > 0 {
+			c2 = p2.sub(u.mul(l / math.Sqrt(u.dot(u))))
+		}
+	}
+	return c1, c2
 }
 
 // catmullRom returns the Bézier control points of the centripetal (α = ½)
@@ -107,49 +249,56 @@ func catmullRom(p0, p1, p2, p3 Point) (Point, Point) {
 	return c1, c2
 }
 
-// rdpClosed simplifies the closed polygon p (Ramer–Douglas–Peucker) and
-// returns the indices it keeps, in order: vertex 0, the vertex farthest
-// from it, and recursively whatever strays more than tol from the chords.
-func rdpClosed(p []Point, tol float64, ws *workspace) []int32 {
+// rdp simplifies the closed polygon p (Ramer–Douglas–Peucker) between the
+// vertices keep marks, leaving the straight stretches alone, and returns
+// the indices it keeps in order.
+func rdp(p []Point, keep, straight []bool, tol float64, ws *workspace) []int32 {
 	n := len(p)
-	far, best := 0, -1.0
-	for i, q := range p {
-		if d := q.sub(p[0]).dot(q.sub(p[0])); d > best {
-			far, best = i, d
+	anchors := ws.idx[:0]
+	for i, k := range keep {
+		if k {
+			anchors = append(anchors, int32(i))
 		}
 	}
-	keep := grow(ws.keep, n, true)
-	ws.keep = keep
-	keep[0], keep[far] = true, true
+	ws.idx = anchors
 	tol2 := tol * tol
-	stack := append(ws.stack[:0], 0, int32(far), int32(far), int32(n))
+	stack := ws.stack[:0]
+	for s, a := range anchors {
+		if straight[a] {
+			continue
+		}
+		b := anchors[(s+1)%len(anchors)]
+		if b <= a {
+			b += int32(n)
+		}
+		stack = append(stack, a, b)
+	}
 	for len(stack) > 0 {
 		a, b := int(stack[len(stack)-2]), int(stack[len(stack)-1])
 		stack = stack[:len(stack)-2]
 		if b-a < 2 {
 			continue
 		}
-		pa, pb := p[a], p[b%n]
+		pa, pb := p[a%n], p[b%n]
 		worst, wd := -1, tol2
 		for i := a + 1; i < b; i++ {
-			if d := segDist2(p[i], pa, pb); d > wd {
+			if d := segDist2(p[i%n], pa, pb); d > wd {
 				worst, wd = i, d
 			}
 		}
 		if worst >= 0 {
-			keep[worst] = true
+			keep[worst%n] = true
 			stack = append(stack, int32(a), int32(worst), int32(worst), int32(b))
 		}
 	}
 	ws.stack = stack
-	idx := ws.idx[:0]
+	idx := make([]int32, 0, len(anchors)*2)
 	for i, k := range keep {
 		if k {
 			idx = append(idx, int32(i))
 		}
 	}
-	ws.idx = idx
-	return append([]int32(nil), idx...)
+	return idx
 }
 
 // segDist2 is the squared distance from p to the segment ab.
