@@ -12,6 +12,9 @@ import (
 // meet.
 const clearanceFactor = 3
 
+// maxCells bounds the reach in pixels (the tolerance is at most 0.6 px).
+const maxCells = 2
+
 type vref struct {
 	key       int64
 	poly, idx int32
@@ -24,7 +27,7 @@ type vref struct {
 // pixel and sorted, so a query reads a few neighbouring buckets.
 func clearances(polys [][]Point, tol float64, ws *workspace) [][]float64 {
 	reach := clearanceFactor * tol
-	cells := int(math.Ceil(reach))
+	cells := min(int(math.Ceil(reach)), maxCells)
 	n := 0
 	for _, p := range polys {
 		n += len(p)
@@ -64,24 +67,25 @@ func clearances(polys [][]Point, tol float64, ws *workspace) [][]float64 {
 	for pi, p := range polys {
 		starts[pi+1] = starts[pi] + len(p)
 	}
-	for _, r := range refs {
+	// The vertices come in (row, column) order, so where each of the rows
+	// of buckets a query reads starts only moves forward: one cursor a row.
+	var cursor [2*maxCells + 1]int
+	for qi, r := range refs {
 		p := polys[r.poly]
 		q := p[r.idx]
 		cx, cy := int(math.Floor(q.X)), int(math.Floor(q.Y))
 		best := out[r.poly][r.idx]
 		total := arc[starts[r.poly]+len(p)-1] + p[len(p)-1].dist(p[0])
 		for dy := -cells; dy <= cells; dy++ {
-			lo := key(cx-cells, cy+dy)
-			hi := key(cx+cells, cy+dy)
-			k, _ := slices.BinarySearchFunc(refs, lo, func(a vref, k int64) int {
-				switch {
-				case a.key < k:
-					return -1
-				case a.key > k:
-					return 1
-				}
-				return 0
-			})
+			lo, hi := key(cx-cells, cy+dy), key(cx+cells, cy+dy)
+			k := cursor[dy+cells]
+			if qi == 0 {
+				k = 0
+			}
+			for k < len(refs) && refs[k].key < lo {
+				k++
+			}
+			cursor[dy+cells] = k
 			for ; k < len(refs) && refs[k].key <= hi; k++ {
 				o := refs[k]
 				d := q.dist(polys[o.poly][o.idx])

@@ -86,6 +86,34 @@ func (ws *workspace) dilate(img image.Image, runs []run, offset float64, thr uin
 	ws.out = out
 	c := uint16(capD)
 
+	// The opaque runs of each lattice row, in lattice columns: inside them
+	// every distance is 0 and only their ends are seeds, so the passes below
+	// work pixel by pixel only between them.
+	lr := grow(ws.latRuns, len(runs), false)
+	ws.latRuns = lr
+	rowRuns := grow(ws.rowRuns, h+1, true)
+	ws.rowRuns = rowRuns
+	for i, r := range runs {
+		lr[i] = [2]int32{r.x0 - int32(l.ox), r.x1 - int32(l.ox)}
+		rowRuns[int(r.y)-l.oy+1] = int32(i + 1)
+	}
+	for j := 1; j <= h; j++ {
+		rowRuns[j] = max(rowRuns[j], rowRuns[j-1])
+	}
+	between := func(j int, f func(x0, x1 int), onRun func(x0, x1 int)) {
+		x := 0
+		for _, r := range lr[rowRuns[j]:rowRuns[j+1]] {
+			if int(r[0]) > x {
+				f(x, int(r[0]))
+			}
+			onRun(int(r[0]), int(r[1]))
+			x = int(r[1])
+		}
+		if x < w {
+			f(x, w)
+		}
+	}
+
 	// Vertical pass, downwards: fwd is the distance to the nearest seed at
 	// or above, in rows.
 	fwd := grow(ws.fwd, w*h, false)
@@ -97,14 +125,7 @@ func (ws *workspace) dilate(img image.Image, runs []run, offset float64, thr uin
 	for j := 1; j < h; j++ {
 		prev := fwd[(j-1)*w : j*w]
 		row := fwd[j*w : (j+1)*w]
-		ar := al[j*w : (j+1)*w]
-		for x := range row {
-			v := min(prev[x]+1, c)
-			if ar[x] >= thr {
-				v = 0
-			}
-			row[x] = v
-		}
+		between(j, func(x0, x1 int) { step(row[x0:x1], prev[x0:x1], c) }, func(x0, x1 int) { clear(row[x0:x1]) })
 	}
 
 	// Vertical pass upwards, fused with the horizontal pass row by row.
@@ -113,62 +134,54 @@ func (ws *workspace) dilate(img image.Image, runs []run, offset float64, thr uin
 	for x := range bwd {
 		bwd[x] = c
 	}
-	g := grow(ws.gRow, w, false)
-	ws.gRow = g
-	sg := grow(ws.sRow, w, false)
-	ws.sRow = sg
 	ws.envRow = grow(ws.envRow, 2*h, false)
 	ws.envV, ws.envF, ws.envZ, ws.envS = ws.envV[:0], ws.envF[:0], ws.envZ[:0], ws.envS[:0]
 	for j := h - 1; j >= 0; j-- {
-		ar := al[j*w : (j+1)*w]
 		frow := fwd[j*w : (j+1)*w]
-		for x := range g {
-			v := min(bwd[x]+1, c)
-			if ar[x] >= thr {
-				v = 0
+		cx, cf, cs, fill := ws.candX[:0], ws.candF[:0], ws.candS[:0], ws.fill[:0]
+		between(j, func(x0, x1 int) {
+			b, f := bwd[x0:x1], frow[x0:x1]
+			f = f[:len(b)]
+			for i := range b {
+				v := min(b[i]+1, c)
+				b[i] = v
+				if fv := f[i]; fv < v {
+					if fv < c {
+						cx, cf, cs = append(cx, int32(x0+i)), append(cf, int32(fv)*int32(fv)), append(cs, -1)
+					}
+				} else if v < c {
+					cx, cf, cs = append(cx, int32(x0+i)), append(cf, int32(v)*int32(v)), append(cs, 1)
+				}
 			}
-			bwd[x] = v
-			f := frow[x]
-			if f < v {
-				g[x], sg[x] = f, -1
-			} else {
-				g[x], sg[x] = v, 1
+		}, func(x0, x1 int) {
+			clear(bwd[x0:x1])
+			cx, cf, cs = append(cx, int32(x0)), append(cf, 0), append(cs, 1)
+			if x1-1 > x0 {
+				cx, cf, cs = append(cx, int32(x1-1)), append(cf, 0), append(cs, 1)
 			}
-		}
-		l.row(j, g, sg, out[j*w:(j+1)*w])
+			fill = append(fill, int32(x0), int32(x1))
+		})
+		ws.candX, ws.candF, ws.candS, ws.fill = cx, cf, cs, fill
+		l.row(j, out[j*w:(j+1)*w])
 	}
 	return l
 }
 
-// row computes lattice row j's lower envelope from its vertical distances
-// g (towards sg) and marks the row's inside points in out.
-func (l *lattice) row(j int, g []uint16, sg []int8, out []uint8) {
-	ws := l.ws
-	c := uint16(l.cap)
-	w := len(g)
-	cx, cf, cs, fill := ws.candX[:0], ws.candF[:0], ws.candS[:0], ws.fill[:0]
-	for x := 0; x < w; x++ {
-		v := g[x]
-		if v >= c {
-			continue
-		}
-		if v == 0 {
-			e := x + 1
-			for e < w && g[e] == 0 {
-				e++
-			}
-			cx, cf, cs = append(cx, int32(x)), append(cf, 0), append(cs, 1)
-			if e-1 > x {
-				cx, cf, cs = append(cx, int32(e-1)), append(cf, 0), append(cs, 1)
-			}
-			fill = append(fill, int32(x), int32(e))
-			x = e - 1
-			continue
-		}
-		cx, cf, cs = append(cx, int32(x)), append(cf, int32(v)*int32(v)), append(cs, sg[x])
+// step sets dst[i] = min(src[i]+1, c): one row further from the seeds.
+func step(dst, src []uint16, c uint16) {
+	src = src[:len(dst)]
+	for i := range dst {
+		dst[i] = min(src[i]+1, c)
 	}
-	ws.candX, ws.candF, ws.candS, ws.fill = cx, cf, cs, fill
+}
 
+// row computes lattice row j's lower envelope from its seeds (ws.candX,
+// candF, candS, in column order) and marks the row's inside points in out,
+// the opaque runs ws.fill among them.
+func (l *lattice) row(j int, out []uint8) {
+	ws := l.ws
+	w := len(out)
+	cx, cf, cs, fill := ws.candX, ws.candF, ws.candS, ws.fill
 	start := len(ws.envV)
 	envV, envF, envZ, envS := ws.envV, ws.envF, ws.envZ, ws.envS
 	for i, q := range cx {

@@ -24,11 +24,11 @@ type workspace struct {
 	out     []uint8  // grown mask on the lattice
 	fwd     []uint16 // vertical distance to an opaque pixel above, capped
 	bwd     []uint16 // the same from below, one row
-	gRow    []uint16 // min of the two, one row
+	latRuns [][2]int32
+	rowRuns []int32
 	candX   []int32
 	candF   []int32
 	candS   []int8
-	sRow    []int8
 	envS    []int8  // +1: the row's nearest seed is below, -1: above
 	envV    []int32 // lower envelopes of all rows, flattened
 	envF    []int32
@@ -47,6 +47,7 @@ type workspace struct {
 	idx      []int32
 	pts      []Point
 	clr      []float64
+	gen      []int32
 }
 
 var pool = sync.Pool{New: func() any { return new(workspace) }}

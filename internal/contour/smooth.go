@@ -76,14 +76,21 @@ func smoothPath(raw []Point, clear []float64, tol float64, ws *workspace) (Path,
 		slices.Sort(idx)
 	}
 
+	// Check every segment, then again those a change could have moved:
+	// their own and their neighbours' vertices decide their tangents.
+	ws.gen = grow(ws.gen, n, true)
+	gen := ws.gen // the pass in which a vertex came in or went straight, plus one
 	alt := make([]int32, 0, len(idx)+8)
-	for {
+	for pass := int32(1); ; pass++ {
 		changed := false
 		m := len(idx)
 		alt = alt[:0]
 		for s := range m {
 			a, b := idx[s], idx[(s+1)%m]
 			alt = append(alt, a)
+			if pass > 1 && gen[idx[(s-1+m)%m]] != pass-1 && gen[a] != pass-1 && gen[b] != pass-1 && gen[idx[(s+2)%m]] != pass-1 {
+				continue
+			}
 			c1, c2 := controls(raw, idx, s, straight)
 			worst, bad := deviation(raw, int(a), int(b), c1, c2, spanTol(clear, int(a), int(b), tol))
 			if !bad {
@@ -92,9 +99,11 @@ func smoothPath(raw []Point, clear []float64, tol float64, ws *workspace) (Path,
 			switch {
 			case worst >= 0:
 				alt = append(alt, int32(worst))
+				gen[worst] = pass
 				changed = true
 			case !straight[a]:
 				straight[a] = true
+				gen[a], gen[b] = pass, pass
 				changed = true
 			}
 		}
@@ -135,22 +144,33 @@ func straightRuns(raw []Point, tol, minLen float64, runs []int32) []int32 {
 	n := len(raw)
 	for i := 0; i < n-1; {
 		p := raw[i]
-		lo, hi, ref, haveRef := -math.Pi, math.Pi, 0.0, false
+		// The cone runs counter-clockwise from the unit vector lo to hi.
+		var lo, hi Point
+		have := false
 		j := i + 1
 		for k := i + 1; k <= n; k++ {
 			v := raw[k%n].sub(p)
-			r := math.Hypot(v.X, v.Y)
-			if r > tol {
-				th := math.Atan2(v.Y, v.X)
-				if !haveRef {
-					ref, haveRef = th, true
-				}
-				a := math.Remainder(th-ref, 2*math.Pi)
-				if a < lo || a > hi {
+			if r2 := v.dot(v); r2 > tol*tol {
+				r := math.Sqrt(r2)
+				u := v.mul(1 / r)
+				if have && (lo.cross(u) < 0 || u.cross(hi) < 0) {
 					break
 				}
-				h := math.Asin(tol / r)
-				lo, hi = max(lo, a-h), min(hi, a+h)
+				sh := tol / r
+				ch := math.Sqrt(1 - sh*sh)
+				a := Point{u.X*ch + u.Y*sh, u.Y*ch - u.X*sh} // u turned by −asin(tol/r)
+				b := Point{u.X*ch - u.Y*sh, u.Y*ch + u.X*sh} // and by +asin(tol/r)
+				switch {
+				case !have:
+					lo, hi, have = a, b, true
+				default:
+					if lo.cross(a) > 0 {
+						lo = a
+					}
+					if b.cross(hi) > 0 {
+						hi = b
+					}
+				}
 			}
 			j = k
 		}
