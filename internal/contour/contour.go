@@ -3,17 +3,38 @@
 // image and a chosen distance outside them.
 //
 // Trace thresholds the image's alpha, drops specks of dust, grows what is
-// left by the offset with an exact Euclidean distance transform (a dilation
-// by a disc, so corners come out round), traces the boundary of the grown
-// mask with marching squares interpolated on the distance field, simplifies
-// it (Ramer–Douglas–Peucker) and smooths it into cubic Béziers (centripetal
-// Catmull-Rom) that stay within the tolerance of the traced boundary.
+// left by the offset with an exact Euclidean distance transform
+// (Felzenszwalb–Huttenlocher, capped just past the offset: a dilation by a
+// disc, so corners come out round), traces the boundary of the grown mask
+// with marching squares interpolated on the distance field, simplifies it
+// (Ramer–Douglas–Peucker, straight sides kept as lines) and smooths it into
+// cubic Béziers (centripetal Catmull-Rom), checked segment by segment to
+// stay within the tolerance of the traced boundary.
+//
+// Accuracy. The offset is measured from the artwork's antialiased edge: the
+// distance to the nearest opaque pixel centre is corrected by where the
+// alpha crosses the threshold beyond that centre. On an antialiased disc
+// the traced boundary lies within ±0.2 px of the true offset circle, the
+// smooth contour within the tolerance of that; on hard-edged art the edge
+// is the pixels' own edge. Below an offset of 1 px the contour keeps ½ px
+// off every opaque pixel centre along the grid, so it may run up to ½ px
+// wide there. The distance transform is exact (no downsampling).
+//
+// Guarantees (FuzzTrace checks them): every path is closed with finite
+// coordinates; every opaque pixel centre is inside the contour; contours
+// neither cross each other nor themselves, so the non-zero and the
+// even-odd fill rule fill the same area; no point of a contour lies
+// farther than offset + 1 px + tolerance (+ ½ px in a concave corner) from
+// an opaque pixel centre.
 //
 // Coordinates are image pixels, y down, with (0, 0) the top-left corner of
 // the image's bounds: pixel (x, y) covers [x, x+1] × [y, y+1]. An outer
 // contour runs clockwise on screen (positive shoelace area in these
-// coordinates); a hole runs the other way. Contours neither cross nor touch,
-// so the non-zero and the even-odd fill rule fill the same area.
+// coordinates); a hole runs the other way.
+//
+// Cost: about 4 bytes per pixel of the opaque pixels' bounding box grown
+// by the offset (pooled between calls), and time linear in it; a 2000 ×
+// 2000 sticker with a 20 px offset traces in about 35 ms on one core.
 //
 // The package only computes geometry; the renderer decides where to draw it.
 package contour
@@ -32,9 +53,9 @@ const (
 	DefaultTolerance = 0.5 // px
 )
 
-// MaxOffset bounds Options.Offset: beyond it the padded grid alone would be
-// unreasonably large (and distances no longer fit the transform's uint16).
-const MaxOffset = 8192
+// MaxOffset bounds Options.Offset (in pixels): the grid the contour is
+// traced on grows by twice the offset each way. 1024 px is 87 mm at 300 dpi.
+const MaxOffset = 1024
 
 // ErrNoOpaquePixels is returned by Trace for an image with no opaque pixel
 // (or only dust): there is nothing to cut around.
