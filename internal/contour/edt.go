@@ -341,6 +341,3 @@ func (l *lattice) bilinear(x, y float64) float64 {
 	b := float64(al[o+w])*(1-fx) + float64(al[o+w+1])*fx
 	return a*(1-fy) + b*fy
 }
-
-// inside reports whether lattice point (i, j) is in the grown mask.
-func (l *lattice) inside(i, j int) bool { return l.ws.out[j*l.w+i] != 0 }

@@ -14,10 +14,8 @@ type run struct{ y, x0, x1 int32 }
 // trace allocates little beyond its result.
 type workspace struct {
 	runs   []run
-	alpha  []uint8 // one row of alpha, for the generic image path
 	parent []int32 // union-find over runs
 	area   []int64
-	kept   []run
 
 	dropped []run
 	al      []uint8  // alpha on the lattice (dust cleared); opaque ⇔ ≥ thr
