@@ -20,12 +20,14 @@
 // off every opaque pixel centre along the grid, so it may run up to ½ px
 // wide there. The distance transform is exact (no downsampling).
 //
-// Guarantees (FuzzTrace checks them): every path is closed with finite
-// coordinates; every opaque pixel centre is inside the contour; contours
-// neither cross each other nor themselves, so the non-zero and the
-// even-odd fill rule fill the same area; no point of a contour lies
-// farther than offset + 1 px + tolerance (+ ½ px in a concave corner) from
-// an opaque pixel centre.
+// What FuzzTrace checks on small random masks: every path is closed with
+// finite coordinates; every opaque pixel centre is inside the contour with
+// winding number 1; no point has a winding number other than 0 or 1 (the
+// traced polygons never cross, and each smooth stretch keeps within a
+// third of its clearance from the others, so the non-zero and the even-odd
+// fill rule fill the same area); no point of a contour lies farther than
+// offset + 1 px + tolerance (+ ½ px in a concave corner) from an opaque
+// pixel centre.
 //
 // Coordinates are image pixels, y down, with (0, 0) the top-left corner of
 // the image's bounds: pixel (x, y) covers [x, x+1] × [y, y+1]. An outer
