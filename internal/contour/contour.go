@@ -74,9 +74,10 @@ type Options struct {
 	// DefaultThreshold; 1 makes any visible pixel opaque.
 	Threshold uint8
 	// Offset is how far outside the opaque pixels the contour runs, in
-	// pixels (≥ 0, at most MaxOffset). It is measured from the pixels'
-	// edges: an opaque rectangle grows by Offset on every side, with
-	// corners rounded to radius Offset.
+	// pixels (≥ 0, at most MaxOffset). It is measured from the artwork's
+	// edge, where the alpha crosses the threshold (for hard-edged art, the
+	// pixels' edges): an opaque rectangle grows by Offset on every side,
+	// with corners rounded to radius Offset.
 	Offset float64
 	// MinArea is in px². An island of opaque pixels (8-connected) with fewer
 	// pixels than MinArea is dropped before the offset is applied, and a
