@@ -54,15 +54,17 @@ FUZZ_SPLIT ?= 200000x
 FUZZ_RENDER ?= 150000x
 FUZZ_VERIFY ?= 3000000x
 FUZZ_VALID ?= 1000000x
-FUZZ_UNESCAPE ?= 200000x
+FUZZ_UNESCAPE ?= 100000x
+FUZZ_CONTOUR ?= 30000x
 
-fuzz: test-tools ## run each fuzz target for about 30 s (a count of inputs each; FUZZTIME=… overrides): the design parser, the JSON splitter and validator, the template_config unescaper, the renderer, link tokens
+fuzz: test-tools ## run each fuzz target for about 30 s (a count of inputs each; FUZZTIME=… overrides): the design parser, the JSON splitter and validator, the template_config unescaper, the renderer, link tokens, die-cut contours
 	$(GO) test -run XXX -fuzz=FuzzParse -fuzztime=$(or $(FUZZTIME),$(FUZZ_PARSE)) ./internal/design/
 	$(GO) test -run XXX -fuzz=FuzzSplit -fuzztime=$(or $(FUZZTIME),$(FUZZ_SPLIT)) ./internal/jsonscan/
 	$(GO) test -run XXX -fuzz=FuzzValid -fuzztime=$(or $(FUZZTIME),$(FUZZ_VALID)) ./internal/jsonscan/
 	$(GO) test -run XXX -fuzz=FuzzQueryUnescape -fuzztime=$(or $(FUZZTIME),$(FUZZ_UNESCAPE)) ./internal/design/
 	$(GO) test -run XXX -fuzz=FuzzRender -fuzztime=$(or $(FUZZTIME),$(FUZZ_RENDER)) -parallel 1 ./internal/rendersup/
 	$(GO) test -run XXX -fuzz=FuzzVerify -fuzztime=$(or $(FUZZTIME),$(FUZZ_VERIFY)) ./internal/links/
+	$(GO) test -run XXX -fuzz=FuzzTrace -fuzztime=$(or $(FUZZTIME),$(FUZZ_CONTOUR)) ./internal/contour/
 
 bench: build ## run the benchmarks of BENCHMARKS.md: HTTP, rendering, batches, webhooks, then hostile input
 	$(GO) run ./cmd/platen-bench -platen bin/platen $(BENCH_FLAGS)
