@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 
 	"github.com/johannesboyne/gofakes3"
@@ -29,6 +30,31 @@ func Start(t *testing.T, bucket string) string {
 // upload's checksum headers).
 func StartObserved(t *testing.T, bucket string, observe func(method, path string, header http.Header)) string {
 	t.Helper()
+	blobURL, _ := start(t, bucket, observe)
+	return blobURL
+}
+
+// Outage takes the server away and brings it back.
+type Outage interface {
+	// Down makes the server drop every request's connection unanswered,
+	// as an S3 server that stopped does.
+	Down()
+	Up()
+}
+
+type outage struct{ down atomic.Bool }
+
+func (o *outage) Down() { o.down.Store(true) }
+func (o *outage) Up()   { o.down.Store(false) }
+
+// StartWithOutage is Start with a switch that takes the server down.
+func StartWithOutage(t *testing.T, bucket string) (string, Outage) {
+	t.Helper()
+	return start(t, bucket, nil)
+}
+
+func start(t *testing.T, bucket string, observe func(method, path string, header http.Header)) (string, *outage) {
+	t.Helper()
 	backend := s3mem.New()
 	if err := backend.CreateBucket(bucket); err != nil {
 		t.Fatal(err)
@@ -41,6 +67,17 @@ func StartObserved(t *testing.T, bucket string, observe func(method, path string
 			inner.ServeHTTP(w, r)
 		})
 	}
+	o := &outage{}
+	served := handler
+	handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if o.down.Load() {
+			if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+				conn.Close()
+			}
+			return
+		}
+		served.ServeHTTP(w, r)
+	})
 	srv := httptest.NewServer(handler)
 	t.Cleanup(srv.Close)
 	// gofakes3 takes any credentials.
@@ -52,5 +89,5 @@ func StartObserved(t *testing.T, bucket string, observe func(method, path string
 	t.Setenv("AWS_CONFIG_FILE", none)
 	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", none)
 	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
-	return "s3://" + bucket + "?endpoint=" + url.QueryEscape(srv.URL) + "&use_path_style=true&disable_https=true&region=us-east-1"
+	return "s3://" + bucket + "?endpoint=" + url.QueryEscape(srv.URL) + "&use_path_style=true&disable_https=true&region=us-east-1", o
 }

@@ -181,6 +181,17 @@ func (l *Links) serve(w http.ResponseWriter, r *http.Request, forThis func(links
 		files.WriteError(w, http.StatusNotFound, codes.NotFound, "the print has no file: its status is "+dl.Status)
 		return
 	}
+	// The redirect leads to the store: a store that cannot be reached, or
+	// has lost the file, is said here, as a 503 the client retries,
+	// rather than by a broken download there.
+	switch exists, err := l.files.Exists(r.Context(), *dl.FileKey); {
+	case err != nil:
+		l.internal(w, err)
+		return
+	case !exists:
+		l.internal(w, fmt.Errorf("print file %s is missing from the store", *dl.FileKey))
+		return
+	}
 	target, err := l.files.SignedDigestURL(r.Context(), *dl.FileKey, dl.Filename, dl.SHA256, redirectTTL)
 	if err != nil {
 		l.internal(w, err)
@@ -196,5 +207,10 @@ func forbidden(w http.ResponseWriter, message string) {
 
 func (l *Links) internal(w http.ResponseWriter, err error) {
 	slog.Error("download link", "error", err)
+	w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds))
 	files.WriteError(w, http.StatusServiceUnavailable, codes.Unavailable, "the file cannot be reached right now; try again")
 }
+
+// retryAfterSeconds is what a download that cannot be served now tells
+// the client to wait.
+const retryAfterSeconds = 5
