@@ -36,6 +36,7 @@ import (
 	"github.com/platen-print/platen/ent/variantlink"
 	"github.com/platen-print/platen/ent/webhookcircuit"
 	"github.com/platen-print/platen/ent/webhookdelivery"
+	"github.com/platen-print/platen/internal/files"
 )
 
 const (
@@ -6980,6 +6981,8 @@ type OrderItemMutation struct {
 	print_file_size         *int64
 	addprint_file_size      *int64
 	print_file_sha256       *string
+	print_warnings          *[]files.Warning
+	appendprint_warnings    []files.Warning
 	print_job_id            *int64
 	addprint_job_id         *int64
 	clearedFields           map[string]struct{}
@@ -8151,6 +8154,71 @@ func (m *OrderItemMutation) ResetPrintFileSha256() {
 	delete(m.clearedFields, orderitem.FieldPrintFileSha256)
 }
 
+// SetPrintWarnings sets the "print_warnings" field.
+func (m *OrderItemMutation) SetPrintWarnings(f []files.Warning) {
+	m.print_warnings = &f
+	m.appendprint_warnings = nil
+}
+
+// PrintWarnings returns the value of the "print_warnings" field in the mutation.
+func (m *OrderItemMutation) PrintWarnings() (r []files.Warning, exists bool) {
+	v := m.print_warnings
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPrintWarnings returns the old "print_warnings" field's value of the OrderItem entity.
+// If the OrderItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrderItemMutation) OldPrintWarnings(ctx context.Context) (v []files.Warning, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPrintWarnings is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPrintWarnings requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPrintWarnings: %w", err)
+	}
+	return oldValue.PrintWarnings, nil
+}
+
+// AppendPrintWarnings adds f to the "print_warnings" field.
+func (m *OrderItemMutation) AppendPrintWarnings(f []files.Warning) {
+	m.appendprint_warnings = append(m.appendprint_warnings, f...)
+}
+
+// AppendedPrintWarnings returns the list of values that were appended to the "print_warnings" field in this mutation.
+func (m *OrderItemMutation) AppendedPrintWarnings() ([]files.Warning, bool) {
+	if len(m.appendprint_warnings) == 0 {
+		return nil, false
+	}
+	return m.appendprint_warnings, true
+}
+
+// ClearPrintWarnings clears the value of the "print_warnings" field.
+func (m *OrderItemMutation) ClearPrintWarnings() {
+	m.print_warnings = nil
+	m.appendprint_warnings = nil
+	m.clearedFields[orderitem.FieldPrintWarnings] = struct{}{}
+}
+
+// PrintWarningsCleared returns if the "print_warnings" field was cleared in this mutation.
+func (m *OrderItemMutation) PrintWarningsCleared() bool {
+	_, ok := m.clearedFields[orderitem.FieldPrintWarnings]
+	return ok
+}
+
+// ResetPrintWarnings resets all changes to the "print_warnings" field.
+func (m *OrderItemMutation) ResetPrintWarnings() {
+	m.print_warnings = nil
+	m.appendprint_warnings = nil
+	delete(m.clearedFields, orderitem.FieldPrintWarnings)
+}
+
 // SetPrintJobID sets the "print_job_id" field.
 func (m *OrderItemMutation) SetPrintJobID(i int64) {
 	m.print_job_id = &i
@@ -8282,7 +8350,7 @@ func (m *OrderItemMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *OrderItemMutation) Fields() []string {
-	fields := make([]string, 0, 23)
+	fields := make([]string, 0, 24)
 	if m.created_at != nil {
 		fields = append(fields, orderitem.FieldCreatedAt)
 	}
@@ -8349,6 +8417,9 @@ func (m *OrderItemMutation) Fields() []string {
 	if m.print_file_sha256 != nil {
 		fields = append(fields, orderitem.FieldPrintFileSha256)
 	}
+	if m.print_warnings != nil {
+		fields = append(fields, orderitem.FieldPrintWarnings)
+	}
 	if m.print_job_id != nil {
 		fields = append(fields, orderitem.FieldPrintJobID)
 	}
@@ -8404,6 +8475,8 @@ func (m *OrderItemMutation) Field(name string) (ent.Value, bool) {
 		return m.PrintFileSize()
 	case orderitem.FieldPrintFileSha256:
 		return m.PrintFileSha256()
+	case orderitem.FieldPrintWarnings:
+		return m.PrintWarnings()
 	case orderitem.FieldPrintJobID:
 		return m.PrintJobID()
 	}
@@ -8459,6 +8532,8 @@ func (m *OrderItemMutation) OldField(ctx context.Context, name string) (ent.Valu
 		return m.OldPrintFileSize(ctx)
 	case orderitem.FieldPrintFileSha256:
 		return m.OldPrintFileSha256(ctx)
+	case orderitem.FieldPrintWarnings:
+		return m.OldPrintWarnings(ctx)
 	case orderitem.FieldPrintJobID:
 		return m.OldPrintJobID(ctx)
 	}
@@ -8624,6 +8699,13 @@ func (m *OrderItemMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetPrintFileSha256(v)
 		return nil
+	case orderitem.FieldPrintWarnings:
+		v, ok := value.([]files.Warning)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPrintWarnings(v)
+		return nil
 	case orderitem.FieldPrintJobID:
 		v, ok := value.(int64)
 		if !ok {
@@ -8775,6 +8857,9 @@ func (m *OrderItemMutation) ClearedFields() []string {
 	if m.FieldCleared(orderitem.FieldPrintFileSha256) {
 		fields = append(fields, orderitem.FieldPrintFileSha256)
 	}
+	if m.FieldCleared(orderitem.FieldPrintWarnings) {
+		fields = append(fields, orderitem.FieldPrintWarnings)
+	}
 	if m.FieldCleared(orderitem.FieldPrintJobID) {
 		fields = append(fields, orderitem.FieldPrintJobID)
 	}
@@ -8818,6 +8903,9 @@ func (m *OrderItemMutation) ClearField(name string) error {
 		return nil
 	case orderitem.FieldPrintFileSha256:
 		m.ClearPrintFileSha256()
+		return nil
+	case orderitem.FieldPrintWarnings:
+		m.ClearPrintWarnings()
 		return nil
 	case orderitem.FieldPrintJobID:
 		m.ClearPrintJobID()
@@ -8895,6 +8983,9 @@ func (m *OrderItemMutation) ResetField(name string) error {
 		return nil
 	case orderitem.FieldPrintFileSha256:
 		m.ResetPrintFileSha256()
+		return nil
+	case orderitem.FieldPrintWarnings:
+		m.ResetPrintWarnings()
 		return nil
 	case orderitem.FieldPrintJobID:
 		m.ResetPrintJobID()
@@ -17264,6 +17355,8 @@ type ShopPrintMutation struct {
 	appendfile_digests []schema.FileDigest
 	file_count         *int
 	addfile_count      *int
+	warnings           *[]files.Warning
+	appendwarnings     []files.Warning
 	job_id             *int64
 	addjob_id          *int64
 	clearedFields      map[string]struct{}
@@ -18063,6 +18156,71 @@ func (m *ShopPrintMutation) ResetFileCount() {
 	m.addfile_count = nil
 }
 
+// SetWarnings sets the "warnings" field.
+func (m *ShopPrintMutation) SetWarnings(f []files.Warning) {
+	m.warnings = &f
+	m.appendwarnings = nil
+}
+
+// Warnings returns the value of the "warnings" field in the mutation.
+func (m *ShopPrintMutation) Warnings() (r []files.Warning, exists bool) {
+	v := m.warnings
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldWarnings returns the old "warnings" field's value of the ShopPrint entity.
+// If the ShopPrint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShopPrintMutation) OldWarnings(ctx context.Context) (v []files.Warning, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldWarnings is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldWarnings requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldWarnings: %w", err)
+	}
+	return oldValue.Warnings, nil
+}
+
+// AppendWarnings adds f to the "warnings" field.
+func (m *ShopPrintMutation) AppendWarnings(f []files.Warning) {
+	m.appendwarnings = append(m.appendwarnings, f...)
+}
+
+// AppendedWarnings returns the list of values that were appended to the "warnings" field in this mutation.
+func (m *ShopPrintMutation) AppendedWarnings() ([]files.Warning, bool) {
+	if len(m.appendwarnings) == 0 {
+		return nil, false
+	}
+	return m.appendwarnings, true
+}
+
+// ClearWarnings clears the value of the "warnings" field.
+func (m *ShopPrintMutation) ClearWarnings() {
+	m.warnings = nil
+	m.appendwarnings = nil
+	m.clearedFields[shopprint.FieldWarnings] = struct{}{}
+}
+
+// WarningsCleared returns if the "warnings" field was cleared in this mutation.
+func (m *ShopPrintMutation) WarningsCleared() bool {
+	_, ok := m.clearedFields[shopprint.FieldWarnings]
+	return ok
+}
+
+// ResetWarnings resets all changes to the "warnings" field.
+func (m *ShopPrintMutation) ResetWarnings() {
+	m.warnings = nil
+	m.appendwarnings = nil
+	delete(m.clearedFields, shopprint.FieldWarnings)
+}
+
 // SetJobID sets the "job_id" field.
 func (m *ShopPrintMutation) SetJobID(i int64) {
 	m.job_id = &i
@@ -18207,7 +18365,7 @@ func (m *ShopPrintMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ShopPrintMutation) Fields() []string {
-	fields := make([]string, 0, 16)
+	fields := make([]string, 0, 17)
 	if m.created_at != nil {
 		fields = append(fields, shopprint.FieldCreatedAt)
 	}
@@ -18253,6 +18411,9 @@ func (m *ShopPrintMutation) Fields() []string {
 	if m.file_count != nil {
 		fields = append(fields, shopprint.FieldFileCount)
 	}
+	if m.warnings != nil {
+		fields = append(fields, shopprint.FieldWarnings)
+	}
 	if m.job_id != nil {
 		fields = append(fields, shopprint.FieldJobID)
 	}
@@ -18294,6 +18455,8 @@ func (m *ShopPrintMutation) Field(name string) (ent.Value, bool) {
 		return m.FileDigests()
 	case shopprint.FieldFileCount:
 		return m.FileCount()
+	case shopprint.FieldWarnings:
+		return m.Warnings()
 	case shopprint.FieldJobID:
 		return m.JobID()
 	}
@@ -18335,6 +18498,8 @@ func (m *ShopPrintMutation) OldField(ctx context.Context, name string) (ent.Valu
 		return m.OldFileDigests(ctx)
 	case shopprint.FieldFileCount:
 		return m.OldFileCount(ctx)
+	case shopprint.FieldWarnings:
+		return m.OldWarnings(ctx)
 	case shopprint.FieldJobID:
 		return m.OldJobID(ctx)
 	}
@@ -18451,6 +18616,13 @@ func (m *ShopPrintMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetFileCount(v)
 		return nil
+	case shopprint.FieldWarnings:
+		v, ok := value.([]files.Warning)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetWarnings(v)
+		return nil
 	case shopprint.FieldJobID:
 		v, ok := value.(int64)
 		if !ok {
@@ -18560,6 +18732,9 @@ func (m *ShopPrintMutation) ClearedFields() []string {
 	if m.FieldCleared(shopprint.FieldFileDigests) {
 		fields = append(fields, shopprint.FieldFileDigests)
 	}
+	if m.FieldCleared(shopprint.FieldWarnings) {
+		fields = append(fields, shopprint.FieldWarnings)
+	}
 	if m.FieldCleared(shopprint.FieldJobID) {
 		fields = append(fields, shopprint.FieldJobID)
 	}
@@ -18585,6 +18760,9 @@ func (m *ShopPrintMutation) ClearField(name string) error {
 		return nil
 	case shopprint.FieldFileDigests:
 		m.ClearFileDigests()
+		return nil
+	case shopprint.FieldWarnings:
+		m.ClearWarnings()
 		return nil
 	case shopprint.FieldJobID:
 		m.ClearJobID()
@@ -18641,6 +18819,9 @@ func (m *ShopPrintMutation) ResetField(name string) error {
 		return nil
 	case shopprint.FieldFileCount:
 		m.ResetFileCount()
+		return nil
+	case shopprint.FieldWarnings:
+		m.ResetWarnings()
 		return nil
 	case shopprint.FieldJobID:
 		m.ResetJobID()

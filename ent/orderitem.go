@@ -12,6 +12,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"github.com/platen-print/platen/ent/order"
 	"github.com/platen-print/platen/ent/orderitem"
+	"github.com/platen-print/platen/internal/files"
 )
 
 // OrderItem is the model entity for the OrderItem schema.
@@ -63,6 +64,8 @@ type OrderItem struct {
 	PrintFileSize *int64 `json:"print_file_size,omitempty"`
 	// PrintFileSha256 holds the value of the "print_file_sha256" field.
 	PrintFileSha256 *string `json:"print_file_sha256,omitempty"`
+	// PrintWarnings holds the value of the "print_warnings" field.
+	PrintWarnings []files.Warning `json:"print_warnings,omitempty"`
 	// PrintJobID holds the value of the "print_job_id" field.
 	PrintJobID *int64 `json:"print_job_id,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
@@ -96,7 +99,7 @@ func (*OrderItem) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case orderitem.FieldProperties, orderitem.FieldThumbnails:
+		case orderitem.FieldProperties, orderitem.FieldThumbnails, orderitem.FieldPrintWarnings:
 			values[i] = new([]byte)
 		case orderitem.FieldPrice:
 			values[i] = new(sql.NullFloat64)
@@ -271,6 +274,14 @@ func (_m *OrderItem) assignValues(columns []string, values []any) error {
 				_m.PrintFileSha256 = new(string)
 				*_m.PrintFileSha256 = value.String
 			}
+		case orderitem.FieldPrintWarnings:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field print_warnings", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.PrintWarnings); err != nil {
+					return fmt.Errorf("unmarshal field print_warnings: %w", err)
+				}
+			}
 		case orderitem.FieldPrintJobID:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
 				return fmt.Errorf("unexpected type %T for field print_job_id", values[i])
@@ -400,6 +411,9 @@ func (_m *OrderItem) String() string {
 		builder.WriteString("print_file_sha256=")
 		builder.WriteString(*v)
 	}
+	builder.WriteString(", ")
+	builder.WriteString("print_warnings=")
+	builder.WriteString(fmt.Sprintf("%v", _m.PrintWarnings))
 	builder.WriteString(", ")
 	if v := _m.PrintJobID; v != nil {
 		builder.WriteString("print_job_id=")

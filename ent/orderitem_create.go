@@ -14,6 +14,7 @@ import (
 	"entgo.io/ent/schema/field"
 	"github.com/platen-print/platen/ent/order"
 	"github.com/platen-print/platen/ent/orderitem"
+	"github.com/platen-print/platen/internal/files"
 )
 
 // OrderItemCreate is the builder for creating a OrderItem entity.
@@ -244,6 +245,12 @@ func (_c *OrderItemCreate) SetNillablePrintFileSha256(v *string) *OrderItemCreat
 	return _c
 }
 
+// SetPrintWarnings sets the "print_warnings" field.
+func (_c *OrderItemCreate) SetPrintWarnings(v []files.Warning) *OrderItemCreate {
+	_c.mutation.SetPrintWarnings(v)
+	return _c
+}
+
 // SetPrintJobID sets the "print_job_id" field.
 func (_c *OrderItemCreate) SetPrintJobID(v int64) *OrderItemCreate {
 	_c.mutation.SetPrintJobID(v)
@@ -466,6 +473,10 @@ func (_c *OrderItemCreate) createSpec() (*OrderItem, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.PrintFileSha256(); ok {
 		_spec.SetField(orderitem.FieldPrintFileSha256, field.TypeString, value)
 		_node.PrintFileSha256 = &value
+	}
+	if value, ok := _c.mutation.PrintWarnings(); ok {
+		_spec.SetField(orderitem.FieldPrintWarnings, field.TypeJSON, value)
+		_node.PrintWarnings = value
 	}
 	if value, ok := _c.mutation.PrintJobID(); ok {
 		_spec.SetField(orderitem.FieldPrintJobID, field.TypeInt64, value)
@@ -813,6 +824,24 @@ func (u *OrderItemUpsert) UpdatePrintFileSha256() *OrderItemUpsert {
 // ClearPrintFileSha256 clears the value of the "print_file_sha256" field.
 func (u *OrderItemUpsert) ClearPrintFileSha256() *OrderItemUpsert {
 	u.SetNull(orderitem.FieldPrintFileSha256)
+	return u
+}
+
+// SetPrintWarnings sets the "print_warnings" field.
+func (u *OrderItemUpsert) SetPrintWarnings(v []files.Warning) *OrderItemUpsert {
+	u.Set(orderitem.FieldPrintWarnings, v)
+	return u
+}
+
+// UpdatePrintWarnings sets the "print_warnings" field to the value that was provided on create.
+func (u *OrderItemUpsert) UpdatePrintWarnings() *OrderItemUpsert {
+	u.SetExcluded(orderitem.FieldPrintWarnings)
+	return u
+}
+
+// ClearPrintWarnings clears the value of the "print_warnings" field.
+func (u *OrderItemUpsert) ClearPrintWarnings() *OrderItemUpsert {
+	u.SetNull(orderitem.FieldPrintWarnings)
 	return u
 }
 
@@ -1219,6 +1248,27 @@ func (u *OrderItemUpsertOne) UpdatePrintFileSha256() *OrderItemUpsertOne {
 func (u *OrderItemUpsertOne) ClearPrintFileSha256() *OrderItemUpsertOne {
 	return u.Update(func(s *OrderItemUpsert) {
 		s.ClearPrintFileSha256()
+	})
+}
+
+// SetPrintWarnings sets the "print_warnings" field.
+func (u *OrderItemUpsertOne) SetPrintWarnings(v []files.Warning) *OrderItemUpsertOne {
+	return u.Update(func(s *OrderItemUpsert) {
+		s.SetPrintWarnings(v)
+	})
+}
+
+// UpdatePrintWarnings sets the "print_warnings" field to the value that was provided on create.
+func (u *OrderItemUpsertOne) UpdatePrintWarnings() *OrderItemUpsertOne {
+	return u.Update(func(s *OrderItemUpsert) {
+		s.UpdatePrintWarnings()
+	})
+}
+
+// ClearPrintWarnings clears the value of the "print_warnings" field.
+func (u *OrderItemUpsertOne) ClearPrintWarnings() *OrderItemUpsertOne {
+	return u.Update(func(s *OrderItemUpsert) {
+		s.ClearPrintWarnings()
 	})
 }
 
@@ -1795,6 +1845,27 @@ func (u *OrderItemUpsertBulk) UpdatePrintFileSha256() *OrderItemUpsertBulk {
 func (u *OrderItemUpsertBulk) ClearPrintFileSha256() *OrderItemUpsertBulk {
 	return u.Update(func(s *OrderItemUpsert) {
 		s.ClearPrintFileSha256()
+	})
+}
+
+// SetPrintWarnings sets the "print_warnings" field.
+func (u *OrderItemUpsertBulk) SetPrintWarnings(v []files.Warning) *OrderItemUpsertBulk {
+	return u.Update(func(s *OrderItemUpsert) {
+		s.SetPrintWarnings(v)
+	})
+}
+
+// UpdatePrintWarnings sets the "print_warnings" field to the value that was provided on create.
+func (u *OrderItemUpsertBulk) UpdatePrintWarnings() *OrderItemUpsertBulk {
+	return u.Update(func(s *OrderItemUpsert) {
+		s.UpdatePrintWarnings()
+	})
+}
+
+// ClearPrintWarnings clears the value of the "print_warnings" field.
+func (u *OrderItemUpsertBulk) ClearPrintWarnings() *OrderItemUpsertBulk {
+	return u.Update(func(s *OrderItemUpsert) {
+		s.ClearPrintWarnings()
 	})
 }
 

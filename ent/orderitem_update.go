@@ -15,6 +15,7 @@ import (
 	"entgo.io/ent/schema/field"
 	"github.com/platen-print/platen/ent/orderitem"
 	"github.com/platen-print/platen/ent/predicate"
+	"github.com/platen-print/platen/internal/files"
 )
 
 // OrderItemUpdate is the builder for updating OrderItem entities.
@@ -331,6 +332,24 @@ func (_u *OrderItemUpdate) ClearPrintFileSha256() *OrderItemUpdate {
 	return _u
 }
 
+// SetPrintWarnings sets the "print_warnings" field.
+func (_u *OrderItemUpdate) SetPrintWarnings(v []files.Warning) *OrderItemUpdate {
+	_u.mutation.SetPrintWarnings(v)
+	return _u
+}
+
+// AppendPrintWarnings appends value to the "print_warnings" field.
+func (_u *OrderItemUpdate) AppendPrintWarnings(v []files.Warning) *OrderItemUpdate {
+	_u.mutation.AppendPrintWarnings(v)
+	return _u
+}
+
+// ClearPrintWarnings clears the value of the "print_warnings" field.
+func (_u *OrderItemUpdate) ClearPrintWarnings() *OrderItemUpdate {
+	_u.mutation.ClearPrintWarnings()
+	return _u
+}
+
 // SetPrintJobID sets the "print_job_id" field.
 func (_u *OrderItemUpdate) SetPrintJobID(v int64) *OrderItemUpdate {
 	_u.mutation.ResetPrintJobID()
@@ -518,6 +537,17 @@ func (_u *OrderItemUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if _u.mutation.PrintFileSha256Cleared() {
 		_spec.ClearField(orderitem.FieldPrintFileSha256, field.TypeString)
+	}
+	if value, ok := _u.mutation.PrintWarnings(); ok {
+		_spec.SetField(orderitem.FieldPrintWarnings, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedPrintWarnings(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, orderitem.FieldPrintWarnings, value)
+		})
+	}
+	if _u.mutation.PrintWarningsCleared() {
+		_spec.ClearField(orderitem.FieldPrintWarnings, field.TypeJSON)
 	}
 	if value, ok := _u.mutation.PrintJobID(); ok {
 		_spec.SetField(orderitem.FieldPrintJobID, field.TypeInt64, value)
@@ -849,6 +879,24 @@ func (_u *OrderItemUpdateOne) ClearPrintFileSha256() *OrderItemUpdateOne {
 	return _u
 }
 
+// SetPrintWarnings sets the "print_warnings" field.
+func (_u *OrderItemUpdateOne) SetPrintWarnings(v []files.Warning) *OrderItemUpdateOne {
+	_u.mutation.SetPrintWarnings(v)
+	return _u
+}
+
+// AppendPrintWarnings appends value to the "print_warnings" field.
+func (_u *OrderItemUpdateOne) AppendPrintWarnings(v []files.Warning) *OrderItemUpdateOne {
+	_u.mutation.AppendPrintWarnings(v)
+	return _u
+}
+
+// ClearPrintWarnings clears the value of the "print_warnings" field.
+func (_u *OrderItemUpdateOne) ClearPrintWarnings() *OrderItemUpdateOne {
+	_u.mutation.ClearPrintWarnings()
+	return _u
+}
+
 // SetPrintJobID sets the "print_job_id" field.
 func (_u *OrderItemUpdateOne) SetPrintJobID(v int64) *OrderItemUpdateOne {
 	_u.mutation.ResetPrintJobID()
@@ -1066,6 +1114,17 @@ func (_u *OrderItemUpdateOne) sqlSave(ctx context.Context) (_node *OrderItem, er
 	}
 	if _u.mutation.PrintFileSha256Cleared() {
 		_spec.ClearField(orderitem.FieldPrintFileSha256, field.TypeString)
+	}
+	if value, ok := _u.mutation.PrintWarnings(); ok {
+		_spec.SetField(orderitem.FieldPrintWarnings, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedPrintWarnings(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, orderitem.FieldPrintWarnings, value)
+		})
+	}
+	if _u.mutation.PrintWarningsCleared() {
+		_spec.ClearField(orderitem.FieldPrintWarnings, field.TypeJSON)
 	}
 	if value, ok := _u.mutation.PrintJobID(); ok {
 		_spec.SetField(orderitem.FieldPrintJobID, field.TypeInt64, value)

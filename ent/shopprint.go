@@ -13,6 +13,7 @@ import (
 	"github.com/platen-print/platen/ent/schema"
 	"github.com/platen-print/platen/ent/shoporder"
 	"github.com/platen-print/platen/ent/shopprint"
+	"github.com/platen-print/platen/internal/files"
 )
 
 // ShopPrint is the model entity for the ShopPrint schema.
@@ -50,6 +51,8 @@ type ShopPrint struct {
 	FileDigests []schema.FileDigest `json:"file_digests,omitempty"`
 	// FileCount holds the value of the "file_count" field.
 	FileCount int `json:"file_count,omitempty"`
+	// Warnings holds the value of the "warnings" field.
+	Warnings []files.Warning `json:"warnings,omitempty"`
 	// JobID holds the value of the "job_id" field.
 	JobID *int64 `json:"job_id,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
@@ -83,7 +86,7 @@ func (*ShopPrint) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case shopprint.FieldFileKeys, shopprint.FieldFileDigests:
+		case shopprint.FieldFileKeys, shopprint.FieldFileDigests, shopprint.FieldWarnings:
 			values[i] = new([]byte)
 		case shopprint.FieldID, shopprint.FieldShopOrderID, shopprint.FieldTeamID, shopprint.FieldPosition, shopprint.FieldQuantity, shopprint.FieldFileCount, shopprint.FieldJobID:
 			values[i] = new(sql.NullInt64)
@@ -207,6 +210,14 @@ func (_m *ShopPrint) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.FileCount = int(value.Int64)
 			}
+		case shopprint.FieldWarnings:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field warnings", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.Warnings); err != nil {
+					return fmt.Errorf("unmarshal field warnings: %w", err)
+				}
+			}
 		case shopprint.FieldJobID:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
 				return fmt.Errorf("unexpected type %T for field job_id", values[i])
@@ -301,6 +312,9 @@ func (_m *ShopPrint) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("file_count=")
 	builder.WriteString(fmt.Sprintf("%v", _m.FileCount))
+	builder.WriteString(", ")
+	builder.WriteString("warnings=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Warnings))
 	builder.WriteString(", ")
 	if v := _m.JobID; v != nil {
 		builder.WriteString("job_id=")

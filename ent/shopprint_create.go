@@ -14,6 +14,7 @@ import (
 	"github.com/platen-print/platen/ent/schema"
 	"github.com/platen-print/platen/ent/shoporder"
 	"github.com/platen-print/platen/ent/shopprint"
+	"github.com/platen-print/platen/internal/files"
 )
 
 // ShopPrintCreate is the builder for creating a ShopPrint entity.
@@ -151,6 +152,12 @@ func (_c *ShopPrintCreate) SetNillableFileCount(v *int) *ShopPrintCreate {
 	if v != nil {
 		_c.SetFileCount(*v)
 	}
+	return _c
+}
+
+// SetWarnings sets the "warnings" field.
+func (_c *ShopPrintCreate) SetWarnings(v []files.Warning) *ShopPrintCreate {
+	_c.mutation.SetWarnings(v)
 	return _c
 }
 
@@ -356,6 +363,10 @@ func (_c *ShopPrintCreate) createSpec() (*ShopPrint, *sqlgraph.CreateSpec) {
 		_spec.SetField(shopprint.FieldFileCount, field.TypeInt, value)
 		_node.FileCount = value
 	}
+	if value, ok := _c.mutation.Warnings(); ok {
+		_spec.SetField(shopprint.FieldWarnings, field.TypeJSON, value)
+		_node.Warnings = value
+	}
 	if value, ok := _c.mutation.JobID(); ok {
 		_spec.SetField(shopprint.FieldJobID, field.TypeInt64, value)
 		_node.JobID = &value
@@ -522,6 +533,24 @@ func (u *ShopPrintUpsert) UpdateFileCount() *ShopPrintUpsert {
 // AddFileCount adds v to the "file_count" field.
 func (u *ShopPrintUpsert) AddFileCount(v int) *ShopPrintUpsert {
 	u.Add(shopprint.FieldFileCount, v)
+	return u
+}
+
+// SetWarnings sets the "warnings" field.
+func (u *ShopPrintUpsert) SetWarnings(v []files.Warning) *ShopPrintUpsert {
+	u.Set(shopprint.FieldWarnings, v)
+	return u
+}
+
+// UpdateWarnings sets the "warnings" field to the value that was provided on create.
+func (u *ShopPrintUpsert) UpdateWarnings() *ShopPrintUpsert {
+	u.SetExcluded(shopprint.FieldWarnings)
+	return u
+}
+
+// ClearWarnings clears the value of the "warnings" field.
+func (u *ShopPrintUpsert) ClearWarnings() *ShopPrintUpsert {
+	u.SetNull(shopprint.FieldWarnings)
 	return u
 }
 
@@ -727,6 +756,27 @@ func (u *ShopPrintUpsertOne) AddFileCount(v int) *ShopPrintUpsertOne {
 func (u *ShopPrintUpsertOne) UpdateFileCount() *ShopPrintUpsertOne {
 	return u.Update(func(s *ShopPrintUpsert) {
 		s.UpdateFileCount()
+	})
+}
+
+// SetWarnings sets the "warnings" field.
+func (u *ShopPrintUpsertOne) SetWarnings(v []files.Warning) *ShopPrintUpsertOne {
+	return u.Update(func(s *ShopPrintUpsert) {
+		s.SetWarnings(v)
+	})
+}
+
+// UpdateWarnings sets the "warnings" field to the value that was provided on create.
+func (u *ShopPrintUpsertOne) UpdateWarnings() *ShopPrintUpsertOne {
+	return u.Update(func(s *ShopPrintUpsert) {
+		s.UpdateWarnings()
+	})
+}
+
+// ClearWarnings clears the value of the "warnings" field.
+func (u *ShopPrintUpsertOne) ClearWarnings() *ShopPrintUpsertOne {
+	return u.Update(func(s *ShopPrintUpsert) {
+		s.ClearWarnings()
 	})
 }
 
@@ -1102,6 +1152,27 @@ func (u *ShopPrintUpsertBulk) AddFileCount(v int) *ShopPrintUpsertBulk {
 func (u *ShopPrintUpsertBulk) UpdateFileCount() *ShopPrintUpsertBulk {
 	return u.Update(func(s *ShopPrintUpsert) {
 		s.UpdateFileCount()
+	})
+}
+
+// SetWarnings sets the "warnings" field.
+func (u *ShopPrintUpsertBulk) SetWarnings(v []files.Warning) *ShopPrintUpsertBulk {
+	return u.Update(func(s *ShopPrintUpsert) {
+		s.SetWarnings(v)
+	})
+}
+
+// UpdateWarnings sets the "warnings" field to the value that was provided on create.
+func (u *ShopPrintUpsertBulk) UpdateWarnings() *ShopPrintUpsertBulk {
+	return u.Update(func(s *ShopPrintUpsert) {
+		s.UpdateWarnings()
+	})
+}
+
+// ClearWarnings clears the value of the "warnings" field.
+func (u *ShopPrintUpsertBulk) ClearWarnings() *ShopPrintUpsertBulk {
+	return u.Update(func(s *ShopPrintUpsert) {
+		s.ClearWarnings()
 	})
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/platen-print/platen/ent/predicate"
 	"github.com/platen-print/platen/ent/schema"
 	"github.com/platen-print/platen/ent/shopprint"
+	"github.com/platen-print/platen/internal/files"
 )
 
 // ShopPrintUpdate is the builder for updating ShopPrint entities.
@@ -124,6 +125,24 @@ func (_u *ShopPrintUpdate) SetNillableFileCount(v *int) *ShopPrintUpdate {
 // AddFileCount adds value to the "file_count" field.
 func (_u *ShopPrintUpdate) AddFileCount(v int) *ShopPrintUpdate {
 	_u.mutation.AddFileCount(v)
+	return _u
+}
+
+// SetWarnings sets the "warnings" field.
+func (_u *ShopPrintUpdate) SetWarnings(v []files.Warning) *ShopPrintUpdate {
+	_u.mutation.SetWarnings(v)
+	return _u
+}
+
+// AppendWarnings appends value to the "warnings" field.
+func (_u *ShopPrintUpdate) AppendWarnings(v []files.Warning) *ShopPrintUpdate {
+	_u.mutation.AppendWarnings(v)
+	return _u
+}
+
+// ClearWarnings clears the value of the "warnings" field.
+func (_u *ShopPrintUpdate) ClearWarnings() *ShopPrintUpdate {
+	_u.mutation.ClearWarnings()
 	return _u
 }
 
@@ -255,6 +274,17 @@ func (_u *ShopPrintUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if value, ok := _u.mutation.AddedFileCount(); ok {
 		_spec.AddField(shopprint.FieldFileCount, field.TypeInt, value)
 	}
+	if value, ok := _u.mutation.Warnings(); ok {
+		_spec.SetField(shopprint.FieldWarnings, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedWarnings(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, shopprint.FieldWarnings, value)
+		})
+	}
+	if _u.mutation.WarningsCleared() {
+		_spec.ClearField(shopprint.FieldWarnings, field.TypeJSON)
+	}
 	if value, ok := _u.mutation.JobID(); ok {
 		_spec.SetField(shopprint.FieldJobID, field.TypeInt64, value)
 	}
@@ -378,6 +408,24 @@ func (_u *ShopPrintUpdateOne) SetNillableFileCount(v *int) *ShopPrintUpdateOne {
 // AddFileCount adds value to the "file_count" field.
 func (_u *ShopPrintUpdateOne) AddFileCount(v int) *ShopPrintUpdateOne {
 	_u.mutation.AddFileCount(v)
+	return _u
+}
+
+// SetWarnings sets the "warnings" field.
+func (_u *ShopPrintUpdateOne) SetWarnings(v []files.Warning) *ShopPrintUpdateOne {
+	_u.mutation.SetWarnings(v)
+	return _u
+}
+
+// AppendWarnings appends value to the "warnings" field.
+func (_u *ShopPrintUpdateOne) AppendWarnings(v []files.Warning) *ShopPrintUpdateOne {
+	_u.mutation.AppendWarnings(v)
+	return _u
+}
+
+// ClearWarnings clears the value of the "warnings" field.
+func (_u *ShopPrintUpdateOne) ClearWarnings() *ShopPrintUpdateOne {
+	_u.mutation.ClearWarnings()
 	return _u
 }
 
@@ -538,6 +586,17 @@ func (_u *ShopPrintUpdateOne) sqlSave(ctx context.Context) (_node *ShopPrint, er
 	}
 	if value, ok := _u.mutation.AddedFileCount(); ok {
 		_spec.AddField(shopprint.FieldFileCount, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.Warnings(); ok {
+		_spec.SetField(shopprint.FieldWarnings, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedWarnings(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, shopprint.FieldWarnings, value)
+		})
+	}
+	if _u.mutation.WarningsCleared() {
+		_spec.ClearField(shopprint.FieldWarnings, field.TypeJSON)
 	}
 	if value, ok := _u.mutation.JobID(); ok {
 		_spec.SetField(shopprint.FieldJobID, field.TypeInt64, value)

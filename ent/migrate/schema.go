@@ -276,6 +276,7 @@ var (
 		{Name: "print_file_key", Type: field.TypeString, Nullable: true},
 		{Name: "print_file_size", Type: field.TypeInt64, Nullable: true},
 		{Name: "print_file_sha256", Type: field.TypeString, Nullable: true},
+		{Name: "print_warnings", Type: field.TypeJSON, Nullable: true},
 		{Name: "print_job_id", Type: field.TypeInt64, Nullable: true},
 		{Name: "order_id", Type: field.TypeInt},
 	}
@@ -287,7 +288,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "order_items_orders_items",
-				Columns:    []*schema.Column{OrderItemsColumns[23]},
+				Columns:    []*schema.Column{OrderItemsColumns[24]},
 				RefColumns: []*schema.Column{OrdersColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -306,7 +307,7 @@ var (
 			{
 				Name:    "orderitem_order_id_position",
 				Unique:  false,
-				Columns: []*schema.Column{OrderItemsColumns[23], OrderItemsColumns[6]},
+				Columns: []*schema.Column{OrderItemsColumns[24], OrderItemsColumns[6]},
 			},
 			{
 				Name:    "orderitem_team_id_created_at_uid",
@@ -579,6 +580,7 @@ var (
 		{Name: "file_keys", Type: field.TypeJSON, Nullable: true},
 		{Name: "file_digests", Type: field.TypeJSON, Nullable: true},
 		{Name: "file_count", Type: field.TypeInt, Default: 0},
+		{Name: "warnings", Type: field.TypeJSON, Nullable: true},
 		{Name: "job_id", Type: field.TypeInt64, Nullable: true},
 		{Name: "shop_order_id", Type: field.TypeInt},
 	}
@@ -590,7 +592,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "shop_prints_shop_orders_prints",
-				Columns:    []*schema.Column{ShopPrintsColumns[16]},
+				Columns:    []*schema.Column{ShopPrintsColumns[17]},
 				RefColumns: []*schema.Column{ShopOrdersColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -599,12 +601,12 @@ var (
 			{
 				Name:    "shopprint_shop_order_id_position",
 				Unique:  true,
-				Columns: []*schema.Column{ShopPrintsColumns[16], ShopPrintsColumns[6]},
+				Columns: []*schema.Column{ShopPrintsColumns[17], ShopPrintsColumns[6]},
 			},
 			{
 				Name:    "shopprint_shop_order_id_line_external_id",
 				Unique:  true,
-				Columns: []*schema.Column{ShopPrintsColumns[16], ShopPrintsColumns[7]},
+				Columns: []*schema.Column{ShopPrintsColumns[17], ShopPrintsColumns[7]},
 			},
 			{
 				Name:    "shopprint_team_id_created_at_uid",

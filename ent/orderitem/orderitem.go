@@ -58,6 +58,8 @@ const (
 	FieldPrintFileSize = "print_file_size"
 	// FieldPrintFileSha256 holds the string denoting the print_file_sha256 field in the database.
 	FieldPrintFileSha256 = "print_file_sha256"
+	// FieldPrintWarnings holds the string denoting the print_warnings field in the database.
+	FieldPrintWarnings = "print_warnings"
 	// FieldPrintJobID holds the string denoting the print_job_id field in the database.
 	FieldPrintJobID = "print_job_id"
 	// EdgeOrder holds the string denoting the order edge name in mutations.
@@ -98,6 +100,7 @@ var Columns = []string{
 	FieldPrintFileKey,
 	FieldPrintFileSize,
 	FieldPrintFileSha256,
+	FieldPrintWarnings,
 	FieldPrintJobID,
 }
 

@@ -1305,6 +1305,16 @@ func PrintFileSha256ContainsFold(v string) predicate.OrderItem {
 	return predicate.OrderItem(sql.FieldContainsFold(FieldPrintFileSha256, v))
 }
 
+// PrintWarningsIsNil applies the IsNil predicate on the "print_warnings" field.
+func PrintWarningsIsNil() predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldIsNull(FieldPrintWarnings))
+}
+
+// PrintWarningsNotNil applies the NotNil predicate on the "print_warnings" field.
+func PrintWarningsNotNil() predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldNotNull(FieldPrintWarnings))
+}
+
 // PrintJobIDEQ applies the EQ predicate on the "print_job_id" field.
 func PrintJobIDEQ(v int64) predicate.OrderItem {
 	return predicate.OrderItem(sql.FieldEQ(FieldPrintJobID, v))

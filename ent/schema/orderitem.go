@@ -7,6 +7,7 @@ import (
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
+	"github.com/platen-print/platen/internal/files"
 )
 
 // OrderItem is one line of a Family A order with its print file state.
@@ -49,6 +50,8 @@ func (OrderItem) Fields() []ent.Field {
 		// files stored before they were kept.
 		field.Int64("print_file_size").Optional().Nillable(),
 		field.String("print_file_sha256").Optional().Nillable(),
+		// What the preflight found when the file was made (see ShopPrint).
+		field.JSON("print_warnings", []files.Warning{}).Optional(),
 		// The render job that owns the print now: a job that finds another
 		// id here was superseded (a new template_config) and writes nothing.
 		field.Int64("print_job_id").Optional().Nillable(),

@@ -5,6 +5,7 @@ import (
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
+	"github.com/platen-print/platen/internal/files"
 )
 
 // ShopPrint is the print of one Family B line (the line's fields live here
@@ -43,6 +44,8 @@ func (ShopPrint) Fields() []ent.Field {
 		field.JSON("file_digests", []FileDigest{}).Optional(),
 		// len(file_keys), so that the hot order read needs no JSON.
 		field.Int("file_count").Default(0),
+		// What the preflight found when the files were made.
+		field.JSON("warnings", []files.Warning{}).Optional(),
 		// The render job that owns the print now (see OrderItem).
 		field.Int64("job_id").Optional().Nillable(),
 	}

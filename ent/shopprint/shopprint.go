@@ -44,6 +44,8 @@ const (
 	FieldFileDigests = "file_digests"
 	// FieldFileCount holds the string denoting the file_count field in the database.
 	FieldFileCount = "file_count"
+	// FieldWarnings holds the string denoting the warnings field in the database.
+	FieldWarnings = "warnings"
 	// FieldJobID holds the string denoting the job_id field in the database.
 	FieldJobID = "job_id"
 	// EdgeOrder holds the string denoting the order edge name in mutations.
@@ -77,6 +79,7 @@ var Columns = []string{
 	FieldFileKeys,
 	FieldFileDigests,
 	FieldFileCount,
+	FieldWarnings,
 	FieldJobID,
 }
 

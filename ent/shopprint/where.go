@@ -805,6 +805,16 @@ func FileCountLTE(v int) predicate.ShopPrint {
 	return predicate.ShopPrint(sql.FieldLTE(FieldFileCount, v))
 }
 
+// WarningsIsNil applies the IsNil predicate on the "warnings" field.
+func WarningsIsNil() predicate.ShopPrint {
+	return predicate.ShopPrint(sql.FieldIsNull(FieldWarnings))
+}
+
+// WarningsNotNil applies the NotNil predicate on the "warnings" field.
+func WarningsNotNil() predicate.ShopPrint {
+	return predicate.ShopPrint(sql.FieldNotNull(FieldWarnings))
+}
+
 // JobIDEQ applies the EQ predicate on the "job_id" field.
 func JobIDEQ(v int64) predicate.ShopPrint {
 	return predicate.ShopPrint(sql.FieldEQ(FieldJobID, v))

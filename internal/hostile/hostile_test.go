@@ -101,6 +101,16 @@ func watch(t *testing.T, srv *platentest.Server) *cost {
 // check stops watching and asserts the bounds.
 func (c *cost) check(t *testing.T) {
 	t.Helper()
+	// An attack may be over before the probe has had five answers (a
+	// refused render takes milliseconds): the probes go on until then.
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		c.mu.Lock()
+		enough := len(c.healthz) >= 5
+		c.mu.Unlock()
+		if enough {
+			break
+		}
+	}
 	close(c.stop)
 	c.done.Wait()
 	c.mu.Lock()

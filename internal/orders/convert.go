@@ -101,7 +101,8 @@ func itemProto(it *Item) *platenv1.OrderItem {
 // can sign.
 func printProto(p PrintFile) *platenv1.PrintFile {
 	d := readyDigest(p)
-	return &platenv1.PrintFile{Status: p.Status, Error: stringValue(p.Error), Size: files.SizeProto(d), Sha256: files.SHA256Proto(d)}
+	return &platenv1.PrintFile{Status: p.Status, Error: stringValue(p.Error), Size: files.SizeProto(d), Sha256: files.SHA256Proto(d),
+		Warnings: files.WarningsProto(p.Status == PrintReady, p.Warnings)}
 }
 
 // readyDigest is the size and SHA-256 of a ready print's file; nil while

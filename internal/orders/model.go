@@ -105,6 +105,8 @@ type PrintFile struct {
 	// JobID is the render job that owns the print; nil until print files
 	// are requested.
 	JobID *int64
+	// Warnings are what the preflight found when the file was made.
+	Warnings []files.Warning
 }
 
 // ItemPrint is the print state of one item found by its e-commerce id.

@@ -115,7 +115,7 @@ func TestOrderLifecycle(t *testing.T) {
 		expectFields(t, first, item("1001-1"))
 		expectFields(t, first, map[string]any{
 			"design_version_id": nil,
-			"print":             map[string]any{"status": "received", "url": nil, "error": nil, "size": nil, "sha256": nil},
+			"print":             map[string]any{"status": "received", "url": nil, "error": nil, "size": nil, "sha256": nil, "warnings": []any{}},
 		})
 		for _, ts := range []string{"created_at", "updated_at"} {
 			if s, _ := order[ts].(string); len(s) < 20 || s[len(s)-1] != 'Z' {
@@ -133,7 +133,7 @@ func TestOrderLifecycle(t *testing.T) {
 			t.Fatalf("print: %d %s", print.Status, print.Raw)
 		}
 		if !reflect.DeepEqual(print.JSON, map[string]any{"ecommerce_order_item_id": "1001-2", "status": "received", "url": nil, "error": nil,
-			"size": nil, "sha256": nil}) {
+			"size": nil, "sha256": nil, "warnings": []any{}}) {
 			t.Errorf("print status = %s", print.Raw)
 		}
 

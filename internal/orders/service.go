@@ -224,6 +224,7 @@ func (s *Service) GetOrderItemPrint(ctx context.Context, req *platenv1.GetOrderI
 			Error:                stringValue(p.Print.Error), // set only while processingfailed
 			Size:                 files.SizeProto(readyDigest(p.Print)),
 			Sha256:               files.SHA256Proto(readyDigest(p.Print)),
+			Warnings:             files.WarningsProto(p.Print.Status == PrintReady, p.Print.Warnings),
 		}, nil
 	default:
 		return nil, apierr.Conflict("store_id", "order item %q exists in stores %s: add ?store_id= to choose one",

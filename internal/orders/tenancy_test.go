@@ -45,7 +45,7 @@ func TestStoresOfOneTeam(t *testing.T) {
 			if !reflect.DeepEqual(fields, []string{"store_id"}) || !contains(msg, "acme-a") || !contains(msg, "acme-b") {
 				t.Errorf("409 should name both stores and the store_id parameter: %q %v", msg, fields)
 			}
-			want := map[string]any{"ecommerce_order_item_id": "same", "status": "received", "url": nil, "error": nil, "size": nil, "sha256": nil}
+			want := map[string]any{"ecommerce_order_item_id": "same", "status": "received", "url": nil, "error": nil, "size": nil, "sha256": nil, "warnings": []any{}}
 			for _, r := range []*platentest.Response{
 				srv.Do(t, "GET", "/api/v1/order-items/same/print?store_id=acme-b", teamToken, nil),
 				srv.Do(t, "GET", "/api/v1/order-items/same/print", shopA.Token, nil),

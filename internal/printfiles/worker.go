@@ -73,7 +73,7 @@ type StoredFile struct {
 type Store interface {
 	Task(ctx context.Context, uid string) (*Task, error)
 	Start(ctx context.Context, uid string, jobID int64) (bool, error)
-	Finish(ctx context.Context, uid string, jobID int64, stored []StoredFile) (bool, error)
+	Finish(ctx context.Context, uid string, jobID int64, stored []StoredFile, warnings []files.Warning) (bool, error)
 	Fail(ctx context.Context, uid string, jobID int64, reason string) (bool, error)
 }
 
@@ -150,9 +150,9 @@ func (w *RenderWorker[A]) Work(ctx context.Context, job *river.Job[A]) error {
 	if owned, err := w.Store.Start(ctx, task.UID, job.ID); err != nil || !owned {
 		return err
 	}
-	stored, err := w.render(ctx, task, job.ID)
+	stored, warnings, err := w.render(ctx, task, job.ID)
 	if err == nil {
-		return w.finish(ctx, task, job.ID, stored)
+		return w.finish(ctx, task, job.ID, stored, warnings)
 	}
 	var permanent *permanentError
 	switch {
@@ -199,19 +199,21 @@ func reason(err error) string {
 // render renders the print's PDFs and stores them under keys of their own
 // (so that a download of the previous files is never served a half-written
 // one), in surface order.
-func (w *RenderWorker[A]) render(ctx context.Context, task *Task, jobID int64) ([]StoredFile, error) {
+func (w *RenderWorker[A]) render(ctx context.Context, task *Task, jobID int64) ([]StoredFile, []files.Warning, error) {
 	doc, err := design.Decode(task.TemplateConfig)
 	if err != nil {
-		return nil, &permanentError{reason: "template_config: " + err.Error()}
+		return nil, nil, &permanentError{reason: "template_config: " + err.Error()}
 	}
 	settings, err := w.Settings.Resolve(ctx, task.TeamID, task.EcommerceVariantID, doc)
 	if err != nil {
-		return nil, fmt.Errorf("print settings: %w", err)
+		return nil, nil, fmt.Errorf("print settings: %w", err)
 	}
 	req := &renderv1.RenderRequest{
 		Document: doc,
 		Settings: &renderv1.PrintSettings{Dpi: uint32(settings.DPI)},
 		Formats:  []renderv1.Format{renderv1.Format_FORMAT_PDF},
+		// The print's warnings come with its files.
+		Preflight: true,
 	}
 	if settings.Variant != nil {
 		req.Settings.VariantId = int32(settings.Variant.VariantID)
@@ -219,12 +221,21 @@ func (w *RenderWorker[A]) render(ctx context.Context, task *Task, jobID int64) (
 	req.PdfPerSurface = task.PerSurface
 	resp, err := w.Render.Render(ctx, req)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(resp.Files) == 0 || (!task.PerSurface && len(resp.Files) != 1) {
-		return nil, fmt.Errorf("the renderer answered %d files", len(resp.Files))
+		return nil, nil, fmt.Errorf("the renderer answered %d files", len(resp.Files))
 	}
-	return w.store(ctx, task, jobID, resp.Files)
+	stored, err := w.store(ctx, task, jobID, resp.Files)
+	return stored, warningsOf(resp), err
+}
+
+func warningsOf(resp *renderv1.RenderResponse) []files.Warning {
+	warnings := make([]files.Warning, len(resp.Warnings))
+	for i, w := range resp.Warnings {
+		warnings[i] = files.Warning{Code: w.Code, Layer: w.Layer, Message: w.Message}
+	}
+	return warnings
 }
 
 // store puts the rendered files under keys of this job: {prefix}-{job}.pdf,
@@ -246,8 +257,8 @@ func (w *RenderWorker[A]) store(ctx context.Context, task *Task, jobID int64, fi
 	return stored, nil
 }
 
-func (w *RenderWorker[A]) finish(ctx context.Context, task *Task, jobID int64, stored []StoredFile) error {
-	owned, err := w.Store.Finish(ctx, task.UID, jobID, stored)
+func (w *RenderWorker[A]) finish(ctx context.Context, task *Task, jobID int64, stored []StoredFile, warnings []files.Warning) error {
+	owned, err := w.Store.Finish(ctx, task.UID, jobID, stored, warnings)
 	if err != nil || owned {
 		return err
 	}

@@ -41,7 +41,9 @@ type Print struct {
 	Files int
 	// Digests are their sizes and SHA-256s, in file order; nil for files
 	// stored before they were kept.
-	Digests   []files.Digest
+	Digests []files.Digest
+	// Warnings are what the preflight found when the files were made.
+	Warnings  []files.Warning
 	CreatedAt time.Time
 	UpdatedAt time.Time
 	// History is filled for a single print (Store.GetPrint), oldest first.

@@ -154,6 +154,7 @@ func (s *Service) toProto(pr *Print) *platenv1.Print {
 		Status: pr.Status, Error: optional(pr.Error), DesignVersionId: optional(pr.DesignVersionID),
 		Quantity:  int32(pr.Quantity), //nolint:gosec // bounded at create
 		Files:     []*platenv1.OperatorPrintFile{},
+		Warnings:  files.WarningsProto(pr.Status == "ready", pr.Warnings),
 		CreatedAt: timestamppb.New(pr.CreatedAt), UpdatedAt: timestamppb.New(pr.UpdatedAt),
 	}
 	if pr.Family == FamilyA {

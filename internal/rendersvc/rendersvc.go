@@ -105,7 +105,7 @@ func (s *Server) Render(ctx context.Context, req *renderv1.RenderRequest) (*rend
 	}
 	start := time.Now()
 	variant := slog.Int("variant_id", int(req.GetSettings().GetVariantId()))
-	files, err := s.renderRequest(ctx, req)
+	files, warnings, err := s.renderRequest(ctx, req)
 	if err != nil {
 		st := toStatus(ctx, err)
 		s.logger.LogAttrs(ctx, levelOf(st.Code()), "render failed", slog.String("code", st.Code().String()),
@@ -114,26 +114,45 @@ func (s *Server) Render(ctx context.Context, req *renderv1.RenderRequest) (*rend
 	}
 	s.logger.LogAttrs(ctx, slog.LevelDebug, "rendered", slog.Int("files", len(files)), variant,
 		slog.Duration("duration", time.Since(start)))
-	return &renderv1.RenderResponse{Files: files}, nil
+	return &renderv1.RenderResponse{Files: files, Warnings: warnings}, nil
 }
 
-func (s *Server) renderRequest(ctx context.Context, req *renderv1.RenderRequest) (files []*renderv1.RenderedFile, err error) {
+func (s *Server) renderRequest(ctx context.Context, req *renderv1.RenderRequest) (files []*renderv1.RenderedFile, warnings []*renderv1.PreflightWarning, err error) {
 	// The drawing library panics on some geometry (a path of NaN): the
 	// render fails with the panic's message, and the process lives on.
 	defer func() {
 		if r := recover(); r != nil {
 			s.logger.Error("render panicked", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
-			files, err = nil, CrashedError(fmt.Sprintf("render crashed: %v", r))
+			files, warnings, err = nil, nil, CrashedError(fmt.Sprintf("render crashed: %v", r))
 		}
 	}()
 	if req.GetSheets() != nil {
-		return s.sheets(ctx, req)
+		files, err = s.sheets(ctx, req)
+		return files, nil, err
 	}
 	j, err := newJob(req)
 	if err != nil {
+		return nil, nil, err
+	}
+	if files, err = s.render(ctx, j); err != nil || !req.GetPreflight() {
+		return files, nil, err
+	}
+	warnings, err = s.preflight(ctx, j)
+	return files, warnings, err
+}
+
+// preflight checks the job's surfaces at its DPI; the images are the
+// render's own, fetched again from the fetcher's cache.
+func (s *Server) preflight(ctx context.Context, j *job) ([]*renderv1.PreflightWarning, error) {
+	found, err := s.renderer.Preflight(ctx, j.doc, j.dpi, render.Limits{}, j.surfaces...)
+	if err != nil {
 		return nil, err
 	}
-	return s.render(ctx, j)
+	warnings := make([]*renderv1.PreflightWarning, len(found))
+	for i, w := range found {
+		warnings[i] = &renderv1.PreflightWarning{Code: w.Code, Layer: w.Path, Message: w.Message}
+	}
+	return warnings, nil
 }
 
 // newJob parses and checks a request; its errors are the caller's fault.

@@ -59,6 +59,8 @@ type Print struct {
 	Digests []files.Digest
 	// Error is why the print failed; nil unless Status is failed.
 	Error *string
+	// Warnings are what the preflight found when the files were made.
+	Warnings []files.Warning
 }
 
 // Store is the persistence of shop orders.

@@ -102,10 +102,11 @@ func (s *Service) toProto(o *Order) *platenv1.ShopOrderResponse {
 			DesignVersionId: l.DesignVersionID,
 			Quantity:        int32(l.Quantity),
 			Prints: []*platenv1.ShopPrint{{
-				Id:     l.Print.UID,
-				Status: l.Print.Status,
-				Files:  printFiles(l, fileURL),
-				Error:  failure(l.Print),
+				Id:       l.Print.UID,
+				Status:   l.Print.Status,
+				Files:    printFiles(l, fileURL),
+				Error:    failure(l.Print),
+				Warnings: files.WarningsProto(l.Print.Status == PrintReady, l.Print.Warnings),
 			}},
 		}
 	}

@@ -60,7 +60,7 @@ func (db *DB) prepareItemPrints(ctx context.Context, where *entsql.Predicate) (*
 	items, owner := b.Table(orderitem.Table), b.Table(order.Table).As("owner")
 	query, _ := b.Select(items.C(orderitem.FieldStoreID), items.C(orderitem.FieldPrintStatus), items.C(orderitem.FieldPrintError),
 		items.C(orderitem.FieldPrintFileKey), items.C(orderitem.FieldPrintFileSize), items.C(orderitem.FieldPrintFileSha256),
-		items.C(orderitem.FieldUID), owner.C(order.FieldUID)).
+		items.C(orderitem.FieldUID), owner.C(order.FieldUID), items.C(orderitem.FieldPrintWarnings)).
 		From(items).
 		Join(owner).On(items.C(orderitem.FieldOrderID), owner.C(order.FieldID)).
 		Where(where).
@@ -83,7 +83,7 @@ func (db *DB) prepareShopOrder(ctx context.Context) (*sql.Stmt, error) {
 		o.C(shoporder.FieldReferenceNumber), o.C(shoporder.FieldLinesHash),
 		p.C(shopprint.FieldUID), p.C(shopprint.FieldLineExternalID), p.C(shopprint.FieldDesignVersionID),
 		p.C(shopprint.FieldQuantity), p.C(shopprint.FieldStatus), p.C(shopprint.FieldFileCount), p.C(shopprint.FieldError),
-		p.C(shopprint.FieldFileDigests)).
+		p.C(shopprint.FieldFileDigests), p.C(shopprint.FieldWarnings)).
 		From(o).
 		Join(p).On(p.C(shopprint.FieldShopOrderID), o.C(shoporder.FieldID)).
 		Where(entsql.And(
@@ -112,11 +112,14 @@ func (h *hotStatements) findShopOrder(ctx context.Context, storeID, ref string) 
 	for rows.Next() {
 		var o shop.Order
 		var l shop.Line
-		var digests []byte // JSON: text on SQLite, jsonb on PostgreSQL
+		var digests, warnings []byte // JSON: text on SQLite, jsonb on PostgreSQL
 		if err := rows.Scan(&o.ID, &o.TeamID, &o.ExternalID, &o.ReferenceNumber, &o.LinesHash,
 			&l.Print.UID, &l.ExternalID, &l.DesignVersionID, &l.Quantity, &l.Print.Status, &l.Print.Files, &l.Print.Error,
-			&digests); err != nil {
+			&digests, &warnings); err != nil {
 			return nil, err
+		}
+		if err := readyWarnings(l.Print.Status == shop.PrintReady, warnings, &l.Print.Warnings); err != nil {
+			return nil, fmt.Errorf("print %s warnings: %w", l.Print.UID, err)
 		}
 		if l.Print.Status == shop.PrintReady && len(digests) > 0 {
 			var stored []schema.FileDigest
@@ -170,8 +173,12 @@ func (h *hotStatements) findItemPrints(ctx context.Context, teamID int, storeID,
 		p := orders.ItemPrint{EcommerceOrderItemID: itemID}
 		var printErr, fileKey, fileSHA256 sql.NullString
 		var fileSize sql.NullInt64
-		if err := rows.Scan(&p.StoreID, &p.Print.Status, &printErr, &fileKey, &fileSize, &fileSHA256, &p.ItemUID, &p.OrderUID); err != nil {
+		var warnings []byte // JSON, as file_digests below
+		if err := rows.Scan(&p.StoreID, &p.Print.Status, &printErr, &fileKey, &fileSize, &fileSHA256, &p.ItemUID, &p.OrderUID, &warnings); err != nil {
 			return nil, err
+		}
+		if err := readyWarnings(p.Print.Status == orders.PrintReady, warnings, &p.Print.Warnings); err != nil {
+			return nil, fmt.Errorf("item %s print_warnings: %w", p.ItemUID, err)
 		}
 		p.Print.Error, p.Print.FileKey = nullString(printErr), nullString(fileKey)
 		if fileSize.Valid && fileSHA256.Valid {
@@ -187,4 +194,13 @@ func nullString(s sql.NullString) *string {
 		return nil
 	}
 	return &s.String
+}
+
+// readyWarnings reads a ready print's warnings column (JSON; NULL for a
+// print made before warnings were kept); others' are not shown.
+func readyWarnings(ready bool, raw []byte, into *[]files.Warning) error {
+	if !ready || len(raw) == 0 {
+		return nil
+	}
+	return json.Unmarshal(raw, into)
 }

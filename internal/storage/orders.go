@@ -578,7 +578,7 @@ func orderFromRow(row *ent.Order) (*orders.Order, error) {
 			Thumbnails:           it.Thumbnails,
 			DesignVersionID:      it.DesignVersionID,
 			Print: orders.PrintFile{Status: it.PrintStatus, Error: it.PrintError, FileKey: it.PrintFileKey,
-				Digest: itemDigest(it.PrintFileSize, it.PrintFileSha256), JobID: it.PrintJobID},
+				Digest: itemDigest(it.PrintFileSize, it.PrintFileSha256), JobID: it.PrintJobID, Warnings: it.PrintWarnings},
 		}
 	}
 	return o, nil

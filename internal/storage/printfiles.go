@@ -9,6 +9,7 @@ import (
 	"github.com/platen-print/platen/ent/order"
 	"github.com/platen-print/platen/ent/orderitem"
 	"github.com/platen-print/platen/ent/servicekey"
+	"github.com/platen-print/platen/internal/files"
 	"github.com/platen-print/platen/internal/orders"
 	"github.com/platen-print/platen/internal/printfiles"
 	"github.com/platen-print/platen/internal/prints"
@@ -61,7 +62,7 @@ func (s *PrintFiles) Start(ctx context.Context, itemUID string, jobID int64) (bo
 // Finish makes the item ready with its file (an item has one) and the
 // file's size and SHA-256, and queues the removal of the file it had
 // before, if any.
-func (s *PrintFiles) Finish(ctx context.Context, itemUID string, jobID int64, stored []printfiles.StoredFile) (bool, error) {
+func (s *PrintFiles) Finish(ctx context.Context, itemUID string, jobID int64, stored []printfiles.StoredFile, warnings []files.Warning) (bool, error) {
 	if len(stored) != 1 {
 		return false, fmt.Errorf("an order item has one print file, not %d", len(stored))
 	}
@@ -77,7 +78,7 @@ func (s *PrintFiles) Finish(ctx context.Context, itemUID string, jobID int64, st
 			}
 		}
 		n, err := owned(tx, itemUID, jobID).SetPrintStatus(orders.PrintReady).ClearPrintError().SetPrintFileKey(key).
-			SetPrintFileSize(digest.Size).SetPrintFileSha256(digest.SHA256).Save(ctx)
+			SetPrintFileSize(digest.Size).SetPrintFileSha256(digest.SHA256).SetPrintWarnings(warnings).Save(ctx)
 		if err != nil || n == 0 {
 			return n, err
 		}
@@ -113,7 +114,7 @@ func (s *PrintFiles) Fail(ctx context.Context, itemUID string, jobID int64, reas
 				return 0, err
 			}
 		}
-		n, err := owned(tx, itemUID, jobID).SetPrintStatus(orders.PrintProcessingFailed).SetPrintError(reason).ClearPrintFileKey().
+		n, err := owned(tx, itemUID, jobID).SetPrintStatus(orders.PrintProcessingFailed).SetPrintError(reason).ClearPrintFileKey().ClearPrintWarnings().
 			ClearPrintFileSize().ClearPrintFileSha256().Save(ctx)
 		if err != nil || n == 0 {
 			return n, err

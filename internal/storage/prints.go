@@ -157,7 +157,7 @@ func (r references) matching(text string) func(*sql.Selector) {
 var itemPrintFields = []string{orderitem.FieldOrderID, orderitem.FieldUID, orderitem.FieldTeamID, orderitem.FieldStoreID,
 	orderitem.FieldEcommerceOrderItemID, orderitem.FieldQuantity, orderitem.FieldDesignVersionID, orderitem.FieldPrintStatus,
 	orderitem.FieldPrintError, orderitem.FieldPrintFileKey, orderitem.FieldPrintFileSize, orderitem.FieldPrintFileSha256,
-	orderitem.FieldPrintJobID, orderitem.FieldCreatedAt, orderitem.FieldUpdatedAt}
+	orderitem.FieldPrintJobID, orderitem.FieldPrintWarnings, orderitem.FieldCreatedAt, orderitem.FieldUpdatedAt}
 
 func withOrderRefs(q *ent.OrderQuery) {
 	q.Select(order.FieldUID, order.FieldEcommerceOrderID, order.FieldPrintFilesRequested)
@@ -168,6 +168,7 @@ func printOfItem(r *ent.OrderItem) *prints.Print {
 		ID: r.UID, Family: prints.FamilyA, TeamID: r.TeamID, StoreID: r.StoreID, Status: r.PrintStatus, Error: r.PrintError,
 		OrderUID: r.Edges.Order.UID, EcommerceOrderID: r.Edges.Order.EcommerceOrderID, EcommerceOrderItemID: r.EcommerceOrderItemID,
 		DesignVersionID: r.DesignVersionID, Quantity: r.Quantity, CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
+		Warnings: r.PrintWarnings,
 	}
 	if r.PrintFileKey != nil {
 		p.Files = 1
@@ -225,7 +226,7 @@ func printOfShop(r *ent.ShopPrint) *prints.Print {
 		ID: r.UID, Family: prints.FamilyB, TeamID: r.TeamID, StoreID: r.StoreID, Status: r.Status, Error: r.Error,
 		ReferenceNumber: r.Edges.Order.ReferenceNumber, ExternalID: r.Edges.Order.ExternalID, LineExternalID: r.LineExternalID,
 		DesignVersionID: &version, Quantity: r.Quantity, Files: r.FileCount, Digests: shopDigests(r.FileDigests),
-		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
+		Warnings: r.Warnings, CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
 	}
 }
 

@@ -168,7 +168,8 @@ func shopOrderFromRow(row *ent.ShopOrder) *shop.Order {
 	for i, p := range row.Edges.Prints {
 		o.Lines[i] = shop.Line{
 			ExternalID: p.LineExternalID, DesignVersionID: p.DesignVersionID, Quantity: p.Quantity,
-			Print: shop.Print{UID: p.UID, Status: p.Status, Files: p.FileCount, Error: p.Error, Digests: shopDigests(p.FileDigests)},
+			Print: shop.Print{UID: p.UID, Status: p.Status, Files: p.FileCount, Error: p.Error, Digests: shopDigests(p.FileDigests),
+				Warnings: p.Warnings},
 		}
 	}
 	return o
@@ -234,7 +235,7 @@ func replaced(old, reused []string) []string {
 
 // Finish makes the print ready with its files and their sizes and
 // SHA-256s, and queues the removal of those it had before.
-func (s *ShopPrints) Finish(ctx context.Context, printUID string, jobID int64, stored []printfiles.StoredFile) (bool, error) {
+func (s *ShopPrints) Finish(ctx context.Context, printUID string, jobID int64, stored []printfiles.StoredFile, warnings []files.Warning) (bool, error) {
 	keys := make([]string, len(stored))
 	digests := make([]schema.FileDigest, len(stored))
 	for i, f := range stored {
@@ -257,7 +258,7 @@ func (s *ShopPrints) Finish(ctx context.Context, printUID string, jobID int64, s
 			}
 		}
 		n, err := ownedPrint(tx, printUID, jobID).SetStatus(shop.PrintReady).ClearError().SetFileKeys(keys).SetFileDigests(digests).
-			SetFileCount(len(keys)).Save(ctx)
+			SetFileCount(len(keys)).SetWarnings(warnings).Save(ctx)
 		if err != nil || n == 0 {
 			return n, err
 		}
@@ -283,7 +284,7 @@ func (s *ShopPrints) Fail(ctx context.Context, printUID string, jobID int64, rea
 				return 0, err
 			}
 		}
-		n, err := ownedPrint(tx, printUID, jobID).SetStatus(shop.PrintFailed).SetError(reason).ClearFileKeys().ClearFileDigests().
+		n, err := ownedPrint(tx, printUID, jobID).SetStatus(shop.PrintFailed).SetError(reason).ClearFileKeys().ClearFileDigests().ClearWarnings().
 			SetFileCount(0).Save(ctx)
 		if err != nil || n == 0 {
 			return n, err

@@ -67,7 +67,11 @@ type Print struct {
 	// What happened to the print, oldest first: queued, rendering, ready,
 	// failed, retried, flagged, cancelled. Only a single print's answer
 	// (get and the actions) has it; lists leave it empty.
-	History       []*PrintEvent `protobuf:"bytes,18,rep,name=history,proto3" json:"history,omitempty"`
+	History []*PrintEvent `protobuf:"bytes,18,rep,name=history,proto3" json:"history,omitempty"`
+	// What the preflight found in the design (extension): things that print,
+	// but not well. Empty until the print is ready, and for a print made
+	// before preflight existed.
+	Warnings      []*PrintWarning `protobuf:"bytes,19,rep,name=warnings,proto3" json:"warnings,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -224,6 +228,13 @@ func (x *Print) GetUpdatedAt() *timestamppb.Timestamp {
 func (x *Print) GetHistory() []*PrintEvent {
 	if x != nil {
 		return x.History
+	}
+	return nil
+}
+
+func (x *Print) GetWarnings() []*PrintWarning {
+	if x != nil {
+		return x.Warnings
 	}
 	return nil
 }
@@ -3018,7 +3029,7 @@ var File_platen_v1_operator_proto protoreflect.FileDescriptor
 
 const file_platen_v1_operator_proto_rawDesc = "" +
 	"\n" +
-	"\x18platen/v1/operator.proto\x12\tplaten.v1\x1a\x1cgoogle/api/annotations.proto\x1a google/protobuf/field_mask.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1egoogle/protobuf/wrappers.proto\x1a\x17platen/v1/batches.proto\x1a\x17platen/v1/catalog.proto\x1a\x18platen/v1/webhooks.proto\"\x9c\a\n" +
+	"\x18platen/v1/operator.proto\x12\tplaten.v1\x1a\x1cgoogle/api/annotations.proto\x1a google/protobuf/field_mask.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1egoogle/protobuf/wrappers.proto\x1a\x17platen/v1/batches.proto\x1a\x17platen/v1/catalog.proto\x1a\x18platen/v1/webhooks.proto\x1a\x18platen/v1/warnings.proto\"\xd1\a\n" +
 	"\x05Print\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
 	"\x06family\x18\x02 \x01(\tR\x06family\x12\x17\n" +
@@ -3041,7 +3052,8 @@ const file_platen_v1_operator_proto_rawDesc = "" +
 	"created_at\x18\x10 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
 	"\n" +
 	"updated_at\x18\x11 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12/\n" +
-	"\ahistory\x18\x12 \x03(\v2\x15.platen.v1.PrintEventR\ahistory\"\xc7\x01\n" +
+	"\ahistory\x18\x12 \x03(\v2\x15.platen.v1.PrintEventR\ahistory\x123\n" +
+	"\bwarnings\x18\x13 \x03(\v2\x17.platen.v1.PrintWarningR\bwarnings\"\xc7\x01\n" +
 	"\n" +
 	"PrintEvent\x12\x12\n" +
 	"\x04kind\x18\x01 \x01(\tR\x04kind\x12*\n" +
@@ -3376,18 +3388,19 @@ var file_platen_v1_operator_proto_goTypes = []any{
 	(*OperatorServiceListProductVariantsResponse)(nil), // 39: platen.v1.OperatorServiceListProductVariantsResponse
 	(*wrapperspb.StringValue)(nil),                     // 40: google.protobuf.StringValue
 	(*timestamppb.Timestamp)(nil),                      // 41: google.protobuf.Timestamp
-	(*wrapperspb.UInt32Value)(nil),                     // 42: google.protobuf.UInt32Value
-	(*BatchOrder)(nil),                                 // 43: platen.v1.BatchOrder
-	(*fieldmaskpb.FieldMask)(nil),                      // 44: google.protobuf.FieldMask
-	(*ProductVariant)(nil),                             // 45: platen.v1.ProductVariant
-	(*Product)(nil),                                    // 46: platen.v1.Product
-	(*GetBatchOrderRequest)(nil),                       // 47: platen.v1.GetBatchOrderRequest
-	(*SetWebhookEndpointRequest)(nil),                  // 48: platen.v1.SetWebhookEndpointRequest
-	(*ListWebhookDeliveriesRequest)(nil),               // 49: platen.v1.ListWebhookDeliveriesRequest
-	(*ResendWebhookDeliveryRequest)(nil),               // 50: platen.v1.ResendWebhookDeliveryRequest
-	(*WebhookEndpoint)(nil),                            // 51: platen.v1.WebhookEndpoint
-	(*ListWebhookDeliveriesResponse)(nil),              // 52: platen.v1.ListWebhookDeliveriesResponse
-	(*WebhookDelivery)(nil),                            // 53: platen.v1.WebhookDelivery
+	(*PrintWarning)(nil),                               // 42: platen.v1.PrintWarning
+	(*wrapperspb.UInt32Value)(nil),                     // 43: google.protobuf.UInt32Value
+	(*BatchOrder)(nil),                                 // 44: platen.v1.BatchOrder
+	(*fieldmaskpb.FieldMask)(nil),                      // 45: google.protobuf.FieldMask
+	(*ProductVariant)(nil),                             // 46: platen.v1.ProductVariant
+	(*Product)(nil),                                    // 47: platen.v1.Product
+	(*GetBatchOrderRequest)(nil),                       // 48: platen.v1.GetBatchOrderRequest
+	(*SetWebhookEndpointRequest)(nil),                  // 49: platen.v1.SetWebhookEndpointRequest
+	(*ListWebhookDeliveriesRequest)(nil),               // 50: platen.v1.ListWebhookDeliveriesRequest
+	(*ResendWebhookDeliveryRequest)(nil),               // 51: platen.v1.ResendWebhookDeliveryRequest
+	(*WebhookEndpoint)(nil),                            // 52: platen.v1.WebhookEndpoint
+	(*ListWebhookDeliveriesResponse)(nil),              // 53: platen.v1.ListWebhookDeliveriesResponse
+	(*WebhookDelivery)(nil),                            // 54: platen.v1.WebhookDelivery
 }
 var file_platen_v1_operator_proto_depIdxs = []int32{
 	40, // 0: platen.v1.Print.error:type_name -> google.protobuf.StringValue
@@ -3402,94 +3415,95 @@ var file_platen_v1_operator_proto_depIdxs = []int32{
 	41, // 9: platen.v1.Print.created_at:type_name -> google.protobuf.Timestamp
 	41, // 10: platen.v1.Print.updated_at:type_name -> google.protobuf.Timestamp
 	1,  // 11: platen.v1.Print.history:type_name -> platen.v1.PrintEvent
-	41, // 12: platen.v1.PrintEvent.at:type_name -> google.protobuf.Timestamp
-	40, // 13: platen.v1.PrintEvent.detail:type_name -> google.protobuf.StringValue
-	40, // 14: platen.v1.PrintEvent.operator_email:type_name -> google.protobuf.StringValue
-	42, // 15: platen.v1.OperatorPrintFile.size:type_name -> google.protobuf.UInt32Value
-	40, // 16: platen.v1.OperatorPrintFile.sha256:type_name -> google.protobuf.StringValue
-	41, // 17: platen.v1.ListPrintsRequest.created_after:type_name -> google.protobuf.Timestamp
-	41, // 18: platen.v1.ListPrintsRequest.created_before:type_name -> google.protobuf.Timestamp
-	0,  // 19: platen.v1.ListPrintsResponse.prints:type_name -> platen.v1.Print
-	43, // 20: platen.v1.ListBatchOrdersResponse.batch_orders:type_name -> platen.v1.BatchOrder
-	41, // 21: platen.v1.Team.created_at:type_name -> google.protobuf.Timestamp
-	13, // 22: platen.v1.ListTeamsResponse.teams:type_name -> platen.v1.Team
-	40, // 23: platen.v1.Store.webhook_url:type_name -> google.protobuf.StringValue
-	41, // 24: platen.v1.Store.created_at:type_name -> google.protobuf.Timestamp
-	17, // 25: platen.v1.ListStoresResponse.stores:type_name -> platen.v1.Store
-	40, // 26: platen.v1.Token.store_id:type_name -> google.protobuf.StringValue
-	41, // 27: platen.v1.Token.created_at:type_name -> google.protobuf.Timestamp
-	41, // 28: platen.v1.Token.revoked_at:type_name -> google.protobuf.Timestamp
-	21, // 29: platen.v1.ListTokensResponse.tokens:type_name -> platen.v1.Token
-	21, // 30: platen.v1.IssueTokenResponse.token:type_name -> platen.v1.Token
-	28, // 31: platen.v1.PrintTemplate.grid:type_name -> platen.v1.PrintTemplateGrid
-	29, // 32: platen.v1.PrintTemplate.slots:type_name -> platen.v1.PrintTemplateSlot
-	41, // 33: platen.v1.PrintTemplate.created_at:type_name -> google.protobuf.Timestamp
-	41, // 34: platen.v1.PrintTemplate.updated_at:type_name -> google.protobuf.Timestamp
-	28, // 35: platen.v1.CreatePrintTemplateRequest.grid:type_name -> platen.v1.PrintTemplateGrid
-	29, // 36: platen.v1.CreatePrintTemplateRequest.slots:type_name -> platen.v1.PrintTemplateSlot
-	27, // 37: platen.v1.ListPrintTemplatesResponse.print_templates:type_name -> platen.v1.PrintTemplate
-	44, // 38: platen.v1.UpdatePrintTemplateRequest.update_mask:type_name -> google.protobuf.FieldMask
-	28, // 39: platen.v1.UpdatePrintTemplateRequest.grid:type_name -> platen.v1.PrintTemplateGrid
-	29, // 40: platen.v1.UpdatePrintTemplateRequest.slots:type_name -> platen.v1.PrintTemplateSlot
-	45, // 41: platen.v1.OperatorServiceListProductVariantsResponse.product_variants:type_name -> platen.v1.ProductVariant
-	46, // 42: platen.v1.OperatorServiceListProductVariantsResponse.products:type_name -> platen.v1.Product
-	3,  // 43: platen.v1.OperatorService.ListPrints:input_type -> platen.v1.ListPrintsRequest
-	5,  // 44: platen.v1.OperatorService.GetPrint:input_type -> platen.v1.GetPrintRequest
-	6,  // 45: platen.v1.OperatorService.RetryPrint:input_type -> platen.v1.RetryPrintRequest
-	7,  // 46: platen.v1.OperatorService.FlagPrint:input_type -> platen.v1.FlagPrintRequest
-	8,  // 47: platen.v1.OperatorService.CancelPrint:input_type -> platen.v1.CancelPrintRequest
-	9,  // 48: platen.v1.OperatorService.ListBatchOrders:input_type -> platen.v1.ListBatchOrdersRequest
-	11, // 49: platen.v1.OperatorService.CreateBatchOrder:input_type -> platen.v1.OperatorServiceCreateBatchOrderRequest
-	47, // 50: platen.v1.OperatorService.GetBatchOrder:input_type -> platen.v1.GetBatchOrderRequest
-	12, // 51: platen.v1.OperatorService.GetWebhookEndpoint:input_type -> platen.v1.GetWebhookEndpointRequest
-	48, // 52: platen.v1.OperatorService.SetWebhookEndpoint:input_type -> platen.v1.SetWebhookEndpointRequest
-	49, // 53: platen.v1.OperatorService.ListWebhookDeliveries:input_type -> platen.v1.ListWebhookDeliveriesRequest
-	50, // 54: platen.v1.OperatorService.ResendWebhookDelivery:input_type -> platen.v1.ResendWebhookDeliveryRequest
-	14, // 55: platen.v1.OperatorService.ListTeams:input_type -> platen.v1.ListTeamsRequest
-	16, // 56: platen.v1.OperatorService.CreateTeam:input_type -> platen.v1.CreateTeamRequest
-	18, // 57: platen.v1.OperatorService.ListStores:input_type -> platen.v1.ListStoresRequest
-	20, // 58: platen.v1.OperatorService.CreateStore:input_type -> platen.v1.CreateStoreRequest
-	22, // 59: platen.v1.OperatorService.ListTokens:input_type -> platen.v1.ListTokensRequest
-	24, // 60: platen.v1.OperatorService.IssueToken:input_type -> platen.v1.IssueTokenRequest
-	26, // 61: platen.v1.OperatorService.RevokeToken:input_type -> platen.v1.RevokeTokenRequest
-	30, // 62: platen.v1.OperatorService.CreatePrintTemplate:input_type -> platen.v1.CreatePrintTemplateRequest
-	31, // 63: platen.v1.OperatorService.GetPrintTemplate:input_type -> platen.v1.GetPrintTemplateRequest
-	32, // 64: platen.v1.OperatorService.ListPrintTemplates:input_type -> platen.v1.ListPrintTemplatesRequest
-	34, // 65: platen.v1.OperatorService.UpdatePrintTemplate:input_type -> platen.v1.UpdatePrintTemplateRequest
-	35, // 66: platen.v1.OperatorService.DeletePrintTemplate:input_type -> platen.v1.DeletePrintTemplateRequest
-	37, // 67: platen.v1.OperatorService.AssignPrintTemplate:input_type -> platen.v1.AssignPrintTemplateRequest
-	38, // 68: platen.v1.OperatorService.ListProductVariants:input_type -> platen.v1.OperatorServiceListProductVariantsRequest
-	4,  // 69: platen.v1.OperatorService.ListPrints:output_type -> platen.v1.ListPrintsResponse
-	0,  // 70: platen.v1.OperatorService.GetPrint:output_type -> platen.v1.Print
-	0,  // 71: platen.v1.OperatorService.RetryPrint:output_type -> platen.v1.Print
-	0,  // 72: platen.v1.OperatorService.FlagPrint:output_type -> platen.v1.Print
-	0,  // 73: platen.v1.OperatorService.CancelPrint:output_type -> platen.v1.Print
-	10, // 74: platen.v1.OperatorService.ListBatchOrders:output_type -> platen.v1.ListBatchOrdersResponse
-	43, // 75: platen.v1.OperatorService.CreateBatchOrder:output_type -> platen.v1.BatchOrder
-	43, // 76: platen.v1.OperatorService.GetBatchOrder:output_type -> platen.v1.BatchOrder
-	51, // 77: platen.v1.OperatorService.GetWebhookEndpoint:output_type -> platen.v1.WebhookEndpoint
-	51, // 78: platen.v1.OperatorService.SetWebhookEndpoint:output_type -> platen.v1.WebhookEndpoint
-	52, // 79: platen.v1.OperatorService.ListWebhookDeliveries:output_type -> platen.v1.ListWebhookDeliveriesResponse
-	53, // 80: platen.v1.OperatorService.ResendWebhookDelivery:output_type -> platen.v1.WebhookDelivery
-	15, // 81: platen.v1.OperatorService.ListTeams:output_type -> platen.v1.ListTeamsResponse
-	13, // 82: platen.v1.OperatorService.CreateTeam:output_type -> platen.v1.Team
-	19, // 83: platen.v1.OperatorService.ListStores:output_type -> platen.v1.ListStoresResponse
-	17, // 84: platen.v1.OperatorService.CreateStore:output_type -> platen.v1.Store
-	23, // 85: platen.v1.OperatorService.ListTokens:output_type -> platen.v1.ListTokensResponse
-	25, // 86: platen.v1.OperatorService.IssueToken:output_type -> platen.v1.IssueTokenResponse
-	21, // 87: platen.v1.OperatorService.RevokeToken:output_type -> platen.v1.Token
-	27, // 88: platen.v1.OperatorService.CreatePrintTemplate:output_type -> platen.v1.PrintTemplate
-	27, // 89: platen.v1.OperatorService.GetPrintTemplate:output_type -> platen.v1.PrintTemplate
-	33, // 90: platen.v1.OperatorService.ListPrintTemplates:output_type -> platen.v1.ListPrintTemplatesResponse
-	27, // 91: platen.v1.OperatorService.UpdatePrintTemplate:output_type -> platen.v1.PrintTemplate
-	36, // 92: platen.v1.OperatorService.DeletePrintTemplate:output_type -> platen.v1.DeletePrintTemplateResponse
-	27, // 93: platen.v1.OperatorService.AssignPrintTemplate:output_type -> platen.v1.PrintTemplate
-	39, // 94: platen.v1.OperatorService.ListProductVariants:output_type -> platen.v1.OperatorServiceListProductVariantsResponse
-	69, // [69:95] is the sub-list for method output_type
-	43, // [43:69] is the sub-list for method input_type
-	43, // [43:43] is the sub-list for extension type_name
-	43, // [43:43] is the sub-list for extension extendee
-	0,  // [0:43] is the sub-list for field type_name
+	42, // 12: platen.v1.Print.warnings:type_name -> platen.v1.PrintWarning
+	41, // 13: platen.v1.PrintEvent.at:type_name -> google.protobuf.Timestamp
+	40, // 14: platen.v1.PrintEvent.detail:type_name -> google.protobuf.StringValue
+	40, // 15: platen.v1.PrintEvent.operator_email:type_name -> google.protobuf.StringValue
+	43, // 16: platen.v1.OperatorPrintFile.size:type_name -> google.protobuf.UInt32Value
+	40, // 17: platen.v1.OperatorPrintFile.sha256:type_name -> google.protobuf.StringValue
+	41, // 18: platen.v1.ListPrintsRequest.created_after:type_name -> google.protobuf.Timestamp
+	41, // 19: platen.v1.ListPrintsRequest.created_before:type_name -> google.protobuf.Timestamp
+	0,  // 20: platen.v1.ListPrintsResponse.prints:type_name -> platen.v1.Print
+	44, // 21: platen.v1.ListBatchOrdersResponse.batch_orders:type_name -> platen.v1.BatchOrder
+	41, // 22: platen.v1.Team.created_at:type_name -> google.protobuf.Timestamp
+	13, // 23: platen.v1.ListTeamsResponse.teams:type_name -> platen.v1.Team
+	40, // 24: platen.v1.Store.webhook_url:type_name -> google.protobuf.StringValue
+	41, // 25: platen.v1.Store.created_at:type_name -> google.protobuf.Timestamp
+	17, // 26: platen.v1.ListStoresResponse.stores:type_name -> platen.v1.Store
+	40, // 27: platen.v1.Token.store_id:type_name -> google.protobuf.StringValue
+	41, // 28: platen.v1.Token.created_at:type_name -> google.protobuf.Timestamp
+	41, // 29: platen.v1.Token.revoked_at:type_name -> google.protobuf.Timestamp
+	21, // 30: platen.v1.ListTokensResponse.tokens:type_name -> platen.v1.Token
+	21, // 31: platen.v1.IssueTokenResponse.token:type_name -> platen.v1.Token
+	28, // 32: platen.v1.PrintTemplate.grid:type_name -> platen.v1.PrintTemplateGrid
+	29, // 33: platen.v1.PrintTemplate.slots:type_name -> platen.v1.PrintTemplateSlot
+	41, // 34: platen.v1.PrintTemplate.created_at:type_name -> google.protobuf.Timestamp
+	41, // 35: platen.v1.PrintTemplate.updated_at:type_name -> google.protobuf.Timestamp
+	28, // 36: platen.v1.CreatePrintTemplateRequest.grid:type_name -> platen.v1.PrintTemplateGrid
+	29, // 37: platen.v1.CreatePrintTemplateRequest.slots:type_name -> platen.v1.PrintTemplateSlot
+	27, // 38: platen.v1.ListPrintTemplatesResponse.print_templates:type_name -> platen.v1.PrintTemplate
+	45, // 39: platen.v1.UpdatePrintTemplateRequest.update_mask:type_name -> google.protobuf.FieldMask
+	28, // 40: platen.v1.UpdatePrintTemplateRequest.grid:type_name -> platen.v1.PrintTemplateGrid
+	29, // 41: platen.v1.UpdatePrintTemplateRequest.slots:type_name -> platen.v1.PrintTemplateSlot
+	46, // 42: platen.v1.OperatorServiceListProductVariantsResponse.product_variants:type_name -> platen.v1.ProductVariant
+	47, // 43: platen.v1.OperatorServiceListProductVariantsResponse.products:type_name -> platen.v1.Product
+	3,  // 44: platen.v1.OperatorService.ListPrints:input_type -> platen.v1.ListPrintsRequest
+	5,  // 45: platen.v1.OperatorService.GetPrint:input_type -> platen.v1.GetPrintRequest
+	6,  // 46: platen.v1.OperatorService.RetryPrint:input_type -> platen.v1.RetryPrintRequest
+	7,  // 47: platen.v1.OperatorService.FlagPrint:input_type -> platen.v1.FlagPrintRequest
+	8,  // 48: platen.v1.OperatorService.CancelPrint:input_type -> platen.v1.CancelPrintRequest
+	9,  // 49: platen.v1.OperatorService.ListBatchOrders:input_type -> platen.v1.ListBatchOrdersRequest
+	11, // 50: platen.v1.OperatorService.CreateBatchOrder:input_type -> platen.v1.OperatorServiceCreateBatchOrderRequest
+	48, // 51: platen.v1.OperatorService.GetBatchOrder:input_type -> platen.v1.GetBatchOrderRequest
+	12, // 52: platen.v1.OperatorService.GetWebhookEndpoint:input_type -> platen.v1.GetWebhookEndpointRequest
+	49, // 53: platen.v1.OperatorService.SetWebhookEndpoint:input_type -> platen.v1.SetWebhookEndpointRequest
+	50, // 54: platen.v1.OperatorService.ListWebhookDeliveries:input_type -> platen.v1.ListWebhookDeliveriesRequest
+	51, // 55: platen.v1.OperatorService.ResendWebhookDelivery:input_type -> platen.v1.ResendWebhookDeliveryRequest
+	14, // 56: platen.v1.OperatorService.ListTeams:input_type -> platen.v1.ListTeamsRequest
+	16, // 57: platen.v1.OperatorService.CreateTeam:input_type -> platen.v1.CreateTeamRequest
+	18, // 58: platen.v1.OperatorService.ListStores:input_type -> platen.v1.ListStoresRequest
+	20, // 59: platen.v1.OperatorService.CreateStore:input_type -> platen.v1.CreateStoreRequest
+	22, // 60: platen.v1.OperatorService.ListTokens:input_type -> platen.v1.ListTokensRequest
+	24, // 61: platen.v1.OperatorService.IssueToken:input_type -> platen.v1.IssueTokenRequest
+	26, // 62: platen.v1.OperatorService.RevokeToken:input_type -> platen.v1.RevokeTokenRequest
+	30, // 63: platen.v1.OperatorService.CreatePrintTemplate:input_type -> platen.v1.CreatePrintTemplateRequest
+	31, // 64: platen.v1.OperatorService.GetPrintTemplate:input_type -> platen.v1.GetPrintTemplateRequest
+	32, // 65: platen.v1.OperatorService.ListPrintTemplates:input_type -> platen.v1.ListPrintTemplatesRequest
+	34, // 66: platen.v1.OperatorService.UpdatePrintTemplate:input_type -> platen.v1.UpdatePrintTemplateRequest
+	35, // 67: platen.v1.OperatorService.DeletePrintTemplate:input_type -> platen.v1.DeletePrintTemplateRequest
+	37, // 68: platen.v1.OperatorService.AssignPrintTemplate:input_type -> platen.v1.AssignPrintTemplateRequest
+	38, // 69: platen.v1.OperatorService.ListProductVariants:input_type -> platen.v1.OperatorServiceListProductVariantsRequest
+	4,  // 70: platen.v1.OperatorService.ListPrints:output_type -> platen.v1.ListPrintsResponse
+	0,  // 71: platen.v1.OperatorService.GetPrint:output_type -> platen.v1.Print
+	0,  // 72: platen.v1.OperatorService.RetryPrint:output_type -> platen.v1.Print
+	0,  // 73: platen.v1.OperatorService.FlagPrint:output_type -> platen.v1.Print
+	0,  // 74: platen.v1.OperatorService.CancelPrint:output_type -> platen.v1.Print
+	10, // 75: platen.v1.OperatorService.ListBatchOrders:output_type -> platen.v1.ListBatchOrdersResponse
+	44, // 76: platen.v1.OperatorService.CreateBatchOrder:output_type -> platen.v1.BatchOrder
+	44, // 77: platen.v1.OperatorService.GetBatchOrder:output_type -> platen.v1.BatchOrder
+	52, // 78: platen.v1.OperatorService.GetWebhookEndpoint:output_type -> platen.v1.WebhookEndpoint
+	52, // 79: platen.v1.OperatorService.SetWebhookEndpoint:output_type -> platen.v1.WebhookEndpoint
+	53, // 80: platen.v1.OperatorService.ListWebhookDeliveries:output_type -> platen.v1.ListWebhookDeliveriesResponse
+	54, // 81: platen.v1.OperatorService.ResendWebhookDelivery:output_type -> platen.v1.WebhookDelivery
+	15, // 82: platen.v1.OperatorService.ListTeams:output_type -> platen.v1.ListTeamsResponse
+	13, // 83: platen.v1.OperatorService.CreateTeam:output_type -> platen.v1.Team
+	19, // 84: platen.v1.OperatorService.ListStores:output_type -> platen.v1.ListStoresResponse
+	17, // 85: platen.v1.OperatorService.CreateStore:output_type -> platen.v1.Store
+	23, // 86: platen.v1.OperatorService.ListTokens:output_type -> platen.v1.ListTokensResponse
+	25, // 87: platen.v1.OperatorService.IssueToken:output_type -> platen.v1.IssueTokenResponse
+	21, // 88: platen.v1.OperatorService.RevokeToken:output_type -> platen.v1.Token
+	27, // 89: platen.v1.OperatorService.CreatePrintTemplate:output_type -> platen.v1.PrintTemplate
+	27, // 90: platen.v1.OperatorService.GetPrintTemplate:output_type -> platen.v1.PrintTemplate
+	33, // 91: platen.v1.OperatorService.ListPrintTemplates:output_type -> platen.v1.ListPrintTemplatesResponse
+	27, // 92: platen.v1.OperatorService.UpdatePrintTemplate:output_type -> platen.v1.PrintTemplate
+	36, // 93: platen.v1.OperatorService.DeletePrintTemplate:output_type -> platen.v1.DeletePrintTemplateResponse
+	27, // 94: platen.v1.OperatorService.AssignPrintTemplate:output_type -> platen.v1.PrintTemplate
+	39, // 95: platen.v1.OperatorService.ListProductVariants:output_type -> platen.v1.OperatorServiceListProductVariantsResponse
+	70, // [70:96] is the sub-list for method output_type
+	44, // [44:70] is the sub-list for method input_type
+	44, // [44:44] is the sub-list for extension type_name
+	44, // [44:44] is the sub-list for extension extendee
+	0,  // [0:44] is the sub-list for field type_name
 }
 
 func init() { file_platen_v1_operator_proto_init() }
@@ -3500,6 +3514,7 @@ func file_platen_v1_operator_proto_init() {
 	file_platen_v1_batches_proto_init()
 	file_platen_v1_catalog_proto_init()
 	file_platen_v1_webhooks_proto_init()
+	file_platen_v1_warnings_proto_init()
 	file_platen_v1_operator_proto_msgTypes[3].OneofWrappers = []any{}
 	file_platen_v1_operator_proto_msgTypes[9].OneofWrappers = []any{}
 	file_platen_v1_operator_proto_msgTypes[11].OneofWrappers = []any{}

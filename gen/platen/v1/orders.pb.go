@@ -289,7 +289,11 @@ type PrintFile struct {
 	Size *wrapperspb.UInt32Value `protobuf:"bytes,4,opt,name=size,proto3" json:"size,omitempty"`
 	// SHA-256 of the file (extension), 64 lowercase hex digits as sha256sum
 	// prints them, hashed as it was stored; null as size is.
-	Sha256        *wrapperspb.StringValue `protobuf:"bytes,5,opt,name=sha256,proto3" json:"sha256,omitempty"`
+	Sha256 *wrapperspb.StringValue `protobuf:"bytes,5,opt,name=sha256,proto3" json:"sha256,omitempty"`
+	// What the preflight found in the design (extension): things that print,
+	// but not well. Empty until the print is ready, and for a print made
+	// before preflight existed.
+	Warnings      []*PrintWarning `protobuf:"bytes,6,rep,name=warnings,proto3" json:"warnings,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -355,6 +359,13 @@ func (x *PrintFile) GetSize() *wrapperspb.UInt32Value {
 func (x *PrintFile) GetSha256() *wrapperspb.StringValue {
 	if x != nil {
 		return x.Sha256
+	}
+	return nil
+}
+
+func (x *PrintFile) GetWarnings() []*PrintWarning {
+	if x != nil {
+		return x.Warnings
 	}
 	return nil
 }
@@ -1291,7 +1302,11 @@ type OrderItemPrint struct {
 	Size *wrapperspb.UInt32Value `protobuf:"bytes,5,opt,name=size,proto3" json:"size,omitempty"`
 	// SHA-256 of the file (extension), 64 lowercase hex digits as sha256sum
 	// prints them, hashed as it was stored; null as size is.
-	Sha256        *wrapperspb.StringValue `protobuf:"bytes,6,opt,name=sha256,proto3" json:"sha256,omitempty"`
+	Sha256 *wrapperspb.StringValue `protobuf:"bytes,6,opt,name=sha256,proto3" json:"sha256,omitempty"`
+	// What the preflight found in the design (extension): things that print,
+	// but not well. Empty until the print is ready, and for a print made
+	// before preflight existed.
+	Warnings      []*PrintWarning `protobuf:"bytes,7,rep,name=warnings,proto3" json:"warnings,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1368,6 +1383,13 @@ func (x *OrderItemPrint) GetSha256() *wrapperspb.StringValue {
 	return nil
 }
 
+func (x *OrderItemPrint) GetWarnings() []*PrintWarning {
+	if x != nil {
+		return x.Warnings
+	}
+	return nil
+}
+
 // CreatePrintFilesRequest names the order whose print files to create.
 type CreatePrintFilesRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1417,7 +1439,7 @@ var File_platen_v1_orders_proto protoreflect.FileDescriptor
 
 const file_platen_v1_orders_proto_rawDesc = "" +
 	"\n" +
-	"\x16platen/v1/orders.proto\x12\tplaten.v1\x1a\x1cgoogle/api/annotations.proto\x1a google/protobuf/field_mask.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1egoogle/protobuf/wrappers.proto\"\xae\x02\n" +
+	"\x16platen/v1/orders.proto\x12\tplaten.v1\x1a\x1cgoogle/api/annotations.proto\x1a google/protobuf/field_mask.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1egoogle/protobuf/wrappers.proto\x1a\x18platen/v1/warnings.proto\"\xae\x02\n" +
 	"\bCustomer\x122\n" +
 	"\x05email\x18\x01 \x01(\v2\x1c.google.protobuf.StringValueR\x05email\x12P\n" +
 	"\x15ecommerce_customer_id\x18\x02 \x01(\v2\x1c.google.protobuf.StringValueR\x13ecommerceCustomerId\x120\n" +
@@ -1437,13 +1459,14 @@ const file_platen_v1_orders_proto_rawDesc = "" +
 	"\bShipping\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12*\n" +
 	"\x0eshipping_price\x18\x02 \x01(\x01H\x00R\rshippingPrice\x88\x01\x01B\x11\n" +
-	"\x0f_shipping_price\"\xef\x01\n" +
+	"\x0f_shipping_price\"\xa4\x02\n" +
 	"\tPrintFile\x12\x16\n" +
 	"\x06status\x18\x01 \x01(\tR\x06status\x12.\n" +
 	"\x03url\x18\x02 \x01(\v2\x1c.google.protobuf.StringValueR\x03url\x122\n" +
 	"\x05error\x18\x03 \x01(\v2\x1c.google.protobuf.StringValueR\x05error\x120\n" +
 	"\x04size\x18\x04 \x01(\v2\x1c.google.protobuf.UInt32ValueR\x04size\x124\n" +
-	"\x06sha256\x18\x05 \x01(\v2\x1c.google.protobuf.StringValueR\x06sha256\"\xe0\x03\n" +
+	"\x06sha256\x18\x05 \x01(\v2\x1c.google.protobuf.StringValueR\x06sha256\x123\n" +
+	"\bwarnings\x18\x06 \x03(\v2\x17.platen.v1.PrintWarningR\bwarnings\"\xe0\x03\n" +
 	"\tOrderItem\x12\x10\n" +
 	"\x03uid\x18\x01 \x01(\tR\x03uid\x125\n" +
 	"\x17ecommerce_order_item_id\x18\x02 \x01(\tR\x14ecommerceOrderItemId\x120\n" +
@@ -1528,14 +1551,15 @@ const file_platen_v1_orders_proto_rawDesc = "" +
 	"\torder_uid\x18\x02 \x01(\tR\borderUid\"l\n" +
 	"\x18GetOrderItemPrintRequest\x125\n" +
 	"\x17ecommerce_order_item_id\x18\x01 \x01(\tR\x14ecommerceOrderItemId\x12\x19\n" +
-	"\bstore_id\x18\x02 \x01(\tR\astoreId\"\xab\x02\n" +
+	"\bstore_id\x18\x02 \x01(\tR\astoreId\"\xe0\x02\n" +
 	"\x0eOrderItemPrint\x125\n" +
 	"\x17ecommerce_order_item_id\x18\x01 \x01(\tR\x14ecommerceOrderItemId\x12\x16\n" +
 	"\x06status\x18\x02 \x01(\tR\x06status\x12.\n" +
 	"\x03url\x18\x03 \x01(\v2\x1c.google.protobuf.StringValueR\x03url\x122\n" +
 	"\x05error\x18\x04 \x01(\v2\x1c.google.protobuf.StringValueR\x05error\x120\n" +
 	"\x04size\x18\x05 \x01(\v2\x1c.google.protobuf.UInt32ValueR\x04size\x124\n" +
-	"\x06sha256\x18\x06 \x01(\v2\x1c.google.protobuf.StringValueR\x06sha256\"6\n" +
+	"\x06sha256\x18\x06 \x01(\v2\x1c.google.protobuf.StringValueR\x06sha256\x123\n" +
+	"\bwarnings\x18\a \x03(\v2\x17.platen.v1.PrintWarningR\bwarnings\"6\n" +
 	"\x17CreatePrintFilesRequest\x12\x1b\n" +
 	"\torder_uid\x18\x01 \x01(\tR\borderUid2\x93\x06\n" +
 	"\fOrderService\x12Y\n" +
@@ -1581,10 +1605,11 @@ var file_platen_v1_orders_proto_goTypes = []any{
 	(*wrapperspb.StringValue)(nil),   // 16: google.protobuf.StringValue
 	(*wrapperspb.Int32Value)(nil),    // 17: google.protobuf.Int32Value
 	(*wrapperspb.UInt32Value)(nil),   // 18: google.protobuf.UInt32Value
-	(*wrapperspb.DoubleValue)(nil),   // 19: google.protobuf.DoubleValue
-	(*structpb.Struct)(nil),          // 20: google.protobuf.Struct
-	(*timestamppb.Timestamp)(nil),    // 21: google.protobuf.Timestamp
-	(*fieldmaskpb.FieldMask)(nil),    // 22: google.protobuf.FieldMask
+	(*PrintWarning)(nil),             // 19: platen.v1.PrintWarning
+	(*wrapperspb.DoubleValue)(nil),   // 20: google.protobuf.DoubleValue
+	(*structpb.Struct)(nil),          // 21: google.protobuf.Struct
+	(*timestamppb.Timestamp)(nil),    // 22: google.protobuf.Timestamp
+	(*fieldmaskpb.FieldMask)(nil),    // 23: google.protobuf.FieldMask
 }
 var file_platen_v1_orders_proto_depIdxs = []int32{
 	16, // 0: platen.v1.Customer.email:type_name -> google.protobuf.StringValue
@@ -1599,64 +1624,66 @@ var file_platen_v1_orders_proto_depIdxs = []int32{
 	16, // 9: platen.v1.PrintFile.error:type_name -> google.protobuf.StringValue
 	18, // 10: platen.v1.PrintFile.size:type_name -> google.protobuf.UInt32Value
 	16, // 11: platen.v1.PrintFile.sha256:type_name -> google.protobuf.StringValue
-	19, // 12: platen.v1.OrderItem.price:type_name -> google.protobuf.DoubleValue
-	20, // 13: platen.v1.OrderItem.properties:type_name -> google.protobuf.Struct
-	16, // 14: platen.v1.OrderItem.design_version_id:type_name -> google.protobuf.StringValue
-	3,  // 15: platen.v1.OrderItem.print:type_name -> platen.v1.PrintFile
-	16, // 16: platen.v1.Order.ecommerce_order_number:type_name -> google.protobuf.StringValue
-	19, // 17: platen.v1.Order.total_price:type_name -> google.protobuf.DoubleValue
-	19, // 18: platen.v1.Order.subtotal_price:type_name -> google.protobuf.DoubleValue
-	16, // 19: platen.v1.Order.currency_code:type_name -> google.protobuf.StringValue
-	0,  // 20: platen.v1.Order.customer:type_name -> platen.v1.Customer
-	16, // 21: platen.v1.Order.note:type_name -> google.protobuf.StringValue
-	1,  // 22: platen.v1.Order.addresses:type_name -> platen.v1.Address
-	2,  // 23: platen.v1.Order.shippings:type_name -> platen.v1.Shipping
-	4,  // 24: platen.v1.Order.items:type_name -> platen.v1.OrderItem
-	21, // 25: platen.v1.Order.created_at:type_name -> google.protobuf.Timestamp
-	21, // 26: platen.v1.Order.updated_at:type_name -> google.protobuf.Timestamp
-	4,  // 27: platen.v1.CreateOrderRequest.items:type_name -> platen.v1.OrderItem
-	16, // 28: platen.v1.CreateOrderRequest.ecommerce_order_number:type_name -> google.protobuf.StringValue
-	19, // 29: platen.v1.CreateOrderRequest.total_price:type_name -> google.protobuf.DoubleValue
-	19, // 30: platen.v1.CreateOrderRequest.subtotal_price:type_name -> google.protobuf.DoubleValue
-	16, // 31: platen.v1.CreateOrderRequest.currency_code:type_name -> google.protobuf.StringValue
-	0,  // 32: platen.v1.CreateOrderRequest.customer:type_name -> platen.v1.Customer
-	16, // 33: platen.v1.CreateOrderRequest.note:type_name -> google.protobuf.StringValue
-	1,  // 34: platen.v1.CreateOrderRequest.addresses:type_name -> platen.v1.Address
-	2,  // 35: platen.v1.CreateOrderRequest.shippings:type_name -> platen.v1.Shipping
-	5,  // 36: platen.v1.ListOrdersResponse.orders:type_name -> platen.v1.Order
-	22, // 37: platen.v1.UpdateOrderRequest.update_mask:type_name -> google.protobuf.FieldMask
-	0,  // 38: platen.v1.UpdateOrderRequest.customer:type_name -> platen.v1.Customer
-	4,  // 39: platen.v1.UpdateOrderRequest.items:type_name -> platen.v1.OrderItem
-	16, // 40: platen.v1.UpdateOrderRequest.ecommerce_order_number:type_name -> google.protobuf.StringValue
-	19, // 41: platen.v1.UpdateOrderRequest.total_price:type_name -> google.protobuf.DoubleValue
-	19, // 42: platen.v1.UpdateOrderRequest.subtotal_price:type_name -> google.protobuf.DoubleValue
-	16, // 43: platen.v1.UpdateOrderRequest.currency_code:type_name -> google.protobuf.StringValue
-	16, // 44: platen.v1.UpdateOrderRequest.note:type_name -> google.protobuf.StringValue
-	1,  // 45: platen.v1.UpdateOrderRequest.addresses:type_name -> platen.v1.Address
-	2,  // 46: platen.v1.UpdateOrderRequest.shippings:type_name -> platen.v1.Shipping
-	16, // 47: platen.v1.OrderItemPrint.url:type_name -> google.protobuf.StringValue
-	16, // 48: platen.v1.OrderItemPrint.error:type_name -> google.protobuf.StringValue
-	18, // 49: platen.v1.OrderItemPrint.size:type_name -> google.protobuf.UInt32Value
-	16, // 50: platen.v1.OrderItemPrint.sha256:type_name -> google.protobuf.StringValue
-	6,  // 51: platen.v1.OrderService.CreateOrder:input_type -> platen.v1.CreateOrderRequest
-	7,  // 52: platen.v1.OrderService.GetOrder:input_type -> platen.v1.GetOrderRequest
-	8,  // 53: platen.v1.OrderService.ListOrders:input_type -> platen.v1.ListOrdersRequest
-	10, // 54: platen.v1.OrderService.UpdateOrder:input_type -> platen.v1.UpdateOrderRequest
-	11, // 55: platen.v1.OrderService.DeleteOrder:input_type -> platen.v1.DeleteOrderRequest
-	13, // 56: platen.v1.OrderService.GetOrderItemPrint:input_type -> platen.v1.GetOrderItemPrintRequest
-	15, // 57: platen.v1.OrderService.CreatePrintFiles:input_type -> platen.v1.CreatePrintFilesRequest
-	5,  // 58: platen.v1.OrderService.CreateOrder:output_type -> platen.v1.Order
-	5,  // 59: platen.v1.OrderService.GetOrder:output_type -> platen.v1.Order
-	9,  // 60: platen.v1.OrderService.ListOrders:output_type -> platen.v1.ListOrdersResponse
-	5,  // 61: platen.v1.OrderService.UpdateOrder:output_type -> platen.v1.Order
-	12, // 62: platen.v1.OrderService.DeleteOrder:output_type -> platen.v1.DeleteOrderResponse
-	14, // 63: platen.v1.OrderService.GetOrderItemPrint:output_type -> platen.v1.OrderItemPrint
-	5,  // 64: platen.v1.OrderService.CreatePrintFiles:output_type -> platen.v1.Order
-	58, // [58:65] is the sub-list for method output_type
-	51, // [51:58] is the sub-list for method input_type
-	51, // [51:51] is the sub-list for extension type_name
-	51, // [51:51] is the sub-list for extension extendee
-	0,  // [0:51] is the sub-list for field type_name
+	19, // 12: platen.v1.PrintFile.warnings:type_name -> platen.v1.PrintWarning
+	20, // 13: platen.v1.OrderItem.price:type_name -> google.protobuf.DoubleValue
+	21, // 14: platen.v1.OrderItem.properties:type_name -> google.protobuf.Struct
+	16, // 15: platen.v1.OrderItem.design_version_id:type_name -> google.protobuf.StringValue
+	3,  // 16: platen.v1.OrderItem.print:type_name -> platen.v1.PrintFile
+	16, // 17: platen.v1.Order.ecommerce_order_number:type_name -> google.protobuf.StringValue
+	20, // 18: platen.v1.Order.total_price:type_name -> google.protobuf.DoubleValue
+	20, // 19: platen.v1.Order.subtotal_price:type_name -> google.protobuf.DoubleValue
+	16, // 20: platen.v1.Order.currency_code:type_name -> google.protobuf.StringValue
+	0,  // 21: platen.v1.Order.customer:type_name -> platen.v1.Customer
+	16, // 22: platen.v1.Order.note:type_name -> google.protobuf.StringValue
+	1,  // 23: platen.v1.Order.addresses:type_name -> platen.v1.Address
+	2,  // 24: platen.v1.Order.shippings:type_name -> platen.v1.Shipping
+	4,  // 25: platen.v1.Order.items:type_name -> platen.v1.OrderItem
+	22, // 26: platen.v1.Order.created_at:type_name -> google.protobuf.Timestamp
+	22, // 27: platen.v1.Order.updated_at:type_name -> google.protobuf.Timestamp
+	4,  // 28: platen.v1.CreateOrderRequest.items:type_name -> platen.v1.OrderItem
+	16, // 29: platen.v1.CreateOrderRequest.ecommerce_order_number:type_name -> google.protobuf.StringValue
+	20, // 30: platen.v1.CreateOrderRequest.total_price:type_name -> google.protobuf.DoubleValue
+	20, // 31: platen.v1.CreateOrderRequest.subtotal_price:type_name -> google.protobuf.DoubleValue
+	16, // 32: platen.v1.CreateOrderRequest.currency_code:type_name -> google.protobuf.StringValue
+	0,  // 33: platen.v1.CreateOrderRequest.customer:type_name -> platen.v1.Customer
+	16, // 34: platen.v1.CreateOrderRequest.note:type_name -> google.protobuf.StringValue
+	1,  // 35: platen.v1.CreateOrderRequest.addresses:type_name -> platen.v1.Address
+	2,  // 36: platen.v1.CreateOrderRequest.shippings:type_name -> platen.v1.Shipping
+	5,  // 37: platen.v1.ListOrdersResponse.orders:type_name -> platen.v1.Order
+	23, // 38: platen.v1.UpdateOrderRequest.update_mask:type_name -> google.protobuf.FieldMask
+	0,  // 39: platen.v1.UpdateOrderRequest.customer:type_name -> platen.v1.Customer
+	4,  // 40: platen.v1.UpdateOrderRequest.items:type_name -> platen.v1.OrderItem
+	16, // 41: platen.v1.UpdateOrderRequest.ecommerce_order_number:type_name -> google.protobuf.StringValue
+	20, // 42: platen.v1.UpdateOrderRequest.total_price:type_name -> google.protobuf.DoubleValue
+	20, // 43: platen.v1.UpdateOrderRequest.subtotal_price:type_name -> google.protobuf.DoubleValue
+	16, // 44: platen.v1.UpdateOrderRequest.currency_code:type_name -> google.protobuf.StringValue
+	16, // 45: platen.v1.UpdateOrderRequest.note:type_name -> google.protobuf.StringValue
+	1,  // 46: platen.v1.UpdateOrderRequest.addresses:type_name -> platen.v1.Address
+	2,  // 47: platen.v1.UpdateOrderRequest.shippings:type_name -> platen.v1.Shipping
+	16, // 48: platen.v1.OrderItemPrint.url:type_name -> google.protobuf.StringValue
+	16, // 49: platen.v1.OrderItemPrint.error:type_name -> google.protobuf.StringValue
+	18, // 50: platen.v1.OrderItemPrint.size:type_name -> google.protobuf.UInt32Value
+	16, // 51: platen.v1.OrderItemPrint.sha256:type_name -> google.protobuf.StringValue
+	19, // 52: platen.v1.OrderItemPrint.warnings:type_name -> platen.v1.PrintWarning
+	6,  // 53: platen.v1.OrderService.CreateOrder:input_type -> platen.v1.CreateOrderRequest
+	7,  // 54: platen.v1.OrderService.GetOrder:input_type -> platen.v1.GetOrderRequest
+	8,  // 55: platen.v1.OrderService.ListOrders:input_type -> platen.v1.ListOrdersRequest
+	10, // 56: platen.v1.OrderService.UpdateOrder:input_type -> platen.v1.UpdateOrderRequest
+	11, // 57: platen.v1.OrderService.DeleteOrder:input_type -> platen.v1.DeleteOrderRequest
+	13, // 58: platen.v1.OrderService.GetOrderItemPrint:input_type -> platen.v1.GetOrderItemPrintRequest
+	15, // 59: platen.v1.OrderService.CreatePrintFiles:input_type -> platen.v1.CreatePrintFilesRequest
+	5,  // 60: platen.v1.OrderService.CreateOrder:output_type -> platen.v1.Order
+	5,  // 61: platen.v1.OrderService.GetOrder:output_type -> platen.v1.Order
+	9,  // 62: platen.v1.OrderService.ListOrders:output_type -> platen.v1.ListOrdersResponse
+	5,  // 63: platen.v1.OrderService.UpdateOrder:output_type -> platen.v1.Order
+	12, // 64: platen.v1.OrderService.DeleteOrder:output_type -> platen.v1.DeleteOrderResponse
+	14, // 65: platen.v1.OrderService.GetOrderItemPrint:output_type -> platen.v1.OrderItemPrint
+	5,  // 66: platen.v1.OrderService.CreatePrintFiles:output_type -> platen.v1.Order
+	60, // [60:67] is the sub-list for method output_type
+	53, // [53:60] is the sub-list for method input_type
+	53, // [53:53] is the sub-list for extension type_name
+	53, // [53:53] is the sub-list for extension extendee
+	0,  // [0:53] is the sub-list for field type_name
 }
 
 func init() { file_platen_v1_orders_proto_init() }
@@ -1664,6 +1691,7 @@ func file_platen_v1_orders_proto_init() {
 	if File_platen_v1_orders_proto != nil {
 		return
 	}
+	file_platen_v1_warnings_proto_init()
 	file_platen_v1_orders_proto_msgTypes[2].OneofWrappers = []any{}
 	file_platen_v1_orders_proto_msgTypes[4].OneofWrappers = []any{}
 	type x struct{}

@@ -382,7 +382,11 @@ type ShopPrint struct {
 	// Empty unless status is ready: one file per design surface.
 	Files []*ShopPrintFile `protobuf:"bytes,3,rep,name=files,proto3" json:"files,omitempty"`
 	// Why the print failed (extension): non-null only when status is failed.
-	Error         *wrapperspb.StringValue `protobuf:"bytes,4,opt,name=error,proto3" json:"error,omitempty"`
+	Error *wrapperspb.StringValue `protobuf:"bytes,4,opt,name=error,proto3" json:"error,omitempty"`
+	// What the preflight found in the design (extension): things that print,
+	// but not well. Empty until the print is ready, and for a print made
+	// before preflight existed.
+	Warnings      []*PrintWarning `protobuf:"bytes,5,rep,name=warnings,proto3" json:"warnings,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -441,6 +445,13 @@ func (x *ShopPrint) GetFiles() []*ShopPrintFile {
 func (x *ShopPrint) GetError() *wrapperspb.StringValue {
 	if x != nil {
 		return x.Error
+	}
+	return nil
+}
+
+func (x *ShopPrint) GetWarnings() []*PrintWarning {
+	if x != nil {
+		return x.Warnings
 	}
 	return nil
 }
@@ -545,7 +556,7 @@ var File_platen_v1_shop_proto protoreflect.FileDescriptor
 
 const file_platen_v1_shop_proto_rawDesc = "" +
 	"\n" +
-	"\x14platen/v1/shop.proto\x12\tplaten.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1egoogle/protobuf/wrappers.proto\"n\n" +
+	"\x14platen/v1/shop.proto\x12\tplaten.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1egoogle/protobuf/wrappers.proto\x1a\x18platen/v1/warnings.proto\"n\n" +
 	"\x16CreateShopOrderRequest\x12\x1f\n" +
 	"\vexternal_id\x18\x01 \x01(\tR\n" +
 	"externalId\x123\n" +
@@ -570,12 +581,13 @@ const file_platen_v1_shop_proto_rawDesc = "" +
 	"externalId\x12*\n" +
 	"\x11design_version_id\x18\x02 \x01(\tR\x0fdesignVersionId\x12\x1a\n" +
 	"\bquantity\x18\x03 \x01(\x05R\bquantity\x12,\n" +
-	"\x06prints\x18\x04 \x03(\v2\x14.platen.v1.ShopPrintR\x06prints\"\x97\x01\n" +
+	"\x06prints\x18\x04 \x03(\v2\x14.platen.v1.ShopPrintR\x06prints\"\xcc\x01\n" +
 	"\tShopPrint\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
 	"\x06status\x18\x02 \x01(\tR\x06status\x12.\n" +
 	"\x05files\x18\x03 \x03(\v2\x18.platen.v1.ShopPrintFileR\x05files\x122\n" +
-	"\x05error\x18\x04 \x01(\v2\x1c.google.protobuf.StringValueR\x05error\"\xcb\x01\n" +
+	"\x05error\x18\x04 \x01(\v2\x1c.google.protobuf.StringValueR\x05error\x123\n" +
+	"\bwarnings\x18\x05 \x03(\v2\x17.platen.v1.PrintWarningR\bwarnings\"\xcb\x01\n" +
 	"\rShopPrintFile\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\x05R\x05index\x12\x12\n" +
 	"\x04type\x18\x02 \x01(\tR\x04type\x12\x16\n" +
@@ -610,7 +622,8 @@ var file_platen_v1_shop_proto_goTypes = []any{
 	(*ShopPrint)(nil),              // 6: platen.v1.ShopPrint
 	(*ShopPrintFile)(nil),          // 7: platen.v1.ShopPrintFile
 	(*wrapperspb.StringValue)(nil), // 8: google.protobuf.StringValue
-	(*wrapperspb.UInt32Value)(nil), // 9: google.protobuf.UInt32Value
+	(*PrintWarning)(nil),           // 9: platen.v1.PrintWarning
+	(*wrapperspb.UInt32Value)(nil), // 10: google.protobuf.UInt32Value
 }
 var file_platen_v1_shop_proto_depIdxs = []int32{
 	1,  // 0: platen.v1.CreateShopOrderRequest.lines:type_name -> platen.v1.ShopOrderLineInput
@@ -619,17 +632,18 @@ var file_platen_v1_shop_proto_depIdxs = []int32{
 	6,  // 3: platen.v1.ShopOrderLine.prints:type_name -> platen.v1.ShopPrint
 	7,  // 4: platen.v1.ShopPrint.files:type_name -> platen.v1.ShopPrintFile
 	8,  // 5: platen.v1.ShopPrint.error:type_name -> google.protobuf.StringValue
-	9,  // 6: platen.v1.ShopPrintFile.size:type_name -> google.protobuf.UInt32Value
-	8,  // 7: platen.v1.ShopPrintFile.sha256:type_name -> google.protobuf.StringValue
-	0,  // 8: platen.v1.ShopService.CreateShopOrder:input_type -> platen.v1.CreateShopOrderRequest
-	2,  // 9: platen.v1.ShopService.GetShopOrder:input_type -> platen.v1.GetShopOrderRequest
-	3,  // 10: platen.v1.ShopService.CreateShopOrder:output_type -> platen.v1.ShopOrderResponse
-	3,  // 11: platen.v1.ShopService.GetShopOrder:output_type -> platen.v1.ShopOrderResponse
-	10, // [10:12] is the sub-list for method output_type
-	8,  // [8:10] is the sub-list for method input_type
-	8,  // [8:8] is the sub-list for extension type_name
-	8,  // [8:8] is the sub-list for extension extendee
-	0,  // [0:8] is the sub-list for field type_name
+	9,  // 6: platen.v1.ShopPrint.warnings:type_name -> platen.v1.PrintWarning
+	10, // 7: platen.v1.ShopPrintFile.size:type_name -> google.protobuf.UInt32Value
+	8,  // 8: platen.v1.ShopPrintFile.sha256:type_name -> google.protobuf.StringValue
+	0,  // 9: platen.v1.ShopService.CreateShopOrder:input_type -> platen.v1.CreateShopOrderRequest
+	2,  // 10: platen.v1.ShopService.GetShopOrder:input_type -> platen.v1.GetShopOrderRequest
+	3,  // 11: platen.v1.ShopService.CreateShopOrder:output_type -> platen.v1.ShopOrderResponse
+	3,  // 12: platen.v1.ShopService.GetShopOrder:output_type -> platen.v1.ShopOrderResponse
+	11, // [11:13] is the sub-list for method output_type
+	9,  // [9:11] is the sub-list for method input_type
+	9,  // [9:9] is the sub-list for extension type_name
+	9,  // [9:9] is the sub-list for extension extendee
+	0,  // [0:9] is the sub-list for field type_name
 }
 
 func init() { file_platen_v1_shop_proto_init() }
@@ -637,6 +651,7 @@ func file_platen_v1_shop_proto_init() {
 	if File_platen_v1_shop_proto != nil {
 		return
 	}
+	file_platen_v1_warnings_proto_init()
 	file_platen_v1_shop_proto_msgTypes[1].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{

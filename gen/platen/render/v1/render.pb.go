@@ -150,7 +150,10 @@ type RenderRequest struct {
 	// When set, the resolution the request renders at, whatever the
 	// document's dpi and the settings say: a preview stays small even for a
 	// design made at 600 dpi.
-	PreviewDpi    uint32 `protobuf:"varint,7,opt,name=preview_dpi,json=previewDpi,proto3" json:"preview_dpi,omitempty"`
+	PreviewDpi uint32 `protobuf:"varint,7,opt,name=preview_dpi,json=previewDpi,proto3" json:"preview_dpi,omitempty"`
+	// When true, the answer carries the preflight's warnings for the
+	// selected surfaces at the print's DPI (not for sheets or previews).
+	Preflight     bool `protobuf:"varint,20,opt,name=preflight,proto3" json:"preflight,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -232,6 +235,13 @@ func (x *RenderRequest) GetPreviewDpi() uint32 {
 		return x.PreviewDpi
 	}
 	return 0
+}
+
+func (x *RenderRequest) GetPreflight() bool {
+	if x != nil {
+		return x.Preflight
+	}
+	return false
 }
 
 // SheetsJob is the print file of one print template of a batch: the
@@ -618,8 +628,10 @@ func (x *SheetItem) GetBatchIndex() int32 {
 
 // RenderResponse carries the rendered files: per format, in surface order.
 type RenderResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Files         []*RenderedFile        `protobuf:"bytes,1,rep,name=files,proto3" json:"files,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Files []*RenderedFile        `protobuf:"bytes,1,rep,name=files,proto3" json:"files,omitempty"`
+	// What the preflight found, in layer order; empty unless asked for.
+	Warnings      []*PreflightWarning `protobuf:"bytes,20,rep,name=warnings,proto3" json:"warnings,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -661,6 +673,77 @@ func (x *RenderResponse) GetFiles() []*RenderedFile {
 	return nil
 }
 
+func (x *RenderResponse) GetWarnings() []*PreflightWarning {
+	if x != nil {
+		return x.Warnings
+	}
+	return nil
+}
+
+// PreflightWarning is something that prints, but not well.
+type PreflightWarning struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// low_resolution, upscaled, outside_safe_area or hairline.
+	Code string `protobuf:"bytes,1,opt,name=code,proto3" json:"code,omitempty"`
+	// The layer: "layers[2]" or "surfaces[1].layers[0]".
+	Layer string `protobuf:"bytes,2,opt,name=layer,proto3" json:"layer,omitempty"`
+	// What is wrong, for a person.
+	Message       string `protobuf:"bytes,3,opt,name=message,proto3" json:"message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PreflightWarning) Reset() {
+	*x = PreflightWarning{}
+	mi := &file_platen_render_v1_render_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PreflightWarning) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PreflightWarning) ProtoMessage() {}
+
+func (x *PreflightWarning) ProtoReflect() protoreflect.Message {
+	mi := &file_platen_render_v1_render_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PreflightWarning.ProtoReflect.Descriptor instead.
+func (*PreflightWarning) Descriptor() ([]byte, []int) {
+	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *PreflightWarning) GetCode() string {
+	if x != nil {
+		return x.Code
+	}
+	return ""
+}
+
+func (x *PreflightWarning) GetLayer() string {
+	if x != nil {
+		return x.Layer
+	}
+	return ""
+}
+
+func (x *PreflightWarning) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
 // RenderedFile is one rendered file.
 type RenderedFile struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -686,7 +769,7 @@ type RenderedFile struct {
 
 func (x *RenderedFile) Reset() {
 	*x = RenderedFile{}
-	mi := &file_platen_render_v1_render_proto_msgTypes[7]
+	mi := &file_platen_render_v1_render_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -698,7 +781,7 @@ func (x *RenderedFile) String() string {
 func (*RenderedFile) ProtoMessage() {}
 
 func (x *RenderedFile) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_render_v1_render_proto_msgTypes[7]
+	mi := &file_platen_render_v1_render_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -711,7 +794,7 @@ func (x *RenderedFile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RenderedFile.ProtoReflect.Descriptor instead.
 func (*RenderedFile) Descriptor() ([]byte, []int) {
-	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{7}
+	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *RenderedFile) GetSurfaceIndex() int32 {
@@ -785,7 +868,7 @@ const file_platen_render_v1_render_proto_rawDesc = "" +
 	"\rPrintSettings\x12\x10\n" +
 	"\x03dpi\x18\x01 \x01(\rR\x03dpi\x12\x1d\n" +
 	"\n" +
-	"variant_id\x18\x02 \x01(\x05R\tvariantId\"\xc3\x02\n" +
+	"variant_id\x18\x02 \x01(\x05R\tvariantId\"\xe1\x02\n" +
 	"\rRenderRequest\x12\x1a\n" +
 	"\bdocument\x18\x01 \x01(\fR\bdocument\x12;\n" +
 	"\bsettings\x18\x02 \x01(\v2\x1f.platen.render.v1.PrintSettingsR\bsettings\x122\n" +
@@ -794,7 +877,8 @@ const file_platen_render_v1_render_proto_rawDesc = "" +
 	"\x0fpdf_per_surface\x18\x05 \x01(\bR\rpdfPerSurface\x123\n" +
 	"\x06sheets\x18\x06 \x01(\v2\x1b.platen.render.v1.SheetsJobR\x06sheets\x12\x1f\n" +
 	"\vpreview_dpi\x18\a \x01(\rR\n" +
-	"previewDpi\"\xb6\x01\n" +
+	"previewDpi\x12\x1c\n" +
+	"\tpreflight\x18\x14 \x01(\bR\tpreflight\"\xb6\x01\n" +
 	"\tSheetsJob\x12\x1b\n" +
 	"\tbatch_uid\x18\x01 \x01(\tR\bbatchUid\x12;\n" +
 	"\btemplate\x18\x02 \x01(\v2\x1f.platen.render.v1.SheetTemplateR\btemplate\x12\x1c\n" +
@@ -833,9 +917,14 @@ const file_platen_render_v1_render_proto_rawDesc = "" +
 	"\x05label\x18\x03 \x01(\tR\x05label\x12\x10\n" +
 	"\x03dpi\x18\x04 \x01(\rR\x03dpi\x12\x1f\n" +
 	"\vbatch_index\x18\x05 \x01(\x05R\n" +
-	"batchIndex\"F\n" +
+	"batchIndex\"\x86\x01\n" +
 	"\x0eRenderResponse\x124\n" +
-	"\x05files\x18\x01 \x03(\v2\x1e.platen.render.v1.RenderedFileR\x05files\"\xa8\x02\n" +
+	"\x05files\x18\x01 \x03(\v2\x1e.platen.render.v1.RenderedFileR\x05files\x12>\n" +
+	"\bwarnings\x18\x14 \x03(\v2\".platen.render.v1.PreflightWarningR\bwarnings\"V\n" +
+	"\x10PreflightWarning\x12\x12\n" +
+	"\x04code\x18\x01 \x01(\tR\x04code\x12\x14\n" +
+	"\x05layer\x18\x02 \x01(\tR\x05layer\x12\x18\n" +
+	"\amessage\x18\x03 \x01(\tR\amessage\"\xa8\x02\n" +
 	"\fRenderedFile\x12#\n" +
 	"\rsurface_index\x18\x01 \x01(\x05R\fsurfaceIndex\x12!\n" +
 	"\fsurface_name\x18\x02 \x01(\tR\vsurfaceName\x120\n" +
@@ -869,34 +958,36 @@ func file_platen_render_v1_render_proto_rawDescGZIP() []byte {
 }
 
 var file_platen_render_v1_render_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_platen_render_v1_render_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_platen_render_v1_render_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_platen_render_v1_render_proto_goTypes = []any{
-	(Format)(0),            // 0: platen.render.v1.Format
-	(*PrintSettings)(nil),  // 1: platen.render.v1.PrintSettings
-	(*RenderRequest)(nil),  // 2: platen.render.v1.RenderRequest
-	(*SheetsJob)(nil),      // 3: platen.render.v1.SheetsJob
-	(*SheetTemplate)(nil),  // 4: platen.render.v1.SheetTemplate
-	(*SheetSlot)(nil),      // 5: platen.render.v1.SheetSlot
-	(*SheetItem)(nil),      // 6: platen.render.v1.SheetItem
-	(*RenderResponse)(nil), // 7: platen.render.v1.RenderResponse
-	(*RenderedFile)(nil),   // 8: platen.render.v1.RenderedFile
+	(Format)(0),              // 0: platen.render.v1.Format
+	(*PrintSettings)(nil),    // 1: platen.render.v1.PrintSettings
+	(*RenderRequest)(nil),    // 2: platen.render.v1.RenderRequest
+	(*SheetsJob)(nil),        // 3: platen.render.v1.SheetsJob
+	(*SheetTemplate)(nil),    // 4: platen.render.v1.SheetTemplate
+	(*SheetSlot)(nil),        // 5: platen.render.v1.SheetSlot
+	(*SheetItem)(nil),        // 6: platen.render.v1.SheetItem
+	(*RenderResponse)(nil),   // 7: platen.render.v1.RenderResponse
+	(*PreflightWarning)(nil), // 8: platen.render.v1.PreflightWarning
+	(*RenderedFile)(nil),     // 9: platen.render.v1.RenderedFile
 }
 var file_platen_render_v1_render_proto_depIdxs = []int32{
-	1, // 0: platen.render.v1.RenderRequest.settings:type_name -> platen.render.v1.PrintSettings
-	0, // 1: platen.render.v1.RenderRequest.formats:type_name -> platen.render.v1.Format
-	3, // 2: platen.render.v1.RenderRequest.sheets:type_name -> platen.render.v1.SheetsJob
-	4, // 3: platen.render.v1.SheetsJob.template:type_name -> platen.render.v1.SheetTemplate
-	6, // 4: platen.render.v1.SheetsJob.items:type_name -> platen.render.v1.SheetItem
-	5, // 5: platen.render.v1.SheetTemplate.slots:type_name -> platen.render.v1.SheetSlot
-	8, // 6: platen.render.v1.RenderResponse.files:type_name -> platen.render.v1.RenderedFile
-	0, // 7: platen.render.v1.RenderedFile.format:type_name -> platen.render.v1.Format
-	2, // 8: platen.render.v1.RenderService.Render:input_type -> platen.render.v1.RenderRequest
-	7, // 9: platen.render.v1.RenderService.Render:output_type -> platen.render.v1.RenderResponse
-	9, // [9:10] is the sub-list for method output_type
-	8, // [8:9] is the sub-list for method input_type
-	8, // [8:8] is the sub-list for extension type_name
-	8, // [8:8] is the sub-list for extension extendee
-	0, // [0:8] is the sub-list for field type_name
+	1,  // 0: platen.render.v1.RenderRequest.settings:type_name -> platen.render.v1.PrintSettings
+	0,  // 1: platen.render.v1.RenderRequest.formats:type_name -> platen.render.v1.Format
+	3,  // 2: platen.render.v1.RenderRequest.sheets:type_name -> platen.render.v1.SheetsJob
+	4,  // 3: platen.render.v1.SheetsJob.template:type_name -> platen.render.v1.SheetTemplate
+	6,  // 4: platen.render.v1.SheetsJob.items:type_name -> platen.render.v1.SheetItem
+	5,  // 5: platen.render.v1.SheetTemplate.slots:type_name -> platen.render.v1.SheetSlot
+	9,  // 6: platen.render.v1.RenderResponse.files:type_name -> platen.render.v1.RenderedFile
+	8,  // 7: platen.render.v1.RenderResponse.warnings:type_name -> platen.render.v1.PreflightWarning
+	0,  // 8: platen.render.v1.RenderedFile.format:type_name -> platen.render.v1.Format
+	2,  // 9: platen.render.v1.RenderService.Render:input_type -> platen.render.v1.RenderRequest
+	7,  // 10: platen.render.v1.RenderService.Render:output_type -> platen.render.v1.RenderResponse
+	10, // [10:11] is the sub-list for method output_type
+	9,  // [9:10] is the sub-list for method input_type
+	9,  // [9:9] is the sub-list for extension type_name
+	9,  // [9:9] is the sub-list for extension extendee
+	0,  // [0:9] is the sub-list for field type_name
 }
 
 func init() { file_platen_render_v1_render_proto_init() }
@@ -910,7 +1001,7 @@ func file_platen_render_v1_render_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_platen_render_v1_render_proto_rawDesc), len(file_platen_render_v1_render_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   8,
+			NumMessages:   9,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
