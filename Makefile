@@ -5,7 +5,7 @@ GOTOOL := $(GO) tool -modfile=tools/go.mod
 GATEWAY_V1 := github.com/grpc-ecosystem/grpc-gateway@v1.16.0
 TEST_FLAGS ?= -race -count=1 -timeout 20m
 
-.PHONY: help run build test cover fuzz test-tools missing-test-tools install-test-tools bench bench-render bench-batch bench-webhooks bench-hostile bench-prints bench-latency generate generate-proto generate-ent googleapis lint lint-openapi verify
+.PHONY: help run build test cover fuzz test-tools missing-test-tools install-test-tools bench bench-render bench-batch bench-webhooks bench-hostile bench-prints bench-latency generate generate-proto generate-ent googleapis icc-profiles lint lint-openapi verify
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -80,6 +80,11 @@ bench-hostile: build ## run only the hostile-input benchmarks: what each attack 
 
 bench-prints: build ## run only the operator's prints list over 100,000 seeded prints
 	$(GO) run ./cmd/platen-bench -platen bin/platen -suites prints $(BENCH_FLAGS)
+
+# The PDF/X colour profiles are committed; this rebuilds them from Debian's
+# icc-profiles-free (needs apt-get and colprof from Debian's argyll).
+icc-profiles: ## rebuild internal/iccprofile's FOGRA39 and sRGB profiles from Debian's icc-profiles-free
+	internal/iccprofile/build.sh
 
 generate: generate-proto generate-ent ## regenerate gen/ and ent/
 
