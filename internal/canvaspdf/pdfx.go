@@ -1,0 +1,325 @@
+package canvaspdf
+
+// PDF/X-4 (ISO 15930-7, on PDF 1.6), Platen's addition: every file names
+// the press condition it is made for (an output intent with an embedded
+// ICC profile), says it is PDF/X-4 in its Info dictionary and in XMP
+// metadata, has a document ID, dates, a title and Trapped, and paints RGB
+// only in an ICC-based sRGB space, never DeviceRGB, which the output
+// intent would not cover. The profiles are deflated once per process (per
+// OutputIntent) and copied into each file as they are, so conformance
+// costs a file a memory copy of about 100 KB, not a compression.
+
+import (
+	"bytes"
+	"compress/zlib"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"image/color"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/platen-print/platen/internal/iccprofile"
+)
+
+// pdfxVersion is what Info's GTS_PDFXVersion and XMP's
+// pdfxid:GTS_PDFXVersion say.
+const pdfxVersion = "PDF/X-4"
+
+// defaultTitle is the Title of a file whose writer set none: PDF/X
+// requires one.
+const defaultTitle = "Untitled"
+
+// srgbName is the name the sRGB space has in each page's ColorSpace
+// resources, what "cs"/"CS" select.
+const srgbName = pdfName("CS0")
+
+// OutputCondition is a press condition as a caller describes it: the ICC
+// profile of the press and paper (CMYK, an output-device profile) and how
+// a PDF/X output intent names it.
+type OutputCondition struct {
+	Profile []byte
+	// Identifier is the OutputConditionIdentifier: a registered
+	// condition's name (FOGRA39), or the caller's own.
+	Identifier string
+	// Condition says in words what the condition is (OutputCondition).
+	Condition string
+	// RegistryName is the registry Identifier is listed in
+	// (http://www.color.org); empty for a condition of one's own.
+	RegistryName string
+	// Info is the Info entry, shown by preflight tools; Identifier when
+	// empty.
+	Info string
+}
+
+// OutputIntent is an output condition prepared for writing: its profile
+// checked and deflated once. Make one with NewOutputIntent and pass it in
+// Options to every file made for that condition.
+type OutputIntent struct {
+	cond     OutputCondition
+	deflated []byte
+}
+
+// NewOutputIntent checks c's profile (an ICC output profile whose colour
+// space is CMYK: what the writer's DeviceCMYK and DeviceGray images rely
+// on) and prepares it for embedding.
+func NewOutputIntent(c OutputCondition) (*OutputIntent, error) {
+	if c.Identifier == "" {
+		return nil, errors.New("canvaspdf: an output condition needs an identifier")
+	}
+	if err := checkICC(c.Profile, "prtr", "CMYK"); err != nil {
+		return nil, fmt.Errorf("canvaspdf: output condition %s: %w", c.Identifier, err)
+	}
+	if c.Info == "" {
+		c.Info = c.Identifier
+	}
+	return &OutputIntent{cond: c, deflated: deflate(c.Profile)}, nil
+}
+
+// Condition returns what the intent was made from.
+func (o *OutputIntent) Condition() OutputCondition { return o.cond }
+
+// DefaultOutputIntent is FOGRA39, offset on coated paper, with the profile
+// internal/iccprofile ships: the intent of a file whose Options name none.
+var DefaultOutputIntent = sync.OnceValue(func() *OutputIntent {
+	o, err := NewOutputIntent(OutputCondition{
+		Profile:      iccprofile.FOGRA39,
+		Identifier:   iccprofile.FOGRA39Identifier,
+		Condition:    iccprofile.FOGRA39Condition,
+		RegistryName: iccprofile.Registry,
+		Info:         iccprofile.FOGRA39Info,
+	})
+	if err != nil {
+		panic(err) // the embedded profile is checked by iccprofile's tests
+	}
+	return o
+})
+
+// srgbProfile is iccprofile.SRGB deflated, once.
+var srgbProfile = sync.OnceValue(func() []byte { return deflate(iccprofile.SRGB) })
+
+// checkICC reports whether profile has an ICC header of the given device
+// class and colour space.
+func checkICC(profile []byte, class, space string) error {
+	if len(profile) < 128 || string(profile[36:40]) != "acsp" {
+		return errors.New("not an ICC profile")
+	}
+	if int(binary.BigEndian.Uint32(profile)) != len(profile) {
+		return errors.New("the ICC profile is truncated")
+	}
+	if got := string(profile[12:16]); got != class {
+		return fmt.Errorf("the ICC profile's class is %q, want %q", got, class)
+	}
+	if got := string(profile[16:20]); got != space {
+		return fmt.Errorf("the ICC profile's colour space is %q, want %q", got, space)
+	}
+	return nil
+}
+
+// deflate compresses b with zlib, as a FlateDecode stream holds it: at
+// the best level, since it happens once per process.
+func deflate(b []byte) []byte {
+	var buf bytes.Buffer
+	zw, _ := zlib.NewWriterLevel(&buf, zlib.BestCompression)
+	_, _ = zw.Write(b)
+	_ = zw.Close()
+	return buf.Bytes()
+}
+
+// pdfxDoc is the writer's PDF/X state.
+type pdfxDoc struct {
+	intent *OutputIntent
+	srgb   pdfRef // the sRGB ICC stream, 0 until written
+}
+
+// pdfHex is a PDF hexadecimal string, <…>: the trailer's ID.
+type pdfHex []byte
+
+// SetOutputIntent sets the output intent of the document; nil means
+// DefaultOutputIntent.
+func (w *pdfWriter) SetOutputIntent(o *OutputIntent) {
+	w.pdfx.intent = o
+}
+
+// writeEncodedStream writes a stream whose data is already encoded by
+// dict's filters (a cached deflated profile): unlike a pdfStream, it is not
+// compressed again.
+func (w *pdfWriter) writeEncodedStream(dict pdfDict, data []byte) pdfRef {
+	dict["Length"] = len(data)
+	w.objOffsets = append(w.objOffsets, w.pos)
+	ref := pdfRef(len(w.objOffsets))
+	w.write("%v 0 obj\n", ref)
+	w.writeVal(dict)
+	w.write("stream\n")
+	w.writeBytes(data)
+	w.write("\nendstream\nendobj\n")
+	return ref
+}
+
+// srgbSpace returns the document's ICC-based sRGB colour space, writing
+// its profile on first use: one stream per file, whatever uses it.
+func (w *pdfWriter) srgbSpace() pdfArray {
+	if w.pdfx.srgb == 0 {
+		w.pdfx.srgb = w.writeEncodedStream(pdfDict{"N": 3, "Filter": pdfFilterFlate}, srgbProfile())
+	}
+	return pdfArray{pdfName("ICCBased"), w.pdfx.srgb}
+}
+
+// writeOutputIntents writes the output profile and returns the catalog's
+// OutputIntents array.
+func (w *pdfWriter) writeOutputIntents() pdfArray {
+	o := w.pdfx.intent
+	if o == nil {
+		o = DefaultOutputIntent()
+	}
+	profile := w.writeEncodedStream(pdfDict{"N": 4, "Filter": pdfFilterFlate}, o.deflated)
+	intent := pdfDict{
+		"Type":                      pdfName("OutputIntent"),
+		"S":                         pdfName("GTS_PDFX"),
+		"OutputConditionIdentifier": o.cond.Identifier,
+		"Info":                      o.cond.Info,
+		"DestOutputProfile":         profile,
+	}
+	if o.cond.Condition != "" {
+		intent["OutputCondition"] = o.cond.Condition
+	}
+	if o.cond.RegistryName != "" {
+		intent["RegistryName"] = o.cond.RegistryName
+	}
+	return pdfArray{intent}
+}
+
+// addPDFX completes the catalog, the Info dictionary and the trailer for
+// PDF/X-4 just before they are written: the output intent, the XMP
+// metadata, dates, Trapped and the document ID.
+func (w *pdfWriter) addPDFX(catalog, info, trailer pdfDict) {
+	now := time.Now().UTC().Truncate(time.Second)
+	if w.title == "" {
+		info["Title"] = defaultTitle
+	}
+	info["CreationDate"] = pdfDate(now)
+	info["ModDate"] = pdfDate(now)
+	info["Trapped"] = pdfName("False")
+	info["GTS_PDFXVersion"] = pdfxVersion
+
+	doc, instance := uuid.New(), uuid.New()
+	catalog["OutputIntents"] = w.writeOutputIntents()
+	catalog["Metadata"] = w.writeObject(pdfStream{
+		dict:   pdfDict{"Type": pdfName("Metadata"), "Subtype": pdfName("XML")},
+		stream: w.xmp(now, doc, instance),
+	})
+	// A new file's two IDs are the same.
+	trailer["ID"] = pdfArray{pdfHex(doc[:]), pdfHex(doc[:])}
+}
+
+// pdfDate is t as a PDF date string; addPDFX gives it in UTC.
+func pdfDate(t time.Time) string {
+	return t.Format("D:20060102150405") + "+00'00'"
+}
+
+// xmp is the document's XMP metadata packet, which mirrors Info (title,
+// dates, producer, Trapped, PDF/X version) as PDF/X requires.
+func (w *pdfWriter) xmp(now time.Time, doc, instance uuid.UUID) []byte {
+	title := w.title
+	if title == "" {
+		title = defaultTitle
+	}
+	date := now.Format("2006-01-02T15:04:05") + "+00:00"
+	var b strings.Builder
+	b.WriteString("<?xpacket begin=\"\ufeff\" id=\"W5M0MpCehiHzreSzNTczkc9d\"?>\n" +
+		`<x:xmpmeta xmlns:x="adobe:ns:meta/">` + "\n" +
+		`<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">` + "\n" +
+		`<rdf:Description rdf:about=""` +
+		` xmlns:dc="http://purl.org/dc/elements/1.1/"` +
+		` xmlns:xmp="http://ns.adobe.com/xap/1.0/"` +
+		` xmlns:pdf="http://ns.adobe.com/pdf/1.3/"` +
+		` xmlns:xmpMM="http://ns.adobe.com/xap/1.0/mm/"` +
+		` xmlns:pdfxid="http://www.npes.org/pdfx/ns/id/">` + "\n")
+	el := func(name, value string) {
+		fmt.Fprintf(&b, "<%s>%s</%s>\n", name, xmlEscape(value), name)
+	}
+	el("dc:format", "application/pdf")
+	fmt.Fprintf(&b, "<dc:title><rdf:Alt><rdf:li xml:lang=\"x-default\">%s</rdf:li></rdf:Alt></dc:title>\n", xmlEscape(title))
+	if w.author != "" {
+		fmt.Fprintf(&b, "<dc:creator><rdf:Seq><rdf:li>%s</rdf:li></rdf:Seq></dc:creator>\n", xmlEscape(w.author))
+	}
+	if w.subject != "" {
+		fmt.Fprintf(&b, "<dc:description><rdf:Alt><rdf:li xml:lang=\"x-default\">%s</rdf:li></rdf:Alt></dc:description>\n", xmlEscape(w.subject))
+	}
+	el("xmp:CreateDate", date)
+	el("xmp:ModifyDate", date)
+	el("xmp:MetadataDate", date)
+	if w.creator != "" {
+		el("xmp:CreatorTool", w.creator)
+	}
+	el("pdf:Producer", producer)
+	if w.keywords != "" {
+		el("pdf:Keywords", w.keywords)
+	}
+	el("pdf:Trapped", "False")
+	el("xmpMM:DocumentID", doc.URN())
+	el("xmpMM:InstanceID", instance.URN())
+	el("xmpMM:VersionID", "1")
+	el("xmpMM:RenditionClass", "default")
+	el("pdfxid:GTS_PDFXVersion", pdfxVersion)
+	b.WriteString("</rdf:Description>\n</rdf:RDF>\n</x:xmpmeta>\n<?xpacket end=\"w\"?>")
+	return []byte(b.String())
+}
+
+// producer is Info's Producer and XMP's pdf:Producer, which must agree.
+const producer = "tdewolff/canvas"
+
+var xmlEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;")
+
+func xmlEscape(s string) string { return xmlEscaper.Replace(s) }
+
+// setFillRGB sets the fill colour c (premultiplied, alpha a in 0–1) in
+// the sRGB space, selecting the space first when the fill is in another.
+func (w *pdfPageWriter) setFillRGB(c color.RGBA, a float64) {
+	if w.fillSpace != srgbName {
+		fmt.Fprintf(w, " /%v cs", w.useSRGB())
+		w.fillSpace = srgbName
+	}
+	r, g, b := straight(c, a)
+	fmt.Fprintf(w, " %v %v %v sc", dec(r), dec(g), dec(b))
+}
+
+// setStrokeRGB is setFillRGB for the stroke.
+func (w *pdfPageWriter) setStrokeRGB(c color.RGBA, a float64) {
+	if w.strokeSpace != srgbName {
+		fmt.Fprintf(w, " /%v CS", w.useSRGB())
+		w.strokeSpace = srgbName
+	}
+	r, g, b := straight(c, a)
+	fmt.Fprintf(w, " %v %v %v SC", dec(r), dec(g), dec(b))
+}
+
+// useSRGB adds the sRGB space to the page's ColorSpace resources and
+// returns its name there.
+func (w *pdfPageWriter) useSRGB() pdfName {
+	spaces, ok := w.resources["ColorSpace"].(pdfDict)
+	if !ok {
+		spaces = pdfDict{}
+		w.resources["ColorSpace"] = spaces
+	}
+	if _, ok := spaces[srgbName]; !ok {
+		spaces[srgbName] = w.pdf.srgbSpace()
+	}
+	return srgbName
+}
+
+// straight undoes c's premultiplication: components from 0 to 1. A fully
+// transparent colour is black, as upstream wrote it.
+func straight(c color.RGBA, a float64) (r, g, b float64) {
+	if c.A == 0 {
+		return 0, 0, 0
+	}
+	return float64(c.R) / 255 / a, float64(c.G) / 255 / a, float64(c.B) / 255 / a
+}
+
+// pdfxEmbedsEveryFont turns off upstream's use of the 14 standard fonts,
+// which are not embedded.
+const pdfxEmbedsEveryFont = true
