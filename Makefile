@@ -129,8 +129,9 @@ lint-openapi: ## lint gen/openapi/platen.openapi.json with Redocly's CLI (needs 
 	  tools/openapi-lint/node_modules/.bin/redocly lint --format=summary gen/openapi/platen.openapi.json
 
 # The render tests check real PDFs with poppler (pdfinfo, pdftoppm,
-# pdffonts), and the operator panel's tests drive Debian's chromium with
-# playwright-core from npm (no browser download); the webhook tests verify
+# pdffonts), qpdf and Ghostscript (PDF/X-4: internal/pdfxtest), and the
+# operator panel's tests drive Debian's chromium with playwright-core from
+# npm (no browser download); the webhook tests verify
 # deliveries with the npm verifiers receivers install. make test installs
 # those npm packages into the repository when npm is there, and says which
 # system packages are missing (their tests then skip); it never calls
@@ -154,6 +155,8 @@ test-tools:
 missing-test-tools:
 	@missing=""; \
 	command -v pdftoppm >/dev/null || missing="$$missing poppler-utils"; \
+	command -v qpdf >/dev/null || missing="$$missing qpdf"; \
+	command -v gs >/dev/null || missing="$$missing ghostscript"; \
 	command -v chromium >/dev/null || missing="$$missing chromium"; \
 	command -v node >/dev/null || missing="$$missing nodejs"; \
 	command -v npm >/dev/null || missing="$$missing npm"; \
