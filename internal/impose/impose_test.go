@@ -62,7 +62,7 @@ func impose(t *testing.T, b Batch, images photos) (string, []render.Sheet) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pdf, err := render.New(images, render.NewFonts(nil)).Sheets(context.Background(), b.Template.SheetWidth, b.Template.SheetHeight, sheets)
+	pdf, err := render.New(images, render.NewFonts(nil)).Sheets(context.Background(), "Batch "+b.UID, b.Template.SheetWidth, b.Template.SheetHeight, sheets)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,5 +264,8 @@ func TestABatchFileIsPDFX4(t *testing.T) {
 	}
 	if len(images) != 10 {
 		t.Errorf("%d image uses, want one on each of the 10 cards", len(images))
+	}
+	if !bytes.Contains(pdf, []byte("/Title(Batch b-x4)")) || !bytes.Contains(pdf, []byte(`<rdf:li xml:lang="x-default">Batch b-x4</rdf:li>`)) {
+		t.Error("the file is not titled after its batch in Info and XMP")
 	}
 }

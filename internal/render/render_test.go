@@ -346,4 +346,7 @@ func TestReferencePDFIsPDFX4(t *testing.T) {
 	if !bytes.Contains(pdf, jpg) {
 		t.Error("the JPEG was re-encoded")
 	}
+	if !bytes.Contains(pdf, []byte("/Title(Print file)")) {
+		t.Error("the file is not titled " + DefaultTitle)
+	}
 }
