@@ -42,7 +42,7 @@ func New(w io.Writer, width, height float64, opts *Options) *PDF {
 	page := newPDFWriter(w).NewPage(width, height)
 	page.pdf.SetCompression(opts.Compress)
 	page.pdf.SetFontSubsetting(opts.SubsetFonts)
-	page.pdf.SetOutputIntent(opts.OutputIntent) // Platen
+	page.pdf.startPDFX(intentOf(opts)) // Platen
 	return &PDF{
 		w:      page,
 		width:  width,

@@ -82,7 +82,9 @@ func (r *Renderer) PDF(ctx context.Context, doc *design.Document, settings Setti
 	p := newPage(doc, r.fonts.set(), newImageSet(r.images, MaxPixelBytes))
 	defer p.fonts.release()
 	var buf bytes.Buffer
-	pdf := canvaspdf.New(&buf, p.width, p.height, &canvaspdf.Options{Compress: true, SubsetFonts: true})
+	opts := &canvaspdf.Options{Compress: true, SubsetFonts: true}
+	buf.Grow(canvaspdf.SizeHint(opts))
+	pdf := canvaspdf.New(&buf, p.width, p.height, opts)
 	pdf.SetInfo(cmp.Or(settings.Title, DefaultTitle), "", "", "", "Platen")
 	for n, i := range surfaces {
 		if i < 0 || i >= len(doc.Surfaces) {

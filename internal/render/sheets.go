@@ -71,7 +71,9 @@ func (r *Renderer) Sheets(ctx context.Context, title string, width, height float
 	defer fonts.release()
 	images := newImageSet(r.images, MaxPixelBytes)
 	var buf bytes.Buffer
-	pdf := canvaspdf.New(&buf, width, height, &canvaspdf.Options{Compress: true, SubsetFonts: true})
+	opts := &canvaspdf.Options{Compress: true, SubsetFonts: true}
+	buf.Grow(canvaspdf.SizeHint(opts))
+	pdf := canvaspdf.New(&buf, width, height, opts)
 	pdf.SetInfo(cmp.Or(title, DefaultSheetsTitle), "", "", "", "Platen")
 	t := &pdfTarget{pdf: pdf}
 	for n, sheet := range sheets {
