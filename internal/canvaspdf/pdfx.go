@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/tdewolff/canvas"
 
 	"github.com/platen-print/platen/internal/iccprofile"
 )
@@ -291,6 +292,13 @@ const producer = "tdewolff/canvas"
 var xmlEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;")
 
 func xmlEscape(s string) string { return xmlEscaper.Replace(s) }
+
+// unsetPaint is a page's fill and stroke before any is set: a colour no
+// caller can ask for (premultiplied, yet red above alpha), so that the
+// first one is always written. Upstream started from black, the PDF
+// default, and so left black to paint in the initial DeviceGray space
+// rather than in sRGB like every other colour.
+var unsetPaint = canvas.Paint{Color: color.RGBA{R: 255}}
 
 // setFillRGB sets the fill colour c (premultiplied, alpha a in 0–1) in
 // the sRGB space, selecting the space first when the fill is in another.

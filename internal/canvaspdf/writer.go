@@ -904,8 +904,8 @@ func (w *pdfWriter) NewPage(width, height float64) *pdfPageWriter {
 		resources:      pdfDict{},
 		graphicsStates: map[float64]pdfName{},
 		alpha:          1.0,
-		fill:           canvas.Paint{Color: canvas.Black},
-		stroke:         canvas.Paint{Color: canvas.Black},
+		fill:           unsetPaint, // Platen: was black, see unsetPaint
+		stroke:         unsetPaint,
 		lineWidth:      1.0,
 		lineCap:        0,
 		lineJoin:       0,

@@ -334,17 +334,31 @@ func walk(o types.Object, f func(types.Object)) {
 // ContentColourErrors lists what in a content stream sets colour outside
 // the ICC-based spaces: g, G, rg, RG, k, K (DeviceGray, DeviceRGB,
 // DeviceCMYK), a cs/CS naming a device space or a resource iccBased does
-// not accept, and sc/scn before any cs.
+// not accept, sc/scn before any cs, and painting (a fill, a stroke, text)
+// in the initial DeviceGray space, no colour set. q and Q save and
+// restore the spaces selected.
 func ContentColourErrors(content []byte, iccBased func(name string) bool) []string {
 	var errs []string
 	var operands []string
-	fill, stroke := "", ""
+	type spaces struct{ fill, stroke string }
+	var cur spaces
+	var saved []spaces
+	fill, stroke := &cur.fill, &cur.stroke
 	for _, tok := range Tokens(content) {
 		if !isOperator(tok) {
 			operands = append(operands, tok)
 			continue
 		}
+		if paintsFill[tok] && *fill == "" || paintsStroke[tok] && *stroke == "" {
+			errs = append(errs, fmt.Sprintf("%q paints in the initial DeviceGray space", tok))
+		}
 		switch tok {
+		case "q":
+			saved = append(saved, cur)
+		case "Q":
+			if n := len(saved); n > 0 {
+				cur, saved = saved[n-1], saved[:n-1]
+			}
 		case "g", "G", "rg", "RG", "k", "K":
 			errs = append(errs, fmt.Sprintf("device colour operator %q %v", tok, operands))
 		case "cs", "CS":
@@ -356,16 +370,16 @@ func ContentColourErrors(content []byte, iccBased func(name string) bool) []stri
 				errs = append(errs, fmt.Sprintf("%s selects %q, not an ICC-based space", tok, name))
 			}
 			if tok == "cs" {
-				fill = name
+				*fill = name
 			} else {
-				stroke = name
+				*stroke = name
 			}
 		case "sc", "scn":
-			if fill == "" {
+			if *fill == "" {
 				errs = append(errs, tok+" in the initial DeviceGray space")
 			}
 		case "SC", "SCN":
-			if stroke == "" {
+			if *stroke == "" {
 				errs = append(errs, tok+" in the initial DeviceGray space")
 			}
 		}
@@ -373,6 +387,13 @@ func ContentColourErrors(content []byte, iccBased func(name string) bool) []stri
 	}
 	return errs
 }
+
+// paintsFill and paintsStroke are the operators that paint with the fill
+// or the stroke colour (text as well: its render mode is not followed).
+var (
+	paintsFill   = map[string]bool{"f": true, "F": true, "f*": true, "B": true, "B*": true, "b": true, "b*": true, "Tj": true, "TJ": true, "'": true, "\"": true}
+	paintsStroke = map[string]bool{"S": true, "s": true, "B": true, "B*": true, "b": true, "b*": true}
+)
 
 // isOperator tells an operator token from an operand.
 func isOperator(tok string) bool {

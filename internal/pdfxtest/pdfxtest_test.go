@@ -21,14 +21,19 @@ func TestContentColourErrors(t *testing.T) {
 		"/Pattern cs /P0 scn":                              "",
 		// Glyph bytes that spell operators are inside a string.
 		"BT /CS0 cs 0 0 0 sc [(\x00rg\x00 g\\) k)] TJ ET <72 67> Tj": "",
-		"1 0 0 rg":                      `device colour operator "rg" [1 0 0]`,
-		"0.5 G":                         `device colour operator "G" [0.5]`,
-		"0 0 0 1 k":                     `device colour operator "k"`,
-		"/DeviceRGB cs 1 0 0 sc":        `cs selects "DeviceRGB"`,
-		"/CS1 CS 1 SC":                  `CS selects "CS1"`,
-		"1 sc":                          "sc in the initial DeviceGray space",
-		"% a comment: 1 0 0 rg\n0 0 m":  "",
-		"q /CS0 cs 1 1 1 sc Q 0 0 1 RG": `"RG"`,
+		"1 0 0 rg":                       `device colour operator "rg" [1 0 0]`,
+		"0.5 G":                          `device colour operator "G" [0.5]`,
+		"0 0 0 1 k":                      `device colour operator "k"`,
+		"/DeviceRGB cs 1 0 0 sc":         `cs selects "DeviceRGB"`,
+		"/CS1 CS 1 SC":                   `CS selects "CS1"`,
+		"1 sc":                           "sc in the initial DeviceGray space",
+		"% a comment: 1 0 0 rg\n0 0 m":   "",
+		"q /CS0 cs 1 1 1 sc Q 0 0 1 RG":  `"RG"`,
+		"0 0 10 10 re f":                 `"f" paints in the initial DeviceGray space`,
+		"BT /F0 12 Tf (a) Tj ET":         `"Tj" paints in the initial`,
+		"/CS0 cs 0 0 0 sc 0 0 m 1 1 l S": `"S" paints in the initial`,
+		"q /CS0 cs Q 0 0 1 1 re f":       `"f" paints`,
+		"/CS0 cs q Q 0 0 1 1 re f":       "",
 	} {
 		got := strings.Join(ContentColourErrors([]byte(stream), icc), "; ")
 		if (want == "") != (got == "") || !strings.Contains(got, want) {
