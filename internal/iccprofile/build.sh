@@ -18,8 +18,8 @@ dpkg-deb -x icc-profiles-free_*.deb x
 icc=x/usr/share/color/icc
 cp "$icc/sRGB.icc" "$here/sRGB.icc"
 cp "$icc/FOGRA39L.ti3" FOGRA39.ti3
-# -qm: medium quality (A2B grid 9, B2A grid 17): about 120 KB, 94 KB
-#      deflated, small enough to embed in every file (-qh is 4 times the size).
+# -qm: medium quality (A2B grid 9, B2A grid 17): about 120 KB, 93 KB
+#      deflated, small enough to embed in every file.
 # -nc: leave the 127 KB of measurements out of the profile.
 # -l 330: total ink limit 330%, the usual one for FOGRA39 (ISO Coated v2):
 #      RGB converted through this profile never asks for more ink than that.
