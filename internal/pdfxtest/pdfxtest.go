@@ -20,7 +20,8 @@ import (
 
 func init() { api.DisableConfigDir() } // pdfcpu would write ~/.config otherwise
 
-// Objects checks the PDF/X-4 requirements on pdf's objects: the header,
+// Objects checks the PDF/X-4 requirements on pdf's objects: pdfcpu's
+// strict validation of the PDF itself, the header,
 // the output intent (an ICC stream of 4 components whose bytes are
 // profile), Info and XMP metadata that agree, the trailer ID, TrimBox and
 // BleedBox on every page, every font embedded, no DeviceRGB and no
@@ -48,6 +49,11 @@ func ObjectsWith(t testing.TB, pdf, profile []byte, kind Intent) int {
 	t.Helper()
 	if !bytes.HasPrefix(pdf, []byte("%PDF-1.6\n")) {
 		t.Errorf("header %q, want %%PDF-1.6", pdf[:min(len(pdf), 9)])
+	}
+	strict := model.NewDefaultConfiguration()
+	strict.ValidationMode = model.ValidationStrict
+	if err := api.Validate(bytes.NewReader(pdf), strict); err != nil {
+		t.Errorf("pdfcpu's strict validation: %v", err)
 	}
 	ctx, err := api.ReadContext(bytes.NewReader(pdf), model.NewDefaultConfiguration())
 	if err != nil {
