@@ -234,47 +234,44 @@ func (w *pdfWriter) addPDFX(catalog, info, trailer pdfDict) {
 
 // pdfDate is t as a PDF date string; addPDFX gives it in UTC.
 func pdfDate(t time.Time) string {
-	return t.Format("D:20060102150405") + "+00'00'"
+	return t.Format("D:20060102150405-07'00'")
 }
 
 // xmp is the document's XMP metadata packet, which mirrors Info (title,
-// dates, producer, Trapped, PDF/X version) as PDF/X requires.
+// dates, producer, Trapped, PDF/X version) as PDF/X requires. It is built
+// by appending, without fmt: it is written for every file.
 func (w *pdfWriter) xmp(now time.Time, doc, instance uuid.UUID) []byte {
 	title := w.title
 	if title == "" {
 		title = defaultTitle
 	}
-	date := now.Format("2006-01-02T15:04:05") + "+00:00"
-	var b strings.Builder
-	b.WriteString("<?xpacket begin=\"\ufeff\" id=\"W5M0MpCehiHzreSzNTczkc9d\"?>\n" +
-		`<x:xmpmeta xmlns:x="adobe:ns:meta/">` + "\n" +
-		`<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">` + "\n" +
-		`<rdf:Description rdf:about=""` +
-		` xmlns:dc="http://purl.org/dc/elements/1.1/"` +
-		` xmlns:xmp="http://ns.adobe.com/xap/1.0/"` +
-		` xmlns:pdf="http://ns.adobe.com/pdf/1.3/"` +
-		` xmlns:xmpMM="http://ns.adobe.com/xap/1.0/mm/"` +
-		` xmlns:pdfxid="http://www.npes.org/pdfx/ns/id/">` + "\n")
-	el := func(name, value string) {
-		fmt.Fprintf(&b, "<%s>%s</%s>\n", name, xmlEscape(value), name)
+	date := now.AppendFormat(make([]byte, 0, 32), "2006-01-02T15:04:05-07:00")
+	b := make([]byte, 0, 2048)
+	b = append(b, xmpHead...)
+	el := func(name string, value ...string) {
+		b = append(append(append(b, '<'), name...), '>')
+		for _, v := range value {
+			b = append(b, v...)
+		}
+		b = append(append(append(b, "</"...), name...), ">\n"...)
 	}
 	el("dc:format", "application/pdf")
-	fmt.Fprintf(&b, "<dc:title><rdf:Alt><rdf:li xml:lang=\"x-default\">%s</rdf:li></rdf:Alt></dc:title>\n", xmlEscape(title))
+	el("dc:title", `<rdf:Alt><rdf:li xml:lang="x-default">`, xmlEscape(title), "</rdf:li></rdf:Alt>")
 	if w.author != "" {
-		fmt.Fprintf(&b, "<dc:creator><rdf:Seq><rdf:li>%s</rdf:li></rdf:Seq></dc:creator>\n", xmlEscape(w.author))
+		el("dc:creator", "<rdf:Seq><rdf:li>", xmlEscape(w.author), "</rdf:li></rdf:Seq>")
 	}
 	if w.subject != "" {
-		fmt.Fprintf(&b, "<dc:description><rdf:Alt><rdf:li xml:lang=\"x-default\">%s</rdf:li></rdf:Alt></dc:description>\n", xmlEscape(w.subject))
+		el("dc:description", `<rdf:Alt><rdf:li xml:lang="x-default">`, xmlEscape(w.subject), "</rdf:li></rdf:Alt>")
 	}
-	el("xmp:CreateDate", date)
-	el("xmp:ModifyDate", date)
-	el("xmp:MetadataDate", date)
+	el("xmp:CreateDate", string(date))
+	el("xmp:ModifyDate", string(date))
+	el("xmp:MetadataDate", string(date))
 	if w.creator != "" {
-		el("xmp:CreatorTool", w.creator)
+		el("xmp:CreatorTool", xmlEscape(w.creator))
 	}
 	el("pdf:Producer", producer)
 	if w.keywords != "" {
-		el("pdf:Keywords", w.keywords)
+		el("pdf:Keywords", xmlEscape(w.keywords))
 	}
 	el("pdf:Trapped", "False")
 	el("xmpMM:DocumentID", doc.URN())
@@ -282,9 +279,20 @@ func (w *pdfWriter) xmp(now time.Time, doc, instance uuid.UUID) []byte {
 	el("xmpMM:VersionID", "1")
 	el("xmpMM:RenditionClass", "default")
 	el("pdfxid:GTS_PDFXVersion", pdfxVersion)
-	b.WriteString("</rdf:Description>\n</rdf:RDF>\n</x:xmpmeta>\n<?xpacket end=\"w\"?>")
-	return []byte(b.String())
+	return append(b, "</rdf:Description>\n</rdf:RDF>\n</x:xmpmeta>\n<?xpacket end=\"w\"?>"...)
 }
+
+// xmpHead opens the packet and its one description, with the namespaces
+// it uses.
+const xmpHead = "<?xpacket begin=\"\ufeff\" id=\"W5M0MpCehiHzreSzNTczkc9d\"?>\n" +
+	`<x:xmpmeta xmlns:x="adobe:ns:meta/">` + "\n" +
+	`<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">` + "\n" +
+	`<rdf:Description rdf:about=""` +
+	` xmlns:dc="http://purl.org/dc/elements/1.1/"` +
+	` xmlns:xmp="http://ns.adobe.com/xap/1.0/"` +
+	` xmlns:pdf="http://ns.adobe.com/pdf/1.3/"` +
+	` xmlns:xmpMM="http://ns.adobe.com/xap/1.0/mm/"` +
+	` xmlns:pdfxid="http://www.npes.org/pdfx/ns/id/">` + "\n"
 
 // producer is Info's Producer and XMP's pdf:Producer, which must agree.
 const producer = "tdewolff/canvas"
