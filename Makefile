@@ -5,7 +5,7 @@ GOTOOL := $(GO) tool -modfile=tools/go.mod
 GATEWAY_V1 := github.com/grpc-ecosystem/grpc-gateway@v1.16.0
 TEST_FLAGS ?= -race -count=1 -timeout 20m
 
-.PHONY: help run build test cover fuzz test-tools missing-test-tools install-test-tools bench bench-render bench-batch bench-webhooks bench-hostile bench-prints bench-latency generate generate-proto generate-ent googleapis lint lint-openapi verify
+.PHONY: help run build test cover fuzz test-tools missing-test-tools install-test-tools bench bench-render bench-batch bench-webhooks bench-hostile bench-prints bench-latency generate generate-proto generate-ent googleapis icc-profiles lint lint-openapi verify
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -87,6 +87,11 @@ bench-hostile: build ## run only the hostile-input benchmarks: what each attack 
 bench-prints: build ## run only the operator's prints list over 100,000 seeded prints
 	$(GO) run ./cmd/platen-bench -platen bin/platen -suites prints $(BENCH_FLAGS)
 
+# The PDF/X colour profiles are committed; this rebuilds them from Debian's
+# icc-profiles-free (needs apt-get and colprof from Debian's argyll).
+icc-profiles: ## rebuild internal/iccprofile's FOGRA39 and sRGB profiles from Debian's icc-profiles-free
+	internal/iccprofile/build.sh
+
 generate: generate-proto generate-ent ## regenerate gen/ and ent/
 
 # googleapis' HTTP annotations come from grpc-gateway v1's module (with its
@@ -130,8 +135,9 @@ lint-openapi: ## lint gen/openapi/platen.openapi.json with Redocly's CLI (needs 
 	  tools/openapi-lint/node_modules/.bin/redocly lint --format=summary gen/openapi/platen.openapi.json
 
 # The render tests check real PDFs with poppler (pdfinfo, pdftoppm,
-# pdffonts), and the operator panel's tests drive Debian's chromium with
-# playwright-core from npm (no browser download); the webhook tests verify
+# pdffonts), qpdf and Ghostscript (PDF/X-4: internal/pdfxtest), and the
+# operator panel's tests drive Debian's chromium with playwright-core from
+# npm (no browser download); the webhook tests verify
 # deliveries with the npm verifiers receivers install. make test installs
 # those npm packages into the repository when npm is there, and says which
 # system packages are missing (their tests then skip); it never calls
@@ -155,6 +161,8 @@ test-tools:
 missing-test-tools:
 	@missing=""; \
 	command -v pdftoppm >/dev/null || missing="$$missing poppler-utils"; \
+	command -v qpdf >/dev/null || missing="$$missing qpdf"; \
+	command -v gs >/dev/null || missing="$$missing ghostscript"; \
 	command -v chromium >/dev/null || missing="$$missing chromium"; \
 	command -v node >/dev/null || missing="$$missing nodejs"; \
 	command -v npm >/dev/null || missing="$$missing npm"; \

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/platen-print/platen/internal/config"
+	"github.com/platen-print/platen/internal/pdfxtest"
 	"github.com/platen-print/platen/internal/platentest"
 	"github.com/platen-print/platen/internal/poppler"
 )
@@ -204,7 +205,11 @@ func TestABatchFromTemplateToSheet(t *testing.T) {
 		}
 		// Slot i (from 0) has its centre at (79 + 154·(i%2), 57.5 + 111·(i/2)) mm.
 		centre := func(i int) (float64, float64) { return 79 + 154*float64(i%2), 57.5 + 111*float64(i/2) }
-		reds, blues, whites := color.RGBA{R: 255, A: 255}, color.RGBA{B: 255, A: 255}, color.RGBA{R: 255, G: 255, B: 255, A: 255}
+		// The designs' colours as pdftoppm shows them: through the file's
+		// output intent, as the press prints them (pdfxtest.Proof).
+		reds := pdfxtest.Proof(t, color.RGBA{R: 255, A: 255})
+		blues := pdfxtest.Proof(t, color.RGBA{B: 255, A: 255})
+		whites := pdfxtest.Proof(t, color.RGBA{R: 255, G: 255, B: 255, A: 255})
 		for _, tc := range []struct {
 			page, slot int
 			want       color.RGBA

@@ -14,6 +14,9 @@ type Options struct {
 	Compress    bool
 	SubsetFonts bool
 	cimage.ImageEncoding
+	// Platen: the press condition the file is made for (PDF/X-4's output
+	// intent); nil is DefaultOutputIntent, FOGRA39.
+	OutputIntent *OutputIntent
 }
 
 var DefaultOptions = Options{
@@ -39,6 +42,7 @@ func New(w io.Writer, width, height float64, opts *Options) *PDF {
 	page := newPDFWriter(w).NewPage(width, height)
 	page.pdf.SetCompression(opts.Compress)
 	page.pdf.SetFontSubsetting(opts.SubsetFonts)
+	page.pdf.startPDFX(intentOf(opts)) // Platen
 	return &PDF{
 		w:      page,
 		width:  width,

@@ -5,7 +5,9 @@
 // frame is still embedded as the original bytes rather than re-encoded.
 // pdf.go, writer.go and util.go are upstream's, changed only where marked
 // "Platen" and in six struct literals given field names for go vet; the
-// additions live in this file.
+// additions live in this file and in pdfx.go, which makes every file
+// PDF/X-4 (ISO 15930-7): an output intent (FOGRA39 unless Options name
+// another), XMP metadata, and RGB in an ICC-based sRGB space.
 package canvaspdf
 
 import (
@@ -32,10 +34,13 @@ type pageState struct {
 	fontSize       float64
 	textCharSpace  float64
 	textRenderMode int
+	fillSpace      pdfName
+	strokeSpace    pdfName
 }
 
 // SetPageBoxes sets the current page's TrimBox and BleedBox, in mm from the
-// page's bottom-left corner.
+// page's bottom-left corner. A page whose boxes are not set gets both as
+// its MediaBox: PDF/X wants them on every page.
 func (r *PDF) SetPageBoxes(trim, bleed canvas.Rect) {
 	r.w.trimBox, r.w.bleedBox = trim, bleed
 }
@@ -51,6 +56,7 @@ func (r *PDF) save() {
 		alpha: w.alpha, fill: w.fill, stroke: w.stroke, lineWidth: w.lineWidth, lineCap: w.lineCap,
 		lineJoin: w.lineJoin, miterLimit: w.miterLimit, dashes: w.dashes, font: w.font, fontSize: w.fontSize,
 		textCharSpace: w.textCharSpace, textRenderMode: w.textRenderMode,
+		fillSpace: w.fillSpace, strokeSpace: w.strokeSpace,
 	})
 	fmt.Fprintf(w, " q")
 }
@@ -70,6 +76,7 @@ func (r *PDF) PopClip() {
 	w.alpha, w.fill, w.stroke, w.lineWidth, w.lineCap = s.alpha, s.fill, s.stroke, s.lineWidth, s.lineCap
 	w.lineJoin, w.miterLimit, w.dashes, w.font, w.fontSize = s.lineJoin, s.miterLimit, s.dashes, s.font, s.fontSize
 	w.textCharSpace, w.textRenderMode = s.textCharSpace, s.textRenderMode
+	w.fillSpace, w.strokeSpace = s.fillSpace, s.strokeSpace
 }
 
 // SetImageOpacity sets the opacity of the images drawn next, from 0 to 1
@@ -92,29 +99,37 @@ func (r *PDF) PushClipPolygon(points []canvas.Point) {
 	fmt.Fprintf(r.w, " h W n")
 }
 
-// addPageBoxes writes the boxes into the page dictionary, in points.
+// addPageBoxes writes the boxes into the page dictionary, in points; an
+// unset one is the MediaBox (PDF/X requires a TrimBox on every page, and
+// Platen's files promise a BleedBox too).
 func (w *pdfPageWriter) addPageBoxes(page pdfDict) {
 	box := func(r canvas.Rect) pdfArray {
 		return pdfArray{r.X0 * ptPerMm, r.Y0 * ptPerMm, r.X1 * ptPerMm, r.Y1 * ptPerMm}
 	}
-	if w.trimBox != (canvas.Rect{}) {
-		page["TrimBox"] = box(w.trimBox)
+	media := canvas.Rect{X1: w.width, Y1: w.height}
+	trim, bleed := w.trimBox, w.bleedBox
+	if trim == (canvas.Rect{}) {
+		trim = media
 	}
-	if w.bleedBox != (canvas.Rect{}) {
-		page["BleedBox"] = box(w.bleedBox)
+	if bleed == (canvas.Rect{}) {
+		bleed = media
 	}
+	page["TrimBox"] = box(trim)
+	page["BleedBox"] = box(bleed)
 }
 
-// jpegColorSpace is the PDF colour space of a JPEG's samples. Adobe's CMYK
-// JPEGs store inverted values, which the Decode array turns back.
-func jpegColorSpace(img *cimage.Image) (pdfName, pdfArray) {
+// jpegColorSpace is the PDF colour space of a JPEG's samples: rgb (the
+// document's sRGB space) for colour, and the device spaces PDF/X lets a
+// CMYK output intent cover for gray and CMYK. Adobe's CMYK JPEGs store
+// inverted values, which the Decode array turns back.
+func jpegColorSpace(img *cimage.Image, rgb any) (any, pdfArray) {
 	switch img.Config.ColorModel {
 	case color.GrayModel:
 		return pdfName("DeviceGray"), nil
 	case color.CMYKModel:
 		return pdfName("DeviceCMYK"), pdfArray{1, 0, 1, 0, 1, 0, 1, 0}
 	}
-	return pdfName("DeviceRGB"), nil
+	return rgb, nil
 }
 
 // hasDecorations reports whether any span of text is underlined, struck

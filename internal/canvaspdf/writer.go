@@ -15,7 +15,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"time"
 	"unicode/utf16"
 
 	"golang.org/x/text/encoding/charmap"
@@ -70,6 +69,7 @@ type pdfWriter struct {
 	author     string
 	creator    string
 	lang       string
+	pdfx       pdfxDoc // Platen: PDF/X-4
 }
 
 func newPDFWriter(writer io.Writer) *pdfWriter {
@@ -85,7 +85,8 @@ func newPDFWriter(writer io.Writer) *pdfWriter {
 		subset:     true,
 	}
 
-	w.write("%%PDF-1.7\n%%Ŧǟċơ\n")
+	// Platen: PDF 1.6, the version PDF/X-4 is based on.
+	w.write("%%PDF-1.6\n%%Ŧǟċơ\n")
 	return w
 }
 
@@ -165,7 +166,7 @@ const (
 
 func pdfValContinuesName(val any) bool {
 	switch val.(type) {
-	case string, pdfName, pdfFilter, pdfArray, pdfDict, pdfStream:
+	case string, pdfName, pdfFilter, pdfArray, pdfDict, pdfStream, pdfHex: // Platen: pdfHex
 		return false
 	}
 	return true
@@ -190,6 +191,8 @@ func (w *pdfWriter) writeVal(i interface{}) {
 		w.write("(%v)", v)
 	case pdfRef:
 		w.write("%v 0 R", v)
+	case pdfHex: // Platen: the trailer's ID
+		w.write("<%X>", []byte(v))
 	case pdfName, pdfFilter:
 		w.write("/%v", v)
 	case pdfArray:
@@ -335,7 +338,10 @@ func standardFontName(font *canvas.Font) string {
 }
 
 func (w *pdfWriter) getFont(font *canvas.Font, vertical bool) pdfRef {
-	if standardFont := standardFontName(font); standardFont != "" {
+	// Platen: never one of the 14 standard fonts, left to the reader to
+	// supply: PDF/X embeds every font, so a font whose name happens to be
+	// Helvetica or Courier is embedded like any other.
+	if standardFont := standardFontName(font); standardFont != "" && !pdfxEmbedsEveryFont {
 		// handle 14 embedded standard fonts in PDF if name and style match
 		if ref, ok := w.fontsStd[font]; ok {
 			return ref
@@ -763,8 +769,7 @@ func (w *pdfWriter) Close() error {
 
 	// document info
 	info := pdfDict{
-		"Producer":     "tdewolff/canvas",
-		"CreationDate": time.Now().Format("D:20060102150405Z0700"),
+		"Producer": producer, // Platen: as XMP says; addPDFX sets the dates
 	}
 
 	encode := func(s string) string {
@@ -809,6 +814,13 @@ func (w *pdfWriter) Close() error {
 		catalog["Lang"] = encode(w.creator)
 	}
 
+	// Platen: PDF/X-4's output intent, metadata, Info entries and ID.
+	trailer := pdfDict{
+		"Root": pdfRef(1),
+		"Info": pdfRef(2),
+	}
+	w.addPDFX(catalog, info, trailer)
+
 	// document catalog
 	w.objOffsets[0] = w.pos
 	w.write("%v 0 obj\n", 1)
@@ -837,12 +849,8 @@ func (w *pdfWriter) Close() error {
 		w.write("%010d 00000 n \n", objOffset)
 	}
 	w.write("trailer\n")
-	w.writeVal(pdfDict{
-		"Root": pdfRef(1),
-		"Size": len(w.objOffsets) + 1,
-		"Info": pdfRef(2),
-		// TODO: write document ID
-	})
+	trailer["Size"] = len(w.objOffsets) + 1 // Platen: built before, for the ID
+	w.writeVal(trailer)
 	w.write("\nstartxref\n%v\n%%%%EOF\n", xrefOffset)
 	return w.err
 }
@@ -876,6 +884,9 @@ type pdfPageWriter struct {
 	trimBox, bleedBox canvas.Rect
 	saved             []pageState
 	imageTransparency float64
+	// Platen: the colour spaces "cs" and "CS" selected, as names in the
+	// page's resources ("" for the initial DeviceGray).
+	fillSpace, strokeSpace pdfName
 }
 
 // NewPage starts a new page.
@@ -893,8 +904,8 @@ func (w *pdfWriter) NewPage(width, height float64) *pdfPageWriter {
 		resources:      pdfDict{},
 		graphicsStates: map[float64]pdfName{},
 		alpha:          1.0,
-		fill:           canvas.Paint{Color: canvas.Black},
-		stroke:         canvas.Paint{Color: canvas.Black},
+		fill:           unsetPaint, // Platen: was black, see unsetPaint
+		stroke:         unsetPaint,
 		lineWidth:      1.0,
 		lineCap:        0,
 		lineJoin:       0,
@@ -936,7 +947,7 @@ func (w *pdfPageWriter) writePage(parent pdfRef) pdfRef {
 			"Type": pdfName("Group"),
 			"S":    pdfName("Transparency"),
 			"I":    true,
-			"CS":   pdfName("DeviceRGB"),
+			"CS":   w.pdf.srgbSpace(), // Platen: blend in sRGB, not DeviceRGB
 		},
 		"Contents": contents,
 	}
@@ -1003,17 +1014,16 @@ func (w *pdfPageWriter) SetFill(fill canvas.Paint, m canvas.Matrix) {
 		// TODO
 	} else if fill.IsGradient() {
 		fmt.Fprintf(w, " /Pattern cs /%v scn", w.getPattern(fill.Gradient, m))
+		w.fillSpace = "Pattern" // Platen
 	} else {
 		a := float64(fill.Color.A) / 255.0
 		if fill.Equal(w.fill) {
 			return
-		} else if fill.Color.A == 0 {
-			fmt.Fprintf(w, " 0 g")
-		} else if fill.Color.R == fill.Color.G && fill.Color.R == fill.Color.B {
-			fmt.Fprintf(w, " %v g", dec(float64(fill.Color.R)/255.0/a))
-		} else {
-			fmt.Fprintf(w, " %v %v %v rg", dec(float64(fill.Color.R)/255.0/a), dec(float64(fill.Color.G)/255.0/a), dec(float64(fill.Color.B)/255.0/a))
 		}
+		// Platen: in the ICC-based sRGB space, gray included, never
+		// DeviceGray or DeviceRGB (g, rg), which PDF/X's output intent
+		// would not cover.
+		w.setFillRGB(fill.Color, a)
 		w.SetAlpha(a)
 	}
 	w.fill = fill
@@ -1026,17 +1036,13 @@ func (w *pdfPageWriter) SetStroke(stroke canvas.Paint, m canvas.Matrix) {
 	} else if stroke.IsGradient() {
 		// TODO: should we unset CS?
 		fmt.Fprintf(w, " /Pattern CS /%v SCN", w.getPattern(stroke.Gradient, m))
+		w.strokeSpace = "Pattern" // Platen
 	} else {
 		a := float64(stroke.Color.A) / 255.0
 		if stroke.Equal(w.stroke) {
 			return
-		} else if stroke.Color.A == 0 {
-			fmt.Fprintf(w, " 0 G")
-		} else if stroke.Color.R == stroke.Color.G && stroke.Color.R == stroke.Color.B {
-			fmt.Fprintf(w, " %v G", dec(float64(stroke.Color.R)/255.0/a))
-		} else {
-			fmt.Fprintf(w, " %v %v %v RG", dec(float64(stroke.Color.R)/255.0/a), dec(float64(stroke.Color.G)/255.0/a), dec(float64(stroke.Color.B)/255.0/a))
 		}
+		w.setStrokeRGB(stroke.Color, a) // Platen: as SetFill
 		w.SetAlpha(a)
 	}
 	w.stroke = stroke
@@ -1403,14 +1409,14 @@ func (w *pdfPageWriter) embedImage(img image.Image, enc cimage.ImageEncoding) pd
 		filters = append(filters, pdfFilterFlate)
 		filtersMask = append(filtersMask, pdfFilterFlate)
 	}
-	colorSpace, decode := pdfName("DeviceRGB"), pdfArray(nil) // Platen
+	colorSpace, decode := any(w.pdf.srgbSpace()), pdfArray(nil) // Platen: sRGB, not DeviceRGB
 	if cimg, ok := img.(*cimage.Image); ok && cimg.Mimetype == "image/jpeg" {
 		// image is already lossy
 		stream = cimg.Bytes
 		// Platen: the JPEG's own bytes, not deflated again, in its own
 		// colour space.
 		filters = pdfArray{pdfFilterDCT}
-		colorSpace, decode = jpegColorSpace(cimg)
+		colorSpace, decode = jpegColorSpace(cimg, colorSpace)
 		if cimg.Mask != nil {
 			if cimg.Mask.Mimetype == "image/jpeg" {
 				// mask as well
@@ -1549,8 +1555,7 @@ func (w *pdfPageWriter) embedImage(img image.Image, enc cimage.ImageEncoding) pd
 		"Height":           size.Y,
 		"ColorSpace":       colorSpace, // Platen
 		"BitsPerComponent": 8,
-		"Interpolate":      true,
-		"Filter":           filters,
+		"Filter":           filters, // Platen: no Interpolate, which PDF/X forbids
 	}
 	if decode != nil { // Platen
 		dict["Decode"] = decode
@@ -1565,8 +1570,7 @@ func (w *pdfPageWriter) embedImage(img image.Image, enc cimage.ImageEncoding) pd
 				"Height":           size.Y,
 				"ColorSpace":       pdfName("DeviceGray"),
 				"BitsPerComponent": 8,
-				"Interpolate":      true,
-				"Filter":           filtersMask,
+				"Filter":           filtersMask, // Platen: no Interpolate
 			},
 			stream: streamMask,
 		})
@@ -1600,7 +1604,7 @@ func (w *pdfPageWriter) getOpacityGS(a float64) pdfName {
 func (w *pdfPageWriter) getPattern(gradient canvas.Gradient, m canvas.Matrix) pdfName {
 	// TODO: support patterns/gradients with alpha channel
 	shading := pdfDict{
-		"ColorSpace": pdfName("DeviceRGB"),
+		"ColorSpace": w.pdf.srgbSpace(), // Platen: sRGB, not DeviceRGB
 	}
 	if g, ok := gradient.(*canvas.LinearGradient); ok {
 		shading["ShadingType"] = 2

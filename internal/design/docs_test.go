@@ -19,6 +19,7 @@ import (
 	renderv1 "github.com/platen-print/platen/gen/platen/render/v1"
 	"github.com/platen-print/platen/internal/design"
 	"github.com/platen-print/platen/internal/fetch"
+	"github.com/platen-print/platen/internal/pdfxtest"
 	"github.com/platen-print/platen/internal/poppler"
 	"github.com/platen-print/platen/internal/rendersvc"
 )
@@ -347,7 +348,9 @@ func (r rendered) checkColour(t *testing.T, value string) {
 	if page < 1 || page > len(r.pngs) {
 		t.Fatalf("at=%s: no page %d", value, page)
 	}
-	checkRGB(t, "the PDF at "+where, poppler.Pixel(t, r.path, page, pdfPixelDPI, x, y), want)
+	// The colour the PDF paints, as the documentation promises it (sRGB);
+	// pdftoppm would show the output intent's view of it, the press's.
+	checkRGB(t, "the PDF at "+where, pdfxtest.Painted(t, r.path, page, pdfPixelDPI, x, y), want)
 	checkRGB(t, "the PNG at "+where, pngPixel(t, r.pngs[page-1], x, y), want)
 }
 

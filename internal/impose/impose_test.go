@@ -14,6 +14,8 @@ import (
 	"testing"
 
 	"github.com/platen-print/platen/internal/design"
+	"github.com/platen-print/platen/internal/iccprofile"
+	"github.com/platen-print/platen/internal/pdfxtest"
 	"github.com/platen-print/platen/internal/poppler"
 	"github.com/platen-print/platen/internal/render"
 	"github.com/platen-print/platen/internal/templates"
@@ -60,7 +62,7 @@ func impose(t *testing.T, b Batch, images photos) (string, []render.Sheet) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pdf, err := render.New(images, render.NewFonts(nil)).Sheets(context.Background(), b.Template.SheetWidth, b.Template.SheetHeight, sheets)
+	pdf, err := render.New(images, render.NewFonts(nil)).Sheets(context.Background(), "Batch "+b.UID, b.Template.SheetWidth, b.Template.SheetHeight, sheets)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,8 +92,10 @@ func TestASheetOfCardsIsRightToThePress(t *testing.T) {
 	if !strings.Contains(info, "Pages: 2") || !strings.Contains(info, "Page size: 907.087 x 1275.59 pts") {
 		t.Errorf("pdfinfo: %s", info)
 	}
-	red := color.RGBA{R: 255, A: 255}
-	white := color.RGBA{R: 255, G: 255, B: 255, A: 255}
+	// The cards' red and the paper as pdftoppm shows them: through the
+	// file's output intent, as the press prints them (pdfxtest.Proof).
+	red := pdfxtest.Proof(t, color.RGBA{R: 255, A: 255})
+	white := pdfxtest.Proof(t, color.RGBA{R: 255, G: 255, B: 255, A: 255})
 	for _, tc := range []struct {
 		what string
 		x, y float64
@@ -228,5 +232,40 @@ func TestAnOutlineIsThePlanOfItsSlots(t *testing.T) {
 	tpl.CropMarks = false
 	if out, _ := Outline(tpl); len(out.Marks) != 0 {
 		t.Errorf("crop marks off, yet %d marks", len(out.Marks))
+	}
+}
+
+// TestABatchFileIsPDFX4 checks a batch's sheets against PDF/X-4, like an
+// item file (internal/render): two sheets of cards with a photo, crop
+// marks, slug lines and labels, each sheet with its boxes.
+func TestABatchFileIsPDFX4(t *testing.T) {
+	img := image.NewRGBA(image.Rect(0, 0, 40, 30))
+	for i := range img.Pix {
+		img.Pix[i] = uint8(i * 7)
+	}
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, img, nil); err != nil {
+		t.Fatal(err)
+	}
+	b := Batch{UID: "b-x4", Template: sheet(), Items: []Item{{Doc: card(t, 130, 90, "https://img/p.jpg"), Copies: 10, Label: "order 1 · item 1-1"}}}
+	path, sheets := impose(t, b, photos{"https://img/p.jpg": {Data: buf.Bytes(), Format: "jpeg"}})
+	pdf, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pages := pdfxtest.Objects(t, pdf, iccprofile.FOGRA39); pages != len(sheets) || pages != 2 {
+		t.Errorf("%d pages, %d sheets", pages, len(sheets))
+	}
+	images := pdfxtest.Tools(t, path, 2)
+	for _, im := range images {
+		if im.Colour != "icc" || im.Encoding != "jpeg" {
+			t.Errorf("image %+v, want the JPEG photo in the sRGB ICC space", im)
+		}
+	}
+	if len(images) != 10 {
+		t.Errorf("%d image uses, want one on each of the 10 cards", len(images))
+	}
+	if !bytes.Contains(pdf, []byte("/Title(Batch b-x4)")) || !bytes.Contains(pdf, []byte(`<rdf:li xml:lang="x-default">Batch b-x4</rdf:li>`)) {
+		t.Error("the file is not titled after its batch in Info and XMP")
 	}
 }

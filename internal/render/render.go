@@ -8,6 +8,7 @@ package render
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -36,7 +37,17 @@ type ImageSource interface {
 type Settings struct {
 	// DPI is the raster resolution of PNG output; PDFs are resolution-free.
 	DPI int
+	// Title is the PDF's title (PDF/X requires one); DefaultTitle when
+	// empty.
+	Title string
 }
+
+// DefaultTitle and DefaultSheetsTitle are the titles of PDFs whose caller
+// names none.
+const (
+	DefaultTitle       = "Print file"
+	DefaultSheetsTitle = "Press sheets"
+)
 
 // Renderer draws documents; it is safe for concurrent use.
 type Renderer struct {
@@ -71,8 +82,10 @@ func (r *Renderer) PDF(ctx context.Context, doc *design.Document, settings Setti
 	p := newPage(doc, r.fonts.set(), newImageSet(r.images, MaxPixelBytes))
 	defer p.fonts.release()
 	var buf bytes.Buffer
-	pdf := canvaspdf.New(&buf, p.width, p.height, &canvaspdf.Options{Compress: true, SubsetFonts: true})
-	pdf.SetInfo("", "", "", "", "Platen")
+	opts := &canvaspdf.Options{Compress: true, SubsetFonts: true}
+	buf.Grow(canvaspdf.SizeHint(opts))
+	pdf := canvaspdf.New(&buf, p.width, p.height, opts)
+	pdf.SetInfo(cmp.Or(settings.Title, DefaultTitle), "", "", "", "Platen")
 	for n, i := range surfaces {
 		if i < 0 || i >= len(doc.Surfaces) {
 			return nil, fmt.Errorf("render: no surface %d", i)

@@ -16,6 +16,8 @@ import (
 
 	benchref "github.com/platen-print/platen/internal/bench/reference"
 	"github.com/platen-print/platen/internal/design"
+	"github.com/platen-print/platen/internal/iccprofile"
+	"github.com/platen-print/platen/internal/pdfxtest"
 	"github.com/platen-print/platen/internal/poppler"
 )
 
@@ -107,7 +109,7 @@ func TestReferencePDF(t *testing.T) {
 			{"below the photo", 3 + 100, 3 + 152, "white"},
 			{"the rectangle", 3 + 12, 3 + 195, "cream"},
 			{"outside the rectangle", 3 + 5, 3 + 180, "white"},
-		})
+		}, true)
 		if !hasDark(img, 72, box{x: 3 + 50, y: 3 + 166, w: 110, h: 8}) || !hasDark(img, 72, box{x: 3 + 50, y: 3 + 176, w: 110, h: 8}) {
 			t.Error("no text drawn on the two lines")
 		}
@@ -142,7 +144,11 @@ var colours = map[string]color.RGBA{
 	"cream": {0xf2, 0xe8, 0xd5, 255}, "green": {30, 200, 30, 255},
 }
 
-func checkPixels(t *testing.T, img image.Image, dpi float64, checks []pixelCheck) {
+// checkPixels checks the colours of img, a page at dpi. For a PDF
+// (pdftoppm's pixels, inPDF) the colour wanted is the named one as the
+// file's output intent prints it (pdfxtest.Proof); for a PNG, the sRGB
+// colour itself.
+func checkPixels(t *testing.T, img image.Image, dpi float64, checks []pixelCheck, inPDF bool) {
 	t.Helper()
 	for _, c := range checks {
 		if c.colour == "" {
@@ -151,6 +157,9 @@ func checkPixels(t *testing.T, img image.Image, dpi float64, checks []pixelCheck
 		x, y := int(c.xMM/25.4*dpi), int(c.yMM/25.4*dpi)
 		r, g, b, _ := img.At(x, y).RGBA()
 		want := colours[c.colour]
+		if inPDF {
+			want = pdfxtest.Proof(t, want)
+		}
 		if !near(r>>8, want.R) || !near(g>>8, want.G) || !near(b>>8, want.B) {
 			t.Errorf("%s at %.1f,%.1f mm: rgb(%d,%d,%d), want %s", c.name, c.xMM, c.yMM, r>>8, g>>8, b>>8, c.colour)
 		}
@@ -219,7 +228,7 @@ func TestReferencePNG(t *testing.T) {
 		{"bleed beside the photo, outside its box", 1, 3 + 70, "white"},
 		{"below the photo", 3 + 100, 3 + 150, "white"},
 		{"the rectangle", 3 + 12, 3 + 195, "cream"},
-	})
+	}, false)
 	if !hasDark(img, 300, box{x: 3 + 50, y: 3 + 166, w: 110, h: 8}) {
 		t.Error("no text drawn")
 	}
@@ -279,13 +288,13 @@ func TestLayouts(t *testing.T) {
 			}
 			path := filepath.Join(t.TempDir(), "p.pdf")
 			_ = os.WriteFile(path, pdf, 0o600)
-			checkPixels(t, rasterise(t, path, 72), 72, c.checks)
+			checkPixels(t, rasterise(t, path, 72), 72, c.checks, true)
 			raw, err := r.PNG(context.Background(), doc, 0, Settings{DPI: 72})
 			if err != nil {
 				t.Fatal(err)
 			}
 			img, _ := png.Decode(bytes.NewReader(raw))
-			checkPixels(t, img, 72, c.checks)
+			checkPixels(t, img, 72, c.checks, false)
 		})
 	}
 }
@@ -311,5 +320,33 @@ func TestLayerErrors(t *testing.T) {
 				t.Errorf("%s %s: %v, want %s…", name, layer, err, want)
 			}
 		}
+	}
+}
+
+// TestReferencePDFIsPDFX4 checks an item file against PDF/X-4: its own
+// objects (internal/pdfxtest), and what poppler, qpdf and Ghostscript
+// make of it; the photo stays its JPEG bytes, now in the sRGB ICC space.
+func TestReferencePDFIsPDFX4(t *testing.T) {
+	r, doc, jpg := reference(t)
+	pdf, err := r.PDF(context.Background(), doc, Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pages := pdfxtest.Objects(t, pdf, iccprofile.FOGRA39); pages != 1 {
+		t.Errorf("%d pages", pages)
+	}
+	path := filepath.Join(t.TempDir(), "ref.pdf")
+	if err := os.WriteFile(path, pdf, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	images := pdfxtest.Tools(t, path, 1)
+	if len(images) != 1 || images[0].Colour != "icc" || images[0].Encoding != "jpeg" || images[0].Width != "1800" {
+		t.Errorf("images: %+v, want the 1800 px JPEG photo in an ICC space", images)
+	}
+	if !bytes.Contains(pdf, jpg) {
+		t.Error("the JPEG was re-encoded")
+	}
+	if !bytes.Contains(pdf, []byte("/Title(Print file)")) {
+		t.Error("the file is not titled " + DefaultTitle)
 	}
 }

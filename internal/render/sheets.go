@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"image/color"
@@ -61,16 +62,19 @@ type Sheet struct {
 // markWidth is a crop mark's line width: 0.25 pt.
 const markWidth = 0.25 * 25.4 / 72
 
-// Sheets renders sheets of width × height mm as one PDF, a page each. The
-// designs are drawn as vectors, each clipped to its trim plus the bleed it
-// keeps; an image that many placements use is embedded once.
-func (r *Renderer) Sheets(ctx context.Context, width, height float64, sheets []Sheet) ([]byte, error) {
+// Sheets renders sheets of width × height mm as one PDF titled title
+// (DefaultSheetsTitle when empty), a page each. The designs are drawn as
+// vectors, each clipped to its trim plus the bleed it keeps; an image that
+// many placements use is embedded once.
+func (r *Renderer) Sheets(ctx context.Context, title string, width, height float64, sheets []Sheet) ([]byte, error) {
 	fonts := r.fonts.set()
 	defer fonts.release()
 	images := newImageSet(r.images, MaxPixelBytes)
 	var buf bytes.Buffer
-	pdf := canvaspdf.New(&buf, width, height, &canvaspdf.Options{Compress: true, SubsetFonts: true})
-	pdf.SetInfo("", "", "", "", "Platen")
+	opts := &canvaspdf.Options{Compress: true, SubsetFonts: true}
+	buf.Grow(canvaspdf.SizeHint(opts))
+	pdf := canvaspdf.New(&buf, width, height, opts)
+	pdf.SetInfo(cmp.Or(title, DefaultSheetsTitle), "", "", "", "Platen")
 	t := &pdfTarget{pdf: pdf}
 	for n, sheet := range sheets {
 		if n > 0 {

@@ -40,7 +40,8 @@ func (s *Server) sheets(ctx context.Context, req *renderv1.RenderRequest) ([]*re
 	if err != nil {
 		return nil, err
 	}
-	data, err := s.renderer.Sheets(ctx, tmpl.SheetWidth, tmpl.SheetHeight, plan)
+	title := fmt.Sprintf("Batch %s, %s", job.GetBatchUid(), tmpl.Name)
+	data, err := s.renderer.Sheets(ctx, title, tmpl.SheetWidth, tmpl.SheetHeight, plan)
 	var placement *render.PlacementError
 	if errors.As(err, &placement) {
 		return nil, &itemError{index: placement.Ref, err: placement.Err}
