@@ -85,6 +85,7 @@ func (i images) Image(ctx context.Context, src string) (*render.Image, error) {
 
 // job is one validated request.
 type job struct {
+	renderer *render.Renderer
 	doc      *design.Document
 	dpi      int
 	formats  []renderv1.Format
@@ -126,13 +127,19 @@ func (s *Server) renderRequest(ctx context.Context, req *renderv1.RenderRequest)
 			files, err = nil, CrashedError(fmt.Sprintf("render crashed: %v", r))
 		}
 	}()
+	added, err := addedFonts(req.GetFonts())
+	if err != nil {
+		return nil, err
+	}
+	renderer := s.renderer.WithFonts(added)
 	if req.GetSheets() != nil {
-		return s.sheets(ctx, req)
+		return s.sheets(ctx, renderer, req)
 	}
 	j, err := newJob(req)
 	if err != nil {
 		return nil, err
 	}
+	j.renderer = renderer
 	return s.render(ctx, j)
 }
 
@@ -247,7 +254,7 @@ func (s *Server) pdfs(ctx context.Context, j *job) ([]*renderv1.RenderedFile, er
 	}
 	files := make([]*renderv1.RenderedFile, 0, len(groups))
 	for _, surfaces := range groups {
-		data, err := s.renderer.PDF(ctx, j.doc, render.Settings{DPI: j.dpi}, surfaces...)
+		data, err := j.renderer.PDF(ctx, j.doc, render.Settings{DPI: j.dpi}, surfaces...)
 		if err != nil {
 			return nil, err
 		}
@@ -260,7 +267,7 @@ func (s *Server) pdfs(ctx context.Context, j *job) ([]*renderv1.RenderedFile, er
 func (s *Server) pngs(ctx context.Context, j *job) ([]*renderv1.RenderedFile, error) {
 	files := make([]*renderv1.RenderedFile, 0, len(j.surfaces))
 	for _, i := range j.surfaces {
-		data, err := s.renderer.PNG(ctx, j.doc, i, render.Settings{DPI: j.dpi})
+		data, err := j.renderer.PNG(ctx, j.doc, i, render.Settings{DPI: j.dpi})
 		if err != nil {
 			return nil, err
 		}

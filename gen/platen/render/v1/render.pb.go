@@ -150,7 +150,12 @@ type RenderRequest struct {
 	// When set, the resolution the request renders at, whatever the
 	// document's dpi and the settings say: a preview stays small even for a
 	// design made at 600 dpi.
-	PreviewDpi    uint32 `protobuf:"varint,7,opt,name=preview_dpi,json=previewDpi,proto3" json:"preview_dpi,omitempty"`
+	PreviewDpi uint32 `protobuf:"varint,7,opt,name=preview_dpi,json=previewDpi,proto3" json:"preview_dpi,omitempty"`
+	// Fonts of the print's team that the document (or, for sheets, any of
+	// its documents) names and the render process does not have built in or
+	// in its --font-dir: usable by this render only. Built-in and --font-dir
+	// fonts win over a font of the same name here.
+	Fonts         []*FontData `protobuf:"bytes,8,rep,name=fonts,proto3" json:"fonts,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -234,6 +239,78 @@ func (x *RenderRequest) GetPreviewDpi() uint32 {
 	return 0
 }
 
+func (x *RenderRequest) GetFonts() []*FontData {
+	if x != nil {
+		return x.Fonts
+	}
+	return nil
+}
+
+// FontData is a TTF or OTF font a render may use.
+type FontData struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The name text layers give in their font field.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// The font file.
+	Data []byte `protobuf:"bytes,2,opt,name=data,proto3" json:"data,omitempty"`
+	// SHA-256 of data, 64 lowercase hex digits: the render process keeps the
+	// fonts it parsed by it (and checks it).
+	Sha256        string `protobuf:"bytes,3,opt,name=sha256,proto3" json:"sha256,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FontData) Reset() {
+	*x = FontData{}
+	mi := &file_platen_render_v1_render_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FontData) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FontData) ProtoMessage() {}
+
+func (x *FontData) ProtoReflect() protoreflect.Message {
+	mi := &file_platen_render_v1_render_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FontData.ProtoReflect.Descriptor instead.
+func (*FontData) Descriptor() ([]byte, []int) {
+	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *FontData) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *FontData) GetData() []byte {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+func (x *FontData) GetSha256() string {
+	if x != nil {
+		return x.Sha256
+	}
+	return ""
+}
+
 // SheetsJob is the print file of one print template of a batch: the
 // template, the distinct design documents, and the items in batch order.
 type SheetsJob struct {
@@ -251,7 +328,7 @@ type SheetsJob struct {
 
 func (x *SheetsJob) Reset() {
 	*x = SheetsJob{}
-	mi := &file_platen_render_v1_render_proto_msgTypes[2]
+	mi := &file_platen_render_v1_render_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -263,7 +340,7 @@ func (x *SheetsJob) String() string {
 func (*SheetsJob) ProtoMessage() {}
 
 func (x *SheetsJob) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_render_v1_render_proto_msgTypes[2]
+	mi := &file_platen_render_v1_render_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -276,7 +353,7 @@ func (x *SheetsJob) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SheetsJob.ProtoReflect.Descriptor instead.
 func (*SheetsJob) Descriptor() ([]byte, []int) {
-	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{2}
+	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *SheetsJob) GetBatchUid() string {
@@ -332,7 +409,7 @@ type SheetTemplate struct {
 
 func (x *SheetTemplate) Reset() {
 	*x = SheetTemplate{}
-	mi := &file_platen_render_v1_render_proto_msgTypes[3]
+	mi := &file_platen_render_v1_render_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -344,7 +421,7 @@ func (x *SheetTemplate) String() string {
 func (*SheetTemplate) ProtoMessage() {}
 
 func (x *SheetTemplate) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_render_v1_render_proto_msgTypes[3]
+	mi := &file_platen_render_v1_render_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -357,7 +434,7 @@ func (x *SheetTemplate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SheetTemplate.ProtoReflect.Descriptor instead.
 func (*SheetTemplate) Descriptor() ([]byte, []int) {
-	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{3}
+	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *SheetTemplate) GetName() string {
@@ -478,7 +555,7 @@ type SheetSlot struct {
 
 func (x *SheetSlot) Reset() {
 	*x = SheetSlot{}
-	mi := &file_platen_render_v1_render_proto_msgTypes[4]
+	mi := &file_platen_render_v1_render_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -490,7 +567,7 @@ func (x *SheetSlot) String() string {
 func (*SheetSlot) ProtoMessage() {}
 
 func (x *SheetSlot) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_render_v1_render_proto_msgTypes[4]
+	mi := &file_platen_render_v1_render_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -503,7 +580,7 @@ func (x *SheetSlot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SheetSlot.ProtoReflect.Descriptor instead.
 func (*SheetSlot) Descriptor() ([]byte, []int) {
-	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{4}
+	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *SheetSlot) GetX() float64 {
@@ -553,7 +630,7 @@ type SheetItem struct {
 
 func (x *SheetItem) Reset() {
 	*x = SheetItem{}
-	mi := &file_platen_render_v1_render_proto_msgTypes[5]
+	mi := &file_platen_render_v1_render_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -565,7 +642,7 @@ func (x *SheetItem) String() string {
 func (*SheetItem) ProtoMessage() {}
 
 func (x *SheetItem) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_render_v1_render_proto_msgTypes[5]
+	mi := &file_platen_render_v1_render_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -578,7 +655,7 @@ func (x *SheetItem) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SheetItem.ProtoReflect.Descriptor instead.
 func (*SheetItem) Descriptor() ([]byte, []int) {
-	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{5}
+	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *SheetItem) GetDocument() int32 {
@@ -626,7 +703,7 @@ type RenderResponse struct {
 
 func (x *RenderResponse) Reset() {
 	*x = RenderResponse{}
-	mi := &file_platen_render_v1_render_proto_msgTypes[6]
+	mi := &file_platen_render_v1_render_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -638,7 +715,7 @@ func (x *RenderResponse) String() string {
 func (*RenderResponse) ProtoMessage() {}
 
 func (x *RenderResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_render_v1_render_proto_msgTypes[6]
+	mi := &file_platen_render_v1_render_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -651,7 +728,7 @@ func (x *RenderResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RenderResponse.ProtoReflect.Descriptor instead.
 func (*RenderResponse) Descriptor() ([]byte, []int) {
-	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{6}
+	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *RenderResponse) GetFiles() []*RenderedFile {
@@ -686,7 +763,7 @@ type RenderedFile struct {
 
 func (x *RenderedFile) Reset() {
 	*x = RenderedFile{}
-	mi := &file_platen_render_v1_render_proto_msgTypes[7]
+	mi := &file_platen_render_v1_render_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -698,7 +775,7 @@ func (x *RenderedFile) String() string {
 func (*RenderedFile) ProtoMessage() {}
 
 func (x *RenderedFile) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_render_v1_render_proto_msgTypes[7]
+	mi := &file_platen_render_v1_render_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -711,7 +788,7 @@ func (x *RenderedFile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RenderedFile.ProtoReflect.Descriptor instead.
 func (*RenderedFile) Descriptor() ([]byte, []int) {
-	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{7}
+	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *RenderedFile) GetSurfaceIndex() int32 {
@@ -785,7 +862,7 @@ const file_platen_render_v1_render_proto_rawDesc = "" +
 	"\rPrintSettings\x12\x10\n" +
 	"\x03dpi\x18\x01 \x01(\rR\x03dpi\x12\x1d\n" +
 	"\n" +
-	"variant_id\x18\x02 \x01(\x05R\tvariantId\"\xc3\x02\n" +
+	"variant_id\x18\x02 \x01(\x05R\tvariantId\"\xf5\x02\n" +
 	"\rRenderRequest\x12\x1a\n" +
 	"\bdocument\x18\x01 \x01(\fR\bdocument\x12;\n" +
 	"\bsettings\x18\x02 \x01(\v2\x1f.platen.render.v1.PrintSettingsR\bsettings\x122\n" +
@@ -794,7 +871,12 @@ const file_platen_render_v1_render_proto_rawDesc = "" +
 	"\x0fpdf_per_surface\x18\x05 \x01(\bR\rpdfPerSurface\x123\n" +
 	"\x06sheets\x18\x06 \x01(\v2\x1b.platen.render.v1.SheetsJobR\x06sheets\x12\x1f\n" +
 	"\vpreview_dpi\x18\a \x01(\rR\n" +
-	"previewDpi\"\xb6\x01\n" +
+	"previewDpi\x120\n" +
+	"\x05fonts\x18\b \x03(\v2\x1a.platen.render.v1.FontDataR\x05fonts\"J\n" +
+	"\bFontData\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
+	"\x04data\x18\x02 \x01(\fR\x04data\x12\x16\n" +
+	"\x06sha256\x18\x03 \x01(\tR\x06sha256\"\xb6\x01\n" +
 	"\tSheetsJob\x12\x1b\n" +
 	"\tbatch_uid\x18\x01 \x01(\tR\bbatchUid\x12;\n" +
 	"\btemplate\x18\x02 \x01(\v2\x1f.platen.render.v1.SheetTemplateR\btemplate\x12\x1c\n" +
@@ -869,34 +951,36 @@ func file_platen_render_v1_render_proto_rawDescGZIP() []byte {
 }
 
 var file_platen_render_v1_render_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_platen_render_v1_render_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_platen_render_v1_render_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_platen_render_v1_render_proto_goTypes = []any{
 	(Format)(0),            // 0: platen.render.v1.Format
 	(*PrintSettings)(nil),  // 1: platen.render.v1.PrintSettings
 	(*RenderRequest)(nil),  // 2: platen.render.v1.RenderRequest
-	(*SheetsJob)(nil),      // 3: platen.render.v1.SheetsJob
-	(*SheetTemplate)(nil),  // 4: platen.render.v1.SheetTemplate
-	(*SheetSlot)(nil),      // 5: platen.render.v1.SheetSlot
-	(*SheetItem)(nil),      // 6: platen.render.v1.SheetItem
-	(*RenderResponse)(nil), // 7: platen.render.v1.RenderResponse
-	(*RenderedFile)(nil),   // 8: platen.render.v1.RenderedFile
+	(*FontData)(nil),       // 3: platen.render.v1.FontData
+	(*SheetsJob)(nil),      // 4: platen.render.v1.SheetsJob
+	(*SheetTemplate)(nil),  // 5: platen.render.v1.SheetTemplate
+	(*SheetSlot)(nil),      // 6: platen.render.v1.SheetSlot
+	(*SheetItem)(nil),      // 7: platen.render.v1.SheetItem
+	(*RenderResponse)(nil), // 8: platen.render.v1.RenderResponse
+	(*RenderedFile)(nil),   // 9: platen.render.v1.RenderedFile
 }
 var file_platen_render_v1_render_proto_depIdxs = []int32{
-	1, // 0: platen.render.v1.RenderRequest.settings:type_name -> platen.render.v1.PrintSettings
-	0, // 1: platen.render.v1.RenderRequest.formats:type_name -> platen.render.v1.Format
-	3, // 2: platen.render.v1.RenderRequest.sheets:type_name -> platen.render.v1.SheetsJob
-	4, // 3: platen.render.v1.SheetsJob.template:type_name -> platen.render.v1.SheetTemplate
-	6, // 4: platen.render.v1.SheetsJob.items:type_name -> platen.render.v1.SheetItem
-	5, // 5: platen.render.v1.SheetTemplate.slots:type_name -> platen.render.v1.SheetSlot
-	8, // 6: platen.render.v1.RenderResponse.files:type_name -> platen.render.v1.RenderedFile
-	0, // 7: platen.render.v1.RenderedFile.format:type_name -> platen.render.v1.Format
-	2, // 8: platen.render.v1.RenderService.Render:input_type -> platen.render.v1.RenderRequest
-	7, // 9: platen.render.v1.RenderService.Render:output_type -> platen.render.v1.RenderResponse
-	9, // [9:10] is the sub-list for method output_type
-	8, // [8:9] is the sub-list for method input_type
-	8, // [8:8] is the sub-list for extension type_name
-	8, // [8:8] is the sub-list for extension extendee
-	0, // [0:8] is the sub-list for field type_name
+	1,  // 0: platen.render.v1.RenderRequest.settings:type_name -> platen.render.v1.PrintSettings
+	0,  // 1: platen.render.v1.RenderRequest.formats:type_name -> platen.render.v1.Format
+	4,  // 2: platen.render.v1.RenderRequest.sheets:type_name -> platen.render.v1.SheetsJob
+	3,  // 3: platen.render.v1.RenderRequest.fonts:type_name -> platen.render.v1.FontData
+	5,  // 4: platen.render.v1.SheetsJob.template:type_name -> platen.render.v1.SheetTemplate
+	7,  // 5: platen.render.v1.SheetsJob.items:type_name -> platen.render.v1.SheetItem
+	6,  // 6: platen.render.v1.SheetTemplate.slots:type_name -> platen.render.v1.SheetSlot
+	9,  // 7: platen.render.v1.RenderResponse.files:type_name -> platen.render.v1.RenderedFile
+	0,  // 8: platen.render.v1.RenderedFile.format:type_name -> platen.render.v1.Format
+	2,  // 9: platen.render.v1.RenderService.Render:input_type -> platen.render.v1.RenderRequest
+	8,  // 10: platen.render.v1.RenderService.Render:output_type -> platen.render.v1.RenderResponse
+	10, // [10:11] is the sub-list for method output_type
+	9,  // [9:10] is the sub-list for method input_type
+	9,  // [9:9] is the sub-list for extension type_name
+	9,  // [9:9] is the sub-list for extension extendee
+	0,  // [0:9] is the sub-list for field type_name
 }
 
 func init() { file_platen_render_v1_render_proto_init() }
@@ -910,7 +994,7 @@ func file_platen_render_v1_render_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_platen_render_v1_render_proto_rawDesc), len(file_platen_render_v1_render_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   8,
+			NumMessages:   9,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
