@@ -1,6 +1,7 @@
 package fonts
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"slices"
@@ -49,6 +50,9 @@ func (r *Resolver) Fonts(ctx context.Context, teamID int, docs ...[]byte) ([]*re
 	}
 	var names []string
 	for _, doc := range docs {
+		if !namesFonts(doc) {
+			continue
+		}
 		d, err := design.Parse(doc)
 		if err != nil {
 			continue
@@ -80,6 +84,14 @@ func (r *Resolver) Fonts(ctx context.Context, teamID int, docs ...[]byte) ([]*re
 		out = append(out, &renderv1.FontData{Name: ref.Name, Data: data, Sha256: ref.SHA256})
 	}
 	return out, nil
+}
+
+// namesFonts reports whether doc may name a font: only then is it parsed
+// here (it is parsed again where it renders, and a document may carry
+// megabytes of data: URIs). A key "font" is in its text, or written with
+// a \u escape.
+func namesFonts(doc []byte) bool {
+	return bytes.Contains(doc, []byte(`"font"`)) || bytes.Contains(doc, []byte(`\u`))
 }
 
 // data is the file of ref, from the cache or the store.
