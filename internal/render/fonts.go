@@ -55,11 +55,13 @@ type Added struct {
 
 // Bounds of the parsed added fonts kept between renders: so many distinct
 // files, holding so many bytes of font data in all (a parsed font keeps
-// its file). A render process parses a team's font once, not per render,
-// while the teams it serves use at most this many.
+// its file, and takes about three times its size in all). A render
+// process parses a team's font once, not per render, while the teams it
+// serves use at most this many; the bytes stay a small part of a render
+// process's heap (--render-memory-mb, 384 MiB by default).
 const (
-	maxAddedFonts     = 32
-	maxAddedFontBytes = 64 << 20
+	maxAddedFonts     = 16
+	maxAddedFontBytes = 16 << 20
 )
 
 // Fonts resolves a layer's font name: the built-in Go fonts, plus fonts an
