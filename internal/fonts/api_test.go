@@ -94,6 +94,7 @@ func TestFontsThroughTheOperatorAPI(t *testing.T) {
 			"a name in use":        {member.Token, upload(nil, "Brand Sans", gomono.TTF), http.StatusConflict, "name", `team ` + fmt.Sprint(acme.TeamID) + ` has a font named "Brand Sans" already`},
 			"a built-in name":      {member.Token, upload(nil, "Go-Bold", gomono.TTF), http.StatusBadRequest, "name", `name: "Go-Bold" is a built-in font`},
 			"no name":              {member.Token, upload(nil, "", gomono.TTF), http.StatusBadRequest, "name", "name: is required"},
+			"a name with spaces":   {member.Token, upload(nil, " Mono", gomono.TTF), http.StatusBadRequest, "name", "name: must not begin or end with spaces"},
 			"staff without a team": {staff.Token, upload(nil, "Mono", gomono.TTF), http.StatusBadRequest, "team_id", "team_id: is required for staff"},
 			"an unknown team":      {staff.Token, upload(999999, "Mono", gomono.TTF), http.StatusBadRequest, "team_id", "team_id: names no team"},
 			"another team":         {member.Token, upload(other.TeamID, "Mono", gomono.TTF), http.StatusForbidden, "team_id", ""},
@@ -163,9 +164,12 @@ func TestFontsThroughTheOperatorAPI(t *testing.T) {
 		if r := srv.Do(t, "DELETE", "/api/v1/operator/fonts/"+uid, staff.Token, nil); r.Status != http.StatusNotFound {
 			t.Errorf("delete again: %d", r.Status)
 		}
-		// The name is free again.
-		if r := srv.Do(t, "POST", "/api/v1/operator/fonts", member.Token, upload(nil, "Brand Sans", gomono.TTF)); r.Status != http.StatusOK {
-			t.Errorf("the name again after delete: %d %s", r.Status, r.Raw)
+		// The name is free again; names are case-sensitive, as a design's
+		// font field is matched.
+		for _, name := range []string{"Brand Sans", "brand sans"} {
+			if r := srv.Do(t, "POST", "/api/v1/operator/fonts", member.Token, upload(nil, name, gomono.TTF)); r.Status != http.StatusOK {
+				t.Errorf("%q after delete: %d %s", name, r.Status, r.Raw)
+			}
 		}
 	})
 }
