@@ -18,6 +18,7 @@ import (
 	"github.com/platen-print/platen/ent/apitoken"
 	"github.com/platen-print/platen/ent/batchorder"
 	"github.com/platen-print/platen/ent/designversion"
+	"github.com/platen-print/platen/ent/font"
 	"github.com/platen-print/platen/ent/idempotencykey"
 	"github.com/platen-print/platen/ent/operator"
 	"github.com/platen-print/platen/ent/operatorsession"
@@ -52,6 +53,8 @@ type Client struct {
 	BatchOrder *BatchOrderClient
 	// DesignVersion is the client for interacting with the DesignVersion builders.
 	DesignVersion *DesignVersionClient
+	// Font is the client for interacting with the Font builders.
+	Font *FontClient
 	// IdempotencyKey is the client for interacting with the IdempotencyKey builders.
 	IdempotencyKey *IdempotencyKeyClient
 	// Operator is the client for interacting with the Operator builders.
@@ -104,6 +107,7 @@ func (c *Client) init() {
 	c.APIToken = NewAPITokenClient(c.config)
 	c.BatchOrder = NewBatchOrderClient(c.config)
 	c.DesignVersion = NewDesignVersionClient(c.config)
+	c.Font = NewFontClient(c.config)
 	c.IdempotencyKey = NewIdempotencyKeyClient(c.config)
 	c.Operator = NewOperatorClient(c.config)
 	c.OperatorSession = NewOperatorSessionClient(c.config)
@@ -218,6 +222,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		APIToken:        NewAPITokenClient(cfg),
 		BatchOrder:      NewBatchOrderClient(cfg),
 		DesignVersion:   NewDesignVersionClient(cfg),
+		Font:            NewFontClient(cfg),
 		IdempotencyKey:  NewIdempotencyKeyClient(cfg),
 		Operator:        NewOperatorClient(cfg),
 		OperatorSession: NewOperatorSessionClient(cfg),
@@ -259,6 +264,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		APIToken:        NewAPITokenClient(cfg),
 		BatchOrder:      NewBatchOrderClient(cfg),
 		DesignVersion:   NewDesignVersionClient(cfg),
+		Font:            NewFontClient(cfg),
 		IdempotencyKey:  NewIdempotencyKeyClient(cfg),
 		Operator:        NewOperatorClient(cfg),
 		OperatorSession: NewOperatorSessionClient(cfg),
@@ -307,7 +313,7 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.APIToken, c.BatchOrder, c.DesignVersion, c.IdempotencyKey, c.Operator,
+		c.APIToken, c.BatchOrder, c.DesignVersion, c.Font, c.IdempotencyKey, c.Operator,
 		c.OperatorSession, c.OperatorToken, c.Order, c.OrderItem, c.PrintEvent,
 		c.PrintTemplate, c.Product, c.ProductCategory, c.ProductVariant, c.ServiceKey,
 		c.ShopOrder, c.ShopPrint, c.Store, c.Team, c.VariantLink, c.WebhookCircuit,
@@ -321,7 +327,7 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.APIToken, c.BatchOrder, c.DesignVersion, c.IdempotencyKey, c.Operator,
+		c.APIToken, c.BatchOrder, c.DesignVersion, c.Font, c.IdempotencyKey, c.Operator,
 		c.OperatorSession, c.OperatorToken, c.Order, c.OrderItem, c.PrintEvent,
 		c.PrintTemplate, c.Product, c.ProductCategory, c.ProductVariant, c.ServiceKey,
 		c.ShopOrder, c.ShopPrint, c.Store, c.Team, c.VariantLink, c.WebhookCircuit,
@@ -340,6 +346,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.BatchOrder.mutate(ctx, m)
 	case *DesignVersionMutation:
 		return c.DesignVersion.mutate(ctx, m)
+	case *FontMutation:
+		return c.Font.mutate(ctx, m)
 	case *IdempotencyKeyMutation:
 		return c.IdempotencyKey.mutate(ctx, m)
 	case *OperatorMutation:
@@ -795,6 +803,139 @@ func (c *DesignVersionClient) mutate(ctx context.Context, m *DesignVersionMutati
 		return (&DesignVersionDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown DesignVersion mutation op: %q", m.Op())
+	}
+}
+
+// FontClient is a client for the Font schema.
+type FontClient struct {
+	config
+}
+
+// NewFontClient returns a client for the Font from the given config.
+func NewFontClient(c config) *FontClient {
+	return &FontClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `font.Hooks(f(g(h())))`.
+func (c *FontClient) Use(hooks ...Hook) {
+	c.hooks.Font = append(c.hooks.Font, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `font.Intercept(f(g(h())))`.
+func (c *FontClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Font = append(c.inters.Font, interceptors...)
+}
+
+// Create returns a builder for creating a Font entity.
+func (c *FontClient) Create() *FontCreate {
+	mutation := newFontMutation(c.config, OpCreate)
+	return &FontCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Font entities.
+func (c *FontClient) CreateBulk(builders ...*FontCreate) *FontCreateBulk {
+	return &FontCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *FontClient) MapCreateBulk(slice any, setFunc func(*FontCreate, int)) *FontCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &FontCreateBulk{err: fmt.Errorf("calling to FontClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*FontCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &FontCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Font.
+func (c *FontClient) Update() *FontUpdate {
+	mutation := newFontMutation(c.config, OpUpdate)
+	return &FontUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *FontClient) UpdateOne(_m *Font) *FontUpdateOne {
+	mutation := newFontMutation(c.config, OpUpdateOne, withFont(_m))
+	return &FontUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *FontClient) UpdateOneID(id int) *FontUpdateOne {
+	mutation := newFontMutation(c.config, OpUpdateOne, withFontID(id))
+	return &FontUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Font.
+func (c *FontClient) Delete() *FontDelete {
+	mutation := newFontMutation(c.config, OpDelete)
+	return &FontDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *FontClient) DeleteOne(_m *Font) *FontDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *FontClient) DeleteOneID(id int) *FontDeleteOne {
+	builder := c.Delete().Where(font.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &FontDeleteOne{builder}
+}
+
+// Query returns a query builder for Font.
+func (c *FontClient) Query() *FontQuery {
+	return &FontQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeFont},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Font entity by its id.
+func (c *FontClient) Get(ctx context.Context, id int) (*Font, error) {
+	return c.Query().Where(font.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *FontClient) GetX(ctx context.Context, id int) *Font {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *FontClient) Hooks() []Hook {
+	return c.hooks.Font
+}
+
+// Interceptors returns the client interceptors.
+func (c *FontClient) Interceptors() []Interceptor {
+	return c.inters.Font
+}
+
+func (c *FontClient) mutate(ctx context.Context, m *FontMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&FontCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&FontUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&FontUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&FontDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Font mutation op: %q", m.Op())
 	}
 }
 
@@ -3664,16 +3805,16 @@ func (c *WebhookDeliveryClient) mutate(ctx context.Context, m *WebhookDeliveryMu
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		APIToken, BatchOrder, DesignVersion, IdempotencyKey, Operator, OperatorSession,
-		OperatorToken, Order, OrderItem, PrintEvent, PrintTemplate, Product,
-		ProductCategory, ProductVariant, ServiceKey, ShopOrder, ShopPrint, Store, Team,
-		VariantLink, WebhookCircuit, WebhookDelivery []ent.Hook
+		APIToken, BatchOrder, DesignVersion, Font, IdempotencyKey, Operator,
+		OperatorSession, OperatorToken, Order, OrderItem, PrintEvent, PrintTemplate,
+		Product, ProductCategory, ProductVariant, ServiceKey, ShopOrder, ShopPrint,
+		Store, Team, VariantLink, WebhookCircuit, WebhookDelivery []ent.Hook
 	}
 	inters struct {
-		APIToken, BatchOrder, DesignVersion, IdempotencyKey, Operator, OperatorSession,
-		OperatorToken, Order, OrderItem, PrintEvent, PrintTemplate, Product,
-		ProductCategory, ProductVariant, ServiceKey, ShopOrder, ShopPrint, Store, Team,
-		VariantLink, WebhookCircuit, WebhookDelivery []ent.Interceptor
+		APIToken, BatchOrder, DesignVersion, Font, IdempotencyKey, Operator,
+		OperatorSession, OperatorToken, Order, OrderItem, PrintEvent, PrintTemplate,
+		Product, ProductCategory, ProductVariant, ServiceKey, ShopOrder, ShopPrint,
+		Store, Team, VariantLink, WebhookCircuit, WebhookDelivery []ent.Interceptor
 	}
 )
 

@@ -15,6 +15,7 @@ import (
 	"github.com/platen-print/platen/ent/apitoken"
 	"github.com/platen-print/platen/ent/batchorder"
 	"github.com/platen-print/platen/ent/designversion"
+	"github.com/platen-print/platen/ent/font"
 	"github.com/platen-print/platen/ent/idempotencykey"
 	"github.com/platen-print/platen/ent/operator"
 	"github.com/platen-print/platen/ent/operatorsession"
@@ -97,6 +98,7 @@ func checkColumn(t, c string) error {
 			apitoken.Table:        apitoken.ValidColumn,
 			batchorder.Table:      batchorder.ValidColumn,
 			designversion.Table:   designversion.ValidColumn,
+			font.Table:            font.ValidColumn,
 			idempotencykey.Table:  idempotencykey.ValidColumn,
 			operator.Table:        operator.ValidColumn,
 			operatorsession.Table: operatorsession.ValidColumn,

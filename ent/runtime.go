@@ -8,6 +8,7 @@ import (
 	"github.com/platen-print/platen/ent/apitoken"
 	"github.com/platen-print/platen/ent/batchorder"
 	"github.com/platen-print/platen/ent/designversion"
+	"github.com/platen-print/platen/ent/font"
 	"github.com/platen-print/platen/ent/idempotencykey"
 	"github.com/platen-print/platen/ent/operator"
 	"github.com/platen-print/platen/ent/operatorsession"
@@ -73,6 +74,12 @@ func init() {
 	designversionDescCreatedAt := designversionFields[5].Descriptor()
 	// designversion.DefaultCreatedAt holds the default value on creation for the created_at field.
 	designversion.DefaultCreatedAt = designversionDescCreatedAt.Default.(func() time.Time)
+	fontFields := schema.Font{}.Fields()
+	_ = fontFields
+	// fontDescCreatedAt is the schema descriptor for created_at field.
+	fontDescCreatedAt := fontFields[6].Descriptor()
+	// font.DefaultCreatedAt holds the default value on creation for the created_at field.
+	font.DefaultCreatedAt = fontDescCreatedAt.Default.(func() time.Time)
 	idempotencykeyFields := schema.IdempotencyKey{}.Fields()
 	_ = idempotencykeyFields
 	// idempotencykeyDescHTTPCode is the schema descriptor for http_code field.

@@ -20,6 +20,8 @@ type Tx struct {
 	BatchOrder *BatchOrderClient
 	// DesignVersion is the client for interacting with the DesignVersion builders.
 	DesignVersion *DesignVersionClient
+	// Font is the client for interacting with the Font builders.
+	Font *FontClient
 	// IdempotencyKey is the client for interacting with the IdempotencyKey builders.
 	IdempotencyKey *IdempotencyKeyClient
 	// Operator is the client for interacting with the Operator builders.
@@ -192,6 +194,7 @@ func (tx *Tx) init() {
 	tx.APIToken = NewAPITokenClient(tx.config)
 	tx.BatchOrder = NewBatchOrderClient(tx.config)
 	tx.DesignVersion = NewDesignVersionClient(tx.config)
+	tx.Font = NewFontClient(tx.config)
 	tx.IdempotencyKey = NewIdempotencyKeyClient(tx.config)
 	tx.Operator = NewOperatorClient(tx.config)
 	tx.OperatorSession = NewOperatorSessionClient(tx.config)

@@ -45,6 +45,18 @@ func (f DesignVersionFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Valu
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.DesignVersionMutation", m)
 }
 
+// The FontFunc type is an adapter to allow the use of ordinary
+// function as Font mutator.
+type FontFunc func(context.Context, *ent.FontMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f FontFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.FontMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.FontMutation", m)
+}
+
 // The IdempotencyKeyFunc type is an adapter to allow the use of ordinary
 // function as IdempotencyKey mutator.
 type IdempotencyKeyFunc func(context.Context, *ent.IdempotencyKeyMutation) (ent.Value, error)

@@ -98,6 +98,35 @@ var (
 			},
 		},
 	}
+	// FontsColumns holds the columns for the "fonts" table.
+	FontsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "uid", Type: field.TypeString, Unique: true},
+		{Name: "team_id", Type: field.TypeInt},
+		{Name: "name", Type: field.TypeString},
+		{Name: "data", Type: field.TypeBytes},
+		{Name: "sha256", Type: field.TypeString},
+		{Name: "metadata", Type: field.TypeJSON},
+		{Name: "created_at", Type: field.TypeTime},
+	}
+	// FontsTable holds the schema information for the "fonts" table.
+	FontsTable = &schema.Table{
+		Name:       "fonts",
+		Columns:    FontsColumns,
+		PrimaryKey: []*schema.Column{FontsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "font_team_id_name",
+				Unique:  true,
+				Columns: []*schema.Column{FontsColumns[2], FontsColumns[3]},
+			},
+			{
+				Name:    "font_team_id_created_at_uid",
+				Unique:  false,
+				Columns: []*schema.Column{FontsColumns[2], FontsColumns[7], FontsColumns[1]},
+			},
+		},
+	}
 	// IdempotencyKeysColumns holds the columns for the "idempotency_keys" table.
 	IdempotencyKeysColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -793,6 +822,7 @@ var (
 		APITokensTable,
 		BatchOrdersTable,
 		DesignVersionsTable,
+		FontsTable,
 		IdempotencyKeysTable,
 		OperatorsTable,
 		OperatorSessionsTable,

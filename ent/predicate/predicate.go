@@ -15,6 +15,9 @@ type BatchOrder func(*sql.Selector)
 // DesignVersion is the predicate function for designversion builders.
 type DesignVersion func(*sql.Selector)
 
+// Font is the predicate function for font builders.
+type Font func(*sql.Selector)
+
 // IdempotencyKey is the predicate function for idempotencykey builders.
 type IdempotencyKey func(*sql.Selector)
 

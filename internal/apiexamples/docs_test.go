@@ -57,6 +57,7 @@ package apiexamples_test
 // startReference.
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -65,6 +66,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/image/font/gofont/gomono"
 
 	"github.com/platen-print/platen/gen/openapi"
 	"github.com/platen-print/platen/internal/apiexamples"
@@ -102,7 +105,10 @@ func TestReferenceExamples(t *testing.T) {
 // {{optoken}}, a staff operator's token (grace@example.com);
 // {{team_optoken}}, the token of an operator of Acme Prints only
 // (ops@acme.example); {{receiver}}, the base URL of a webhook receiver;
-// and {{base_url}}, the server's own, which its links start with. The server may reach loopback addresses, as one started with
+// {{font_ttf}}, the base64 of a TTF file (Go Mono), and
+// {{restricted_ttf}}, that of the same font marked restricted-licence
+// (OS/2 fsType 0x0002); and {{base_url}}, the server's own, which its
+// links start with. The server may reach loopback addresses, as one started with
 // --allow-private-network does, so that the receiver gets deliveries.
 func startReference(t *testing.T, b platentest.Backend, name string) *replayer {
 	srv := platentest.StartWith(t, b, func(c *config.Config) { c.AllowPrivateNetwork = true })
@@ -110,15 +116,17 @@ func startReference(t *testing.T, b platentest.Backend, name string) *replayer {
 	other := srv.Bootstrap(t, "Other Prints", "other-shop")
 	hooks := newReceiver(t)
 	vars := apiexamples.Vars{
-		"token":         acme.Token,
-		"team_token":    srv.TeamToken(t, acme.TeamID),
-		"other_token":   other.Token,
-		"optoken":       srv.Staff(t, "grace@example.com").Token,
-		"team_optoken":  srv.TeamOperator(t, "ops@acme.example", acme.TeamID).Token,
-		"team_id":       fmt.Sprint(acme.TeamID),
-		"other_team_id": fmt.Sprint(other.TeamID),
-		"receiver":      hooks.URL,
-		"base_url":      srv.BaseURL,
+		"token":          acme.Token,
+		"team_token":     srv.TeamToken(t, acme.TeamID),
+		"other_token":    other.Token,
+		"optoken":        srv.Staff(t, "grace@example.com").Token,
+		"team_optoken":   srv.TeamOperator(t, "ops@acme.example", acme.TeamID).Token,
+		"team_id":        fmt.Sprint(acme.TeamID),
+		"other_team_id":  fmt.Sprint(other.TeamID),
+		"receiver":       hooks.URL,
+		"base_url":       srv.BaseURL,
+		"font_ttf":       base64.StdEncoding.EncodeToString(gomono.TTF),
+		"restricted_ttf": base64.StdEncoding.EncodeToString(platentest.FontWithFsType(t, gomono.TTF, 0x0002)),
 	}
 	return &replayer{t: t, srv: srv, file: name, vars: vars, hooks: hooks}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/platen-print/platen/internal/auth"
 	"github.com/platen-print/platen/internal/design"
 	"github.com/platen-print/platen/internal/files"
+	"github.com/platen-print/platen/internal/fonts"
 	"github.com/platen-print/platen/internal/printfiles"
 	"github.com/platen-print/platen/internal/rendersvc"
 	"github.com/platen-print/platen/internal/templates"
@@ -34,6 +35,8 @@ type Worker struct {
 	RenderLimit time.Duration
 	// Teams caps each team's renders at once; nil for no cap.
 	Teams *printfiles.TeamLimit
+	// Fonts finds the team's fonts the designs name; nil for none.
+	Fonts *fonts.Resolver
 }
 
 // Timeout bounds a batch: a render's job time per file.
@@ -124,6 +127,9 @@ func (w *Worker) render(ctx context.Context, b *Batch, jobID int64) ([]File, err
 			return stored, err
 		}
 		req := sheetsRequest(b, n, t, items, designs, dpis)
+		if req.Fonts, err = w.Fonts.Fonts(ctx, b.TeamID, req.GetSheets().GetDocuments()...); err != nil {
+			return stored, fmt.Errorf("fonts: %w", err)
+		}
 		resp, err := w.Render.Render(ctx, req)
 		if err != nil {
 			return stored, err

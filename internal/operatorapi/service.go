@@ -12,6 +12,7 @@ import (
 	"github.com/platen-print/platen/internal/accounts"
 	"github.com/platen-print/platen/internal/batches"
 	"github.com/platen-print/platen/internal/catalog"
+	"github.com/platen-print/platen/internal/fonts"
 	"github.com/platen-print/platen/internal/prints"
 	"github.com/platen-print/platen/internal/templates"
 	"github.com/platen-print/platen/internal/webhooks"
@@ -26,6 +27,7 @@ type Service struct {
 	accounts  *accounts.Service
 	webhooks  *webhooks.Service
 	catalog   *catalog.Service
+	fonts     *fonts.Service
 }
 
 // Parts are the services the operator API is made of.
@@ -36,11 +38,12 @@ type Parts struct {
 	Accounts  *accounts.Service
 	Webhooks  *webhooks.Service
 	Catalog   *catalog.Service
+	Fonts     *fonts.Service
 }
 
 // New assembles the operator API.
 func New(p Parts) *Service {
-	return &Service{templates: p.Templates, prints: p.Prints, batches: p.Batches, accounts: p.Accounts, webhooks: p.Webhooks, catalog: p.Catalog}
+	return &Service{templates: p.Templates, prints: p.Prints, batches: p.Batches, accounts: p.Accounts, webhooks: p.Webhooks, catalog: p.Catalog, fonts: p.Fonts}
 }
 
 // GetWebhookEndpoint returns a store's webhook endpoint with its secret.
@@ -172,4 +175,24 @@ func (s *Service) AssignPrintTemplate(ctx context.Context, r *platenv1.AssignPri
 // ListProductVariants lists a team's variants, for assigning templates.
 func (s *Service) ListProductVariants(ctx context.Context, r *platenv1.OperatorServiceListProductVariantsRequest) (*platenv1.OperatorServiceListProductVariantsResponse, error) {
 	return s.catalog.ListTeamVariants(ctx, r)
+}
+
+// CreateFont adds a font for a team's designs.
+func (s *Service) CreateFont(ctx context.Context, r *platenv1.CreateFontRequest) (*platenv1.Font, error) {
+	return s.fonts.CreateFont(ctx, r)
+}
+
+// ListFonts lists fonts.
+func (s *Service) ListFonts(ctx context.Context, r *platenv1.ListFontsRequest) (*platenv1.ListFontsResponse, error) {
+	return s.fonts.ListFonts(ctx, r)
+}
+
+// GetFont returns a font's record.
+func (s *Service) GetFont(ctx context.Context, r *platenv1.GetFontRequest) (*platenv1.Font, error) {
+	return s.fonts.GetFont(ctx, r)
+}
+
+// DeleteFont deletes a font.
+func (s *Service) DeleteFont(ctx context.Context, r *platenv1.DeleteFontRequest) (*platenv1.DeleteFontResponse, error) {
+	return s.fonts.DeleteFont(ctx, r)
 }

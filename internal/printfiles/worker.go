@@ -17,6 +17,7 @@ import (
 	"github.com/platen-print/platen/internal/catalog"
 	"github.com/platen-print/platen/internal/design"
 	"github.com/platen-print/platen/internal/files"
+	"github.com/platen-print/platen/internal/fonts"
 	"github.com/platen-print/platen/internal/rendersvc"
 )
 
@@ -93,6 +94,8 @@ type Renderer struct {
 	RenderLimit time.Duration
 	// Teams caps each team's renders at once; nil for no cap.
 	Teams *TeamLimit
+	// Fonts finds the team's fonts a design names; nil for none.
+	Fonts *fonts.Resolver
 }
 
 // RenderWorker works one family's render jobs.
@@ -219,6 +222,9 @@ func (w *RenderWorker[A]) render(ctx context.Context, task *Task, jobID int64) (
 		req.Settings.VariantId = int32(settings.Variant.VariantID)
 	}
 	req.PdfPerSurface = task.PerSurface
+	if req.Fonts, err = w.Fonts.Fonts(ctx, task.TeamID, doc); err != nil {
+		return nil, nil, fmt.Errorf("fonts: %w", err)
+	}
 	resp, err := w.Render.Render(ctx, req)
 	if err != nil {
 		return nil, nil, err

@@ -70,7 +70,7 @@ func (r *Renderer) Preflight(ctx context.Context, doc *design.Document, dpi int,
 			surfaces = append(surfaces, i)
 		}
 	}
-	p := newPage(doc, r.fonts.set(), newImageSet(r.images, MaxPixelBytes))
+	p := newPage(doc, r.fonts.set(r.added), newImageSet(r.images, MaxPixelBytes))
 	defer p.fonts.release()
 	check := preflight{p: p, dpi: dpi, limits: limits, margin: limits.SafeMarginMM}
 	if check.margin <= 0 {

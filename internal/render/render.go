@@ -53,11 +53,28 @@ const (
 type Renderer struct {
 	images ImageSource
 	fonts  *Fonts
+	// added are the fonts of one request, by name (WithFonts).
+	added map[string]Added
 }
 
 // New returns a renderer fetching images from images.
 func New(images ImageSource, fonts *Fonts) *Renderer {
 	return &Renderer{images: images, fonts: fonts}
+}
+
+// WithFonts returns a renderer that also knows the fonts added, by name,
+// for the renders of one request: a built-in or --font-dir font of the
+// same name wins over one of them.
+func (r *Renderer) WithFonts(added []Added) *Renderer {
+	if len(added) == 0 {
+		return r
+	}
+	out := *r
+	out.added = make(map[string]Added, len(added))
+	for _, a := range added {
+		out.added[a.Name] = a
+	}
+	return &out
 }
 
 // LayerError says which layer could not be drawn and why; the message is
@@ -79,7 +96,7 @@ func (r *Renderer) PDF(ctx context.Context, doc *design.Document, settings Setti
 			surfaces = append(surfaces, i)
 		}
 	}
-	p := newPage(doc, r.fonts.set(), newImageSet(r.images, MaxPixelBytes))
+	p := newPage(doc, r.fonts.set(r.added), newImageSet(r.images, MaxPixelBytes))
 	defer p.fonts.release()
 	var buf bytes.Buffer
 	opts := &canvaspdf.Options{Compress: true, SubsetFonts: true}

@@ -67,7 +67,7 @@ const markWidth = 0.25 * 25.4 / 72
 // vectors, each clipped to its trim plus the bleed it keeps; an image that
 // many placements use is embedded once.
 func (r *Renderer) Sheets(ctx context.Context, title string, width, height float64, sheets []Sheet) ([]byte, error) {
-	fonts := r.fonts.set()
+	fonts := r.fonts.set(r.added)
 	defer fonts.release()
 	images := newImageSet(r.images, MaxPixelBytes)
 	var buf bytes.Buffer

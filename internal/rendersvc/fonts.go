@@ -1,11 +1,14 @@
 package rendersvc
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
+	renderv1 "github.com/platen-print/platen/gen/platen/render/v1"
 	"github.com/platen-print/platen/internal/render"
 )
 
@@ -54,4 +57,34 @@ func LoadFonts(dir string) (*render.Fonts, error) {
 		}
 	}
 	return fonts, nil
+}
+
+// addedFonts checks the fonts a request brings: each named once, with its
+// bytes, and the SHA-256 it gives (when it gives one) being the bytes'
+// own, since parsed copies are kept by it for the next renders, which may
+// be another team's.
+func addedFonts(list []*renderv1.FontData) ([]render.Added, error) {
+	if len(list) == 0 {
+		return nil, nil
+	}
+	out := make([]render.Added, 0, len(list))
+	seen := map[string]bool{}
+	for i, f := range list {
+		switch {
+		case f.GetName() == "":
+			return nil, invalid(fmt.Sprintf("fonts[%d].name: is required", i))
+		case seen[f.GetName()]:
+			return nil, invalid(fmt.Sprintf("fonts[%d].name: %q is named twice", i, f.GetName()))
+		case len(f.GetData()) == 0:
+			return nil, invalid(fmt.Sprintf("fonts[%d].data: is required", i))
+		}
+		seen[f.GetName()] = true
+		sum := sha256.Sum256(f.GetData())
+		digest := hex.EncodeToString(sum[:])
+		if given := f.GetSha256(); given != "" && given != digest {
+			return nil, invalid(fmt.Sprintf("fonts[%d].sha256: is not the SHA-256 of its data", i))
+		}
+		out = append(out, render.Added{Name: f.GetName(), SHA256: digest, Data: f.GetData()})
+	}
+	return out, nil
 }

@@ -85,6 +85,7 @@ func (i images) Image(ctx context.Context, src string) (*render.Image, error) {
 
 // job is one validated request.
 type job struct {
+	renderer *render.Renderer
 	doc      *design.Document
 	dpi      int
 	formats  []renderv1.Format
@@ -126,14 +127,20 @@ func (s *Server) renderRequest(ctx context.Context, req *renderv1.RenderRequest)
 			files, warnings, err = nil, nil, CrashedError(fmt.Sprintf("render crashed: %v", r))
 		}
 	}()
+	added, err := addedFonts(req.GetFonts())
+	if err != nil {
+		return nil, nil, err
+	}
+	renderer := s.renderer.WithFonts(added)
 	if req.GetSheets() != nil {
-		files, err = s.sheets(ctx, req)
+		files, err = s.sheets(ctx, renderer, req)
 		return files, nil, err
 	}
 	j, err := newJob(req)
 	if err != nil {
 		return nil, nil, err
 	}
+	j.renderer = renderer
 	if files, err = s.render(ctx, j); err != nil || !req.GetPreflight() {
 		return files, nil, err
 	}
@@ -144,7 +151,7 @@ func (s *Server) renderRequest(ctx context.Context, req *renderv1.RenderRequest)
 // preflight checks the job's surfaces at its DPI; the images are the
 // render's own, fetched again from the fetcher's cache.
 func (s *Server) preflight(ctx context.Context, j *job) ([]*renderv1.PreflightWarning, error) {
-	found, err := s.renderer.Preflight(ctx, j.doc, j.dpi, render.Limits{}, j.surfaces...)
+	found, err := j.renderer.Preflight(ctx, j.doc, j.dpi, render.Limits{}, j.surfaces...)
 	if err != nil {
 		return nil, err
 	}
@@ -266,7 +273,7 @@ func (s *Server) pdfs(ctx context.Context, j *job) ([]*renderv1.RenderedFile, er
 	}
 	files := make([]*renderv1.RenderedFile, 0, len(groups))
 	for _, surfaces := range groups {
-		data, err := s.renderer.PDF(ctx, j.doc, render.Settings{DPI: j.dpi}, surfaces...)
+		data, err := j.renderer.PDF(ctx, j.doc, render.Settings{DPI: j.dpi}, surfaces...)
 		if err != nil {
 			return nil, err
 		}
@@ -279,7 +286,7 @@ func (s *Server) pdfs(ctx context.Context, j *job) ([]*renderv1.RenderedFile, er
 func (s *Server) pngs(ctx context.Context, j *job) ([]*renderv1.RenderedFile, error) {
 	files := make([]*renderv1.RenderedFile, 0, len(j.surfaces))
 	for _, i := range j.surfaces {
-		data, err := s.renderer.PNG(ctx, j.doc, i, render.Settings{DPI: j.dpi})
+		data, err := j.renderer.PNG(ctx, j.doc, i, render.Settings{DPI: j.dpi})
 		if err != nil {
 			return nil, err
 		}

@@ -19,7 +19,7 @@ const MaxSheetCopies = 10_000
 // sheets lays out a batch's file for one template: each distinct document
 // parsed once, the items placed by internal/impose, the sheets drawn as one
 // PDF. Errors name the item by its index in the batch's order_items.
-func (s *Server) sheets(ctx context.Context, req *renderv1.RenderRequest) ([]*renderv1.RenderedFile, error) {
+func (s *Server) sheets(ctx context.Context, renderer *render.Renderer, req *renderv1.RenderRequest) ([]*renderv1.RenderedFile, error) {
 	job := req.GetSheets()
 	if f := req.GetFormats(); len(f) != 1 || f[0] != renderv1.Format_FORMAT_PDF {
 		return nil, invalid("formats: a sheets job renders FORMAT_PDF only")
@@ -41,7 +41,7 @@ func (s *Server) sheets(ctx context.Context, req *renderv1.RenderRequest) ([]*re
 		return nil, err
 	}
 	title := fmt.Sprintf("Batch %s, %s", job.GetBatchUid(), tmpl.Name)
-	data, err := s.renderer.Sheets(ctx, title, tmpl.SheetWidth, tmpl.SheetHeight, plan)
+	data, err := renderer.Sheets(ctx, title, tmpl.SheetWidth, tmpl.SheetHeight, plan)
 	var placement *render.PlacementError
 	if errors.As(err, &placement) {
 		return nil, &itemError{index: placement.Ref, err: placement.Err}

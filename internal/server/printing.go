@@ -18,6 +18,7 @@ import (
 	"github.com/platen-print/platen/internal/config"
 	"github.com/platen-print/platen/internal/fetch"
 	"github.com/platen-print/platen/internal/files"
+	"github.com/platen-print/platen/internal/fonts"
 	"github.com/platen-print/platen/internal/links"
 	"github.com/platen-print/platen/internal/printfiles"
 	"github.com/platen-print/platen/internal/prints"
@@ -80,7 +81,8 @@ func (s *Server) startPrinting(ctx context.Context) error {
 		return err
 	}
 	renderer = rendersvc.Measured(renderer, s.registry)
-	s.previews = &prints.Previews{Designs: s.db.Prints(), Render: renderer, Files: s.files}
+	s.fonts = fonts.NewResolver(s.db.Fonts(), s.sharedFonts)
+	s.previews = &prints.Previews{Designs: s.db.Prints(), Render: renderer, Files: s.files, Fonts: s.fonts}
 	workers := river.NewWorkers()
 	settings, teams := catalog.NewResolver(s.db.Catalog()), printfiles.NewTeamLimit(renderWorkers, renderLinePerSlot*renderWorkers)
 	printfiles.Register(workers, printfiles.Renderer{
@@ -91,10 +93,11 @@ func (s *Server) startPrinting(ctx context.Context) error {
 		Logger:      slog.Default(),
 		RenderLimit: s.cfg.Render.Timeout,
 		Teams:       teams,
+		Fonts:       s.fonts,
 	}, s.db.ShopPrints())
 	river.AddWorker(workers, &batches.Worker{
 		Store: s.db.Batches(), Settings: settings, Render: renderer, Files: s.files,
-		Logger: slog.Default(), RenderLimit: s.cfg.Render.Timeout, Teams: teams,
+		Logger: slog.Default(), RenderLimit: s.cfg.Render.Timeout, Teams: teams, Fonts: s.fonts,
 	})
 	river.AddWorker(workers, &webhooks.Deliverer{
 		Store:       s.db.Deliveries(),
@@ -173,10 +176,13 @@ func (s *Server) renderClient(slots int) (renderv1.RenderServiceClient, error) {
 		return client, nil
 	}
 	// Fonts are loaded here too, so that a broken font file stops serve at
-	// start rather than every render process after it.
-	if _, err := rendersvc.LoadFonts(s.cfg.FontDir); err != nil {
+	// start rather than every render process after it; and so that a
+	// team's font is not named after one of them.
+	shared, err := rendersvc.LoadFonts(s.cfg.FontDir)
+	if err != nil {
 		return nil, fmt.Errorf("--font-dir: %w", err)
 	}
+	s.sharedFonts = shared.Has
 	sup, err := rendersup.Start(RenderProcesses(s.cfg.Render, s.cfg.LogLevel, slots))
 	if err != nil {
 		return nil, err

@@ -31,6 +31,7 @@ import (
 	"github.com/platen-print/platen/internal/designs"
 	"github.com/platen-print/platen/internal/fetch"
 	"github.com/platen-print/platen/internal/files"
+	"github.com/platen-print/platen/internal/fonts"
 	"github.com/platen-print/platen/internal/gateway"
 	"github.com/platen-print/platen/internal/grpcdecode"
 	"github.com/platen-print/platen/internal/idempotency"
@@ -90,7 +91,12 @@ type Server struct {
 	operatorAPI *operatorapi.Service
 	// previews are the panel's first-page images of prints.
 	previews *prints.Previews
-	queue    *queue.Queue
+	// sharedFonts reports the --font-dir fonts of the in-process render
+	// processes (nil with --render-addr: those processes' own win at
+	// render time); fonts finds the team fonts a render must carry.
+	sharedFonts func(name string) bool
+	fonts       *fonts.Resolver
+	queue       *queue.Queue
 
 	// process names this process in the database: its queue's name and
 	// its readiness row (see queueID).
@@ -232,6 +238,7 @@ func (s *Server) registerServices(r grpc.ServiceRegistrar) {
 	s.operatorAPI = operatorapi.New(operatorapi.Parts{
 		Templates: templates.NewService(s.db.Templates()), Prints: prints.NewService(s.db.Prints(), s.links),
 		Batches: batchService, Accounts: accounts.NewService(s.db), Webhooks: webhookService, Catalog: catalogService,
+		Fonts: fonts.NewService(s.db.Fonts(), s.sharedFonts),
 	})
 	platenv1.RegisterOperatorServiceServer(r, s.operatorAPI)
 }

@@ -439,9 +439,10 @@ func (s *Prints) endShop(ctx context.Context, tx *Tx, p *ent.ShopPrint, status s
 var _ prints.DesignSource = (*Prints)(nil)
 
 // PrintDesign returns the key of a print's design (its item's
-// design_hash, or its design version's config_hash) and its reader.
-func (s *Prints) PrintDesign(ctx context.Context, id string) (string, func(context.Context) (string, error), error) {
-	item, err := s.db.read.OrderItem.Query().Where(orderitem.UID(id)).Select(orderitem.FieldDesignHash).Only(ctx)
+// design_hash, or its design version's config_hash), its team and its
+// reader.
+func (s *Prints) PrintDesign(ctx context.Context, id string) (string, int, func(context.Context) (string, error), error) {
+	item, err := s.db.read.OrderItem.Query().Where(orderitem.UID(id)).Select(orderitem.FieldDesignHash, orderitem.FieldTeamID).Only(ctx)
 	if err == nil {
 		load := func(ctx context.Context) (string, error) {
 			row, err := s.db.read.OrderItem.Query().Where(orderitem.UID(id)).Select(orderitem.FieldTemplateConfig).Only(ctx)
@@ -452,24 +453,24 @@ func (s *Prints) PrintDesign(ctx context.Context, id string) (string, func(conte
 		}
 		if item.DesignHash == nil { // written before design_hash
 			config, err := load(ctx)
-			return DesignHash(config), load, err
+			return DesignHash(config), item.TeamID, load, err
 		}
-		return *item.DesignHash, load, nil
+		return *item.DesignHash, item.TeamID, load, nil
 	}
 	if !ent.IsNotFound(err) {
-		return "", nil, err
+		return "", 0, nil, err
 	}
 	p, err := s.db.read.ShopPrint.Query().Where(shopprint.UID(id)).Select(shopprint.FieldTeamID, shopprint.FieldDesignVersionID).Only(ctx)
 	if err != nil {
-		return "", nil, notFound(err, "print %q not found", id)
+		return "", 0, nil, notFound(err, "print %q not found", id)
 	}
 	v, err := s.db.read.DesignVersion.Query().
 		Where(designversion.TeamID(p.TeamID), designversion.VersionID(p.DesignVersionID)).Select(designversion.FieldConfigHash).Only(ctx)
 	if err != nil {
-		return "", nil, notFound(err, "design version %q not found", p.DesignVersionID)
+		return "", 0, nil, notFound(err, "design version %q not found", p.DesignVersionID)
 	}
 	load := func(ctx context.Context) (string, error) {
 		return s.db.Catalog().DesignVersionConfig(ctx, p.TeamID, p.DesignVersionID)
 	}
-	return "version:" + v.ConfigHash, load, nil
+	return "version:" + v.ConfigHash, p.TeamID, load, nil
 }

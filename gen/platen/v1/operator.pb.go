@@ -3025,6 +3025,482 @@ func (x *OperatorServiceListProductVariantsResponse) GetNextPageToken() string {
 	return ""
 }
 
+// Font is a TTF or OTF font a team added, which its designs name in a text
+// layer's font field. Its bytes are never answered.
+type Font struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Its UUID, which its paths take.
+	Uid string `protobuf:"bytes,1,opt,name=uid,proto3" json:"uid,omitempty"`
+	// The team whose designs may use it.
+	TeamId int32 `protobuf:"varint,2,opt,name=team_id,json=teamId,proto3" json:"team_id,omitempty"`
+	// The name designs give in a text layer's font field, matched exactly
+	// (case-sensitive); unique within the team.
+	Name string `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	// The font's family, from its name table (typographic family, else
+	// family); empty when it names none.
+	Family string `protobuf:"bytes,4,opt,name=family,proto3" json:"family,omitempty"`
+	// The font's style, from its name table (typographic subfamily, else
+	// subfamily), e.g. "Regular", "Bold Italic"; empty when it names none.
+	Style string `protobuf:"bytes,5,opt,name=style,proto3" json:"style,omitempty"`
+	// The font's PostScript name, from its name table: the name PDF files
+	// (and pdffonts) show for it, after a subset tag; empty when it has none.
+	PostscriptName string `protobuf:"bytes,6,opt,name=postscript_name,json=postscriptName,proto3" json:"postscript_name,omitempty"`
+	// "ttf" (TrueType outlines) or "otf" (CFF outlines).
+	Format string `protobuf:"bytes,7,opt,name=format,proto3" json:"format,omitempty"`
+	// Size of the uploaded file in bytes.
+	SizeBytes int32 `protobuf:"varint,8,opt,name=size_bytes,json=sizeBytes,proto3" json:"size_bytes,omitempty"`
+	// SHA-256 of the uploaded file, 64 lowercase hex digits.
+	Sha256 string `protobuf:"bytes,9,opt,name=sha256,proto3" json:"sha256,omitempty"`
+	// The embedding its licence allows (OS/2 fsType): "installable",
+	// "editable" or "preview_and_print" (fonts marked "restricted" are
+	// refused).
+	Embedding string `protobuf:"bytes,10,opt,name=embedding,proto3" json:"embedding,omitempty"`
+	// When it was added (RFC 3339, UTC).
+	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Font) Reset() {
+	*x = Font{}
+	mi := &file_platen_v1_operator_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Font) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Font) ProtoMessage() {}
+
+func (x *Font) ProtoReflect() protoreflect.Message {
+	mi := &file_platen_v1_operator_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Font.ProtoReflect.Descriptor instead.
+func (*Font) Descriptor() ([]byte, []int) {
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{40}
+}
+
+func (x *Font) GetUid() string {
+	if x != nil {
+		return x.Uid
+	}
+	return ""
+}
+
+func (x *Font) GetTeamId() int32 {
+	if x != nil {
+		return x.TeamId
+	}
+	return 0
+}
+
+func (x *Font) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Font) GetFamily() string {
+	if x != nil {
+		return x.Family
+	}
+	return ""
+}
+
+func (x *Font) GetStyle() string {
+	if x != nil {
+		return x.Style
+	}
+	return ""
+}
+
+func (x *Font) GetPostscriptName() string {
+	if x != nil {
+		return x.PostscriptName
+	}
+	return ""
+}
+
+func (x *Font) GetFormat() string {
+	if x != nil {
+		return x.Format
+	}
+	return ""
+}
+
+func (x *Font) GetSizeBytes() int32 {
+	if x != nil {
+		return x.SizeBytes
+	}
+	return 0
+}
+
+func (x *Font) GetSha256() string {
+	if x != nil {
+		return x.Sha256
+	}
+	return ""
+}
+
+func (x *Font) GetEmbedding() string {
+	if x != nil {
+		return x.Embedding
+	}
+	return ""
+}
+
+func (x *Font) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+// CreateFontRequest is the font upload body.
+type CreateFontRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The owning team: required for staff; a team member may leave it out
+	// (their own team).
+	TeamId *int32 `protobuf:"varint,1,opt,name=team_id,json=teamId,proto3,oneof" json:"team_id,omitempty"`
+	// Required: the name designs give in a text layer's font field (at most
+	// 128 characters, unique within the team, not a built-in font's name).
+	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// Required: the TTF or OTF file (over REST, base64), at most 6,000,000
+	// bytes.
+	Data          []byte `protobuf:"bytes,3,opt,name=data,proto3" json:"data,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateFontRequest) Reset() {
+	*x = CreateFontRequest{}
+	mi := &file_platen_v1_operator_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateFontRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateFontRequest) ProtoMessage() {}
+
+func (x *CreateFontRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_platen_v1_operator_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateFontRequest.ProtoReflect.Descriptor instead.
+func (*CreateFontRequest) Descriptor() ([]byte, []int) {
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *CreateFontRequest) GetTeamId() int32 {
+	if x != nil && x.TeamId != nil {
+		return *x.TeamId
+	}
+	return 0
+}
+
+func (x *CreateFontRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *CreateFontRequest) GetData() []byte {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+// ListFontsRequest filters and pages through fonts.
+type ListFontsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Only this team's fonts (staff); a team member sees their own only.
+	TeamId *int32 `protobuf:"varint,1,opt,name=team_id,json=teamId,proto3,oneof" json:"team_id,omitempty"`
+	// At most this many fonts (default 50, at most 500).
+	PageSize int32 `protobuf:"varint,2,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// The next_page_token of the previous page.
+	PageToken     string `protobuf:"bytes,3,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListFontsRequest) Reset() {
+	*x = ListFontsRequest{}
+	mi := &file_platen_v1_operator_proto_msgTypes[42]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListFontsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListFontsRequest) ProtoMessage() {}
+
+func (x *ListFontsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_platen_v1_operator_proto_msgTypes[42]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListFontsRequest.ProtoReflect.Descriptor instead.
+func (*ListFontsRequest) Descriptor() ([]byte, []int) {
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{42}
+}
+
+func (x *ListFontsRequest) GetTeamId() int32 {
+	if x != nil && x.TeamId != nil {
+		return *x.TeamId
+	}
+	return 0
+}
+
+func (x *ListFontsRequest) GetPageSize() int32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *ListFontsRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+// ListFontsResponse is one page of fonts.
+type ListFontsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// This page's fonts.
+	Fonts []*Font `protobuf:"bytes,1,rep,name=fonts,proto3" json:"fonts,omitempty"`
+	// Empty on the last page.
+	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListFontsResponse) Reset() {
+	*x = ListFontsResponse{}
+	mi := &file_platen_v1_operator_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListFontsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListFontsResponse) ProtoMessage() {}
+
+func (x *ListFontsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_platen_v1_operator_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListFontsResponse.ProtoReflect.Descriptor instead.
+func (*ListFontsResponse) Descriptor() ([]byte, []int) {
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{43}
+}
+
+func (x *ListFontsResponse) GetFonts() []*Font {
+	if x != nil {
+		return x.Fonts
+	}
+	return nil
+}
+
+func (x *ListFontsResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
+// GetFontRequest names a font.
+type GetFontRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The font's uid.
+	FontUid       string `protobuf:"bytes,1,opt,name=font_uid,json=fontUid,proto3" json:"font_uid,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetFontRequest) Reset() {
+	*x = GetFontRequest{}
+	mi := &file_platen_v1_operator_proto_msgTypes[44]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetFontRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetFontRequest) ProtoMessage() {}
+
+func (x *GetFontRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_platen_v1_operator_proto_msgTypes[44]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetFontRequest.ProtoReflect.Descriptor instead.
+func (*GetFontRequest) Descriptor() ([]byte, []int) {
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{44}
+}
+
+func (x *GetFontRequest) GetFontUid() string {
+	if x != nil {
+		return x.FontUid
+	}
+	return ""
+}
+
+// DeleteFontRequest names the font to delete.
+type DeleteFontRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The font's uid.
+	FontUid       string `protobuf:"bytes,1,opt,name=font_uid,json=fontUid,proto3" json:"font_uid,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteFontRequest) Reset() {
+	*x = DeleteFontRequest{}
+	mi := &file_platen_v1_operator_proto_msgTypes[45]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteFontRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteFontRequest) ProtoMessage() {}
+
+func (x *DeleteFontRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_platen_v1_operator_proto_msgTypes[45]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteFontRequest.ProtoReflect.Descriptor instead.
+func (*DeleteFontRequest) Descriptor() ([]byte, []int) {
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{45}
+}
+
+func (x *DeleteFontRequest) GetFontUid() string {
+	if x != nil {
+		return x.FontUid
+	}
+	return ""
+}
+
+// DeleteFontResponse confirms a delete.
+type DeleteFontResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// "Font successfully deleted".
+	Message string `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
+	// The deleted font's uid.
+	FontUid       string `protobuf:"bytes,2,opt,name=font_uid,json=fontUid,proto3" json:"font_uid,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteFontResponse) Reset() {
+	*x = DeleteFontResponse{}
+	mi := &file_platen_v1_operator_proto_msgTypes[46]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteFontResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteFontResponse) ProtoMessage() {}
+
+func (x *DeleteFontResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_platen_v1_operator_proto_msgTypes[46]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteFontResponse.ProtoReflect.Descriptor instead.
+func (*DeleteFontResponse) Descriptor() ([]byte, []int) {
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{46}
+}
+
+func (x *DeleteFontResponse) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *DeleteFontResponse) GetFontUid() string {
+	if x != nil {
+		return x.FontUid
+	}
+	return ""
+}
+
 var File_platen_v1_operator_proto protoreflect.FileDescriptor
 
 const file_platen_v1_operator_proto_rawDesc = "" +
@@ -3297,7 +3773,45 @@ const file_platen_v1_operator_proto_rawDesc = "" +
 	"*OperatorServiceListProductVariantsResponse\x12D\n" +
 	"\x10product_variants\x18\x01 \x03(\v2\x19.platen.v1.ProductVariantR\x0fproductVariants\x12.\n" +
 	"\bproducts\x18\x02 \x03(\v2\x12.platen.v1.ProductR\bproducts\x12&\n" +
-	"\x0fnext_page_token\x18\x03 \x01(\tR\rnextPageToken2\xcb\x1a\n" +
+	"\x0fnext_page_token\x18\x03 \x01(\tR\rnextPageToken\"\xc4\x02\n" +
+	"\x04Font\x12\x10\n" +
+	"\x03uid\x18\x01 \x01(\tR\x03uid\x12\x17\n" +
+	"\ateam_id\x18\x02 \x01(\x05R\x06teamId\x12\x12\n" +
+	"\x04name\x18\x03 \x01(\tR\x04name\x12\x16\n" +
+	"\x06family\x18\x04 \x01(\tR\x06family\x12\x14\n" +
+	"\x05style\x18\x05 \x01(\tR\x05style\x12'\n" +
+	"\x0fpostscript_name\x18\x06 \x01(\tR\x0epostscriptName\x12\x16\n" +
+	"\x06format\x18\a \x01(\tR\x06format\x12\x1d\n" +
+	"\n" +
+	"size_bytes\x18\b \x01(\x05R\tsizeBytes\x12\x16\n" +
+	"\x06sha256\x18\t \x01(\tR\x06sha256\x12\x1c\n" +
+	"\tembedding\x18\n" +
+	" \x01(\tR\tembedding\x129\n" +
+	"\n" +
+	"created_at\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"e\n" +
+	"\x11CreateFontRequest\x12\x1c\n" +
+	"\ateam_id\x18\x01 \x01(\x05H\x00R\x06teamId\x88\x01\x01\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +
+	"\x04data\x18\x03 \x01(\fR\x04dataB\n" +
+	"\n" +
+	"\b_team_id\"x\n" +
+	"\x10ListFontsRequest\x12\x1c\n" +
+	"\ateam_id\x18\x01 \x01(\x05H\x00R\x06teamId\x88\x01\x01\x12\x1b\n" +
+	"\tpage_size\x18\x02 \x01(\x05R\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x03 \x01(\tR\tpageTokenB\n" +
+	"\n" +
+	"\b_team_id\"b\n" +
+	"\x11ListFontsResponse\x12%\n" +
+	"\x05fonts\x18\x01 \x03(\v2\x0f.platen.v1.FontR\x05fonts\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"+\n" +
+	"\x0eGetFontRequest\x12\x19\n" +
+	"\bfont_uid\x18\x01 \x01(\tR\afontUid\".\n" +
+	"\x11DeleteFontRequest\x12\x19\n" +
+	"\bfont_uid\x18\x01 \x01(\tR\afontUid\"I\n" +
+	"\x12DeleteFontResponse\x12\x18\n" +
+	"\amessage\x18\x01 \x01(\tR\amessage\x12\x19\n" +
+	"\bfont_uid\x18\x02 \x01(\tR\afontUid2\xeb\x1d\n" +
 	"\x0fOperatorService\x12j\n" +
 	"\n" +
 	"ListPrints\x12\x1c.platen.v1.ListPrintsRequest\x1a\x1d.platen.v1.ListPrintsResponse\"\x1f\x82\xd3\xe4\x93\x02\x19\x12\x17/api/v1/operator/prints\x12d\n" +
@@ -3330,7 +3844,13 @@ const file_platen_v1_operator_proto_rawDesc = "" +
 	"\x13UpdatePrintTemplate\x12%.platen.v1.UpdatePrintTemplateRequest\x1a\x18.platen.v1.PrintTemplate\":\x82\xd3\xe4\x93\x024:\x01*\x1a//api/v1/operator/print-templates/{template_uid}\x12\x9d\x01\n" +
 	"\x13DeletePrintTemplate\x12%.platen.v1.DeletePrintTemplateRequest\x1a&.platen.v1.DeletePrintTemplateResponse\"7\x82\xd3\xe4\x93\x021*//api/v1/operator/print-templates/{template_uid}\x12\x99\x01\n" +
 	"\x13AssignPrintTemplate\x12%.platen.v1.AssignPrintTemplateRequest\x1a\x18.platen.v1.PrintTemplate\"A\x82\xd3\xe4\x93\x02;:\x01*\"6/api/v1/operator/print-templates/{template_uid}/assign\x12\xad\x01\n" +
-	"\x13ListProductVariants\x124.platen.v1.OperatorServiceListProductVariantsRequest\x1a5.platen.v1.OperatorServiceListProductVariantsResponse\")\x82\xd3\xe4\x93\x02#\x12!/api/v1/operator/product-variantsB7Z5github.com/platen-print/platen/gen/platen/v1;platenv1b\x06proto3"
+	"\x13ListProductVariants\x124.platen.v1.OperatorServiceListProductVariantsRequest\x1a5.platen.v1.OperatorServiceListProductVariantsResponse\")\x82\xd3\xe4\x93\x02#\x12!/api/v1/operator/product-variants\x12^\n" +
+	"\n" +
+	"CreateFont\x12\x1c.platen.v1.CreateFontRequest\x1a\x0f.platen.v1.Font\"!\x82\xd3\xe4\x93\x02\x1b:\x01*\"\x16/api/v1/operator/fonts\x12f\n" +
+	"\tListFonts\x12\x1b.platen.v1.ListFontsRequest\x1a\x1c.platen.v1.ListFontsResponse\"\x1e\x82\xd3\xe4\x93\x02\x18\x12\x16/api/v1/operator/fonts\x12`\n" +
+	"\aGetFont\x12\x19.platen.v1.GetFontRequest\x1a\x0f.platen.v1.Font\")\x82\xd3\xe4\x93\x02#\x12!/api/v1/operator/fonts/{font_uid}\x12t\n" +
+	"\n" +
+	"DeleteFont\x12\x1c.platen.v1.DeleteFontRequest\x1a\x1d.platen.v1.DeleteFontResponse\")\x82\xd3\xe4\x93\x02#*!/api/v1/operator/fonts/{font_uid}B7Z5github.com/platen-print/platen/gen/platen/v1;platenv1b\x06proto3"
 
 var (
 	file_platen_v1_operator_proto_rawDescOnce sync.Once
@@ -3344,7 +3864,7 @@ func file_platen_v1_operator_proto_rawDescGZIP() []byte {
 	return file_platen_v1_operator_proto_rawDescData
 }
 
-var file_platen_v1_operator_proto_msgTypes = make([]protoimpl.MessageInfo, 40)
+var file_platen_v1_operator_proto_msgTypes = make([]protoimpl.MessageInfo, 47)
 var file_platen_v1_operator_proto_goTypes = []any{
 	(*Print)(nil),                                      // 0: platen.v1.Print
 	(*PrintEvent)(nil),                                 // 1: platen.v1.PrintEvent
@@ -3386,124 +3906,141 @@ var file_platen_v1_operator_proto_goTypes = []any{
 	(*AssignPrintTemplateRequest)(nil),                 // 37: platen.v1.AssignPrintTemplateRequest
 	(*OperatorServiceListProductVariantsRequest)(nil),  // 38: platen.v1.OperatorServiceListProductVariantsRequest
 	(*OperatorServiceListProductVariantsResponse)(nil), // 39: platen.v1.OperatorServiceListProductVariantsResponse
-	(*wrapperspb.StringValue)(nil),                     // 40: google.protobuf.StringValue
-	(*timestamppb.Timestamp)(nil),                      // 41: google.protobuf.Timestamp
-	(*PrintWarning)(nil),                               // 42: platen.v1.PrintWarning
-	(*wrapperspb.UInt32Value)(nil),                     // 43: google.protobuf.UInt32Value
-	(*BatchOrder)(nil),                                 // 44: platen.v1.BatchOrder
-	(*fieldmaskpb.FieldMask)(nil),                      // 45: google.protobuf.FieldMask
-	(*ProductVariant)(nil),                             // 46: platen.v1.ProductVariant
-	(*Product)(nil),                                    // 47: platen.v1.Product
-	(*GetBatchOrderRequest)(nil),                       // 48: platen.v1.GetBatchOrderRequest
-	(*SetWebhookEndpointRequest)(nil),                  // 49: platen.v1.SetWebhookEndpointRequest
-	(*ListWebhookDeliveriesRequest)(nil),               // 50: platen.v1.ListWebhookDeliveriesRequest
-	(*ResendWebhookDeliveryRequest)(nil),               // 51: platen.v1.ResendWebhookDeliveryRequest
-	(*WebhookEndpoint)(nil),                            // 52: platen.v1.WebhookEndpoint
-	(*ListWebhookDeliveriesResponse)(nil),              // 53: platen.v1.ListWebhookDeliveriesResponse
-	(*WebhookDelivery)(nil),                            // 54: platen.v1.WebhookDelivery
+	(*Font)(nil),                                       // 40: platen.v1.Font
+	(*CreateFontRequest)(nil),                          // 41: platen.v1.CreateFontRequest
+	(*ListFontsRequest)(nil),                           // 42: platen.v1.ListFontsRequest
+	(*ListFontsResponse)(nil),                          // 43: platen.v1.ListFontsResponse
+	(*GetFontRequest)(nil),                             // 44: platen.v1.GetFontRequest
+	(*DeleteFontRequest)(nil),                          // 45: platen.v1.DeleteFontRequest
+	(*DeleteFontResponse)(nil),                         // 46: platen.v1.DeleteFontResponse
+	(*wrapperspb.StringValue)(nil),                     // 47: google.protobuf.StringValue
+	(*timestamppb.Timestamp)(nil),                      // 48: google.protobuf.Timestamp
+	(*PrintWarning)(nil),                               // 49: platen.v1.PrintWarning
+	(*wrapperspb.UInt32Value)(nil),                     // 50: google.protobuf.UInt32Value
+	(*BatchOrder)(nil),                                 // 51: platen.v1.BatchOrder
+	(*fieldmaskpb.FieldMask)(nil),                      // 52: google.protobuf.FieldMask
+	(*ProductVariant)(nil),                             // 53: platen.v1.ProductVariant
+	(*Product)(nil),                                    // 54: platen.v1.Product
+	(*GetBatchOrderRequest)(nil),                       // 55: platen.v1.GetBatchOrderRequest
+	(*SetWebhookEndpointRequest)(nil),                  // 56: platen.v1.SetWebhookEndpointRequest
+	(*ListWebhookDeliveriesRequest)(nil),               // 57: platen.v1.ListWebhookDeliveriesRequest
+	(*ResendWebhookDeliveryRequest)(nil),               // 58: platen.v1.ResendWebhookDeliveryRequest
+	(*WebhookEndpoint)(nil),                            // 59: platen.v1.WebhookEndpoint
+	(*ListWebhookDeliveriesResponse)(nil),              // 60: platen.v1.ListWebhookDeliveriesResponse
+	(*WebhookDelivery)(nil),                            // 61: platen.v1.WebhookDelivery
 }
 var file_platen_v1_operator_proto_depIdxs = []int32{
-	40, // 0: platen.v1.Print.error:type_name -> google.protobuf.StringValue
-	40, // 1: platen.v1.Print.order_uid:type_name -> google.protobuf.StringValue
-	40, // 2: platen.v1.Print.ecommerce_order_id:type_name -> google.protobuf.StringValue
-	40, // 3: platen.v1.Print.ecommerce_order_item_id:type_name -> google.protobuf.StringValue
-	40, // 4: platen.v1.Print.reference_number:type_name -> google.protobuf.StringValue
-	40, // 5: platen.v1.Print.external_id:type_name -> google.protobuf.StringValue
-	40, // 6: platen.v1.Print.line_external_id:type_name -> google.protobuf.StringValue
-	40, // 7: platen.v1.Print.design_version_id:type_name -> google.protobuf.StringValue
+	47, // 0: platen.v1.Print.error:type_name -> google.protobuf.StringValue
+	47, // 1: platen.v1.Print.order_uid:type_name -> google.protobuf.StringValue
+	47, // 2: platen.v1.Print.ecommerce_order_id:type_name -> google.protobuf.StringValue
+	47, // 3: platen.v1.Print.ecommerce_order_item_id:type_name -> google.protobuf.StringValue
+	47, // 4: platen.v1.Print.reference_number:type_name -> google.protobuf.StringValue
+	47, // 5: platen.v1.Print.external_id:type_name -> google.protobuf.StringValue
+	47, // 6: platen.v1.Print.line_external_id:type_name -> google.protobuf.StringValue
+	47, // 7: platen.v1.Print.design_version_id:type_name -> google.protobuf.StringValue
 	2,  // 8: platen.v1.Print.files:type_name -> platen.v1.OperatorPrintFile
-	41, // 9: platen.v1.Print.created_at:type_name -> google.protobuf.Timestamp
-	41, // 10: platen.v1.Print.updated_at:type_name -> google.protobuf.Timestamp
+	48, // 9: platen.v1.Print.created_at:type_name -> google.protobuf.Timestamp
+	48, // 10: platen.v1.Print.updated_at:type_name -> google.protobuf.Timestamp
 	1,  // 11: platen.v1.Print.history:type_name -> platen.v1.PrintEvent
-	42, // 12: platen.v1.Print.warnings:type_name -> platen.v1.PrintWarning
-	41, // 13: platen.v1.PrintEvent.at:type_name -> google.protobuf.Timestamp
-	40, // 14: platen.v1.PrintEvent.detail:type_name -> google.protobuf.StringValue
-	40, // 15: platen.v1.PrintEvent.operator_email:type_name -> google.protobuf.StringValue
-	43, // 16: platen.v1.OperatorPrintFile.size:type_name -> google.protobuf.UInt32Value
-	40, // 17: platen.v1.OperatorPrintFile.sha256:type_name -> google.protobuf.StringValue
-	41, // 18: platen.v1.ListPrintsRequest.created_after:type_name -> google.protobuf.Timestamp
-	41, // 19: platen.v1.ListPrintsRequest.created_before:type_name -> google.protobuf.Timestamp
+	49, // 12: platen.v1.Print.warnings:type_name -> platen.v1.PrintWarning
+	48, // 13: platen.v1.PrintEvent.at:type_name -> google.protobuf.Timestamp
+	47, // 14: platen.v1.PrintEvent.detail:type_name -> google.protobuf.StringValue
+	47, // 15: platen.v1.PrintEvent.operator_email:type_name -> google.protobuf.StringValue
+	50, // 16: platen.v1.OperatorPrintFile.size:type_name -> google.protobuf.UInt32Value
+	47, // 17: platen.v1.OperatorPrintFile.sha256:type_name -> google.protobuf.StringValue
+	48, // 18: platen.v1.ListPrintsRequest.created_after:type_name -> google.protobuf.Timestamp
+	48, // 19: platen.v1.ListPrintsRequest.created_before:type_name -> google.protobuf.Timestamp
 	0,  // 20: platen.v1.ListPrintsResponse.prints:type_name -> platen.v1.Print
-	44, // 21: platen.v1.ListBatchOrdersResponse.batch_orders:type_name -> platen.v1.BatchOrder
-	41, // 22: platen.v1.Team.created_at:type_name -> google.protobuf.Timestamp
+	51, // 21: platen.v1.ListBatchOrdersResponse.batch_orders:type_name -> platen.v1.BatchOrder
+	48, // 22: platen.v1.Team.created_at:type_name -> google.protobuf.Timestamp
 	13, // 23: platen.v1.ListTeamsResponse.teams:type_name -> platen.v1.Team
-	40, // 24: platen.v1.Store.webhook_url:type_name -> google.protobuf.StringValue
-	41, // 25: platen.v1.Store.created_at:type_name -> google.protobuf.Timestamp
+	47, // 24: platen.v1.Store.webhook_url:type_name -> google.protobuf.StringValue
+	48, // 25: platen.v1.Store.created_at:type_name -> google.protobuf.Timestamp
 	17, // 26: platen.v1.ListStoresResponse.stores:type_name -> platen.v1.Store
-	40, // 27: platen.v1.Token.store_id:type_name -> google.protobuf.StringValue
-	41, // 28: platen.v1.Token.created_at:type_name -> google.protobuf.Timestamp
-	41, // 29: platen.v1.Token.revoked_at:type_name -> google.protobuf.Timestamp
+	47, // 27: platen.v1.Token.store_id:type_name -> google.protobuf.StringValue
+	48, // 28: platen.v1.Token.created_at:type_name -> google.protobuf.Timestamp
+	48, // 29: platen.v1.Token.revoked_at:type_name -> google.protobuf.Timestamp
 	21, // 30: platen.v1.ListTokensResponse.tokens:type_name -> platen.v1.Token
 	21, // 31: platen.v1.IssueTokenResponse.token:type_name -> platen.v1.Token
 	28, // 32: platen.v1.PrintTemplate.grid:type_name -> platen.v1.PrintTemplateGrid
 	29, // 33: platen.v1.PrintTemplate.slots:type_name -> platen.v1.PrintTemplateSlot
-	41, // 34: platen.v1.PrintTemplate.created_at:type_name -> google.protobuf.Timestamp
-	41, // 35: platen.v1.PrintTemplate.updated_at:type_name -> google.protobuf.Timestamp
+	48, // 34: platen.v1.PrintTemplate.created_at:type_name -> google.protobuf.Timestamp
+	48, // 35: platen.v1.PrintTemplate.updated_at:type_name -> google.protobuf.Timestamp
 	28, // 36: platen.v1.CreatePrintTemplateRequest.grid:type_name -> platen.v1.PrintTemplateGrid
 	29, // 37: platen.v1.CreatePrintTemplateRequest.slots:type_name -> platen.v1.PrintTemplateSlot
 	27, // 38: platen.v1.ListPrintTemplatesResponse.print_templates:type_name -> platen.v1.PrintTemplate
-	45, // 39: platen.v1.UpdatePrintTemplateRequest.update_mask:type_name -> google.protobuf.FieldMask
+	52, // 39: platen.v1.UpdatePrintTemplateRequest.update_mask:type_name -> google.protobuf.FieldMask
 	28, // 40: platen.v1.UpdatePrintTemplateRequest.grid:type_name -> platen.v1.PrintTemplateGrid
 	29, // 41: platen.v1.UpdatePrintTemplateRequest.slots:type_name -> platen.v1.PrintTemplateSlot
-	46, // 42: platen.v1.OperatorServiceListProductVariantsResponse.product_variants:type_name -> platen.v1.ProductVariant
-	47, // 43: platen.v1.OperatorServiceListProductVariantsResponse.products:type_name -> platen.v1.Product
-	3,  // 44: platen.v1.OperatorService.ListPrints:input_type -> platen.v1.ListPrintsRequest
-	5,  // 45: platen.v1.OperatorService.GetPrint:input_type -> platen.v1.GetPrintRequest
-	6,  // 46: platen.v1.OperatorService.RetryPrint:input_type -> platen.v1.RetryPrintRequest
-	7,  // 47: platen.v1.OperatorService.FlagPrint:input_type -> platen.v1.FlagPrintRequest
-	8,  // 48: platen.v1.OperatorService.CancelPrint:input_type -> platen.v1.CancelPrintRequest
-	9,  // 49: platen.v1.OperatorService.ListBatchOrders:input_type -> platen.v1.ListBatchOrdersRequest
-	11, // 50: platen.v1.OperatorService.CreateBatchOrder:input_type -> platen.v1.OperatorServiceCreateBatchOrderRequest
-	48, // 51: platen.v1.OperatorService.GetBatchOrder:input_type -> platen.v1.GetBatchOrderRequest
-	12, // 52: platen.v1.OperatorService.GetWebhookEndpoint:input_type -> platen.v1.GetWebhookEndpointRequest
-	49, // 53: platen.v1.OperatorService.SetWebhookEndpoint:input_type -> platen.v1.SetWebhookEndpointRequest
-	50, // 54: platen.v1.OperatorService.ListWebhookDeliveries:input_type -> platen.v1.ListWebhookDeliveriesRequest
-	51, // 55: platen.v1.OperatorService.ResendWebhookDelivery:input_type -> platen.v1.ResendWebhookDeliveryRequest
-	14, // 56: platen.v1.OperatorService.ListTeams:input_type -> platen.v1.ListTeamsRequest
-	16, // 57: platen.v1.OperatorService.CreateTeam:input_type -> platen.v1.CreateTeamRequest
-	18, // 58: platen.v1.OperatorService.ListStores:input_type -> platen.v1.ListStoresRequest
-	20, // 59: platen.v1.OperatorService.CreateStore:input_type -> platen.v1.CreateStoreRequest
-	22, // 60: platen.v1.OperatorService.ListTokens:input_type -> platen.v1.ListTokensRequest
-	24, // 61: platen.v1.OperatorService.IssueToken:input_type -> platen.v1.IssueTokenRequest
-	26, // 62: platen.v1.OperatorService.RevokeToken:input_type -> platen.v1.RevokeTokenRequest
-	30, // 63: platen.v1.OperatorService.CreatePrintTemplate:input_type -> platen.v1.CreatePrintTemplateRequest
-	31, // 64: platen.v1.OperatorService.GetPrintTemplate:input_type -> platen.v1.GetPrintTemplateRequest
-	32, // 65: platen.v1.OperatorService.ListPrintTemplates:input_type -> platen.v1.ListPrintTemplatesRequest
-	34, // 66: platen.v1.OperatorService.UpdatePrintTemplate:input_type -> platen.v1.UpdatePrintTemplateRequest
-	35, // 67: platen.v1.OperatorService.DeletePrintTemplate:input_type -> platen.v1.DeletePrintTemplateRequest
-	37, // 68: platen.v1.OperatorService.AssignPrintTemplate:input_type -> platen.v1.AssignPrintTemplateRequest
-	38, // 69: platen.v1.OperatorService.ListProductVariants:input_type -> platen.v1.OperatorServiceListProductVariantsRequest
-	4,  // 70: platen.v1.OperatorService.ListPrints:output_type -> platen.v1.ListPrintsResponse
-	0,  // 71: platen.v1.OperatorService.GetPrint:output_type -> platen.v1.Print
-	0,  // 72: platen.v1.OperatorService.RetryPrint:output_type -> platen.v1.Print
-	0,  // 73: platen.v1.OperatorService.FlagPrint:output_type -> platen.v1.Print
-	0,  // 74: platen.v1.OperatorService.CancelPrint:output_type -> platen.v1.Print
-	10, // 75: platen.v1.OperatorService.ListBatchOrders:output_type -> platen.v1.ListBatchOrdersResponse
-	44, // 76: platen.v1.OperatorService.CreateBatchOrder:output_type -> platen.v1.BatchOrder
-	44, // 77: platen.v1.OperatorService.GetBatchOrder:output_type -> platen.v1.BatchOrder
-	52, // 78: platen.v1.OperatorService.GetWebhookEndpoint:output_type -> platen.v1.WebhookEndpoint
-	52, // 79: platen.v1.OperatorService.SetWebhookEndpoint:output_type -> platen.v1.WebhookEndpoint
-	53, // 80: platen.v1.OperatorService.ListWebhookDeliveries:output_type -> platen.v1.ListWebhookDeliveriesResponse
-	54, // 81: platen.v1.OperatorService.ResendWebhookDelivery:output_type -> platen.v1.WebhookDelivery
-	15, // 82: platen.v1.OperatorService.ListTeams:output_type -> platen.v1.ListTeamsResponse
-	13, // 83: platen.v1.OperatorService.CreateTeam:output_type -> platen.v1.Team
-	19, // 84: platen.v1.OperatorService.ListStores:output_type -> platen.v1.ListStoresResponse
-	17, // 85: platen.v1.OperatorService.CreateStore:output_type -> platen.v1.Store
-	23, // 86: platen.v1.OperatorService.ListTokens:output_type -> platen.v1.ListTokensResponse
-	25, // 87: platen.v1.OperatorService.IssueToken:output_type -> platen.v1.IssueTokenResponse
-	21, // 88: platen.v1.OperatorService.RevokeToken:output_type -> platen.v1.Token
-	27, // 89: platen.v1.OperatorService.CreatePrintTemplate:output_type -> platen.v1.PrintTemplate
-	27, // 90: platen.v1.OperatorService.GetPrintTemplate:output_type -> platen.v1.PrintTemplate
-	33, // 91: platen.v1.OperatorService.ListPrintTemplates:output_type -> platen.v1.ListPrintTemplatesResponse
-	27, // 92: platen.v1.OperatorService.UpdatePrintTemplate:output_type -> platen.v1.PrintTemplate
-	36, // 93: platen.v1.OperatorService.DeletePrintTemplate:output_type -> platen.v1.DeletePrintTemplateResponse
-	27, // 94: platen.v1.OperatorService.AssignPrintTemplate:output_type -> platen.v1.PrintTemplate
-	39, // 95: platen.v1.OperatorService.ListProductVariants:output_type -> platen.v1.OperatorServiceListProductVariantsResponse
-	70, // [70:96] is the sub-list for method output_type
-	44, // [44:70] is the sub-list for method input_type
-	44, // [44:44] is the sub-list for extension type_name
-	44, // [44:44] is the sub-list for extension extendee
-	0,  // [0:44] is the sub-list for field type_name
+	53, // 42: platen.v1.OperatorServiceListProductVariantsResponse.product_variants:type_name -> platen.v1.ProductVariant
+	54, // 43: platen.v1.OperatorServiceListProductVariantsResponse.products:type_name -> platen.v1.Product
+	48, // 44: platen.v1.Font.created_at:type_name -> google.protobuf.Timestamp
+	40, // 45: platen.v1.ListFontsResponse.fonts:type_name -> platen.v1.Font
+	3,  // 46: platen.v1.OperatorService.ListPrints:input_type -> platen.v1.ListPrintsRequest
+	5,  // 47: platen.v1.OperatorService.GetPrint:input_type -> platen.v1.GetPrintRequest
+	6,  // 48: platen.v1.OperatorService.RetryPrint:input_type -> platen.v1.RetryPrintRequest
+	7,  // 49: platen.v1.OperatorService.FlagPrint:input_type -> platen.v1.FlagPrintRequest
+	8,  // 50: platen.v1.OperatorService.CancelPrint:input_type -> platen.v1.CancelPrintRequest
+	9,  // 51: platen.v1.OperatorService.ListBatchOrders:input_type -> platen.v1.ListBatchOrdersRequest
+	11, // 52: platen.v1.OperatorService.CreateBatchOrder:input_type -> platen.v1.OperatorServiceCreateBatchOrderRequest
+	55, // 53: platen.v1.OperatorService.GetBatchOrder:input_type -> platen.v1.GetBatchOrderRequest
+	12, // 54: platen.v1.OperatorService.GetWebhookEndpoint:input_type -> platen.v1.GetWebhookEndpointRequest
+	56, // 55: platen.v1.OperatorService.SetWebhookEndpoint:input_type -> platen.v1.SetWebhookEndpointRequest
+	57, // 56: platen.v1.OperatorService.ListWebhookDeliveries:input_type -> platen.v1.ListWebhookDeliveriesRequest
+	58, // 57: platen.v1.OperatorService.ResendWebhookDelivery:input_type -> platen.v1.ResendWebhookDeliveryRequest
+	14, // 58: platen.v1.OperatorService.ListTeams:input_type -> platen.v1.ListTeamsRequest
+	16, // 59: platen.v1.OperatorService.CreateTeam:input_type -> platen.v1.CreateTeamRequest
+	18, // 60: platen.v1.OperatorService.ListStores:input_type -> platen.v1.ListStoresRequest
+	20, // 61: platen.v1.OperatorService.CreateStore:input_type -> platen.v1.CreateStoreRequest
+	22, // 62: platen.v1.OperatorService.ListTokens:input_type -> platen.v1.ListTokensRequest
+	24, // 63: platen.v1.OperatorService.IssueToken:input_type -> platen.v1.IssueTokenRequest
+	26, // 64: platen.v1.OperatorService.RevokeToken:input_type -> platen.v1.RevokeTokenRequest
+	30, // 65: platen.v1.OperatorService.CreatePrintTemplate:input_type -> platen.v1.CreatePrintTemplateRequest
+	31, // 66: platen.v1.OperatorService.GetPrintTemplate:input_type -> platen.v1.GetPrintTemplateRequest
+	32, // 67: platen.v1.OperatorService.ListPrintTemplates:input_type -> platen.v1.ListPrintTemplatesRequest
+	34, // 68: platen.v1.OperatorService.UpdatePrintTemplate:input_type -> platen.v1.UpdatePrintTemplateRequest
+	35, // 69: platen.v1.OperatorService.DeletePrintTemplate:input_type -> platen.v1.DeletePrintTemplateRequest
+	37, // 70: platen.v1.OperatorService.AssignPrintTemplate:input_type -> platen.v1.AssignPrintTemplateRequest
+	38, // 71: platen.v1.OperatorService.ListProductVariants:input_type -> platen.v1.OperatorServiceListProductVariantsRequest
+	41, // 72: platen.v1.OperatorService.CreateFont:input_type -> platen.v1.CreateFontRequest
+	42, // 73: platen.v1.OperatorService.ListFonts:input_type -> platen.v1.ListFontsRequest
+	44, // 74: platen.v1.OperatorService.GetFont:input_type -> platen.v1.GetFontRequest
+	45, // 75: platen.v1.OperatorService.DeleteFont:input_type -> platen.v1.DeleteFontRequest
+	4,  // 76: platen.v1.OperatorService.ListPrints:output_type -> platen.v1.ListPrintsResponse
+	0,  // 77: platen.v1.OperatorService.GetPrint:output_type -> platen.v1.Print
+	0,  // 78: platen.v1.OperatorService.RetryPrint:output_type -> platen.v1.Print
+	0,  // 79: platen.v1.OperatorService.FlagPrint:output_type -> platen.v1.Print
+	0,  // 80: platen.v1.OperatorService.CancelPrint:output_type -> platen.v1.Print
+	10, // 81: platen.v1.OperatorService.ListBatchOrders:output_type -> platen.v1.ListBatchOrdersResponse
+	51, // 82: platen.v1.OperatorService.CreateBatchOrder:output_type -> platen.v1.BatchOrder
+	51, // 83: platen.v1.OperatorService.GetBatchOrder:output_type -> platen.v1.BatchOrder
+	59, // 84: platen.v1.OperatorService.GetWebhookEndpoint:output_type -> platen.v1.WebhookEndpoint
+	59, // 85: platen.v1.OperatorService.SetWebhookEndpoint:output_type -> platen.v1.WebhookEndpoint
+	60, // 86: platen.v1.OperatorService.ListWebhookDeliveries:output_type -> platen.v1.ListWebhookDeliveriesResponse
+	61, // 87: platen.v1.OperatorService.ResendWebhookDelivery:output_type -> platen.v1.WebhookDelivery
+	15, // 88: platen.v1.OperatorService.ListTeams:output_type -> platen.v1.ListTeamsResponse
+	13, // 89: platen.v1.OperatorService.CreateTeam:output_type -> platen.v1.Team
+	19, // 90: platen.v1.OperatorService.ListStores:output_type -> platen.v1.ListStoresResponse
+	17, // 91: platen.v1.OperatorService.CreateStore:output_type -> platen.v1.Store
+	23, // 92: platen.v1.OperatorService.ListTokens:output_type -> platen.v1.ListTokensResponse
+	25, // 93: platen.v1.OperatorService.IssueToken:output_type -> platen.v1.IssueTokenResponse
+	21, // 94: platen.v1.OperatorService.RevokeToken:output_type -> platen.v1.Token
+	27, // 95: platen.v1.OperatorService.CreatePrintTemplate:output_type -> platen.v1.PrintTemplate
+	27, // 96: platen.v1.OperatorService.GetPrintTemplate:output_type -> platen.v1.PrintTemplate
+	33, // 97: platen.v1.OperatorService.ListPrintTemplates:output_type -> platen.v1.ListPrintTemplatesResponse
+	27, // 98: platen.v1.OperatorService.UpdatePrintTemplate:output_type -> platen.v1.PrintTemplate
+	36, // 99: platen.v1.OperatorService.DeletePrintTemplate:output_type -> platen.v1.DeletePrintTemplateResponse
+	27, // 100: platen.v1.OperatorService.AssignPrintTemplate:output_type -> platen.v1.PrintTemplate
+	39, // 101: platen.v1.OperatorService.ListProductVariants:output_type -> platen.v1.OperatorServiceListProductVariantsResponse
+	40, // 102: platen.v1.OperatorService.CreateFont:output_type -> platen.v1.Font
+	43, // 103: platen.v1.OperatorService.ListFonts:output_type -> platen.v1.ListFontsResponse
+	40, // 104: platen.v1.OperatorService.GetFont:output_type -> platen.v1.Font
+	46, // 105: platen.v1.OperatorService.DeleteFont:output_type -> platen.v1.DeleteFontResponse
+	76, // [76:106] is the sub-list for method output_type
+	46, // [46:76] is the sub-list for method input_type
+	46, // [46:46] is the sub-list for extension type_name
+	46, // [46:46] is the sub-list for extension extendee
+	0,  // [0:46] is the sub-list for field type_name
 }
 
 func init() { file_platen_v1_operator_proto_init() }
@@ -3526,13 +4063,15 @@ func file_platen_v1_operator_proto_init() {
 	file_platen_v1_operator_proto_msgTypes[32].OneofWrappers = []any{}
 	file_platen_v1_operator_proto_msgTypes[34].OneofWrappers = []any{}
 	file_platen_v1_operator_proto_msgTypes[38].OneofWrappers = []any{}
+	file_platen_v1_operator_proto_msgTypes[41].OneofWrappers = []any{}
+	file_platen_v1_operator_proto_msgTypes[42].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_platen_v1_operator_proto_rawDesc), len(file_platen_v1_operator_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   40,
+			NumMessages:   47,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -45,6 +45,10 @@ const (
 	OperatorService_DeletePrintTemplate_FullMethodName   = "/platen.v1.OperatorService/DeletePrintTemplate"
 	OperatorService_AssignPrintTemplate_FullMethodName   = "/platen.v1.OperatorService/AssignPrintTemplate"
 	OperatorService_ListProductVariants_FullMethodName   = "/platen.v1.OperatorService/ListProductVariants"
+	OperatorService_CreateFont_FullMethodName            = "/platen.v1.OperatorService/CreateFont"
+	OperatorService_ListFonts_FullMethodName             = "/platen.v1.OperatorService/ListFonts"
+	OperatorService_GetFont_FullMethodName               = "/platen.v1.OperatorService/GetFont"
+	OperatorService_DeleteFont_FullMethodName            = "/platen.v1.OperatorService/DeleteFont"
 )
 
 // OperatorServiceClient is the client API for OperatorService service.
@@ -124,6 +128,17 @@ type OperatorServiceClient interface {
 	// their products: the variants a print template of the team may be
 	// assigned to.
 	ListProductVariants(ctx context.Context, in *OperatorServiceListProductVariantsRequest, opts ...grpc.CallOption) (*OperatorServiceListProductVariantsResponse, error)
+	// CreateFont adds a TTF or OTF font that the team's designs may name in
+	// a text layer's font field. The font is refused when it cannot be read,
+	// is a collection, or its licence (OS/2 fsType) forbids embedding it.
+	CreateFont(ctx context.Context, in *CreateFontRequest, opts ...grpc.CallOption) (*Font, error)
+	// ListFonts lists fonts, newest first; never their bytes.
+	ListFonts(ctx context.Context, in *ListFontsRequest, opts ...grpc.CallOption) (*ListFontsResponse, error)
+	// GetFont returns a font's record; never its bytes.
+	GetFont(ctx context.Context, in *GetFontRequest, opts ...grpc.CallOption) (*Font, error)
+	// DeleteFont removes a font: designs naming it fail from then on; print
+	// files already rendered keep the subset embedded in them.
+	DeleteFont(ctx context.Context, in *DeleteFontRequest, opts ...grpc.CallOption) (*DeleteFontResponse, error)
 }
 
 type operatorServiceClient struct {
@@ -394,6 +409,46 @@ func (c *operatorServiceClient) ListProductVariants(ctx context.Context, in *Ope
 	return out, nil
 }
 
+func (c *operatorServiceClient) CreateFont(ctx context.Context, in *CreateFontRequest, opts ...grpc.CallOption) (*Font, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Font)
+	err := c.cc.Invoke(ctx, OperatorService_CreateFont_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *operatorServiceClient) ListFonts(ctx context.Context, in *ListFontsRequest, opts ...grpc.CallOption) (*ListFontsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListFontsResponse)
+	err := c.cc.Invoke(ctx, OperatorService_ListFonts_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *operatorServiceClient) GetFont(ctx context.Context, in *GetFontRequest, opts ...grpc.CallOption) (*Font, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Font)
+	err := c.cc.Invoke(ctx, OperatorService_GetFont_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *operatorServiceClient) DeleteFont(ctx context.Context, in *DeleteFontRequest, opts ...grpc.CallOption) (*DeleteFontResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DeleteFontResponse)
+	err := c.cc.Invoke(ctx, OperatorService_DeleteFont_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // OperatorServiceServer is the server API for OperatorService service.
 // All implementations must embed UnimplementedOperatorServiceServer
 // for forward compatibility.
@@ -471,6 +526,17 @@ type OperatorServiceServer interface {
 	// their products: the variants a print template of the team may be
 	// assigned to.
 	ListProductVariants(context.Context, *OperatorServiceListProductVariantsRequest) (*OperatorServiceListProductVariantsResponse, error)
+	// CreateFont adds a TTF or OTF font that the team's designs may name in
+	// a text layer's font field. The font is refused when it cannot be read,
+	// is a collection, or its licence (OS/2 fsType) forbids embedding it.
+	CreateFont(context.Context, *CreateFontRequest) (*Font, error)
+	// ListFonts lists fonts, newest first; never their bytes.
+	ListFonts(context.Context, *ListFontsRequest) (*ListFontsResponse, error)
+	// GetFont returns a font's record; never its bytes.
+	GetFont(context.Context, *GetFontRequest) (*Font, error)
+	// DeleteFont removes a font: designs naming it fail from then on; print
+	// files already rendered keep the subset embedded in them.
+	DeleteFont(context.Context, *DeleteFontRequest) (*DeleteFontResponse, error)
 	mustEmbedUnimplementedOperatorServiceServer()
 }
 
@@ -558,6 +624,18 @@ func (UnimplementedOperatorServiceServer) AssignPrintTemplate(context.Context, *
 }
 func (UnimplementedOperatorServiceServer) ListProductVariants(context.Context, *OperatorServiceListProductVariantsRequest) (*OperatorServiceListProductVariantsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListProductVariants not implemented")
+}
+func (UnimplementedOperatorServiceServer) CreateFont(context.Context, *CreateFontRequest) (*Font, error) {
+	return nil, status.Error(codes.Unimplemented, "method CreateFont not implemented")
+}
+func (UnimplementedOperatorServiceServer) ListFonts(context.Context, *ListFontsRequest) (*ListFontsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListFonts not implemented")
+}
+func (UnimplementedOperatorServiceServer) GetFont(context.Context, *GetFontRequest) (*Font, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetFont not implemented")
+}
+func (UnimplementedOperatorServiceServer) DeleteFont(context.Context, *DeleteFontRequest) (*DeleteFontResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeleteFont not implemented")
 }
 func (UnimplementedOperatorServiceServer) mustEmbedUnimplementedOperatorServiceServer() {}
 func (UnimplementedOperatorServiceServer) testEmbeddedByValue()                         {}
@@ -1048,6 +1126,78 @@ func _OperatorService_ListProductVariants_Handler(srv interface{}, ctx context.C
 	return interceptor(ctx, in, info, handler)
 }
 
+func _OperatorService_CreateFont_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CreateFontRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperatorServiceServer).CreateFont(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperatorService_CreateFont_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperatorServiceServer).CreateFont(ctx, req.(*CreateFontRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _OperatorService_ListFonts_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListFontsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperatorServiceServer).ListFonts(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperatorService_ListFonts_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperatorServiceServer).ListFonts(ctx, req.(*ListFontsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _OperatorService_GetFont_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetFontRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperatorServiceServer).GetFont(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperatorService_GetFont_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperatorServiceServer).GetFont(ctx, req.(*GetFontRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _OperatorService_DeleteFont_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DeleteFontRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperatorServiceServer).DeleteFont(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperatorService_DeleteFont_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperatorServiceServer).DeleteFont(ctx, req.(*DeleteFontRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // OperatorService_ServiceDesc is the grpc.ServiceDesc for OperatorService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1158,6 +1308,22 @@ var OperatorService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListProductVariants",
 			Handler:    _OperatorService_ListProductVariants_Handler,
+		},
+		{
+			MethodName: "CreateFont",
+			Handler:    _OperatorService_CreateFont_Handler,
+		},
+		{
+			MethodName: "ListFonts",
+			Handler:    _OperatorService_ListFonts_Handler,
+		},
+		{
+			MethodName: "GetFont",
+			Handler:    _OperatorService_GetFont_Handler,
+		},
+		{
+			MethodName: "DeleteFont",
+			Handler:    _OperatorService_DeleteFont_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -153,7 +153,12 @@ type RenderRequest struct {
 	PreviewDpi uint32 `protobuf:"varint,7,opt,name=preview_dpi,json=previewDpi,proto3" json:"preview_dpi,omitempty"`
 	// When true, the answer carries the preflight's warnings for the
 	// selected surfaces at the print's DPI (not for sheets or previews).
-	Preflight     bool `protobuf:"varint,20,opt,name=preflight,proto3" json:"preflight,omitempty"`
+	Preflight bool `protobuf:"varint,20,opt,name=preflight,proto3" json:"preflight,omitempty"`
+	// Fonts of the print's team that the document (or, for sheets, any of
+	// its documents) names and the render process does not have built in or
+	// in its --font-dir: usable by this render only. Built-in and --font-dir
+	// fonts win over a font of the same name here.
+	Fonts         []*FontData `protobuf:"bytes,8,rep,name=fonts,proto3" json:"fonts,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -244,6 +249,78 @@ func (x *RenderRequest) GetPreflight() bool {
 	return false
 }
 
+func (x *RenderRequest) GetFonts() []*FontData {
+	if x != nil {
+		return x.Fonts
+	}
+	return nil
+}
+
+// FontData is a TTF or OTF font a render may use.
+type FontData struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The name text layers give in their font field.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// The font file.
+	Data []byte `protobuf:"bytes,2,opt,name=data,proto3" json:"data,omitempty"`
+	// SHA-256 of data, 64 lowercase hex digits: the render process keeps the
+	// fonts it parsed by it (and checks it).
+	Sha256        string `protobuf:"bytes,3,opt,name=sha256,proto3" json:"sha256,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FontData) Reset() {
+	*x = FontData{}
+	mi := &file_platen_render_v1_render_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FontData) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FontData) ProtoMessage() {}
+
+func (x *FontData) ProtoReflect() protoreflect.Message {
+	mi := &file_platen_render_v1_render_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FontData.ProtoReflect.Descriptor instead.
+func (*FontData) Descriptor() ([]byte, []int) {
+	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *FontData) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *FontData) GetData() []byte {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+func (x *FontData) GetSha256() string {
+	if x != nil {
+		return x.Sha256
+	}
+	return ""
+}
+
 // SheetsJob is the print file of one print template of a batch: the
 // template, the distinct design documents, and the items in batch order.
 type SheetsJob struct {
@@ -261,7 +338,7 @@ type SheetsJob struct {
 
 func (x *SheetsJob) Reset() {
 	*x = SheetsJob{}
-	mi := &file_platen_render_v1_render_proto_msgTypes[2]
+	mi := &file_platen_render_v1_render_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -273,7 +350,7 @@ func (x *SheetsJob) String() string {
 func (*SheetsJob) ProtoMessage() {}
 
 func (x *SheetsJob) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_render_v1_render_proto_msgTypes[2]
+	mi := &file_platen_render_v1_render_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -286,7 +363,7 @@ func (x *SheetsJob) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SheetsJob.ProtoReflect.Descriptor instead.
 func (*SheetsJob) Descriptor() ([]byte, []int) {
-	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{2}
+	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *SheetsJob) GetBatchUid() string {
@@ -342,7 +419,7 @@ type SheetTemplate struct {
 
 func (x *SheetTemplate) Reset() {
 	*x = SheetTemplate{}
-	mi := &file_platen_render_v1_render_proto_msgTypes[3]
+	mi := &file_platen_render_v1_render_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -354,7 +431,7 @@ func (x *SheetTemplate) String() string {
 func (*SheetTemplate) ProtoMessage() {}
 
 func (x *SheetTemplate) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_render_v1_render_proto_msgTypes[3]
+	mi := &file_platen_render_v1_render_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -367,7 +444,7 @@ func (x *SheetTemplate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SheetTemplate.ProtoReflect.Descriptor instead.
 func (*SheetTemplate) Descriptor() ([]byte, []int) {
-	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{3}
+	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *SheetTemplate) GetName() string {
@@ -488,7 +565,7 @@ type SheetSlot struct {
 
 func (x *SheetSlot) Reset() {
 	*x = SheetSlot{}
-	mi := &file_platen_render_v1_render_proto_msgTypes[4]
+	mi := &file_platen_render_v1_render_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -500,7 +577,7 @@ func (x *SheetSlot) String() string {
 func (*SheetSlot) ProtoMessage() {}
 
 func (x *SheetSlot) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_render_v1_render_proto_msgTypes[4]
+	mi := &file_platen_render_v1_render_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -513,7 +590,7 @@ func (x *SheetSlot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SheetSlot.ProtoReflect.Descriptor instead.
 func (*SheetSlot) Descriptor() ([]byte, []int) {
-	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{4}
+	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *SheetSlot) GetX() float64 {
@@ -563,7 +640,7 @@ type SheetItem struct {
 
 func (x *SheetItem) Reset() {
 	*x = SheetItem{}
-	mi := &file_platen_render_v1_render_proto_msgTypes[5]
+	mi := &file_platen_render_v1_render_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -575,7 +652,7 @@ func (x *SheetItem) String() string {
 func (*SheetItem) ProtoMessage() {}
 
 func (x *SheetItem) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_render_v1_render_proto_msgTypes[5]
+	mi := &file_platen_render_v1_render_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -588,7 +665,7 @@ func (x *SheetItem) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SheetItem.ProtoReflect.Descriptor instead.
 func (*SheetItem) Descriptor() ([]byte, []int) {
-	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{5}
+	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *SheetItem) GetDocument() int32 {
@@ -638,7 +715,7 @@ type RenderResponse struct {
 
 func (x *RenderResponse) Reset() {
 	*x = RenderResponse{}
-	mi := &file_platen_render_v1_render_proto_msgTypes[6]
+	mi := &file_platen_render_v1_render_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -650,7 +727,7 @@ func (x *RenderResponse) String() string {
 func (*RenderResponse) ProtoMessage() {}
 
 func (x *RenderResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_render_v1_render_proto_msgTypes[6]
+	mi := &file_platen_render_v1_render_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -663,7 +740,7 @@ func (x *RenderResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RenderResponse.ProtoReflect.Descriptor instead.
 func (*RenderResponse) Descriptor() ([]byte, []int) {
-	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{6}
+	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *RenderResponse) GetFiles() []*RenderedFile {
@@ -695,7 +772,7 @@ type PreflightWarning struct {
 
 func (x *PreflightWarning) Reset() {
 	*x = PreflightWarning{}
-	mi := &file_platen_render_v1_render_proto_msgTypes[7]
+	mi := &file_platen_render_v1_render_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -707,7 +784,7 @@ func (x *PreflightWarning) String() string {
 func (*PreflightWarning) ProtoMessage() {}
 
 func (x *PreflightWarning) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_render_v1_render_proto_msgTypes[7]
+	mi := &file_platen_render_v1_render_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -720,7 +797,7 @@ func (x *PreflightWarning) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PreflightWarning.ProtoReflect.Descriptor instead.
 func (*PreflightWarning) Descriptor() ([]byte, []int) {
-	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{7}
+	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *PreflightWarning) GetCode() string {
@@ -769,7 +846,7 @@ type RenderedFile struct {
 
 func (x *RenderedFile) Reset() {
 	*x = RenderedFile{}
-	mi := &file_platen_render_v1_render_proto_msgTypes[8]
+	mi := &file_platen_render_v1_render_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -781,7 +858,7 @@ func (x *RenderedFile) String() string {
 func (*RenderedFile) ProtoMessage() {}
 
 func (x *RenderedFile) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_render_v1_render_proto_msgTypes[8]
+	mi := &file_platen_render_v1_render_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -794,7 +871,7 @@ func (x *RenderedFile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RenderedFile.ProtoReflect.Descriptor instead.
 func (*RenderedFile) Descriptor() ([]byte, []int) {
-	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{8}
+	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *RenderedFile) GetSurfaceIndex() int32 {
@@ -868,7 +945,7 @@ const file_platen_render_v1_render_proto_rawDesc = "" +
 	"\rPrintSettings\x12\x10\n" +
 	"\x03dpi\x18\x01 \x01(\rR\x03dpi\x12\x1d\n" +
 	"\n" +
-	"variant_id\x18\x02 \x01(\x05R\tvariantId\"\xe1\x02\n" +
+	"variant_id\x18\x02 \x01(\x05R\tvariantId\"\x93\x03\n" +
 	"\rRenderRequest\x12\x1a\n" +
 	"\bdocument\x18\x01 \x01(\fR\bdocument\x12;\n" +
 	"\bsettings\x18\x02 \x01(\v2\x1f.platen.render.v1.PrintSettingsR\bsettings\x122\n" +
@@ -878,7 +955,12 @@ const file_platen_render_v1_render_proto_rawDesc = "" +
 	"\x06sheets\x18\x06 \x01(\v2\x1b.platen.render.v1.SheetsJobR\x06sheets\x12\x1f\n" +
 	"\vpreview_dpi\x18\a \x01(\rR\n" +
 	"previewDpi\x12\x1c\n" +
-	"\tpreflight\x18\x14 \x01(\bR\tpreflight\"\xb6\x01\n" +
+	"\tpreflight\x18\x14 \x01(\bR\tpreflight\x120\n" +
+	"\x05fonts\x18\b \x03(\v2\x1a.platen.render.v1.FontDataR\x05fonts\"J\n" +
+	"\bFontData\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
+	"\x04data\x18\x02 \x01(\fR\x04data\x12\x16\n" +
+	"\x06sha256\x18\x03 \x01(\tR\x06sha256\"\xb6\x01\n" +
 	"\tSheetsJob\x12\x1b\n" +
 	"\tbatch_uid\x18\x01 \x01(\tR\bbatchUid\x12;\n" +
 	"\btemplate\x18\x02 \x01(\v2\x1f.platen.render.v1.SheetTemplateR\btemplate\x12\x1c\n" +
@@ -958,36 +1040,38 @@ func file_platen_render_v1_render_proto_rawDescGZIP() []byte {
 }
 
 var file_platen_render_v1_render_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_platen_render_v1_render_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
+var file_platen_render_v1_render_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_platen_render_v1_render_proto_goTypes = []any{
 	(Format)(0),              // 0: platen.render.v1.Format
 	(*PrintSettings)(nil),    // 1: platen.render.v1.PrintSettings
 	(*RenderRequest)(nil),    // 2: platen.render.v1.RenderRequest
-	(*SheetsJob)(nil),        // 3: platen.render.v1.SheetsJob
-	(*SheetTemplate)(nil),    // 4: platen.render.v1.SheetTemplate
-	(*SheetSlot)(nil),        // 5: platen.render.v1.SheetSlot
-	(*SheetItem)(nil),        // 6: platen.render.v1.SheetItem
-	(*RenderResponse)(nil),   // 7: platen.render.v1.RenderResponse
-	(*PreflightWarning)(nil), // 8: platen.render.v1.PreflightWarning
-	(*RenderedFile)(nil),     // 9: platen.render.v1.RenderedFile
+	(*FontData)(nil),         // 3: platen.render.v1.FontData
+	(*SheetsJob)(nil),        // 4: platen.render.v1.SheetsJob
+	(*SheetTemplate)(nil),    // 5: platen.render.v1.SheetTemplate
+	(*SheetSlot)(nil),        // 6: platen.render.v1.SheetSlot
+	(*SheetItem)(nil),        // 7: platen.render.v1.SheetItem
+	(*RenderResponse)(nil),   // 8: platen.render.v1.RenderResponse
+	(*PreflightWarning)(nil), // 9: platen.render.v1.PreflightWarning
+	(*RenderedFile)(nil),     // 10: platen.render.v1.RenderedFile
 }
 var file_platen_render_v1_render_proto_depIdxs = []int32{
 	1,  // 0: platen.render.v1.RenderRequest.settings:type_name -> platen.render.v1.PrintSettings
 	0,  // 1: platen.render.v1.RenderRequest.formats:type_name -> platen.render.v1.Format
-	3,  // 2: platen.render.v1.RenderRequest.sheets:type_name -> platen.render.v1.SheetsJob
-	4,  // 3: platen.render.v1.SheetsJob.template:type_name -> platen.render.v1.SheetTemplate
-	6,  // 4: platen.render.v1.SheetsJob.items:type_name -> platen.render.v1.SheetItem
-	5,  // 5: platen.render.v1.SheetTemplate.slots:type_name -> platen.render.v1.SheetSlot
-	9,  // 6: platen.render.v1.RenderResponse.files:type_name -> platen.render.v1.RenderedFile
-	8,  // 7: platen.render.v1.RenderResponse.warnings:type_name -> platen.render.v1.PreflightWarning
-	0,  // 8: platen.render.v1.RenderedFile.format:type_name -> platen.render.v1.Format
-	2,  // 9: platen.render.v1.RenderService.Render:input_type -> platen.render.v1.RenderRequest
-	7,  // 10: platen.render.v1.RenderService.Render:output_type -> platen.render.v1.RenderResponse
-	10, // [10:11] is the sub-list for method output_type
-	9,  // [9:10] is the sub-list for method input_type
-	9,  // [9:9] is the sub-list for extension type_name
-	9,  // [9:9] is the sub-list for extension extendee
-	0,  // [0:9] is the sub-list for field type_name
+	4,  // 2: platen.render.v1.RenderRequest.sheets:type_name -> platen.render.v1.SheetsJob
+	3,  // 3: platen.render.v1.RenderRequest.fonts:type_name -> platen.render.v1.FontData
+	5,  // 4: platen.render.v1.SheetsJob.template:type_name -> platen.render.v1.SheetTemplate
+	7,  // 5: platen.render.v1.SheetsJob.items:type_name -> platen.render.v1.SheetItem
+	6,  // 6: platen.render.v1.SheetTemplate.slots:type_name -> platen.render.v1.SheetSlot
+	10, // 7: platen.render.v1.RenderResponse.files:type_name -> platen.render.v1.RenderedFile
+	9,  // 8: platen.render.v1.RenderResponse.warnings:type_name -> platen.render.v1.PreflightWarning
+	0,  // 9: platen.render.v1.RenderedFile.format:type_name -> platen.render.v1.Format
+	2,  // 10: platen.render.v1.RenderService.Render:input_type -> platen.render.v1.RenderRequest
+	8,  // 11: platen.render.v1.RenderService.Render:output_type -> platen.render.v1.RenderResponse
+	11, // [11:12] is the sub-list for method output_type
+	10, // [10:11] is the sub-list for method input_type
+	10, // [10:10] is the sub-list for extension type_name
+	10, // [10:10] is the sub-list for extension extendee
+	0,  // [0:10] is the sub-list for field type_name
 }
 
 func init() { file_platen_render_v1_render_proto_init() }
@@ -1001,7 +1085,7 @@ func file_platen_render_v1_render_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_platen_render_v1_render_proto_rawDesc), len(file_platen_render_v1_render_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   9,
+			NumMessages:   10,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
