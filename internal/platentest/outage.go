@@ -12,7 +12,7 @@ import (
 
 // Outage takes a server's database away and brings it back.
 type Outage interface {
-	// Down severs every connection to the database and refuses new ones,
+	// Down severs every connection to the database and resets new ones,
 	// as a stopped or unreachable PostgreSQL does.
 	Down()
 	// Up lets connections through again.
@@ -55,7 +55,7 @@ func newTCPProxy(t *testing.T, target string) *tcpProxy {
 	}
 	p := &tcpProxy{target: target, ln: ln, conns: map[net.Conn]bool{}}
 	go p.accept(ln)
-	t.Cleanup(func() { p.Down() })
+	t.Cleanup(func() { p.Down(); ln.Close() })
 	return p
 }
 
@@ -65,20 +65,27 @@ func (p *tcpProxy) accept(ln net.Listener) {
 	for {
 		client, err := ln.Accept()
 		if err != nil {
-			return // closed by Down
+			return // closed when the test ends
 		}
 		go p.forward(client)
 	}
 }
 
 func (p *tcpProxy) forward(client net.Conn) {
+	p.mu.Lock()
+	down := p.down
+	p.mu.Unlock()
+	if down {
+		reset(client) // as a server that went away: the connection is reset
+		return
+	}
 	server, err := net.Dial("tcp", p.target)
 	if err != nil {
 		client.Close()
 		return
 	}
 	if !p.track(client, server) {
-		client.Close()
+		reset(client)
 		server.Close()
 		return
 	}
@@ -115,35 +122,28 @@ func (p *tcpProxy) untrack(conns ...net.Conn) {
 	}
 }
 
-// Down closes the listener, so that connections are refused, and resets
-// every open one.
+// Down resets every open connection and each new one. The proxy keeps
+// listening, so that Up needs no port that another test may have taken.
 func (p *tcpProxy) Down() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.down {
-		return
-	}
 	p.down = true
-	p.ln.Close()
 	for c := range p.conns {
-		if tc, ok := c.(*net.TCPConn); ok {
-			_ = tc.SetLinger(0) // a reset, as a server that went away
-		}
-		c.Close()
+		reset(c)
 	}
 }
 
-// Up listens again on the same address.
+// Up lets connections through again.
 func (p *tcpProxy) Up() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if !p.down {
-		return
+	p.down = false
+}
+
+// reset closes c with a TCP reset rather than an orderly close.
+func reset(c net.Conn) {
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.SetLinger(0)
 	}
-	ln, err := net.Listen("tcp", p.ln.Addr().String())
-	if err != nil {
-		panic("platentest: the proxy cannot listen again on " + p.ln.Addr().String() + ": " + err.Error())
-	}
-	p.ln, p.down = ln, false
-	go p.accept(ln)
+	c.Close()
 }
