@@ -33,8 +33,9 @@ type Worker struct {
 	Logger   *slog.Logger
 	// RenderLimit is the longest one render may take (--render-timeout).
 	RenderLimit time.Duration
-	// Teams caps each team's renders at once; nil for no cap.
-	Teams *printfiles.TeamLimit
+	// Teams and Renders cap each team's jobs and render calls at once, as
+	// printfiles.Renderer's do.
+	Teams, Renders *printfiles.TeamLimit
 	// Fonts finds the team's fonts the designs name; nil for none.
 	Fonts *fonts.Resolver
 }
@@ -130,7 +131,7 @@ func (w *Worker) render(ctx context.Context, b *Batch, jobID int64) ([]File, err
 		if req.Fonts, err = w.Fonts.Fonts(ctx, b.TeamID, req.GetSheets().GetDocuments()...); err != nil {
 			return stored, fmt.Errorf("fonts: %w", err)
 		}
-		resp, err := w.Render.Render(ctx, req)
+		resp, err := w.renderHeld(ctx, b.TeamID, req)
 		if err != nil {
 			return stored, err
 		}
@@ -229,4 +230,14 @@ func (w *Worker) remove(ctx context.Context, stored []File) error {
 		}
 	}
 	return nil
+}
+
+// renderHeld calls the render service once one of the team's render
+// places is free.
+func (w *Worker) renderHeld(ctx context.Context, team int, req *renderv1.RenderRequest) (*renderv1.RenderResponse, error) {
+	if got, _ := w.Renders.Hold(ctx, team); !got {
+		return nil, ctx.Err()
+	}
+	defer w.Renders.Release(team)
+	return w.Render.Render(ctx, req)
 }

@@ -327,11 +327,14 @@ func expect200(client *http.Client, req *http.Request) error {
 }
 
 // stop ends the server (see halt), cleans up the database and removes the
-// data directory.
+// data directory, unless PLATEN_BENCH_KEEP is set.
 func (e *env) stop() error {
 	errs := []error{e.halt()}
 	if err := e.cleanup(); err != nil {
 		errs = append(errs, err)
+	}
+	if os.Getenv("PLATEN_BENCH_KEEP") != "" { // to look at a run's database afterwards
+		return errors.Join(errs...)
 	}
 	if err := os.RemoveAll(e.dataDir); err != nil {
 		errs = append(errs, err)

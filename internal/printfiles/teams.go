@@ -41,32 +41,53 @@ const MaxWait = 2 * time.Second
 // Acquire takes one of team's places, waiting up to MaxWait in the team's
 // line when all are taken and the line has room. False means postpone.
 func (l *TeamLimit) Acquire(ctx context.Context, team int) bool {
+	got, _ := l.acquire(ctx, team, true)
+	return got
+}
+
+// Hold takes one of team's places, waiting in line for as long as ctx
+// lasts, however long the line: for callers already bounded by another
+// limit, as renders are by the jobs that run them. It reports whether it
+// got the place, and whether it had to wait for it (the world may have
+// moved meanwhile); not getting it means ctx ended.
+func (l *TeamLimit) Hold(ctx context.Context, team int) (got, waited bool) {
+	return l.acquire(ctx, team, false)
+}
+
+// acquire takes a place of team's, in line when bounded says the line's
+// length and MaxWait apply; it reports whether it got one and whether it
+// waited in line.
+func (l *TeamLimit) acquire(ctx context.Context, team int, bounded bool) (got, waited bool) {
 	if l == nil {
-		return true
+		return true, false
 	}
 	l.mu.Lock()
 	if l.running[team] < l.cap {
 		l.running[team]++
 		l.mu.Unlock()
-		return true
+		return true, false
 	}
-	if len(l.waiting[team]) >= l.line {
+	if bounded && len(l.waiting[team]) >= l.line {
 		l.mu.Unlock()
-		return false
+		return false, false
 	}
 	handed := make(chan struct{}, 1)
 	l.waiting[team] = append(l.waiting[team], handed)
 	l.mu.Unlock()
 
-	timer := time.NewTimer(MaxWait)
-	defer timer.Stop()
+	var timeout <-chan time.Time
+	if bounded {
+		timer := time.NewTimer(MaxWait)
+		defer timer.Stop()
+		timeout = timer.C
+	}
 	select {
 	case <-handed:
-		return true
-	case <-timer.C:
+		return true, true
+	case <-timeout:
 	case <-ctx.Done():
 	}
-	return l.leaveLine(team, handed)
+	return l.leaveLine(team, handed), true
 }
 
 // leaveLine takes a waiter that gave up out of team's line. A place handed

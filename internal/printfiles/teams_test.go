@@ -106,3 +106,43 @@ func TestTeamLimitCancelledWaiterLeaves(t *testing.T) {
 		}
 	})
 }
+
+// Hold waits however long the line, until a place frees or ctx ends.
+func TestTeamLimitHoldWaitsForAPlace(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := NewTeamLimit(1, 0)
+		ctx := t.Context()
+		if got, waited := l.Hold(ctx, 5); !got || waited {
+			t.Fatalf("the first holder: got %v, waited %v", got, waited)
+		}
+		got := make(chan bool, 3)
+		for range 3 {
+			go func() {
+				ok, waited := l.Hold(ctx, 5)
+				got <- ok && waited
+			}()
+		}
+		time.Sleep(time.Minute) // far past MaxWait: holders do not give up
+		synctest.Wait()
+		if len(got) != 0 {
+			t.Fatal("a holder gave up or got a place no render freed")
+		}
+		for range 3 {
+			l.Release(5)
+			if !<-got {
+				t.Fatal("a holder got no place when one freed")
+			}
+		}
+		cancelled, cancel := context.WithCancel(ctx)
+		done := make(chan bool)
+		go func() {
+			ok, _ := l.Hold(cancelled, 5)
+			done <- ok
+		}()
+		synctest.Wait()
+		cancel()
+		if <-done {
+			t.Fatal("a cancelled holder got a place")
+		}
+	})
+}

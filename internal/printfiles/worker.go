@@ -92,8 +92,12 @@ type Renderer struct {
 	Logger   *slog.Logger
 	// RenderLimit is the longest a render may take (--render-timeout).
 	RenderLimit time.Duration
-	// Teams caps each team's renders at once; nil for no cap.
-	Teams *TeamLimit
+	// Teams caps each team's render jobs at once in this process, and
+	// Renders, inside them, its calls to the render processes: a team's
+	// jobs read and write the database while others of the team render,
+	// yet hold no more render processes than Renders allows. Nil for no
+	// cap.
+	Teams, Renders *TeamLimit
 	// Fonts finds the team's fonts a design names; nil for none.
 	Fonts *fonts.Resolver
 }
@@ -156,6 +160,9 @@ func (w *RenderWorker[A]) Work(ctx context.Context, job *river.Job[A]) error {
 	stored, warnings, err := w.render(ctx, task, job.ID)
 	if err == nil {
 		return w.finish(ctx, task, job.ID, stored, warnings)
+	}
+	if errors.Is(err, errGone) {
+		return nil
 	}
 	var permanent *permanentError
 	switch {
@@ -225,7 +232,7 @@ func (w *RenderWorker[A]) render(ctx context.Context, task *Task, jobID int64) (
 	if req.Fonts, err = w.Fonts.Fonts(ctx, task.TeamID, doc); err != nil {
 		return nil, nil, fmt.Errorf("fonts: %w", err)
 	}
-	resp, err := w.Render.Render(ctx, req)
+	resp, err := w.renderHeld(ctx, task, jobID, req)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -234,6 +241,33 @@ func (w *RenderWorker[A]) render(ctx context.Context, task *Task, jobID int64) (
 	}
 	stored, err := w.store(ctx, task, jobID, resp.Files)
 	return stored, warningsOf(resp), err
+}
+
+// errGone says a render waited for its team's render place while its print
+// went, or passed to a newer render: there is nothing to render.
+var errGone = errors.New("the print went while its render waited")
+
+// renderHeld calls the render service once one of the team's render
+// places is free; a render that had to wait first checks that its print
+// is still its own.
+func (w *RenderWorker[A]) renderHeld(ctx context.Context, task *Task, jobID int64, req *renderv1.RenderRequest) (*renderv1.RenderResponse, error) {
+	got, waited := w.Renders.Hold(ctx, task.TeamID)
+	if !got {
+		return nil, ctx.Err()
+	}
+	defer w.Renders.Release(task.TeamID)
+	if waited {
+		now, err := w.Store.Task(ctx, task.UID)
+		switch {
+		case errors.Is(err, apierr.ErrNotFound):
+			return nil, errGone
+		case err != nil:
+			return nil, err
+		case now.JobID == nil || *now.JobID != jobID:
+			return nil, errGone
+		}
+	}
+	return w.Render.Render(ctx, req)
 }
 
 func warningsOf(resp *renderv1.RenderResponse) []files.Warning {

@@ -84,7 +84,9 @@ func (s *Server) startPrinting(ctx context.Context) error {
 	s.fonts = fonts.NewResolver(s.db.Fonts(), s.sharedFonts)
 	s.previews = &prints.Previews{Designs: s.db.Prints(), Render: renderer, Files: s.files, Fonts: s.fonts}
 	workers := river.NewWorkers()
-	settings, teams := catalog.NewResolver(s.db.Catalog()), printfiles.NewTeamLimit(renderWorkers, renderLinePerSlot*renderWorkers)
+	settings := catalog.NewResolver(s.db.Catalog())
+	teams := printfiles.NewTeamLimit(renderJobsPerSlot*renderWorkers, renderLinePerSlot*renderWorkers)
+	renders := printfiles.NewTeamLimit(renderWorkers, 0)
 	printfiles.Register(workers, printfiles.Renderer{
 		Store:       store,
 		Settings:    settings,
@@ -93,11 +95,12 @@ func (s *Server) startPrinting(ctx context.Context) error {
 		Logger:      slog.Default(),
 		RenderLimit: s.cfg.Render.Timeout,
 		Teams:       teams,
+		Renders:     renders,
 		Fonts:       s.fonts,
 	}, s.db.ShopPrints())
 	river.AddWorker(workers, &batches.Worker{
 		Store: s.db.Batches(), Settings: settings, Render: renderer, Files: s.files,
-		Logger: slog.Default(), RenderLimit: s.cfg.Render.Timeout, Teams: teams, Fonts: s.fonts,
+		Logger: slog.Default(), RenderLimit: s.cfg.Render.Timeout, Teams: teams, Renders: renders, Fonts: s.fonts,
 	})
 	river.AddWorker(workers, &webhooks.Deliverer{
 		Store:       s.db.Deliveries(),
@@ -149,11 +152,14 @@ type jobQueue struct {
 	*batches.Queue
 }
 
-// renderJobsPerSlot is how many render jobs run per render at once. A job
-// also reads and writes the database and the file store, so with more jobs
-// than renders one job's I/O overlaps another's render: on PostgreSQL, one
-// job per slot left the CPU two-thirds idle at 140 cheap renders a second
-// (BENCHMARKS.md). The render service's slots still bound the renders.
+// renderJobsPerSlot is how many render jobs run per render at once, for a
+// team as for the process. A job also reads and writes the database and
+// the file store, so with more jobs than renders one job's I/O overlaps
+// another's render: on PostgreSQL, one job per slot left the CPU
+// two-thirds idle at 140 cheap renders a second, and one team's jobs held
+// to one per render made 86 pages a second of the 150 asked (BENCHMARKS.md).
+// The team's render calls stay capped at --render-workers, one render
+// process fewer than the process runs.
 const renderJobsPerSlot = 2
 
 // renderLinePerSlot is how many of a team's renders may wait in this
