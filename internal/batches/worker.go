@@ -131,7 +131,7 @@ func (w *Worker) render(ctx context.Context, b *Batch, jobID int64) ([]File, err
 		if req.Fonts, err = w.Fonts.Fonts(ctx, b.TeamID, req.GetSheets().GetDocuments()...); err != nil {
 			return stored, fmt.Errorf("fonts: %w", err)
 		}
-		resp, err := w.renderHeld(ctx, b.TeamID, req)
+		resp, err := printfiles.RenderHeld(ctx, w.Renders, b.TeamID, w.Render, req, nil)
 		if err != nil {
 			return stored, err
 		}
@@ -230,14 +230,4 @@ func (w *Worker) remove(ctx context.Context, stored []File) error {
 		}
 	}
 	return nil
-}
-
-// renderHeld calls the render service once one of the team's render
-// places is free.
-func (w *Worker) renderHeld(ctx context.Context, team int, req *renderv1.RenderRequest) (*renderv1.RenderResponse, error) {
-	if got, _ := w.Renders.Hold(ctx, team); !got {
-		return nil, ctx.Err()
-	}
-	defer w.Renders.Release(team)
-	return w.Render.Render(ctx, req)
 }

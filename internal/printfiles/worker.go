@@ -251,23 +251,37 @@ var errGone = errors.New("the print went while its render waited")
 // places is free; a render that had to wait first checks that its print
 // is still its own.
 func (w *RenderWorker[A]) renderHeld(ctx context.Context, task *Task, jobID int64, req *renderv1.RenderRequest) (*renderv1.RenderResponse, error) {
-	got, waited := w.Renders.Hold(ctx, task.TeamID)
-	if !got {
-		return nil, ctx.Err()
-	}
-	defer w.Renders.Release(task.TeamID)
-	if waited {
+	return RenderHeld(ctx, w.Renders, task.TeamID, w.Render, req, func() error {
 		now, err := w.Store.Task(ctx, task.UID)
 		switch {
 		case errors.Is(err, apierr.ErrNotFound):
-			return nil, errGone
+			return errGone
 		case err != nil:
-			return nil, err
+			return err
 		case now.JobID == nil || *now.JobID != jobID:
-			return nil, errGone
+			return errGone
+		}
+		return nil
+	})
+}
+
+// RenderHeld calls client once one of team's places in limit is free, and
+// gives the place back when the call returns. When the call had to wait,
+// recheck (if not nil) runs first: what the render is for may have changed
+// meanwhile, and its error is returned instead of rendering.
+func RenderHeld(ctx context.Context, limit *TeamLimit, team int, client renderv1.RenderServiceClient,
+	req *renderv1.RenderRequest, recheck func() error) (*renderv1.RenderResponse, error) {
+	got, waited := limit.Hold(ctx, team)
+	if !got {
+		return nil, ctx.Err()
+	}
+	defer limit.Release(team)
+	if waited && recheck != nil {
+		if err := recheck(); err != nil {
+			return nil, err
 		}
 	}
-	return w.Render.Render(ctx, req)
+	return client.Render(ctx, req)
 }
 
 func warningsOf(resp *renderv1.RenderResponse) []files.Warning {
