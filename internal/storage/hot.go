@@ -6,9 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
-	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
 
 	"github.com/platen-print/platen/ent/order"
@@ -67,18 +65,6 @@ func (db *DB) prepareItemPrints(ctx context.Context, where *entsql.Predicate) (*
 		Join(owner).On(items.C(orderitem.FieldOrderID), owner.C(order.FieldID)).
 		Where(where).
 		Query()
-	if db.dialect == dialect.SQLite {
-		// SQLite's planner, with statistics gathered while the tables held
-		// a row or two (PRAGMA optimize at start), now and then walked every
-		// item of the team through its (team_id, created_at, uid) index, or
-		// every order in the outer loop of the join: the status read fell
-		// from 16,000 to 200 a second. The plan is fixed: the item by its
-		// (team_id, ecommerce_order_item_id) index, then its order by id
-		// (a CROSS JOIN keeps SQLite from reordering the two).
-		query = strings.Replace(query, "FROM `"+orderitem.Table+"`",
-			"FROM `"+orderitem.Table+"` INDEXED BY `orderitem_team_id_ecommerce_order_item_id`", 1)
-		query = strings.Replace(query, "JOIN `"+order.Table+"`", "CROSS JOIN `"+order.Table+"`", 1)
-	}
 	stmt, err := db.readPool.PrepareContext(ctx, query)
 	if err != nil {
 		return nil, fmt.Errorf("prepare item print query: %w", err)
