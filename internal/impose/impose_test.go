@@ -62,7 +62,7 @@ func impose(t *testing.T, b Batch, images photos) (string, []render.Sheet) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pdf, err := render.New(images, render.NewFonts(nil)).Sheets(context.Background(), "Batch "+b.UID, b.Template.SheetWidth, b.Template.SheetHeight, sheets)
+	pdf, err := render.New(images, render.NewFonts(nil)).Sheets(context.Background(), render.Settings{Title: "Batch " + b.UID}, b.Template.SheetWidth, b.Template.SheetHeight, sheets)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,6 +40,21 @@ type Settings struct {
 	// Title is the PDF's title (PDF/X requires one); DefaultTitle when
 	// empty.
 	Title string
+	// OutputIntent is the press condition PDFs are made for; nil is
+	// canvaspdf.DefaultOutputIntent (FOGRA39).
+	OutputIntent *canvaspdf.OutputIntent
+	// CutSpot names the spot colour cut contours are stroked in;
+	// DefaultCutSpot when empty.
+	CutSpot string
+}
+
+// DefaultCutSpot is the spot colour of cut contours when a product or
+// template names none: the name cutting plotters' RIPs look for.
+const DefaultCutSpot = "CutContour"
+
+// pdfOptions are the writer options of a PDF made with s.
+func (s Settings) pdfOptions() *canvaspdf.Options {
+	return &canvaspdf.Options{Compress: true, SubsetFonts: true, OutputIntent: s.OutputIntent}
 }
 
 // DefaultTitle and DefaultSheetsTitle are the titles of PDFs whose caller
@@ -99,7 +114,7 @@ func (r *Renderer) PDF(ctx context.Context, doc *design.Document, settings Setti
 	p := newPage(doc, r.fonts.set(r.added), newImageSet(r.images, MaxPixelBytes))
 	defer p.fonts.release()
 	var buf bytes.Buffer
-	opts := &canvaspdf.Options{Compress: true, SubsetFonts: true}
+	opts := settings.pdfOptions()
 	buf.Grow(canvaspdf.SizeHint(opts))
 	pdf := canvaspdf.New(&buf, p.width, p.height, opts)
 	pdf.SetInfo(cmp.Or(settings.Title, DefaultTitle), "", "", "", "Platen")

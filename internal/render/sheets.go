@@ -62,19 +62,20 @@ type Sheet struct {
 // markWidth is a crop mark's line width: 0.25 pt.
 const markWidth = 0.25 * 25.4 / 72
 
-// Sheets renders sheets of width × height mm as one PDF titled title
-// (DefaultSheetsTitle when empty), a page each. The designs are drawn as
+// Sheets renders sheets of width × height mm as one PDF with settings
+// (its Title DefaultSheetsTitle when empty; DPI unused: each placement has
+// its own), a page each. The designs are drawn as
 // vectors, each clipped to its trim plus the bleed it keeps; an image that
 // many placements use is embedded once.
-func (r *Renderer) Sheets(ctx context.Context, title string, width, height float64, sheets []Sheet) ([]byte, error) {
+func (r *Renderer) Sheets(ctx context.Context, settings Settings, width, height float64, sheets []Sheet) ([]byte, error) {
 	fonts := r.fonts.set(r.added)
 	defer fonts.release()
 	images := newImageSet(r.images, MaxPixelBytes)
 	var buf bytes.Buffer
-	opts := &canvaspdf.Options{Compress: true, SubsetFonts: true}
+	opts := settings.pdfOptions()
 	buf.Grow(canvaspdf.SizeHint(opts))
 	pdf := canvaspdf.New(&buf, width, height, opts)
-	pdf.SetInfo(cmp.Or(title, DefaultSheetsTitle), "", "", "", "Platen")
+	pdf.SetInfo(cmp.Or(settings.Title, DefaultSheetsTitle), "", "", "", "Platen")
 	t := &pdfTarget{pdf: pdf}
 	for n, sheet := range sheets {
 		if n > 0 {

@@ -41,7 +41,7 @@ func (s *Server) sheets(ctx context.Context, renderer *render.Renderer, req *ren
 		return nil, err
 	}
 	title := fmt.Sprintf("Batch %s, %s", job.GetBatchUid(), tmpl.Name)
-	data, err := renderer.Sheets(ctx, title, tmpl.SheetWidth, tmpl.SheetHeight, plan)
+	data, err := renderer.Sheets(ctx, render.Settings{Title: title}, tmpl.SheetWidth, tmpl.SheetHeight, plan)
 	var placement *render.PlacementError
 	if errors.As(err, &placement) {
 		return nil, &itemError{index: placement.Ref, err: placement.Err}
