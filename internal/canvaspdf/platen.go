@@ -36,6 +36,7 @@ type pageState struct {
 	textRenderMode int
 	fillSpace      pdfName
 	strokeSpace    pdfName
+	overprint      bool
 }
 
 // SetPageBoxes sets the current page's TrimBox and BleedBox, in mm from the
@@ -56,7 +57,7 @@ func (r *PDF) save() {
 		alpha: w.alpha, fill: w.fill, stroke: w.stroke, lineWidth: w.lineWidth, lineCap: w.lineCap,
 		lineJoin: w.lineJoin, miterLimit: w.miterLimit, dashes: w.dashes, font: w.font, fontSize: w.fontSize,
 		textCharSpace: w.textCharSpace, textRenderMode: w.textRenderMode,
-		fillSpace: w.fillSpace, strokeSpace: w.strokeSpace,
+		fillSpace: w.fillSpace, strokeSpace: w.strokeSpace, overprint: w.overprint,
 	})
 	fmt.Fprintf(w, " q")
 }
@@ -76,7 +77,7 @@ func (r *PDF) PopClip() {
 	w.alpha, w.fill, w.stroke, w.lineWidth, w.lineCap = s.alpha, s.fill, s.stroke, s.lineWidth, s.lineCap
 	w.lineJoin, w.miterLimit, w.dashes, w.font, w.fontSize = s.lineJoin, s.miterLimit, s.dashes, s.font, s.fontSize
 	w.textCharSpace, w.textRenderMode = s.textCharSpace, s.textRenderMode
-	w.fillSpace, w.strokeSpace = s.fillSpace, s.strokeSpace
+	w.fillSpace, w.strokeSpace, w.overprint = s.fillSpace, s.strokeSpace, s.overprint
 }
 
 // SetImageOpacity sets the opacity of the images drawn next, from 0 to 1

@@ -22,7 +22,7 @@ func TestParseReference(t *testing.T) {
 		t.Fatal(err)
 	}
 	if d.Unit != Millimetre || d.Width != 210 || d.Height != 297 || d.Bleed != 3 || d.DPI != 300 ||
-		*d.Background != (Color{255, 255, 255, 255}) || len(d.Surfaces) != 1 || d.Surfaces[0].Name != "front" {
+		*d.Background != (Color{R: 255, G: 255, B: 255, A: 255}) || len(d.Surfaces) != 1 || d.Surfaces[0].Name != "front" {
 		t.Fatalf("document %+v", d)
 	}
 	img, text, rect := d.Surfaces[0].Layers[0], d.Surfaces[0].Layers[1], d.Surfaces[0].Layers[2]
@@ -30,10 +30,10 @@ func TestParseReference(t *testing.T) {
 		t.Errorf("image %+v", img)
 	}
 	if text.Type != TextLayer || text.Font != "Go-Bold" || text.FontSize != 24 || text.Align != "center" ||
-		text.Color != (Color{0x1a, 0x1a, 0x1a, 255}) || text.Path != "surfaces[0].layers[1]" {
+		text.Color != (Color{R: 0x1a, G: 0x1a, B: 0x1a, A: 255}) || text.Path != "surfaces[0].layers[1]" {
 		t.Errorf("text %+v", text)
 	}
-	if rect.Type != RectLayer || *rect.Fill != (Color{0xf2, 0xe8, 0xd5, 255}) || rect.StrokeWidth != 0.3 || rect.Radius != 2 {
+	if rect.Type != RectLayer || *rect.Fill != (Color{R: 0xf2, G: 0xe8, B: 0xd5, A: 255}) || rect.StrokeWidth != 0.3 || rect.Radius != 2 {
 		t.Errorf("rect %+v", rect)
 	}
 }
@@ -104,7 +104,7 @@ func TestParseErrors(t *testing.T) {
 }
 
 func TestParseColor(t *testing.T) {
-	for s, want := range map[string]Color{"#fff": {255, 255, 255, 255}, "#1A2b3C": {0x1a, 0x2b, 0x3c, 255}, "#00000080": {0, 0, 0, 0x80}} {
+	for s, want := range map[string]Color{"#fff": {R: 255, G: 255, B: 255, A: 255}, "#1A2b3C": {R: 0x1a, G: 0x2b, B: 0x3c, A: 255}, "#00000080": {A: 0x80}} {
 		if got, ok := ParseColor(s); !ok || got != want {
 			t.Errorf("ParseColor(%q) = %v, %v", s, got, ok)
 		}

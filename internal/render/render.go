@@ -113,6 +113,7 @@ func (r *Renderer) PDF(ctx context.Context, doc *design.Document, settings Setti
 	}
 	p := newPage(doc, r.fonts.set(r.added), newImageSet(r.images, MaxPixelBytes))
 	defer p.fonts.release()
+	p.cutSpot = cmp.Or(settings.CutSpot, DefaultCutSpot)
 	var buf bytes.Buffer
 	opts := settings.pdfOptions()
 	buf.Grow(canvaspdf.SizeHint(opts))
@@ -140,6 +141,7 @@ func (r *Renderer) PDF(ctx context.Context, doc *design.Document, settings Setti
 // every side.
 type page struct {
 	doc           *design.Document
+	cutSpot       string // the spot colour cut contours are stroked in
 	fonts         *fontSet
 	images        *imageSet
 	bleed         float64
@@ -148,7 +150,8 @@ type page struct {
 }
 
 func newPage(doc *design.Document, fonts *fontSet, images *imageSet) page {
-	p := page{doc: doc, fonts: fonts, images: images, bleed: doc.ToMM(doc.Bleed), trimW: doc.ToMM(doc.Width), trimH: doc.ToMM(doc.Height)}
+	p := page{doc: doc, fonts: fonts, images: images, cutSpot: DefaultCutSpot,
+		bleed: doc.ToMM(doc.Bleed), trimW: doc.ToMM(doc.Width), trimH: doc.ToMM(doc.Height)}
 	p.width, p.height = p.trimW+2*p.bleed, p.trimH+2*p.bleed
 	return p
 }
@@ -189,7 +192,7 @@ func (r *Renderer) draw(ctx context.Context, t target, p page, s design.Surface)
 // page of its own, or a slot of a press sheet.
 func (r *Renderer) drawOn(ctx context.Context, c *canvas.Context, t target, p page, s design.Surface) error {
 	if bg := p.doc.Background; bg != nil {
-		c.SetFillColor(rgba(*bg, 1))
+		c.SetFill(paint(*bg, 1, false))
 		c.SetStrokeColor(canvas.Transparent)
 		c.DrawPath(0, 0, canvas.Rectangle(p.width, p.height))
 	}
@@ -213,6 +216,9 @@ func (r *Renderer) layer(ctx context.Context, c *canvas.Context, t target, p pag
 	c.Push()
 	defer c.Pop()
 	c.ResetStyle()
+	if l.Type == design.CutLayer && l.Shape == design.CutPath {
+		b = p.pathBox(l)
+	}
 	if l.Rotation != 0 {
 		cx, cy := b.x+b.w/2, b.y+b.h/2
 		if l.Type == design.TextLayer {
@@ -229,7 +235,9 @@ func (r *Renderer) layer(ctx context.Context, c *canvas.Context, t target, p pag
 	case design.TextLayer:
 		return r.text(c, p, l, b)
 	case design.ImageLayer:
-		return r.image(ctx, c, t, p.images, l, b)
+		return r.image(ctx, c, t, p, l, b)
+	case design.CutLayer:
+		return r.cut(c, p, l, p.layerBox(l))
 	}
 	return fmt.Errorf("unknown layer type %q", l.Type)
 }
@@ -237,11 +245,11 @@ func (r *Renderer) layer(ctx context.Context, c *canvas.Context, t target, p pag
 func (r *Renderer) rect(c *canvas.Context, p page, l design.Layer, b box) {
 	c.SetFillColor(canvas.Transparent)
 	if l.Fill != nil {
-		c.SetFillColor(rgba(*l.Fill, l.Opacity))
+		c.SetFill(paint(*l.Fill, l.Opacity, l.Overprint))
 	}
 	c.SetStrokeColor(canvas.Transparent)
 	if l.Stroke != nil && l.StrokeWidth > 0 {
-		c.SetStrokeColor(rgba(*l.Stroke, l.Opacity))
+		c.SetStroke(paint(*l.Stroke, l.Opacity, l.Overprint))
 		c.SetStrokeWidth(p.doc.ToMM(l.StrokeWidth))
 	}
 	radius := math.Min(p.doc.ToMM(l.Radius), math.Min(b.w, b.h)/2)
@@ -255,20 +263,44 @@ func (r *Renderer) text(c *canvas.Context, p page, l design.Layer, b box) error 
 	if err != nil {
 		return err
 	}
-	face := font.Face(l.FontSize, rgba(l.Color, l.Opacity))
+	face := font.Face(l.FontSize, paint(l.Color, l.Opacity, l.Overprint))
 	align := map[string]canvas.TextAlign{"left": canvas.Left, "center": canvas.Center, "right": canvas.Right}[l.Align]
 	text := canvas.NewTextBox(face, l.Text, b.w, 0, align, canvas.Top, nil)
 	c.DrawText(b.x, b.y, text)
 	return nil
 }
 
-func (r *Renderer) image(ctx context.Context, c *canvas.Context, t target, images *imageSet, l design.Layer, b box) error {
-	img, err := images.get(ctx, l.Src)
+// image draws an image layer, then its underbase and its cut contour, if
+// it has them. The underbase is painted over the image, overprinting: a
+// RIP keeps both inks there, where an image painted over the underbase
+// would knock the underbase out.
+func (r *Renderer) image(ctx context.Context, c *canvas.Context, t target, p page, l design.Layer, b box) error {
+	img, err := p.images.get(ctx, l.Src)
 	if err != nil {
 		return err
 	}
 	frame := fit(l.Fit, b, img.cfg.Width, img.cfg.Height)
-	return t.image(c, images, img, frame, b, l.Opacity)
+	if err := t.image(c, p.images, img, frame, b, l.Opacity); err != nil {
+		return err
+	}
+	if l.Underbase != nil {
+		shape, err := p.images.outline(img, frame, b, 0)
+		if err != nil {
+			return fmt.Errorf("underbase: %w", err)
+		}
+		c.SetFill(paint(*l.Underbase, 1, true))
+		c.SetStroke(canvas.Paint{})
+		c.DrawPath(0, 0, shape)
+	}
+	if !l.Cut {
+		return nil
+	}
+	outline, err := p.images.outline(img, frame, b, p.doc.ToMM(l.CutOffset))
+	if err != nil {
+		return fmt.Errorf("cut_offset: %w", err)
+	}
+	strokeCut(c, p, 0, 0, outline)
+	return nil
 }
 
 // fit places a w×h-pixel image in b: fill stretches it to the box, contain
