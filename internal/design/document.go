@@ -101,7 +101,6 @@ type Layer struct {
 	Underbase *Color
 }
 
-
 // Error is a problem at one place of the document.
 type Error struct {
 	Path string
