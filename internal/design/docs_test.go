@@ -97,7 +97,9 @@ func (f fence) kind() (string, []string) {
 //     corner (of page P, 1 unless given) is that colour, in the PDF and in
 //     the PNG alike; ink=X,Y[,P]:Name=percent[+Name=percent]…: the plates
 //     Ghostscript's tiffsep device separates page P into carry each ink
-//     named at that percentage there, and no other ink;
+//     named at that percentage there, and no other ink (unless the list
+//     ends in +*; a name's spaces are %20); ink=X,Y~R:Name=…: each ink
+//     named is within R mm of X, Y (a hairline);
 //   - ```json design-error api or print, then ```text: a document the API
 //     refuses with exactly that message (as an order create answers it, for
 //     items[0]), or one the API accepts and whose print fails at once
@@ -366,7 +368,8 @@ func (r rendered) checkColour(t *testing.T, value string) {
 func (r rendered) checkInks(t *testing.T, value string) {
 	t.Helper()
 	where, list, _ := strings.Cut(value, ":")
-	coords := strings.Split(where, ",")
+	place, near, _ := strings.Cut(where, "~")
+	coords := strings.Split(place, ",")
 	if len(coords) == 2 {
 		coords = append(coords, "1")
 	}
@@ -374,22 +377,38 @@ func (r rendered) checkInks(t *testing.T, value string) {
 		t.Fatalf("bad place in ink=%s: X,Y or X,Y,page", value)
 	}
 	x, y, page := parse(t, coords[0])+r.bleed, parse(t, coords[1])+r.bleed, int(parse(t, coords[2]))
-	want := map[string]float64{}
+	want, others := map[string]float64{}, true
 	for _, ink := range strings.Split(list, "+") {
+		if ink == "*" {
+			others = false
+			continue
+		}
 		name, percent, ok := strings.Cut(ink, "=")
 		if !ok {
 			t.Fatalf("bad ink in ink=%s: Name=percent", value)
 		}
+		name, err := url.PathUnescape(name) // %20 for a space
+		if err != nil {
+			t.Fatalf("bad ink name in ink=%s: %v", value, err)
+		}
 		want[name] = parse(t, percent) / 100
 	}
 	plates := r.plates(t, page)
+	if near != "" {
+		for name := range want {
+			if !plates.InkNear(name, x, y, parse(t, near)) {
+				t.Errorf("the %s plate has no ink within %s mm of %s", name, near, place)
+			}
+		}
+		return
+	}
 	for name, amount := range want {
 		if got := plates.Ink(name, x, y); !pdfxtest.Near(got, amount) {
 			t.Errorf("the %s plate at %s: %.0f %%, want %.0f %%", name, where, 100*got, 100*amount)
 		}
 	}
 	for _, name := range plates.Names() {
-		if _, named := want[name]; !named && plates.Ink(name, x, y) > 0.02 {
+		if _, named := want[name]; others && !named && plates.Ink(name, x, y) > 0.02 {
 			t.Errorf("the %s plate at %s: %.0f %%, want none", name, where, 100*plates.Ink(name, x, y))
 		}
 	}

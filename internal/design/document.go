@@ -519,7 +519,7 @@ func (l *Layer) cutPath() error {
 	}
 	p, err := canvas.ParseSVGPath(l.SVGPath)
 	if err != nil {
-		return errorf(l.Path+".path", "is not an SVG path: %v", err)
+		return errorf(l.Path+".path", "is not an SVG path: %s", strings.TrimPrefix(err.Error(), "bad path: "))
 	}
 	if p.Empty() {
 		return errorf(l.Path+".path", "draws nothing")

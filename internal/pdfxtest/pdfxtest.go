@@ -26,8 +26,10 @@ func init() { api.DisableConfigDir() } // pdfcpu would write ~/.config otherwise
 // profile), Info and XMP metadata that agree, the trailer ID, TrimBox and
 // BleedBox on every page, every font embedded, no DeviceRGB and no
 // Interpolate anywhere, and content streams that paint colour only
-// through named ICC-based spaces ("cs"/"sc"), never g, rg, k or their
-// stroking forms. It returns the number of pages.
+// through spaces the CMYK output intent covers, selected by cs/CS (named
+// ICC-based spaces, DeviceCMYK, Separations whose alternate is one of
+// those), never g, rg, k or their stroking forms. It returns the number of
+// pages.
 func Objects(t testing.TB, pdf, profile []byte) int {
 	t.Helper()
 	return ObjectsWith(t, pdf, profile, Registered)

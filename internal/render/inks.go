@@ -138,7 +138,13 @@ func (s *imageSet) traced(img *sourceImage, frame, clip box, offset float64) (*c
 	if overflows(frame, clip) {
 		visible, vframe = crop(decoded, frame, clip)
 	}
-	size := traceSize(visible.Bounds().Size(), vframe)
+	size := traceSize(visible.Bounds().Size(), vframe, offset)
+	pxPerMM := float64(size.X) / vframe.w
+	if offset*pxPerMM > contour.MaxOffset {
+		// An image a few pixels wide with a wide offset: its contour is
+		// its frame's, grown.
+		return grown(vframe, offset), nil
+	}
 	if err := s.charge(int64(size.X)*int64(size.Y), traceBytes, "tracing the contour of "+img.what()); err != nil {
 		return nil, err
 	}
@@ -148,7 +154,6 @@ func (s *imageSet) traced(img *sourceImage, frame, clip box, offset float64) (*c
 	} else {
 		grid = rebase(visible)
 	}
-	pxPerMM := float64(size.X) / vframe.w
 	traced, err := contour.Trace(grid, contour.Options{Offset: offset * pxPerMM})
 	if errors.Is(err, contour.ErrNoOpaquePixels) {
 		return nil, fmt.Errorf("%s has no opaque pixels to cut around", img.what())
@@ -161,12 +166,17 @@ func (s *imageSet) traced(img *sourceImage, frame, clip box, offset float64) (*c
 }
 
 // traceSize is the grid an image of size pixels drawn over frame is traced
-// on: its own pixels, or fewer, down to the tracing resolution and size.
-func traceSize(size image.Point, frame box) image.Point {
+// on, offset mm grown: its own pixels, or fewer, down to the tracing
+// resolution and size, and to a grid the offset spans at most
+// contour.MaxOffset pixels of.
+func traceSize(size image.Point, frame box, offset float64) image.Point {
 	scale := math.Min(1, traceDPMM*frame.w/float64(size.X))
 	scale = math.Min(scale, traceDPMM*frame.h/float64(size.Y))
 	if px := float64(size.X) * float64(size.Y) * scale * scale; px > maxTracePixels {
 		scale *= math.Sqrt(maxTracePixels / px)
+	}
+	if span := offset * float64(size.X) * scale / frame.w; span > contour.MaxOffset {
+		scale *= contour.MaxOffset / span
 	}
 	return image.Pt(max(1, int(math.Round(float64(size.X)*scale))), max(1, int(math.Round(float64(size.Y)*scale))))
 }

@@ -1,9 +1,11 @@
 // Package render turns a design document into print files: a PDF with one
 // page per surface (TrimBox, and BleedBox when there is bleed; text as
 // vector with subset fonts; images at their own resolution, JPEG embedded
-// as the original bytes), or a PNG of one surface at the target DPI with
-// that DPI recorded. It draws with tdewolff/canvas; internal/canvaspdf adds
-// the page boxes and clipping canvas's PDF writer lacks.
+// as the original bytes; cmyk() and spot() colours as inks, cut lines and
+// traced die-cut contours on a spot plate of their own), or a PNG of one
+// surface at the target DPI with that DPI recorded. It draws with
+// tdewolff/canvas; internal/canvaspdf adds the page boxes, clipping, PDF/X
+// and inks canvas's PDF writer lacks.
 package render
 
 import (
