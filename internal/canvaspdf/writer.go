@@ -1532,6 +1532,8 @@ func (w *pdfPageWriter) embedImage(img image.Image, enc cimage.ImageEncoding) pd
 				filtersMask = append(filtersMask, pdfFilterDCT)
 			}
 		}
+	} else if rgb, alpha, ok := straightPixels(img); ok { // Platen: no per-pixel interface calls
+		stream, streamMask = rgb, alpha
 	} else if opaqueImg, ok := img.(interface{ Opaque() bool }); ok && opaqueImg.Opaque() {
 		sp := img.Bounds().Min // starting point
 		stream = make([]byte, size.X*size.Y*3)

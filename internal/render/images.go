@@ -50,6 +50,8 @@ type sourceImage struct {
 	// embedded is what the PDF embeds, by the size drawn: the same value
 	// for the same image and size, so that the PDF holds it once.
 	embedded map[image.Point]image.Image
+	// grids are its alpha, averaged onto the grids contours are traced on.
+	grids map[gridKey]*image.Alpha
 }
 
 func newImageSet(source ImageSource, budget int64) *imageSet {

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/platen-print/platen/internal/design"
@@ -260,6 +261,37 @@ func TestPNGLeavesPlatesOut(t *testing.T) {
 		near := func(a, b uint8) bool { return math.Abs(float64(a)-float64(b)) <= 3 }
 		if !near(got.R, c.want.R) || !near(got.G, c.want.G) || !near(got.B, c.want.B) || !near(got.A, c.want.A) {
 			t.Errorf("%s: %v, want %v", c.what, got, c.want)
+		}
+	}
+}
+
+// TestTextOverprints: black text in cmyk(0, 0, 0, 100) with overprint over
+// a cyan panel keeps the cyan under the letters; without overprint it
+// knocks the cyan out.
+func TestTextOverprints(t *testing.T) {
+	for _, overprint := range []bool{true, false} {
+		doc := `{"width": 80, "height": 40, "layers": [
+			{"type": "rect", "width": 80, "height": 40, "fill": "cmyk(100, 0, 0, 0)"},
+			{"type": "text", "text": "■", "font": "Go-Regular", "size": 72, "x": 10, "y": 5, "color": "cmyk(0, 0, 0, 100)", "overprint": ` + strconv.FormatBool(overprint) + `}
+		]}`
+		path, pdf := renderFile(t, New(images{}, NewFonts(nil)), doc, Settings{})
+		pdfxtest.Objects(t, pdf, iccprofile.FOGRA39)
+		plates := pdfxtest.Separate(t, path, 1, 100)
+		// The square glyph's middle: 72 pt is 25.4 mm, the glyph's box
+		// about two thirds of it, from just under the line's top.
+		x, y := 10+0.35*25.4, 5+0.55*25.4
+		if k := plates.Ink("Black", x, y); !pdfxtest.Near(k, 1) {
+			t.Fatalf("overprint %v: black %.2f under the letter, want 1", overprint, k)
+		}
+		want := 0.0
+		if overprint {
+			want = 1
+		}
+		if c := plates.Ink("Cyan", x, y); !pdfxtest.Near(c, want) {
+			t.Errorf("overprint %v: cyan %.2f under the letter, want %v", overprint, c, want)
+		}
+		if c := plates.Ink("Cyan", 75, 35); !pdfxtest.Near(c, 1) {
+			t.Errorf("overprint %v: cyan %.2f beside the letter, want 1", overprint, c)
 		}
 	}
 }

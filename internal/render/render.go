@@ -275,33 +275,36 @@ func (r *Renderer) text(c *canvas.Context, p page, l design.Layer, b box) error 
 // image draws an image layer, then its underbase and its cut contour, if
 // it has them. The underbase is painted over the image, overprinting: a
 // RIP keeps both inks there, where an image painted over the underbase
-// would knock the underbase out.
+// would knock the underbase out. The contours are traced first, so that a
+// PDF embeds the pixels the tracing decoded rather than decode them again.
 func (r *Renderer) image(ctx context.Context, c *canvas.Context, t target, p page, l design.Layer, b box) error {
 	img, err := p.images.get(ctx, l.Src)
 	if err != nil {
 		return err
 	}
 	frame := fit(l.Fit, b, img.cfg.Width, img.cfg.Height)
+	var underbase, cut *canvas.Path
+	if l.Underbase != nil {
+		if underbase, err = p.images.outline(img, frame, b, 0); err != nil {
+			return fmt.Errorf("underbase: %w", err)
+		}
+	}
+	if l.Cut {
+		if cut, err = p.images.outline(img, frame, b, p.doc.ToMM(l.CutOffset)); err != nil {
+			return fmt.Errorf("cut_offset: %w", err)
+		}
+	}
 	if err := t.image(c, p.images, img, frame, b, l.Opacity); err != nil {
 		return err
 	}
-	if l.Underbase != nil {
-		shape, err := p.images.outline(img, frame, b, 0)
-		if err != nil {
-			return fmt.Errorf("underbase: %w", err)
-		}
+	if underbase != nil {
 		c.SetFill(paint(*l.Underbase, 1, true))
 		c.SetStroke(canvas.Paint{})
-		c.DrawPath(0, 0, shape)
+		c.DrawPath(0, 0, underbase)
 	}
-	if !l.Cut {
-		return nil
+	if cut != nil {
+		strokeCut(c, p, 0, 0, cut)
 	}
-	outline, err := p.images.outline(img, frame, b, p.doc.ToMM(l.CutOffset))
-	if err != nil {
-		return fmt.Errorf("cut_offset: %w", err)
-	}
-	strokeCut(c, p, 0, 0, outline)
 	return nil
 }
 
