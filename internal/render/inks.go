@@ -149,15 +149,42 @@ func (s *imageSet) traced(img *sourceImage, frame, clip box, offset float64) (*c
 	if err != nil {
 		return nil, err
 	}
-	traced, err := contour.Trace(grid, contour.Options{Offset: offset * pxPerMM})
+	traced, err := img.trace(gridKey{part: visible.Bounds(), size: size}, grid, offset*pxPerMM)
+	if err != nil {
+		return nil, err
+	}
+	sx, sy := vframe.w/float64(size.X), vframe.h/float64(size.Y)
+	return traced.Transform(canvas.Identity.Translate(vframe.x, vframe.y).Scale(sx, sy)), nil
+}
+
+// traceKey names a contour traced on an image's alpha grid, offset
+// pixels out.
+type traceKey struct {
+	grid   gridKey
+	offset float64
+}
+
+// trace traces grid, img's alpha on the grid key names, offset pixels
+// out, once per render however many layers place the image alike; the
+// path is in grid pixels, a copy the caller may transform.
+func (img *sourceImage) trace(key gridKey, grid *image.Alpha, offset float64) (*canvas.Path, error) {
+	k := traceKey{grid: key, offset: offset}
+	if p, ok := img.traces[k]; ok {
+		return p.Copy(), nil
+	}
+	traced, err := contour.Trace(grid, contour.Options{Offset: offset})
 	if errors.Is(err, contour.ErrNoOpaquePixels) {
 		return nil, fmt.Errorf("%s has no opaque pixels to cut around", img.what())
 	}
 	if err != nil {
 		return nil, err
 	}
-	sx, sy := vframe.w/float64(size.X), vframe.h/float64(size.Y)
-	return traced.CanvasPath(1, false).Transform(canvas.Identity.Translate(vframe.x, vframe.y).Scale(sx, sy)), nil
+	p := traced.CanvasPath(1, false)
+	if img.traces == nil {
+		img.traces = map[traceKey]*canvas.Path{}
+	}
+	img.traces[k] = p
+	return p.Copy(), nil
 }
 
 // gridKey names an alpha grid of an image: the part of it traced and the

@@ -182,6 +182,10 @@ type target interface {
 	// image draws img, one of images, into frame (which may overflow
 	// clip, the layer's box, for cover) on ctx, with opacity.
 	image(ctx *canvas.Context, images *imageSet, img *sourceImage, frame, clip box, opacity float64) error
+	// plates reports whether the target keeps what only a press sees: cut
+	// lines and the spot colours that overprint. A PNG shows neither, so
+	// nothing is traced or stroked for it.
+	plates() bool
 }
 
 func (r *Renderer) draw(ctx context.Context, t target, p page, s design.Surface) error {
@@ -239,6 +243,9 @@ func (r *Renderer) layer(ctx context.Context, c *canvas.Context, t target, p pag
 	case design.ImageLayer:
 		return r.image(ctx, c, t, p, l, b)
 	case design.CutLayer:
+		if !t.plates() {
+			return nil
+		}
 		return r.cut(c, p, l, p.layerBox(l))
 	}
 	return fmt.Errorf("unknown layer type %q", l.Type)
@@ -284,12 +291,12 @@ func (r *Renderer) image(ctx context.Context, c *canvas.Context, t target, p pag
 	}
 	frame := fit(l.Fit, b, img.cfg.Width, img.cfg.Height)
 	var underbase, cut *canvas.Path
-	if l.Underbase != nil {
+	if l.Underbase != nil && (t.plates() || l.Underbase.Ink == nil || l.Underbase.Ink.Spot == "") {
 		if underbase, err = p.images.outline(img, frame, b, 0); err != nil {
 			return fmt.Errorf("underbase: %w", err)
 		}
 	}
-	if l.Cut {
+	if l.Cut && t.plates() {
 		if cut, err = p.images.outline(img, frame, b, p.doc.ToMM(l.CutOffset)); err != nil {
 			return fmt.Errorf("cut_offset: %w", err)
 		}
