@@ -8,6 +8,7 @@ import (
 	"image/png"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"github.com/platen-print/platen/internal/design"
 	"github.com/platen-print/platen/internal/iccprofile"
 	"github.com/platen-print/platen/internal/pdfxtest"
+	"github.com/platen-print/platen/internal/testtools"
 )
 
 // stickerPNG is a 200 × 200 px red disc of radius 80 px on transparency.
@@ -292,6 +294,60 @@ func TestTextOverprints(t *testing.T) {
 		}
 		if c := plates.Ink("Cyan", 75, 35); !pdfxtest.Near(c, 1) {
 			t.Errorf("overprint %v: cyan %.2f beside the letter, want 1", overprint, c)
+		}
+	}
+}
+
+// cmykJPEG is a 72 × 72 CMYK JPEG as Photoshop writes them (an Adobe
+// marker, inverted samples), made by Ghostscript: its left half C0 M100
+// Y100 K0, its right half C50 M0 Y0 K20.
+func cmykJPEG(t *testing.T) []byte {
+	t.Helper()
+	testtools.Need(t, "ghostscript", "gs")
+	dir := t.TempDir()
+	ps, out := filepath.Join(dir, "halves.ps"), filepath.Join(dir, "halves.jpg")
+	halves := "%!PS\n0 1 1 0 setcmykcolor 0 0 36 72 rectfill\n0.5 0 0 0.2 setcmykcolor 36 0 36 72 rectfill\nshowpage\n"
+	if err := os.WriteFile(ps, []byte(halves), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	gs := exec.Command("gs", "-q", "-dNOPAUSE", "-dBATCH", "-dSAFER", "-sDEVICE=jpegcmyk", "-dJPEGQ=98", "-g72x72", "-r72", "-sOutputFile="+out, ps)
+	if msg, err := gs.CombinedOutput(); err != nil {
+		t.Fatalf("gs: %v\n%s", err, msg)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(data[:64], []byte("Adobe")) {
+		t.Fatal("Ghostscript wrote no Adobe marker: the test would not check the inversion")
+	}
+	return data
+}
+
+// TestCMYKJPEGPassesThrough: a CMYK JPEG is embedded as its own bytes, in
+// DeviceCMYK, and its plates carry the amounts it was made with: the
+// Adobe inversion is undone, not printed as a negative.
+func TestCMYKJPEGPassesThrough(t *testing.T) {
+	jpg := cmykJPEG(t)
+	r := New(images{"https://example.com/halves.jpg": {Data: jpg, Format: "jpeg"}}, NewFonts(nil))
+	doc := `{"width": 40, "height": 40, "layers": [{"type": "image", "src": "https://example.com/halves.jpg", "width": 40, "height": 40}]}`
+	path, pdf := renderFile(t, r, doc, Settings{})
+	if !bytes.Contains(pdf, jpg) {
+		t.Error("the CMYK JPEG was not embedded as its own bytes")
+	}
+	pdfxtest.Objects(t, pdf, iccprofile.FOGRA39)
+	if images := pdfxtest.Tools(t, path, 1); len(images) != 1 || images[0].Colour != "cmyk" {
+		t.Errorf("pdfimages lists %+v, want one cmyk image", images)
+	}
+	plates := pdfxtest.Separate(t, path, 1, 72)
+	for _, half := range []struct {
+		x    float64
+		want [4]float64
+	}{{10, [4]float64{0, 1, 1, 0}}, {30, [4]float64{0.5, 0, 0, 0.2}}} {
+		for i, ink := range []string{"Cyan", "Magenta", "Yellow", "Black"} {
+			if got := plates.Ink(ink, half.x, 20); math.Abs(got-half.want[i]) > 0.03 {
+				t.Errorf("%s at x %v: %.2f, want %.2f", ink, half.x, got, half.want[i])
+			}
 		}
 	}
 }
