@@ -63,25 +63,20 @@ func inkOf(p canvas.Paint) (*Ink, bool) {
 }
 
 // setFillInk selects ink's colour space for filling and sets its colour.
-func (w *pdfPageWriter) setFillInk(ink *Ink) {
-	space, comps := w.inkSpace(ink)
-	if w.fillSpace != space {
-		fmt.Fprintf(w, " /%v cs", space)
-		w.fillSpace = space
-	}
-	fmt.Fprintf(w, " %v sc", comps)
-	w.SetAlpha(ink.Alpha)
-	w.setOverprint(ink.Overprint)
-}
+func (w *pdfPageWriter) setFillInk(ink *Ink) { w.setInk(ink, &w.fillSpace, "cs", "sc") }
 
 // setStrokeInk is setFillInk for the stroke.
-func (w *pdfPageWriter) setStrokeInk(ink *Ink) {
+func (w *pdfPageWriter) setStrokeInk(ink *Ink) { w.setInk(ink, &w.strokeSpace, "CS", "SC") }
+
+// setInk selects ink's colour space with the operator selectOp, unless
+// *selected is already it, and sets its colour with setOp.
+func (w *pdfPageWriter) setInk(ink *Ink, selected *pdfName, selectOp, setOp string) {
 	space, comps := w.inkSpace(ink)
-	if w.strokeSpace != space {
-		fmt.Fprintf(w, " /%v CS", space)
-		w.strokeSpace = space
+	if *selected != space {
+		fmt.Fprintf(w, " /%v %s", space, selectOp)
+		*selected = space
 	}
-	fmt.Fprintf(w, " %v SC", comps)
+	fmt.Fprintf(w, " %v %s", comps, setOp)
 	w.SetAlpha(ink.Alpha)
 	w.setOverprint(ink.Overprint)
 }

@@ -345,21 +345,29 @@ func (r rendered) checkColour(t *testing.T, value string) {
 	if !ok {
 		t.Fatalf("bad colour in at=%s", value)
 	}
+	x, y, page := r.place(t, "at="+value, where)
+	// The colour the PDF paints, as the documentation promises it (sRGB);
+	// pdftoppm would show the output intent's view of it, the press's.
+	checkRGB(t, "the PDF at "+where, pdfxtest.Painted(t, r.path, page, pdfPixelDPI, x, y), want)
+	checkRGB(t, "the PNG at "+where, pngPixel(t, r.pngs[page-1], x, y), want)
+}
+
+// place reads "X,Y[,P]" of an option: mm from the trim's top-left corner
+// (returned from the page's, bleed included) on page P, 1 unless given.
+func (r rendered) place(t *testing.T, option, where string) (x, y float64, page int) {
+	t.Helper()
 	coords := strings.Split(where, ",")
 	if len(coords) == 2 {
 		coords = append(coords, "1")
 	}
 	if len(coords) != 3 {
-		t.Fatalf("bad place in at=%s: X,Y or X,Y,page", value)
+		t.Fatalf("bad place in %s: X,Y or X,Y,page", option)
 	}
-	x, y, page := parse(t, coords[0])+r.bleed, parse(t, coords[1])+r.bleed, int(parse(t, coords[2]))
+	x, y, page = parse(t, coords[0])+r.bleed, parse(t, coords[1])+r.bleed, int(parse(t, coords[2]))
 	if page < 1 || page > len(r.pngs) {
-		t.Fatalf("at=%s: no page %d", value, page)
+		t.Fatalf("%s: no page %d", option, page)
 	}
-	// The colour the PDF paints, as the documentation promises it (sRGB);
-	// pdftoppm would show the output intent's view of it, the press's.
-	checkRGB(t, "the PDF at "+where, pdfxtest.Painted(t, r.path, page, pdfPixelDPI, x, y), want)
-	checkRGB(t, "the PNG at "+where, pngPixel(t, r.pngs[page-1], x, y), want)
+	return x, y, page
 }
 
 // checkInks checks an ink= option, "X,Y[,P]:Name=percent[+Name=percent]…",
@@ -369,14 +377,7 @@ func (r rendered) checkInks(t *testing.T, value string) {
 	t.Helper()
 	where, list, _ := strings.Cut(value, ":")
 	place, near, _ := strings.Cut(where, "~")
-	coords := strings.Split(place, ",")
-	if len(coords) == 2 {
-		coords = append(coords, "1")
-	}
-	if len(coords) != 3 {
-		t.Fatalf("bad place in ink=%s: X,Y or X,Y,page", value)
-	}
-	x, y, page := parse(t, coords[0])+r.bleed, parse(t, coords[1])+r.bleed, int(parse(t, coords[2]))
+	x, y, page := r.place(t, "ink="+value, place)
 	want, others := map[string]float64{}, true
 	for _, ink := range strings.Split(list, "+") {
 		if ink == "*" {
