@@ -56,8 +56,9 @@ FUZZ_VERIFY ?= 3000000x
 FUZZ_VALID ?= 1000000x
 FUZZ_UNESCAPE ?= 100000x
 FUZZ_CONTOUR ?= 30000x
+FUZZ_PLAIN ?= 300000x
 
-fuzz: test-tools ## run each fuzz target for about 30 s (a count of inputs each; FUZZTIME=… overrides): the design parser, the JSON splitter and validator, the template_config unescaper, the renderer, link tokens, die-cut contours
+fuzz: test-tools ## run each fuzz target for about 30 s (a count of inputs each; FUZZTIME=… overrides): the design parser, the JSON splitter and validator, the template_config unescaper, the renderer, link tokens, die-cut contours, the answers' plain-string test
 	$(GO) test -run XXX -fuzz=FuzzParse -fuzztime=$(or $(FUZZTIME),$(FUZZ_PARSE)) ./internal/design/
 	$(GO) test -run XXX -fuzz=FuzzSplit -fuzztime=$(or $(FUZZTIME),$(FUZZ_SPLIT)) ./internal/jsonscan/
 	$(GO) test -run XXX -fuzz=FuzzValid -fuzztime=$(or $(FUZZTIME),$(FUZZ_VALID)) ./internal/jsonscan/
@@ -65,6 +66,7 @@ fuzz: test-tools ## run each fuzz target for about 30 s (a count of inputs each;
 	$(GO) test -run XXX -fuzz=FuzzRender -fuzztime=$(or $(FUZZTIME),$(FUZZ_RENDER)) -parallel 1 ./internal/rendersup/
 	$(GO) test -run XXX -fuzz=FuzzVerify -fuzztime=$(or $(FUZZTIME),$(FUZZ_VERIFY)) ./internal/links/
 	$(GO) test -run XXX -fuzz=FuzzTrace -fuzztime=$(or $(FUZZTIME),$(FUZZ_CONTOUR)) ./internal/contour/
+	$(GO) test -run XXX -fuzz=FuzzPlain -fuzztime=$(or $(FUZZTIME),$(FUZZ_PLAIN)) ./internal/gateway/
 
 bench: build ## run the benchmarks of BENCHMARKS.md: HTTP, rendering, batches, webhooks, then hostile input
 	$(GO) run ./cmd/platen-bench -platen bin/platen $(BENCH_FLAGS)

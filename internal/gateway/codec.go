@@ -44,6 +44,17 @@ func newCodec() *codec {
 	}}
 }
 
+// Marshal is JSONPb's, with an answer's long plain strings (a design
+// echoed back) spliced in rather than escaped (splice.go).
+func (c *codec) Marshal(v any) ([]byte, error) {
+	if msg, ok := v.(proto.Message); ok {
+		if out, spliced, err := marshalSpliced(msg, c.JSONPb.Marshal); spliced {
+			return out, err
+		}
+	}
+	return c.JSONPb.Marshal(v)
+}
+
 // NewDecoder decodes a request body strictly: protojson alone would take
 // "2" for an integer and "NaN" for a price, and the contract wants JSON
 // numbers there. So the body is first checked against the message's field
