@@ -10,6 +10,7 @@ import (
 	"github.com/platen-print/platen/internal/apierr"
 	"github.com/platen-print/platen/internal/auth"
 	"github.com/platen-print/platen/internal/design"
+	"github.com/platen-print/platen/internal/press"
 )
 
 // Where a resolved DPI came from, in the order they are tried.
@@ -36,6 +37,8 @@ type VariantChain struct {
 	VariantID, ProductID, CategoryID int
 	VariantDPI, ProductDPI           *int
 	CategoryDPI                      int
+	// Press are the variant's press settings.
+	Press press.Settings
 }
 
 // SettingsStore reads what print settings are resolved from.
