@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"image"
@@ -81,7 +81,7 @@ func TestOutputProfilesThroughTheOperatorAPI(t *testing.T) {
 		want := map[string]any{"team_id": float64(acme.TeamID), "identifier": "TEST-PRESS-1",
 			"condition": "Test press on coated paper", "registry_name": "http://www.color.org",
 			"description": "FOGRA39 coated (ISO 12647-2:2004/Amd 1), Test press 1 from FOGRA39L.ti3",
-			"size_bytes": float64(len(profile)), "sha256": hexSHA256(profile)}
+			"size_bytes":  float64(len(profile)), "sha256": hexSHA256(profile)}
 		for k, v := range want {
 			if p[k] != v {
 				t.Errorf("created %s = %v, want %v", k, p[k], v)
