@@ -190,7 +190,8 @@ func newReceiver(t *testing.T) *receiver {
 }
 
 // settled waits for the print events of the items ids, and returns them by
-// ecommerce_order_item_id (Family A) or order_external_id (Family B).
+// ecommerce_order_item_id (Family A), order_external_id (Family B) or
+// batch_uid.
 func (r *receiver) settled(t *testing.T, ids ...string) map[string]map[string]any {
 	t.Helper()
 	got := map[string]map[string]any{}
@@ -201,6 +202,9 @@ func (r *receiver) settled(t *testing.T, ids ...string) map[string]map[string]an
 			id, _ := e["ecommerce_order_item_id"].(string)
 			if id == "" {
 				id, _ = e["order_external_id"].(string)
+			}
+			if id == "" {
+				id, _ = e["batch_uid"].(string)
 			}
 			if slices.Contains(ids, id) {
 				got[id] = e
