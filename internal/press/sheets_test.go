@@ -36,7 +36,7 @@ func TestTemplatePressSettingsReachTheSheets(t *testing.T) {
 		r := srv.Do(t, "POST", "/api/v1/operator/print-templates", staff.Token, map[string]any{
 			"team_id": acme.TeamID, "name": "SRA3", "sheet_width_mm": 320, "sheet_height_mm": 450,
 			"margin_top_mm": 5, "margin_right_mm": 5, "margin_bottom_mm": 5, "margin_left_mm": 5, "gap_mm": 6,
-			"grid": map[string]any{"columns": 2, "rows": 4, "slot_width_mm": 148, "slot_height_mm": 105},
+			"grid":        map[string]any{"columns": 2, "rows": 4, "slot_width_mm": 148, "slot_height_mm": 105},
 			"variant_ids": []any{variant["id"]}, "output_profile_id": uid,
 		})
 		if r.Status != http.StatusOK {
