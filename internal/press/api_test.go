@@ -34,22 +34,6 @@ import (
 // processes, under -race on two cores.
 const eventTimeout = 90 * time.Second
 
-// testProfile is a second CMYK output profile: FOGRA39's with another
-// description, and no profile ID (the header's MD5, which would no longer
-// match).
-func testProfile(t *testing.T) []byte {
-	t.Helper()
-	p := bytes.Clone(iccprofile.FOGRA39)
-	old, repl := []byte("Platen build"), []byte("Test press 1")
-	i := bytes.Index(p, old)
-	if i < 0 {
-		t.Fatal("FOGRA39's description has changed: update testProfile")
-	}
-	copy(p[i:], repl)
-	clear(p[84:100])
-	return p
-}
-
 func upload(teamID any, identifier string, data []byte) map[string]any {
 	body := map[string]any{"identifier": identifier, "condition": "Test press on coated paper",
 		"registry_name": "http://www.color.org", "data": base64.StdEncoding.EncodeToString(data)}
@@ -70,7 +54,7 @@ func TestOutputProfilesThroughTheOperatorAPI(t *testing.T) {
 		acme, other := srv.Bootstrap(t, "acme", "acme-shop"), srv.Bootstrap(t, "other", "other-shop")
 		staff := srv.Staff(t, "grace@example.com")
 		member := srv.TeamOperator(t, "ada@example.com", acme.TeamID)
-		profile := testProfile(t)
+		profile := platentest.CMYKProfile(t)
 
 		created := srv.Do(t, "POST", "/api/v1/operator/output-profiles", member.Token, upload(nil, "TEST-PRESS-1", profile))
 		if created.Status != http.StatusOK {
@@ -261,7 +245,7 @@ func TestPressSettingsReachThePrints(t *testing.T) {
 		if r := srv.Do(t, "PUT", "/api/v1/stores/"+acme.StoreID+"/webhook", team, map[string]any{"url": hooks.URL}); r.Status != http.StatusOK {
 			t.Fatalf("webhook: %d %s", r.Status, r.Raw)
 		}
-		profile := testProfile(t)
+		profile := platentest.CMYKProfile(t)
 		r := srv.Do(t, "POST", "/api/v1/operator/output-profiles", staff.Token, upload(acme.TeamID, "TEST-PRESS-1", profile))
 		if r.Status != http.StatusOK {
 			t.Fatalf("profile: %d %s", r.Status, r.Raw)

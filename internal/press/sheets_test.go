@@ -26,7 +26,7 @@ func TestTemplatePressSettingsReachTheSheets(t *testing.T) {
 		if r := srv.Do(t, "PUT", "/api/v1/stores/"+acme.StoreID+"/webhook", team, map[string]any{"url": hooks.URL}); r.Status != http.StatusOK {
 			t.Fatalf("webhook: %d %s", r.Status, r.Raw)
 		}
-		profile := testProfile(t)
+		profile := platentest.CMYKProfile(t)
 		uid := srv.Do(t, "POST", "/api/v1/operator/output-profiles", staff.Token, upload(acme.TeamID, "TEST-PRESS-1", profile)).Object(t)["uid"]
 		cat := srv.Do(t, "POST", "/api/v1/product-categories", team, map[string]any{"name": "Cards"})
 		prod := srv.Do(t, "POST", "/api/v1/products", team, map[string]any{"category_id": cat.Object(t)["id"], "name": "Card",
