@@ -146,6 +146,10 @@ func TestOutputProfilesThroughTheOperatorAPI(t *testing.T) {
 		}
 		srv.Do(t, "PUT", fmt.Sprintf("/api/v1/operator/teams/%d/press-settings", acme.TeamID), member.Token, map[string]any{"output_profile_id": nil})
 		platentest.ErrorBody(t, srv.Do(t, "DELETE", "/api/v1/operator/output-profiles/"+theirUID, member.Token, nil), http.StatusNotFound)
+		platentest.ErrorBody(t, srv.Do(t, "GET", fmt.Sprintf("/api/v1/operator/teams/%d/press-settings", other.TeamID), member.Token, nil), http.StatusForbidden)
+		platentest.ErrorBody(t, srv.Do(t, "PUT", fmt.Sprintf("/api/v1/operator/teams/%d/press-settings", other.TeamID), member.Token,
+			map[string]any{"cut_contour_spot": "Thru-cut"}), http.StatusForbidden)
+		platentest.ErrorBody(t, srv.Do(t, "GET", "/api/v1/operator/teams/999999/press-settings", staff.Token, nil), http.StatusNotFound)
 		del := srv.Do(t, "DELETE", "/api/v1/operator/output-profiles/"+uid, member.Token, nil)
 		if d := del.Object(t); del.Status != http.StatusOK || d["message"] != "Output profile successfully deleted" || d["profile_uid"] != uid {
 			t.Errorf("delete: %d %s", del.Status, del.Raw)

@@ -88,6 +88,8 @@ type Store interface {
 	// TeamSettings returns the team's default settings
 	// (apierr.ErrNotFound when there is no such team).
 	TeamSettings(ctx context.Context, teamID int) (Settings, error)
-	// SetTeamSettings stores the team's default settings.
-	SetTeamSettings(ctx context.Context, teamID int, s Settings) error
+	// UpdateTeamSettings reads the team's default settings, lets change
+	// edit them (it may refuse with an error) and stores the result, in one
+	// transaction; it returns what it stored.
+	UpdateTeamSettings(ctx context.Context, teamID int, change func(*Settings) error) (Settings, error)
 }

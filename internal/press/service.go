@@ -183,32 +183,29 @@ func (s *Service) UpdatePressSettings(ctx context.Context, req *platenv1.UpdateP
 	if err != nil {
 		return nil, err
 	}
-	settings, err := s.store.TeamSettings(ctx, team)
+	settings, err := s.store.UpdateTeamSettings(ctx, team, func(settings *Settings) error {
+		var vs apierr.Violations
+		for _, f := range fields {
+			in.Apply(&vs, settings, f)
+		}
+		return vs.Err()
+	})
 	if err != nil {
-		return nil, err
-	}
-	var vs apierr.Violations
-	for _, f := range fields {
-		in.Apply(&vs, &settings, f)
-	}
-	if err := vs.Err(); err != nil {
-		return nil, err
-	}
-	if err := s.store.SetTeamSettings(ctx, team, settings); err != nil {
 		return nil, err
 	}
 	return settingsProto(team, settings), nil
 }
 
-// seenTeam is teamID when the caller may see that team; another team is
-// 404, as for one that does not exist.
+// seenTeam is teamID when the caller may act on that team: a team_id
+// other than a team operator's own is 403, as everywhere in the operator
+// API.
 func seenTeam(ctx context.Context, teamID int32) (int, error) {
 	p, err := auth.OperatorFromContext(ctx)
 	if err != nil {
 		return 0, err
 	}
 	if !p.SeesTeam(int(teamID)) {
-		return 0, apierr.NotFound("team %d not found", teamID)
+		return 0, apierr.PermissionDenied("team_id", "a team's operator reads and sets their own team's press settings only")
 	}
 	return int(teamID), nil
 }

@@ -65,9 +65,9 @@ func (s *Server) press(p *renderv1.PrintSettings) (render.Settings, render.Limit
 		return render.Settings{}, render.Limits{}, err
 	}
 	switch ppi, margin := p.GetMinEffectivePpi(), p.GetSafeMarginMm(); {
-	case ppi > 0 && ppi > maxPPI:
+	case ppi > maxPPI:
 		return render.Settings{}, render.Limits{}, invalid(fmt.Sprintf("settings.min_effective_ppi: must be at most %d", maxPPI))
-	case margin < 0 || margin > maxSafeMargin:
+	case !(margin >= 0 && margin <= maxSafeMargin): // NaN too
 		return render.Settings{}, render.Limits{}, invalid(fmt.Sprintf("settings.safe_margin_mm: must be from 0 to %d", maxSafeMargin))
 	}
 	return render.Settings{OutputIntent: intent, CutSpot: p.GetCutContourSpot()},

@@ -146,7 +146,11 @@ func (s *Press) ProfileData(ctx context.Context, teamID int, uid string) (*press
 
 // TeamSettings returns the team's default settings.
 func (s *Press) TeamSettings(ctx context.Context, teamID int) (press.Settings, error) {
-	row, err := s.db.read.Team.Query().Where(team.ID(teamID)).
+	return teamSettings(ctx, s.db.read, teamID)
+}
+
+func teamSettings(ctx context.Context, c *ent.Client, teamID int) (press.Settings, error) {
+	row, err := c.Team.Query().Where(team.ID(teamID)).
 		Select(team.FieldOutputProfileUID, team.FieldMinEffectivePpi, team.FieldSafeMarginMm, team.FieldCutContourSpot).
 		Only(ctx)
 	if err != nil {
@@ -155,17 +159,27 @@ func (s *Press) TeamSettings(ctx context.Context, teamID int) (press.Settings, e
 	return pressOf(row.OutputProfileUID, row.MinEffectivePpi, row.SafeMarginMm, row.CutContourSpot), nil
 }
 
-// SetTeamSettings stores the team's default settings.
-func (s *Press) SetTeamSettings(ctx context.Context, teamID int, settings press.Settings) error {
+// UpdateTeamSettings changes the team's default settings in one
+// transaction, so that two updates of different settings both stay.
+func (s *Press) UpdateTeamSettings(ctx context.Context, teamID int, change func(*press.Settings) error) (press.Settings, error) {
 	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
-	return s.db.inTx(ctx, func(tx *Tx) error {
+	var settings press.Settings
+	err := s.db.inTx(ctx, func(tx *Tx) error {
+		var err error
+		if settings, err = teamSettings(ctx, tx.Client(), teamID); err != nil {
+			return err
+		}
+		if err := change(&settings); err != nil {
+			return err
+		}
 		if err := checkProfileOf(ctx, tx.Client(), teamID, settings); err != nil {
 			return err
 		}
 		u := tx.Team.UpdateOneID(teamID)
 		setPress(u.Mutation(), settings)
-		return notFound(u.Exec(ctx), "team %d not found", teamID)
+		return u.Exec(ctx)
 	})
+	return settings, err
 }
 
 // pressMutation is a mutation of a row with press settings (PressMixin).
