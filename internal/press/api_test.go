@@ -346,6 +346,28 @@ func TestPressSettingsReachThePrints(t *testing.T) {
 			}
 		}
 
+		// The effective settings, as a client reads them: the variant's,
+		// then (below) the team's default where it sets none.
+		effective := func(evid string) map[string]any {
+			t.Helper()
+			r := srv.Do(t, "GET", "/api/v1/print-settings?order_item_uid="+itemUID(t, srv, acme.Token, evid), acme.Token, nil)
+			if r.Status != http.StatusOK {
+				t.Fatalf("print settings: %d %s", r.Status, r.Raw)
+			}
+			return r.Object(t)
+		}
+		for id, want := range map[string]map[string]any{
+			"1001-custom": {"output_profile_id": uid, "min_effective_ppi": nil, "safe_margin_mm": nil, "cut_contour_spot": "Thru-cut"},
+			"1001-plain":  {"output_profile_id": nil, "min_effective_ppi": nil, "safe_margin_mm": nil, "cut_contour_spot": "CutContour"},
+		} {
+			got := effective(id)
+			for k, v := range want {
+				if got[k] != v {
+					t.Errorf("print settings of %s: %s = %v, want %v", id, k, got[k], v)
+				}
+			}
+		}
+
 		// Family B: no variant, so the team's default.
 		ps := srv.Do(t, "PUT", fmt.Sprintf("/api/v1/operator/teams/%d/press-settings", acme.TeamID), staff.Token,
 			map[string]any{"output_profile_id": uid, "safe_margin_mm": 2.5})
@@ -365,6 +387,9 @@ func TestPressSettingsReachThePrints(t *testing.T) {
 		r = srv.Do(t, "POST", "/v1/shop/orders", acme.Token, map[string]any{"external_id": "SO-1", "lines": []any{map[string]any{"design_version_id": "card-v1", "quantity": 1}}})
 		if r.Status != http.StatusCreated {
 			t.Fatalf("shop order: %d %s", r.Status, r.Raw)
+		}
+		if got := effective("1001-custom"); got["output_profile_id"] != uid || got["safe_margin_mm"] != 2.5 || got["cut_contour_spot"] != "Thru-cut" {
+			t.Errorf("the custom variant over the team's default: %v", got)
 		}
 		shop := hooks.settled(t, "SO-1")["SO-1"]
 		if shop["status"] != "ready" {
@@ -386,6 +411,21 @@ func TestPressSettingsReachThePrints(t *testing.T) {
 func hexSHA256(data []byte) string {
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:])
+}
+
+// itemUID is the uid of the order item ecommerceID, from its order.
+func itemUID(t *testing.T, srv *platentest.Server, token, ecommerceID string) string {
+	t.Helper()
+	order := srv.Do(t, "GET", "/api/v1/orders?store_id=acme-shop", token, nil).Object(t)
+	for _, o := range order["orders"].([]any) {
+		for _, it := range o.(map[string]any)["items"].([]any) {
+			if it := it.(map[string]any); it["ecommerce_order_item_id"] == ecommerceID {
+				return it["uid"].(string)
+			}
+		}
+	}
+	t.Fatalf("no item %s", ecommerceID)
+	return ""
 }
 
 // sameJSON reports whether a and b encode to the same JSON value.

@@ -2498,9 +2498,19 @@ type PrintSettings struct {
 	Dpi int32 `protobuf:"varint,4,opt,name=dpi,proto3" json:"dpi,omitempty"`
 	// Where dpi came from: "design", "variant", "product", "category" or
 	// "default".
-	DpiSource     string `protobuf:"bytes,5,opt,name=dpi_source,json=dpiSource,proto3" json:"dpi_source,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	DpiSource string `protobuf:"bytes,5,opt,name=dpi_source,json=dpiSource,proto3" json:"dpi_source,omitempty"`
+	// The effective press settings (extension): the variant's, else the
+	// team's default. The output profile's uid; null: FOGRA39.
+	OutputProfileId *wrapperspb.StringValue `protobuf:"bytes,6,opt,name=output_profile_id,json=outputProfileId,proto3" json:"output_profile_id,omitempty"`
+	// The resolution below which an image fails the print; null: no limit.
+	MinEffectivePpi *wrapperspb.UInt32Value `protobuf:"bytes,7,opt,name=min_effective_ppi,json=minEffectivePpi,proto3" json:"min_effective_ppi,omitempty"`
+	// The margin inside the trim whose crossing fails the print; null: no
+	// limit.
+	SafeMarginMm *wrapperspb.DoubleValue `protobuf:"bytes,8,opt,name=safe_margin_mm,json=safeMarginMm,proto3" json:"safe_margin_mm,omitempty"`
+	// The spot colour cut contours are stroked in ("CutContour" unless set).
+	CutContourSpot string `protobuf:"bytes,9,opt,name=cut_contour_spot,json=cutContourSpot,proto3" json:"cut_contour_spot,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *PrintSettings) Reset() {
@@ -2564,6 +2574,34 @@ func (x *PrintSettings) GetDpi() int32 {
 func (x *PrintSettings) GetDpiSource() string {
 	if x != nil {
 		return x.DpiSource
+	}
+	return ""
+}
+
+func (x *PrintSettings) GetOutputProfileId() *wrapperspb.StringValue {
+	if x != nil {
+		return x.OutputProfileId
+	}
+	return nil
+}
+
+func (x *PrintSettings) GetMinEffectivePpi() *wrapperspb.UInt32Value {
+	if x != nil {
+		return x.MinEffectivePpi
+	}
+	return nil
+}
+
+func (x *PrintSettings) GetSafeMarginMm() *wrapperspb.DoubleValue {
+	if x != nil {
+		return x.SafeMarginMm
+	}
+	return nil
+}
+
+func (x *PrintSettings) GetCutContourSpot() string {
+	if x != nil {
+		return x.CutContourSpot
 	}
 	return ""
 }
@@ -2840,7 +2878,7 @@ const file_platen_v1_catalog_proto_rawDesc = "" +
 	"\x17GetPrintSettingsRequest\x12$\n" +
 	"\x0eorder_item_uid\x18\x01 \x01(\tR\forderItemUid\x12*\n" +
 	"\x11design_version_id\x18\x02 \x01(\tR\x0fdesignVersionId\x120\n" +
-	"\x14ecommerce_variant_id\x18\x03 \x01(\tR\x12ecommerceVariantId\"\x85\x02\n" +
+	"\x14ecommerce_variant_id\x18\x03 \x01(\tR\x12ecommerceVariantId\"\x87\x04\n" +
 	"\rPrintSettings\x12I\n" +
 	"\x12product_variant_id\x18\x01 \x01(\v2\x1b.google.protobuf.Int32ValueR\x10productVariantId\x12:\n" +
 	"\n" +
@@ -2849,7 +2887,11 @@ const file_platen_v1_catalog_proto_rawDesc = "" +
 	"categoryId\x12\x10\n" +
 	"\x03dpi\x18\x04 \x01(\x05R\x03dpi\x12\x1d\n" +
 	"\n" +
-	"dpi_source\x18\x05 \x01(\tR\tdpiSource2\xac\x10\n" +
+	"dpi_source\x18\x05 \x01(\tR\tdpiSource\x12H\n" +
+	"\x11output_profile_id\x18\x06 \x01(\v2\x1c.google.protobuf.StringValueR\x0foutputProfileId\x12H\n" +
+	"\x11min_effective_ppi\x18\a \x01(\v2\x1c.google.protobuf.UInt32ValueR\x0fminEffectivePpi\x12B\n" +
+	"\x0esafe_margin_mm\x18\b \x01(\v2\x1c.google.protobuf.DoubleValueR\fsafeMarginMm\x12(\n" +
+	"\x10cut_contour_spot\x18\t \x01(\tR\x0ecutContourSpot2\xac\x10\n" +
 	"\x0eCatalogService\x12\x83\x01\n" +
 	"\x15CreateProductCategory\x12'.platen.v1.CreateProductCategoryRequest\x1a\x1a.platen.v1.ProductCategory\"%\x82\xd3\xe4\x93\x02\x1f:\x01*\"\x1a/api/v1/product-categories\x12\x88\x01\n" +
 	"\x12GetProductCategory\x12$.platen.v1.GetProductCategoryRequest\x1a\x1a.platen.v1.ProductCategory\"0\x82\xd3\xe4\x93\x02*\x12(/api/v1/product-categories/{category_id}\x12\x8e\x01\n" +
@@ -3017,43 +3059,46 @@ var file_platen_v1_catalog_proto_depIdxs = []int32{
 	29,  // 97: platen.v1.PrintSettings.product_variant_id:type_name -> google.protobuf.Int32Value
 	29,  // 98: platen.v1.PrintSettings.product_id:type_name -> google.protobuf.Int32Value
 	29,  // 99: platen.v1.PrintSettings.category_id:type_name -> google.protobuf.Int32Value
-	1,   // 100: platen.v1.CatalogService.CreateProductCategory:input_type -> platen.v1.CreateProductCategoryRequest
-	2,   // 101: platen.v1.CatalogService.GetProductCategory:input_type -> platen.v1.GetProductCategoryRequest
-	3,   // 102: platen.v1.CatalogService.ListProductCategories:input_type -> platen.v1.ListProductCategoriesRequest
-	5,   // 103: platen.v1.CatalogService.UpdateProductCategory:input_type -> platen.v1.UpdateProductCategoryRequest
-	6,   // 104: platen.v1.CatalogService.DeleteProductCategory:input_type -> platen.v1.DeleteProductCategoryRequest
-	9,   // 105: platen.v1.CatalogService.CreateProduct:input_type -> platen.v1.CreateProductRequest
-	10,  // 106: platen.v1.CatalogService.GetProduct:input_type -> platen.v1.GetProductRequest
-	11,  // 107: platen.v1.CatalogService.ListProducts:input_type -> platen.v1.ListProductsRequest
-	13,  // 108: platen.v1.CatalogService.UpdateProduct:input_type -> platen.v1.UpdateProductRequest
-	14,  // 109: platen.v1.CatalogService.DeleteProduct:input_type -> platen.v1.DeleteProductRequest
-	17,  // 110: platen.v1.CatalogService.CreateProductVariant:input_type -> platen.v1.CreateProductVariantRequest
-	18,  // 111: platen.v1.CatalogService.GetProductVariant:input_type -> platen.v1.GetProductVariantRequest
-	19,  // 112: platen.v1.CatalogService.ListProductVariants:input_type -> platen.v1.ListProductVariantsRequest
-	21,  // 113: platen.v1.CatalogService.UpdateProductVariant:input_type -> platen.v1.UpdateProductVariantRequest
-	22,  // 114: platen.v1.CatalogService.DeleteProductVariant:input_type -> platen.v1.DeleteProductVariantRequest
-	24,  // 115: platen.v1.CatalogService.GetPrintSettings:input_type -> platen.v1.GetPrintSettingsRequest
-	0,   // 116: platen.v1.CatalogService.CreateProductCategory:output_type -> platen.v1.ProductCategory
-	0,   // 117: platen.v1.CatalogService.GetProductCategory:output_type -> platen.v1.ProductCategory
-	4,   // 118: platen.v1.CatalogService.ListProductCategories:output_type -> platen.v1.ListProductCategoriesResponse
-	0,   // 119: platen.v1.CatalogService.UpdateProductCategory:output_type -> platen.v1.ProductCategory
-	7,   // 120: platen.v1.CatalogService.DeleteProductCategory:output_type -> platen.v1.DeleteProductCategoryResponse
-	8,   // 121: platen.v1.CatalogService.CreateProduct:output_type -> platen.v1.Product
-	8,   // 122: platen.v1.CatalogService.GetProduct:output_type -> platen.v1.Product
-	12,  // 123: platen.v1.CatalogService.ListProducts:output_type -> platen.v1.ListProductsResponse
-	8,   // 124: platen.v1.CatalogService.UpdateProduct:output_type -> platen.v1.Product
-	15,  // 125: platen.v1.CatalogService.DeleteProduct:output_type -> platen.v1.DeleteProductResponse
-	16,  // 126: platen.v1.CatalogService.CreateProductVariant:output_type -> platen.v1.ProductVariant
-	16,  // 127: platen.v1.CatalogService.GetProductVariant:output_type -> platen.v1.ProductVariant
-	20,  // 128: platen.v1.CatalogService.ListProductVariants:output_type -> platen.v1.ListProductVariantsResponse
-	16,  // 129: platen.v1.CatalogService.UpdateProductVariant:output_type -> platen.v1.ProductVariant
-	23,  // 130: platen.v1.CatalogService.DeleteProductVariant:output_type -> platen.v1.DeleteProductVariantResponse
-	25,  // 131: platen.v1.CatalogService.GetPrintSettings:output_type -> platen.v1.PrintSettings
-	116, // [116:132] is the sub-list for method output_type
-	100, // [100:116] is the sub-list for method input_type
-	100, // [100:100] is the sub-list for extension type_name
-	100, // [100:100] is the sub-list for extension extendee
-	0,   // [0:100] is the sub-list for field type_name
+	26,  // 100: platen.v1.PrintSettings.output_profile_id:type_name -> google.protobuf.StringValue
+	30,  // 101: platen.v1.PrintSettings.min_effective_ppi:type_name -> google.protobuf.UInt32Value
+	31,  // 102: platen.v1.PrintSettings.safe_margin_mm:type_name -> google.protobuf.DoubleValue
+	1,   // 103: platen.v1.CatalogService.CreateProductCategory:input_type -> platen.v1.CreateProductCategoryRequest
+	2,   // 104: platen.v1.CatalogService.GetProductCategory:input_type -> platen.v1.GetProductCategoryRequest
+	3,   // 105: platen.v1.CatalogService.ListProductCategories:input_type -> platen.v1.ListProductCategoriesRequest
+	5,   // 106: platen.v1.CatalogService.UpdateProductCategory:input_type -> platen.v1.UpdateProductCategoryRequest
+	6,   // 107: platen.v1.CatalogService.DeleteProductCategory:input_type -> platen.v1.DeleteProductCategoryRequest
+	9,   // 108: platen.v1.CatalogService.CreateProduct:input_type -> platen.v1.CreateProductRequest
+	10,  // 109: platen.v1.CatalogService.GetProduct:input_type -> platen.v1.GetProductRequest
+	11,  // 110: platen.v1.CatalogService.ListProducts:input_type -> platen.v1.ListProductsRequest
+	13,  // 111: platen.v1.CatalogService.UpdateProduct:input_type -> platen.v1.UpdateProductRequest
+	14,  // 112: platen.v1.CatalogService.DeleteProduct:input_type -> platen.v1.DeleteProductRequest
+	17,  // 113: platen.v1.CatalogService.CreateProductVariant:input_type -> platen.v1.CreateProductVariantRequest
+	18,  // 114: platen.v1.CatalogService.GetProductVariant:input_type -> platen.v1.GetProductVariantRequest
+	19,  // 115: platen.v1.CatalogService.ListProductVariants:input_type -> platen.v1.ListProductVariantsRequest
+	21,  // 116: platen.v1.CatalogService.UpdateProductVariant:input_type -> platen.v1.UpdateProductVariantRequest
+	22,  // 117: platen.v1.CatalogService.DeleteProductVariant:input_type -> platen.v1.DeleteProductVariantRequest
+	24,  // 118: platen.v1.CatalogService.GetPrintSettings:input_type -> platen.v1.GetPrintSettingsRequest
+	0,   // 119: platen.v1.CatalogService.CreateProductCategory:output_type -> platen.v1.ProductCategory
+	0,   // 120: platen.v1.CatalogService.GetProductCategory:output_type -> platen.v1.ProductCategory
+	4,   // 121: platen.v1.CatalogService.ListProductCategories:output_type -> platen.v1.ListProductCategoriesResponse
+	0,   // 122: platen.v1.CatalogService.UpdateProductCategory:output_type -> platen.v1.ProductCategory
+	7,   // 123: platen.v1.CatalogService.DeleteProductCategory:output_type -> platen.v1.DeleteProductCategoryResponse
+	8,   // 124: platen.v1.CatalogService.CreateProduct:output_type -> platen.v1.Product
+	8,   // 125: platen.v1.CatalogService.GetProduct:output_type -> platen.v1.Product
+	12,  // 126: platen.v1.CatalogService.ListProducts:output_type -> platen.v1.ListProductsResponse
+	8,   // 127: platen.v1.CatalogService.UpdateProduct:output_type -> platen.v1.Product
+	15,  // 128: platen.v1.CatalogService.DeleteProduct:output_type -> platen.v1.DeleteProductResponse
+	16,  // 129: platen.v1.CatalogService.CreateProductVariant:output_type -> platen.v1.ProductVariant
+	16,  // 130: platen.v1.CatalogService.GetProductVariant:output_type -> platen.v1.ProductVariant
+	20,  // 131: platen.v1.CatalogService.ListProductVariants:output_type -> platen.v1.ListProductVariantsResponse
+	16,  // 132: platen.v1.CatalogService.UpdateProductVariant:output_type -> platen.v1.ProductVariant
+	23,  // 133: platen.v1.CatalogService.DeleteProductVariant:output_type -> platen.v1.DeleteProductVariantResponse
+	25,  // 134: platen.v1.CatalogService.GetPrintSettings:output_type -> platen.v1.PrintSettings
+	119, // [119:135] is the sub-list for method output_type
+	103, // [103:119] is the sub-list for method input_type
+	103, // [103:103] is the sub-list for extension type_name
+	103, // [103:103] is the sub-list for extension extendee
+	0,   // [0:103] is the sub-list for field type_name
 }
 
 func init() { file_platen_v1_catalog_proto_init() }
