@@ -324,6 +324,7 @@ func (w *pdfPageWriter) setFillRGB(c color.RGBA, a float64) {
 	}
 	r, g, b := straight(c, a)
 	fmt.Fprintf(w, " %v %v %v sc", dec(r), dec(g), dec(b))
+	w.setOverprint(false)
 }
 
 // setStrokeRGB is setFillRGB for the stroke.
@@ -334,16 +335,13 @@ func (w *pdfPageWriter) setStrokeRGB(c color.RGBA, a float64) {
 	}
 	r, g, b := straight(c, a)
 	fmt.Fprintf(w, " %v %v %v SC", dec(r), dec(g), dec(b))
+	w.setOverprint(false)
 }
 
 // useSRGB adds the sRGB space to the page's ColorSpace resources and
 // returns its name there.
 func (w *pdfPageWriter) useSRGB() pdfName {
-	spaces, ok := w.resources["ColorSpace"].(pdfDict)
-	if !ok {
-		spaces = pdfDict{}
-		w.resources["ColorSpace"] = spaces
-	}
+	spaces := w.colorSpaces()
 	if _, ok := spaces[srgbName]; !ok {
 		spaces[srgbName] = w.pdf.srgbSpace()
 	}

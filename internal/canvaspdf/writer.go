@@ -887,6 +887,10 @@ type pdfPageWriter struct {
 	// Platen: the colour spaces "cs" and "CS" selected, as names in the
 	// page's resources ("" for the initial DeviceGray).
 	fillSpace, strokeSpace pdfName
+	// Platen: inks (ink.go): the page's Separation spaces by spot and
+	// alternate, and whether overprint is on.
+	separations map[string]pdfName
+	overprint   bool
 }
 
 // NewPage starts a new page.
@@ -943,11 +947,14 @@ func (w *pdfPageWriter) writePage(parent pdfRef) pdfRef {
 		"Parent":    parent,
 		"MediaBox":  pdfArray{0.0, 0.0, w.width * ptPerMm, w.height * ptPerMm},
 		"Resources": w.resources,
+		// Platen: no CS: transparency blends in the output's own process
+		// space, which keeps DeviceCMYK colours and overprinting spot
+		// colours as they are (an RGB blending space converts the one and
+		// knocks out the other); PDF/X-4 forbids DeviceRGB there anyway.
 		"Group": pdfDict{
 			"Type": pdfName("Group"),
 			"S":    pdfName("Transparency"),
 			"I":    true,
-			"CS":   w.pdf.srgbSpace(), // Platen: blend in sRGB, not DeviceRGB
 		},
 		"Contents": contents,
 	}
@@ -1010,7 +1017,12 @@ func (w *pdfPageWriter) SetAlpha(alpha float64) {
 
 // SetFill sets the filling paint.
 func (w *pdfPageWriter) SetFill(fill canvas.Paint, m canvas.Matrix) {
-	if fill.IsPattern() {
+	if ink, ok := inkOf(fill); ok { // Platen: CMYK and spot colours
+		if fill.Equal(w.fill) {
+			return
+		}
+		w.setFillInk(ink)
+	} else if fill.IsPattern() {
 		// TODO
 	} else if fill.IsGradient() {
 		fmt.Fprintf(w, " /Pattern cs /%v scn", w.getPattern(fill.Gradient, m))
@@ -1031,7 +1043,12 @@ func (w *pdfPageWriter) SetFill(fill canvas.Paint, m canvas.Matrix) {
 
 // SetStroke sets the stroking paint.
 func (w *pdfPageWriter) SetStroke(stroke canvas.Paint, m canvas.Matrix) {
-	if stroke.IsPattern() {
+	if ink, ok := inkOf(stroke); ok { // Platen: CMYK and spot colours
+		if stroke.Equal(w.stroke) {
+			return
+		}
+		w.setStrokeInk(ink)
+	} else if stroke.IsPattern() {
 		// TODO
 	} else if stroke.IsGradient() {
 		// TODO: should we unset CS?
@@ -1391,8 +1408,14 @@ func (w *pdfPageWriter) DrawImage(img image.Image, enc cimage.ImageEncoding, m c
 	w.resources["XObject"].(pdfDict)[name] = ref
 
 	m = m.Scale(float64(size.X), float64(size.Y))
-	w.SetAlpha(1.0 - w.imageTransparency) // Platen: images may be translucent
+	// Platen: images may be translucent, and knock out what is beneath
+	// them; the Q that ends the image brings back the state before its q,
+	// and so must the writer's record of it.
+	alpha, overprint := w.alpha, w.overprint
+	w.SetAlpha(1.0 - w.imageTransparency)
+	w.setOverprint(false)
 	fmt.Fprintf(w, " %v %v %v %v %v %v cm /%v Do Q", dec(m[0][0]), dec(m[1][0]), dec(m[0][1]), dec(m[1][1]), dec(m[0][2]), dec(m[1][2]), name)
+	w.alpha, w.overprint = alpha, overprint
 }
 
 func (w *pdfPageWriter) embedImage(img image.Image, enc cimage.ImageEncoding) pdfRef {
@@ -1509,6 +1532,8 @@ func (w *pdfPageWriter) embedImage(img image.Image, enc cimage.ImageEncoding) pd
 				filtersMask = append(filtersMask, pdfFilterDCT)
 			}
 		}
+	} else if rgb, alpha, ok := straightPixels(img); ok { // Platen: no per-pixel interface calls
+		stream, streamMask = rgb, alpha
 	} else if opaqueImg, ok := img.(interface{ Opaque() bool }); ok && opaqueImg.Opaque() {
 		sp := img.Bounds().Min // starting point
 		stream = make([]byte, size.X*size.Y*3)

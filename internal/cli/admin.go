@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/platen-print/platen/internal/config"
+	"github.com/platen-print/platen/internal/links"
 	"github.com/platen-print/platen/internal/queue"
 	"github.com/platen-print/platen/internal/server"
 	"github.com/platen-print/platen/internal/storage"
@@ -24,7 +25,7 @@ func newAdmin(cfg *config.Config) *cobra.Command {
 		Short: "Manage teams, stores and API tokens (works while serve runs)",
 	}
 	cfg.StorageFlags(cmd.PersistentFlags())
-	cmd.AddCommand(newBootstrap(cfg), newTeamCmd(cfg), newStoreCmd(cfg), newTokenCmd(cfg), newPrintCmd(cfg), newOperatorCmd(cfg))
+	cmd.AddCommand(newBootstrap(cfg), newTeamCmd(cfg), newStoreCmd(cfg), newTokenCmd(cfg), newPrintCmd(cfg), newOperatorCmd(cfg), newKeysCmd(cfg))
 	return cmd
 }
 
@@ -272,6 +273,38 @@ func newPrintCmd(cfg *config.Config) *cobra.Command {
 					return err
 				}
 				return printJSON(map[string]string{"print_id": args[0], "status": status})
+			})
+		},
+	})
+	return cmd
+}
+
+// rotated is what `platen admin keys rotate-links` prints.
+type rotated struct {
+	Key       string    `json:"key"`
+	RotatedAt time.Time `json:"rotated_at"`
+	// Links signed with the replaced key verify until they expire, unless
+	// the key is rotated again first, which drops it.
+	RotateAgainAfter time.Time `json:"rotate_again_after"`
+}
+
+func newKeysCmd(cfg *config.Config) *cobra.Command {
+	cmd := &cobra.Command{Use: "keys", Short: "Rotate the service's own keys"}
+	cmd.AddCommand(&cobra.Command{
+		Use:   "rotate-links",
+		Short: "Sign download links with a new key; links already sent keep working until they expire",
+		Long: "Replaces the key download links are signed with. Every serve process signs with the new key\n" +
+			"within 30 seconds, and checks links with the new key and the one it replaced, so links already\n" +
+			"sent keep working until they expire (7 days). A second rotation drops the replaced key: wait\n" +
+			"until rotate_again_after, or links sent before the first rotation stop working.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return withDB(cmd.Context(), cfg, func(ctx context.Context, db *storage.DB) error {
+				at, err := db.RotateServiceKey(ctx, server.LinkKeyName)
+				if err != nil {
+					return err
+				}
+				return printJSON(rotated{Key: server.LinkKeyName, RotatedAt: at, RotateAgainAfter: at.Add(links.DefaultTTL)})
 			})
 		},
 	})

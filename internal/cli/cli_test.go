@@ -1105,3 +1105,24 @@ func TestServeAndAdminOnEveryBackend(t *testing.T) {
 		checkUTC(t, runOK(t, []string{nonUTC}, append([]string{"admin", "store", "list"}, flags...)...))
 	})
 }
+
+// TestRotateLinkKeys: `platen admin keys rotate-links` prints the key, when
+// it rotated it and when it may be rotated again (a link's lifetime
+// later); a second run replaces the key again.
+func TestRotateLinkKeys(t *testing.T) {
+	t.Parallel()
+	dataDir := t.TempDir()
+	var first, second struct {
+		Key              string    `json:"key"`
+		RotatedAt        time.Time `json:"rotated_at"`
+		RotateAgainAfter time.Time `json:"rotate_again_after"`
+	}
+	decodeOne(t, runOK(t, nil, "admin", "keys", "rotate-links", "--data-dir", dataDir), &first)
+	if first.Key != "download-links" || time.Since(first.RotatedAt) > time.Minute || first.RotateAgainAfter.Sub(first.RotatedAt) != 7*24*time.Hour {
+		t.Errorf("rotate-links printed %+v", first)
+	}
+	decodeOne(t, runOK(t, nil, "admin", "keys", "rotate-links", "--data-dir", dataDir), &second)
+	if second.RotatedAt.Before(first.RotatedAt) {
+		t.Errorf("the second rotation at %v, before the first at %v", second.RotatedAt, first.RotatedAt)
+	}
+}

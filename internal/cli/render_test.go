@@ -23,7 +23,7 @@ import (
 func startRender(t *testing.T, addr string, args ...string) (kill func()) {
 	t.Helper()
 	for attempt := 1; ; attempt++ {
-		kill, stderr := tryStartRender(t, addr, args...)
+		kill, stderr := tryStartRender(t, addr, nil, args...)
 		if kill != nil {
 			return kill
 		}
@@ -38,9 +38,16 @@ func startRender(t *testing.T, addr string, args ...string) (kill func()) {
 // another one when a process took the port first, and returns its address.
 func startRenderOnFreePort(t *testing.T, args ...string) (addr string, kill func()) {
 	t.Helper()
+	return startRenderWithEnv(t, nil, args...)
+}
+
+// startRenderWithEnv is startRenderOnFreePort with PLATEN_* settings in
+// the process's environment.
+func startRenderWithEnv(t *testing.T, env []string, args ...string) (addr string, kill func()) {
+	t.Helper()
 	for attempt := 1; ; attempt++ {
 		addr = freeAddr(t)
-		kill, stderr := tryStartRender(t, addr, args...)
+		kill, stderr := tryStartRender(t, addr, env, args...)
 		if kill != nil {
 			return addr, kill
 		}
@@ -50,12 +57,13 @@ func startRenderOnFreePort(t *testing.T, args ...string) (addr string, kill func
 	}
 }
 
-// tryStartRender starts `platen render` on addr and waits until it serves
-// there; if it exits first, it answers a nil kill and the process's stderr.
-func tryStartRender(t *testing.T, addr string, args ...string) (kill func(), stderrText string) {
+// tryStartRender starts `platen render` on addr, with env added to its
+// environment, and waits until it serves there; if it exits first, it
+// answers a nil kill and the process's stderr.
+func tryStartRender(t *testing.T, addr string, env []string, args ...string) (kill func(), stderrText string) {
 	t.Helper()
-	cmd := exec.Command(platenBin, append([]string{"render", "--grpc-addr", addr}, args...)...)
-	cmd.Env = childEnv()
+	cmd := exec.Command(platenBin, append(append([]string{"render"}, args...), "--grpc-addr", addr)...)
+	cmd.Env = childEnv(env...)
 	stderr := &syncBuffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {

@@ -19,6 +19,9 @@ const (
 	maxLayerMM   = 2 * maxPageMM // width, height and radius
 	maxStrokeMM  = 1_000         // stroke_width
 	maxFontPoint = 10_000        // size: 3.5 m letters
+	// maxCutOffsetMM bounds an image's cut_offset: the contour is traced
+	// at up to 10 pixels a millimetre, on a grid the offset grows.
+	maxCutOffsetMM = 50
 )
 
 // numberRange is the allowed range of one member; length members are
@@ -39,6 +42,7 @@ var layerRanges = []numberRange{
 	{name: "stroke_width", max: maxStrokeMM, length: true, of: func(l *Layer) float64 { return l.StrokeWidth }},
 	{name: "size", max: maxFontPoint, of: func(l *Layer) float64 { return l.FontSize }},
 	{name: "opacity", max: 1, of: func(l *Layer) float64 { return l.Opacity }},
+	{name: "cut_offset", max: maxCutOffsetMM, length: true, of: func(l *Layer) float64 { return l.CutOffset }},
 }
 
 // check reports v, a value of the member at path, when it is outside r.
@@ -56,11 +60,21 @@ func (r numberRange) check(d *Document, path string, v float64) error {
 	return nil
 }
 
-// checkRanges checks every ranged member of a parsed layer.
+// checkRanges checks every ranged member of a parsed layer, and where a
+// cut layer's path reaches.
 func (d *Document) checkRanges(l *Layer) error {
 	for _, r := range layerRanges {
 		if err := r.check(d, l.Path+"."+r.name, r.of(l)); err != nil {
 			return err
+		}
+	}
+	if l.SVGPath == "" {
+		return nil
+	}
+	reach := numberRange{min: -maxOffsetMM, max: maxOffsetMM, length: true}
+	for _, v := range l.PathBox {
+		if err := reach.check(d, l.Path+".path", v); err != nil {
+			return errorf(l.Path+".path", "reaches %v: its points must be from %s to %s %s", v, shortNumber(d.fromMM(-maxOffsetMM)), shortNumber(d.fromMM(maxOffsetMM)), d.Unit)
 		}
 	}
 	return nil

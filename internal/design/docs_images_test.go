@@ -8,6 +8,7 @@ import (
 	"image/color"
 	"image/gif"
 	"image/jpeg"
+	"image/png"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -31,6 +32,7 @@ func imageServer(t *testing.T) string {
 		"/banner.gif":   solidGIF(t),
 		"/poster.png":   pngHeader(5000, 5000),
 		"/panorama.png": pngHeader(20000, 6000),
+		"/sticker.png":  discPNG(t),
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/scan.png" {
@@ -71,6 +73,25 @@ func halvesJPEG(t *testing.T) []byte {
 	}
 	var buf bytes.Buffer
 	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: 95}); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// discPNG is a 400 × 400 sticker: a disc of radius 160 px in photoLeft's
+// red, on transparency.
+func discPNG(t *testing.T) []byte {
+	t.Helper()
+	img := image.NewNRGBA(image.Rect(0, 0, 400, 400))
+	for y := range 400 {
+		for x := range 400 {
+			if dx, dy := float64(x)+0.5-200, float64(y)+0.5-200; dx*dx+dy*dy <= 160*160 {
+				img.SetNRGBA(x, y, color.NRGBA{R: photoLeft.R, G: photoLeft.G, B: photoLeft.B, A: 255})
+			}
+		}
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()

@@ -95,7 +95,11 @@ func (f fence) kind() (string, []string) {
 //     PNGs, to N pages whose TrimBox is W × H mm, whose page is the trim plus
 //     B mm each side, and whose colour X, Y mm from the trim's top-left
 //     corner (of page P, 1 unless given) is that colour, in the PDF and in
-//     the PNG alike;
+//     the PNG alike; ink=X,Y[,P]:Name=percent[+Name=percent]…: the plates
+//     Ghostscript's tiffsep device separates page P into carry each ink
+//     named at that percentage there, and no other ink (unless the list
+//     ends in +*; a name's spaces are %20); ink=X,Y~R:Name=…: each ink
+//     named is within R mm of X, Y (a hairline);
 //   - ```json design-error api or print, then ```text: a document the API
 //     refuses with exactly that message (as an order create answers it, for
 //     items[0]), or one the API accepts and whose print fails at once
@@ -252,7 +256,7 @@ func (e *docEnv) checkRenders(t *testing.T, doc string, opts []string) {
 	if err := os.WriteFile(path, pdf[0].Data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	out := rendered{path: path, pngs: pngs, bleed: parsed.ToMM(parsed.Bleed)}
+	out := rendered{path: path, pngs: pngs, bleed: parsed.ToMM(parsed.Bleed), separated: map[int]*pdfxtest.Plates{}}
 	out.info = poppler.Run(t, "pdfinfo", "-box", path)
 	for _, opt := range opts {
 		out.check(t, opt)
@@ -303,6 +307,8 @@ type rendered struct {
 	info  string // pdfinfo -box
 	pngs  []*renderv1.RenderedFile
 	bleed float64 // mm
+	// separated are the pages separated into plates so far (ink=).
+	separated map[int]*pdfxtest.Plates
 }
 
 func (r rendered) check(t *testing.T, opt string) {
@@ -323,6 +329,8 @@ func (r rendered) check(t *testing.T, opt string) {
 		checkMM(t, "bleed", trim[0]-media[0], parse(t, value))
 	case "at":
 		r.checkColour(t, value)
+	case "ink":
+		r.checkInks(t, value)
 	default:
 		t.Fatalf("unknown option %q", opt)
 	}
@@ -337,21 +345,84 @@ func (r rendered) checkColour(t *testing.T, value string) {
 	if !ok {
 		t.Fatalf("bad colour in at=%s", value)
 	}
+	x, y, page := r.place(t, "at="+value, where)
+	// The colour the PDF paints, as the documentation promises it (sRGB);
+	// pdftoppm would show the output intent's view of it, the press's.
+	checkRGB(t, "the PDF at "+where, pdfxtest.Painted(t, r.path, page, pdfPixelDPI, x, y), want)
+	checkRGB(t, "the PNG at "+where, pngPixel(t, r.pngs[page-1], x, y), want)
+}
+
+// place reads "X,Y[,P]" of an option: mm from the trim's top-left corner
+// (returned from the page's, bleed included) on page P, 1 unless given.
+func (r rendered) place(t *testing.T, option, where string) (x, y float64, page int) {
+	t.Helper()
 	coords := strings.Split(where, ",")
 	if len(coords) == 2 {
 		coords = append(coords, "1")
 	}
 	if len(coords) != 3 {
-		t.Fatalf("bad place in at=%s: X,Y or X,Y,page", value)
+		t.Fatalf("bad place in %s: X,Y or X,Y,page", option)
 	}
-	x, y, page := parse(t, coords[0])+r.bleed, parse(t, coords[1])+r.bleed, int(parse(t, coords[2]))
+	x, y, page = parse(t, coords[0])+r.bleed, parse(t, coords[1])+r.bleed, int(parse(t, coords[2]))
 	if page < 1 || page > len(r.pngs) {
-		t.Fatalf("at=%s: no page %d", value, page)
+		t.Fatalf("%s: no page %d", option, page)
 	}
-	// The colour the PDF paints, as the documentation promises it (sRGB);
-	// pdftoppm would show the output intent's view of it, the press's.
-	checkRGB(t, "the PDF at "+where, pdfxtest.Painted(t, r.path, page, pdfPixelDPI, x, y), want)
-	checkRGB(t, "the PNG at "+where, pngPixel(t, r.pngs[page-1], x, y), want)
+	return x, y, page
+}
+
+// checkInks checks an ink= option, "X,Y[,P]:Name=percent[+Name=percent]…",
+// on the plates Ghostscript separates page P into: each ink named is there
+// at that percentage, every other plate carries none.
+func (r rendered) checkInks(t *testing.T, value string) {
+	t.Helper()
+	where, list, _ := strings.Cut(value, ":")
+	place, near, _ := strings.Cut(where, "~")
+	x, y, page := r.place(t, "ink="+value, place)
+	want, others := map[string]float64{}, true
+	for _, ink := range strings.Split(list, "+") {
+		if ink == "*" {
+			others = false
+			continue
+		}
+		name, percent, ok := strings.Cut(ink, "=")
+		if !ok {
+			t.Fatalf("bad ink in ink=%s: Name=percent", value)
+		}
+		name, err := url.PathUnescape(name) // %20 for a space
+		if err != nil {
+			t.Fatalf("bad ink name in ink=%s: %v", value, err)
+		}
+		want[name] = parse(t, percent) / 100
+	}
+	plates := r.plates(t, page)
+	if near != "" {
+		for name := range want {
+			if !plates.InkNear(name, x, y, parse(t, near)) {
+				t.Errorf("the %s plate has no ink within %s mm of %s", name, near, place)
+			}
+		}
+		return
+	}
+	for name, amount := range want {
+		if got := plates.Ink(name, x, y); !pdfxtest.Near(got, amount) {
+			t.Errorf("the %s plate at %s: %.0f %%, want %.0f %%", name, where, 100*got, 100*amount)
+		}
+	}
+	for _, name := range plates.Names() {
+		if _, named := want[name]; others && !named && plates.Ink(name, x, y) > 0.02 {
+			t.Errorf("the %s plate at %s: %.0f %%, want none", name, where, 100*plates.Ink(name, x, y))
+		}
+	}
+}
+
+// plates separates page of the example's PDF, once per page.
+func (r rendered) plates(t *testing.T, page int) *pdfxtest.Plates {
+	if p, ok := r.separated[page]; ok {
+		return p
+	}
+	p := pdfxtest.Separate(t, r.path, page, pdfPixelDPI)
+	r.separated[page] = p
+	return p
 }
 
 // pngPixel is the colour x, y mm from a PNG page's top-left corner, over

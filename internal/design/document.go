@@ -7,6 +7,8 @@ import (
 	"math"
 	"strings"
 
+	"github.com/tdewolff/canvas"
+
 	"github.com/platen-print/platen/internal/jsonscan"
 )
 
@@ -28,6 +30,14 @@ const (
 	ImageLayer LayerType = "image"
 	TextLayer  LayerType = "text"
 	RectLayer  LayerType = "rect"
+	CutLayer   LayerType = "cut"
+)
+
+// The shapes of a cut layer.
+const (
+	CutRect    = "rect"
+	CutEllipse = "ellipse"
+	CutPath    = "path"
 )
 
 // Limits of one document; they bound a render's work.
@@ -37,6 +47,7 @@ const (
 	maxTextBytes = 10_000
 	maxSrcBytes  = 32 << 20 // a data: URI of a 25 MB image, base64-encoded
 	maxPageMM    = 5_000    // five metres a side
+	maxPathBytes = 64 << 10 // a cut layer's SVG path
 )
 
 // Document is a parsed design document (contract §7). Lengths are in its
@@ -72,11 +83,23 @@ type Layer struct {
 	FontSize, LineHeight float64 // text: points, and a multiple of the size
 	Color                Color   // text
 	Fill, Stroke         *Color  // rect
-	StrokeWidth, Radius  float64 // rect
+	StrokeWidth, Radius  float64 // rect; radius: cut rect too
+	// Overprint (rect, text): the layer's inks leave those beneath it
+	// instead of knocking them out.
+	Overprint bool
+	// Shape is a cut layer's: CutRect, CutEllipse or CutPath, whose
+	// outline is SVGPath, in the document's unit from X, Y.
+	Shape, SVGPath string
+	// PathBox is SVGPath's bounding box: x0, y0, x1, y1.
+	PathBox [4]float64
+	// Cut (image): a cut contour is traced CutOffset outside the image's
+	// opaque pixels.
+	Cut       bool
+	CutOffset float64
+	// Underbase (image): painted under the image's opaque pixels, its
+	// inks kept beneath the image (a white underbase); nil for none.
+	Underbase *Color
 }
-
-// Color is an sRGB colour with alpha.
-type Color struct{ R, G, B, A uint8 }
 
 // Error is a problem at one place of the document.
 type Error struct {
@@ -298,10 +321,12 @@ func parseLayer(raw json.RawMessage, path string) (Layer, error) {
 		err = l.text(m)
 	case RectLayer:
 		err = l.rect(m)
+	case CutLayer:
+		err = l.cut(m)
 	case "":
-		err = errorf(path+".type", "is required: image, text or rect")
+		err = errorf(path+".type", "is required: image, text, rect or cut")
 	default:
-		err = errorf(path, "unknown layer type %q (known: image, text, rect)", typ)
+		err = errorf(path, "unknown layer type %q (known: image, text, rect, cut)", typ)
 	}
 	return l, err
 }
@@ -352,9 +377,23 @@ func (l *Layer) image(m members) error {
 	}
 	switch l.Fit {
 	case "cover", "contain", "fill":
-		return nil
+	default:
+		return errorf(l.Path+".fit", "must be cover, contain or fill, got %q", l.Fit)
 	}
-	return errorf(l.Path+".fit", "must be cover, contain or fill, got %q", l.Fit)
+	return l.imageInks(m)
+}
+
+// imageInks reads what an image adds for a die-cut sticker: its cut
+// contour and its underbase.
+func (l *Layer) imageInks(m members) error {
+	var err error
+	if _, l.Cut = m.get("cut_offset"); l.Cut {
+		if l.CutOffset, err = m.number("cut_offset", 0); err != nil {
+			return err
+		}
+	}
+	l.Underbase, err = m.optionalColor("underbase")
+	return err
 }
 
 func (l *Layer) text(m members) error {
@@ -384,6 +423,9 @@ func (l *Layer) text(m members) error {
 	l.Color = Color{A: 255}
 	if color != nil {
 		l.Color = *color
+	}
+	if l.Overprint, err = m.boolean("overprint"); err != nil {
+		return err
 	}
 	if l.Align, err = m.text("align", "left"); err != nil {
 		return err
@@ -423,6 +465,67 @@ func (l *Layer) rect(m members) error {
 	if l.Fill == nil && (l.Stroke == nil || l.StrokeWidth == 0) {
 		return errorf(l.Path, "paints nothing: give fill, or stroke with stroke_width")
 	}
+	l.Overprint, err = m.boolean("overprint")
+	return err
+}
+
+// cut reads a cut layer: a rectangle (with rounded corners), an ellipse,
+// or an SVG path.
+func (l *Layer) cut(m members) error {
+	var err error
+	if l.SVGPath, err = m.text("path", ""); err != nil {
+		return err
+	}
+	def := CutRect
+	if l.SVGPath != "" {
+		def = CutPath
+	}
+	if l.Shape, err = m.text("shape", def); err != nil {
+		return err
+	}
+	switch l.Shape {
+	case CutRect, CutEllipse:
+		return l.cutBox(m)
+	case CutPath:
+		return l.cutPath()
+	}
+	return errorf(l.Path+".shape", "must be rect, ellipse or path, got %q", l.Shape)
+}
+
+func (l *Layer) cutBox(m members) error {
+	var err error
+	if l.Width, err = m.positive("width"); err != nil {
+		return err
+	}
+	if l.Height, err = m.positive("height"); err != nil {
+		return err
+	}
+	if l.Radius, err = m.number("radius", 0); err != nil {
+		return err
+	}
+	if l.Radius < 0 {
+		return errorf(l.Path+".radius", "must not be negative, got %v", l.Radius)
+	}
+	return nil
+}
+
+// cutPath checks a cut layer's SVG path and notes its bounding box.
+func (l *Layer) cutPath() error {
+	switch {
+	case l.SVGPath == "":
+		return errorf(l.Path+".path", "is required for shape path: an SVG path such as M 0 0 L 50 0 L 25 40 Z")
+	case len(l.SVGPath) > maxPathBytes:
+		return errorf(l.Path+".path", "must be at most %d bytes", maxPathBytes)
+	}
+	p, err := canvas.ParseSVGPath(l.SVGPath)
+	if err != nil {
+		return errorf(l.Path+".path", "is not an SVG path: %s", strings.TrimPrefix(err.Error(), "bad path: "))
+	}
+	if p.Empty() {
+		return errorf(l.Path+".path", "draws nothing")
+	}
+	b := p.Bounds()
+	l.PathBox = [4]float64{b.X0, b.Y0, b.X1, b.Y1}
 	return nil
 }
 
@@ -520,6 +623,19 @@ func (m members) positive(name string) (float64, error) {
 	return v, nil
 }
 
+// boolean reads true or false, false when absent or null.
+func (m members) boolean(name string) (bool, error) {
+	raw, ok := m.get(name)
+	if !ok {
+		return false, nil
+	}
+	var v bool
+	if json.Unmarshal(raw, &v) != nil {
+		return false, errorf(m.pathOf(name), "must be true or false, got %s", abbreviate(raw))
+	}
+	return v, nil
+}
+
 func (m members) text(name, def string) (string, error) {
 	raw, ok := m.get(name)
 	if !ok {
@@ -530,57 +646,6 @@ func (m members) text(name, def string) (string, error) {
 		return "", errorf(m.pathOf(name), "must be a string, got %s", abbreviate(raw))
 	}
 	return s, nil
-}
-
-func (m members) optionalColor(name string) (*Color, error) {
-	s, err := m.text(name, "")
-	if err != nil || s == "" {
-		return nil, err
-	}
-	c, ok := ParseColor(s)
-	if !ok {
-		return nil, errorf(m.pathOf(name), "must be a colour such as #1a1a1a or #1a1a1a80, got %q", s)
-	}
-	return &c, nil
-}
-
-// ParseColor reads #rgb, #rrggbb or #rrggbbaa.
-func ParseColor(s string) (Color, bool) {
-	hex := strings.TrimPrefix(s, "#")
-	if len(hex) == len(s) {
-		return Color{}, false
-	}
-	if len(hex) == 3 {
-		hex = string([]byte{hex[0], hex[0], hex[1], hex[1], hex[2], hex[2]})
-	}
-	if len(hex) == 6 {
-		hex += "ff"
-	}
-	if len(hex) != 8 {
-		return Color{}, false
-	}
-	var v [4]uint8
-	for i := range v {
-		hi, ok1 := hexDigit(hex[2*i])
-		lo, ok2 := hexDigit(hex[2*i+1])
-		if !ok1 || !ok2 {
-			return Color{}, false
-		}
-		v[i] = hi<<4 | lo
-	}
-	return Color{R: v[0], G: v[1], B: v[2], A: v[3]}, true
-}
-
-func hexDigit(c byte) (uint8, bool) {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0', true
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10, true
-	case 'A' <= c && c <= 'F':
-		return c - 'A' + 10, true
-	}
-	return 0, false
 }
 
 // abbreviate shows a JSON value in an error, cut short when long.

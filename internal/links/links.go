@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -57,26 +58,44 @@ type Claims struct {
 	Expires time.Time
 }
 
-// Signer signs and verifies download tokens with one secret key. It is safe
-// for concurrent use.
+// Signer signs download tokens with one secret key and verifies them with
+// that key or the keys it replaced, so that a key can be rotated without
+// breaking the links already sent. It is safe for concurrent use, keys
+// changed included.
 type Signer struct {
-	key []byte
+	keys atomic.Pointer[keySet]
 }
 
-// NewSigner returns a Signer keyed with a copy of key, which must be at least
+// keySet is a signer's keys: the first signs, any verifies.
+type keySet [][]byte
+
+// NewSigner returns a Signer that signs with a copy of key and also
+// verifies with previous, the keys key replaced; each must be at least
 // MinKeySize bytes of secret, random data.
-func NewSigner(key []byte) (*Signer, error) {
-	if len(key) < MinKeySize {
-		return nil, fmt.Errorf("links: the signing key has %d bytes, it needs at least %d", len(key), MinKeySize)
+func NewSigner(key []byte, previous ...[]byte) (*Signer, error) {
+	s := &Signer{}
+	return s, s.SetKeys(key, previous...)
+}
+
+// SetKeys makes key the signing key and previous the keys tokens may also
+// be signed with; tokens signed with any other key stop verifying.
+func (s *Signer) SetKeys(key []byte, previous ...[]byte) error {
+	set := make(keySet, 0, 1+len(previous))
+	for _, k := range append([][]byte{key}, previous...) {
+		if len(k) < MinKeySize {
+			return fmt.Errorf("links: a signing key has %d bytes, it needs at least %d", len(k), MinKeySize)
+		}
+		set = append(set, append([]byte(nil), k...))
 	}
-	return &Signer{key: append([]byte(nil), key...)}, nil
+	s.keys.Store(&set)
+	return nil
 }
 
 // Sign returns the token for c. Callers usually set c.Expires to
 // time.Now().Add(DefaultTTL).
 func (s *Signer) Sign(c Claims) string {
 	msg := appendClaims([]byte{version1}, c)
-	return base64.RawURLEncoding.EncodeToString(s.mac(msg, msg))
+	return base64.RawURLEncoding.EncodeToString(mac(msg, (*s.keys.Load())[0], msg))
 }
 
 // Verify checks token and returns its claims when it is authentic and has not
@@ -99,7 +118,7 @@ func (s *Signer) Verify(token string, now time.Time) (Claims, error) {
 		return Claims{}, fmt.Errorf("%w %d (this service reads version %d)", ErrUnknownVersion, raw[0], version1)
 	}
 	msg, sig := raw[:len(raw)-sha256.Size], raw[len(raw)-sha256.Size:]
-	if !hmac.Equal(sig, s.mac(nil, msg)) {
+	if !s.signed(sig, msg) {
 		return Claims{}, ErrBadSignature
 	}
 	c, err := parseClaims(msg[1:])
@@ -128,9 +147,19 @@ func (s *Signer) VerifyFor(token, scope, order, subject string, now time.Time) e
 	return nil
 }
 
+// signed reports whether sig is msg's signature with one of the keys.
+func (s *Signer) signed(sig, msg []byte) bool {
+	for _, key := range *s.keys.Load() {
+		if hmac.Equal(sig, mac(nil, key, msg)) {
+			return true
+		}
+	}
+	return false
+}
+
 // mac appends HMAC-SHA256(key, msg) to dst.
-func (s *Signer) mac(dst, msg []byte) []byte {
-	h := hmac.New(sha256.New, s.key)
+func mac(dst, key, msg []byte) []byte {
+	h := hmac.New(sha256.New, key)
 	h.Write(msg)
 	return h.Sum(dst)
 }

@@ -184,3 +184,46 @@ func FuzzVerify(f *testing.F) {
 		}
 	})
 }
+
+// TestRotation: after a rotation, tokens signed with the old key still
+// verify and new ones are signed with the new key; a second rotation drops
+// the oldest key.
+func TestRotation(t *testing.T) {
+	a, b, c := bytes.Repeat([]byte{1}, 32), bytes.Repeat([]byte{2}, 32), bytes.Repeat([]byte{3}, 32)
+	s, err := NewSigner(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Unix(1_800_000_000, 0)
+	claims := Claims{Scope: "a", Order: "o", Subject: "i", Expires: now.Add(time.Hour)}
+	old := s.Sign(claims)
+	if err := s.SetKeys(b, a); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Verify(old, now); err != nil {
+		t.Errorf("a token of the replaced key: %v", err)
+	}
+	fresh := s.Sign(claims)
+	onlyB, _ := NewSigner(b)
+	if fresh == old {
+		t.Error("still signing with the replaced key")
+	}
+	if _, err := onlyB.Verify(fresh, now); err != nil {
+		t.Errorf("a new token does not verify with the new key alone: %v", err)
+	}
+	if err := s.SetKeys(c, b); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Verify(old, now); !errors.Is(err, ErrBadSignature) {
+		t.Errorf("a token of a key rotated out twice: %v, want ErrBadSignature", err)
+	}
+	if _, err := s.Verify(fresh, now); err != nil {
+		t.Errorf("a token of the previous key: %v", err)
+	}
+	if err := s.SetKeys(c, []byte("short")); err == nil {
+		t.Error("a short previous key accepted")
+	}
+	if _, err := s.Verify(fresh, now); err != nil {
+		t.Errorf("a refused SetKeys changed the keys: %v", err)
+	}
+}

@@ -26,8 +26,10 @@ func init() { api.DisableConfigDir() } // pdfcpu would write ~/.config otherwise
 // profile), Info and XMP metadata that agree, the trailer ID, TrimBox and
 // BleedBox on every page, every font embedded, no DeviceRGB and no
 // Interpolate anywhere, and content streams that paint colour only
-// through named ICC-based spaces ("cs"/"sc"), never g, rg, k or their
-// stroking forms. It returns the number of pages.
+// through spaces the CMYK output intent covers, selected by cs/CS (named
+// ICC-based spaces, DeviceCMYK, Separations whose alternate is one of
+// those), never g, rg, k or their stroking forms. It returns the number of
+// pages.
 func Objects(t testing.TB, pdf, profile []byte) int {
 	t.Helper()
 	return ObjectsWith(t, pdf, profile, Registered)
@@ -277,14 +279,38 @@ func (c *checker) page(n int) {
 		}
 	}
 	for _, e := range ContentColourErrors(content, func(name string) bool {
-		if name == "Pattern" {
-			return true
-		}
-		a, err := c.x.DereferenceArray(spaces[name])
-		return err == nil && len(a) == 2 && a[0] == types.Name("ICCBased")
+		return c.coveredSpace(spaces, name)
 	}) {
 		t.Errorf("page %d: %s", n, e)
 	}
+}
+
+// coveredSpace reports whether the colour space a page's content selects
+// by name is one PDF/X-4 allows with a CMYK output intent: ICC-based,
+// DeviceCMYK (which the intent characterises), a Separation (a spot
+// colour) whose alternate is one of those, or a pattern.
+func (c *checker) coveredSpace(spaces types.Dict, name string) bool {
+	if name == "Pattern" || name == "DeviceCMYK" {
+		return true
+	}
+	a, err := c.x.DereferenceArray(spaces[name])
+	if err != nil || len(a) < 2 {
+		return false
+	}
+	switch a[0] {
+	case types.Name("ICCBased"):
+		return len(a) == 2
+	case types.Name("Separation"):
+		if len(a) != 4 {
+			return false
+		}
+		if alt, ok := a[2].(types.Name); ok {
+			return alt == "DeviceCMYK"
+		}
+		alt, err := c.x.DereferenceArray(a[2])
+		return err == nil && len(alt) == 2 && alt[0] == types.Name("ICCBased")
+	}
+	return false
 }
 
 // objects walks every object for what PDF/X forbids anywhere: the

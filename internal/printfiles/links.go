@@ -73,7 +73,19 @@ type Links struct {
 	store  Downloads
 	files  *files.Store
 	now    func() time.Time
+	// reload loads the signing keys again when a token's signature
+	// matches none of them; nil when keys never change.
+	reload KeyReloader
 }
+
+// KeyReloader loads the link-signing keys again, for a token signed with
+// a key this process has not read yet (another process signed it after a
+// rotation); it reports whether the keys changed.
+type KeyReloader func(context.Context) bool
+
+// ReloadKeysWith makes l call reload when a token's signature matches
+// none of its signer's keys, and check the token again if they changed.
+func (l *Links) ReloadKeysWith(reload KeyReloader) { l.reload = reload }
 
 // NewLinks returns the links of publicURL, signed by signer, answered from
 // store and files.
@@ -155,6 +167,9 @@ func fileIndex(w http.ResponseWriter, r *http.Request, owner, uid string) (int, 
 func (l *Links) serve(w http.ResponseWriter, r *http.Request, forThis func(links.Claims) bool, find func(context.Context) (*Download, error)) {
 	token := r.URL.Query().Get("token")
 	claims, err := l.signer.Verify(token, l.now())
+	if errors.Is(err, links.ErrBadSignature) && l.reload != nil && l.reload(r.Context()) {
+		claims, err = l.signer.Verify(token, l.now())
+	}
 	switch {
 	case token == "":
 		forbidden(w, "the download link has no token")

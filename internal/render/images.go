@@ -7,6 +7,7 @@ import (
 	"image"
 	"math"
 
+	"github.com/tdewolff/canvas"
 	cimage "github.com/tdewolff/canvas/image"
 	"golang.org/x/image/draw"
 )
@@ -50,6 +51,10 @@ type sourceImage struct {
 	// embedded is what the PDF embeds, by the size drawn: the same value
 	// for the same image and size, so that the PDF holds it once.
 	embedded map[image.Point]image.Image
+	// grids are its alpha, averaged onto the grids contours are traced
+	// on, and traces the contours traced on them.
+	grids  map[gridKey]*image.Alpha
+	traces map[traceKey]*canvas.Path
 }
 
 func newImageSet(source ImageSource, budget int64) *imageSet {

@@ -1,9 +1,11 @@
 // Package render turns a design document into print files: a PDF with one
 // page per surface (TrimBox, and BleedBox when there is bleed; text as
 // vector with subset fonts; images at their own resolution, JPEG embedded
-// as the original bytes), or a PNG of one surface at the target DPI with
-// that DPI recorded. It draws with tdewolff/canvas; internal/canvaspdf adds
-// the page boxes and clipping canvas's PDF writer lacks.
+// as the original bytes; cmyk() and spot() colours as inks, cut lines and
+// traced die-cut contours on a spot plate of their own), or a PNG of one
+// surface at the target DPI with that DPI recorded. It draws with
+// tdewolff/canvas; internal/canvaspdf adds the page boxes, clipping, PDF/X
+// and inks canvas's PDF writer lacks.
 package render
 
 import (
@@ -113,6 +115,7 @@ func (r *Renderer) PDF(ctx context.Context, doc *design.Document, settings Setti
 	}
 	p := newPage(doc, r.fonts.set(r.added), newImageSet(r.images, MaxPixelBytes))
 	defer p.fonts.release()
+	p.cutSpot = cmp.Or(settings.CutSpot, DefaultCutSpot)
 	var buf bytes.Buffer
 	opts := settings.pdfOptions()
 	buf.Grow(canvaspdf.SizeHint(opts))
@@ -140,6 +143,7 @@ func (r *Renderer) PDF(ctx context.Context, doc *design.Document, settings Setti
 // every side.
 type page struct {
 	doc           *design.Document
+	cutSpot       string // the spot colour cut contours are stroked in
 	fonts         *fontSet
 	images        *imageSet
 	bleed         float64
@@ -148,7 +152,8 @@ type page struct {
 }
 
 func newPage(doc *design.Document, fonts *fontSet, images *imageSet) page {
-	p := page{doc: doc, fonts: fonts, images: images, bleed: doc.ToMM(doc.Bleed), trimW: doc.ToMM(doc.Width), trimH: doc.ToMM(doc.Height)}
+	p := page{doc: doc, fonts: fonts, images: images, cutSpot: DefaultCutSpot,
+		bleed: doc.ToMM(doc.Bleed), trimW: doc.ToMM(doc.Width), trimH: doc.ToMM(doc.Height)}
 	p.width, p.height = p.trimW+2*p.bleed, p.trimH+2*p.bleed
 	return p
 }
@@ -177,6 +182,10 @@ type target interface {
 	// image draws img, one of images, into frame (which may overflow
 	// clip, the layer's box, for cover) on ctx, with opacity.
 	image(ctx *canvas.Context, images *imageSet, img *sourceImage, frame, clip box, opacity float64) error
+	// plates reports whether the target keeps what only a press sees: cut
+	// lines and the spot colours that overprint. A PNG shows neither, so
+	// nothing is traced or stroked for it.
+	plates() bool
 }
 
 func (r *Renderer) draw(ctx context.Context, t target, p page, s design.Surface) error {
@@ -189,7 +198,7 @@ func (r *Renderer) draw(ctx context.Context, t target, p page, s design.Surface)
 // page of its own, or a slot of a press sheet.
 func (r *Renderer) drawOn(ctx context.Context, c *canvas.Context, t target, p page, s design.Surface) error {
 	if bg := p.doc.Background; bg != nil {
-		c.SetFillColor(rgba(*bg, 1))
+		c.SetFill(paint(*bg, 1, false))
 		c.SetStrokeColor(canvas.Transparent)
 		c.DrawPath(0, 0, canvas.Rectangle(p.width, p.height))
 	}
@@ -213,6 +222,9 @@ func (r *Renderer) layer(ctx context.Context, c *canvas.Context, t target, p pag
 	c.Push()
 	defer c.Pop()
 	c.ResetStyle()
+	if l.Type == design.CutLayer && l.Shape == design.CutPath {
+		b = p.pathBox(l)
+	}
 	if l.Rotation != 0 {
 		cx, cy := b.x+b.w/2, b.y+b.h/2
 		if l.Type == design.TextLayer {
@@ -229,7 +241,12 @@ func (r *Renderer) layer(ctx context.Context, c *canvas.Context, t target, p pag
 	case design.TextLayer:
 		return r.text(c, p, l, b)
 	case design.ImageLayer:
-		return r.image(ctx, c, t, p.images, l, b)
+		return r.image(ctx, c, t, p, l, b)
+	case design.CutLayer:
+		if !t.plates() {
+			return nil
+		}
+		return r.cut(c, p, l, p.layerBox(l))
 	}
 	return fmt.Errorf("unknown layer type %q", l.Type)
 }
@@ -237,11 +254,11 @@ func (r *Renderer) layer(ctx context.Context, c *canvas.Context, t target, p pag
 func (r *Renderer) rect(c *canvas.Context, p page, l design.Layer, b box) {
 	c.SetFillColor(canvas.Transparent)
 	if l.Fill != nil {
-		c.SetFillColor(rgba(*l.Fill, l.Opacity))
+		c.SetFill(paint(*l.Fill, l.Opacity, l.Overprint))
 	}
 	c.SetStrokeColor(canvas.Transparent)
 	if l.Stroke != nil && l.StrokeWidth > 0 {
-		c.SetStrokeColor(rgba(*l.Stroke, l.Opacity))
+		c.SetStroke(paint(*l.Stroke, l.Opacity, l.Overprint))
 		c.SetStrokeWidth(p.doc.ToMM(l.StrokeWidth))
 	}
 	radius := math.Min(p.doc.ToMM(l.Radius), math.Min(b.w, b.h)/2)
@@ -255,20 +272,47 @@ func (r *Renderer) text(c *canvas.Context, p page, l design.Layer, b box) error 
 	if err != nil {
 		return err
 	}
-	face := font.Face(l.FontSize, rgba(l.Color, l.Opacity))
+	face := font.Face(l.FontSize, paint(l.Color, l.Opacity, l.Overprint))
 	align := map[string]canvas.TextAlign{"left": canvas.Left, "center": canvas.Center, "right": canvas.Right}[l.Align]
 	text := canvas.NewTextBox(face, l.Text, b.w, 0, align, canvas.Top, nil)
 	c.DrawText(b.x, b.y, text)
 	return nil
 }
 
-func (r *Renderer) image(ctx context.Context, c *canvas.Context, t target, images *imageSet, l design.Layer, b box) error {
-	img, err := images.get(ctx, l.Src)
+// image draws an image layer, then its underbase and its cut contour, if
+// it has them. The underbase is painted over the image, overprinting: a
+// RIP keeps both inks there, where an image painted over the underbase
+// would knock the underbase out. The contours are traced first, so that a
+// PDF embeds the pixels the tracing decoded rather than decode them again.
+func (r *Renderer) image(ctx context.Context, c *canvas.Context, t target, p page, l design.Layer, b box) error {
+	img, err := p.images.get(ctx, l.Src)
 	if err != nil {
 		return err
 	}
 	frame := fit(l.Fit, b, img.cfg.Width, img.cfg.Height)
-	return t.image(c, images, img, frame, b, l.Opacity)
+	var underbase, cut *canvas.Path
+	if l.Underbase != nil && (t.plates() || l.Underbase.Ink == nil || l.Underbase.Ink.Spot == "") {
+		if underbase, err = p.images.outline(img, frame, b, 0); err != nil {
+			return fmt.Errorf("underbase: %w", err)
+		}
+	}
+	if l.Cut && t.plates() {
+		if cut, err = p.images.outline(img, frame, b, p.doc.ToMM(l.CutOffset)); err != nil {
+			return fmt.Errorf("cut_offset: %w", err)
+		}
+	}
+	if err := t.image(c, p.images, img, frame, b, l.Opacity); err != nil {
+		return err
+	}
+	if underbase != nil {
+		c.SetFill(paint(*l.Underbase, 1, true))
+		c.SetStroke(canvas.Paint{})
+		c.DrawPath(0, 0, underbase)
+	}
+	if cut != nil {
+		strokeCut(c, p, 0, 0, cut)
+	}
+	return nil
 }
 
 // fit places a w×h-pixel image in b: fill stretches it to the box, contain

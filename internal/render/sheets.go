@@ -86,7 +86,9 @@ func (r *Renderer) Sheets(ctx context.Context, settings Settings, width, height 
 		c.SetCoordSystem(canvas.CartesianIV)
 		for i, pl := range sheet.Placements {
 			t.dpmm = float64(pl.DPI) / 25.4
-			if err := r.place(ctx, c, t, newPage(pl.Doc, fonts, images), pl); err != nil {
+			p := newPage(pl.Doc, fonts, images)
+			p.cutSpot = cmp.Or(settings.CutSpot, DefaultCutSpot)
+			if err := r.place(ctx, c, t, p, pl); err != nil {
 				return nil, &PlacementError{Sheet: n, Index: i, Ref: pl.Ref, Err: err}
 			}
 		}

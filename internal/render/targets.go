@@ -24,6 +24,7 @@ type pdfTarget struct {
 }
 
 func (t *pdfTarget) Size() (float64, float64) { return t.pdf.Size() }
+func (t *pdfTarget) plates() bool             { return true }
 func (t *pdfTarget) RenderPath(p *canvas.Path, s canvas.Style, m canvas.Matrix) {
 	t.pdf.RenderPath(p, s, m)
 }
@@ -85,6 +86,8 @@ type rasterTarget struct {
 	dpmm   float64
 	height float64 // the page's, in mm
 }
+
+func (t *rasterTarget) plates() bool { return false }
 
 func (t *rasterTarget) image(c *canvas.Context, images *imageSet, src *sourceImage, frame, clip box, opacity float64) error {
 	img, err := images.decode(src)

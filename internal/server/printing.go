@@ -19,7 +19,6 @@ import (
 	"github.com/platen-print/platen/internal/fetch"
 	"github.com/platen-print/platen/internal/files"
 	"github.com/platen-print/platen/internal/fonts"
-	"github.com/platen-print/platen/internal/links"
 	"github.com/platen-print/platen/internal/press"
 	"github.com/platen-print/platen/internal/printfiles"
 	"github.com/platen-print/platen/internal/prints"
@@ -30,9 +29,10 @@ import (
 	"github.com/platen-print/platen/internal/webhooks"
 )
 
-// Names of the service's own keys in the database.
+// Names of the service's own keys in the database. LinkKeyName's is the
+// key `platen admin keys rotate-links` rotates.
 const (
-	linkKeyName  = "download-links"
+	LinkKeyName  = "download-links"
 	filesKeyName = "local-file-urls"
 )
 
@@ -48,10 +48,6 @@ const quickWorkers = 4
 // the job queue, started by startQueue once the APIs serve.
 func (s *Server) startPrinting(ctx context.Context) error {
 	s.fetcher = fetch.New(fetch.Config{AllowPrivateNetwork: s.cfg.AllowPrivateNetwork})
-	linkKey, err := s.db.ServiceKey(ctx, linkKeyName)
-	if err != nil {
-		return err
-	}
 	filesKey, err := s.db.ServiceKey(ctx, filesKeyName)
 	if err != nil {
 		return err
@@ -65,12 +61,14 @@ func (s *Server) startPrinting(ctx context.Context) error {
 		return fmt.Errorf("--blob-url: %w", err)
 	}
 	s.onShutdown(func(context.Context) error { return s.files.Close() })
-	signer, err := links.NewSigner(linkKey)
+	keys, err := newLinkKeys(ctx, s.db, LinkKeyName)
 	if err != nil {
 		return err
 	}
 	store := s.db.PrintFiles()
-	s.links = printfiles.NewLinks(signer, s.publicURL(), store, s.files)
+	s.links = printfiles.NewLinks(keys.signer, s.publicURL(), store, s.files)
+	s.links.ReloadKeysWith(keys.reloadOnMiss)
+	s.refreshLinkKeys(keys)
 	renderWorkers := s.cfg.RenderWorkers
 	if renderWorkers == 0 {
 		renderWorkers = runtime.NumCPU()

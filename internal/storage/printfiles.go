@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"time"
 
 	"github.com/platen-print/platen/ent"
 	"github.com/platen-print/platen/ent/order"
@@ -162,6 +163,58 @@ func (s *PrintFiles) ItemDownload(ctx context.Context, itemUID string) (*printfi
 		}
 	}
 	return dl, nil
+}
+
+// PreviousKeySuffix names the key a rotation replaced: the replaced
+// "download-links" is kept as "download-links.previous".
+const PreviousKeySuffix = ".previous"
+
+// ServiceKeys returns the key of that name (made the first time, as
+// ServiceKey does) and the key it replaced at its last rotation, if any.
+func (db *DB) ServiceKeys(ctx context.Context, name string) (current []byte, previous [][]byte, err error) {
+	if current, err = db.ServiceKey(ctx, name); err != nil {
+		return nil, nil, err
+	}
+	old, err := db.write.ServiceKey.Query().Where(servicekey.Name(name + PreviousKeySuffix)).Only(ctx)
+	switch {
+	case ent.IsNotFound(err):
+		return current, nil, nil
+	case err != nil:
+		return nil, nil, fmt.Errorf("service key %s: %w", name+PreviousKeySuffix, err)
+	}
+	return current, [][]byte{old.Value}, nil
+}
+
+// RotateServiceKey replaces the key of that name with a new random one,
+// keeps the replaced one as the previous key (dropping the one before it),
+// and returns when it did so. It is one transaction: every process reads
+// either the keys before or the keys after.
+func (db *DB) RotateServiceKey(ctx context.Context, name string) (time.Time, error) {
+	if _, err := db.ServiceKey(ctx, name); err != nil {
+		return time.Time{}, err
+	}
+	value := make([]byte, 32)
+	if _, err := rand.Read(value); err != nil {
+		return time.Time{}, err
+	}
+	now := time.Now().UTC()
+	err := db.inTx(ctx, func(tx *Tx) error {
+		current, err := tx.ServiceKey.Query().Where(servicekey.Name(name)).Only(ctx)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ServiceKey.Delete().Where(servicekey.NameIn(name, name+PreviousKeySuffix)).Exec(ctx); err != nil {
+			return err
+		}
+		return tx.ServiceKey.CreateBulk(
+			tx.ServiceKey.Create().SetName(name+PreviousKeySuffix).SetValue(current.Value).SetCreatedAt(now),
+			tx.ServiceKey.Create().SetName(name).SetValue(value).SetCreatedAt(now),
+		).Exec(ctx)
+	})
+	if err != nil {
+		return time.Time{}, fmt.Errorf("rotate service key %s: %w", name, err)
+	}
+	return now, nil
 }
 
 // ServiceKey returns the service's secret of that name, making it (32

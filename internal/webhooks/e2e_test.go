@@ -300,7 +300,7 @@ func TestItemPrintWebhooks(t *testing.T) {
 		if failed["event"] != "order_item.print_file.failed" || failed["status"] != "processingfailed" || failed["url"] != nil {
 			t.Errorf("failed event %v", failed)
 		}
-		const reason = `layers[0]: unknown layer type "star" (known: image, text, rect)`
+		const reason = `layers[0]: unknown layer type "star" (known: image, text, rect, cut)`
 		if ready["error"] != nil || failed["error"] != reason {
 			t.Errorf("error: ready %v, failed %v; want null and %q", ready["error"], failed["error"], reason)
 		}
