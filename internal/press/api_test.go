@@ -15,6 +15,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -313,11 +315,12 @@ func TestPressSettingsReachThePrints(t *testing.T) {
 			orderItem("1001-lowres", "card-strict", fmt.Sprintf(`{"width":148,"height":105,"layers":[`+
 				`{"type":"image","src":%q,"x":20,"y":20,"width":50,"height":50}]}`, lowResPNG(t))),
 			orderItem("1001-margin", "card-margin", card(4)),
+			orderItem("1001-cut", "card-custom", `{"width":60,"height":60,"layers":[{"type":"cut","x":5,"y":5,"width":50,"height":50}]}`),
 		}}
 		if r := srv.Do(t, "POST", "/api/v1/orders", acme.Token, body); r.Status != http.StatusOK {
 			t.Fatalf("order: %d %s", r.Status, r.Raw)
 		}
-		events := hooks.settled(t, "1001-custom", "1001-plain", "1001-lowres", "1001-margin")
+		events := hooks.settled(t, "1001-custom", "1001-plain", "1001-lowres", "1001-margin", "1001-cut")
 		for id, event := range map[string]string{"1001-custom": "order_item.print_file.ready", "1001-plain": "order_item.print_file.ready",
 			"1001-lowres": "order_item.print_file.failed", "1001-margin": "order_item.print_file.failed"} {
 			if events[id]["event"] != event {
@@ -334,6 +337,17 @@ func TestPressSettingsReachThePrints(t *testing.T) {
 		pdfxtest.Objects(t, pdf, iccprofile.FOGRA39)
 		if in := pdfxtest.OutputIntentOf(t, pdf); in.Identifier != iccprofile.FOGRA39Identifier {
 			t.Errorf("a variant without settings: output intent %q, want FOGRA39", in.Identifier)
+		}
+
+		// The variant's cut_contour_spot is the plate its cut lines go to.
+		_, pdf = platentest.Download(t, events["1001-cut"]["url"].(string))
+		path := filepath.Join(t.TempDir(), "cut.pdf")
+		if err := os.WriteFile(path, pdf, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		plates := pdfxtest.Separate(t, path, 1, 72)
+		if names := plates.Names(); !slices.Contains(names, "Thru-cut") || slices.Contains(names, "CutContour") || !plates.InkNear("Thru-cut", 5, 30, 0.5) {
+			t.Errorf("the cut line's plates: %v; want it on Thru-cut", names)
 		}
 
 		for id, want := range map[string]string{

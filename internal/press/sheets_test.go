@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/platen-print/platen/internal/config"
@@ -13,7 +16,8 @@ import (
 )
 
 // TestTemplatePressSettingsReachTheSheets: a print template's output
-// profile is its batch files' output intent, and its min_effective_ppi,
+// profile is its batch files' output intent, its cut_contour_spot the
+// plate their cut lines go to, and its min_effective_ppi,
 // set by an update, fails a batch with a low-resolution item naming the
 // item, the layer and why; the template answers its settings.
 func TestTemplatePressSettingsReachTheSheets(t *testing.T) {
@@ -37,21 +41,22 @@ func TestTemplatePressSettingsReachTheSheets(t *testing.T) {
 			"team_id": acme.TeamID, "name": "SRA3", "sheet_width_mm": 320, "sheet_height_mm": 450,
 			"margin_top_mm": 5, "margin_right_mm": 5, "margin_bottom_mm": 5, "margin_left_mm": 5, "gap_mm": 6,
 			"grid":        map[string]any{"columns": 2, "rows": 4, "slot_width_mm": 148, "slot_height_mm": 105},
-			"variant_ids": []any{variant["id"]}, "output_profile_id": uid,
+			"variant_ids": []any{variant["id"]}, "output_profile_id": uid, "cut_contour_spot": "Kiss-cut",
 		})
 		if r.Status != http.StatusOK {
 			t.Fatalf("template: %d %s", r.Status, r.Raw)
 		}
 		tmpl := r.Object(t)
-		for k, v := range map[string]any{"output_profile_id": uid, "min_effective_ppi": nil, "safe_margin_mm": nil, "cut_contour_spot": nil} {
+		for k, v := range map[string]any{"output_profile_id": uid, "min_effective_ppi": nil, "safe_margin_mm": nil, "cut_contour_spot": "Kiss-cut"} {
 			if got, ok := tmpl[k]; !ok || got != v {
 				t.Errorf("template %s = %v, want %v", k, got, v)
 			}
 		}
 
+		cutCard := `{"width":148,"height":105,"layers":[{"type":"cut","x":10,"y":10,"width":128,"height":85}]}`
 		lowres := fmt.Sprintf(`{"width":148,"height":105,"layers":[{"type":"image","src":%q,"x":20,"y":20,"width":50,"height":50}]}`, lowResPNG(t))
 		order := srv.Do(t, "POST", "/api/v1/orders", acme.Token, map[string]any{"store_id": acme.StoreID, "ecommerce_order_id": "1001",
-			"items": []any{orderItem("1001-1", "card-a6", card(15)), orderItem("1001-2", "card-a6", lowres)}})
+			"items": []any{orderItem("1001-1", "card-a6", cutCard), orderItem("1001-2", "card-a6", lowres)}})
 		if order.Status != http.StatusOK {
 			t.Fatalf("order: %d %s", order.Status, order.Raw)
 		}
@@ -76,6 +81,13 @@ func TestTemplatePressSettingsReachTheSheets(t *testing.T) {
 		_, pdf := platentest.Download(t, event["files"].([]any)[0].(map[string]any)["url"].(string))
 		if in := pdfxtest.OutputIntentOf(t, pdf); in.Identifier != "TEST-PRESS-1" || !bytes.Equal(in.Profile, profile) {
 			t.Errorf("the batch file's output intent names %q; want the template's profile", in.Identifier)
+		}
+		path := filepath.Join(t.TempDir(), "sheets.pdf")
+		if err := os.WriteFile(path, pdf, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if names := pdfxtest.Separate(t, path, 1, 36).Names(); !slices.Contains(names, "Kiss-cut") || slices.Contains(names, "CutContour") {
+			t.Errorf("the sheet's plates: %v; want the cut line on Kiss-cut", names)
 		}
 
 		r = srv.Do(t, "PUT", "/api/v1/operator/print-templates/"+url.PathEscape(tmpl["uid"].(string)), staff.Token, map[string]any{"min_effective_ppi": 150})
