@@ -93,7 +93,8 @@ type job struct {
 	formats  []renderv1.Format
 	surfaces []int
 	perPage  bool
-	// settings are the PDFs' press settings (DPI is set per file).
+	// settings are what its files are made with: dpi and the press
+	// settings.
 	settings render.Settings
 	// limits fail the job when its preflight crosses them.
 	limits render.Limits
@@ -150,16 +151,18 @@ func (s *Server) renderRequest(ctx context.Context, req *renderv1.RenderRequest)
 	if err != nil {
 		return nil, nil, err
 	}
+	settings.DPI = j.dpi
 	j.renderer, j.settings, j.limits = renderer, settings, limits
 	// A print its limits fail is not rendered at all: the preflight comes
 	// first, and its images are in the fetcher's cache for the render.
 	if req.GetPreflight() || limits != (render.Limits{}) {
-		if warnings, err = s.preflight(ctx, j); err != nil {
+		found, err := s.preflight(ctx, j)
+		if err != nil {
 			return nil, nil, err
 		}
-	}
-	if !req.GetPreflight() {
-		warnings = nil
+		if req.GetPreflight() {
+			warnings = found
+		}
 	}
 	files, err = s.render(ctx, j)
 	if err != nil {
@@ -292,9 +295,7 @@ func (s *Server) pdfs(ctx context.Context, j *job) ([]*renderv1.RenderedFile, er
 	}
 	files := make([]*renderv1.RenderedFile, 0, len(groups))
 	for _, surfaces := range groups {
-		settings := j.settings
-		settings.DPI = j.dpi
-		data, err := j.renderer.PDF(ctx, j.doc, settings, surfaces...)
+		data, err := j.renderer.PDF(ctx, j.doc, j.settings, surfaces...)
 		if err != nil {
 			return nil, err
 		}
@@ -307,9 +308,7 @@ func (s *Server) pdfs(ctx context.Context, j *job) ([]*renderv1.RenderedFile, er
 func (s *Server) pngs(ctx context.Context, j *job) ([]*renderv1.RenderedFile, error) {
 	files := make([]*renderv1.RenderedFile, 0, len(j.surfaces))
 	for _, i := range j.surfaces {
-		settings := j.settings
-		settings.DPI = j.dpi
-		data, err := j.renderer.PNG(ctx, j.doc, i, settings)
+		data, err := j.renderer.PNG(ctx, j.doc, i, j.settings)
 		if err != nil {
 			return nil, err
 		}
