@@ -25,6 +25,7 @@ import (
 	"github.com/platen-print/platen/ent/operatortoken"
 	"github.com/platen-print/platen/ent/order"
 	"github.com/platen-print/platen/ent/orderitem"
+	"github.com/platen-print/platen/ent/outputprofile"
 	"github.com/platen-print/platen/ent/printevent"
 	"github.com/platen-print/platen/ent/printtemplate"
 	"github.com/platen-print/platen/ent/product"
@@ -67,6 +68,8 @@ type Client struct {
 	Order *OrderClient
 	// OrderItem is the client for interacting with the OrderItem builders.
 	OrderItem *OrderItemClient
+	// OutputProfile is the client for interacting with the OutputProfile builders.
+	OutputProfile *OutputProfileClient
 	// PrintEvent is the client for interacting with the PrintEvent builders.
 	PrintEvent *PrintEventClient
 	// PrintTemplate is the client for interacting with the PrintTemplate builders.
@@ -114,6 +117,7 @@ func (c *Client) init() {
 	c.OperatorToken = NewOperatorTokenClient(c.config)
 	c.Order = NewOrderClient(c.config)
 	c.OrderItem = NewOrderItemClient(c.config)
+	c.OutputProfile = NewOutputProfileClient(c.config)
 	c.PrintEvent = NewPrintEventClient(c.config)
 	c.PrintTemplate = NewPrintTemplateClient(c.config)
 	c.Product = NewProductClient(c.config)
@@ -229,6 +233,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		OperatorToken:   NewOperatorTokenClient(cfg),
 		Order:           NewOrderClient(cfg),
 		OrderItem:       NewOrderItemClient(cfg),
+		OutputProfile:   NewOutputProfileClient(cfg),
 		PrintEvent:      NewPrintEventClient(cfg),
 		PrintTemplate:   NewPrintTemplateClient(cfg),
 		Product:         NewProductClient(cfg),
@@ -271,6 +276,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		OperatorToken:   NewOperatorTokenClient(cfg),
 		Order:           NewOrderClient(cfg),
 		OrderItem:       NewOrderItemClient(cfg),
+		OutputProfile:   NewOutputProfileClient(cfg),
 		PrintEvent:      NewPrintEventClient(cfg),
 		PrintTemplate:   NewPrintTemplateClient(cfg),
 		Product:         NewProductClient(cfg),
@@ -314,10 +320,10 @@ func (c *Client) Close() error {
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIToken, c.BatchOrder, c.DesignVersion, c.Font, c.IdempotencyKey, c.Operator,
-		c.OperatorSession, c.OperatorToken, c.Order, c.OrderItem, c.PrintEvent,
-		c.PrintTemplate, c.Product, c.ProductCategory, c.ProductVariant, c.ServiceKey,
-		c.ShopOrder, c.ShopPrint, c.Store, c.Team, c.VariantLink, c.WebhookCircuit,
-		c.WebhookDelivery,
+		c.OperatorSession, c.OperatorToken, c.Order, c.OrderItem, c.OutputProfile,
+		c.PrintEvent, c.PrintTemplate, c.Product, c.ProductCategory, c.ProductVariant,
+		c.ServiceKey, c.ShopOrder, c.ShopPrint, c.Store, c.Team, c.VariantLink,
+		c.WebhookCircuit, c.WebhookDelivery,
 	} {
 		n.Use(hooks...)
 	}
@@ -328,10 +334,10 @@ func (c *Client) Use(hooks ...Hook) {
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIToken, c.BatchOrder, c.DesignVersion, c.Font, c.IdempotencyKey, c.Operator,
-		c.OperatorSession, c.OperatorToken, c.Order, c.OrderItem, c.PrintEvent,
-		c.PrintTemplate, c.Product, c.ProductCategory, c.ProductVariant, c.ServiceKey,
-		c.ShopOrder, c.ShopPrint, c.Store, c.Team, c.VariantLink, c.WebhookCircuit,
-		c.WebhookDelivery,
+		c.OperatorSession, c.OperatorToken, c.Order, c.OrderItem, c.OutputProfile,
+		c.PrintEvent, c.PrintTemplate, c.Product, c.ProductCategory, c.ProductVariant,
+		c.ServiceKey, c.ShopOrder, c.ShopPrint, c.Store, c.Team, c.VariantLink,
+		c.WebhookCircuit, c.WebhookDelivery,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -360,6 +366,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Order.mutate(ctx, m)
 	case *OrderItemMutation:
 		return c.OrderItem.mutate(ctx, m)
+	case *OutputProfileMutation:
+		return c.OutputProfile.mutate(ctx, m)
 	case *PrintEventMutation:
 		return c.PrintEvent.mutate(ctx, m)
 	case *PrintTemplateMutation:
@@ -1814,6 +1822,139 @@ func (c *OrderItemClient) mutate(ctx context.Context, m *OrderItemMutation) (Val
 		return (&OrderItemDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown OrderItem mutation op: %q", m.Op())
+	}
+}
+
+// OutputProfileClient is a client for the OutputProfile schema.
+type OutputProfileClient struct {
+	config
+}
+
+// NewOutputProfileClient returns a client for the OutputProfile from the given config.
+func NewOutputProfileClient(c config) *OutputProfileClient {
+	return &OutputProfileClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `outputprofile.Hooks(f(g(h())))`.
+func (c *OutputProfileClient) Use(hooks ...Hook) {
+	c.hooks.OutputProfile = append(c.hooks.OutputProfile, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `outputprofile.Intercept(f(g(h())))`.
+func (c *OutputProfileClient) Intercept(interceptors ...Interceptor) {
+	c.inters.OutputProfile = append(c.inters.OutputProfile, interceptors...)
+}
+
+// Create returns a builder for creating a OutputProfile entity.
+func (c *OutputProfileClient) Create() *OutputProfileCreate {
+	mutation := newOutputProfileMutation(c.config, OpCreate)
+	return &OutputProfileCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of OutputProfile entities.
+func (c *OutputProfileClient) CreateBulk(builders ...*OutputProfileCreate) *OutputProfileCreateBulk {
+	return &OutputProfileCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *OutputProfileClient) MapCreateBulk(slice any, setFunc func(*OutputProfileCreate, int)) *OutputProfileCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &OutputProfileCreateBulk{err: fmt.Errorf("calling to OutputProfileClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*OutputProfileCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &OutputProfileCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for OutputProfile.
+func (c *OutputProfileClient) Update() *OutputProfileUpdate {
+	mutation := newOutputProfileMutation(c.config, OpUpdate)
+	return &OutputProfileUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *OutputProfileClient) UpdateOne(_m *OutputProfile) *OutputProfileUpdateOne {
+	mutation := newOutputProfileMutation(c.config, OpUpdateOne, withOutputProfile(_m))
+	return &OutputProfileUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *OutputProfileClient) UpdateOneID(id int) *OutputProfileUpdateOne {
+	mutation := newOutputProfileMutation(c.config, OpUpdateOne, withOutputProfileID(id))
+	return &OutputProfileUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for OutputProfile.
+func (c *OutputProfileClient) Delete() *OutputProfileDelete {
+	mutation := newOutputProfileMutation(c.config, OpDelete)
+	return &OutputProfileDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *OutputProfileClient) DeleteOne(_m *OutputProfile) *OutputProfileDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *OutputProfileClient) DeleteOneID(id int) *OutputProfileDeleteOne {
+	builder := c.Delete().Where(outputprofile.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &OutputProfileDeleteOne{builder}
+}
+
+// Query returns a query builder for OutputProfile.
+func (c *OutputProfileClient) Query() *OutputProfileQuery {
+	return &OutputProfileQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeOutputProfile},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a OutputProfile entity by its id.
+func (c *OutputProfileClient) Get(ctx context.Context, id int) (*OutputProfile, error) {
+	return c.Query().Where(outputprofile.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *OutputProfileClient) GetX(ctx context.Context, id int) *OutputProfile {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *OutputProfileClient) Hooks() []Hook {
+	return c.hooks.OutputProfile
+}
+
+// Interceptors returns the client interceptors.
+func (c *OutputProfileClient) Interceptors() []Interceptor {
+	return c.inters.OutputProfile
+}
+
+func (c *OutputProfileClient) mutate(ctx context.Context, m *OutputProfileMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&OutputProfileCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&OutputProfileUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&OutputProfileUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&OutputProfileDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown OutputProfile mutation op: %q", m.Op())
 	}
 }
 
@@ -3806,15 +3947,16 @@ func (c *WebhookDeliveryClient) mutate(ctx context.Context, m *WebhookDeliveryMu
 type (
 	hooks struct {
 		APIToken, BatchOrder, DesignVersion, Font, IdempotencyKey, Operator,
-		OperatorSession, OperatorToken, Order, OrderItem, PrintEvent, PrintTemplate,
-		Product, ProductCategory, ProductVariant, ServiceKey, ShopOrder, ShopPrint,
-		Store, Team, VariantLink, WebhookCircuit, WebhookDelivery []ent.Hook
+		OperatorSession, OperatorToken, Order, OrderItem, OutputProfile, PrintEvent,
+		PrintTemplate, Product, ProductCategory, ProductVariant, ServiceKey, ShopOrder,
+		ShopPrint, Store, Team, VariantLink, WebhookCircuit, WebhookDelivery []ent.Hook
 	}
 	inters struct {
 		APIToken, BatchOrder, DesignVersion, Font, IdempotencyKey, Operator,
-		OperatorSession, OperatorToken, Order, OrderItem, PrintEvent, PrintTemplate,
-		Product, ProductCategory, ProductVariant, ServiceKey, ShopOrder, ShopPrint,
-		Store, Team, VariantLink, WebhookCircuit, WebhookDelivery []ent.Interceptor
+		OperatorSession, OperatorToken, Order, OrderItem, OutputProfile, PrintEvent,
+		PrintTemplate, Product, ProductCategory, ProductVariant, ServiceKey, ShopOrder,
+		ShopPrint, Store, Team, VariantLink, WebhookCircuit,
+		WebhookDelivery []ent.Interceptor
 	}
 )
 

@@ -22,6 +22,7 @@ import (
 	"github.com/platen-print/platen/ent/operatortoken"
 	"github.com/platen-print/platen/ent/order"
 	"github.com/platen-print/platen/ent/orderitem"
+	"github.com/platen-print/platen/ent/outputprofile"
 	"github.com/platen-print/platen/ent/printevent"
 	"github.com/platen-print/platen/ent/printtemplate"
 	"github.com/platen-print/platen/ent/product"
@@ -105,6 +106,7 @@ func checkColumn(t, c string) error {
 			operatortoken.Table:   operatortoken.ValidColumn,
 			order.Table:           order.ValidColumn,
 			orderitem.Table:       orderitem.ValidColumn,
+			outputprofile.Table:   outputprofile.ValidColumn,
 			printevent.Table:      printevent.ValidColumn,
 			printtemplate.Table:   printtemplate.ValidColumn,
 			product.Table:         product.ValidColumn,

@@ -22,6 +22,7 @@ import (
 	"github.com/platen-print/platen/ent/operatortoken"
 	"github.com/platen-print/platen/ent/order"
 	"github.com/platen-print/platen/ent/orderitem"
+	"github.com/platen-print/platen/ent/outputprofile"
 	"github.com/platen-print/platen/ent/predicate"
 	"github.com/platen-print/platen/ent/printevent"
 	"github.com/platen-print/platen/ent/printtemplate"
@@ -59,6 +60,7 @@ const (
 	TypeOperatorToken   = "OperatorToken"
 	TypeOrder           = "Order"
 	TypeOrderItem       = "OrderItem"
+	TypeOutputProfile   = "OutputProfile"
 	TypePrintEvent      = "PrintEvent"
 	TypePrintTemplate   = "PrintTemplate"
 	TypeProduct         = "Product"
@@ -9756,6 +9758,887 @@ func (m *OrderItemMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown OrderItem edge %s", name)
 }
 
+// OutputProfileMutation represents an operation that mutates the OutputProfile nodes in the graph.
+type OutputProfileMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *int
+	uid           *string
+	team_id       *int
+	addteam_id    *int
+	identifier    *string
+	condition     *string
+	registry_name *string
+	description   *string
+	data          *[]byte
+	sha256        *string
+	size          *int
+	addsize       *int
+	created_at    *time.Time
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*OutputProfile, error)
+	predicates    []predicate.OutputProfile
+}
+
+var _ ent.Mutation = (*OutputProfileMutation)(nil)
+
+// outputprofileOption allows management of the mutation configuration using functional options.
+type outputprofileOption func(*OutputProfileMutation)
+
+// newOutputProfileMutation creates new mutation for the OutputProfile entity.
+func newOutputProfileMutation(c config, op Op, opts ...outputprofileOption) *OutputProfileMutation {
+	m := &OutputProfileMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeOutputProfile,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withOutputProfileID sets the ID field of the mutation.
+func withOutputProfileID(id int) outputprofileOption {
+	return func(m *OutputProfileMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *OutputProfile
+		)
+		m.oldValue = func(ctx context.Context) (*OutputProfile, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().OutputProfile.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withOutputProfile sets the old OutputProfile of the mutation.
+func withOutputProfile(node *OutputProfile) outputprofileOption {
+	return func(m *OutputProfileMutation) {
+		m.oldValue = func(context.Context) (*OutputProfile, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m OutputProfileMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m OutputProfileMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *OutputProfileMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *OutputProfileMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().OutputProfile.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetUID sets the "uid" field.
+func (m *OutputProfileMutation) SetUID(s string) {
+	m.uid = &s
+}
+
+// UID returns the value of the "uid" field in the mutation.
+func (m *OutputProfileMutation) UID() (r string, exists bool) {
+	v := m.uid
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUID returns the old "uid" field's value of the OutputProfile entity.
+// If the OutputProfile object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OutputProfileMutation) OldUID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUID: %w", err)
+	}
+	return oldValue.UID, nil
+}
+
+// ResetUID resets all changes to the "uid" field.
+func (m *OutputProfileMutation) ResetUID() {
+	m.uid = nil
+}
+
+// SetTeamID sets the "team_id" field.
+func (m *OutputProfileMutation) SetTeamID(i int) {
+	m.team_id = &i
+	m.addteam_id = nil
+}
+
+// TeamID returns the value of the "team_id" field in the mutation.
+func (m *OutputProfileMutation) TeamID() (r int, exists bool) {
+	v := m.team_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTeamID returns the old "team_id" field's value of the OutputProfile entity.
+// If the OutputProfile object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OutputProfileMutation) OldTeamID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTeamID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTeamID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTeamID: %w", err)
+	}
+	return oldValue.TeamID, nil
+}
+
+// AddTeamID adds i to the "team_id" field.
+func (m *OutputProfileMutation) AddTeamID(i int) {
+	if m.addteam_id != nil {
+		*m.addteam_id += i
+	} else {
+		m.addteam_id = &i
+	}
+}
+
+// AddedTeamID returns the value that was added to the "team_id" field in this mutation.
+func (m *OutputProfileMutation) AddedTeamID() (r int, exists bool) {
+	v := m.addteam_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetTeamID resets all changes to the "team_id" field.
+func (m *OutputProfileMutation) ResetTeamID() {
+	m.team_id = nil
+	m.addteam_id = nil
+}
+
+// SetIdentifier sets the "identifier" field.
+func (m *OutputProfileMutation) SetIdentifier(s string) {
+	m.identifier = &s
+}
+
+// Identifier returns the value of the "identifier" field in the mutation.
+func (m *OutputProfileMutation) Identifier() (r string, exists bool) {
+	v := m.identifier
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIdentifier returns the old "identifier" field's value of the OutputProfile entity.
+// If the OutputProfile object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OutputProfileMutation) OldIdentifier(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIdentifier is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIdentifier requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIdentifier: %w", err)
+	}
+	return oldValue.Identifier, nil
+}
+
+// ResetIdentifier resets all changes to the "identifier" field.
+func (m *OutputProfileMutation) ResetIdentifier() {
+	m.identifier = nil
+}
+
+// SetCondition sets the "condition" field.
+func (m *OutputProfileMutation) SetCondition(s string) {
+	m.condition = &s
+}
+
+// Condition returns the value of the "condition" field in the mutation.
+func (m *OutputProfileMutation) Condition() (r string, exists bool) {
+	v := m.condition
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCondition returns the old "condition" field's value of the OutputProfile entity.
+// If the OutputProfile object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OutputProfileMutation) OldCondition(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCondition is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCondition requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCondition: %w", err)
+	}
+	return oldValue.Condition, nil
+}
+
+// ResetCondition resets all changes to the "condition" field.
+func (m *OutputProfileMutation) ResetCondition() {
+	m.condition = nil
+}
+
+// SetRegistryName sets the "registry_name" field.
+func (m *OutputProfileMutation) SetRegistryName(s string) {
+	m.registry_name = &s
+}
+
+// RegistryName returns the value of the "registry_name" field in the mutation.
+func (m *OutputProfileMutation) RegistryName() (r string, exists bool) {
+	v := m.registry_name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRegistryName returns the old "registry_name" field's value of the OutputProfile entity.
+// If the OutputProfile object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OutputProfileMutation) OldRegistryName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRegistryName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRegistryName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRegistryName: %w", err)
+	}
+	return oldValue.RegistryName, nil
+}
+
+// ResetRegistryName resets all changes to the "registry_name" field.
+func (m *OutputProfileMutation) ResetRegistryName() {
+	m.registry_name = nil
+}
+
+// SetDescription sets the "description" field.
+func (m *OutputProfileMutation) SetDescription(s string) {
+	m.description = &s
+}
+
+// Description returns the value of the "description" field in the mutation.
+func (m *OutputProfileMutation) Description() (r string, exists bool) {
+	v := m.description
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDescription returns the old "description" field's value of the OutputProfile entity.
+// If the OutputProfile object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OutputProfileMutation) OldDescription(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDescription is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDescription requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDescription: %w", err)
+	}
+	return oldValue.Description, nil
+}
+
+// ResetDescription resets all changes to the "description" field.
+func (m *OutputProfileMutation) ResetDescription() {
+	m.description = nil
+}
+
+// SetData sets the "data" field.
+func (m *OutputProfileMutation) SetData(b []byte) {
+	m.data = &b
+}
+
+// Data returns the value of the "data" field in the mutation.
+func (m *OutputProfileMutation) Data() (r []byte, exists bool) {
+	v := m.data
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldData returns the old "data" field's value of the OutputProfile entity.
+// If the OutputProfile object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OutputProfileMutation) OldData(ctx context.Context) (v []byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldData is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldData requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldData: %w", err)
+	}
+	return oldValue.Data, nil
+}
+
+// ResetData resets all changes to the "data" field.
+func (m *OutputProfileMutation) ResetData() {
+	m.data = nil
+}
+
+// SetSha256 sets the "sha256" field.
+func (m *OutputProfileMutation) SetSha256(s string) {
+	m.sha256 = &s
+}
+
+// Sha256 returns the value of the "sha256" field in the mutation.
+func (m *OutputProfileMutation) Sha256() (r string, exists bool) {
+	v := m.sha256
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSha256 returns the old "sha256" field's value of the OutputProfile entity.
+// If the OutputProfile object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OutputProfileMutation) OldSha256(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSha256 is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSha256 requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSha256: %w", err)
+	}
+	return oldValue.Sha256, nil
+}
+
+// ResetSha256 resets all changes to the "sha256" field.
+func (m *OutputProfileMutation) ResetSha256() {
+	m.sha256 = nil
+}
+
+// SetSize sets the "size" field.
+func (m *OutputProfileMutation) SetSize(i int) {
+	m.size = &i
+	m.addsize = nil
+}
+
+// Size returns the value of the "size" field in the mutation.
+func (m *OutputProfileMutation) Size() (r int, exists bool) {
+	v := m.size
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSize returns the old "size" field's value of the OutputProfile entity.
+// If the OutputProfile object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OutputProfileMutation) OldSize(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSize is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSize requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSize: %w", err)
+	}
+	return oldValue.Size, nil
+}
+
+// AddSize adds i to the "size" field.
+func (m *OutputProfileMutation) AddSize(i int) {
+	if m.addsize != nil {
+		*m.addsize += i
+	} else {
+		m.addsize = &i
+	}
+}
+
+// AddedSize returns the value that was added to the "size" field in this mutation.
+func (m *OutputProfileMutation) AddedSize() (r int, exists bool) {
+	v := m.addsize
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetSize resets all changes to the "size" field.
+func (m *OutputProfileMutation) ResetSize() {
+	m.size = nil
+	m.addsize = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *OutputProfileMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *OutputProfileMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the OutputProfile entity.
+// If the OutputProfile object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OutputProfileMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *OutputProfileMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// Where appends a list predicates to the OutputProfileMutation builder.
+func (m *OutputProfileMutation) Where(ps ...predicate.OutputProfile) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the OutputProfileMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *OutputProfileMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.OutputProfile, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *OutputProfileMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *OutputProfileMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (OutputProfile).
+func (m *OutputProfileMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *OutputProfileMutation) Fields() []string {
+	fields := make([]string, 0, 10)
+	if m.uid != nil {
+		fields = append(fields, outputprofile.FieldUID)
+	}
+	if m.team_id != nil {
+		fields = append(fields, outputprofile.FieldTeamID)
+	}
+	if m.identifier != nil {
+		fields = append(fields, outputprofile.FieldIdentifier)
+	}
+	if m.condition != nil {
+		fields = append(fields, outputprofile.FieldCondition)
+	}
+	if m.registry_name != nil {
+		fields = append(fields, outputprofile.FieldRegistryName)
+	}
+	if m.description != nil {
+		fields = append(fields, outputprofile.FieldDescription)
+	}
+	if m.data != nil {
+		fields = append(fields, outputprofile.FieldData)
+	}
+	if m.sha256 != nil {
+		fields = append(fields, outputprofile.FieldSha256)
+	}
+	if m.size != nil {
+		fields = append(fields, outputprofile.FieldSize)
+	}
+	if m.created_at != nil {
+		fields = append(fields, outputprofile.FieldCreatedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *OutputProfileMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case outputprofile.FieldUID:
+		return m.UID()
+	case outputprofile.FieldTeamID:
+		return m.TeamID()
+	case outputprofile.FieldIdentifier:
+		return m.Identifier()
+	case outputprofile.FieldCondition:
+		return m.Condition()
+	case outputprofile.FieldRegistryName:
+		return m.RegistryName()
+	case outputprofile.FieldDescription:
+		return m.Description()
+	case outputprofile.FieldData:
+		return m.Data()
+	case outputprofile.FieldSha256:
+		return m.Sha256()
+	case outputprofile.FieldSize:
+		return m.Size()
+	case outputprofile.FieldCreatedAt:
+		return m.CreatedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *OutputProfileMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case outputprofile.FieldUID:
+		return m.OldUID(ctx)
+	case outputprofile.FieldTeamID:
+		return m.OldTeamID(ctx)
+	case outputprofile.FieldIdentifier:
+		return m.OldIdentifier(ctx)
+	case outputprofile.FieldCondition:
+		return m.OldCondition(ctx)
+	case outputprofile.FieldRegistryName:
+		return m.OldRegistryName(ctx)
+	case outputprofile.FieldDescription:
+		return m.OldDescription(ctx)
+	case outputprofile.FieldData:
+		return m.OldData(ctx)
+	case outputprofile.FieldSha256:
+		return m.OldSha256(ctx)
+	case outputprofile.FieldSize:
+		return m.OldSize(ctx)
+	case outputprofile.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown OutputProfile field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *OutputProfileMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case outputprofile.FieldUID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUID(v)
+		return nil
+	case outputprofile.FieldTeamID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTeamID(v)
+		return nil
+	case outputprofile.FieldIdentifier:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIdentifier(v)
+		return nil
+	case outputprofile.FieldCondition:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCondition(v)
+		return nil
+	case outputprofile.FieldRegistryName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRegistryName(v)
+		return nil
+	case outputprofile.FieldDescription:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDescription(v)
+		return nil
+	case outputprofile.FieldData:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetData(v)
+		return nil
+	case outputprofile.FieldSha256:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSha256(v)
+		return nil
+	case outputprofile.FieldSize:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSize(v)
+		return nil
+	case outputprofile.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown OutputProfile field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *OutputProfileMutation) AddedFields() []string {
+	var fields []string
+	if m.addteam_id != nil {
+		fields = append(fields, outputprofile.FieldTeamID)
+	}
+	if m.addsize != nil {
+		fields = append(fields, outputprofile.FieldSize)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *OutputProfileMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case outputprofile.FieldTeamID:
+		return m.AddedTeamID()
+	case outputprofile.FieldSize:
+		return m.AddedSize()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *OutputProfileMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case outputprofile.FieldTeamID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddTeamID(v)
+		return nil
+	case outputprofile.FieldSize:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddSize(v)
+		return nil
+	}
+	return fmt.Errorf("unknown OutputProfile numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *OutputProfileMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *OutputProfileMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *OutputProfileMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown OutputProfile nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *OutputProfileMutation) ResetField(name string) error {
+	switch name {
+	case outputprofile.FieldUID:
+		m.ResetUID()
+		return nil
+	case outputprofile.FieldTeamID:
+		m.ResetTeamID()
+		return nil
+	case outputprofile.FieldIdentifier:
+		m.ResetIdentifier()
+		return nil
+	case outputprofile.FieldCondition:
+		m.ResetCondition()
+		return nil
+	case outputprofile.FieldRegistryName:
+		m.ResetRegistryName()
+		return nil
+	case outputprofile.FieldDescription:
+		m.ResetDescription()
+		return nil
+	case outputprofile.FieldData:
+		m.ResetData()
+		return nil
+	case outputprofile.FieldSha256:
+		m.ResetSha256()
+		return nil
+	case outputprofile.FieldSize:
+		m.ResetSize()
+		return nil
+	case outputprofile.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown OutputProfile field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *OutputProfileMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *OutputProfileMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *OutputProfileMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *OutputProfileMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *OutputProfileMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *OutputProfileMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *OutputProfileMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown OutputProfile unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *OutputProfileMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown OutputProfile edge %s", name)
+}
+
 // PrintEventMutation represents an operation that mutates the PrintEvent nodes in the graph.
 type PrintEventMutation struct {
 	config
@@ -10379,42 +11262,48 @@ func (m *PrintEventMutation) ResetEdge(name string) error {
 // PrintTemplateMutation represents an operation that mutates the PrintTemplate nodes in the graph.
 type PrintTemplateMutation struct {
 	config
-	op               Op
-	typ              string
-	id               *int
-	created_at       *time.Time
-	updated_at       *time.Time
-	uid              *string
-	team_id          *int
-	addteam_id       *int
-	name             *string
-	sheet_width      *float64
-	addsheet_width   *float64
-	sheet_height     *float64
-	addsheet_height  *float64
-	margin_top       *float64
-	addmargin_top    *float64
-	margin_right     *float64
-	addmargin_right  *float64
-	margin_bottom    *float64
-	addmargin_bottom *float64
-	margin_left      *float64
-	addmargin_left   *float64
-	gap              *float64
-	addgap           *float64
-	slot_bleed       *float64
-	addslot_bleed    *float64
-	grid             **schema.TemplateGrid
-	slots            *[]schema.TemplateSlot
-	appendslots      []schema.TemplateSlot
-	crop_marks       *bool
-	clearedFields    map[string]struct{}
-	variants         map[int]struct{}
-	removedvariants  map[int]struct{}
-	clearedvariants  bool
-	done             bool
-	oldValue         func(context.Context) (*PrintTemplate, error)
-	predicates       []predicate.PrintTemplate
+	op                   Op
+	typ                  string
+	id                   *int
+	created_at           *time.Time
+	updated_at           *time.Time
+	output_profile_uid   *string
+	min_effective_ppi    *int
+	addmin_effective_ppi *int
+	safe_margin_mm       *float64
+	addsafe_margin_mm    *float64
+	cut_contour_spot     *string
+	uid                  *string
+	team_id              *int
+	addteam_id           *int
+	name                 *string
+	sheet_width          *float64
+	addsheet_width       *float64
+	sheet_height         *float64
+	addsheet_height      *float64
+	margin_top           *float64
+	addmargin_top        *float64
+	margin_right         *float64
+	addmargin_right      *float64
+	margin_bottom        *float64
+	addmargin_bottom     *float64
+	margin_left          *float64
+	addmargin_left       *float64
+	gap                  *float64
+	addgap               *float64
+	slot_bleed           *float64
+	addslot_bleed        *float64
+	grid                 **schema.TemplateGrid
+	slots                *[]schema.TemplateSlot
+	appendslots          []schema.TemplateSlot
+	crop_marks           *bool
+	clearedFields        map[string]struct{}
+	variants             map[int]struct{}
+	removedvariants      map[int]struct{}
+	clearedvariants      bool
+	done                 bool
+	oldValue             func(context.Context) (*PrintTemplate, error)
+	predicates           []predicate.PrintTemplate
 }
 
 var _ ent.Mutation = (*PrintTemplateMutation)(nil)
@@ -10585,6 +11474,244 @@ func (m *PrintTemplateMutation) OldUpdatedAt(ctx context.Context) (v time.Time, 
 // ResetUpdatedAt resets all changes to the "updated_at" field.
 func (m *PrintTemplateMutation) ResetUpdatedAt() {
 	m.updated_at = nil
+}
+
+// SetOutputProfileUID sets the "output_profile_uid" field.
+func (m *PrintTemplateMutation) SetOutputProfileUID(s string) {
+	m.output_profile_uid = &s
+}
+
+// OutputProfileUID returns the value of the "output_profile_uid" field in the mutation.
+func (m *PrintTemplateMutation) OutputProfileUID() (r string, exists bool) {
+	v := m.output_profile_uid
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOutputProfileUID returns the old "output_profile_uid" field's value of the PrintTemplate entity.
+// If the PrintTemplate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PrintTemplateMutation) OldOutputProfileUID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOutputProfileUID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOutputProfileUID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOutputProfileUID: %w", err)
+	}
+	return oldValue.OutputProfileUID, nil
+}
+
+// ClearOutputProfileUID clears the value of the "output_profile_uid" field.
+func (m *PrintTemplateMutation) ClearOutputProfileUID() {
+	m.output_profile_uid = nil
+	m.clearedFields[printtemplate.FieldOutputProfileUID] = struct{}{}
+}
+
+// OutputProfileUIDCleared returns if the "output_profile_uid" field was cleared in this mutation.
+func (m *PrintTemplateMutation) OutputProfileUIDCleared() bool {
+	_, ok := m.clearedFields[printtemplate.FieldOutputProfileUID]
+	return ok
+}
+
+// ResetOutputProfileUID resets all changes to the "output_profile_uid" field.
+func (m *PrintTemplateMutation) ResetOutputProfileUID() {
+	m.output_profile_uid = nil
+	delete(m.clearedFields, printtemplate.FieldOutputProfileUID)
+}
+
+// SetMinEffectivePpi sets the "min_effective_ppi" field.
+func (m *PrintTemplateMutation) SetMinEffectivePpi(i int) {
+	m.min_effective_ppi = &i
+	m.addmin_effective_ppi = nil
+}
+
+// MinEffectivePpi returns the value of the "min_effective_ppi" field in the mutation.
+func (m *PrintTemplateMutation) MinEffectivePpi() (r int, exists bool) {
+	v := m.min_effective_ppi
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMinEffectivePpi returns the old "min_effective_ppi" field's value of the PrintTemplate entity.
+// If the PrintTemplate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PrintTemplateMutation) OldMinEffectivePpi(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMinEffectivePpi is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMinEffectivePpi requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMinEffectivePpi: %w", err)
+	}
+	return oldValue.MinEffectivePpi, nil
+}
+
+// AddMinEffectivePpi adds i to the "min_effective_ppi" field.
+func (m *PrintTemplateMutation) AddMinEffectivePpi(i int) {
+	if m.addmin_effective_ppi != nil {
+		*m.addmin_effective_ppi += i
+	} else {
+		m.addmin_effective_ppi = &i
+	}
+}
+
+// AddedMinEffectivePpi returns the value that was added to the "min_effective_ppi" field in this mutation.
+func (m *PrintTemplateMutation) AddedMinEffectivePpi() (r int, exists bool) {
+	v := m.addmin_effective_ppi
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearMinEffectivePpi clears the value of the "min_effective_ppi" field.
+func (m *PrintTemplateMutation) ClearMinEffectivePpi() {
+	m.min_effective_ppi = nil
+	m.addmin_effective_ppi = nil
+	m.clearedFields[printtemplate.FieldMinEffectivePpi] = struct{}{}
+}
+
+// MinEffectivePpiCleared returns if the "min_effective_ppi" field was cleared in this mutation.
+func (m *PrintTemplateMutation) MinEffectivePpiCleared() bool {
+	_, ok := m.clearedFields[printtemplate.FieldMinEffectivePpi]
+	return ok
+}
+
+// ResetMinEffectivePpi resets all changes to the "min_effective_ppi" field.
+func (m *PrintTemplateMutation) ResetMinEffectivePpi() {
+	m.min_effective_ppi = nil
+	m.addmin_effective_ppi = nil
+	delete(m.clearedFields, printtemplate.FieldMinEffectivePpi)
+}
+
+// SetSafeMarginMm sets the "safe_margin_mm" field.
+func (m *PrintTemplateMutation) SetSafeMarginMm(f float64) {
+	m.safe_margin_mm = &f
+	m.addsafe_margin_mm = nil
+}
+
+// SafeMarginMm returns the value of the "safe_margin_mm" field in the mutation.
+func (m *PrintTemplateMutation) SafeMarginMm() (r float64, exists bool) {
+	v := m.safe_margin_mm
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSafeMarginMm returns the old "safe_margin_mm" field's value of the PrintTemplate entity.
+// If the PrintTemplate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PrintTemplateMutation) OldSafeMarginMm(ctx context.Context) (v *float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSafeMarginMm is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSafeMarginMm requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSafeMarginMm: %w", err)
+	}
+	return oldValue.SafeMarginMm, nil
+}
+
+// AddSafeMarginMm adds f to the "safe_margin_mm" field.
+func (m *PrintTemplateMutation) AddSafeMarginMm(f float64) {
+	if m.addsafe_margin_mm != nil {
+		*m.addsafe_margin_mm += f
+	} else {
+		m.addsafe_margin_mm = &f
+	}
+}
+
+// AddedSafeMarginMm returns the value that was added to the "safe_margin_mm" field in this mutation.
+func (m *PrintTemplateMutation) AddedSafeMarginMm() (r float64, exists bool) {
+	v := m.addsafe_margin_mm
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearSafeMarginMm clears the value of the "safe_margin_mm" field.
+func (m *PrintTemplateMutation) ClearSafeMarginMm() {
+	m.safe_margin_mm = nil
+	m.addsafe_margin_mm = nil
+	m.clearedFields[printtemplate.FieldSafeMarginMm] = struct{}{}
+}
+
+// SafeMarginMmCleared returns if the "safe_margin_mm" field was cleared in this mutation.
+func (m *PrintTemplateMutation) SafeMarginMmCleared() bool {
+	_, ok := m.clearedFields[printtemplate.FieldSafeMarginMm]
+	return ok
+}
+
+// ResetSafeMarginMm resets all changes to the "safe_margin_mm" field.
+func (m *PrintTemplateMutation) ResetSafeMarginMm() {
+	m.safe_margin_mm = nil
+	m.addsafe_margin_mm = nil
+	delete(m.clearedFields, printtemplate.FieldSafeMarginMm)
+}
+
+// SetCutContourSpot sets the "cut_contour_spot" field.
+func (m *PrintTemplateMutation) SetCutContourSpot(s string) {
+	m.cut_contour_spot = &s
+}
+
+// CutContourSpot returns the value of the "cut_contour_spot" field in the mutation.
+func (m *PrintTemplateMutation) CutContourSpot() (r string, exists bool) {
+	v := m.cut_contour_spot
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCutContourSpot returns the old "cut_contour_spot" field's value of the PrintTemplate entity.
+// If the PrintTemplate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PrintTemplateMutation) OldCutContourSpot(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCutContourSpot is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCutContourSpot requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCutContourSpot: %w", err)
+	}
+	return oldValue.CutContourSpot, nil
+}
+
+// ClearCutContourSpot clears the value of the "cut_contour_spot" field.
+func (m *PrintTemplateMutation) ClearCutContourSpot() {
+	m.cut_contour_spot = nil
+	m.clearedFields[printtemplate.FieldCutContourSpot] = struct{}{}
+}
+
+// CutContourSpotCleared returns if the "cut_contour_spot" field was cleared in this mutation.
+func (m *PrintTemplateMutation) CutContourSpotCleared() bool {
+	_, ok := m.clearedFields[printtemplate.FieldCutContourSpot]
+	return ok
+}
+
+// ResetCutContourSpot resets all changes to the "cut_contour_spot" field.
+func (m *PrintTemplateMutation) ResetCutContourSpot() {
+	m.cut_contour_spot = nil
+	delete(m.clearedFields, printtemplate.FieldCutContourSpot)
 }
 
 // SetUID sets the "uid" field.
@@ -11401,12 +12528,24 @@ func (m *PrintTemplateMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *PrintTemplateMutation) Fields() []string {
-	fields := make([]string, 0, 16)
+	fields := make([]string, 0, 20)
 	if m.created_at != nil {
 		fields = append(fields, printtemplate.FieldCreatedAt)
 	}
 	if m.updated_at != nil {
 		fields = append(fields, printtemplate.FieldUpdatedAt)
+	}
+	if m.output_profile_uid != nil {
+		fields = append(fields, printtemplate.FieldOutputProfileUID)
+	}
+	if m.min_effective_ppi != nil {
+		fields = append(fields, printtemplate.FieldMinEffectivePpi)
+	}
+	if m.safe_margin_mm != nil {
+		fields = append(fields, printtemplate.FieldSafeMarginMm)
+	}
+	if m.cut_contour_spot != nil {
+		fields = append(fields, printtemplate.FieldCutContourSpot)
 	}
 	if m.uid != nil {
 		fields = append(fields, printtemplate.FieldUID)
@@ -11462,6 +12601,14 @@ func (m *PrintTemplateMutation) Field(name string) (ent.Value, bool) {
 		return m.CreatedAt()
 	case printtemplate.FieldUpdatedAt:
 		return m.UpdatedAt()
+	case printtemplate.FieldOutputProfileUID:
+		return m.OutputProfileUID()
+	case printtemplate.FieldMinEffectivePpi:
+		return m.MinEffectivePpi()
+	case printtemplate.FieldSafeMarginMm:
+		return m.SafeMarginMm()
+	case printtemplate.FieldCutContourSpot:
+		return m.CutContourSpot()
 	case printtemplate.FieldUID:
 		return m.UID()
 	case printtemplate.FieldTeamID:
@@ -11503,6 +12650,14 @@ func (m *PrintTemplateMutation) OldField(ctx context.Context, name string) (ent.
 		return m.OldCreatedAt(ctx)
 	case printtemplate.FieldUpdatedAt:
 		return m.OldUpdatedAt(ctx)
+	case printtemplate.FieldOutputProfileUID:
+		return m.OldOutputProfileUID(ctx)
+	case printtemplate.FieldMinEffectivePpi:
+		return m.OldMinEffectivePpi(ctx)
+	case printtemplate.FieldSafeMarginMm:
+		return m.OldSafeMarginMm(ctx)
+	case printtemplate.FieldCutContourSpot:
+		return m.OldCutContourSpot(ctx)
 	case printtemplate.FieldUID:
 		return m.OldUID(ctx)
 	case printtemplate.FieldTeamID:
@@ -11553,6 +12708,34 @@ func (m *PrintTemplateMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetUpdatedAt(v)
+		return nil
+	case printtemplate.FieldOutputProfileUID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOutputProfileUID(v)
+		return nil
+	case printtemplate.FieldMinEffectivePpi:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMinEffectivePpi(v)
+		return nil
+	case printtemplate.FieldSafeMarginMm:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSafeMarginMm(v)
+		return nil
+	case printtemplate.FieldCutContourSpot:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCutContourSpot(v)
 		return nil
 	case printtemplate.FieldUID:
 		v, ok := value.(string)
@@ -11660,6 +12843,12 @@ func (m *PrintTemplateMutation) SetField(name string, value ent.Value) error {
 // this mutation.
 func (m *PrintTemplateMutation) AddedFields() []string {
 	var fields []string
+	if m.addmin_effective_ppi != nil {
+		fields = append(fields, printtemplate.FieldMinEffectivePpi)
+	}
+	if m.addsafe_margin_mm != nil {
+		fields = append(fields, printtemplate.FieldSafeMarginMm)
+	}
 	if m.addteam_id != nil {
 		fields = append(fields, printtemplate.FieldTeamID)
 	}
@@ -11695,6 +12884,10 @@ func (m *PrintTemplateMutation) AddedFields() []string {
 // was not set, or was not defined in the schema.
 func (m *PrintTemplateMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
+	case printtemplate.FieldMinEffectivePpi:
+		return m.AddedMinEffectivePpi()
+	case printtemplate.FieldSafeMarginMm:
+		return m.AddedSafeMarginMm()
 	case printtemplate.FieldTeamID:
 		return m.AddedTeamID()
 	case printtemplate.FieldSheetWidth:
@@ -11722,6 +12915,20 @@ func (m *PrintTemplateMutation) AddedField(name string) (ent.Value, bool) {
 // type.
 func (m *PrintTemplateMutation) AddField(name string, value ent.Value) error {
 	switch name {
+	case printtemplate.FieldMinEffectivePpi:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddMinEffectivePpi(v)
+		return nil
+	case printtemplate.FieldSafeMarginMm:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddSafeMarginMm(v)
+		return nil
 	case printtemplate.FieldTeamID:
 		v, ok := value.(int)
 		if !ok {
@@ -11793,6 +13000,18 @@ func (m *PrintTemplateMutation) AddField(name string, value ent.Value) error {
 // mutation.
 func (m *PrintTemplateMutation) ClearedFields() []string {
 	var fields []string
+	if m.FieldCleared(printtemplate.FieldOutputProfileUID) {
+		fields = append(fields, printtemplate.FieldOutputProfileUID)
+	}
+	if m.FieldCleared(printtemplate.FieldMinEffectivePpi) {
+		fields = append(fields, printtemplate.FieldMinEffectivePpi)
+	}
+	if m.FieldCleared(printtemplate.FieldSafeMarginMm) {
+		fields = append(fields, printtemplate.FieldSafeMarginMm)
+	}
+	if m.FieldCleared(printtemplate.FieldCutContourSpot) {
+		fields = append(fields, printtemplate.FieldCutContourSpot)
+	}
 	if m.FieldCleared(printtemplate.FieldGrid) {
 		fields = append(fields, printtemplate.FieldGrid)
 	}
@@ -11813,6 +13032,18 @@ func (m *PrintTemplateMutation) FieldCleared(name string) bool {
 // error if the field is not defined in the schema.
 func (m *PrintTemplateMutation) ClearField(name string) error {
 	switch name {
+	case printtemplate.FieldOutputProfileUID:
+		m.ClearOutputProfileUID()
+		return nil
+	case printtemplate.FieldMinEffectivePpi:
+		m.ClearMinEffectivePpi()
+		return nil
+	case printtemplate.FieldSafeMarginMm:
+		m.ClearSafeMarginMm()
+		return nil
+	case printtemplate.FieldCutContourSpot:
+		m.ClearCutContourSpot()
+		return nil
 	case printtemplate.FieldGrid:
 		m.ClearGrid()
 		return nil
@@ -11832,6 +13063,18 @@ func (m *PrintTemplateMutation) ResetField(name string) error {
 		return nil
 	case printtemplate.FieldUpdatedAt:
 		m.ResetUpdatedAt()
+		return nil
+	case printtemplate.FieldOutputProfileUID:
+		m.ResetOutputProfileUID()
+		return nil
+	case printtemplate.FieldMinEffectivePpi:
+		m.ResetMinEffectivePpi()
+		return nil
+	case printtemplate.FieldSafeMarginMm:
+		m.ResetSafeMarginMm()
+		return nil
+	case printtemplate.FieldCutContourSpot:
+		m.ResetCutContourSpot()
 		return nil
 	case printtemplate.FieldUID:
 		m.ResetUID()
@@ -14501,6 +15744,12 @@ type ProductVariantMutation struct {
 	id                             *int
 	created_at                     *time.Time
 	updated_at                     *time.Time
+	output_profile_uid             *string
+	min_effective_ppi              *int
+	addmin_effective_ppi           *int
+	safe_margin_mm                 *float64
+	addsafe_margin_mm              *float64
+	cut_contour_spot               *string
 	uuid                           *string
 	team_id                        *int
 	addteam_id                     *int
@@ -14712,6 +15961,244 @@ func (m *ProductVariantMutation) OldUpdatedAt(ctx context.Context) (v time.Time,
 // ResetUpdatedAt resets all changes to the "updated_at" field.
 func (m *ProductVariantMutation) ResetUpdatedAt() {
 	m.updated_at = nil
+}
+
+// SetOutputProfileUID sets the "output_profile_uid" field.
+func (m *ProductVariantMutation) SetOutputProfileUID(s string) {
+	m.output_profile_uid = &s
+}
+
+// OutputProfileUID returns the value of the "output_profile_uid" field in the mutation.
+func (m *ProductVariantMutation) OutputProfileUID() (r string, exists bool) {
+	v := m.output_profile_uid
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOutputProfileUID returns the old "output_profile_uid" field's value of the ProductVariant entity.
+// If the ProductVariant object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductVariantMutation) OldOutputProfileUID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOutputProfileUID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOutputProfileUID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOutputProfileUID: %w", err)
+	}
+	return oldValue.OutputProfileUID, nil
+}
+
+// ClearOutputProfileUID clears the value of the "output_profile_uid" field.
+func (m *ProductVariantMutation) ClearOutputProfileUID() {
+	m.output_profile_uid = nil
+	m.clearedFields[productvariant.FieldOutputProfileUID] = struct{}{}
+}
+
+// OutputProfileUIDCleared returns if the "output_profile_uid" field was cleared in this mutation.
+func (m *ProductVariantMutation) OutputProfileUIDCleared() bool {
+	_, ok := m.clearedFields[productvariant.FieldOutputProfileUID]
+	return ok
+}
+
+// ResetOutputProfileUID resets all changes to the "output_profile_uid" field.
+func (m *ProductVariantMutation) ResetOutputProfileUID() {
+	m.output_profile_uid = nil
+	delete(m.clearedFields, productvariant.FieldOutputProfileUID)
+}
+
+// SetMinEffectivePpi sets the "min_effective_ppi" field.
+func (m *ProductVariantMutation) SetMinEffectivePpi(i int) {
+	m.min_effective_ppi = &i
+	m.addmin_effective_ppi = nil
+}
+
+// MinEffectivePpi returns the value of the "min_effective_ppi" field in the mutation.
+func (m *ProductVariantMutation) MinEffectivePpi() (r int, exists bool) {
+	v := m.min_effective_ppi
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMinEffectivePpi returns the old "min_effective_ppi" field's value of the ProductVariant entity.
+// If the ProductVariant object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductVariantMutation) OldMinEffectivePpi(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMinEffectivePpi is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMinEffectivePpi requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMinEffectivePpi: %w", err)
+	}
+	return oldValue.MinEffectivePpi, nil
+}
+
+// AddMinEffectivePpi adds i to the "min_effective_ppi" field.
+func (m *ProductVariantMutation) AddMinEffectivePpi(i int) {
+	if m.addmin_effective_ppi != nil {
+		*m.addmin_effective_ppi += i
+	} else {
+		m.addmin_effective_ppi = &i
+	}
+}
+
+// AddedMinEffectivePpi returns the value that was added to the "min_effective_ppi" field in this mutation.
+func (m *ProductVariantMutation) AddedMinEffectivePpi() (r int, exists bool) {
+	v := m.addmin_effective_ppi
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearMinEffectivePpi clears the value of the "min_effective_ppi" field.
+func (m *ProductVariantMutation) ClearMinEffectivePpi() {
+	m.min_effective_ppi = nil
+	m.addmin_effective_ppi = nil
+	m.clearedFields[productvariant.FieldMinEffectivePpi] = struct{}{}
+}
+
+// MinEffectivePpiCleared returns if the "min_effective_ppi" field was cleared in this mutation.
+func (m *ProductVariantMutation) MinEffectivePpiCleared() bool {
+	_, ok := m.clearedFields[productvariant.FieldMinEffectivePpi]
+	return ok
+}
+
+// ResetMinEffectivePpi resets all changes to the "min_effective_ppi" field.
+func (m *ProductVariantMutation) ResetMinEffectivePpi() {
+	m.min_effective_ppi = nil
+	m.addmin_effective_ppi = nil
+	delete(m.clearedFields, productvariant.FieldMinEffectivePpi)
+}
+
+// SetSafeMarginMm sets the "safe_margin_mm" field.
+func (m *ProductVariantMutation) SetSafeMarginMm(f float64) {
+	m.safe_margin_mm = &f
+	m.addsafe_margin_mm = nil
+}
+
+// SafeMarginMm returns the value of the "safe_margin_mm" field in the mutation.
+func (m *ProductVariantMutation) SafeMarginMm() (r float64, exists bool) {
+	v := m.safe_margin_mm
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSafeMarginMm returns the old "safe_margin_mm" field's value of the ProductVariant entity.
+// If the ProductVariant object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductVariantMutation) OldSafeMarginMm(ctx context.Context) (v *float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSafeMarginMm is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSafeMarginMm requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSafeMarginMm: %w", err)
+	}
+	return oldValue.SafeMarginMm, nil
+}
+
+// AddSafeMarginMm adds f to the "safe_margin_mm" field.
+func (m *ProductVariantMutation) AddSafeMarginMm(f float64) {
+	if m.addsafe_margin_mm != nil {
+		*m.addsafe_margin_mm += f
+	} else {
+		m.addsafe_margin_mm = &f
+	}
+}
+
+// AddedSafeMarginMm returns the value that was added to the "safe_margin_mm" field in this mutation.
+func (m *ProductVariantMutation) AddedSafeMarginMm() (r float64, exists bool) {
+	v := m.addsafe_margin_mm
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearSafeMarginMm clears the value of the "safe_margin_mm" field.
+func (m *ProductVariantMutation) ClearSafeMarginMm() {
+	m.safe_margin_mm = nil
+	m.addsafe_margin_mm = nil
+	m.clearedFields[productvariant.FieldSafeMarginMm] = struct{}{}
+}
+
+// SafeMarginMmCleared returns if the "safe_margin_mm" field was cleared in this mutation.
+func (m *ProductVariantMutation) SafeMarginMmCleared() bool {
+	_, ok := m.clearedFields[productvariant.FieldSafeMarginMm]
+	return ok
+}
+
+// ResetSafeMarginMm resets all changes to the "safe_margin_mm" field.
+func (m *ProductVariantMutation) ResetSafeMarginMm() {
+	m.safe_margin_mm = nil
+	m.addsafe_margin_mm = nil
+	delete(m.clearedFields, productvariant.FieldSafeMarginMm)
+}
+
+// SetCutContourSpot sets the "cut_contour_spot" field.
+func (m *ProductVariantMutation) SetCutContourSpot(s string) {
+	m.cut_contour_spot = &s
+}
+
+// CutContourSpot returns the value of the "cut_contour_spot" field in the mutation.
+func (m *ProductVariantMutation) CutContourSpot() (r string, exists bool) {
+	v := m.cut_contour_spot
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCutContourSpot returns the old "cut_contour_spot" field's value of the ProductVariant entity.
+// If the ProductVariant object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductVariantMutation) OldCutContourSpot(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCutContourSpot is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCutContourSpot requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCutContourSpot: %w", err)
+	}
+	return oldValue.CutContourSpot, nil
+}
+
+// ClearCutContourSpot clears the value of the "cut_contour_spot" field.
+func (m *ProductVariantMutation) ClearCutContourSpot() {
+	m.cut_contour_spot = nil
+	m.clearedFields[productvariant.FieldCutContourSpot] = struct{}{}
+}
+
+// CutContourSpotCleared returns if the "cut_contour_spot" field was cleared in this mutation.
+func (m *ProductVariantMutation) CutContourSpotCleared() bool {
+	_, ok := m.clearedFields[productvariant.FieldCutContourSpot]
+	return ok
+}
+
+// ResetCutContourSpot resets all changes to the "cut_contour_spot" field.
+func (m *ProductVariantMutation) ResetCutContourSpot() {
+	m.cut_contour_spot = nil
+	delete(m.clearedFields, productvariant.FieldCutContourSpot)
 }
 
 // SetUUID sets the "uuid" field.
@@ -16006,12 +17493,24 @@ func (m *ProductVariantMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ProductVariantMutation) Fields() []string {
-	fields := make([]string, 0, 22)
+	fields := make([]string, 0, 26)
 	if m.created_at != nil {
 		fields = append(fields, productvariant.FieldCreatedAt)
 	}
 	if m.updated_at != nil {
 		fields = append(fields, productvariant.FieldUpdatedAt)
+	}
+	if m.output_profile_uid != nil {
+		fields = append(fields, productvariant.FieldOutputProfileUID)
+	}
+	if m.min_effective_ppi != nil {
+		fields = append(fields, productvariant.FieldMinEffectivePpi)
+	}
+	if m.safe_margin_mm != nil {
+		fields = append(fields, productvariant.FieldSafeMarginMm)
+	}
+	if m.cut_contour_spot != nil {
+		fields = append(fields, productvariant.FieldCutContourSpot)
 	}
 	if m.uuid != nil {
 		fields = append(fields, productvariant.FieldUUID)
@@ -16085,6 +17584,14 @@ func (m *ProductVariantMutation) Field(name string) (ent.Value, bool) {
 		return m.CreatedAt()
 	case productvariant.FieldUpdatedAt:
 		return m.UpdatedAt()
+	case productvariant.FieldOutputProfileUID:
+		return m.OutputProfileUID()
+	case productvariant.FieldMinEffectivePpi:
+		return m.MinEffectivePpi()
+	case productvariant.FieldSafeMarginMm:
+		return m.SafeMarginMm()
+	case productvariant.FieldCutContourSpot:
+		return m.CutContourSpot()
 	case productvariant.FieldUUID:
 		return m.UUID()
 	case productvariant.FieldTeamID:
@@ -16138,6 +17645,14 @@ func (m *ProductVariantMutation) OldField(ctx context.Context, name string) (ent
 		return m.OldCreatedAt(ctx)
 	case productvariant.FieldUpdatedAt:
 		return m.OldUpdatedAt(ctx)
+	case productvariant.FieldOutputProfileUID:
+		return m.OldOutputProfileUID(ctx)
+	case productvariant.FieldMinEffectivePpi:
+		return m.OldMinEffectivePpi(ctx)
+	case productvariant.FieldSafeMarginMm:
+		return m.OldSafeMarginMm(ctx)
+	case productvariant.FieldCutContourSpot:
+		return m.OldCutContourSpot(ctx)
 	case productvariant.FieldUUID:
 		return m.OldUUID(ctx)
 	case productvariant.FieldTeamID:
@@ -16200,6 +17715,34 @@ func (m *ProductVariantMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetUpdatedAt(v)
+		return nil
+	case productvariant.FieldOutputProfileUID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOutputProfileUID(v)
+		return nil
+	case productvariant.FieldMinEffectivePpi:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMinEffectivePpi(v)
+		return nil
+	case productvariant.FieldSafeMarginMm:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSafeMarginMm(v)
+		return nil
+	case productvariant.FieldCutContourSpot:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCutContourSpot(v)
 		return nil
 	case productvariant.FieldUUID:
 		v, ok := value.(string)
@@ -16349,6 +17892,12 @@ func (m *ProductVariantMutation) SetField(name string, value ent.Value) error {
 // this mutation.
 func (m *ProductVariantMutation) AddedFields() []string {
 	var fields []string
+	if m.addmin_effective_ppi != nil {
+		fields = append(fields, productvariant.FieldMinEffectivePpi)
+	}
+	if m.addsafe_margin_mm != nil {
+		fields = append(fields, productvariant.FieldSafeMarginMm)
+	}
 	if m.addteam_id != nil {
 		fields = append(fields, productvariant.FieldTeamID)
 	}
@@ -16387,6 +17936,10 @@ func (m *ProductVariantMutation) AddedFields() []string {
 // was not set, or was not defined in the schema.
 func (m *ProductVariantMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
+	case productvariant.FieldMinEffectivePpi:
+		return m.AddedMinEffectivePpi()
+	case productvariant.FieldSafeMarginMm:
+		return m.AddedSafeMarginMm()
 	case productvariant.FieldTeamID:
 		return m.AddedTeamID()
 	case productvariant.FieldProductVariantCategoryID:
@@ -16416,6 +17969,20 @@ func (m *ProductVariantMutation) AddedField(name string) (ent.Value, bool) {
 // type.
 func (m *ProductVariantMutation) AddField(name string, value ent.Value) error {
 	switch name {
+	case productvariant.FieldMinEffectivePpi:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddMinEffectivePpi(v)
+		return nil
+	case productvariant.FieldSafeMarginMm:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddSafeMarginMm(v)
+		return nil
 	case productvariant.FieldTeamID:
 		v, ok := value.(int)
 		if !ok {
@@ -16494,6 +18061,18 @@ func (m *ProductVariantMutation) AddField(name string, value ent.Value) error {
 // mutation.
 func (m *ProductVariantMutation) ClearedFields() []string {
 	var fields []string
+	if m.FieldCleared(productvariant.FieldOutputProfileUID) {
+		fields = append(fields, productvariant.FieldOutputProfileUID)
+	}
+	if m.FieldCleared(productvariant.FieldMinEffectivePpi) {
+		fields = append(fields, productvariant.FieldMinEffectivePpi)
+	}
+	if m.FieldCleared(productvariant.FieldSafeMarginMm) {
+		fields = append(fields, productvariant.FieldSafeMarginMm)
+	}
+	if m.FieldCleared(productvariant.FieldCutContourSpot) {
+		fields = append(fields, productvariant.FieldCutContourSpot)
+	}
 	if m.FieldCleared(productvariant.FieldProductVariantCategoryID) {
 		fields = append(fields, productvariant.FieldProductVariantCategoryID)
 	}
@@ -16553,6 +18132,18 @@ func (m *ProductVariantMutation) FieldCleared(name string) bool {
 // error if the field is not defined in the schema.
 func (m *ProductVariantMutation) ClearField(name string) error {
 	switch name {
+	case productvariant.FieldOutputProfileUID:
+		m.ClearOutputProfileUID()
+		return nil
+	case productvariant.FieldMinEffectivePpi:
+		m.ClearMinEffectivePpi()
+		return nil
+	case productvariant.FieldSafeMarginMm:
+		m.ClearSafeMarginMm()
+		return nil
+	case productvariant.FieldCutContourSpot:
+		m.ClearCutContourSpot()
+		return nil
 	case productvariant.FieldProductVariantCategoryID:
 		m.ClearProductVariantCategoryID()
 		return nil
@@ -16611,6 +18202,18 @@ func (m *ProductVariantMutation) ResetField(name string) error {
 		return nil
 	case productvariant.FieldUpdatedAt:
 		m.ResetUpdatedAt()
+		return nil
+	case productvariant.FieldOutputProfileUID:
+		m.ResetOutputProfileUID()
+		return nil
+	case productvariant.FieldMinEffectivePpi:
+		m.ResetMinEffectivePpi()
+		return nil
+	case productvariant.FieldSafeMarginMm:
+		m.ResetSafeMarginMm()
+		return nil
+	case productvariant.FieldCutContourSpot:
+		m.ResetCutContourSpot()
 		return nil
 	case productvariant.FieldUUID:
 		m.ResetUUID()
@@ -20368,25 +21971,31 @@ func (m *StoreMutation) ResetEdge(name string) error {
 // TeamMutation represents an operation that mutates the Team nodes in the graph.
 type TeamMutation struct {
 	config
-	op               Op
-	typ              string
-	id               *int
-	created_at       *time.Time
-	updated_at       *time.Time
-	name             *string
-	clearedFields    map[string]struct{}
-	stores           map[string]struct{}
-	removedstores    map[string]struct{}
-	clearedstores    bool
-	tokens           map[int]struct{}
-	removedtokens    map[int]struct{}
-	clearedtokens    bool
-	operators        map[int]struct{}
-	removedoperators map[int]struct{}
-	clearedoperators bool
-	done             bool
-	oldValue         func(context.Context) (*Team, error)
-	predicates       []predicate.Team
+	op                   Op
+	typ                  string
+	id                   *int
+	created_at           *time.Time
+	updated_at           *time.Time
+	output_profile_uid   *string
+	min_effective_ppi    *int
+	addmin_effective_ppi *int
+	safe_margin_mm       *float64
+	addsafe_margin_mm    *float64
+	cut_contour_spot     *string
+	name                 *string
+	clearedFields        map[string]struct{}
+	stores               map[string]struct{}
+	removedstores        map[string]struct{}
+	clearedstores        bool
+	tokens               map[int]struct{}
+	removedtokens        map[int]struct{}
+	clearedtokens        bool
+	operators            map[int]struct{}
+	removedoperators     map[int]struct{}
+	clearedoperators     bool
+	done                 bool
+	oldValue             func(context.Context) (*Team, error)
+	predicates           []predicate.Team
 }
 
 var _ ent.Mutation = (*TeamMutation)(nil)
@@ -20557,6 +22166,244 @@ func (m *TeamMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error
 // ResetUpdatedAt resets all changes to the "updated_at" field.
 func (m *TeamMutation) ResetUpdatedAt() {
 	m.updated_at = nil
+}
+
+// SetOutputProfileUID sets the "output_profile_uid" field.
+func (m *TeamMutation) SetOutputProfileUID(s string) {
+	m.output_profile_uid = &s
+}
+
+// OutputProfileUID returns the value of the "output_profile_uid" field in the mutation.
+func (m *TeamMutation) OutputProfileUID() (r string, exists bool) {
+	v := m.output_profile_uid
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOutputProfileUID returns the old "output_profile_uid" field's value of the Team entity.
+// If the Team object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TeamMutation) OldOutputProfileUID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOutputProfileUID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOutputProfileUID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOutputProfileUID: %w", err)
+	}
+	return oldValue.OutputProfileUID, nil
+}
+
+// ClearOutputProfileUID clears the value of the "output_profile_uid" field.
+func (m *TeamMutation) ClearOutputProfileUID() {
+	m.output_profile_uid = nil
+	m.clearedFields[team.FieldOutputProfileUID] = struct{}{}
+}
+
+// OutputProfileUIDCleared returns if the "output_profile_uid" field was cleared in this mutation.
+func (m *TeamMutation) OutputProfileUIDCleared() bool {
+	_, ok := m.clearedFields[team.FieldOutputProfileUID]
+	return ok
+}
+
+// ResetOutputProfileUID resets all changes to the "output_profile_uid" field.
+func (m *TeamMutation) ResetOutputProfileUID() {
+	m.output_profile_uid = nil
+	delete(m.clearedFields, team.FieldOutputProfileUID)
+}
+
+// SetMinEffectivePpi sets the "min_effective_ppi" field.
+func (m *TeamMutation) SetMinEffectivePpi(i int) {
+	m.min_effective_ppi = &i
+	m.addmin_effective_ppi = nil
+}
+
+// MinEffectivePpi returns the value of the "min_effective_ppi" field in the mutation.
+func (m *TeamMutation) MinEffectivePpi() (r int, exists bool) {
+	v := m.min_effective_ppi
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMinEffectivePpi returns the old "min_effective_ppi" field's value of the Team entity.
+// If the Team object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TeamMutation) OldMinEffectivePpi(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMinEffectivePpi is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMinEffectivePpi requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMinEffectivePpi: %w", err)
+	}
+	return oldValue.MinEffectivePpi, nil
+}
+
+// AddMinEffectivePpi adds i to the "min_effective_ppi" field.
+func (m *TeamMutation) AddMinEffectivePpi(i int) {
+	if m.addmin_effective_ppi != nil {
+		*m.addmin_effective_ppi += i
+	} else {
+		m.addmin_effective_ppi = &i
+	}
+}
+
+// AddedMinEffectivePpi returns the value that was added to the "min_effective_ppi" field in this mutation.
+func (m *TeamMutation) AddedMinEffectivePpi() (r int, exists bool) {
+	v := m.addmin_effective_ppi
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearMinEffectivePpi clears the value of the "min_effective_ppi" field.
+func (m *TeamMutation) ClearMinEffectivePpi() {
+	m.min_effective_ppi = nil
+	m.addmin_effective_ppi = nil
+	m.clearedFields[team.FieldMinEffectivePpi] = struct{}{}
+}
+
+// MinEffectivePpiCleared returns if the "min_effective_ppi" field was cleared in this mutation.
+func (m *TeamMutation) MinEffectivePpiCleared() bool {
+	_, ok := m.clearedFields[team.FieldMinEffectivePpi]
+	return ok
+}
+
+// ResetMinEffectivePpi resets all changes to the "min_effective_ppi" field.
+func (m *TeamMutation) ResetMinEffectivePpi() {
+	m.min_effective_ppi = nil
+	m.addmin_effective_ppi = nil
+	delete(m.clearedFields, team.FieldMinEffectivePpi)
+}
+
+// SetSafeMarginMm sets the "safe_margin_mm" field.
+func (m *TeamMutation) SetSafeMarginMm(f float64) {
+	m.safe_margin_mm = &f
+	m.addsafe_margin_mm = nil
+}
+
+// SafeMarginMm returns the value of the "safe_margin_mm" field in the mutation.
+func (m *TeamMutation) SafeMarginMm() (r float64, exists bool) {
+	v := m.safe_margin_mm
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSafeMarginMm returns the old "safe_margin_mm" field's value of the Team entity.
+// If the Team object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TeamMutation) OldSafeMarginMm(ctx context.Context) (v *float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSafeMarginMm is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSafeMarginMm requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSafeMarginMm: %w", err)
+	}
+	return oldValue.SafeMarginMm, nil
+}
+
+// AddSafeMarginMm adds f to the "safe_margin_mm" field.
+func (m *TeamMutation) AddSafeMarginMm(f float64) {
+	if m.addsafe_margin_mm != nil {
+		*m.addsafe_margin_mm += f
+	} else {
+		m.addsafe_margin_mm = &f
+	}
+}
+
+// AddedSafeMarginMm returns the value that was added to the "safe_margin_mm" field in this mutation.
+func (m *TeamMutation) AddedSafeMarginMm() (r float64, exists bool) {
+	v := m.addsafe_margin_mm
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearSafeMarginMm clears the value of the "safe_margin_mm" field.
+func (m *TeamMutation) ClearSafeMarginMm() {
+	m.safe_margin_mm = nil
+	m.addsafe_margin_mm = nil
+	m.clearedFields[team.FieldSafeMarginMm] = struct{}{}
+}
+
+// SafeMarginMmCleared returns if the "safe_margin_mm" field was cleared in this mutation.
+func (m *TeamMutation) SafeMarginMmCleared() bool {
+	_, ok := m.clearedFields[team.FieldSafeMarginMm]
+	return ok
+}
+
+// ResetSafeMarginMm resets all changes to the "safe_margin_mm" field.
+func (m *TeamMutation) ResetSafeMarginMm() {
+	m.safe_margin_mm = nil
+	m.addsafe_margin_mm = nil
+	delete(m.clearedFields, team.FieldSafeMarginMm)
+}
+
+// SetCutContourSpot sets the "cut_contour_spot" field.
+func (m *TeamMutation) SetCutContourSpot(s string) {
+	m.cut_contour_spot = &s
+}
+
+// CutContourSpot returns the value of the "cut_contour_spot" field in the mutation.
+func (m *TeamMutation) CutContourSpot() (r string, exists bool) {
+	v := m.cut_contour_spot
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCutContourSpot returns the old "cut_contour_spot" field's value of the Team entity.
+// If the Team object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TeamMutation) OldCutContourSpot(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCutContourSpot is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCutContourSpot requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCutContourSpot: %w", err)
+	}
+	return oldValue.CutContourSpot, nil
+}
+
+// ClearCutContourSpot clears the value of the "cut_contour_spot" field.
+func (m *TeamMutation) ClearCutContourSpot() {
+	m.cut_contour_spot = nil
+	m.clearedFields[team.FieldCutContourSpot] = struct{}{}
+}
+
+// CutContourSpotCleared returns if the "cut_contour_spot" field was cleared in this mutation.
+func (m *TeamMutation) CutContourSpotCleared() bool {
+	_, ok := m.clearedFields[team.FieldCutContourSpot]
+	return ok
+}
+
+// ResetCutContourSpot resets all changes to the "cut_contour_spot" field.
+func (m *TeamMutation) ResetCutContourSpot() {
+	m.cut_contour_spot = nil
+	delete(m.clearedFields, team.FieldCutContourSpot)
 }
 
 // SetName sets the "name" field.
@@ -20791,12 +22638,24 @@ func (m *TeamMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *TeamMutation) Fields() []string {
-	fields := make([]string, 0, 3)
+	fields := make([]string, 0, 7)
 	if m.created_at != nil {
 		fields = append(fields, team.FieldCreatedAt)
 	}
 	if m.updated_at != nil {
 		fields = append(fields, team.FieldUpdatedAt)
+	}
+	if m.output_profile_uid != nil {
+		fields = append(fields, team.FieldOutputProfileUID)
+	}
+	if m.min_effective_ppi != nil {
+		fields = append(fields, team.FieldMinEffectivePpi)
+	}
+	if m.safe_margin_mm != nil {
+		fields = append(fields, team.FieldSafeMarginMm)
+	}
+	if m.cut_contour_spot != nil {
+		fields = append(fields, team.FieldCutContourSpot)
 	}
 	if m.name != nil {
 		fields = append(fields, team.FieldName)
@@ -20813,6 +22672,14 @@ func (m *TeamMutation) Field(name string) (ent.Value, bool) {
 		return m.CreatedAt()
 	case team.FieldUpdatedAt:
 		return m.UpdatedAt()
+	case team.FieldOutputProfileUID:
+		return m.OutputProfileUID()
+	case team.FieldMinEffectivePpi:
+		return m.MinEffectivePpi()
+	case team.FieldSafeMarginMm:
+		return m.SafeMarginMm()
+	case team.FieldCutContourSpot:
+		return m.CutContourSpot()
 	case team.FieldName:
 		return m.Name()
 	}
@@ -20828,6 +22695,14 @@ func (m *TeamMutation) OldField(ctx context.Context, name string) (ent.Value, er
 		return m.OldCreatedAt(ctx)
 	case team.FieldUpdatedAt:
 		return m.OldUpdatedAt(ctx)
+	case team.FieldOutputProfileUID:
+		return m.OldOutputProfileUID(ctx)
+	case team.FieldMinEffectivePpi:
+		return m.OldMinEffectivePpi(ctx)
+	case team.FieldSafeMarginMm:
+		return m.OldSafeMarginMm(ctx)
+	case team.FieldCutContourSpot:
+		return m.OldCutContourSpot(ctx)
 	case team.FieldName:
 		return m.OldName(ctx)
 	}
@@ -20853,6 +22728,34 @@ func (m *TeamMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetUpdatedAt(v)
 		return nil
+	case team.FieldOutputProfileUID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOutputProfileUID(v)
+		return nil
+	case team.FieldMinEffectivePpi:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMinEffectivePpi(v)
+		return nil
+	case team.FieldSafeMarginMm:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSafeMarginMm(v)
+		return nil
+	case team.FieldCutContourSpot:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCutContourSpot(v)
+		return nil
 	case team.FieldName:
 		v, ok := value.(string)
 		if !ok {
@@ -20867,13 +22770,26 @@ func (m *TeamMutation) SetField(name string, value ent.Value) error {
 // AddedFields returns all numeric fields that were incremented/decremented during
 // this mutation.
 func (m *TeamMutation) AddedFields() []string {
-	return nil
+	var fields []string
+	if m.addmin_effective_ppi != nil {
+		fields = append(fields, team.FieldMinEffectivePpi)
+	}
+	if m.addsafe_margin_mm != nil {
+		fields = append(fields, team.FieldSafeMarginMm)
+	}
+	return fields
 }
 
 // AddedField returns the numeric value that was incremented/decremented on a field
 // with the given name. The second boolean return value indicates that this field
 // was not set, or was not defined in the schema.
 func (m *TeamMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case team.FieldMinEffectivePpi:
+		return m.AddedMinEffectivePpi()
+	case team.FieldSafeMarginMm:
+		return m.AddedSafeMarginMm()
+	}
 	return nil, false
 }
 
@@ -20882,6 +22798,20 @@ func (m *TeamMutation) AddedField(name string) (ent.Value, bool) {
 // type.
 func (m *TeamMutation) AddField(name string, value ent.Value) error {
 	switch name {
+	case team.FieldMinEffectivePpi:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddMinEffectivePpi(v)
+		return nil
+	case team.FieldSafeMarginMm:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddSafeMarginMm(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Team numeric field %s", name)
 }
@@ -20889,7 +22819,20 @@ func (m *TeamMutation) AddField(name string, value ent.Value) error {
 // ClearedFields returns all nullable fields that were cleared during this
 // mutation.
 func (m *TeamMutation) ClearedFields() []string {
-	return nil
+	var fields []string
+	if m.FieldCleared(team.FieldOutputProfileUID) {
+		fields = append(fields, team.FieldOutputProfileUID)
+	}
+	if m.FieldCleared(team.FieldMinEffectivePpi) {
+		fields = append(fields, team.FieldMinEffectivePpi)
+	}
+	if m.FieldCleared(team.FieldSafeMarginMm) {
+		fields = append(fields, team.FieldSafeMarginMm)
+	}
+	if m.FieldCleared(team.FieldCutContourSpot) {
+		fields = append(fields, team.FieldCutContourSpot)
+	}
+	return fields
 }
 
 // FieldCleared returns a boolean indicating if a field with the given name was
@@ -20902,6 +22845,20 @@ func (m *TeamMutation) FieldCleared(name string) bool {
 // ClearField clears the value of the field with the given name. It returns an
 // error if the field is not defined in the schema.
 func (m *TeamMutation) ClearField(name string) error {
+	switch name {
+	case team.FieldOutputProfileUID:
+		m.ClearOutputProfileUID()
+		return nil
+	case team.FieldMinEffectivePpi:
+		m.ClearMinEffectivePpi()
+		return nil
+	case team.FieldSafeMarginMm:
+		m.ClearSafeMarginMm()
+		return nil
+	case team.FieldCutContourSpot:
+		m.ClearCutContourSpot()
+		return nil
+	}
 	return fmt.Errorf("unknown Team nullable field %s", name)
 }
 
@@ -20914,6 +22871,18 @@ func (m *TeamMutation) ResetField(name string) error {
 		return nil
 	case team.FieldUpdatedAt:
 		m.ResetUpdatedAt()
+		return nil
+	case team.FieldOutputProfileUID:
+		m.ResetOutputProfileUID()
+		return nil
+	case team.FieldMinEffectivePpi:
+		m.ResetMinEffectivePpi()
+		return nil
+	case team.FieldSafeMarginMm:
+		m.ResetSafeMarginMm()
+		return nil
+	case team.FieldCutContourSpot:
+		m.ResetCutContourSpot()
 		return nil
 	case team.FieldName:
 		m.ResetName()

@@ -23,6 +23,14 @@ type PrintTemplate struct {
 	CreatedAt time.Time `json:"created_at,omitempty"`
 	// UpdatedAt holds the value of the "updated_at" field.
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
+	// OutputProfileUID holds the value of the "output_profile_uid" field.
+	OutputProfileUID *string `json:"output_profile_uid,omitempty"`
+	// MinEffectivePpi holds the value of the "min_effective_ppi" field.
+	MinEffectivePpi *int `json:"min_effective_ppi,omitempty"`
+	// SafeMarginMm holds the value of the "safe_margin_mm" field.
+	SafeMarginMm *float64 `json:"safe_margin_mm,omitempty"`
+	// CutContourSpot holds the value of the "cut_contour_spot" field.
+	CutContourSpot *string `json:"cut_contour_spot,omitempty"`
 	// UID holds the value of the "uid" field.
 	UID string `json:"uid,omitempty"`
 	// TeamID holds the value of the "team_id" field.
@@ -84,11 +92,11 @@ func (*PrintTemplate) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case printtemplate.FieldCropMarks:
 			values[i] = new(sql.NullBool)
-		case printtemplate.FieldSheetWidth, printtemplate.FieldSheetHeight, printtemplate.FieldMarginTop, printtemplate.FieldMarginRight, printtemplate.FieldMarginBottom, printtemplate.FieldMarginLeft, printtemplate.FieldGap, printtemplate.FieldSlotBleed:
+		case printtemplate.FieldSafeMarginMm, printtemplate.FieldSheetWidth, printtemplate.FieldSheetHeight, printtemplate.FieldMarginTop, printtemplate.FieldMarginRight, printtemplate.FieldMarginBottom, printtemplate.FieldMarginLeft, printtemplate.FieldGap, printtemplate.FieldSlotBleed:
 			values[i] = new(sql.NullFloat64)
-		case printtemplate.FieldID, printtemplate.FieldTeamID:
+		case printtemplate.FieldID, printtemplate.FieldMinEffectivePpi, printtemplate.FieldTeamID:
 			values[i] = new(sql.NullInt64)
-		case printtemplate.FieldUID, printtemplate.FieldName:
+		case printtemplate.FieldOutputProfileUID, printtemplate.FieldCutContourSpot, printtemplate.FieldUID, printtemplate.FieldName:
 			values[i] = new(sql.NullString)
 		case printtemplate.FieldCreatedAt, printtemplate.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -124,6 +132,34 @@ func (_m *PrintTemplate) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field updated_at", values[i])
 			} else if value.Valid {
 				_m.UpdatedAt = value.Time
+			}
+		case printtemplate.FieldOutputProfileUID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field output_profile_uid", values[i])
+			} else if value.Valid {
+				_m.OutputProfileUID = new(string)
+				*_m.OutputProfileUID = value.String
+			}
+		case printtemplate.FieldMinEffectivePpi:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field min_effective_ppi", values[i])
+			} else if value.Valid {
+				_m.MinEffectivePpi = new(int)
+				*_m.MinEffectivePpi = int(value.Int64)
+			}
+		case printtemplate.FieldSafeMarginMm:
+			if value, ok := values[i].(*sql.NullFloat64); !ok {
+				return fmt.Errorf("unexpected type %T for field safe_margin_mm", values[i])
+			} else if value.Valid {
+				_m.SafeMarginMm = new(float64)
+				*_m.SafeMarginMm = value.Float64
+			}
+		case printtemplate.FieldCutContourSpot:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field cut_contour_spot", values[i])
+			} else if value.Valid {
+				_m.CutContourSpot = new(string)
+				*_m.CutContourSpot = value.String
 			}
 		case printtemplate.FieldUID:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -259,6 +295,26 @@ func (_m *PrintTemplate) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("updated_at=")
 	builder.WriteString(_m.UpdatedAt.Format(time.ANSIC))
+	builder.WriteString(", ")
+	if v := _m.OutputProfileUID; v != nil {
+		builder.WriteString("output_profile_uid=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.MinEffectivePpi; v != nil {
+		builder.WriteString("min_effective_ppi=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.SafeMarginMm; v != nil {
+		builder.WriteString("safe_margin_mm=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.CutContourSpot; v != nil {
+		builder.WriteString("cut_contour_spot=")
+		builder.WriteString(*v)
+	}
 	builder.WriteString(", ")
 	builder.WriteString("uid=")
 	builder.WriteString(_m.UID)

@@ -52,6 +52,62 @@ func (_c *PrintTemplateCreate) SetNillableUpdatedAt(v *time.Time) *PrintTemplate
 	return _c
 }
 
+// SetOutputProfileUID sets the "output_profile_uid" field.
+func (_c *PrintTemplateCreate) SetOutputProfileUID(v string) *PrintTemplateCreate {
+	_c.mutation.SetOutputProfileUID(v)
+	return _c
+}
+
+// SetNillableOutputProfileUID sets the "output_profile_uid" field if the given value is not nil.
+func (_c *PrintTemplateCreate) SetNillableOutputProfileUID(v *string) *PrintTemplateCreate {
+	if v != nil {
+		_c.SetOutputProfileUID(*v)
+	}
+	return _c
+}
+
+// SetMinEffectivePpi sets the "min_effective_ppi" field.
+func (_c *PrintTemplateCreate) SetMinEffectivePpi(v int) *PrintTemplateCreate {
+	_c.mutation.SetMinEffectivePpi(v)
+	return _c
+}
+
+// SetNillableMinEffectivePpi sets the "min_effective_ppi" field if the given value is not nil.
+func (_c *PrintTemplateCreate) SetNillableMinEffectivePpi(v *int) *PrintTemplateCreate {
+	if v != nil {
+		_c.SetMinEffectivePpi(*v)
+	}
+	return _c
+}
+
+// SetSafeMarginMm sets the "safe_margin_mm" field.
+func (_c *PrintTemplateCreate) SetSafeMarginMm(v float64) *PrintTemplateCreate {
+	_c.mutation.SetSafeMarginMm(v)
+	return _c
+}
+
+// SetNillableSafeMarginMm sets the "safe_margin_mm" field if the given value is not nil.
+func (_c *PrintTemplateCreate) SetNillableSafeMarginMm(v *float64) *PrintTemplateCreate {
+	if v != nil {
+		_c.SetSafeMarginMm(*v)
+	}
+	return _c
+}
+
+// SetCutContourSpot sets the "cut_contour_spot" field.
+func (_c *PrintTemplateCreate) SetCutContourSpot(v string) *PrintTemplateCreate {
+	_c.mutation.SetCutContourSpot(v)
+	return _c
+}
+
+// SetNillableCutContourSpot sets the "cut_contour_spot" field if the given value is not nil.
+func (_c *PrintTemplateCreate) SetNillableCutContourSpot(v *string) *PrintTemplateCreate {
+	if v != nil {
+		_c.SetCutContourSpot(*v)
+	}
+	return _c
+}
+
 // SetUID sets the "uid" field.
 func (_c *PrintTemplateCreate) SetUID(v string) *PrintTemplateCreate {
 	_c.mutation.SetUID(v)
@@ -299,6 +355,22 @@ func (_c *PrintTemplateCreate) createSpec() (*PrintTemplate, *sqlgraph.CreateSpe
 		_spec.SetField(printtemplate.FieldUpdatedAt, field.TypeTime, value)
 		_node.UpdatedAt = value
 	}
+	if value, ok := _c.mutation.OutputProfileUID(); ok {
+		_spec.SetField(printtemplate.FieldOutputProfileUID, field.TypeString, value)
+		_node.OutputProfileUID = &value
+	}
+	if value, ok := _c.mutation.MinEffectivePpi(); ok {
+		_spec.SetField(printtemplate.FieldMinEffectivePpi, field.TypeInt, value)
+		_node.MinEffectivePpi = &value
+	}
+	if value, ok := _c.mutation.SafeMarginMm(); ok {
+		_spec.SetField(printtemplate.FieldSafeMarginMm, field.TypeFloat64, value)
+		_node.SafeMarginMm = &value
+	}
+	if value, ok := _c.mutation.CutContourSpot(); ok {
+		_spec.SetField(printtemplate.FieldCutContourSpot, field.TypeString, value)
+		_node.CutContourSpot = &value
+	}
 	if value, ok := _c.mutation.UID(); ok {
 		_spec.SetField(printtemplate.FieldUID, field.TypeString, value)
 		_node.UID = value
@@ -432,6 +504,90 @@ func (u *PrintTemplateUpsert) SetUpdatedAt(v time.Time) *PrintTemplateUpsert {
 // UpdateUpdatedAt sets the "updated_at" field to the value that was provided on create.
 func (u *PrintTemplateUpsert) UpdateUpdatedAt() *PrintTemplateUpsert {
 	u.SetExcluded(printtemplate.FieldUpdatedAt)
+	return u
+}
+
+// SetOutputProfileUID sets the "output_profile_uid" field.
+func (u *PrintTemplateUpsert) SetOutputProfileUID(v string) *PrintTemplateUpsert {
+	u.Set(printtemplate.FieldOutputProfileUID, v)
+	return u
+}
+
+// UpdateOutputProfileUID sets the "output_profile_uid" field to the value that was provided on create.
+func (u *PrintTemplateUpsert) UpdateOutputProfileUID() *PrintTemplateUpsert {
+	u.SetExcluded(printtemplate.FieldOutputProfileUID)
+	return u
+}
+
+// ClearOutputProfileUID clears the value of the "output_profile_uid" field.
+func (u *PrintTemplateUpsert) ClearOutputProfileUID() *PrintTemplateUpsert {
+	u.SetNull(printtemplate.FieldOutputProfileUID)
+	return u
+}
+
+// SetMinEffectivePpi sets the "min_effective_ppi" field.
+func (u *PrintTemplateUpsert) SetMinEffectivePpi(v int) *PrintTemplateUpsert {
+	u.Set(printtemplate.FieldMinEffectivePpi, v)
+	return u
+}
+
+// UpdateMinEffectivePpi sets the "min_effective_ppi" field to the value that was provided on create.
+func (u *PrintTemplateUpsert) UpdateMinEffectivePpi() *PrintTemplateUpsert {
+	u.SetExcluded(printtemplate.FieldMinEffectivePpi)
+	return u
+}
+
+// AddMinEffectivePpi adds v to the "min_effective_ppi" field.
+func (u *PrintTemplateUpsert) AddMinEffectivePpi(v int) *PrintTemplateUpsert {
+	u.Add(printtemplate.FieldMinEffectivePpi, v)
+	return u
+}
+
+// ClearMinEffectivePpi clears the value of the "min_effective_ppi" field.
+func (u *PrintTemplateUpsert) ClearMinEffectivePpi() *PrintTemplateUpsert {
+	u.SetNull(printtemplate.FieldMinEffectivePpi)
+	return u
+}
+
+// SetSafeMarginMm sets the "safe_margin_mm" field.
+func (u *PrintTemplateUpsert) SetSafeMarginMm(v float64) *PrintTemplateUpsert {
+	u.Set(printtemplate.FieldSafeMarginMm, v)
+	return u
+}
+
+// UpdateSafeMarginMm sets the "safe_margin_mm" field to the value that was provided on create.
+func (u *PrintTemplateUpsert) UpdateSafeMarginMm() *PrintTemplateUpsert {
+	u.SetExcluded(printtemplate.FieldSafeMarginMm)
+	return u
+}
+
+// AddSafeMarginMm adds v to the "safe_margin_mm" field.
+func (u *PrintTemplateUpsert) AddSafeMarginMm(v float64) *PrintTemplateUpsert {
+	u.Add(printtemplate.FieldSafeMarginMm, v)
+	return u
+}
+
+// ClearSafeMarginMm clears the value of the "safe_margin_mm" field.
+func (u *PrintTemplateUpsert) ClearSafeMarginMm() *PrintTemplateUpsert {
+	u.SetNull(printtemplate.FieldSafeMarginMm)
+	return u
+}
+
+// SetCutContourSpot sets the "cut_contour_spot" field.
+func (u *PrintTemplateUpsert) SetCutContourSpot(v string) *PrintTemplateUpsert {
+	u.Set(printtemplate.FieldCutContourSpot, v)
+	return u
+}
+
+// UpdateCutContourSpot sets the "cut_contour_spot" field to the value that was provided on create.
+func (u *PrintTemplateUpsert) UpdateCutContourSpot() *PrintTemplateUpsert {
+	u.SetExcluded(printtemplate.FieldCutContourSpot)
+	return u
+}
+
+// ClearCutContourSpot clears the value of the "cut_contour_spot" field.
+func (u *PrintTemplateUpsert) ClearCutContourSpot() *PrintTemplateUpsert {
+	u.SetNull(printtemplate.FieldCutContourSpot)
 	return u
 }
 
@@ -701,6 +857,104 @@ func (u *PrintTemplateUpsertOne) SetUpdatedAt(v time.Time) *PrintTemplateUpsertO
 func (u *PrintTemplateUpsertOne) UpdateUpdatedAt() *PrintTemplateUpsertOne {
 	return u.Update(func(s *PrintTemplateUpsert) {
 		s.UpdateUpdatedAt()
+	})
+}
+
+// SetOutputProfileUID sets the "output_profile_uid" field.
+func (u *PrintTemplateUpsertOne) SetOutputProfileUID(v string) *PrintTemplateUpsertOne {
+	return u.Update(func(s *PrintTemplateUpsert) {
+		s.SetOutputProfileUID(v)
+	})
+}
+
+// UpdateOutputProfileUID sets the "output_profile_uid" field to the value that was provided on create.
+func (u *PrintTemplateUpsertOne) UpdateOutputProfileUID() *PrintTemplateUpsertOne {
+	return u.Update(func(s *PrintTemplateUpsert) {
+		s.UpdateOutputProfileUID()
+	})
+}
+
+// ClearOutputProfileUID clears the value of the "output_profile_uid" field.
+func (u *PrintTemplateUpsertOne) ClearOutputProfileUID() *PrintTemplateUpsertOne {
+	return u.Update(func(s *PrintTemplateUpsert) {
+		s.ClearOutputProfileUID()
+	})
+}
+
+// SetMinEffectivePpi sets the "min_effective_ppi" field.
+func (u *PrintTemplateUpsertOne) SetMinEffectivePpi(v int) *PrintTemplateUpsertOne {
+	return u.Update(func(s *PrintTemplateUpsert) {
+		s.SetMinEffectivePpi(v)
+	})
+}
+
+// AddMinEffectivePpi adds v to the "min_effective_ppi" field.
+func (u *PrintTemplateUpsertOne) AddMinEffectivePpi(v int) *PrintTemplateUpsertOne {
+	return u.Update(func(s *PrintTemplateUpsert) {
+		s.AddMinEffectivePpi(v)
+	})
+}
+
+// UpdateMinEffectivePpi sets the "min_effective_ppi" field to the value that was provided on create.
+func (u *PrintTemplateUpsertOne) UpdateMinEffectivePpi() *PrintTemplateUpsertOne {
+	return u.Update(func(s *PrintTemplateUpsert) {
+		s.UpdateMinEffectivePpi()
+	})
+}
+
+// ClearMinEffectivePpi clears the value of the "min_effective_ppi" field.
+func (u *PrintTemplateUpsertOne) ClearMinEffectivePpi() *PrintTemplateUpsertOne {
+	return u.Update(func(s *PrintTemplateUpsert) {
+		s.ClearMinEffectivePpi()
+	})
+}
+
+// SetSafeMarginMm sets the "safe_margin_mm" field.
+func (u *PrintTemplateUpsertOne) SetSafeMarginMm(v float64) *PrintTemplateUpsertOne {
+	return u.Update(func(s *PrintTemplateUpsert) {
+		s.SetSafeMarginMm(v)
+	})
+}
+
+// AddSafeMarginMm adds v to the "safe_margin_mm" field.
+func (u *PrintTemplateUpsertOne) AddSafeMarginMm(v float64) *PrintTemplateUpsertOne {
+	return u.Update(func(s *PrintTemplateUpsert) {
+		s.AddSafeMarginMm(v)
+	})
+}
+
+// UpdateSafeMarginMm sets the "safe_margin_mm" field to the value that was provided on create.
+func (u *PrintTemplateUpsertOne) UpdateSafeMarginMm() *PrintTemplateUpsertOne {
+	return u.Update(func(s *PrintTemplateUpsert) {
+		s.UpdateSafeMarginMm()
+	})
+}
+
+// ClearSafeMarginMm clears the value of the "safe_margin_mm" field.
+func (u *PrintTemplateUpsertOne) ClearSafeMarginMm() *PrintTemplateUpsertOne {
+	return u.Update(func(s *PrintTemplateUpsert) {
+		s.ClearSafeMarginMm()
+	})
+}
+
+// SetCutContourSpot sets the "cut_contour_spot" field.
+func (u *PrintTemplateUpsertOne) SetCutContourSpot(v string) *PrintTemplateUpsertOne {
+	return u.Update(func(s *PrintTemplateUpsert) {
+		s.SetCutContourSpot(v)
+	})
+}
+
+// UpdateCutContourSpot sets the "cut_contour_spot" field to the value that was provided on create.
+func (u *PrintTemplateUpsertOne) UpdateCutContourSpot() *PrintTemplateUpsertOne {
+	return u.Update(func(s *PrintTemplateUpsert) {
+		s.UpdateCutContourSpot()
+	})
+}
+
+// ClearCutContourSpot clears the value of the "cut_contour_spot" field.
+func (u *PrintTemplateUpsertOne) ClearCutContourSpot() *PrintTemplateUpsertOne {
+	return u.Update(func(s *PrintTemplateUpsert) {
+		s.ClearCutContourSpot()
 	})
 }
 
@@ -1170,6 +1424,104 @@ func (u *PrintTemplateUpsertBulk) SetUpdatedAt(v time.Time) *PrintTemplateUpsert
 func (u *PrintTemplateUpsertBulk) UpdateUpdatedAt() *PrintTemplateUpsertBulk {
 	return u.Update(func(s *PrintTemplateUpsert) {
 		s.UpdateUpdatedAt()
+	})
+}
+
+// SetOutputProfileUID sets the "output_profile_uid" field.
+func (u *PrintTemplateUpsertBulk) SetOutputProfileUID(v string) *PrintTemplateUpsertBulk {
+	return u.Update(func(s *PrintTemplateUpsert) {
+		s.SetOutputProfileUID(v)
+	})
+}
+
+// UpdateOutputProfileUID sets the "output_profile_uid" field to the value that was provided on create.
+func (u *PrintTemplateUpsertBulk) UpdateOutputProfileUID() *PrintTemplateUpsertBulk {
+	return u.Update(func(s *PrintTemplateUpsert) {
+		s.UpdateOutputProfileUID()
+	})
+}
+
+// ClearOutputProfileUID clears the value of the "output_profile_uid" field.
+func (u *PrintTemplateUpsertBulk) ClearOutputProfileUID() *PrintTemplateUpsertBulk {
+	return u.Update(func(s *PrintTemplateUpsert) {
+		s.ClearOutputProfileUID()
+	})
+}
+
+// SetMinEffectivePpi sets the "min_effective_ppi" field.
+func (u *PrintTemplateUpsertBulk) SetMinEffectivePpi(v int) *PrintTemplateUpsertBulk {
+	return u.Update(func(s *PrintTemplateUpsert) {
+		s.SetMinEffectivePpi(v)
+	})
+}
+
+// AddMinEffectivePpi adds v to the "min_effective_ppi" field.
+func (u *PrintTemplateUpsertBulk) AddMinEffectivePpi(v int) *PrintTemplateUpsertBulk {
+	return u.Update(func(s *PrintTemplateUpsert) {
+		s.AddMinEffectivePpi(v)
+	})
+}
+
+// UpdateMinEffectivePpi sets the "min_effective_ppi" field to the value that was provided on create.
+func (u *PrintTemplateUpsertBulk) UpdateMinEffectivePpi() *PrintTemplateUpsertBulk {
+	return u.Update(func(s *PrintTemplateUpsert) {
+		s.UpdateMinEffectivePpi()
+	})
+}
+
+// ClearMinEffectivePpi clears the value of the "min_effective_ppi" field.
+func (u *PrintTemplateUpsertBulk) ClearMinEffectivePpi() *PrintTemplateUpsertBulk {
+	return u.Update(func(s *PrintTemplateUpsert) {
+		s.ClearMinEffectivePpi()
+	})
+}
+
+// SetSafeMarginMm sets the "safe_margin_mm" field.
+func (u *PrintTemplateUpsertBulk) SetSafeMarginMm(v float64) *PrintTemplateUpsertBulk {
+	return u.Update(func(s *PrintTemplateUpsert) {
+		s.SetSafeMarginMm(v)
+	})
+}
+
+// AddSafeMarginMm adds v to the "safe_margin_mm" field.
+func (u *PrintTemplateUpsertBulk) AddSafeMarginMm(v float64) *PrintTemplateUpsertBulk {
+	return u.Update(func(s *PrintTemplateUpsert) {
+		s.AddSafeMarginMm(v)
+	})
+}
+
+// UpdateSafeMarginMm sets the "safe_margin_mm" field to the value that was provided on create.
+func (u *PrintTemplateUpsertBulk) UpdateSafeMarginMm() *PrintTemplateUpsertBulk {
+	return u.Update(func(s *PrintTemplateUpsert) {
+		s.UpdateSafeMarginMm()
+	})
+}
+
+// ClearSafeMarginMm clears the value of the "safe_margin_mm" field.
+func (u *PrintTemplateUpsertBulk) ClearSafeMarginMm() *PrintTemplateUpsertBulk {
+	return u.Update(func(s *PrintTemplateUpsert) {
+		s.ClearSafeMarginMm()
+	})
+}
+
+// SetCutContourSpot sets the "cut_contour_spot" field.
+func (u *PrintTemplateUpsertBulk) SetCutContourSpot(v string) *PrintTemplateUpsertBulk {
+	return u.Update(func(s *PrintTemplateUpsert) {
+		s.SetCutContourSpot(v)
+	})
+}
+
+// UpdateCutContourSpot sets the "cut_contour_spot" field to the value that was provided on create.
+func (u *PrintTemplateUpsertBulk) UpdateCutContourSpot() *PrintTemplateUpsertBulk {
+	return u.Update(func(s *PrintTemplateUpsert) {
+		s.UpdateCutContourSpot()
+	})
+}
+
+// ClearCutContourSpot clears the value of the "cut_contour_spot" field.
+func (u *PrintTemplateUpsertBulk) ClearCutContourSpot() *PrintTemplateUpsertBulk {
+	return u.Update(func(s *PrintTemplateUpsert) {
+		s.ClearCutContourSpot()
 	})
 }
 

@@ -37,6 +37,100 @@ func (_u *PrintTemplateUpdate) SetUpdatedAt(v time.Time) *PrintTemplateUpdate {
 	return _u
 }
 
+// SetOutputProfileUID sets the "output_profile_uid" field.
+func (_u *PrintTemplateUpdate) SetOutputProfileUID(v string) *PrintTemplateUpdate {
+	_u.mutation.SetOutputProfileUID(v)
+	return _u
+}
+
+// SetNillableOutputProfileUID sets the "output_profile_uid" field if the given value is not nil.
+func (_u *PrintTemplateUpdate) SetNillableOutputProfileUID(v *string) *PrintTemplateUpdate {
+	if v != nil {
+		_u.SetOutputProfileUID(*v)
+	}
+	return _u
+}
+
+// ClearOutputProfileUID clears the value of the "output_profile_uid" field.
+func (_u *PrintTemplateUpdate) ClearOutputProfileUID() *PrintTemplateUpdate {
+	_u.mutation.ClearOutputProfileUID()
+	return _u
+}
+
+// SetMinEffectivePpi sets the "min_effective_ppi" field.
+func (_u *PrintTemplateUpdate) SetMinEffectivePpi(v int) *PrintTemplateUpdate {
+	_u.mutation.ResetMinEffectivePpi()
+	_u.mutation.SetMinEffectivePpi(v)
+	return _u
+}
+
+// SetNillableMinEffectivePpi sets the "min_effective_ppi" field if the given value is not nil.
+func (_u *PrintTemplateUpdate) SetNillableMinEffectivePpi(v *int) *PrintTemplateUpdate {
+	if v != nil {
+		_u.SetMinEffectivePpi(*v)
+	}
+	return _u
+}
+
+// AddMinEffectivePpi adds value to the "min_effective_ppi" field.
+func (_u *PrintTemplateUpdate) AddMinEffectivePpi(v int) *PrintTemplateUpdate {
+	_u.mutation.AddMinEffectivePpi(v)
+	return _u
+}
+
+// ClearMinEffectivePpi clears the value of the "min_effective_ppi" field.
+func (_u *PrintTemplateUpdate) ClearMinEffectivePpi() *PrintTemplateUpdate {
+	_u.mutation.ClearMinEffectivePpi()
+	return _u
+}
+
+// SetSafeMarginMm sets the "safe_margin_mm" field.
+func (_u *PrintTemplateUpdate) SetSafeMarginMm(v float64) *PrintTemplateUpdate {
+	_u.mutation.ResetSafeMarginMm()
+	_u.mutation.SetSafeMarginMm(v)
+	return _u
+}
+
+// SetNillableSafeMarginMm sets the "safe_margin_mm" field if the given value is not nil.
+func (_u *PrintTemplateUpdate) SetNillableSafeMarginMm(v *float64) *PrintTemplateUpdate {
+	if v != nil {
+		_u.SetSafeMarginMm(*v)
+	}
+	return _u
+}
+
+// AddSafeMarginMm adds value to the "safe_margin_mm" field.
+func (_u *PrintTemplateUpdate) AddSafeMarginMm(v float64) *PrintTemplateUpdate {
+	_u.mutation.AddSafeMarginMm(v)
+	return _u
+}
+
+// ClearSafeMarginMm clears the value of the "safe_margin_mm" field.
+func (_u *PrintTemplateUpdate) ClearSafeMarginMm() *PrintTemplateUpdate {
+	_u.mutation.ClearSafeMarginMm()
+	return _u
+}
+
+// SetCutContourSpot sets the "cut_contour_spot" field.
+func (_u *PrintTemplateUpdate) SetCutContourSpot(v string) *PrintTemplateUpdate {
+	_u.mutation.SetCutContourSpot(v)
+	return _u
+}
+
+// SetNillableCutContourSpot sets the "cut_contour_spot" field if the given value is not nil.
+func (_u *PrintTemplateUpdate) SetNillableCutContourSpot(v *string) *PrintTemplateUpdate {
+	if v != nil {
+		_u.SetCutContourSpot(*v)
+	}
+	return _u
+}
+
+// ClearCutContourSpot clears the value of the "cut_contour_spot" field.
+func (_u *PrintTemplateUpdate) ClearCutContourSpot() *PrintTemplateUpdate {
+	_u.mutation.ClearCutContourSpot()
+	return _u
+}
+
 // SetName sets the "name" field.
 func (_u *PrintTemplateUpdate) SetName(v string) *PrintTemplateUpdate {
 	_u.mutation.SetName(v)
@@ -352,6 +446,36 @@ func (_u *PrintTemplateUpdate) sqlSave(ctx context.Context) (_node int, err erro
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(printtemplate.FieldUpdatedAt, field.TypeTime, value)
 	}
+	if value, ok := _u.mutation.OutputProfileUID(); ok {
+		_spec.SetField(printtemplate.FieldOutputProfileUID, field.TypeString, value)
+	}
+	if _u.mutation.OutputProfileUIDCleared() {
+		_spec.ClearField(printtemplate.FieldOutputProfileUID, field.TypeString)
+	}
+	if value, ok := _u.mutation.MinEffectivePpi(); ok {
+		_spec.SetField(printtemplate.FieldMinEffectivePpi, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedMinEffectivePpi(); ok {
+		_spec.AddField(printtemplate.FieldMinEffectivePpi, field.TypeInt, value)
+	}
+	if _u.mutation.MinEffectivePpiCleared() {
+		_spec.ClearField(printtemplate.FieldMinEffectivePpi, field.TypeInt)
+	}
+	if value, ok := _u.mutation.SafeMarginMm(); ok {
+		_spec.SetField(printtemplate.FieldSafeMarginMm, field.TypeFloat64, value)
+	}
+	if value, ok := _u.mutation.AddedSafeMarginMm(); ok {
+		_spec.AddField(printtemplate.FieldSafeMarginMm, field.TypeFloat64, value)
+	}
+	if _u.mutation.SafeMarginMmCleared() {
+		_spec.ClearField(printtemplate.FieldSafeMarginMm, field.TypeFloat64)
+	}
+	if value, ok := _u.mutation.CutContourSpot(); ok {
+		_spec.SetField(printtemplate.FieldCutContourSpot, field.TypeString, value)
+	}
+	if _u.mutation.CutContourSpotCleared() {
+		_spec.ClearField(printtemplate.FieldCutContourSpot, field.TypeString)
+	}
 	if value, ok := _u.mutation.Name(); ok {
 		_spec.SetField(printtemplate.FieldName, field.TypeString, value)
 	}
@@ -491,6 +615,100 @@ type PrintTemplateUpdateOne struct {
 // SetUpdatedAt sets the "updated_at" field.
 func (_u *PrintTemplateUpdateOne) SetUpdatedAt(v time.Time) *PrintTemplateUpdateOne {
 	_u.mutation.SetUpdatedAt(v)
+	return _u
+}
+
+// SetOutputProfileUID sets the "output_profile_uid" field.
+func (_u *PrintTemplateUpdateOne) SetOutputProfileUID(v string) *PrintTemplateUpdateOne {
+	_u.mutation.SetOutputProfileUID(v)
+	return _u
+}
+
+// SetNillableOutputProfileUID sets the "output_profile_uid" field if the given value is not nil.
+func (_u *PrintTemplateUpdateOne) SetNillableOutputProfileUID(v *string) *PrintTemplateUpdateOne {
+	if v != nil {
+		_u.SetOutputProfileUID(*v)
+	}
+	return _u
+}
+
+// ClearOutputProfileUID clears the value of the "output_profile_uid" field.
+func (_u *PrintTemplateUpdateOne) ClearOutputProfileUID() *PrintTemplateUpdateOne {
+	_u.mutation.ClearOutputProfileUID()
+	return _u
+}
+
+// SetMinEffectivePpi sets the "min_effective_ppi" field.
+func (_u *PrintTemplateUpdateOne) SetMinEffectivePpi(v int) *PrintTemplateUpdateOne {
+	_u.mutation.ResetMinEffectivePpi()
+	_u.mutation.SetMinEffectivePpi(v)
+	return _u
+}
+
+// SetNillableMinEffectivePpi sets the "min_effective_ppi" field if the given value is not nil.
+func (_u *PrintTemplateUpdateOne) SetNillableMinEffectivePpi(v *int) *PrintTemplateUpdateOne {
+	if v != nil {
+		_u.SetMinEffectivePpi(*v)
+	}
+	return _u
+}
+
+// AddMinEffectivePpi adds value to the "min_effective_ppi" field.
+func (_u *PrintTemplateUpdateOne) AddMinEffectivePpi(v int) *PrintTemplateUpdateOne {
+	_u.mutation.AddMinEffectivePpi(v)
+	return _u
+}
+
+// ClearMinEffectivePpi clears the value of the "min_effective_ppi" field.
+func (_u *PrintTemplateUpdateOne) ClearMinEffectivePpi() *PrintTemplateUpdateOne {
+	_u.mutation.ClearMinEffectivePpi()
+	return _u
+}
+
+// SetSafeMarginMm sets the "safe_margin_mm" field.
+func (_u *PrintTemplateUpdateOne) SetSafeMarginMm(v float64) *PrintTemplateUpdateOne {
+	_u.mutation.ResetSafeMarginMm()
+	_u.mutation.SetSafeMarginMm(v)
+	return _u
+}
+
+// SetNillableSafeMarginMm sets the "safe_margin_mm" field if the given value is not nil.
+func (_u *PrintTemplateUpdateOne) SetNillableSafeMarginMm(v *float64) *PrintTemplateUpdateOne {
+	if v != nil {
+		_u.SetSafeMarginMm(*v)
+	}
+	return _u
+}
+
+// AddSafeMarginMm adds value to the "safe_margin_mm" field.
+func (_u *PrintTemplateUpdateOne) AddSafeMarginMm(v float64) *PrintTemplateUpdateOne {
+	_u.mutation.AddSafeMarginMm(v)
+	return _u
+}
+
+// ClearSafeMarginMm clears the value of the "safe_margin_mm" field.
+func (_u *PrintTemplateUpdateOne) ClearSafeMarginMm() *PrintTemplateUpdateOne {
+	_u.mutation.ClearSafeMarginMm()
+	return _u
+}
+
+// SetCutContourSpot sets the "cut_contour_spot" field.
+func (_u *PrintTemplateUpdateOne) SetCutContourSpot(v string) *PrintTemplateUpdateOne {
+	_u.mutation.SetCutContourSpot(v)
+	return _u
+}
+
+// SetNillableCutContourSpot sets the "cut_contour_spot" field if the given value is not nil.
+func (_u *PrintTemplateUpdateOne) SetNillableCutContourSpot(v *string) *PrintTemplateUpdateOne {
+	if v != nil {
+		_u.SetCutContourSpot(*v)
+	}
+	return _u
+}
+
+// ClearCutContourSpot clears the value of the "cut_contour_spot" field.
+func (_u *PrintTemplateUpdateOne) ClearCutContourSpot() *PrintTemplateUpdateOne {
+	_u.mutation.ClearCutContourSpot()
 	return _u
 }
 
@@ -838,6 +1056,36 @@ func (_u *PrintTemplateUpdateOne) sqlSave(ctx context.Context) (_node *PrintTemp
 	}
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(printtemplate.FieldUpdatedAt, field.TypeTime, value)
+	}
+	if value, ok := _u.mutation.OutputProfileUID(); ok {
+		_spec.SetField(printtemplate.FieldOutputProfileUID, field.TypeString, value)
+	}
+	if _u.mutation.OutputProfileUIDCleared() {
+		_spec.ClearField(printtemplate.FieldOutputProfileUID, field.TypeString)
+	}
+	if value, ok := _u.mutation.MinEffectivePpi(); ok {
+		_spec.SetField(printtemplate.FieldMinEffectivePpi, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedMinEffectivePpi(); ok {
+		_spec.AddField(printtemplate.FieldMinEffectivePpi, field.TypeInt, value)
+	}
+	if _u.mutation.MinEffectivePpiCleared() {
+		_spec.ClearField(printtemplate.FieldMinEffectivePpi, field.TypeInt)
+	}
+	if value, ok := _u.mutation.SafeMarginMm(); ok {
+		_spec.SetField(printtemplate.FieldSafeMarginMm, field.TypeFloat64, value)
+	}
+	if value, ok := _u.mutation.AddedSafeMarginMm(); ok {
+		_spec.AddField(printtemplate.FieldSafeMarginMm, field.TypeFloat64, value)
+	}
+	if _u.mutation.SafeMarginMmCleared() {
+		_spec.ClearField(printtemplate.FieldSafeMarginMm, field.TypeFloat64)
+	}
+	if value, ok := _u.mutation.CutContourSpot(); ok {
+		_spec.SetField(printtemplate.FieldCutContourSpot, field.TypeString, value)
+	}
+	if _u.mutation.CutContourSpotCleared() {
+		_spec.ClearField(printtemplate.FieldCutContourSpot, field.TypeString)
 	}
 	if value, ok := _u.mutation.Name(); ok {
 		_spec.SetField(printtemplate.FieldName, field.TypeString, value)

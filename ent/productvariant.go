@@ -22,6 +22,14 @@ type ProductVariant struct {
 	CreatedAt time.Time `json:"created_at,omitempty"`
 	// UpdatedAt holds the value of the "updated_at" field.
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
+	// OutputProfileUID holds the value of the "output_profile_uid" field.
+	OutputProfileUID *string `json:"output_profile_uid,omitempty"`
+	// MinEffectivePpi holds the value of the "min_effective_ppi" field.
+	MinEffectivePpi *int `json:"min_effective_ppi,omitempty"`
+	// SafeMarginMm holds the value of the "safe_margin_mm" field.
+	SafeMarginMm *float64 `json:"safe_margin_mm,omitempty"`
+	// CutContourSpot holds the value of the "cut_contour_spot" field.
+	CutContourSpot *string `json:"cut_contour_spot,omitempty"`
 	// UUID holds the value of the "uuid" field.
 	UUID string `json:"uuid,omitempty"`
 	// TeamID holds the value of the "team_id" field.
@@ -115,9 +123,11 @@ func (*ProductVariant) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case productvariant.FieldID, productvariant.FieldTeamID, productvariant.FieldProductID, productvariant.FieldProductVariantCategoryID, productvariant.FieldPriceID, productvariant.FieldWeight, productvariant.FieldLength, productvariant.FieldWidth, productvariant.FieldHeight, productvariant.FieldCountryID, productvariant.FieldDefaultDpi, productvariant.FieldDefaultLocationID:
+		case productvariant.FieldSafeMarginMm:
+			values[i] = new(sql.NullFloat64)
+		case productvariant.FieldID, productvariant.FieldMinEffectivePpi, productvariant.FieldTeamID, productvariant.FieldProductID, productvariant.FieldProductVariantCategoryID, productvariant.FieldPriceID, productvariant.FieldWeight, productvariant.FieldLength, productvariant.FieldWidth, productvariant.FieldHeight, productvariant.FieldCountryID, productvariant.FieldDefaultDpi, productvariant.FieldDefaultLocationID:
 			values[i] = new(sql.NullInt64)
-		case productvariant.FieldUUID, productvariant.FieldName, productvariant.FieldEditorProductID, productvariant.FieldDescription, productvariant.FieldCustomsCode, productvariant.FieldCustomsDescription, productvariant.FieldLongCustomsDescription, productvariant.FieldSeoDetails, productvariant.FieldEcommerceTags:
+		case productvariant.FieldOutputProfileUID, productvariant.FieldCutContourSpot, productvariant.FieldUUID, productvariant.FieldName, productvariant.FieldEditorProductID, productvariant.FieldDescription, productvariant.FieldCustomsCode, productvariant.FieldCustomsDescription, productvariant.FieldLongCustomsDescription, productvariant.FieldSeoDetails, productvariant.FieldEcommerceTags:
 			values[i] = new(sql.NullString)
 		case productvariant.FieldCreatedAt, productvariant.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -153,6 +163,34 @@ func (_m *ProductVariant) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field updated_at", values[i])
 			} else if value.Valid {
 				_m.UpdatedAt = value.Time
+			}
+		case productvariant.FieldOutputProfileUID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field output_profile_uid", values[i])
+			} else if value.Valid {
+				_m.OutputProfileUID = new(string)
+				*_m.OutputProfileUID = value.String
+			}
+		case productvariant.FieldMinEffectivePpi:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field min_effective_ppi", values[i])
+			} else if value.Valid {
+				_m.MinEffectivePpi = new(int)
+				*_m.MinEffectivePpi = int(value.Int64)
+			}
+		case productvariant.FieldSafeMarginMm:
+			if value, ok := values[i].(*sql.NullFloat64); !ok {
+				return fmt.Errorf("unexpected type %T for field safe_margin_mm", values[i])
+			} else if value.Valid {
+				_m.SafeMarginMm = new(float64)
+				*_m.SafeMarginMm = value.Float64
+			}
+		case productvariant.FieldCutContourSpot:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field cut_contour_spot", values[i])
+			} else if value.Valid {
+				_m.CutContourSpot = new(string)
+				*_m.CutContourSpot = value.String
 			}
 		case productvariant.FieldUUID:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -345,6 +383,26 @@ func (_m *ProductVariant) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("updated_at=")
 	builder.WriteString(_m.UpdatedAt.Format(time.ANSIC))
+	builder.WriteString(", ")
+	if v := _m.OutputProfileUID; v != nil {
+		builder.WriteString("output_profile_uid=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.MinEffectivePpi; v != nil {
+		builder.WriteString("min_effective_ppi=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.SafeMarginMm; v != nil {
+		builder.WriteString("safe_margin_mm=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.CutContourSpot; v != nil {
+		builder.WriteString("cut_contour_spot=")
+		builder.WriteString(*v)
+	}
 	builder.WriteString(", ")
 	builder.WriteString("uuid=")
 	builder.WriteString(_m.UUID)

@@ -53,6 +53,62 @@ func (_c *ProductVariantCreate) SetNillableUpdatedAt(v *time.Time) *ProductVaria
 	return _c
 }
 
+// SetOutputProfileUID sets the "output_profile_uid" field.
+func (_c *ProductVariantCreate) SetOutputProfileUID(v string) *ProductVariantCreate {
+	_c.mutation.SetOutputProfileUID(v)
+	return _c
+}
+
+// SetNillableOutputProfileUID sets the "output_profile_uid" field if the given value is not nil.
+func (_c *ProductVariantCreate) SetNillableOutputProfileUID(v *string) *ProductVariantCreate {
+	if v != nil {
+		_c.SetOutputProfileUID(*v)
+	}
+	return _c
+}
+
+// SetMinEffectivePpi sets the "min_effective_ppi" field.
+func (_c *ProductVariantCreate) SetMinEffectivePpi(v int) *ProductVariantCreate {
+	_c.mutation.SetMinEffectivePpi(v)
+	return _c
+}
+
+// SetNillableMinEffectivePpi sets the "min_effective_ppi" field if the given value is not nil.
+func (_c *ProductVariantCreate) SetNillableMinEffectivePpi(v *int) *ProductVariantCreate {
+	if v != nil {
+		_c.SetMinEffectivePpi(*v)
+	}
+	return _c
+}
+
+// SetSafeMarginMm sets the "safe_margin_mm" field.
+func (_c *ProductVariantCreate) SetSafeMarginMm(v float64) *ProductVariantCreate {
+	_c.mutation.SetSafeMarginMm(v)
+	return _c
+}
+
+// SetNillableSafeMarginMm sets the "safe_margin_mm" field if the given value is not nil.
+func (_c *ProductVariantCreate) SetNillableSafeMarginMm(v *float64) *ProductVariantCreate {
+	if v != nil {
+		_c.SetSafeMarginMm(*v)
+	}
+	return _c
+}
+
+// SetCutContourSpot sets the "cut_contour_spot" field.
+func (_c *ProductVariantCreate) SetCutContourSpot(v string) *ProductVariantCreate {
+	_c.mutation.SetCutContourSpot(v)
+	return _c
+}
+
+// SetNillableCutContourSpot sets the "cut_contour_spot" field if the given value is not nil.
+func (_c *ProductVariantCreate) SetNillableCutContourSpot(v *string) *ProductVariantCreate {
+	if v != nil {
+		_c.SetCutContourSpot(*v)
+	}
+	return _c
+}
+
 // SetUUID sets the "uuid" field.
 func (_c *ProductVariantCreate) SetUUID(v string) *ProductVariantCreate {
 	_c.mutation.SetUUID(v)
@@ -439,6 +495,22 @@ func (_c *ProductVariantCreate) createSpec() (*ProductVariant, *sqlgraph.CreateS
 		_spec.SetField(productvariant.FieldUpdatedAt, field.TypeTime, value)
 		_node.UpdatedAt = value
 	}
+	if value, ok := _c.mutation.OutputProfileUID(); ok {
+		_spec.SetField(productvariant.FieldOutputProfileUID, field.TypeString, value)
+		_node.OutputProfileUID = &value
+	}
+	if value, ok := _c.mutation.MinEffectivePpi(); ok {
+		_spec.SetField(productvariant.FieldMinEffectivePpi, field.TypeInt, value)
+		_node.MinEffectivePpi = &value
+	}
+	if value, ok := _c.mutation.SafeMarginMm(); ok {
+		_spec.SetField(productvariant.FieldSafeMarginMm, field.TypeFloat64, value)
+		_node.SafeMarginMm = &value
+	}
+	if value, ok := _c.mutation.CutContourSpot(); ok {
+		_spec.SetField(productvariant.FieldCutContourSpot, field.TypeString, value)
+		_node.CutContourSpot = &value
+	}
 	if value, ok := _c.mutation.UUID(); ok {
 		_spec.SetField(productvariant.FieldUUID, field.TypeString, value)
 		_node.UUID = value
@@ -625,6 +697,90 @@ func (u *ProductVariantUpsert) SetUpdatedAt(v time.Time) *ProductVariantUpsert {
 // UpdateUpdatedAt sets the "updated_at" field to the value that was provided on create.
 func (u *ProductVariantUpsert) UpdateUpdatedAt() *ProductVariantUpsert {
 	u.SetExcluded(productvariant.FieldUpdatedAt)
+	return u
+}
+
+// SetOutputProfileUID sets the "output_profile_uid" field.
+func (u *ProductVariantUpsert) SetOutputProfileUID(v string) *ProductVariantUpsert {
+	u.Set(productvariant.FieldOutputProfileUID, v)
+	return u
+}
+
+// UpdateOutputProfileUID sets the "output_profile_uid" field to the value that was provided on create.
+func (u *ProductVariantUpsert) UpdateOutputProfileUID() *ProductVariantUpsert {
+	u.SetExcluded(productvariant.FieldOutputProfileUID)
+	return u
+}
+
+// ClearOutputProfileUID clears the value of the "output_profile_uid" field.
+func (u *ProductVariantUpsert) ClearOutputProfileUID() *ProductVariantUpsert {
+	u.SetNull(productvariant.FieldOutputProfileUID)
+	return u
+}
+
+// SetMinEffectivePpi sets the "min_effective_ppi" field.
+func (u *ProductVariantUpsert) SetMinEffectivePpi(v int) *ProductVariantUpsert {
+	u.Set(productvariant.FieldMinEffectivePpi, v)
+	return u
+}
+
+// UpdateMinEffectivePpi sets the "min_effective_ppi" field to the value that was provided on create.
+func (u *ProductVariantUpsert) UpdateMinEffectivePpi() *ProductVariantUpsert {
+	u.SetExcluded(productvariant.FieldMinEffectivePpi)
+	return u
+}
+
+// AddMinEffectivePpi adds v to the "min_effective_ppi" field.
+func (u *ProductVariantUpsert) AddMinEffectivePpi(v int) *ProductVariantUpsert {
+	u.Add(productvariant.FieldMinEffectivePpi, v)
+	return u
+}
+
+// ClearMinEffectivePpi clears the value of the "min_effective_ppi" field.
+func (u *ProductVariantUpsert) ClearMinEffectivePpi() *ProductVariantUpsert {
+	u.SetNull(productvariant.FieldMinEffectivePpi)
+	return u
+}
+
+// SetSafeMarginMm sets the "safe_margin_mm" field.
+func (u *ProductVariantUpsert) SetSafeMarginMm(v float64) *ProductVariantUpsert {
+	u.Set(productvariant.FieldSafeMarginMm, v)
+	return u
+}
+
+// UpdateSafeMarginMm sets the "safe_margin_mm" field to the value that was provided on create.
+func (u *ProductVariantUpsert) UpdateSafeMarginMm() *ProductVariantUpsert {
+	u.SetExcluded(productvariant.FieldSafeMarginMm)
+	return u
+}
+
+// AddSafeMarginMm adds v to the "safe_margin_mm" field.
+func (u *ProductVariantUpsert) AddSafeMarginMm(v float64) *ProductVariantUpsert {
+	u.Add(productvariant.FieldSafeMarginMm, v)
+	return u
+}
+
+// ClearSafeMarginMm clears the value of the "safe_margin_mm" field.
+func (u *ProductVariantUpsert) ClearSafeMarginMm() *ProductVariantUpsert {
+	u.SetNull(productvariant.FieldSafeMarginMm)
+	return u
+}
+
+// SetCutContourSpot sets the "cut_contour_spot" field.
+func (u *ProductVariantUpsert) SetCutContourSpot(v string) *ProductVariantUpsert {
+	u.Set(productvariant.FieldCutContourSpot, v)
+	return u
+}
+
+// UpdateCutContourSpot sets the "cut_contour_spot" field to the value that was provided on create.
+func (u *ProductVariantUpsert) UpdateCutContourSpot() *ProductVariantUpsert {
+	u.SetExcluded(productvariant.FieldCutContourSpot)
+	return u
+}
+
+// ClearCutContourSpot clears the value of the "cut_contour_spot" field.
+func (u *ProductVariantUpsert) ClearCutContourSpot() *ProductVariantUpsert {
+	u.SetNull(productvariant.FieldCutContourSpot)
 	return u
 }
 
@@ -1059,6 +1215,104 @@ func (u *ProductVariantUpsertOne) SetUpdatedAt(v time.Time) *ProductVariantUpser
 func (u *ProductVariantUpsertOne) UpdateUpdatedAt() *ProductVariantUpsertOne {
 	return u.Update(func(s *ProductVariantUpsert) {
 		s.UpdateUpdatedAt()
+	})
+}
+
+// SetOutputProfileUID sets the "output_profile_uid" field.
+func (u *ProductVariantUpsertOne) SetOutputProfileUID(v string) *ProductVariantUpsertOne {
+	return u.Update(func(s *ProductVariantUpsert) {
+		s.SetOutputProfileUID(v)
+	})
+}
+
+// UpdateOutputProfileUID sets the "output_profile_uid" field to the value that was provided on create.
+func (u *ProductVariantUpsertOne) UpdateOutputProfileUID() *ProductVariantUpsertOne {
+	return u.Update(func(s *ProductVariantUpsert) {
+		s.UpdateOutputProfileUID()
+	})
+}
+
+// ClearOutputProfileUID clears the value of the "output_profile_uid" field.
+func (u *ProductVariantUpsertOne) ClearOutputProfileUID() *ProductVariantUpsertOne {
+	return u.Update(func(s *ProductVariantUpsert) {
+		s.ClearOutputProfileUID()
+	})
+}
+
+// SetMinEffectivePpi sets the "min_effective_ppi" field.
+func (u *ProductVariantUpsertOne) SetMinEffectivePpi(v int) *ProductVariantUpsertOne {
+	return u.Update(func(s *ProductVariantUpsert) {
+		s.SetMinEffectivePpi(v)
+	})
+}
+
+// AddMinEffectivePpi adds v to the "min_effective_ppi" field.
+func (u *ProductVariantUpsertOne) AddMinEffectivePpi(v int) *ProductVariantUpsertOne {
+	return u.Update(func(s *ProductVariantUpsert) {
+		s.AddMinEffectivePpi(v)
+	})
+}
+
+// UpdateMinEffectivePpi sets the "min_effective_ppi" field to the value that was provided on create.
+func (u *ProductVariantUpsertOne) UpdateMinEffectivePpi() *ProductVariantUpsertOne {
+	return u.Update(func(s *ProductVariantUpsert) {
+		s.UpdateMinEffectivePpi()
+	})
+}
+
+// ClearMinEffectivePpi clears the value of the "min_effective_ppi" field.
+func (u *ProductVariantUpsertOne) ClearMinEffectivePpi() *ProductVariantUpsertOne {
+	return u.Update(func(s *ProductVariantUpsert) {
+		s.ClearMinEffectivePpi()
+	})
+}
+
+// SetSafeMarginMm sets the "safe_margin_mm" field.
+func (u *ProductVariantUpsertOne) SetSafeMarginMm(v float64) *ProductVariantUpsertOne {
+	return u.Update(func(s *ProductVariantUpsert) {
+		s.SetSafeMarginMm(v)
+	})
+}
+
+// AddSafeMarginMm adds v to the "safe_margin_mm" field.
+func (u *ProductVariantUpsertOne) AddSafeMarginMm(v float64) *ProductVariantUpsertOne {
+	return u.Update(func(s *ProductVariantUpsert) {
+		s.AddSafeMarginMm(v)
+	})
+}
+
+// UpdateSafeMarginMm sets the "safe_margin_mm" field to the value that was provided on create.
+func (u *ProductVariantUpsertOne) UpdateSafeMarginMm() *ProductVariantUpsertOne {
+	return u.Update(func(s *ProductVariantUpsert) {
+		s.UpdateSafeMarginMm()
+	})
+}
+
+// ClearSafeMarginMm clears the value of the "safe_margin_mm" field.
+func (u *ProductVariantUpsertOne) ClearSafeMarginMm() *ProductVariantUpsertOne {
+	return u.Update(func(s *ProductVariantUpsert) {
+		s.ClearSafeMarginMm()
+	})
+}
+
+// SetCutContourSpot sets the "cut_contour_spot" field.
+func (u *ProductVariantUpsertOne) SetCutContourSpot(v string) *ProductVariantUpsertOne {
+	return u.Update(func(s *ProductVariantUpsert) {
+		s.SetCutContourSpot(v)
+	})
+}
+
+// UpdateCutContourSpot sets the "cut_contour_spot" field to the value that was provided on create.
+func (u *ProductVariantUpsertOne) UpdateCutContourSpot() *ProductVariantUpsertOne {
+	return u.Update(func(s *ProductVariantUpsert) {
+		s.UpdateCutContourSpot()
+	})
+}
+
+// ClearCutContourSpot clears the value of the "cut_contour_spot" field.
+func (u *ProductVariantUpsertOne) ClearCutContourSpot() *ProductVariantUpsertOne {
+	return u.Update(func(s *ProductVariantUpsert) {
+		s.ClearCutContourSpot()
 	})
 }
 
@@ -1721,6 +1975,104 @@ func (u *ProductVariantUpsertBulk) SetUpdatedAt(v time.Time) *ProductVariantUpse
 func (u *ProductVariantUpsertBulk) UpdateUpdatedAt() *ProductVariantUpsertBulk {
 	return u.Update(func(s *ProductVariantUpsert) {
 		s.UpdateUpdatedAt()
+	})
+}
+
+// SetOutputProfileUID sets the "output_profile_uid" field.
+func (u *ProductVariantUpsertBulk) SetOutputProfileUID(v string) *ProductVariantUpsertBulk {
+	return u.Update(func(s *ProductVariantUpsert) {
+		s.SetOutputProfileUID(v)
+	})
+}
+
+// UpdateOutputProfileUID sets the "output_profile_uid" field to the value that was provided on create.
+func (u *ProductVariantUpsertBulk) UpdateOutputProfileUID() *ProductVariantUpsertBulk {
+	return u.Update(func(s *ProductVariantUpsert) {
+		s.UpdateOutputProfileUID()
+	})
+}
+
+// ClearOutputProfileUID clears the value of the "output_profile_uid" field.
+func (u *ProductVariantUpsertBulk) ClearOutputProfileUID() *ProductVariantUpsertBulk {
+	return u.Update(func(s *ProductVariantUpsert) {
+		s.ClearOutputProfileUID()
+	})
+}
+
+// SetMinEffectivePpi sets the "min_effective_ppi" field.
+func (u *ProductVariantUpsertBulk) SetMinEffectivePpi(v int) *ProductVariantUpsertBulk {
+	return u.Update(func(s *ProductVariantUpsert) {
+		s.SetMinEffectivePpi(v)
+	})
+}
+
+// AddMinEffectivePpi adds v to the "min_effective_ppi" field.
+func (u *ProductVariantUpsertBulk) AddMinEffectivePpi(v int) *ProductVariantUpsertBulk {
+	return u.Update(func(s *ProductVariantUpsert) {
+		s.AddMinEffectivePpi(v)
+	})
+}
+
+// UpdateMinEffectivePpi sets the "min_effective_ppi" field to the value that was provided on create.
+func (u *ProductVariantUpsertBulk) UpdateMinEffectivePpi() *ProductVariantUpsertBulk {
+	return u.Update(func(s *ProductVariantUpsert) {
+		s.UpdateMinEffectivePpi()
+	})
+}
+
+// ClearMinEffectivePpi clears the value of the "min_effective_ppi" field.
+func (u *ProductVariantUpsertBulk) ClearMinEffectivePpi() *ProductVariantUpsertBulk {
+	return u.Update(func(s *ProductVariantUpsert) {
+		s.ClearMinEffectivePpi()
+	})
+}
+
+// SetSafeMarginMm sets the "safe_margin_mm" field.
+func (u *ProductVariantUpsertBulk) SetSafeMarginMm(v float64) *ProductVariantUpsertBulk {
+	return u.Update(func(s *ProductVariantUpsert) {
+		s.SetSafeMarginMm(v)
+	})
+}
+
+// AddSafeMarginMm adds v to the "safe_margin_mm" field.
+func (u *ProductVariantUpsertBulk) AddSafeMarginMm(v float64) *ProductVariantUpsertBulk {
+	return u.Update(func(s *ProductVariantUpsert) {
+		s.AddSafeMarginMm(v)
+	})
+}
+
+// UpdateSafeMarginMm sets the "safe_margin_mm" field to the value that was provided on create.
+func (u *ProductVariantUpsertBulk) UpdateSafeMarginMm() *ProductVariantUpsertBulk {
+	return u.Update(func(s *ProductVariantUpsert) {
+		s.UpdateSafeMarginMm()
+	})
+}
+
+// ClearSafeMarginMm clears the value of the "safe_margin_mm" field.
+func (u *ProductVariantUpsertBulk) ClearSafeMarginMm() *ProductVariantUpsertBulk {
+	return u.Update(func(s *ProductVariantUpsert) {
+		s.ClearSafeMarginMm()
+	})
+}
+
+// SetCutContourSpot sets the "cut_contour_spot" field.
+func (u *ProductVariantUpsertBulk) SetCutContourSpot(v string) *ProductVariantUpsertBulk {
+	return u.Update(func(s *ProductVariantUpsert) {
+		s.SetCutContourSpot(v)
+	})
+}
+
+// UpdateCutContourSpot sets the "cut_contour_spot" field to the value that was provided on create.
+func (u *ProductVariantUpsertBulk) UpdateCutContourSpot() *ProductVariantUpsertBulk {
+	return u.Update(func(s *ProductVariantUpsert) {
+		s.UpdateCutContourSpot()
+	})
+}
+
+// ClearCutContourSpot clears the value of the "cut_contour_spot" field.
+func (u *ProductVariantUpsertBulk) ClearCutContourSpot() *ProductVariantUpsertBulk {
+	return u.Update(func(s *ProductVariantUpsert) {
+		s.ClearCutContourSpot()
 	})
 }
 

@@ -37,6 +37,100 @@ func (_u *ProductVariantUpdate) SetUpdatedAt(v time.Time) *ProductVariantUpdate 
 	return _u
 }
 
+// SetOutputProfileUID sets the "output_profile_uid" field.
+func (_u *ProductVariantUpdate) SetOutputProfileUID(v string) *ProductVariantUpdate {
+	_u.mutation.SetOutputProfileUID(v)
+	return _u
+}
+
+// SetNillableOutputProfileUID sets the "output_profile_uid" field if the given value is not nil.
+func (_u *ProductVariantUpdate) SetNillableOutputProfileUID(v *string) *ProductVariantUpdate {
+	if v != nil {
+		_u.SetOutputProfileUID(*v)
+	}
+	return _u
+}
+
+// ClearOutputProfileUID clears the value of the "output_profile_uid" field.
+func (_u *ProductVariantUpdate) ClearOutputProfileUID() *ProductVariantUpdate {
+	_u.mutation.ClearOutputProfileUID()
+	return _u
+}
+
+// SetMinEffectivePpi sets the "min_effective_ppi" field.
+func (_u *ProductVariantUpdate) SetMinEffectivePpi(v int) *ProductVariantUpdate {
+	_u.mutation.ResetMinEffectivePpi()
+	_u.mutation.SetMinEffectivePpi(v)
+	return _u
+}
+
+// SetNillableMinEffectivePpi sets the "min_effective_ppi" field if the given value is not nil.
+func (_u *ProductVariantUpdate) SetNillableMinEffectivePpi(v *int) *ProductVariantUpdate {
+	if v != nil {
+		_u.SetMinEffectivePpi(*v)
+	}
+	return _u
+}
+
+// AddMinEffectivePpi adds value to the "min_effective_ppi" field.
+func (_u *ProductVariantUpdate) AddMinEffectivePpi(v int) *ProductVariantUpdate {
+	_u.mutation.AddMinEffectivePpi(v)
+	return _u
+}
+
+// ClearMinEffectivePpi clears the value of the "min_effective_ppi" field.
+func (_u *ProductVariantUpdate) ClearMinEffectivePpi() *ProductVariantUpdate {
+	_u.mutation.ClearMinEffectivePpi()
+	return _u
+}
+
+// SetSafeMarginMm sets the "safe_margin_mm" field.
+func (_u *ProductVariantUpdate) SetSafeMarginMm(v float64) *ProductVariantUpdate {
+	_u.mutation.ResetSafeMarginMm()
+	_u.mutation.SetSafeMarginMm(v)
+	return _u
+}
+
+// SetNillableSafeMarginMm sets the "safe_margin_mm" field if the given value is not nil.
+func (_u *ProductVariantUpdate) SetNillableSafeMarginMm(v *float64) *ProductVariantUpdate {
+	if v != nil {
+		_u.SetSafeMarginMm(*v)
+	}
+	return _u
+}
+
+// AddSafeMarginMm adds value to the "safe_margin_mm" field.
+func (_u *ProductVariantUpdate) AddSafeMarginMm(v float64) *ProductVariantUpdate {
+	_u.mutation.AddSafeMarginMm(v)
+	return _u
+}
+
+// ClearSafeMarginMm clears the value of the "safe_margin_mm" field.
+func (_u *ProductVariantUpdate) ClearSafeMarginMm() *ProductVariantUpdate {
+	_u.mutation.ClearSafeMarginMm()
+	return _u
+}
+
+// SetCutContourSpot sets the "cut_contour_spot" field.
+func (_u *ProductVariantUpdate) SetCutContourSpot(v string) *ProductVariantUpdate {
+	_u.mutation.SetCutContourSpot(v)
+	return _u
+}
+
+// SetNillableCutContourSpot sets the "cut_contour_spot" field if the given value is not nil.
+func (_u *ProductVariantUpdate) SetNillableCutContourSpot(v *string) *ProductVariantUpdate {
+	if v != nil {
+		_u.SetCutContourSpot(*v)
+	}
+	return _u
+}
+
+// ClearCutContourSpot clears the value of the "cut_contour_spot" field.
+func (_u *ProductVariantUpdate) ClearCutContourSpot() *ProductVariantUpdate {
+	_u.mutation.ClearCutContourSpot()
+	return _u
+}
+
 // SetUUID sets the "uuid" field.
 func (_u *ProductVariantUpdate) SetUUID(v string) *ProductVariantUpdate {
 	_u.mutation.SetUUID(v)
@@ -608,6 +702,36 @@ func (_u *ProductVariantUpdate) sqlSave(ctx context.Context) (_node int, err err
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(productvariant.FieldUpdatedAt, field.TypeTime, value)
 	}
+	if value, ok := _u.mutation.OutputProfileUID(); ok {
+		_spec.SetField(productvariant.FieldOutputProfileUID, field.TypeString, value)
+	}
+	if _u.mutation.OutputProfileUIDCleared() {
+		_spec.ClearField(productvariant.FieldOutputProfileUID, field.TypeString)
+	}
+	if value, ok := _u.mutation.MinEffectivePpi(); ok {
+		_spec.SetField(productvariant.FieldMinEffectivePpi, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedMinEffectivePpi(); ok {
+		_spec.AddField(productvariant.FieldMinEffectivePpi, field.TypeInt, value)
+	}
+	if _u.mutation.MinEffectivePpiCleared() {
+		_spec.ClearField(productvariant.FieldMinEffectivePpi, field.TypeInt)
+	}
+	if value, ok := _u.mutation.SafeMarginMm(); ok {
+		_spec.SetField(productvariant.FieldSafeMarginMm, field.TypeFloat64, value)
+	}
+	if value, ok := _u.mutation.AddedSafeMarginMm(); ok {
+		_spec.AddField(productvariant.FieldSafeMarginMm, field.TypeFloat64, value)
+	}
+	if _u.mutation.SafeMarginMmCleared() {
+		_spec.ClearField(productvariant.FieldSafeMarginMm, field.TypeFloat64)
+	}
+	if value, ok := _u.mutation.CutContourSpot(); ok {
+		_spec.SetField(productvariant.FieldCutContourSpot, field.TypeString, value)
+	}
+	if _u.mutation.CutContourSpotCleared() {
+		_spec.ClearField(productvariant.FieldCutContourSpot, field.TypeString)
+	}
 	if value, ok := _u.mutation.UUID(); ok {
 		_spec.SetField(productvariant.FieldUUID, field.TypeString, value)
 	}
@@ -876,6 +1000,100 @@ type ProductVariantUpdateOne struct {
 // SetUpdatedAt sets the "updated_at" field.
 func (_u *ProductVariantUpdateOne) SetUpdatedAt(v time.Time) *ProductVariantUpdateOne {
 	_u.mutation.SetUpdatedAt(v)
+	return _u
+}
+
+// SetOutputProfileUID sets the "output_profile_uid" field.
+func (_u *ProductVariantUpdateOne) SetOutputProfileUID(v string) *ProductVariantUpdateOne {
+	_u.mutation.SetOutputProfileUID(v)
+	return _u
+}
+
+// SetNillableOutputProfileUID sets the "output_profile_uid" field if the given value is not nil.
+func (_u *ProductVariantUpdateOne) SetNillableOutputProfileUID(v *string) *ProductVariantUpdateOne {
+	if v != nil {
+		_u.SetOutputProfileUID(*v)
+	}
+	return _u
+}
+
+// ClearOutputProfileUID clears the value of the "output_profile_uid" field.
+func (_u *ProductVariantUpdateOne) ClearOutputProfileUID() *ProductVariantUpdateOne {
+	_u.mutation.ClearOutputProfileUID()
+	return _u
+}
+
+// SetMinEffectivePpi sets the "min_effective_ppi" field.
+func (_u *ProductVariantUpdateOne) SetMinEffectivePpi(v int) *ProductVariantUpdateOne {
+	_u.mutation.ResetMinEffectivePpi()
+	_u.mutation.SetMinEffectivePpi(v)
+	return _u
+}
+
+// SetNillableMinEffectivePpi sets the "min_effective_ppi" field if the given value is not nil.
+func (_u *ProductVariantUpdateOne) SetNillableMinEffectivePpi(v *int) *ProductVariantUpdateOne {
+	if v != nil {
+		_u.SetMinEffectivePpi(*v)
+	}
+	return _u
+}
+
+// AddMinEffectivePpi adds value to the "min_effective_ppi" field.
+func (_u *ProductVariantUpdateOne) AddMinEffectivePpi(v int) *ProductVariantUpdateOne {
+	_u.mutation.AddMinEffectivePpi(v)
+	return _u
+}
+
+// ClearMinEffectivePpi clears the value of the "min_effective_ppi" field.
+func (_u *ProductVariantUpdateOne) ClearMinEffectivePpi() *ProductVariantUpdateOne {
+	_u.mutation.ClearMinEffectivePpi()
+	return _u
+}
+
+// SetSafeMarginMm sets the "safe_margin_mm" field.
+func (_u *ProductVariantUpdateOne) SetSafeMarginMm(v float64) *ProductVariantUpdateOne {
+	_u.mutation.ResetSafeMarginMm()
+	_u.mutation.SetSafeMarginMm(v)
+	return _u
+}
+
+// SetNillableSafeMarginMm sets the "safe_margin_mm" field if the given value is not nil.
+func (_u *ProductVariantUpdateOne) SetNillableSafeMarginMm(v *float64) *ProductVariantUpdateOne {
+	if v != nil {
+		_u.SetSafeMarginMm(*v)
+	}
+	return _u
+}
+
+// AddSafeMarginMm adds value to the "safe_margin_mm" field.
+func (_u *ProductVariantUpdateOne) AddSafeMarginMm(v float64) *ProductVariantUpdateOne {
+	_u.mutation.AddSafeMarginMm(v)
+	return _u
+}
+
+// ClearSafeMarginMm clears the value of the "safe_margin_mm" field.
+func (_u *ProductVariantUpdateOne) ClearSafeMarginMm() *ProductVariantUpdateOne {
+	_u.mutation.ClearSafeMarginMm()
+	return _u
+}
+
+// SetCutContourSpot sets the "cut_contour_spot" field.
+func (_u *ProductVariantUpdateOne) SetCutContourSpot(v string) *ProductVariantUpdateOne {
+	_u.mutation.SetCutContourSpot(v)
+	return _u
+}
+
+// SetNillableCutContourSpot sets the "cut_contour_spot" field if the given value is not nil.
+func (_u *ProductVariantUpdateOne) SetNillableCutContourSpot(v *string) *ProductVariantUpdateOne {
+	if v != nil {
+		_u.SetCutContourSpot(*v)
+	}
+	return _u
+}
+
+// ClearCutContourSpot clears the value of the "cut_contour_spot" field.
+func (_u *ProductVariantUpdateOne) ClearCutContourSpot() *ProductVariantUpdateOne {
+	_u.mutation.ClearCutContourSpot()
 	return _u
 }
 
@@ -1479,6 +1697,36 @@ func (_u *ProductVariantUpdateOne) sqlSave(ctx context.Context) (_node *ProductV
 	}
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(productvariant.FieldUpdatedAt, field.TypeTime, value)
+	}
+	if value, ok := _u.mutation.OutputProfileUID(); ok {
+		_spec.SetField(productvariant.FieldOutputProfileUID, field.TypeString, value)
+	}
+	if _u.mutation.OutputProfileUIDCleared() {
+		_spec.ClearField(productvariant.FieldOutputProfileUID, field.TypeString)
+	}
+	if value, ok := _u.mutation.MinEffectivePpi(); ok {
+		_spec.SetField(productvariant.FieldMinEffectivePpi, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedMinEffectivePpi(); ok {
+		_spec.AddField(productvariant.FieldMinEffectivePpi, field.TypeInt, value)
+	}
+	if _u.mutation.MinEffectivePpiCleared() {
+		_spec.ClearField(productvariant.FieldMinEffectivePpi, field.TypeInt)
+	}
+	if value, ok := _u.mutation.SafeMarginMm(); ok {
+		_spec.SetField(productvariant.FieldSafeMarginMm, field.TypeFloat64, value)
+	}
+	if value, ok := _u.mutation.AddedSafeMarginMm(); ok {
+		_spec.AddField(productvariant.FieldSafeMarginMm, field.TypeFloat64, value)
+	}
+	if _u.mutation.SafeMarginMmCleared() {
+		_spec.ClearField(productvariant.FieldSafeMarginMm, field.TypeFloat64)
+	}
+	if value, ok := _u.mutation.CutContourSpot(); ok {
+		_spec.SetField(productvariant.FieldCutContourSpot, field.TypeString, value)
+	}
+	if _u.mutation.CutContourSpotCleared() {
+		_spec.ClearField(productvariant.FieldCutContourSpot, field.TypeString)
 	}
 	if value, ok := _u.mutation.UUID(); ok {
 		_spec.SetField(productvariant.FieldUUID, field.TypeString, value)

@@ -15,6 +15,7 @@ import (
 	"github.com/platen-print/platen/ent/operatortoken"
 	"github.com/platen-print/platen/ent/order"
 	"github.com/platen-print/platen/ent/orderitem"
+	"github.com/platen-print/platen/ent/outputprofile"
 	"github.com/platen-print/platen/ent/printevent"
 	"github.com/platen-print/platen/ent/printtemplate"
 	"github.com/platen-print/platen/ent/product"
@@ -180,6 +181,24 @@ func init() {
 	orderitemDescPrintStatus := orderitemFields[15].Descriptor()
 	// orderitem.DefaultPrintStatus holds the default value on creation for the print_status field.
 	orderitem.DefaultPrintStatus = orderitemDescPrintStatus.Default.(string)
+	outputprofileFields := schema.OutputProfile{}.Fields()
+	_ = outputprofileFields
+	// outputprofileDescCondition is the schema descriptor for condition field.
+	outputprofileDescCondition := outputprofileFields[3].Descriptor()
+	// outputprofile.DefaultCondition holds the default value on creation for the condition field.
+	outputprofile.DefaultCondition = outputprofileDescCondition.Default.(string)
+	// outputprofileDescRegistryName is the schema descriptor for registry_name field.
+	outputprofileDescRegistryName := outputprofileFields[4].Descriptor()
+	// outputprofile.DefaultRegistryName holds the default value on creation for the registry_name field.
+	outputprofile.DefaultRegistryName = outputprofileDescRegistryName.Default.(string)
+	// outputprofileDescDescription is the schema descriptor for description field.
+	outputprofileDescDescription := outputprofileFields[5].Descriptor()
+	// outputprofile.DefaultDescription holds the default value on creation for the description field.
+	outputprofile.DefaultDescription = outputprofileDescDescription.Default.(string)
+	// outputprofileDescCreatedAt is the schema descriptor for created_at field.
+	outputprofileDescCreatedAt := outputprofileFields[9].Descriptor()
+	// outputprofile.DefaultCreatedAt holds the default value on creation for the created_at field.
+	outputprofile.DefaultCreatedAt = outputprofileDescCreatedAt.Default.(func() time.Time)
 	printeventFields := schema.PrintEvent{}.Fields()
 	_ = printeventFields
 	// printeventDescCreatedAt is the schema descriptor for created_at field.

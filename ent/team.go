@@ -21,6 +21,14 @@ type Team struct {
 	CreatedAt time.Time `json:"created_at,omitempty"`
 	// UpdatedAt holds the value of the "updated_at" field.
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
+	// OutputProfileUID holds the value of the "output_profile_uid" field.
+	OutputProfileUID *string `json:"output_profile_uid,omitempty"`
+	// MinEffectivePpi holds the value of the "min_effective_ppi" field.
+	MinEffectivePpi *int `json:"min_effective_ppi,omitempty"`
+	// SafeMarginMm holds the value of the "safe_margin_mm" field.
+	SafeMarginMm *float64 `json:"safe_margin_mm,omitempty"`
+	// CutContourSpot holds the value of the "cut_contour_spot" field.
+	CutContourSpot *string `json:"cut_contour_spot,omitempty"`
 	// Name holds the value of the "name" field.
 	Name string `json:"name,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
@@ -74,9 +82,11 @@ func (*Team) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case team.FieldID:
+		case team.FieldSafeMarginMm:
+			values[i] = new(sql.NullFloat64)
+		case team.FieldID, team.FieldMinEffectivePpi:
 			values[i] = new(sql.NullInt64)
-		case team.FieldName:
+		case team.FieldOutputProfileUID, team.FieldCutContourSpot, team.FieldName:
 			values[i] = new(sql.NullString)
 		case team.FieldCreatedAt, team.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -112,6 +122,34 @@ func (_m *Team) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field updated_at", values[i])
 			} else if value.Valid {
 				_m.UpdatedAt = value.Time
+			}
+		case team.FieldOutputProfileUID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field output_profile_uid", values[i])
+			} else if value.Valid {
+				_m.OutputProfileUID = new(string)
+				*_m.OutputProfileUID = value.String
+			}
+		case team.FieldMinEffectivePpi:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field min_effective_ppi", values[i])
+			} else if value.Valid {
+				_m.MinEffectivePpi = new(int)
+				*_m.MinEffectivePpi = int(value.Int64)
+			}
+		case team.FieldSafeMarginMm:
+			if value, ok := values[i].(*sql.NullFloat64); !ok {
+				return fmt.Errorf("unexpected type %T for field safe_margin_mm", values[i])
+			} else if value.Valid {
+				_m.SafeMarginMm = new(float64)
+				*_m.SafeMarginMm = value.Float64
+			}
+		case team.FieldCutContourSpot:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field cut_contour_spot", values[i])
+			} else if value.Valid {
+				_m.CutContourSpot = new(string)
+				*_m.CutContourSpot = value.String
 			}
 		case team.FieldName:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -175,6 +213,26 @@ func (_m *Team) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("updated_at=")
 	builder.WriteString(_m.UpdatedAt.Format(time.ANSIC))
+	builder.WriteString(", ")
+	if v := _m.OutputProfileUID; v != nil {
+		builder.WriteString("output_profile_uid=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.MinEffectivePpi; v != nil {
+		builder.WriteString("min_effective_ppi=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.SafeMarginMm; v != nil {
+		builder.WriteString("safe_margin_mm=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.CutContourSpot; v != nil {
+		builder.WriteString("cut_contour_spot=")
+		builder.WriteString(*v)
+	}
 	builder.WriteString(", ")
 	builder.WriteString("name=")
 	builder.WriteString(_m.Name)

@@ -53,6 +53,62 @@ func (_c *TeamCreate) SetNillableUpdatedAt(v *time.Time) *TeamCreate {
 	return _c
 }
 
+// SetOutputProfileUID sets the "output_profile_uid" field.
+func (_c *TeamCreate) SetOutputProfileUID(v string) *TeamCreate {
+	_c.mutation.SetOutputProfileUID(v)
+	return _c
+}
+
+// SetNillableOutputProfileUID sets the "output_profile_uid" field if the given value is not nil.
+func (_c *TeamCreate) SetNillableOutputProfileUID(v *string) *TeamCreate {
+	if v != nil {
+		_c.SetOutputProfileUID(*v)
+	}
+	return _c
+}
+
+// SetMinEffectivePpi sets the "min_effective_ppi" field.
+func (_c *TeamCreate) SetMinEffectivePpi(v int) *TeamCreate {
+	_c.mutation.SetMinEffectivePpi(v)
+	return _c
+}
+
+// SetNillableMinEffectivePpi sets the "min_effective_ppi" field if the given value is not nil.
+func (_c *TeamCreate) SetNillableMinEffectivePpi(v *int) *TeamCreate {
+	if v != nil {
+		_c.SetMinEffectivePpi(*v)
+	}
+	return _c
+}
+
+// SetSafeMarginMm sets the "safe_margin_mm" field.
+func (_c *TeamCreate) SetSafeMarginMm(v float64) *TeamCreate {
+	_c.mutation.SetSafeMarginMm(v)
+	return _c
+}
+
+// SetNillableSafeMarginMm sets the "safe_margin_mm" field if the given value is not nil.
+func (_c *TeamCreate) SetNillableSafeMarginMm(v *float64) *TeamCreate {
+	if v != nil {
+		_c.SetSafeMarginMm(*v)
+	}
+	return _c
+}
+
+// SetCutContourSpot sets the "cut_contour_spot" field.
+func (_c *TeamCreate) SetCutContourSpot(v string) *TeamCreate {
+	_c.mutation.SetCutContourSpot(v)
+	return _c
+}
+
+// SetNillableCutContourSpot sets the "cut_contour_spot" field if the given value is not nil.
+func (_c *TeamCreate) SetNillableCutContourSpot(v *string) *TeamCreate {
+	if v != nil {
+		_c.SetCutContourSpot(*v)
+	}
+	return _c
+}
+
 // SetName sets the "name" field.
 func (_c *TeamCreate) SetName(v string) *TeamCreate {
 	_c.mutation.SetName(v)
@@ -200,6 +256,22 @@ func (_c *TeamCreate) createSpec() (*Team, *sqlgraph.CreateSpec) {
 		_spec.SetField(team.FieldUpdatedAt, field.TypeTime, value)
 		_node.UpdatedAt = value
 	}
+	if value, ok := _c.mutation.OutputProfileUID(); ok {
+		_spec.SetField(team.FieldOutputProfileUID, field.TypeString, value)
+		_node.OutputProfileUID = &value
+	}
+	if value, ok := _c.mutation.MinEffectivePpi(); ok {
+		_spec.SetField(team.FieldMinEffectivePpi, field.TypeInt, value)
+		_node.MinEffectivePpi = &value
+	}
+	if value, ok := _c.mutation.SafeMarginMm(); ok {
+		_spec.SetField(team.FieldSafeMarginMm, field.TypeFloat64, value)
+		_node.SafeMarginMm = &value
+	}
+	if value, ok := _c.mutation.CutContourSpot(); ok {
+		_spec.SetField(team.FieldCutContourSpot, field.TypeString, value)
+		_node.CutContourSpot = &value
+	}
 	if value, ok := _c.mutation.Name(); ok {
 		_spec.SetField(team.FieldName, field.TypeString, value)
 		_node.Name = value
@@ -316,6 +388,90 @@ func (u *TeamUpsert) UpdateUpdatedAt() *TeamUpsert {
 	return u
 }
 
+// SetOutputProfileUID sets the "output_profile_uid" field.
+func (u *TeamUpsert) SetOutputProfileUID(v string) *TeamUpsert {
+	u.Set(team.FieldOutputProfileUID, v)
+	return u
+}
+
+// UpdateOutputProfileUID sets the "output_profile_uid" field to the value that was provided on create.
+func (u *TeamUpsert) UpdateOutputProfileUID() *TeamUpsert {
+	u.SetExcluded(team.FieldOutputProfileUID)
+	return u
+}
+
+// ClearOutputProfileUID clears the value of the "output_profile_uid" field.
+func (u *TeamUpsert) ClearOutputProfileUID() *TeamUpsert {
+	u.SetNull(team.FieldOutputProfileUID)
+	return u
+}
+
+// SetMinEffectivePpi sets the "min_effective_ppi" field.
+func (u *TeamUpsert) SetMinEffectivePpi(v int) *TeamUpsert {
+	u.Set(team.FieldMinEffectivePpi, v)
+	return u
+}
+
+// UpdateMinEffectivePpi sets the "min_effective_ppi" field to the value that was provided on create.
+func (u *TeamUpsert) UpdateMinEffectivePpi() *TeamUpsert {
+	u.SetExcluded(team.FieldMinEffectivePpi)
+	return u
+}
+
+// AddMinEffectivePpi adds v to the "min_effective_ppi" field.
+func (u *TeamUpsert) AddMinEffectivePpi(v int) *TeamUpsert {
+	u.Add(team.FieldMinEffectivePpi, v)
+	return u
+}
+
+// ClearMinEffectivePpi clears the value of the "min_effective_ppi" field.
+func (u *TeamUpsert) ClearMinEffectivePpi() *TeamUpsert {
+	u.SetNull(team.FieldMinEffectivePpi)
+	return u
+}
+
+// SetSafeMarginMm sets the "safe_margin_mm" field.
+func (u *TeamUpsert) SetSafeMarginMm(v float64) *TeamUpsert {
+	u.Set(team.FieldSafeMarginMm, v)
+	return u
+}
+
+// UpdateSafeMarginMm sets the "safe_margin_mm" field to the value that was provided on create.
+func (u *TeamUpsert) UpdateSafeMarginMm() *TeamUpsert {
+	u.SetExcluded(team.FieldSafeMarginMm)
+	return u
+}
+
+// AddSafeMarginMm adds v to the "safe_margin_mm" field.
+func (u *TeamUpsert) AddSafeMarginMm(v float64) *TeamUpsert {
+	u.Add(team.FieldSafeMarginMm, v)
+	return u
+}
+
+// ClearSafeMarginMm clears the value of the "safe_margin_mm" field.
+func (u *TeamUpsert) ClearSafeMarginMm() *TeamUpsert {
+	u.SetNull(team.FieldSafeMarginMm)
+	return u
+}
+
+// SetCutContourSpot sets the "cut_contour_spot" field.
+func (u *TeamUpsert) SetCutContourSpot(v string) *TeamUpsert {
+	u.Set(team.FieldCutContourSpot, v)
+	return u
+}
+
+// UpdateCutContourSpot sets the "cut_contour_spot" field to the value that was provided on create.
+func (u *TeamUpsert) UpdateCutContourSpot() *TeamUpsert {
+	u.SetExcluded(team.FieldCutContourSpot)
+	return u
+}
+
+// ClearCutContourSpot clears the value of the "cut_contour_spot" field.
+func (u *TeamUpsert) ClearCutContourSpot() *TeamUpsert {
+	u.SetNull(team.FieldCutContourSpot)
+	return u
+}
+
 // SetName sets the "name" field.
 func (u *TeamUpsert) SetName(v string) *TeamUpsert {
 	u.Set(team.FieldName, v)
@@ -384,6 +540,104 @@ func (u *TeamUpsertOne) SetUpdatedAt(v time.Time) *TeamUpsertOne {
 func (u *TeamUpsertOne) UpdateUpdatedAt() *TeamUpsertOne {
 	return u.Update(func(s *TeamUpsert) {
 		s.UpdateUpdatedAt()
+	})
+}
+
+// SetOutputProfileUID sets the "output_profile_uid" field.
+func (u *TeamUpsertOne) SetOutputProfileUID(v string) *TeamUpsertOne {
+	return u.Update(func(s *TeamUpsert) {
+		s.SetOutputProfileUID(v)
+	})
+}
+
+// UpdateOutputProfileUID sets the "output_profile_uid" field to the value that was provided on create.
+func (u *TeamUpsertOne) UpdateOutputProfileUID() *TeamUpsertOne {
+	return u.Update(func(s *TeamUpsert) {
+		s.UpdateOutputProfileUID()
+	})
+}
+
+// ClearOutputProfileUID clears the value of the "output_profile_uid" field.
+func (u *TeamUpsertOne) ClearOutputProfileUID() *TeamUpsertOne {
+	return u.Update(func(s *TeamUpsert) {
+		s.ClearOutputProfileUID()
+	})
+}
+
+// SetMinEffectivePpi sets the "min_effective_ppi" field.
+func (u *TeamUpsertOne) SetMinEffectivePpi(v int) *TeamUpsertOne {
+	return u.Update(func(s *TeamUpsert) {
+		s.SetMinEffectivePpi(v)
+	})
+}
+
+// AddMinEffectivePpi adds v to the "min_effective_ppi" field.
+func (u *TeamUpsertOne) AddMinEffectivePpi(v int) *TeamUpsertOne {
+	return u.Update(func(s *TeamUpsert) {
+		s.AddMinEffectivePpi(v)
+	})
+}
+
+// UpdateMinEffectivePpi sets the "min_effective_ppi" field to the value that was provided on create.
+func (u *TeamUpsertOne) UpdateMinEffectivePpi() *TeamUpsertOne {
+	return u.Update(func(s *TeamUpsert) {
+		s.UpdateMinEffectivePpi()
+	})
+}
+
+// ClearMinEffectivePpi clears the value of the "min_effective_ppi" field.
+func (u *TeamUpsertOne) ClearMinEffectivePpi() *TeamUpsertOne {
+	return u.Update(func(s *TeamUpsert) {
+		s.ClearMinEffectivePpi()
+	})
+}
+
+// SetSafeMarginMm sets the "safe_margin_mm" field.
+func (u *TeamUpsertOne) SetSafeMarginMm(v float64) *TeamUpsertOne {
+	return u.Update(func(s *TeamUpsert) {
+		s.SetSafeMarginMm(v)
+	})
+}
+
+// AddSafeMarginMm adds v to the "safe_margin_mm" field.
+func (u *TeamUpsertOne) AddSafeMarginMm(v float64) *TeamUpsertOne {
+	return u.Update(func(s *TeamUpsert) {
+		s.AddSafeMarginMm(v)
+	})
+}
+
+// UpdateSafeMarginMm sets the "safe_margin_mm" field to the value that was provided on create.
+func (u *TeamUpsertOne) UpdateSafeMarginMm() *TeamUpsertOne {
+	return u.Update(func(s *TeamUpsert) {
+		s.UpdateSafeMarginMm()
+	})
+}
+
+// ClearSafeMarginMm clears the value of the "safe_margin_mm" field.
+func (u *TeamUpsertOne) ClearSafeMarginMm() *TeamUpsertOne {
+	return u.Update(func(s *TeamUpsert) {
+		s.ClearSafeMarginMm()
+	})
+}
+
+// SetCutContourSpot sets the "cut_contour_spot" field.
+func (u *TeamUpsertOne) SetCutContourSpot(v string) *TeamUpsertOne {
+	return u.Update(func(s *TeamUpsert) {
+		s.SetCutContourSpot(v)
+	})
+}
+
+// UpdateCutContourSpot sets the "cut_contour_spot" field to the value that was provided on create.
+func (u *TeamUpsertOne) UpdateCutContourSpot() *TeamUpsertOne {
+	return u.Update(func(s *TeamUpsert) {
+		s.UpdateCutContourSpot()
+	})
+}
+
+// ClearCutContourSpot clears the value of the "cut_contour_spot" field.
+func (u *TeamUpsertOne) ClearCutContourSpot() *TeamUpsertOne {
+	return u.Update(func(s *TeamUpsert) {
+		s.ClearCutContourSpot()
 	})
 }
 
@@ -623,6 +877,104 @@ func (u *TeamUpsertBulk) SetUpdatedAt(v time.Time) *TeamUpsertBulk {
 func (u *TeamUpsertBulk) UpdateUpdatedAt() *TeamUpsertBulk {
 	return u.Update(func(s *TeamUpsert) {
 		s.UpdateUpdatedAt()
+	})
+}
+
+// SetOutputProfileUID sets the "output_profile_uid" field.
+func (u *TeamUpsertBulk) SetOutputProfileUID(v string) *TeamUpsertBulk {
+	return u.Update(func(s *TeamUpsert) {
+		s.SetOutputProfileUID(v)
+	})
+}
+
+// UpdateOutputProfileUID sets the "output_profile_uid" field to the value that was provided on create.
+func (u *TeamUpsertBulk) UpdateOutputProfileUID() *TeamUpsertBulk {
+	return u.Update(func(s *TeamUpsert) {
+		s.UpdateOutputProfileUID()
+	})
+}
+
+// ClearOutputProfileUID clears the value of the "output_profile_uid" field.
+func (u *TeamUpsertBulk) ClearOutputProfileUID() *TeamUpsertBulk {
+	return u.Update(func(s *TeamUpsert) {
+		s.ClearOutputProfileUID()
+	})
+}
+
+// SetMinEffectivePpi sets the "min_effective_ppi" field.
+func (u *TeamUpsertBulk) SetMinEffectivePpi(v int) *TeamUpsertBulk {
+	return u.Update(func(s *TeamUpsert) {
+		s.SetMinEffectivePpi(v)
+	})
+}
+
+// AddMinEffectivePpi adds v to the "min_effective_ppi" field.
+func (u *TeamUpsertBulk) AddMinEffectivePpi(v int) *TeamUpsertBulk {
+	return u.Update(func(s *TeamUpsert) {
+		s.AddMinEffectivePpi(v)
+	})
+}
+
+// UpdateMinEffectivePpi sets the "min_effective_ppi" field to the value that was provided on create.
+func (u *TeamUpsertBulk) UpdateMinEffectivePpi() *TeamUpsertBulk {
+	return u.Update(func(s *TeamUpsert) {
+		s.UpdateMinEffectivePpi()
+	})
+}
+
+// ClearMinEffectivePpi clears the value of the "min_effective_ppi" field.
+func (u *TeamUpsertBulk) ClearMinEffectivePpi() *TeamUpsertBulk {
+	return u.Update(func(s *TeamUpsert) {
+		s.ClearMinEffectivePpi()
+	})
+}
+
+// SetSafeMarginMm sets the "safe_margin_mm" field.
+func (u *TeamUpsertBulk) SetSafeMarginMm(v float64) *TeamUpsertBulk {
+	return u.Update(func(s *TeamUpsert) {
+		s.SetSafeMarginMm(v)
+	})
+}
+
+// AddSafeMarginMm adds v to the "safe_margin_mm" field.
+func (u *TeamUpsertBulk) AddSafeMarginMm(v float64) *TeamUpsertBulk {
+	return u.Update(func(s *TeamUpsert) {
+		s.AddSafeMarginMm(v)
+	})
+}
+
+// UpdateSafeMarginMm sets the "safe_margin_mm" field to the value that was provided on create.
+func (u *TeamUpsertBulk) UpdateSafeMarginMm() *TeamUpsertBulk {
+	return u.Update(func(s *TeamUpsert) {
+		s.UpdateSafeMarginMm()
+	})
+}
+
+// ClearSafeMarginMm clears the value of the "safe_margin_mm" field.
+func (u *TeamUpsertBulk) ClearSafeMarginMm() *TeamUpsertBulk {
+	return u.Update(func(s *TeamUpsert) {
+		s.ClearSafeMarginMm()
+	})
+}
+
+// SetCutContourSpot sets the "cut_contour_spot" field.
+func (u *TeamUpsertBulk) SetCutContourSpot(v string) *TeamUpsertBulk {
+	return u.Update(func(s *TeamUpsert) {
+		s.SetCutContourSpot(v)
+	})
+}
+
+// UpdateCutContourSpot sets the "cut_contour_spot" field to the value that was provided on create.
+func (u *TeamUpsertBulk) UpdateCutContourSpot() *TeamUpsertBulk {
+	return u.Update(func(s *TeamUpsert) {
+		s.UpdateCutContourSpot()
+	})
+}
+
+// ClearCutContourSpot clears the value of the "cut_contour_spot" field.
+func (u *TeamUpsertBulk) ClearCutContourSpot() *TeamUpsertBulk {
+	return u.Update(func(s *TeamUpsert) {
+		s.ClearCutContourSpot()
 	})
 }
 

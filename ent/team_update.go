@@ -37,6 +37,100 @@ func (_u *TeamUpdate) SetUpdatedAt(v time.Time) *TeamUpdate {
 	return _u
 }
 
+// SetOutputProfileUID sets the "output_profile_uid" field.
+func (_u *TeamUpdate) SetOutputProfileUID(v string) *TeamUpdate {
+	_u.mutation.SetOutputProfileUID(v)
+	return _u
+}
+
+// SetNillableOutputProfileUID sets the "output_profile_uid" field if the given value is not nil.
+func (_u *TeamUpdate) SetNillableOutputProfileUID(v *string) *TeamUpdate {
+	if v != nil {
+		_u.SetOutputProfileUID(*v)
+	}
+	return _u
+}
+
+// ClearOutputProfileUID clears the value of the "output_profile_uid" field.
+func (_u *TeamUpdate) ClearOutputProfileUID() *TeamUpdate {
+	_u.mutation.ClearOutputProfileUID()
+	return _u
+}
+
+// SetMinEffectivePpi sets the "min_effective_ppi" field.
+func (_u *TeamUpdate) SetMinEffectivePpi(v int) *TeamUpdate {
+	_u.mutation.ResetMinEffectivePpi()
+	_u.mutation.SetMinEffectivePpi(v)
+	return _u
+}
+
+// SetNillableMinEffectivePpi sets the "min_effective_ppi" field if the given value is not nil.
+func (_u *TeamUpdate) SetNillableMinEffectivePpi(v *int) *TeamUpdate {
+	if v != nil {
+		_u.SetMinEffectivePpi(*v)
+	}
+	return _u
+}
+
+// AddMinEffectivePpi adds value to the "min_effective_ppi" field.
+func (_u *TeamUpdate) AddMinEffectivePpi(v int) *TeamUpdate {
+	_u.mutation.AddMinEffectivePpi(v)
+	return _u
+}
+
+// ClearMinEffectivePpi clears the value of the "min_effective_ppi" field.
+func (_u *TeamUpdate) ClearMinEffectivePpi() *TeamUpdate {
+	_u.mutation.ClearMinEffectivePpi()
+	return _u
+}
+
+// SetSafeMarginMm sets the "safe_margin_mm" field.
+func (_u *TeamUpdate) SetSafeMarginMm(v float64) *TeamUpdate {
+	_u.mutation.ResetSafeMarginMm()
+	_u.mutation.SetSafeMarginMm(v)
+	return _u
+}
+
+// SetNillableSafeMarginMm sets the "safe_margin_mm" field if the given value is not nil.
+func (_u *TeamUpdate) SetNillableSafeMarginMm(v *float64) *TeamUpdate {
+	if v != nil {
+		_u.SetSafeMarginMm(*v)
+	}
+	return _u
+}
+
+// AddSafeMarginMm adds value to the "safe_margin_mm" field.
+func (_u *TeamUpdate) AddSafeMarginMm(v float64) *TeamUpdate {
+	_u.mutation.AddSafeMarginMm(v)
+	return _u
+}
+
+// ClearSafeMarginMm clears the value of the "safe_margin_mm" field.
+func (_u *TeamUpdate) ClearSafeMarginMm() *TeamUpdate {
+	_u.mutation.ClearSafeMarginMm()
+	return _u
+}
+
+// SetCutContourSpot sets the "cut_contour_spot" field.
+func (_u *TeamUpdate) SetCutContourSpot(v string) *TeamUpdate {
+	_u.mutation.SetCutContourSpot(v)
+	return _u
+}
+
+// SetNillableCutContourSpot sets the "cut_contour_spot" field if the given value is not nil.
+func (_u *TeamUpdate) SetNillableCutContourSpot(v *string) *TeamUpdate {
+	if v != nil {
+		_u.SetCutContourSpot(*v)
+	}
+	return _u
+}
+
+// ClearCutContourSpot clears the value of the "cut_contour_spot" field.
+func (_u *TeamUpdate) ClearCutContourSpot() *TeamUpdate {
+	_u.mutation.ClearCutContourSpot()
+	return _u
+}
+
 // SetName sets the "name" field.
 func (_u *TeamUpdate) SetName(v string) *TeamUpdate {
 	_u.mutation.SetName(v)
@@ -225,6 +319,36 @@ func (_u *TeamUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(team.FieldUpdatedAt, field.TypeTime, value)
 	}
+	if value, ok := _u.mutation.OutputProfileUID(); ok {
+		_spec.SetField(team.FieldOutputProfileUID, field.TypeString, value)
+	}
+	if _u.mutation.OutputProfileUIDCleared() {
+		_spec.ClearField(team.FieldOutputProfileUID, field.TypeString)
+	}
+	if value, ok := _u.mutation.MinEffectivePpi(); ok {
+		_spec.SetField(team.FieldMinEffectivePpi, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedMinEffectivePpi(); ok {
+		_spec.AddField(team.FieldMinEffectivePpi, field.TypeInt, value)
+	}
+	if _u.mutation.MinEffectivePpiCleared() {
+		_spec.ClearField(team.FieldMinEffectivePpi, field.TypeInt)
+	}
+	if value, ok := _u.mutation.SafeMarginMm(); ok {
+		_spec.SetField(team.FieldSafeMarginMm, field.TypeFloat64, value)
+	}
+	if value, ok := _u.mutation.AddedSafeMarginMm(); ok {
+		_spec.AddField(team.FieldSafeMarginMm, field.TypeFloat64, value)
+	}
+	if _u.mutation.SafeMarginMmCleared() {
+		_spec.ClearField(team.FieldSafeMarginMm, field.TypeFloat64)
+	}
+	if value, ok := _u.mutation.CutContourSpot(); ok {
+		_spec.SetField(team.FieldCutContourSpot, field.TypeString, value)
+	}
+	if _u.mutation.CutContourSpotCleared() {
+		_spec.ClearField(team.FieldCutContourSpot, field.TypeString)
+	}
 	if value, ok := _u.mutation.Name(); ok {
 		_spec.SetField(team.FieldName, field.TypeString, value)
 	}
@@ -386,6 +510,100 @@ type TeamUpdateOne struct {
 // SetUpdatedAt sets the "updated_at" field.
 func (_u *TeamUpdateOne) SetUpdatedAt(v time.Time) *TeamUpdateOne {
 	_u.mutation.SetUpdatedAt(v)
+	return _u
+}
+
+// SetOutputProfileUID sets the "output_profile_uid" field.
+func (_u *TeamUpdateOne) SetOutputProfileUID(v string) *TeamUpdateOne {
+	_u.mutation.SetOutputProfileUID(v)
+	return _u
+}
+
+// SetNillableOutputProfileUID sets the "output_profile_uid" field if the given value is not nil.
+func (_u *TeamUpdateOne) SetNillableOutputProfileUID(v *string) *TeamUpdateOne {
+	if v != nil {
+		_u.SetOutputProfileUID(*v)
+	}
+	return _u
+}
+
+// ClearOutputProfileUID clears the value of the "output_profile_uid" field.
+func (_u *TeamUpdateOne) ClearOutputProfileUID() *TeamUpdateOne {
+	_u.mutation.ClearOutputProfileUID()
+	return _u
+}
+
+// SetMinEffectivePpi sets the "min_effective_ppi" field.
+func (_u *TeamUpdateOne) SetMinEffectivePpi(v int) *TeamUpdateOne {
+	_u.mutation.ResetMinEffectivePpi()
+	_u.mutation.SetMinEffectivePpi(v)
+	return _u
+}
+
+// SetNillableMinEffectivePpi sets the "min_effective_ppi" field if the given value is not nil.
+func (_u *TeamUpdateOne) SetNillableMinEffectivePpi(v *int) *TeamUpdateOne {
+	if v != nil {
+		_u.SetMinEffectivePpi(*v)
+	}
+	return _u
+}
+
+// AddMinEffectivePpi adds value to the "min_effective_ppi" field.
+func (_u *TeamUpdateOne) AddMinEffectivePpi(v int) *TeamUpdateOne {
+	_u.mutation.AddMinEffectivePpi(v)
+	return _u
+}
+
+// ClearMinEffectivePpi clears the value of the "min_effective_ppi" field.
+func (_u *TeamUpdateOne) ClearMinEffectivePpi() *TeamUpdateOne {
+	_u.mutation.ClearMinEffectivePpi()
+	return _u
+}
+
+// SetSafeMarginMm sets the "safe_margin_mm" field.
+func (_u *TeamUpdateOne) SetSafeMarginMm(v float64) *TeamUpdateOne {
+	_u.mutation.ResetSafeMarginMm()
+	_u.mutation.SetSafeMarginMm(v)
+	return _u
+}
+
+// SetNillableSafeMarginMm sets the "safe_margin_mm" field if the given value is not nil.
+func (_u *TeamUpdateOne) SetNillableSafeMarginMm(v *float64) *TeamUpdateOne {
+	if v != nil {
+		_u.SetSafeMarginMm(*v)
+	}
+	return _u
+}
+
+// AddSafeMarginMm adds value to the "safe_margin_mm" field.
+func (_u *TeamUpdateOne) AddSafeMarginMm(v float64) *TeamUpdateOne {
+	_u.mutation.AddSafeMarginMm(v)
+	return _u
+}
+
+// ClearSafeMarginMm clears the value of the "safe_margin_mm" field.
+func (_u *TeamUpdateOne) ClearSafeMarginMm() *TeamUpdateOne {
+	_u.mutation.ClearSafeMarginMm()
+	return _u
+}
+
+// SetCutContourSpot sets the "cut_contour_spot" field.
+func (_u *TeamUpdateOne) SetCutContourSpot(v string) *TeamUpdateOne {
+	_u.mutation.SetCutContourSpot(v)
+	return _u
+}
+
+// SetNillableCutContourSpot sets the "cut_contour_spot" field if the given value is not nil.
+func (_u *TeamUpdateOne) SetNillableCutContourSpot(v *string) *TeamUpdateOne {
+	if v != nil {
+		_u.SetCutContourSpot(*v)
+	}
+	return _u
+}
+
+// ClearCutContourSpot clears the value of the "cut_contour_spot" field.
+func (_u *TeamUpdateOne) ClearCutContourSpot() *TeamUpdateOne {
+	_u.mutation.ClearCutContourSpot()
 	return _u
 }
 
@@ -606,6 +824,36 @@ func (_u *TeamUpdateOne) sqlSave(ctx context.Context) (_node *Team, err error) {
 	}
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(team.FieldUpdatedAt, field.TypeTime, value)
+	}
+	if value, ok := _u.mutation.OutputProfileUID(); ok {
+		_spec.SetField(team.FieldOutputProfileUID, field.TypeString, value)
+	}
+	if _u.mutation.OutputProfileUIDCleared() {
+		_spec.ClearField(team.FieldOutputProfileUID, field.TypeString)
+	}
+	if value, ok := _u.mutation.MinEffectivePpi(); ok {
+		_spec.SetField(team.FieldMinEffectivePpi, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedMinEffectivePpi(); ok {
+		_spec.AddField(team.FieldMinEffectivePpi, field.TypeInt, value)
+	}
+	if _u.mutation.MinEffectivePpiCleared() {
+		_spec.ClearField(team.FieldMinEffectivePpi, field.TypeInt)
+	}
+	if value, ok := _u.mutation.SafeMarginMm(); ok {
+		_spec.SetField(team.FieldSafeMarginMm, field.TypeFloat64, value)
+	}
+	if value, ok := _u.mutation.AddedSafeMarginMm(); ok {
+		_spec.AddField(team.FieldSafeMarginMm, field.TypeFloat64, value)
+	}
+	if _u.mutation.SafeMarginMmCleared() {
+		_spec.ClearField(team.FieldSafeMarginMm, field.TypeFloat64)
+	}
+	if value, ok := _u.mutation.CutContourSpot(); ok {
+		_spec.SetField(team.FieldCutContourSpot, field.TypeString, value)
+	}
+	if _u.mutation.CutContourSpotCleared() {
+		_spec.ClearField(team.FieldCutContourSpot, field.TypeString)
 	}
 	if value, ok := _u.mutation.Name(); ok {
 		_spec.SetField(team.FieldName, field.TypeString, value)

@@ -34,6 +34,8 @@ type Tx struct {
 	Order *OrderClient
 	// OrderItem is the client for interacting with the OrderItem builders.
 	OrderItem *OrderItemClient
+	// OutputProfile is the client for interacting with the OutputProfile builders.
+	OutputProfile *OutputProfileClient
 	// PrintEvent is the client for interacting with the PrintEvent builders.
 	PrintEvent *PrintEventClient
 	// PrintTemplate is the client for interacting with the PrintTemplate builders.
@@ -201,6 +203,7 @@ func (tx *Tx) init() {
 	tx.OperatorToken = NewOperatorTokenClient(tx.config)
 	tx.Order = NewOrderClient(tx.config)
 	tx.OrderItem = NewOrderItemClient(tx.config)
+	tx.OutputProfile = NewOutputProfileClient(tx.config)
 	tx.PrintEvent = NewPrintEventClient(tx.config)
 	tx.PrintTemplate = NewPrintTemplateClient(tx.config)
 	tx.Product = NewProductClient(tx.config)

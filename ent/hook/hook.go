@@ -129,6 +129,18 @@ func (f OrderItemFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, e
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.OrderItemMutation", m)
 }
 
+// The OutputProfileFunc type is an adapter to allow the use of ordinary
+// function as OutputProfile mutator.
+type OutputProfileFunc func(context.Context, *ent.OutputProfileMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f OutputProfileFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.OutputProfileMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.OutputProfileMutation", m)
+}
+
 // The PrintEventFunc type is an adapter to allow the use of ordinary
 // function as PrintEvent mutator.
 type PrintEventFunc func(context.Context, *ent.PrintEventMutation) (ent.Value, error)

@@ -370,6 +370,33 @@ var (
 			},
 		},
 	}
+	// OutputProfilesColumns holds the columns for the "output_profiles" table.
+	OutputProfilesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "uid", Type: field.TypeString, Unique: true},
+		{Name: "team_id", Type: field.TypeInt},
+		{Name: "identifier", Type: field.TypeString},
+		{Name: "condition", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "registry_name", Type: field.TypeString, Default: ""},
+		{Name: "description", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "data", Type: field.TypeBytes},
+		{Name: "sha256", Type: field.TypeString},
+		{Name: "size", Type: field.TypeInt},
+		{Name: "created_at", Type: field.TypeTime},
+	}
+	// OutputProfilesTable holds the schema information for the "output_profiles" table.
+	OutputProfilesTable = &schema.Table{
+		Name:       "output_profiles",
+		Columns:    OutputProfilesColumns,
+		PrimaryKey: []*schema.Column{OutputProfilesColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "outputprofile_team_id_created_at_uid",
+				Unique:  false,
+				Columns: []*schema.Column{OutputProfilesColumns[2], OutputProfilesColumns[10], OutputProfilesColumns[1]},
+			},
+		},
+	}
 	// PrintEventsColumns holds the columns for the "print_events" table.
 	PrintEventsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -397,6 +424,10 @@ var (
 		{Name: "id", Type: field.TypeInt, Increment: true},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "output_profile_uid", Type: field.TypeString, Nullable: true},
+		{Name: "min_effective_ppi", Type: field.TypeInt, Nullable: true},
+		{Name: "safe_margin_mm", Type: field.TypeFloat64, Nullable: true},
+		{Name: "cut_contour_spot", Type: field.TypeString, Nullable: true},
 		{Name: "uid", Type: field.TypeString, Unique: true},
 		{Name: "team_id", Type: field.TypeInt},
 		{Name: "name", Type: field.TypeString},
@@ -421,7 +452,7 @@ var (
 			{
 				Name:    "printtemplate_team_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{PrintTemplatesColumns[4], PrintTemplatesColumns[1]},
+				Columns: []*schema.Column{PrintTemplatesColumns[8], PrintTemplatesColumns[1]},
 			},
 		},
 	}
@@ -503,6 +534,10 @@ var (
 		{Name: "id", Type: field.TypeInt, Increment: true},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "output_profile_uid", Type: field.TypeString, Nullable: true},
+		{Name: "min_effective_ppi", Type: field.TypeInt, Nullable: true},
+		{Name: "safe_margin_mm", Type: field.TypeFloat64, Nullable: true},
+		{Name: "cut_contour_spot", Type: field.TypeString, Nullable: true},
 		{Name: "uuid", Type: field.TypeString},
 		{Name: "team_id", Type: field.TypeInt},
 		{Name: "name", Type: field.TypeString},
@@ -532,7 +567,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "product_variants_products_variants",
-				Columns:    []*schema.Column{ProductVariantsColumns[22]},
+				Columns:    []*schema.Column{ProductVariantsColumns[26]},
 				RefColumns: []*schema.Column{ProductsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -541,12 +576,12 @@ var (
 			{
 				Name:    "productvariant_team_id_uuid",
 				Unique:  true,
-				Columns: []*schema.Column{ProductVariantsColumns[4], ProductVariantsColumns[3]},
+				Columns: []*schema.Column{ProductVariantsColumns[8], ProductVariantsColumns[7]},
 			},
 			{
 				Name:    "productvariant_team_id_created_at_uuid",
 				Unique:  false,
-				Columns: []*schema.Column{ProductVariantsColumns[4], ProductVariantsColumns[1], ProductVariantsColumns[3]},
+				Columns: []*schema.Column{ProductVariantsColumns[8], ProductVariantsColumns[1], ProductVariantsColumns[7]},
 			},
 		},
 	}
@@ -699,6 +734,10 @@ var (
 		{Name: "id", Type: field.TypeInt, Increment: true},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "output_profile_uid", Type: field.TypeString, Nullable: true},
+		{Name: "min_effective_ppi", Type: field.TypeInt, Nullable: true},
+		{Name: "safe_margin_mm", Type: field.TypeFloat64, Nullable: true},
+		{Name: "cut_contour_spot", Type: field.TypeString, Nullable: true},
 		{Name: "name", Type: field.TypeString, Unique: true},
 	}
 	// TeamsTable holds the schema information for the "teams" table.
@@ -829,6 +868,7 @@ var (
 		OperatorTokensTable,
 		OrdersTable,
 		OrderItemsTable,
+		OutputProfilesTable,
 		PrintEventsTable,
 		PrintTemplatesTable,
 		ProductsTable,

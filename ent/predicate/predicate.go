@@ -36,6 +36,9 @@ type Order func(*sql.Selector)
 // OrderItem is the predicate function for orderitem builders.
 type OrderItem func(*sql.Selector)
 
+// OutputProfile is the predicate function for outputprofile builders.
+type OutputProfile func(*sql.Selector)
+
 // PrintEvent is the predicate function for printevent builders.
 type PrintEvent func(*sql.Selector)
 

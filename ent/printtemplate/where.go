@@ -65,6 +65,26 @@ func UpdatedAt(v time.Time) predicate.PrintTemplate {
 	return predicate.PrintTemplate(sql.FieldEQ(FieldUpdatedAt, v))
 }
 
+// OutputProfileUID applies equality check predicate on the "output_profile_uid" field. It's identical to OutputProfileUIDEQ.
+func OutputProfileUID(v string) predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldEQ(FieldOutputProfileUID, v))
+}
+
+// MinEffectivePpi applies equality check predicate on the "min_effective_ppi" field. It's identical to MinEffectivePpiEQ.
+func MinEffectivePpi(v int) predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldEQ(FieldMinEffectivePpi, v))
+}
+
+// SafeMarginMm applies equality check predicate on the "safe_margin_mm" field. It's identical to SafeMarginMmEQ.
+func SafeMarginMm(v float64) predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldEQ(FieldSafeMarginMm, v))
+}
+
+// CutContourSpot applies equality check predicate on the "cut_contour_spot" field. It's identical to CutContourSpotEQ.
+func CutContourSpot(v string) predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldEQ(FieldCutContourSpot, v))
+}
+
 // UID applies equality check predicate on the "uid" field. It's identical to UIDEQ.
 func UID(v string) predicate.PrintTemplate {
 	return predicate.PrintTemplate(sql.FieldEQ(FieldUID, v))
@@ -203,6 +223,256 @@ func UpdatedAtLT(v time.Time) predicate.PrintTemplate {
 // UpdatedAtLTE applies the LTE predicate on the "updated_at" field.
 func UpdatedAtLTE(v time.Time) predicate.PrintTemplate {
 	return predicate.PrintTemplate(sql.FieldLTE(FieldUpdatedAt, v))
+}
+
+// OutputProfileUIDEQ applies the EQ predicate on the "output_profile_uid" field.
+func OutputProfileUIDEQ(v string) predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldEQ(FieldOutputProfileUID, v))
+}
+
+// OutputProfileUIDNEQ applies the NEQ predicate on the "output_profile_uid" field.
+func OutputProfileUIDNEQ(v string) predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldNEQ(FieldOutputProfileUID, v))
+}
+
+// OutputProfileUIDIn applies the In predicate on the "output_profile_uid" field.
+func OutputProfileUIDIn(vs ...string) predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldIn(FieldOutputProfileUID, vs...))
+}
+
+// OutputProfileUIDNotIn applies the NotIn predicate on the "output_profile_uid" field.
+func OutputProfileUIDNotIn(vs ...string) predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldNotIn(FieldOutputProfileUID, vs...))
+}
+
+// OutputProfileUIDGT applies the GT predicate on the "output_profile_uid" field.
+func OutputProfileUIDGT(v string) predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldGT(FieldOutputProfileUID, v))
+}
+
+// OutputProfileUIDGTE applies the GTE predicate on the "output_profile_uid" field.
+func OutputProfileUIDGTE(v string) predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldGTE(FieldOutputProfileUID, v))
+}
+
+// OutputProfileUIDLT applies the LT predicate on the "output_profile_uid" field.
+func OutputProfileUIDLT(v string) predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldLT(FieldOutputProfileUID, v))
+}
+
+// OutputProfileUIDLTE applies the LTE predicate on the "output_profile_uid" field.
+func OutputProfileUIDLTE(v string) predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldLTE(FieldOutputProfileUID, v))
+}
+
+// OutputProfileUIDContains applies the Contains predicate on the "output_profile_uid" field.
+func OutputProfileUIDContains(v string) predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldContains(FieldOutputProfileUID, v))
+}
+
+// OutputProfileUIDHasPrefix applies the HasPrefix predicate on the "output_profile_uid" field.
+func OutputProfileUIDHasPrefix(v string) predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldHasPrefix(FieldOutputProfileUID, v))
+}
+
+// OutputProfileUIDHasSuffix applies the HasSuffix predicate on the "output_profile_uid" field.
+func OutputProfileUIDHasSuffix(v string) predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldHasSuffix(FieldOutputProfileUID, v))
+}
+
+// OutputProfileUIDIsNil applies the IsNil predicate on the "output_profile_uid" field.
+func OutputProfileUIDIsNil() predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldIsNull(FieldOutputProfileUID))
+}
+
+// OutputProfileUIDNotNil applies the NotNil predicate on the "output_profile_uid" field.
+func OutputProfileUIDNotNil() predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldNotNull(FieldOutputProfileUID))
+}
+
+// OutputProfileUIDEqualFold applies the EqualFold predicate on the "output_profile_uid" field.
+func OutputProfileUIDEqualFold(v string) predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldEqualFold(FieldOutputProfileUID, v))
+}
+
+// OutputProfileUIDContainsFold applies the ContainsFold predicate on the "output_profile_uid" field.
+func OutputProfileUIDContainsFold(v string) predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldContainsFold(FieldOutputProfileUID, v))
+}
+
+// MinEffectivePpiEQ applies the EQ predicate on the "min_effective_ppi" field.
+func MinEffectivePpiEQ(v int) predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldEQ(FieldMinEffectivePpi, v))
+}
+
+// MinEffectivePpiNEQ applies the NEQ predicate on the "min_effective_ppi" field.
+func MinEffectivePpiNEQ(v int) predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldNEQ(FieldMinEffectivePpi, v))
+}
+
+// MinEffectivePpiIn applies the In predicate on the "min_effective_ppi" field.
+func MinEffectivePpiIn(vs ...int) predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldIn(FieldMinEffectivePpi, vs...))
+}
+
+// MinEffectivePpiNotIn applies the NotIn predicate on the "min_effective_ppi" field.
+func MinEffectivePpiNotIn(vs ...int) predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldNotIn(FieldMinEffectivePpi, vs...))
+}
+
+// MinEffectivePpiGT applies the GT predicate on the "min_effective_ppi" field.
+func MinEffectivePpiGT(v int) predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldGT(FieldMinEffectivePpi, v))
+}
+
+// MinEffectivePpiGTE applies the GTE predicate on the "min_effective_ppi" field.
+func MinEffectivePpiGTE(v int) predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldGTE(FieldMinEffectivePpi, v))
+}
+
+// MinEffectivePpiLT applies the LT predicate on the "min_effective_ppi" field.
+func MinEffectivePpiLT(v int) predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldLT(FieldMinEffectivePpi, v))
+}
+
+// MinEffectivePpiLTE applies the LTE predicate on the "min_effective_ppi" field.
+func MinEffectivePpiLTE(v int) predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldLTE(FieldMinEffectivePpi, v))
+}
+
+// MinEffectivePpiIsNil applies the IsNil predicate on the "min_effective_ppi" field.
+func MinEffectivePpiIsNil() predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldIsNull(FieldMinEffectivePpi))
+}
+
+// MinEffectivePpiNotNil applies the NotNil predicate on the "min_effective_ppi" field.
+func MinEffectivePpiNotNil() predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldNotNull(FieldMinEffectivePpi))
+}
+
+// SafeMarginMmEQ applies the EQ predicate on the "safe_margin_mm" field.
+func SafeMarginMmEQ(v float64) predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldEQ(FieldSafeMarginMm, v))
+}
+
+// SafeMarginMmNEQ applies the NEQ predicate on the "safe_margin_mm" field.
+func SafeMarginMmNEQ(v float64) predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldNEQ(FieldSafeMarginMm, v))
+}
+
+// SafeMarginMmIn applies the In predicate on the "safe_margin_mm" field.
+func SafeMarginMmIn(vs ...float64) predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldIn(FieldSafeMarginMm, vs...))
+}
+
+// SafeMarginMmNotIn applies the NotIn predicate on the "safe_margin_mm" field.
+func SafeMarginMmNotIn(vs ...float64) predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldNotIn(FieldSafeMarginMm, vs...))
+}
+
+// SafeMarginMmGT applies the GT predicate on the "safe_margin_mm" field.
+func SafeMarginMmGT(v float64) predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldGT(FieldSafeMarginMm, v))
+}
+
+// SafeMarginMmGTE applies the GTE predicate on the "safe_margin_mm" field.
+func SafeMarginMmGTE(v float64) predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldGTE(FieldSafeMarginMm, v))
+}
+
+// SafeMarginMmLT applies the LT predicate on the "safe_margin_mm" field.
+func SafeMarginMmLT(v float64) predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldLT(FieldSafeMarginMm, v))
+}
+
+// SafeMarginMmLTE applies the LTE predicate on the "safe_margin_mm" field.
+func SafeMarginMmLTE(v float64) predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldLTE(FieldSafeMarginMm, v))
+}
+
+// SafeMarginMmIsNil applies the IsNil predicate on the "safe_margin_mm" field.
+func SafeMarginMmIsNil() predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldIsNull(FieldSafeMarginMm))
+}
+
+// SafeMarginMmNotNil applies the NotNil predicate on the "safe_margin_mm" field.
+func SafeMarginMmNotNil() predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldNotNull(FieldSafeMarginMm))
+}
+
+// CutContourSpotEQ applies the EQ predicate on the "cut_contour_spot" field.
+func CutContourSpotEQ(v string) predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldEQ(FieldCutContourSpot, v))
+}
+
+// CutContourSpotNEQ applies the NEQ predicate on the "cut_contour_spot" field.
+func CutContourSpotNEQ(v string) predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldNEQ(FieldCutContourSpot, v))
+}
+
+// CutContourSpotIn applies the In predicate on the "cut_contour_spot" field.
+func CutContourSpotIn(vs ...string) predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldIn(FieldCutContourSpot, vs...))
+}
+
+// CutContourSpotNotIn applies the NotIn predicate on the "cut_contour_spot" field.
+func CutContourSpotNotIn(vs ...string) predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldNotIn(FieldCutContourSpot, vs...))
+}
+
+// CutContourSpotGT applies the GT predicate on the "cut_contour_spot" field.
+func CutContourSpotGT(v string) predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldGT(FieldCutContourSpot, v))
+}
+
+// CutContourSpotGTE applies the GTE predicate on the "cut_contour_spot" field.
+func CutContourSpotGTE(v string) predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldGTE(FieldCutContourSpot, v))
+}
+
+// CutContourSpotLT applies the LT predicate on the "cut_contour_spot" field.
+func CutContourSpotLT(v string) predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldLT(FieldCutContourSpot, v))
+}
+
+// CutContourSpotLTE applies the LTE predicate on the "cut_contour_spot" field.
+func CutContourSpotLTE(v string) predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldLTE(FieldCutContourSpot, v))
+}
+
+// CutContourSpotContains applies the Contains predicate on the "cut_contour_spot" field.
+func CutContourSpotContains(v string) predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldContains(FieldCutContourSpot, v))
+}
+
+// CutContourSpotHasPrefix applies the HasPrefix predicate on the "cut_contour_spot" field.
+func CutContourSpotHasPrefix(v string) predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldHasPrefix(FieldCutContourSpot, v))
+}
+
+// CutContourSpotHasSuffix applies the HasSuffix predicate on the "cut_contour_spot" field.
+func CutContourSpotHasSuffix(v string) predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldHasSuffix(FieldCutContourSpot, v))
+}
+
+// CutContourSpotIsNil applies the IsNil predicate on the "cut_contour_spot" field.
+func CutContourSpotIsNil() predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldIsNull(FieldCutContourSpot))
+}
+
+// CutContourSpotNotNil applies the NotNil predicate on the "cut_contour_spot" field.
+func CutContourSpotNotNil() predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldNotNull(FieldCutContourSpot))
+}
+
+// CutContourSpotEqualFold applies the EqualFold predicate on the "cut_contour_spot" field.
+func CutContourSpotEqualFold(v string) predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldEqualFold(FieldCutContourSpot, v))
+}
+
+// CutContourSpotContainsFold applies the ContainsFold predicate on the "cut_contour_spot" field.
+func CutContourSpotContainsFold(v string) predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldContainsFold(FieldCutContourSpot, v))
 }
 
 // UIDEQ applies the EQ predicate on the "uid" field.

@@ -18,6 +18,14 @@ const (
 	FieldCreatedAt = "created_at"
 	// FieldUpdatedAt holds the string denoting the updated_at field in the database.
 	FieldUpdatedAt = "updated_at"
+	// FieldOutputProfileUID holds the string denoting the output_profile_uid field in the database.
+	FieldOutputProfileUID = "output_profile_uid"
+	// FieldMinEffectivePpi holds the string denoting the min_effective_ppi field in the database.
+	FieldMinEffectivePpi = "min_effective_ppi"
+	// FieldSafeMarginMm holds the string denoting the safe_margin_mm field in the database.
+	FieldSafeMarginMm = "safe_margin_mm"
+	// FieldCutContourSpot holds the string denoting the cut_contour_spot field in the database.
+	FieldCutContourSpot = "cut_contour_spot"
 	// FieldUUID holds the string denoting the uuid field in the database.
 	FieldUUID = "uuid"
 	// FieldTeamID holds the string denoting the team_id field in the database.
@@ -92,6 +100,10 @@ var Columns = []string{
 	FieldID,
 	FieldCreatedAt,
 	FieldUpdatedAt,
+	FieldOutputProfileUID,
+	FieldMinEffectivePpi,
+	FieldSafeMarginMm,
+	FieldCutContourSpot,
 	FieldUUID,
 	FieldTeamID,
 	FieldProductID,
@@ -157,6 +169,26 @@ func ByCreatedAt(opts ...sql.OrderTermOption) OrderOption {
 // ByUpdatedAt orders the results by the updated_at field.
 func ByUpdatedAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldUpdatedAt, opts...).ToFunc()
+}
+
+// ByOutputProfileUID orders the results by the output_profile_uid field.
+func ByOutputProfileUID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldOutputProfileUID, opts...).ToFunc()
+}
+
+// ByMinEffectivePpi orders the results by the min_effective_ppi field.
+func ByMinEffectivePpi(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldMinEffectivePpi, opts...).ToFunc()
+}
+
+// BySafeMarginMm orders the results by the safe_margin_mm field.
+func BySafeMarginMm(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldSafeMarginMm, opts...).ToFunc()
+}
+
+// ByCutContourSpot orders the results by the cut_contour_spot field.
+func ByCutContourSpot(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldCutContourSpot, opts...).ToFunc()
 }
 
 // ByUUID orders the results by the uuid field.

@@ -30,7 +30,7 @@ type TemplateSlot struct {
 }
 
 // Mixin of the PrintTemplate.
-func (PrintTemplate) Mixin() []ent.Mixin { return []ent.Mixin{TimeMixin{}} }
+func (PrintTemplate) Mixin() []ent.Mixin { return []ent.Mixin{TimeMixin{}, PressMixin{}} }
 
 // Fields of the PrintTemplate.
 func (PrintTemplate) Fields() []ent.Field {

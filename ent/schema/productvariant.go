@@ -13,7 +13,7 @@ import (
 type ProductVariant struct{ ent.Schema }
 
 // Mixin of the ProductVariant.
-func (ProductVariant) Mixin() []ent.Mixin { return []ent.Mixin{TimeMixin{}} }
+func (ProductVariant) Mixin() []ent.Mixin { return []ent.Mixin{TimeMixin{}, PressMixin{}} }
 
 // Fields of the ProductVariant.
 func (ProductVariant) Fields() []ent.Field {

@@ -10,7 +10,7 @@ import (
 type Team struct{ ent.Schema }
 
 // Mixin of the Team.
-func (Team) Mixin() []ent.Mixin { return []ent.Mixin{TimeMixin{}} }
+func (Team) Mixin() []ent.Mixin { return []ent.Mixin{TimeMixin{}, PressMixin{}} }
 
 // Fields of the Team.
 func (Team) Fields() []ent.Field {

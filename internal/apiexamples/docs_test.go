@@ -72,6 +72,7 @@ import (
 	"github.com/platen-print/platen/gen/openapi"
 	"github.com/platen-print/platen/internal/apiexamples"
 	"github.com/platen-print/platen/internal/config"
+	"github.com/platen-print/platen/internal/iccprofile"
 	"github.com/platen-print/platen/internal/platentest"
 )
 
@@ -107,7 +108,9 @@ func TestReferenceExamples(t *testing.T) {
 // (ops@acme.example); {{receiver}}, the base URL of a webhook receiver;
 // {{font_ttf}}, the base64 of a TTF file (Go Mono), and
 // {{restricted_ttf}}, that of the same font marked restricted-licence
-// (OS/2 fsType 0x0002); and {{base_url}}, the server's own, which its
+// (OS/2 fsType 0x0002); {{profile_icc}}, the base64 of a CMYK output
+// profile (platentest.CMYKProfile), and {{srgb_icc}}, that of the sRGB
+// display profile; and {{base_url}}, the server's own, which its
 // links start with. The server may reach loopback addresses, as one started with
 // --allow-private-network does, so that the receiver gets deliveries.
 func startReference(t *testing.T, b platentest.Backend, name string) *replayer {
@@ -127,6 +130,8 @@ func startReference(t *testing.T, b platentest.Backend, name string) *replayer {
 		"base_url":       srv.BaseURL,
 		"font_ttf":       base64.StdEncoding.EncodeToString(gomono.TTF),
 		"restricted_ttf": base64.StdEncoding.EncodeToString(platentest.FontWithFsType(t, gomono.TTF, 0x0002)),
+		"profile_icc":    base64.StdEncoding.EncodeToString(platentest.CMYKProfile(t)),
+		"srgb_icc":       base64.StdEncoding.EncodeToString(iccprofile.SRGB),
 	}
 	return &replayer{t: t, srv: srv, file: name, vars: vars, hooks: hooks}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/platen-print/platen/internal/design"
 	"github.com/platen-print/platen/internal/files"
 	"github.com/platen-print/platen/internal/fonts"
+	"github.com/platen-print/platen/internal/press"
 	"github.com/platen-print/platen/internal/printfiles"
 	"github.com/platen-print/platen/internal/rendersvc"
 	"github.com/platen-print/platen/internal/templates"
@@ -38,6 +39,9 @@ type Worker struct {
 	Teams, Renders *printfiles.TeamLimit
 	// Fonts finds the team's fonts the designs name; nil for none.
 	Fonts *fonts.Resolver
+	// Press resolves a template's press settings over the team's
+	// default; nil for the built-in ones.
+	Press *press.Resolver
 }
 
 // Timeout bounds a batch: a render's job time per file.
@@ -128,6 +132,12 @@ func (w *Worker) render(ctx context.Context, b *Batch, jobID int64) ([]File, err
 			return stored, err
 		}
 		req := sheetsRequest(b, n, t, items, designs, dpis)
+		pressSettings, err := w.Press.Resolve(ctx, b.TeamID, t.Press)
+		if err != nil {
+			return stored, err
+		}
+		req.Settings = &renderv1.PrintSettings{}
+		pressSettings.Apply(req.Settings)
 		if req.Fonts, err = w.Fonts.Fonts(ctx, b.TeamID, req.GetSheets().GetDocuments()...); err != nil {
 			return stored, fmt.Errorf("fonts: %w", err)
 		}

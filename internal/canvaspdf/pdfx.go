@@ -121,6 +121,11 @@ func intentOf(opts *Options) *OutputIntent {
 // srgbProfile is iccprofile.SRGB deflated, once.
 var srgbProfile = sync.OnceValue(func() []byte { return deflate(iccprofile.SRGB) })
 
+// CheckOutputProfile reports what makes profile unfit to be an output
+// intent's, as NewOutputIntent checks it: it must be an ICC output-device
+// ("prtr") profile whose colour space is CMYK.
+func CheckOutputProfile(profile []byte) error { return checkICC(profile, "prtr", "CMYK") }
+
 // checkICC reports whether profile has an ICC header of the given device
 // class and colour space.
 func checkICC(profile []byte, class, space string) error {

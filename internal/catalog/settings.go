@@ -10,6 +10,8 @@ import (
 	"github.com/platen-print/platen/internal/apierr"
 	"github.com/platen-print/platen/internal/auth"
 	"github.com/platen-print/platen/internal/design"
+	"github.com/platen-print/platen/internal/press"
+	"github.com/platen-print/platen/internal/render"
 )
 
 // Where a resolved DPI came from, in the order they are tried.
@@ -36,6 +38,8 @@ type VariantChain struct {
 	VariantID, ProductID, CategoryID int
 	VariantDPI, ProductDPI           *int
 	CategoryDPI                      int
+	// Press are the variant's press settings.
+	Press press.Settings
 }
 
 // SettingsStore reads what print settings are resolved from.
@@ -49,6 +53,8 @@ type SettingsStore interface {
 	// DesignVersionConfig returns the template_config of the team's design
 	// version, or apierr.ErrNotFound.
 	DesignVersionConfig(ctx context.Context, teamID int, versionID string) (string, error)
+	// TeamPress returns the team's default press settings.
+	TeamPress(ctx context.Context, teamID int) (press.Settings, error)
 }
 
 // Resolver resolves print settings; the renderer and the API share it.
@@ -116,7 +122,28 @@ func (s *Service) GetPrintSettings(ctx context.Context, req *platenv1.GetPrintSe
 	if err != nil {
 		return nil, err
 	}
-	return settingsProto(settings), nil
+	team, err := s.settings.TeamPress(ctx, p.TeamID)
+	if err != nil {
+		return nil, err
+	}
+	out := settingsProto(settings)
+	var level press.Settings
+	if settings.Variant != nil {
+		level = settings.Variant.Press
+	}
+	pressProto(out, level.Over(team))
+	return out, nil
+}
+
+// pressProto sets the effective press settings of out, as renders resolve
+// them (press.Resolver).
+func pressProto(out *platenv1.PrintSettings, s press.Settings) {
+	var spot *wrapperspb.StringValue
+	out.OutputProfileId, out.MinEffectivePpi, out.SafeMarginMm, spot = s.Wrappers()
+	out.CutContourSpot = render.DefaultCutSpot
+	if spot != nil {
+		out.CutContourSpot = spot.Value
+	}
 }
 
 // printSubject loads the design document and e-commerce variant id the

@@ -44,7 +44,8 @@ func TestPrintSettings(t *testing.T) {
 		chain := map[string]any{"product_variant_id": variant, "product_id": cat.product, "category_id": cat.category}
 		want := func(dpi int, source string, withChain bool) map[string]any {
 			out := map[string]any{"dpi": float64(dpi), "dpi_source": source,
-				"product_variant_id": nil, "product_id": nil, "category_id": nil}
+				"product_variant_id": nil, "product_id": nil, "category_id": nil,
+				"output_profile_id": nil, "min_effective_ppi": nil, "safe_margin_mm": nil, "cut_contour_spot": "CutContour"}
 			if withChain {
 				for k, v := range chain {
 					out[k] = v

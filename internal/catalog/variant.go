@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/platen-print/platen/internal/pagination"
+	"github.com/platen-print/platen/internal/press"
 )
 
 // VariantDeletedMessage is the spec's confirmation text.
@@ -34,8 +35,11 @@ type Variant struct {
 	// EcommerceVariantIDs are the client's variant ids whose order items
 	// use this variant; each belongs to one variant of the team at most.
 	EcommerceVariantIDs []string
-	CreatedAt           time.Time
-	UpdatedAt           time.Time
+	// Press are the variant's press settings (extension), over its team's
+	// default for its item prints.
+	Press     press.Settings
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // VariantQuery selects a page of variants.

@@ -16,13 +16,15 @@ import (
 	"github.com/platen-print/platen/internal/country"
 	"github.com/platen-print/platen/internal/fieldmask"
 	"github.com/platen-print/platen/internal/pagination"
+	"github.com/platen-print/platen/internal/press"
 )
 
 // variantFields are the variant fields a PUT may replace.
 var variantFields = []string{"uuid", "name", "product_variant_category_id", "product_id", "price_id",
 	"editor_product_id", "weight", "length", "width", "height", "description", "country_id", "customs_code",
 	"customs_description", "long_customs_description", "default_dpi", "seo_details", "ecommerce_tags",
-	"default_location_id", "ecommerce_variant_ids"}
+	"default_location_id", "ecommerce_variant_ids", press.FieldOutputProfileID, press.FieldMinEffectivePPI,
+	press.FieldSafeMarginMM, press.FieldCutContourSpot}
 
 // nonNullVariantFields may not be null in an update.
 var nonNullVariantFields = []string{"uuid", "name", "product_id", "country_id"}
@@ -41,6 +43,7 @@ type variantInput struct {
 	Unsigned             map[string]*wrapperspb.UInt32Value
 	Texts                map[string]*wrapperspb.StringValue
 	EcommerceVariantIDs  []string
+	Press                press.Input
 }
 
 // variantBody is what the create and update bodies share: their optional
@@ -62,6 +65,7 @@ type variantBody interface {
 	GetSeoDetails() *wrapperspb.StringValue
 	GetEcommerceTags() *wrapperspb.StringValue
 	GetEcommerceVariantIds() []string
+	press.Body
 }
 
 // newVariantInput reads a body's optional fields; the caller sets the
@@ -69,6 +73,7 @@ type variantBody interface {
 func newVariantInput(req variantBody) *variantInput {
 	return &variantInput{
 		EcommerceVariantIDs: req.GetEcommerceVariantIds(),
+		Press:               press.InputOf(req),
 		Ints: map[string]*wrapperspb.Int32Value{
 			"product_variant_category_id": req.GetProductVariantCategoryId(), "price_id": req.GetPriceId(),
 			"length": req.GetLength(), "width": req.GetWidth(), "height": req.GetHeight(),
@@ -113,6 +118,9 @@ func (in *variantInput) present(field string) bool {
 	case "ecommerce_variant_ids":
 		return len(in.EcommerceVariantIDs) > 0
 	}
+	if set, ok := in.Press.Presence()[field]; ok {
+		return set
+	}
 	return in.Ints[field] != nil || in.Unsigned[field] != nil || in.Texts[field] != nil
 }
 
@@ -141,6 +149,9 @@ func (in *variantInput) presence() map[string]bool {
 // apply checks the named fields of in and copies them into v.
 func (in *variantInput) apply(vs *apierr.Violations, v *Variant, fields []string) {
 	for _, f := range fields {
+		if in.Press.Apply(vs, &v.Press, f) {
+			continue
+		}
 		switch f {
 		case "uuid":
 			if in.UUID != nil {
@@ -412,7 +423,7 @@ func variantProto(v *Variant) *platenv1.ProductVariant {
 	if ids == nil {
 		ids = []string{}
 	}
-	return &platenv1.ProductVariant{
+	out := &platenv1.ProductVariant{
 		Id: int32(v.ID), Uuid: v.UUID, Name: v.Name, ProductVariantCategoryId: int32Value(v.VariantCategoryID),
 		ProductId: int32(v.ProductID), PriceId: int32Value(v.PriceID), EditorProductId: stringValue(v.EditorProductID),
 		Weight: uint32Value(v.Weight), Length: int32Value(v.Length), Width: int32Value(v.Width),
@@ -423,6 +434,8 @@ func variantProto(v *Variant) *platenv1.ProductVariant {
 		DefaultLocationId: int32Value(v.DefaultLocationID), EcommerceVariantIds: ids,
 		CreatedAt: timestamppb.New(v.CreatedAt), UpdatedAt: timestamppb.New(v.UpdatedAt),
 	}
+	out.OutputProfileId, out.MinEffectivePpi, out.SafeMarginMm, out.CutContourSpot = v.Press.Wrappers()
+	return out
 }
 
 func uint32Value[T int | int64](n *T) *wrapperspb.UInt32Value {

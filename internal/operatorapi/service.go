@@ -1,7 +1,8 @@
 // Package operatorapi is the operator API, platen.v1.OperatorService: one
 // gRPC service assembled from the packages that own each part (print
 // templates and the variants they serve, prints, batches, stores' webhooks,
-// and the staff's teams, stores and tokens). Methods not built yet answer
+// fonts, output profiles and teams' press settings, and the staff's teams,
+// stores and tokens). Methods not built yet answer
 // UNIMPLEMENTED.
 package operatorapi
 
@@ -13,6 +14,7 @@ import (
 	"github.com/platen-print/platen/internal/batches"
 	"github.com/platen-print/platen/internal/catalog"
 	"github.com/platen-print/platen/internal/fonts"
+	"github.com/platen-print/platen/internal/press"
 	"github.com/platen-print/platen/internal/prints"
 	"github.com/platen-print/platen/internal/templates"
 	"github.com/platen-print/platen/internal/webhooks"
@@ -28,6 +30,7 @@ type Service struct {
 	webhooks  *webhooks.Service
 	catalog   *catalog.Service
 	fonts     *fonts.Service
+	press     *press.Service
 }
 
 // Parts are the services the operator API is made of.
@@ -39,11 +42,12 @@ type Parts struct {
 	Webhooks  *webhooks.Service
 	Catalog   *catalog.Service
 	Fonts     *fonts.Service
+	Press     *press.Service
 }
 
 // New assembles the operator API.
 func New(p Parts) *Service {
-	return &Service{templates: p.Templates, prints: p.Prints, batches: p.Batches, accounts: p.Accounts, webhooks: p.Webhooks, catalog: p.Catalog, fonts: p.Fonts}
+	return &Service{templates: p.Templates, prints: p.Prints, batches: p.Batches, accounts: p.Accounts, webhooks: p.Webhooks, catalog: p.Catalog, fonts: p.Fonts, press: p.Press}
 }
 
 // GetWebhookEndpoint returns a store's webhook endpoint with its secret.
@@ -195,4 +199,34 @@ func (s *Service) GetFont(ctx context.Context, r *platenv1.GetFontRequest) (*pla
 // DeleteFont deletes a font.
 func (s *Service) DeleteFont(ctx context.Context, r *platenv1.DeleteFontRequest) (*platenv1.DeleteFontResponse, error) {
 	return s.fonts.DeleteFont(ctx, r)
+}
+
+// CreateOutputProfile adds a CMYK output ICC profile for a team's prints.
+func (s *Service) CreateOutputProfile(ctx context.Context, r *platenv1.CreateOutputProfileRequest) (*platenv1.OutputProfile, error) {
+	return s.press.CreateOutputProfile(ctx, r)
+}
+
+// ListOutputProfiles lists output profiles.
+func (s *Service) ListOutputProfiles(ctx context.Context, r *platenv1.ListOutputProfilesRequest) (*platenv1.ListOutputProfilesResponse, error) {
+	return s.press.ListOutputProfiles(ctx, r)
+}
+
+// GetOutputProfile returns an output profile's record.
+func (s *Service) GetOutputProfile(ctx context.Context, r *platenv1.GetOutputProfileRequest) (*platenv1.OutputProfile, error) {
+	return s.press.GetOutputProfile(ctx, r)
+}
+
+// DeleteOutputProfile deletes an output profile nothing names.
+func (s *Service) DeleteOutputProfile(ctx context.Context, r *platenv1.DeleteOutputProfileRequest) (*platenv1.DeleteOutputProfileResponse, error) {
+	return s.press.DeleteOutputProfile(ctx, r)
+}
+
+// GetPressSettings returns a team's default press settings.
+func (s *Service) GetPressSettings(ctx context.Context, r *platenv1.GetPressSettingsRequest) (*platenv1.PressSettings, error) {
+	return s.press.GetPressSettings(ctx, r)
+}
+
+// UpdatePressSettings changes a team's default press settings.
+func (s *Service) UpdatePressSettings(ctx context.Context, r *platenv1.UpdatePressSettingsRequest) (*platenv1.PressSettings, error) {
+	return s.press.UpdatePressSettings(ctx, r)
 }

@@ -498,3 +498,34 @@ func isSpace(c byte) bool {
 }
 
 func isDelimiter(c byte) bool { return strings.IndexByte("()<>[]{}/%", c) >= 0 }
+
+// OutputIntent is what a file's output intent names, and its profile.
+type OutputIntent struct {
+	Identifier, Condition, RegistryName, Info string
+	Profile                                   []byte
+}
+
+// OutputIntentOf reads the one output intent of pdf: its names and the
+// bytes of its DestOutputProfile.
+func OutputIntentOf(t testing.TB, pdf []byte) OutputIntent {
+	t.Helper()
+	ctx, err := api.ReadContext(bytes.NewReader(pdf), model.NewDefaultConfiguration())
+	if err != nil {
+		t.Fatalf("pdfcpu cannot read the file: %v", err)
+	}
+	c := &checker{t: t, x: ctx.XRefTable}
+	catalog, err := c.x.Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	intents, err := c.x.DereferenceArray(catalog["OutputIntents"])
+	if err != nil || len(intents) != 1 {
+		t.Fatalf("OutputIntents %v (%v), want one", catalog["OutputIntents"], err)
+	}
+	oi := c.dict(intents[0])
+	return OutputIntent{
+		Identifier: c.text(oi, "OutputConditionIdentifier"), Condition: c.text(oi, "OutputCondition"),
+		RegistryName: c.text(oi, "RegistryName"), Info: c.text(oi, "Info"),
+		Profile: c.stream(oi["DestOutputProfile"]).Content,
+	}
+}

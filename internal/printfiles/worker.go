@@ -18,6 +18,7 @@ import (
 	"github.com/platen-print/platen/internal/design"
 	"github.com/platen-print/platen/internal/files"
 	"github.com/platen-print/platen/internal/fonts"
+	"github.com/platen-print/platen/internal/press"
 	"github.com/platen-print/platen/internal/rendersvc"
 )
 
@@ -100,6 +101,9 @@ type Renderer struct {
 	Teams, Renders *TeamLimit
 	// Fonts finds the team's fonts a design names; nil for none.
 	Fonts *fonts.Resolver
+	// Press resolves the variant's press settings over the team's
+	// default; nil for the built-in ones.
+	Press *press.Resolver
 }
 
 // RenderWorker works one family's render jobs.
@@ -225,9 +229,16 @@ func (w *RenderWorker[A]) render(ctx context.Context, task *Task, jobID int64) (
 		// The print's warnings come with its files.
 		Preflight: true,
 	}
+	var level press.Settings // a shop print, or an item no variant lists: the team's default
 	if settings.Variant != nil {
 		req.Settings.VariantId = int32(settings.Variant.VariantID)
+		level = settings.Variant.Press
 	}
+	pressSettings, err := w.Press.Resolve(ctx, task.TeamID, level)
+	if err != nil {
+		return nil, nil, err
+	}
+	pressSettings.Apply(req.Settings)
 	req.PdfPerSurface = task.PerSurface
 	if req.Fonts, err = w.Fonts.Fonts(ctx, task.TeamID, doc); err != nil {
 		return nil, nil, fmt.Errorf("fonts: %w", err)

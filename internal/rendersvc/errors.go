@@ -30,7 +30,11 @@ func toStatus(ctx context.Context, err error) *status.Status {
 		return status.FromContextError(ctx.Err())
 	}
 	var le *render.LayerError
+	var limit *render.LimitError
 	switch {
+	case errors.As(err, &limit):
+		// The print's own limits: it will never pass them.
+		return status.New(codes.InvalidArgument, err.Error())
 	case errors.As(err, &le) && fetch.Temporary(le.Err):
 		return status.New(codes.Unavailable, err.Error())
 	case errors.As(err, &le), errors.Is(err, render.ErrTooLarge), errors.Is(err, render.ErrTooSmall):

@@ -49,6 +49,8 @@ type Server struct {
 	// DPI PNG holds about 150 MB while it renders, and two at once already
 	// share the memory bandwidth of these machines (BENCHMARKS.md).
 	slots chan struct{}
+	// intents are the output intents requests brought, prepared.
+	intents intents
 }
 
 // NewServer returns a Server rendering with opts.
@@ -91,6 +93,11 @@ type job struct {
 	formats  []renderv1.Format
 	surfaces []int
 	perPage  bool
+	// settings are what its files are made with: dpi and the press
+	// settings.
+	settings render.Settings
+	// limits fail the job when its preflight crosses them.
+	limits render.Limits
 }
 
 // Render renders the selected surfaces of the document in each requested
@@ -132,26 +139,41 @@ func (s *Server) renderRequest(ctx context.Context, req *renderv1.RenderRequest)
 		return nil, nil, err
 	}
 	renderer := s.renderer.WithFonts(added)
+	settings, limits, err := s.press(req.GetSettings())
+	if err != nil {
+		return nil, nil, err
+	}
 	if req.GetSheets() != nil {
-		files, err = s.sheets(ctx, renderer, req)
+		files, err = s.sheets(ctx, renderer, req, settings, limits)
 		return files, nil, err
 	}
 	j, err := newJob(req)
 	if err != nil {
 		return nil, nil, err
 	}
-	j.renderer = renderer
-	if files, err = s.render(ctx, j); err != nil || !req.GetPreflight() {
-		return files, nil, err
+	settings.DPI = j.dpi
+	j.renderer, j.settings, j.limits = renderer, settings, limits
+	// A print its limits fail is not rendered at all: the preflight comes
+	// first, and its images are in the fetcher's cache for the render.
+	if req.GetPreflight() || limits != (render.Limits{}) {
+		found, err := s.preflight(ctx, j)
+		if err != nil {
+			return nil, nil, err
+		}
+		if req.GetPreflight() {
+			warnings = found
+		}
 	}
-	warnings, err = s.preflight(ctx, j)
-	return files, warnings, err
+	files, err = s.render(ctx, j)
+	if err != nil {
+		return nil, nil, err
+	}
+	return files, warnings, nil
 }
 
-// preflight checks the job's surfaces at its DPI; the images are the
-// render's own, fetched again from the fetcher's cache.
+// preflight checks the job's surfaces at its DPI against its limits.
 func (s *Server) preflight(ctx context.Context, j *job) ([]*renderv1.PreflightWarning, error) {
-	found, err := j.renderer.Preflight(ctx, j.doc, j.dpi, render.Limits{}, j.surfaces...)
+	found, err := j.renderer.Preflight(ctx, j.doc, j.dpi, j.limits, j.surfaces...)
 	if err != nil {
 		return nil, err
 	}
@@ -273,7 +295,7 @@ func (s *Server) pdfs(ctx context.Context, j *job) ([]*renderv1.RenderedFile, er
 	}
 	files := make([]*renderv1.RenderedFile, 0, len(groups))
 	for _, surfaces := range groups {
-		data, err := j.renderer.PDF(ctx, j.doc, render.Settings{DPI: j.dpi}, surfaces...)
+		data, err := j.renderer.PDF(ctx, j.doc, j.settings, surfaces...)
 		if err != nil {
 			return nil, err
 		}
@@ -286,7 +308,7 @@ func (s *Server) pdfs(ctx context.Context, j *job) ([]*renderv1.RenderedFile, er
 func (s *Server) pngs(ctx context.Context, j *job) ([]*renderv1.RenderedFile, error) {
 	files := make([]*renderv1.RenderedFile, 0, len(j.surfaces))
 	for _, i := range j.surfaces {
-		data, err := j.renderer.PNG(ctx, j.doc, i, render.Settings{DPI: j.dpi})
+		data, err := j.renderer.PNG(ctx, j.doc, i, j.settings)
 		if err != nil {
 			return nil, err
 		}

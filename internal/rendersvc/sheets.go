@@ -19,7 +19,8 @@ const MaxSheetCopies = 10_000
 // sheets lays out a batch's file for one template: each distinct document
 // parsed once, the items placed by internal/impose, the sheets drawn as one
 // PDF. Errors name the item by its index in the batch's order_items.
-func (s *Server) sheets(ctx context.Context, renderer *render.Renderer, req *renderv1.RenderRequest) ([]*renderv1.RenderedFile, error) {
+func (s *Server) sheets(ctx context.Context, renderer *render.Renderer, req *renderv1.RenderRequest,
+	settings render.Settings, limits render.Limits) ([]*renderv1.RenderedFile, error) {
 	job := req.GetSheets()
 	if f := req.GetFormats(); len(f) != 1 || f[0] != renderv1.Format_FORMAT_PDF {
 		return nil, invalid("formats: a sheets job renders FORMAT_PDF only")
@@ -32,6 +33,9 @@ func (s *Server) sheets(ctx context.Context, renderer *render.Renderer, req *ren
 	if err != nil {
 		return nil, err
 	}
+	if err := checkLimits(ctx, renderer, items, limits); err != nil {
+		return nil, err
+	}
 	plan, err := impose.Plan(impose.Batch{UID: job.GetBatchUid(), Template: tmpl, Items: items})
 	var noFit *impose.NoFitError
 	if errors.As(err, &noFit) {
@@ -40,8 +44,8 @@ func (s *Server) sheets(ctx context.Context, renderer *render.Renderer, req *ren
 	if err != nil {
 		return nil, err
 	}
-	title := fmt.Sprintf("Batch %s, %s", job.GetBatchUid(), tmpl.Name)
-	data, err := renderer.Sheets(ctx, render.Settings{Title: title}, tmpl.SheetWidth, tmpl.SheetHeight, plan)
+	settings.Title = fmt.Sprintf("Batch %s, %s", job.GetBatchUid(), tmpl.Name)
+	data, err := renderer.Sheets(ctx, settings, tmpl.SheetWidth, tmpl.SheetHeight, plan)
 	var placement *render.PlacementError
 	if errors.As(err, &placement) {
 		return nil, &itemError{index: placement.Ref, err: placement.Err}
@@ -53,6 +57,21 @@ func (s *Server) sheets(ctx context.Context, renderer *render.Renderer, req *ren
 		Format: renderv1.Format_FORMAT_PDF, ContentType: contentTypes[renderv1.Format_FORMAT_PDF],
 		Data: data, PageCount: int32(len(plan)), //nolint:gosec // at most MaxSheetCopies
 	}}, nil
+}
+
+// checkLimits runs the preflight of each item's surface against the
+// template's limits (none set: nothing to check, since sheets carry no
+// warnings); a limit crossed fails the file, naming the item.
+func checkLimits(ctx context.Context, renderer *render.Renderer, items []impose.Item, limits render.Limits) error {
+	if limits == (render.Limits{}) {
+		return nil
+	}
+	for _, it := range items {
+		if _, err := renderer.Preflight(ctx, it.Doc, it.DPI, limits, it.Surface); err != nil {
+			return &itemError{index: it.Ref, err: err}
+		}
+	}
+	return nil
 }
 
 // sheetItems parses the job's documents and expands its items into one

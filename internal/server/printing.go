@@ -19,6 +19,7 @@ import (
 	"github.com/platen-print/platen/internal/fetch"
 	"github.com/platen-print/platen/internal/files"
 	"github.com/platen-print/platen/internal/fonts"
+	"github.com/platen-print/platen/internal/press"
 	"github.com/platen-print/platen/internal/printfiles"
 	"github.com/platen-print/platen/internal/prints"
 	"github.com/platen-print/platen/internal/queue"
@@ -83,6 +84,7 @@ func (s *Server) startPrinting(ctx context.Context) error {
 	s.previews = &prints.Previews{Designs: s.db.Prints(), Render: renderer, Files: s.files, Fonts: s.fonts}
 	workers := river.NewWorkers()
 	settings := catalog.NewResolver(s.db.Catalog())
+	pressSettings := press.NewResolver(s.db.Press())
 	teams := printfiles.NewTeamLimit(renderJobsPerSlot*renderWorkers, renderLinePerSlot*renderWorkers)
 	renders := printfiles.NewTeamLimit(renderWorkers, 0)
 	printfiles.Register(workers, printfiles.Renderer{
@@ -95,10 +97,12 @@ func (s *Server) startPrinting(ctx context.Context) error {
 		Teams:       teams,
 		Renders:     renders,
 		Fonts:       s.fonts,
+		Press:       pressSettings,
 	}, s.db.ShopPrints())
 	river.AddWorker(workers, &batches.Worker{
 		Store: s.db.Batches(), Settings: settings, Render: renderer, Files: s.files,
 		Logger: slog.Default(), RenderLimit: s.cfg.Render.Timeout, Teams: teams, Renders: renders, Fonts: s.fonts,
+		Press: pressSettings,
 	})
 	river.AddWorker(workers, &webhooks.Deliverer{
 		Store:       s.db.Deliveries(),

@@ -39,6 +39,7 @@ import (
 	"github.com/platen-print/platen/internal/nulcheck"
 	"github.com/platen-print/platen/internal/operatorapi"
 	"github.com/platen-print/platen/internal/orders"
+	"github.com/platen-print/platen/internal/press"
 	"github.com/platen-print/platen/internal/printfiles"
 	"github.com/platen-print/platen/internal/prints"
 	"github.com/platen-print/platen/internal/queue"
@@ -238,7 +239,7 @@ func (s *Server) registerServices(r grpc.ServiceRegistrar) {
 	s.operatorAPI = operatorapi.New(operatorapi.Parts{
 		Templates: templates.NewService(s.db.Templates()), Prints: prints.NewService(s.db.Prints(), s.links),
 		Batches: batchService, Accounts: accounts.NewService(s.db), Webhooks: webhookService, Catalog: catalogService,
-		Fonts: fonts.NewService(s.db.Fonts(), s.sharedFonts),
+		Fonts: fonts.NewService(s.db.Fonts(), s.sharedFonts), Press: press.NewService(s.db.Press()),
 	})
 	platenv1.RegisterOperatorServiceServer(r, s.operatorAPI)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/platen-print/platen/ent/variantlink"
 	"github.com/platen-print/platen/internal/auth"
 	"github.com/platen-print/platen/internal/catalog"
+	"github.com/platen-print/platen/internal/press"
 )
 
 var _ catalog.SettingsStore = (*Catalog)(nil)
@@ -29,6 +30,7 @@ func (s *Catalog) VariantChain(ctx context.Context, teamID int, ecommerceVariant
 	return &catalog.VariantChain{
 		VariantID: v.ID, ProductID: p.ID, CategoryID: p.CategoryID,
 		VariantDPI: v.DefaultDpi, ProductDPI: p.DefaultDpi, CategoryDPI: p.Edges.Category.DefaultDpi,
+		Press: pressOf(v.OutputProfileUID, v.MinEffectivePpi, v.SafeMarginMm, v.CutContourSpot),
 	}, nil
 }
 
@@ -43,6 +45,11 @@ func (s *Catalog) OrderItemDesign(ctx context.Context, p auth.Principal, itemUID
 		return "", "", notFound(err, "order item %q not found", itemUID)
 	}
 	return row.TemplateConfig, row.EcommerceVariantID, nil
+}
+
+// TeamPress returns the team's default press settings.
+func (s *Catalog) TeamPress(ctx context.Context, teamID int) (press.Settings, error) {
+	return teamSettings(ctx, s.db.read, teamID)
 }
 
 // DesignVersionConfig returns a design version's document.

@@ -48,6 +48,9 @@ func (s *Templates) CheckVariants(ctx context.Context, teamID int, ids []int, fi
 func (s *Templates) CreateTemplate(ctx context.Context, t *templates.Template) error {
 	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
 	return s.db.inTx(ctx, func(tx *Tx) error {
+		if err := checkProfileOf(ctx, tx.Client(), t.TeamID, t.Press); err != nil {
+			return err
+		}
 		create := tx.PrintTemplate.Create().SetUID(t.UID).SetTeamID(t.TeamID)
 		row, err := setTemplate(create.Mutation(), t, create).AddVariantIDs(t.VariantIDs...).Save(ctx)
 		if err != nil {
@@ -83,6 +86,7 @@ func setTemplate[B any](m *ent.PrintTemplateMutation, t *templates.Template, bui
 		slots[i] = schema.TemplateSlot{X: sl.X, Y: sl.Y, Width: sl.Width, Height: sl.Height}
 	}
 	m.SetSlots(slots)
+	setPress(m, t.Press)
 	return builder
 }
 
@@ -135,6 +139,9 @@ func (s *Templates) UpdateTemplate(ctx context.Context, uid string, change func(
 		if err := change(t); err != nil {
 			return err
 		}
+		if err := checkProfileOf(ctx, tx.Client(), t.TeamID, t.Press); err != nil {
+			return err
+		}
 		update := tx.PrintTemplate.UpdateOneID(row.ID)
 		saved, err := setTemplate(update.Mutation(), t, update).ClearVariants().AddVariantIDs(t.VariantIDs...).Save(ctx)
 		if err != nil {
@@ -166,6 +173,7 @@ func templateFromRow(r *ent.PrintTemplate) *templates.Template {
 		UID: r.UID, TeamID: r.TeamID, Name: r.Name, SheetWidth: r.SheetWidth, SheetHeight: r.SheetHeight,
 		MarginTop: r.MarginTop, MarginRight: r.MarginRight, MarginBottom: r.MarginBottom, MarginLeft: r.MarginLeft,
 		Gap: r.Gap, SlotBleed: r.SlotBleed, CropMarks: r.CropMarks,
+		Press:     pressOf(r.OutputProfileUID, r.MinEffectivePpi, r.SafeMarginMm, r.CutContourSpot),
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(), VariantIDs: []int{},
 	}
 	if g := r.Grid; g != nil && g.Columns > 0 {

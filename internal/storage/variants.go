@@ -28,6 +28,9 @@ func (s *Catalog) CreateVariant(ctx context.Context, v *catalog.Variant) error {
 		if err := checkVariantUnique(ctx, tx.Client(), v); err != nil {
 			return err
 		}
+		if err := checkProfileOf(ctx, tx.Client(), v.TeamID, v.Press); err != nil {
+			return err
+		}
 		b := tx.ProductVariant.Create().SetTeamID(v.TeamID).SetCreatedAt(now).SetUpdatedAt(now)
 		setVariantFields(b.Mutation(), v)
 		row, err := b.Save(ctx)
@@ -65,6 +68,7 @@ func setVariantFields(m *ent.ProductVariantMutation, v *catalog.Variant) {
 	setOrClearField(v.SEODetails, m.SetSeoDetails, m.ClearSeoDetails)
 	setOrClearField(v.EcommerceTags, m.SetEcommerceTags, m.ClearEcommerceTags)
 	setOrClearField(v.DefaultLocationID, m.SetDefaultLocationID, m.ClearDefaultLocationID)
+	setPress(m, v.Press)
 }
 
 // setOrClearField is setOrClear for a mutation's setters, which return
@@ -185,6 +189,9 @@ func (s *Catalog) UpdateVariant(ctx context.Context, teamID, id int, apply func(
 		if err := checkVariantUnique(ctx, tx.Client(), v); err != nil {
 			return err
 		}
+		if err := checkProfileOf(ctx, tx.Client(), v.TeamID, v.Press); err != nil {
+			return err
+		}
 		u := tx.ProductVariant.UpdateOneID(v.ID)
 		setVariantFields(u.Mutation(), v)
 		row, err := u.Save(ctx)
@@ -226,6 +233,7 @@ func variantFromRow(row *ent.ProductVariant) *catalog.Variant {
 		CountryID: row.CountryID, CustomsCode: row.CustomsCode, CustomsDescription: row.CustomsDescription,
 		LongCustomsDescription: row.LongCustomsDescription, DefaultDPI: row.DefaultDpi, SEODetails: row.SeoDetails,
 		EcommerceTags: row.EcommerceTags, DefaultLocationID: row.DefaultLocationID,
+		Press:     pressOf(row.OutputProfileUID, row.MinEffectivePpi, row.SafeMarginMm, row.CutContourSpot),
 		CreatedAt: row.CreatedAt.UTC(), UpdatedAt: row.UpdatedAt.UTC(),
 	}
 	for _, l := range row.Edges.Links {

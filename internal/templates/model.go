@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/platen-print/platen/internal/pagination"
+	"github.com/platen-print/platen/internal/press"
 )
 
 // Template is a print template.
@@ -28,8 +29,11 @@ type Template struct {
 	Slots      []Slot
 	CropMarks  bool
 	VariantIDs []int
-	CreatedAt  time.Time
-	UpdatedAt  time.Time
+	// Press are the press settings of its batch files, over the team's
+	// default.
+	Press     press.Settings
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // Grid is a grid of equal slots inside the margins, from their top-left

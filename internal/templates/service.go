@@ -2,6 +2,7 @@ package templates
 
 import (
 	"context"
+	"maps"
 	"slices"
 
 	"github.com/google/uuid"
@@ -12,6 +13,7 @@ import (
 	"github.com/platen-print/platen/internal/auth"
 	"github.com/platen-print/platen/internal/fieldmask"
 	"github.com/platen-print/platen/internal/pagination"
+	"github.com/platen-print/platen/internal/press"
 )
 
 // Service is the operator API's print templates (internal/operatorapi
@@ -41,6 +43,11 @@ func (s *Service) CreatePrintTemplate(ctx context.Context, req *platenv1.CreateP
 		MarginTop: req.MarginTopMm, MarginRight: req.MarginRightMm, MarginBottom: req.MarginBottomMm, MarginLeft: req.MarginLeftMm,
 		Gap: req.GapMm, SlotBleed: req.SlotBleedMm, Grid: gridFromProto(req.Grid), Slots: slotsFromProto(req.Slots),
 		CropMarks: req.CropMarks, VariantIDs: ints(req.VariantIds),
+	}
+	var vs apierr.Violations
+	press.InputOf(req).ApplyAll(&vs, &t.Press)
+	if err := vs.Err(); err != nil {
+		return nil, err
 	}
 	if err := t.Check(); err != nil {
 		return nil, err
@@ -126,18 +133,22 @@ func (s *Service) ListPrintTemplates(ctx context.Context, req *platenv1.ListPrin
 
 // updatable are the fields an update may replace.
 var updatable = []string{"name", "sheet_width_mm", "sheet_height_mm", "margin_top_mm", "margin_right_mm", "margin_bottom_mm",
-	"margin_left_mm", "gap_mm", "slot_bleed_mm", "grid", "slots", "crop_marks", "variant_ids"}
+	"margin_left_mm", "gap_mm", "slot_bleed_mm", "grid", "slots", "crop_marks", "variant_ids",
+	press.FieldOutputProfileID, press.FieldMinEffectivePPI, press.FieldSafeMarginMM, press.FieldCutContourSpot}
 
 // UpdatePrintTemplate replaces the fields present; the result must pass
 // the create rules.
 func (s *Service) UpdatePrintTemplate(ctx context.Context, req *platenv1.UpdatePrintTemplateRequest) (*platenv1.PrintTemplate, error) {
-	fields, err := fieldmask.Fields(req.UpdateMask, updatable, map[string]bool{
+	in := press.InputOf(req)
+	presence := in.Presence()
+	maps.Copy(presence, map[string]bool{
 		"name": req.Name != nil, "sheet_width_mm": req.SheetWidthMm != nil, "sheet_height_mm": req.SheetHeightMm != nil,
 		"margin_top_mm": req.MarginTopMm != nil, "margin_right_mm": req.MarginRightMm != nil,
 		"margin_bottom_mm": req.MarginBottomMm != nil, "margin_left_mm": req.MarginLeftMm != nil,
 		"gap_mm": req.GapMm != nil, "slot_bleed_mm": req.SlotBleedMm != nil, "grid": req.Grid != nil,
 		"slots": len(req.Slots) > 0, "crop_marks": req.CropMarks != nil, "variant_ids": len(req.VariantIds) > 0,
-	}, "template_uid")
+	})
+	fields, err := fieldmask.Fields(req.UpdateMask, updatable, presence, "template_uid")
 	if err != nil {
 		return nil, err
 	}
@@ -149,8 +160,14 @@ func (s *Service) UpdatePrintTemplate(ctx context.Context, req *platenv1.UpdateP
 		if !p.SeesTeam(t.TeamID) {
 			return notFound(req.TemplateUid)
 		}
+		var vs apierr.Violations
 		for _, f := range fields {
-			applyField(t, f, req)
+			if !in.Apply(&vs, &t.Press, f) {
+				applyField(t, f, req)
+			}
+		}
+		if err := vs.Err(); err != nil {
+			return err
 		}
 		if err := t.Check(); err != nil {
 			return err
@@ -263,6 +280,7 @@ func toProto(t *Template) *platenv1.PrintTemplate {
 	for i, id := range t.VariantIDs {
 		out.VariantIds[i] = int32(id) //nolint:gosec // ids fit
 	}
+	out.OutputProfileId, out.MinEffectivePpi, out.SafeMarginMm, out.CutContourSpot = t.Press.Wrappers()
 	return out
 }
 

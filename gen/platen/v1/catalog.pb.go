@@ -1374,9 +1374,23 @@ type ProductVariant struct {
 	// When it was created (RFC 3339, UTC).
 	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,22,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
 	// When it last changed (RFC 3339, UTC).
-	UpdatedAt     *timestamppb.Timestamp `protobuf:"bytes,23,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	UpdatedAt *timestamppb.Timestamp `protobuf:"bytes,23,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	// Extension, press settings (null: the team's default applies, else the
+	// built-in one). The uid of an output profile of the team (operator API):
+	// the press condition (PDF/X output intent) its print files are made for.
+	OutputProfileId *wrapperspb.StringValue `protobuf:"bytes,24,opt,name=output_profile_id,json=outputProfileId,proto3" json:"output_profile_id,omitempty"`
+	// Extension: a print with an image below this effective resolution at its
+	// placed size fails (processingfailed) instead of printing; 1 to 10,000.
+	MinEffectivePpi *wrapperspb.UInt32Value `protobuf:"bytes,25,opt,name=min_effective_ppi,json=minEffectivePpi,proto3" json:"min_effective_ppi,omitempty"`
+	// Extension: a print with text, or an element not running into the bleed,
+	// inside this margin from the trim edge fails instead of printing; above 0,
+	// at most 100.
+	SafeMarginMm *wrapperspb.DoubleValue `protobuf:"bytes,26,opt,name=safe_margin_mm,json=safeMarginMm,proto3" json:"safe_margin_mm,omitempty"`
+	// Extension: the spot colour cut contours are stroked in; null:
+	// "CutContour".
+	CutContourSpot *wrapperspb.StringValue `protobuf:"bytes,27,opt,name=cut_contour_spot,json=cutContourSpot,proto3" json:"cut_contour_spot,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *ProductVariant) Reset() {
@@ -1570,6 +1584,34 @@ func (x *ProductVariant) GetUpdatedAt() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *ProductVariant) GetOutputProfileId() *wrapperspb.StringValue {
+	if x != nil {
+		return x.OutputProfileId
+	}
+	return nil
+}
+
+func (x *ProductVariant) GetMinEffectivePpi() *wrapperspb.UInt32Value {
+	if x != nil {
+		return x.MinEffectivePpi
+	}
+	return nil
+}
+
+func (x *ProductVariant) GetSafeMarginMm() *wrapperspb.DoubleValue {
+	if x != nil {
+		return x.SafeMarginMm
+	}
+	return nil
+}
+
+func (x *ProductVariant) GetCutContourSpot() *wrapperspb.StringValue {
+	if x != nil {
+		return x.CutContourSpot
+	}
+	return nil
+}
+
 // CreateProductVariantRequest is the variant create body.
 type CreateProductVariantRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1614,8 +1656,22 @@ type CreateProductVariantRequest struct {
 	// Extension: the client's e-commerce variant ids served by this variant;
 	// each may belong to one variant of the team only.
 	EcommerceVariantIds []string `protobuf:"bytes,20,rep,name=ecommerce_variant_ids,json=ecommerceVariantIds,proto3" json:"ecommerce_variant_ids,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// Extension, press settings (null: the team's default applies, else the
+	// built-in one). The uid of an output profile of the team (operator API):
+	// the press condition (PDF/X output intent) its print files are made for.
+	OutputProfileId *wrapperspb.StringValue `protobuf:"bytes,21,opt,name=output_profile_id,json=outputProfileId,proto3" json:"output_profile_id,omitempty"`
+	// Extension: a print with an image below this effective resolution at its
+	// placed size fails (processingfailed) instead of printing; 1 to 10,000.
+	MinEffectivePpi *wrapperspb.UInt32Value `protobuf:"bytes,22,opt,name=min_effective_ppi,json=minEffectivePpi,proto3" json:"min_effective_ppi,omitempty"`
+	// Extension: a print with text, or an element not running into the bleed,
+	// inside this margin from the trim edge fails instead of printing; above 0,
+	// at most 100.
+	SafeMarginMm *wrapperspb.DoubleValue `protobuf:"bytes,23,opt,name=safe_margin_mm,json=safeMarginMm,proto3" json:"safe_margin_mm,omitempty"`
+	// Extension: the spot colour cut contours are stroked in; null:
+	// "CutContour".
+	CutContourSpot *wrapperspb.StringValue `protobuf:"bytes,24,opt,name=cut_contour_spot,json=cutContourSpot,proto3" json:"cut_contour_spot,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *CreateProductVariantRequest) Reset() {
@@ -1784,6 +1840,34 @@ func (x *CreateProductVariantRequest) GetDefaultLocationId() *wrapperspb.Int32Va
 func (x *CreateProductVariantRequest) GetEcommerceVariantIds() []string {
 	if x != nil {
 		return x.EcommerceVariantIds
+	}
+	return nil
+}
+
+func (x *CreateProductVariantRequest) GetOutputProfileId() *wrapperspb.StringValue {
+	if x != nil {
+		return x.OutputProfileId
+	}
+	return nil
+}
+
+func (x *CreateProductVariantRequest) GetMinEffectivePpi() *wrapperspb.UInt32Value {
+	if x != nil {
+		return x.MinEffectivePpi
+	}
+	return nil
+}
+
+func (x *CreateProductVariantRequest) GetSafeMarginMm() *wrapperspb.DoubleValue {
+	if x != nil {
+		return x.SafeMarginMm
+	}
+	return nil
+}
+
+func (x *CreateProductVariantRequest) GetCutContourSpot() *wrapperspb.StringValue {
+	if x != nil {
+		return x.CutContourSpot
 	}
 	return nil
 }
@@ -2002,8 +2086,22 @@ type UpdateProductVariantRequest struct {
 	DefaultLocationId *wrapperspb.Int32Value `protobuf:"bytes,21,opt,name=default_location_id,json=defaultLocationId,proto3" json:"default_location_id,omitempty"`
 	// Replaces the shop's variant ids this variant serves (extension); each may belong to one variant of the team only.
 	EcommerceVariantIds []string `protobuf:"bytes,22,rep,name=ecommerce_variant_ids,json=ecommerceVariantIds,proto3" json:"ecommerce_variant_ids,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// Extension, press settings (null: the team's default applies, else the
+	// built-in one). The uid of an output profile of the team (operator API):
+	// the press condition (PDF/X output intent) its print files are made for.
+	OutputProfileId *wrapperspb.StringValue `protobuf:"bytes,23,opt,name=output_profile_id,json=outputProfileId,proto3" json:"output_profile_id,omitempty"`
+	// Extension: a print with an image below this effective resolution at its
+	// placed size fails (processingfailed) instead of printing; 1 to 10,000.
+	MinEffectivePpi *wrapperspb.UInt32Value `protobuf:"bytes,24,opt,name=min_effective_ppi,json=minEffectivePpi,proto3" json:"min_effective_ppi,omitempty"`
+	// Extension: a print with text, or an element not running into the bleed,
+	// inside this margin from the trim edge fails instead of printing; above 0,
+	// at most 100.
+	SafeMarginMm *wrapperspb.DoubleValue `protobuf:"bytes,25,opt,name=safe_margin_mm,json=safeMarginMm,proto3" json:"safe_margin_mm,omitempty"`
+	// Extension: the spot colour cut contours are stroked in; null:
+	// "CutContour".
+	CutContourSpot *wrapperspb.StringValue `protobuf:"bytes,26,opt,name=cut_contour_spot,json=cutContourSpot,proto3" json:"cut_contour_spot,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *UpdateProductVariantRequest) Reset() {
@@ -2190,6 +2288,34 @@ func (x *UpdateProductVariantRequest) GetEcommerceVariantIds() []string {
 	return nil
 }
 
+func (x *UpdateProductVariantRequest) GetOutputProfileId() *wrapperspb.StringValue {
+	if x != nil {
+		return x.OutputProfileId
+	}
+	return nil
+}
+
+func (x *UpdateProductVariantRequest) GetMinEffectivePpi() *wrapperspb.UInt32Value {
+	if x != nil {
+		return x.MinEffectivePpi
+	}
+	return nil
+}
+
+func (x *UpdateProductVariantRequest) GetSafeMarginMm() *wrapperspb.DoubleValue {
+	if x != nil {
+		return x.SafeMarginMm
+	}
+	return nil
+}
+
+func (x *UpdateProductVariantRequest) GetCutContourSpot() *wrapperspb.StringValue {
+	if x != nil {
+		return x.CutContourSpot
+	}
+	return nil
+}
+
 // DeleteProductVariantRequest names the variant to delete.
 type DeleteProductVariantRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2372,9 +2498,19 @@ type PrintSettings struct {
 	Dpi int32 `protobuf:"varint,4,opt,name=dpi,proto3" json:"dpi,omitempty"`
 	// Where dpi came from: "design", "variant", "product", "category" or
 	// "default".
-	DpiSource     string `protobuf:"bytes,5,opt,name=dpi_source,json=dpiSource,proto3" json:"dpi_source,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	DpiSource string `protobuf:"bytes,5,opt,name=dpi_source,json=dpiSource,proto3" json:"dpi_source,omitempty"`
+	// The effective press settings (extension): the variant's, else the
+	// team's default. The output profile's uid; null: FOGRA39.
+	OutputProfileId *wrapperspb.StringValue `protobuf:"bytes,6,opt,name=output_profile_id,json=outputProfileId,proto3" json:"output_profile_id,omitempty"`
+	// The resolution below which an image fails the print; null: no limit.
+	MinEffectivePpi *wrapperspb.UInt32Value `protobuf:"bytes,7,opt,name=min_effective_ppi,json=minEffectivePpi,proto3" json:"min_effective_ppi,omitempty"`
+	// The margin inside the trim whose crossing fails the print; null: no
+	// limit.
+	SafeMarginMm *wrapperspb.DoubleValue `protobuf:"bytes,8,opt,name=safe_margin_mm,json=safeMarginMm,proto3" json:"safe_margin_mm,omitempty"`
+	// The spot colour cut contours are stroked in ("CutContour" unless set).
+	CutContourSpot string `protobuf:"bytes,9,opt,name=cut_contour_spot,json=cutContourSpot,proto3" json:"cut_contour_spot,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *PrintSettings) Reset() {
@@ -2438,6 +2574,34 @@ func (x *PrintSettings) GetDpi() int32 {
 func (x *PrintSettings) GetDpiSource() string {
 	if x != nil {
 		return x.DpiSource
+	}
+	return ""
+}
+
+func (x *PrintSettings) GetOutputProfileId() *wrapperspb.StringValue {
+	if x != nil {
+		return x.OutputProfileId
+	}
+	return nil
+}
+
+func (x *PrintSettings) GetMinEffectivePpi() *wrapperspb.UInt32Value {
+	if x != nil {
+		return x.MinEffectivePpi
+	}
+	return nil
+}
+
+func (x *PrintSettings) GetSafeMarginMm() *wrapperspb.DoubleValue {
+	if x != nil {
+		return x.SafeMarginMm
+	}
+	return nil
+}
+
+func (x *PrintSettings) GetCutContourSpot() string {
+	if x != nil {
+		return x.CutContourSpot
 	}
 	return ""
 }
@@ -2585,8 +2749,7 @@ const file_platen_v1_catalog_proto_rawDesc = "" +
 	"\x15DeleteProductResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12\x1d\n" +
 	"\n" +
-	"product_id\x18\x02 \x01(\x05R\tproductId\"\x99\n" +
-	"\n" +
+	"product_id\x18\x02 \x01(\x05R\tproductId\"\xb9\f\n" +
 	"\x0eProductVariant\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x05R\x02id\x12\x12\n" +
 	"\x04uuid\x18\x02 \x01(\tR\x04uuid\x12\x12\n" +
@@ -2617,7 +2780,11 @@ const file_platen_v1_catalog_proto_rawDesc = "" +
 	"\n" +
 	"created_at\x18\x16 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
 	"\n" +
-	"updated_at\x18\x17 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\"\xe6\t\n" +
+	"updated_at\x18\x17 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12H\n" +
+	"\x11output_profile_id\x18\x18 \x01(\v2\x1c.google.protobuf.StringValueR\x0foutputProfileId\x12H\n" +
+	"\x11min_effective_ppi\x18\x19 \x01(\v2\x1c.google.protobuf.UInt32ValueR\x0fminEffectivePpi\x12B\n" +
+	"\x0esafe_margin_mm\x18\x1a \x01(\v2\x1c.google.protobuf.DoubleValueR\fsafeMarginMm\x12F\n" +
+	"\x10cut_contour_spot\x18\x1b \x01(\v2\x1c.google.protobuf.StringValueR\x0ecutContourSpot\"\x86\f\n" +
 	"\x1bCreateProductVariantRequest\x120\n" +
 	"\x04uuid\x18\x01 \x01(\v2\x1c.google.protobuf.StringValueR\x04uuid\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12Z\n" +
@@ -2643,7 +2810,11 @@ const file_platen_v1_catalog_proto_rawDesc = "" +
 	"seoDetails\x12C\n" +
 	"\x0eecommerce_tags\x18\x12 \x01(\v2\x1c.google.protobuf.StringValueR\recommerceTags\x12K\n" +
 	"\x13default_location_id\x18\x13 \x01(\v2\x1b.google.protobuf.Int32ValueR\x11defaultLocationId\x122\n" +
-	"\x15ecommerce_variant_ids\x18\x14 \x03(\tR\x13ecommerceVariantIdsB\r\n" +
+	"\x15ecommerce_variant_ids\x18\x14 \x03(\tR\x13ecommerceVariantIds\x12H\n" +
+	"\x11output_profile_id\x18\x15 \x01(\v2\x1c.google.protobuf.StringValueR\x0foutputProfileId\x12H\n" +
+	"\x11min_effective_ppi\x18\x16 \x01(\v2\x1c.google.protobuf.UInt32ValueR\x0fminEffectivePpi\x12B\n" +
+	"\x0esafe_margin_mm\x18\x17 \x01(\v2\x1c.google.protobuf.DoubleValueR\fsafeMarginMm\x12F\n" +
+	"\x10cut_contour_spot\x18\x18 \x01(\v2\x1c.google.protobuf.StringValueR\x0ecutContourSpotB\r\n" +
 	"\v_product_idB\r\n" +
 	"\v_country_id\"9\n" +
 	"\x18GetProductVariantRequest\x12\x1d\n" +
@@ -2658,8 +2829,7 @@ const file_platen_v1_catalog_proto_rawDesc = "" +
 	"\v_product_id\"\x8b\x01\n" +
 	"\x1bListProductVariantsResponse\x12D\n" +
 	"\x10product_variants\x18\x01 \x03(\v2\x19.platen.v1.ProductVariantR\x0fproductVariants\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xc0\n" +
-	"\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xe0\f\n" +
 	"\x1bUpdateProductVariantRequest\x12\x1d\n" +
 	"\n" +
 	"variant_id\x18\x01 \x01(\x05R\tvariantId\x12;\n" +
@@ -2689,7 +2859,11 @@ const file_platen_v1_catalog_proto_rawDesc = "" +
 	"seoDetails\x12C\n" +
 	"\x0eecommerce_tags\x18\x14 \x01(\v2\x1c.google.protobuf.StringValueR\recommerceTags\x12K\n" +
 	"\x13default_location_id\x18\x15 \x01(\v2\x1b.google.protobuf.Int32ValueR\x11defaultLocationId\x122\n" +
-	"\x15ecommerce_variant_ids\x18\x16 \x03(\tR\x13ecommerceVariantIdsB\a\n" +
+	"\x15ecommerce_variant_ids\x18\x16 \x03(\tR\x13ecommerceVariantIds\x12H\n" +
+	"\x11output_profile_id\x18\x17 \x01(\v2\x1c.google.protobuf.StringValueR\x0foutputProfileId\x12H\n" +
+	"\x11min_effective_ppi\x18\x18 \x01(\v2\x1c.google.protobuf.UInt32ValueR\x0fminEffectivePpi\x12B\n" +
+	"\x0esafe_margin_mm\x18\x19 \x01(\v2\x1c.google.protobuf.DoubleValueR\fsafeMarginMm\x12F\n" +
+	"\x10cut_contour_spot\x18\x1a \x01(\v2\x1c.google.protobuf.StringValueR\x0ecutContourSpotB\a\n" +
 	"\x05_uuidB\a\n" +
 	"\x05_nameB\r\n" +
 	"\v_product_idB\r\n" +
@@ -2704,7 +2878,7 @@ const file_platen_v1_catalog_proto_rawDesc = "" +
 	"\x17GetPrintSettingsRequest\x12$\n" +
 	"\x0eorder_item_uid\x18\x01 \x01(\tR\forderItemUid\x12*\n" +
 	"\x11design_version_id\x18\x02 \x01(\tR\x0fdesignVersionId\x120\n" +
-	"\x14ecommerce_variant_id\x18\x03 \x01(\tR\x12ecommerceVariantId\"\x85\x02\n" +
+	"\x14ecommerce_variant_id\x18\x03 \x01(\tR\x12ecommerceVariantId\"\x87\x04\n" +
 	"\rPrintSettings\x12I\n" +
 	"\x12product_variant_id\x18\x01 \x01(\v2\x1b.google.protobuf.Int32ValueR\x10productVariantId\x12:\n" +
 	"\n" +
@@ -2713,7 +2887,11 @@ const file_platen_v1_catalog_proto_rawDesc = "" +
 	"categoryId\x12\x10\n" +
 	"\x03dpi\x18\x04 \x01(\x05R\x03dpi\x12\x1d\n" +
 	"\n" +
-	"dpi_source\x18\x05 \x01(\tR\tdpiSource2\xac\x10\n" +
+	"dpi_source\x18\x05 \x01(\tR\tdpiSource\x12H\n" +
+	"\x11output_profile_id\x18\x06 \x01(\v2\x1c.google.protobuf.StringValueR\x0foutputProfileId\x12H\n" +
+	"\x11min_effective_ppi\x18\a \x01(\v2\x1c.google.protobuf.UInt32ValueR\x0fminEffectivePpi\x12B\n" +
+	"\x0esafe_margin_mm\x18\b \x01(\v2\x1c.google.protobuf.DoubleValueR\fsafeMarginMm\x12(\n" +
+	"\x10cut_contour_spot\x18\t \x01(\tR\x0ecutContourSpot2\xac\x10\n" +
 	"\x0eCatalogService\x12\x83\x01\n" +
 	"\x15CreateProductCategory\x12'.platen.v1.CreateProductCategoryRequest\x1a\x1a.platen.v1.ProductCategory\"%\x82\xd3\xe4\x93\x02\x1f:\x01*\"\x1a/api/v1/product-categories\x12\x88\x01\n" +
 	"\x12GetProductCategory\x12$.platen.v1.GetProductCategoryRequest\x1a\x1a.platen.v1.ProductCategory\"0\x82\xd3\xe4\x93\x02*\x12(/api/v1/product-categories/{category_id}\x12\x8e\x01\n" +
@@ -2778,6 +2956,7 @@ var file_platen_v1_catalog_proto_goTypes = []any{
 	(*fieldmaskpb.FieldMask)(nil),         // 28: google.protobuf.FieldMask
 	(*wrapperspb.Int32Value)(nil),         // 29: google.protobuf.Int32Value
 	(*wrapperspb.UInt32Value)(nil),        // 30: google.protobuf.UInt32Value
+	(*wrapperspb.DoubleValue)(nil),        // 31: google.protobuf.DoubleValue
 }
 var file_platen_v1_catalog_proto_depIdxs = []int32{
 	26,  // 0: platen.v1.ProductCategory.parent_id:type_name -> google.protobuf.StringValue
@@ -2832,79 +3011,94 @@ var file_platen_v1_catalog_proto_depIdxs = []int32{
 	29,  // 49: platen.v1.ProductVariant.default_location_id:type_name -> google.protobuf.Int32Value
 	27,  // 50: platen.v1.ProductVariant.created_at:type_name -> google.protobuf.Timestamp
 	27,  // 51: platen.v1.ProductVariant.updated_at:type_name -> google.protobuf.Timestamp
-	26,  // 52: platen.v1.CreateProductVariantRequest.uuid:type_name -> google.protobuf.StringValue
-	29,  // 53: platen.v1.CreateProductVariantRequest.product_variant_category_id:type_name -> google.protobuf.Int32Value
-	29,  // 54: platen.v1.CreateProductVariantRequest.price_id:type_name -> google.protobuf.Int32Value
-	26,  // 55: platen.v1.CreateProductVariantRequest.editor_product_id:type_name -> google.protobuf.StringValue
-	30,  // 56: platen.v1.CreateProductVariantRequest.weight:type_name -> google.protobuf.UInt32Value
-	29,  // 57: platen.v1.CreateProductVariantRequest.length:type_name -> google.protobuf.Int32Value
-	29,  // 58: platen.v1.CreateProductVariantRequest.width:type_name -> google.protobuf.Int32Value
-	29,  // 59: platen.v1.CreateProductVariantRequest.height:type_name -> google.protobuf.Int32Value
-	26,  // 60: platen.v1.CreateProductVariantRequest.description:type_name -> google.protobuf.StringValue
-	26,  // 61: platen.v1.CreateProductVariantRequest.customs_code:type_name -> google.protobuf.StringValue
-	26,  // 62: platen.v1.CreateProductVariantRequest.customs_description:type_name -> google.protobuf.StringValue
-	26,  // 63: platen.v1.CreateProductVariantRequest.long_customs_description:type_name -> google.protobuf.StringValue
-	30,  // 64: platen.v1.CreateProductVariantRequest.default_dpi:type_name -> google.protobuf.UInt32Value
-	26,  // 65: platen.v1.CreateProductVariantRequest.seo_details:type_name -> google.protobuf.StringValue
-	26,  // 66: platen.v1.CreateProductVariantRequest.ecommerce_tags:type_name -> google.protobuf.StringValue
-	29,  // 67: platen.v1.CreateProductVariantRequest.default_location_id:type_name -> google.protobuf.Int32Value
-	16,  // 68: platen.v1.ListProductVariantsResponse.product_variants:type_name -> platen.v1.ProductVariant
-	28,  // 69: platen.v1.UpdateProductVariantRequest.update_mask:type_name -> google.protobuf.FieldMask
-	29,  // 70: platen.v1.UpdateProductVariantRequest.product_variant_category_id:type_name -> google.protobuf.Int32Value
-	29,  // 71: platen.v1.UpdateProductVariantRequest.price_id:type_name -> google.protobuf.Int32Value
-	26,  // 72: platen.v1.UpdateProductVariantRequest.editor_product_id:type_name -> google.protobuf.StringValue
-	30,  // 73: platen.v1.UpdateProductVariantRequest.weight:type_name -> google.protobuf.UInt32Value
-	29,  // 74: platen.v1.UpdateProductVariantRequest.length:type_name -> google.protobuf.Int32Value
-	29,  // 75: platen.v1.UpdateProductVariantRequest.width:type_name -> google.protobuf.Int32Value
-	29,  // 76: platen.v1.UpdateProductVariantRequest.height:type_name -> google.protobuf.Int32Value
-	26,  // 77: platen.v1.UpdateProductVariantRequest.description:type_name -> google.protobuf.StringValue
-	26,  // 78: platen.v1.UpdateProductVariantRequest.customs_code:type_name -> google.protobuf.StringValue
-	26,  // 79: platen.v1.UpdateProductVariantRequest.customs_description:type_name -> google.protobuf.StringValue
-	26,  // 80: platen.v1.UpdateProductVariantRequest.long_customs_description:type_name -> google.protobuf.StringValue
-	30,  // 81: platen.v1.UpdateProductVariantRequest.default_dpi:type_name -> google.protobuf.UInt32Value
-	26,  // 82: platen.v1.UpdateProductVariantRequest.seo_details:type_name -> google.protobuf.StringValue
-	26,  // 83: platen.v1.UpdateProductVariantRequest.ecommerce_tags:type_name -> google.protobuf.StringValue
-	29,  // 84: platen.v1.UpdateProductVariantRequest.default_location_id:type_name -> google.protobuf.Int32Value
-	29,  // 85: platen.v1.PrintSettings.product_variant_id:type_name -> google.protobuf.Int32Value
-	29,  // 86: platen.v1.PrintSettings.product_id:type_name -> google.protobuf.Int32Value
-	29,  // 87: platen.v1.PrintSettings.category_id:type_name -> google.protobuf.Int32Value
-	1,   // 88: platen.v1.CatalogService.CreateProductCategory:input_type -> platen.v1.CreateProductCategoryRequest
-	2,   // 89: platen.v1.CatalogService.GetProductCategory:input_type -> platen.v1.GetProductCategoryRequest
-	3,   // 90: platen.v1.CatalogService.ListProductCategories:input_type -> platen.v1.ListProductCategoriesRequest
-	5,   // 91: platen.v1.CatalogService.UpdateProductCategory:input_type -> platen.v1.UpdateProductCategoryRequest
-	6,   // 92: platen.v1.CatalogService.DeleteProductCategory:input_type -> platen.v1.DeleteProductCategoryRequest
-	9,   // 93: platen.v1.CatalogService.CreateProduct:input_type -> platen.v1.CreateProductRequest
-	10,  // 94: platen.v1.CatalogService.GetProduct:input_type -> platen.v1.GetProductRequest
-	11,  // 95: platen.v1.CatalogService.ListProducts:input_type -> platen.v1.ListProductsRequest
-	13,  // 96: platen.v1.CatalogService.UpdateProduct:input_type -> platen.v1.UpdateProductRequest
-	14,  // 97: platen.v1.CatalogService.DeleteProduct:input_type -> platen.v1.DeleteProductRequest
-	17,  // 98: platen.v1.CatalogService.CreateProductVariant:input_type -> platen.v1.CreateProductVariantRequest
-	18,  // 99: platen.v1.CatalogService.GetProductVariant:input_type -> platen.v1.GetProductVariantRequest
-	19,  // 100: platen.v1.CatalogService.ListProductVariants:input_type -> platen.v1.ListProductVariantsRequest
-	21,  // 101: platen.v1.CatalogService.UpdateProductVariant:input_type -> platen.v1.UpdateProductVariantRequest
-	22,  // 102: platen.v1.CatalogService.DeleteProductVariant:input_type -> platen.v1.DeleteProductVariantRequest
-	24,  // 103: platen.v1.CatalogService.GetPrintSettings:input_type -> platen.v1.GetPrintSettingsRequest
-	0,   // 104: platen.v1.CatalogService.CreateProductCategory:output_type -> platen.v1.ProductCategory
-	0,   // 105: platen.v1.CatalogService.GetProductCategory:output_type -> platen.v1.ProductCategory
-	4,   // 106: platen.v1.CatalogService.ListProductCategories:output_type -> platen.v1.ListProductCategoriesResponse
-	0,   // 107: platen.v1.CatalogService.UpdateProductCategory:output_type -> platen.v1.ProductCategory
-	7,   // 108: platen.v1.CatalogService.DeleteProductCategory:output_type -> platen.v1.DeleteProductCategoryResponse
-	8,   // 109: platen.v1.CatalogService.CreateProduct:output_type -> platen.v1.Product
-	8,   // 110: platen.v1.CatalogService.GetProduct:output_type -> platen.v1.Product
-	12,  // 111: platen.v1.CatalogService.ListProducts:output_type -> platen.v1.ListProductsResponse
-	8,   // 112: platen.v1.CatalogService.UpdateProduct:output_type -> platen.v1.Product
-	15,  // 113: platen.v1.CatalogService.DeleteProduct:output_type -> platen.v1.DeleteProductResponse
-	16,  // 114: platen.v1.CatalogService.CreateProductVariant:output_type -> platen.v1.ProductVariant
-	16,  // 115: platen.v1.CatalogService.GetProductVariant:output_type -> platen.v1.ProductVariant
-	20,  // 116: platen.v1.CatalogService.ListProductVariants:output_type -> platen.v1.ListProductVariantsResponse
-	16,  // 117: platen.v1.CatalogService.UpdateProductVariant:output_type -> platen.v1.ProductVariant
-	23,  // 118: platen.v1.CatalogService.DeleteProductVariant:output_type -> platen.v1.DeleteProductVariantResponse
-	25,  // 119: platen.v1.CatalogService.GetPrintSettings:output_type -> platen.v1.PrintSettings
-	104, // [104:120] is the sub-list for method output_type
-	88,  // [88:104] is the sub-list for method input_type
-	88,  // [88:88] is the sub-list for extension type_name
-	88,  // [88:88] is the sub-list for extension extendee
-	0,   // [0:88] is the sub-list for field type_name
+	26,  // 52: platen.v1.ProductVariant.output_profile_id:type_name -> google.protobuf.StringValue
+	30,  // 53: platen.v1.ProductVariant.min_effective_ppi:type_name -> google.protobuf.UInt32Value
+	31,  // 54: platen.v1.ProductVariant.safe_margin_mm:type_name -> google.protobuf.DoubleValue
+	26,  // 55: platen.v1.ProductVariant.cut_contour_spot:type_name -> google.protobuf.StringValue
+	26,  // 56: platen.v1.CreateProductVariantRequest.uuid:type_name -> google.protobuf.StringValue
+	29,  // 57: platen.v1.CreateProductVariantRequest.product_variant_category_id:type_name -> google.protobuf.Int32Value
+	29,  // 58: platen.v1.CreateProductVariantRequest.price_id:type_name -> google.protobuf.Int32Value
+	26,  // 59: platen.v1.CreateProductVariantRequest.editor_product_id:type_name -> google.protobuf.StringValue
+	30,  // 60: platen.v1.CreateProductVariantRequest.weight:type_name -> google.protobuf.UInt32Value
+	29,  // 61: platen.v1.CreateProductVariantRequest.length:type_name -> google.protobuf.Int32Value
+	29,  // 62: platen.v1.CreateProductVariantRequest.width:type_name -> google.protobuf.Int32Value
+	29,  // 63: platen.v1.CreateProductVariantRequest.height:type_name -> google.protobuf.Int32Value
+	26,  // 64: platen.v1.CreateProductVariantRequest.description:type_name -> google.protobuf.StringValue
+	26,  // 65: platen.v1.CreateProductVariantRequest.customs_code:type_name -> google.protobuf.StringValue
+	26,  // 66: platen.v1.CreateProductVariantRequest.customs_description:type_name -> google.protobuf.StringValue
+	26,  // 67: platen.v1.CreateProductVariantRequest.long_customs_description:type_name -> google.protobuf.StringValue
+	30,  // 68: platen.v1.CreateProductVariantRequest.default_dpi:type_name -> google.protobuf.UInt32Value
+	26,  // 69: platen.v1.CreateProductVariantRequest.seo_details:type_name -> google.protobuf.StringValue
+	26,  // 70: platen.v1.CreateProductVariantRequest.ecommerce_tags:type_name -> google.protobuf.StringValue
+	29,  // 71: platen.v1.CreateProductVariantRequest.default_location_id:type_name -> google.protobuf.Int32Value
+	26,  // 72: platen.v1.CreateProductVariantRequest.output_profile_id:type_name -> google.protobuf.StringValue
+	30,  // 73: platen.v1.CreateProductVariantRequest.min_effective_ppi:type_name -> google.protobuf.UInt32Value
+	31,  // 74: platen.v1.CreateProductVariantRequest.safe_margin_mm:type_name -> google.protobuf.DoubleValue
+	26,  // 75: platen.v1.CreateProductVariantRequest.cut_contour_spot:type_name -> google.protobuf.StringValue
+	16,  // 76: platen.v1.ListProductVariantsResponse.product_variants:type_name -> platen.v1.ProductVariant
+	28,  // 77: platen.v1.UpdateProductVariantRequest.update_mask:type_name -> google.protobuf.FieldMask
+	29,  // 78: platen.v1.UpdateProductVariantRequest.product_variant_category_id:type_name -> google.protobuf.Int32Value
+	29,  // 79: platen.v1.UpdateProductVariantRequest.price_id:type_name -> google.protobuf.Int32Value
+	26,  // 80: platen.v1.UpdateProductVariantRequest.editor_product_id:type_name -> google.protobuf.StringValue
+	30,  // 81: platen.v1.UpdateProductVariantRequest.weight:type_name -> google.protobuf.UInt32Value
+	29,  // 82: platen.v1.UpdateProductVariantRequest.length:type_name -> google.protobuf.Int32Value
+	29,  // 83: platen.v1.UpdateProductVariantRequest.width:type_name -> google.protobuf.Int32Value
+	29,  // 84: platen.v1.UpdateProductVariantRequest.height:type_name -> google.protobuf.Int32Value
+	26,  // 85: platen.v1.UpdateProductVariantRequest.description:type_name -> google.protobuf.StringValue
+	26,  // 86: platen.v1.UpdateProductVariantRequest.customs_code:type_name -> google.protobuf.StringValue
+	26,  // 87: platen.v1.UpdateProductVariantRequest.customs_description:type_name -> google.protobuf.StringValue
+	26,  // 88: platen.v1.UpdateProductVariantRequest.long_customs_description:type_name -> google.protobuf.StringValue
+	30,  // 89: platen.v1.UpdateProductVariantRequest.default_dpi:type_name -> google.protobuf.UInt32Value
+	26,  // 90: platen.v1.UpdateProductVariantRequest.seo_details:type_name -> google.protobuf.StringValue
+	26,  // 91: platen.v1.UpdateProductVariantRequest.ecommerce_tags:type_name -> google.protobuf.StringValue
+	29,  // 92: platen.v1.UpdateProductVariantRequest.default_location_id:type_name -> google.protobuf.Int32Value
+	26,  // 93: platen.v1.UpdateProductVariantRequest.output_profile_id:type_name -> google.protobuf.StringValue
+	30,  // 94: platen.v1.UpdateProductVariantRequest.min_effective_ppi:type_name -> google.protobuf.UInt32Value
+	31,  // 95: platen.v1.UpdateProductVariantRequest.safe_margin_mm:type_name -> google.protobuf.DoubleValue
+	26,  // 96: platen.v1.UpdateProductVariantRequest.cut_contour_spot:type_name -> google.protobuf.StringValue
+	29,  // 97: platen.v1.PrintSettings.product_variant_id:type_name -> google.protobuf.Int32Value
+	29,  // 98: platen.v1.PrintSettings.product_id:type_name -> google.protobuf.Int32Value
+	29,  // 99: platen.v1.PrintSettings.category_id:type_name -> google.protobuf.Int32Value
+	26,  // 100: platen.v1.PrintSettings.output_profile_id:type_name -> google.protobuf.StringValue
+	30,  // 101: platen.v1.PrintSettings.min_effective_ppi:type_name -> google.protobuf.UInt32Value
+	31,  // 102: platen.v1.PrintSettings.safe_margin_mm:type_name -> google.protobuf.DoubleValue
+	1,   // 103: platen.v1.CatalogService.CreateProductCategory:input_type -> platen.v1.CreateProductCategoryRequest
+	2,   // 104: platen.v1.CatalogService.GetProductCategory:input_type -> platen.v1.GetProductCategoryRequest
+	3,   // 105: platen.v1.CatalogService.ListProductCategories:input_type -> platen.v1.ListProductCategoriesRequest
+	5,   // 106: platen.v1.CatalogService.UpdateProductCategory:input_type -> platen.v1.UpdateProductCategoryRequest
+	6,   // 107: platen.v1.CatalogService.DeleteProductCategory:input_type -> platen.v1.DeleteProductCategoryRequest
+	9,   // 108: platen.v1.CatalogService.CreateProduct:input_type -> platen.v1.CreateProductRequest
+	10,  // 109: platen.v1.CatalogService.GetProduct:input_type -> platen.v1.GetProductRequest
+	11,  // 110: platen.v1.CatalogService.ListProducts:input_type -> platen.v1.ListProductsRequest
+	13,  // 111: platen.v1.CatalogService.UpdateProduct:input_type -> platen.v1.UpdateProductRequest
+	14,  // 112: platen.v1.CatalogService.DeleteProduct:input_type -> platen.v1.DeleteProductRequest
+	17,  // 113: platen.v1.CatalogService.CreateProductVariant:input_type -> platen.v1.CreateProductVariantRequest
+	18,  // 114: platen.v1.CatalogService.GetProductVariant:input_type -> platen.v1.GetProductVariantRequest
+	19,  // 115: platen.v1.CatalogService.ListProductVariants:input_type -> platen.v1.ListProductVariantsRequest
+	21,  // 116: platen.v1.CatalogService.UpdateProductVariant:input_type -> platen.v1.UpdateProductVariantRequest
+	22,  // 117: platen.v1.CatalogService.DeleteProductVariant:input_type -> platen.v1.DeleteProductVariantRequest
+	24,  // 118: platen.v1.CatalogService.GetPrintSettings:input_type -> platen.v1.GetPrintSettingsRequest
+	0,   // 119: platen.v1.CatalogService.CreateProductCategory:output_type -> platen.v1.ProductCategory
+	0,   // 120: platen.v1.CatalogService.GetProductCategory:output_type -> platen.v1.ProductCategory
+	4,   // 121: platen.v1.CatalogService.ListProductCategories:output_type -> platen.v1.ListProductCategoriesResponse
+	0,   // 122: platen.v1.CatalogService.UpdateProductCategory:output_type -> platen.v1.ProductCategory
+	7,   // 123: platen.v1.CatalogService.DeleteProductCategory:output_type -> platen.v1.DeleteProductCategoryResponse
+	8,   // 124: platen.v1.CatalogService.CreateProduct:output_type -> platen.v1.Product
+	8,   // 125: platen.v1.CatalogService.GetProduct:output_type -> platen.v1.Product
+	12,  // 126: platen.v1.CatalogService.ListProducts:output_type -> platen.v1.ListProductsResponse
+	8,   // 127: platen.v1.CatalogService.UpdateProduct:output_type -> platen.v1.Product
+	15,  // 128: platen.v1.CatalogService.DeleteProduct:output_type -> platen.v1.DeleteProductResponse
+	16,  // 129: platen.v1.CatalogService.CreateProductVariant:output_type -> platen.v1.ProductVariant
+	16,  // 130: platen.v1.CatalogService.GetProductVariant:output_type -> platen.v1.ProductVariant
+	20,  // 131: platen.v1.CatalogService.ListProductVariants:output_type -> platen.v1.ListProductVariantsResponse
+	16,  // 132: platen.v1.CatalogService.UpdateProductVariant:output_type -> platen.v1.ProductVariant
+	23,  // 133: platen.v1.CatalogService.DeleteProductVariant:output_type -> platen.v1.DeleteProductVariantResponse
+	25,  // 134: platen.v1.CatalogService.GetPrintSettings:output_type -> platen.v1.PrintSettings
+	119, // [119:135] is the sub-list for method output_type
+	103, // [103:119] is the sub-list for method input_type
+	103, // [103:103] is the sub-list for extension type_name
+	103, // [103:103] is the sub-list for extension extendee
+	0,   // [0:103] is the sub-list for field type_name
 }
 
 func init() { file_platen_v1_catalog_proto_init() }

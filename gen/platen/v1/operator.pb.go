@@ -1913,9 +1913,23 @@ type PrintTemplate struct {
 	// How much of each item's bleed is kept around its slot: 0 trims at the
 	// slot; at most half the space between slots, so that no item's bleed
 	// reaches a neighbour.
-	SlotBleedMm   float64 `protobuf:"fixed64,17,opt,name=slot_bleed_mm,json=slotBleedMm,proto3" json:"slot_bleed_mm,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	SlotBleedMm float64 `protobuf:"fixed64,17,opt,name=slot_bleed_mm,json=slotBleedMm,proto3" json:"slot_bleed_mm,omitempty"`
+	// The uid of an output profile of the team: the press condition (PDF/X
+	// output intent) the batch files are made for; null: the team's default,
+	// else FOGRA39.
+	OutputProfileId *wrapperspb.StringValue `protobuf:"bytes,18,opt,name=output_profile_id,json=outputProfileId,proto3" json:"output_profile_id,omitempty"`
+	// A batch with an item whose image is below this effective resolution
+	// fails; null: the team's default (else none). 1 to 10,000.
+	MinEffectivePpi *wrapperspb.UInt32Value `protobuf:"bytes,19,opt,name=min_effective_ppi,json=minEffectivePpi,proto3" json:"min_effective_ppi,omitempty"`
+	// A batch with an item whose text, or an element not running into the
+	// bleed, lies inside this margin from its trim fails; null: the team's
+	// default (else none). Above 0, at most 100.
+	SafeMarginMm *wrapperspb.DoubleValue `protobuf:"bytes,20,opt,name=safe_margin_mm,json=safeMarginMm,proto3" json:"safe_margin_mm,omitempty"`
+	// The spot colour cut contours are stroked in; null: the team's default,
+	// else "CutContour".
+	CutContourSpot *wrapperspb.StringValue `protobuf:"bytes,21,opt,name=cut_contour_spot,json=cutContourSpot,proto3" json:"cut_contour_spot,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *PrintTemplate) Reset() {
@@ -2065,6 +2079,34 @@ func (x *PrintTemplate) GetSlotBleedMm() float64 {
 		return x.SlotBleedMm
 	}
 	return 0
+}
+
+func (x *PrintTemplate) GetOutputProfileId() *wrapperspb.StringValue {
+	if x != nil {
+		return x.OutputProfileId
+	}
+	return nil
+}
+
+func (x *PrintTemplate) GetMinEffectivePpi() *wrapperspb.UInt32Value {
+	if x != nil {
+		return x.MinEffectivePpi
+	}
+	return nil
+}
+
+func (x *PrintTemplate) GetSafeMarginMm() *wrapperspb.DoubleValue {
+	if x != nil {
+		return x.SafeMarginMm
+	}
+	return nil
+}
+
+func (x *PrintTemplate) GetCutContourSpot() *wrapperspb.StringValue {
+	if x != nil {
+		return x.CutContourSpot
+	}
+	return nil
 }
 
 // PrintTemplateGrid is a grid of equal slots in the sheet's printable area
@@ -2247,9 +2289,23 @@ type CreatePrintTemplateRequest struct {
 	// Integer ids of variants of the same team.
 	VariantIds []int32 `protobuf:"varint,13,rep,packed,name=variant_ids,json=variantIds,proto3" json:"variant_ids,omitempty"`
 	// See PrintTemplate.slot_bleed_mm; 0 when absent.
-	SlotBleedMm   float64 `protobuf:"fixed64,14,opt,name=slot_bleed_mm,json=slotBleedMm,proto3" json:"slot_bleed_mm,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	SlotBleedMm float64 `protobuf:"fixed64,14,opt,name=slot_bleed_mm,json=slotBleedMm,proto3" json:"slot_bleed_mm,omitempty"`
+	// The uid of an output profile of the team: the press condition (PDF/X
+	// output intent) the batch files are made for; null: the team's default,
+	// else FOGRA39.
+	OutputProfileId *wrapperspb.StringValue `protobuf:"bytes,15,opt,name=output_profile_id,json=outputProfileId,proto3" json:"output_profile_id,omitempty"`
+	// A batch with an item whose image is below this effective resolution
+	// fails; null: the team's default (else none). 1 to 10,000.
+	MinEffectivePpi *wrapperspb.UInt32Value `protobuf:"bytes,16,opt,name=min_effective_ppi,json=minEffectivePpi,proto3" json:"min_effective_ppi,omitempty"`
+	// A batch with an item whose text, or an element not running into the
+	// bleed, lies inside this margin from its trim fails; null: the team's
+	// default (else none). Above 0, at most 100.
+	SafeMarginMm *wrapperspb.DoubleValue `protobuf:"bytes,17,opt,name=safe_margin_mm,json=safeMarginMm,proto3" json:"safe_margin_mm,omitempty"`
+	// The spot colour cut contours are stroked in; null: the team's default,
+	// else "CutContour".
+	CutContourSpot *wrapperspb.StringValue `protobuf:"bytes,18,opt,name=cut_contour_spot,json=cutContourSpot,proto3" json:"cut_contour_spot,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *CreatePrintTemplateRequest) Reset() {
@@ -2378,6 +2434,34 @@ func (x *CreatePrintTemplateRequest) GetSlotBleedMm() float64 {
 		return x.SlotBleedMm
 	}
 	return 0
+}
+
+func (x *CreatePrintTemplateRequest) GetOutputProfileId() *wrapperspb.StringValue {
+	if x != nil {
+		return x.OutputProfileId
+	}
+	return nil
+}
+
+func (x *CreatePrintTemplateRequest) GetMinEffectivePpi() *wrapperspb.UInt32Value {
+	if x != nil {
+		return x.MinEffectivePpi
+	}
+	return nil
+}
+
+func (x *CreatePrintTemplateRequest) GetSafeMarginMm() *wrapperspb.DoubleValue {
+	if x != nil {
+		return x.SafeMarginMm
+	}
+	return nil
+}
+
+func (x *CreatePrintTemplateRequest) GetCutContourSpot() *wrapperspb.StringValue {
+	if x != nil {
+		return x.CutContourSpot
+	}
+	return nil
 }
 
 // GetPrintTemplateRequest names a print template.
@@ -2589,9 +2673,23 @@ type UpdatePrintTemplateRequest struct {
 	// Replaces every assignment.
 	VariantIds []int32 `protobuf:"varint,14,rep,packed,name=variant_ids,json=variantIds,proto3" json:"variant_ids,omitempty"`
 	// How much of each item's bleed is kept around its slot.
-	SlotBleedMm   *float64 `protobuf:"fixed64,15,opt,name=slot_bleed_mm,json=slotBleedMm,proto3,oneof" json:"slot_bleed_mm,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	SlotBleedMm *float64 `protobuf:"fixed64,15,opt,name=slot_bleed_mm,json=slotBleedMm,proto3,oneof" json:"slot_bleed_mm,omitempty"`
+	// The uid of an output profile of the team: the press condition (PDF/X
+	// output intent) the batch files are made for; null: the team's default,
+	// else FOGRA39.
+	OutputProfileId *wrapperspb.StringValue `protobuf:"bytes,16,opt,name=output_profile_id,json=outputProfileId,proto3" json:"output_profile_id,omitempty"`
+	// A batch with an item whose image is below this effective resolution
+	// fails; null: the team's default (else none). 1 to 10,000.
+	MinEffectivePpi *wrapperspb.UInt32Value `protobuf:"bytes,17,opt,name=min_effective_ppi,json=minEffectivePpi,proto3" json:"min_effective_ppi,omitempty"`
+	// A batch with an item whose text, or an element not running into the
+	// bleed, lies inside this margin from its trim fails; null: the team's
+	// default (else none). Above 0, at most 100.
+	SafeMarginMm *wrapperspb.DoubleValue `protobuf:"bytes,18,opt,name=safe_margin_mm,json=safeMarginMm,proto3" json:"safe_margin_mm,omitempty"`
+	// The spot colour cut contours are stroked in; null: the team's default,
+	// else "CutContour".
+	CutContourSpot *wrapperspb.StringValue `protobuf:"bytes,19,opt,name=cut_contour_spot,json=cutContourSpot,proto3" json:"cut_contour_spot,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *UpdatePrintTemplateRequest) Reset() {
@@ -2727,6 +2825,34 @@ func (x *UpdatePrintTemplateRequest) GetSlotBleedMm() float64 {
 		return *x.SlotBleedMm
 	}
 	return 0
+}
+
+func (x *UpdatePrintTemplateRequest) GetOutputProfileId() *wrapperspb.StringValue {
+	if x != nil {
+		return x.OutputProfileId
+	}
+	return nil
+}
+
+func (x *UpdatePrintTemplateRequest) GetMinEffectivePpi() *wrapperspb.UInt32Value {
+	if x != nil {
+		return x.MinEffectivePpi
+	}
+	return nil
+}
+
+func (x *UpdatePrintTemplateRequest) GetSafeMarginMm() *wrapperspb.DoubleValue {
+	if x != nil {
+		return x.SafeMarginMm
+	}
+	return nil
+}
+
+func (x *UpdatePrintTemplateRequest) GetCutContourSpot() *wrapperspb.StringValue {
+	if x != nil {
+		return x.CutContourSpot
+	}
+	return nil
 }
 
 // DeletePrintTemplateRequest names the print template to delete.
@@ -3501,6 +3627,703 @@ func (x *DeleteFontResponse) GetFontUid() string {
 	return ""
 }
 
+// OutputProfile is a CMYK output ICC profile a team added: a press
+// condition its print files can be made for. Its bytes are never answered.
+type OutputProfile struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Its UUID, which its paths and output_profile_id fields take.
+	Uid string `protobuf:"bytes,1,opt,name=uid,proto3" json:"uid,omitempty"`
+	// The team whose variants, templates and default may name it.
+	TeamId int32 `protobuf:"varint,2,opt,name=team_id,json=teamId,proto3" json:"team_id,omitempty"`
+	// The output intent's OutputConditionIdentifier, e.g. "FOGRA51" or the
+	// name of a condition of one's own.
+	Identifier string `protobuf:"bytes,3,opt,name=identifier,proto3" json:"identifier,omitempty"`
+	// The condition in words (the output intent's OutputCondition); empty
+	// when not given.
+	Condition string `protobuf:"bytes,4,opt,name=condition,proto3" json:"condition,omitempty"`
+	// The registry identifier is listed in (e.g. "http://www.color.org");
+	// empty for a condition of one's own.
+	RegistryName string `protobuf:"bytes,5,opt,name=registry_name,json=registryName,proto3" json:"registry_name,omitempty"`
+	// The profile's own description, read from its desc tag; empty when it
+	// has none.
+	Description string `protobuf:"bytes,6,opt,name=description,proto3" json:"description,omitempty"`
+	// Size of the uploaded file in bytes.
+	SizeBytes int32 `protobuf:"varint,7,opt,name=size_bytes,json=sizeBytes,proto3" json:"size_bytes,omitempty"`
+	// SHA-256 of the uploaded file, 64 lowercase hex digits.
+	Sha256 string `protobuf:"bytes,8,opt,name=sha256,proto3" json:"sha256,omitempty"`
+	// When it was added (RFC 3339, UTC).
+	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OutputProfile) Reset() {
+	*x = OutputProfile{}
+	mi := &file_platen_v1_operator_proto_msgTypes[47]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OutputProfile) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OutputProfile) ProtoMessage() {}
+
+func (x *OutputProfile) ProtoReflect() protoreflect.Message {
+	mi := &file_platen_v1_operator_proto_msgTypes[47]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OutputProfile.ProtoReflect.Descriptor instead.
+func (*OutputProfile) Descriptor() ([]byte, []int) {
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{47}
+}
+
+func (x *OutputProfile) GetUid() string {
+	if x != nil {
+		return x.Uid
+	}
+	return ""
+}
+
+func (x *OutputProfile) GetTeamId() int32 {
+	if x != nil {
+		return x.TeamId
+	}
+	return 0
+}
+
+func (x *OutputProfile) GetIdentifier() string {
+	if x != nil {
+		return x.Identifier
+	}
+	return ""
+}
+
+func (x *OutputProfile) GetCondition() string {
+	if x != nil {
+		return x.Condition
+	}
+	return ""
+}
+
+func (x *OutputProfile) GetRegistryName() string {
+	if x != nil {
+		return x.RegistryName
+	}
+	return ""
+}
+
+func (x *OutputProfile) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+func (x *OutputProfile) GetSizeBytes() int32 {
+	if x != nil {
+		return x.SizeBytes
+	}
+	return 0
+}
+
+func (x *OutputProfile) GetSha256() string {
+	if x != nil {
+		return x.Sha256
+	}
+	return ""
+}
+
+func (x *OutputProfile) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+// CreateOutputProfileRequest is the output profile upload body.
+type CreateOutputProfileRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The owning team: required for staff; a team member may leave it out
+	// (their own team).
+	TeamId *int32 `protobuf:"varint,1,opt,name=team_id,json=teamId,proto3,oneof" json:"team_id,omitempty"`
+	// Required: the OutputConditionIdentifier print files name (at most 128
+	// characters).
+	Identifier string `protobuf:"bytes,2,opt,name=identifier,proto3" json:"identifier,omitempty"`
+	// The condition in words (at most 1,000 characters).
+	Condition string `protobuf:"bytes,3,opt,name=condition,proto3" json:"condition,omitempty"`
+	// The registry identifier is listed in (at most 256 characters).
+	RegistryName string `protobuf:"bytes,4,opt,name=registry_name,json=registryName,proto3" json:"registry_name,omitempty"`
+	// Required: the ICC profile (over REST, base64): an output-device
+	// ("prtr") profile whose colour space is CMYK, at most 6,000,000 bytes.
+	Data          []byte `protobuf:"bytes,5,opt,name=data,proto3" json:"data,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateOutputProfileRequest) Reset() {
+	*x = CreateOutputProfileRequest{}
+	mi := &file_platen_v1_operator_proto_msgTypes[48]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateOutputProfileRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateOutputProfileRequest) ProtoMessage() {}
+
+func (x *CreateOutputProfileRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_platen_v1_operator_proto_msgTypes[48]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateOutputProfileRequest.ProtoReflect.Descriptor instead.
+func (*CreateOutputProfileRequest) Descriptor() ([]byte, []int) {
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{48}
+}
+
+func (x *CreateOutputProfileRequest) GetTeamId() int32 {
+	if x != nil && x.TeamId != nil {
+		return *x.TeamId
+	}
+	return 0
+}
+
+func (x *CreateOutputProfileRequest) GetIdentifier() string {
+	if x != nil {
+		return x.Identifier
+	}
+	return ""
+}
+
+func (x *CreateOutputProfileRequest) GetCondition() string {
+	if x != nil {
+		return x.Condition
+	}
+	return ""
+}
+
+func (x *CreateOutputProfileRequest) GetRegistryName() string {
+	if x != nil {
+		return x.RegistryName
+	}
+	return ""
+}
+
+func (x *CreateOutputProfileRequest) GetData() []byte {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+// ListOutputProfilesRequest filters and pages through output profiles.
+type ListOutputProfilesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Only this team's profiles (staff); a team member sees their own only.
+	TeamId *int32 `protobuf:"varint,1,opt,name=team_id,json=teamId,proto3,oneof" json:"team_id,omitempty"`
+	// At most this many profiles (default 50, at most 500).
+	PageSize int32 `protobuf:"varint,2,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// The next_page_token of the previous page.
+	PageToken     string `protobuf:"bytes,3,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListOutputProfilesRequest) Reset() {
+	*x = ListOutputProfilesRequest{}
+	mi := &file_platen_v1_operator_proto_msgTypes[49]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListOutputProfilesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListOutputProfilesRequest) ProtoMessage() {}
+
+func (x *ListOutputProfilesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_platen_v1_operator_proto_msgTypes[49]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListOutputProfilesRequest.ProtoReflect.Descriptor instead.
+func (*ListOutputProfilesRequest) Descriptor() ([]byte, []int) {
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{49}
+}
+
+func (x *ListOutputProfilesRequest) GetTeamId() int32 {
+	if x != nil && x.TeamId != nil {
+		return *x.TeamId
+	}
+	return 0
+}
+
+func (x *ListOutputProfilesRequest) GetPageSize() int32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *ListOutputProfilesRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+// ListOutputProfilesResponse is one page of output profiles.
+type ListOutputProfilesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// This page's output profiles.
+	OutputProfiles []*OutputProfile `protobuf:"bytes,1,rep,name=output_profiles,json=outputProfiles,proto3" json:"output_profiles,omitempty"`
+	// Empty on the last page.
+	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListOutputProfilesResponse) Reset() {
+	*x = ListOutputProfilesResponse{}
+	mi := &file_platen_v1_operator_proto_msgTypes[50]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListOutputProfilesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListOutputProfilesResponse) ProtoMessage() {}
+
+func (x *ListOutputProfilesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_platen_v1_operator_proto_msgTypes[50]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListOutputProfilesResponse.ProtoReflect.Descriptor instead.
+func (*ListOutputProfilesResponse) Descriptor() ([]byte, []int) {
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{50}
+}
+
+func (x *ListOutputProfilesResponse) GetOutputProfiles() []*OutputProfile {
+	if x != nil {
+		return x.OutputProfiles
+	}
+	return nil
+}
+
+func (x *ListOutputProfilesResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
+// GetOutputProfileRequest names an output profile.
+type GetOutputProfileRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The profile's uid.
+	ProfileUid    string `protobuf:"bytes,1,opt,name=profile_uid,json=profileUid,proto3" json:"profile_uid,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetOutputProfileRequest) Reset() {
+	*x = GetOutputProfileRequest{}
+	mi := &file_platen_v1_operator_proto_msgTypes[51]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetOutputProfileRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetOutputProfileRequest) ProtoMessage() {}
+
+func (x *GetOutputProfileRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_platen_v1_operator_proto_msgTypes[51]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetOutputProfileRequest.ProtoReflect.Descriptor instead.
+func (*GetOutputProfileRequest) Descriptor() ([]byte, []int) {
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{51}
+}
+
+func (x *GetOutputProfileRequest) GetProfileUid() string {
+	if x != nil {
+		return x.ProfileUid
+	}
+	return ""
+}
+
+// DeleteOutputProfileRequest names the output profile to delete.
+type DeleteOutputProfileRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The profile's uid.
+	ProfileUid    string `protobuf:"bytes,1,opt,name=profile_uid,json=profileUid,proto3" json:"profile_uid,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteOutputProfileRequest) Reset() {
+	*x = DeleteOutputProfileRequest{}
+	mi := &file_platen_v1_operator_proto_msgTypes[52]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteOutputProfileRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteOutputProfileRequest) ProtoMessage() {}
+
+func (x *DeleteOutputProfileRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_platen_v1_operator_proto_msgTypes[52]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteOutputProfileRequest.ProtoReflect.Descriptor instead.
+func (*DeleteOutputProfileRequest) Descriptor() ([]byte, []int) {
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{52}
+}
+
+func (x *DeleteOutputProfileRequest) GetProfileUid() string {
+	if x != nil {
+		return x.ProfileUid
+	}
+	return ""
+}
+
+// DeleteOutputProfileResponse confirms a delete.
+type DeleteOutputProfileResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// "Output profile successfully deleted".
+	Message string `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
+	// The deleted profile's uid.
+	ProfileUid    string `protobuf:"bytes,2,opt,name=profile_uid,json=profileUid,proto3" json:"profile_uid,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteOutputProfileResponse) Reset() {
+	*x = DeleteOutputProfileResponse{}
+	mi := &file_platen_v1_operator_proto_msgTypes[53]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteOutputProfileResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteOutputProfileResponse) ProtoMessage() {}
+
+func (x *DeleteOutputProfileResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_platen_v1_operator_proto_msgTypes[53]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteOutputProfileResponse.ProtoReflect.Descriptor instead.
+func (*DeleteOutputProfileResponse) Descriptor() ([]byte, []int) {
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{53}
+}
+
+func (x *DeleteOutputProfileResponse) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *DeleteOutputProfileResponse) GetProfileUid() string {
+	if x != nil {
+		return x.ProfileUid
+	}
+	return ""
+}
+
+// PressSettings are a team's default press settings: what its prints use
+// where their variant (item prints, shop prints) or print template (batch
+// files) sets nothing. Null fields set nothing.
+type PressSettings struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The team.
+	TeamId int32 `protobuf:"varint,1,opt,name=team_id,json=teamId,proto3" json:"team_id,omitempty"`
+	// The uid of an output profile of the team; null: FOGRA39.
+	OutputProfileId *wrapperspb.StringValue `protobuf:"bytes,2,opt,name=output_profile_id,json=outputProfileId,proto3" json:"output_profile_id,omitempty"`
+	// Prints with an image below this effective resolution fail; null: none.
+	MinEffectivePpi *wrapperspb.UInt32Value `protobuf:"bytes,3,opt,name=min_effective_ppi,json=minEffectivePpi,proto3" json:"min_effective_ppi,omitempty"`
+	// Prints with text, or an element not running into the bleed, inside this
+	// margin from the trim edge fail; null: none (3 mm warns).
+	SafeMarginMm *wrapperspb.DoubleValue `protobuf:"bytes,4,opt,name=safe_margin_mm,json=safeMarginMm,proto3" json:"safe_margin_mm,omitempty"`
+	// The spot colour cut contours are stroked in; null: "CutContour".
+	CutContourSpot *wrapperspb.StringValue `protobuf:"bytes,5,opt,name=cut_contour_spot,json=cutContourSpot,proto3" json:"cut_contour_spot,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *PressSettings) Reset() {
+	*x = PressSettings{}
+	mi := &file_platen_v1_operator_proto_msgTypes[54]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PressSettings) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PressSettings) ProtoMessage() {}
+
+func (x *PressSettings) ProtoReflect() protoreflect.Message {
+	mi := &file_platen_v1_operator_proto_msgTypes[54]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PressSettings.ProtoReflect.Descriptor instead.
+func (*PressSettings) Descriptor() ([]byte, []int) {
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{54}
+}
+
+func (x *PressSettings) GetTeamId() int32 {
+	if x != nil {
+		return x.TeamId
+	}
+	return 0
+}
+
+func (x *PressSettings) GetOutputProfileId() *wrapperspb.StringValue {
+	if x != nil {
+		return x.OutputProfileId
+	}
+	return nil
+}
+
+func (x *PressSettings) GetMinEffectivePpi() *wrapperspb.UInt32Value {
+	if x != nil {
+		return x.MinEffectivePpi
+	}
+	return nil
+}
+
+func (x *PressSettings) GetSafeMarginMm() *wrapperspb.DoubleValue {
+	if x != nil {
+		return x.SafeMarginMm
+	}
+	return nil
+}
+
+func (x *PressSettings) GetCutContourSpot() *wrapperspb.StringValue {
+	if x != nil {
+		return x.CutContourSpot
+	}
+	return nil
+}
+
+// GetPressSettingsRequest names a team.
+type GetPressSettingsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The team: staff any, a team member their own.
+	TeamId        int32 `protobuf:"varint,1,opt,name=team_id,json=teamId,proto3" json:"team_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetPressSettingsRequest) Reset() {
+	*x = GetPressSettingsRequest{}
+	mi := &file_platen_v1_operator_proto_msgTypes[55]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetPressSettingsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetPressSettingsRequest) ProtoMessage() {}
+
+func (x *GetPressSettingsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_platen_v1_operator_proto_msgTypes[55]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetPressSettingsRequest.ProtoReflect.Descriptor instead.
+func (*GetPressSettingsRequest) Descriptor() ([]byte, []int) {
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{55}
+}
+
+func (x *GetPressSettingsRequest) GetTeamId() int32 {
+	if x != nil {
+		return x.TeamId
+	}
+	return 0
+}
+
+// UpdatePressSettingsRequest replaces a team's default press settings.
+type UpdatePressSettingsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The team: staff any, a team member their own.
+	TeamId int32 `protobuf:"varint,1,opt,name=team_id,json=teamId,proto3" json:"team_id,omitempty"`
+	// The fields to replace. Over REST it is the set of top-level keys in the
+	// body; over gRPC, when empty, every set field is replaced.
+	UpdateMask *fieldmaskpb.FieldMask `protobuf:"bytes,2,opt,name=update_mask,json=updateMask,proto3" json:"update_mask,omitempty"`
+	// See PressSettings.
+	OutputProfileId *wrapperspb.StringValue `protobuf:"bytes,3,opt,name=output_profile_id,json=outputProfileId,proto3" json:"output_profile_id,omitempty"`
+	// See PressSettings; 1 to 10,000.
+	MinEffectivePpi *wrapperspb.UInt32Value `protobuf:"bytes,4,opt,name=min_effective_ppi,json=minEffectivePpi,proto3" json:"min_effective_ppi,omitempty"`
+	// See PressSettings; above 0, at most 100.
+	SafeMarginMm *wrapperspb.DoubleValue `protobuf:"bytes,5,opt,name=safe_margin_mm,json=safeMarginMm,proto3" json:"safe_margin_mm,omitempty"`
+	// See PressSettings; printable, at most 127 characters.
+	CutContourSpot *wrapperspb.StringValue `protobuf:"bytes,6,opt,name=cut_contour_spot,json=cutContourSpot,proto3" json:"cut_contour_spot,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *UpdatePressSettingsRequest) Reset() {
+	*x = UpdatePressSettingsRequest{}
+	mi := &file_platen_v1_operator_proto_msgTypes[56]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdatePressSettingsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdatePressSettingsRequest) ProtoMessage() {}
+
+func (x *UpdatePressSettingsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_platen_v1_operator_proto_msgTypes[56]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdatePressSettingsRequest.ProtoReflect.Descriptor instead.
+func (*UpdatePressSettingsRequest) Descriptor() ([]byte, []int) {
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{56}
+}
+
+func (x *UpdatePressSettingsRequest) GetTeamId() int32 {
+	if x != nil {
+		return x.TeamId
+	}
+	return 0
+}
+
+func (x *UpdatePressSettingsRequest) GetUpdateMask() *fieldmaskpb.FieldMask {
+	if x != nil {
+		return x.UpdateMask
+	}
+	return nil
+}
+
+func (x *UpdatePressSettingsRequest) GetOutputProfileId() *wrapperspb.StringValue {
+	if x != nil {
+		return x.OutputProfileId
+	}
+	return nil
+}
+
+func (x *UpdatePressSettingsRequest) GetMinEffectivePpi() *wrapperspb.UInt32Value {
+	if x != nil {
+		return x.MinEffectivePpi
+	}
+	return nil
+}
+
+func (x *UpdatePressSettingsRequest) GetSafeMarginMm() *wrapperspb.DoubleValue {
+	if x != nil {
+		return x.SafeMarginMm
+	}
+	return nil
+}
+
+func (x *UpdatePressSettingsRequest) GetCutContourSpot() *wrapperspb.StringValue {
+	if x != nil {
+		return x.CutContourSpot
+	}
+	return nil
+}
+
 var File_platen_v1_operator_proto protoreflect.FileDescriptor
 
 const file_platen_v1_operator_proto_rawDesc = "" +
@@ -3655,7 +4478,7 @@ const file_platen_v1_operator_proto_rawDesc = "" +
 	"\x05token\x18\x01 \x01(\v2\x10.platen.v1.TokenR\x05token\x12!\n" +
 	"\fbearer_token\x18\x02 \x01(\tR\vbearerToken\"/\n" +
 	"\x12RevokeTokenRequest\x12\x19\n" +
-	"\btoken_id\x18\x01 \x01(\x05R\atokenId\"\x8f\x05\n" +
+	"\btoken_id\x18\x01 \x01(\x05R\atokenId\"\xaf\a\n" +
 	"\rPrintTemplate\x12\x10\n" +
 	"\x03uid\x18\x01 \x01(\tR\x03uid\x12\x17\n" +
 	"\ateam_id\x18\x02 \x01(\x05R\x06teamId\x12\x12\n" +
@@ -3678,7 +4501,11 @@ const file_platen_v1_operator_proto_rawDesc = "" +
 	"created_at\x18\x0f \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
 	"\n" +
 	"updated_at\x18\x10 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12\"\n" +
-	"\rslot_bleed_mm\x18\x11 \x01(\x01R\vslotBleedMm\"\x8b\x01\n" +
+	"\rslot_bleed_mm\x18\x11 \x01(\x01R\vslotBleedMm\x12H\n" +
+	"\x11output_profile_id\x18\x12 \x01(\v2\x1c.google.protobuf.StringValueR\x0foutputProfileId\x12H\n" +
+	"\x11min_effective_ppi\x18\x13 \x01(\v2\x1c.google.protobuf.UInt32ValueR\x0fminEffectivePpi\x12B\n" +
+	"\x0esafe_margin_mm\x18\x14 \x01(\v2\x1c.google.protobuf.DoubleValueR\fsafeMarginMm\x12F\n" +
+	"\x10cut_contour_spot\x18\x15 \x01(\v2\x1c.google.protobuf.StringValueR\x0ecutContourSpot\"\x8b\x01\n" +
 	"\x11PrintTemplateGrid\x12\x18\n" +
 	"\acolumns\x18\x01 \x01(\x05R\acolumns\x12\x12\n" +
 	"\x04rows\x18\x02 \x01(\x05R\x04rows\x12\"\n" +
@@ -3688,7 +4515,7 @@ const file_platen_v1_operator_proto_rawDesc = "" +
 	"\x04x_mm\x18\x01 \x01(\x01R\x03xMm\x12\x11\n" +
 	"\x04y_mm\x18\x02 \x01(\x01R\x03yMm\x12\x19\n" +
 	"\bwidth_mm\x18\x03 \x01(\x01R\awidthMm\x12\x1b\n" +
-	"\theight_mm\x18\x04 \x01(\x01R\bheightMm\"\xa5\x04\n" +
+	"\theight_mm\x18\x04 \x01(\x01R\bheightMm\"\xc5\x06\n" +
 	"\x1aCreatePrintTemplateRequest\x12\x1c\n" +
 	"\ateam_id\x18\x01 \x01(\x05H\x00R\x06teamId\x88\x01\x01\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12$\n" +
@@ -3706,7 +4533,11 @@ const file_platen_v1_operator_proto_rawDesc = "" +
 	"crop_marks\x18\f \x01(\bR\tcropMarks\x12\x1f\n" +
 	"\vvariant_ids\x18\r \x03(\x05R\n" +
 	"variantIds\x12\"\n" +
-	"\rslot_bleed_mm\x18\x0e \x01(\x01R\vslotBleedMmB\n" +
+	"\rslot_bleed_mm\x18\x0e \x01(\x01R\vslotBleedMm\x12H\n" +
+	"\x11output_profile_id\x18\x0f \x01(\v2\x1c.google.protobuf.StringValueR\x0foutputProfileId\x12H\n" +
+	"\x11min_effective_ppi\x18\x10 \x01(\v2\x1c.google.protobuf.UInt32ValueR\x0fminEffectivePpi\x12B\n" +
+	"\x0esafe_margin_mm\x18\x11 \x01(\v2\x1c.google.protobuf.DoubleValueR\fsafeMarginMm\x12F\n" +
+	"\x10cut_contour_spot\x18\x12 \x01(\v2\x1c.google.protobuf.StringValueR\x0ecutContourSpotB\n" +
 	"\n" +
 	"\b_team_id\"<\n" +
 	"\x17GetPrintTemplateRequest\x12!\n" +
@@ -3723,7 +4554,7 @@ const file_platen_v1_operator_proto_rawDesc = "" +
 	"\v_variant_id\"\x87\x01\n" +
 	"\x1aListPrintTemplatesResponse\x12A\n" +
 	"\x0fprint_templates\x18\x01 \x03(\v2\x18.platen.v1.PrintTemplateR\x0eprintTemplates\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xb7\x06\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xd7\b\n" +
 	"\x1aUpdatePrintTemplateRequest\x12!\n" +
 	"\ftemplate_uid\x18\x01 \x01(\tR\vtemplateUid\x12;\n" +
 	"\vupdate_mask\x18\x02 \x01(\v2\x1a.google.protobuf.FieldMaskR\n" +
@@ -3743,7 +4574,11 @@ const file_platen_v1_operator_proto_rawDesc = "" +
 	"crop_marks\x18\r \x01(\bH\bR\tcropMarks\x88\x01\x01\x12\x1f\n" +
 	"\vvariant_ids\x18\x0e \x03(\x05R\n" +
 	"variantIds\x12'\n" +
-	"\rslot_bleed_mm\x18\x0f \x01(\x01H\tR\vslotBleedMm\x88\x01\x01B\a\n" +
+	"\rslot_bleed_mm\x18\x0f \x01(\x01H\tR\vslotBleedMm\x88\x01\x01\x12H\n" +
+	"\x11output_profile_id\x18\x10 \x01(\v2\x1c.google.protobuf.StringValueR\x0foutputProfileId\x12H\n" +
+	"\x11min_effective_ppi\x18\x11 \x01(\v2\x1c.google.protobuf.UInt32ValueR\x0fminEffectivePpi\x12B\n" +
+	"\x0esafe_margin_mm\x18\x12 \x01(\v2\x1c.google.protobuf.DoubleValueR\fsafeMarginMm\x12F\n" +
+	"\x10cut_contour_spot\x18\x13 \x01(\v2\x1c.google.protobuf.StringValueR\x0ecutContourSpotB\a\n" +
 	"\x05_nameB\x11\n" +
 	"\x0f_sheet_width_mmB\x12\n" +
 	"\x10_sheet_height_mmB\x10\n" +
@@ -3811,7 +4646,67 @@ const file_platen_v1_operator_proto_rawDesc = "" +
 	"\bfont_uid\x18\x01 \x01(\tR\afontUid\"I\n" +
 	"\x12DeleteFontResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12\x19\n" +
-	"\bfont_uid\x18\x02 \x01(\tR\afontUid2\xeb\x1d\n" +
+	"\bfont_uid\x18\x02 \x01(\tR\afontUid\"\xb1\x02\n" +
+	"\rOutputProfile\x12\x10\n" +
+	"\x03uid\x18\x01 \x01(\tR\x03uid\x12\x17\n" +
+	"\ateam_id\x18\x02 \x01(\x05R\x06teamId\x12\x1e\n" +
+	"\n" +
+	"identifier\x18\x03 \x01(\tR\n" +
+	"identifier\x12\x1c\n" +
+	"\tcondition\x18\x04 \x01(\tR\tcondition\x12#\n" +
+	"\rregistry_name\x18\x05 \x01(\tR\fregistryName\x12 \n" +
+	"\vdescription\x18\x06 \x01(\tR\vdescription\x12\x1d\n" +
+	"\n" +
+	"size_bytes\x18\a \x01(\x05R\tsizeBytes\x12\x16\n" +
+	"\x06sha256\x18\b \x01(\tR\x06sha256\x129\n" +
+	"\n" +
+	"created_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"\xbd\x01\n" +
+	"\x1aCreateOutputProfileRequest\x12\x1c\n" +
+	"\ateam_id\x18\x01 \x01(\x05H\x00R\x06teamId\x88\x01\x01\x12\x1e\n" +
+	"\n" +
+	"identifier\x18\x02 \x01(\tR\n" +
+	"identifier\x12\x1c\n" +
+	"\tcondition\x18\x03 \x01(\tR\tcondition\x12#\n" +
+	"\rregistry_name\x18\x04 \x01(\tR\fregistryName\x12\x12\n" +
+	"\x04data\x18\x05 \x01(\fR\x04dataB\n" +
+	"\n" +
+	"\b_team_id\"\x81\x01\n" +
+	"\x19ListOutputProfilesRequest\x12\x1c\n" +
+	"\ateam_id\x18\x01 \x01(\x05H\x00R\x06teamId\x88\x01\x01\x12\x1b\n" +
+	"\tpage_size\x18\x02 \x01(\x05R\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x03 \x01(\tR\tpageTokenB\n" +
+	"\n" +
+	"\b_team_id\"\x87\x01\n" +
+	"\x1aListOutputProfilesResponse\x12A\n" +
+	"\x0foutput_profiles\x18\x01 \x03(\v2\x18.platen.v1.OutputProfileR\x0eoutputProfiles\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\":\n" +
+	"\x17GetOutputProfileRequest\x12\x1f\n" +
+	"\vprofile_uid\x18\x01 \x01(\tR\n" +
+	"profileUid\"=\n" +
+	"\x1aDeleteOutputProfileRequest\x12\x1f\n" +
+	"\vprofile_uid\x18\x01 \x01(\tR\n" +
+	"profileUid\"X\n" +
+	"\x1bDeleteOutputProfileResponse\x12\x18\n" +
+	"\amessage\x18\x01 \x01(\tR\amessage\x12\x1f\n" +
+	"\vprofile_uid\x18\x02 \x01(\tR\n" +
+	"profileUid\"\xc8\x02\n" +
+	"\rPressSettings\x12\x17\n" +
+	"\ateam_id\x18\x01 \x01(\x05R\x06teamId\x12H\n" +
+	"\x11output_profile_id\x18\x02 \x01(\v2\x1c.google.protobuf.StringValueR\x0foutputProfileId\x12H\n" +
+	"\x11min_effective_ppi\x18\x03 \x01(\v2\x1c.google.protobuf.UInt32ValueR\x0fminEffectivePpi\x12B\n" +
+	"\x0esafe_margin_mm\x18\x04 \x01(\v2\x1c.google.protobuf.DoubleValueR\fsafeMarginMm\x12F\n" +
+	"\x10cut_contour_spot\x18\x05 \x01(\v2\x1c.google.protobuf.StringValueR\x0ecutContourSpot\"2\n" +
+	"\x17GetPressSettingsRequest\x12\x17\n" +
+	"\ateam_id\x18\x01 \x01(\x05R\x06teamId\"\x92\x03\n" +
+	"\x1aUpdatePressSettingsRequest\x12\x17\n" +
+	"\ateam_id\x18\x01 \x01(\x05R\x06teamId\x12;\n" +
+	"\vupdate_mask\x18\x02 \x01(\v2\x1a.google.protobuf.FieldMaskR\n" +
+	"updateMask\x12H\n" +
+	"\x11output_profile_id\x18\x03 \x01(\v2\x1c.google.protobuf.StringValueR\x0foutputProfileId\x12H\n" +
+	"\x11min_effective_ppi\x18\x04 \x01(\v2\x1c.google.protobuf.UInt32ValueR\x0fminEffectivePpi\x12B\n" +
+	"\x0esafe_margin_mm\x18\x05 \x01(\v2\x1c.google.protobuf.DoubleValueR\fsafeMarginMm\x12F\n" +
+	"\x10cut_contour_spot\x18\x06 \x01(\v2\x1c.google.protobuf.StringValueR\x0ecutContourSpot2\xca$\n" +
 	"\x0fOperatorService\x12j\n" +
 	"\n" +
 	"ListPrints\x12\x1c.platen.v1.ListPrintsRequest\x1a\x1d.platen.v1.ListPrintsResponse\"\x1f\x82\xd3\xe4\x93\x02\x19\x12\x17/api/v1/operator/prints\x12d\n" +
@@ -3850,7 +4745,13 @@ const file_platen_v1_operator_proto_rawDesc = "" +
 	"\tListFonts\x12\x1b.platen.v1.ListFontsRequest\x1a\x1c.platen.v1.ListFontsResponse\"\x1e\x82\xd3\xe4\x93\x02\x18\x12\x16/api/v1/operator/fonts\x12`\n" +
 	"\aGetFont\x12\x19.platen.v1.GetFontRequest\x1a\x0f.platen.v1.Font\")\x82\xd3\xe4\x93\x02#\x12!/api/v1/operator/fonts/{font_uid}\x12t\n" +
 	"\n" +
-	"DeleteFont\x12\x1c.platen.v1.DeleteFontRequest\x1a\x1d.platen.v1.DeleteFontResponse\")\x82\xd3\xe4\x93\x02#*!/api/v1/operator/fonts/{font_uid}B7Z5github.com/platen-print/platen/gen/platen/v1;platenv1b\x06proto3"
+	"DeleteFont\x12\x1c.platen.v1.DeleteFontRequest\x1a\x1d.platen.v1.DeleteFontResponse\")\x82\xd3\xe4\x93\x02#*!/api/v1/operator/fonts/{font_uid}\x12\x83\x01\n" +
+	"\x13CreateOutputProfile\x12%.platen.v1.CreateOutputProfileRequest\x1a\x18.platen.v1.OutputProfile\"+\x82\xd3\xe4\x93\x02%:\x01*\" /api/v1/operator/output-profiles\x12\x8b\x01\n" +
+	"\x12ListOutputProfiles\x12$.platen.v1.ListOutputProfilesRequest\x1a%.platen.v1.ListOutputProfilesResponse\"(\x82\xd3\xe4\x93\x02\"\x12 /api/v1/operator/output-profiles\x12\x88\x01\n" +
+	"\x10GetOutputProfile\x12\".platen.v1.GetOutputProfileRequest\x1a\x18.platen.v1.OutputProfile\"6\x82\xd3\xe4\x93\x020\x12./api/v1/operator/output-profiles/{profile_uid}\x12\x9c\x01\n" +
+	"\x13DeleteOutputProfile\x12%.platen.v1.DeleteOutputProfileRequest\x1a&.platen.v1.DeleteOutputProfileResponse\"6\x82\xd3\xe4\x93\x020*./api/v1/operator/output-profiles/{profile_uid}\x12\x89\x01\n" +
+	"\x10GetPressSettings\x12\".platen.v1.GetPressSettingsRequest\x1a\x18.platen.v1.PressSettings\"7\x82\xd3\xe4\x93\x021\x12//api/v1/operator/teams/{team_id}/press-settings\x12\x92\x01\n" +
+	"\x13UpdatePressSettings\x12%.platen.v1.UpdatePressSettingsRequest\x1a\x18.platen.v1.PressSettings\":\x82\xd3\xe4\x93\x024:\x01*\x1a//api/v1/operator/teams/{team_id}/press-settingsB7Z5github.com/platen-print/platen/gen/platen/v1;platenv1b\x06proto3"
 
 var (
 	file_platen_v1_operator_proto_rawDescOnce sync.Once
@@ -3864,7 +4765,7 @@ func file_platen_v1_operator_proto_rawDescGZIP() []byte {
 	return file_platen_v1_operator_proto_rawDescData
 }
 
-var file_platen_v1_operator_proto_msgTypes = make([]protoimpl.MessageInfo, 47)
+var file_platen_v1_operator_proto_msgTypes = make([]protoimpl.MessageInfo, 57)
 var file_platen_v1_operator_proto_goTypes = []any{
 	(*Print)(nil),                                      // 0: platen.v1.Print
 	(*PrintEvent)(nil),                                 // 1: platen.v1.PrintEvent
@@ -3913,134 +4814,180 @@ var file_platen_v1_operator_proto_goTypes = []any{
 	(*GetFontRequest)(nil),                             // 44: platen.v1.GetFontRequest
 	(*DeleteFontRequest)(nil),                          // 45: platen.v1.DeleteFontRequest
 	(*DeleteFontResponse)(nil),                         // 46: platen.v1.DeleteFontResponse
-	(*wrapperspb.StringValue)(nil),                     // 47: google.protobuf.StringValue
-	(*timestamppb.Timestamp)(nil),                      // 48: google.protobuf.Timestamp
-	(*PrintWarning)(nil),                               // 49: platen.v1.PrintWarning
-	(*wrapperspb.UInt32Value)(nil),                     // 50: google.protobuf.UInt32Value
-	(*BatchOrder)(nil),                                 // 51: platen.v1.BatchOrder
-	(*fieldmaskpb.FieldMask)(nil),                      // 52: google.protobuf.FieldMask
-	(*ProductVariant)(nil),                             // 53: platen.v1.ProductVariant
-	(*Product)(nil),                                    // 54: platen.v1.Product
-	(*GetBatchOrderRequest)(nil),                       // 55: platen.v1.GetBatchOrderRequest
-	(*SetWebhookEndpointRequest)(nil),                  // 56: platen.v1.SetWebhookEndpointRequest
-	(*ListWebhookDeliveriesRequest)(nil),               // 57: platen.v1.ListWebhookDeliveriesRequest
-	(*ResendWebhookDeliveryRequest)(nil),               // 58: platen.v1.ResendWebhookDeliveryRequest
-	(*WebhookEndpoint)(nil),                            // 59: platen.v1.WebhookEndpoint
-	(*ListWebhookDeliveriesResponse)(nil),              // 60: platen.v1.ListWebhookDeliveriesResponse
-	(*WebhookDelivery)(nil),                            // 61: platen.v1.WebhookDelivery
+	(*OutputProfile)(nil),                              // 47: platen.v1.OutputProfile
+	(*CreateOutputProfileRequest)(nil),                 // 48: platen.v1.CreateOutputProfileRequest
+	(*ListOutputProfilesRequest)(nil),                  // 49: platen.v1.ListOutputProfilesRequest
+	(*ListOutputProfilesResponse)(nil),                 // 50: platen.v1.ListOutputProfilesResponse
+	(*GetOutputProfileRequest)(nil),                    // 51: platen.v1.GetOutputProfileRequest
+	(*DeleteOutputProfileRequest)(nil),                 // 52: platen.v1.DeleteOutputProfileRequest
+	(*DeleteOutputProfileResponse)(nil),                // 53: platen.v1.DeleteOutputProfileResponse
+	(*PressSettings)(nil),                              // 54: platen.v1.PressSettings
+	(*GetPressSettingsRequest)(nil),                    // 55: platen.v1.GetPressSettingsRequest
+	(*UpdatePressSettingsRequest)(nil),                 // 56: platen.v1.UpdatePressSettingsRequest
+	(*wrapperspb.StringValue)(nil),                     // 57: google.protobuf.StringValue
+	(*timestamppb.Timestamp)(nil),                      // 58: google.protobuf.Timestamp
+	(*PrintWarning)(nil),                               // 59: platen.v1.PrintWarning
+	(*wrapperspb.UInt32Value)(nil),                     // 60: google.protobuf.UInt32Value
+	(*BatchOrder)(nil),                                 // 61: platen.v1.BatchOrder
+	(*wrapperspb.DoubleValue)(nil),                     // 62: google.protobuf.DoubleValue
+	(*fieldmaskpb.FieldMask)(nil),                      // 63: google.protobuf.FieldMask
+	(*ProductVariant)(nil),                             // 64: platen.v1.ProductVariant
+	(*Product)(nil),                                    // 65: platen.v1.Product
+	(*GetBatchOrderRequest)(nil),                       // 66: platen.v1.GetBatchOrderRequest
+	(*SetWebhookEndpointRequest)(nil),                  // 67: platen.v1.SetWebhookEndpointRequest
+	(*ListWebhookDeliveriesRequest)(nil),               // 68: platen.v1.ListWebhookDeliveriesRequest
+	(*ResendWebhookDeliveryRequest)(nil),               // 69: platen.v1.ResendWebhookDeliveryRequest
+	(*WebhookEndpoint)(nil),                            // 70: platen.v1.WebhookEndpoint
+	(*ListWebhookDeliveriesResponse)(nil),              // 71: platen.v1.ListWebhookDeliveriesResponse
+	(*WebhookDelivery)(nil),                            // 72: platen.v1.WebhookDelivery
 }
 var file_platen_v1_operator_proto_depIdxs = []int32{
-	47, // 0: platen.v1.Print.error:type_name -> google.protobuf.StringValue
-	47, // 1: platen.v1.Print.order_uid:type_name -> google.protobuf.StringValue
-	47, // 2: platen.v1.Print.ecommerce_order_id:type_name -> google.protobuf.StringValue
-	47, // 3: platen.v1.Print.ecommerce_order_item_id:type_name -> google.protobuf.StringValue
-	47, // 4: platen.v1.Print.reference_number:type_name -> google.protobuf.StringValue
-	47, // 5: platen.v1.Print.external_id:type_name -> google.protobuf.StringValue
-	47, // 6: platen.v1.Print.line_external_id:type_name -> google.protobuf.StringValue
-	47, // 7: platen.v1.Print.design_version_id:type_name -> google.protobuf.StringValue
-	2,  // 8: platen.v1.Print.files:type_name -> platen.v1.OperatorPrintFile
-	48, // 9: platen.v1.Print.created_at:type_name -> google.protobuf.Timestamp
-	48, // 10: platen.v1.Print.updated_at:type_name -> google.protobuf.Timestamp
-	1,  // 11: platen.v1.Print.history:type_name -> platen.v1.PrintEvent
-	49, // 12: platen.v1.Print.warnings:type_name -> platen.v1.PrintWarning
-	48, // 13: platen.v1.PrintEvent.at:type_name -> google.protobuf.Timestamp
-	47, // 14: platen.v1.PrintEvent.detail:type_name -> google.protobuf.StringValue
-	47, // 15: platen.v1.PrintEvent.operator_email:type_name -> google.protobuf.StringValue
-	50, // 16: platen.v1.OperatorPrintFile.size:type_name -> google.protobuf.UInt32Value
-	47, // 17: platen.v1.OperatorPrintFile.sha256:type_name -> google.protobuf.StringValue
-	48, // 18: platen.v1.ListPrintsRequest.created_after:type_name -> google.protobuf.Timestamp
-	48, // 19: platen.v1.ListPrintsRequest.created_before:type_name -> google.protobuf.Timestamp
-	0,  // 20: platen.v1.ListPrintsResponse.prints:type_name -> platen.v1.Print
-	51, // 21: platen.v1.ListBatchOrdersResponse.batch_orders:type_name -> platen.v1.BatchOrder
-	48, // 22: platen.v1.Team.created_at:type_name -> google.protobuf.Timestamp
-	13, // 23: platen.v1.ListTeamsResponse.teams:type_name -> platen.v1.Team
-	47, // 24: platen.v1.Store.webhook_url:type_name -> google.protobuf.StringValue
-	48, // 25: platen.v1.Store.created_at:type_name -> google.protobuf.Timestamp
-	17, // 26: platen.v1.ListStoresResponse.stores:type_name -> platen.v1.Store
-	47, // 27: platen.v1.Token.store_id:type_name -> google.protobuf.StringValue
-	48, // 28: platen.v1.Token.created_at:type_name -> google.protobuf.Timestamp
-	48, // 29: platen.v1.Token.revoked_at:type_name -> google.protobuf.Timestamp
-	21, // 30: platen.v1.ListTokensResponse.tokens:type_name -> platen.v1.Token
-	21, // 31: platen.v1.IssueTokenResponse.token:type_name -> platen.v1.Token
-	28, // 32: platen.v1.PrintTemplate.grid:type_name -> platen.v1.PrintTemplateGrid
-	29, // 33: platen.v1.PrintTemplate.slots:type_name -> platen.v1.PrintTemplateSlot
-	48, // 34: platen.v1.PrintTemplate.created_at:type_name -> google.protobuf.Timestamp
-	48, // 35: platen.v1.PrintTemplate.updated_at:type_name -> google.protobuf.Timestamp
-	28, // 36: platen.v1.CreatePrintTemplateRequest.grid:type_name -> platen.v1.PrintTemplateGrid
-	29, // 37: platen.v1.CreatePrintTemplateRequest.slots:type_name -> platen.v1.PrintTemplateSlot
-	27, // 38: platen.v1.ListPrintTemplatesResponse.print_templates:type_name -> platen.v1.PrintTemplate
-	52, // 39: platen.v1.UpdatePrintTemplateRequest.update_mask:type_name -> google.protobuf.FieldMask
-	28, // 40: platen.v1.UpdatePrintTemplateRequest.grid:type_name -> platen.v1.PrintTemplateGrid
-	29, // 41: platen.v1.UpdatePrintTemplateRequest.slots:type_name -> platen.v1.PrintTemplateSlot
-	53, // 42: platen.v1.OperatorServiceListProductVariantsResponse.product_variants:type_name -> platen.v1.ProductVariant
-	54, // 43: platen.v1.OperatorServiceListProductVariantsResponse.products:type_name -> platen.v1.Product
-	48, // 44: platen.v1.Font.created_at:type_name -> google.protobuf.Timestamp
-	40, // 45: platen.v1.ListFontsResponse.fonts:type_name -> platen.v1.Font
-	3,  // 46: platen.v1.OperatorService.ListPrints:input_type -> platen.v1.ListPrintsRequest
-	5,  // 47: platen.v1.OperatorService.GetPrint:input_type -> platen.v1.GetPrintRequest
-	6,  // 48: platen.v1.OperatorService.RetryPrint:input_type -> platen.v1.RetryPrintRequest
-	7,  // 49: platen.v1.OperatorService.FlagPrint:input_type -> platen.v1.FlagPrintRequest
-	8,  // 50: platen.v1.OperatorService.CancelPrint:input_type -> platen.v1.CancelPrintRequest
-	9,  // 51: platen.v1.OperatorService.ListBatchOrders:input_type -> platen.v1.ListBatchOrdersRequest
-	11, // 52: platen.v1.OperatorService.CreateBatchOrder:input_type -> platen.v1.OperatorServiceCreateBatchOrderRequest
-	55, // 53: platen.v1.OperatorService.GetBatchOrder:input_type -> platen.v1.GetBatchOrderRequest
-	12, // 54: platen.v1.OperatorService.GetWebhookEndpoint:input_type -> platen.v1.GetWebhookEndpointRequest
-	56, // 55: platen.v1.OperatorService.SetWebhookEndpoint:input_type -> platen.v1.SetWebhookEndpointRequest
-	57, // 56: platen.v1.OperatorService.ListWebhookDeliveries:input_type -> platen.v1.ListWebhookDeliveriesRequest
-	58, // 57: platen.v1.OperatorService.ResendWebhookDelivery:input_type -> platen.v1.ResendWebhookDeliveryRequest
-	14, // 58: platen.v1.OperatorService.ListTeams:input_type -> platen.v1.ListTeamsRequest
-	16, // 59: platen.v1.OperatorService.CreateTeam:input_type -> platen.v1.CreateTeamRequest
-	18, // 60: platen.v1.OperatorService.ListStores:input_type -> platen.v1.ListStoresRequest
-	20, // 61: platen.v1.OperatorService.CreateStore:input_type -> platen.v1.CreateStoreRequest
-	22, // 62: platen.v1.OperatorService.ListTokens:input_type -> platen.v1.ListTokensRequest
-	24, // 63: platen.v1.OperatorService.IssueToken:input_type -> platen.v1.IssueTokenRequest
-	26, // 64: platen.v1.OperatorService.RevokeToken:input_type -> platen.v1.RevokeTokenRequest
-	30, // 65: platen.v1.OperatorService.CreatePrintTemplate:input_type -> platen.v1.CreatePrintTemplateRequest
-	31, // 66: platen.v1.OperatorService.GetPrintTemplate:input_type -> platen.v1.GetPrintTemplateRequest
-	32, // 67: platen.v1.OperatorService.ListPrintTemplates:input_type -> platen.v1.ListPrintTemplatesRequest
-	34, // 68: platen.v1.OperatorService.UpdatePrintTemplate:input_type -> platen.v1.UpdatePrintTemplateRequest
-	35, // 69: platen.v1.OperatorService.DeletePrintTemplate:input_type -> platen.v1.DeletePrintTemplateRequest
-	37, // 70: platen.v1.OperatorService.AssignPrintTemplate:input_type -> platen.v1.AssignPrintTemplateRequest
-	38, // 71: platen.v1.OperatorService.ListProductVariants:input_type -> platen.v1.OperatorServiceListProductVariantsRequest
-	41, // 72: platen.v1.OperatorService.CreateFont:input_type -> platen.v1.CreateFontRequest
-	42, // 73: platen.v1.OperatorService.ListFonts:input_type -> platen.v1.ListFontsRequest
-	44, // 74: platen.v1.OperatorService.GetFont:input_type -> platen.v1.GetFontRequest
-	45, // 75: platen.v1.OperatorService.DeleteFont:input_type -> platen.v1.DeleteFontRequest
-	4,  // 76: platen.v1.OperatorService.ListPrints:output_type -> platen.v1.ListPrintsResponse
-	0,  // 77: platen.v1.OperatorService.GetPrint:output_type -> platen.v1.Print
-	0,  // 78: platen.v1.OperatorService.RetryPrint:output_type -> platen.v1.Print
-	0,  // 79: platen.v1.OperatorService.FlagPrint:output_type -> platen.v1.Print
-	0,  // 80: platen.v1.OperatorService.CancelPrint:output_type -> platen.v1.Print
-	10, // 81: platen.v1.OperatorService.ListBatchOrders:output_type -> platen.v1.ListBatchOrdersResponse
-	51, // 82: platen.v1.OperatorService.CreateBatchOrder:output_type -> platen.v1.BatchOrder
-	51, // 83: platen.v1.OperatorService.GetBatchOrder:output_type -> platen.v1.BatchOrder
-	59, // 84: platen.v1.OperatorService.GetWebhookEndpoint:output_type -> platen.v1.WebhookEndpoint
-	59, // 85: platen.v1.OperatorService.SetWebhookEndpoint:output_type -> platen.v1.WebhookEndpoint
-	60, // 86: platen.v1.OperatorService.ListWebhookDeliveries:output_type -> platen.v1.ListWebhookDeliveriesResponse
-	61, // 87: platen.v1.OperatorService.ResendWebhookDelivery:output_type -> platen.v1.WebhookDelivery
-	15, // 88: platen.v1.OperatorService.ListTeams:output_type -> platen.v1.ListTeamsResponse
-	13, // 89: platen.v1.OperatorService.CreateTeam:output_type -> platen.v1.Team
-	19, // 90: platen.v1.OperatorService.ListStores:output_type -> platen.v1.ListStoresResponse
-	17, // 91: platen.v1.OperatorService.CreateStore:output_type -> platen.v1.Store
-	23, // 92: platen.v1.OperatorService.ListTokens:output_type -> platen.v1.ListTokensResponse
-	25, // 93: platen.v1.OperatorService.IssueToken:output_type -> platen.v1.IssueTokenResponse
-	21, // 94: platen.v1.OperatorService.RevokeToken:output_type -> platen.v1.Token
-	27, // 95: platen.v1.OperatorService.CreatePrintTemplate:output_type -> platen.v1.PrintTemplate
-	27, // 96: platen.v1.OperatorService.GetPrintTemplate:output_type -> platen.v1.PrintTemplate
-	33, // 97: platen.v1.OperatorService.ListPrintTemplates:output_type -> platen.v1.ListPrintTemplatesResponse
-	27, // 98: platen.v1.OperatorService.UpdatePrintTemplate:output_type -> platen.v1.PrintTemplate
-	36, // 99: platen.v1.OperatorService.DeletePrintTemplate:output_type -> platen.v1.DeletePrintTemplateResponse
-	27, // 100: platen.v1.OperatorService.AssignPrintTemplate:output_type -> platen.v1.PrintTemplate
-	39, // 101: platen.v1.OperatorService.ListProductVariants:output_type -> platen.v1.OperatorServiceListProductVariantsResponse
-	40, // 102: platen.v1.OperatorService.CreateFont:output_type -> platen.v1.Font
-	43, // 103: platen.v1.OperatorService.ListFonts:output_type -> platen.v1.ListFontsResponse
-	40, // 104: platen.v1.OperatorService.GetFont:output_type -> platen.v1.Font
-	46, // 105: platen.v1.OperatorService.DeleteFont:output_type -> platen.v1.DeleteFontResponse
-	76, // [76:106] is the sub-list for method output_type
-	46, // [46:76] is the sub-list for method input_type
-	46, // [46:46] is the sub-list for extension type_name
-	46, // [46:46] is the sub-list for extension extendee
-	0,  // [0:46] is the sub-list for field type_name
+	57,  // 0: platen.v1.Print.error:type_name -> google.protobuf.StringValue
+	57,  // 1: platen.v1.Print.order_uid:type_name -> google.protobuf.StringValue
+	57,  // 2: platen.v1.Print.ecommerce_order_id:type_name -> google.protobuf.StringValue
+	57,  // 3: platen.v1.Print.ecommerce_order_item_id:type_name -> google.protobuf.StringValue
+	57,  // 4: platen.v1.Print.reference_number:type_name -> google.protobuf.StringValue
+	57,  // 5: platen.v1.Print.external_id:type_name -> google.protobuf.StringValue
+	57,  // 6: platen.v1.Print.line_external_id:type_name -> google.protobuf.StringValue
+	57,  // 7: platen.v1.Print.design_version_id:type_name -> google.protobuf.StringValue
+	2,   // 8: platen.v1.Print.files:type_name -> platen.v1.OperatorPrintFile
+	58,  // 9: platen.v1.Print.created_at:type_name -> google.protobuf.Timestamp
+	58,  // 10: platen.v1.Print.updated_at:type_name -> google.protobuf.Timestamp
+	1,   // 11: platen.v1.Print.history:type_name -> platen.v1.PrintEvent
+	59,  // 12: platen.v1.Print.warnings:type_name -> platen.v1.PrintWarning
+	58,  // 13: platen.v1.PrintEvent.at:type_name -> google.protobuf.Timestamp
+	57,  // 14: platen.v1.PrintEvent.detail:type_name -> google.protobuf.StringValue
+	57,  // 15: platen.v1.PrintEvent.operator_email:type_name -> google.protobuf.StringValue
+	60,  // 16: platen.v1.OperatorPrintFile.size:type_name -> google.protobuf.UInt32Value
+	57,  // 17: platen.v1.OperatorPrintFile.sha256:type_name -> google.protobuf.StringValue
+	58,  // 18: platen.v1.ListPrintsRequest.created_after:type_name -> google.protobuf.Timestamp
+	58,  // 19: platen.v1.ListPrintsRequest.created_before:type_name -> google.protobuf.Timestamp
+	0,   // 20: platen.v1.ListPrintsResponse.prints:type_name -> platen.v1.Print
+	61,  // 21: platen.v1.ListBatchOrdersResponse.batch_orders:type_name -> platen.v1.BatchOrder
+	58,  // 22: platen.v1.Team.created_at:type_name -> google.protobuf.Timestamp
+	13,  // 23: platen.v1.ListTeamsResponse.teams:type_name -> platen.v1.Team
+	57,  // 24: platen.v1.Store.webhook_url:type_name -> google.protobuf.StringValue
+	58,  // 25: platen.v1.Store.created_at:type_name -> google.protobuf.Timestamp
+	17,  // 26: platen.v1.ListStoresResponse.stores:type_name -> platen.v1.Store
+	57,  // 27: platen.v1.Token.store_id:type_name -> google.protobuf.StringValue
+	58,  // 28: platen.v1.Token.created_at:type_name -> google.protobuf.Timestamp
+	58,  // 29: platen.v1.Token.revoked_at:type_name -> google.protobuf.Timestamp
+	21,  // 30: platen.v1.ListTokensResponse.tokens:type_name -> platen.v1.Token
+	21,  // 31: platen.v1.IssueTokenResponse.token:type_name -> platen.v1.Token
+	28,  // 32: platen.v1.PrintTemplate.grid:type_name -> platen.v1.PrintTemplateGrid
+	29,  // 33: platen.v1.PrintTemplate.slots:type_name -> platen.v1.PrintTemplateSlot
+	58,  // 34: platen.v1.PrintTemplate.created_at:type_name -> google.protobuf.Timestamp
+	58,  // 35: platen.v1.PrintTemplate.updated_at:type_name -> google.protobuf.Timestamp
+	57,  // 36: platen.v1.PrintTemplate.output_profile_id:type_name -> google.protobuf.StringValue
+	60,  // 37: platen.v1.PrintTemplate.min_effective_ppi:type_name -> google.protobuf.UInt32Value
+	62,  // 38: platen.v1.PrintTemplate.safe_margin_mm:type_name -> google.protobuf.DoubleValue
+	57,  // 39: platen.v1.PrintTemplate.cut_contour_spot:type_name -> google.protobuf.StringValue
+	28,  // 40: platen.v1.CreatePrintTemplateRequest.grid:type_name -> platen.v1.PrintTemplateGrid
+	29,  // 41: platen.v1.CreatePrintTemplateRequest.slots:type_name -> platen.v1.PrintTemplateSlot
+	57,  // 42: platen.v1.CreatePrintTemplateRequest.output_profile_id:type_name -> google.protobuf.StringValue
+	60,  // 43: platen.v1.CreatePrintTemplateRequest.min_effective_ppi:type_name -> google.protobuf.UInt32Value
+	62,  // 44: platen.v1.CreatePrintTemplateRequest.safe_margin_mm:type_name -> google.protobuf.DoubleValue
+	57,  // 45: platen.v1.CreatePrintTemplateRequest.cut_contour_spot:type_name -> google.protobuf.StringValue
+	27,  // 46: platen.v1.ListPrintTemplatesResponse.print_templates:type_name -> platen.v1.PrintTemplate
+	63,  // 47: platen.v1.UpdatePrintTemplateRequest.update_mask:type_name -> google.protobuf.FieldMask
+	28,  // 48: platen.v1.UpdatePrintTemplateRequest.grid:type_name -> platen.v1.PrintTemplateGrid
+	29,  // 49: platen.v1.UpdatePrintTemplateRequest.slots:type_name -> platen.v1.PrintTemplateSlot
+	57,  // 50: platen.v1.UpdatePrintTemplateRequest.output_profile_id:type_name -> google.protobuf.StringValue
+	60,  // 51: platen.v1.UpdatePrintTemplateRequest.min_effective_ppi:type_name -> google.protobuf.UInt32Value
+	62,  // 52: platen.v1.UpdatePrintTemplateRequest.safe_margin_mm:type_name -> google.protobuf.DoubleValue
+	57,  // 53: platen.v1.UpdatePrintTemplateRequest.cut_contour_spot:type_name -> google.protobuf.StringValue
+	64,  // 54: platen.v1.OperatorServiceListProductVariantsResponse.product_variants:type_name -> platen.v1.ProductVariant
+	65,  // 55: platen.v1.OperatorServiceListProductVariantsResponse.products:type_name -> platen.v1.Product
+	58,  // 56: platen.v1.Font.created_at:type_name -> google.protobuf.Timestamp
+	40,  // 57: platen.v1.ListFontsResponse.fonts:type_name -> platen.v1.Font
+	58,  // 58: platen.v1.OutputProfile.created_at:type_name -> google.protobuf.Timestamp
+	47,  // 59: platen.v1.ListOutputProfilesResponse.output_profiles:type_name -> platen.v1.OutputProfile
+	57,  // 60: platen.v1.PressSettings.output_profile_id:type_name -> google.protobuf.StringValue
+	60,  // 61: platen.v1.PressSettings.min_effective_ppi:type_name -> google.protobuf.UInt32Value
+	62,  // 62: platen.v1.PressSettings.safe_margin_mm:type_name -> google.protobuf.DoubleValue
+	57,  // 63: platen.v1.PressSettings.cut_contour_spot:type_name -> google.protobuf.StringValue
+	63,  // 64: platen.v1.UpdatePressSettingsRequest.update_mask:type_name -> google.protobuf.FieldMask
+	57,  // 65: platen.v1.UpdatePressSettingsRequest.output_profile_id:type_name -> google.protobuf.StringValue
+	60,  // 66: platen.v1.UpdatePressSettingsRequest.min_effective_ppi:type_name -> google.protobuf.UInt32Value
+	62,  // 67: platen.v1.UpdatePressSettingsRequest.safe_margin_mm:type_name -> google.protobuf.DoubleValue
+	57,  // 68: platen.v1.UpdatePressSettingsRequest.cut_contour_spot:type_name -> google.protobuf.StringValue
+	3,   // 69: platen.v1.OperatorService.ListPrints:input_type -> platen.v1.ListPrintsRequest
+	5,   // 70: platen.v1.OperatorService.GetPrint:input_type -> platen.v1.GetPrintRequest
+	6,   // 71: platen.v1.OperatorService.RetryPrint:input_type -> platen.v1.RetryPrintRequest
+	7,   // 72: platen.v1.OperatorService.FlagPrint:input_type -> platen.v1.FlagPrintRequest
+	8,   // 73: platen.v1.OperatorService.CancelPrint:input_type -> platen.v1.CancelPrintRequest
+	9,   // 74: platen.v1.OperatorService.ListBatchOrders:input_type -> platen.v1.ListBatchOrdersRequest
+	11,  // 75: platen.v1.OperatorService.CreateBatchOrder:input_type -> platen.v1.OperatorServiceCreateBatchOrderRequest
+	66,  // 76: platen.v1.OperatorService.GetBatchOrder:input_type -> platen.v1.GetBatchOrderRequest
+	12,  // 77: platen.v1.OperatorService.GetWebhookEndpoint:input_type -> platen.v1.GetWebhookEndpointRequest
+	67,  // 78: platen.v1.OperatorService.SetWebhookEndpoint:input_type -> platen.v1.SetWebhookEndpointRequest
+	68,  // 79: platen.v1.OperatorService.ListWebhookDeliveries:input_type -> platen.v1.ListWebhookDeliveriesRequest
+	69,  // 80: platen.v1.OperatorService.ResendWebhookDelivery:input_type -> platen.v1.ResendWebhookDeliveryRequest
+	14,  // 81: platen.v1.OperatorService.ListTeams:input_type -> platen.v1.ListTeamsRequest
+	16,  // 82: platen.v1.OperatorService.CreateTeam:input_type -> platen.v1.CreateTeamRequest
+	18,  // 83: platen.v1.OperatorService.ListStores:input_type -> platen.v1.ListStoresRequest
+	20,  // 84: platen.v1.OperatorService.CreateStore:input_type -> platen.v1.CreateStoreRequest
+	22,  // 85: platen.v1.OperatorService.ListTokens:input_type -> platen.v1.ListTokensRequest
+	24,  // 86: platen.v1.OperatorService.IssueToken:input_type -> platen.v1.IssueTokenRequest
+	26,  // 87: platen.v1.OperatorService.RevokeToken:input_type -> platen.v1.RevokeTokenRequest
+	30,  // 88: platen.v1.OperatorService.CreatePrintTemplate:input_type -> platen.v1.CreatePrintTemplateRequest
+	31,  // 89: platen.v1.OperatorService.GetPrintTemplate:input_type -> platen.v1.GetPrintTemplateRequest
+	32,  // 90: platen.v1.OperatorService.ListPrintTemplates:input_type -> platen.v1.ListPrintTemplatesRequest
+	34,  // 91: platen.v1.OperatorService.UpdatePrintTemplate:input_type -> platen.v1.UpdatePrintTemplateRequest
+	35,  // 92: platen.v1.OperatorService.DeletePrintTemplate:input_type -> platen.v1.DeletePrintTemplateRequest
+	37,  // 93: platen.v1.OperatorService.AssignPrintTemplate:input_type -> platen.v1.AssignPrintTemplateRequest
+	38,  // 94: platen.v1.OperatorService.ListProductVariants:input_type -> platen.v1.OperatorServiceListProductVariantsRequest
+	41,  // 95: platen.v1.OperatorService.CreateFont:input_type -> platen.v1.CreateFontRequest
+	42,  // 96: platen.v1.OperatorService.ListFonts:input_type -> platen.v1.ListFontsRequest
+	44,  // 97: platen.v1.OperatorService.GetFont:input_type -> platen.v1.GetFontRequest
+	45,  // 98: platen.v1.OperatorService.DeleteFont:input_type -> platen.v1.DeleteFontRequest
+	48,  // 99: platen.v1.OperatorService.CreateOutputProfile:input_type -> platen.v1.CreateOutputProfileRequest
+	49,  // 100: platen.v1.OperatorService.ListOutputProfiles:input_type -> platen.v1.ListOutputProfilesRequest
+	51,  // 101: platen.v1.OperatorService.GetOutputProfile:input_type -> platen.v1.GetOutputProfileRequest
+	52,  // 102: platen.v1.OperatorService.DeleteOutputProfile:input_type -> platen.v1.DeleteOutputProfileRequest
+	55,  // 103: platen.v1.OperatorService.GetPressSettings:input_type -> platen.v1.GetPressSettingsRequest
+	56,  // 104: platen.v1.OperatorService.UpdatePressSettings:input_type -> platen.v1.UpdatePressSettingsRequest
+	4,   // 105: platen.v1.OperatorService.ListPrints:output_type -> platen.v1.ListPrintsResponse
+	0,   // 106: platen.v1.OperatorService.GetPrint:output_type -> platen.v1.Print
+	0,   // 107: platen.v1.OperatorService.RetryPrint:output_type -> platen.v1.Print
+	0,   // 108: platen.v1.OperatorService.FlagPrint:output_type -> platen.v1.Print
+	0,   // 109: platen.v1.OperatorService.CancelPrint:output_type -> platen.v1.Print
+	10,  // 110: platen.v1.OperatorService.ListBatchOrders:output_type -> platen.v1.ListBatchOrdersResponse
+	61,  // 111: platen.v1.OperatorService.CreateBatchOrder:output_type -> platen.v1.BatchOrder
+	61,  // 112: platen.v1.OperatorService.GetBatchOrder:output_type -> platen.v1.BatchOrder
+	70,  // 113: platen.v1.OperatorService.GetWebhookEndpoint:output_type -> platen.v1.WebhookEndpoint
+	70,  // 114: platen.v1.OperatorService.SetWebhookEndpoint:output_type -> platen.v1.WebhookEndpoint
+	71,  // 115: platen.v1.OperatorService.ListWebhookDeliveries:output_type -> platen.v1.ListWebhookDeliveriesResponse
+	72,  // 116: platen.v1.OperatorService.ResendWebhookDelivery:output_type -> platen.v1.WebhookDelivery
+	15,  // 117: platen.v1.OperatorService.ListTeams:output_type -> platen.v1.ListTeamsResponse
+	13,  // 118: platen.v1.OperatorService.CreateTeam:output_type -> platen.v1.Team
+	19,  // 119: platen.v1.OperatorService.ListStores:output_type -> platen.v1.ListStoresResponse
+	17,  // 120: platen.v1.OperatorService.CreateStore:output_type -> platen.v1.Store
+	23,  // 121: platen.v1.OperatorService.ListTokens:output_type -> platen.v1.ListTokensResponse
+	25,  // 122: platen.v1.OperatorService.IssueToken:output_type -> platen.v1.IssueTokenResponse
+	21,  // 123: platen.v1.OperatorService.RevokeToken:output_type -> platen.v1.Token
+	27,  // 124: platen.v1.OperatorService.CreatePrintTemplate:output_type -> platen.v1.PrintTemplate
+	27,  // 125: platen.v1.OperatorService.GetPrintTemplate:output_type -> platen.v1.PrintTemplate
+	33,  // 126: platen.v1.OperatorService.ListPrintTemplates:output_type -> platen.v1.ListPrintTemplatesResponse
+	27,  // 127: platen.v1.OperatorService.UpdatePrintTemplate:output_type -> platen.v1.PrintTemplate
+	36,  // 128: platen.v1.OperatorService.DeletePrintTemplate:output_type -> platen.v1.DeletePrintTemplateResponse
+	27,  // 129: platen.v1.OperatorService.AssignPrintTemplate:output_type -> platen.v1.PrintTemplate
+	39,  // 130: platen.v1.OperatorService.ListProductVariants:output_type -> platen.v1.OperatorServiceListProductVariantsResponse
+	40,  // 131: platen.v1.OperatorService.CreateFont:output_type -> platen.v1.Font
+	43,  // 132: platen.v1.OperatorService.ListFonts:output_type -> platen.v1.ListFontsResponse
+	40,  // 133: platen.v1.OperatorService.GetFont:output_type -> platen.v1.Font
+	46,  // 134: platen.v1.OperatorService.DeleteFont:output_type -> platen.v1.DeleteFontResponse
+	47,  // 135: platen.v1.OperatorService.CreateOutputProfile:output_type -> platen.v1.OutputProfile
+	50,  // 136: platen.v1.OperatorService.ListOutputProfiles:output_type -> platen.v1.ListOutputProfilesResponse
+	47,  // 137: platen.v1.OperatorService.GetOutputProfile:output_type -> platen.v1.OutputProfile
+	53,  // 138: platen.v1.OperatorService.DeleteOutputProfile:output_type -> platen.v1.DeleteOutputProfileResponse
+	54,  // 139: platen.v1.OperatorService.GetPressSettings:output_type -> platen.v1.PressSettings
+	54,  // 140: platen.v1.OperatorService.UpdatePressSettings:output_type -> platen.v1.PressSettings
+	105, // [105:141] is the sub-list for method output_type
+	69,  // [69:105] is the sub-list for method input_type
+	69,  // [69:69] is the sub-list for extension type_name
+	69,  // [69:69] is the sub-list for extension extendee
+	0,   // [0:69] is the sub-list for field type_name
 }
 
 func init() { file_platen_v1_operator_proto_init() }
@@ -4065,13 +5012,15 @@ func file_platen_v1_operator_proto_init() {
 	file_platen_v1_operator_proto_msgTypes[38].OneofWrappers = []any{}
 	file_platen_v1_operator_proto_msgTypes[41].OneofWrappers = []any{}
 	file_platen_v1_operator_proto_msgTypes[42].OneofWrappers = []any{}
+	file_platen_v1_operator_proto_msgTypes[48].OneofWrappers = []any{}
+	file_platen_v1_operator_proto_msgTypes[49].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_platen_v1_operator_proto_rawDesc), len(file_platen_v1_operator_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   47,
+			NumMessages:   57,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

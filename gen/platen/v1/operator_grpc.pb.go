@@ -49,6 +49,12 @@ const (
 	OperatorService_ListFonts_FullMethodName             = "/platen.v1.OperatorService/ListFonts"
 	OperatorService_GetFont_FullMethodName               = "/platen.v1.OperatorService/GetFont"
 	OperatorService_DeleteFont_FullMethodName            = "/platen.v1.OperatorService/DeleteFont"
+	OperatorService_CreateOutputProfile_FullMethodName   = "/platen.v1.OperatorService/CreateOutputProfile"
+	OperatorService_ListOutputProfiles_FullMethodName    = "/platen.v1.OperatorService/ListOutputProfiles"
+	OperatorService_GetOutputProfile_FullMethodName      = "/platen.v1.OperatorService/GetOutputProfile"
+	OperatorService_DeleteOutputProfile_FullMethodName   = "/platen.v1.OperatorService/DeleteOutputProfile"
+	OperatorService_GetPressSettings_FullMethodName      = "/platen.v1.OperatorService/GetPressSettings"
+	OperatorService_UpdatePressSettings_FullMethodName   = "/platen.v1.OperatorService/UpdatePressSettings"
 )
 
 // OperatorServiceClient is the client API for OperatorService service.
@@ -139,6 +145,26 @@ type OperatorServiceClient interface {
 	// DeleteFont removes a font: designs naming it fail from then on; print
 	// files already rendered keep the subset embedded in them.
 	DeleteFont(ctx context.Context, in *DeleteFontRequest, opts ...grpc.CallOption) (*DeleteFontResponse, error)
+	// CreateOutputProfile adds a CMYK output ICC profile (a press condition)
+	// that the team's variants, print templates and default press settings
+	// may name. A profile that is not an output-class CMYK ICC profile is
+	// refused.
+	CreateOutputProfile(ctx context.Context, in *CreateOutputProfileRequest, opts ...grpc.CallOption) (*OutputProfile, error)
+	// ListOutputProfiles lists output profiles, newest first; never their
+	// bytes.
+	ListOutputProfiles(ctx context.Context, in *ListOutputProfilesRequest, opts ...grpc.CallOption) (*ListOutputProfilesResponse, error)
+	// GetOutputProfile returns an output profile's record; never its bytes.
+	GetOutputProfile(ctx context.Context, in *GetOutputProfileRequest, opts ...grpc.CallOption) (*OutputProfile, error)
+	// DeleteOutputProfile removes an output profile that nothing names: one
+	// that the team's default, a variant or a print template names is
+	// FAILED_PRECONDITION (409) naming them. Print files already rendered keep
+	// the profile embedded in them.
+	DeleteOutputProfile(ctx context.Context, in *DeleteOutputProfileRequest, opts ...grpc.CallOption) (*DeleteOutputProfileResponse, error)
+	// GetPressSettings returns a team's default press settings.
+	GetPressSettings(ctx context.Context, in *GetPressSettingsRequest, opts ...grpc.CallOption) (*PressSettings, error)
+	// UpdatePressSettings replaces the team's default press settings present
+	// in the request (null clears one).
+	UpdatePressSettings(ctx context.Context, in *UpdatePressSettingsRequest, opts ...grpc.CallOption) (*PressSettings, error)
 }
 
 type operatorServiceClient struct {
@@ -449,6 +475,66 @@ func (c *operatorServiceClient) DeleteFont(ctx context.Context, in *DeleteFontRe
 	return out, nil
 }
 
+func (c *operatorServiceClient) CreateOutputProfile(ctx context.Context, in *CreateOutputProfileRequest, opts ...grpc.CallOption) (*OutputProfile, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(OutputProfile)
+	err := c.cc.Invoke(ctx, OperatorService_CreateOutputProfile_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *operatorServiceClient) ListOutputProfiles(ctx context.Context, in *ListOutputProfilesRequest, opts ...grpc.CallOption) (*ListOutputProfilesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListOutputProfilesResponse)
+	err := c.cc.Invoke(ctx, OperatorService_ListOutputProfiles_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *operatorServiceClient) GetOutputProfile(ctx context.Context, in *GetOutputProfileRequest, opts ...grpc.CallOption) (*OutputProfile, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(OutputProfile)
+	err := c.cc.Invoke(ctx, OperatorService_GetOutputProfile_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *operatorServiceClient) DeleteOutputProfile(ctx context.Context, in *DeleteOutputProfileRequest, opts ...grpc.CallOption) (*DeleteOutputProfileResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DeleteOutputProfileResponse)
+	err := c.cc.Invoke(ctx, OperatorService_DeleteOutputProfile_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *operatorServiceClient) GetPressSettings(ctx context.Context, in *GetPressSettingsRequest, opts ...grpc.CallOption) (*PressSettings, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(PressSettings)
+	err := c.cc.Invoke(ctx, OperatorService_GetPressSettings_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *operatorServiceClient) UpdatePressSettings(ctx context.Context, in *UpdatePressSettingsRequest, opts ...grpc.CallOption) (*PressSettings, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(PressSettings)
+	err := c.cc.Invoke(ctx, OperatorService_UpdatePressSettings_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // OperatorServiceServer is the server API for OperatorService service.
 // All implementations must embed UnimplementedOperatorServiceServer
 // for forward compatibility.
@@ -537,6 +623,26 @@ type OperatorServiceServer interface {
 	// DeleteFont removes a font: designs naming it fail from then on; print
 	// files already rendered keep the subset embedded in them.
 	DeleteFont(context.Context, *DeleteFontRequest) (*DeleteFontResponse, error)
+	// CreateOutputProfile adds a CMYK output ICC profile (a press condition)
+	// that the team's variants, print templates and default press settings
+	// may name. A profile that is not an output-class CMYK ICC profile is
+	// refused.
+	CreateOutputProfile(context.Context, *CreateOutputProfileRequest) (*OutputProfile, error)
+	// ListOutputProfiles lists output profiles, newest first; never their
+	// bytes.
+	ListOutputProfiles(context.Context, *ListOutputProfilesRequest) (*ListOutputProfilesResponse, error)
+	// GetOutputProfile returns an output profile's record; never its bytes.
+	GetOutputProfile(context.Context, *GetOutputProfileRequest) (*OutputProfile, error)
+	// DeleteOutputProfile removes an output profile that nothing names: one
+	// that the team's default, a variant or a print template names is
+	// FAILED_PRECONDITION (409) naming them. Print files already rendered keep
+	// the profile embedded in them.
+	DeleteOutputProfile(context.Context, *DeleteOutputProfileRequest) (*DeleteOutputProfileResponse, error)
+	// GetPressSettings returns a team's default press settings.
+	GetPressSettings(context.Context, *GetPressSettingsRequest) (*PressSettings, error)
+	// UpdatePressSettings replaces the team's default press settings present
+	// in the request (null clears one).
+	UpdatePressSettings(context.Context, *UpdatePressSettingsRequest) (*PressSettings, error)
 	mustEmbedUnimplementedOperatorServiceServer()
 }
 
@@ -636,6 +742,24 @@ func (UnimplementedOperatorServiceServer) GetFont(context.Context, *GetFontReque
 }
 func (UnimplementedOperatorServiceServer) DeleteFont(context.Context, *DeleteFontRequest) (*DeleteFontResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method DeleteFont not implemented")
+}
+func (UnimplementedOperatorServiceServer) CreateOutputProfile(context.Context, *CreateOutputProfileRequest) (*OutputProfile, error) {
+	return nil, status.Error(codes.Unimplemented, "method CreateOutputProfile not implemented")
+}
+func (UnimplementedOperatorServiceServer) ListOutputProfiles(context.Context, *ListOutputProfilesRequest) (*ListOutputProfilesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListOutputProfiles not implemented")
+}
+func (UnimplementedOperatorServiceServer) GetOutputProfile(context.Context, *GetOutputProfileRequest) (*OutputProfile, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetOutputProfile not implemented")
+}
+func (UnimplementedOperatorServiceServer) DeleteOutputProfile(context.Context, *DeleteOutputProfileRequest) (*DeleteOutputProfileResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeleteOutputProfile not implemented")
+}
+func (UnimplementedOperatorServiceServer) GetPressSettings(context.Context, *GetPressSettingsRequest) (*PressSettings, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetPressSettings not implemented")
+}
+func (UnimplementedOperatorServiceServer) UpdatePressSettings(context.Context, *UpdatePressSettingsRequest) (*PressSettings, error) {
+	return nil, status.Error(codes.Unimplemented, "method UpdatePressSettings not implemented")
 }
 func (UnimplementedOperatorServiceServer) mustEmbedUnimplementedOperatorServiceServer() {}
 func (UnimplementedOperatorServiceServer) testEmbeddedByValue()                         {}
@@ -1198,6 +1322,114 @@ func _OperatorService_DeleteFont_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _OperatorService_CreateOutputProfile_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CreateOutputProfileRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperatorServiceServer).CreateOutputProfile(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperatorService_CreateOutputProfile_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperatorServiceServer).CreateOutputProfile(ctx, req.(*CreateOutputProfileRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _OperatorService_ListOutputProfiles_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListOutputProfilesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperatorServiceServer).ListOutputProfiles(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperatorService_ListOutputProfiles_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperatorServiceServer).ListOutputProfiles(ctx, req.(*ListOutputProfilesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _OperatorService_GetOutputProfile_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetOutputProfileRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperatorServiceServer).GetOutputProfile(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperatorService_GetOutputProfile_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperatorServiceServer).GetOutputProfile(ctx, req.(*GetOutputProfileRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _OperatorService_DeleteOutputProfile_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DeleteOutputProfileRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperatorServiceServer).DeleteOutputProfile(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperatorService_DeleteOutputProfile_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperatorServiceServer).DeleteOutputProfile(ctx, req.(*DeleteOutputProfileRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _OperatorService_GetPressSettings_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetPressSettingsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperatorServiceServer).GetPressSettings(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperatorService_GetPressSettings_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperatorServiceServer).GetPressSettings(ctx, req.(*GetPressSettingsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _OperatorService_UpdatePressSettings_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UpdatePressSettingsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperatorServiceServer).UpdatePressSettings(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperatorService_UpdatePressSettings_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperatorServiceServer).UpdatePressSettings(ctx, req.(*UpdatePressSettingsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // OperatorService_ServiceDesc is the grpc.ServiceDesc for OperatorService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1324,6 +1556,30 @@ var OperatorService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "DeleteFont",
 			Handler:    _OperatorService_DeleteFont_Handler,
+		},
+		{
+			MethodName: "CreateOutputProfile",
+			Handler:    _OperatorService_CreateOutputProfile_Handler,
+		},
+		{
+			MethodName: "ListOutputProfiles",
+			Handler:    _OperatorService_ListOutputProfiles_Handler,
+		},
+		{
+			MethodName: "GetOutputProfile",
+			Handler:    _OperatorService_GetOutputProfile_Handler,
+		},
+		{
+			MethodName: "DeleteOutputProfile",
+			Handler:    _OperatorService_DeleteOutputProfile_Handler,
+		},
+		{
+			MethodName: "GetPressSettings",
+			Handler:    _OperatorService_GetPressSettings_Handler,
+		},
+		{
+			MethodName: "UpdatePressSettings",
+			Handler:    _OperatorService_UpdatePressSettings_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -81,9 +81,19 @@ type PrintSettings struct {
 	// own dpi, when it has one, takes precedence.
 	Dpi uint32 `protobuf:"varint,1,opt,name=dpi,proto3" json:"dpi,omitempty"`
 	// The product variant printed, for logs; 0 when unknown.
-	VariantId     int32 `protobuf:"varint,2,opt,name=variant_id,json=variantId,proto3" json:"variant_id,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	VariantId int32 `protobuf:"varint,2,opt,name=variant_id,json=variantId,proto3" json:"variant_id,omitempty"`
+	// The press condition PDFs are made for (their PDF/X output intent);
+	// unset: FOGRA39.
+	OutputIntent *OutputIntent `protobuf:"bytes,3,opt,name=output_intent,json=outputIntent,proto3" json:"output_intent,omitempty"`
+	// The spot colour cut contours are stroked in; empty: "CutContour".
+	CutContourSpot string `protobuf:"bytes,4,opt,name=cut_contour_spot,json=cutContourSpot,proto3" json:"cut_contour_spot,omitempty"`
+	// Preflight limits that fail the render (INVALID_ARGUMENT naming the
+	// layer) instead of warning; 0 sets none. For sheets they apply to every
+	// item.
+	MinEffectivePpi uint32  `protobuf:"varint,5,opt,name=min_effective_ppi,json=minEffectivePpi,proto3" json:"min_effective_ppi,omitempty"`
+	SafeMarginMm    float64 `protobuf:"fixed64,6,opt,name=safe_margin_mm,json=safeMarginMm,proto3" json:"safe_margin_mm,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *PrintSettings) Reset() {
@@ -130,6 +140,127 @@ func (x *PrintSettings) GetVariantId() int32 {
 	return 0
 }
 
+func (x *PrintSettings) GetOutputIntent() *OutputIntent {
+	if x != nil {
+		return x.OutputIntent
+	}
+	return nil
+}
+
+func (x *PrintSettings) GetCutContourSpot() string {
+	if x != nil {
+		return x.CutContourSpot
+	}
+	return ""
+}
+
+func (x *PrintSettings) GetMinEffectivePpi() uint32 {
+	if x != nil {
+		return x.MinEffectivePpi
+	}
+	return 0
+}
+
+func (x *PrintSettings) GetSafeMarginMm() float64 {
+	if x != nil {
+		return x.SafeMarginMm
+	}
+	return 0
+}
+
+// OutputIntent is a press condition: a CMYK output ICC profile and how a
+// PDF/X output intent names it.
+type OutputIntent struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The ICC profile.
+	Profile []byte `protobuf:"bytes,1,opt,name=profile,proto3" json:"profile,omitempty"`
+	// SHA-256 of profile, 64 lowercase hex digits: the render process keeps
+	// the intents it prepared by it (and checks it).
+	Sha256 string `protobuf:"bytes,2,opt,name=sha256,proto3" json:"sha256,omitempty"`
+	// OutputConditionIdentifier; required.
+	Identifier string `protobuf:"bytes,3,opt,name=identifier,proto3" json:"identifier,omitempty"`
+	// OutputCondition, in words.
+	Condition string `protobuf:"bytes,4,opt,name=condition,proto3" json:"condition,omitempty"`
+	// RegistryName; empty for a condition of one's own.
+	RegistryName string `protobuf:"bytes,5,opt,name=registry_name,json=registryName,proto3" json:"registry_name,omitempty"`
+	// Info; the identifier when empty.
+	Info          string `protobuf:"bytes,6,opt,name=info,proto3" json:"info,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OutputIntent) Reset() {
+	*x = OutputIntent{}
+	mi := &file_platen_render_v1_render_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OutputIntent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OutputIntent) ProtoMessage() {}
+
+func (x *OutputIntent) ProtoReflect() protoreflect.Message {
+	mi := &file_platen_render_v1_render_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OutputIntent.ProtoReflect.Descriptor instead.
+func (*OutputIntent) Descriptor() ([]byte, []int) {
+	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *OutputIntent) GetProfile() []byte {
+	if x != nil {
+		return x.Profile
+	}
+	return nil
+}
+
+func (x *OutputIntent) GetSha256() string {
+	if x != nil {
+		return x.Sha256
+	}
+	return ""
+}
+
+func (x *OutputIntent) GetIdentifier() string {
+	if x != nil {
+		return x.Identifier
+	}
+	return ""
+}
+
+func (x *OutputIntent) GetCondition() string {
+	if x != nil {
+		return x.Condition
+	}
+	return ""
+}
+
+func (x *OutputIntent) GetRegistryName() string {
+	if x != nil {
+		return x.RegistryName
+	}
+	return ""
+}
+
+func (x *OutputIntent) GetInfo() string {
+	if x != nil {
+		return x.Info
+	}
+	return ""
+}
+
 // RenderRequest is one design document to render.
 type RenderRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -145,7 +276,8 @@ type RenderRequest struct {
 	PdfPerSurface bool `protobuf:"varint,5,opt,name=pdf_per_surface,json=pdfPerSurface,proto3" json:"pdf_per_surface,omitempty"`
 	// When set, the request lays out a batch's press sheets instead: one PDF,
 	// a page per sheet; document, surface_indexes and pdf_per_surface are
-	// ignored, and formats must be FORMAT_PDF.
+	// ignored, formats must be FORMAT_PDF, and of settings only the press
+	// settings (output_intent, cut_contour_spot and the limits) apply.
 	Sheets *SheetsJob `protobuf:"bytes,6,opt,name=sheets,proto3" json:"sheets,omitempty"`
 	// When set, the resolution the request renders at, whatever the
 	// document's dpi and the settings say: a preview stays small even for a
@@ -165,7 +297,7 @@ type RenderRequest struct {
 
 func (x *RenderRequest) Reset() {
 	*x = RenderRequest{}
-	mi := &file_platen_render_v1_render_proto_msgTypes[1]
+	mi := &file_platen_render_v1_render_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -177,7 +309,7 @@ func (x *RenderRequest) String() string {
 func (*RenderRequest) ProtoMessage() {}
 
 func (x *RenderRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_render_v1_render_proto_msgTypes[1]
+	mi := &file_platen_render_v1_render_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -190,7 +322,7 @@ func (x *RenderRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RenderRequest.ProtoReflect.Descriptor instead.
 func (*RenderRequest) Descriptor() ([]byte, []int) {
-	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{1}
+	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *RenderRequest) GetDocument() []byte {
@@ -272,7 +404,7 @@ type FontData struct {
 
 func (x *FontData) Reset() {
 	*x = FontData{}
-	mi := &file_platen_render_v1_render_proto_msgTypes[2]
+	mi := &file_platen_render_v1_render_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -284,7 +416,7 @@ func (x *FontData) String() string {
 func (*FontData) ProtoMessage() {}
 
 func (x *FontData) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_render_v1_render_proto_msgTypes[2]
+	mi := &file_platen_render_v1_render_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -297,7 +429,7 @@ func (x *FontData) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FontData.ProtoReflect.Descriptor instead.
 func (*FontData) Descriptor() ([]byte, []int) {
-	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{2}
+	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *FontData) GetName() string {
@@ -338,7 +470,7 @@ type SheetsJob struct {
 
 func (x *SheetsJob) Reset() {
 	*x = SheetsJob{}
-	mi := &file_platen_render_v1_render_proto_msgTypes[3]
+	mi := &file_platen_render_v1_render_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -350,7 +482,7 @@ func (x *SheetsJob) String() string {
 func (*SheetsJob) ProtoMessage() {}
 
 func (x *SheetsJob) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_render_v1_render_proto_msgTypes[3]
+	mi := &file_platen_render_v1_render_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -363,7 +495,7 @@ func (x *SheetsJob) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SheetsJob.ProtoReflect.Descriptor instead.
 func (*SheetsJob) Descriptor() ([]byte, []int) {
-	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{3}
+	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *SheetsJob) GetBatchUid() string {
@@ -419,7 +551,7 @@ type SheetTemplate struct {
 
 func (x *SheetTemplate) Reset() {
 	*x = SheetTemplate{}
-	mi := &file_platen_render_v1_render_proto_msgTypes[4]
+	mi := &file_platen_render_v1_render_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -431,7 +563,7 @@ func (x *SheetTemplate) String() string {
 func (*SheetTemplate) ProtoMessage() {}
 
 func (x *SheetTemplate) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_render_v1_render_proto_msgTypes[4]
+	mi := &file_platen_render_v1_render_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -444,7 +576,7 @@ func (x *SheetTemplate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SheetTemplate.ProtoReflect.Descriptor instead.
 func (*SheetTemplate) Descriptor() ([]byte, []int) {
-	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{4}
+	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *SheetTemplate) GetName() string {
@@ -565,7 +697,7 @@ type SheetSlot struct {
 
 func (x *SheetSlot) Reset() {
 	*x = SheetSlot{}
-	mi := &file_platen_render_v1_render_proto_msgTypes[5]
+	mi := &file_platen_render_v1_render_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -577,7 +709,7 @@ func (x *SheetSlot) String() string {
 func (*SheetSlot) ProtoMessage() {}
 
 func (x *SheetSlot) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_render_v1_render_proto_msgTypes[5]
+	mi := &file_platen_render_v1_render_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -590,7 +722,7 @@ func (x *SheetSlot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SheetSlot.ProtoReflect.Descriptor instead.
 func (*SheetSlot) Descriptor() ([]byte, []int) {
-	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{5}
+	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *SheetSlot) GetX() float64 {
@@ -640,7 +772,7 @@ type SheetItem struct {
 
 func (x *SheetItem) Reset() {
 	*x = SheetItem{}
-	mi := &file_platen_render_v1_render_proto_msgTypes[6]
+	mi := &file_platen_render_v1_render_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -652,7 +784,7 @@ func (x *SheetItem) String() string {
 func (*SheetItem) ProtoMessage() {}
 
 func (x *SheetItem) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_render_v1_render_proto_msgTypes[6]
+	mi := &file_platen_render_v1_render_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -665,7 +797,7 @@ func (x *SheetItem) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SheetItem.ProtoReflect.Descriptor instead.
 func (*SheetItem) Descriptor() ([]byte, []int) {
-	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{6}
+	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *SheetItem) GetDocument() int32 {
@@ -715,7 +847,7 @@ type RenderResponse struct {
 
 func (x *RenderResponse) Reset() {
 	*x = RenderResponse{}
-	mi := &file_platen_render_v1_render_proto_msgTypes[7]
+	mi := &file_platen_render_v1_render_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -727,7 +859,7 @@ func (x *RenderResponse) String() string {
 func (*RenderResponse) ProtoMessage() {}
 
 func (x *RenderResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_render_v1_render_proto_msgTypes[7]
+	mi := &file_platen_render_v1_render_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -740,7 +872,7 @@ func (x *RenderResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RenderResponse.ProtoReflect.Descriptor instead.
 func (*RenderResponse) Descriptor() ([]byte, []int) {
-	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{7}
+	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *RenderResponse) GetFiles() []*RenderedFile {
@@ -772,7 +904,7 @@ type PreflightWarning struct {
 
 func (x *PreflightWarning) Reset() {
 	*x = PreflightWarning{}
-	mi := &file_platen_render_v1_render_proto_msgTypes[8]
+	mi := &file_platen_render_v1_render_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -784,7 +916,7 @@ func (x *PreflightWarning) String() string {
 func (*PreflightWarning) ProtoMessage() {}
 
 func (x *PreflightWarning) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_render_v1_render_proto_msgTypes[8]
+	mi := &file_platen_render_v1_render_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -797,7 +929,7 @@ func (x *PreflightWarning) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PreflightWarning.ProtoReflect.Descriptor instead.
 func (*PreflightWarning) Descriptor() ([]byte, []int) {
-	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{8}
+	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *PreflightWarning) GetCode() string {
@@ -846,7 +978,7 @@ type RenderedFile struct {
 
 func (x *RenderedFile) Reset() {
 	*x = RenderedFile{}
-	mi := &file_platen_render_v1_render_proto_msgTypes[9]
+	mi := &file_platen_render_v1_render_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -858,7 +990,7 @@ func (x *RenderedFile) String() string {
 func (*RenderedFile) ProtoMessage() {}
 
 func (x *RenderedFile) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_render_v1_render_proto_msgTypes[9]
+	mi := &file_platen_render_v1_render_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -871,7 +1003,7 @@ func (x *RenderedFile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RenderedFile.ProtoReflect.Descriptor instead.
 func (*RenderedFile) Descriptor() ([]byte, []int) {
-	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{9}
+	return file_platen_render_v1_render_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *RenderedFile) GetSurfaceIndex() int32 {
@@ -941,11 +1073,24 @@ var File_platen_render_v1_render_proto protoreflect.FileDescriptor
 
 const file_platen_render_v1_render_proto_rawDesc = "" +
 	"\n" +
-	"\x1dplaten/render/v1/render.proto\x12\x10platen.render.v1\"@\n" +
+	"\x1dplaten/render/v1/render.proto\x12\x10platen.render.v1\"\x81\x02\n" +
 	"\rPrintSettings\x12\x10\n" +
 	"\x03dpi\x18\x01 \x01(\rR\x03dpi\x12\x1d\n" +
 	"\n" +
-	"variant_id\x18\x02 \x01(\x05R\tvariantId\"\x93\x03\n" +
+	"variant_id\x18\x02 \x01(\x05R\tvariantId\x12C\n" +
+	"\routput_intent\x18\x03 \x01(\v2\x1e.platen.render.v1.OutputIntentR\foutputIntent\x12(\n" +
+	"\x10cut_contour_spot\x18\x04 \x01(\tR\x0ecutContourSpot\x12*\n" +
+	"\x11min_effective_ppi\x18\x05 \x01(\rR\x0fminEffectivePpi\x12$\n" +
+	"\x0esafe_margin_mm\x18\x06 \x01(\x01R\fsafeMarginMm\"\xb7\x01\n" +
+	"\fOutputIntent\x12\x18\n" +
+	"\aprofile\x18\x01 \x01(\fR\aprofile\x12\x16\n" +
+	"\x06sha256\x18\x02 \x01(\tR\x06sha256\x12\x1e\n" +
+	"\n" +
+	"identifier\x18\x03 \x01(\tR\n" +
+	"identifier\x12\x1c\n" +
+	"\tcondition\x18\x04 \x01(\tR\tcondition\x12#\n" +
+	"\rregistry_name\x18\x05 \x01(\tR\fregistryName\x12\x12\n" +
+	"\x04info\x18\x06 \x01(\tR\x04info\"\x93\x03\n" +
 	"\rRenderRequest\x12\x1a\n" +
 	"\bdocument\x18\x01 \x01(\fR\bdocument\x12;\n" +
 	"\bsettings\x18\x02 \x01(\v2\x1f.platen.render.v1.PrintSettingsR\bsettings\x122\n" +
@@ -1040,38 +1185,40 @@ func file_platen_render_v1_render_proto_rawDescGZIP() []byte {
 }
 
 var file_platen_render_v1_render_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_platen_render_v1_render_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
+var file_platen_render_v1_render_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
 var file_platen_render_v1_render_proto_goTypes = []any{
 	(Format)(0),              // 0: platen.render.v1.Format
 	(*PrintSettings)(nil),    // 1: platen.render.v1.PrintSettings
-	(*RenderRequest)(nil),    // 2: platen.render.v1.RenderRequest
-	(*FontData)(nil),         // 3: platen.render.v1.FontData
-	(*SheetsJob)(nil),        // 4: platen.render.v1.SheetsJob
-	(*SheetTemplate)(nil),    // 5: platen.render.v1.SheetTemplate
-	(*SheetSlot)(nil),        // 6: platen.render.v1.SheetSlot
-	(*SheetItem)(nil),        // 7: platen.render.v1.SheetItem
-	(*RenderResponse)(nil),   // 8: platen.render.v1.RenderResponse
-	(*PreflightWarning)(nil), // 9: platen.render.v1.PreflightWarning
-	(*RenderedFile)(nil),     // 10: platen.render.v1.RenderedFile
+	(*OutputIntent)(nil),     // 2: platen.render.v1.OutputIntent
+	(*RenderRequest)(nil),    // 3: platen.render.v1.RenderRequest
+	(*FontData)(nil),         // 4: platen.render.v1.FontData
+	(*SheetsJob)(nil),        // 5: platen.render.v1.SheetsJob
+	(*SheetTemplate)(nil),    // 6: platen.render.v1.SheetTemplate
+	(*SheetSlot)(nil),        // 7: platen.render.v1.SheetSlot
+	(*SheetItem)(nil),        // 8: platen.render.v1.SheetItem
+	(*RenderResponse)(nil),   // 9: platen.render.v1.RenderResponse
+	(*PreflightWarning)(nil), // 10: platen.render.v1.PreflightWarning
+	(*RenderedFile)(nil),     // 11: platen.render.v1.RenderedFile
 }
 var file_platen_render_v1_render_proto_depIdxs = []int32{
-	1,  // 0: platen.render.v1.RenderRequest.settings:type_name -> platen.render.v1.PrintSettings
-	0,  // 1: platen.render.v1.RenderRequest.formats:type_name -> platen.render.v1.Format
-	4,  // 2: platen.render.v1.RenderRequest.sheets:type_name -> platen.render.v1.SheetsJob
-	3,  // 3: platen.render.v1.RenderRequest.fonts:type_name -> platen.render.v1.FontData
-	5,  // 4: platen.render.v1.SheetsJob.template:type_name -> platen.render.v1.SheetTemplate
-	7,  // 5: platen.render.v1.SheetsJob.items:type_name -> platen.render.v1.SheetItem
-	6,  // 6: platen.render.v1.SheetTemplate.slots:type_name -> platen.render.v1.SheetSlot
-	10, // 7: platen.render.v1.RenderResponse.files:type_name -> platen.render.v1.RenderedFile
-	9,  // 8: platen.render.v1.RenderResponse.warnings:type_name -> platen.render.v1.PreflightWarning
-	0,  // 9: platen.render.v1.RenderedFile.format:type_name -> platen.render.v1.Format
-	2,  // 10: platen.render.v1.RenderService.Render:input_type -> platen.render.v1.RenderRequest
-	8,  // 11: platen.render.v1.RenderService.Render:output_type -> platen.render.v1.RenderResponse
-	11, // [11:12] is the sub-list for method output_type
-	10, // [10:11] is the sub-list for method input_type
-	10, // [10:10] is the sub-list for extension type_name
-	10, // [10:10] is the sub-list for extension extendee
-	0,  // [0:10] is the sub-list for field type_name
+	2,  // 0: platen.render.v1.PrintSettings.output_intent:type_name -> platen.render.v1.OutputIntent
+	1,  // 1: platen.render.v1.RenderRequest.settings:type_name -> platen.render.v1.PrintSettings
+	0,  // 2: platen.render.v1.RenderRequest.formats:type_name -> platen.render.v1.Format
+	5,  // 3: platen.render.v1.RenderRequest.sheets:type_name -> platen.render.v1.SheetsJob
+	4,  // 4: platen.render.v1.RenderRequest.fonts:type_name -> platen.render.v1.FontData
+	6,  // 5: platen.render.v1.SheetsJob.template:type_name -> platen.render.v1.SheetTemplate
+	8,  // 6: platen.render.v1.SheetsJob.items:type_name -> platen.render.v1.SheetItem
+	7,  // 7: platen.render.v1.SheetTemplate.slots:type_name -> platen.render.v1.SheetSlot
+	11, // 8: platen.render.v1.RenderResponse.files:type_name -> platen.render.v1.RenderedFile
+	10, // 9: platen.render.v1.RenderResponse.warnings:type_name -> platen.render.v1.PreflightWarning
+	0,  // 10: platen.render.v1.RenderedFile.format:type_name -> platen.render.v1.Format
+	3,  // 11: platen.render.v1.RenderService.Render:input_type -> platen.render.v1.RenderRequest
+	9,  // 12: platen.render.v1.RenderService.Render:output_type -> platen.render.v1.RenderResponse
+	12, // [12:13] is the sub-list for method output_type
+	11, // [11:12] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_platen_render_v1_render_proto_init() }
@@ -1085,7 +1232,7 @@ func file_platen_render_v1_render_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_platen_render_v1_render_proto_rawDesc), len(file_platen_render_v1_render_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   10,
+			NumMessages:   11,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
