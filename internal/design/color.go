@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Color is a colour as the document gives it. R, G, B and A are sRGB with
@@ -151,7 +152,7 @@ func parseSpot(args []string, s string) (Color, string) {
 		return Color{}, `spot() takes a name, a fallback colour (#rrggbb or cmyk()) and, optionally, a tint from 0 to 100 %, got ` + strconv.Quote(s)
 	}
 	name := unquote(args[0])
-	if msg := checkSpotName(name); msg != "" {
+	if msg := CheckSpotName(name); msg != "" {
 		return Color{}, msg + ", in " + strconv.Quote(s)
 	}
 	fallback, msg := parseColour(args[1])
@@ -177,8 +178,10 @@ func parseSpot(args []string, s string) (Color, string) {
 	return c, ""
 }
 
-// checkSpotName says what is wrong with a spot colour's name, if anything.
-func checkSpotName(name string) string {
+// CheckSpotName says what is wrong with a spot colour's name, if
+// anything: the name of a spot() colour, and of the spot colour a product
+// strokes cut lines in.
+func CheckSpotName(name string) string {
 	switch {
 	case name == "":
 		return "a spot colour needs a name"
@@ -186,6 +189,10 @@ func checkSpotName(name string) string {
 		return "a spot colour's name must be at most " + strconv.Itoa(maxSpotName) + " bytes"
 	case name == "All" || name == "None":
 		return `"All" and "None" are not spot colours: PDF gives them other meanings`
+	case strings.TrimSpace(name) != name:
+		return "a spot colour's name must not begin or end with spaces"
+	case !utf8.ValidString(name):
+		return "a spot colour's name must be UTF-8"
 	}
 	for _, r := range name {
 		if r < 0x20 || r == 0x7f || r == '"' || r == '\'' || r == '(' || r == ')' || r == ',' {

@@ -303,6 +303,8 @@ func TestPressSettingsReachThePrints(t *testing.T) {
 			"a ppi of 0":             {map[string]any{"min_effective_ppi": 0}, "min_effective_ppi"},
 			"a negative margin":      {map[string]any{"safe_margin_mm": -1}, "safe_margin_mm"},
 			"an empty spot":          {map[string]any{"cut_contour_spot": ""}, "cut_contour_spot"},
+			"the All separation":     {map[string]any{"cut_contour_spot": "All"}, "cut_contour_spot"},
+			"a spot with a comma":    {map[string]any{"cut_contour_spot": "Cut, Contour"}, "cut_contour_spot"},
 		} {
 			r := srv.Do(t, "PUT", fmt.Sprintf("/api/v1/product-variants/%v", plain["id"]), team, tc.body)
 			if _, fields := platentest.ErrorBody(t, r, http.StatusBadRequest); !slices.Contains(fields, tc.field) {

@@ -1,10 +1,6 @@
 package press
 
 import (
-	"strings"
-	"unicode"
-	"unicode/utf8"
-
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/platen-print/platen/internal/apierr"
@@ -26,8 +22,6 @@ var Fields = []string{FieldOutputProfileID, FieldMinEffectivePPI, FieldSafeMargi
 const (
 	// MaxSafeMarginMM is a margin wider than any cut wanders by far.
 	MaxSafeMarginMM = 100
-	// MaxSpotBytes is a PDF name's limit (PDF 1.7, Annex C).
-	MaxSpotBytes = 127
 )
 
 // Input is a request body's settings as its wrapper fields give them: nil
@@ -114,19 +108,13 @@ func (in Input) ApplyAll(vs *apierr.Violations, s *Settings) {
 }
 
 // checkSpot is what is wrong with a spot colour's name, or "": it becomes
-// a PDF Separation's name, which RIPs match exactly.
+// a PDF Separation's name, which RIPs match exactly, by the rules a
+// design's spot() colours follow.
 func checkSpot(name string) string {
-	switch {
-	case name == "":
+	if name == "" {
 		return "must name a spot colour (such as CutContour), or be null for CutContour"
-	case !utf8.ValidString(name), strings.IndexFunc(name, unicode.IsControl) >= 0:
-		return "must be printable text"
-	case len(name) > MaxSpotBytes:
-		return "must be at most 127 bytes (a PDF name's limit)"
-	case strings.TrimSpace(name) != name:
-		return "must not begin or end with spaces"
 	}
-	return ""
+	return design.CheckSpotName(name)
 }
 
 // Wrappers are s's fields as a response gives them: null when unset.

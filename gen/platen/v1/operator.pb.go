@@ -4246,7 +4246,9 @@ type UpdatePressSettingsRequest struct {
 	MinEffectivePpi *wrapperspb.UInt32Value `protobuf:"bytes,4,opt,name=min_effective_ppi,json=minEffectivePpi,proto3" json:"min_effective_ppi,omitempty"`
 	// See PressSettings; above 0, at most 100.
 	SafeMarginMm *wrapperspb.DoubleValue `protobuf:"bytes,5,opt,name=safe_margin_mm,json=safeMarginMm,proto3" json:"safe_margin_mm,omitempty"`
-	// See PressSettings; printable, at most 127 characters.
+	// See PressSettings; a spot name as spot() colours take it: at most 40
+	// bytes, no quotes, parentheses, commas or control characters, not All
+	// or None.
 	CutContourSpot *wrapperspb.StringValue `protobuf:"bytes,6,opt,name=cut_contour_spot,json=cutContourSpot,proto3" json:"cut_contour_spot,omitempty"`
 	unknownFields  protoimpl.UnknownFields
 	sizeCache      protoimpl.SizeCache
