@@ -76,7 +76,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		"batch (200 items on SRA3 sheets: pdfcpu grid against Platen's POST to Ready), "+
 		"webhooks (Family B orders at a steady rate: print ready to webhook arrived), hostile (each attack: what another team's order, /healthz and memory pay), "+
 		"prints (the operator's prints list over 100,000 seeded prints: every filter and search), "+
-		"latency (an order to a ready file and its webhook, at idle and under load)")
+		"latency (an order to a ready file and its webhook, at idle and under load); "+
+		"soak (not run unless named: a mixed load at half the measured capacity for -soak-d, RSS, goroutines, open files and p99 sampled and charted)")
 	fs.StringVar(&o.Platen, "platen", "bin/platen", "path of the platen binary to benchmark")
 	fs.IntVar(&o.Concurrency, "c", 32, "concurrent connections (closed loop: one request in flight each)")
 	fs.DurationVar(&o.Duration, "d", 15*time.Second, "measured duration of each scenario")
@@ -95,6 +96,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	hostile := hostileFlags(fs)
 	printsOptions := printsFlags(fs)
 	latencyOptions := latencyFlags(fs)
+	soakOptions := soakFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: platen-bench [flags]\n\nBenchmarks platen serve over HTTP on SQLite (and PostgreSQL with -postgres),\n"+
 			"then rendering (-suites render): the reference page through platen render and platen serve,\n"+
@@ -131,8 +133,12 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	bo := batchOptions(o.Platen, o.PostgresURL, ro.Photo)
 	po := printsOptions(o.Platen, o.PostgresURL)
 	lo := latencyOptions(o.Platen, o.PostgresURL, o.ProfileDir)
+	so := soakOptions(o.Platen, o.PostgresURL)
 	if err == nil {
 		err = checkSuites(run, o, ro, bo, ho, xo, po, lo)
+	}
+	if err == nil && slices.Contains(run, "soak") {
+		err = so.validate()
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "platen-bench: %v\n", err)
@@ -158,6 +164,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if slices.Contains(run, "latency") && ctx.Err() == nil {
 		err = errors.Join(err, RunLatency(ctx, lo, stdout, stderr))
+	}
+	if slices.Contains(run, "soak") && ctx.Err() == nil {
+		err = errors.Join(err, RunSoak(ctx, so, stdout, stderr))
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "platen-bench: %v\n", err)
@@ -200,8 +209,9 @@ func checkSuites(suites []string, o Options, ro RenderOptions, bo BatchOptions, 
 			err = po.validate()
 		case "latency":
 			err = lo.validate()
+		case "soak": // checked by the caller, with the soak's options
 		default:
-			err = fmt.Errorf("unknown suite %q (known: http, render, batch, webhooks, hostile, prints, latency)", s)
+			err = fmt.Errorf("unknown suite %q (known: http, render, batch, webhooks, hostile, prints, latency, soak)", s)
 		}
 		if err != nil {
 			return err
