@@ -1,0 +1,123 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// fault is one fault of the run: what it does, and how long it took.
+type fault struct {
+	name string
+	run  func(t *testing.T, c *cluster, ld *load)
+	took time.Duration
+	note string
+}
+
+// Fault lengths: long enough that retries, breakers and reconnects must
+// work, short enough for CI.
+const (
+	hooksDownFor = 30 * time.Second
+	dbDownFor    = 10 * time.Second
+	s3DownFor    = 15 * time.Second
+	// between is load with no fault between two faults, so that each
+	// fault meets work already under way.
+	between = 3 * time.Second
+)
+
+// faults come in this order, every run.
+func faults() []*fault {
+	return []*fault{
+		{name: "webhook receiver answers 500 for 30 s", run: hooksDown},
+		{name: "kill -9 serve-1, start it again", run: killServe},
+		{name: "kill -9 render-1, start it again", run: killRender},
+		{name: "PostgreSQL connections reset for 10 s", run: databaseDown},
+		{name: "S3 server stopped (SIGSTOP) for 15 s", run: s3Down},
+		{name: "SIGTERM serve-2 with renders in flight, start it again", run: terminateServe},
+	}
+}
+
+// runFaults applies every fault in turn, with load between them.
+func runFaults(t *testing.T, c *cluster, ld *load, fs []*fault) {
+	t.Helper()
+	for _, f := range fs {
+		time.Sleep(between)
+		start := time.Now()
+		t.Logf("fault: %s", f.name)
+		f.run(t, c, ld)
+		f.took = time.Since(start)
+	}
+	time.Sleep(between)
+}
+
+func hooksDown(t *testing.T, c *cluster, _ *load) {
+	c.hooks.failing.Store(true)
+	time.Sleep(hooksDownFor) // the fault's length
+	c.hooks.failing.Store(false)
+}
+
+func killServe(t *testing.T, c *cluster, _ *load) {
+	s := c.serves[0]
+	s.kill9(t)
+	s.start(t)
+	s.waitReady(t, time.Minute)
+}
+
+func killRender(t *testing.T, c *cluster, _ *load) {
+	r := c.renders[0]
+	r.kill9(t)
+	r.start(t)
+	r.waitTCP(t, flagValue(r.args, "--grpc-addr"), 30*time.Second)
+}
+
+func databaseDown(t *testing.T, c *cluster, _ *load) {
+	c.pgProxy.Down()
+	time.Sleep(dbDownFor) // the fault's length
+	c.pgProxy.Up()
+}
+
+func s3Down(t *testing.T, c *cluster, _ *load) {
+	c.s3.signal(syscall.SIGSTOP)
+	time.Sleep(s3DownFor) // the fault's length
+	c.s3.signal(syscall.SIGCONT)
+}
+
+// terminateServe queues renders that wait on the slow image server, waits
+// until more are running than one serve may run (so serve-2 runs some),
+// then stops serve-2 as an orchestrator would, and starts it again.
+func terminateServe(t *testing.T, c *cluster, ld *load) {
+	ctx := context.Background()
+	for range 4 {
+		n := ld.nextSeq()
+		ld.createOrder(ctx, n, false, c.images.url(fmt.Sprintf("slow-%d", n)))
+	}
+	c.waitRunningRenders(t, 3, 30*time.Second)
+	s := c.serves[1]
+	s.signal(syscall.SIGTERM)
+	if !s.wait(45 * time.Second) {
+		t.Fatalf("%s still running 45 s after SIGTERM", s.name)
+	}
+	s.start(t)
+	s.waitReady(t, time.Minute)
+}
+
+// renderKinds are the job kinds of renders.
+const renderKinds = "('render_order_item', 'render_shop_print', 'render_batch')"
+
+// waitRunningRenders polls the queue until at least n render jobs run.
+func (c *cluster) waitRunningRenders(t *testing.T, n int, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		running := c.count(t, "SELECT count(*) FROM river_job WHERE state = 'running' AND kind IN "+renderKinds)
+		if running >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d render jobs running after %s, want %d", running, within, n)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
