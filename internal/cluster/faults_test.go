@@ -58,15 +58,21 @@ func hooksDown(t *testing.T, c *cluster, _ *load) {
 	c.hooks.failing.Store(false)
 }
 
-func killServe(t *testing.T, c *cluster, _ *load) {
+// killServe kills serve-1 while renders run: a crash mid-work, whose jobs
+// the other serve must take over once they are found abandoned.
+func killServe(t *testing.T, c *cluster, ld *load) {
 	s := c.serves[0]
+	inFlight(t, c, ld)
 	s.kill9(t)
 	s.start(t)
 	s.waitReady(t, time.Minute)
 }
 
-func killRender(t *testing.T, c *cluster, _ *load) {
+// killRender kills render-1 while renders run on it: the serves' calls
+// to it fail and must be retried, not failed.
+func killRender(t *testing.T, c *cluster, ld *load) {
 	r := c.renders[0]
+	inFlight(t, c, ld)
 	r.kill9(t)
 	r.start(t)
 	r.waitTCP(t, flagValue(r.args, "--grpc-addr"), 30*time.Second)
@@ -84,40 +90,31 @@ func s3Down(t *testing.T, c *cluster, _ *load) {
 	c.s3.signal(syscall.SIGCONT)
 }
 
-// terminateServe queues renders that wait on the slow image server, waits
-// until more are running than one serve may run (so serve-2 runs some),
-// then stops serve-2 as an orchestrator would, and starts it again.
+// terminateServe stops serve-2 as an orchestrator would, with renders in
+// flight, and starts it again.
 func terminateServe(t *testing.T, c *cluster, ld *load) {
-	ctx := context.Background()
-	for range 4 {
-		n := ld.nextSeq()
-		ld.createOrder(ctx, n, false, c.images.url(fmt.Sprintf("slow-%d", n)))
-	}
-	c.waitRunningRenders(t, 3, 30*time.Second)
+	inFlight(t, c, ld)
 	s := c.serves[1]
 	s.signal(syscall.SIGTERM)
 	if !s.wait(45 * time.Second) {
 		t.Fatalf("%s still running 45 s after SIGTERM", s.name)
 	}
+	if err := s.exitErr(); err != nil {
+		t.Errorf("%s stopped by SIGTERM: %v, want exit status 0", s.name, err)
+	}
 	s.start(t)
 	s.waitReady(t, time.Minute)
 }
 
-// renderKinds are the job kinds of renders.
-const renderKinds = "('render_order_item', 'render_shop_print', 'render_batch')"
-
-// waitRunningRenders polls the queue until at least n render jobs run.
-func (c *cluster) waitRunningRenders(t *testing.T, n int, within time.Duration) {
+// inFlight queues four renders that wait on the slow image server and
+// waits until three of them are fetching its image at once: more renders
+// than one serve calls at once (two), so that both serves have some under
+// way.
+func inFlight(t *testing.T, c *cluster, ld *load) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		running := c.count(t, "SELECT count(*) FROM river_job WHERE state = 'running' AND kind IN "+renderKinds)
-		if running >= n {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d render jobs running after %s, want %d", running, within, n)
-		}
-		time.Sleep(50 * time.Millisecond)
+	for range 4 {
+		n := ld.nextSeq()
+		ld.createOrder(context.Background(), n, false, c.images.url(fmt.Sprintf("slow-%d", n)))
 	}
+	c.images.waitHolding(t, 3, time.Minute)
 }

@@ -57,6 +57,13 @@ type serveProc struct {
 func startCluster(t *testing.T) *cluster {
 	t.Helper()
 	c := &cluster{dir: t.TempDir()}
+	if keep := os.Getenv("PLATEN_TEST_CLUSTER_DIR"); keep != "" {
+		// The processes' logs and data stay there after the run.
+		c.dir = keep
+		if err := os.MkdirAll(keep, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 	c.platen = buildPlaten(t, c.dir)
 	c.startDatabase(t)
 	c.startS3(t)
@@ -163,7 +170,7 @@ func (c *cluster) startRender(t *testing.T, i int) *proc {
 	t.Helper()
 	addr := freeAddr(t)
 	p := newProc(t, c.dir, fmt.Sprintf("render-%d", i+1), c.platen, c.env(),
-		"render", "--grpc-addr", addr, "--allow-private-network", "--data-dir", c.dir)
+		"render", "--grpc-addr", addr, "--allow-private-network")
 	p.start(t)
 	p.waitTCP(t, addr, 30*time.Second)
 	return p

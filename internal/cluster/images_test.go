@@ -7,6 +7,7 @@ import (
 	"image/jpeg"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 )
@@ -14,7 +15,13 @@ import (
 // slowImages serves a small JPEG after holdFor: designs that place it keep
 // their renders in flight long enough for a serve to be stopped under
 // them.
-type slowImages struct{ srv *httptest.Server }
+type slowImages struct {
+	srv *httptest.Server
+
+	mu      sync.Mutex
+	holding int           // requests being held now: renders in flight
+	changed chan struct{} // closed, and replaced, when holding changes
+}
 
 const holdFor = 4 * time.Second
 
@@ -29,7 +36,10 @@ func startSlowImages(t *testing.T) *slowImages {
 	if err := jpeg.Encode(&buf, img, nil); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	s := &slowImages{changed: make(chan struct{})}
+	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.add(1)
+		defer s.add(-1)
 		select {
 		case <-time.After(holdFor):
 		case <-r.Context().Done():
@@ -38,8 +48,36 @@ func startSlowImages(t *testing.T) *slowImages {
 		w.Header().Set("Content-Type", "image/jpeg")
 		_, _ = w.Write(buf.Bytes())
 	}))
-	t.Cleanup(srv.Close)
-	return &slowImages{srv: srv}
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+func (s *slowImages) add(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.holding += n
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+// waitHolding waits until at least n image requests are held at once:
+// that many renders are under way in the render processes.
+func (s *slowImages) waitHolding(t *testing.T, n int, within time.Duration) {
+	t.Helper()
+	timeout := time.After(within)
+	for {
+		s.mu.Lock()
+		holding, changed := s.holding, s.changed
+		s.mu.Unlock()
+		if holding >= n {
+			return
+		}
+		select {
+		case <-changed:
+		case <-timeout:
+			t.Fatalf("%d renders held on the image server after %s, want %d", holding, within, n)
+		}
+	}
 }
 
 // url is an image of its own for label, so that no cache answers it

@@ -27,6 +27,7 @@ type proc struct {
 	mu   sync.Mutex
 	cmd  *exec.Cmd
 	done chan struct{} // closed when the current run has exited
+	err  error         // how the last run ended, set before done closes
 }
 
 // newProc describes a process; start runs it. Its output goes to
@@ -67,6 +68,9 @@ func (p *proc) start(t *testing.T) {
 	go func() {
 		err := cmd.Wait()
 		fmt.Fprintf(p.log, "=== %s exited: %v\n", p.name, err)
+		p.mu.Lock()
+		p.err = err
+		p.mu.Unlock()
 		close(done)
 	}()
 }
@@ -100,6 +104,13 @@ func (p *proc) wait(d time.Duration) bool {
 	case <-time.After(d):
 		return false
 	}
+}
+
+// exitErr is how the last run ended (nil for exit status 0).
+func (p *proc) exitErr() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.err
 }
 
 // exited reports whether the current run has ended.
