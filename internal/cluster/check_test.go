@@ -17,8 +17,8 @@ import (
 // printState is a print as the API shows it after the run, with the
 // files a ready one links.
 type printState struct {
-	family  string // "A" or "B"
-	subject string // order item uid (A) or print id (B)
+	family  string // "A", "B" or "batch"
+	subject string // order item uid (A), print id (B) or batch uid
 	prefix  string // its files' key prefix in the bucket
 	status  string
 	errText string
@@ -32,12 +32,12 @@ type fileRef struct {
 }
 
 // ready says the print ended ready.
-func (p printState) ready() bool { return p.status == "ready" }
+func (p printState) ready() bool { return p.status == "ready" || p.status == "Ready" }
 
 // settled says the print has ended, one way or the other.
 func (p printState) settled() bool {
 	switch p.status {
-	case "ready", "processingfailed", "failed":
+	case "ready", "processingfailed", "failed", "Ready", "Failed":
 		return true
 	}
 	return false
@@ -99,7 +99,41 @@ func (ld *load) prints(ctx context.Context) ([]printState, error) {
 		}
 		out = append(out, ps...)
 	}
+	for _, uid := range ld.l.batches {
+		p, err := ld.batchPrint(ctx, uid)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
 	return out, nil
+}
+
+// batchPrint reads a batch as a print: its status and its sheets' files.
+func (ld *load) batchPrint(ctx context.Context, uid string) (printState, error) {
+	ans, _, err := ld.api.send(ctx, "GET", "/api/v1/batch-orders/"+uid, nil, "")
+	var v struct {
+		Status string  `json:"status"`
+		Error  *string `json:"error"`
+		Files  []struct {
+			URL    *string `json:"url"`
+			Size   *int64  `json:"size"`
+			SHA256 *string `json:"sha256"`
+		} `json:"files"`
+	}
+	if err != nil || ans.status != http.StatusOK || ans.decode(&v) != nil {
+		return printState{}, fmt.Errorf("batch %s: %v %d %s", uid, err, ans.status, ans.body)
+	}
+	p := printState{family: "batch", subject: uid, prefix: "batches/" + uid + "/", status: v.Status}
+	if v.Error != nil {
+		p.errText = *v.Error
+	}
+	for _, f := range v.Files {
+		if f.URL != nil && f.Size != nil && f.SHA256 != nil {
+			p.files = append(p.files, fileRef{url: *f.URL, sha256: *f.SHA256, size: *f.Size})
+		}
+	}
+	return p, nil
 }
 
 func (ld *load) orderPrints(ctx context.Context, o *orderRec) ([]printState, error) {
@@ -221,9 +255,12 @@ func (c *cluster) checkCreates(t *testing.T, ld *load) row {
 	if n := c.count(t, "SELECT count(*) FROM shop_orders"); n != len(ld.l.shop) {
 		problems = append(problems, fmt.Sprintf("%d shop orders stored, %d acknowledged", n, len(ld.l.shop)))
 	}
+	if n := c.count(t, "SELECT count(*) FROM batch_orders"); n != len(ld.l.batches) {
+		problems = append(problems, fmt.Sprintf("%d batches stored, %d acknowledged", n, len(ld.l.batches)))
+	}
 	return row{"every acknowledged create exists exactly once", len(problems) == 0,
-		summary(fmt.Sprintf("%d Family A orders (%d deleted), %d Family B orders; %d requests needed a retry; ops %v",
-			len(ld.l.orders), deleted, len(ld.l.shop), ld.l.retries, ld.l.ops), problems)}
+		summary(fmt.Sprintf("%d Family A orders (%d deleted), %d Family B orders, %d batches; %d requests needed a retry; ops %v",
+			len(ld.l.orders), deleted, len(ld.l.shop), len(ld.l.batches), ld.l.retries, ld.l.ops), problems)}
 }
 
 // checkPrints: every print ended ready, or failed for a reason of its
@@ -261,10 +298,7 @@ func readyEvent(p printState) eventKey {
 	for _, f := range p.files {
 		digests = append(digests, f.sha256)
 	}
-	ev := "order_item.print_file.ready"
-	if p.family == "B" {
-		ev = "print_files.ready"
-	}
+	ev := map[string]string{"A": "order_item.print_file.ready", "B": "print_files.ready", "batch": "batch_order.ready"}[p.family]
 	return eventKey{ev, p.subject, strings.Join(digests, ",")}
 }
 

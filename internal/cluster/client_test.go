@@ -34,7 +34,8 @@ type answer struct {
 func (a answer) decode(v any) error { return json.Unmarshal(a.body, v) }
 
 // once sends one request to serve i.
-func (a *api) once(ctx context.Context, i int, method, path string, body []byte, key string) (answer, error) {
+// token, when given, replaces the store's.
+func (a *api) once(ctx context.Context, i int, method, path string, body []byte, key string, token ...string) (answer, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
@@ -44,6 +45,9 @@ func (a *api) once(ctx context.Context, i int, method, path string, body []byte,
 		return answer{}, err
 	}
 	req.Header.Set("Authorization", "Bearer "+a.c.token)
+	if len(token) > 0 {
+		req.Header.Set("Authorization", "Bearer "+token[0])
+	}
 	req.Header.Set("Content-Type", "application/json")
 	if key != "" {
 		req.Header.Set("Idempotency-Key", key)

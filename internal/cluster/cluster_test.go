@@ -35,6 +35,7 @@ func TestCluster(t *testing.T) {
 	t.Logf("cluster up in %s", time.Since(start).Round(time.Millisecond))
 	ld := &load{api: newAPI(c), l: newLedger()}
 	ld.registerDesigns(t)
+	ld.setupBatches(t, c)
 
 	fs := faults()
 	stop := make(chan struct{})

@@ -43,6 +43,7 @@ type cluster struct {
 	serves   []*serveProc
 	hooks    *receiver
 	token    string
+	teamID   int
 	images   *slowImages
 	s3Client *s3Client
 }
@@ -153,13 +154,14 @@ func (c *cluster) bootstrap(t *testing.T) {
 	out := runOut(t, c.env(), c.platen, "admin", "bootstrap", "--database-url", c.dbURL, "--data-dir", c.dir,
 		"--team", "Cluster Prints", "--store", storeID, "--webhook-url", c.hooks.url())
 	var boot struct {
+		TeamID        int    `json:"team_id"`
 		Token         string `json:"token"`
 		WebhookSecret string `json:"webhook_secret"`
 	}
 	if err := json.Unmarshal(out, &boot); err != nil {
 		t.Fatalf("bootstrap output %q: %v", out, err)
 	}
-	c.token = boot.Token
+	c.token, c.teamID = boot.Token, boot.TeamID
 	c.hooks.mu.Lock()
 	c.hooks.secret = boot.WebhookSecret
 	c.hooks.mu.Unlock()

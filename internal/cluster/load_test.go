@@ -17,6 +17,7 @@ type ledger struct {
 	mu        sync.Mutex
 	orders    []*orderRec // Family A, in creation order
 	shop      []*shopRec  // Family B
+	batches   []string    // batch uids
 	ops       map[string]int
 	retries   int // requests that took more than one attempt
 	anomalies []string
@@ -26,8 +27,12 @@ type ledger struct {
 type orderRec struct {
 	key, ecomID, uid string
 	items            []string // ecommerce_order_item_id of each item
-	version          int      // of the items' designs; PUT raises it
+	itemUIDs         []string
+	version          int // of the items' designs; PUT raises it
 	deleted          bool
+	// batched orders are in a batch: they are neither changed nor
+	// deleted, so that the batch's outcome depends on the faults only.
+	batched bool
 }
 
 // shopRec is a Family B order as the shop knows it.
@@ -76,6 +81,8 @@ func designDoc(label, slowImage string) string {
 type load struct {
 	api *api
 	l   *ledger
+	// template is the print template batches lay the cards out on.
+	template string
 	// seq numbers orders across workers, so that ids never repeat.
 	mu  sync.Mutex
 	seq int
@@ -104,7 +111,7 @@ func (ld *load) registerDesigns(t *testing.T) {
 }
 
 // schedule is each worker's round of operations.
-var schedule = []string{"createA", "createB", "createA", "put", "createA", "createB", "delete", "createA"}
+var schedule = []string{"createA", "createB", "createA", "put", "createA", "createB", "delete", "createA", "batch"}
 
 // run works until stop is closed or the worker has done max operations,
 // one every pace.
@@ -131,6 +138,9 @@ func (ld *load) run(ctx context.Context, stop <-chan struct{}, max int, pace tim
 			ld.changeDesign(ctx, pick(mine, i))
 		case "delete":
 			ld.deleteOrder(ctx, pick(mine, i+1))
+		case "batch":
+			a, b := newestTwo(mine)
+			ld.createBatch(ctx, a, b)
 		}
 	}
 }
@@ -138,11 +148,28 @@ func (ld *load) run(ctx context.Context, stop <-chan struct{}, max int, pace tim
 // pick is a live order of the worker's, chosen by n, or nil.
 func pick(mine []*orderRec, n int) *orderRec {
 	for k := range mine {
-		if o := mine[(n+k)%len(mine)]; !o.deleted {
+		if o := mine[(n+k)%len(mine)]; !o.deleted && !o.batched {
 			return o
 		}
 	}
 	return nil
+}
+
+// newestTwo are the worker's two newest orders neither deleted nor in a
+// batch (nil when there are fewer): their prints are likely still
+// rendering, so the batch meets them mid-way.
+func newestTwo(mine []*orderRec) (a, b *orderRec) {
+	for k := len(mine) - 1; k >= 0; k-- {
+		o := mine[k]
+		switch {
+		case o.deleted || o.batched:
+		case a == nil:
+			a = o
+		default:
+			return a, o
+		}
+	}
+	return nil, nil
 }
 
 // orderBody is a Family A create (or PUT) with the items' designs at the
@@ -176,13 +203,19 @@ func (ld *load) createOrder(ctx context.Context, n int, twoItems bool, slowImage
 	ans, attempts, err := ld.api.send(ctx, "POST", "/api/v1/orders", body, o.key)
 	ld.l.count("create A", attempts)
 	var got struct {
-		UID string `json:"uid"`
+		UID   string `json:"uid"`
+		Items []struct {
+			UID string `json:"uid"`
+		} `json:"items"`
 	}
 	if err != nil || ans.status != http.StatusOK || ans.decode(&got) != nil || got.UID == "" {
 		ld.l.anomaly("create %s: %v %d %s", o.ecomID, err, ans.status, ans.body)
 		return nil
 	}
 	o.uid = got.UID
+	for _, it := range got.Items {
+		o.itemUIDs = append(o.itemUIDs, it.UID)
+	}
 	ld.l.mu.Lock()
 	ld.l.orders = append(ld.l.orders, o)
 	ld.l.mu.Unlock()
@@ -262,4 +295,59 @@ func (ld *load) deleteOrder(ctx context.Context, o *orderRec) {
 	ld.l.mu.Lock()
 	o.deleted = true
 	ld.l.mu.Unlock()
+}
+
+// createBatch lays the items of two orders out on the print template.
+func (ld *load) createBatch(ctx context.Context, a, b *orderRec) {
+	if a == nil {
+		return
+	}
+	a.batched, b.batched = true, true
+	items := append(append([]string{}, a.itemUIDs...), b.itemUIDs...)
+	body, _ := json.Marshal(map[string]any{"order_items": items, "print_templates": []string{ld.template}})
+	ans, attempts, err := ld.api.send(ctx, "POST", "/api/v1/batch-orders", body, "batch-"+a.ecomID+"-"+b.ecomID)
+	ld.l.count("batch", attempts)
+	var got struct {
+		UID string `json:"uid"`
+	}
+	if err != nil || ans.status != http.StatusOK || ans.decode(&got) != nil || got.UID == "" {
+		ld.l.anomaly("batch of %s and %s: %v %d %s", a.ecomID, b.ecomID, err, ans.status, ans.body)
+		return
+	}
+	ld.l.mu.Lock()
+	ld.l.batches = append(ld.l.batches, got.UID)
+	ld.l.mu.Unlock()
+}
+
+// setupBatches makes what a batch needs: a staff operator, a card variant
+// that the items' ecommerce_variant_id names, and a print template for it.
+func (ld *load) setupBatches(t *testing.T, c *cluster) {
+	t.Helper()
+	out := runOut(t, c.env(), c.platen, "admin", "operator", "create", "--email", "ops@example.com", "--staff",
+		"--database-url", c.dbURL, "--data-dir", c.dir)
+	var staff struct {
+		Token string `json:"token"`
+	}
+	if err := json.Unmarshal(out, &staff); err != nil || staff.Token == "" {
+		t.Fatalf("operator create: %q: %v", out, err)
+	}
+	post := func(path, token string, body map[string]any) map[string]any {
+		t.Helper()
+		raw, _ := json.Marshal(body)
+		ans, err := ld.api.once(context.Background(), 0, "POST", path, raw, "", token)
+		var v map[string]any
+		if err != nil || ans.status != http.StatusOK || ans.decode(&v) != nil {
+			t.Fatalf("POST %s: %v %d %s", path, err, ans.status, ans.body)
+		}
+		return v
+	}
+	cat := post("/api/v1/product-categories", c.token, map[string]any{"name": "Cards"})
+	prod := post("/api/v1/products", c.token, map[string]any{"category_id": cat["id"], "name": "Card", "order_column": 1, "active": true, "team_id": c.teamID})
+	variant := post("/api/v1/product-variants", c.token, map[string]any{"name": "Card", "product_id": prod["id"], "country_id": 276, "ecommerce_variant_ids": []string{"card"}})
+	tmpl := post("/api/v1/operator/print-templates", staff.Token, map[string]any{
+		"team_id": c.teamID, "name": "SRA3", "sheet_width_mm": 320, "sheet_height_mm": 450, "margin_top_mm": 5, "margin_right_mm": 5,
+		"margin_bottom_mm": 5, "margin_left_mm": 5, "gap_mm": 6, "grid": map[string]any{"columns": 2, "rows": 4}, "crop_marks": true,
+		"variant_ids": []any{variant["id"]},
+	})
+	ld.template, _ = tmpl["uid"].(string)
 }

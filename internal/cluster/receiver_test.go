@@ -43,6 +43,7 @@ type hookBody struct {
 	Event        string   `json:"event"`
 	OrderItemUID string   `json:"order_item_uid"`
 	PrintID      string   `json:"print_id"`
+	BatchUID     string   `json:"batch_uid"`
 	Status       string   `json:"status"`
 	SHA256       *string  `json:"sha256"`
 	Files        []hookFl `json:"files"`
@@ -54,7 +55,7 @@ type hookFl struct {
 }
 
 // subject is the print an event is about.
-func (b hookBody) subject() string { return b.OrderItemUID + b.PrintID }
+func (b hookBody) subject() string { return b.OrderItemUID + b.PrintID + b.BatchUID }
 
 // digest is the file (or files) an event announces, so that two renders of
 // one print are told apart.
