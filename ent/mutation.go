@@ -6123,6 +6123,7 @@ type OrderMutation struct {
 	appendshippings        json.RawMessage
 	create_print_files     *bool
 	print_files_requested  *bool
+	idempotency_token      *string
 	clearedFields          map[string]struct{}
 	items                  map[int]struct{}
 	removeditems           map[int]struct{}
@@ -7020,6 +7021,55 @@ func (m *OrderMutation) ResetPrintFilesRequested() {
 	m.print_files_requested = nil
 }
 
+// SetIdempotencyToken sets the "idempotency_token" field.
+func (m *OrderMutation) SetIdempotencyToken(s string) {
+	m.idempotency_token = &s
+}
+
+// IdempotencyToken returns the value of the "idempotency_token" field in the mutation.
+func (m *OrderMutation) IdempotencyToken() (r string, exists bool) {
+	v := m.idempotency_token
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIdempotencyToken returns the old "idempotency_token" field's value of the Order entity.
+// If the Order object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrderMutation) OldIdempotencyToken(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIdempotencyToken is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIdempotencyToken requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIdempotencyToken: %w", err)
+	}
+	return oldValue.IdempotencyToken, nil
+}
+
+// ClearIdempotencyToken clears the value of the "idempotency_token" field.
+func (m *OrderMutation) ClearIdempotencyToken() {
+	m.idempotency_token = nil
+	m.clearedFields[order.FieldIdempotencyToken] = struct{}{}
+}
+
+// IdempotencyTokenCleared returns if the "idempotency_token" field was cleared in this mutation.
+func (m *OrderMutation) IdempotencyTokenCleared() bool {
+	_, ok := m.clearedFields[order.FieldIdempotencyToken]
+	return ok
+}
+
+// ResetIdempotencyToken resets all changes to the "idempotency_token" field.
+func (m *OrderMutation) ResetIdempotencyToken() {
+	m.idempotency_token = nil
+	delete(m.clearedFields, order.FieldIdempotencyToken)
+}
+
 // AddItemIDs adds the "items" edge to the OrderItem entity by ids.
 func (m *OrderMutation) AddItemIDs(ids ...int) {
 	if m.items == nil {
@@ -7108,7 +7158,7 @@ func (m *OrderMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *OrderMutation) Fields() []string {
-	fields := make([]string, 0, 16)
+	fields := make([]string, 0, 17)
 	if m.created_at != nil {
 		fields = append(fields, order.FieldCreatedAt)
 	}
@@ -7157,6 +7207,9 @@ func (m *OrderMutation) Fields() []string {
 	if m.print_files_requested != nil {
 		fields = append(fields, order.FieldPrintFilesRequested)
 	}
+	if m.idempotency_token != nil {
+		fields = append(fields, order.FieldIdempotencyToken)
+	}
 	return fields
 }
 
@@ -7197,6 +7250,8 @@ func (m *OrderMutation) Field(name string) (ent.Value, bool) {
 		return m.CreatePrintFiles()
 	case order.FieldPrintFilesRequested:
 		return m.PrintFilesRequested()
+	case order.FieldIdempotencyToken:
+		return m.IdempotencyToken()
 	}
 	return nil, false
 }
@@ -7238,6 +7293,8 @@ func (m *OrderMutation) OldField(ctx context.Context, name string) (ent.Value, e
 		return m.OldCreatePrintFiles(ctx)
 	case order.FieldPrintFilesRequested:
 		return m.OldPrintFilesRequested(ctx)
+	case order.FieldIdempotencyToken:
+		return m.OldIdempotencyToken(ctx)
 	}
 	return nil, fmt.Errorf("unknown Order field %s", name)
 }
@@ -7359,6 +7416,13 @@ func (m *OrderMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetPrintFilesRequested(v)
 		return nil
+	case order.FieldIdempotencyToken:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIdempotencyToken(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Order field %s", name)
 }
@@ -7452,6 +7516,9 @@ func (m *OrderMutation) ClearedFields() []string {
 	if m.FieldCleared(order.FieldShippings) {
 		fields = append(fields, order.FieldShippings)
 	}
+	if m.FieldCleared(order.FieldIdempotencyToken) {
+		fields = append(fields, order.FieldIdempotencyToken)
+	}
 	return fields
 }
 
@@ -7489,6 +7556,9 @@ func (m *OrderMutation) ClearField(name string) error {
 		return nil
 	case order.FieldShippings:
 		m.ClearShippings()
+		return nil
+	case order.FieldIdempotencyToken:
+		m.ClearIdempotencyToken()
 		return nil
 	}
 	return fmt.Errorf("unknown Order nullable field %s", name)
@@ -7545,6 +7615,9 @@ func (m *OrderMutation) ResetField(name string) error {
 		return nil
 	case order.FieldPrintFilesRequested:
 		m.ResetPrintFilesRequested()
+		return nil
+	case order.FieldIdempotencyToken:
+		m.ResetIdempotencyToken()
 		return nil
 	}
 	return fmt.Errorf("unknown Order field %s", name)

@@ -252,6 +252,7 @@ var (
 		{Name: "shippings", Type: field.TypeJSON, Nullable: true},
 		{Name: "create_print_files", Type: field.TypeBool, Default: false},
 		{Name: "print_files_requested", Type: field.TypeBool, Default: false},
+		{Name: "idempotency_token", Type: field.TypeString, Nullable: true},
 	}
 	// OrdersTable holds the schema information for the "orders" table.
 	OrdersTable = &schema.Table{

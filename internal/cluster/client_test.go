@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"sync/atomic"
 	"time"
+
+	"github.com/platen-print/platen/internal/idempotency"
 )
 
 // api calls the serves' REST APIs with the store's token, spreading the
@@ -65,23 +67,27 @@ func (a *api) once(ctx context.Context, i int, method, path string, body []byte,
 }
 
 // retryable says an exchange failed for a reason of the cluster's, not of
-// the request: no answer (a serve killed or stopping), or a 5xx, 429 or
-// 503 while the database or S3 is away. A client retries those, with the
-// same Idempotency-Key.
+// the request: no answer (a serve killed or stopping), a 5xx or 429 while
+// the database or S3 is away, or a 409 saying that the first request with
+// the key is still in progress (it may have died with its serve: its
+// record is taken over after idempotency.Lease). A client retries those,
+// with the same Idempotency-Key.
 func retryable(a answer, err error) bool {
-	return err != nil || a.status >= 500 || a.status == http.StatusTooManyRequests
+	return err != nil || a.status >= 500 || a.status == http.StatusTooManyRequests ||
+		(a.status == http.StatusConflict && bytes.Contains(a.body, []byte("still in progress")))
 }
 
 // errGaveUp is a request that found no serve able to answer in time.
 var errGaveUp = errors.New("no serve answered in time")
 
 // send sends a request until an answer that is not retryable, alternating
-// serves from the next one in turn, for at most two minutes (a serve that
-// is down comes back, and outages last seconds). It returns the answer and
+// serves from the next one in turn, for at most three minutes (a serve that
+// is down comes back, and outages last seconds; a key whose first request
+// died is free again after idempotency.Lease). It returns the answer and
 // how many attempts it took.
 func (a *api) send(ctx context.Context, method, path string, body []byte, key string) (answer, int, error) {
 	start := int(a.next.Add(1))
-	deadline := time.Now().Add(2 * time.Minute)
+	deadline := time.Now().Add(idempotency.Lease + time.Minute)
 	for attempt := 0; ; attempt++ {
 		i := (start + attempt) % len(a.c.serves)
 		ans, err := a.once(ctx, i, method, path, body, key)

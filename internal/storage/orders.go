@@ -54,7 +54,8 @@ func (s *Orders) CreateOrder(ctx context.Context, o *orders.Order) error {
 			SetStoreID(o.StoreID).
 			SetEcommerceOrderID(o.EcommerceOrderID).
 			SetCreatePrintFiles(o.CreatePrintFiles).
-			SetPrintFilesRequested(o.PrintFilesRequested), o).Save(ctx)
+			SetPrintFilesRequested(o.PrintFilesRequested).
+			SetNillableIdempotencyToken(nonEmpty(o.IdempotencyToken)), o).Save(ctx)
 		if err != nil {
 			return err
 		}
@@ -68,6 +69,14 @@ func (s *Orders) CreateOrder(ctx context.Context, o *orders.Order) error {
 		return s.explainConflict(ctx, o)
 	}
 	return err
+}
+
+// nonEmpty is s, or nil when s is empty.
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 func setOrderFields(b *ent.OrderCreate, o *orders.Order) *ent.OrderCreate {
@@ -174,7 +183,10 @@ func (db *DB) insertItems(ctx context.Context, tx *Tx, o *orders.Order) error {
 func (s *Orders) explainConflict(ctx context.Context, o *orders.Order) error {
 	existing, err := s.db.read.Order.Query().
 		Where(order.StoreID(o.StoreID), order.EcommerceOrderID(o.EcommerceOrderID), order.UIDNEQ(o.UID)).
-		Select(order.FieldUID).Only(ctx)
+		Select(order.FieldUID, order.FieldIdempotencyToken).Only(ctx)
+	if err == nil && o.IdempotencyToken != "" && existing.IdempotencyToken != nil && *existing.IdempotencyToken == o.IdempotencyToken {
+		return &orders.CreatedBeforeError{UID: existing.UID}
+	}
 	if err == nil {
 		return apierr.Conflict("ecommerce_order_id", "an order with ecommerce_order_id %q already exists in store %q: %s",
 			o.EcommerceOrderID, o.StoreID, existing.UID)
