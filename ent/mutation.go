@@ -901,6 +901,7 @@ type BatchOrderMutation struct {
 	appendfiles           []schema.BatchFile
 	job_id                *int64
 	addjob_id             *int64
+	idempotency_token     *string
 	clearedFields         map[string]struct{}
 	done                  bool
 	oldValue              func(context.Context) (*BatchOrder, error)
@@ -1593,6 +1594,55 @@ func (m *BatchOrderMutation) ResetJobID() {
 	delete(m.clearedFields, batchorder.FieldJobID)
 }
 
+// SetIdempotencyToken sets the "idempotency_token" field.
+func (m *BatchOrderMutation) SetIdempotencyToken(s string) {
+	m.idempotency_token = &s
+}
+
+// IdempotencyToken returns the value of the "idempotency_token" field in the mutation.
+func (m *BatchOrderMutation) IdempotencyToken() (r string, exists bool) {
+	v := m.idempotency_token
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIdempotencyToken returns the old "idempotency_token" field's value of the BatchOrder entity.
+// If the BatchOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BatchOrderMutation) OldIdempotencyToken(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIdempotencyToken is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIdempotencyToken requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIdempotencyToken: %w", err)
+	}
+	return oldValue.IdempotencyToken, nil
+}
+
+// ClearIdempotencyToken clears the value of the "idempotency_token" field.
+func (m *BatchOrderMutation) ClearIdempotencyToken() {
+	m.idempotency_token = nil
+	m.clearedFields[batchorder.FieldIdempotencyToken] = struct{}{}
+}
+
+// IdempotencyTokenCleared returns if the "idempotency_token" field was cleared in this mutation.
+func (m *BatchOrderMutation) IdempotencyTokenCleared() bool {
+	_, ok := m.clearedFields[batchorder.FieldIdempotencyToken]
+	return ok
+}
+
+// ResetIdempotencyToken resets all changes to the "idempotency_token" field.
+func (m *BatchOrderMutation) ResetIdempotencyToken() {
+	m.idempotency_token = nil
+	delete(m.clearedFields, batchorder.FieldIdempotencyToken)
+}
+
 // Where appends a list predicates to the BatchOrderMutation builder.
 func (m *BatchOrderMutation) Where(ps ...predicate.BatchOrder) {
 	m.predicates = append(m.predicates, ps...)
@@ -1627,7 +1677,7 @@ func (m *BatchOrderMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *BatchOrderMutation) Fields() []string {
-	fields := make([]string, 0, 12)
+	fields := make([]string, 0, 13)
 	if m.created_at != nil {
 		fields = append(fields, batchorder.FieldCreatedAt)
 	}
@@ -1664,6 +1714,9 @@ func (m *BatchOrderMutation) Fields() []string {
 	if m.job_id != nil {
 		fields = append(fields, batchorder.FieldJobID)
 	}
+	if m.idempotency_token != nil {
+		fields = append(fields, batchorder.FieldIdempotencyToken)
+	}
 	return fields
 }
 
@@ -1696,6 +1749,8 @@ func (m *BatchOrderMutation) Field(name string) (ent.Value, bool) {
 		return m.Files()
 	case batchorder.FieldJobID:
 		return m.JobID()
+	case batchorder.FieldIdempotencyToken:
+		return m.IdempotencyToken()
 	}
 	return nil, false
 }
@@ -1729,6 +1784,8 @@ func (m *BatchOrderMutation) OldField(ctx context.Context, name string) (ent.Val
 		return m.OldFiles(ctx)
 	case batchorder.FieldJobID:
 		return m.OldJobID(ctx)
+	case batchorder.FieldIdempotencyToken:
+		return m.OldIdempotencyToken(ctx)
 	}
 	return nil, fmt.Errorf("unknown BatchOrder field %s", name)
 }
@@ -1822,6 +1879,13 @@ func (m *BatchOrderMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetJobID(v)
 		return nil
+	case batchorder.FieldIdempotencyToken:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIdempotencyToken(v)
+		return nil
 	}
 	return fmt.Errorf("unknown BatchOrder field %s", name)
 }
@@ -1888,6 +1952,9 @@ func (m *BatchOrderMutation) ClearedFields() []string {
 	if m.FieldCleared(batchorder.FieldJobID) {
 		fields = append(fields, batchorder.FieldJobID)
 	}
+	if m.FieldCleared(batchorder.FieldIdempotencyToken) {
+		fields = append(fields, batchorder.FieldIdempotencyToken)
+	}
 	return fields
 }
 
@@ -1910,6 +1977,9 @@ func (m *BatchOrderMutation) ClearField(name string) error {
 		return nil
 	case batchorder.FieldJobID:
 		m.ClearJobID()
+		return nil
+	case batchorder.FieldIdempotencyToken:
+		m.ClearIdempotencyToken()
 		return nil
 	}
 	return fmt.Errorf("unknown BatchOrder nullable field %s", name)
@@ -1954,6 +2024,9 @@ func (m *BatchOrderMutation) ResetField(name string) error {
 		return nil
 	case batchorder.FieldJobID:
 		m.ResetJobID()
+		return nil
+	case batchorder.FieldIdempotencyToken:
+		m.ResetIdempotencyToken()
 		return nil
 	}
 	return fmt.Errorf("unknown BatchOrder field %s", name)
