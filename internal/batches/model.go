@@ -48,13 +48,13 @@ type Batch struct {
 	// the template that places it.
 	ItemTemplates []int
 	// Files holds one file per template once Ready.
-	Files     []File
+	Files []File
 	// IdempotencyToken names the create request when it carried an
 	// Idempotency-Key (idempotency.Token); empty otherwise.
 	IdempotencyToken string
-	JobID     *int64
-	CreatedAt time.Time
-	UpdatedAt time.Time
+	JobID            *int64
+	CreatedAt        time.Time
+	UpdatedAt        time.Time
 }
 
 // File is the file of one template of a ready batch, with its size and
