@@ -298,7 +298,7 @@ func warningsOf(resp *renderv1.RenderResponse) []files.Warning {
 func (w *RenderWorker[A]) store(ctx context.Context, task *Task, jobID int64, files []*renderv1.RenderedFile) ([]StoredFile, error) {
 	stored := make([]StoredFile, len(files))
 	for i, f := range files {
-		stored[i].Key = fmt.Sprintf("%s-%d.pdf", task.KeyPrefix, jobID)
+		stored[i].Key = FileKey(task.KeyPrefix, jobID)
 		if task.PerSurface {
 			stored[i].Key = fmt.Sprintf("%s-%d-%d.pdf", task.KeyPrefix, jobID, i+1)
 		}
@@ -310,6 +310,11 @@ func (w *RenderWorker[A]) store(ctx context.Context, task *Task, jobID int64, fi
 	}
 	return stored, nil
 }
+
+// FileKey is where the render job jobID stores a Family A item's file,
+// whose key prefix is orders/{order_uid}/{item_uid}: known before the job
+// has run, so that whoever drops the job can drop what it may have stored.
+func FileKey(prefix string, jobID int64) string { return fmt.Sprintf("%s-%d.pdf", prefix, jobID) }
 
 func (w *RenderWorker[A]) finish(ctx context.Context, task *Task, jobID int64, stored []StoredFile, warnings []files.Warning) error {
 	owned, err := w.Store.Finish(ctx, task.UID, jobID, stored, warnings)

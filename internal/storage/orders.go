@@ -382,11 +382,17 @@ func (s *Orders) UpdateOrder(ctx context.Context, scope orders.Scope, uid string
 	return o, nil
 }
 
+// itemPrint is an item's uid and print file.
+type itemPrint struct {
+	uid   string
+	print orders.PrintFile
+}
+
 // itemPrints maps the ids of items to their print files.
-func itemPrints(items []orders.Item) map[int]orders.PrintFile {
-	prints := make(map[int]orders.PrintFile, len(items))
+func itemPrints(items []orders.Item) map[int]itemPrint {
+	prints := make(map[int]itemPrint, len(items))
 	for _, it := range items {
-		prints[it.ID] = it.Print
+		prints[it.ID] = itemPrint{it.UID, it.Print}
 	}
 	return prints
 }
@@ -395,7 +401,7 @@ func itemPrints(items []orders.Item) map[int]orders.PrintFile {
 // A kept item whose print was reset (a new template_config) loses its old
 // job and file, and renders again when the order's print files are wanted;
 // items that went lose theirs.
-func (db *DB) writeUpdate(ctx context.Context, tx *Tx, o *orders.Order, before map[int]orders.PrintFile) error {
+func (db *DB) writeUpdate(ctx context.Context, tx *Tx, o *orders.Order, before map[int]itemPrint) error {
 	row, err := updateOrderFields(tx.Order.UpdateOneID(o.ID), o).Save(ctx)
 	if err != nil {
 		return err
@@ -407,7 +413,7 @@ func (db *DB) writeUpdate(ctx context.Context, tx *Tx, o *orders.Order, before m
 	for id, p := range before {
 		if _, ok := kept[id]; !ok {
 			gone = append(gone, id)
-			work.drop(p)
+			work.dropItem(o.UID, p.uid, p.print)
 		}
 	}
 	for i := range o.Items {
@@ -415,7 +421,7 @@ func (db *DB) writeUpdate(ctx context.Context, tx *Tx, o *orders.Order, before m
 		if it.ID == 0 || it.Print.JobID != nil {
 			continue
 		}
-		work.drop(before[it.ID])
+		work.dropItem(o.UID, it.UID, before[it.ID].print)
 		if o.PrintFilesRequested {
 			work.queueRender(o, it)
 		}
@@ -489,7 +495,7 @@ func (s *Orders) RequestPrintFiles(ctx context.Context, scope orders.Scope, uid 
 		for i := range o.Items {
 			it := &o.Items[i]
 			if it.Print.JobID == nil || it.Print.Status == orders.PrintProcessingFailed {
-				work.drop(it.Print)
+				work.dropItem(o.UID, it.UID, it.Print)
 				work.queueRender(o, it)
 			}
 		}
@@ -527,13 +533,13 @@ func (s *Orders) DeleteOrder(ctx context.Context, scope orders.Scope, uid string
 			return notFound(err, "order %q not found", uid)
 		}
 		items, err := tx.OrderItem.Query().Where(orderitem.OrderID(row.ID)).
-			Select(orderitem.FieldPrintJobID, orderitem.FieldPrintFileKey).All(ctx)
+			Select(orderitem.FieldUID, orderitem.FieldPrintJobID, orderitem.FieldPrintFileKey).All(ctx)
 		if err != nil {
 			return err
 		}
 		var work printWork
 		for _, it := range items {
-			work.drop(orders.PrintFile{JobID: it.PrintJobID, FileKey: it.PrintFileKey})
+			work.dropItem(uid, it.UID, orders.PrintFile{JobID: it.PrintJobID, FileKey: it.PrintFileKey})
 		}
 		if err := s.db.enqueue(ctx, tx, &work); err != nil {
 			return err

@@ -34,7 +34,7 @@ func (s *PrintFiles) Task(ctx context.Context, itemUID string) (*printfiles.Task
 	}
 	return &printfiles.Task{
 		UID:                it.UID,
-		KeyPrefix:          "orders/" + it.Edges.Order.UID + "/" + it.UID,
+		KeyPrefix:          itemKeyPrefix(it.Edges.Order.UID, it.UID),
 		TeamID:             it.TeamID,
 		EcommerceVariantID: it.EcommerceVariantID,
 		TemplateConfig:     it.TemplateConfig,
