@@ -44,6 +44,7 @@ func TestCluster(t *testing.T) {
 		wg.Go(func() { ld.run(context.Background(), stop, opsPerWorker, pace) })
 	}
 	runFaults(t, c, ld, fs)
+	t.Logf("faults done after %s; stopping the load", time.Since(start).Round(time.Second))
 	close(stop)
 	wg.Wait()
 	t.Logf("load and faults done after %s; settling", time.Since(start).Round(time.Second))

@@ -13,7 +13,6 @@ type fault struct {
 	name string
 	run  func(t *testing.T, c *cluster, ld *load)
 	took time.Duration
-	note string
 }
 
 // Fault lengths: long enough that retries, breakers and reconnects must
@@ -59,7 +58,8 @@ func hooksDown(t *testing.T, c *cluster, _ *load) {
 }
 
 // killServe kills serve-1 while renders run: a crash mid-work, whose jobs
-// the other serve must take over once they are found abandoned.
+// the restarted serve must find and run again, while the other serve and
+// the clients' retries carry the load.
 func killServe(t *testing.T, c *cluster, ld *load) {
 	s := c.serves[0]
 	inFlight(t, c, ld)
@@ -108,8 +108,8 @@ func terminateServe(t *testing.T, c *cluster, ld *load) {
 
 // inFlight queues four renders that wait on the slow image server and
 // waits until three of them are fetching its image at once: more renders
-// than one serve calls at once (two), so that both serves have some under
-// way.
+// than one serve calls at once (--render-workers 2), so that both serves
+// have some under way.
 func inFlight(t *testing.T, c *cluster, ld *load) {
 	t.Helper()
 	for range 4 {

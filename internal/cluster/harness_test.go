@@ -196,7 +196,10 @@ func (c *cluster) startServe(t *testing.T, i int) *serveProc {
 	p := newProc(t, c.dir, fmt.Sprintf("serve-%d", i+1), c.platen, c.env(), "serve",
 		"--http-addr", httpAddr, "--grpc-addr", grpcAddr, "--data-dir", dataDir,
 		"--database-url", c.dbURL, "--blob-url", c.blobURL(), "--render-addr", c.renderAddrs(),
-		"--allow-private-network", "--access-log=false")
+		"--allow-private-network", "--access-log=false",
+		// Two renders at once per serve, whatever the machine's CPUs: the
+		// faults count on it to know that both serves have renders in flight.
+		"--render-workers", "2")
 	s := &serveProc{proc: p, base: "http://" + httpAddr}
 	s.start(t)
 	s.waitReady(t, time.Minute)

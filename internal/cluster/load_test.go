@@ -21,6 +21,10 @@ type ledger struct {
 	ops       map[string]int
 	retries   int // requests that took more than one attempt
 	anomalies []string
+	// slowest is the longest any operation waited for its answer, retries
+	// included, and which one it was.
+	slowest   time.Duration
+	slowestOp string
 }
 
 // orderRec is a Family A order as the shop knows it.
@@ -49,12 +53,15 @@ func (l *ledger) anomaly(format string, args ...any) {
 	l.anomalies = append(l.anomalies, fmt.Sprintf(format, args...))
 }
 
-func (l *ledger) count(op string, attempts int) {
+func (l *ledger) count(op string, attempts int, took time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.ops[op]++
 	if attempts > 1 {
 		l.retries++
+	}
+	if took > l.slowest {
+		l.slowest, l.slowestOp = took, fmt.Sprintf("%s (%d attempts)", op, attempts)
 	}
 }
 
@@ -200,8 +207,9 @@ func (ld *load) createOrder(ctx context.Context, n int, twoItems bool, slowImage
 		o.items = append(o.items, o.ecomID+"-2")
 	}
 	body := orderBody(o, slowImage)
+	start := time.Now()
 	ans, attempts, err := ld.api.send(ctx, "POST", "/api/v1/orders", body, o.key)
-	ld.l.count("create A", attempts)
+	ld.l.count("create A", attempts, time.Since(start))
 	var got struct {
 		UID   string `json:"uid"`
 		Items []struct {
@@ -228,8 +236,9 @@ func (ld *load) createOrder(ctx context.Context, n int, twoItems bool, slowImage
 // replay sends a create again with its key: the first answer must come
 // back, marked replayed.
 func (ld *load) replay(ctx context.Context, o *orderRec, body []byte) {
+	start := time.Now()
 	ans, attempts, err := ld.api.send(ctx, "POST", "/api/v1/orders", body, o.key)
-	ld.l.count("replay A", attempts)
+	ld.l.count("replay A", attempts, time.Since(start))
 	var got struct {
 		UID string `json:"uid"`
 	}
@@ -248,8 +257,9 @@ func (ld *load) createShop(ctx context.Context, n int) {
 		lines = append(lines, map[string]any{"design_version_id": fmt.Sprintf("dv-%d", (n+k)%designs), "quantity": 1 + k})
 	}
 	body, _ := json.Marshal(map[string]any{"external_id": s.externalID, "lines": lines})
+	start := time.Now()
 	ans, attempts, err := ld.api.send(ctx, "POST", "/v1/shop/orders", body, "create-"+s.externalID)
-	ld.l.count("create B", attempts)
+	ld.l.count("create B", attempts, time.Since(start))
 	var got struct {
 		Data struct {
 			Ref string `json:"reference_number"`
@@ -273,8 +283,9 @@ func (ld *load) changeDesign(ctx context.Context, o *orderRec) {
 		return
 	}
 	o.version++
+	start := time.Now()
 	ans, attempts, err := ld.api.send(ctx, "PUT", "/api/v1/orders/"+o.uid, orderBody(o, ""), "")
-	ld.l.count("put A", attempts)
+	ld.l.count("put A", attempts, time.Since(start))
 	if err != nil || ans.status != http.StatusOK {
 		ld.l.anomaly("put %s v%d: %v %d %s", o.ecomID, o.version, err, ans.status, ans.body)
 	}
@@ -286,8 +297,9 @@ func (ld *load) deleteOrder(ctx context.Context, o *orderRec) {
 	if o == nil {
 		return
 	}
+	start := time.Now()
 	ans, attempts, err := ld.api.send(ctx, "DELETE", "/api/v1/orders/"+o.uid, nil, "")
-	ld.l.count("delete A", attempts)
+	ld.l.count("delete A", attempts, time.Since(start))
 	if err != nil || !(ans.status == http.StatusOK || (attempts > 1 && ans.status == http.StatusNotFound)) {
 		ld.l.anomaly("delete %s: %v %d %s", o.ecomID, err, ans.status, ans.body)
 		return
@@ -305,8 +317,9 @@ func (ld *load) createBatch(ctx context.Context, a, b *orderRec) {
 	a.batched, b.batched = true, true
 	items := append(append([]string{}, a.itemUIDs...), b.itemUIDs...)
 	body, _ := json.Marshal(map[string]any{"order_items": items, "print_templates": []string{ld.template}})
+	start := time.Now()
 	ans, attempts, err := ld.api.send(ctx, "POST", "/api/v1/batch-orders", body, "batch-"+a.ecomID+"-"+b.ecomID)
-	ld.l.count("batch", attempts)
+	ld.l.count("batch", attempts, time.Since(start))
 	var got struct {
 		UID string `json:"uid"`
 	}
