@@ -24,6 +24,10 @@ const (
 	// between is load with no fault between two faults, so that each
 	// fault meets work already under way.
 	between = 3 * time.Second
+	// Renders in flight wait this long for their image: shortHold for the
+	// kills, longHold past the shutdown's grace for running jobs.
+	shortHold = 4 * time.Second
+	longHold  = 15 * time.Second
 )
 
 // faults come in this order, every run.
@@ -62,7 +66,7 @@ func hooksDown(t *testing.T, c *cluster, _ *load) {
 // the clients' retries carry the load.
 func killServe(t *testing.T, c *cluster, ld *load) {
 	s := c.serves[0]
-	inFlight(t, c, ld)
+	inFlight(t, c, ld, shortHold)
 	s.kill9(t)
 	s.start(t)
 	s.waitReady(t, time.Minute)
@@ -72,7 +76,7 @@ func killServe(t *testing.T, c *cluster, ld *load) {
 // to it fail and must be retried, not failed.
 func killRender(t *testing.T, c *cluster, ld *load) {
 	r := c.renders[0]
-	inFlight(t, c, ld)
+	inFlight(t, c, ld, shortHold)
 	r.kill9(t)
 	r.start(t)
 	r.waitTCP(t, flagValue(r.args, "--grpc-addr"), 30*time.Second)
@@ -91,9 +95,11 @@ func s3Down(t *testing.T, c *cluster, _ *load) {
 }
 
 // terminateServe stops serve-2 as an orchestrator would, with renders in
-// flight, and starts it again.
+// flight that outlast the half of --shutdown-timeout (20 s) that running
+// jobs get: they are stopped, and must run again, as retries, after the
+// restart.
 func terminateServe(t *testing.T, c *cluster, ld *load) {
-	inFlight(t, c, ld)
+	inFlight(t, c, ld, longHold)
 	s := c.serves[1]
 	s.signal(syscall.SIGTERM)
 	if !s.wait(45 * time.Second) {
@@ -110,11 +116,11 @@ func terminateServe(t *testing.T, c *cluster, ld *load) {
 // waits until three of them are fetching its image at once: more renders
 // than one serve calls at once (--render-workers 2), so that both serves
 // have some under way.
-func inFlight(t *testing.T, c *cluster, ld *load) {
+func inFlight(t *testing.T, c *cluster, ld *load, hold time.Duration) {
 	t.Helper()
 	for range 4 {
 		n := ld.nextSeq()
-		ld.createOrder(context.Background(), n, false, c.images.url(fmt.Sprintf("slow-%d", n)))
+		ld.createOrder(context.Background(), n, false, c.images.url(fmt.Sprintf("slow-%d", n), hold))
 	}
 	c.images.waitHolding(t, 3, time.Minute)
 }

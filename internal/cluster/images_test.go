@@ -12,9 +12,9 @@ import (
 	"time"
 )
 
-// slowImages serves a small JPEG after holdFor: designs that place it keep
-// their renders in flight long enough for a serve to be stopped under
-// them.
+// slowImages serves a small JPEG after the hold its URL names: designs
+// that place it keep their renders in flight long enough for a serve to be
+// stopped under them.
 type slowImages struct {
 	srv *httptest.Server
 
@@ -22,8 +22,6 @@ type slowImages struct {
 	holding int           // requests being held now: renders in flight
 	changed chan struct{} // closed, and replaced, when holding changes
 }
-
-const holdFor = 4 * time.Second
 
 func startSlowImages(t *testing.T) *slowImages {
 	t.Helper()
@@ -40,8 +38,9 @@ func startSlowImages(t *testing.T) *slowImages {
 	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.add(1)
 		defer s.add(-1)
+		hold, _ := time.ParseDuration(r.URL.Query().Get("hold"))
 		select {
-		case <-time.After(holdFor):
+		case <-time.After(hold):
 		case <-r.Context().Done():
 			return
 		}
@@ -81,5 +80,7 @@ func (s *slowImages) waitHolding(t *testing.T, n int, within time.Duration) {
 }
 
 // url is an image of its own for label, so that no cache answers it
-// sooner.
-func (s *slowImages) url(label string) string { return s.srv.URL + "/" + label + ".jpg" }
+// sooner, answered after hold.
+func (s *slowImages) url(label string, hold time.Duration) string {
+	return s.srv.URL + "/" + label + ".jpg?hold=" + hold.String()
+}
