@@ -56,7 +56,9 @@ func (p *proc) start(t *testing.T) {
 	cmd := exec.Command(p.path, p.args...)
 	cmd.Env = p.env
 	cmd.Stdout, cmd.Stderr = p.log, p.log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Pdeathsig: should the test binary die without its cleanups (go
+	// test's -timeout panics), the kernel kills the child with it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	fmt.Fprintf(p.log, "=== start %s %s\n", p.path, strings.Join(p.args, " "))
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", p.name, err)
