@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -18,8 +19,9 @@ import (
 // then stopped before recording it (a kill, or a database that refused
 // its outcome) leaves the file recorded nowhere, and the job's next run,
 // finding its item deleted or changed by a PUT, stores nothing and removes
-// nothing. The delete and the PUT must remove that file themselves, or it
-// stays in the bucket unreferenced.
+// nothing; one that fails stores nothing either. The delete, the PUT and
+// the failure must remove that file themselves, or it stays in the bucket
+// unreferenced.
 func TestDroppedJobsFileRemoved(t *testing.T) {
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
 		release := make(chan struct{})
@@ -35,7 +37,9 @@ func TestDroppedJobsFileRemoved(t *testing.T) {
 			_, _ = w.Write(photo(t, 40, 30))
 		}))
 		defer images.Close()
-		defer close(release)
+		var once sync.Once
+		unblock := func() { once.Do(func() { close(release) }) }
+		defer unblock()
 		// One render at a time: the blocker holds it, so the other orders'
 		// jobs wait, as a job that a stopped run gave back does.
 		srv := platentest.StartWith(t, b, func(c *config.Config) { c.AllowPrivateNetwork, c.RenderWorkers = true, 1 })
@@ -47,8 +51,10 @@ func TestDroppedJobsFileRemoved(t *testing.T) {
 
 		deleted := createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, "d", true, item("d-1", plain)))
 		changed := createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, "c", true, item("c-1", plain)))
+		badFont := `{"width":50,"height":50,"layers":[{"type":"text","text":"x","font":"No-Such-Font","size":10,"x":1,"y":1}]}`
+		failing := createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, "f", true, item("f-1", badFont)))
 		// What the interrupted runs stored.
-		left := []string{storeAsRunDid(t, srv, deleted), storeAsRunDid(t, srv, changed)}
+		left := []string{storeAsRunDid(t, srv, deleted), storeAsRunDid(t, srv, changed), storeAsRunDid(t, srv, failing)}
 
 		if r := srv.Do(t, "DELETE", "/api/v1/orders/"+deleted["uid"].(string), tenant.Token, nil); r.Status != http.StatusOK {
 			t.Fatalf("delete: %d %s", r.Status, r.Raw)
@@ -56,6 +62,10 @@ func TestDroppedJobsFileRemoved(t *testing.T) {
 		blue := `{"width":50,"height":50,"layers":[{"type":"rect","x":0,"y":0,"width":50,"height":50,"fill":"#0000ff"}]}`
 		if r := srv.Do(t, "PUT", "/api/v1/orders/"+changed["uid"].(string), tenant.Token, map[string]any{"items": []any{item("c-1", blue)}}); r.Status != http.StatusOK {
 			t.Fatalf("put: %d %s", r.Status, r.Raw)
+		}
+		unblock() // the failing render runs, and fails
+		if p := waitPrint(t, srv, tenant.Token, "f-1"); p["status"] != "processingfailed" {
+			t.Fatalf("the bad font's print: %v", p)
 		}
 		for _, path := range left {
 			eventually(t, "the dropped job's file removed: "+path, func() bool {

@@ -68,6 +68,12 @@ func (w *printWork) drop(p orders.PrintFile) {
 // and removes nothing, so the file would stay in the bucket forever.
 func (w *printWork) dropItem(orderUID, itemUID string, p orders.PrintFile) {
 	w.drop(p)
+	w.dropJobFile(orderUID, itemUID, p)
+}
+
+// dropJobFile queues the removal of the file p's job stores, unless it is
+// p's own file (which drop removes).
+func (w *printWork) dropJobFile(orderUID, itemUID string, p orders.PrintFile) {
 	if p.JobID == nil {
 		return
 	}
