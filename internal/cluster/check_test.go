@@ -259,8 +259,8 @@ func (c *cluster) checkCreates(t *testing.T, ld *load) row {
 		problems = append(problems, fmt.Sprintf("%d batches stored, %d acknowledged", n, len(ld.l.batches)))
 	}
 	return row{"every acknowledged create exists exactly once", len(problems) == 0,
-		summary(fmt.Sprintf("%d Family A orders (%d deleted), %d Family B orders, %d batches; %d requests needed a retry, the slowest answered after %s: %s; ops %v",
-			len(ld.l.orders), deleted, len(ld.l.shop), len(ld.l.batches), ld.l.retries, ld.l.slowest.Round(time.Millisecond), ld.l.slowestOp, ld.l.ops), problems)}
+		summary(fmt.Sprintf("%d Family A orders (%d deleted), %d Family B orders, %d batches; %d requests needed a retry (%d creates answered by a replay of what their lost first attempt made), the slowest answered after %s: %s; ops %v",
+			len(ld.l.orders), deleted, len(ld.l.shop), len(ld.l.batches), ld.l.retries, ld.l.recovered, ld.l.slowest.Round(time.Millisecond), ld.l.slowestOp, ld.l.ops), problems)}
 }
 
 // checkPrints: every print ended ready, or failed for a reason of its

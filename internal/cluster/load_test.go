@@ -25,6 +25,9 @@ type ledger struct {
 	// included, and which one it was.
 	slowest   time.Duration
 	slowestOp string
+	// recovered counts creates whose answer came as a replay to the
+	// client's retry: the first attempt made it, and its answer was lost.
+	recovered int
 }
 
 // orderRec is a Family A order as the shop knows it.
@@ -43,6 +46,16 @@ type orderRec struct {
 type shopRec struct {
 	externalID, ref string
 	lines           int
+}
+
+// noteRecovered counts a create's first answer to the client that came
+// as a replay.
+func (l *ledger) noteRecovered(a answer) {
+	if a.header.Get("Idempotent-Replayed") == "true" {
+		l.mu.Lock()
+		l.recovered++
+		l.mu.Unlock()
+	}
 }
 
 func newLedger() *ledger { return &ledger{ops: map[string]int{}} }
@@ -221,6 +234,7 @@ func (ld *load) createOrder(ctx context.Context, n int, twoItems bool, slowImage
 		return nil
 	}
 	o.uid = got.UID
+	ld.l.noteRecovered(ans)
 	for _, it := range got.Items {
 		o.itemUIDs = append(o.itemUIDs, it.UID)
 	}
@@ -327,6 +341,7 @@ func (ld *load) createBatch(ctx context.Context, a, b *orderRec) {
 		ld.l.anomaly("batch of %s and %s: %v %d %s", a.ecomID, b.ecomID, err, ans.status, ans.body)
 		return
 	}
+	ld.l.noteRecovered(ans)
 	ld.l.mu.Lock()
 	ld.l.batches = append(ld.l.batches, got.UID)
 	ld.l.mu.Unlock()
