@@ -181,7 +181,9 @@ const MaxInterruptions = 2
 
 // Interruptions counts the earlier runs of job that ended without an
 // answer: those River's rescuer recorded, and those a restart made
-// available again (queue.Rescue), which left no error at all.
+// available again (queue.Rescue), which left no error at all. A run that
+// ended but whose outcome the database refused, which its process made
+// available again, carries queue.ReclaimedError and is not counted.
 func Interruptions(job *rivertype.JobRow) int {
 	rescued := 0
 	for _, e := range job.Errors {
