@@ -5,7 +5,7 @@ GOTOOL := $(GO) tool -modfile=tools/go.mod
 GATEWAY_V1 := github.com/grpc-ecosystem/grpc-gateway@v1.16.0
 TEST_FLAGS ?= -race -count=1 -timeout 20m
 
-.PHONY: help run build test cover fuzz test-tools missing-test-tools install-test-tools bench bench-soak bench-render bench-batch bench-webhooks bench-hostile bench-prints bench-latency generate generate-proto generate-ent googleapis icc-profiles lint lint-openapi verify
+.PHONY: help run build test test-cluster cover fuzz test-tools missing-test-tools install-test-tools bench bench-soak bench-render bench-batch bench-webhooks bench-hostile bench-prints bench-latency generate generate-proto generate-ent googleapis icc-profiles lint lint-openapi verify
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -40,6 +40,28 @@ test: test-tools ## run every test (PostgreSQL too when PLATEN_TEST_POSTGRES_URL
 	echo "coverage by every test and the processes they start, of the product (internal/bench, which make bench runs, left out):"; \
 	$(GO) tool cover -func=$(COVER_DIR)/product.out | tail -1; \
 	exit $$status
+
+# The cluster test runs the built platen binary as two serve and two render
+# processes on PostgreSQL (a database of its own on PLATEN_TEST_POSTGRES_URL's
+# server) and a real S3 server, SeaweedFS, under load while faults come in
+# a fixed order, then prints its invariants as a table (internal/cluster).
+# SeaweedFS is built once from the Go module proxy into GOPATH's bin, as
+# weed-VERSION (a few minutes; later runs, fresh clones included, reuse it). Its go.mod has replace directives, so go
+# install refuses it: it is built in its module's own directory.
+WEED_MODULE := github.com/seaweedfs/seaweedfs
+WEED_VERSION := v0.0.0-20261109003541-7506e5f91cd6
+WEED_BIN := $(firstword $(subst :, ,$(shell $(GO) env GOPATH)))/bin/weed-$(WEED_VERSION)
+
+$(WEED_BIN):
+	@mkdir -p $(dir $@)
+	@echo "building SeaweedFS $(WEED_VERSION) into $@ (once)"
+	@src=$$($(GO) mod download -json $(WEED_MODULE)@$(WEED_VERSION) | sed -n 's/^\t"Dir": "\(.*\)",$$/\1/p'); \
+	test -n "$$src" || { echo "cannot download $(WEED_MODULE)@$(WEED_VERSION)"; exit 1; }; \
+	cd "$$src" && $(GO) build -buildvcs=false -o $@.tmp ./weed && mv $@.tmp $@
+
+test-cluster: $(WEED_BIN) ## run the cluster test: 2 serve + 2 render on PostgreSQL and SeaweedFS, under load and faults (needs PLATEN_TEST_POSTGRES_URL)
+	@test -n "$$PLATEN_TEST_POSTGRES_URL" || { echo "PLATEN_TEST_POSTGRES_URL must be set"; exit 1; }
+	PLATEN_TEST_CLUSTER=1 PLATEN_TEST_WEED=$(WEED_BIN) $(GO) test -count=1 -timeout 12m -v -run '^TestCluster$$' ./internal/cluster/
 
 cover: ## print the coverage of the last make test, by package
 	$(GO) tool covdata percent -i=$(COVER_DIR)/unit,$(COVER_DIR)/bin

@@ -42,8 +42,10 @@ type BatchOrder struct {
 	// Files holds the value of the "files" field.
 	Files []schema.BatchFile `json:"files,omitempty"`
 	// JobID holds the value of the "job_id" field.
-	JobID        *int64 `json:"job_id,omitempty"`
-	selectValues sql.SelectValues
+	JobID *int64 `json:"job_id,omitempty"`
+	// IdempotencyToken holds the value of the "idempotency_token" field.
+	IdempotencyToken *string `json:"-"`
+	selectValues     sql.SelectValues
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -55,7 +57,7 @@ func (*BatchOrder) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case batchorder.FieldID, batchorder.FieldTeamID, batchorder.FieldJobID:
 			values[i] = new(sql.NullInt64)
-		case batchorder.FieldUID, batchorder.FieldStatus, batchorder.FieldError:
+		case batchorder.FieldUID, batchorder.FieldStatus, batchorder.FieldError, batchorder.FieldIdempotencyToken:
 			values[i] = new(sql.NullString)
 		case batchorder.FieldCreatedAt, batchorder.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -164,6 +166,13 @@ func (_m *BatchOrder) assignValues(columns []string, values []any) error {
 				_m.JobID = new(int64)
 				*_m.JobID = value.Int64
 			}
+		case batchorder.FieldIdempotencyToken:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field idempotency_token", values[i])
+			} else if value.Valid {
+				_m.IdempotencyToken = new(string)
+				*_m.IdempotencyToken = value.String
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -239,6 +248,8 @@ func (_m *BatchOrder) String() string {
 		builder.WriteString("job_id=")
 		builder.WriteString(fmt.Sprintf("%v", *v))
 	}
+	builder.WriteString(", ")
+	builder.WriteString("idempotency_token=<sensitive>")
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -127,6 +127,20 @@ func (_c *BatchOrderCreate) SetNillableJobID(v *int64) *BatchOrderCreate {
 	return _c
 }
 
+// SetIdempotencyToken sets the "idempotency_token" field.
+func (_c *BatchOrderCreate) SetIdempotencyToken(v string) *BatchOrderCreate {
+	_c.mutation.SetIdempotencyToken(v)
+	return _c
+}
+
+// SetNillableIdempotencyToken sets the "idempotency_token" field if the given value is not nil.
+func (_c *BatchOrderCreate) SetNillableIdempotencyToken(v *string) *BatchOrderCreate {
+	if v != nil {
+		_c.SetIdempotencyToken(*v)
+	}
+	return _c
+}
+
 // Mutation returns the BatchOrderMutation object of the builder.
 func (_c *BatchOrderCreate) Mutation() *BatchOrderMutation {
 	return _c.mutation
@@ -275,6 +289,10 @@ func (_c *BatchOrderCreate) createSpec() (*BatchOrder, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.JobID(); ok {
 		_spec.SetField(batchorder.FieldJobID, field.TypeInt64, value)
 		_node.JobID = &value
+	}
+	if value, ok := _c.mutation.IdempotencyToken(); ok {
+		_spec.SetField(batchorder.FieldIdempotencyToken, field.TypeString, value)
+		_node.IdempotencyToken = &value
 	}
 	return _node, _spec
 }
@@ -443,6 +461,9 @@ func (u *BatchOrderUpsertOne) UpdateNewValues() *BatchOrderUpsertOne {
 		}
 		if _, exists := u.create.mutation.ItemTemplates(); exists {
 			s.SetIgnore(batchorder.FieldItemTemplates)
+		}
+		if _, exists := u.create.mutation.IdempotencyToken(); exists {
+			s.SetIgnore(batchorder.FieldIdempotencyToken)
 		}
 	}))
 	return u
@@ -769,6 +790,9 @@ func (u *BatchOrderUpsertBulk) UpdateNewValues() *BatchOrderUpsertBulk {
 			}
 			if _, exists := b.mutation.ItemTemplates(); exists {
 				s.SetIgnore(batchorder.FieldItemTemplates)
+			}
+			if _, exists := b.mutation.IdempotencyToken(); exists {
+				s.SetIgnore(batchorder.FieldIdempotencyToken)
 			}
 		}
 	}))

@@ -197,6 +197,9 @@ func (_u *BatchOrderUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 	if _u.mutation.JobIDCleared() {
 		_spec.ClearField(batchorder.FieldJobID, field.TypeInt64)
 	}
+	if _u.mutation.IdempotencyTokenCleared() {
+		_spec.ClearField(batchorder.FieldIdempotencyToken, field.TypeString)
+	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{batchorder.Label}
@@ -413,6 +416,9 @@ func (_u *BatchOrderUpdateOne) sqlSave(ctx context.Context) (_node *BatchOrder, 
 	}
 	if _u.mutation.JobIDCleared() {
 		_spec.ClearField(batchorder.FieldJobID, field.TypeInt64)
+	}
+	if _u.mutation.IdempotencyTokenCleared() {
+		_spec.ClearField(batchorder.FieldIdempotencyToken, field.TypeString)
 	}
 	_node = &BatchOrder{config: _u.config}
 	_spec.Assign = _node.assignValues

@@ -903,6 +903,7 @@ type BatchOrderMutation struct {
 	appendfiles           []schema.BatchFile
 	job_id                *int64
 	addjob_id             *int64
+	idempotency_token     *string
 	clearedFields         map[string]struct{}
 	done                  bool
 	oldValue              func(context.Context) (*BatchOrder, error)
@@ -1595,6 +1596,55 @@ func (m *BatchOrderMutation) ResetJobID() {
 	delete(m.clearedFields, batchorder.FieldJobID)
 }
 
+// SetIdempotencyToken sets the "idempotency_token" field.
+func (m *BatchOrderMutation) SetIdempotencyToken(s string) {
+	m.idempotency_token = &s
+}
+
+// IdempotencyToken returns the value of the "idempotency_token" field in the mutation.
+func (m *BatchOrderMutation) IdempotencyToken() (r string, exists bool) {
+	v := m.idempotency_token
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIdempotencyToken returns the old "idempotency_token" field's value of the BatchOrder entity.
+// If the BatchOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BatchOrderMutation) OldIdempotencyToken(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIdempotencyToken is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIdempotencyToken requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIdempotencyToken: %w", err)
+	}
+	return oldValue.IdempotencyToken, nil
+}
+
+// ClearIdempotencyToken clears the value of the "idempotency_token" field.
+func (m *BatchOrderMutation) ClearIdempotencyToken() {
+	m.idempotency_token = nil
+	m.clearedFields[batchorder.FieldIdempotencyToken] = struct{}{}
+}
+
+// IdempotencyTokenCleared returns if the "idempotency_token" field was cleared in this mutation.
+func (m *BatchOrderMutation) IdempotencyTokenCleared() bool {
+	_, ok := m.clearedFields[batchorder.FieldIdempotencyToken]
+	return ok
+}
+
+// ResetIdempotencyToken resets all changes to the "idempotency_token" field.
+func (m *BatchOrderMutation) ResetIdempotencyToken() {
+	m.idempotency_token = nil
+	delete(m.clearedFields, batchorder.FieldIdempotencyToken)
+}
+
 // Where appends a list predicates to the BatchOrderMutation builder.
 func (m *BatchOrderMutation) Where(ps ...predicate.BatchOrder) {
 	m.predicates = append(m.predicates, ps...)
@@ -1629,7 +1679,7 @@ func (m *BatchOrderMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *BatchOrderMutation) Fields() []string {
-	fields := make([]string, 0, 12)
+	fields := make([]string, 0, 13)
 	if m.created_at != nil {
 		fields = append(fields, batchorder.FieldCreatedAt)
 	}
@@ -1666,6 +1716,9 @@ func (m *BatchOrderMutation) Fields() []string {
 	if m.job_id != nil {
 		fields = append(fields, batchorder.FieldJobID)
 	}
+	if m.idempotency_token != nil {
+		fields = append(fields, batchorder.FieldIdempotencyToken)
+	}
 	return fields
 }
 
@@ -1698,6 +1751,8 @@ func (m *BatchOrderMutation) Field(name string) (ent.Value, bool) {
 		return m.Files()
 	case batchorder.FieldJobID:
 		return m.JobID()
+	case batchorder.FieldIdempotencyToken:
+		return m.IdempotencyToken()
 	}
 	return nil, false
 }
@@ -1731,6 +1786,8 @@ func (m *BatchOrderMutation) OldField(ctx context.Context, name string) (ent.Val
 		return m.OldFiles(ctx)
 	case batchorder.FieldJobID:
 		return m.OldJobID(ctx)
+	case batchorder.FieldIdempotencyToken:
+		return m.OldIdempotencyToken(ctx)
 	}
 	return nil, fmt.Errorf("unknown BatchOrder field %s", name)
 }
@@ -1824,6 +1881,13 @@ func (m *BatchOrderMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetJobID(v)
 		return nil
+	case batchorder.FieldIdempotencyToken:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIdempotencyToken(v)
+		return nil
 	}
 	return fmt.Errorf("unknown BatchOrder field %s", name)
 }
@@ -1890,6 +1954,9 @@ func (m *BatchOrderMutation) ClearedFields() []string {
 	if m.FieldCleared(batchorder.FieldJobID) {
 		fields = append(fields, batchorder.FieldJobID)
 	}
+	if m.FieldCleared(batchorder.FieldIdempotencyToken) {
+		fields = append(fields, batchorder.FieldIdempotencyToken)
+	}
 	return fields
 }
 
@@ -1912,6 +1979,9 @@ func (m *BatchOrderMutation) ClearField(name string) error {
 		return nil
 	case batchorder.FieldJobID:
 		m.ClearJobID()
+		return nil
+	case batchorder.FieldIdempotencyToken:
+		m.ClearIdempotencyToken()
 		return nil
 	}
 	return fmt.Errorf("unknown BatchOrder nullable field %s", name)
@@ -1956,6 +2026,9 @@ func (m *BatchOrderMutation) ResetField(name string) error {
 		return nil
 	case batchorder.FieldJobID:
 		m.ResetJobID()
+		return nil
+	case batchorder.FieldIdempotencyToken:
+		m.ResetIdempotencyToken()
 		return nil
 	}
 	return fmt.Errorf("unknown BatchOrder field %s", name)
@@ -6125,6 +6198,7 @@ type OrderMutation struct {
 	appendshippings        json.RawMessage
 	create_print_files     *bool
 	print_files_requested  *bool
+	idempotency_token      *string
 	clearedFields          map[string]struct{}
 	items                  map[int]struct{}
 	removeditems           map[int]struct{}
@@ -7022,6 +7096,55 @@ func (m *OrderMutation) ResetPrintFilesRequested() {
 	m.print_files_requested = nil
 }
 
+// SetIdempotencyToken sets the "idempotency_token" field.
+func (m *OrderMutation) SetIdempotencyToken(s string) {
+	m.idempotency_token = &s
+}
+
+// IdempotencyToken returns the value of the "idempotency_token" field in the mutation.
+func (m *OrderMutation) IdempotencyToken() (r string, exists bool) {
+	v := m.idempotency_token
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIdempotencyToken returns the old "idempotency_token" field's value of the Order entity.
+// If the Order object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrderMutation) OldIdempotencyToken(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIdempotencyToken is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIdempotencyToken requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIdempotencyToken: %w", err)
+	}
+	return oldValue.IdempotencyToken, nil
+}
+
+// ClearIdempotencyToken clears the value of the "idempotency_token" field.
+func (m *OrderMutation) ClearIdempotencyToken() {
+	m.idempotency_token = nil
+	m.clearedFields[order.FieldIdempotencyToken] = struct{}{}
+}
+
+// IdempotencyTokenCleared returns if the "idempotency_token" field was cleared in this mutation.
+func (m *OrderMutation) IdempotencyTokenCleared() bool {
+	_, ok := m.clearedFields[order.FieldIdempotencyToken]
+	return ok
+}
+
+// ResetIdempotencyToken resets all changes to the "idempotency_token" field.
+func (m *OrderMutation) ResetIdempotencyToken() {
+	m.idempotency_token = nil
+	delete(m.clearedFields, order.FieldIdempotencyToken)
+}
+
 // AddItemIDs adds the "items" edge to the OrderItem entity by ids.
 func (m *OrderMutation) AddItemIDs(ids ...int) {
 	if m.items == nil {
@@ -7110,7 +7233,7 @@ func (m *OrderMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *OrderMutation) Fields() []string {
-	fields := make([]string, 0, 16)
+	fields := make([]string, 0, 17)
 	if m.created_at != nil {
 		fields = append(fields, order.FieldCreatedAt)
 	}
@@ -7159,6 +7282,9 @@ func (m *OrderMutation) Fields() []string {
 	if m.print_files_requested != nil {
 		fields = append(fields, order.FieldPrintFilesRequested)
 	}
+	if m.idempotency_token != nil {
+		fields = append(fields, order.FieldIdempotencyToken)
+	}
 	return fields
 }
 
@@ -7199,6 +7325,8 @@ func (m *OrderMutation) Field(name string) (ent.Value, bool) {
 		return m.CreatePrintFiles()
 	case order.FieldPrintFilesRequested:
 		return m.PrintFilesRequested()
+	case order.FieldIdempotencyToken:
+		return m.IdempotencyToken()
 	}
 	return nil, false
 }
@@ -7240,6 +7368,8 @@ func (m *OrderMutation) OldField(ctx context.Context, name string) (ent.Value, e
 		return m.OldCreatePrintFiles(ctx)
 	case order.FieldPrintFilesRequested:
 		return m.OldPrintFilesRequested(ctx)
+	case order.FieldIdempotencyToken:
+		return m.OldIdempotencyToken(ctx)
 	}
 	return nil, fmt.Errorf("unknown Order field %s", name)
 }
@@ -7361,6 +7491,13 @@ func (m *OrderMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetPrintFilesRequested(v)
 		return nil
+	case order.FieldIdempotencyToken:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIdempotencyToken(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Order field %s", name)
 }
@@ -7454,6 +7591,9 @@ func (m *OrderMutation) ClearedFields() []string {
 	if m.FieldCleared(order.FieldShippings) {
 		fields = append(fields, order.FieldShippings)
 	}
+	if m.FieldCleared(order.FieldIdempotencyToken) {
+		fields = append(fields, order.FieldIdempotencyToken)
+	}
 	return fields
 }
 
@@ -7491,6 +7631,9 @@ func (m *OrderMutation) ClearField(name string) error {
 		return nil
 	case order.FieldShippings:
 		m.ClearShippings()
+		return nil
+	case order.FieldIdempotencyToken:
+		m.ClearIdempotencyToken()
 		return nil
 	}
 	return fmt.Errorf("unknown Order nullable field %s", name)
@@ -7547,6 +7690,9 @@ func (m *OrderMutation) ResetField(name string) error {
 		return nil
 	case order.FieldPrintFilesRequested:
 		m.ResetPrintFilesRequested()
+		return nil
+	case order.FieldIdempotencyToken:
+		m.ResetIdempotencyToken()
 		return nil
 	}
 	return fmt.Errorf("unknown Order field %s", name)

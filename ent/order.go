@@ -50,6 +50,8 @@ type Order struct {
 	CreatePrintFiles bool `json:"create_print_files,omitempty"`
 	// PrintFilesRequested holds the value of the "print_files_requested" field.
 	PrintFilesRequested bool `json:"print_files_requested,omitempty"`
+	// IdempotencyToken holds the value of the "idempotency_token" field.
+	IdempotencyToken *string `json:"-"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the OrderQuery when eager-loading is set.
 	Edges        OrderEdges `json:"edges"`
@@ -87,7 +89,7 @@ func (*Order) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullFloat64)
 		case order.FieldID, order.FieldTeamID:
 			values[i] = new(sql.NullInt64)
-		case order.FieldUID, order.FieldStoreID, order.FieldEcommerceOrderID, order.FieldEcommerceOrderNumber, order.FieldCurrencyCode, order.FieldNote:
+		case order.FieldUID, order.FieldStoreID, order.FieldEcommerceOrderID, order.FieldEcommerceOrderNumber, order.FieldCurrencyCode, order.FieldNote, order.FieldIdempotencyToken:
 			values[i] = new(sql.NullString)
 		case order.FieldCreatedAt, order.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -219,6 +221,13 @@ func (_m *Order) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.PrintFilesRequested = value.Bool
 			}
+		case order.FieldIdempotencyToken:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field idempotency_token", values[i])
+			} else if value.Valid {
+				_m.IdempotencyToken = new(string)
+				*_m.IdempotencyToken = value.String
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -317,6 +326,8 @@ func (_m *Order) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("print_files_requested=")
 	builder.WriteString(fmt.Sprintf("%v", _m.PrintFilesRequested))
+	builder.WriteString(", ")
+	builder.WriteString("idempotency_token=<sensitive>")
 	builder.WriteByte(')')
 	return builder.String()
 }

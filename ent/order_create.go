@@ -192,6 +192,20 @@ func (_c *OrderCreate) SetNillablePrintFilesRequested(v *bool) *OrderCreate {
 	return _c
 }
 
+// SetIdempotencyToken sets the "idempotency_token" field.
+func (_c *OrderCreate) SetIdempotencyToken(v string) *OrderCreate {
+	_c.mutation.SetIdempotencyToken(v)
+	return _c
+}
+
+// SetNillableIdempotencyToken sets the "idempotency_token" field if the given value is not nil.
+func (_c *OrderCreate) SetNillableIdempotencyToken(v *string) *OrderCreate {
+	if v != nil {
+		_c.SetIdempotencyToken(*v)
+	}
+	return _c
+}
+
 // AddItemIDs adds the "items" edge to the OrderItem entity by IDs.
 func (_c *OrderCreate) AddItemIDs(ids ...int) *OrderCreate {
 	_c.mutation.AddItemIDs(ids...)
@@ -376,6 +390,10 @@ func (_c *OrderCreate) createSpec() (*Order, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.PrintFilesRequested(); ok {
 		_spec.SetField(order.FieldPrintFilesRequested, field.TypeBool, value)
 		_node.PrintFilesRequested = value
+	}
+	if value, ok := _c.mutation.IdempotencyToken(); ok {
+		_spec.SetField(order.FieldIdempotencyToken, field.TypeString, value)
+		_node.IdempotencyToken = &value
 	}
 	if nodes := _c.mutation.ItemsIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -662,6 +680,9 @@ func (u *OrderUpsertOne) UpdateNewValues() *OrderUpsertOne {
 		}
 		if _, exists := u.create.mutation.EcommerceOrderID(); exists {
 			s.SetIgnore(order.FieldEcommerceOrderID)
+		}
+		if _, exists := u.create.mutation.IdempotencyToken(); exists {
+			s.SetIgnore(order.FieldIdempotencyToken)
 		}
 	}))
 	return u
@@ -1108,6 +1129,9 @@ func (u *OrderUpsertBulk) UpdateNewValues() *OrderUpsertBulk {
 			}
 			if _, exists := b.mutation.EcommerceOrderID(); exists {
 				s.SetIgnore(order.FieldEcommerceOrderID)
+			}
+			if _, exists := b.mutation.IdempotencyToken(); exists {
+				s.SetIgnore(order.FieldIdempotencyToken)
 			}
 		}
 	}))

@@ -397,6 +397,9 @@ func (_u *OrderUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if value, ok := _u.mutation.PrintFilesRequested(); ok {
 		_spec.SetField(order.FieldPrintFilesRequested, field.TypeBool, value)
 	}
+	if _u.mutation.IdempotencyTokenCleared() {
+		_spec.ClearField(order.FieldIdempotencyToken, field.TypeString)
+	}
 	if _u.mutation.ItemsCleared() {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.O2M,
@@ -857,6 +860,9 @@ func (_u *OrderUpdateOne) sqlSave(ctx context.Context) (_node *Order, err error)
 	}
 	if value, ok := _u.mutation.PrintFilesRequested(); ok {
 		_spec.SetField(order.FieldPrintFilesRequested, field.TypeBool, value)
+	}
+	if _u.mutation.IdempotencyTokenCleared() {
+		_spec.ClearField(order.FieldIdempotencyToken, field.TypeString)
 	}
 	if _u.mutation.ItemsCleared() {
 		edge := &sqlgraph.EdgeSpec{

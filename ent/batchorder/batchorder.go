@@ -37,6 +37,8 @@ const (
 	FieldFiles = "files"
 	// FieldJobID holds the string denoting the job_id field in the database.
 	FieldJobID = "job_id"
+	// FieldIdempotencyToken holds the string denoting the idempotency_token field in the database.
+	FieldIdempotencyToken = "idempotency_token"
 	// Table holds the table name of the batchorder in the database.
 	Table = "batch_orders"
 )
@@ -56,6 +58,7 @@ var Columns = []string{
 	FieldItemTemplates,
 	FieldFiles,
 	FieldJobID,
+	FieldIdempotencyToken,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -118,4 +121,9 @@ func ByError(opts ...sql.OrderTermOption) OrderOption {
 // ByJobID orders the results by the job_id field.
 func ByJobID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldJobID, opts...).ToFunc()
+}
+
+// ByIdempotencyToken orders the results by the idempotency_token field.
+func ByIdempotencyToken(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldIdempotencyToken, opts...).ToFunc()
 }

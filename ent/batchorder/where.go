@@ -89,6 +89,11 @@ func JobID(v int64) predicate.BatchOrder {
 	return predicate.BatchOrder(sql.FieldEQ(FieldJobID, v))
 }
 
+// IdempotencyToken applies equality check predicate on the "idempotency_token" field. It's identical to IdempotencyTokenEQ.
+func IdempotencyToken(v string) predicate.BatchOrder {
+	return predicate.BatchOrder(sql.FieldEQ(FieldIdempotencyToken, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.BatchOrder {
 	return predicate.BatchOrder(sql.FieldEQ(FieldCreatedAt, v))
@@ -472,6 +477,81 @@ func JobIDIsNil() predicate.BatchOrder {
 // JobIDNotNil applies the NotNil predicate on the "job_id" field.
 func JobIDNotNil() predicate.BatchOrder {
 	return predicate.BatchOrder(sql.FieldNotNull(FieldJobID))
+}
+
+// IdempotencyTokenEQ applies the EQ predicate on the "idempotency_token" field.
+func IdempotencyTokenEQ(v string) predicate.BatchOrder {
+	return predicate.BatchOrder(sql.FieldEQ(FieldIdempotencyToken, v))
+}
+
+// IdempotencyTokenNEQ applies the NEQ predicate on the "idempotency_token" field.
+func IdempotencyTokenNEQ(v string) predicate.BatchOrder {
+	return predicate.BatchOrder(sql.FieldNEQ(FieldIdempotencyToken, v))
+}
+
+// IdempotencyTokenIn applies the In predicate on the "idempotency_token" field.
+func IdempotencyTokenIn(vs ...string) predicate.BatchOrder {
+	return predicate.BatchOrder(sql.FieldIn(FieldIdempotencyToken, vs...))
+}
+
+// IdempotencyTokenNotIn applies the NotIn predicate on the "idempotency_token" field.
+func IdempotencyTokenNotIn(vs ...string) predicate.BatchOrder {
+	return predicate.BatchOrder(sql.FieldNotIn(FieldIdempotencyToken, vs...))
+}
+
+// IdempotencyTokenGT applies the GT predicate on the "idempotency_token" field.
+func IdempotencyTokenGT(v string) predicate.BatchOrder {
+	return predicate.BatchOrder(sql.FieldGT(FieldIdempotencyToken, v))
+}
+
+// IdempotencyTokenGTE applies the GTE predicate on the "idempotency_token" field.
+func IdempotencyTokenGTE(v string) predicate.BatchOrder {
+	return predicate.BatchOrder(sql.FieldGTE(FieldIdempotencyToken, v))
+}
+
+// IdempotencyTokenLT applies the LT predicate on the "idempotency_token" field.
+func IdempotencyTokenLT(v string) predicate.BatchOrder {
+	return predicate.BatchOrder(sql.FieldLT(FieldIdempotencyToken, v))
+}
+
+// IdempotencyTokenLTE applies the LTE predicate on the "idempotency_token" field.
+func IdempotencyTokenLTE(v string) predicate.BatchOrder {
+	return predicate.BatchOrder(sql.FieldLTE(FieldIdempotencyToken, v))
+}
+
+// IdempotencyTokenContains applies the Contains predicate on the "idempotency_token" field.
+func IdempotencyTokenContains(v string) predicate.BatchOrder {
+	return predicate.BatchOrder(sql.FieldContains(FieldIdempotencyToken, v))
+}
+
+// IdempotencyTokenHasPrefix applies the HasPrefix predicate on the "idempotency_token" field.
+func IdempotencyTokenHasPrefix(v string) predicate.BatchOrder {
+	return predicate.BatchOrder(sql.FieldHasPrefix(FieldIdempotencyToken, v))
+}
+
+// IdempotencyTokenHasSuffix applies the HasSuffix predicate on the "idempotency_token" field.
+func IdempotencyTokenHasSuffix(v string) predicate.BatchOrder {
+	return predicate.BatchOrder(sql.FieldHasSuffix(FieldIdempotencyToken, v))
+}
+
+// IdempotencyTokenIsNil applies the IsNil predicate on the "idempotency_token" field.
+func IdempotencyTokenIsNil() predicate.BatchOrder {
+	return predicate.BatchOrder(sql.FieldIsNull(FieldIdempotencyToken))
+}
+
+// IdempotencyTokenNotNil applies the NotNil predicate on the "idempotency_token" field.
+func IdempotencyTokenNotNil() predicate.BatchOrder {
+	return predicate.BatchOrder(sql.FieldNotNull(FieldIdempotencyToken))
+}
+
+// IdempotencyTokenEqualFold applies the EqualFold predicate on the "idempotency_token" field.
+func IdempotencyTokenEqualFold(v string) predicate.BatchOrder {
+	return predicate.BatchOrder(sql.FieldEqualFold(FieldIdempotencyToken, v))
+}
+
+// IdempotencyTokenContainsFold applies the ContainsFold predicate on the "idempotency_token" field.
+func IdempotencyTokenContainsFold(v string) predicate.BatchOrder {
+	return predicate.BatchOrder(sql.FieldContainsFold(FieldIdempotencyToken, v))
 }
 
 // And groups predicates with the AND operator between them.

@@ -56,6 +56,7 @@ var (
 		{Name: "item_templates", Type: field.TypeJSON},
 		{Name: "files", Type: field.TypeJSON, Nullable: true},
 		{Name: "job_id", Type: field.TypeInt64, Nullable: true},
+		{Name: "idempotency_token", Type: field.TypeString, Nullable: true},
 	}
 	// BatchOrdersTable holds the schema information for the "batch_orders" table.
 	BatchOrdersTable = &schema.Table{
@@ -67,6 +68,11 @@ var (
 				Name:    "batchorder_team_id_created_at",
 				Unique:  false,
 				Columns: []*schema.Column{BatchOrdersColumns[4], BatchOrdersColumns[1]},
+			},
+			{
+				Name:    "batchorder_team_id_idempotency_token",
+				Unique:  true,
+				Columns: []*schema.Column{BatchOrdersColumns[4], BatchOrdersColumns[13]},
 			},
 		},
 	}
@@ -252,6 +258,7 @@ var (
 		{Name: "shippings", Type: field.TypeJSON, Nullable: true},
 		{Name: "create_print_files", Type: field.TypeBool, Default: false},
 		{Name: "print_files_requested", Type: field.TypeBool, Default: false},
+		{Name: "idempotency_token", Type: field.TypeString, Nullable: true},
 	}
 	// OrdersTable holds the schema information for the "orders" table.
 	OrdersTable = &schema.Table{

@@ -46,6 +46,8 @@ const (
 	FieldCreatePrintFiles = "create_print_files"
 	// FieldPrintFilesRequested holds the string denoting the print_files_requested field in the database.
 	FieldPrintFilesRequested = "print_files_requested"
+	// FieldIdempotencyToken holds the string denoting the idempotency_token field in the database.
+	FieldIdempotencyToken = "idempotency_token"
 	// EdgeItems holds the string denoting the items edge name in mutations.
 	EdgeItems = "items"
 	// Table holds the table name of the order in the database.
@@ -78,6 +80,7 @@ var Columns = []string{
 	FieldShippings,
 	FieldCreatePrintFiles,
 	FieldPrintFilesRequested,
+	FieldIdempotencyToken,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -174,6 +177,11 @@ func ByCreatePrintFiles(opts ...sql.OrderTermOption) OrderOption {
 // ByPrintFilesRequested orders the results by the print_files_requested field.
 func ByPrintFilesRequested(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldPrintFilesRequested, opts...).ToFunc()
+}
+
+// ByIdempotencyToken orders the results by the idempotency_token field.
+func ByIdempotencyToken(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldIdempotencyToken, opts...).ToFunc()
 }
 
 // ByItemsCount orders the results by items count.

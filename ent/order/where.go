@@ -120,6 +120,11 @@ func PrintFilesRequested(v bool) predicate.Order {
 	return predicate.Order(sql.FieldEQ(FieldPrintFilesRequested, v))
 }
 
+// IdempotencyToken applies equality check predicate on the "idempotency_token" field. It's identical to IdempotencyTokenEQ.
+func IdempotencyToken(v string) predicate.Order {
+	return predicate.Order(sql.FieldEQ(FieldIdempotencyToken, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.Order {
 	return predicate.Order(sql.FieldEQ(FieldCreatedAt, v))
@@ -808,6 +813,81 @@ func PrintFilesRequestedEQ(v bool) predicate.Order {
 // PrintFilesRequestedNEQ applies the NEQ predicate on the "print_files_requested" field.
 func PrintFilesRequestedNEQ(v bool) predicate.Order {
 	return predicate.Order(sql.FieldNEQ(FieldPrintFilesRequested, v))
+}
+
+// IdempotencyTokenEQ applies the EQ predicate on the "idempotency_token" field.
+func IdempotencyTokenEQ(v string) predicate.Order {
+	return predicate.Order(sql.FieldEQ(FieldIdempotencyToken, v))
+}
+
+// IdempotencyTokenNEQ applies the NEQ predicate on the "idempotency_token" field.
+func IdempotencyTokenNEQ(v string) predicate.Order {
+	return predicate.Order(sql.FieldNEQ(FieldIdempotencyToken, v))
+}
+
+// IdempotencyTokenIn applies the In predicate on the "idempotency_token" field.
+func IdempotencyTokenIn(vs ...string) predicate.Order {
+	return predicate.Order(sql.FieldIn(FieldIdempotencyToken, vs...))
+}
+
+// IdempotencyTokenNotIn applies the NotIn predicate on the "idempotency_token" field.
+func IdempotencyTokenNotIn(vs ...string) predicate.Order {
+	return predicate.Order(sql.FieldNotIn(FieldIdempotencyToken, vs...))
+}
+
+// IdempotencyTokenGT applies the GT predicate on the "idempotency_token" field.
+func IdempotencyTokenGT(v string) predicate.Order {
+	return predicate.Order(sql.FieldGT(FieldIdempotencyToken, v))
+}
+
+// IdempotencyTokenGTE applies the GTE predicate on the "idempotency_token" field.
+func IdempotencyTokenGTE(v string) predicate.Order {
+	return predicate.Order(sql.FieldGTE(FieldIdempotencyToken, v))
+}
+
+// IdempotencyTokenLT applies the LT predicate on the "idempotency_token" field.
+func IdempotencyTokenLT(v string) predicate.Order {
+	return predicate.Order(sql.FieldLT(FieldIdempotencyToken, v))
+}
+
+// IdempotencyTokenLTE applies the LTE predicate on the "idempotency_token" field.
+func IdempotencyTokenLTE(v string) predicate.Order {
+	return predicate.Order(sql.FieldLTE(FieldIdempotencyToken, v))
+}
+
+// IdempotencyTokenContains applies the Contains predicate on the "idempotency_token" field.
+func IdempotencyTokenContains(v string) predicate.Order {
+	return predicate.Order(sql.FieldContains(FieldIdempotencyToken, v))
+}
+
+// IdempotencyTokenHasPrefix applies the HasPrefix predicate on the "idempotency_token" field.
+func IdempotencyTokenHasPrefix(v string) predicate.Order {
+	return predicate.Order(sql.FieldHasPrefix(FieldIdempotencyToken, v))
+}
+
+// IdempotencyTokenHasSuffix applies the HasSuffix predicate on the "idempotency_token" field.
+func IdempotencyTokenHasSuffix(v string) predicate.Order {
+	return predicate.Order(sql.FieldHasSuffix(FieldIdempotencyToken, v))
+}
+
+// IdempotencyTokenIsNil applies the IsNil predicate on the "idempotency_token" field.
+func IdempotencyTokenIsNil() predicate.Order {
+	return predicate.Order(sql.FieldIsNull(FieldIdempotencyToken))
+}
+
+// IdempotencyTokenNotNil applies the NotNil predicate on the "idempotency_token" field.
+func IdempotencyTokenNotNil() predicate.Order {
+	return predicate.Order(sql.FieldNotNull(FieldIdempotencyToken))
+}
+
+// IdempotencyTokenEqualFold applies the EqualFold predicate on the "idempotency_token" field.
+func IdempotencyTokenEqualFold(v string) predicate.Order {
+	return predicate.Order(sql.FieldEqualFold(FieldIdempotencyToken, v))
+}
+
+// IdempotencyTokenContainsFold applies the ContainsFold predicate on the "idempotency_token" field.
+func IdempotencyTokenContainsFold(v string) predicate.Order {
+	return predicate.Order(sql.FieldContainsFold(FieldIdempotencyToken, v))
 }
 
 // HasItems applies the HasEdge predicate on the "items" edge.

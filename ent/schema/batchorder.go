@@ -41,10 +41,18 @@ func (BatchOrder) Fields() []ent.Field {
 		field.JSON("item_templates", []int{}).Immutable(),
 		field.JSON("files", []BatchFile{}).Optional(),
 		field.Int64("job_id").Optional().Nillable(),
+		// The create request, when it carried an Idempotency-Key
+		// (idempotency.Token): a rerun of a request whose process stopped
+		// before the key's record got its answer finds the batch its first
+		// run made, instead of making a second one.
+		field.String("idempotency_token").Optional().Nillable().Immutable().Sensitive(),
 	}
 }
 
 // Indexes of the BatchOrder.
 func (BatchOrder) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("team_id", "created_at")}
+	return []ent.Index{
+		index.Fields("team_id", "created_at"),
+		index.Fields("team_id", "idempotency_token").Unique(),
+	}
 }

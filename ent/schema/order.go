@@ -36,6 +36,12 @@ func (Order) Fields() []ent.Field {
 		// Whether print files were asked for: create_print_files, or a later
 		// POST …/print-files. Items added by a PUT then render too.
 		field.Bool("print_files_requested").Default(false),
+		// The request that created the order, when it carried an
+		// Idempotency-Key (idempotency.Token): the key's record gets its
+		// answer in a transaction after the order's, so a process that
+		// stops between the two leaves the record without one, and the
+		// client's retry must still find its order rather than a 409.
+		field.String("idempotency_token").Optional().Nillable().Immutable().Sensitive(),
 	}
 }
 

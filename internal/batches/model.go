@@ -48,10 +48,13 @@ type Batch struct {
 	// the template that places it.
 	ItemTemplates []int
 	// Files holds one file per template once Ready.
-	Files     []File
-	JobID     *int64
-	CreatedAt time.Time
-	UpdatedAt time.Time
+	Files []File
+	// IdempotencyToken names the create request when it carried an
+	// Idempotency-Key (idempotency.Token); empty otherwise.
+	IdempotencyToken string
+	JobID            *int64
+	CreatedAt        time.Time
+	UpdatedAt        time.Time
 }
 
 // File is the file of one template of a ready batch, with its size and
@@ -111,6 +114,9 @@ type Store interface {
 	// Batch returns the batch uid of any team (apierr.ErrNotFound when
 	// none).
 	Batch(ctx context.Context, uid string) (*Batch, error)
+	// BatchByToken returns the team's batch made by the request token
+	// names (idempotency.Token), or apierr.ErrNotFound.
+	BatchByToken(ctx context.Context, teamID int, token string) (*Batch, error)
 	// ListBatches returns a page, newest first, and whether more follow.
 	ListBatches(ctx context.Context, q Query) ([]*Batch, bool, error)
 	// FinishBatch makes the batch Ready with files, and FailBatch Failed

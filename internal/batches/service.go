@@ -2,6 +2,7 @@ package batches
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/platen-print/platen/internal/apierr"
 	"github.com/platen-print/platen/internal/auth"
 	"github.com/platen-print/platen/internal/files"
+	"github.com/platen-print/platen/internal/idempotency"
 	"github.com/platen-print/platen/internal/pagination"
 	"github.com/platen-print/platen/internal/printfiles"
 )
@@ -78,7 +80,14 @@ func (s *Service) create(ctx context.Context, p auth.Principal, itemUIDs, tmplUI
 	if err := checkLists(itemUIDs, tmplUIDs); err != nil {
 		return nil, err
 	}
-	b := &Batch{UID: uuid.NewString(), TeamID: p.TeamID, Status: StatusBatching, OrderItems: itemUIDs, PrintTemplates: tmplUIDs}
+	token := idempotency.Token(ctx)
+	if token != "" {
+		if made, err := s.madeBefore(ctx, p.TeamID, token); made != nil || err != nil {
+			return made, err
+		}
+	}
+	b := &Batch{UID: uuid.NewString(), TeamID: p.TeamID, Status: StatusBatching, OrderItems: itemUIDs, PrintTemplates: tmplUIDs,
+		IdempotencyToken: token}
 	items, err := s.items(ctx, p, itemUIDs)
 	if err != nil {
 		return nil, err
@@ -92,6 +101,23 @@ func (s *Service) create(ctx context.Context, p auth.Principal, itemUIDs, tmplUI
 	}
 	b.StoreIDs = storesOf(items)
 	if err := s.store.CreateBatch(ctx, b); err != nil {
+		return nil, err
+	}
+	return s.toProto(b), nil
+}
+
+// madeBefore answers the batch an earlier run of this request made (the
+// same Idempotency-Key and body), when it stopped before the key's record
+// got the answer: as it is now, marked as a replay. Nil when there is none.
+func (s *Service) madeBefore(ctx context.Context, teamID int, token string) (*platenv1.BatchOrder, error) {
+	b, err := s.store.BatchByToken(ctx, teamID, token)
+	if errors.Is(err, apierr.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := idempotency.MarkReplayed(ctx); err != nil {
 		return nil, err
 	}
 	return s.toProto(b), nil

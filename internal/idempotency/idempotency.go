@@ -9,6 +9,7 @@ package idempotency
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -104,7 +105,36 @@ func (i *Interceptor) Unary(ctx context.Context, req any, info *grpc.UnaryServer
 	if existing != nil {
 		return replay(ctx, existing, info.FullMethod, hash)
 	}
-	return i.run(ctx, req, id, handler)
+	return i.run(withToken(ctx, p.TeamID, scoped, hash), req, id, handler)
+}
+
+type tokenKey struct{}
+
+// withToken gives the handler the request's token (see Token).
+func withToken(ctx context.Context, teamID int, scopedKey string, hash []byte) context.Context {
+	h := sha256.New()
+	fmt.Fprintf(h, "%d\x00%s\x00", teamID, scopedKey)
+	h.Write(hash)
+	return context.WithValue(ctx, tokenKey{}, hex.EncodeToString(h.Sum(nil)))
+}
+
+// Token names the request being run under an Idempotency-Key: its team,
+// key, method and body, hashed; empty when it carries no key. The key's
+// record gets the answer after the handler's own transaction, so a process
+// that stops between the two leaves a record without an answer, which a
+// retry takes over once its lease passes and runs again. A create stores
+// the token with what it makes, in its own transaction, so that the run
+// again can recognise its own earlier result and answer it (see
+// MarkReplayed) instead of a conflict with itself.
+func Token(ctx context.Context) string {
+	token, _ := ctx.Value(tokenKey{}).(string)
+	return token
+}
+
+// MarkReplayed marks the answer as a replay: a handler answering what an
+// earlier run of the same request made (see Token).
+func MarkReplayed(ctx context.Context) error {
+	return grpc.SetHeader(ctx, metadata.Pairs(ReplayedHeader, "true"))
 }
 
 func (i *Interceptor) run(ctx context.Context, req any, id int, handler grpc.UnaryHandler) (any, error) {

@@ -44,6 +44,18 @@ type Order struct {
 	Items               []Item
 	CreatedAt           time.Time
 	UpdatedAt           time.Time
+	// IdempotencyToken names the create request, when it carried an
+	// Idempotency-Key (idempotency.Token); empty otherwise.
+	IdempotencyToken string
+}
+
+// CreatedBeforeError is CreateOrder's answer when the order's
+// ecommerce_order_id was taken by an earlier run of the same request
+// (the same Idempotency-Key and body) whose answer was never recorded.
+type CreatedBeforeError struct{ UID string }
+
+func (e *CreatedBeforeError) Error() string {
+	return "the order was created by an earlier run of this request: " + e.UID
 }
 
 // Customer is the buyer; every field is optional.

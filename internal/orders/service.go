@@ -12,6 +12,7 @@ import (
 	"github.com/platen-print/platen/internal/apierr"
 	"github.com/platen-print/platen/internal/auth"
 	"github.com/platen-print/platen/internal/files"
+	"github.com/platen-print/platen/internal/idempotency"
 	"github.com/platen-print/platen/internal/pagination"
 )
 
@@ -63,7 +64,27 @@ func (s *Service) CreateOrder(ctx context.Context, req *platenv1.CreateOrderRequ
 		return nil, err
 	}
 	o.TeamID = scope.TeamID
-	if err := s.store.CreateOrder(ctx, o); err != nil {
+	o.IdempotencyToken = idempotency.Token(ctx)
+	err = s.store.CreateOrder(ctx, o)
+	var before *CreatedBeforeError
+	if errors.As(err, &before) {
+		return s.createdBefore(ctx, scope, before.UID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s.toProto(o), nil
+}
+
+// createdBefore answers a create whose earlier run (same Idempotency-Key,
+// same body) made the order but stopped before its key's record got the
+// answer: the order as it is now, marked as a replay.
+func (s *Service) createdBefore(ctx context.Context, scope Scope, uid string) (*platenv1.Order, error) {
+	o, err := s.store.GetOrder(ctx, scope, uid)
+	if err != nil {
+		return nil, err
+	}
+	if err := idempotency.MarkReplayed(ctx); err != nil {
 		return nil, err
 	}
 	return s.toProto(o), nil

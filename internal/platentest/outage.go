@@ -38,6 +38,16 @@ func StartWithPostgresOutage(t *testing.T, b Backend, edit func(*config.Config))
 	return srv, proxy
 }
 
+// StartTCPProxy forwards a loopback port to target (host:port) until the
+// test ends, and returns the port's address with the Outage that cuts it:
+// a PostgreSQL server shared with other work can go "down" for one test's
+// processes without being stopped.
+func StartTCPProxy(t *testing.T, target string) (addr string, o Outage) {
+	t.Helper()
+	p := newTCPProxy(t, target)
+	return p.addr(), p
+}
+
 // tcpProxy forwards loopback connections to a target while it is up.
 type tcpProxy struct {
 	target string

@@ -185,7 +185,9 @@ const MaxInterruptions = 2
 
 // Interruptions counts the earlier runs of job that ended without an
 // answer: those River's rescuer recorded, and those a restart made
-// available again (queue.Rescue), which left no error at all.
+// available again (queue.Rescue), which left no error at all. A run that
+// ended but whose outcome the database refused, which its process made
+// available again, carries queue.ReclaimedError and is not counted.
 func Interruptions(job *rivertype.JobRow) int {
 	rescued := 0
 	for _, e := range job.Errors {
@@ -309,7 +311,7 @@ func warningsOf(resp *renderv1.RenderResponse) []files.Warning {
 func (w *RenderWorker[A]) store(ctx context.Context, task *Task, jobID int64, files []*renderv1.RenderedFile) ([]StoredFile, error) {
 	stored := make([]StoredFile, len(files))
 	for i, f := range files {
-		stored[i].Key = fmt.Sprintf("%s-%d.pdf", task.KeyPrefix, jobID)
+		stored[i].Key = FileKey(task.KeyPrefix, jobID)
 		if task.PerSurface {
 			stored[i].Key = fmt.Sprintf("%s-%d-%d.pdf", task.KeyPrefix, jobID, i+1)
 		}
@@ -321,6 +323,11 @@ func (w *RenderWorker[A]) store(ctx context.Context, task *Task, jobID int64, fi
 	}
 	return stored, nil
 }
+
+// FileKey is where the render job jobID stores a Family A item's file,
+// whose key prefix is orders/{order_uid}/{item_uid}: known before the job
+// has run, so that whoever drops the job can drop what it may have stored.
+func FileKey(prefix string, jobID int64) string { return fmt.Sprintf("%s-%d.pdf", prefix, jobID) }
 
 func (w *RenderWorker[A]) finish(ctx context.Context, task *Task, jobID int64, stored []StoredFile, warnings []files.Warning) error {
 	owned, err := w.Store.Finish(ctx, task.UID, jobID, stored, warnings)

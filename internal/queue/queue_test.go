@@ -317,6 +317,17 @@ func TestStuckJobReclaimed(t *testing.T) {
 				}
 				time.Sleep(20 * time.Millisecond)
 			}
+			// The reclaimed attempt carries an error of its own, so that
+			// the run is not counted as interrupted (a render interrupted
+			// twice fails; this one ran to its end).
+			query := `SELECT json_extract(errors, '$[0].error') FROM river_job`
+			if dialect == "postgres" {
+				query = `SELECT errors[1]->>'error' FROM river_job`
+			}
+			var recorded sql.NullString
+			if err := fdb.db.QueryRow(query).Scan(&recorded); err != nil || recorded.String != queue.ReclaimedError {
+				t.Errorf("the reclaimed attempt's error: %q (%v), want %q", recorded.String, err, queue.ReclaimedError)
+			}
 			t.Logf("ran again %v after the first run ended, %v after writes came back; completed %v later",
 				again.Sub(ended).Round(time.Millisecond), again.Sub(cleared).Round(time.Millisecond), time.Since(again).Round(time.Millisecond))
 			if d := again.Sub(cleared); d > 5*time.Second {

@@ -144,13 +144,22 @@ func (r *reclaimer) running(ctx context.Context) ([]runningJob, error) {
 	return jobs, rows.Err()
 }
 
+// ReclaimedError is the error a reclaimed job's attempt is given.
+const ReclaimedError = "the outcome of this attempt could not be recorded; made available again"
+
 // release makes j available, unless it changed since it was read (its
 // attempt, state or worker), and reports whether it did.
 func (r *reclaimer) release(ctx context.Context, j runningJob) (bool, error) {
-	query := `UPDATE river_job SET state = 'available'
+	// The release is recorded as the attempt's error: the job ran here
+	// to its end, so it was not interrupted, and a render that counts its
+	// interrupted runs (printfiles.Interruptions) must not count this one.
+	query := `UPDATE river_job SET state = 'available',
+		errors = json_insert(coalesce(errors, '[]'), '$[#]', json_object('at', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'),
+			'attempt', attempt, 'error', '` + ReclaimedError + `', 'trace', ''))
 		WHERE id = ? AND attempt = ? AND state = 'running' AND json_extract(attempted_by, '$[#-1]') = ?`
 	if r.dialect == "postgres" {
-		query = `UPDATE river_job SET state = 'available'
+		query = `UPDATE river_job SET state = 'available',
+			errors = array_append(errors, jsonb_build_object('at', now(), 'attempt', attempt, 'error', '` + ReclaimedError + `', 'trace', ''))
 			WHERE id = $1 AND attempt = $2 AND state = 'running' AND attempted_by[array_length(attempted_by, 1)] = $3`
 	}
 	res, err := r.pool.ExecContext(ctx, query, j.id, j.attempt, r.clientID)

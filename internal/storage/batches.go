@@ -115,7 +115,8 @@ func (s *Batches) CreateBatch(ctx context.Context, b *batches.Batch) error {
 	err := s.db.inTx(ctx, func(tx *Tx) error {
 		create := tx.BatchOrder.Create().SetUID(b.UID).SetTeamID(b.TeamID).SetStoreIds(b.StoreIDs).
 			SetStatus(b.Status).SetOrderItems(b.OrderItems).SetPrintTemplates(b.PrintTemplates).
-			SetItemTemplates(b.ItemTemplates).SetFiles([]schema.BatchFile{})
+			SetItemTemplates(b.ItemTemplates).SetFiles([]schema.BatchFile{}).
+			SetNillableIdempotencyToken(nonEmpty(b.IdempotencyToken))
 		if s.db.queue != nil {
 			id, err := s.db.queue.EnqueueBatch(ctx, tx.SQL, b.TeamID, b.UID, len(b.PrintTemplates))
 			if err != nil {
@@ -140,6 +141,16 @@ func (s *Batches) Batch(ctx context.Context, uid string) (*batches.Batch, error)
 	row, err := s.db.read.BatchOrder.Query().Where(batchorder.UID(uid)).Only(ctx)
 	if err != nil {
 		return nil, notFound(err, "batch order %q not found", uid)
+	}
+	return batchFromRow(row), nil
+}
+
+// BatchByToken returns the team's batch made by the request token names.
+func (s *Batches) BatchByToken(ctx context.Context, teamID int, token string) (*batches.Batch, error) {
+	row, err := s.db.read.BatchOrder.Query().
+		Where(batchorder.TeamID(teamID), batchorder.IdempotencyToken(token)).Only(ctx)
+	if err != nil {
+		return nil, notFound(err, "no batch order of this request")
 	}
 	return batchFromRow(row), nil
 }

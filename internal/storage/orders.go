@@ -54,7 +54,8 @@ func (s *Orders) CreateOrder(ctx context.Context, o *orders.Order) error {
 			SetStoreID(o.StoreID).
 			SetEcommerceOrderID(o.EcommerceOrderID).
 			SetCreatePrintFiles(o.CreatePrintFiles).
-			SetPrintFilesRequested(o.PrintFilesRequested), o).Save(ctx)
+			SetPrintFilesRequested(o.PrintFilesRequested).
+			SetNillableIdempotencyToken(nonEmpty(o.IdempotencyToken)), o).Save(ctx)
 		if err != nil {
 			return err
 		}
@@ -68,6 +69,14 @@ func (s *Orders) CreateOrder(ctx context.Context, o *orders.Order) error {
 		return s.explainConflict(ctx, o)
 	}
 	return err
+}
+
+// nonEmpty is s, or nil when s is empty.
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 func setOrderFields(b *ent.OrderCreate, o *orders.Order) *ent.OrderCreate {
@@ -174,7 +183,10 @@ func (db *DB) insertItems(ctx context.Context, tx *Tx, o *orders.Order) error {
 func (s *Orders) explainConflict(ctx context.Context, o *orders.Order) error {
 	existing, err := s.db.read.Order.Query().
 		Where(order.StoreID(o.StoreID), order.EcommerceOrderID(o.EcommerceOrderID), order.UIDNEQ(o.UID)).
-		Select(order.FieldUID).Only(ctx)
+		Select(order.FieldUID, order.FieldIdempotencyToken).Only(ctx)
+	if err == nil && o.IdempotencyToken != "" && existing.IdempotencyToken != nil && *existing.IdempotencyToken == o.IdempotencyToken {
+		return &orders.CreatedBeforeError{UID: existing.UID}
+	}
 	if err == nil {
 		return apierr.Conflict("ecommerce_order_id", "an order with ecommerce_order_id %q already exists in store %q: %s",
 			o.EcommerceOrderID, o.StoreID, existing.UID)
@@ -370,11 +382,17 @@ func (s *Orders) UpdateOrder(ctx context.Context, scope orders.Scope, uid string
 	return o, nil
 }
 
+// itemPrint is an item's uid and print file.
+type itemPrint struct {
+	uid   string
+	print orders.PrintFile
+}
+
 // itemPrints maps the ids of items to their print files.
-func itemPrints(items []orders.Item) map[int]orders.PrintFile {
-	prints := make(map[int]orders.PrintFile, len(items))
+func itemPrints(items []orders.Item) map[int]itemPrint {
+	prints := make(map[int]itemPrint, len(items))
 	for _, it := range items {
-		prints[it.ID] = it.Print
+		prints[it.ID] = itemPrint{it.UID, it.Print}
 	}
 	return prints
 }
@@ -383,7 +401,7 @@ func itemPrints(items []orders.Item) map[int]orders.PrintFile {
 // A kept item whose print was reset (a new template_config) loses its old
 // job and file, and renders again when the order's print files are wanted;
 // items that went lose theirs.
-func (db *DB) writeUpdate(ctx context.Context, tx *Tx, o *orders.Order, before map[int]orders.PrintFile) error {
+func (db *DB) writeUpdate(ctx context.Context, tx *Tx, o *orders.Order, before map[int]itemPrint) error {
 	row, err := updateOrderFields(tx.Order.UpdateOneID(o.ID), o).Save(ctx)
 	if err != nil {
 		return err
@@ -395,7 +413,7 @@ func (db *DB) writeUpdate(ctx context.Context, tx *Tx, o *orders.Order, before m
 	for id, p := range before {
 		if _, ok := kept[id]; !ok {
 			gone = append(gone, id)
-			work.drop(p)
+			work.dropItem(o.UID, p.uid, p.print)
 		}
 	}
 	for i := range o.Items {
@@ -403,7 +421,7 @@ func (db *DB) writeUpdate(ctx context.Context, tx *Tx, o *orders.Order, before m
 		if it.ID == 0 || it.Print.JobID != nil {
 			continue
 		}
-		work.drop(before[it.ID])
+		work.dropItem(o.UID, it.UID, before[it.ID].print)
 		if o.PrintFilesRequested {
 			work.queueRender(o, it)
 		}
@@ -477,7 +495,7 @@ func (s *Orders) RequestPrintFiles(ctx context.Context, scope orders.Scope, uid 
 		for i := range o.Items {
 			it := &o.Items[i]
 			if it.Print.JobID == nil || it.Print.Status == orders.PrintProcessingFailed {
-				work.drop(it.Print)
+				work.dropItem(o.UID, it.UID, it.Print)
 				work.queueRender(o, it)
 			}
 		}
@@ -515,13 +533,13 @@ func (s *Orders) DeleteOrder(ctx context.Context, scope orders.Scope, uid string
 			return notFound(err, "order %q not found", uid)
 		}
 		items, err := tx.OrderItem.Query().Where(orderitem.OrderID(row.ID)).
-			Select(orderitem.FieldPrintJobID, orderitem.FieldPrintFileKey).All(ctx)
+			Select(orderitem.FieldUID, orderitem.FieldPrintJobID, orderitem.FieldPrintFileKey).All(ctx)
 		if err != nil {
 			return err
 		}
 		var work printWork
 		for _, it := range items {
-			work.drop(orders.PrintFile{JobID: it.PrintJobID, FileKey: it.PrintFileKey})
+			work.dropItem(uid, it.UID, orders.PrintFile{JobID: it.PrintJobID, FileKey: it.PrintFileKey})
 		}
 		if err := s.db.enqueue(ctx, tx, &work); err != nil {
 			return err

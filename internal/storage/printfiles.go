@@ -35,7 +35,7 @@ func (s *PrintFiles) Task(ctx context.Context, itemUID string) (*printfiles.Task
 	}
 	return &printfiles.Task{
 		UID:                it.UID,
-		KeyPrefix:          "orders/" + it.Edges.Order.UID + "/" + it.UID,
+		KeyPrefix:          itemKeyPrefix(it.Edges.Order.UID, it.UID),
 		TeamID:             it.TeamID,
 		EcommerceVariantID: it.EcommerceVariantID,
 		TemplateConfig:     it.TemplateConfig,
@@ -110,10 +110,16 @@ func (s *PrintFiles) Fail(ctx context.Context, itemUID string, jobID int64, reas
 		if it == nil {
 			return 0, err
 		}
-		if it.PrintFileKey != nil { // the file it had goes with it, not left unreferenced
-			if err := s.db.enqueue(ctx, tx, &printWork{delete: []string{*it.PrintFileKey}}); err != nil {
-				return 0, err
-			}
+		// The file it had goes with it, not left unreferenced, and so does
+		// whatever an earlier run of the failing job stored before it was
+		// interrupted.
+		var work printWork
+		if it.PrintFileKey != nil {
+			work.delete = append(work.delete, *it.PrintFileKey)
+		}
+		work.dropJobFile(it.Edges.Order.UID, it.UID, orders.PrintFile{JobID: &jobID, FileKey: it.PrintFileKey})
+		if err := s.db.enqueue(ctx, tx, &work); err != nil {
+			return 0, err
 		}
 		n, err := owned(tx, itemUID, jobID).SetPrintStatus(orders.PrintProcessingFailed).SetPrintError(reason).ClearPrintFileKey().ClearPrintWarnings().
 			ClearPrintFileSize().ClearPrintFileSha256().Save(ctx)

@@ -358,13 +358,26 @@ func (s *Prints) apply(ctx context.Context, tx *Tx, id string, by event, check f
 	return a.shop(ctx, tx, p)
 }
 
+// dropItemRow is printWork.dropItem for an item's row: its order's uid
+// is read for the key of the item's job's own file.
+func dropItemRow(ctx context.Context, tx *Tx, work *printWork, it *ent.OrderItem) error {
+	o, err := tx.Order.Query().Where(order.ID(it.OrderID)).Select(order.FieldUID).Only(ctx)
+	if err != nil {
+		return err
+	}
+	work.dropItem(o.UID, it.UID, orders.PrintFile{JobID: it.PrintJobID, FileKey: it.PrintFileKey})
+	return nil
+}
+
 // retryItem queues a failed item's render again.
 func (s *Prints) retryItem(ctx context.Context, tx *Tx, it *ent.OrderItem) error {
 	if it.PrintStatus != orders.PrintProcessingFailed {
 		return apierr.Precondition("only a failed print can be retried; this one is %s", it.PrintStatus)
 	}
 	work := &printWork{team: it.TeamID, render: []*orders.Item{{UID: it.UID}}}
-	work.drop(orders.PrintFile{JobID: it.PrintJobID, FileKey: it.PrintFileKey})
+	if err := dropItemRow(ctx, tx, work, it); err != nil {
+		return err
+	}
 	if err := s.db.enqueue(ctx, tx, work); err != nil {
 		return err
 	}
@@ -380,7 +393,9 @@ func (s *Prints) retryItem(ctx context.Context, tx *Tx, it *ent.OrderItem) error
 // its file goes, and its order's store hears of it.
 func (s *Prints) failItem(ctx context.Context, tx *Tx, it *ent.OrderItem, reason string) error {
 	work := &printWork{}
-	work.drop(orders.PrintFile{JobID: it.PrintJobID, FileKey: it.PrintFileKey})
+	if err := dropItemRow(ctx, tx, work, it); err != nil {
+		return err
+	}
 	if err := s.db.enqueue(ctx, tx, work); err != nil {
 		return err
 	}

@@ -61,6 +61,30 @@ func (w *printWork) drop(p orders.PrintFile) {
 	}
 }
 
+// dropItem is drop for a Family A item of the order orderUID: its job's
+// own file goes too. A run of the job that stored it and then stopped (a
+// kill, or a database that refused its outcome) left it recorded nowhere;
+// the job's next run, finding the item gone or superseded, stores nothing
+// and removes nothing, so the file would stay in the bucket forever.
+func (w *printWork) dropItem(orderUID, itemUID string, p orders.PrintFile) {
+	w.drop(p)
+	w.dropJobFile(orderUID, itemUID, p)
+}
+
+// dropJobFile queues the removal of the file p's job stores, unless it is
+// p's own file (which drop removes).
+func (w *printWork) dropJobFile(orderUID, itemUID string, p orders.PrintFile) {
+	if p.JobID == nil {
+		return
+	}
+	if key := printfiles.FileKey(itemKeyPrefix(orderUID, itemUID), *p.JobID); p.FileKey == nil || *p.FileKey != key {
+		w.delete = append(w.delete, key)
+	}
+}
+
+// itemKeyPrefix is the key prefix of an order item's files.
+func itemKeyPrefix(orderUID, itemUID string) string { return "orders/" + orderUID + "/" + itemUID }
+
 // queueRender marks it, an item of o, as queued for rendering.
 func (w *printWork) queueRender(o *orders.Order, it *orders.Item) {
 	w.team = o.TeamID

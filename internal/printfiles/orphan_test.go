@@ -1,0 +1,98 @@
+package printfiles_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/platen-print/platen/internal/config"
+	"github.com/platen-print/platen/internal/platentest"
+	"github.com/platen-print/platen/internal/printfiles"
+)
+
+// TestDroppedJobsFileRemoved: a render job's run that stored its file and
+// then stopped before recording it (a kill, or a database that refused
+// its outcome) leaves the file recorded nowhere, and the job's next run,
+// finding its item deleted or changed by a PUT, stores nothing and removes
+// nothing; one that fails stores nothing either. The delete, the PUT and
+// the failure must remove that file themselves, or it stays in the bucket
+// unreferenced.
+func TestDroppedJobsFileRemoved(t *testing.T) {
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		release := make(chan struct{})
+		var hits atomic.Int64
+		images := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			hits.Add(1)
+			select {
+			case <-release:
+			case <-r.Context().Done():
+				return
+			}
+			w.Header().Set("Content-Type", "image/jpeg")
+			_, _ = w.Write(photo(t, 40, 30))
+		}))
+		defer images.Close()
+		var once sync.Once
+		unblock := func() { once.Do(func() { close(release) }) }
+		defer unblock()
+		// One render at a time: the blocker holds it, so the other orders'
+		// jobs wait, as a job that a stopped run gave back does.
+		srv := platentest.StartWith(t, b, func(c *config.Config) { c.AllowPrivateNetwork, c.RenderWorkers = true, 1 })
+		tenant := srv.Bootstrap(t, "acme", "shop-1")
+		held := fmt.Sprintf(`{"width":50,"height":50,"layers":[{"type":"image","src":%q,"x":0,"y":0,"width":50,"height":50}]}`, images.URL+"/a.jpg")
+		plain := `{"width":50,"height":50,"layers":[{"type":"rect","x":0,"y":0,"width":50,"height":50,"fill":"#ff0000"}]}`
+		createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, "blocker", true, item("blocker-1", held)))
+		eventually(t, "the blocker rendering", func() bool { return hits.Load() == 1 })
+
+		deleted := createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, "d", true, item("d-1", plain)))
+		changed := createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, "c", true, item("c-1", plain)))
+		badFont := `{"width":50,"height":50,"layers":[{"type":"text","text":"x","font":"No-Such-Font","size":10,"x":1,"y":1}]}`
+		failing := createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, "f", true, item("f-1", badFont)))
+		// What the interrupted runs stored.
+		left := []string{storeAsRunDid(t, srv, deleted), storeAsRunDid(t, srv, changed), storeAsRunDid(t, srv, failing)}
+
+		if r := srv.Do(t, "DELETE", "/api/v1/orders/"+deleted["uid"].(string), tenant.Token, nil); r.Status != http.StatusOK {
+			t.Fatalf("delete: %d %s", r.Status, r.Raw)
+		}
+		blue := `{"width":50,"height":50,"layers":[{"type":"rect","x":0,"y":0,"width":50,"height":50,"fill":"#0000ff"}]}`
+		if r := srv.Do(t, "PUT", "/api/v1/orders/"+changed["uid"].(string), tenant.Token, map[string]any{"items": []any{item("c-1", blue)}}); r.Status != http.StatusOK {
+			t.Fatalf("put: %d %s", r.Status, r.Raw)
+		}
+		unblock() // the failing render runs, and fails
+		if p := waitPrint(t, srv, tenant.Token, "f-1"); p["status"] != "processingfailed" {
+			t.Fatalf("the bad font's print: %v", p)
+		}
+		for _, path := range left {
+			eventually(t, "the dropped job's file removed: "+path, func() bool {
+				_, err := os.Stat(path)
+				return os.IsNotExist(err)
+			})
+		}
+	})
+}
+
+// storeAsRunDid writes, where the render job of the order's first item
+// stores its file, what a run that stopped after storing it left, and
+// returns its path in the local file store.
+func storeAsRunDid(t *testing.T, srv *platentest.Server, order map[string]any) string {
+	t.Helper()
+	itemUID := order["items"].([]any)[0].(map[string]any)["uid"].(string)
+	var jobID int64
+	if err := srv.DB().JobPool().QueryRow(`SELECT print_job_id FROM order_items WHERE uid = $1`, itemUID).Scan(&jobID); err != nil {
+		t.Fatal(err)
+	}
+	key := printfiles.FileKey("orders/"+order["uid"].(string)+"/"+itemUID, jobID)
+	path := filepath.Join(srv.Config.DataDir, "files", filepath.FromSlash(key))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("%PDF-1.7 an interrupted run's file"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
