@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -39,13 +40,51 @@ type Outage interface {
 	// Down makes the server drop every request's connection unanswered,
 	// as an S3 server that stopped does.
 	Down()
+	// Pause makes the server hold every request unanswered, its
+	// connection open, as a paused or partitioned server does, until Up.
+	Pause()
+	// Up serves again, the requests held included.
 	Up()
 }
 
-type outage struct{ down atomic.Bool }
+type outage struct {
+	down atomic.Bool
+	mu   sync.Mutex
+	held chan struct{} // closed by Up; nil unless paused
+}
 
 func (o *outage) Down() { o.down.Store(true) }
-func (o *outage) Up()   { o.down.Store(false) }
+
+func (o *outage) Pause() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.held == nil {
+		o.held = make(chan struct{})
+	}
+}
+
+func (o *outage) Up() {
+	o.down.Store(false)
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.held != nil {
+		close(o.held)
+		o.held = nil
+	}
+}
+
+// hold waits while the server is paused, or until the request ends.
+func (o *outage) hold(r *http.Request) {
+	o.mu.Lock()
+	held := o.held
+	o.mu.Unlock()
+	if held != nil {
+		select {
+		case <-held:
+		case <-r.Context().Done():
+		}
+	}
+}
 
 // StartWithOutage is Start with a switch that takes the server down.
 func StartWithOutage(t *testing.T, bucket string) (string, Outage) {
@@ -70,6 +109,7 @@ func start(t *testing.T, bucket string, observe func(method, path string, header
 	o := &outage{}
 	served := handler
 	handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		o.hold(r)
 		if o.down.Load() {
 			if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
 				conn.Close()

@@ -105,6 +105,19 @@ func openLocal(ctx context.Context, u *url.URL, publicURL string, secret []byte)
 	return b, signer, err
 }
 
+// Each call to the store has a deadline of its own. An S3 server that
+// stops answering (paused, partitioned) leaves its connections open, and
+// the SDK would wait on them for ever: a render stuck in its upload holds
+// its team's render place, and a download link its request. Past these
+// the call fails, as an unreachable store does, and its job is retried.
+var (
+	// putTimeout bounds storing one file: a print file of tens of MB
+	// takes about a second on the networks S3 runs on.
+	putTimeout = 30 * time.Second
+	// callTimeout bounds a call that moves no file: Exists, Delete.
+	callTimeout = 10 * time.Second
+)
+
 // Close releases the bucket.
 func (s *Store) Close() error {
 	return s.bucket.Close()
@@ -126,7 +139,7 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader, contentType st
 	if err := checkKey(key); err != nil {
 		return Digest{}, err
 	}
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := context.WithTimeout(ctx, putTimeout)
 	defer cancel()
 	opts := &blob.WriterOptions{ContentType: contentType}
 	if s.s3Checksum {
@@ -161,6 +174,8 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 	if err := checkKey(key); err != nil {
 		return err
 	}
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
 	if err := s.bucket.Delete(ctx, key); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
 		return fmt.Errorf("files: delete %s: %w", key, err)
 	}
@@ -172,6 +187,8 @@ func (s *Store) Exists(ctx context.Context, key string) (bool, error) {
 	if err := checkKey(key); err != nil {
 		return false, err
 	}
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
 	ok, err := s.bucket.Exists(ctx, key)
 	if err != nil {
 		return false, fmt.Errorf("files: exists %s: %w", key, err)

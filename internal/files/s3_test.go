@@ -134,3 +134,40 @@ func TestS3UploadChecksum(t *testing.T) {
 		})
 	}
 }
+
+// TestS3PausedServerTimesOut: an S3 server that holds requests open
+// without answering (paused, partitioned) fails each call at its deadline
+// instead of holding it for ever; once it answers again, calls succeed.
+func TestS3PausedServerTimesOut(t *testing.T) {
+	defer func(put, call time.Duration) { putTimeout, callTimeout = put, call }(putTimeout, callTimeout)
+	putTimeout, callTimeout = 2*time.Second, time.Second
+	blobURL, outage := fakes3.StartWithOutage(t, "prints")
+	store, err := Open(context.Background(), blobURL, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	ctx := context.Background()
+	if _, err := store.Put(ctx, "a.pdf", strings.NewReader("%PDF-1.6 before"), "application/pdf"); err != nil {
+		t.Fatal(err)
+	}
+	outage.Pause()
+	for name, call := range map[string]func() error{
+		"Put":    func() error { _, err := store.Put(ctx, "b.pdf", strings.NewReader("%PDF-1.6 during"), "application/pdf"); return err },
+		"Exists": func() error { _, err := store.Exists(ctx, "a.pdf"); return err },
+		"Delete": func() error { return store.Delete(ctx, "a.pdf") },
+	} {
+		start := time.Now()
+		err := call()
+		if took := time.Since(start); err == nil || took > putTimeout+5*time.Second {
+			t.Errorf("%s on a paused server: %v after %v, want an error at its deadline", name, err, took)
+		}
+	}
+	outage.Up()
+	if ok, err := store.Exists(ctx, "a.pdf"); err != nil || !ok {
+		t.Errorf("after the pause, Exists: %v, %v", ok, err)
+	}
+	if _, err := store.Put(ctx, "c.pdf", strings.NewReader("%PDF-1.6 after"), "application/pdf"); err != nil {
+		t.Errorf("after the pause, Put: %v", err)
+	}
+}
