@@ -153,7 +153,10 @@ func TestS3PausedServerTimesOut(t *testing.T) {
 	}
 	outage.Pause()
 	for name, call := range map[string]func() error{
-		"Put":    func() error { _, err := store.Put(ctx, "b.pdf", strings.NewReader("%PDF-1.6 during"), "application/pdf"); return err },
+		"Put": func() error {
+			_, err := store.Put(ctx, "b.pdf", strings.NewReader("%PDF-1.6 during"), "application/pdf")
+			return err
+		},
 		"Exists": func() error { _, err := store.Exists(ctx, "a.pdf"); return err },
 		"Delete": func() error { return store.Delete(ctx, "a.pdf") },
 	} {
