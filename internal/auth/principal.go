@@ -76,6 +76,42 @@ func (p Principal) ListTeam(requested *int32) (int, error) {
 	return int(*requested), nil
 }
 
+// OwningTeam is the team a resource an operator adds belongs to: teamID,
+// which staff must give and a team's operator may give only as their own,
+// else the operator's team. purpose and action complete the messages:
+// "is required for staff: the team whose " + purpose, and "a team's
+// operator " + action + " for their own team only".
+func (p Principal) OwningTeam(teamID *int32, purpose, action string) (int, error) {
+	switch {
+	case teamID == nil && p.Staff:
+		return 0, apierr.Invalid("team_id", "is required for staff: the team whose %s", purpose)
+	case teamID == nil:
+		return p.TeamID, nil
+	case !p.SeesTeam(int(*teamID)):
+		return 0, apierr.PermissionDenied("team_id", "a team's operator %s for their own team only", action)
+	}
+	return int(*teamID), nil
+}
+
+// Visible reads uid with get, for the calling operator: a resource of a
+// team they may not see is answered as notFound, the same as one that
+// does not exist.
+func Visible[T any](ctx context.Context, uid string, get func(context.Context, string) (T, error), teamOf func(T) int, notFound func(string) error) (T, error) {
+	var none T
+	p, err := OperatorFromContext(ctx)
+	if err != nil {
+		return none, err
+	}
+	v, err := get(ctx, uid)
+	if err != nil {
+		return none, err
+	}
+	if !p.SeesTeam(teamOf(v)) {
+		return none, notFound(uid)
+	}
+	return v, nil
+}
+
 // OperatorFromContext is the calling operator; a client's token is
 // refused (the interceptor already keeps it from the operator API).
 func OperatorFromContext(ctx context.Context) (Principal, error) {

@@ -47,7 +47,7 @@ func (s *Service) CreateFont(ctx context.Context, req *platenv1.CreateFontReques
 	if err != nil {
 		return nil, err
 	}
-	team, err := owningTeam(p, req.TeamId)
+	team, err := p.OwningTeam(req.TeamId, "designs may use the font", "adds fonts")
 	if err != nil {
 		return nil, err
 	}
@@ -90,19 +90,6 @@ func (s *Service) checkName(name string) string {
 	return ""
 }
 
-// owningTeam is the team a new font belongs to.
-func owningTeam(p auth.Principal, teamID *int32) (int, error) {
-	switch {
-	case teamID == nil && p.Staff:
-		return 0, apierr.Invalid("team_id", "is required for staff: the team whose designs may use the font")
-	case teamID == nil:
-		return p.TeamID, nil
-	case !p.SeesTeam(int(*teamID)):
-		return 0, apierr.PermissionDenied("team_id", "a team's operator adds fonts for their own team only")
-	}
-	return int(*teamID), nil
-}
-
 // GetFont returns a font the caller may see.
 func (s *Service) GetFont(ctx context.Context, req *platenv1.GetFontRequest) (*platenv1.Font, error) {
 	f, err := s.visible(ctx, req.FontUid)
@@ -114,18 +101,7 @@ func (s *Service) GetFont(ctx context.Context, req *platenv1.GetFontRequest) (*p
 
 // visible reads uid when the caller may see it; another team's is 404.
 func (s *Service) visible(ctx context.Context, uid string) (*Font, error) {
-	p, err := auth.OperatorFromContext(ctx)
-	if err != nil {
-		return nil, err
-	}
-	f, err := s.store.GetFont(ctx, uid)
-	if err != nil {
-		return nil, err
-	}
-	if !p.SeesTeam(f.TeamID) {
-		return nil, NotFound(uid)
-	}
-	return f, nil
+	return auth.Visible(ctx, uid, s.store.GetFont, func(v *Font) int { return v.TeamID }, NotFound)
 }
 
 // NotFound is the answer for a font the caller may not see, the same as

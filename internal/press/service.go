@@ -42,7 +42,7 @@ func (s *Service) CreateOutputProfile(ctx context.Context, req *platenv1.CreateO
 	if err != nil {
 		return nil, err
 	}
-	team, err := owningTeam(p, req.TeamId)
+	team, err := p.OwningTeam(req.TeamId, "prints may use the profile", "adds profiles")
 	if err != nil {
 		return nil, err
 	}
@@ -80,19 +80,6 @@ func checkText(vs *apierr.Violations, field, v string, limit int, required bool)
 	}
 }
 
-// owningTeam is the team a new profile belongs to.
-func owningTeam(p auth.Principal, teamID *int32) (int, error) {
-	switch {
-	case teamID == nil && p.Staff:
-		return 0, apierr.Invalid("team_id", "is required for staff: the team whose prints may use the profile")
-	case teamID == nil:
-		return p.TeamID, nil
-	case !p.SeesTeam(int(*teamID)):
-		return 0, apierr.PermissionDenied("team_id", "a team's operator adds profiles for their own team only")
-	}
-	return int(*teamID), nil
-}
-
 // GetOutputProfile returns a profile the caller may see.
 func (s *Service) GetOutputProfile(ctx context.Context, req *platenv1.GetOutputProfileRequest) (*platenv1.OutputProfile, error) {
 	prof, err := s.visible(ctx, req.ProfileUid)
@@ -104,18 +91,7 @@ func (s *Service) GetOutputProfile(ctx context.Context, req *platenv1.GetOutputP
 
 // visible reads uid when the caller may see it; another team's is 404.
 func (s *Service) visible(ctx context.Context, uid string) (*Profile, error) {
-	p, err := auth.OperatorFromContext(ctx)
-	if err != nil {
-		return nil, err
-	}
-	prof, err := s.store.GetProfile(ctx, uid)
-	if err != nil {
-		return nil, err
-	}
-	if !p.SeesTeam(prof.TeamID) {
-		return nil, NotFound(uid)
-	}
-	return prof, nil
+	return auth.Visible(ctx, uid, s.store.GetProfile, func(v *Profile) int { return v.TeamID }, NotFound)
 }
 
 // NotFound is the answer for a profile the caller may not see, the same

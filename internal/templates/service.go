@@ -33,7 +33,7 @@ func (s *Service) CreatePrintTemplate(ctx context.Context, req *platenv1.CreateP
 	if err != nil {
 		return nil, err
 	}
-	team, err := owningTeam(p, req.TeamId)
+	team, err := p.OwningTeam(req.TeamId, "items the template lays out", "makes templates")
 	if err != nil {
 		return nil, err
 	}
@@ -61,19 +61,6 @@ func (s *Service) CreatePrintTemplate(ctx context.Context, req *platenv1.CreateP
 	return toProto(t), nil
 }
 
-// owningTeam is the team a new template belongs to.
-func owningTeam(p auth.Principal, teamID *int32) (int, error) {
-	switch {
-	case teamID == nil && p.Staff:
-		return 0, apierr.Invalid("team_id", "is required for staff: the team whose items the template lays out")
-	case teamID == nil:
-		return p.TeamID, nil
-	case !p.SeesTeam(int(*teamID)):
-		return 0, apierr.PermissionDenied("team_id", "a team's operator makes templates for their own team only")
-	}
-	return int(*teamID), nil
-}
-
 // GetPrintTemplate returns a template the caller may see.
 func (s *Service) GetPrintTemplate(ctx context.Context, req *platenv1.GetPrintTemplateRequest) (*platenv1.PrintTemplate, error) {
 	t, err := s.visible(ctx, req.TemplateUid)
@@ -85,18 +72,7 @@ func (s *Service) GetPrintTemplate(ctx context.Context, req *platenv1.GetPrintTe
 
 // visible reads uid when the caller may see it; another team's is 404.
 func (s *Service) visible(ctx context.Context, uid string) (*Template, error) {
-	p, err := auth.OperatorFromContext(ctx)
-	if err != nil {
-		return nil, err
-	}
-	t, err := s.store.GetTemplate(ctx, uid)
-	if err != nil {
-		return nil, err
-	}
-	if !p.SeesTeam(t.TeamID) {
-		return nil, notFound(uid)
-	}
-	return t, nil
+	return auth.Visible(ctx, uid, s.store.GetTemplate, func(t *Template) int { return t.TeamID }, notFound)
 }
 
 // notFound is the answer for a template the caller may not see, the same
