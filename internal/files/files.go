@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -178,6 +179,36 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 	defer cancel()
 	if err := s.bucket.Delete(ctx, key); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
 		return fmt.Errorf("files: delete %s: %w", key, err)
+	}
+	return nil
+}
+
+// DeletePrefix removes every file whose key begins with prefix: the files
+// of a render that stored them and stopped before recording their keys.
+// The prefix must itself be a valid key that names a folder's file (it
+// holds a "/"), so that no call can empty the bucket.
+func (s *Store) DeletePrefix(ctx context.Context, prefix string) error {
+	if err := checkKey(prefix); err != nil || !strings.Contains(prefix, "/") {
+		return fmt.Errorf("files: delete prefix %q: not a file key prefix", prefix)
+	}
+	listCtx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	var keys []string
+	iter := s.bucket.List(&blob.ListOptions{Prefix: prefix})
+	for {
+		obj, err := iter.Next(listCtx)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("files: list %s: %w", prefix, err)
+		}
+		keys = append(keys, obj.Key)
+	}
+	for _, key := range keys {
+		if err := s.Delete(ctx, key); err != nil {
+			return err
+		}
 	}
 	return nil
 }

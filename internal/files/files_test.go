@@ -16,6 +16,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -479,4 +480,40 @@ func TestLocalDigest(t *testing.T) {
 			t.Errorf("digests without one signed: %v", resp.Header)
 		}
 	})
+}
+
+// TestDeletePrefix: a render job's files go, on both stores, and nothing
+// else does: not another job's whose id begins with the same digits, not
+// another print's.
+func TestDeletePrefix(t *testing.T) {
+	for name, store := range map[string]*Store{"local": newLocal(t).Store, "s3": newS3(t)} {
+		t.Run(name, func(t *testing.T) {
+			gone := []string{"shop/R1/p1-1-1.pdf", "shop/R1/p1-1-2.pdf"}
+			kept := []string{"shop/R1/p1-12-1.pdf", "shop/R1/p10-1-1.pdf", "shop/R2/p1-1-1.pdf"}
+			for _, key := range append(slices.Clone(gone), kept...) {
+				put(t, store, key, []byte("%PDF-1.7 "+key), "application/pdf")
+			}
+			if err := store.DeletePrefix(t.Context(), "shop/R1/p1-1-"); err != nil {
+				t.Fatal(err)
+			}
+			if err := store.DeletePrefix(t.Context(), "shop/R1/p1-1-"); err != nil {
+				t.Fatalf("again, with nothing left: %v", err)
+			}
+			for _, key := range gone {
+				if ok, err := store.Exists(t.Context(), key); err != nil || ok {
+					t.Errorf("%s: exists %v (%v), want removed", key, ok, err)
+				}
+			}
+			for _, key := range kept {
+				if ok, err := store.Exists(t.Context(), key); err != nil || !ok {
+					t.Errorf("%s: exists %v (%v), want kept", key, ok, err)
+				}
+			}
+			for _, prefix := range []string{"", "shop", "/shop/", "../x/"} {
+				if err := store.DeletePrefix(t.Context(), prefix); err == nil {
+					t.Errorf("DeletePrefix(%q) took it", prefix)
+				}
+			}
+		})
+	}
 }

@@ -72,9 +72,11 @@ func (a ShopRenderArgs) team() int   { return a.TeamID }
 // InsertOpts: as RenderArgs.
 func (ShopRenderArgs) InsertOpts() river.InsertOpts { return renderInsertOpts }
 
-// DeleteArgs removes a stored print file that nothing refers to any more.
+// DeleteArgs removes a stored print file that nothing refers to any more,
+// or (Prefix) every file a render job stored under its own prefix.
 type DeleteArgs struct {
-	Key string `json:"key"`
+	Key    string `json:"key,omitempty"`
+	Prefix string `json:"prefix,omitempty"`
 }
 
 // Kind is the job kind.
@@ -153,9 +155,17 @@ func (j *Jobs) CancelJobs(ctx context.Context, tx *sql.Tx, jobIDs []int64) error
 	return nil
 }
 
-// EnqueueFileDeletes queues the removal of stored files in tx.
-func (j *Jobs) EnqueueFileDeletes(ctx context.Context, tx *sql.Tx, keys []string) error {
-	if _, err := j.q.InsertEachTx(ctx, tx, keys, func(key string) river.JobArgs { return DeleteArgs{Key: key} }); err != nil {
+// EnqueueFileDeletes queues the removal of stored files in tx: keys, and
+// every file under each of prefixes.
+func (j *Jobs) EnqueueFileDeletes(ctx context.Context, tx *sql.Tx, keys, prefixes []string) error {
+	args := make([]river.JobArgs, 0, len(keys)+len(prefixes))
+	for _, key := range keys {
+		args = append(args, DeleteArgs{Key: key})
+	}
+	for _, prefix := range prefixes {
+		args = append(args, DeleteArgs{Prefix: prefix})
+	}
+	if _, err := j.q.InsertAllTx(ctx, tx, args); err != nil {
 		return fmt.Errorf("queue file deletes: %w", err)
 	}
 	return nil

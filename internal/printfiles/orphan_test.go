@@ -86,13 +86,127 @@ func storeAsRunDid(t *testing.T, srv *platentest.Server, order map[string]any) s
 	if err := srv.DB().JobPool().QueryRow(`SELECT print_job_id FROM order_items WHERE uid = $1`, itemUID).Scan(&jobID); err != nil {
 		t.Fatal(err)
 	}
-	key := printfiles.FileKey("orders/"+order["uid"].(string)+"/"+itemUID, jobID)
-	path := filepath.Join(srv.Config.DataDir, "files", filepath.FromSlash(key))
+	path := storedPath(srv, printfiles.FileKey("orders/"+order["uid"].(string)+"/"+itemUID, jobID))
+	writeFile(t, path)
+	return path
+}
+
+// TestDroppedShopJobsFilesRemoved is TestDroppedJobsFileRemoved for shop
+// prints, whose job stores a file per surface: how many surfaces a stopped
+// run stored is recorded nowhere, so a print cancelled by an operator, or
+// failed by its job's next run, must remove every file under its job's
+// prefix, and nobody else's.
+func TestDroppedShopJobsFilesRemoved(t *testing.T) {
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		release := make(chan struct{})
+		var hits atomic.Int64
+		images := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			hits.Add(1)
+			select {
+			case <-release:
+			case <-r.Context().Done():
+				return
+			}
+			w.Header().Set("Content-Type", "image/jpeg")
+			_, _ = w.Write(photo(t, 40, 30))
+		}))
+		defer images.Close()
+		var once sync.Once
+		unblock := func() { once.Do(func() { close(release) }) }
+		defer unblock()
+		srv := platentest.StartWith(t, b, func(c *config.Config) { c.AllowPrivateNetwork, c.RenderWorkers = true, 1 })
+		tenant := srv.Bootstrap(t, "acme", "shop-1")
+		held := fmt.Sprintf(`{"width":50,"height":50,"layers":[{"type":"image","src":%q,"x":0,"y":0,"width":50,"height":50}]}`, images.URL+"/a.jpg")
+		createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, "blocker", true, item("blocker-1", held)))
+		eventually(t, "the blocker rendering", func() bool { return hits.Load() == 1 })
+
+		twoSides := `{"width":50,"height":50,"surfaces":[{"layers":[{"type":"rect","x":0,"y":0,"width":50,"height":50,"fill":"#ff0000"}]},` +
+			`{"layers":[{"type":"rect","x":0,"y":0,"width":50,"height":50,"fill":"#0000ff"}]}]}`
+		badFont := `{"width":50,"height":50,"surfaces":[{"layers":[{"type":"text","text":"x","font":"No-Such-Font","size":10,"x":1,"y":1}]},` +
+			`{"layers":[{"type":"rect","x":0,"y":0,"width":50,"height":50,"fill":"#0000ff"}]}]}`
+		for id, doc := range map[string]string{"two-sides": twoSides, "bad-font": badFont} {
+			design := map[string]any{"design_version_id": id, "template_config": templateConfig(doc)}
+			if r := srv.Do(t, "POST", "/api/v1/design-versions", tenant.Token, design); r.Status != http.StatusOK {
+				t.Fatalf("design %s: %d %s", id, r.Status, r.Raw)
+			}
+		}
+		order := map[string]any{"external_id": "SO-1", "lines": []any{
+			map[string]any{"external_id": "cancelled", "design_version_id": "two-sides", "quantity": 1},
+			map[string]any{"external_id": "failing", "design_version_id": "bad-font", "quantity": 1},
+		}}
+		r := srv.Do(t, "POST", "/v1/shop/orders", tenant.Token, order)
+		if r.Status != http.StatusCreated {
+			t.Fatalf("shop order: %d %s", r.Status, r.Raw)
+		}
+		data := r.Object(t)["data"].(map[string]any)
+		ref := data["reference_number"].(string)
+		printOf := func(line int) string {
+			return data["lines"].([]any)[line].(map[string]any)["prints"].([]any)[0].(map[string]any)["id"].(string)
+		}
+		cancelled, failing := printOf(0), printOf(1)
+		// What the interrupted runs stored: both surfaces of each.
+		left := append(storeAsShopRunDid(t, srv, ref, cancelled, 2), storeAsShopRunDid(t, srv, ref, failing, 2)...)
+		// Another job's file beside them, whose id begins with the
+		// cancelled print's job's digits.
+		other := storedPath(srv, printfiles.SurfaceFileKey("shop/"+ref+"/"+cancelled, shopJobID(t, srv, cancelled)*10+1, 1))
+		writeFile(t, other)
+
+		staff := srv.Staff(t, "ops@example.com")
+		if r := srv.Do(t, "POST", "/api/v1/operator/prints/"+cancelled+"/cancel", staff.Token, map[string]any{}); r.Status != http.StatusOK {
+			t.Fatalf("cancel: %d %s", r.Status, r.Raw)
+		}
+		unblock() // the failing render runs, and fails
+		eventually(t, "the bad font's print failed", func() bool {
+			got := srv.Do(t, "GET", "/v1/shop/orders/"+ref, tenant.Token, nil).Object(t)["data"].(map[string]any)
+			return got["lines"].([]any)[1].(map[string]any)["prints"].([]any)[0].(map[string]any)["status"] == "failed"
+		})
+		for _, path := range left {
+			eventually(t, "the dropped job's file removed: "+path, func() bool {
+				_, err := os.Stat(path)
+				return os.IsNotExist(err)
+			})
+		}
+		if _, err := os.Stat(other); err != nil {
+			t.Errorf("another job's file under a like prefix: %v", err)
+		}
+	})
+}
+
+// storeAsShopRunDid writes, where the render job of the shop print stores
+// its surfaces' files, what a run that stopped after storing them left,
+// and returns their paths in the local file store.
+func storeAsShopRunDid(t *testing.T, srv *platentest.Server, ref, printUID string, surfaces int) []string {
+	t.Helper()
+	jobID := shopJobID(t, srv, printUID)
+	var paths []string
+	for s := 1; s <= surfaces; s++ {
+		path := storedPath(srv, printfiles.SurfaceFileKey("shop/"+ref+"/"+printUID, jobID, s))
+		writeFile(t, path)
+		paths = append(paths, path)
+	}
+	return paths
+}
+
+func shopJobID(t *testing.T, srv *platentest.Server, printUID string) int64 {
+	t.Helper()
+	var jobID int64
+	if err := srv.DB().JobPool().QueryRow(`SELECT job_id FROM shop_prints WHERE uid = $1`, printUID).Scan(&jobID); err != nil {
+		t.Fatal(err)
+	}
+	return jobID
+}
+
+// storedPath is where the local file store keeps key.
+func storedPath(srv *platentest.Server, key string) string {
+	return filepath.Join(srv.Config.DataDir, "files", filepath.FromSlash(key))
+}
+
+func writeFile(t *testing.T, path string) {
+	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(path, []byte("%PDF-1.7 an interrupted run's file"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return path
 }

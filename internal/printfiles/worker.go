@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"time"
 
@@ -313,7 +314,7 @@ func (w *RenderWorker[A]) store(ctx context.Context, task *Task, jobID int64, fi
 	for i, f := range files {
 		stored[i].Key = FileKey(task.KeyPrefix, jobID)
 		if task.PerSurface {
-			stored[i].Key = fmt.Sprintf("%s-%d-%d.pdf", task.KeyPrefix, jobID, i+1)
+			stored[i].Key = SurfaceFileKey(task.KeyPrefix, jobID, i+1)
 		}
 		d, err := w.Files.Put(ctx, stored[i].Key, bytes.NewReader(f.Data), f.ContentType)
 		if err != nil {
@@ -328,6 +329,17 @@ func (w *RenderWorker[A]) store(ctx context.Context, task *Task, jobID int64, fi
 // whose key prefix is orders/{order_uid}/{item_uid}: known before the job
 // has run, so that whoever drops the job can drop what it may have stored.
 func FileKey(prefix string, jobID int64) string { return fmt.Sprintf("%s-%d.pdf", prefix, jobID) }
+
+// SurfaceFileKey is where the render job jobID stores a print's file of
+// one surface (from 1), when it makes a PDF per surface (a shop print).
+func SurfaceFileKey(prefix string, jobID int64, surface int) string {
+	return JobFilesPrefix(prefix, jobID) + strconv.Itoa(surface) + ".pdf"
+}
+
+// JobFilesPrefix begins the key of every file SurfaceFileKey names for
+// jobID, and no other job's: what a delete of whatever the job stored
+// removes, when how many surfaces it stored is recorded nowhere.
+func JobFilesPrefix(prefix string, jobID int64) string { return fmt.Sprintf("%s-%d-", prefix, jobID) }
 
 func (w *RenderWorker[A]) finish(ctx context.Context, task *Task, jobID int64, stored []StoredFile, warnings []files.Warning) error {
 	owned, err := w.Store.Finish(ctx, task.UID, jobID, stored, warnings)
@@ -355,8 +367,12 @@ type DeleteWorker struct {
 	Files *files.Store
 }
 
-// Work deletes the file; a missing one is already done.
+// Work deletes the file, or the files under the prefix; a missing one is
+// already done.
 func (w *DeleteWorker) Work(ctx context.Context, job *river.Job[DeleteArgs]) error {
+	if job.Args.Prefix != "" {
+		return w.Files.DeletePrefix(ctx, job.Args.Prefix)
+	}
 	return w.Files.Delete(ctx, job.Args.Key)
 }
 

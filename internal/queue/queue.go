@@ -349,3 +349,13 @@ func (q *Queue) InsertEachTxWith(ctx context.Context, tx *sql.Tx, uids []string,
 	}
 	return q.insertMany(ctx, tx, params)
 }
+
+// InsertAllTx inserts a job of each of args, with their own options, in tx
+// and returns the job ids in order.
+func (q *Queue) InsertAllTx(ctx context.Context, tx *sql.Tx, args []river.JobArgs) ([]int64, error) {
+	params := make([]river.InsertManyParams, len(args))
+	for i, a := range args {
+		params[i] = river.InsertManyParams{Args: a}
+	}
+	return q.insertMany(ctx, tx, params)
+}

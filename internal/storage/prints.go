@@ -437,6 +437,7 @@ func (s *Prints) endShop(ctx context.Context, tx *Tx, p *ent.ShopPrint, status s
 	if p.JobID != nil {
 		work.cancel = []int64{*p.JobID}
 	}
+	work.dropShopJobFiles(p.Edges.Order.ReferenceNumber, p.UID, p.JobID)
 	if err := s.db.enqueue(ctx, tx, work); err != nil {
 		return err
 	}

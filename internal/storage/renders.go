@@ -26,8 +26,8 @@ type JobQueue interface {
 	// ones are left as they are (a superseded render writes nothing).
 	CancelJobs(ctx context.Context, tx *sql.Tx, jobIDs []int64) error
 	// EnqueueFileDeletes queues the removal of stored files no longer
-	// referenced.
-	EnqueueFileDeletes(ctx context.Context, tx *sql.Tx, keys []string) error
+	// referenced: keys, and every file under each of prefixes.
+	EnqueueFileDeletes(ctx context.Context, tx *sql.Tx, keys, prefixes []string) error
 	// EnqueueBatch queues the job that renders a batch of team with
 	// templates files, and returns its id.
 	EnqueueBatch(ctx context.Context, tx *sql.Tx, team int, batchUID string, templates int) (int64, error)
@@ -48,6 +48,9 @@ type printWork struct {
 	render []*orders.Item // items of team to (re)render; their JobID is set
 	cancel []int64
 	delete []string
+	// deleteUnder are key prefixes whose every file goes: a shop print's
+	// job's, whose surfaces are not counted anywhere.
+	deleteUnder []string
 }
 
 // drop records that an item's print, as it was, is no longer wanted: its
@@ -82,6 +85,19 @@ func (w *printWork) dropJobFile(orderUID, itemUID string, p orders.PrintFile) {
 	}
 }
 
+// dropShopJobFiles queues the removal of whatever the render job jobID of
+// the shop print uid (of the shop order ref) stored: a run that stored its
+// files and stopped before recording them left them recorded nowhere, as
+// dropItem says of an item's.
+func (w *printWork) dropShopJobFiles(ref, uid string, jobID *int64) {
+	if jobID != nil {
+		w.deleteUnder = append(w.deleteUnder, printfiles.JobFilesPrefix(shopKeyPrefix(ref, uid), *jobID))
+	}
+}
+
+// shopKeyPrefix is the key prefix of a shop print's files.
+func shopKeyPrefix(ref, uid string) string { return "shop/" + ref + "/" + uid }
+
 // itemKeyPrefix is the key prefix of an order item's files.
 func itemKeyPrefix(orderUID, itemUID string) string { return "orders/" + orderUID + "/" + itemUID }
 
@@ -103,8 +119,8 @@ func (db *DB) enqueue(ctx context.Context, tx *Tx, w *printWork) error {
 			return err
 		}
 	}
-	if len(w.delete) > 0 {
-		if err := db.queue.EnqueueFileDeletes(ctx, tx.SQL, w.delete); err != nil {
+	if len(w.delete) > 0 || len(w.deleteUnder) > 0 {
+		if err := db.queue.EnqueueFileDeletes(ctx, tx.SQL, w.delete, w.deleteUnder); err != nil {
 			return err
 		}
 	}

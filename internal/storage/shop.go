@@ -200,7 +200,7 @@ func (s *ShopPrints) Task(ctx context.Context, printUID string) (*printfiles.Tas
 	}
 	return &printfiles.Task{
 		UID:            p.UID,
-		KeyPrefix:      "shop/" + p.Edges.Order.ReferenceNumber + "/" + p.UID,
+		KeyPrefix:      shopKeyPrefix(p.Edges.Order.ReferenceNumber, p.UID),
 		PerSurface:     true,
 		TeamID:         p.TeamID,
 		TemplateConfig: version.TemplateConfig,
@@ -272,17 +272,21 @@ func (s *ShopPrints) Finish(ctx context.Context, printUID string, jobID int64, s
 // Fail moves the print to failed, keeping the reason for operators.
 func (s *ShopPrints) Fail(ctx context.Context, printUID string, jobID int64, reason string) (bool, error) {
 	return s.db.update(ctx, func(tx *Tx) (int, error) {
-		p, err := tx.ShopPrint.Query().Where(shopprint.UID(printUID), shopprint.JobID(jobID)).Select(shopprint.FieldFileKeys).Only(ctx)
+		p, err := tx.ShopPrint.Query().Where(shopprint.UID(printUID), shopprint.JobID(jobID)).Select(shopprint.FieldFileKeys).
+			WithOrder(func(q *ent.ShopOrderQuery) { q.Select(shoporder.FieldReferenceNumber) }).Only(ctx)
 		if ent.IsNotFound(err) {
 			return 0, nil
 		}
 		if err != nil {
 			return 0, err
 		}
-		if len(p.FileKeys) > 0 { // the files it had go with them, not left unreferenced
-			if err := s.db.enqueue(ctx, tx, &printWork{delete: p.FileKeys}); err != nil {
-				return 0, err
-			}
+		// The files it had go with it, not left unreferenced, and so do
+		// those an earlier run of the failing job stored before it was
+		// interrupted.
+		work := &printWork{delete: p.FileKeys}
+		work.dropShopJobFiles(p.Edges.Order.ReferenceNumber, printUID, &jobID)
+		if err := s.db.enqueue(ctx, tx, work); err != nil {
+			return 0, err
 		}
 		n, err := ownedPrint(tx, printUID, jobID).SetStatus(shop.PrintFailed).SetError(reason).ClearFileKeys().ClearFileDigests().ClearWarnings().
 			SetFileCount(0).Save(ctx)
@@ -326,7 +330,7 @@ func (s *PrintFiles) PrintDownload(ctx context.Context, printUID string, index i
 func (s *ShopPrints) CancelPrint(ctx context.Context, printUID string) (status string, err error) {
 	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
 	err = s.db.inTx(ctx, func(tx *Tx) error {
-		p, err := tx.ShopPrint.Query().Where(shopprint.UID(printUID)).Only(ctx)
+		p, err := tx.ShopPrint.Query().Where(shopprint.UID(printUID)).WithOrder(withShopOrderRefs).Only(ctx)
 		if err != nil {
 			return notFound(err, "print %q not found", printUID)
 		}
