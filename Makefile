@@ -5,7 +5,7 @@ GOTOOL := $(GO) tool -modfile=tools/go.mod
 GATEWAY_V1 := github.com/grpc-ecosystem/grpc-gateway@v1.16.0
 TEST_FLAGS ?= -race -count=1 -timeout 20m
 
-.PHONY: help run build test test-cluster cover fuzz test-tools missing-test-tools install-test-tools bench bench-soak bench-render bench-batch bench-webhooks bench-hostile bench-prints bench-latency generate generate-proto generate-ent googleapis icc-profiles lint lint-openapi verify
+.PHONY: help run build test test-cluster cover fuzz test-tools missing-test-tools install-test-tools bench bench-soak bench-scaling bench-render bench-batch bench-webhooks bench-hostile bench-prints bench-latency generate generate-proto generate-ent googleapis icc-profiles lint lint-openapi verify
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -98,6 +98,9 @@ bench-latency: build ## run only the latency benchmarks: an order to a ready fil
 
 bench-soak: build ## run the soak (not part of bench): 30 min of mixed load at half the measured capacity on SQLite (and PostgreSQL with BENCH_FLAGS=-postgres=URL); samples and charts in bench-soak/
 	$(GO) run ./cmd/platen-bench -platen bin/platen -suites soak $(BENCH_FLAGS)
+
+bench-scaling: build ## run the scaling measurement (not part of bench; PostgreSQL: BENCH_FLAGS=-postgres=URL): render processes and a serve pinned to a core each, each part's CPU per order, and the capacity table they give
+	$(GO) run ./cmd/platen-bench -platen bin/platen -suites scaling $(BENCH_FLAGS)
 
 bench-render: build ## run only the rendering benchmarks
 	$(GO) run ./cmd/platen-bench -platen bin/platen -suites render $(BENCH_FLAGS)

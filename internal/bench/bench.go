@@ -77,6 +77,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		"webhooks (Family B orders at a steady rate: print ready to webhook arrived), hostile (each attack: what another team's order, /healthz and memory pay), "+
 		"prints (the operator's prints list over 100,000 seeded prints: every filter and search), "+
 		"latency (an order to a ready file and its webhook, at idle and under load); "+
+		"scaling (not run unless named, PostgreSQL only: render processes and a serve pinned to a core each, the pipeline's CPU per order, a capacity table); "+
 		"soak (not run unless named: a mixed load at half the measured capacity for -soak-d, RSS, goroutines, open files and p99 sampled and charted)")
 	fs.StringVar(&o.Platen, "platen", "bin/platen", "path of the platen binary to benchmark")
 	fs.IntVar(&o.Concurrency, "c", 32, "concurrent connections (closed loop: one request in flight each)")
@@ -89,7 +90,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&baselineDir, "baseline-dir", "", "internal: the baseline's data directory")
 	fs.BoolVar(&o.NoBaseline, "no-baseline", false, "do not measure the plain net/http + SQLite baseline beside SQLite")
 	fs.BoolVar(&o.HTTPClient, "http-client", false, "send through net/http's client (more load-generator CPU) instead of raw connections")
-	fs.StringVar(&o.ProfileDir, "profile-dir", "", "http, webhooks, latency: write a CPU profile of platen serve over each measured window into this directory")
+	fs.StringVar(&o.ProfileDir, "profile-dir", "", "http, webhooks, latency, scaling: write a CPU profile of platen serve over each measured window into this directory")
 	renderOptions := renderFlags(fs)
 	batchOptions := batchFlags(fs)
 	hookOptions := hookFlags(fs)
@@ -97,6 +98,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	printsOptions := printsFlags(fs)
 	latencyOptions := latencyFlags(fs)
 	soakOptions := soakFlags(fs)
+	scalingOptions := scalingFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: platen-bench [flags]\n\nBenchmarks platen serve over HTTP on SQLite (and PostgreSQL with -postgres),\n"+
 			"then rendering (-suites render): the reference page through platen render and platen serve,\n"+
@@ -134,11 +136,15 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	po := printsOptions(o.Platen, o.PostgresURL)
 	lo := latencyOptions(o.Platen, o.PostgresURL, o.ProfileDir)
 	so := soakOptions(o.Platen, o.PostgresURL)
+	sco := scalingOptions(o.Platen, o.PostgresURL, o.ProfileDir)
 	if err == nil {
 		err = checkSuites(run, o, ro, bo, ho, xo, po, lo)
 	}
 	if err == nil && slices.Contains(run, "soak") {
 		err = so.validate()
+	}
+	if err == nil && slices.Contains(run, "scaling") {
+		err = sco.validate()
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "platen-bench: %v\n", err)
@@ -164,6 +170,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if slices.Contains(run, "latency") && ctx.Err() == nil {
 		err = errors.Join(err, RunLatency(ctx, lo, stdout, stderr))
+	}
+	if slices.Contains(run, "scaling") && ctx.Err() == nil {
+		err = errors.Join(err, RunScaling(ctx, sco, stdout, stderr))
 	}
 	if slices.Contains(run, "soak") && ctx.Err() == nil {
 		err = errors.Join(err, RunSoak(ctx, so, stdout, stderr))
@@ -209,9 +218,9 @@ func checkSuites(suites []string, o Options, ro RenderOptions, bo BatchOptions, 
 			err = po.validate()
 		case "latency":
 			err = lo.validate()
-		case "soak": // checked by the caller, with the soak's options
+		case "soak", "scaling": // checked by the caller, with their options
 		default:
-			err = fmt.Errorf("unknown suite %q (known: http, render, batch, webhooks, hostile, prints, latency, soak)", s)
+			err = fmt.Errorf("unknown suite %q (known: http, render, batch, webhooks, hostile, prints, latency, scaling, soak)", s)
 		}
 		if err != nil {
 			return err

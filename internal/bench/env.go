@@ -74,6 +74,15 @@ func (p postgresDatabase) setup(ctx context.Context, run string) (string, func()
 	return u.String(), cleanup, nil
 }
 
+// pinnedCommand is the command of name with args, run under taskset on
+// cpus (taskset's list, such as "0" or "0,1") when cpus is not empty.
+func pinnedCommand(cpus, name string, args ...string) *exec.Cmd {
+	if cpus == "" {
+		return exec.Command(name, args...)
+	}
+	return exec.Command("taskset", append([]string{"-c", cpus, name}, args...)...)
+}
+
 func psql(ctx context.Context, databaseURL, sql string) error {
 	cmd := exec.CommandContext(ctx, "psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", databaseURL, "-c", sql)
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -119,14 +128,22 @@ type bootstrapOutput struct {
 // serve on it, with extra flags, returning once /readyz answers 200. On
 // success the caller must call stop.
 func startEnv(ctx context.Context, platen string, db database, logw io.Writer, extra ...string) (*env, error) {
-	return startEnvWith(ctx, platen, db, logw, nil, extra...)
+	return startEnvWith(ctx, platen, db, logw, envOptions{}, extra...)
 }
 
-// startEnvWith is startEnv that runs prepare once the database is
-// bootstrapped, before the server starts; common are the flags that name
-// the data dir and database to platen's commands.
+// envOptions are what a few suites need of a server beyond its flags.
+type envOptions struct {
+	// prepare runs once the database is bootstrapped, before the server
+	// starts; common are the flags that name the data dir and database to
+	// platen's commands.
+	prepare func(e *env, common []string) error
+	// cpus pins the server to these CPUs (taskset -c) when not empty.
+	cpus string
+}
+
+// startEnvWith is startEnv with opts.
 func startEnvWith(ctx context.Context, platen string, db database, logw io.Writer,
-	prepare func(e *env, common []string) error, extra ...string) (_ *env, err error) {
+	opts envOptions, extra ...string) (_ *env, err error) {
 	e := &env{
 		run:     strconv.FormatInt(time.Now().UnixNano(), 36),
 		storeID: storeID,
@@ -157,8 +174,8 @@ func startEnvWith(ctx context.Context, platen string, db database, logw io.Write
 	if err := e.bootstrap(ctx, platen, common); err != nil {
 		return e, err
 	}
-	if prepare != nil {
-		if err := prepare(e, common); err != nil {
+	if opts.prepare != nil {
+		if err := opts.prepare(e, common); err != nil {
 			return e, err
 		}
 	}
@@ -180,7 +197,7 @@ func startEnvWith(ctx context.Context, platen string, db database, logw io.Write
 	args = append(args, "--http-addr", httpAddr, "--grpc-addr", grpcAddr, "--access-log=false")
 	args = append(args, extra...)
 	// Not CommandContext: stop ends the server with SIGTERM, not SIGKILL.
-	e.cmd = exec.Command(platen, args...)
+	e.cmd = pinnedCommand(opts.cpus, platen, args...)
 	e.cmd.Stdout, e.cmd.Stderr = logFile, logFile
 	if err := e.cmd.Start(); err != nil {
 		e.cmd = nil

@@ -115,7 +115,7 @@ func printsOn(ctx context.Context, o PrintsOptions, db database, out, logw io.Wr
 		lister, err = seedPrints(ctx, o, e, db, logw)
 		return err
 	}
-	e, err := startEnvWith(ctx, o.Platen, db, logw, prepare)
+	e, err := startEnvWith(ctx, o.Platen, db, logw, envOptions{prepare: prepare})
 	if err != nil {
 		return err
 	}

@@ -288,10 +288,11 @@ func (b *renderBench) step(ctx context.Context, format renderv1.Format, callers 
 	// A quarter of the window unmeasured first, at the same concurrency:
 	// a fresh process pays for loading fonts and for growing its heap (the
 	// kernel zeroing new pages), which a long-running one does not.
-	if _, err := b.load(ctx, p, format, callers, b.Window/4); err != nil {
+	procs := []*renderProc{p}
+	if _, err := b.load(ctx, procs, format, callers, b.Window/4); err != nil {
 		return loadResult{}, err
 	}
-	r, err := b.load(ctx, p, format, callers, b.Window)
+	r, err := b.load(ctx, procs, format, callers, b.Window)
 	if err != nil {
 		return r, err
 	}
@@ -312,15 +313,15 @@ type loadResult struct {
 
 // load runs callers closed-loop callers until window has passed, then
 // waits for the renders in flight: every render started is counted, and
-// elapsed runs until the last one ends.
-func (b *renderBench) load(ctx context.Context, p *renderProc, format renderv1.Format, callers int, window time.Duration) (loadResult, error) {
+// elapsed runs until the last one ends. Caller i calls procs[i%len(procs)].
+func (b *renderBench) load(ctx context.Context, procs []*renderProc, format renderv1.Format, callers int, window time.Duration) (loadResult, error) {
 	var (
 		mu   sync.Mutex
 		r    loadResult
 		errs []error
 		wg   sync.WaitGroup
 	)
-	cpu0, err := treeCPUTime(p.pid)
+	cpu0, err := procsCPUTime(procs)
 	if err != nil {
 		return r, err
 	}
@@ -330,7 +331,8 @@ func (b *renderBench) load(ctx context.Context, p *renderProc, format renderv1.F
 	}
 	start := time.Now()
 	deadline := start.Add(window)
-	for range callers {
+	for i := range callers {
+		p := procs[i%len(procs)]
 		wg.Go(func() {
 			for time.Now().Before(deadline) && ctx.Err() == nil {
 				_, took, err := p.render(ctx, reference.Document(b.photos.next()), format)
@@ -349,7 +351,7 @@ func (b *renderBench) load(ctx context.Context, p *renderProc, format renderv1.F
 	}
 	wg.Wait()
 	r.elapsed = time.Since(start)
-	cpu1, err := treeCPUTime(p.pid)
+	cpu1, err := procsCPUTime(procs)
 	self1, selfErr := procstat.CPUTime(os.Getpid())
 	r.cpu, r.selfCPU = cpu1-cpu0, self1-self0
 	if len(r.latencies) == 0 && len(errs) == 0 {

@@ -22,6 +22,7 @@ import (
 // port, and a gRPC client of it: what `platen serve --render-addr` talks to.
 type renderProc struct {
 	pid    int
+	addr   string // host:port of its gRPC API
 	client renderv1.RenderServiceClient
 	conn   io.Closer
 	cmd    *exec.Cmd
@@ -31,15 +32,20 @@ type renderProc struct {
 
 // startRender starts `platen render`, allowed to fetch from loopback (the
 // photo server), and returns once it accepts connections.
-func startRender(ctx context.Context, platen string) (_ *renderProc, err error) {
+func startRender(ctx context.Context, platen string) (*renderProc, error) {
+	return startRenderOn(ctx, platen, "")
+}
+
+// startRenderOn is startRender pinned to cpus (taskset -c) when not empty.
+func startRenderOn(ctx context.Context, platen, cpus string) (_ *renderProc, err error) {
 	ports, err := freePorts(1)
 	if err != nil {
 		return nil, err
 	}
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[0]))
-	p := &renderProc{exited: make(chan struct{})}
+	p := &renderProc{addr: addr, exited: make(chan struct{})}
 	// Not CommandContext: stop ends it with SIGTERM, as an operator would.
-	p.cmd = exec.Command(platen, "render", "--grpc-addr", addr, "--allow-private-network", "--log-level", "warn")
+	p.cmd = pinnedCommand(cpus, platen, "render", "--grpc-addr", addr, "--allow-private-network", "--log-level", "warn")
 	p.cmd.Stdout, p.cmd.Stderr = &p.log, &p.log
 	if err := p.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting %s render: %w", platen, err)
@@ -144,6 +150,19 @@ func treeCPUTime(pid int) (time.Duration, error) {
 		if t, err := procstat.CPUTime(child); err == nil {
 			total += t
 		}
+	}
+	return total, nil
+}
+
+// procsCPUTime is the CPU time of procs and of the processes they run.
+func procsCPUTime(procs []*renderProc) (time.Duration, error) {
+	var total time.Duration
+	for _, p := range procs {
+		t, err := treeCPUTime(p.pid)
+		if err != nil {
+			return 0, err
+		}
+		total += t
 	}
 	return total, nil
 }
