@@ -94,9 +94,13 @@ func RunSoak(ctx context.Context, o SoakOptions, out, logw io.Writer) error {
 
 // soakSample is one sample of the server under the soak's load.
 type soakSample struct {
-	At         time.Duration
-	RSS        int64 // bytes: platen serve
-	TreeRSS    int64 // bytes: platen serve and its render processes
+	At      time.Duration
+	RSS     int64 // bytes: platen serve
+	TreeRSS int64 // bytes: platen serve and its render processes
+	// GoHeap is platen serve's Go heap in use (bytes): what of its RSS
+	// Go's allocations hold, apart from SQLite's page caches (C memory)
+	// and the database files it maps.
+	GoHeap     int64
 	Goroutines int
 	FDs        int
 	P99        time.Duration // of the requests that ended since the last sample
@@ -335,39 +339,50 @@ func sampleServer(ctx context.Context, e *env, client *http.Client) (soakSample,
 	if err != nil {
 		return soakSample{}, err
 	}
-	goroutines, err := scrapeGauge(ctx, client, e.baseURL+"/metrics", "go_goroutines")
+	gauges, err := scrapeGauges(ctx, client, e.baseURL+"/metrics", "go_goroutines", "go_memstats_heap_inuse_bytes")
 	if err != nil {
 		return soakSample{}, err
 	}
-	return soakSample{RSS: rss, TreeRSS: tree, FDs: len(fds), Goroutines: int(goroutines)}, nil
+	return soakSample{RSS: rss, TreeRSS: tree, FDs: len(fds), Goroutines: int(gauges[0]), GoHeap: int64(gauges[1])}, nil
 }
 
-// scrapeGauge reads one unlabelled gauge from a Prometheus endpoint.
-func scrapeGauge(ctx context.Context, client *http.Client, endpoint, name string) (float64, error) {
+// scrapeGauges reads unlabelled gauges from a Prometheus endpoint, in the
+// order of names.
+func scrapeGauges(ctx context.Context, client *http.Client, endpoint string, names ...string) ([]float64, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, endpoint, nil)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	defer resp.Body.Close()
+	values := make([]float64, len(names))
+	found := 0
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
-			return strconv.ParseFloat(strings.TrimSpace(v), 64)
+		for i, name := range names {
+			if v, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
+				if values[i], err = strconv.ParseFloat(strings.TrimSpace(v), 64); err != nil {
+					return nil, err
+				}
+				found++
+			}
 		}
 	}
-	return 0, fmt.Errorf("%s has no %s", endpoint, name)
+	if found != len(names) {
+		return nil, fmt.Errorf("%s lacks one of %v", endpoint, names)
+	}
+	return values, sc.Err()
 }
 
 func writeSoakCSV(path string, samples []soakSample) error {
 	var b strings.Builder
-	b.WriteString("seconds,rss_bytes,tree_rss_bytes,goroutines,open_files,p99_ms,requests,errors\n")
+	b.WriteString("seconds,rss_bytes,tree_rss_bytes,go_heap_bytes,goroutines,open_files,p99_ms,requests,errors\n")
 	for _, s := range samples {
-		fmt.Fprintf(&b, "%.0f,%d,%d,%d,%d,%.2f,%d,%d\n", s.At.Seconds(), s.RSS, s.TreeRSS, s.Goroutines, s.FDs, millis(s.P99), s.Requests, s.Errors)
+		fmt.Fprintf(&b, "%.0f,%d,%d,%d,%d,%d,%.2f,%d,%d\n", s.At.Seconds(), s.RSS, s.TreeRSS, s.GoHeap, s.Goroutines, s.FDs, millis(s.P99), s.Requests, s.Errors)
 	}
 	return os.WriteFile(path, []byte(b.String()), 0o644)
 }
@@ -384,6 +399,7 @@ var soakMetrics = []soakMetric{
 	{"goroutines", "", func(s soakSample) float64 { return float64(s.Goroutines) }},
 	{"open files", "", func(s soakSample) float64 { return float64(s.FDs) }},
 	{"p99 latency", "ms", func(s soakSample) float64 { return millis(s.P99) }},
+	{"Go heap of platen serve", "MB", func(s soakSample) float64 { return float64(s.GoHeap) / (1 << 20) }},
 }
 
 // soakVerdicts writes, per metric, the mean of the first samples after

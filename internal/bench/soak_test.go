@@ -16,7 +16,7 @@ func soakSeries(growth float64) []soakSample {
 	var out []soakSample
 	for i := 1; i <= 60; i++ {
 		rss := int64(100 << 20 * (1 + growth*float64(i)/60))
-		out = append(out, soakSample{At: time.Duration(i) * 10 * time.Second, RSS: rss, TreeRSS: 2 * rss,
+		out = append(out, soakSample{At: time.Duration(i) * 10 * time.Second, RSS: rss, TreeRSS: 2 * rss, GoHeap: 40 << 20,
 			Goroutines: 40, FDs: 30, P99: 20 * time.Millisecond, Requests: 100})
 	}
 	return out
