@@ -71,9 +71,9 @@ func (o ScalingOptions) validate() error {
 // costs are what the scaling suite measured: rates per core and CPU per
 // operation of each part.
 type costs struct {
-	// RenderRate is pages a second of one render process on one core, and
-	// RenderRate2 of two, each on a core of its own.
-	RenderRate, RenderRate2 float64
+	// RenderRate is pages a second of one render process on one core, which
+	// the step with two processes is compared with.
+	RenderRate float64
 	// CreateRate is orders without print files a second of one serve
 	// pinned to one core, with ServePerCreate and DBPerCreate the CPU one
 	// create cost serve and PostgreSQL.
@@ -81,10 +81,11 @@ type costs struct {
 	ServePerCreate, DBPerCreate time.Duration
 	// PipelineRate is one-page orders with print files a second, from the
 	// first POST to the last ready, through one serve and both render
-	// processes; ServePerPage and DBPerPage are the CPU one such order cost
-	// serve (its create, its job, its status changes) and PostgreSQL.
-	PipelineRate            float64
-	ServePerPage, DBPerPage time.Duration
+	// processes; ServePerPage, DBPerPage and RenderPerPage are the CPU one
+	// such order cost serve (its create, its job, its status changes),
+	// PostgreSQL and the render processes.
+	PipelineRate                           float64
+	ServePerPage, DBPerPage, RenderPerPage time.Duration
 	// BytesPerPage is what one order's files take in the store.
 	BytesPerPage int64
 }
@@ -151,18 +152,15 @@ func scaleRenders(ctx context.Context, o ScalingOptions, rb *renderBench, out io
 			return procs, err
 		}
 		rate := float64(len(r.latencies)) / r.elapsed.Seconds()
-		note := ""
+		// The callers and the photo server run on the same 2 cores.
+		note := fmt.Sprintf("platen-bench used %.2f cores", r.selfCPU.Seconds()/r.elapsed.Seconds())
 		if n == 1 {
 			c.RenderRate = rate
 		} else {
-			c.RenderRate2 = rate
-			note = fmt.Sprintf("%.2f× one process", rate/c.RenderRate)
+			note += fmt.Sprintf("; %.2f× one process", rate/c.RenderRate)
 		}
 		fmt.Fprintf(out, "| render | %d `platen render`, one core each (taskset), %d renders in flight | %.1f pages/s | %.1f ms | %s |\n",
 			n, callers, rate, millis(r.cpu)/float64(len(r.latencies)), note)
-	}
-	if c.RenderRate2 == 0 {
-		c.RenderRate2 = c.RenderRate
 	}
 	return procs, nil
 }
@@ -252,10 +250,10 @@ func scalePipeline(ctx context.Context, o ScalingOptions, db database, procs []*
 		return err
 	}
 	c.PipelineRate = float64(o.Pages) / took.Seconds()
-	c.ServePerPage, c.DBPerPage = perOp(serveCPU, o.Pages), perOp(dbCPU, o.Pages)
+	c.ServePerPage, c.DBPerPage, c.RenderPerPage = perOp(serveCPU, o.Pages), perOp(dbCPU, o.Pages), perOp(render1-render0, o.Pages)
 	c.BytesPerPage = (files1 - files0) / int64(o.Pages)
 	fmt.Fprintf(out, "| pipeline | one `platen serve` (any core) and the two render processes, %d one-page orders with print files from %d clients until all ready | %.0f orders/s | serve %.2f ms, PostgreSQL %.2f ms, render %.2f ms | %.0f KB stored per order |\n",
-		o.Pages, o.Clients, c.PipelineRate, millis(c.ServePerPage), millis(c.DBPerPage), millis(perOp(render1-render0, o.Pages)), float64(c.BytesPerPage)/1e3)
+		o.Pages, o.Clients, c.PipelineRate, millis(c.ServePerPage), millis(c.DBPerPage), millis(c.RenderPerPage), float64(c.BytesPerPage)/1e3)
 	return nil
 }
 
@@ -321,8 +319,9 @@ func dirSize(dir string) (int64, error) {
 	return total, err
 }
 
-// clusterShape is N serves, M render processes and a database server with
-// D cores, each process on a core of its own.
+// clusterShape is a cluster by the cores each part has: its serves', its
+// render processes' and its database server's (a process uses every core
+// of its machine).
 type clusterShape struct{ Serves, Renders, DBCores int }
 
 // capacity is what a shape can do, by the measured costs: orders with
@@ -332,18 +331,15 @@ type capacity struct {
 	Bottleneck     string
 }
 
-// capacityOf bounds a shape's rates by each part's measured cost: render
-// processes by their rate per core (the two-process rate per process,
-// which counts their sharing of the machine), serves and the database by
-// the CPU one order costs them.
+// capacityOf bounds a shape's rates by the CPU one order costs each part
+// in the pipeline: its render processes, its serves and its database.
 func capacityOf(c costs, s clusterShape) capacity {
-	perRender := c.RenderRate2 / 2
 	limits := []struct {
 		name string
 		rate float64
 	}{
-		{"render processes", float64(s.Renders) * perRender},
-		{"serves (API and queue)", rateOf(float64(s.Serves), c.ServePerPage)},
+		{"render", rateOf(float64(s.Renders), c.RenderPerPage)},
+		{"serve (API and queue)", rateOf(float64(s.Serves), c.ServePerPage)},
 		{"database", rateOf(float64(s.DBCores), c.DBPerPage)},
 	}
 	best := limits[0]
@@ -366,12 +362,12 @@ func rateOf(cores float64, each time.Duration) float64 {
 
 // capacityShapes are the rows of the capacity table.
 var capacityShapes = []clusterShape{
-	{1, 1, 2}, {1, 2, 2}, {1, 4, 2}, {2, 4, 4}, {2, 8, 4}, {4, 16, 8},
+	{1, 1, 1}, {2, 1, 2}, {2, 2, 2}, {4, 2, 2}, {4, 4, 4}, {8, 4, 4}, {8, 8, 8},
 }
 
 func writeCapacity(out io.Writer, c costs) {
-	fmt.Fprintf(out, "\nCapacity by those costs, each process on a core of its own (an estimate: it assumes CPU is what runs out, not the disk's commits or the network):\n\n")
-	fmt.Fprintln(out, "| serves | render processes | database cores | orders with files/s | bottleneck | creates without files/s | stored MB/s |")
+	fmt.Fprintf(out, "\nCapacity by those costs (an estimate: it assumes CPU is what runs out, not the disk's commits or the network):\n\n")
+	fmt.Fprintln(out, "| serve cores | render cores | database cores | orders with files/s | bottleneck | creates without files/s | stored MB/s |")
 	fmt.Fprintln(out, "|---:|---:|---:|---:|---|---:|---:|")
 	for _, s := range capacityShapes {
 		k := capacityOf(c, s)

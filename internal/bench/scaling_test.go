@@ -10,8 +10,8 @@ import (
 
 func TestCapacityNamesTheTightestPart(t *testing.T) {
 	c := costs{
-		RenderRate: 60, RenderRate2: 100, // 50 a second per render process when two share the machine
-		ServePerPage: 5 * time.Millisecond, DBPerPage: 4 * time.Millisecond, // 200 and 250 a second per core
+		RenderPerPage: 20 * time.Millisecond,                                 // 50 a second per render core
+		ServePerPage:  5 * time.Millisecond, DBPerPage: 4 * time.Millisecond, // 200 and 250 a second per core
 		ServePerCreate: 2 * time.Millisecond, DBPerCreate: 1 * time.Millisecond,
 	}
 	for _, tc := range []struct {
@@ -20,8 +20,8 @@ func TestCapacityNamesTheTightestPart(t *testing.T) {
 		bottleneck string
 		creates    float64
 	}{
-		{clusterShape{1, 1, 2}, 50, "render processes", 500},
-		{clusterShape{1, 8, 2}, 200, "serves (API and queue)", 500},
+		{clusterShape{1, 1, 2}, 50, "render", 500},
+		{clusterShape{1, 8, 2}, 200, "serve (API and queue)", 500},
 		{clusterShape{4, 16, 2}, 500, "database", 2000},
 		{clusterShape{4, 16, 1}, 250, "database", 1000},
 	} {
@@ -34,10 +34,10 @@ func TestCapacityNamesTheTightestPart(t *testing.T) {
 
 func TestCapacityTableRows(t *testing.T) {
 	var out bytes.Buffer
-	writeCapacity(&out, costs{RenderRate: 60, RenderRate2: 100, ServePerPage: time.Millisecond,
+	writeCapacity(&out, costs{RenderPerPage: 20 * time.Millisecond, ServePerPage: time.Millisecond,
 		DBPerPage: time.Millisecond, ServePerCreate: time.Millisecond, DBPerCreate: time.Millisecond, BytesPerPage: 200_000})
 	// One render process: 50 orders a second of 200 KB each.
-	if !strings.Contains(out.String(), "| 1 | 1 | 2 | 50 | render processes | 1000 | 10.0 |") {
+	if !strings.Contains(out.String(), "| 1 | 1 | 1 | 50 | render | 1000 | 10.0 |") {
 		t.Errorf("table:\n%s", out.String())
 	}
 	if rows := strings.Count(out.String(), "\n| "); rows != len(capacityShapes)+1 {

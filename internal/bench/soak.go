@@ -205,8 +205,8 @@ func soakCapacity(ctx context.Context, e *env, o SoakOptions, logw io.Writer) (f
 
 // soakLoad is the soak's mixed load: of every three orders, two Family A
 // orders with a print file of the reference page and one Family B order of
-// a cheap design with its webhook, each followed by a read of an earlier
-// one's status; open loop, on a fixed schedule.
+// a cheap design with its webhook, each followed by a read of its status
+// once its POST has answered; open loop, on a fixed schedule.
 type soakLoad struct {
 	e      *env
 	rate   float64
@@ -243,7 +243,10 @@ func (l *soakLoad) run(ctx context.Context, until time.Time) {
 	wg.Wait()
 }
 
-// one sends the i-th order of the mix and a status read.
+// one sends the i-th order of the mix and, once it is answered, a read of
+// its status. (An earlier order's could still be in flight: the first
+// PostgreSQL soak read the order sent three before, and 7 of its reads
+// came before that order's POST had answered, 404.)
 func (l *soakLoad) one(ctx context.Context, client *http.Client, i int) {
 	if i%3 == 2 {
 		var created struct{ Data shopOrder }
@@ -253,8 +256,8 @@ func (l *soakLoad) one(ctx context.Context, client *http.Client, i int) {
 		return
 	}
 	body, _ := json.Marshal(familyAOrder(l.e.storeID, fmt.Sprintf("%s-soak-a-%d", l.e.run, i), l.config, true))
-	if l.timed(ctx, client, http.MethodPost, "/api/v1/orders", body, nil) && i >= 3 {
-		l.timed(ctx, client, http.MethodGet, fmt.Sprintf("/api/v1/order-items/%s-soak-a-%d-1/print", l.e.run, i-3), nil, nil)
+	if l.timed(ctx, client, http.MethodPost, "/api/v1/orders", body, nil) {
+		l.timed(ctx, client, http.MethodGet, fmt.Sprintf("/api/v1/order-items/%s-soak-a-%d-1/print", l.e.run, i), nil, nil)
 	}
 }
 
