@@ -273,7 +273,7 @@ func (s *ShopPrints) Finish(ctx context.Context, printUID string, jobID int64, s
 func (s *ShopPrints) Fail(ctx context.Context, printUID string, jobID int64, reason string) (bool, error) {
 	return s.db.update(ctx, func(tx *Tx) (int, error) {
 		p, err := tx.ShopPrint.Query().Where(shopprint.UID(printUID), shopprint.JobID(jobID)).Select(shopprint.FieldFileKeys).
-			WithOrder(func(q *ent.ShopOrderQuery) { q.Select(shoporder.FieldReferenceNumber) }).Only(ctx)
+			WithOrder(withShopOrderRefs).Only(ctx)
 		if ent.IsNotFound(err) {
 			return 0, nil
 		}
