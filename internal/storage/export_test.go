@@ -1,5 +1,7 @@
 package storage
 
+import "database/sql"
+
 // SharedCommits reports how many SQLite commits carried more than one write
 // transaction (group commit); 0 on PostgreSQL, which has no group commit.
 func SharedCommits(db *DB) int64 {
@@ -8,3 +10,6 @@ func SharedCommits(db *DB) int64 {
 	}
 	return db.group.sharedCommits.Load()
 }
+
+// ReadPool is the pool of SQLite's read-only connections.
+func ReadPool(db *DB) *sql.DB { return db.readPool }
