@@ -59,8 +59,9 @@ func (c *codec) Marshal(v any) ([]byte, error) {
 // "2" for an integer and "NaN" for a price, and the contract wants JSON
 // numbers there. So the body is first checked against the message's field
 // types, naming the JSON path of the first misfit (items[0].quantity: must
-// be an integer); then protojson decodes it; then an unset update_mask is
-// filled with the top-level keys the body holds.
+// be an integer); then protojson decodes it, its long plain strings spliced
+// in (unsplice.go); then an unset update_mask is filled with the top-level
+// keys the body holds.
 func (c *codec) NewDecoder(r io.Reader) runtime.Decoder {
 	return runtime.DecoderFunc(func(v any) error {
 		msg, ok := v.(proto.Message)
@@ -77,7 +78,9 @@ func (c *codec) NewDecoder(r io.Reader) runtime.Decoder {
 		md := msg.ProtoReflect().Descriptor()
 		vio, bad := checkTypes(data, md)
 		if !bad {
-			if err := c.UnmarshalOptions.Unmarshal(data, msg); err != nil {
+			if small, spliced := unmarshalSpliced(data, msg, c.UnmarshalOptions.Unmarshal); spliced {
+				data = small // the same keys, without the megabytes
+			} else if err := c.UnmarshalOptions.Unmarshal(data, msg); err != nil {
 				vio, bad = apierr.Violation{Description: "invalid request body: " + withoutProtoPrefix(err)}, true
 			}
 		}

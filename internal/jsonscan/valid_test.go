@@ -22,6 +22,26 @@ func FuzzValid(f *testing.F) {
 	})
 }
 
+// A string read a word at a time still finds every byte that ends it or
+// makes it invalid, wherever in the word it falls, beside bytes of 0x80
+// and more.
+func TestValidStringWords(t *testing.T) {
+	for _, special := range []string{"\x00", "\x1f", "\"", "\\", "\\n", "\\u00e9", "\\x", "\x7f", "\x80", "\xff", " "} {
+		for at := range 24 {
+			for _, filler := range []byte{'A', 0x9f, 0xdf} {
+				inner := []byte(strings.Repeat(string(filler), 24))
+				doc := append([]byte(`["`), inner[:at]...)
+				doc = append(doc, special...)
+				doc = append(doc, inner[at:]...)
+				doc = append(doc, `"]`...)
+				if got, want := Valid(doc), json.Valid(doc); got != want {
+					t.Errorf("Valid(%q) = %v, json.Valid %v", doc, got, want)
+				}
+			}
+		}
+	}
+}
+
 // encoding/json allows 10,000 nested containers and no more.
 func TestValidDepth(t *testing.T) {
 	for _, n := range []int{maxDepth, maxDepth + 1} {
