@@ -260,11 +260,7 @@ func (b *platenBatcher) orderItems(ctx context.Context, run, photoURL string) ([
 		if err != nil {
 			return nil, err
 		}
-		var order struct {
-			Items []struct {
-				UID string `json:"uid"`
-			} `json:"items"`
-		}
+		var order orderAnswer
 		if err := b.e.call(ctx, b.client, http.MethodPost, "/api/v1/orders", body, &order); err != nil {
 			return nil, err
 		}

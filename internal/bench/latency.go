@@ -171,9 +171,20 @@ func pause(ctx context.Context) error {
 
 // idleFamilyA times Family A orders one at a time: the POST, and from its
 // answer to the first print status that says ready.
+//
+// The print's history (the database's clock, which is this machine's)
+// splits the second into the queue's pickup, from the order's commit to
+// the render job's start, and the render job, to the status ready; the
+// rest is the order's answer reaching the client and the polls.
 func (b *latencyBench) idleFamilyA(ctx context.Context, _ *hookReceiver) error {
-	var posts, ready []time.Duration
+	var posts, ready, picked, rendered []time.Duration
+	var renders renderCalls
 	for i := range b.Orders + 1 {
+		if i == 1 { // the first order, a warm-up, is not counted
+			if err := renders.start(ctx, b); err != nil {
+				return err
+			}
+		}
 		if err := pause(ctx); err != nil {
 			return err
 		}
@@ -182,8 +193,9 @@ func (b *latencyBench) idleFamilyA(ctx context.Context, _ *hookReceiver) error {
 		if err != nil {
 			return err
 		}
+		var answer orderAnswer
 		start := time.Now()
-		if err := b.e.call(ctx, b.client, http.MethodPost, "/api/v1/orders", body, nil); err != nil {
+		if err := b.e.call(ctx, b.client, http.MethodPost, "/api/v1/orders", body, &answer); err != nil {
 			return err
 		}
 		answered := time.Now()
@@ -196,13 +208,66 @@ func (b *latencyBench) idleFamilyA(ctx context.Context, _ *hookReceiver) error {
 		}); err != nil {
 			return err
 		}
+		seen := time.Since(answered)
+		if len(answer.Items) != 1 {
+			return fmt.Errorf("order %s: the answer has %d items", orderID, len(answer.Items))
+		}
+		steps, err := b.history(ctx, answer.Items[0].UID)
+		if err != nil {
+			return err
+		}
 		if i > 0 {
-			posts, ready = append(posts, answered.Sub(start)), append(ready, time.Since(answered))
+			posts, ready = append(posts, answered.Sub(start)), append(ready, seen)
+			picked, rendered = append(picked, steps["rendering"].Sub(steps["queued"])), append(rendered, steps["ready"].Sub(steps["rendering"]))
 		}
 	}
 	b.row("A: POST answered", posts)
 	b.row("A: POST answer → status ready", ready)
+	b.row("A: of which queued → rendering (history)", picked)
+	b.row("A: of which rendering → ready (history)", rendered)
+	mean, err := renders.mean(ctx, b)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(b.out, "| %s | A: of which the call to the renderer (metrics) | %d | mean %.1f | | | |\n", b.db, len(rendered), millis(mean))
 	return nil
+}
+
+// renderCalls reads the serve's render call histogram
+// (platen_render_duration_seconds, PDFs that rendered) at the start and
+// the end of a step, for the mean call of the step.
+type renderCalls struct{ sum, count float64 }
+
+var renderCallMetrics = []string{
+	`platen_render_duration_seconds_sum{kind="pdf",outcome="ok"}`,
+	`platen_render_duration_seconds_count{kind="pdf",outcome="ok"}`,
+}
+
+func (r *renderCalls) start(ctx context.Context, b *latencyBench) error {
+	v, err := scrapeGauges(ctx, b.client, b.e.baseURL+"/metrics", renderCallMetrics...)
+	if err != nil {
+		return err
+	}
+	r.sum, r.count = v[0], v[1]
+	return nil
+}
+
+func (r *renderCalls) mean(ctx context.Context, b *latencyBench) (time.Duration, error) {
+	v, err := scrapeGauges(ctx, b.client, b.e.baseURL+"/metrics", renderCallMetrics...)
+	if err != nil {
+		return 0, err
+	}
+	if v[1] <= r.count {
+		return 0, errors.New("no render call counted in the step")
+	}
+	return time.Duration((v[0] - r.sum) / (v[1] - r.count) * float64(time.Second)), nil
+}
+
+// orderAnswer is what the latency steps read of an order's answer.
+type orderAnswer struct {
+	Items []struct {
+		UID string `json:"uid"`
+	} `json:"items"`
 }
 
 // idleFamilyB times Family B orders one at a time, with a webhook
@@ -265,14 +330,24 @@ func (b *latencyBench) setUpFamilyB(ctx context.Context, hookURL string) error {
 
 // readyAt is when the print's history says it became ready.
 func (b *latencyBench) readyAt(ctx context.Context, printID string) (time.Time, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, b.e.baseURL+"/api/v1/operator/prints/"+url.PathEscape(printID), nil)
+	steps, err := b.history(ctx, printID)
 	if err != nil {
 		return time.Time{}, err
+	}
+	return steps["ready"], nil
+}
+
+// history is when the print last reached each step of its history
+// (queued, rendering, ready …); an error when it has not reached ready.
+func (b *latencyBench) history(ctx context.Context, printID string) (map[string]time.Time, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, b.e.baseURL+"/api/v1/operator/prints/"+url.PathEscape(printID), nil)
+	if err != nil {
+		return nil, err
 	}
 	req.Header.Set("Authorization", "Bearer "+b.operator)
 	resp, err := b.client.Do(req)
 	if err != nil {
-		return time.Time{}, err
+		return nil, err
 	}
 	defer resp.Body.Close()
 	var p struct {
@@ -282,14 +357,16 @@ func (b *latencyBench) readyAt(ctx context.Context, printID string) (time.Time, 
 		} `json:"history"`
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&p); err != nil {
-		return time.Time{}, fmt.Errorf("print %s: %s: %w", printID, resp.Status, err)
+		return nil, fmt.Errorf("print %s: %s: %w", printID, resp.Status, err)
 	}
-	for _, h := range slices.Backward(p.History) {
-		if h.Kind == "ready" {
-			return h.At, nil
-		}
+	steps := map[string]time.Time{}
+	for _, h := range p.History {
+		steps[h.Kind] = h.At
 	}
-	return time.Time{}, fmt.Errorf("print %s: no ready in its history", printID)
+	if _, ok := steps["ready"]; !ok {
+		return nil, fmt.Errorf("print %s: no ready in its history", printID)
+	}
+	return steps, nil
 }
 
 // waitArrival waits for the print's webhook.
@@ -396,11 +473,7 @@ func (b *latencyBench) loaded(ctx context.Context, _ *hookReceiver) error {
 			return err
 		}
 		wg.Go(func() {
-			var answer struct {
-				Items []struct {
-					UID string `json:"uid"`
-				} `json:"items"`
-			}
+			var answer orderAnswer
 			err := b.e.call(ctx, client, http.MethodPost, "/api/v1/orders", body, &answer)
 			answered := time.Now()
 			mu.Lock()

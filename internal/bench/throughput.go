@@ -115,11 +115,7 @@ func (b *latencyBench) postOrder(ctx context.Context, client *http.Client, order
 	if err != nil {
 		return "", err
 	}
-	var answer struct {
-		Items []struct {
-			UID string `json:"uid"`
-		} `json:"items"`
-	}
+	var answer orderAnswer
 	if err := b.e.call(ctx, client, http.MethodPost, "/api/v1/orders", body, &answer); err != nil {
 		return "", fmt.Errorf("order POST: %w", err)
 	}

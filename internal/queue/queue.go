@@ -10,6 +10,7 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -71,6 +72,7 @@ type Queue struct {
 	reclaim     *reclaimer // nil when this client works no jobs
 	stopReclaim func()     // set by Start
 	working     bool       // this client works jobs
+	listens     bool       // River LISTENs (PostgreSQL): a wake is a NOTIFY
 	wakes       wakes      // see WakeSoon
 }
 
@@ -92,7 +94,7 @@ func driver(pool *sql.DB, dialect string) (riverdriver.Driver[*sql.Tx], error) {
 	case "sqlite3", "sqlite":
 		return riversqlite.New(pool), nil
 	case "postgres":
-		return riverdatabasesql.New(pool), nil
+		return listeningDriver{Driver: riverdatabasesql.New(pool), pool: pool}, nil
 	}
 	return nil, fmt.Errorf("queue: no River driver for %q", dialect)
 }
@@ -126,7 +128,7 @@ func New(pool *sql.DB, dialect string, workers *river.Workers, cfg Config) (*Que
 	if err != nil {
 		return nil, err
 	}
-	q := &Queue{pool: pool, dialect: dialect, id: cfg.ID}
+	q := &Queue{pool: pool, dialect: dialect, id: cfg.ID, listens: drv.SupportsListener()}
 	if len(q.id) > 100-runSuffixLen {
 		q.id = q.id[:100-runSuffixLen]
 	}
@@ -253,8 +255,8 @@ func (q *Queue) Stop(ctx context.Context) error {
 
 // wakeArgs is a job that does nothing. Inserted outside a transaction, a
 // job makes River fetch its queue at once in this process; without LISTEN
-// (neither database/sql driver has it) that is the only way to start a job
-// queued in a transaction sooner than the next poll.
+// (SQLite) that is the only way to start a job queued in a transaction
+// sooner than the next poll.
 type wakeArgs struct{}
 
 func (wakeArgs) Kind() string { return "queue_wake" }
@@ -263,10 +265,24 @@ type wakeWorker struct{ river.WorkerDefaults[wakeArgs] }
 
 func (wakeWorker) Work(context.Context, *river.Job[wakeArgs]) error { return nil }
 
-// Wake makes this process's workers of queue name look for jobs now rather
-// than at their next poll. Call it once the transaction that queued the
-// jobs has committed; a client that works no jobs does nothing.
+// Wake makes the workers of queue name look for jobs now rather than at
+// their next poll. Call it once the transaction that queued the jobs has
+// committed. On PostgreSQL it is River's insert notification, heard by
+// every process: River sends one in the transaction too, but at most one
+// per queue every few milliseconds, so a job committed right after
+// another's fetch could wait for the poll. On SQLite it wakes this
+// process's workers, and a client that works no jobs does nothing.
 func (q *Queue) Wake(ctx context.Context, name string) error {
+	if q.listens {
+		payload, err := json.Marshal(map[string]string{"queue": name})
+		if err != nil {
+			return err
+		}
+		// The channel as the listener names it: the schema and a dot, when
+		// there is one, then the topic.
+		_, err = q.pool.ExecContext(ctx, `SELECT pg_notify(coalesce(current_schema() || '.', '') || 'river_insert', $1)`, string(payload))
+		return err
+	}
 	if !q.working {
 		return nil
 	}

@@ -39,13 +39,12 @@ const (
 	wakeRunningAgain // running, and asked again since it began
 )
 
-// WakeSoon wakes this process's workers of queue name in the background,
+// WakeSoon wakes the workers of queue name (see Wake) in the background,
 // once the transaction that queued their jobs has committed: without it
-// they find the jobs at their next poll (neither database/sql driver can
-// LISTEN). It never blocks and never fails: a wake that cannot be made
-// leaves the jobs to that poll.
+// they may find the jobs only at their next poll. It never blocks and
+// never fails: a wake that cannot be made leaves the jobs to that poll.
 func (q *Queue) WakeSoon(name string) {
-	if !q.working {
+	if !q.working && !q.listens {
 		return
 	}
 	q.wakes.mu.Lock()
