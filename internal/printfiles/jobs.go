@@ -139,9 +139,9 @@ func renderPriority(position int) int {
 // has the last priority.
 const lastPriorityFrom = 64
 
-// WakeSoon makes this process's workers of queue (renders, webhook
-// deliveries) look for jobs now that the transaction that queued them has
-// committed, rather than at their next poll; see queue.Queue.WakeSoon.
+// WakeSoon makes the workers of queue (renders, webhook deliveries) look
+// for jobs now that the transaction that queued them has committed, rather
+// than at their next poll; see queue.Queue.WakeSoon.
 func (j *Jobs) WakeSoon(queue string) { j.q.WakeSoon(queue) }
 
 // CancelJobs cancels jobs in tx that have not finished; a job already gone

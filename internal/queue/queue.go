@@ -48,9 +48,9 @@ type Config struct {
 	// DefaultReclaimAfter; below zero, never (River's rescuer still does,
 	// after RescueAfter).
 	ReclaimAfter time.Duration
-	// PollInterval is how often idle workers look for new jobs: neither
-	// database/sql driver can listen for them, so this bounds the delay
-	// between a commit and its job starting.
+	// PollInterval is how often idle workers look for new jobs: it bounds
+	// the delay between a commit and its job starting when no wake (see
+	// WakeSoon) reaches them.
 	PollInterval time.Duration
 	Logger       *slog.Logger
 }
@@ -158,6 +158,9 @@ func New(pool *sql.DB, dialect string, workers *river.Workers, cfg Config) (*Que
 			unseen: map[int64]sighting{},
 		}
 		rc.Middleware = []rivertype.Middleware{q.reclaim.jobs}
+	}
+	if working {
+		rc.Middleware = append(rc.Middleware, &cancelShield{})
 	}
 	if working {
 		rc.Queues = map[string]river.QueueConfig{}

@@ -638,10 +638,62 @@ func TestWakeStartsCommittedJobs(t *testing.T) {
 	}
 }
 
-// TestWakeSoonCoalesces: on SQLite, which cannot LISTEN, many commits
-// asking at once to wake a queue start their jobs long before the next
-// poll, with a wake or two in all rather than one each; and a queue that
-// is stopping wakes nothing. (PostgreSQL needs no wakes:
+// TestWakeSoonCoalesces: on SQLite, which cannot LISTEN and wakes with a
+// job, many commits asking at once to wake a queue start their jobs long
+// before the next poll, with a wake or two in all rather than one each;
+// and a queue that is stopping wakes nothing. (On PostgreSQL a wake is a
+// NOTIFY: TestNotifyStartsCommittedJobs.)
+func TestWakeSoonCoalesces(t *testing.T) {
+	for dialect, db := range databases(t) {
+		if dialect == "postgres" {
+			continue
+		}
+		t.Run(dialect, func(t *testing.T) {
+			t.Parallel()
+			w := &noteWorker{seen: make(chan string, 64)}
+			workers := river.NewWorkers()
+			river.AddWorker(workers, w)
+			q := startQueue(t, db, dialect, workers, queue.Config{Workers: 4, PollInterval: 10 * time.Minute})
+			const commits = 20
+			for i := range commits {
+				insert(t, db, q, noteArgs{Text: fmt.Sprint(i)}, nil)
+			}
+			// The asks come back to back from one goroutine, as commits
+			// finishing together do: asks from goroutines of their own
+			// may start a wake's time apart on a busy machine, and each
+			// such straggler rightly costs a wake of its own.
+			for range commits {
+				q.WakeSoon(river.QueueDefault)
+			}
+			for i := range commits {
+				select {
+				case <-w.seen:
+				case <-time.After(30 * time.Second):
+					t.Fatalf("%d of %d jobs ran within 30 s of the wakes (the poll is every 10 minutes)", i, commits)
+				}
+			}
+			var wakes int
+			if err := db.QueryRow(`SELECT count(*) FROM river_job WHERE kind = 'queue_wake'`).Scan(&wakes); err != nil {
+				t.Fatal(err)
+			}
+			if wakes < 1 || wakes > 2 {
+				t.Errorf("%d wake jobs for %d wakes asked at once, want 1 or 2", wakes, commits)
+			}
+
+			stop, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := q.Stop(stop); err != nil {
+				t.Fatal(err)
+			}
+			q.WakeSoon(river.QueueDefault)
+			var after int
+			if err := db.QueryRow(`SELECT count(*) FROM river_job WHERE kind = 'queue_wake'`).Scan(&after); err != nil || after != wakes {
+				t.Errorf("%d wake jobs after a wake asked of a stopped queue (%v), want %d", after, err, wakes)
+			}
+		})
+	}
+}
+
 // TestNotifyStartsCommittedJobs: on PostgreSQL River listens, and a wake
 // is a NOTIFY. River notifies in the inserting transaction too, but at
 // most once per queue every few milliseconds: a job queued right after
@@ -715,4 +767,85 @@ func awaitNote(t *testing.T, w *noteWorker, text, within string) {
 			t.Fatalf("the job %q did not run %s", text, within)
 		}
 	}
+}
+
+type holdArgs struct{}
+
+func (holdArgs) Kind() string { return "test_hold" }
+
+// holdWorker runs until released, and reports a context that ended first.
+type holdWorker struct {
+	river.WorkerDefaults[holdArgs]
+	started, release chan struct{}
+	interrupted      chan error
+}
+
+func (w *holdWorker) Work(ctx context.Context, _ *river.Job[holdArgs]) error {
+	w.started <- struct{}{}
+	select {
+	case <-ctx.Done():
+		w.interrupted <- context.Cause(ctx)
+		return ctx.Err()
+	case <-w.release:
+		return nil
+	}
+}
+
+// TestCancelLetsRunningJobFinish: a job cancelled while it runs (a render
+// superseded by an edit) runs to its end on both databases, so that it
+// can see it was superseded and remove what it stored; on PostgreSQL River
+// hears the cancel and would otherwise end the job's context at once.
+func TestCancelLetsRunningJobFinish(t *testing.T) {
+	for dialect, db := range databases(t) {
+		t.Run(dialect, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			w := &holdWorker{started: make(chan struct{}, 1), release: make(chan struct{}), interrupted: make(chan error, 1)}
+			workers := river.NewWorkers()
+			river.AddWorker(workers, w)
+			q := startQueue(t, db, dialect, workers, queue.Config{Workers: 1, PollInterval: 50 * time.Millisecond})
+			res, err := q.Client().Insert(ctx, holdArgs{}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-w.started:
+			case <-time.After(30 * time.Second):
+				t.Fatal("the job never started")
+			}
+			tx, err := db.Begin()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := q.Client().JobCancelTx(ctx, tx, res.Job.ID); err != nil {
+				t.Fatal(err)
+			}
+			if err := tx.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			// River's cancel, when heard, ends a job's context within
+			// milliseconds of the commit.
+			select {
+			case cause := <-w.interrupted:
+				t.Fatalf("the running job was interrupted by its cancel: %v", cause)
+			case <-time.After(2 * time.Second):
+			}
+			close(w.release)
+			waitUntil(t, 30*time.Second, "the job ended", func() bool {
+				var state string
+				if err := db.QueryRow(`SELECT state FROM river_job WHERE id = `+placeholder(dialect, 1), res.Job.ID).Scan(&state); err != nil {
+					t.Fatal(err)
+				}
+				return state != "running"
+			})
+		})
+	}
+}
+
+// placeholder is the dialect's nth query parameter.
+func placeholder(dialect string, n int) string {
+	if dialect == "postgres" {
+		return fmt.Sprintf("$%d", n)
+	}
+	return "?"
 }

@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// wakeTimeout bounds one wake's insert; a wake that fails leaves the jobs
-// to the next poll, as before.
+// wakeTimeout bounds one wake (a job's insert, or a NOTIFY); a wake that
+// fails leaves the jobs to the next poll.
 const wakeTimeout = 5 * time.Second
 
 // wakes coalesces the wakes of each queue: one in flight, and one more

@@ -23,7 +23,8 @@ type JobQueue interface {
 	// returns the job ids, in order.
 	EnqueueDeliveries(ctx context.Context, tx *sql.Tx, deliveryUIDs []string) ([]int64, error)
 	// CancelJobs cancels jobs that have not run yet; running or finished
-	// ones are left as they are (a superseded render writes nothing).
+	// ones are left as they are, to run to their end (a superseded render
+	// writes nothing, and removes the files it stored).
 	CancelJobs(ctx context.Context, tx *sql.Tx, jobIDs []int64) error
 	// EnqueueFileDeletes queues the removal of stored files no longer
 	// referenced: keys, and every file under each of prefixes.
@@ -31,9 +32,10 @@ type JobQueue interface {
 	// EnqueueBatch queues the job that renders a batch of team with
 	// templates files, and returns its id.
 	EnqueueBatch(ctx context.Context, tx *sql.Tx, team int, batchUID string, templates int) (int64, error)
-	// WakeSoon makes this process's workers of queue look for jobs now,
-	// in the background, rather than at their next poll; it never blocks.
-	// Call it once the transaction that queued the jobs has committed.
+	// WakeSoon makes the workers of queue look for jobs now (this
+	// process's on SQLite, every process's on PostgreSQL), in the
+	// background, rather than at their next poll; it never blocks. Call
+	// it once the transaction that queued the jobs has committed.
 	WakeSoon(queue string)
 }
 
