@@ -63,6 +63,9 @@ func meansItsBytes(inner []byte) bool {
 // the strings taken, in placeholder order. It copies nothing when there is
 // none.
 func takeLongPlainJSON(data []byte) ([]byte, []string) {
+	if len(data) < spliceMin {
+		return data, nil // most bodies: no string in them can be long
+	}
 	var small []byte
 	var taken []string
 	last := 0

@@ -124,24 +124,24 @@ func (l *pgListener) channel(topic string) string {
 }
 
 func (l *pgListener) exec(ctx context.Context, query string) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.conn == nil {
-		return errNotConnected
-	}
-	_, err := l.conn.Exec(ctx, query)
-	return err
+	return l.withConn(func(conn *pgx.Conn) error {
+		_, err := conn.Exec(ctx, query)
+		return err
+	})
 }
 
-var errNotConnected = errors.New("queue: listener not connected")
-
 func (l *pgListener) Ping(ctx context.Context) error {
+	return l.withConn(func(conn *pgx.Conn) error { return conn.Ping(ctx) })
+}
+
+// withConn runs f on the connection, one call at a time.
+func (l *pgListener) withConn(f func(*pgx.Conn) error) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.conn == nil {
-		return errNotConnected
+		return errors.New("queue: listener not connected")
 	}
-	return l.conn.Ping(ctx)
+	return f(l.conn)
 }
 
 func (l *pgListener) Schema() string {
@@ -154,14 +154,13 @@ func (l *pgListener) Schema() string {
 func (l *pgListener) SetAfterConnectExec(string) {}
 
 func (l *pgListener) WaitForNotification(ctx context.Context) (*riverdriver.Notification, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.conn == nil {
-		return nil, errNotConnected
-	}
-	n, err := l.conn.WaitForNotification(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &riverdriver.Notification{Topic: strings.TrimPrefix(n.Channel, l.prefix), Payload: n.Payload}, nil
+	var got *riverdriver.Notification
+	err := l.withConn(func(conn *pgx.Conn) error {
+		n, err := conn.WaitForNotification(ctx)
+		if err == nil {
+			got = &riverdriver.Notification{Topic: strings.TrimPrefix(n.Channel, l.prefix), Payload: n.Payload}
+		}
+		return err
+	})
+	return got, err
 }

@@ -161,8 +161,6 @@ func New(pool *sql.DB, dialect string, workers *river.Workers, cfg Config) (*Que
 	}
 	if working {
 		rc.Middleware = append(rc.Middleware, &cancelShield{})
-	}
-	if working {
 		rc.Queues = map[string]river.QueueConfig{}
 		if cfg.Workers > 0 {
 			rc.Queues[river.QueueDefault] = river.QueueConfig{MaxWorkers: cfg.Workers}
@@ -262,6 +260,10 @@ func (q *Queue) Stop(ctx context.Context) error {
 // sooner than the next poll.
 type wakeArgs struct{}
 
+// insertTopic is River's notification topic for inserted jobs
+// (notifier.NotificationTopicInsert, internal to River).
+const insertTopic = "river_insert"
+
 func (wakeArgs) Kind() string { return "queue_wake" }
 
 type wakeWorker struct{ river.WorkerDefaults[wakeArgs] }
@@ -281,10 +283,10 @@ func (q *Queue) Wake(ctx context.Context, name string) error {
 		if err != nil {
 			return err
 		}
-		// The channel as the listener names it: the schema and a dot, when
-		// there is one, then the topic.
-		_, err = q.pool.ExecContext(ctx, `SELECT pg_notify(coalesce(current_schema() || '.', '') || 'river_insert', $1)`, string(payload))
-		return err
+		// Sent as River sends its own, on the channel its listener hears.
+		return q.client.Driver().GetExecutor().NotifyMany(ctx, &riverdriver.NotifyManyParams{
+			Topic: insertTopic, Payload: []string{string(payload)},
+		})
 	}
 	if !q.working {
 		return nil
