@@ -189,3 +189,11 @@ func straightPixels(img image.Image) (rgb, alpha []byte, ok bool) {
 	}
 	return rgb, alpha, true
 }
+
+// PushClipPath clips what is drawn next to path (mm, page coordinates
+// from the bottom-left corner), by the nonzero rule, until the matching
+// PopClip.
+func (r *PDF) PushClipPath(path *canvas.Path) {
+	r.save()
+	fmt.Fprintf(r.w, " %s W n", path.ToPDF())
+}

@@ -1017,7 +1017,9 @@ func (w *pdfPageWriter) SetAlpha(alpha float64) {
 
 // SetFill sets the filling paint.
 func (w *pdfPageWriter) SetFill(fill canvas.Paint, m canvas.Matrix) {
-	if ink, ok := inkOf(fill); ok { // Platen: CMYK and spot colours
+	if g, ok := fill.Pattern.(*InkGradient); ok { // Platen: gradients in inks
+		w.setInkGradient(g, m, &w.fillSpace, "cs", "scn")
+	} else if ink, ok := inkOf(fill); ok { // Platen: CMYK and spot colours
 		if fill.Equal(w.fill) {
 			return
 		}
@@ -1026,7 +1028,9 @@ func (w *pdfPageWriter) SetFill(fill canvas.Paint, m canvas.Matrix) {
 		// TODO
 	} else if fill.IsGradient() {
 		fmt.Fprintf(w, " /Pattern cs /%v scn", w.getPattern(fill.Gradient, m))
-		w.fillSpace = "Pattern" // Platen
+		w.fillSpace = "Pattern"                  // Platen
+		w.SetAlpha(gradientAlpha(fill.Gradient)) // Platen: the layer's opacity
+		w.setOverprint(false)                    // Platen: sRGB always knocks out
 	} else {
 		a := float64(fill.Color.A) / 255.0
 		if fill.Equal(w.fill) {
@@ -1043,7 +1047,9 @@ func (w *pdfPageWriter) SetFill(fill canvas.Paint, m canvas.Matrix) {
 
 // SetStroke sets the stroking paint.
 func (w *pdfPageWriter) SetStroke(stroke canvas.Paint, m canvas.Matrix) {
-	if ink, ok := inkOf(stroke); ok { // Platen: CMYK and spot colours
+	if g, ok := stroke.Pattern.(*InkGradient); ok { // Platen: gradients in inks
+		w.setInkGradient(g, m, &w.strokeSpace, "CS", "SCN")
+	} else if ink, ok := inkOf(stroke); ok { // Platen: CMYK and spot colours
 		if stroke.Equal(w.stroke) {
 			return
 		}
@@ -1053,7 +1059,9 @@ func (w *pdfPageWriter) SetStroke(stroke canvas.Paint, m canvas.Matrix) {
 	} else if stroke.IsGradient() {
 		// TODO: should we unset CS?
 		fmt.Fprintf(w, " /Pattern CS /%v SCN", w.getPattern(stroke.Gradient, m))
-		w.strokeSpace = "Pattern" // Platen
+		w.strokeSpace = "Pattern"                  // Platen
+		w.SetAlpha(gradientAlpha(stroke.Gradient)) // Platen: the layer's opacity
+		w.setOverprint(false)                      // Platen: sRGB always knocks out
 	} else {
 		a := float64(stroke.Color.A) / 255.0
 		if stroke.Equal(w.stroke) {

@@ -90,7 +90,7 @@ func TestCatalogueOverGRPC(t *testing.T) {
 		})
 		t.Run("design versions and print settings", func(t *testing.T) {
 			v, err := designs.CreateDesignVersion(ctx, &platenv1.CreateDesignVersionRequest{
-				DesignVersionId: proto.String("g-dv"), TemplateConfig: url.QueryEscape(`{"version":1}`)})
+				DesignVersionId: proto.String("g-dv"), TemplateConfig: url.QueryEscape(`{"width":10,"height":10,"layers":[]}`)})
 			if err != nil {
 				t.Fatalf("CreateDesignVersion: %v", err)
 			}
@@ -98,7 +98,7 @@ func TestCatalogueOverGRPC(t *testing.T) {
 				t.Errorf("GetDesignVersion: %v %v", got, err)
 			}
 			_, err = designs.CreateDesignVersion(ctx, &platenv1.CreateDesignVersionRequest{
-				DesignVersionId: proto.String("g-dv"), TemplateConfig: url.QueryEscape(`{"version":2}`)})
+				DesignVersionId: proto.String("g-dv"), TemplateConfig: url.QueryEscape(`{"width":11,"height":10,"layers":[]}`)})
 			if code, fields := violatedFields(err); code != codes.AlreadyExists || len(fields) != 1 || fields[0] != "design_version_id" {
 				t.Errorf("changed version: %v %v", code, fields)
 			}

@@ -21,7 +21,7 @@ func TestPrintSettings(t *testing.T) {
 			"product_id": cat.product, "country_id": 276, "ecommerce_variant_ids": []any{"sku-1", "sku-2"}})
 		variant := r.Object(t)["id"].(float64)
 
-		plain, declared := url.QueryEscape(`{"version":1}`), url.QueryEscape(`{"version":1,"dpi":72}`)
+		plain, declared := url.QueryEscape(`{"width":10,"height":10,"layers":[]}`), url.QueryEscape(`{"width":10,"height":10,"layers":[],"dpi":72}`)
 		order := srv.Do(t, "POST", "/api/v1/orders", acme.Token, map[string]any{
 			"store_id": acme.StoreID, "ecommerce_order_id": "o-1", "items": []any{
 				map[string]any{"ecommerce_order_item_id": "i-1", "ecommerce_variant_id": "sku-2", "quantity": 1,

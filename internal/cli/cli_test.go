@@ -436,7 +436,7 @@ func orderBody(storeID, orderID, itemID string) string {
 			"ecommerce_order_item_id": itemID,
 			"ecommerce_variant_id":    "v",
 			"quantity":                1,
-			"template_config":         "%7B%7D",
+			"template_config":         "%7B%22width%22%3A10%2C%22height%22%3A10%2C%22layers%22%3A%5B%5D%7D",
 			"thumbnails":              []string{"https://x/t.png"},
 		}},
 	})

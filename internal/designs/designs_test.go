@@ -45,7 +45,7 @@ func TestDesignVersions(t *testing.T) {
 			}
 		})
 		t.Run("another document under the same id is 409", func(t *testing.T) {
-			other := map[string]any{"design_version_id": "dv-1", "template_config": config(`{"version":1,"dpi":150}`)}
+			other := map[string]any{"design_version_id": "dv-1", "template_config": config(`{"version":1,"width":210,"height":297,"dpi":150,"layers":[]}`)}
 			_, fields := platentest.ErrorBody(t, srv.Do(t, "POST", "/api/v1/design-versions", acme.Token, other), 409)
 			if !reflect.DeepEqual(fields, []string{"design_version_id"}) {
 				t.Errorf("fields %v", fields)
@@ -55,7 +55,7 @@ func TestDesignVersions(t *testing.T) {
 			}
 		})
 		t.Run("an id is generated when absent", func(t *testing.T) {
-			r := srv.Do(t, "POST", "/api/v1/design-versions", acme.Token, map[string]any{"template_config": config(`{"a":1}`)})
+			r := srv.Do(t, "POST", "/api/v1/design-versions", acme.Token, map[string]any{"template_config": config(`{"width":10,"height":10,"layers":[]}`)})
 			v := r.Object(t)
 			if r.Status != 200 || len(v["design_version_id"].(string)) != 36 || !reflect.DeepEqual(v["thumbnails"], []any{}) {
 				t.Errorf("generated: %d %s", r.Status, r.Raw)
@@ -70,12 +70,12 @@ func TestDesignVersions(t *testing.T) {
 				{"no template_config", map[string]any{"design_version_id": "x"}, "template_config"},
 				{"not URL-encoded JSON", map[string]any{"template_config": "%zz"}, "template_config"},
 				{"an array", map[string]any{"template_config": config(`[1]`)}, "template_config"},
-				{"empty id", map[string]any{"design_version_id": "", "template_config": config(`{}`)}, "design_version_id"},
-				{"slash in id", map[string]any{"design_version_id": "a/b", "template_config": config(`{}`)}, "design_version_id"},
-				{"control character", map[string]any{"design_version_id": "a\tb", "template_config": config(`{}`)}, "design_version_id"},
-				{"long id", map[string]any{"design_version_id": string(make([]byte, 256)), "template_config": config(`{}`)}, "design_version_id"},
-				{"number id", `{"design_version_id": 5, "template_config": "%7B%7D"}`, "design_version_id"},
-				{"empty thumbnail", map[string]any{"template_config": config(`{}`), "thumbnails": []any{""}}, "thumbnails[0]"},
+				{"empty id", map[string]any{"design_version_id": "", "template_config": config(`{"width":10,"height":10,"layers":[]}`)}, "design_version_id"},
+				{"slash in id", map[string]any{"design_version_id": "a/b", "template_config": config(`{"width":10,"height":10,"layers":[]}`)}, "design_version_id"},
+				{"control character", map[string]any{"design_version_id": "a\tb", "template_config": config(`{"width":10,"height":10,"layers":[]}`)}, "design_version_id"},
+				{"long id", map[string]any{"design_version_id": string(make([]byte, 256)), "template_config": config(`{"width":10,"height":10,"layers":[]}`)}, "design_version_id"},
+				{"number id", `{"design_version_id": 5, "template_config": "%7B%22width%22%3A10%2C%22height%22%3A10%2C%22layers%22%3A%5B%5D%7D"}`, "design_version_id"},
+				{"empty thumbnail", map[string]any{"template_config": config(`{"width":10,"height":10,"layers":[]}`), "thumbnails": []any{""}}, "thumbnails[0]"},
 			}
 			for _, c := range cases {
 				_, fields := platentest.ErrorBody(t, srv.Do(t, "POST", "/api/v1/design-versions", acme.Token, c.body), 400)
@@ -86,7 +86,7 @@ func TestDesignVersions(t *testing.T) {
 		})
 		t.Run("another team's versions are invisible and its ids its own", func(t *testing.T) {
 			platentest.ErrorBody(t, srv.Do(t, "GET", "/api/v1/design-versions/dv-1", globex.Token, nil), 404)
-			theirs := map[string]any{"design_version_id": "dv-1", "template_config": config(`{"theirs":true}`)}
+			theirs := map[string]any{"design_version_id": "dv-1", "template_config": config(`{"width":10,"height":10,"layers":[],"meta":{"theirs":true}}`)}
 			if r := srv.Do(t, "POST", "/api/v1/design-versions", globex.Token, theirs); r.Status != 200 {
 				t.Errorf("globex's own dv-1: %d %s", r.Status, r.Raw)
 			}
@@ -97,7 +97,7 @@ func TestDesignVersions(t *testing.T) {
 		t.Run("list pages through the team's versions", func(t *testing.T) {
 			for i := range 3 {
 				srv.Do(t, "POST", "/api/v1/design-versions", acme.Token, map[string]any{
-					"design_version_id": fmt.Sprint("page-", i), "template_config": config(fmt.Sprintf(`{"n":%d}`, i))})
+					"design_version_id": fmt.Sprint("page-", i), "template_config": config(fmt.Sprintf(`{"width":10,"height":10,"layers":[],"meta":{"n":%d}}`, i))})
 			}
 			seen := map[string]bool{}
 			token := ""
@@ -135,7 +135,7 @@ func TestOrderItemsRegisterDesignVersions(t *testing.T) {
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
 		srv := platentest.Start(t, b)
 		acme := srv.Bootstrap(t, "acme", "acme-shop")
-		a, b2 := config(`{"design":"a"}`), config(`{"design":"b"}`)
+		a, b2 := config(`{"width":10,"height":10,"layers":[],"meta":{"design":"a"}}`), config(`{"width":10,"height":10,"layers":[],"meta":{"design":"b"}}`)
 
 		r := srv.Do(t, "POST", "/api/v1/orders", acme.Token, orderBody(acme.StoreID, "o-1",
 			map[string]any{"design_version_id": "item-dv", "template_config": a},

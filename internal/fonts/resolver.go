@@ -57,11 +57,9 @@ func (r *Resolver) Fonts(ctx context.Context, teamID int, docs ...[]byte) ([]*re
 		if err != nil {
 			continue
 		}
-		for _, s := range d.Surfaces {
-			for _, l := range s.Layers {
-				if l.Type == design.TextLayer && !render.Builtin(l.Font) && !r.shared(l.Font) && !slices.Contains(names, l.Font) {
-					names = append(names, l.Font)
-				}
+		for _, font := range d.Fonts() {
+			if !render.Builtin(font) && !r.shared(font) && !slices.Contains(names, font) {
+				names = append(names, font)
 			}
 		}
 	}

@@ -392,7 +392,7 @@ func orderBody(store, id string) map[string]any {
 		"store_id": store, "ecommerce_order_id": id,
 		"items": []any{map[string]any{
 			"ecommerce_order_item_id": id + "-1", "ecommerce_variant_id": "v", "quantity": 1,
-			"template_config": url.QueryEscape(`{"version":1,"layers":[]}`), "thumbnails": []any{"https://x/t.png"},
+			"template_config": url.QueryEscape(`{"version":1,"width":10,"height":10,"layers":[]}`), "thumbnails": []any{"https://x/t.png"},
 		}},
 	}
 }

@@ -300,7 +300,7 @@ func biControls(t *testing.T, h *biHarness) {
 	})
 	t.Run("minimal template_config object", func(t *testing.T) {
 		o := biOrder("acme-shop")
-		biItem(o, 0)["template_config"] = url.QueryEscape(`{"version":1}`)
+		biItem(o, 0)["template_config"] = url.QueryEscape(`{"width":10,"height":10,"layers":[]}`)
 		h.create(t, h.acme.Token, o)
 	})
 }

@@ -309,7 +309,7 @@ func TestListPagesAreBoundedBySize(t *testing.T) {
 func testListPagesAreBoundedBySize(t *testing.T, b platentest.Backend) {
 	srv := platentest.Start(t, b)
 	acme := srv.Bootstrap(t, "acme", "acme-shop")
-	big := url.QueryEscape(`{"version":1,"pad":"` + strings.Repeat("x", 1_500_000) + `"}`)
+	big := url.QueryEscape(`{"version":1,"width":10,"height":10,"layers":[],"meta":{"pad":"` + strings.Repeat("x", 1_500_000) + `"}}`)
 	for i := 0; i < 4; i++ {
 		it := item(fmt.Sprintf("big-%d", i))
 		it["template_config"] = big

@@ -77,7 +77,7 @@ func TestStaffKeepTeamsStoresAndTokensInThePanel(t *testing.T) {
 		}
 		bearer := m[1]
 		order := map[string]any{"store_id": "bolt-shop", "ecommerce_order_id": "B-1", "items": []map[string]any{{
-			"ecommerce_order_item_id": "B-1-1", "ecommerce_variant_id": "v", "quantity": 1, "template_config": "%7B%7D",
+			"ecommerce_order_item_id": "B-1-1", "ecommerce_variant_id": "v", "quantity": 1, "template_config": "%7B%22width%22%3A10%2C%22height%22%3A10%2C%22layers%22%3A%5B%5D%7D",
 			"thumbnails": []string{"https://example.com/t.png"}}}}
 		if r := srv.Do(t, "POST", "/api/v1/orders", bearer, order); r.Status != http.StatusOK {
 			t.Fatalf("the new token on the client API: %d %s", r.Status, r.Raw)

@@ -41,7 +41,7 @@ func TestThePanelInABrowser(t *testing.T) {
 		staff := srv.Staff(t, "grace@example.com")
 		member := srv.TeamOperator(t, "lin@example.com", other.TeamID)
 		hostile := `<img src=x onerror=alert(1)>`
-		failed := orderWith(t, srv, acme, hostile, `{"width":50,"height":50,"layers":[{"type":"star"}]}`)
+		failed := orderWith(t, srv, acme, hostile, `{"width":50,"height":50,"layers":[{"type":"text","text":"hi","font":"Nope","size":12}]}`)
 		waitStatus(t, srv, staff.Token, failed, "processingfailed")
 		rendering := orderWith(t, srv, acme, "1002", fmt.Sprintf(`{"width":50,"height":50,"layers":[{"type":"image","src":%q,"x":0,"y":0,"width":50,"height":50}]}`, slow.URL+"/p.png"))
 

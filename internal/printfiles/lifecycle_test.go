@@ -107,9 +107,9 @@ func TestBadDocumentFails(t *testing.T) {
 		srv := platentest.StartWith(t, b, nil)
 		tenant := srv.Bootstrap(t, "acme", "shop-1")
 		cases := map[string]struct{ doc, reason string }{
-			"unknown layer type":              {`{"width":100,"height":100,"layers":[{"type":"rect","x":0,"y":0,"width":1,"height":1,"fill":"#000"},{"type":"star"}]}`, `layers[1]: unknown layer type "star"`},
-			"unknown layer type on a surface": {`{"width":100,"height":100,"surfaces":[{"name":"front","layers":[{"type":"rect","x":0,"y":0,"width":1,"height":1,"fill":"#000"}]},{"name":"back","layers":[{"type":"star"}]}]}`, `surfaces[1].layers[0]: unknown layer type "star"`},
-			"unknown font":                    {`{"width":100,"height":100,"layers":[{"type":"text","text":"hi","font":"Comic-Sans","size":12,"x":0,"y":0}]}`, `layers[0]`},
+			"unknown font in a group":   {`{"width":100,"height":100,"layers":[{"type":"rect","x":0,"y":0,"width":1,"height":1,"fill":"#000"},{"type":"group","layers":[{"type":"text","text":"hi","font":"Nope","size":12}]}]}`, `layers[1].layers[0]: unknown font "Nope"`},
+			"unknown font on a surface": {`{"width":100,"height":100,"surfaces":[{"name":"front","layers":[{"type":"rect","x":0,"y":0,"width":1,"height":1,"fill":"#000"}]},{"name":"back","layers":[{"type":"text","text":"hi","font":"Nope","size":12}]}]}`, `surfaces[1].layers[0]: unknown font "Nope"`},
+			"unknown font":              {`{"width":100,"height":100,"layers":[{"type":"text","text":"hi","font":"Comic-Sans","size":12,"x":0,"y":0}]}`, `layers[0]`},
 		}
 		n := 0
 		for name, c := range cases {

@@ -20,7 +20,7 @@ import (
 
 const (
 	goodDoc = `{"width":50,"height":50,"layers":[{"type":"rect","x":0,"y":0,"width":50,"height":50,"fill":"#3030c0"}]}`
-	badDoc  = `{"width":50,"height":50,"layers":[{"type":"star"}]}`
+	badDoc  = `{"width":50,"height":50,"layers":[{"type":"text","text":"hi","font":"Nope","size":12}]}`
 )
 
 // fixture is two teams, each with a Family A order of a good and a bad
@@ -199,7 +199,7 @@ func TestListingAndReadingPrints(t *testing.T) {
 		platentest.CheckFileDigest(t, "the item print's file", good[0].(map[string]any), pdf)
 		got = f.get(t, f.bad)
 		if got["family"] != "A" || got["status"] != "processingfailed" || got["ecommerce_order_id"] != "1001" ||
-			got["ecommerce_order_item_id"] != "1001-2" || !strings.Contains(fmt.Sprint(got["error"]), `unknown layer type "star"`) {
+			got["ecommerce_order_item_id"] != "1001-2" || !strings.Contains(fmt.Sprint(got["error"]), `unknown font "Nope"`) {
 			t.Errorf("failed item %v", got)
 		}
 		// A team's operator: another team's print is as if it did not exist.

@@ -55,6 +55,20 @@ type sourceImage struct {
 	// on, and traces the contours traced on them.
 	grids  map[gridKey]*image.Alpha
 	traces map[traceKey]*canvas.Path
+	// gray is the image in shades of grey, made when a layer asks for
+	// it; a grey copy has gray set and no copy of its own.
+	gray   *sourceImage
+	isGray bool
+	base   *sourceImage // a grey copy's original
+}
+
+// grayscale is img in shades of grey: the same source, decoded and
+// converted, never embedded as its own bytes.
+func (img *sourceImage) grayscale() *sourceImage {
+	if img.gray == nil {
+		img.gray = &sourceImage{raw: img.raw, cfg: img.cfg, embedded: map[image.Point]image.Image{}, isGray: true, base: img}
+	}
+	return img.gray
 }
 
 func newImageSet(source ImageSource, budget int64) *imageSet {
@@ -95,6 +109,17 @@ func (s *imageSet) decode(img *sourceImage) (image.Image, error) {
 	if img.decoded != nil {
 		return img.decoded, nil
 	}
+	if img.isGray {
+		color, err := s.decode(img.base)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.charge(img.pixels(), decodedPixelBytes, "turning "+img.what()+" grey"); err != nil {
+			return nil, err
+		}
+		img.decoded = toGray(color)
+		return img.decoded, nil
+	}
 	if err := s.charge(img.pixels(), decodedPixelBytes, "decoding "+img.what()); err != nil {
 		return nil, err
 	}
@@ -129,14 +154,14 @@ func (s *imageSet) forPDF(img *sourceImage, frame box, dpmm float64) (image.Imag
 
 func (s *imageSet) embeddable(img *sourceImage, size image.Point) (image.Image, error) {
 	full := size == image.Pt(img.cfg.Width, img.cfg.Height)
-	if full && img.raw.Format == "jpeg" {
+	if full && img.raw.Format == "jpeg" && !img.isGray {
 		return cimage.NewJPEGImage(bytes.NewReader(img.raw.Data))
 	}
 	// Whatever else is embedded is written out as an image stream.
 	if err := s.charge(int64(size.X)*int64(size.Y), embeddedPixelBytes, fmt.Sprintf("embedding %s at %d×%d", img.what(), size.X, size.Y)); err != nil {
 		return nil, err
 	}
-	if full && img.decoded == nil && img.raw.Format == "png" {
+	if full && img.decoded == nil && img.raw.Format == "png" && !img.isGray {
 		// canvas decodes it while embedding: charge it as decoded too.
 		if err := s.charge(img.pixels(), decodedPixelBytes, "decoding "+img.what()); err != nil {
 			return nil, err
@@ -177,5 +202,20 @@ func printSize(size image.Point, frame box, dpmm float64) (image.Point, bool) {
 func scaleTo(img image.Image, size image.Point) image.Image {
 	out := image.NewRGBA(image.Rectangle{Max: size})
 	draw.BiLinear.Scale(out, out.Bounds(), img, img.Bounds(), draw.Src, nil)
+	return out
+}
+
+// toGray is img in shades of grey, its alpha kept: each pixel's luma
+// (Rec. 601, as CSS's grayscale() filter and fabric.js's Grayscale)
+// in red, green and blue alike.
+func toGray(img image.Image) *image.NRGBA {
+	b := img.Bounds()
+	out := image.NewNRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
+	draw.Draw(out, out.Bounds(), img, b.Min, draw.Src)
+	for i := 0; i < len(out.Pix); i += 4 {
+		px := out.Pix[i : i+3 : i+3]
+		y := uint8((299*int(px[0]) + 587*int(px[1]) + 114*int(px[2]) + 500) / 1000)
+		px[0], px[1], px[2] = y, y, y
+	}
 	return out
 }

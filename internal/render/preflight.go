@@ -80,10 +80,8 @@ func (r *Renderer) Preflight(ctx context.Context, doc *design.Document, dpi int,
 		if i < 0 || i >= len(doc.Surfaces) {
 			return nil, fmt.Errorf("render: no surface %d", i)
 		}
-		for _, l := range doc.Surfaces[i].Layers {
-			if err := check.layer(ctx, l); err != nil {
-				return nil, err
-			}
+		if err := check.layers(ctx, doc.Surfaces[i].Layers, canvas.Identity); err != nil {
+			return nil, err
 		}
 	}
 	return check.found, nil
@@ -98,41 +96,73 @@ type preflight struct {
 	found  []Warning
 }
 
-func (c *preflight) layer(ctx context.Context, l design.Layer) error {
+// layers checks layers drawn through m (a group's placement on the page;
+// the identity for a surface's own layers).
+func (c *preflight) layers(ctx context.Context, layers []design.Layer, m canvas.Matrix) error {
+	for _, l := range layers {
+		if err := c.layer(ctx, l, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *preflight) layer(ctx context.Context, l design.Layer, m canvas.Matrix) error {
 	b := c.p.layerBox(l)
 	switch l.Type {
 	case design.ImageLayer:
-		if err := c.image(ctx, l, b); err != nil {
+		if err := c.image(ctx, l, b, m); err != nil {
 			return err
 		}
-		return c.safeArea(l, b, false)
+		return c.safeArea(l, b, false, m)
 	case design.TextLayer:
 		extent, err := c.textBox(l, b)
 		if err != nil {
 			return &LayerError{Path: l.Path, Err: err}
 		}
-		return c.safeArea(l, extent, true)
-	case design.RectLayer:
+		return c.safeArea(l, extent, true, m)
+	case design.RectLayer, design.EllipseLayer, design.PathLayer, design.LineLayer:
 		if l.Stroke != nil && l.StrokeWidth > 0 {
-			if pt := c.p.doc.ToMM(l.StrokeWidth) * ptPerMM; pt < MinStrokePt {
+			if pt := c.p.doc.ToMM(l.StrokeWidth) * scaleOf(m) * ptPerMM; pt < MinStrokePt {
 				c.warn(l, WarnHairline, "its stroke is %s pt wide, thinner than %s pt: presses drop or break up such lines", short(pt), short(MinStrokePt))
 			}
 		}
-		return c.safeArea(l, b, false)
+		if l.Type == design.LineLayer {
+			return nil
+		}
+		if l.SVGPath != "" && l.ViewBox == nil {
+			b = c.p.pathBox(l)
+		}
+		return c.safeArea(l, b, false, m)
+	case design.GroupLayer:
+		return c.layers(ctx, l.Layers, m.Mul(c.p.groupMatrix(l)))
 	}
 	return nil
+}
+
+// scaleOf is how much m enlarges lengths.
+func scaleOf(m canvas.Matrix) float64 { return math.Sqrt(math.Abs(m.Det())) }
+
+// groupMatrix is what enterGroup does to a context, as a matrix.
+func (p page) groupMatrix(g design.Layer) canvas.Matrix {
+	return canvas.Identity.Translate(p.bleed+p.doc.ToMM(g.X), p.bleed+p.doc.ToMM(g.Y)).
+		Rotate(g.Rotation).Scale(g.Scale, g.Scale).Translate(-p.bleed, -p.bleed)
 }
 
 const ptPerMM = 72 / 25.4
 
 // image checks an image's effective resolution: its pixels over the size
 // they print at (the lower of the two axes, for fill).
-func (c *preflight) image(ctx context.Context, l design.Layer, b box) error {
+func (c *preflight) image(ctx context.Context, l design.Layer, b box, m canvas.Matrix) error {
 	img, err := c.p.images.get(ctx, l.Src)
 	if err != nil {
 		return &LayerError{Path: l.Path, Err: err}
 	}
-	frame := fit(l.Fit, b, img.cfg.Width, img.cfg.Height)
+	frame, _, err := placeImage(l, b, img.cfg)
+	if err != nil {
+		return &LayerError{Path: l.Path, Err: err}
+	}
+	frame.w, frame.h = frame.w*scaleOf(m), frame.h*scaleOf(m)
 	if frame.w <= 0 || frame.h <= 0 {
 		return nil
 	}
@@ -152,36 +182,29 @@ func (c *preflight) image(ctx context.Context, l design.Layer, b box) error {
 	return nil
 }
 
-// textBox is where a text layer's lines are drawn, unrotated.
+// textBox is where a text layer's lines are drawn, unrotated: as the
+// renderer sets them.
 func (c *preflight) textBox(l design.Layer, b box) (box, error) {
-	font, err := c.p.fonts.font(l.Font)
+	t, err := layoutText(c.p, l)
 	if err != nil {
 		return box{}, err
 	}
-	face := font.Face(l.FontSize, canvas.Black)
-	align := map[string]canvas.TextAlign{"left": canvas.Left, "center": canvas.Center, "right": canvas.Right}[l.Align]
-	bounds := canvas.NewTextBox(face, l.Text, b.w, 0, align, canvas.Top, nil).Bounds()
-	// The text box grows downwards from the layer's top in canvas's
-	// y-up coordinates, so its bounds lie at y ≤ 0.
-	return box{x: b.x + bounds.X0, y: b.y - bounds.Y1, w: bounds.W(), h: bounds.H()}, nil
+	extent := t.bounds(l, b.w)
+	return box{x: b.x + extent.x, y: b.y + extent.y, w: extent.w, h: extent.h}, nil
 }
 
 // safeArea checks that b, a layer's extent before its rotation, keeps the
 // safe margin inside the trim. Text must keep it on every side; an image
 // or shape may cross it on a side where it runs on into the bleed, as a
 // background does.
-func (c *preflight) safeArea(l design.Layer, b box, isText bool) error {
+func (c *preflight) safeArea(l design.Layer, b box, isText bool, m canvas.Matrix) error {
 	if b.w <= 0 && b.h <= 0 {
 		return nil
 	}
 	// The renderer turns a layer about its box's centre, text about the
 	// box's top-left corner.
-	frame := c.p.layerBox(l)
-	cx, cy := frame.x+frame.w/2, frame.y+frame.h/2
-	if isText {
-		cx, cy = frame.x, frame.y
-	}
-	b = rotated(b, l.Rotation, cx, cy)
+	cx, cy := c.p.pivot(l, c.p.layerBox(l))
+	b = placed(rotated(b, l.Rotation, cx, cy), m)
 	p := c.p
 	left, top := p.bleed, p.bleed
 	right, bottom := p.bleed+p.trimW, p.bleed+p.trimH
@@ -219,6 +242,19 @@ func rotated(b box, rotation, cx, cy float64) box {
 		dx, dy := pt[0]-cx, pt[1]-cy
 		x, y := cx+dx*cos-dy*sin, cy+dx*sin+dy*cos
 		minX, minY, maxX, maxY = math.Min(minX, x), math.Min(minY, y), math.Max(maxX, x), math.Max(maxY, y)
+	}
+	return box{x: minX, y: minY, w: maxX - minX, h: maxY - minY}
+}
+
+// placed is the bounding box of b drawn through m.
+func placed(b box, m canvas.Matrix) box {
+	if m == canvas.Identity {
+		return b
+	}
+	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, pt := range [4]canvas.Point{{X: b.x, Y: b.y}, {X: b.x + b.w, Y: b.y}, {X: b.x, Y: b.y + b.h}, {X: b.x + b.w, Y: b.y + b.h}} {
+		q := m.Dot(pt)
+		minX, minY, maxX, maxY = math.Min(minX, q.X), math.Min(minY, q.Y), math.Max(maxX, q.X), math.Max(maxY, q.Y)
 	}
 	return box{x: minX, y: minY, w: maxX - minX, h: maxY - minY}
 }

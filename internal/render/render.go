@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image"
 	"image/color"
 	"math"
 
@@ -182,6 +183,9 @@ type target interface {
 	// image draws img, one of images, into frame (which may overflow
 	// clip, the layer's box, for cover) on ctx, with opacity.
 	image(ctx *canvas.Context, images *imageSet, img *sourceImage, frame, clip box, opacity float64) error
+	// clip draws with paint what is inside path (in c's coordinates)
+	// only, on a context and target paint must draw on.
+	clip(c *canvas.Context, path *canvas.Path, paint func(*canvas.Context, target) error) error
 	// plates reports whether the target keeps what only a press sees: cut
 	// lines and the spot colours that overprint. A PNG shows neither, so
 	// nothing is traced or stroked for it.
@@ -202,10 +206,17 @@ func (r *Renderer) drawOn(ctx context.Context, c *canvas.Context, t target, p pa
 		c.SetStrokeColor(canvas.Transparent)
 		c.DrawPath(0, 0, canvas.Rectangle(p.width, p.height))
 	}
-	for _, l := range s.Layers {
+	return r.layers(ctx, c, t, p, s.Layers, 1)
+}
+
+// layers draws layers in order, each at opacity times its own (a group's
+// opacity is passed on to its layers).
+func (r *Renderer) layers(ctx context.Context, c *canvas.Context, t target, p page, layers []design.Layer, opacity float64) error {
+	for _, l := range layers {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		l.Opacity *= opacity
 		if err := r.layer(ctx, c, t, p, l); err != nil {
 			var le *LayerError
 			if errors.As(err, &le) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
@@ -218,64 +229,52 @@ func (r *Renderer) drawOn(ctx context.Context, c *canvas.Context, t target, p pa
 }
 
 func (r *Renderer) layer(ctx context.Context, c *canvas.Context, t target, p page, l design.Layer) error {
+	if l.Type == design.CutLayer && !t.plates() {
+		return nil
+	}
 	b := p.layerBox(l)
 	c.Push()
 	defer c.Pop()
 	c.ResetStyle()
-	if l.Type == design.CutLayer && l.Shape == design.CutPath {
-		b = p.pathBox(l)
-	}
-	if l.Rotation != 0 {
-		cx, cy := b.x+b.w/2, b.y+b.h/2
-		if l.Type == design.TextLayer {
-			cx, cy = b.x, b.y
-		}
+	if l.Type == design.GroupLayer {
+		p.enterGroup(c, l)
+	} else if l.Rotation != 0 {
+		cx, cy := p.pivot(l, b)
 		// With the y axis pointing down, canvas turns a positive angle
 		// clockwise as the page is seen, which is what the document means.
 		c.RotateAbout(l.Rotation, cx, cy)
 	}
+	if l.Clip == nil {
+		return r.paintLayer(ctx, c, t, p, l, b)
+	}
+	return t.clip(c, p.clipPath(l, b), func(c *canvas.Context, t target) error {
+		return r.paintLayer(ctx, c, t, p, l, b)
+	})
+}
+
+// paintLayer draws l, in its box b, on c as already turned and clipped.
+func (r *Renderer) paintLayer(ctx context.Context, c *canvas.Context, t target, p page, l design.Layer, b box) error {
 	switch l.Type {
-	case design.RectLayer:
-		r.rect(c, p, l, b)
-		return nil
+	case design.RectLayer, design.EllipseLayer, design.LineLayer, design.PathLayer:
+		return r.shape(c, p, l, b)
 	case design.TextLayer:
 		return r.text(c, p, l, b)
 	case design.ImageLayer:
 		return r.image(ctx, c, t, p, l, b)
+	case design.GroupLayer:
+		return r.layers(ctx, c, t, p, l.Layers, l.Opacity)
 	case design.CutLayer:
-		if !t.plates() {
-			return nil
-		}
-		return r.cut(c, p, l, p.layerBox(l))
+		return r.cut(c, p, l, b)
 	}
 	return fmt.Errorf("unknown layer type %q", l.Type)
 }
 
-func (r *Renderer) rect(c *canvas.Context, p page, l design.Layer, b box) {
-	c.SetFillColor(canvas.Transparent)
-	if l.Fill != nil {
-		c.SetFill(paint(*l.Fill, l.Opacity, l.Overprint))
-	}
-	c.SetStrokeColor(canvas.Transparent)
-	if l.Stroke != nil && l.StrokeWidth > 0 {
-		c.SetStroke(paint(*l.Stroke, l.Opacity, l.Overprint))
-		c.SetStrokeWidth(p.doc.ToMM(l.StrokeWidth))
-	}
-	radius := math.Min(p.doc.ToMM(l.Radius), math.Min(b.w, b.h)/2)
-	// Paths are drawn from their own origin; in CartesianIV that is the
-	// top-left corner, with y growing downwards.
-	c.DrawPath(b.x, b.y, canvas.RoundedRectangle(b.w, b.h, radius))
-}
-
 func (r *Renderer) text(c *canvas.Context, p page, l design.Layer, b box) error {
-	font, err := p.fonts.font(l.Font)
+	t, err := layoutText(p, l)
 	if err != nil {
 		return err
 	}
-	face := font.Face(l.FontSize, paint(l.Color, l.Opacity, l.Overprint))
-	align := map[string]canvas.TextAlign{"left": canvas.Left, "center": canvas.Center, "right": canvas.Right}[l.Align]
-	text := canvas.NewTextBox(face, l.Text, b.w, 0, align, canvas.Top, nil)
-	c.DrawText(b.x, b.y, text)
+	t.draw(c, l, b.x, b.y, b.w)
 	return nil
 }
 
@@ -289,19 +288,26 @@ func (r *Renderer) image(ctx context.Context, c *canvas.Context, t target, p pag
 	if err != nil {
 		return err
 	}
-	frame := fit(l.Fit, b, img.cfg.Width, img.cfg.Height)
+	if l.Grayscale {
+		img = img.grayscale()
+	}
+	frame, shown, err := placeImage(l, b, img.cfg)
+	if err != nil {
+		return err
+	}
+	flip(c, l, b)
 	var underbase, cut *canvas.Path
 	if l.Underbase != nil && (t.plates() || l.Underbase.Ink == nil || l.Underbase.Ink.Spot == "") {
-		if underbase, err = p.images.outline(img, frame, b, 0); err != nil {
+		if underbase, err = p.images.outline(img, frame, shown, 0); err != nil {
 			return fmt.Errorf("underbase: %w", err)
 		}
 	}
 	if l.Cut && t.plates() {
-		if cut, err = p.images.outline(img, frame, b, p.doc.ToMM(l.CutOffset)); err != nil {
+		if cut, err = p.images.outline(img, frame, shown, p.doc.ToMM(l.CutOffset)); err != nil {
 			return fmt.Errorf("cut_offset: %w", err)
 		}
 	}
-	if err := t.image(c, p.images, img, frame, b, l.Opacity); err != nil {
+	if err := t.image(c, p.images, img, frame, shown, l.Opacity); err != nil {
 		return err
 	}
 	if underbase != nil {
@@ -315,18 +321,57 @@ func (r *Renderer) image(ctx context.Context, c *canvas.Context, t target, p pag
 	return nil
 }
 
+// placeImage is where an image layer draws its whole source (frame) and
+// the part of it that shows (shown, within b): the source fitted to the
+// box, or, with crop, the cropped part fitted to the box and the rest of
+// the source around it, cut off.
+func placeImage(l design.Layer, b box, cfg image.Config) (frame, shown box, err error) {
+	if l.Crop == nil {
+		frame = fit(l.Fit, b, cfg.Width, cfg.Height)
+		return frame, b, nil
+	}
+	x, y, w, h := l.Crop[0], l.Crop[1], l.Crop[2], l.Crop[3]
+	if x+w > float64(cfg.Width)+1e-9 || y+h > float64(cfg.Height)+1e-9 {
+		return box{}, box{}, fmt.Errorf("crop: %g×%g pixels from %g, %g reach beyond the %d×%d image", w, h, x, y, cfg.Width, cfg.Height)
+	}
+	part := fitSize(l.Fit, b, w, h)
+	sx, sy := part.w/w, part.h/h
+	frame = box{x: part.x - x*sx, y: part.y - y*sy, w: float64(cfg.Width) * sx, h: float64(cfg.Height) * sy}
+	return frame, intersect(part, b), nil
+}
+
+// intersect is the part of a inside b.
+func intersect(a, b box) box {
+	x0, y0 := math.Max(a.x, b.x), math.Max(a.y, b.y)
+	x1, y1 := math.Min(a.x+a.w, b.x+b.w), math.Min(a.y+a.h, b.y+b.h)
+	return box{x: x0, y: y0, w: math.Max(0, x1-x0), h: math.Max(0, y1-y0)}
+}
+
+// flip mirrors what is drawn next across b's middle, as l's flip says.
+func flip(c *canvas.Context, l design.Layer, b box) {
+	if l.FlipX {
+		c.ReflectXAbout(b.x + b.w/2)
+	}
+	if l.FlipY {
+		c.ReflectYAbout(b.y + b.h/2)
+	}
+}
+
 // fit places a w×h-pixel image in b: fill stretches it to the box, contain
 // shows all of it centred, cover fills the box centred and overflows it.
-func fit(mode string, b box, w, h int) box {
+func fit(mode string, b box, w, h int) box { return fitSize(mode, b, float64(w), float64(h)) }
+
+// fitSize is fit for any size.
+func fitSize(mode string, b box, w, h float64) box {
 	if mode == "fill" {
 		return b
 	}
-	sx, sy := b.w/float64(w), b.h/float64(h)
+	sx, sy := b.w/w, b.h/h
 	s := math.Min(sx, sy)
 	if mode == "cover" {
 		s = math.Max(sx, sy)
 	}
-	dw, dh := float64(w)*s, float64(h)*s
+	dw, dh := w*s, h*s
 	return box{x: b.x + (b.w-dw)/2, y: b.y + (b.h-dh)/2, w: dw, h: dh}
 }
 

@@ -114,7 +114,9 @@ func (t *rasterTarget) image(c *canvas.Context, images *imageSet, src *sourceIma
 // nothing, when the image is rotated.
 func (t *rasterTarget) scale(c *canvas.Context, img image.Image, frame box) bool {
 	m := c.CoordSystemView().Mul(c.View())
-	if m[0][1] != 0 || m[1][0] != 0 {
+	// Turned or mirrored (the page's y axis points down, so an upright
+	// image has m[1][1] < 0): canvas's own drawing handles those.
+	if m[0][1] != 0 || m[1][0] != 0 || m[0][0] < 0 || m[1][1] > 0 {
 		return false
 	}
 	a := m.Dot(canvas.Point{X: frame.x, Y: frame.y})

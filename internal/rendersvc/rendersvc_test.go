@@ -382,7 +382,7 @@ func TestInvalidDocuments(t *testing.T) {
 		  {"type": "star", "width": 1, "height": 1}
 		]}]}`
 		st := expect(t, c, pdfRequest([]byte(doc)), codes.InvalidArgument, "")
-		if want := `surfaces[0].layers[2]: unknown layer type "star" (known: image, text, rect, cut)`; st.Message() != want {
+		if want := `surfaces[0].layers[2].type: must be a layer type (rect, ellipse, line, path, text, image, group, cut), got "star"`; st.Message() != want {
 			t.Errorf("message %q, want %q", st.Message(), want)
 		}
 	})

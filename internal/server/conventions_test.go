@@ -27,7 +27,7 @@ func TestHTTPConventions(t *testing.T) {
 		for i := range 12 {
 			r := srv.Do(t, "POST", "/api/v1/orders", acme.Token, map[string]any{"store_id": "acme-shop", "ecommerce_order_id": fmt.Sprint(1000 + i),
 				"items": []map[string]any{{"ecommerce_order_item_id": fmt.Sprintf("%d-1", 1000+i), "ecommerce_variant_id": "v", "quantity": 1,
-					"template_config": "%7B%7D", "thumbnails": []string{"https://cdn.example.com/t.png"}}}})
+					"template_config": "%7B%22width%22%3A10%2C%22height%22%3A10%2C%22layers%22%3A%5B%5D%7D", "thumbnails": []string{"https://cdn.example.com/t.png"}}}})
 			if r.Status != http.StatusOK {
 				t.Fatalf("order: %d %s", r.Status, r.Raw)
 			}

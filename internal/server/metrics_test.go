@@ -38,7 +38,7 @@ func TestOperationalMetrics(t *testing.T) {
 		r := srv.Do(t, "POST", "/api/v1/orders", acme.Token, map[string]any{"store_id": "acme-shop", "ecommerce_order_id": "1001", "create_print_files": true,
 			"items": []map[string]any{
 				{"ecommerce_order_item_id": "ok", "ecommerce_variant_id": "v", "quantity": 1, "template_config": url.QueryEscape(good), "thumbnails": []string{"https://cdn.example.com/t.png"}},
-				{"ecommerce_order_item_id": "bad", "ecommerce_variant_id": "v", "quantity": 1, "template_config": url.QueryEscape(`{"width":20,"height":20,"layers":[{"type":"star"}]}`), "thumbnails": []string{"https://cdn.example.com/t.png"}},
+				{"ecommerce_order_item_id": "bad", "ecommerce_variant_id": "v", "quantity": 1, "template_config": url.QueryEscape(`{"width":20,"height":20,"layers":[{"type":"text","text":"hi","font":"Nope","size":12}]}`), "thumbnails": []string{"https://cdn.example.com/t.png"}},
 			}})
 		if r.Status != http.StatusOK {
 			t.Fatalf("order: %d %s", r.Status, r.Raw)

@@ -20,7 +20,7 @@ import (
 	"github.com/platen-print/platen/internal/platentest"
 )
 
-var templateConfig = url.QueryEscape(`{"version":1,"layers":[]}`)
+var templateConfig = url.QueryEscape(`{"version":1,"width":10,"height":10,"layers":[]}`)
 
 func orderBody(store, id string) map[string]any {
 	return map[string]any{

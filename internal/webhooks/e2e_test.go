@@ -265,7 +265,7 @@ func TestItemPrintWebhooks(t *testing.T) {
 		}
 		r := srv.Do(t, "POST", "/api/v1/orders", tenant.Token, map[string]any{
 			"store_id": "acme-shop", "ecommerce_order_id": "1001", "create_print_files": true,
-			"items": []any{item("1001-1", stickerDoc), item("1001-2", `{"width":10,"height":10,"layers":[{"type":"star"}]}`)}})
+			"items": []any{item("1001-1", stickerDoc), item("1001-2", `{"width":10,"height":10,"layers":[{"type":"text","text":"hi","font":"Nope","size":12}]}`)}})
 		if r.Status != http.StatusOK {
 			t.Fatalf("create: %d %s", r.Status, r.Raw)
 		}
@@ -300,7 +300,7 @@ func TestItemPrintWebhooks(t *testing.T) {
 		if failed["event"] != "order_item.print_file.failed" || failed["status"] != "processingfailed" || failed["url"] != nil {
 			t.Errorf("failed event %v", failed)
 		}
-		const reason = `layers[0]: unknown layer type "star" (known: image, text, rect, cut)`
+		const reason = `layers[0]: unknown font "Nope" (known: Go-Bold, Go-BoldItalic, Go-Italic, Go-Medium, Go-MediumItalic, Go-Mono, Go-Mono-Bold, Go-Mono-BoldItalic, Go-Mono-Italic, Go-Regular, Go-Smallcaps, Go-Smallcaps-Italic)`
 		if ready["error"] != nil || failed["error"] != reason {
 			t.Errorf("error: ready %v, failed %v; want null and %q", ready["error"], failed["error"], reason)
 		}

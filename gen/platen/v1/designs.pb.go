@@ -101,8 +101,8 @@ type CreateDesignVersionRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The version's id; absent, a UUID is generated.
 	DesignVersionId *string `protobuf:"bytes,1,opt,name=design_version_id,json=designVersionId,proto3,oneof" json:"design_version_id,omitempty"`
-	// Required: URL-encoded JSON of the design document; it must URL-decode to
-	// a JSON object.
+	// Required: the design document, URL-encoded JSON or a JSON object as it
+	// is, checked as an order item's template_config is.
 	TemplateConfig string `protobuf:"bytes,2,opt,name=template_config,json=templateConfig,proto3" json:"template_config,omitempty"`
 	// Thumbnail URLs.
 	Thumbnails    []string `protobuf:"bytes,3,rep,name=thumbnails,proto3" json:"thumbnails,omitempty"`

@@ -390,10 +390,12 @@ type OrderItem struct {
 	// Anything the shop keeps with the item (a JSON object), stored and
 	// answered as sent.
 	Properties *structpb.Struct `protobuf:"bytes,6,opt,name=properties,proto3" json:"properties,omitempty"`
-	// Required: the design document, URL-encoded JSON as the customiser makes
-	// it (docs/design-document.md); stored and answered exactly as sent. Its
-	// numbers are checked at once (400 naming the member); the rest when the
-	// print renders.
+	// Required: the design document (docs/design-document.md), URL-encoded
+	// JSON as the customiser makes it, or a JSON object as it is (a value
+	// starting with "{" is never URL-decoded); stored and answered exactly as
+	// sent. It is checked at once, every member by the rules it renders with
+	// (400 naming the member); only a font or an image missing when the print
+	// renders fails the print.
 	TemplateConfig string `protobuf:"bytes,7,opt,name=template_config,json=templateConfig,proto3" json:"template_config,omitempty"`
 	// Required, at least one: URLs of pictures of the item (at most 50).
 	Thumbnails []string `protobuf:"bytes,8,rep,name=thumbnails,proto3" json:"thumbnails,omitempty"`

@@ -1,0 +1,207 @@
+package render
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/tdewolff/canvas"
+
+	"github.com/platen-print/platen/internal/canvaspdf"
+	"github.com/platen-print/platen/internal/design"
+)
+
+// shape draws a rect, ellipse, line or path layer in its box b.
+func (r *Renderer) shape(c *canvas.Context, p page, l design.Layer, b box) error {
+	outline, err := p.layerOutline(l, b)
+	if err != nil {
+		return err
+	}
+	c.SetFillColor(canvas.Transparent)
+	if l.FillGradient != nil {
+		c.SetFill(gradientPaint(*l.FillGradient, b.w, b.h, l.Opacity, l.Overprint))
+	} else if l.Fill != nil {
+		c.SetFill(paint(*l.Fill, l.Opacity, l.Overprint))
+	}
+	if l.FillRule == "evenodd" {
+		c.SetFillRule(canvas.EvenOdd)
+	}
+	c.SetStrokeColor(canvas.Transparent)
+	if l.Stroke != nil && l.StrokeWidth > 0 {
+		p.setStroke(c, l)
+	}
+	// Paths are drawn from their own origin; in CartesianIV that is the
+	// top-left corner, with y growing downwards.
+	c.DrawPath(b.x, b.y, outline)
+	return nil
+}
+
+// setStroke sets l's outline: colour, width, dashes, caps and joins.
+func (p page) setStroke(c *canvas.Context, l design.Layer) {
+	c.SetStroke(paint(*l.Stroke, l.Opacity, l.Overprint))
+	c.SetStrokeWidth(p.doc.ToMM(l.StrokeWidth))
+	switch l.LineCap {
+	case "round":
+		c.SetStrokeCapper(canvas.RoundCap)
+	case "square":
+		c.SetStrokeCapper(canvas.SquareCap)
+	default:
+		c.SetStrokeCapper(canvas.ButtCap)
+	}
+	switch l.LineJoin {
+	case "round":
+		c.SetStrokeJoiner(canvas.RoundJoin)
+	case "bevel":
+		c.SetStrokeJoiner(canvas.BevelJoin)
+	default:
+		// SVG's and CSS's miter limit, 4, beyond which a corner is bevelled.
+		c.SetStrokeJoiner(canvas.MiterJoiner{GapJoiner: canvas.BevelJoin, Limit: 4})
+	}
+	if len(l.Dash) > 0 {
+		dashes := make([]float64, 0, 2*len(l.Dash))
+		for _, d := range l.Dash {
+			dashes = append(dashes, p.doc.ToMM(d))
+		}
+		if len(dashes)%2 == 1 { // as SVG: an odd list repeats
+			dashes = append(dashes, dashes...)
+		}
+		c.SetDashes(0, dashes...)
+	}
+}
+
+// layerOutline is a shape layer's outline, from its box's top-left
+// corner (a line's start; a path's own origin), in mm.
+func (p page) layerOutline(l design.Layer, b box) (*canvas.Path, error) {
+	switch l.Type {
+	case design.LineLayer:
+		line := &canvas.Path{}
+		line.MoveTo(0, 0)
+		line.LineTo(p.doc.ToMM(l.X2-l.X), p.doc.ToMM(l.Y2-l.Y))
+		return line, nil
+	case design.PathLayer:
+		return p.pathOutline(l.SVGPath, l.ViewBox, b.w, b.h)
+	case design.EllipseLayer:
+		return ellipse(b.w, b.h), nil
+	}
+	return canvas.RoundedRectangle(b.w, b.h, math.Min(p.doc.ToMM(l.Radius), math.Min(b.w, b.h)/2)), nil
+}
+
+// ellipse is the ellipse filling a w × h box from its top-left corner.
+func ellipse(w, h float64) *canvas.Path {
+	return canvas.Ellipse(w/2, h/2).Translate(w/2, h/2)
+}
+
+// pathOutline is SVG path data in mm: at its own size in the document's
+// unit, or with viewBox stretched over a w × h box.
+func (p page) pathOutline(d string, viewBox *[4]float64, w, h float64) (*canvas.Path, error) {
+	path, err := canvas.ParseSVGPath(d)
+	if err != nil {
+		return nil, fmt.Errorf("path: %v", err)
+	}
+	if viewBox == nil {
+		mm := p.doc.ToMM(1)
+		return path.Scale(mm, mm), nil
+	}
+	return path.Translate(-viewBox[0], -viewBox[1]).Scale(w/viewBox[2], h/viewBox[3]), nil
+}
+
+// pivot is the point l turns about, on the page: its box's centre, but a
+// text's top-left corner, a line's middle and a path's centre.
+func (p page) pivot(l design.Layer, b box) (float64, float64) {
+	switch {
+	case l.Type == design.TextLayer:
+		return b.x, b.y
+	case l.Type == design.LineLayer:
+		return b.x + p.doc.ToMM(l.X2-l.X)/2, b.y + p.doc.ToMM(l.Y2-l.Y)/2
+	case l.SVGPath != "" && l.ViewBox == nil:
+		pb := p.pathBox(l)
+		return pb.x + pb.w/2, pb.y + pb.h/2
+	}
+	return b.x + b.w/2, b.y + b.h/2
+}
+
+// enterGroup moves c into g's coordinates: its origin at g's x, y, turned
+// by its rotation about that origin and scaled by its scale. Its layers'
+// boxes (which count the bleed from the page's corner) then land in it.
+func (p page) enterGroup(c *canvas.Context, g design.Layer) {
+	c.Translate(p.bleed+p.doc.ToMM(g.X), p.bleed+p.doc.ToMM(g.Y))
+	if g.Rotation != 0 {
+		c.Rotate(g.Rotation)
+	}
+	if g.Scale != 1 {
+		c.Scale(g.Scale, g.Scale)
+	}
+	c.Translate(-p.bleed, -p.bleed)
+}
+
+// clipPath is l's clip in c's coordinates: from the layer's x, y (a
+// group's origin), turned with it.
+func (p page) clipPath(l design.Layer, b box) *canvas.Path {
+	s := l.Clip
+	x, y := b.x, b.y
+	if l.Type == design.GroupLayer {
+		x, y = p.bleed, p.bleed
+	}
+	x, y = x+p.doc.ToMM(s.X), y+p.doc.ToMM(s.Y)
+	w, h := p.doc.ToMM(s.Width), p.doc.ToMM(s.Height)
+	var outline *canvas.Path
+	switch s.Kind {
+	case design.CutEllipse:
+		outline = ellipse(w, h)
+	case design.CutPath:
+		// The path parsed when the document did: it cannot fail here.
+		outline, _ = p.pathOutline(s.SVGPath, s.ViewBox, w, h)
+	default:
+		outline = canvas.RoundedRectangle(w, h, math.Min(p.doc.ToMM(s.Radius), math.Min(w, h)/2))
+	}
+	return outline.Translate(x, y)
+}
+
+// gradientPaint is g over a w × h box from its top-left corner, faded by
+// opacity: an sRGB gradient, or one in inks when any stop is cmyk() or
+// spot().
+func gradientPaint(g design.Gradient, w, h, opacity float64, overprint bool) canvas.Paint {
+	var look canvas.Gradient
+	grad := canvas.Grad{}
+	for _, s := range g.Stops {
+		grad.Add(s.Offset, rgba(s.Color, opacity))
+	}
+	start, end, center, radius := gradientGeometry(g, w, h)
+	if g.Radial {
+		look = grad.ToRadial(center, 0, center, radius)
+	} else {
+		look = grad.ToLinear(start, end)
+	}
+	spot := g.Spot()
+	if spot == "" && !g.CMYK() {
+		return canvas.Paint{Gradient: look}
+	}
+	ink := &canvaspdf.InkGradient{Radial: g.Radial, Start: start, End: end, Center: center, Radius: radius,
+		Alpha: opacity, Overprint: overprint, Look: look}
+	for _, s := range g.Stops {
+		ink.Offsets = append(ink.Offsets, s.Offset)
+		if spot != "" {
+			ink.Components = append(ink.Components, []float64{s.Color.Ink.Tint})
+		} else {
+			cmyk := s.ProcessInks()
+			ink.Components = append(ink.Components, cmyk[:])
+		}
+	}
+	if spot != "" {
+		ink.Spot = paint(g.Stops[0].Color, 1, false).Pattern.(*canvaspdf.Ink)
+	}
+	return canvas.Paint{Pattern: ink}
+}
+
+// gradientGeometry places g in a w × h box: a linear gradient's line
+// through the box's centre at its angle, long enough that its ends touch
+// the box's corners (as CSS's); a radial one's centre and radius.
+func gradientGeometry(g design.Gradient, w, h float64) (start, end, center canvas.Point, radius float64) {
+	center = canvas.Point{X: w / 2, Y: h / 2}
+	if g.Radial {
+		return start, end, canvas.Point{X: g.CX * w, Y: g.CY * h}, g.R * math.Max(w, h)
+	}
+	sin, cos := math.Sincos(g.Angle * math.Pi / 180)
+	half := (math.Abs(w*cos) + math.Abs(h*sin)) / 2
+	d := canvas.Point{X: cos * half, Y: sin * half}
+	return center.Sub(d), center.Add(d), center, 0
+}

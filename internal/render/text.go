@@ -1,0 +1,365 @@
+package render
+
+import (
+	"math"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tdewolff/canvas"
+
+	"github.com/platen-print/platen/internal/design"
+)
+
+// Text is set by Platen's own layout rather than canvas's text box, which
+// has no letter spacing, no line height of a design's choosing, and no way
+// to shrink text into its box: canvas shapes each piece of text (kerning,
+// ligatures), and the layout places the pieces. The renderer and preflight
+// share the layout, so a warning measures what prints.
+
+// minShrinkPt is the smallest size fit "shrink" sets text at.
+const minShrinkPt = 1.0
+
+// piece is a run of one span's text between break opportunities: a word
+// (or the part of one in that span), a run of spaces, or a line break.
+type piece struct {
+	span  int
+	text  string
+	runes int
+	kind  pieceKind
+	// width is the piece's advance at the layer's own sizes, its letter
+	// spacing included, in mm.
+	width float64
+}
+
+type pieceKind int
+
+const (
+	wordPiece pieceKind = iota
+	spacePiece
+	breakPiece
+)
+
+// textStyle is a span's font and what it measures at the layer's sizes.
+type textStyle struct {
+	span    design.Span
+	font    *canvas.Font
+	face    *canvas.FontFace // at the span's own size
+	spacing float64          // letter spacing, mm a character
+}
+
+// textLine is one laid-out line: its pieces and where it sits.
+type textLine struct {
+	pieces []piece
+	width  float64 // without its last character's letter spacing
+	// top is the line box's top, baseline its baseline, both from the
+	// layer's y, in mm.
+	top, baseline float64
+	height        float64
+}
+
+// textLayout is a text layer set in lines at scale times its sizes.
+type textLayout struct {
+	styles []textStyle
+	lines  []textLine
+	scale  float64
+	width  float64 // the widest line
+	height float64 // the lines' boxes, top to bottom
+	fits   bool    // every line within the box's width (and height, lines)
+}
+
+// layoutText sets l's text: at its own sizes, or, with fit "shrink", at
+// the largest scale of them at which it fits its box.
+func layoutText(p page, l design.Layer) (*textLayout, error) {
+	styles, err := textStyles(p, l)
+	if err != nil {
+		return nil, err
+	}
+	pieces := splitPieces(l.Spans, styles)
+	boxW, boxH := p.doc.ToMM(l.Width), p.doc.ToMM(l.Height)
+	t := setLines(styles, pieces, l, boxW, boxH, 1)
+	if !l.Shrink || t.fits {
+		return t, nil
+	}
+	lo, hi := minShrinkScale(l), 1.0
+	best := setLines(styles, pieces, l, boxW, boxH, lo)
+	if !best.fits {
+		return best, nil
+	}
+	// The largest scale that fits, to a thousandth of the size.
+	for hi-lo > 0.001 {
+		mid := (lo + hi) / 2
+		if t := setLines(styles, pieces, l, boxW, boxH, mid); t.fits {
+			lo, best = mid, t
+		} else {
+			hi = mid
+		}
+	}
+	return best, nil
+}
+
+// minShrinkScale is the scale that sets the layer's largest span at
+// minShrinkPt.
+func minShrinkScale(l design.Layer) float64 {
+	largest := 0.0
+	for _, s := range l.Spans {
+		largest = math.Max(largest, s.Size)
+	}
+	return math.Min(1, minShrinkPt/largest)
+}
+
+func textStyles(p page, l design.Layer) ([]textStyle, error) {
+	styles := make([]textStyle, len(l.Spans))
+	for i, s := range l.Spans {
+		font, err := p.fonts.font(s.Font)
+		if err != nil {
+			return nil, err
+		}
+		face := font.Face(s.Size, canvas.Black)
+		styles[i] = textStyle{span: s, font: font, face: face, spacing: l.LetterSpacing / 1000 * s.Size / ptPerMM}
+	}
+	return styles, nil
+}
+
+// splitPieces cuts the spans' texts into words, spaces and line breaks,
+// measured at the spans' own sizes.
+func splitPieces(spans []design.Span, styles []textStyle) []piece {
+	var out []piece
+	for i, s := range spans {
+		rest := s.Text
+		for rest != "" {
+			kind, n := nextPiece(rest)
+			pc := piece{span: i, text: rest[:n], runes: utf8.RuneCountInString(rest[:n]), kind: kind}
+			if kind != breakPiece {
+				pc.width = styles[i].face.TextWidth(pc.text) + styles[i].spacing*float64(pc.runes)
+			}
+			out = append(out, pc)
+			rest = rest[n:]
+		}
+	}
+	return out
+}
+
+// nextPiece says what s starts with and how many bytes of it.
+func nextPiece(s string) (pieceKind, int) {
+	switch {
+	case s[0] == '\n':
+		return breakPiece, 1
+	case s[0] == ' ':
+		return spacePiece, len(s) - len(strings.TrimLeft(s, " "))
+	}
+	if n := strings.IndexAny(s, " \n"); n >= 0 {
+		return wordPiece, n
+	}
+	return wordPiece, len(s)
+}
+
+// setLines breaks pieces into lines no wider than boxW (0: no box) at
+// scale, and places them.
+func setLines(styles []textStyle, pieces []piece, l design.Layer, boxW, boxH, scale float64) *textLayout {
+	t := &textLayout{styles: styles, scale: scale, fits: true}
+	var line textLine
+	for i := 0; i < len(pieces); {
+		if pieces[i].kind == breakPiece {
+			t.addLine(line)
+			line, i = textLine{}, i+1
+			continue
+		}
+		// A word, with the spaces before it, and every piece of it.
+		j, w := i, 0.0
+		for j < len(pieces) && pieces[j].kind == spacePiece {
+			w += pieces[j].width * scale
+			j++
+		}
+		k, word := j, 0.0
+		for k < len(pieces) && pieces[k].kind == wordPiece {
+			word += pieces[k].width * scale
+			k++
+		}
+		if boxW > 0 && len(line.pieces) > 0 && k > j && line.width+w+word > boxW+1e-9 {
+			t.addLine(line)
+			line, i = textLine{}, j // the spaces at the break are dropped
+			continue
+		}
+		line.pieces = append(line.pieces, pieces[i:k]...)
+		line.width += w + word
+		i = k
+	}
+	t.addLine(line)
+	t.place(l, boxW, boxH)
+	return t
+}
+
+func (t *textLayout) addLine(line textLine) {
+	// Spaces at a line's end print nothing and take no width.
+	for len(line.pieces) > 0 && line.pieces[len(line.pieces)-1].kind == spacePiece {
+		line.width -= line.pieces[len(line.pieces)-1].width * t.scale
+		line.pieces = line.pieces[:len(line.pieces)-1]
+	}
+	if n := len(line.pieces); n > 0 {
+		line.width -= t.styles[line.pieces[n-1].span].spacing * t.scale
+	}
+	t.lines = append(t.lines, line)
+}
+
+// place sets each line's box below the one before it, as line_height
+// says, then moves them all as valign says; and notes whether they fit.
+func (t *textLayout) place(l design.Layer, boxW, boxH float64) {
+	y := 0.0
+	for i := range t.lines {
+		line := &t.lines[i]
+		ascent, descent, gap, size := t.lineMetrics(*line)
+		line.top, line.height = y, ascent+descent+gap
+		line.baseline = y + ascent
+		if l.LineHeight > 0 {
+			// As CSS: the line box is line_height times the size, the
+			// glyphs' height centred in it.
+			line.height = l.LineHeight * size
+			line.baseline = y + (line.height-(ascent+descent))/2 + ascent
+		}
+		y += line.height
+		t.width = math.Max(t.width, line.width)
+		if boxW > 0 && line.width > boxW+1e-6 {
+			t.fits = false
+		}
+	}
+	t.height = y
+	if boxH > 0 && t.height > boxH+1e-6 || l.MaxLines > 0 && len(t.lines) > l.MaxLines {
+		t.fits = false
+	}
+	shift := 0.0
+	switch l.VAlign {
+	case "middle":
+		shift = (boxH - t.height) / 2
+	case "bottom":
+		shift = boxH - t.height
+	}
+	for i := range t.lines {
+		t.lines[i].top += shift
+		t.lines[i].baseline += shift
+	}
+}
+
+// lineMetrics are a line's largest ascent, descent and line gap, and its
+// largest size in mm, at the layout's scale; an empty line has the
+// metrics of the span it is in.
+func (t *textLayout) lineMetrics(line textLine) (ascent, descent, gap, size float64) {
+	spans := []int{}
+	for _, pc := range line.pieces {
+		spans = append(spans, pc.span)
+	}
+	if len(spans) == 0 {
+		spans = append(spans, t.emptyLineSpan(line))
+	}
+	for _, i := range spans {
+		m := t.styles[i].face.Metrics()
+		ascent = math.Max(ascent, m.Ascent*t.scale)
+		descent = math.Max(descent, m.Descent*t.scale)
+		gap = math.Max(gap, m.LineGap*t.scale)
+		size = math.Max(size, t.styles[i].span.Size/ptPerMM*t.scale)
+	}
+	return ascent, descent, gap, size
+}
+
+// emptyLineSpan is the span an empty line takes its height from: the last
+// one that has text on a line before it, or the first.
+func (t *textLayout) emptyLineSpan(textLine) int {
+	for i := len(t.lines) - 1; i >= 0; i-- {
+		if n := len(t.lines[i].pieces); n > 0 {
+			return t.lines[i].pieces[n-1].span
+		}
+	}
+	return 0
+}
+
+// lineX is where a line starts, from the layer's x: align places it in
+// the box's width, or about x when there is no box.
+func lineX(align string, boxW, lineW float64) float64 {
+	switch {
+	case align == "center" && boxW > 0:
+		return (boxW - lineW) / 2
+	case align == "center":
+		return -lineW / 2
+	case align == "right" && boxW > 0:
+		return boxW - lineW
+	case align == "right":
+		return -lineW
+	}
+	return 0
+}
+
+// bounds is the set text's extent from the layer's x, y (before its
+// rotation), in mm.
+func (t *textLayout) bounds(l design.Layer, boxW float64) box {
+	x0, x1 := math.Inf(1), math.Inf(-1)
+	for _, line := range t.lines {
+		x := lineX(l.Align, boxW, line.width)
+		x0, x1 = math.Min(x0, x), math.Max(x1, x+line.width)
+	}
+	if len(t.lines) == 0 || x1 < x0 {
+		return box{}
+	}
+	top := t.lines[0].top
+	return box{x: x0, y: top, w: x1 - x0, h: t.height}
+}
+
+// draw paints the set text with its top-left corner at x, y.
+func (t *textLayout) draw(c *canvas.Context, l design.Layer, x, y, boxW float64) {
+	for _, line := range t.lines {
+		cursor := x + lineX(l.Align, boxW, line.width)
+		for _, pc := range line.pieces {
+			s := t.styles[pc.span]
+			face := s.font.Face(s.span.Size*t.scale, paint(s.span.Color, l.Opacity, l.Overprint))
+			t.drawPiece(c, face, s.spacing*t.scale, pc, cursor, y+line.baseline)
+			t.decorate(c, l, s, face, cursor, y+line.baseline, pc.width*t.scale)
+			cursor += pc.width * t.scale
+		}
+	}
+}
+
+// drawPiece draws one piece with its baseline at y: whole, where canvas
+// keeps its kerning and ligatures, or a character at a time when letters
+// are spaced (each where its advance with the kerning puts it, plus the
+// spacing of those before it).
+func (t *textLayout) drawPiece(c *canvas.Context, face *canvas.FontFace, spacing float64, pc piece, x, y float64) {
+	if pc.kind == spacePiece {
+		return
+	}
+	if spacing == 0 {
+		c.DrawText(x, y, canvas.NewTextLine(face, pc.text, canvas.Left))
+		return
+	}
+	n := 0
+	for i, r := range pc.text {
+		if r != ' ' {
+			at := x + face.TextWidth(pc.text[:i]) + spacing*float64(n)
+			c.DrawText(at, y, canvas.NewTextLine(face, string(r), canvas.Left))
+		}
+		n++
+	}
+}
+
+// decorate draws a piece's underline and line through, as wide as its
+// advance, from the font's own positions and thicknesses.
+func (t *textLayout) decorate(c *canvas.Context, l design.Layer, s textStyle, face *canvas.FontFace, x, baseline, width float64) {
+	if !s.span.Underline && !s.span.Linethrough {
+		return
+	}
+	fill := paint(s.span.Color, l.Opacity, l.Overprint)
+	bar := func(above, thickness float64) {
+		c.Push()
+		c.ResetStyle()
+		c.SetFill(fill)
+		c.SetStroke(canvas.Paint{})
+		c.DrawPath(x, baseline-above, canvas.Rectangle(width, thickness))
+		c.Pop()
+	}
+	em, f := face.MmPerEm, s.font
+	if s.span.Underline {
+		thickness := em * float64(max(f.Post.UnderlineThickness, 1))
+		bar(em*float64(f.Post.UnderlinePosition), thickness)
+	}
+	if s.span.Linethrough {
+		thickness := em * float64(max(f.OS2.YStrikeoutSize, 1))
+		bar(em*float64(f.OS2.YStrikeoutPosition), thickness)
+	}
+}
