@@ -165,7 +165,9 @@ lint-openapi: ## lint gen/openapi/platen.openapi.json with Redocly's CLI (needs 
 	  tools/openapi-lint/node_modules/.bin/redocly lint --format=summary gen/openapi/platen.openapi.json
 
 # The render tests check real PDFs with poppler (pdfinfo, pdftoppm,
-# pdffonts), qpdf and Ghostscript (PDF/X-4: internal/pdfxtest), and the
+# pdffonts), qpdf and Ghostscript (PDF/X-4: internal/pdfxtest), text in
+# every script with the fallback fonts (Debian's Noto Sans, Droid Sans
+# Fallback, Nanum Gothic and Symbola, which the renderer looks for), and the
 # operator panel's tests drive Debian's chromium with playwright-core from
 # npm (no browser download); the webhook tests verify
 # deliveries with the npm verifiers receivers install. make test installs
@@ -196,6 +198,10 @@ missing-test-tools:
 	command -v chromium >/dev/null || missing="$$missing chromium"; \
 	command -v node >/dev/null || missing="$$missing nodejs"; \
 	command -v npm >/dev/null || missing="$$missing npm"; \
+	test -f /usr/share/fonts/truetype/noto/NotoSans-Regular.ttf || missing="$$missing fonts-noto-core"; \
+	test -f /usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf || missing="$$missing fonts-droid-fallback"; \
+	test -f /usr/share/fonts/truetype/nanum/NanumGothic.ttf || missing="$$missing fonts-nanum"; \
+	test -f /usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf || missing="$$missing fonts-symbola"; \
 	echo "$$missing"
 
 install-test-tools: ## install the Debian packages the PDF and browser tests use (sudo unless root)

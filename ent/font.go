@@ -31,6 +31,8 @@ type Font struct {
 	Sha256 string `json:"sha256,omitempty"`
 	// Metadata holds the value of the "metadata" field.
 	Metadata schema.FontMetadata `json:"metadata,omitempty"`
+	// Fallback holds the value of the "fallback" field.
+	Fallback bool `json:"fallback,omitempty"`
 	// CreatedAt holds the value of the "created_at" field.
 	CreatedAt    time.Time `json:"created_at,omitempty"`
 	selectValues sql.SelectValues
@@ -43,6 +45,8 @@ func (*Font) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case font.FieldData, font.FieldMetadata:
 			values[i] = new([]byte)
+		case font.FieldFallback:
+			values[i] = new(sql.NullBool)
 		case font.FieldID, font.FieldTeamID:
 			values[i] = new(sql.NullInt64)
 		case font.FieldUID, font.FieldName, font.FieldSha256:
@@ -108,6 +112,12 @@ func (_m *Font) assignValues(columns []string, values []any) error {
 					return fmt.Errorf("unmarshal field metadata: %w", err)
 				}
 			}
+		case font.FieldFallback:
+			if value, ok := values[i].(*sql.NullBool); !ok {
+				return fmt.Errorf("unexpected type %T for field fallback", values[i])
+			} else if value.Valid {
+				_m.Fallback = value.Bool
+			}
 		case font.FieldCreatedAt:
 			if value, ok := values[i].(*sql.NullTime); !ok {
 				return fmt.Errorf("unexpected type %T for field created_at", values[i])
@@ -167,6 +177,9 @@ func (_m *Font) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("metadata=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Metadata))
+	builder.WriteString(", ")
+	builder.WriteString("fallback=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Fallback))
 	builder.WriteString(", ")
 	builder.WriteString("created_at=")
 	builder.WriteString(_m.CreatedAt.Format(time.ANSIC))

@@ -59,6 +59,20 @@ func (_c *FontCreate) SetMetadata(v schema.FontMetadata) *FontCreate {
 	return _c
 }
 
+// SetFallback sets the "fallback" field.
+func (_c *FontCreate) SetFallback(v bool) *FontCreate {
+	_c.mutation.SetFallback(v)
+	return _c
+}
+
+// SetNillableFallback sets the "fallback" field if the given value is not nil.
+func (_c *FontCreate) SetNillableFallback(v *bool) *FontCreate {
+	if v != nil {
+		_c.SetFallback(*v)
+	}
+	return _c
+}
+
 // SetCreatedAt sets the "created_at" field.
 func (_c *FontCreate) SetCreatedAt(v time.Time) *FontCreate {
 	_c.mutation.SetCreatedAt(v)
@@ -108,6 +122,10 @@ func (_c *FontCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *FontCreate) defaults() {
+	if _, ok := _c.mutation.Fallback(); !ok {
+		v := font.DefaultFallback
+		_c.mutation.SetFallback(v)
+	}
 	if _, ok := _c.mutation.CreatedAt(); !ok {
 		v := font.DefaultCreatedAt()
 		_c.mutation.SetCreatedAt(v)
@@ -133,6 +151,9 @@ func (_c *FontCreate) check() error {
 	}
 	if _, ok := _c.mutation.Metadata(); !ok {
 		return &ValidationError{Name: "metadata", err: errors.New(`ent: missing required field "Font.metadata"`)}
+	}
+	if _, ok := _c.mutation.Fallback(); !ok {
+		return &ValidationError{Name: "fallback", err: errors.New(`ent: missing required field "Font.fallback"`)}
 	}
 	if _, ok := _c.mutation.CreatedAt(); !ok {
 		return &ValidationError{Name: "created_at", err: errors.New(`ent: missing required field "Font.created_at"`)}
@@ -187,6 +208,10 @@ func (_c *FontCreate) createSpec() (*Font, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Metadata(); ok {
 		_spec.SetField(font.FieldMetadata, field.TypeJSON, value)
 		_node.Metadata = value
+	}
+	if value, ok := _c.mutation.Fallback(); ok {
+		_spec.SetField(font.FieldFallback, field.TypeBool, value)
+		_node.Fallback = value
 	}
 	if value, ok := _c.mutation.CreatedAt(); ok {
 		_spec.SetField(font.FieldCreatedAt, field.TypeTime, value)
@@ -272,6 +297,9 @@ func (u *FontUpsertOne) UpdateNewValues() *FontUpsertOne {
 		}
 		if _, exists := u.create.mutation.Metadata(); exists {
 			s.SetIgnore(font.FieldMetadata)
+		}
+		if _, exists := u.create.mutation.Fallback(); exists {
+			s.SetIgnore(font.FieldFallback)
 		}
 		if _, exists := u.create.mutation.CreatedAt(); exists {
 			s.SetIgnore(font.FieldCreatedAt)
@@ -500,6 +528,9 @@ func (u *FontUpsertBulk) UpdateNewValues() *FontUpsertBulk {
 			}
 			if _, exists := b.mutation.Metadata(); exists {
 				s.SetIgnore(font.FieldMetadata)
+			}
+			if _, exists := b.mutation.Fallback(); exists {
+				s.SetIgnore(font.FieldFallback)
 			}
 			if _, exists := b.mutation.CreatedAt(); exists {
 				s.SetIgnore(font.FieldCreatedAt)

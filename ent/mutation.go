@@ -2743,6 +2743,7 @@ type FontMutation struct {
 	data          *[]byte
 	sha256        *string
 	metadata      *schema.FontMetadata
+	fallback      *bool
 	created_at    *time.Time
 	clearedFields map[string]struct{}
 	done          bool
@@ -3084,6 +3085,42 @@ func (m *FontMutation) ResetMetadata() {
 	m.metadata = nil
 }
 
+// SetFallback sets the "fallback" field.
+func (m *FontMutation) SetFallback(b bool) {
+	m.fallback = &b
+}
+
+// Fallback returns the value of the "fallback" field in the mutation.
+func (m *FontMutation) Fallback() (r bool, exists bool) {
+	v := m.fallback
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFallback returns the old "fallback" field's value of the Font entity.
+// If the Font object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *FontMutation) OldFallback(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFallback is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFallback requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFallback: %w", err)
+	}
+	return oldValue.Fallback, nil
+}
+
+// ResetFallback resets all changes to the "fallback" field.
+func (m *FontMutation) ResetFallback() {
+	m.fallback = nil
+}
+
 // SetCreatedAt sets the "created_at" field.
 func (m *FontMutation) SetCreatedAt(t time.Time) {
 	m.created_at = &t
@@ -3154,7 +3191,7 @@ func (m *FontMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *FontMutation) Fields() []string {
-	fields := make([]string, 0, 7)
+	fields := make([]string, 0, 8)
 	if m.uid != nil {
 		fields = append(fields, font.FieldUID)
 	}
@@ -3172,6 +3209,9 @@ func (m *FontMutation) Fields() []string {
 	}
 	if m.metadata != nil {
 		fields = append(fields, font.FieldMetadata)
+	}
+	if m.fallback != nil {
+		fields = append(fields, font.FieldFallback)
 	}
 	if m.created_at != nil {
 		fields = append(fields, font.FieldCreatedAt)
@@ -3196,6 +3236,8 @@ func (m *FontMutation) Field(name string) (ent.Value, bool) {
 		return m.Sha256()
 	case font.FieldMetadata:
 		return m.Metadata()
+	case font.FieldFallback:
+		return m.Fallback()
 	case font.FieldCreatedAt:
 		return m.CreatedAt()
 	}
@@ -3219,6 +3261,8 @@ func (m *FontMutation) OldField(ctx context.Context, name string) (ent.Value, er
 		return m.OldSha256(ctx)
 	case font.FieldMetadata:
 		return m.OldMetadata(ctx)
+	case font.FieldFallback:
+		return m.OldFallback(ctx)
 	case font.FieldCreatedAt:
 		return m.OldCreatedAt(ctx)
 	}
@@ -3271,6 +3315,13 @@ func (m *FontMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetMetadata(v)
+		return nil
+	case font.FieldFallback:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFallback(v)
 		return nil
 	case font.FieldCreatedAt:
 		v, ok := value.(time.Time)
@@ -3360,6 +3411,9 @@ func (m *FontMutation) ResetField(name string) error {
 		return nil
 	case font.FieldMetadata:
 		m.ResetMetadata()
+		return nil
+	case font.FieldFallback:
+		m.ResetFallback()
 		return nil
 	case font.FieldCreatedAt:
 		m.ResetCreatedAt()

@@ -77,8 +77,12 @@ func init() {
 	designversion.DefaultCreatedAt = designversionDescCreatedAt.Default.(func() time.Time)
 	fontFields := schema.Font{}.Fields()
 	_ = fontFields
+	// fontDescFallback is the schema descriptor for fallback field.
+	fontDescFallback := fontFields[6].Descriptor()
+	// font.DefaultFallback holds the default value on creation for the fallback field.
+	font.DefaultFallback = fontDescFallback.Default.(bool)
 	// fontDescCreatedAt is the schema descriptor for created_at field.
-	fontDescCreatedAt := fontFields[6].Descriptor()
+	fontDescCreatedAt := fontFields[7].Descriptor()
 	// font.DefaultCreatedAt holds the default value on creation for the created_at field.
 	font.DefaultCreatedAt = fontDescCreatedAt.Default.(func() time.Time)
 	idempotencykeyFields := schema.IdempotencyKey{}.Fields()

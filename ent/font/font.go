@@ -25,6 +25,8 @@ const (
 	FieldSha256 = "sha256"
 	// FieldMetadata holds the string denoting the metadata field in the database.
 	FieldMetadata = "metadata"
+	// FieldFallback holds the string denoting the fallback field in the database.
+	FieldFallback = "fallback"
 	// FieldCreatedAt holds the string denoting the created_at field in the database.
 	FieldCreatedAt = "created_at"
 	// Table holds the table name of the font in the database.
@@ -40,6 +42,7 @@ var Columns = []string{
 	FieldData,
 	FieldSha256,
 	FieldMetadata,
+	FieldFallback,
 	FieldCreatedAt,
 }
 
@@ -54,6 +57,8 @@ func ValidColumn(column string) bool {
 }
 
 var (
+	// DefaultFallback holds the default value on creation for the "fallback" field.
+	DefaultFallback bool
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
 	DefaultCreatedAt func() time.Time
 )
@@ -84,6 +89,11 @@ func ByName(opts ...sql.OrderTermOption) OrderOption {
 // BySha256 orders the results by the sha256 field.
 func BySha256(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldSha256, opts...).ToFunc()
+}
+
+// ByFallback orders the results by the fallback field.
+func ByFallback(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldFallback, opts...).ToFunc()
 }
 
 // ByCreatedAt orders the results by the created_at field.

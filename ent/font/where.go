@@ -79,6 +79,11 @@ func Sha256(v string) predicate.Font {
 	return predicate.Font(sql.FieldEQ(FieldSha256, v))
 }
 
+// Fallback applies equality check predicate on the "fallback" field. It's identical to FallbackEQ.
+func Fallback(v bool) predicate.Font {
+	return predicate.Font(sql.FieldEQ(FieldFallback, v))
+}
+
 // CreatedAt applies equality check predicate on the "created_at" field. It's identical to CreatedAtEQ.
 func CreatedAt(v time.Time) predicate.Font {
 	return predicate.Font(sql.FieldEQ(FieldCreatedAt, v))
@@ -357,6 +362,16 @@ func Sha256EqualFold(v string) predicate.Font {
 // Sha256ContainsFold applies the ContainsFold predicate on the "sha256" field.
 func Sha256ContainsFold(v string) predicate.Font {
 	return predicate.Font(sql.FieldContainsFold(FieldSha256, v))
+}
+
+// FallbackEQ applies the EQ predicate on the "fallback" field.
+func FallbackEQ(v bool) predicate.Font {
+	return predicate.Font(sql.FieldEQ(FieldFallback, v))
+}
+
+// FallbackNEQ applies the NEQ predicate on the "fallback" field.
+func FallbackNEQ(v bool) predicate.Font {
+	return predicate.Font(sql.FieldNEQ(FieldFallback, v))
 }
 
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.

@@ -113,6 +113,7 @@ var (
 		{Name: "data", Type: field.TypeBytes},
 		{Name: "sha256", Type: field.TypeString},
 		{Name: "metadata", Type: field.TypeJSON},
+		{Name: "fallback", Type: field.TypeBool, Default: false},
 		{Name: "created_at", Type: field.TypeTime},
 	}
 	// FontsTable holds the schema information for the "fonts" table.
@@ -129,7 +130,7 @@ var (
 			{
 				Name:    "font_team_id_created_at_uid",
 				Unique:  false,
-				Columns: []*schema.Column{FontsColumns[2], FontsColumns[7], FontsColumns[1]},
+				Columns: []*schema.Column{FontsColumns[2], FontsColumns[8], FontsColumns[1]},
 			},
 		},
 	}

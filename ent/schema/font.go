@@ -37,6 +37,9 @@ func (Font) Fields() []ent.Field {
 		// SHA-256 of data, lowercase hex.
 		field.String("sha256").Immutable(),
 		field.JSON("metadata", FontMetadata{}).Immutable(),
+		// In the team's fallback chain: tried for characters a text's own
+		// font lacks, before the renderer's built-in fallbacks.
+		field.Bool("fallback").Default(false).Immutable(),
 		field.Time("created_at").Default(now).Immutable(),
 	}
 }

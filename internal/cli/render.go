@@ -29,9 +29,10 @@ func newRender(cfg *config.Config) *cobra.Command {
 			"renders runs in a child process of its own, under --render-timeout and --render-memory-mb.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if _, err := rendersvc.LoadFonts(cfg.FontDir); err != nil {
+			if _, err := rendersvc.LoadFonts(cfg.FontDir, cfg.FallbackFonts); err != nil {
 				return fmt.Errorf("--font-dir: %w", err)
 			}
+			server.WarnMissingFallbacks(cfg.FallbackFonts)
 			if workers < 1 {
 				return fmt.Errorf("--workers must be at least 1, got %d", workers)
 			}

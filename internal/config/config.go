@@ -66,6 +66,11 @@ type Render struct {
 	// FontDir holds operator-added TTF/OTF fonts, each named by its file
 	// name without the extension.
 	FontDir string
+	// FallbackFonts are the TTF files tried, in order, for characters a
+	// text's font lacks; nil is the renderer's default chain (Debian's
+	// Noto Sans, Droid Sans Fallback, Nanum Gothic and Symbola), empty
+	// none.
+	FallbackFonts []string
 	// Timeout bounds one render's wall clock, and its CPU time too;
 	// MemoryMB caps a render process's heap. A render past either fails
 	// with the reason, and is not retried.
@@ -122,6 +127,7 @@ func (c *Config) ServeFlags(fs *pflag.FlagSet) {
 func (r *Render) Flags(fs *pflag.FlagSet) {
 	fs.BoolVar(&r.AllowPrivateNetwork, "allow-private-network", r.AllowPrivateNetwork, "let images and webhooks reach loopback, private, link-local and metadata addresses (tests and closed networks only)")
 	fs.StringVar(&r.FontDir, "font-dir", r.FontDir, "directory of operator-added TTF/OTF fonts, each named by its file name without the extension")
+	fs.StringSliceVar(&r.FallbackFonts, "fallback-fonts", r.FallbackFonts, "TTF files tried in order for characters a text's font lacks, comma-separated (default: Debian's Noto Sans, Droid Sans Fallback, Nanum Gothic and Symbola; \"\" for none)")
 	fs.DurationVar(&r.Timeout, "render-timeout", r.Timeout, "wall-clock and CPU time one render may take; past it the print fails")
 	fs.IntVar(&r.MemoryMB, "render-memory-mb", r.MemoryMB, "heap one render process may use, in MiB; a render needing more fails")
 }

@@ -26,7 +26,10 @@ type Document struct {
 	Bleed      float64
 	DPI        int // 0 when the document declares none
 	Background *Color
-	Surfaces   []Surface
+	// MissingGlyphs is "fail" (a character no font has fails the print)
+	// or "warn" (it prints as nothing, with a preflight warning).
+	MissingGlyphs string
+	Surfaces      []Surface
 	// pathBytes counts the path data read so far, against maxDocPath.
 	pathBytes int
 }
@@ -64,7 +67,7 @@ func ParseConfig(templateConfig string) (*Document, error) {
 }
 
 // documentMembers are the members of a document's top level.
-var documentMembers = []string{"version", "unit", "width", "height", "bleed", "dpi", "background", "layers", "surfaces", "meta"}
+var documentMembers = []string{"version", "unit", "width", "height", "bleed", "dpi", "background", "missing_glyphs", "layers", "surfaces", "meta"}
 
 // Parse reads a design document and reports the first problem with the
 // path of the member at fault. It is the one reading of a document: the
@@ -112,6 +115,9 @@ func (d *Document) header(root members) error {
 		return err
 	}
 	if d.Bleed, err = d.ranged(root, "bleed", 0, bleedSpan); err != nil {
+		return err
+	}
+	if d.MissingGlyphs, err = root.choice("missing_glyphs", "fail", "warn"); err != nil {
 		return err
 	}
 	d.Background, err = root.optionalColor("background")

@@ -24,14 +24,18 @@ type Font struct {
 	SHA256 string
 	Size   int
 	Info
+	// Fallback puts the font in the team's fallback chain.
+	Fallback  bool
 	CreatedAt time.Time
 	// Data is the file; only Store.Data reads it.
 	Data []byte
 }
 
-// Ref names a font a design uses: by name, the file's uid and hash.
+// Ref names a font a render needs: by name, the file's uid and hash, and
+// whether it is one of the team's fallback fonts.
 type Ref struct {
 	Name, UID, SHA256 string
+	Fallback          bool
 }
 
 // Query selects a page of fonts: of one team (TeamID), or of every team
@@ -55,7 +59,8 @@ type Store interface {
 	ListFonts(ctx context.Context, q Query) ([]*Font, bool, error)
 	// DeleteFont removes uid.
 	DeleteFont(ctx context.Context, uid string) error
-	// TeamFonts returns the fonts of teamID among names.
+	// TeamFonts returns the fonts of teamID among names, and its fallback
+	// fonts (in the order they were added) whatever their names.
 	TeamFonts(ctx context.Context, teamID int, names []string) ([]Ref, error)
 	// Data returns the file of the font uid, which must hash to sha256
 	// (apierr.ErrNotFound when it went, or was replaced).

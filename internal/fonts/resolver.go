@@ -41,15 +41,19 @@ func NewResolver(store Store, shared func(string) bool) *Resolver {
 }
 
 // Fonts returns the fonts of teamID that docs (design documents, JSON)
-// name. A document that does not parse names none: the renderer says
-// what is wrong with it. A name the team has no font of is left out: the
-// renderer fails the layer naming it, as for any unknown font.
+// name, and, when they have text, the team's fallback fonts, in the order
+// the team added them. A document that does not parse names none: the
+// renderer says what is wrong with it. A name the team has no font of is
+// left out: the renderer fails the layer naming it, as for any unknown
+// font.
 func (r *Resolver) Fonts(ctx context.Context, teamID int, docs ...[]byte) ([]*renderv1.FontData, error) {
 	if r == nil {
 		return nil, nil
 	}
 	var names []string
+	text := false
 	for _, doc := range docs {
+		text = text || hasText(doc)
 		if !namesFonts(doc) {
 			continue
 		}
@@ -63,7 +67,7 @@ func (r *Resolver) Fonts(ctx context.Context, teamID int, docs ...[]byte) ([]*re
 			}
 		}
 	}
-	if len(names) == 0 {
+	if len(names) == 0 && !text {
 		return nil, nil
 	}
 	refs, err := r.store.TeamFonts(ctx, teamID, names)
@@ -79,7 +83,7 @@ func (r *Resolver) Fonts(ctx context.Context, teamID int, docs ...[]byte) ([]*re
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, &renderv1.FontData{Name: ref.Name, Data: data, Sha256: ref.SHA256})
+		out = append(out, &renderv1.FontData{Name: ref.Name, Data: data, Sha256: ref.SHA256, Fallback: ref.Fallback})
 	}
 	return out, nil
 }
@@ -90,6 +94,12 @@ func (r *Resolver) Fonts(ctx context.Context, teamID int, docs ...[]byte) ([]*re
 // a \u escape.
 func namesFonts(doc []byte) bool {
 	return bytes.Contains(doc, []byte(`"font"`)) || bytes.Contains(doc, []byte(`\u`))
+}
+
+// hasText reports whether doc may hold text, for which the team's
+// fallback fonts are sent: a text layer's type, or a \u escape.
+func hasText(doc []byte) bool {
+	return bytes.Contains(doc, []byte(`"text"`)) || bytes.Contains(doc, []byte(`\u`))
 }
 
 // data is the file of ref, from the cache or the store.

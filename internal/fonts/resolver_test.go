@@ -3,6 +3,7 @@ package fonts
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -18,11 +19,12 @@ type fakeStore struct {
 func (s *fakeStore) TeamFonts(_ context.Context, teamID int, names []string) ([]Ref, error) {
 	s.asked = append(s.asked, names)
 	var out []Ref
-	for _, n := range names {
-		if r, ok := s.fonts[teamID][n]; ok {
+	for n, r := range s.fonts[teamID] {
+		if slices.Contains(names, n) || r.Fallback {
 			out = append(out, r)
 		}
 	}
+	slices.SortFunc(out, func(a, b Ref) int { return strings.Compare(a.UID, b.UID) })
 	return out, nil
 }
 
@@ -74,13 +76,24 @@ func TestResolver(t *testing.T) {
 		t.Errorf("team 2's fonts: %v %v", got, err)
 	}
 	store.asked = nil
-	for _, d := range [][]byte{[]byte(`{"width":10,"height":10,"layers":[{"type":"text","text":"x","size":5}]}`), []byte(`not json "font"`)} {
+	for _, d := range [][]byte{[]byte(`{"width":10,"height":10,"layers":[]}`), []byte(`not json`)} {
 		if got, err := r.Fonts(ctx, 1, d); err != nil || got != nil {
 			t.Errorf("%s: %v %v", d, got, err)
 		}
 	}
 	if len(store.asked) != 0 {
-		t.Errorf("looked up %v for documents naming no font", store.asked)
+		t.Errorf("looked up %v for documents without text", store.asked)
+	}
+	// Text naming no font of the team's still brings the team's fallback
+	// fonts, marked as such.
+	store.fonts[3] = map[string]Ref{"Brand CJK": {Name: "Brand CJK", UID: "c", SHA256: "sc", Fallback: true}}
+	store.data["c"] = []byte("font c")
+	plain := []byte(`{"width":10,"height":10,"layers":[{"type":"text","text":"x","size":5}]}`)
+	if got, err := r.Fonts(ctx, 1, plain); err != nil || len(got) != 0 {
+		t.Errorf("team 1, no fallback fonts: %v %v", got, err)
+	}
+	if got, err := r.Fonts(ctx, 3, plain); err != nil || len(got) != 1 || got[0].Name != "Brand CJK" || !got[0].Fallback {
+		t.Errorf("team 3's fallback font: %v %v", got, err)
 	}
 	var none *Resolver
 	if got, err := none.Fonts(ctx, 1, doc); got != nil || err != nil {

@@ -64,7 +64,7 @@ func (s *Service) CreateFont(ctx context.Context, req *platenv1.CreateFontReques
 	}
 	sum := sha256.Sum256(req.Data)
 	f := &Font{UID: uuid.NewString(), TeamID: team, Name: req.Name, SHA256: hex.EncodeToString(sum[:]),
-		Size: len(req.Data), Info: *info, Data: req.Data}
+		Size: len(req.Data), Info: *info, Data: req.Data, Fallback: req.Fallback}
 	if err := s.store.CreateFont(ctx, f); err != nil {
 		return nil, err
 	}
@@ -149,6 +149,6 @@ func toProto(f *Font) *platenv1.Font {
 		Uid: f.UID, TeamId: int32(f.TeamID), Name: f.Name, //nolint:gosec // ids fit
 		Family: f.Family, Style: f.Style, PostscriptName: f.PostScriptName, Format: f.Format,
 		SizeBytes: int32(f.Size), Sha256: f.SHA256, Embedding: f.Embedding, //nolint:gosec // at most MaxBytes
-		CreatedAt: timestamppb.New(f.CreatedAt),
+		CreatedAt: timestamppb.New(f.CreatedAt), Fallback: f.Fallback,
 	}
 }

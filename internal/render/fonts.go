@@ -51,6 +51,9 @@ type Added struct {
 	Name   string
 	SHA256 string
 	Data   []byte
+	// Fallback puts the font in the fallback chain, before the renderer's
+	// own: characters a layer's font lacks are drawn with it.
+	Fallback bool
 }
 
 // Bounds of the parsed added fonts kept between renders: so many distinct
@@ -81,11 +84,16 @@ type Fonts struct {
 	// last; sizes holds each one's file size.
 	recent []string
 	sizes  map[string]int
+	// fallbacks is the chain of fonts tried for a character a layer's
+	// font lacks (SetFallbacks).
+	fallbacks []*fallbackFont
 }
 
 // NewFonts returns the built-in fonts plus extra.
 func NewFonts(extra map[string][]byte) *Fonts {
-	return &Fonts{extra: extra, free: map[string][]*canvas.Font{}, sizes: map[string]int{}}
+	f := &Fonts{extra: extra, free: map[string][]*canvas.Font{}, sizes: map[string]int{}}
+	f.SetFallbacks(DefaultFallbackFonts)
+	return f
 }
 
 // Has reports whether name is a built-in font or one of extra: those win
@@ -167,11 +175,15 @@ func (f *Fonts) giveBack(key string, font *canvas.Font, added *Added) {
 type fontSet struct {
 	fonts *Fonts
 	added map[string]Added
-	used  map[string]*canvas.Font
+	// addedOrder is added's names in the request's order, which the
+	// team's fallback fonts are tried in.
+	addedOrder []string
+	used       map[string]*canvas.Font
+	fallbacks  []namedFont // the chain, once looked up
 }
 
-func (f *Fonts) set(added map[string]Added) *fontSet {
-	return &fontSet{fonts: f, added: added, used: map[string]*canvas.Font{}}
+func (f *Fonts) set(added map[string]Added, order []string) *fontSet {
+	return &fontSet{fonts: f, added: added, addedOrder: order, used: map[string]*canvas.Font{}}
 }
 
 func (s *fontSet) font(name string) (*canvas.Font, error) {
@@ -198,7 +210,9 @@ func (s *fontSet) font(name string) (*canvas.Font, error) {
 
 func (s *fontSet) release() {
 	for name, font := range s.used {
-		if s.fonts.Has(name) {
+		if strings.HasPrefix(name, "fallback:") {
+			s.fonts.giveBack(name, font, nil)
+		} else if s.fonts.Has(name) {
 			s.fonts.giveBack(name, font, nil)
 		} else {
 			a := s.added[name]

@@ -23,7 +23,7 @@ func added(name string, data []byte) Added {
 func TestAddedFonts(t *testing.T) {
 	fonts := NewFonts(map[string][]byte{"House-Sans": goregular.TTF})
 	brand := added("Brand Sans", gomono.TTF)
-	set := fonts.set(map[string]Added{brand.Name: brand, "House-Sans": added("House-Sans", gomono.TTF)})
+	set := fonts.set(map[string]Added{brand.Name: brand, "House-Sans": added("House-Sans", gomono.TTF)}, nil)
 	first, err := set.font("Brand Sans")
 	if err != nil {
 		t.Fatal(err)
@@ -36,14 +36,14 @@ func TestAddedFonts(t *testing.T) {
 	// Another render, another team's name for the same file: the copy
 	// parsed before.
 	other := added("Mono of theirs", gomono.TTF)
-	set = fonts.set(map[string]Added{other.Name: other})
+	set = fonts.set(map[string]Added{other.Name: other}, nil)
 	if again, err := set.font("Mono of theirs"); err != nil || again != first {
 		t.Errorf("the same file was parsed again (%v)", err)
 	}
 	set.release()
 
 	// Without it, the name is unknown; the known names are the render's.
-	set = fonts.set(nil)
+	set = fonts.set(nil, nil)
 	if _, err := set.font("Brand Sans"); err == nil || !strings.Contains(err.Error(), `unknown font "Brand Sans" (known: Go-Bold,`) ||
 		strings.Contains(err.Error(), "Mono of theirs") {
 		t.Errorf("error %v", err)
@@ -55,7 +55,7 @@ func TestAddedFonts(t *testing.T) {
 		data := append([]byte(nil), gomono.TTF...)
 		data = append(data, byte(i), byte(i>>8)) // another file, the same font
 		a := added(fmt.Sprint("f", i), data)
-		s := fonts.set(map[string]Added{a.Name: a})
+		s := fonts.set(map[string]Added{a.Name: a}, nil)
 		if _, err := s.font(a.Name); err != nil {
 			t.Fatal(err)
 		}

@@ -35,6 +35,9 @@ const (
 	// WarnHairline: a stroke thinner than MinStrokePt, which presses drop
 	// or break up.
 	WarnHairline = "hairline"
+	// WarnMissingGlyphs: characters no font has, left out of the text
+	// (only where the design allows it; otherwise the print fails).
+	WarnMissingGlyphs = "missing_glyphs"
 )
 
 // Preflight thresholds.
@@ -70,7 +73,7 @@ func (r *Renderer) Preflight(ctx context.Context, doc *design.Document, dpi int,
 			surfaces = append(surfaces, i)
 		}
 	}
-	p := newPage(doc, r.fonts.set(r.added), newImageSet(r.images, MaxPixelBytes))
+	p := newPage(doc, r.fontSet(), newImageSet(r.images, MaxPixelBytes))
 	defer p.fonts.release()
 	check := preflight{p: p, dpi: dpi, limits: limits, margin: limits.SafeMarginMM}
 	if check.margin <= 0 {
@@ -188,6 +191,9 @@ func (c *preflight) textBox(l design.Layer, b box) (box, error) {
 	t, err := layoutText(c.p, l)
 	if err != nil {
 		return box{}, err
+	}
+	if len(t.missing) > 0 {
+		c.warn(l, WarnMissingGlyphs, "no font has the characters %q: they print as nothing", string(t.missing))
 	}
 	extent := t.bounds(l, b.w)
 	return box{x: b.x + extent.x, y: b.y + extent.y, w: extent.w, h: extent.h}, nil

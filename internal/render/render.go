@@ -71,8 +71,10 @@ const (
 type Renderer struct {
 	images ImageSource
 	fonts  *Fonts
-	// added are the fonts of one request, by name (WithFonts).
-	added map[string]Added
+	// added are the fonts of one request, by name (WithFonts), and their
+	// names in the request's order.
+	added      map[string]Added
+	addedOrder []string
 }
 
 // New returns a renderer fetching images from images.
@@ -89,11 +91,16 @@ func (r *Renderer) WithFonts(added []Added) *Renderer {
 	}
 	out := *r
 	out.added = make(map[string]Added, len(added))
+	out.addedOrder = nil
 	for _, a := range added {
 		out.added[a.Name] = a
+		out.addedOrder = append(out.addedOrder, a.Name)
 	}
 	return &out
 }
+
+// fontSet is one render's fonts.
+func (r *Renderer) fontSet() *fontSet { return r.fonts.set(r.added, r.addedOrder) }
 
 // LayerError says which layer could not be drawn and why; the message is
 // what a shop sees as the print's failure reason.
@@ -114,7 +121,7 @@ func (r *Renderer) PDF(ctx context.Context, doc *design.Document, settings Setti
 			surfaces = append(surfaces, i)
 		}
 	}
-	p := newPage(doc, r.fonts.set(r.added), newImageSet(r.images, MaxPixelBytes))
+	p := newPage(doc, r.fontSet(), newImageSet(r.images, MaxPixelBytes))
 	defer p.fonts.release()
 	p.cutSpot = cmp.Or(settings.CutSpot, DefaultCutSpot)
 	var buf bytes.Buffer
@@ -143,7 +150,10 @@ func (r *Renderer) PDF(ctx context.Context, doc *design.Document, settings Setti
 // page is a surface's geometry in millimetres: the trim box plus bleed on
 // every side.
 type page struct {
-	doc           *design.Document
+	doc *design.Document
+	// allowMissing lets characters no font has be left out of text (the
+	// document's missing_glyphs "warn").
+	allowMissing  bool
 	cutSpot       string // the spot colour cut contours are stroked in
 	fonts         *fontSet
 	images        *imageSet
@@ -153,7 +163,7 @@ type page struct {
 }
 
 func newPage(doc *design.Document, fonts *fontSet, images *imageSet) page {
-	p := page{doc: doc, fonts: fonts, images: images, cutSpot: DefaultCutSpot,
+	p := page{doc: doc, fonts: fonts, images: images, cutSpot: DefaultCutSpot, allowMissing: doc.MissingGlyphs == "warn",
 		bleed: doc.ToMM(doc.Bleed), trimW: doc.ToMM(doc.Width), trimH: doc.ToMM(doc.Height)}
 	p.width, p.height = p.trimW+2*p.bleed, p.trimH+2*p.bleed
 	return p

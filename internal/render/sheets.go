@@ -68,7 +68,7 @@ const markWidth = 0.25 * 25.4 / 72
 // vectors, each clipped to its trim plus the bleed it keeps; an image that
 // many placements use is embedded once.
 func (r *Renderer) Sheets(ctx context.Context, settings Settings, width, height float64, sheets []Sheet) ([]byte, error) {
-	fonts := r.fonts.set(r.added)
+	fonts := r.fontSet()
 	defer fonts.release()
 	images := newImageSet(r.images, MaxPixelBytes)
 	var buf bytes.Buffer

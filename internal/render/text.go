@@ -1,8 +1,11 @@
 package render
 
 import (
+	"fmt"
 	"math"
+	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/tdewolff/canvas"
@@ -19,10 +22,11 @@ import (
 // minShrinkPt is the smallest size fit "shrink" sets text at.
 const minShrinkPt = 1.0
 
-// piece is a run of one span's text between break opportunities: a word
-// (or the part of one in that span), a run of spaces, or a line break.
+// piece is a run of one style's text between break opportunities: a
+// word (or the part of one in that span and font), a run of spaces, or a
+// line break.
 type piece struct {
-	span  int
+	style int
 	text  string
 	runes int
 	kind  pieceKind
@@ -39,7 +43,9 @@ const (
 	breakPiece
 )
 
-// textStyle is a span's font and what it measures at the layer's sizes.
+// textStyle is a span's text in one font (its own, or the fallback font
+// that has the characters its own lacks) and what it measures at the
+// layer's sizes.
 type textStyle struct {
 	span    design.Span
 	font    *canvas.Font
@@ -61,27 +67,34 @@ type textLine struct {
 type textLayout struct {
 	styles []textStyle
 	lines  []textLine
-	scale  float64
-	width  float64 // the widest line
-	height float64 // the lines' boxes, top to bottom
-	fits   bool    // every line within the box's width (and height, lines)
+	// missing are the characters no font of the chain has, which are
+	// left out.
+	missing []rune
+	scale   float64
+	width   float64 // the widest line
+	height  float64 // the lines' boxes, top to bottom
+	fits    bool    // every line within the box's width (and height, lines)
 }
 
 // layoutText sets l's text: at its own sizes, or, with fit "shrink", at
 // the largest scale of them at which it fits its box.
 func layoutText(p page, l design.Layer) (*textLayout, error) {
-	styles, err := textStyles(p, l)
+	styles, pieces, missing, err := splitText(p, l)
 	if err != nil {
 		return nil, err
 	}
-	pieces := splitPieces(l.Spans, styles)
+	if len(missing) > 0 && !p.allowMissing {
+		return nil, missingError(p, l, missing)
+	}
 	boxW, boxH := p.doc.ToMM(l.Width), p.doc.ToMM(l.Height)
 	t := setLines(styles, pieces, l, boxW, boxH, 1)
+	t.missing = missing
 	if !l.Shrink || t.fits {
 		return t, nil
 	}
 	lo, hi := minShrinkScale(l), 1.0
 	best := setLines(styles, pieces, l, boxW, boxH, lo)
+	best.missing = missing
 	if !best.fits {
 		return best, nil
 	}
@@ -89,6 +102,7 @@ func layoutText(p page, l design.Layer) (*textLayout, error) {
 	for hi-lo > 0.001 {
 		mid := (lo + hi) / 2
 		if t := setLines(styles, pieces, l, boxW, boxH, mid); t.fits {
+			t.missing = missing
 			lo, best = mid, t
 		} else {
 			hi = mid
@@ -107,50 +121,152 @@ func minShrinkScale(l design.Layer) float64 {
 	return math.Min(1, minShrinkPt/largest)
 }
 
-func textStyles(p page, l design.Layer) ([]textStyle, error) {
-	styles := make([]textStyle, len(l.Spans))
-	for i, s := range l.Spans {
-		font, err := p.fonts.font(s.Font)
-		if err != nil {
-			return nil, err
+// splitText cuts the layer's spans into pieces (words, spaces, line
+// breaks) of one font each, measured: each character in the span's font,
+// or, where that font lacks it, in the first font of the fallback chain
+// that has it. Characters no font has are left out and returned.
+func splitText(p page, l design.Layer) ([]textStyle, []piece, []rune, error) {
+	s := &splitter{p: p, l: l, index: map[styleKey]int{}}
+	for i, span := range l.Spans {
+		if err := s.span(i, span); err != nil {
+			return nil, nil, nil, err
 		}
-		face := font.Face(s.Size, canvas.Black)
-		styles[i] = textStyle{span: s, font: font, face: face, spacing: l.LetterSpacing / 1000 * s.Size / ptPerMM}
 	}
-	return styles, nil
+	return s.styles, s.pieces, s.missing, nil
 }
 
-// splitPieces cuts the spans' texts into words, spaces and line breaks,
-// measured at the spans' own sizes.
-func splitPieces(spans []design.Span, styles []textStyle) []piece {
-	var out []piece
-	for i, s := range spans {
-		rest := s.Text
-		for rest != "" {
-			kind, n := nextPiece(rest)
-			pc := piece{span: i, text: rest[:n], runes: utf8.RuneCountInString(rest[:n]), kind: kind}
-			if kind != breakPiece {
-				pc.width = styles[i].face.TextWidth(pc.text) + styles[i].spacing*float64(pc.runes)
+// splitter is splitText's state.
+type splitter struct {
+	p       page
+	l       design.Layer
+	styles  []textStyle
+	index   map[styleKey]int
+	pieces  []piece
+	missing []rune
+}
+
+type styleKey struct {
+	span int
+	font *canvas.Font
+}
+
+func (s *splitter) span(i int, span design.Span) error {
+	own, err := s.p.fonts.font(span.Font)
+	if err != nil {
+		return err
+	}
+	var run strings.Builder
+	runFont, runKind := own, pieceKind(-1)
+	flush := func() {
+		if run.Len() > 0 {
+			s.add(i, span, runFont, runKind, run.String())
+			run.Reset()
+		}
+	}
+	prev := own
+	for _, r := range span.Text {
+		kind := kindOf(r)
+		font := own
+		switch {
+		case kind != wordPiece:
+		case invisible(r):
+			font = prev // a variation selector or joiner goes with the character before it
+		case own.GlyphIndex(r) == 0:
+			if font, err = s.fallbackFor(r); err != nil {
+				return err
 			}
-			out = append(out, pc)
-			rest = rest[n:]
 		}
+		if font == nil {
+			s.noteMissing(r)
+			continue
+		}
+		if font != runFont || kind != runKind || kind == breakPiece {
+			flush()
+			runFont, runKind = font, kind
+		}
+		run.WriteRune(r)
+		prev = font
 	}
-	return out
+	flush()
+	return nil
 }
 
-// nextPiece says what s starts with and how many bytes of it.
-func nextPiece(s string) (pieceKind, int) {
-	switch {
-	case s[0] == '\n':
-		return breakPiece, 1
-	case s[0] == ' ':
-		return spacePiece, len(s) - len(strings.TrimLeft(s, " "))
+// fallbackFor is the first font of the chain that has r, nil when none.
+func (s *splitter) fallbackFor(r rune) (*canvas.Font, error) {
+	chain, err := s.p.fonts.chain()
+	if err != nil {
+		return nil, err
 	}
-	if n := strings.IndexAny(s, " \n"); n >= 0 {
-		return wordPiece, n
+	for _, f := range chain {
+		if f.font.GlyphIndex(r) != 0 {
+			return f.font, nil
+		}
 	}
-	return wordPiece, len(s)
+	return nil, nil
+}
+
+func (s *splitter) noteMissing(r rune) {
+	for _, m := range s.missing {
+		if m == r {
+			return
+		}
+	}
+	s.missing = append(s.missing, r)
+}
+
+// add appends a piece of text in font, measured at the span's size.
+func (s *splitter) add(i int, span design.Span, font *canvas.Font, kind pieceKind, text string) {
+	key := styleKey{span: i, font: font}
+	n, ok := s.index[key]
+	if !ok {
+		face := font.Face(span.Size, canvas.Black)
+		n = len(s.styles)
+		s.index[key] = n
+		s.styles = append(s.styles, textStyle{span: span, font: font, face: face, spacing: s.l.LetterSpacing / 1000 * span.Size / ptPerMM})
+	}
+	pc := piece{style: n, text: text, runes: utf8.RuneCountInString(text), kind: kind}
+	if kind != breakPiece {
+		pc.width = s.styles[n].face.TextWidth(text) + s.styles[n].spacing*float64(pc.runes)
+	}
+	s.pieces = append(s.pieces, pc)
+}
+
+// kindOf says what kind of piece r belongs in.
+func kindOf(r rune) pieceKind {
+	switch r {
+	case '\n':
+		return breakPiece
+	case ' ':
+		return spacePiece
+	}
+	return wordPiece
+}
+
+// invisible reports whether r draws nothing of its own: a variation
+// selector (the U+FE0F after an emoji) or a joiner.
+func invisible(r rune) bool {
+	return unicode.Is(unicode.Variation_Selector, r) || unicode.Is(unicode.Join_Control, r)
+}
+
+// missingError is the reason a text fails when no font has some of its
+// characters.
+func missingError(p page, l design.Layer, missing []rune) error {
+	var codes []string
+	for _, r := range missing {
+		codes = append(codes, fmt.Sprintf("U+%04X", r))
+	}
+	tried := []string{}
+	for _, s := range l.Spans {
+		if !slices.Contains(tried, s.Font) {
+			tried = append(tried, s.Font)
+		}
+	}
+	chain, _ := p.fonts.chain()
+	for _, f := range chain {
+		tried = append(tried, f.name)
+	}
+	return fmt.Errorf("no font has the characters %q (%s); fonts tried: %s",
+		string(missing), strings.Join(codes, " "), strings.Join(tried, ", "))
 }
 
 // setLines breaks pieces into lines no wider than boxW (0: no box) at
@@ -196,7 +312,7 @@ func (t *textLayout) addLine(line textLine) {
 		line.pieces = line.pieces[:len(line.pieces)-1]
 	}
 	if n := len(line.pieces); n > 0 {
-		line.width -= t.styles[line.pieces[n-1].span].spacing * t.scale
+		line.width -= t.styles[line.pieces[n-1].style].spacing * t.scale
 	}
 	t.lines = append(t.lines, line)
 }
@@ -245,7 +361,7 @@ func (t *textLayout) place(l design.Layer, boxW, boxH float64) {
 func (t *textLayout) lineMetrics(line textLine) (ascent, descent, gap, size float64) {
 	spans := []int{}
 	for _, pc := range line.pieces {
-		spans = append(spans, pc.span)
+		spans = append(spans, pc.style)
 	}
 	if len(spans) == 0 {
 		spans = append(spans, t.emptyLineSpan(line))
@@ -265,7 +381,7 @@ func (t *textLayout) lineMetrics(line textLine) (ascent, descent, gap, size floa
 func (t *textLayout) emptyLineSpan(textLine) int {
 	for i := len(t.lines) - 1; i >= 0; i-- {
 		if n := len(t.lines[i].pieces); n > 0 {
-			return t.lines[i].pieces[n-1].span
+			return t.lines[i].pieces[n-1].style
 		}
 	}
 	return 0
@@ -307,7 +423,7 @@ func (t *textLayout) draw(c *canvas.Context, l design.Layer, x, y, boxW float64)
 	for _, line := range t.lines {
 		cursor := x + lineX(l.Align, boxW, line.width)
 		for _, pc := range line.pieces {
-			s := t.styles[pc.span]
+			s := t.styles[pc.style]
 			face := s.font.Face(s.span.Size*t.scale, paint(s.span.Color, l.Opacity, l.Overprint))
 			t.drawPiece(c, face, s.spacing*t.scale, pc, cursor, y+line.baseline)
 			t.decorate(c, l, s, face, cursor, y+line.baseline, pc.width*t.scale)

@@ -31,6 +31,8 @@ const (
 // childConfig is what a child renders with.
 type childConfig struct {
 	FontDir             string `json:"font_dir,omitempty"`
+	// FallbackFonts keeps nil (the default chain) apart from empty (none).
+	FallbackFonts       []string `json:"fallback_fonts"`
 	AllowPrivateNetwork bool   `json:"allow_private_network,omitempty"`
 	MemoryBytes         int64  `json:"memory_bytes,omitempty"`
 	LogLevel            string `json:"log_level,omitempty"`
@@ -91,7 +93,7 @@ func limitMemory(limit int64) error {
 }
 
 func childServer(cfg childConfig) (*rendersvc.Server, error) {
-	fonts, err := rendersvc.LoadFonts(cfg.FontDir)
+	fonts, err := rendersvc.LoadFonts(cfg.FontDir, cfg.FallbackFonts)
 	if err != nil {
 		return nil, fmt.Errorf("--font-dir: %w", err)
 	}

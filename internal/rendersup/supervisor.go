@@ -48,6 +48,7 @@ type Config struct {
 	// FontDir, AllowPrivateNetwork and LogLevel are the children's
 	// settings, as `platen render` takes them.
 	FontDir             string
+	FallbackFonts       []string
 	AllowPrivateNetwork bool
 	LogLevel            string
 	// Logs receives the children's stderr (their JSON logs); nil drops it.
@@ -91,7 +92,7 @@ func Start(cfg Config) (*Supervisor, error) {
 		cfg.Logger = slog.Default()
 	}
 	spec, err := json.Marshal(childConfig{
-		FontDir: cfg.FontDir, AllowPrivateNetwork: cfg.AllowPrivateNetwork,
+		FontDir: cfg.FontDir, FallbackFonts: cfg.FallbackFonts, AllowPrivateNetwork: cfg.AllowPrivateNetwork,
 		MemoryBytes: cfg.Limits.MemoryBytes, LogLevel: cfg.LogLevel,
 	})
 	if err != nil {

@@ -16,8 +16,30 @@ import (
 // (--font-dir), each named by its file name without the extension; an
 // empty dir means the built-in fonts only. Each font is parsed here, so
 // that a broken file stops the process at start rather than failing the
-// prints that name it as if their documents were at fault.
-func LoadFonts(dir string) (*render.Fonts, error) {
+// prints that name it as if their documents were at fault. fallbacks
+// (--fallback-fonts) replaces the renderer's fallback chain unless nil.
+func LoadFonts(dir string, fallbacks []string) (*render.Fonts, error) {
+	fonts, err := loadFontDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	if fallbacks != nil {
+		fonts.SetFallbacks(fallbacks)
+	}
+	return fonts, nil
+}
+
+// MissingFallbacks lists the files of the fallback chain that cannot be
+// read, for a warning at start: characters only they have fail their
+// prints.
+func MissingFallbacks(fallbacks []string) []string {
+	if fallbacks == nil {
+		fallbacks = render.DefaultFallbackFonts
+	}
+	return render.NewFonts(nil).SetFallbacks(fallbacks)
+}
+
+func loadFontDir(dir string) (*render.Fonts, error) {
 	if dir == "" {
 		return render.NewFonts(nil), nil
 	}
@@ -84,7 +106,7 @@ func addedFonts(list []*renderv1.FontData) ([]render.Added, error) {
 		if given := f.GetSha256(); given != "" && given != digest {
 			return nil, invalid(fmt.Sprintf("fonts[%d].sha256: is not the SHA-256 of its data", i))
 		}
-		out = append(out, render.Added{Name: f.GetName(), SHA256: digest, Data: f.GetData()})
+		out = append(out, render.Added{Name: f.GetName(), SHA256: digest, Data: f.GetData(), Fallback: f.GetFallback()})
 	}
 	return out, nil
 }

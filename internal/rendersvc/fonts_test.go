@@ -42,7 +42,7 @@ func TestRequestFonts(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "House-Sans.ttf"), goregular.TTF, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	fonts, err := LoadFonts(dir)
+	fonts, err := LoadFonts(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

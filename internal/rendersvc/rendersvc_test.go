@@ -634,7 +634,7 @@ func TestHealthAndSizes(t *testing.T) {
 
 func TestLoadFonts(t *testing.T) {
 	t.Run("none", func(t *testing.T) {
-		fonts, err := LoadFonts("")
+		fonts, err := LoadFonts("", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -655,7 +655,7 @@ func TestLoadFonts(t *testing.T) {
 		if err := os.Mkdir(filepath.Join(dir, "Sub.ttf"), 0o700); err != nil {
 			t.Fatal(err)
 		}
-		fonts, err := LoadFonts(dir)
+		fonts, err := LoadFonts(dir, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -679,13 +679,13 @@ func TestLoadFonts(t *testing.T) {
 			for name, data := range tc.files {
 				write(t, dir, name, data)
 			}
-			if _, err := LoadFonts(dir); err == nil || !strings.Contains(err.Error(), tc.msg) {
+			if _, err := LoadFonts(dir, nil); err == nil || !strings.Contains(err.Error(), tc.msg) {
 				t.Errorf("error %v, want one containing %q", err, tc.msg)
 			}
 		})
 	}
 	t.Run("a missing directory", func(t *testing.T) {
-		if _, err := LoadFonts(filepath.Join(t.TempDir(), "none")); !errors.Is(err, os.ErrNotExist) {
+		if _, err := LoadFonts(filepath.Join(t.TempDir(), "none"), nil); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("error %v, want not exist", err)
 		}
 	})

@@ -186,10 +186,11 @@ func (s *Server) renderClient(slots int) (renderv1.RenderServiceClient, error) {
 	// Fonts are loaded here too, so that a broken font file stops serve at
 	// start rather than every render process after it; and so that a
 	// team's font is not named after one of them.
-	shared, err := rendersvc.LoadFonts(s.cfg.FontDir)
+	shared, err := rendersvc.LoadFonts(s.cfg.FontDir, s.cfg.FallbackFonts)
 	if err != nil {
 		return nil, fmt.Errorf("--font-dir: %w", err)
 	}
+	WarnMissingFallbacks(s.cfg.FallbackFonts)
 	s.sharedFonts = shared.Has
 	sup, err := rendersup.Start(RenderProcesses(s.cfg.Render, s.cfg.LogLevel, slots))
 	if err != nil {
@@ -209,6 +210,7 @@ func RenderProcesses(r config.Render, logLevel string, n int) rendersup.Config {
 			MemoryBytes: int64(r.MemoryMB) << 20,
 		},
 		FontDir:             r.FontDir,
+		FallbackFonts:       r.FallbackFonts,
 		AllowPrivateNetwork: r.AllowPrivateNetwork,
 		LogLevel:            logLevel,
 		Logs:                os.Stderr,
@@ -258,4 +260,12 @@ func (s *Server) queueID() string {
 		id = id[:100]
 	}
 	return id
+}
+
+// WarnMissingFallbacks logs the fallback fonts that are not there: a
+// character only they have fails its print, naming it.
+func WarnMissingFallbacks(fallbacks []string) {
+	for _, path := range rendersvc.MissingFallbacks(fallbacks) {
+		slog.Warn("a fallback font is missing: characters only it has fail their prints (Debian: apt install fonts-noto-core fonts-droid-fallback fonts-nanum fonts-symbola; or --fallback-fonts)", "file", path)
+	}
 }

@@ -29,7 +29,7 @@ func (s *Fonts) CreateFont(ctx context.Context, f *fonts.Font) error {
 	if !exists {
 		return apierr.Invalid("team_id", "names no team (%d)", f.TeamID)
 	}
-	row, err := s.db.write.Font.Create().SetUID(f.UID).SetTeamID(f.TeamID).SetName(f.Name).
+	row, err := s.db.write.Font.Create().SetUID(f.UID).SetTeamID(f.TeamID).SetName(f.Name).SetFallback(f.Fallback).
 		SetData(f.Data).SetSha256(f.SHA256).SetMetadata(schema.FontMetadata{
 		Family: f.Family, Style: f.Style, PostScriptName: f.PostScriptName, Format: f.Format,
 		Size: f.Size, FsType: f.FsType, Embedding: f.Embedding,
@@ -91,16 +91,19 @@ func (s *Fonts) DeleteFont(ctx context.Context, uid string) error {
 	return nil
 }
 
-// TeamFonts returns the fonts of teamID among names.
+// TeamFonts returns the fonts of teamID among names, and its fallback
+// fonts, oldest first.
 func (s *Fonts) TeamFonts(ctx context.Context, teamID int, names []string) ([]fonts.Ref, error) {
-	rows, err := s.db.read.Font.Query().Where(entfont.TeamID(teamID), entfont.NameIn(names...)).
-		Select(entfont.FieldUID, entfont.FieldName, entfont.FieldSha256).All(ctx)
+	rows, err := s.db.read.Font.Query().
+		Where(entfont.TeamID(teamID), entfont.Or(entfont.NameIn(names...), entfont.Fallback(true))).
+		Order(ent.Asc(entfont.FieldCreatedAt), ent.Asc(entfont.FieldUID)).
+		Select(entfont.FieldUID, entfont.FieldName, entfont.FieldSha256, entfont.FieldFallback).All(ctx)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]fonts.Ref, len(rows))
 	for i, r := range rows {
-		out[i] = fonts.Ref{Name: r.Name, UID: r.UID, SHA256: r.Sha256}
+		out[i] = fonts.Ref{Name: r.Name, UID: r.UID, SHA256: r.Sha256, Fallback: r.Fallback}
 	}
 	return out, nil
 }
@@ -121,6 +124,7 @@ func fontFromRow(r *ent.Font) *fonts.Font {
 		UID: r.UID, TeamID: r.TeamID, Name: r.Name, SHA256: r.Sha256, Size: m.Size,
 		Info: fonts.Info{Family: m.Family, Style: m.Style, PostScriptName: m.PostScriptName,
 			Format: m.Format, FsType: m.FsType, Embedding: m.Embedding},
+		Fallback:  r.Fallback,
 		CreatedAt: r.CreatedAt.UTC(),
 	}
 }

@@ -3182,7 +3182,12 @@ type Font struct {
 	// refused).
 	Embedding string `protobuf:"bytes,10,opt,name=embedding,proto3" json:"embedding,omitempty"`
 	// When it was added (RFC 3339, UTC).
-	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// Whether it is one of the team's fallback fonts: tried, in the order
+	// they were added, for characters a text's own font lacks, before the
+	// built-in fallbacks (Noto Sans, Droid Sans Fallback, Nanum Gothic,
+	// Symbola).
+	Fallback      bool `protobuf:"varint,12,opt,name=fallback,proto3" json:"fallback,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3294,6 +3299,13 @@ func (x *Font) GetCreatedAt() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *Font) GetFallback() bool {
+	if x != nil {
+		return x.Fallback
+	}
+	return false
+}
+
 // CreateFontRequest is the font upload body.
 type CreateFontRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -3305,7 +3317,10 @@ type CreateFontRequest struct {
 	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
 	// Required: the TTF or OTF file (over REST, base64), at most 6,000,000
 	// bytes.
-	Data          []byte `protobuf:"bytes,3,opt,name=data,proto3" json:"data,omitempty"`
+	Data []byte `protobuf:"bytes,3,opt,name=data,proto3" json:"data,omitempty"`
+	// Adds the font to the team's fallback chain (see Font.fallback); it may
+	// still be named in a text layer's font field too.
+	Fallback      bool `protobuf:"varint,4,opt,name=fallback,proto3" json:"fallback,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3359,6 +3374,13 @@ func (x *CreateFontRequest) GetData() []byte {
 		return x.Data
 	}
 	return nil
+}
+
+func (x *CreateFontRequest) GetFallback() bool {
+	if x != nil {
+		return x.Fallback
+	}
+	return false
 }
 
 // ListFontsRequest filters and pages through fonts.
@@ -4610,7 +4632,7 @@ const file_platen_v1_operator_proto_rawDesc = "" +
 	"*OperatorServiceListProductVariantsResponse\x12D\n" +
 	"\x10product_variants\x18\x01 \x03(\v2\x19.platen.v1.ProductVariantR\x0fproductVariants\x12.\n" +
 	"\bproducts\x18\x02 \x03(\v2\x12.platen.v1.ProductR\bproducts\x12&\n" +
-	"\x0fnext_page_token\x18\x03 \x01(\tR\rnextPageToken\"\xc4\x02\n" +
+	"\x0fnext_page_token\x18\x03 \x01(\tR\rnextPageToken\"\xe0\x02\n" +
 	"\x04Font\x12\x10\n" +
 	"\x03uid\x18\x01 \x01(\tR\x03uid\x12\x17\n" +
 	"\ateam_id\x18\x02 \x01(\x05R\x06teamId\x12\x12\n" +
@@ -4625,11 +4647,13 @@ const file_platen_v1_operator_proto_rawDesc = "" +
 	"\tembedding\x18\n" +
 	" \x01(\tR\tembedding\x129\n" +
 	"\n" +
-	"created_at\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"e\n" +
+	"created_at\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12\x1a\n" +
+	"\bfallback\x18\f \x01(\bR\bfallback\"\x81\x01\n" +
 	"\x11CreateFontRequest\x12\x1c\n" +
 	"\ateam_id\x18\x01 \x01(\x05H\x00R\x06teamId\x88\x01\x01\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +
-	"\x04data\x18\x03 \x01(\fR\x04dataB\n" +
+	"\x04data\x18\x03 \x01(\fR\x04data\x12\x1a\n" +
+	"\bfallback\x18\x04 \x01(\bR\bfallbackB\n" +
 	"\n" +
 	"\b_team_id\"x\n" +
 	"\x10ListFontsRequest\x12\x1c\n" +

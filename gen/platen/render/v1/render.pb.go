@@ -397,7 +397,10 @@ type FontData struct {
 	Data []byte `protobuf:"bytes,2,opt,name=data,proto3" json:"data,omitempty"`
 	// SHA-256 of data, 64 lowercase hex digits: the render process keeps the
 	// fonts it parsed by it (and checks it).
-	Sha256        string `protobuf:"bytes,3,opt,name=sha256,proto3" json:"sha256,omitempty"`
+	Sha256 string `protobuf:"bytes,3,opt,name=sha256,proto3" json:"sha256,omitempty"`
+	// The font is in the team's fallback chain: tried, in the order the
+	// request gives, for characters a text's own font lacks.
+	Fallback      bool `protobuf:"varint,4,opt,name=fallback,proto3" json:"fallback,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -451,6 +454,13 @@ func (x *FontData) GetSha256() string {
 		return x.Sha256
 	}
 	return ""
+}
+
+func (x *FontData) GetFallback() bool {
+	if x != nil {
+		return x.Fallback
+	}
+	return false
 }
 
 // SheetsJob is the print file of one print template of a batch: the
@@ -1101,11 +1111,12 @@ const file_platen_render_v1_render_proto_rawDesc = "" +
 	"\vpreview_dpi\x18\a \x01(\rR\n" +
 	"previewDpi\x12\x1c\n" +
 	"\tpreflight\x18\x14 \x01(\bR\tpreflight\x120\n" +
-	"\x05fonts\x18\b \x03(\v2\x1a.platen.render.v1.FontDataR\x05fonts\"J\n" +
+	"\x05fonts\x18\b \x03(\v2\x1a.platen.render.v1.FontDataR\x05fonts\"f\n" +
 	"\bFontData\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04data\x18\x02 \x01(\fR\x04data\x12\x16\n" +
-	"\x06sha256\x18\x03 \x01(\tR\x06sha256\"\xb6\x01\n" +
+	"\x06sha256\x18\x03 \x01(\tR\x06sha256\x12\x1a\n" +
+	"\bfallback\x18\x04 \x01(\bR\bfallback\"\xb6\x01\n" +
 	"\tSheetsJob\x12\x1b\n" +
 	"\tbatch_uid\x18\x01 \x01(\tR\bbatchUid\x12;\n" +
 	"\btemplate\x18\x02 \x01(\v2\x1f.platen.render.v1.SheetTemplateR\btemplate\x12\x1c\n" +
