@@ -30,12 +30,12 @@ const (
 
 // childConfig is what a child renders with.
 type childConfig struct {
-	FontDir             string `json:"font_dir,omitempty"`
+	FontDir string `json:"font_dir,omitempty"`
 	// FallbackFonts keeps nil (the default chain) apart from empty (none).
 	FallbackFonts       []string `json:"fallback_fonts"`
-	AllowPrivateNetwork bool   `json:"allow_private_network,omitempty"`
-	MemoryBytes         int64  `json:"memory_bytes,omitempty"`
-	LogLevel            string `json:"log_level,omitempty"`
+	AllowPrivateNetwork bool     `json:"allow_private_network,omitempty"`
+	MemoryBytes         int64    `json:"memory_bytes,omitempty"`
+	LogLevel            string   `json:"log_level,omitempty"`
 }
 
 // testHookRender, when a test binary sets it, runs in the child before
