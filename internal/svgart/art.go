@@ -52,7 +52,7 @@ func Parse(data []byte) (*Art, error) {
 	b := &builder{t: t, vb: vb, diag: math.Sqrt((vb.w*vb.w + vb.h*vb.h) / 2)}
 	k := artExtent / math.Max(vb.w, vb.h)
 	a.extent = canvas.Rect{X0: 0, Y0: 0, X1: vb.w * k, Y1: vb.h * k}
-	root := scope{ctm: canvas.Identity.Scale(k, k).Translate(-vb.x, -vb.y), st: initialStyle}
+	root := scope{ctm: canvas.Identity.Scale(k, k).Translate(-vb.x, -vb.y), st: initialStyle, clip: a.viewport(vb, k)}
 	if err := b.walk(t.root, root, &a.ops); err != nil {
 		return nil, err
 	}
@@ -65,6 +65,19 @@ func Parse(data []byte) (*Art, error) {
 		}
 	}
 	return a, nil
+}
+
+// viewport is the root's viewport (its width and height, which
+// preserveAspectRatio places the viewBox in) as a clip in art space:
+// an SVG shows nothing outside it.
+func (a *Art) viewport(vb viewBox, k float64) *clipRegion {
+	w, h := a.size.W*pxPerMM, a.size.H*pxPerMM
+	inv, ok := invert(a.aspect.fit(vb, 0, 0, w, h))
+	if !ok {
+		return nil
+	}
+	r := canvas.Rect{X0: 0, Y0: 0, X1: w, Y1: h}.Transform(inv)
+	return rectClip(canvas.Rect{X0: (r.X0 - vb.x) * k, Y0: (r.Y0 - vb.y) * k, X1: (r.X1 - vb.x) * k, Y1: (r.Y1 - vb.y) * k})
 }
 
 // intrinsic reads the root's size, viewBox and preserveAspectRatio. A
@@ -133,8 +146,12 @@ func (a *Art) Size() Size { return a.size }
 // with canvas.CartesianIV). The box is the SVG's viewport: the viewBox is
 // placed in it as the SVG's own preserveAspectRatio says (centred and
 // scaled to fit by default), exactly as a browser shows an SVG image
-// sized to a box, which is what the designer saw; what falls outside
-// the box is clipped. A layer that wants the art stretched to its box
+// sized to a box, which is what the designer saw. What the SVG draws
+// outside its viewport (at its intrinsic size) was clipped by Parse, as a
+// browser clips it; in a box of the art's aspect ratio (Size) nothing is
+// drawn outside the box, while with slice, or a box of another aspect
+// ratio, the art may reach past the box, and the layer clips its frame as
+// it does for a photo. A layer that wants the art stretched to its box
 // whatever the SVG says uses DrawStretched.
 func (a *Art) Draw(c *canvas.Context, x, y, w, h float64) {
 	a.draw(c, a.aspect, x, y, w, h)
@@ -152,27 +169,10 @@ func (a *Art) draw(c *canvas.Context, asp aspect, x, y, w, h float64) {
 	}
 	ext := viewBox{0, 0, a.extent.X1, a.extent.Y1}
 	m := asp.fit(ext, x, y, w, h)
-	inv, ok := invert(m)
-	if !ok {
-		return
-	}
-	// The viewport clips, as an SVG's root does: only slice (or content
-	// drawn outside the viewBox) reaches past it.
-	var clip *clipRegion
-	if box := (canvas.Rect{X0: x, Y0: y, X1: x + w, Y1: y + h}).Transform(inv); !inside(a.bounds, box) {
-		clip = rectClip(box)
-	}
 	c.Push()
 	defer c.Pop()
 	c.ComposeView(m)
-	b := &builder{}
 	for _, o := range a.ops {
-		if clip != nil {
-			var keep bool
-			if o, keep, _ = b.clipOp(nil, o, clip); !keep {
-				continue
-			}
-		}
 		drawOp(c, o)
 	}
 }

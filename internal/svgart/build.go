@@ -216,18 +216,24 @@ func (b *builder) add(n *node, o op, clip *clipRegion, out *[]op) error {
 	return nil
 }
 
-// region is what o paints, as a nonzero filled path in art space.
-func (b *builder) region(o op) *canvas.Path {
+// region is what o paints, as a nonzero filled path in art space,
+// flattened to canvas.Tolerance. It is flattened here, not inside
+// canvas's path intersection, so that its segments are counted against
+// MaxGeometryCommands before any intersection runs.
+func (b *builder) region(n *node, o op) (*canvas.Path, error) {
 	p := o.path
 	rule := o.rule
 	if o.stroke != nil {
 		p, rule = b.outline(p, o.stroke, o.m), canvas.NonZero
 	}
-	p = p.Copy().Transform(o.m)
-	if rule == canvas.EvenOdd {
-		p = p.Settle(canvas.EvenOdd)
+	p = p.Copy().Transform(o.m).Flatten(canvas.Tolerance)
+	if err := b.spend(n, p); err != nil {
+		return nil, err
 	}
-	return p
+	if rule == canvas.EvenOdd {
+		return b.boolean(n, func() *canvas.Path { return p.Settle(canvas.EvenOdd) }, p)
+	}
+	return p, nil
 }
 
 // withRegion is o painting region r (art space) instead of its own path.
@@ -272,11 +278,16 @@ func (b *builder) clipOp(n *node, o op, clip *clipRegion) (op, bool, error) {
 	if clip.rect && inside(r, clip.box) {
 		return o, true, nil
 	}
-	reg := b.region(o)
-	if err := b.spend(n, reg, clip.path); err != nil {
+	reg, err := b.region(n, o)
+	if err != nil {
 		return o, false, err
 	}
-	reg = reg.And(clip.path)
+	if err := b.spend(n, clip.path); err != nil {
+		return o, false, err
+	}
+	if reg, err = b.boolean(n, func() *canvas.Path { return reg.And(clip.path) }, reg, clip.path); err != nil {
+		return o, false, err
+	}
 	if reg.Empty() {
 		return o, false, nil
 	}
@@ -309,18 +320,25 @@ func (b *builder) intersectClips(n *node, a, c *clipRegion) (*clipRegion, error)
 	if err := b.spend(n, a.path, c.path); err != nil {
 		return nil, err
 	}
-	p := a.path.And(c.path)
+	p, err := b.boolean(n, func() *canvas.Path { return a.path.And(c.path) }, a.path, c.path)
+	if err != nil {
+		return nil, err
+	}
 	return &clipRegion{path: p, box: p.FastBounds()}, nil
 }
 
 // knockout makes the operations of a group with opacity below 1 look as
-// the group does when it is composited as one: each shape is cut where a
-// later shape of the group covers it, so that nothing shows through, and
-// every shape takes the group's opacity. PDF could do this with a
-// transparency group, but canvas's Renderer interface has none, and
-// geometry keeps the result a plain vector drawing that any renderer
-// prints alike. It is exact when every covering shape is opaque; a
-// translucent shape over another inside the group is refused.
+// the group does when it is composited as one (SVG's semantics): the
+// group is flattened into disjoint pieces, each painted once. Where a
+// later opaque shape covers an earlier one, the earlier is cut away;
+// where a later translucent flat colour covers an earlier flat colour,
+// the overlap becomes a piece of their blend (source over). Every piece
+// then takes the group's opacity, and since no two overlap, nothing shows
+// through that should not. PDF could do this with a transparency group,
+// but canvas's Renderer interface has none, and geometry keeps the
+// result a plain vector drawing that any renderer prints alike. A
+// gradient under group opacity is refused: canvas's PDF writer draws
+// gradients without transparency.
 func (b *builder) knockout(n *node, group []op, opacity float64) ([]op, error) {
 	if len(group) > MaxKnockoutShapes {
 		return nil, overLimit(n, "opacity on a group of more than %d shapes: flatten the transparency in your design program", MaxKnockoutShapes)
@@ -330,58 +348,97 @@ func (b *builder) knockout(n *node, group []op, opacity float64) ([]op, error) {
 			return nil, refuse(n, "a gradient under opacity below 1: canvas's PDF writer draws gradients without transparency; flatten the transparency in your design program")
 		}
 	}
-	boxes := make([]canvas.Rect, len(group))
-	for i, o := range group {
-		boxes[i] = b.bounds(o)
-	}
-	regions := make([]*canvas.Path, len(group))
-	regionOf := func(i int) (*canvas.Path, error) {
-		if regions[i] == nil {
-			regions[i] = b.region(group[i])
-			if err := b.spend(n, regions[i]); err != nil {
-				return nil, err
-			}
-		}
-		return regions[i], nil
-	}
-	out := make([]op, 0, len(group))
-	for i := range group {
-		cut := false
-		for j := i + 1; j < len(group); j++ {
-			if !overlaps(boxes[i], boxes[j]) {
+	var pieces []*piece
+	for _, o := range group {
+		l := &piece{o: o, box: b.bounds(o)}
+		var blends []*piece
+		for _, p := range pieces {
+			if p.gone || !overlaps(p.box, l.box) {
 				continue
 			}
-			ri, err := regionOf(i)
+			pr, err := b.pieceRegion(n, p)
 			if err != nil {
 				return nil, err
 			}
-			rj, err := regionOf(j)
+			lr, err := b.pieceRegion(n, l)
 			if err != nil {
 				return nil, err
 			}
-			if !group[j].opaque() {
-				if !ri.And(rj).Empty() {
-					return nil, refuse(n, "translucent shapes overlap inside a group with opacity: flatten the transparency in your design program")
+			if !l.o.opaque() {
+				ov, err := b.boolean(n, func() *canvas.Path { return pr.And(lr) }, pr, lr)
+				if err != nil {
+					return nil, err
 				}
-				continue
+				if ov.Empty() {
+					continue
+				}
+				blend := p.o
+				blend.fill.Color = over(l.o.fill.Color, p.o.fill.Color)
+				blends = append(blends, &piece{o: blend, region: ov, box: ov.FastBounds()})
+				rest, err := b.boolean(n, func() *canvas.Path { return lr.Not(pr) }, lr, pr)
+				if err != nil {
+					return nil, err
+				}
+				l.setRegion(rest)
 			}
-			regions[i] = ri.Not(rj)
-			if err := b.spend(n, regions[i]); err != nil {
+			rest, err := b.boolean(n, func() *canvas.Path { return pr.Not(lr) }, pr, lr)
+			if err != nil {
 				return nil, err
 			}
-			cut = true
-		}
-		o := group[i]
-		if cut {
-			if regions[i].Empty() {
-				continue
+			p.setRegion(rest)
+			if err := b.spend(n, p.region, l.region); err != nil {
+				return nil, err
 			}
-			o = withRegion(o, regions[i])
+		}
+		pieces = append(append(pieces, blends...), l)
+	}
+	out := make([]op, 0, len(pieces))
+	for _, p := range pieces {
+		if p.gone {
+			continue
+		}
+		o := p.o
+		if p.region != nil {
+			o = withRegion(o, p.region)
 		}
 		o.fill.Color = scaleAlpha(o.fill.Color, opacity)
 		out = append(out, o)
 	}
 	return out, nil
+}
+
+// piece is a part of a flattened group: an operation, cut to region
+// (art space) once anything has been taken from it.
+type piece struct {
+	o      op
+	region *canvas.Path // nil while o is whole
+	box    canvas.Rect
+	gone   bool
+}
+
+// pieceRegion is p's region, computed from its operation when it is
+// still whole.
+func (b *builder) pieceRegion(n *node, p *piece) (*canvas.Path, error) {
+	if p.region == nil {
+		r, err := b.region(n, p.o)
+		if err != nil {
+			return nil, err
+		}
+		p.region = r
+	}
+	return p.region, nil
+}
+
+// setRegion cuts p to r.
+func (p *piece) setRegion(r *canvas.Path) {
+	p.region, p.box, p.gone = r, r.FastBounds(), r.Empty()
+}
+
+// over is premultiplied colour src composited over dst.
+func over(src, dst color.RGBA) color.RGBA {
+	k := 1 - float64(src.A)/255
+	mix := func(s, d uint8) uint8 { return uint8(math.Min(float64(s)+float64(d)*k+0.5, 255)) }
+	return color.RGBA{mix(src.R, dst.R), mix(src.G, dst.G), mix(src.B, dst.B), mix(src.A, dst.A)}
 }
 
 // scaleAlpha multiplies a premultiplied colour's alpha.

@@ -84,7 +84,9 @@ func (b *builder) clipFor(n *node, value string, sc scope, geom *canvas.Path) (*
 		return nil, err
 	}
 	if len(cp.children) > 1 {
-		union = union.Settle(canvas.NonZero)
+		if union, err = b.boolean(cp, func() *canvas.Path { return union.Settle(canvas.NonZero) }, union); err != nil {
+			return nil, err
+		}
 	}
 	clip := &clipRegion{path: union, box: union.FastBounds()}
 	return b.intersectClips(n, sc.clip, clip)
@@ -159,9 +161,9 @@ func (b *builder) clipChild(c *node, parent style, m canvas.Matrix) (*canvas.Pat
 	if err != nil || geom == nil {
 		return nil, err
 	}
-	r := geom.Transform(m)
+	r := geom.Transform(m).Flatten(canvas.Tolerance)
 	if err := b.spend(c, r); err != nil {
 		return nil, err
 	}
-	return r.Settle(st.clipRule), nil
+	return b.boolean(c, func() *canvas.Path { return r.Settle(st.clipRule) }, r)
 }

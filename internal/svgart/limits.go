@@ -24,10 +24,11 @@ const (
 	// MaxPathCommands is the most path commands (segments) in the drawing,
 	// copies included; polyline and polygon points count as commands.
 	MaxPathCommands = 1_000_000
-	// MaxGeometryCommands is the most path commands that may go through
-	// path intersection (clipping, and group opacity's knock-outs), which
-	// costs far more per command than drawing.
-	MaxGeometryCommands = 200_000
+	// MaxGeometryCommands is the most line segments (curves flattened)
+	// that may go through path intersection (clipping, and group
+	// opacity's knock-outs) in all, which costs far more per segment than
+	// drawing; MaxCrossingPairs bounds each intersection's crossings.
+	MaxGeometryCommands = 100_000
 	// MaxKnockoutShapes is the most painted shapes under one translucent
 	// group: each pair is compared.
 	MaxKnockoutShapes = 256

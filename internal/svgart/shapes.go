@@ -83,14 +83,14 @@ func (b *builder) shape(n *node) (*canvas.Path, error) {
 		p.LineTo(v[2], v[3])
 		count = 2
 	case "polyline", "polygon":
-		pts, err := parseNumbers(n.attrs["points"])
+		pts, err := parseNumbersMax(n.attrs["points"], 2*(MaxPathCommands-b.commands)+1)
+		if err == errTooMany {
+			return nil, overLimit(n, "more than %d path commands in the drawing (copies counted): simplify the paths", MaxPathCommands)
+		}
 		if err != nil {
 			return nil, refuse(n, "points: %v", err)
 		}
 		count = len(pts) / 2
-		if count > MaxPathCommands {
-			break
-		}
 		p = polyline(pts, n.name == "polygon")
 	}
 	if b.commands += count; b.commands > MaxPathCommands {

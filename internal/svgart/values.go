@@ -69,7 +69,24 @@ func isSep(c byte) bool {
 
 // parseNumbers reads a list of numbers separated by white space and/or a
 // comma ("10,20 30 -4e1").
-func parseNumbers(s string) ([]float64, error) {
+func parseNumbers(s string) ([]float64, error) { return parseNumbersMax(s, -1) }
+
+// errTooMany is parseNumbersMax's answer for a list longer than its max.
+var errTooMany = errors.New("too many numbers")
+
+// parseNumbersMax is parseNumbers for a list of at most max numbers
+// (max < 0: any): it counts before it allocates, so a hostile list is
+// refused without being held.
+func parseNumbersMax(s string, max int) ([]float64, error) {
+	if max >= 0 {
+		n, err := countNumbers(s)
+		if err != nil {
+			return nil, err
+		}
+		if n > max {
+			return nil, errTooMany
+		}
+	}
 	var out []float64
 	for i := 0; ; {
 		for i < len(s) && isSep(s[i]) {
@@ -86,6 +103,27 @@ func parseNumbers(s string) ([]float64, error) {
 			return nil, fmt.Errorf("%q is not a list of numbers", truncate(s))
 		}
 		out = append(out, v)
+		i += n
+	}
+}
+
+// countNumbers counts the numbers of a list, checking its syntax.
+func countNumbers(s string) (int, error) {
+	count := 0
+	for i := 0; ; count++ {
+		for i < len(s) && isSep(s[i]) {
+			i++
+		}
+		if i == len(s) {
+			return count, nil
+		}
+		_, n, err := scanNumber(s[i:])
+		if err != nil {
+			return 0, err
+		}
+		if n == 0 {
+			return 0, fmt.Errorf("%q is not a list of numbers", truncate(s))
+		}
 		i += n
 	}
 }
