@@ -1,10 +1,13 @@
 package svgart
 
 import (
+	"bytes"
 	"image"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -97,5 +100,72 @@ func TestFidelityAgainstRsvg(t *testing.T) {
 				t.Errorf("%s: %.2f%% of pixels differ from rsvg-convert's, more than %.2f%%", name, share*100, maxOffShare*100)
 			}
 		})
+	}
+}
+
+// TestFidelityCatchesAlterations proves the comparison can fail: each
+// logo is drawn from its original and compared with rsvg's raster of a
+// deliberately altered copy, which must be reported.
+func TestFidelityCatchesAlterations(t *testing.T) {
+	testtools.Need(t, "poppler-utils", "pdftoppm")
+	testtools.Need(t, "librsvg2-bin", "rsvg-convert")
+	all := logos(t)
+	cases := []struct{ logo, old, new string }{
+		{"10-css", "#ffd100", "#00a0ff"},                                            // one colour changed
+		{"13-illustrator", `<line class="st2"`, `<line class="st2" display="none"`}, // a 3 px rule dropped
+		// A single changed join (round to miter) changes 0.02% of the
+		// pixels, under maxOffShare: the comparison guards against wrong
+		// drawing, not against every detail of one corner.
+		{"05-transforms", `rotate(30)`, `rotate(40)`}, // one bar turned 10°
+		{"06-clip", `clip-path="url(#ring)"`, ``},     // a clip dropped
+	}
+	for _, c := range cases {
+		t.Run(c.logo, func(t *testing.T) {
+			orig := all[c.logo]
+			altered := strings.Replace(string(orig), c.old, c.new, 1)
+			if altered == string(orig) {
+				t.Fatalf("%q not found in %s", c.old, c.logo)
+			}
+			art, err := Parse(orig)
+			if err != nil {
+				t.Fatal(err)
+			}
+			share := compareLogo(t, art, []byte(altered))
+			t.Logf("%s altered (%s → %s): %.3f%% of pixels off", c.logo, c.old, c.new, share*100)
+			if share <= maxOffShare {
+				t.Errorf("the alteration went unnoticed: %.3f%% off", share*100)
+			}
+		})
+	}
+}
+
+// TestPDFHoldsVectorsOnly checks that every logo reaches the PDF as
+// paths: no image XObject, and path operators in the page content.
+func TestPDFHoldsVectorsOnly(t *testing.T) {
+	testtools.Need(t, "qpdf", "qpdf")
+	for name, svg := range logos(t) {
+		art, err := Parse(svg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pdf := renderPDF(t, art)
+		dir := t.TempDir()
+		in, out := filepath.Join(dir, "in.pdf"), filepath.Join(dir, "out.pdf")
+		if err := os.WriteFile(in, pdf, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if b, err := exec.Command("qpdf", "--qdf", "--object-streams=disable", in, out).CombinedOutput(); err != nil {
+			t.Fatalf("qpdf: %v: %s", err, b)
+		}
+		plain, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(plain, []byte("/Image")) || bytes.Contains(plain, []byte("/XObject")) {
+			t.Errorf("%s: the PDF holds an image XObject", name)
+		}
+		if !regexp.MustCompile(`\d m\s`).Match(plain) || !regexp.MustCompile(`\d [lc]\s`).Match(plain) || !regexp.MustCompile(`\s[fS]\*?\s`).Match(plain) {
+			t.Errorf("%s: no path construction and painting operators in the page", name)
+		}
 	}
 }
