@@ -18,8 +18,8 @@ var (
 	ErrRefused = errors.New("address refused")
 	// ErrTooLarge: over the byte or the pixel limit.
 	ErrTooLarge = errors.New("image too large")
-	// ErrNotImage: the bytes are not a PNG, JPEG or WebP image.
-	ErrNotImage = errors.New("not a PNG, JPEG or WebP image")
+	// ErrNotImage: the bytes are not a PNG, JPEG, WebP or SVG image.
+	ErrNotImage = errors.New("not a PNG, JPEG, WebP or SVG image")
 	// ErrBadURL: not a URL or data: URI that can be fetched.
 	ErrBadURL = errors.New("bad image source")
 )

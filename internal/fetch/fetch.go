@@ -1,5 +1,5 @@
 // Package fetch fetches the images a design document names (contract §7):
-// PNG, JPEG or WebP, over http(s) or from data: URIs, within size, pixel
+// PNG, JPEG, WebP or SVG, over http(s) or from data: URIs, within size, pixel
 // and time limits, and never from a loopback, private, link-local or cloud
 // metadata address unless the operator allows it. The address rules guard
 // webhook targets too, through CheckURL and DialContext.
@@ -75,8 +75,8 @@ type Image struct {
 	// Data holds the bytes as served, never re-encoded, so that a JPEG can
 	// pass into a PDF untouched. It is shared with the cache: read only.
 	Data          []byte
-	Format        string // "png", "jpeg" or "webp"
-	Width, Height int    // in pixels
+	Format        string // "png", "jpeg", "webp" or "svg"
+	Width, Height int    // in pixels; 0 for SVG
 }
 
 // Fetcher fetches images and checks addresses. It is safe for concurrent

@@ -327,15 +327,15 @@ func TestFailures(t *testing.T) {
 		{"429", s.URL + "/status/429", `answered 429 Too Many Requests$`, nil, true},
 		{"500", s.URL + "/status/500", `answered 500 Internal Server Error$`, nil, true},
 		{"503", s.URL + "/status/503", `answered 503 Service Unavailable$`, nil, true},
-		{"not an image", s.URL + "/text", `is not a PNG, JPEG or WebP image$`, ErrNotImage, false},
-		{"GIF", s.URL + "/a.gif", `is not a PNG, JPEG or WebP image$`, ErrNotImage, false},
-		{"empty body", s.URL + "/empty", `is not a PNG, JPEG or WebP image$`, ErrNotImage, false},
+		{"not an image", s.URL + "/text", `is not a PNG, JPEG, WebP or SVG image$`, ErrNotImage, false},
+		{"GIF", s.URL + "/a.gif", `is not a PNG, JPEG, WebP or SVG image$`, ErrNotImage, false},
+		{"empty body", s.URL + "/empty", `is not a PNG, JPEG, WebP or SVG image$`, ErrNotImage, false},
 		{"truncated PNG", s.URL + "/cut.png", `is not a valid PNG image: unexpected EOF$`, ErrNotImage, false},
 		{"connection reset", s.URL + "/reset", `connection reset|closed the connection`, nil, true},
 		{"connection refused", "http://" + closedPort(t) + "/a.png", `connection refused$`, nil, true},
 		{"host not found", "http://nowhere.test/a.png", `host nowhere.test not found$`, nil, false},
 		{"data: URI over MaxBytes", bigData, `is 29.3 KB, over the 10 KB limit$`, ErrTooLarge, false},
-		{"data: URI not an image", "data:text/plain,hello", `is not a PNG, JPEG or WebP image$`, ErrNotImage, false},
+		{"data: URI not an image", "data:text/plain,hello", `is not a PNG, JPEG, WebP or SVG image$`, ErrNotImage, false},
 		{"data: URI without comma", "data:image/png;base64", `is not a valid data: URI: there is no comma before the data$`, ErrBadURL, false},
 		{"data: URI bad base64", "data:image/png;base64,@@@@", `is not a valid data: URI: illegal base64 data at input byte 0$`, ErrBadURL, false},
 		{"data: URI bad escape", "data:image/png,%zz", `is not a valid data: URI: invalid URL escape "%zz"$`, ErrBadURL, false},
@@ -674,6 +674,25 @@ func TestFormatBytes(t *testing.T) {
 	} {
 		if got := formatBytes(n); got != want {
 			t.Errorf("formatBytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// TestSVGSniffing: SVG is told by its first element, after what may come
+// before it, whatever the server calls it.
+func TestSVGSniffing(t *testing.T) {
+	for _, doc := range []string{
+		`<svg xmlns="http://www.w3.org/2000/svg"/>`,
+		"\xef\xbb\xbf  <?xml version=\"1.0\"?>\n<!-- by Inkscape -->\n<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" \"x\" [<!ENTITY a \"b>\">]>\n<svg>",
+		"<svg\n width='1'>",
+	} {
+		if !isSVG([]byte(doc)) {
+			t.Errorf("%q is SVG", doc)
+		}
+	}
+	for _, doc := range []string{"<svgx>", "<html><svg>", "<?xml version='1.0'?><rss/>", "<!-- unterminated", "GIF89a", ""} {
+		if isSVG([]byte(doc)) {
+			t.Errorf("%q is not SVG", doc)
 		}
 	}
 }

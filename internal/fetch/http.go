@@ -18,7 +18,7 @@ const (
 	userAgent   = "Platen-image-fetcher/1"
 	// accept names only what Platen reads, so that a CDN negotiating on
 	// Accept does not answer AVIF.
-	accept = "image/png, image/jpeg, image/webp"
+	accept = "image/png, image/jpeg, image/webp, image/svg+xml"
 )
 
 // errTimedOut is the cause of a download's context when Timeout ends it,

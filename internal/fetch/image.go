@@ -7,6 +7,7 @@ import (
 	"image/jpeg"
 	"image/png"
 	"io"
+	"strings"
 
 	"golang.org/x/image/webp"
 )
@@ -44,7 +45,57 @@ func (f *Fetcher) inspect(data []byte) (*Image, error) {
 			return f.inspectAs(ft, data)
 		}
 	}
-	return nil, &failure{kind: ErrNotImage, reason: "is not a PNG, JPEG or WebP image"}
+	if isSVG(data) {
+		// Vector art has no pixels to count: the renderer reads it, under
+		// limits of its own (internal/svgart).
+		return &Image{Data: data, Format: "svg"}, nil
+	}
+	return nil, &failure{kind: ErrNotImage, reason: "is not a PNG, JPEG, WebP or SVG image"}
+}
+
+// isSVG reports whether data starts as an SVG document does: after an
+// optional byte order mark, white space, an XML declaration, comments
+// and a DOCTYPE, its first element is <svg.
+func isSVG(data []byte) bool {
+	rest := bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	for {
+		rest = bytes.TrimLeft(rest, " \t\r\n")
+		switch {
+		case bytes.HasPrefix(rest, []byte("<svg")):
+			return len(rest) > 4 && strings.ContainsRune(" \t\r\n>/", rune(rest[4]))
+		case bytes.HasPrefix(rest, []byte("<?")):
+			rest = after(rest, "?>")
+		case bytes.HasPrefix(rest, []byte("<!--")):
+			rest = after(rest, "-->")
+		case bytes.HasPrefix(rest, []byte("<!DOCTYPE")) || bytes.HasPrefix(rest, []byte("<!doctype")):
+			rest = afterDoctype(rest)
+		default:
+			return false
+		}
+		if rest == nil {
+			return false
+		}
+	}
+}
+
+// after is what follows the first end in b, nil when there is none.
+func after(b []byte, end string) []byte {
+	i := bytes.Index(b, []byte(end))
+	if i < 0 {
+		return nil
+	}
+	return b[i+len(end):]
+}
+
+// afterDoctype is what follows a DOCTYPE, whose internal subset ([…])
+// may hold ">".
+func afterDoctype(b []byte) []byte {
+	if i, j := bytes.IndexByte(b, '['), bytes.IndexByte(b, '>'); i >= 0 && (j < 0 || i < j) {
+		if b = after(b[i:], "]"); b == nil {
+			return nil
+		}
+	}
+	return after(b, ">")
 }
 
 func (f *Fetcher) inspectAs(ft format, data []byte) (*Image, error) {

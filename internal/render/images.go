@@ -10,6 +10,8 @@ import (
 	"github.com/tdewolff/canvas"
 	cimage "github.com/tdewolff/canvas/image"
 	"golang.org/x/image/draw"
+
+	"github.com/platen-print/platen/internal/svgart"
 )
 
 // MaxPixelBytes bounds the memory one render spends on pixels: its
@@ -45,7 +47,10 @@ type imageSet struct {
 
 // sourceImage is one fetched image and what the render made of it.
 type sourceImage struct {
-	raw     *Image
+	raw *Image
+	// art is an SVG image, parsed: drawn as vectors, never decoded; cfg
+	// and the rest are a raster's.
+	art     *svgart.Art
 	cfg     image.Config
 	decoded image.Image
 	// embedded is what the PDF embeds, by the size drawn: the same value
@@ -94,6 +99,15 @@ func (s *imageSet) get(ctx context.Context, src string) (*sourceImage, error) {
 	raw, err := s.source.Image(ctx, src)
 	if err != nil {
 		return nil, err
+	}
+	if raw.Format == "svg" {
+		art, err := svgart.Parse(raw.Data)
+		if err != nil {
+			return nil, fmt.Errorf("the SVG image: %w", err)
+		}
+		img := &sourceImage{raw: raw, art: art}
+		s.bySrc[src] = img
+		return img, nil
 	}
 	cfg, err := decodeConfig(raw)
 	if err != nil {

@@ -161,6 +161,9 @@ func (c *preflight) image(ctx context.Context, l design.Layer, b box, m canvas.M
 	if err != nil {
 		return &LayerError{Path: l.Path, Err: err}
 	}
+	if img.art != nil {
+		return nil // vectors have no resolution
+	}
 	frame, _, err := placeImage(l, b, img.cfg)
 	if err != nil {
 		return &LayerError{Path: l.Path, Err: err}

@@ -298,6 +298,9 @@ func (r *Renderer) image(ctx context.Context, c *canvas.Context, t target, p pag
 	if err != nil {
 		return err
 	}
+	if img.art != nil {
+		return vectorImage(c, t, l, b, img.art)
+	}
 	if l.Grayscale {
 		img = img.grayscale()
 	}

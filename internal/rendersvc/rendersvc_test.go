@@ -398,7 +398,7 @@ func TestInvalidDocuments(t *testing.T) {
 	})
 	t.Run("an image that is not one", func(t *testing.T) {
 		doc := withImage("data:image/png;base64," + base64.StdEncoding.EncodeToString([]byte("hello")))
-		expect(t, c, pdfRequest(doc), codes.InvalidArgument, "layers[0]: image data:image/png;base64,aGVsbG8=: is not a PNG, JPEG or WebP image")
+		expect(t, c, pdfRequest(doc), codes.InvalidArgument, "layers[0]: image data:image/png;base64,aGVsbG8=: is not a PNG, JPEG, WebP or SVG image")
 	})
 }
 

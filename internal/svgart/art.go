@@ -15,6 +15,8 @@ type Art struct {
 	extent canvas.Rect // the viewBox in art space
 	bounds canvas.Rect // what the ops paint, in art space
 	aspect aspect      // the root's preserveAspectRatio
+	// builder is what built ops, kept for Faded.
+	builder *builder
 }
 
 // Size is an Art's intrinsic size in millimetres, from the root's width
@@ -50,6 +52,7 @@ func Parse(data []byte) (*Art, error) {
 		return nil, err
 	}
 	b := &builder{t: t, vb: vb, diag: math.Sqrt((vb.w*vb.w + vb.h*vb.h) / 2)}
+	a.builder = b
 	k := artExtent / math.Max(vb.w, vb.h)
 	a.extent = canvas.Rect{X0: 0, Y0: 0, X1: vb.w * k, Y1: vb.h * k}
 	root := scope{ctm: canvas.Identity.Scale(k, k).Translate(-vb.x, -vb.y), st: initialStyle, clip: a.viewport(vb, k)}
@@ -179,9 +182,6 @@ func (a *Art) draw(c *canvas.Context, asp aspect, x, y, w, h float64) {
 
 // drawOp draws one operation on c.
 func drawOp(c *canvas.Context, o op) {
-	if o.fill.IsGradient() {
-		resetAlpha(c)
-	}
 	c.Push()
 	defer c.Pop()
 	c.ComposeView(o.m)
@@ -201,17 +201,19 @@ func drawOp(c *canvas.Context, o op) {
 	c.DrawPath(0, 0, o.path)
 }
 
-// resetAlpha works around canvas's PDF writer, which sets a gradient
-// without setting the opacity its graphics state carries, so a gradient
-// drawn after anything translucent would take that opacity. Filling a
-// tiny opaque square brings the opacity back to 1; the square lies
-// outside the page (x < 0 in page coordinates), where nothing shows.
-func resetAlpha(c *canvas.Context) {
-	c.Push()
-	defer c.Pop()
-	c.SetView(canvas.Identity)
-	c.SetCoordView(canvas.Identity)
-	c.Style = canvas.DefaultStyle
-	c.Style.Fill = canvas.Paint{Color: canvas.Black}
-	c.DrawPath(-20, -20, canvas.Rectangle(1, 1))
+// Faded returns the art at opacity (a layer's), composited as one, as a
+// group with that opacity is: where its shapes overlap, the upper one
+// does not show the lower through it. It refuses, as group opacity does,
+// gradients and more than MaxKnockoutShapes shapes.
+func (a *Art) Faded(opacity float64) (*Art, error) {
+	if opacity >= 1 {
+		return a, nil
+	}
+	ops, err := a.builder.knockout(a.builder.t.root, a.ops, opacity)
+	if err != nil {
+		return nil, err
+	}
+	out := *a
+	out.ops = ops
+	return &out, nil
 }

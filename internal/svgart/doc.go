@@ -45,11 +45,8 @@
 //     blend). Every intersection is bounded first (MaxCrossingPairs) and
 //     guarded against canvas panicking, which it did on hostile input.
 //   - Gradients must be opaque (stops, fill-opacity, group opacity):
-//     internal/canvaspdf writes shadings without alpha. canvaspdf also
-//     leaves the previous opacity in force when it sets a gradient, so
-//     Draw resets it before each gradient (see resetAlpha); the writer's
-//     SetFill/SetStroke setting opacity 1 for gradients would make that
-//     unnecessary.
+//     internal/canvaspdf writes shadings without alpha (a gradient takes
+//     only the opacity of its whole layer).
 //   - Dashes are cut by svgart before stroking (canvas's renderers
 //     disagree on dash units).
 //
