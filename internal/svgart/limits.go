@@ -57,7 +57,6 @@ type Error struct {
 
 func (e *Error) Error() string {
 	var b strings.Builder
-	b.WriteString("svg: ")
 	if e.Line > 0 {
 		fmt.Fprintf(&b, "line %d: ", e.Line)
 	}
