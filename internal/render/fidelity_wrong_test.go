@@ -55,6 +55,20 @@ func wrongSVGs() []wrongSVG {
 		{"bleed-band", "the band stopping at the trim, not the bleed", replace(`<rect x="-3" y="-3" width="86"`, `<rect x="0" y="0" width="80"`)},
 		{"colour-cmyk", "cmyk(100, 50, 0, 0) converted naively, as Platen's PNG shows it", replace(`fill="#176fc0"`, `fill="#0080ff"`)},
 		{"colour-alpha", "alpha 0x80 read as opaque", replace(`fill="#0000c0" fill-opacity="0.501961"`, `fill="#0000c0"`)},
+		{"text-regular", "Go-Regular drawn in Go Medium", replace(`font-family="Go" font-size="5.99722"`, `font-family="Go Medium" font-size="5.99722"`)},
+		{"text-regular", "the baseline at the layer's y, not 0.945 × size below it", replace(`y="10.66632"`, `y="5"`)},
+		{"text-regular", "a size of 16 pt, not 17", replace(`font-size="5.99722"`, `font-size="5.64444"`)},
+		{"text-fonts", "Go-Mono drawn in Go", replace(`font-family="Go Mono">Go-Mono:`, `font-family="Go">Go-Mono:`)},
+		{"text-fonts", "Go-Bold drawn in Go-Regular", replace(`font-family="Go" font-weight="bold">Go-Bold:`, `font-family="Go">Go-Bold:`)},
+		{"text-align", "centred text starting at x", replace(`text-anchor="middle">centred`, `>centred`)},
+		{"text-lines", "the empty line dropped", replace(`y="24.82657">Three`, `y="17.07976">Three`)},
+		{"text-lines", "lines 1.2 × size apart, not 1.156 ×", replace(`y="24.82657">Three`, `y="25.41962">Three`)},
+		{"text-wrap", "a word wrapped a line early", func(svg string) (string, error) {
+			return replaceAll(svg, `>jumps over the lazy dog,<`, `>jumps over the lazy<`, `>then sleeps.<`, `>dog, then sleeps.<`)
+		}},
+		{"text-wrap-centred", "the lines centred on the box's left end", replace(`text-anchor="middle"`, `text-anchor="start"`)},
+		{"text-overflow", "a right-aligned word too wide for its box starting at the box", replace(`<text x="65" y="31.33295" text-anchor="end">`, `<text x="35" y="31.33295">`)},
+		{"text-rotated", "turned about the baseline's start, not the top-left corner", replace(`rotate(-15 60 35)`, `rotate(-15 60 39.66638)`)},
 	}
 }
 
