@@ -69,6 +69,13 @@ func wrongSVGs() []wrongSVG {
 		{"text-wrap-centred", "the lines centred on the box's left end", replace(`text-anchor="middle"`, `text-anchor="start"`)},
 		{"text-overflow", "a right-aligned word too wide for its box starting at the box", replace(`<text x="65" y="31.33295" text-anchor="end">`, `<text x="35" y="31.33295">`)},
 		{"text-rotated", "turned about the baseline's start, not the top-left corner", replace(`rotate(-15 60 35)`, `rotate(-15 60 39.66638)`)},
+		{"image-fit", "cover drawn as contain", replace(`preserveAspectRatio="xMidYMid slice" href="data:image/png`, `preserveAspectRatio="xMidYMid meet" href="data:image/png`)},
+		{"image-png-alpha", "the image upside down", replace(`<image image-rendering="pixelated" x="5" y="5" width="16" height="8"`, `<image image-rendering="pixelated" transform="rotate(180 13 9)" x="5" y="5" width="16" height="8"`)},
+		{"image-rotated", "opacity 1, not 0.7", replace(`opacity="0.7"`, `opacity="1"`)},
+		{"two-surfaces.2", "the front drawn on the back", func(string) (string, error) {
+			svg, err := os.ReadFile(filepath.Join(fidelityDir, "two-surfaces.svg"))
+			return string(svg), err
+		}},
 	}
 }
 
