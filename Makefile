@@ -25,15 +25,19 @@ build: ## build bin/platen
 # Go's coverage runtime starts, so what they run counts only where a test
 # renders in its own process.) The total is printed last; make cover
 # prints it by package. make test fails when a test fails or when the
-# coverage cannot be read.
+# coverage cannot be read. Before the total it prints the table of the
+# render fidelity suite (internal/render/testdata/fidelity), which go test
+# would show only with -v: the test writes it to PLATEN_FIDELITY_TABLE.
 COVER_DIR := $(CURDIR)/.cover
 
 test: test-tools ## run every test (PostgreSQL too when PLATEN_TEST_POSTGRES_URL is set), then print the coverage
 	$(GO) vet ./...
 	@rm -rf $(COVER_DIR) && mkdir -p $(COVER_DIR)/unit $(COVER_DIR)/bin
 	@status=0; \
-	PLATEN_TEST_COVERDIR=$(COVER_DIR)/bin $(GO) test $(TEST_FLAGS) -covermode=atomic -coverpkg=./internal/... ./... \
+	PLATEN_TEST_COVERDIR=$(COVER_DIR)/bin PLATEN_FIDELITY_TABLE=$(COVER_DIR)/fidelity.txt \
+	  $(GO) test $(TEST_FLAGS) -covermode=atomic -coverpkg=./internal/... ./... \
 	  -args -test.gocoverdir=$(COVER_DIR)/unit || status=$$?; \
+	test ! -s $(COVER_DIR)/fidelity.txt || cat $(COVER_DIR)/fidelity.txt; \
 	test -n "$$(ls $(COVER_DIR)/bin)" || echo "note: no coverage from the platen binary: the CLI tests did not run"; \
 	$(GO) tool covdata textfmt -i=$(COVER_DIR)/unit,$(COVER_DIR)/bin -o $(COVER_DIR)/all.out || exit 1; \
 	grep -v '/internal/bench/' $(COVER_DIR)/all.out > $(COVER_DIR)/product.out; \
@@ -167,8 +171,10 @@ lint-openapi: ## lint gen/openapi/platen.openapi.json with Redocly's CLI (needs 
 # The render tests check real PDFs with poppler (pdfinfo, pdftoppm,
 # pdffonts), qpdf and Ghostscript (PDF/X-4: internal/pdfxtest), text in
 # every script with the fallback fonts (Debian's Noto Sans, Droid Sans
-# Fallback, Nanum Gothic and Symbola, which the renderer looks for), and the
-# operator panel's tests drive Debian's chromium with playwright-core from
+# Fallback, Nanum Gothic and Symbola, which the renderer looks for), and
+# compare rendered pages with SVGs drawn by librsvg (rsvg-convert) and
+# chromium (the fidelity suite); the operator panel's tests drive
+# Debian's chromium with playwright-core from
 # npm (no browser download); the webhook tests verify
 # deliveries with the npm verifiers receivers install. make test installs
 # those npm packages into the repository when npm is there, and says which
@@ -193,6 +199,7 @@ test-tools:
 missing-test-tools:
 	@missing=""; \
 	command -v pdftoppm >/dev/null || missing="$$missing poppler-utils"; \
+	command -v rsvg-convert >/dev/null || missing="$$missing librsvg2-bin"; \
 	command -v qpdf >/dev/null || missing="$$missing qpdf"; \
 	command -v gs >/dev/null || missing="$$missing ghostscript"; \
 	command -v chromium >/dev/null || missing="$$missing chromium"; \

@@ -1,0 +1,211 @@
+package render
+
+import (
+	"fmt"
+	"image"
+	"image/draw"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// wrongSVG is a fixture's SVG made wrong on purpose, in a way a defect of
+// Platen's could make its PDF wrong: the suite must report it.
+type wrongSVG struct {
+	page string // the label of the page whose SVG it changes
+	what string
+	// change returns the wrong SVG, or an error when the SVG no longer
+	// holds what it changes (the fixture was edited).
+	change func(svg string) (string, error)
+}
+
+// replace changes the first old in the SVG to new.
+func replace(old, new string) func(string) (string, error) {
+	return func(svg string) (string, error) {
+		if !strings.Contains(svg, old) {
+			return "", fmt.Errorf("the SVG holds no %q", old)
+		}
+		return strings.Replace(svg, old, new, 1), nil
+	}
+}
+
+// replaceAll makes each change of pairs, old then new, in svg.
+func replaceAll(svg string, pairs ...string) (string, error) {
+	for i := 0; i < len(pairs); i += 2 {
+		var err error
+		if svg, err = replace(pairs[i], pairs[i+1])(svg); err != nil {
+			return "", err
+		}
+	}
+	return svg, nil
+}
+
+// wrongSVGs are the mistakes a renderer makes, each drawn where a fixture
+// can show it.
+func wrongSVGs() []wrongSVG {
+	return []wrongSVG{
+		{"rect-fill", "a fill 32 levels less blue", replace(`fill="#3030c0"`, `fill="#3030a0"`)},
+		{"rect-fill", "a rectangle 2 mm to the right", replace(`<rect x="5"`, `<rect x="7"`)},
+		{"rect-stroke", "a stroke inside the edge, not centred on it", replace(`<rect x="5" y="5" width="30" height="30"`, `<rect x="5.5" y="5.5" width="29" height="29"`)},
+		{"rect-radius", "corners of radius 3, not 4", replace(`rx="4"`, `rx="3"`)},
+		{"rotation-positive", "turned anticlockwise", replace(`rotate(30 35 30)`, `rotate(-30 35 30)`)},
+		{"rotation-positive", "turned about the top-left corner, not the centre", replace(`rotate(30 35 30)`, `rotate(30 5 25)`)},
+		{"opacity", "opacity 0.7, not 0.5", replace(`fill-opacity="0.5"`, `fill-opacity="0.7"`)},
+		{"bleed-band", "the band stopping at the trim, not the bleed", replace(`<rect x="-3" y="-3" width="86"`, `<rect x="0" y="0" width="80"`)},
+		{"colour-cmyk", "cmyk(100, 50, 0, 0) converted naively, as Platen's PNG shows it", replace(`fill="#176fc0"`, `fill="#0080ff"`)},
+		{"colour-alpha", "alpha 0x80 read as opaque", replace(`fill="#0000c0" fill-opacity="0.501961"`, `fill="#0000c0"`)},
+		{"text-regular", "Go-Regular drawn in Go Medium", replace(`font-family="Go" font-size="5.99722"`, `font-family="Go Medium" font-size="5.99722"`)},
+		{"text-regular", "the baseline at the layer's y, not 0.945 × size below it", replace(`y="10.66632"`, `y="5"`)},
+		{"text-regular", "a size of 16 pt, not 17", replace(`font-size="5.99722"`, `font-size="5.64444"`)},
+		{"text-fonts", "Go-Mono drawn in Go", replace(`font-family="Go Mono">Go-Mono:`, `font-family="Go">Go-Mono:`)},
+		{"text-fonts", "Go-Bold drawn in Go-Regular", replace(`font-family="Go" font-weight="bold">Go-Bold:`, `font-family="Go">Go-Bold:`)},
+		{"text-align", "centred text starting at x", replace(`text-anchor="middle">centred`, `>centred`)},
+		{"text-lines", "the empty line dropped", replace(`y="24.82657">Three`, `y="17.07976">Three`)},
+		{"text-lines", "lines 1.2 × size apart, not 1.156 ×", replace(`y="24.82657">Three`, `y="25.41962">Three`)},
+		{"text-wrap", "a word wrapped a line early", func(svg string) (string, error) {
+			return replaceAll(svg, `>jumps over the lazy dog,<`, `>jumps over the lazy<`, `>then sleeps.<`, `>dog, then sleeps.<`)
+		}},
+		{"text-wrap-centred", "the lines centred on the box's left end", replace(`text-anchor="middle"`, `text-anchor="start"`)},
+		{"text-overflow", "a right-aligned word too wide for its box starting at the box", replace(`<text x="65" y="31.33295" text-anchor="end">`, `<text x="35" y="31.33295">`)},
+		{"text-rotated", "turned about the baseline's start, not the top-left corner", replace(`rotate(-15 60 35)`, `rotate(-15 60 39.66638)`)},
+		{"image-fit", "cover drawn as contain", replace(`preserveAspectRatio="xMidYMid slice" href="data:image/png`, `preserveAspectRatio="xMidYMid meet" href="data:image/png`)},
+		{"image-png-alpha", "the image upside down", replace(`<image image-rendering="pixelated" x="5" y="5" width="16" height="8"`, `<image image-rendering="pixelated" transform="rotate(180 13 9)" x="5" y="5" width="16" height="8"`)},
+		{"image-rotated", "opacity 1, not 0.7", replace(`opacity="0.7"`, `opacity="1"`)},
+		{"two-surfaces.2", "the front drawn on the back", func(string) (string, error) {
+			svg, err := os.ReadFile(filepath.Join(fidelityDir, "two-surfaces.svg"))
+			return string(svg), err
+		}},
+	}
+}
+
+// writeWrongSVGs writes each wrong SVG into dir, and returns them with
+// the oracles' jobs of drawing them, in the same order.
+func writeWrongSVGs(pages []fidelityPage, dir string) ([]wrongSVG, []svgJob, error) {
+	byLabel := map[string]fidelityPage{}
+	for _, p := range pages {
+		byLabel[p.label] = p
+	}
+	wrong := wrongSVGs()
+	jobs := make([]svgJob, len(wrong))
+	for i, w := range wrong {
+		p, ok := byLabel[w.page]
+		if !ok {
+			return nil, nil, fmt.Errorf("wrong SVG %q: no page %s", w.what, w.page)
+		}
+		job, err := writeWrongSVG(p, w, dir, i)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s, %s: %w", w.page, w.what, err)
+		}
+		jobs[i] = job
+	}
+	return wrong, jobs, nil
+}
+
+// writeWrongSVG writes the wrong version of the page's SVG into dir.
+func writeWrongSVG(p fidelityPage, w wrongSVG, dir string, n int) (svgJob, error) {
+	svg, err := os.ReadFile(p.svg)
+	if err != nil {
+		return svgJob{}, err
+	}
+	changed, err := w.change(string(svg))
+	if err != nil {
+		return svgJob{}, err
+	}
+	if changed == string(svg) {
+		return svgJob{}, fmt.Errorf("the change changes nothing")
+	}
+	job := svgJobOf(p)
+	job.name = fmt.Sprintf("wrong-%02d-%s", n, p.label)
+	job.path = filepath.Join(dir, job.name+".svg")
+	return job, os.WriteFile(job.path, []byte(changed), 0o600)
+}
+
+// wrongCount counts the comparisons of Platen's pages with wrong pictures
+// and how many of them failed, as every one must.
+type wrongCount struct{ all, failed int }
+
+func (c *wrongCount) add(d wrongCount) { c.all, c.failed = c.all+d.all, c.failed+d.failed }
+
+// check counts a comparison, failing t when its share of pixels off is
+// within the fixture's threshold, and logging it otherwise (seen with -v).
+func (c *wrongCount) check(t *testing.T, page, what, oracle string, share, maxOff float64) {
+	t.Helper()
+	c.all++
+	if share <= maxOff {
+		t.Errorf("%s, %s: passes against %s (%.2f%% of pixels off, %.2f%% allowed): the fixture cannot catch it",
+			page, what, oracle, 100*share, 100*maxOff)
+		return
+	}
+	c.failed++
+	t.Logf("%-18s %-62s %-8s %6.2f%% off (%.2f%% allowed)", page, what, oracle, 100*share, 100*maxOff)
+}
+
+// checkWrongSVGs checks that each wrong SVG is reported against both
+// oracles, with its fixture's own tolerance and threshold, as
+// checkFidelityPage would: a fixture that cannot fail tests nothing.
+// platen holds the pages' rasters; rsvg and chromium the wrong SVGs'.
+func checkWrongSVGs(t *testing.T, pages []fidelityPage, wrong []wrongSVG, platen, rsvg, chromium []raster) wrongCount {
+	var count wrongCount
+	byLabel := map[string]int{}
+	for i, p := range pages {
+		byLabel[p.label] = i
+	}
+	for i, w := range wrong {
+		p := byLabel[w.page]
+		fx := pages[p].fixture
+		if platen[p].err != nil {
+			t.Errorf("%s: Platen: %v", w.page, platen[p].err)
+			continue
+		}
+		for _, o := range []struct {
+			name string
+			r    raster
+		}{{"rsvg", rsvg[i]}, {"chromium", chromium[i]}} {
+			if o.r.err != nil {
+				t.Errorf("%s, %s: %s: %v", w.page, w.what, o.name, o.r.err)
+				continue
+			}
+			count.check(t, w.page, w.what, o.name, comparePixels(platen[p].img, o.r.img, fx.tolerance).share(), fx.maxOff)
+		}
+	}
+	return count
+}
+
+// pageShift is how far checkShiftedPages moves every page: two pixels,
+// far less than any defect worth the name.
+const pageShift = 0.5
+
+// checkShiftedPages checks that every page's comparison fails when the
+// oracles' pictures are moved pageShift mm to the right (paper showing
+// where they were), as an SVG drawn 0.5 mm off would be: a fixture whose
+// threshold lets that pass could not catch a misplaced layer.
+func checkShiftedPages(t *testing.T, pages []fidelityPage, platen, rsvg, chromium []raster) wrongCount {
+	var count wrongCount
+	dx := int(pageShift * pxPerMM)
+	for i, p := range pages {
+		if platen[i].err != nil {
+			continue // reported by the page's own test
+		}
+		for _, o := range []struct {
+			name string
+			r    raster
+		}{{"rsvg", rsvg[i]}, {"chromium", chromium[i]}} {
+			if o.r.err != nil {
+				continue
+			}
+			share := comparePixels(platen[i].img, shiftedRight(o.r.img, dx), p.fixture.tolerance).share()
+			count.check(t, p.label, fmt.Sprintf("everything moved %g mm right", pageShift), o.name, share, p.fixture.maxOff)
+		}
+	}
+	return count
+}
+
+// shiftedRight returns img moved dx pixels to the right, white paper in
+// the dx columns it uncovers.
+func shiftedRight(img *image.RGBA, dx int) *image.RGBA {
+	out := image.NewRGBA(img.Rect)
+	draw.Draw(out, out.Rect, image.White, image.Point{}, draw.Src)
+	draw.Draw(out, img.Rect.Add(image.Pt(dx, 0)), img, img.Rect.Min, draw.Src)
+	return out
+}
