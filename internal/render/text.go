@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tdewolff/canvas"
+	"github.com/tdewolff/canvas/text"
 
 	"github.com/platen-print/platen/internal/design"
 )
@@ -67,6 +68,9 @@ type textLine struct {
 type textLayout struct {
 	styles []textStyle
 	lines  []textLine
+	// runs are the runs as measured, shaped at the layer's own sizes,
+	// which a line holding a whole run draws as they are.
+	runs map[runKey]*canvas.Text
 	// missing are the characters no font of the chain has, which are
 	// left out.
 	missing []rune
@@ -79,7 +83,7 @@ type textLayout struct {
 // layoutText sets l's text: at its own sizes, or, with fit "shrink", at
 // the largest scale of them at which it fits its box.
 func layoutText(p page, l design.Layer) (*textLayout, error) {
-	styles, pieces, missing, err := splitText(p, l)
+	styles, pieces, runs, missing, err := splitText(p, l)
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +92,7 @@ func layoutText(p page, l design.Layer) (*textLayout, error) {
 	}
 	boxW, boxH := p.doc.ToMM(l.Width), p.doc.ToMM(l.Height)
 	t := setLines(styles, pieces, l, boxW, boxH, 1)
-	t.missing = missing
+	t.missing, t.runs = missing, runs
 	if !l.Shrink || t.fits {
 		return t, nil
 	}
@@ -125,14 +129,20 @@ func minShrinkScale(l design.Layer) float64 {
 // breaks) of one font each, measured: each character in the span's font,
 // or, where that font lacks it, in the first font of the fallback chain
 // that has it. Characters no font has are left out and returned.
-func splitText(p page, l design.Layer) ([]textStyle, []piece, []rune, error) {
-	s := &splitter{p: p, l: l, index: map[styleKey]int{}}
+func splitText(p page, l design.Layer) ([]textStyle, []piece, map[runKey]*canvas.Text, []rune, error) {
+	s := &splitter{p: p, l: l, index: map[styleKey]int{}, runs: map[runKey]*canvas.Text{}}
 	for i, span := range l.Spans {
 		if err := s.span(i, span); err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, nil, err
 		}
 	}
-	return s.styles, s.pieces, s.missing, nil
+	return s.styles, s.pieces, s.runs, s.missing, nil
+}
+
+// runKey names a run: its style and text.
+type runKey struct {
+	style int
+	text  string
 }
 
 // splitter is splitText's state.
@@ -142,6 +152,7 @@ type splitter struct {
 	styles  []textStyle
 	index   map[styleKey]int
 	pieces  []piece
+	runs    map[runKey]*canvas.Text
 	missing []rune
 }
 
@@ -156,10 +167,10 @@ func (s *splitter) span(i int, span design.Span) error {
 		return err
 	}
 	var run strings.Builder
-	runFont, runKind := own, pieceKind(-1)
+	runFont := own
 	flush := func() {
 		if run.Len() > 0 {
-			s.add(i, span, runFont, runKind, run.String())
+			s.addRun(s.style(i, span, runFont), run.String())
 			run.Reset()
 		}
 	}
@@ -168,7 +179,11 @@ func (s *splitter) span(i int, span design.Span) error {
 		kind := kindOf(r)
 		font := own
 		switch {
-		case kind != wordPiece:
+		case kind == breakPiece:
+			flush()
+			s.pieces = append(s.pieces, piece{style: s.style(i, span, own), text: "\n", kind: breakPiece})
+			continue
+		case kind == spacePiece:
 		case invisible(r):
 			font = prev // a variation selector or joiner goes with the character before it
 		case own.GlyphIndex(r) == 0:
@@ -180,9 +195,9 @@ func (s *splitter) span(i int, span design.Span) error {
 			s.noteMissing(r)
 			continue
 		}
-		if font != runFont || kind != runKind || kind == breakPiece {
+		if font != runFont {
 			flush()
-			runFont, runKind = font, kind
+			runFont = font
 		}
 		run.WriteRune(r)
 		prev = font
@@ -214,21 +229,66 @@ func (s *splitter) noteMissing(r rune) {
 	s.missing = append(s.missing, r)
 }
 
-// add appends a piece of text in font, measured at the span's size.
-func (s *splitter) add(i int, span design.Span, font *canvas.Font, kind pieceKind, text string) {
+// style is the index of the style of span i in font, made when first
+// needed.
+func (s *splitter) style(i int, span design.Span, font *canvas.Font) int {
 	key := styleKey{span: i, font: font}
 	n, ok := s.index[key]
 	if !ok {
-		face := font.Face(span.Size, canvas.Black)
 		n = len(s.styles)
 		s.index[key] = n
-		s.styles = append(s.styles, textStyle{span: span, font: font, face: face, spacing: s.l.LetterSpacing / 1000 * span.Size / ptPerMM})
+		face := font.Face(span.Size, paint(span.Color, s.l.Opacity, s.l.Overprint))
+		s.styles = append(s.styles, textStyle{span: span, font: font, face: face,
+			spacing: s.l.LetterSpacing / 1000 * span.Size / ptPerMM})
 	}
-	pc := piece{style: n, text: text, runes: utf8.RuneCountInString(text), kind: kind}
-	if kind != breakPiece {
-		pc.width = s.styles[n].face.TextWidth(text) + s.styles[n].spacing*float64(pc.runes)
+	return n
+}
+
+// addRun cuts text, a run of one style without line breaks, into words
+// and spaces, measured from one shaping of the whole run, which is kept
+// for drawing: shaping is most of text's cost, and a word's advance is
+// the sum of its glyphs'.
+func (s *splitter) addRun(style int, text string) {
+	st := s.styles[style]
+	shaped := canvas.NewTextLine(st.face, text, canvas.Left)
+	s.runs[runKey{style, text}] = shaped
+	glyphs := runGlyphs(shaped)
+	g := 0
+	for start := 0; start < len(text); {
+		kind := kindOf(rune(text[start]))
+		end := start
+		for end < len(text) {
+			r, n := utf8.DecodeRuneInString(text[end:])
+			if kindOf(r) != kind {
+				break
+			}
+			end += n
+		}
+		var advance int32
+		for ; g < len(glyphs) && int(glyphs[g].Cluster) < end; g++ {
+			advance += glyphs[g].XAdvance
+		}
+		pc := piece{style: style, text: text[start:end], runes: utf8.RuneCountInString(text[start:end]), kind: kind}
+		pc.width = st.face.MmPerEm*float64(advance) + st.spacing*float64(pc.runes)
+		s.pieces = append(s.pieces, pc)
+		start = end
 	}
-	s.pieces = append(s.pieces, pc)
+}
+
+// runGlyphs are a shaped line's glyphs in the order of its text, their
+// clusters counted from its start (canvas shapes each script's part of a
+// line on its own).
+func runGlyphs(line *canvas.Text) []text.Glyph {
+	var out []text.Glyph
+	offset := 0
+	line.WalkSpans(func(_, _ float64, span canvas.TextSpan) {
+		for _, g := range span.Glyphs {
+			g.Cluster += uint32(offset)
+			out = append(out, g)
+		}
+		offset += len(span.Text)
+	})
+	return out
 }
 
 // kindOf says what kind of piece r belongs in.
@@ -418,39 +478,56 @@ func (t *textLayout) bounds(l design.Layer, boxW float64) box {
 	return box{x: x0, y: top, w: x1 - x0, h: t.height}
 }
 
-// draw paints the set text with its top-left corner at x, y.
+// draw paints the set text with its top-left corner at x, y: each line's
+// consecutive pieces of one style as one run, shaped once.
 func (t *textLayout) draw(c *canvas.Context, l design.Layer, x, y, boxW float64) {
 	for _, line := range t.lines {
 		cursor := x + lineX(l.Align, boxW, line.width)
-		for _, pc := range line.pieces {
-			s := t.styles[pc.style]
-			face := s.font.Face(s.span.Size*t.scale, paint(s.span.Color, l.Opacity, l.Overprint))
-			t.drawPiece(c, face, s.spacing*t.scale, pc, cursor, y+line.baseline)
-			t.decorate(c, l, s, face, cursor, y+line.baseline, pc.width*t.scale)
-			cursor += pc.width * t.scale
+		for i := 0; i < len(line.pieces); {
+			j, width := i, 0.0
+			var text strings.Builder
+			for ; j < len(line.pieces) && line.pieces[j].style == line.pieces[i].style; j++ {
+				text.WriteString(line.pieces[j].text)
+				width += line.pieces[j].width * t.scale
+			}
+			s := t.styles[line.pieces[i].style]
+			face := s.face
+			if t.scale != 1 {
+				face = s.font.Face(s.span.Size*t.scale, paint(s.span.Color, l.Opacity, l.Overprint))
+			}
+			if shaped, ok := t.runs[runKey{line.pieces[i].style, text.String()}]; ok && t.scale == 1 && s.spacing == 0 {
+				c.DrawText(cursor, y+line.baseline, shaped)
+			} else {
+				t.drawRun(c, face, s.spacing*t.scale, text.String(), cursor, y+line.baseline)
+			}
+			t.decorate(c, l, s, face, cursor, y+line.baseline, width)
+			cursor += width
+			i = j
 		}
 	}
 }
 
-// drawPiece draws one piece with its baseline at y: whole, where canvas
-// keeps its kerning and ligatures, or a character at a time when letters
-// are spaced (each where its advance with the kerning puts it, plus the
-// spacing of those before it).
-func (t *textLayout) drawPiece(c *canvas.Context, face *canvas.FontFace, spacing float64, pc piece, x, y float64) {
-	if pc.kind == spacePiece {
+// drawRun draws text with its baseline at y: whole, where canvas keeps
+// its kerning and ligatures, or, when letters are spaced, a cluster at a
+// time, each where the run's shaping puts it plus the spacing of the
+// characters before it.
+func (t *textLayout) drawRun(c *canvas.Context, face *canvas.FontFace, spacing float64, text string, x, y float64) {
+	if strings.TrimLeft(text, " ") == "" {
 		return
 	}
 	if spacing == 0 {
-		c.DrawText(x, y, canvas.NewTextLine(face, pc.text, canvas.Left))
+		c.DrawText(x, y, canvas.NewTextLine(face, text, canvas.Left))
 		return
 	}
-	n := 0
-	for i, r := range pc.text {
-		if r != ' ' {
-			at := x + face.TextWidth(pc.text[:i]) + spacing*float64(n)
-			c.DrawText(at, y, canvas.NewTextLine(face, string(r), canvas.Left))
+	var advance int32
+	drawn := -1 // the cluster drawn last: a cluster of several glyphs is drawn once
+	for _, g := range face.Glyphs(text) {
+		at := x + face.MmPerEm*float64(advance) + spacing*float64(utf8.RuneCountInString(text[:g.Cluster]))
+		if int(g.Cluster) != drawn && strings.TrimSpace(g.Text) != "" {
+			c.DrawText(at, y, canvas.NewTextLine(face, g.Text, canvas.Left))
+			drawn = int(g.Cluster)
 		}
-		n++
+		advance += g.XAdvance
 	}
 }
 
