@@ -90,7 +90,7 @@ func Accept(templateConfig string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	_, err = Parse(doc)
+	_, err = parseValid(doc)
 	return doc, err
 }
 

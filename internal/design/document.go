@@ -63,7 +63,7 @@ func ParseConfig(templateConfig string) (*Document, error) {
 	if err != nil {
 		return nil, &Error{Msg: "template_config " + err.Error()}
 	}
-	return Parse(doc)
+	return parseValid(doc)
 }
 
 // documentMembers are the members of a document's top level.
@@ -79,6 +79,20 @@ func Parse(doc []byte) (*Document, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseRoot(root)
+}
+
+// parseValid is Parse for a document Decode validated already: a
+// megabyte design is not validated twice.
+func parseValid(doc []byte) (*Document, error) {
+	root, err := object(doc, "")
+	if err != nil {
+		return nil, err
+	}
+	return parseRoot(root)
+}
+
+func parseRoot(root members) (*Document, error) {
 	if err := root.only("the document", documentMembers); err != nil {
 		return nil, err
 	}
