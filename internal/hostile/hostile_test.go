@@ -235,7 +235,8 @@ func imageLayers(src string, n int) string {
 }
 
 // heavyDoc is a legitimate but slow design: long wrapped text, rotated,
-// layer over layer (about a second a render without the race detector).
+// layer over layer (about a hundredth of a second a layer without the
+// race detector).
 func heavyDoc(layers int) string {
 	list := make([]string, layers)
 	for i := range list {

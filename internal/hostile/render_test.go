@@ -54,7 +54,7 @@ func TestOneTeamsBacklogDoesNotHoldAnotherTeamsOrder(t *testing.T) {
 		heavy := srv.Bootstrap(t, "heavy", "shop-a")
 		other := srv.Bootstrap(t, "other", "shop-b")
 		c := watch(t, srv)
-		if r := srv.Do(t, "POST", "/api/v1/design-versions", heavy.Token, map[string]any{"design_version_id": "poster", "template_config": heavyDoc(8)}); r.Status != http.StatusOK {
+		if r := srv.Do(t, "POST", "/api/v1/design-versions", heavy.Token, map[string]any{"design_version_id": "poster", "template_config": heavyDoc(80)}); r.Status != http.StatusOK {
 			t.Fatalf("design version: %d %s", r.Status, r.Raw)
 		}
 		lines := make([]map[string]any, 20)
@@ -133,7 +133,7 @@ func TestARenderOverItsTimeFailsOnceWithTheReason(t *testing.T) {
 		srv := start(t, b, func(c *config.Config) { c.Render.Timeout = time.Second })
 		attacker := srv.Bootstrap(t, "attacker", "shop-a")
 		other := srv.Bootstrap(t, "other", "shop-b")
-		r := srv.Do(t, "POST", "/api/v1/orders", attacker.Token, order(attacker.StoreID, "slow", heavyDoc(60)))
+		r := srv.Do(t, "POST", "/api/v1/orders", attacker.Token, order(attacker.StoreID, "slow", heavyDoc(400)))
 		if r.Status != http.StatusOK {
 			t.Fatalf("order: %d %s", r.Status, r.Raw)
 		}
