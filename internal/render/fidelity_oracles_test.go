@@ -70,22 +70,6 @@ func run(env []string, name string, args ...string) error {
 	return nil
 }
 
-// withoutOutputIntent returns pdf with its catalog's OutputIntents key
-// renamed to one no reader knows (same length, so the cross-reference
-// offsets stay right). Poppler draws a file that has one output intent
-// through that intent's profile, as a soft proof of the press: #ff0000
-// shows as (238, 36, 36) under FOGRA39. The oracles show sRGB as it is, so
-// the suite compares the sRGB values Platen writes rather than a proof of
-// them. DeviceCMYK is not affected: poppler shows it by its own built-in
-// conversion, with or without the intent.
-func withoutOutputIntent(pdf []byte) ([]byte, error) {
-	key := []byte("/OutputIntents")
-	if n := bytes.Count(pdf, key); n != 1 {
-		return nil, fmt.Errorf("the PDF names OutputIntents %d times, want once", n)
-	}
-	return bytes.Replace(pdf, key, []byte("/OutputIntentX"), 1), nil
-}
-
 // pdfPageRaster rasterises page (from 1) of the PDF at path with pdftoppm
 // at pdfSupersampling times the grid's resolution, cut to the page's
 // size (pdftoppm rounds a page's size up, so a page of exactly w pixels

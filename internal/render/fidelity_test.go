@@ -28,6 +28,7 @@ import (
 
 	"github.com/platen-print/platen/internal/design"
 	"github.com/platen-print/platen/internal/fetch"
+	"github.com/platen-print/platen/internal/pdfxtest"
 	"github.com/platen-print/platen/internal/testtools"
 )
 
@@ -278,14 +279,14 @@ func platenPDF(p fidelityPage) ([]byte, error) {
 }
 
 // platenRaster renders the page with Platen and rasterises it with
-// pdftoppm, after taking the output intent out (withoutOutputIntent says
+// pdftoppm, after taking the output intent out (pdfxtest.WithoutOutputIntent says
 // why); the PDF is kept in dir for a failure's artefacts.
 func platenRaster(p fidelityPage, dir string) (*image.RGBA, error) {
 	pdf, err := platenPDF(p)
 	if err != nil {
 		return nil, err
 	}
-	if pdf, err = withoutOutputIntent(pdf); err != nil {
+	if pdf, err = pdfxtest.WithoutOutputIntent(pdf); err != nil {
 		return nil, err
 	}
 	path := filepath.Join(dir, p.label+".pdf")

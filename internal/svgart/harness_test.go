@@ -13,7 +13,7 @@ import (
 	"github.com/tdewolff/canvas"
 
 	"github.com/platen-print/platen/internal/canvaspdf"
-	"github.com/platen-print/platen/internal/testtools"
+	"github.com/platen-print/platen/internal/pdfxtest"
 )
 
 // renderPDF draws art on a page of its intrinsic size through Platen's
@@ -43,7 +43,11 @@ func rasterPDF(t testing.TB, pdf []byte, w, h int) image.Image {
 	t.Helper()
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in.pdf")
-	if err := os.WriteFile(in, withoutOutputIntent(t, pdf), 0o644); err != nil {
+	pdf, err := pdfxtest.WithoutOutputIntent(pdf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(in, pdf, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
@@ -79,52 +83,4 @@ func readPNG(t testing.TB, path string) image.Image {
 		t.Fatal(err)
 	}
 	return img
-}
-
-// withoutOutputIntent is pdf with its catalog's /OutputIntents removed:
-// qpdf writes it uncompressed (QDF), the array is cut out, and fix-qdf
-// repairs the cross-reference offsets.
-func withoutOutputIntent(t testing.TB, pdf []byte) []byte {
-	t.Helper()
-	testtools.Need(t, "qpdf", "qpdf", "fix-qdf")
-	dir := t.TempDir()
-	in, qdf := filepath.Join(dir, "in.pdf"), filepath.Join(dir, "qdf.pdf")
-	if err := os.WriteFile(in, pdf, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if b, err := exec.Command("qpdf", "--qdf", "--object-streams=disable", in, qdf).CombinedOutput(); err != nil {
-		t.Fatalf("qpdf: %v: %s", err, b)
-	}
-	data, err := os.ReadFile(qdf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	key := []byte("/OutputIntents [")
-	start := bytes.Index(data, key)
-	if start < 0 {
-		return pdf
-	}
-	end, depth := start+len(key), 1
-	for ; end < len(data) && depth > 0; end++ {
-		switch data[end] {
-		case '[':
-			depth++
-		case ']':
-			depth--
-		case '(': // a string: skip to its end, minding escapes
-			for end++; end < len(data) && data[end] != ')'; end++ {
-				if data[end] == '\\' {
-					end++
-				}
-			}
-		}
-	}
-	edited := append(append([]byte{}, data[:start]...), data[end:]...)
-	cmd := exec.Command("fix-qdf")
-	cmd.Stdin = bytes.NewReader(edited)
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("fix-qdf: %v", err)
-	}
-	return out
 }
