@@ -116,13 +116,15 @@ func (w *pdfPageWriter) inkPattern(g *InkGradient, m canvas.Matrix) pdfName {
 }
 
 // inkFunction interpolates the stops' components: one exponential
-// function between each pair of stops, stitched.
+// function between each pair of stops, stitched (even for one pair: a
+// type 2 function is not remapped to its Domain, so stops inside 0 to 1
+// need the stitching's Encode).
 func inkFunction(g *InkGradient) pdfDict {
 	pair := func(a, b []float64) pdfDict {
 		return pdfDict{"FunctionType": 2, "Domain": pdfArray{0, 1}, "N": 1, "C0": floats(a), "C1": floats(b)}
 	}
 	first, last := g.Offsets[0], g.Offsets[len(g.Offsets)-1]
-	if len(g.Offsets) == 2 || first == last {
+	if first == last {
 		f := pair(g.Components[0], g.Components[len(g.Components)-1])
 		f["Domain"] = pdfArray{first, math.Max(last, first+1e-6)}
 		return f

@@ -121,7 +121,9 @@ func (r *PDF) RenderPath(path *canvas.Path, style canvas.Style, m canvas.Matrix)
 		if m.IsSimilarity() {
 			scale := math.Sqrt(math.Abs(m.Det()))
 			style.StrokeWidth *= scale
-			style.DashOffset, style.Dashes = canvas.ScaleDash(style.StrokeWidth, style.DashOffset, style.Dashes)
+			// Platen: by the matrix's scale, as the width is (upstream scaled
+			// the dashes by the stroke's width, so a 2 mm stroke doubled them).
+			style.DashOffset, style.Dashes = canvas.ScaleDash(scale, style.DashOffset, style.Dashes)
 		} else {
 			strokeUnsupported = true
 		}

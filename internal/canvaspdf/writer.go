@@ -1684,11 +1684,9 @@ func patternGradFunction(grad canvas.Grad) pdfDict {
 		}
 		encode = append(encode, 0, 1)
 	}
-	if len(fs) == 1 {
-		f := fs[0].(pdfDict)
-		f["Domain"] = pdfArray{grad[0].Offset, grad[len(grad)-1].Offset}
-		return f
-	}
+	// Platen: stitched even for one pair of stops, since a type 2
+	// function is not remapped to its Domain: with stops at 0.25 and 0.75
+	// upstream's single function gave the colour a quarter along at 0.25.
 	return pdfDict{
 		"FunctionType": 3,
 		"Domain":       pdfArray{grad[0].Offset, grad[len(grad)-1].Offset},

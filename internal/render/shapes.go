@@ -18,7 +18,7 @@ func (r *Renderer) shape(c *canvas.Context, p page, l design.Layer, b box) error
 	}
 	c.SetFillColor(canvas.Transparent)
 	if l.FillGradient != nil {
-		c.SetFill(gradientPaint(*l.FillGradient, b.w, b.h, l.Opacity, l.Overprint))
+		c.SetFill(gradientPaint(*l.FillGradient, p.gradientBox(l, b), l.Opacity, l.Overprint))
 	} else if l.Fill != nil {
 		c.SetFill(paint(*l.Fill, l.Opacity, l.Overprint))
 	}
@@ -156,16 +156,29 @@ func (p page) clipPath(l design.Layer, b box) *canvas.Path {
 	return outline.Translate(x, y)
 }
 
-// gradientPaint is g over a w × h box from its top-left corner, faded by
-// opacity: an sRGB gradient, or one in inks when any stop is cmyk() or
-// spot().
-func gradientPaint(g design.Gradient, w, h, opacity float64, overprint bool) canvas.Paint {
-	var look canvas.Gradient
-	grad := canvas.Grad{}
-	for _, s := range g.Stops {
-		grad.Add(s.Offset, rgba(s.Color, opacity))
+// gradientBox is the box a shape's gradient spans, in the coordinates its
+// outline is drawn in: the layer's box from its corner, but a path drawn
+// at its own size spans its own bounds, which need not start at its
+// origin.
+func (p page) gradientBox(l design.Layer, b box) box {
+	if l.Type == design.PathLayer && l.ViewBox == nil {
+		return box{x: p.doc.ToMM(l.PathBox[0]), y: p.doc.ToMM(l.PathBox[1]), w: b.w, h: b.h}
 	}
-	start, end, center, radius := gradientGeometry(g, w, h)
+	return box{w: b.w, h: b.h}
+}
+
+// gradientPaint is g over the box b (in the coordinates of the outline it
+// fills), faded by opacity: an sRGB gradient, or one in inks when any
+// stop is cmyk() or spot().
+func gradientPaint(g design.Gradient, b box, opacity float64, overprint bool) canvas.Paint {
+	var look canvas.Gradient
+	grad := make(canvas.Grad, 0, len(g.Stops))
+	for _, s := range g.Stops {
+		// Appended, not Add: Add replaces a stop at an equal offset, and
+		// two stops at one offset are a hard edge.
+		grad = append(grad, canvas.Stop{Offset: s.Offset, Color: rgba(s.Color, opacity)})
+	}
+	start, end, center, radius := gradientGeometry(g, b)
 	if g.Radial {
 		look = grad.ToRadial(center, 0, center, radius)
 	} else {
@@ -192,13 +205,14 @@ func gradientPaint(g design.Gradient, w, h, opacity float64, overprint bool) can
 	return canvas.Paint{Pattern: ink}
 }
 
-// gradientGeometry places g in a w × h box: a linear gradient's line
+// gradientGeometry places g in the box b: a linear gradient's line
 // through the box's centre at its angle, long enough that its ends touch
 // the box's corners (as CSS's); a radial one's centre and radius.
-func gradientGeometry(g design.Gradient, w, h float64) (start, end, center canvas.Point, radius float64) {
-	center = canvas.Point{X: w / 2, Y: h / 2}
+func gradientGeometry(g design.Gradient, b box) (start, end, center canvas.Point, radius float64) {
+	w, h := b.w, b.h
+	center = canvas.Point{X: b.x + w/2, Y: b.y + h/2}
 	if g.Radial {
-		return start, end, canvas.Point{X: g.CX * w, Y: g.CY * h}, g.R * math.Max(w, h)
+		return start, end, canvas.Point{X: b.x + g.CX*w, Y: b.y + g.CY*h}, g.R * math.Max(w, h)
 	}
 	sin, cos := math.Sincos(g.Angle * math.Pi / 180)
 	half := (math.Abs(w*cos) + math.Abs(h*sin)) / 2

@@ -102,8 +102,9 @@ func layoutText(p page, l design.Layer) (*textLayout, error) {
 	if !best.fits {
 		return best, nil
 	}
-	// The largest scale that fits, to a thousandth of the size.
-	for hi-lo > 0.001 {
+	// The largest scale that fits, to a millionth of itself: a long line
+	// set a thousandth too small ends visibly short of its box.
+	for hi-lo > 1e-6*hi {
 		mid := (lo + hi) / 2
 		if t := setLines(styles, pieces, l, boxW, boxH, mid); t.fits {
 			t.missing = missing
