@@ -76,6 +76,16 @@ func wrongSVGs() []wrongSVG {
 			svg, err := os.ReadFile(filepath.Join(fidelityDir, "two-surfaces.svg"))
 			return string(svg), err
 		}},
+		{"shape-ellipse", "fill opacity 0.6 taken as 1", replace(`fill="#f0c000" fill-opacity="0.6"`, `fill="#f0c000"`)},
+		{"line-caps", "round caps drawn butt", replace(`stroke-width="4" stroke-linecap="round"`, `stroke-width="4" stroke-linecap="butt"`)},
+		{"path", "the path placed by its bounds' corner, not its origin", replace(`translate(55 0)`, `translate(45 -8)`)},
+		{"path-view-box", "the view box's origin ignored", replace(`<ellipse cx="85" cy="10"`, `<ellipse cx="75" cy="5"`)},
+		{"path-fill-rule", "evenodd drawn as nonzero", replace(`fill="#3030c0" fill-rule="evenodd"/>`, `fill="#3030c0" fill-rule="nonzero"/>`)},
+		{"path-line-join", "bevel drawn as miter", replace(`stroke-linejoin="bevel"`, `stroke-linejoin="miter"`)},
+		{"path-stroke", "a closed path filled as well as stroked", replace(`d="M 0 0 L 20 0 L 10 12 z" stroke="#30a050"`, `d="M 0 0 L 20 0 L 10 12 z" fill="#30a050" stroke="#30a050"`)},
+		{"path-inches", "stroke_width taken as mm", replace(`stroke-width="1.27"`, `stroke-width="0.05"`)},
+		{"rotation-paths", "a path turned about its origin, not its bounds' middle", replace(`rotate(90 27 15)`, `rotate(90 5 0)`)},
+		{"rotation-paths", "a curve turned about its control points' box", replace(`rotate(90 60 22.5)`, `rotate(90 60 20)`)},
 	}
 }
 
