@@ -86,6 +86,20 @@ func wrongSVGs() []wrongSVG {
 		{"path-inches", "stroke_width taken as mm", replace(`stroke-width="1.27"`, `stroke-width="0.05"`)},
 		{"rotation-paths", "a path turned about its origin, not its bounds' middle", replace(`rotate(90 27 15)`, `rotate(90 5 0)`)},
 		{"rotation-paths", "a curve turned about its control points' box", replace(`rotate(90 60 22.5)`, `rotate(90 60 20)`)},
+		{"gradient-linear", "90 drawn as 0", replace(`x1="75" y1="5" x2="75" y2="23"`, `x1="55" y1="14" x2="95" y2="14"`)},
+		{"gradient-linear-45", "45 on a wide box from corner to corner", replace(`x1="15" y1="-5" x2="55" y2="35"`, `x1="5" y1="5" x2="65" y2="25"`)},
+		{"gradient-linear-angle", "30 drawn at 45", replace(`x1="5.8373" y1="3.5497" x2="54.1627" y2="31.4503"`, `x1="11.25" y1="-1.25" x2="48.75" y2="36.25"`)},
+		{"gradient-stops", "the middle stops at 0.25 and 0.75, not 0.2 and 0.7", replace(`<stop offset="0.2" stop-color="#f0c000"/><stop offset="0.5" stop-color="#30a050"/>
+      <stop offset="0.7"`, `<stop offset="0.25" stop-color="#f0c000"/><stop offset="0.5" stop-color="#30a050"/>
+      <stop offset="0.75"`)},
+		{"gradient-radial", "r a fraction of the shorter side", replace(`cx="20" cy="25" r="20"`, `cx="20" cy="25" r="15"`)},
+		{"gradient-shapes", "a path's gradient from the page's origin", replace(`x1="55" y1="0" x2="95" y2="0"`, `x1="0" y1="0" x2="40" y2="0"`)},
+		{"gradient-cmyk", "two inks at once interpolated in sRGB", func(svg string) (string, error) {
+			return replaceAll(svg, `<stop offset="0.125" stop-color="#fdded3"/><stop offset="0.25" stop-color="#fabfac"/>`, ``,
+				`<stop offset="0.375" stop-color="#f8a089"/><stop offset="0.5" stop-color="#f6836c"/><stop offset="0.625" stop-color="#f46853"/>`, ``,
+				`<stop offset="0.75" stop-color="#f14d3e"/><stop offset="0.875" stop-color="#ef342f"/>`, ``)
+		}},
+		{"gradient-rotated", "a gradient not turned with its rectangle", replace(`<linearGradient id="turned" gradientUnits="userSpaceOnUse"`, `<linearGradient id="turned" gradientUnits="userSpaceOnUse" gradientTransform="rotate(-30 75 15)"`)},
 	}
 }
 
