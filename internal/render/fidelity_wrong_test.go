@@ -100,6 +100,23 @@ func wrongSVGs() []wrongSVG {
 				`<stop offset="0.75" stop-color="#f14d3e"/><stop offset="0.875" stop-color="#ef342f"/>`, ``)
 		}},
 		{"gradient-rotated", "a gradient not turned with its rectangle", replace(`<linearGradient id="turned" gradientUnits="userSpaceOnUse"`, `<linearGradient id="turned" gradientUnits="userSpaceOnUse" gradientTransform="rotate(-30 75 15)"`)},
+		{"group-translate", "a layer in a group turned about the group's origin", replace(`rotate(45 67.5 9)`, `rotate(45 0 0)`)},
+		{"group-rotate", "a group turned anticlockwise", replace(`rotate(30)`, `rotate(-30)`)},
+		{"group-scale", "stroke widths not scaled", replace(`stroke="#3030c0" stroke-width="2"`, `stroke="#3030c0" stroke-width="4"`)},
+		{"group-scale", "text sizes not scaled", replace(`<text x="0" y="17.33313" font-family="Go" font-size="3.52778">`, `<text x="0" y="15.66656" font-family="Go" font-size="1.76389">`)},
+		{"group-opacity", "SVG group opacity: overlapping layers flattened", func(svg string) (string, error) {
+			return replaceAll(svg,
+				`<rect x="5" y="5" width="35" height="25" fill="#c03030" fill-opacity="0.5"/>`,
+				`<g opacity="0.5"><rect x="5" y="5" width="35" height="25" fill="#c03030"/>`,
+				`fill="#3030c0" fill-opacity="0.5" stroke="#1a1a1a" stroke-width="1" stroke-opacity="0.5"/>`,
+				`fill="#3030c0" stroke="#1a1a1a" stroke-width="1"/></g>`)
+		}},
+		{"group-nested", "the inner group's rotation lost", replace(`rotate(30) scale(0.5)`, `scale(0.5)`)},
+		{"clip-rect", "a clip from the page's corner, not the layer's x, y", replace(`<rect x="3" y="10" width="30"`, `<rect x="-2" y="5" width="30"`)},
+		{"clip-image", "the photo's circle clip missing", replace(` clip-path="url(#circle)"`, ``)},
+		{"clip-text", "text clipped from its baseline, not its top", replace(`<rect x="5" y="5" width="60" height="6"/>`, `<rect x="5" y="14.33276" width="60" height="6"/>`)},
+		{"clip-group", "a group's clip not scaled with it", replace(`width="50" height="40" rx="5"`, `width="62.5" height="50" rx="6.25"`)},
+		{"clip-path", "a view_box clip at its own size", replace(`translate(55 3) scale(1.66667)`, `translate(55 3)`)},
 	}
 }
 
