@@ -117,6 +117,18 @@ func wrongSVGs() []wrongSVG {
 		{"clip-text", "text clipped from its baseline, not its top", replace(`<rect x="5" y="5" width="60" height="6"/>`, `<rect x="5" y="14.33276" width="60" height="6"/>`)},
 		{"clip-group", "a group's clip not scaled with it", replace(`width="50" height="40" rx="5"`, `width="62.5" height="50" rx="6.25"`)},
 		{"clip-path", "a view_box clip at its own size", replace(`translate(55 3) scale(1.66667)`, `translate(55 3)`)},
+		{"text-line-height", "letters at the top of the line's box, not centred in it", func(svg string) (string, error) {
+			return replaceAll(svg, `y="9.75118">One`, `y="7.66638">One`, `y="19.62896">Two`, `y="17.54416">Two`, `y="29.50674">Three`, `y="27.42194">Three`)
+		}},
+		{"text-letter-spacing", "letter spacing 10% short", replace(`letter-spacing="0.98778"`, `letter-spacing="0.889"`)},
+		{"text-letter-spacing", "a centred line counting the spacing after its last letter", replace(`<text x="36.7576"`, `<text x="36.01677"`)},
+		{"text-spans", "a span in the layer's colour, not its own", replace(`<tspan font-weight="bold" fill="#c03030">Ada</tspan>`, `<tspan font-weight="bold">Ada</tspan>`)},
+		{"text-spans", "spans' baselines at their own ascent, not the line's", replace(`<tspan fill="#3030c0">and small</tspan>`, `<tspan fill="#3030c0" dy="-5.66632">and small</tspan>`)},
+		{"text-decoration", "the underline on the baseline", replace(`<rect x="5" y="9.47161"`, `<rect x="5" y="8.66632"`)},
+		{"text-valign", "bottom putting the baseline on the box's bottom", replace(`y="43.73496"`, `y="45"`)},
+		{"text-shrink", "a size 5% below the largest that fits", replace(`<text x="5" y="11.85503" font-size="9.37214">`, `<text x="5" y="11.41227" font-size="8.90353">`)},
+		{"text-fallback", "a line with fallback characters at the Go fonts' ascent", replace(`<text x="5" y="20.41103"`, `<text x="5" y="19.66632"`)},
+		{"text-missing-warn", "a missing character taking a space's room", replace(`<text x="19.00328"`, `<text x="20.6695"`)},
 	}
 }
 
