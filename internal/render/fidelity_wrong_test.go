@@ -129,6 +129,13 @@ func wrongSVGs() []wrongSVG {
 		{"text-shrink", "a size 5% below the largest that fits", replace(`<text x="5" y="11.85503" font-size="9.37214">`, `<text x="5" y="11.41227" font-size="8.90353">`)},
 		{"text-fallback", "a line with fallback characters at the Go fonts' ascent", replace(`<text x="5" y="20.41103"`, `<text x="5" y="19.66632"`)},
 		{"text-missing-warn", "a missing character taking a space's room", replace(`<text x="19.00328"`, `<text x="20.6695"`)},
+		{"image-crop", "crop's x and y ignored", replace(`viewBox="40 20 80 40" preserveAspectRatio="xMidYMid slice"`, `viewBox="0 0 80 40" preserveAspectRatio="xMidYMid slice"`)},
+		{"image-flip", "flip y drawn as flip x", replace(`matrix(1 0 0 -1 0 21)`, `matrix(-1 0 0 1 122 0)`)},
+		{"image-grayscale", "grey by CSS's grayscale() (Rec. 709 luma), not Rec. 601", replace(`values="0.299 0.587 0.114 0 0  0.299 0.587 0.114 0 0  0.299 0.587 0.114 0 0  0 0 0 1 0"`, `values="0.2126 0.7152 0.0722 0 0  0.2126 0.7152 0.0722 0 0  0.2126 0.7152 0.0722 0 0  0 0 0 1 0"`)},
+		{"image-svg", "cover drawn as contain", replace(`preserveAspectRatio="xMidYMid slice"><use`, `preserveAspectRatio="xMidYMid meet"><use`)},
+		{"image-svg", "opacity on each shape, not on the art as one", func(svg string) (string, error) {
+			return replaceAll(svg, `<g opacity="0.5" transform="matrix(-1 0 0 1 150 0)">`, `<g fill-opacity="0.5" transform="matrix(-1 0 0 1 150 0)">`)
+		}},
 	}
 }
 
