@@ -153,12 +153,24 @@ func downsample(pix []byte, bpp, stride, w, h, n int) *image.RGBA {
 	return out
 }
 
+// oracleFallbackFonts are the fonts of Platen's fallback chain
+// (DefaultFallbackFonts) the fixtures draw characters with that the Go
+// fonts lack: Noto Sans (Latin beyond the Go fonts) and Droid Sans
+// Fallback (Chinese and Japanese). Their SVGs name them by family
+// ("Noto Sans", "Droid Sans Fallback").
+var oracleFallbackFonts = []string{
+	"/usr/share/fonts/truetype/noto/NotoSans-Regular.ttf",
+	"/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf",
+}
+
 // oracleFonts is a fontconfig configuration that knows the Go fonts Platen
-// embeds, from the very same files, and no other font: an SVG that names
-// a family wrongly falls back to another Go font and fails, rather than
-// finding a system font that looks alike. Hinting is off because poppler
-// draws the PDF's glyphs unhinted, as their outlines; subpixel (LCD)
-// colour fringes are off because poppler has none.
+// embeds, from the very same files, and the fallback fonts the fixtures
+// use (oracleFallbackFonts), also the very files Platen reads, and no
+// other font: an SVG that names a family wrongly falls back to one of
+// these and fails, rather than finding a system font that looks alike.
+// Hinting is off because poppler draws the PDF's glyphs unhinted, as
+// their outlines; subpixel (LCD) colour fringes are off because poppler
+// has none.
 type oracleFonts struct {
 	dir  string
 	conf string
@@ -171,6 +183,11 @@ func newOracleFonts(dir string) (*oracleFonts, error) {
 	}
 	for name, data := range builtinFonts {
 		if err := os.WriteFile(filepath.Join(fontDir, name+".ttf"), data, 0o600); err != nil {
+			return nil, err
+		}
+	}
+	for _, path := range oracleFallbackFonts {
+		if err := os.Symlink(path, filepath.Join(fontDir, filepath.Base(path))); err != nil {
 			return nil, err
 		}
 	}

@@ -76,6 +76,66 @@ func wrongSVGs() []wrongSVG {
 			svg, err := os.ReadFile(filepath.Join(fidelityDir, "two-surfaces.svg"))
 			return string(svg), err
 		}},
+		{"shape-ellipse", "fill opacity 0.6 taken as 1", replace(`fill="#f0c000" fill-opacity="0.6"`, `fill="#f0c000"`)},
+		{"line-caps", "round caps drawn butt", replace(`stroke-width="4" stroke-linecap="round"`, `stroke-width="4" stroke-linecap="butt"`)},
+		{"path", "the path placed by its bounds' corner, not its origin", replace(`translate(55 0)`, `translate(45 -8)`)},
+		{"path-view-box", "the view box's origin ignored", replace(`<ellipse cx="85" cy="10"`, `<ellipse cx="75" cy="5"`)},
+		{"path-fill-rule", "evenodd drawn as nonzero", replace(`fill="#3030c0" fill-rule="evenodd"/>`, `fill="#3030c0" fill-rule="nonzero"/>`)},
+		{"path-line-join", "bevel drawn as miter", replace(`stroke-linejoin="bevel"`, `stroke-linejoin="miter"`)},
+		{"path-stroke", "a closed path filled as well as stroked", replace(`d="M 0 0 L 20 0 L 10 12 z" stroke="#30a050"`, `d="M 0 0 L 20 0 L 10 12 z" fill="#30a050" stroke="#30a050"`)},
+		{"path-inches", "stroke_width taken as mm", replace(`stroke-width="1.27"`, `stroke-width="0.05"`)},
+		{"rotation-paths", "a path turned about its origin, not its bounds' middle", replace(`rotate(90 27 15)`, `rotate(90 5 0)`)},
+		{"rotation-paths", "a curve turned about its control points' box", replace(`rotate(90 60 22.5)`, `rotate(90 60 20)`)},
+		{"gradient-linear", "90 drawn as 0", replace(`x1="75" y1="5" x2="75" y2="23"`, `x1="55" y1="14" x2="95" y2="14"`)},
+		{"gradient-linear-45", "45 on a wide box from corner to corner", replace(`x1="15" y1="-5" x2="55" y2="35"`, `x1="5" y1="5" x2="65" y2="25"`)},
+		{"gradient-linear-angle", "30 drawn at 45", replace(`x1="5.8373" y1="3.5497" x2="54.1627" y2="31.4503"`, `x1="11.25" y1="-1.25" x2="48.75" y2="36.25"`)},
+		{"gradient-stops", "the middle stops at 0.25 and 0.75, not 0.2 and 0.7", replace(`<stop offset="0.2" stop-color="#f0c000"/><stop offset="0.5" stop-color="#30a050"/>
+      <stop offset="0.7"`, `<stop offset="0.25" stop-color="#f0c000"/><stop offset="0.5" stop-color="#30a050"/>
+      <stop offset="0.75"`)},
+		{"gradient-radial", "r a fraction of the shorter side", replace(`cx="20" cy="25" r="20"`, `cx="20" cy="25" r="15"`)},
+		{"gradient-shapes", "a path's gradient from the page's origin", replace(`x1="55" y1="0" x2="95" y2="0"`, `x1="0" y1="0" x2="40" y2="0"`)},
+		{"gradient-cmyk", "two inks at once interpolated in sRGB", func(svg string) (string, error) {
+			return replaceAll(svg, `<stop offset="0.125" stop-color="#fdded3"/><stop offset="0.25" stop-color="#fabfac"/>`, ``,
+				`<stop offset="0.375" stop-color="#f8a089"/><stop offset="0.5" stop-color="#f6836c"/><stop offset="0.625" stop-color="#f46853"/>`, ``,
+				`<stop offset="0.75" stop-color="#f14d3e"/><stop offset="0.875" stop-color="#ef342f"/>`, ``)
+		}},
+		{"gradient-rotated", "a gradient not turned with its rectangle", replace(`<linearGradient id="turned" gradientUnits="userSpaceOnUse"`, `<linearGradient id="turned" gradientUnits="userSpaceOnUse" gradientTransform="rotate(-30 75 15)"`)},
+		{"group-translate", "a layer in a group turned about the group's origin", replace(`rotate(45 67.5 9)`, `rotate(45 0 0)`)},
+		{"group-rotate", "a group turned anticlockwise", replace(`rotate(30)`, `rotate(-30)`)},
+		{"group-scale", "stroke widths not scaled", replace(`stroke="#3030c0" stroke-width="2"`, `stroke="#3030c0" stroke-width="4"`)},
+		{"group-scale", "text sizes not scaled", replace(`<text x="0" y="17.33313" font-family="Go" font-size="3.52778">`, `<text x="0" y="15.66656" font-family="Go" font-size="1.76389">`)},
+		{"group-opacity", "SVG group opacity: overlapping layers flattened", func(svg string) (string, error) {
+			return replaceAll(svg,
+				`<rect x="5" y="5" width="35" height="25" fill="#c03030" fill-opacity="0.5"/>`,
+				`<g opacity="0.5"><rect x="5" y="5" width="35" height="25" fill="#c03030"/>`,
+				`fill="#3030c0" fill-opacity="0.5" stroke="#1a1a1a" stroke-width="1" stroke-opacity="0.5"/>`,
+				`fill="#3030c0" stroke="#1a1a1a" stroke-width="1"/></g>`)
+		}},
+		{"group-nested", "the inner group's rotation lost", replace(`rotate(30) scale(0.5)`, `scale(0.5)`)},
+		{"clip-rect", "a clip from the page's corner, not the layer's x, y", replace(`<rect x="3" y="10" width="30"`, `<rect x="-2" y="5" width="30"`)},
+		{"clip-image", "the photo's circle clip missing", replace(` clip-path="url(#circle)"`, ``)},
+		{"clip-text", "text clipped from its baseline, not its top", replace(`<rect x="5" y="5" width="60" height="6"/>`, `<rect x="5" y="14.33276" width="60" height="6"/>`)},
+		{"clip-group", "a group's clip not scaled with it", replace(`width="50" height="40" rx="5"`, `width="62.5" height="50" rx="6.25"`)},
+		{"clip-path", "a view_box clip at its own size", replace(`translate(55 3) scale(1.66667)`, `translate(55 3)`)},
+		{"text-line-height", "letters at the top of the line's box, not centred in it", func(svg string) (string, error) {
+			return replaceAll(svg, `y="9.75118">One`, `y="7.66638">One`, `y="19.62896">Two`, `y="17.54416">Two`, `y="29.50674">Three`, `y="27.42194">Three`)
+		}},
+		{"text-letter-spacing", "letter spacing 10% short", replace(`letter-spacing="0.98778"`, `letter-spacing="0.889"`)},
+		{"text-letter-spacing", "a centred line counting the spacing after its last letter", replace(`<text x="36.7576"`, `<text x="36.01677"`)},
+		{"text-spans", "a span in the layer's colour, not its own", replace(`<tspan font-weight="bold" fill="#c03030">Ada</tspan>`, `<tspan font-weight="bold">Ada</tspan>`)},
+		{"text-spans", "spans' baselines at their own ascent, not the line's", replace(`<tspan fill="#3030c0">and small</tspan>`, `<tspan fill="#3030c0" dy="-5.66632">and small</tspan>`)},
+		{"text-decoration", "the underline on the baseline", replace(`<rect x="5" y="9.47161"`, `<rect x="5" y="8.66632"`)},
+		{"text-valign", "bottom putting the baseline on the box's bottom", replace(`y="43.73496"`, `y="45"`)},
+		{"text-shrink", "a size 5% below the largest that fits", replace(`<text x="5" y="11.85503" font-size="9.37214">`, `<text x="5" y="11.41227" font-size="8.90353">`)},
+		{"text-fallback", "a line with fallback characters at the Go fonts' ascent", replace(`<text x="5" y="20.41103"`, `<text x="5" y="19.66632"`)},
+		{"text-missing-warn", "a missing character taking a space's room", replace(`<text x="19.00328"`, `<text x="20.6695"`)},
+		{"image-crop", "crop's x and y ignored", replace(`viewBox="40 20 80 40" preserveAspectRatio="xMidYMid slice"`, `viewBox="0 0 80 40" preserveAspectRatio="xMidYMid slice"`)},
+		{"image-flip", "flip y drawn as flip x", replace(`matrix(1 0 0 -1 0 21)`, `matrix(-1 0 0 1 122 0)`)},
+		{"image-grayscale", "grey by CSS's grayscale() (Rec. 709 luma), not Rec. 601", replace(`values="0.299 0.587 0.114 0 0  0.299 0.587 0.114 0 0  0.299 0.587 0.114 0 0  0 0 0 1 0"`, `values="0.2126 0.7152 0.0722 0 0  0.2126 0.7152 0.0722 0 0  0.2126 0.7152 0.0722 0 0  0 0 0 1 0"`)},
+		{"image-svg", "cover drawn as contain", replace(`preserveAspectRatio="xMidYMid slice"><use`, `preserveAspectRatio="xMidYMid meet"><use`)},
+		{"image-svg", "opacity on each shape, not on the art as one", func(svg string) (string, error) {
+			return replaceAll(svg, `<g opacity="0.5" transform="matrix(-1 0 0 1 150 0)">`, `<g fill-opacity="0.5" transform="matrix(-1 0 0 1 150 0)">`)
+		}},
 	}
 }
 
