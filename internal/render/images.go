@@ -220,7 +220,8 @@ func scaleTo(img image.Image, size image.Point) image.Image {
 }
 
 // toGray is img in shades of grey, its alpha kept: each pixel's luma
-// (Rec. 601, as CSS's grayscale() filter and fabric.js's Grayscale)
+// by Rec. 601's weights (CSS's grayscale() uses Rec. 709's, fabric.js's
+// Grayscale the plain average)
 // in red, green and blue alike.
 func toGray(img image.Image) *image.NRGBA {
 	b := img.Bounds()
