@@ -11473,6 +11473,7 @@ type PrintTemplateMutation struct {
 	safe_margin_mm       *float64
 	addsafe_margin_mm    *float64
 	cut_contour_spot     *string
+	allow_missing_glyphs *bool
 	uid                  *string
 	team_id              *int
 	addteam_id           *int
@@ -11912,6 +11913,55 @@ func (m *PrintTemplateMutation) CutContourSpotCleared() bool {
 func (m *PrintTemplateMutation) ResetCutContourSpot() {
 	m.cut_contour_spot = nil
 	delete(m.clearedFields, printtemplate.FieldCutContourSpot)
+}
+
+// SetAllowMissingGlyphs sets the "allow_missing_glyphs" field.
+func (m *PrintTemplateMutation) SetAllowMissingGlyphs(b bool) {
+	m.allow_missing_glyphs = &b
+}
+
+// AllowMissingGlyphs returns the value of the "allow_missing_glyphs" field in the mutation.
+func (m *PrintTemplateMutation) AllowMissingGlyphs() (r bool, exists bool) {
+	v := m.allow_missing_glyphs
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAllowMissingGlyphs returns the old "allow_missing_glyphs" field's value of the PrintTemplate entity.
+// If the PrintTemplate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PrintTemplateMutation) OldAllowMissingGlyphs(ctx context.Context) (v *bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAllowMissingGlyphs is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAllowMissingGlyphs requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAllowMissingGlyphs: %w", err)
+	}
+	return oldValue.AllowMissingGlyphs, nil
+}
+
+// ClearAllowMissingGlyphs clears the value of the "allow_missing_glyphs" field.
+func (m *PrintTemplateMutation) ClearAllowMissingGlyphs() {
+	m.allow_missing_glyphs = nil
+	m.clearedFields[printtemplate.FieldAllowMissingGlyphs] = struct{}{}
+}
+
+// AllowMissingGlyphsCleared returns if the "allow_missing_glyphs" field was cleared in this mutation.
+func (m *PrintTemplateMutation) AllowMissingGlyphsCleared() bool {
+	_, ok := m.clearedFields[printtemplate.FieldAllowMissingGlyphs]
+	return ok
+}
+
+// ResetAllowMissingGlyphs resets all changes to the "allow_missing_glyphs" field.
+func (m *PrintTemplateMutation) ResetAllowMissingGlyphs() {
+	m.allow_missing_glyphs = nil
+	delete(m.clearedFields, printtemplate.FieldAllowMissingGlyphs)
 }
 
 // SetUID sets the "uid" field.
@@ -12728,7 +12778,7 @@ func (m *PrintTemplateMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *PrintTemplateMutation) Fields() []string {
-	fields := make([]string, 0, 20)
+	fields := make([]string, 0, 21)
 	if m.created_at != nil {
 		fields = append(fields, printtemplate.FieldCreatedAt)
 	}
@@ -12746,6 +12796,9 @@ func (m *PrintTemplateMutation) Fields() []string {
 	}
 	if m.cut_contour_spot != nil {
 		fields = append(fields, printtemplate.FieldCutContourSpot)
+	}
+	if m.allow_missing_glyphs != nil {
+		fields = append(fields, printtemplate.FieldAllowMissingGlyphs)
 	}
 	if m.uid != nil {
 		fields = append(fields, printtemplate.FieldUID)
@@ -12809,6 +12862,8 @@ func (m *PrintTemplateMutation) Field(name string) (ent.Value, bool) {
 		return m.SafeMarginMm()
 	case printtemplate.FieldCutContourSpot:
 		return m.CutContourSpot()
+	case printtemplate.FieldAllowMissingGlyphs:
+		return m.AllowMissingGlyphs()
 	case printtemplate.FieldUID:
 		return m.UID()
 	case printtemplate.FieldTeamID:
@@ -12858,6 +12913,8 @@ func (m *PrintTemplateMutation) OldField(ctx context.Context, name string) (ent.
 		return m.OldSafeMarginMm(ctx)
 	case printtemplate.FieldCutContourSpot:
 		return m.OldCutContourSpot(ctx)
+	case printtemplate.FieldAllowMissingGlyphs:
+		return m.OldAllowMissingGlyphs(ctx)
 	case printtemplate.FieldUID:
 		return m.OldUID(ctx)
 	case printtemplate.FieldTeamID:
@@ -12936,6 +12993,13 @@ func (m *PrintTemplateMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetCutContourSpot(v)
+		return nil
+	case printtemplate.FieldAllowMissingGlyphs:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAllowMissingGlyphs(v)
 		return nil
 	case printtemplate.FieldUID:
 		v, ok := value.(string)
@@ -13212,6 +13276,9 @@ func (m *PrintTemplateMutation) ClearedFields() []string {
 	if m.FieldCleared(printtemplate.FieldCutContourSpot) {
 		fields = append(fields, printtemplate.FieldCutContourSpot)
 	}
+	if m.FieldCleared(printtemplate.FieldAllowMissingGlyphs) {
+		fields = append(fields, printtemplate.FieldAllowMissingGlyphs)
+	}
 	if m.FieldCleared(printtemplate.FieldGrid) {
 		fields = append(fields, printtemplate.FieldGrid)
 	}
@@ -13244,6 +13311,9 @@ func (m *PrintTemplateMutation) ClearField(name string) error {
 	case printtemplate.FieldCutContourSpot:
 		m.ClearCutContourSpot()
 		return nil
+	case printtemplate.FieldAllowMissingGlyphs:
+		m.ClearAllowMissingGlyphs()
+		return nil
 	case printtemplate.FieldGrid:
 		m.ClearGrid()
 		return nil
@@ -13275,6 +13345,9 @@ func (m *PrintTemplateMutation) ResetField(name string) error {
 		return nil
 	case printtemplate.FieldCutContourSpot:
 		m.ResetCutContourSpot()
+		return nil
+	case printtemplate.FieldAllowMissingGlyphs:
+		m.ResetAllowMissingGlyphs()
 		return nil
 	case printtemplate.FieldUID:
 		m.ResetUID()
@@ -15950,6 +16023,7 @@ type ProductVariantMutation struct {
 	safe_margin_mm                 *float64
 	addsafe_margin_mm              *float64
 	cut_contour_spot               *string
+	allow_missing_glyphs           *bool
 	uuid                           *string
 	team_id                        *int
 	addteam_id                     *int
@@ -16399,6 +16473,55 @@ func (m *ProductVariantMutation) CutContourSpotCleared() bool {
 func (m *ProductVariantMutation) ResetCutContourSpot() {
 	m.cut_contour_spot = nil
 	delete(m.clearedFields, productvariant.FieldCutContourSpot)
+}
+
+// SetAllowMissingGlyphs sets the "allow_missing_glyphs" field.
+func (m *ProductVariantMutation) SetAllowMissingGlyphs(b bool) {
+	m.allow_missing_glyphs = &b
+}
+
+// AllowMissingGlyphs returns the value of the "allow_missing_glyphs" field in the mutation.
+func (m *ProductVariantMutation) AllowMissingGlyphs() (r bool, exists bool) {
+	v := m.allow_missing_glyphs
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAllowMissingGlyphs returns the old "allow_missing_glyphs" field's value of the ProductVariant entity.
+// If the ProductVariant object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ProductVariantMutation) OldAllowMissingGlyphs(ctx context.Context) (v *bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAllowMissingGlyphs is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAllowMissingGlyphs requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAllowMissingGlyphs: %w", err)
+	}
+	return oldValue.AllowMissingGlyphs, nil
+}
+
+// ClearAllowMissingGlyphs clears the value of the "allow_missing_glyphs" field.
+func (m *ProductVariantMutation) ClearAllowMissingGlyphs() {
+	m.allow_missing_glyphs = nil
+	m.clearedFields[productvariant.FieldAllowMissingGlyphs] = struct{}{}
+}
+
+// AllowMissingGlyphsCleared returns if the "allow_missing_glyphs" field was cleared in this mutation.
+func (m *ProductVariantMutation) AllowMissingGlyphsCleared() bool {
+	_, ok := m.clearedFields[productvariant.FieldAllowMissingGlyphs]
+	return ok
+}
+
+// ResetAllowMissingGlyphs resets all changes to the "allow_missing_glyphs" field.
+func (m *ProductVariantMutation) ResetAllowMissingGlyphs() {
+	m.allow_missing_glyphs = nil
+	delete(m.clearedFields, productvariant.FieldAllowMissingGlyphs)
 }
 
 // SetUUID sets the "uuid" field.
@@ -17693,7 +17816,7 @@ func (m *ProductVariantMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ProductVariantMutation) Fields() []string {
-	fields := make([]string, 0, 26)
+	fields := make([]string, 0, 27)
 	if m.created_at != nil {
 		fields = append(fields, productvariant.FieldCreatedAt)
 	}
@@ -17711,6 +17834,9 @@ func (m *ProductVariantMutation) Fields() []string {
 	}
 	if m.cut_contour_spot != nil {
 		fields = append(fields, productvariant.FieldCutContourSpot)
+	}
+	if m.allow_missing_glyphs != nil {
+		fields = append(fields, productvariant.FieldAllowMissingGlyphs)
 	}
 	if m.uuid != nil {
 		fields = append(fields, productvariant.FieldUUID)
@@ -17792,6 +17918,8 @@ func (m *ProductVariantMutation) Field(name string) (ent.Value, bool) {
 		return m.SafeMarginMm()
 	case productvariant.FieldCutContourSpot:
 		return m.CutContourSpot()
+	case productvariant.FieldAllowMissingGlyphs:
+		return m.AllowMissingGlyphs()
 	case productvariant.FieldUUID:
 		return m.UUID()
 	case productvariant.FieldTeamID:
@@ -17853,6 +17981,8 @@ func (m *ProductVariantMutation) OldField(ctx context.Context, name string) (ent
 		return m.OldSafeMarginMm(ctx)
 	case productvariant.FieldCutContourSpot:
 		return m.OldCutContourSpot(ctx)
+	case productvariant.FieldAllowMissingGlyphs:
+		return m.OldAllowMissingGlyphs(ctx)
 	case productvariant.FieldUUID:
 		return m.OldUUID(ctx)
 	case productvariant.FieldTeamID:
@@ -17943,6 +18073,13 @@ func (m *ProductVariantMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetCutContourSpot(v)
+		return nil
+	case productvariant.FieldAllowMissingGlyphs:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAllowMissingGlyphs(v)
 		return nil
 	case productvariant.FieldUUID:
 		v, ok := value.(string)
@@ -18273,6 +18410,9 @@ func (m *ProductVariantMutation) ClearedFields() []string {
 	if m.FieldCleared(productvariant.FieldCutContourSpot) {
 		fields = append(fields, productvariant.FieldCutContourSpot)
 	}
+	if m.FieldCleared(productvariant.FieldAllowMissingGlyphs) {
+		fields = append(fields, productvariant.FieldAllowMissingGlyphs)
+	}
 	if m.FieldCleared(productvariant.FieldProductVariantCategoryID) {
 		fields = append(fields, productvariant.FieldProductVariantCategoryID)
 	}
@@ -18344,6 +18484,9 @@ func (m *ProductVariantMutation) ClearField(name string) error {
 	case productvariant.FieldCutContourSpot:
 		m.ClearCutContourSpot()
 		return nil
+	case productvariant.FieldAllowMissingGlyphs:
+		m.ClearAllowMissingGlyphs()
+		return nil
 	case productvariant.FieldProductVariantCategoryID:
 		m.ClearProductVariantCategoryID()
 		return nil
@@ -18414,6 +18557,9 @@ func (m *ProductVariantMutation) ResetField(name string) error {
 		return nil
 	case productvariant.FieldCutContourSpot:
 		m.ResetCutContourSpot()
+		return nil
+	case productvariant.FieldAllowMissingGlyphs:
+		m.ResetAllowMissingGlyphs()
 		return nil
 	case productvariant.FieldUUID:
 		m.ResetUUID()
@@ -22182,6 +22328,7 @@ type TeamMutation struct {
 	safe_margin_mm       *float64
 	addsafe_margin_mm    *float64
 	cut_contour_spot     *string
+	allow_missing_glyphs *bool
 	name                 *string
 	clearedFields        map[string]struct{}
 	stores               map[string]struct{}
@@ -22606,6 +22753,55 @@ func (m *TeamMutation) ResetCutContourSpot() {
 	delete(m.clearedFields, team.FieldCutContourSpot)
 }
 
+// SetAllowMissingGlyphs sets the "allow_missing_glyphs" field.
+func (m *TeamMutation) SetAllowMissingGlyphs(b bool) {
+	m.allow_missing_glyphs = &b
+}
+
+// AllowMissingGlyphs returns the value of the "allow_missing_glyphs" field in the mutation.
+func (m *TeamMutation) AllowMissingGlyphs() (r bool, exists bool) {
+	v := m.allow_missing_glyphs
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAllowMissingGlyphs returns the old "allow_missing_glyphs" field's value of the Team entity.
+// If the Team object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TeamMutation) OldAllowMissingGlyphs(ctx context.Context) (v *bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAllowMissingGlyphs is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAllowMissingGlyphs requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAllowMissingGlyphs: %w", err)
+	}
+	return oldValue.AllowMissingGlyphs, nil
+}
+
+// ClearAllowMissingGlyphs clears the value of the "allow_missing_glyphs" field.
+func (m *TeamMutation) ClearAllowMissingGlyphs() {
+	m.allow_missing_glyphs = nil
+	m.clearedFields[team.FieldAllowMissingGlyphs] = struct{}{}
+}
+
+// AllowMissingGlyphsCleared returns if the "allow_missing_glyphs" field was cleared in this mutation.
+func (m *TeamMutation) AllowMissingGlyphsCleared() bool {
+	_, ok := m.clearedFields[team.FieldAllowMissingGlyphs]
+	return ok
+}
+
+// ResetAllowMissingGlyphs resets all changes to the "allow_missing_glyphs" field.
+func (m *TeamMutation) ResetAllowMissingGlyphs() {
+	m.allow_missing_glyphs = nil
+	delete(m.clearedFields, team.FieldAllowMissingGlyphs)
+}
+
 // SetName sets the "name" field.
 func (m *TeamMutation) SetName(s string) {
 	m.name = &s
@@ -22838,7 +23034,7 @@ func (m *TeamMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *TeamMutation) Fields() []string {
-	fields := make([]string, 0, 7)
+	fields := make([]string, 0, 8)
 	if m.created_at != nil {
 		fields = append(fields, team.FieldCreatedAt)
 	}
@@ -22856,6 +23052,9 @@ func (m *TeamMutation) Fields() []string {
 	}
 	if m.cut_contour_spot != nil {
 		fields = append(fields, team.FieldCutContourSpot)
+	}
+	if m.allow_missing_glyphs != nil {
+		fields = append(fields, team.FieldAllowMissingGlyphs)
 	}
 	if m.name != nil {
 		fields = append(fields, team.FieldName)
@@ -22880,6 +23079,8 @@ func (m *TeamMutation) Field(name string) (ent.Value, bool) {
 		return m.SafeMarginMm()
 	case team.FieldCutContourSpot:
 		return m.CutContourSpot()
+	case team.FieldAllowMissingGlyphs:
+		return m.AllowMissingGlyphs()
 	case team.FieldName:
 		return m.Name()
 	}
@@ -22903,6 +23104,8 @@ func (m *TeamMutation) OldField(ctx context.Context, name string) (ent.Value, er
 		return m.OldSafeMarginMm(ctx)
 	case team.FieldCutContourSpot:
 		return m.OldCutContourSpot(ctx)
+	case team.FieldAllowMissingGlyphs:
+		return m.OldAllowMissingGlyphs(ctx)
 	case team.FieldName:
 		return m.OldName(ctx)
 	}
@@ -22955,6 +23158,13 @@ func (m *TeamMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetCutContourSpot(v)
+		return nil
+	case team.FieldAllowMissingGlyphs:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAllowMissingGlyphs(v)
 		return nil
 	case team.FieldName:
 		v, ok := value.(string)
@@ -23032,6 +23242,9 @@ func (m *TeamMutation) ClearedFields() []string {
 	if m.FieldCleared(team.FieldCutContourSpot) {
 		fields = append(fields, team.FieldCutContourSpot)
 	}
+	if m.FieldCleared(team.FieldAllowMissingGlyphs) {
+		fields = append(fields, team.FieldAllowMissingGlyphs)
+	}
 	return fields
 }
 
@@ -23058,6 +23271,9 @@ func (m *TeamMutation) ClearField(name string) error {
 	case team.FieldCutContourSpot:
 		m.ClearCutContourSpot()
 		return nil
+	case team.FieldAllowMissingGlyphs:
+		m.ClearAllowMissingGlyphs()
+		return nil
 	}
 	return fmt.Errorf("unknown Team nullable field %s", name)
 }
@@ -23083,6 +23299,9 @@ func (m *TeamMutation) ResetField(name string) error {
 		return nil
 	case team.FieldCutContourSpot:
 		m.ResetCutContourSpot()
+		return nil
+	case team.FieldAllowMissingGlyphs:
+		m.ResetAllowMissingGlyphs()
 		return nil
 	case team.FieldName:
 		m.ResetName()

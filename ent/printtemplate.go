@@ -31,6 +31,8 @@ type PrintTemplate struct {
 	SafeMarginMm *float64 `json:"safe_margin_mm,omitempty"`
 	// CutContourSpot holds the value of the "cut_contour_spot" field.
 	CutContourSpot *string `json:"cut_contour_spot,omitempty"`
+	// AllowMissingGlyphs holds the value of the "allow_missing_glyphs" field.
+	AllowMissingGlyphs *bool `json:"allow_missing_glyphs,omitempty"`
 	// UID holds the value of the "uid" field.
 	UID string `json:"uid,omitempty"`
 	// TeamID holds the value of the "team_id" field.
@@ -90,7 +92,7 @@ func (*PrintTemplate) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case printtemplate.FieldGrid, printtemplate.FieldSlots:
 			values[i] = new([]byte)
-		case printtemplate.FieldCropMarks:
+		case printtemplate.FieldAllowMissingGlyphs, printtemplate.FieldCropMarks:
 			values[i] = new(sql.NullBool)
 		case printtemplate.FieldSafeMarginMm, printtemplate.FieldSheetWidth, printtemplate.FieldSheetHeight, printtemplate.FieldMarginTop, printtemplate.FieldMarginRight, printtemplate.FieldMarginBottom, printtemplate.FieldMarginLeft, printtemplate.FieldGap, printtemplate.FieldSlotBleed:
 			values[i] = new(sql.NullFloat64)
@@ -160,6 +162,13 @@ func (_m *PrintTemplate) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.CutContourSpot = new(string)
 				*_m.CutContourSpot = value.String
+			}
+		case printtemplate.FieldAllowMissingGlyphs:
+			if value, ok := values[i].(*sql.NullBool); !ok {
+				return fmt.Errorf("unexpected type %T for field allow_missing_glyphs", values[i])
+			} else if value.Valid {
+				_m.AllowMissingGlyphs = new(bool)
+				*_m.AllowMissingGlyphs = value.Bool
 			}
 		case printtemplate.FieldUID:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -314,6 +323,11 @@ func (_m *PrintTemplate) String() string {
 	if v := _m.CutContourSpot; v != nil {
 		builder.WriteString("cut_contour_spot=")
 		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.AllowMissingGlyphs; v != nil {
+		builder.WriteString("allow_missing_glyphs=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
 	}
 	builder.WriteString(", ")
 	builder.WriteString("uid=")

@@ -108,6 +108,20 @@ func (_c *PrintTemplateCreate) SetNillableCutContourSpot(v *string) *PrintTempla
 	return _c
 }
 
+// SetAllowMissingGlyphs sets the "allow_missing_glyphs" field.
+func (_c *PrintTemplateCreate) SetAllowMissingGlyphs(v bool) *PrintTemplateCreate {
+	_c.mutation.SetAllowMissingGlyphs(v)
+	return _c
+}
+
+// SetNillableAllowMissingGlyphs sets the "allow_missing_glyphs" field if the given value is not nil.
+func (_c *PrintTemplateCreate) SetNillableAllowMissingGlyphs(v *bool) *PrintTemplateCreate {
+	if v != nil {
+		_c.SetAllowMissingGlyphs(*v)
+	}
+	return _c
+}
+
 // SetUID sets the "uid" field.
 func (_c *PrintTemplateCreate) SetUID(v string) *PrintTemplateCreate {
 	_c.mutation.SetUID(v)
@@ -371,6 +385,10 @@ func (_c *PrintTemplateCreate) createSpec() (*PrintTemplate, *sqlgraph.CreateSpe
 		_spec.SetField(printtemplate.FieldCutContourSpot, field.TypeString, value)
 		_node.CutContourSpot = &value
 	}
+	if value, ok := _c.mutation.AllowMissingGlyphs(); ok {
+		_spec.SetField(printtemplate.FieldAllowMissingGlyphs, field.TypeBool, value)
+		_node.AllowMissingGlyphs = &value
+	}
 	if value, ok := _c.mutation.UID(); ok {
 		_spec.SetField(printtemplate.FieldUID, field.TypeString, value)
 		_node.UID = value
@@ -588,6 +606,24 @@ func (u *PrintTemplateUpsert) UpdateCutContourSpot() *PrintTemplateUpsert {
 // ClearCutContourSpot clears the value of the "cut_contour_spot" field.
 func (u *PrintTemplateUpsert) ClearCutContourSpot() *PrintTemplateUpsert {
 	u.SetNull(printtemplate.FieldCutContourSpot)
+	return u
+}
+
+// SetAllowMissingGlyphs sets the "allow_missing_glyphs" field.
+func (u *PrintTemplateUpsert) SetAllowMissingGlyphs(v bool) *PrintTemplateUpsert {
+	u.Set(printtemplate.FieldAllowMissingGlyphs, v)
+	return u
+}
+
+// UpdateAllowMissingGlyphs sets the "allow_missing_glyphs" field to the value that was provided on create.
+func (u *PrintTemplateUpsert) UpdateAllowMissingGlyphs() *PrintTemplateUpsert {
+	u.SetExcluded(printtemplate.FieldAllowMissingGlyphs)
+	return u
+}
+
+// ClearAllowMissingGlyphs clears the value of the "allow_missing_glyphs" field.
+func (u *PrintTemplateUpsert) ClearAllowMissingGlyphs() *PrintTemplateUpsert {
+	u.SetNull(printtemplate.FieldAllowMissingGlyphs)
 	return u
 }
 
@@ -955,6 +991,27 @@ func (u *PrintTemplateUpsertOne) UpdateCutContourSpot() *PrintTemplateUpsertOne 
 func (u *PrintTemplateUpsertOne) ClearCutContourSpot() *PrintTemplateUpsertOne {
 	return u.Update(func(s *PrintTemplateUpsert) {
 		s.ClearCutContourSpot()
+	})
+}
+
+// SetAllowMissingGlyphs sets the "allow_missing_glyphs" field.
+func (u *PrintTemplateUpsertOne) SetAllowMissingGlyphs(v bool) *PrintTemplateUpsertOne {
+	return u.Update(func(s *PrintTemplateUpsert) {
+		s.SetAllowMissingGlyphs(v)
+	})
+}
+
+// UpdateAllowMissingGlyphs sets the "allow_missing_glyphs" field to the value that was provided on create.
+func (u *PrintTemplateUpsertOne) UpdateAllowMissingGlyphs() *PrintTemplateUpsertOne {
+	return u.Update(func(s *PrintTemplateUpsert) {
+		s.UpdateAllowMissingGlyphs()
+	})
+}
+
+// ClearAllowMissingGlyphs clears the value of the "allow_missing_glyphs" field.
+func (u *PrintTemplateUpsertOne) ClearAllowMissingGlyphs() *PrintTemplateUpsertOne {
+	return u.Update(func(s *PrintTemplateUpsert) {
+		s.ClearAllowMissingGlyphs()
 	})
 }
 
@@ -1522,6 +1579,27 @@ func (u *PrintTemplateUpsertBulk) UpdateCutContourSpot() *PrintTemplateUpsertBul
 func (u *PrintTemplateUpsertBulk) ClearCutContourSpot() *PrintTemplateUpsertBulk {
 	return u.Update(func(s *PrintTemplateUpsert) {
 		s.ClearCutContourSpot()
+	})
+}
+
+// SetAllowMissingGlyphs sets the "allow_missing_glyphs" field.
+func (u *PrintTemplateUpsertBulk) SetAllowMissingGlyphs(v bool) *PrintTemplateUpsertBulk {
+	return u.Update(func(s *PrintTemplateUpsert) {
+		s.SetAllowMissingGlyphs(v)
+	})
+}
+
+// UpdateAllowMissingGlyphs sets the "allow_missing_glyphs" field to the value that was provided on create.
+func (u *PrintTemplateUpsertBulk) UpdateAllowMissingGlyphs() *PrintTemplateUpsertBulk {
+	return u.Update(func(s *PrintTemplateUpsert) {
+		s.UpdateAllowMissingGlyphs()
+	})
+}
+
+// ClearAllowMissingGlyphs clears the value of the "allow_missing_glyphs" field.
+func (u *PrintTemplateUpsertBulk) ClearAllowMissingGlyphs() *PrintTemplateUpsertBulk {
+	return u.Update(func(s *PrintTemplateUpsert) {
+		s.ClearAllowMissingGlyphs()
 	})
 }
 

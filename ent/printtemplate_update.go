@@ -131,6 +131,26 @@ func (_u *PrintTemplateUpdate) ClearCutContourSpot() *PrintTemplateUpdate {
 	return _u
 }
 
+// SetAllowMissingGlyphs sets the "allow_missing_glyphs" field.
+func (_u *PrintTemplateUpdate) SetAllowMissingGlyphs(v bool) *PrintTemplateUpdate {
+	_u.mutation.SetAllowMissingGlyphs(v)
+	return _u
+}
+
+// SetNillableAllowMissingGlyphs sets the "allow_missing_glyphs" field if the given value is not nil.
+func (_u *PrintTemplateUpdate) SetNillableAllowMissingGlyphs(v *bool) *PrintTemplateUpdate {
+	if v != nil {
+		_u.SetAllowMissingGlyphs(*v)
+	}
+	return _u
+}
+
+// ClearAllowMissingGlyphs clears the value of the "allow_missing_glyphs" field.
+func (_u *PrintTemplateUpdate) ClearAllowMissingGlyphs() *PrintTemplateUpdate {
+	_u.mutation.ClearAllowMissingGlyphs()
+	return _u
+}
+
 // SetName sets the "name" field.
 func (_u *PrintTemplateUpdate) SetName(v string) *PrintTemplateUpdate {
 	_u.mutation.SetName(v)
@@ -476,6 +496,12 @@ func (_u *PrintTemplateUpdate) sqlSave(ctx context.Context) (_node int, err erro
 	if _u.mutation.CutContourSpotCleared() {
 		_spec.ClearField(printtemplate.FieldCutContourSpot, field.TypeString)
 	}
+	if value, ok := _u.mutation.AllowMissingGlyphs(); ok {
+		_spec.SetField(printtemplate.FieldAllowMissingGlyphs, field.TypeBool, value)
+	}
+	if _u.mutation.AllowMissingGlyphsCleared() {
+		_spec.ClearField(printtemplate.FieldAllowMissingGlyphs, field.TypeBool)
+	}
 	if value, ok := _u.mutation.Name(); ok {
 		_spec.SetField(printtemplate.FieldName, field.TypeString, value)
 	}
@@ -709,6 +735,26 @@ func (_u *PrintTemplateUpdateOne) SetNillableCutContourSpot(v *string) *PrintTem
 // ClearCutContourSpot clears the value of the "cut_contour_spot" field.
 func (_u *PrintTemplateUpdateOne) ClearCutContourSpot() *PrintTemplateUpdateOne {
 	_u.mutation.ClearCutContourSpot()
+	return _u
+}
+
+// SetAllowMissingGlyphs sets the "allow_missing_glyphs" field.
+func (_u *PrintTemplateUpdateOne) SetAllowMissingGlyphs(v bool) *PrintTemplateUpdateOne {
+	_u.mutation.SetAllowMissingGlyphs(v)
+	return _u
+}
+
+// SetNillableAllowMissingGlyphs sets the "allow_missing_glyphs" field if the given value is not nil.
+func (_u *PrintTemplateUpdateOne) SetNillableAllowMissingGlyphs(v *bool) *PrintTemplateUpdateOne {
+	if v != nil {
+		_u.SetAllowMissingGlyphs(*v)
+	}
+	return _u
+}
+
+// ClearAllowMissingGlyphs clears the value of the "allow_missing_glyphs" field.
+func (_u *PrintTemplateUpdateOne) ClearAllowMissingGlyphs() *PrintTemplateUpdateOne {
+	_u.mutation.ClearAllowMissingGlyphs()
 	return _u
 }
 
@@ -1086,6 +1132,12 @@ func (_u *PrintTemplateUpdateOne) sqlSave(ctx context.Context) (_node *PrintTemp
 	}
 	if _u.mutation.CutContourSpotCleared() {
 		_spec.ClearField(printtemplate.FieldCutContourSpot, field.TypeString)
+	}
+	if value, ok := _u.mutation.AllowMissingGlyphs(); ok {
+		_spec.SetField(printtemplate.FieldAllowMissingGlyphs, field.TypeBool, value)
+	}
+	if _u.mutation.AllowMissingGlyphsCleared() {
+		_spec.ClearField(printtemplate.FieldAllowMissingGlyphs, field.TypeBool)
 	}
 	if value, ok := _u.mutation.Name(); ok {
 		_spec.SetField(printtemplate.FieldName, field.TypeString, value)

@@ -30,6 +30,8 @@ type ProductVariant struct {
 	SafeMarginMm *float64 `json:"safe_margin_mm,omitempty"`
 	// CutContourSpot holds the value of the "cut_contour_spot" field.
 	CutContourSpot *string `json:"cut_contour_spot,omitempty"`
+	// AllowMissingGlyphs holds the value of the "allow_missing_glyphs" field.
+	AllowMissingGlyphs *bool `json:"allow_missing_glyphs,omitempty"`
 	// UUID holds the value of the "uuid" field.
 	UUID string `json:"uuid,omitempty"`
 	// TeamID holds the value of the "team_id" field.
@@ -123,6 +125,8 @@ func (*ProductVariant) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
+		case productvariant.FieldAllowMissingGlyphs:
+			values[i] = new(sql.NullBool)
 		case productvariant.FieldSafeMarginMm:
 			values[i] = new(sql.NullFloat64)
 		case productvariant.FieldID, productvariant.FieldMinEffectivePpi, productvariant.FieldTeamID, productvariant.FieldProductID, productvariant.FieldProductVariantCategoryID, productvariant.FieldPriceID, productvariant.FieldWeight, productvariant.FieldLength, productvariant.FieldWidth, productvariant.FieldHeight, productvariant.FieldCountryID, productvariant.FieldDefaultDpi, productvariant.FieldDefaultLocationID:
@@ -191,6 +195,13 @@ func (_m *ProductVariant) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.CutContourSpot = new(string)
 				*_m.CutContourSpot = value.String
+			}
+		case productvariant.FieldAllowMissingGlyphs:
+			if value, ok := values[i].(*sql.NullBool); !ok {
+				return fmt.Errorf("unexpected type %T for field allow_missing_glyphs", values[i])
+			} else if value.Valid {
+				_m.AllowMissingGlyphs = new(bool)
+				*_m.AllowMissingGlyphs = value.Bool
 			}
 		case productvariant.FieldUUID:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -402,6 +413,11 @@ func (_m *ProductVariant) String() string {
 	if v := _m.CutContourSpot; v != nil {
 		builder.WriteString("cut_contour_spot=")
 		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.AllowMissingGlyphs; v != nil {
+		builder.WriteString("allow_missing_glyphs=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
 	}
 	builder.WriteString(", ")
 	builder.WriteString("uuid=")

@@ -109,6 +109,20 @@ func (_c *ProductVariantCreate) SetNillableCutContourSpot(v *string) *ProductVar
 	return _c
 }
 
+// SetAllowMissingGlyphs sets the "allow_missing_glyphs" field.
+func (_c *ProductVariantCreate) SetAllowMissingGlyphs(v bool) *ProductVariantCreate {
+	_c.mutation.SetAllowMissingGlyphs(v)
+	return _c
+}
+
+// SetNillableAllowMissingGlyphs sets the "allow_missing_glyphs" field if the given value is not nil.
+func (_c *ProductVariantCreate) SetNillableAllowMissingGlyphs(v *bool) *ProductVariantCreate {
+	if v != nil {
+		_c.SetAllowMissingGlyphs(*v)
+	}
+	return _c
+}
+
 // SetUUID sets the "uuid" field.
 func (_c *ProductVariantCreate) SetUUID(v string) *ProductVariantCreate {
 	_c.mutation.SetUUID(v)
@@ -511,6 +525,10 @@ func (_c *ProductVariantCreate) createSpec() (*ProductVariant, *sqlgraph.CreateS
 		_spec.SetField(productvariant.FieldCutContourSpot, field.TypeString, value)
 		_node.CutContourSpot = &value
 	}
+	if value, ok := _c.mutation.AllowMissingGlyphs(); ok {
+		_spec.SetField(productvariant.FieldAllowMissingGlyphs, field.TypeBool, value)
+		_node.AllowMissingGlyphs = &value
+	}
 	if value, ok := _c.mutation.UUID(); ok {
 		_spec.SetField(productvariant.FieldUUID, field.TypeString, value)
 		_node.UUID = value
@@ -781,6 +799,24 @@ func (u *ProductVariantUpsert) UpdateCutContourSpot() *ProductVariantUpsert {
 // ClearCutContourSpot clears the value of the "cut_contour_spot" field.
 func (u *ProductVariantUpsert) ClearCutContourSpot() *ProductVariantUpsert {
 	u.SetNull(productvariant.FieldCutContourSpot)
+	return u
+}
+
+// SetAllowMissingGlyphs sets the "allow_missing_glyphs" field.
+func (u *ProductVariantUpsert) SetAllowMissingGlyphs(v bool) *ProductVariantUpsert {
+	u.Set(productvariant.FieldAllowMissingGlyphs, v)
+	return u
+}
+
+// UpdateAllowMissingGlyphs sets the "allow_missing_glyphs" field to the value that was provided on create.
+func (u *ProductVariantUpsert) UpdateAllowMissingGlyphs() *ProductVariantUpsert {
+	u.SetExcluded(productvariant.FieldAllowMissingGlyphs)
+	return u
+}
+
+// ClearAllowMissingGlyphs clears the value of the "allow_missing_glyphs" field.
+func (u *ProductVariantUpsert) ClearAllowMissingGlyphs() *ProductVariantUpsert {
+	u.SetNull(productvariant.FieldAllowMissingGlyphs)
 	return u
 }
 
@@ -1313,6 +1349,27 @@ func (u *ProductVariantUpsertOne) UpdateCutContourSpot() *ProductVariantUpsertOn
 func (u *ProductVariantUpsertOne) ClearCutContourSpot() *ProductVariantUpsertOne {
 	return u.Update(func(s *ProductVariantUpsert) {
 		s.ClearCutContourSpot()
+	})
+}
+
+// SetAllowMissingGlyphs sets the "allow_missing_glyphs" field.
+func (u *ProductVariantUpsertOne) SetAllowMissingGlyphs(v bool) *ProductVariantUpsertOne {
+	return u.Update(func(s *ProductVariantUpsert) {
+		s.SetAllowMissingGlyphs(v)
+	})
+}
+
+// UpdateAllowMissingGlyphs sets the "allow_missing_glyphs" field to the value that was provided on create.
+func (u *ProductVariantUpsertOne) UpdateAllowMissingGlyphs() *ProductVariantUpsertOne {
+	return u.Update(func(s *ProductVariantUpsert) {
+		s.UpdateAllowMissingGlyphs()
+	})
+}
+
+// ClearAllowMissingGlyphs clears the value of the "allow_missing_glyphs" field.
+func (u *ProductVariantUpsertOne) ClearAllowMissingGlyphs() *ProductVariantUpsertOne {
+	return u.Update(func(s *ProductVariantUpsert) {
+		s.ClearAllowMissingGlyphs()
 	})
 }
 
@@ -2073,6 +2130,27 @@ func (u *ProductVariantUpsertBulk) UpdateCutContourSpot() *ProductVariantUpsertB
 func (u *ProductVariantUpsertBulk) ClearCutContourSpot() *ProductVariantUpsertBulk {
 	return u.Update(func(s *ProductVariantUpsert) {
 		s.ClearCutContourSpot()
+	})
+}
+
+// SetAllowMissingGlyphs sets the "allow_missing_glyphs" field.
+func (u *ProductVariantUpsertBulk) SetAllowMissingGlyphs(v bool) *ProductVariantUpsertBulk {
+	return u.Update(func(s *ProductVariantUpsert) {
+		s.SetAllowMissingGlyphs(v)
+	})
+}
+
+// UpdateAllowMissingGlyphs sets the "allow_missing_glyphs" field to the value that was provided on create.
+func (u *ProductVariantUpsertBulk) UpdateAllowMissingGlyphs() *ProductVariantUpsertBulk {
+	return u.Update(func(s *ProductVariantUpsert) {
+		s.UpdateAllowMissingGlyphs()
+	})
+}
+
+// ClearAllowMissingGlyphs clears the value of the "allow_missing_glyphs" field.
+func (u *ProductVariantUpsertBulk) ClearAllowMissingGlyphs() *ProductVariantUpsertBulk {
+	return u.Update(func(s *ProductVariantUpsert) {
+		s.ClearAllowMissingGlyphs()
 	})
 }
 

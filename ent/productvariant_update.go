@@ -131,6 +131,26 @@ func (_u *ProductVariantUpdate) ClearCutContourSpot() *ProductVariantUpdate {
 	return _u
 }
 
+// SetAllowMissingGlyphs sets the "allow_missing_glyphs" field.
+func (_u *ProductVariantUpdate) SetAllowMissingGlyphs(v bool) *ProductVariantUpdate {
+	_u.mutation.SetAllowMissingGlyphs(v)
+	return _u
+}
+
+// SetNillableAllowMissingGlyphs sets the "allow_missing_glyphs" field if the given value is not nil.
+func (_u *ProductVariantUpdate) SetNillableAllowMissingGlyphs(v *bool) *ProductVariantUpdate {
+	if v != nil {
+		_u.SetAllowMissingGlyphs(*v)
+	}
+	return _u
+}
+
+// ClearAllowMissingGlyphs clears the value of the "allow_missing_glyphs" field.
+func (_u *ProductVariantUpdate) ClearAllowMissingGlyphs() *ProductVariantUpdate {
+	_u.mutation.ClearAllowMissingGlyphs()
+	return _u
+}
+
 // SetUUID sets the "uuid" field.
 func (_u *ProductVariantUpdate) SetUUID(v string) *ProductVariantUpdate {
 	_u.mutation.SetUUID(v)
@@ -732,6 +752,12 @@ func (_u *ProductVariantUpdate) sqlSave(ctx context.Context) (_node int, err err
 	if _u.mutation.CutContourSpotCleared() {
 		_spec.ClearField(productvariant.FieldCutContourSpot, field.TypeString)
 	}
+	if value, ok := _u.mutation.AllowMissingGlyphs(); ok {
+		_spec.SetField(productvariant.FieldAllowMissingGlyphs, field.TypeBool, value)
+	}
+	if _u.mutation.AllowMissingGlyphsCleared() {
+		_spec.ClearField(productvariant.FieldAllowMissingGlyphs, field.TypeBool)
+	}
 	if value, ok := _u.mutation.UUID(); ok {
 		_spec.SetField(productvariant.FieldUUID, field.TypeString, value)
 	}
@@ -1094,6 +1120,26 @@ func (_u *ProductVariantUpdateOne) SetNillableCutContourSpot(v *string) *Product
 // ClearCutContourSpot clears the value of the "cut_contour_spot" field.
 func (_u *ProductVariantUpdateOne) ClearCutContourSpot() *ProductVariantUpdateOne {
 	_u.mutation.ClearCutContourSpot()
+	return _u
+}
+
+// SetAllowMissingGlyphs sets the "allow_missing_glyphs" field.
+func (_u *ProductVariantUpdateOne) SetAllowMissingGlyphs(v bool) *ProductVariantUpdateOne {
+	_u.mutation.SetAllowMissingGlyphs(v)
+	return _u
+}
+
+// SetNillableAllowMissingGlyphs sets the "allow_missing_glyphs" field if the given value is not nil.
+func (_u *ProductVariantUpdateOne) SetNillableAllowMissingGlyphs(v *bool) *ProductVariantUpdateOne {
+	if v != nil {
+		_u.SetAllowMissingGlyphs(*v)
+	}
+	return _u
+}
+
+// ClearAllowMissingGlyphs clears the value of the "allow_missing_glyphs" field.
+func (_u *ProductVariantUpdateOne) ClearAllowMissingGlyphs() *ProductVariantUpdateOne {
+	_u.mutation.ClearAllowMissingGlyphs()
 	return _u
 }
 
@@ -1727,6 +1773,12 @@ func (_u *ProductVariantUpdateOne) sqlSave(ctx context.Context) (_node *ProductV
 	}
 	if _u.mutation.CutContourSpotCleared() {
 		_spec.ClearField(productvariant.FieldCutContourSpot, field.TypeString)
+	}
+	if value, ok := _u.mutation.AllowMissingGlyphs(); ok {
+		_spec.SetField(productvariant.FieldAllowMissingGlyphs, field.TypeBool, value)
+	}
+	if _u.mutation.AllowMissingGlyphsCleared() {
+		_spec.ClearField(productvariant.FieldAllowMissingGlyphs, field.TypeBool)
 	}
 	if value, ok := _u.mutation.UUID(); ok {
 		_spec.SetField(productvariant.FieldUUID, field.TypeString, value)

@@ -29,6 +29,8 @@ type Team struct {
 	SafeMarginMm *float64 `json:"safe_margin_mm,omitempty"`
 	// CutContourSpot holds the value of the "cut_contour_spot" field.
 	CutContourSpot *string `json:"cut_contour_spot,omitempty"`
+	// AllowMissingGlyphs holds the value of the "allow_missing_glyphs" field.
+	AllowMissingGlyphs *bool `json:"allow_missing_glyphs,omitempty"`
 	// Name holds the value of the "name" field.
 	Name string `json:"name,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
@@ -82,6 +84,8 @@ func (*Team) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
+		case team.FieldAllowMissingGlyphs:
+			values[i] = new(sql.NullBool)
 		case team.FieldSafeMarginMm:
 			values[i] = new(sql.NullFloat64)
 		case team.FieldID, team.FieldMinEffectivePpi:
@@ -150,6 +154,13 @@ func (_m *Team) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.CutContourSpot = new(string)
 				*_m.CutContourSpot = value.String
+			}
+		case team.FieldAllowMissingGlyphs:
+			if value, ok := values[i].(*sql.NullBool); !ok {
+				return fmt.Errorf("unexpected type %T for field allow_missing_glyphs", values[i])
+			} else if value.Valid {
+				_m.AllowMissingGlyphs = new(bool)
+				*_m.AllowMissingGlyphs = value.Bool
 			}
 		case team.FieldName:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -232,6 +243,11 @@ func (_m *Team) String() string {
 	if v := _m.CutContourSpot; v != nil {
 		builder.WriteString("cut_contour_spot=")
 		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.AllowMissingGlyphs; v != nil {
+		builder.WriteString("allow_missing_glyphs=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
 	}
 	builder.WriteString(", ")
 	builder.WriteString("name=")

@@ -109,6 +109,20 @@ func (_c *TeamCreate) SetNillableCutContourSpot(v *string) *TeamCreate {
 	return _c
 }
 
+// SetAllowMissingGlyphs sets the "allow_missing_glyphs" field.
+func (_c *TeamCreate) SetAllowMissingGlyphs(v bool) *TeamCreate {
+	_c.mutation.SetAllowMissingGlyphs(v)
+	return _c
+}
+
+// SetNillableAllowMissingGlyphs sets the "allow_missing_glyphs" field if the given value is not nil.
+func (_c *TeamCreate) SetNillableAllowMissingGlyphs(v *bool) *TeamCreate {
+	if v != nil {
+		_c.SetAllowMissingGlyphs(*v)
+	}
+	return _c
+}
+
 // SetName sets the "name" field.
 func (_c *TeamCreate) SetName(v string) *TeamCreate {
 	_c.mutation.SetName(v)
@@ -271,6 +285,10 @@ func (_c *TeamCreate) createSpec() (*Team, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.CutContourSpot(); ok {
 		_spec.SetField(team.FieldCutContourSpot, field.TypeString, value)
 		_node.CutContourSpot = &value
+	}
+	if value, ok := _c.mutation.AllowMissingGlyphs(); ok {
+		_spec.SetField(team.FieldAllowMissingGlyphs, field.TypeBool, value)
+		_node.AllowMissingGlyphs = &value
 	}
 	if value, ok := _c.mutation.Name(); ok {
 		_spec.SetField(team.FieldName, field.TypeString, value)
@@ -472,6 +490,24 @@ func (u *TeamUpsert) ClearCutContourSpot() *TeamUpsert {
 	return u
 }
 
+// SetAllowMissingGlyphs sets the "allow_missing_glyphs" field.
+func (u *TeamUpsert) SetAllowMissingGlyphs(v bool) *TeamUpsert {
+	u.Set(team.FieldAllowMissingGlyphs, v)
+	return u
+}
+
+// UpdateAllowMissingGlyphs sets the "allow_missing_glyphs" field to the value that was provided on create.
+func (u *TeamUpsert) UpdateAllowMissingGlyphs() *TeamUpsert {
+	u.SetExcluded(team.FieldAllowMissingGlyphs)
+	return u
+}
+
+// ClearAllowMissingGlyphs clears the value of the "allow_missing_glyphs" field.
+func (u *TeamUpsert) ClearAllowMissingGlyphs() *TeamUpsert {
+	u.SetNull(team.FieldAllowMissingGlyphs)
+	return u
+}
+
 // SetName sets the "name" field.
 func (u *TeamUpsert) SetName(v string) *TeamUpsert {
 	u.Set(team.FieldName, v)
@@ -638,6 +674,27 @@ func (u *TeamUpsertOne) UpdateCutContourSpot() *TeamUpsertOne {
 func (u *TeamUpsertOne) ClearCutContourSpot() *TeamUpsertOne {
 	return u.Update(func(s *TeamUpsert) {
 		s.ClearCutContourSpot()
+	})
+}
+
+// SetAllowMissingGlyphs sets the "allow_missing_glyphs" field.
+func (u *TeamUpsertOne) SetAllowMissingGlyphs(v bool) *TeamUpsertOne {
+	return u.Update(func(s *TeamUpsert) {
+		s.SetAllowMissingGlyphs(v)
+	})
+}
+
+// UpdateAllowMissingGlyphs sets the "allow_missing_glyphs" field to the value that was provided on create.
+func (u *TeamUpsertOne) UpdateAllowMissingGlyphs() *TeamUpsertOne {
+	return u.Update(func(s *TeamUpsert) {
+		s.UpdateAllowMissingGlyphs()
+	})
+}
+
+// ClearAllowMissingGlyphs clears the value of the "allow_missing_glyphs" field.
+func (u *TeamUpsertOne) ClearAllowMissingGlyphs() *TeamUpsertOne {
+	return u.Update(func(s *TeamUpsert) {
+		s.ClearAllowMissingGlyphs()
 	})
 }
 
@@ -975,6 +1032,27 @@ func (u *TeamUpsertBulk) UpdateCutContourSpot() *TeamUpsertBulk {
 func (u *TeamUpsertBulk) ClearCutContourSpot() *TeamUpsertBulk {
 	return u.Update(func(s *TeamUpsert) {
 		s.ClearCutContourSpot()
+	})
+}
+
+// SetAllowMissingGlyphs sets the "allow_missing_glyphs" field.
+func (u *TeamUpsertBulk) SetAllowMissingGlyphs(v bool) *TeamUpsertBulk {
+	return u.Update(func(s *TeamUpsert) {
+		s.SetAllowMissingGlyphs(v)
+	})
+}
+
+// UpdateAllowMissingGlyphs sets the "allow_missing_glyphs" field to the value that was provided on create.
+func (u *TeamUpsertBulk) UpdateAllowMissingGlyphs() *TeamUpsertBulk {
+	return u.Update(func(s *TeamUpsert) {
+		s.UpdateAllowMissingGlyphs()
+	})
+}
+
+// ClearAllowMissingGlyphs clears the value of the "allow_missing_glyphs" field.
+func (u *TeamUpsertBulk) ClearAllowMissingGlyphs() *TeamUpsertBulk {
+	return u.Update(func(s *TeamUpsert) {
+		s.ClearAllowMissingGlyphs()
 	})
 }
 

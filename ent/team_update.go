@@ -131,6 +131,26 @@ func (_u *TeamUpdate) ClearCutContourSpot() *TeamUpdate {
 	return _u
 }
 
+// SetAllowMissingGlyphs sets the "allow_missing_glyphs" field.
+func (_u *TeamUpdate) SetAllowMissingGlyphs(v bool) *TeamUpdate {
+	_u.mutation.SetAllowMissingGlyphs(v)
+	return _u
+}
+
+// SetNillableAllowMissingGlyphs sets the "allow_missing_glyphs" field if the given value is not nil.
+func (_u *TeamUpdate) SetNillableAllowMissingGlyphs(v *bool) *TeamUpdate {
+	if v != nil {
+		_u.SetAllowMissingGlyphs(*v)
+	}
+	return _u
+}
+
+// ClearAllowMissingGlyphs clears the value of the "allow_missing_glyphs" field.
+func (_u *TeamUpdate) ClearAllowMissingGlyphs() *TeamUpdate {
+	_u.mutation.ClearAllowMissingGlyphs()
+	return _u
+}
+
 // SetName sets the "name" field.
 func (_u *TeamUpdate) SetName(v string) *TeamUpdate {
 	_u.mutation.SetName(v)
@@ -348,6 +368,12 @@ func (_u *TeamUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if _u.mutation.CutContourSpotCleared() {
 		_spec.ClearField(team.FieldCutContourSpot, field.TypeString)
+	}
+	if value, ok := _u.mutation.AllowMissingGlyphs(); ok {
+		_spec.SetField(team.FieldAllowMissingGlyphs, field.TypeBool, value)
+	}
+	if _u.mutation.AllowMissingGlyphsCleared() {
+		_spec.ClearField(team.FieldAllowMissingGlyphs, field.TypeBool)
 	}
 	if value, ok := _u.mutation.Name(); ok {
 		_spec.SetField(team.FieldName, field.TypeString, value)
@@ -607,6 +633,26 @@ func (_u *TeamUpdateOne) ClearCutContourSpot() *TeamUpdateOne {
 	return _u
 }
 
+// SetAllowMissingGlyphs sets the "allow_missing_glyphs" field.
+func (_u *TeamUpdateOne) SetAllowMissingGlyphs(v bool) *TeamUpdateOne {
+	_u.mutation.SetAllowMissingGlyphs(v)
+	return _u
+}
+
+// SetNillableAllowMissingGlyphs sets the "allow_missing_glyphs" field if the given value is not nil.
+func (_u *TeamUpdateOne) SetNillableAllowMissingGlyphs(v *bool) *TeamUpdateOne {
+	if v != nil {
+		_u.SetAllowMissingGlyphs(*v)
+	}
+	return _u
+}
+
+// ClearAllowMissingGlyphs clears the value of the "allow_missing_glyphs" field.
+func (_u *TeamUpdateOne) ClearAllowMissingGlyphs() *TeamUpdateOne {
+	_u.mutation.ClearAllowMissingGlyphs()
+	return _u
+}
+
 // SetName sets the "name" field.
 func (_u *TeamUpdateOne) SetName(v string) *TeamUpdateOne {
 	_u.mutation.SetName(v)
@@ -854,6 +900,12 @@ func (_u *TeamUpdateOne) sqlSave(ctx context.Context) (_node *Team, err error) {
 	}
 	if _u.mutation.CutContourSpotCleared() {
 		_spec.ClearField(team.FieldCutContourSpot, field.TypeString)
+	}
+	if value, ok := _u.mutation.AllowMissingGlyphs(); ok {
+		_spec.SetField(team.FieldAllowMissingGlyphs, field.TypeBool, value)
+	}
+	if _u.mutation.AllowMissingGlyphsCleared() {
+		_spec.ClearField(team.FieldAllowMissingGlyphs, field.TypeBool)
 	}
 	if value, ok := _u.mutation.Name(); ok {
 		_spec.SetField(team.FieldName, field.TypeString, value)

@@ -436,6 +436,7 @@ var (
 		{Name: "min_effective_ppi", Type: field.TypeInt, Nullable: true},
 		{Name: "safe_margin_mm", Type: field.TypeFloat64, Nullable: true},
 		{Name: "cut_contour_spot", Type: field.TypeString, Nullable: true},
+		{Name: "allow_missing_glyphs", Type: field.TypeBool, Nullable: true},
 		{Name: "uid", Type: field.TypeString, Unique: true},
 		{Name: "team_id", Type: field.TypeInt},
 		{Name: "name", Type: field.TypeString},
@@ -460,7 +461,7 @@ var (
 			{
 				Name:    "printtemplate_team_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{PrintTemplatesColumns[8], PrintTemplatesColumns[1]},
+				Columns: []*schema.Column{PrintTemplatesColumns[9], PrintTemplatesColumns[1]},
 			},
 		},
 	}
@@ -546,6 +547,7 @@ var (
 		{Name: "min_effective_ppi", Type: field.TypeInt, Nullable: true},
 		{Name: "safe_margin_mm", Type: field.TypeFloat64, Nullable: true},
 		{Name: "cut_contour_spot", Type: field.TypeString, Nullable: true},
+		{Name: "allow_missing_glyphs", Type: field.TypeBool, Nullable: true},
 		{Name: "uuid", Type: field.TypeString},
 		{Name: "team_id", Type: field.TypeInt},
 		{Name: "name", Type: field.TypeString},
@@ -575,7 +577,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "product_variants_products_variants",
-				Columns:    []*schema.Column{ProductVariantsColumns[26]},
+				Columns:    []*schema.Column{ProductVariantsColumns[27]},
 				RefColumns: []*schema.Column{ProductsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -584,12 +586,12 @@ var (
 			{
 				Name:    "productvariant_team_id_uuid",
 				Unique:  true,
-				Columns: []*schema.Column{ProductVariantsColumns[8], ProductVariantsColumns[7]},
+				Columns: []*schema.Column{ProductVariantsColumns[9], ProductVariantsColumns[8]},
 			},
 			{
 				Name:    "productvariant_team_id_created_at_uuid",
 				Unique:  false,
-				Columns: []*schema.Column{ProductVariantsColumns[8], ProductVariantsColumns[1], ProductVariantsColumns[7]},
+				Columns: []*schema.Column{ProductVariantsColumns[9], ProductVariantsColumns[1], ProductVariantsColumns[8]},
 			},
 		},
 	}
@@ -746,6 +748,7 @@ var (
 		{Name: "min_effective_ppi", Type: field.TypeInt, Nullable: true},
 		{Name: "safe_margin_mm", Type: field.TypeFloat64, Nullable: true},
 		{Name: "cut_contour_spot", Type: field.TypeString, Nullable: true},
+		{Name: "allow_missing_glyphs", Type: field.TypeBool, Nullable: true},
 		{Name: "name", Type: field.TypeString, Unique: true},
 	}
 	// TeamsTable holds the schema information for the "teams" table.

@@ -26,6 +26,8 @@ const (
 	FieldSafeMarginMm = "safe_margin_mm"
 	// FieldCutContourSpot holds the string denoting the cut_contour_spot field in the database.
 	FieldCutContourSpot = "cut_contour_spot"
+	// FieldAllowMissingGlyphs holds the string denoting the allow_missing_glyphs field in the database.
+	FieldAllowMissingGlyphs = "allow_missing_glyphs"
 	// FieldUID holds the string denoting the uid field in the database.
 	FieldUID = "uid"
 	// FieldTeamID holds the string denoting the team_id field in the database.
@@ -74,6 +76,7 @@ var Columns = []string{
 	FieldMinEffectivePpi,
 	FieldSafeMarginMm,
 	FieldCutContourSpot,
+	FieldAllowMissingGlyphs,
 	FieldUID,
 	FieldTeamID,
 	FieldName,
@@ -155,6 +158,11 @@ func BySafeMarginMm(opts ...sql.OrderTermOption) OrderOption {
 // ByCutContourSpot orders the results by the cut_contour_spot field.
 func ByCutContourSpot(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldCutContourSpot, opts...).ToFunc()
+}
+
+// ByAllowMissingGlyphs orders the results by the allow_missing_glyphs field.
+func ByAllowMissingGlyphs(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldAllowMissingGlyphs, opts...).ToFunc()
 }
 
 // ByUID orders the results by the uid field.

@@ -85,6 +85,11 @@ func CutContourSpot(v string) predicate.PrintTemplate {
 	return predicate.PrintTemplate(sql.FieldEQ(FieldCutContourSpot, v))
 }
 
+// AllowMissingGlyphs applies equality check predicate on the "allow_missing_glyphs" field. It's identical to AllowMissingGlyphsEQ.
+func AllowMissingGlyphs(v bool) predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldEQ(FieldAllowMissingGlyphs, v))
+}
+
 // UID applies equality check predicate on the "uid" field. It's identical to UIDEQ.
 func UID(v string) predicate.PrintTemplate {
 	return predicate.PrintTemplate(sql.FieldEQ(FieldUID, v))
@@ -473,6 +478,26 @@ func CutContourSpotEqualFold(v string) predicate.PrintTemplate {
 // CutContourSpotContainsFold applies the ContainsFold predicate on the "cut_contour_spot" field.
 func CutContourSpotContainsFold(v string) predicate.PrintTemplate {
 	return predicate.PrintTemplate(sql.FieldContainsFold(FieldCutContourSpot, v))
+}
+
+// AllowMissingGlyphsEQ applies the EQ predicate on the "allow_missing_glyphs" field.
+func AllowMissingGlyphsEQ(v bool) predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldEQ(FieldAllowMissingGlyphs, v))
+}
+
+// AllowMissingGlyphsNEQ applies the NEQ predicate on the "allow_missing_glyphs" field.
+func AllowMissingGlyphsNEQ(v bool) predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldNEQ(FieldAllowMissingGlyphs, v))
+}
+
+// AllowMissingGlyphsIsNil applies the IsNil predicate on the "allow_missing_glyphs" field.
+func AllowMissingGlyphsIsNil() predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldIsNull(FieldAllowMissingGlyphs))
+}
+
+// AllowMissingGlyphsNotNil applies the NotNil predicate on the "allow_missing_glyphs" field.
+func AllowMissingGlyphsNotNil() predicate.PrintTemplate {
+	return predicate.PrintTemplate(sql.FieldNotNull(FieldAllowMissingGlyphs))
 }
 
 // UIDEQ applies the EQ predicate on the "uid" field.

@@ -26,6 +26,8 @@ const (
 	FieldSafeMarginMm = "safe_margin_mm"
 	// FieldCutContourSpot holds the string denoting the cut_contour_spot field in the database.
 	FieldCutContourSpot = "cut_contour_spot"
+	// FieldAllowMissingGlyphs holds the string denoting the allow_missing_glyphs field in the database.
+	FieldAllowMissingGlyphs = "allow_missing_glyphs"
 	// FieldUUID holds the string denoting the uuid field in the database.
 	FieldUUID = "uuid"
 	// FieldTeamID holds the string denoting the team_id field in the database.
@@ -104,6 +106,7 @@ var Columns = []string{
 	FieldMinEffectivePpi,
 	FieldSafeMarginMm,
 	FieldCutContourSpot,
+	FieldAllowMissingGlyphs,
 	FieldUUID,
 	FieldTeamID,
 	FieldProductID,
@@ -189,6 +192,11 @@ func BySafeMarginMm(opts ...sql.OrderTermOption) OrderOption {
 // ByCutContourSpot orders the results by the cut_contour_spot field.
 func ByCutContourSpot(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldCutContourSpot, opts...).ToFunc()
+}
+
+// ByAllowMissingGlyphs orders the results by the allow_missing_glyphs field.
+func ByAllowMissingGlyphs(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldAllowMissingGlyphs, opts...).ToFunc()
 }
 
 // ByUUID orders the results by the uuid field.

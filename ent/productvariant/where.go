@@ -85,6 +85,11 @@ func CutContourSpot(v string) predicate.ProductVariant {
 	return predicate.ProductVariant(sql.FieldEQ(FieldCutContourSpot, v))
 }
 
+// AllowMissingGlyphs applies equality check predicate on the "allow_missing_glyphs" field. It's identical to AllowMissingGlyphsEQ.
+func AllowMissingGlyphs(v bool) predicate.ProductVariant {
+	return predicate.ProductVariant(sql.FieldEQ(FieldAllowMissingGlyphs, v))
+}
+
 // UUID applies equality check predicate on the "uuid" field. It's identical to UUIDEQ.
 func UUID(v string) predicate.ProductVariant {
 	return predicate.ProductVariant(sql.FieldEQ(FieldUUID, v))
@@ -513,6 +518,26 @@ func CutContourSpotEqualFold(v string) predicate.ProductVariant {
 // CutContourSpotContainsFold applies the ContainsFold predicate on the "cut_contour_spot" field.
 func CutContourSpotContainsFold(v string) predicate.ProductVariant {
 	return predicate.ProductVariant(sql.FieldContainsFold(FieldCutContourSpot, v))
+}
+
+// AllowMissingGlyphsEQ applies the EQ predicate on the "allow_missing_glyphs" field.
+func AllowMissingGlyphsEQ(v bool) predicate.ProductVariant {
+	return predicate.ProductVariant(sql.FieldEQ(FieldAllowMissingGlyphs, v))
+}
+
+// AllowMissingGlyphsNEQ applies the NEQ predicate on the "allow_missing_glyphs" field.
+func AllowMissingGlyphsNEQ(v bool) predicate.ProductVariant {
+	return predicate.ProductVariant(sql.FieldNEQ(FieldAllowMissingGlyphs, v))
+}
+
+// AllowMissingGlyphsIsNil applies the IsNil predicate on the "allow_missing_glyphs" field.
+func AllowMissingGlyphsIsNil() predicate.ProductVariant {
+	return predicate.ProductVariant(sql.FieldIsNull(FieldAllowMissingGlyphs))
+}
+
+// AllowMissingGlyphsNotNil applies the NotNil predicate on the "allow_missing_glyphs" field.
+func AllowMissingGlyphsNotNil() predicate.ProductVariant {
+	return predicate.ProductVariant(sql.FieldNotNull(FieldAllowMissingGlyphs))
 }
 
 // UUIDEQ applies the EQ predicate on the "uuid" field.

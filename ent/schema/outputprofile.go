@@ -51,5 +51,9 @@ func (PressMixin) Fields() []ent.Field {
 		field.Int("min_effective_ppi").Optional().Nillable(),
 		field.Float("safe_margin_mm").Optional().Nillable(),
 		field.String("cut_contour_spot").Optional().Nillable(),
+		// True leaves characters no font has out of text (a missing_glyphs
+		// preflight warning) rather than failing the print. Nillable, so
+		// that auto-migration adds it to existing tables as NULL.
+		field.Bool("allow_missing_glyphs").Optional().Nillable(),
 	}
 }

@@ -26,6 +26,8 @@ const (
 	FieldSafeMarginMm = "safe_margin_mm"
 	// FieldCutContourSpot holds the string denoting the cut_contour_spot field in the database.
 	FieldCutContourSpot = "cut_contour_spot"
+	// FieldAllowMissingGlyphs holds the string denoting the allow_missing_glyphs field in the database.
+	FieldAllowMissingGlyphs = "allow_missing_glyphs"
 	// FieldName holds the string denoting the name field in the database.
 	FieldName = "name"
 	// EdgeStores holds the string denoting the stores edge name in mutations.
@@ -68,6 +70,7 @@ var Columns = []string{
 	FieldMinEffectivePpi,
 	FieldSafeMarginMm,
 	FieldCutContourSpot,
+	FieldAllowMissingGlyphs,
 	FieldName,
 }
 
@@ -128,6 +131,11 @@ func BySafeMarginMm(opts ...sql.OrderTermOption) OrderOption {
 // ByCutContourSpot orders the results by the cut_contour_spot field.
 func ByCutContourSpot(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldCutContourSpot, opts...).ToFunc()
+}
+
+// ByAllowMissingGlyphs orders the results by the allow_missing_glyphs field.
+func ByAllowMissingGlyphs(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldAllowMissingGlyphs, opts...).ToFunc()
 }
 
 // ByName orders the results by the name field.

@@ -85,6 +85,11 @@ func CutContourSpot(v string) predicate.Team {
 	return predicate.Team(sql.FieldEQ(FieldCutContourSpot, v))
 }
 
+// AllowMissingGlyphs applies equality check predicate on the "allow_missing_glyphs" field. It's identical to AllowMissingGlyphsEQ.
+func AllowMissingGlyphs(v bool) predicate.Team {
+	return predicate.Team(sql.FieldEQ(FieldAllowMissingGlyphs, v))
+}
+
 // Name applies equality check predicate on the "name" field. It's identical to NameEQ.
 func Name(v string) predicate.Team {
 	return predicate.Team(sql.FieldEQ(FieldName, v))
@@ -418,6 +423,26 @@ func CutContourSpotEqualFold(v string) predicate.Team {
 // CutContourSpotContainsFold applies the ContainsFold predicate on the "cut_contour_spot" field.
 func CutContourSpotContainsFold(v string) predicate.Team {
 	return predicate.Team(sql.FieldContainsFold(FieldCutContourSpot, v))
+}
+
+// AllowMissingGlyphsEQ applies the EQ predicate on the "allow_missing_glyphs" field.
+func AllowMissingGlyphsEQ(v bool) predicate.Team {
+	return predicate.Team(sql.FieldEQ(FieldAllowMissingGlyphs, v))
+}
+
+// AllowMissingGlyphsNEQ applies the NEQ predicate on the "allow_missing_glyphs" field.
+func AllowMissingGlyphsNEQ(v bool) predicate.Team {
+	return predicate.Team(sql.FieldNEQ(FieldAllowMissingGlyphs, v))
+}
+
+// AllowMissingGlyphsIsNil applies the IsNil predicate on the "allow_missing_glyphs" field.
+func AllowMissingGlyphsIsNil() predicate.Team {
+	return predicate.Team(sql.FieldIsNull(FieldAllowMissingGlyphs))
+}
+
+// AllowMissingGlyphsNotNil applies the NotNil predicate on the "allow_missing_glyphs" field.
+func AllowMissingGlyphsNotNil() predicate.Team {
+	return predicate.Team(sql.FieldNotNull(FieldAllowMissingGlyphs))
 }
 
 // NameEQ applies the EQ predicate on the "name" field.

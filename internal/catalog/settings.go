@@ -139,7 +139,7 @@ func (s *Service) GetPrintSettings(ctx context.Context, req *platenv1.GetPrintSe
 // them (press.Resolver).
 func pressProto(out *platenv1.PrintSettings, s press.Settings) {
 	var spot *wrapperspb.StringValue
-	out.OutputProfileId, out.MinEffectivePpi, out.SafeMarginMm, spot = s.Wrappers()
+	out.OutputProfileId, out.MinEffectivePpi, out.SafeMarginMm, spot, out.AllowMissingGlyphs = s.Wrappers()
 	out.CutContourSpot = render.DefaultCutSpot
 	if spot != nil {
 		out.CutContourSpot = spot.Value

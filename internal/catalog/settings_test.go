@@ -45,7 +45,8 @@ func TestPrintSettings(t *testing.T) {
 		want := func(dpi int, source string, withChain bool) map[string]any {
 			out := map[string]any{"dpi": float64(dpi), "dpi_source": source,
 				"product_variant_id": nil, "product_id": nil, "category_id": nil,
-				"output_profile_id": nil, "min_effective_ppi": nil, "safe_margin_mm": nil, "cut_contour_spot": "CutContour"}
+				"output_profile_id": nil, "min_effective_ppi": nil, "safe_margin_mm": nil, "cut_contour_spot": "CutContour",
+				"allow_missing_glyphs": nil}
 			if withChain {
 				for k, v := range chain {
 					out[k] = v

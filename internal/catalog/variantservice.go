@@ -24,7 +24,7 @@ var variantFields = []string{"uuid", "name", "product_variant_category_id", "pro
 	"editor_product_id", "weight", "length", "width", "height", "description", "country_id", "customs_code",
 	"customs_description", "long_customs_description", "default_dpi", "seo_details", "ecommerce_tags",
 	"default_location_id", "ecommerce_variant_ids", press.FieldOutputProfileID, press.FieldMinEffectivePPI,
-	press.FieldSafeMarginMM, press.FieldCutContourSpot}
+	press.FieldSafeMarginMM, press.FieldCutContourSpot, press.FieldAllowMissingGlyphs}
 
 // nonNullVariantFields may not be null in an update.
 var nonNullVariantFields = []string{"uuid", "name", "product_id", "country_id"}
@@ -434,7 +434,7 @@ func variantProto(v *Variant) *platenv1.ProductVariant {
 		DefaultLocationId: int32Value(v.DefaultLocationID), EcommerceVariantIds: ids,
 		CreatedAt: timestamppb.New(v.CreatedAt), UpdatedAt: timestamppb.New(v.UpdatedAt),
 	}
-	out.OutputProfileId, out.MinEffectivePpi, out.SafeMarginMm, out.CutContourSpot = v.Press.Wrappers()
+	out.OutputProfileId, out.MinEffectivePpi, out.SafeMarginMm, out.CutContourSpot, out.AllowMissingGlyphs = v.Press.Wrappers()
 	return out
 }
 

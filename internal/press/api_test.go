@@ -281,12 +281,13 @@ func TestPressSettingsReachThePrints(t *testing.T) {
 
 		// The client sees the settings on GET, null where unset.
 		got := srv.Do(t, "GET", fmt.Sprintf("/api/v1/product-variants/%v", custom["id"]), team, nil).Object(t)
-		for k, v := range map[string]any{"output_profile_id": uid, "min_effective_ppi": nil, "safe_margin_mm": nil, "cut_contour_spot": "Thru-cut"} {
+		for k, v := range map[string]any{"output_profile_id": uid, "min_effective_ppi": nil, "safe_margin_mm": nil, "cut_contour_spot": "Thru-cut",
+			"allow_missing_glyphs": nil} {
 			if got[k] != v {
 				t.Errorf("variant GET %s = %v, want %v", k, got[k], v)
 			}
 		}
-		for _, k := range []string{"output_profile_id", "min_effective_ppi", "safe_margin_mm", "cut_contour_spot"} {
+		for _, k := range []string{"output_profile_id", "min_effective_ppi", "safe_margin_mm", "cut_contour_spot", "allow_missing_glyphs"} {
 			if v, ok := plain[k]; !ok || v != nil {
 				t.Errorf("a variant without settings answers %s = %v, want null", k, v)
 			}
@@ -373,8 +374,8 @@ func TestPressSettingsReachThePrints(t *testing.T) {
 			return r.Object(t)
 		}
 		for id, want := range map[string]map[string]any{
-			"1001-custom": {"output_profile_id": uid, "min_effective_ppi": nil, "safe_margin_mm": nil, "cut_contour_spot": "Thru-cut"},
-			"1001-plain":  {"output_profile_id": nil, "min_effective_ppi": nil, "safe_margin_mm": nil, "cut_contour_spot": "CutContour"},
+			"1001-custom": {"output_profile_id": uid, "min_effective_ppi": nil, "safe_margin_mm": nil, "cut_contour_spot": "Thru-cut", "allow_missing_glyphs": nil},
+			"1001-plain":  {"output_profile_id": nil, "min_effective_ppi": nil, "safe_margin_mm": nil, "cut_contour_spot": "CutContour", "allow_missing_glyphs": nil},
 		} {
 			got := effective(id)
 			for k, v := range want {
@@ -391,7 +392,7 @@ func TestPressSettingsReachThePrints(t *testing.T) {
 			t.Fatalf("team default: %d %s", ps.Status, ps.Raw)
 		}
 		wantDefault := map[string]any{"team_id": float64(acme.TeamID), "output_profile_id": uid, "min_effective_ppi": nil,
-			"safe_margin_mm": 2.5, "cut_contour_spot": nil}
+			"safe_margin_mm": 2.5, "cut_contour_spot": nil, "allow_missing_glyphs": nil}
 		if d := srv.Do(t, "GET", fmt.Sprintf("/api/v1/operator/teams/%d/press-settings", acme.TeamID), staff.Token, nil).Object(t); !sameJSON(d, wantDefault) {
 			t.Errorf("team default: %v, want %v", d, wantDefault)
 		}

@@ -9,14 +9,16 @@ import (
 
 // Field names, as request and response bodies spell them.
 const (
-	FieldOutputProfileID = "output_profile_id"
-	FieldMinEffectivePPI = "min_effective_ppi"
-	FieldSafeMarginMM    = "safe_margin_mm"
-	FieldCutContourSpot  = "cut_contour_spot"
+	FieldOutputProfileID    = "output_profile_id"
+	FieldMinEffectivePPI    = "min_effective_ppi"
+	FieldSafeMarginMM       = "safe_margin_mm"
+	FieldCutContourSpot     = "cut_contour_spot"
+	FieldAllowMissingGlyphs = "allow_missing_glyphs"
 )
 
 // Fields are the settings' fields, in the order bodies list them.
-var Fields = []string{FieldOutputProfileID, FieldMinEffectivePPI, FieldSafeMarginMM, FieldCutContourSpot}
+var Fields = []string{FieldOutputProfileID, FieldMinEffectivePPI, FieldSafeMarginMM, FieldCutContourSpot,
+	FieldAllowMissingGlyphs}
 
 // Bounds of the settings' values.
 const (
@@ -27,10 +29,11 @@ const (
 // Input is a request body's settings as its wrapper fields give them: nil
 // is null or absent (which clears the field, if the update names it).
 type Input struct {
-	OutputProfileID *wrapperspb.StringValue
-	MinEffectivePPI *wrapperspb.UInt32Value
-	SafeMarginMM    *wrapperspb.DoubleValue
-	CutContourSpot  *wrapperspb.StringValue
+	OutputProfileID    *wrapperspb.StringValue
+	MinEffectivePPI    *wrapperspb.UInt32Value
+	SafeMarginMM       *wrapperspb.DoubleValue
+	CutContourSpot     *wrapperspb.StringValue
+	AllowMissingGlyphs *wrapperspb.BoolValue
 }
 
 // Body is what a request body with the settings' fields has, by the
@@ -40,12 +43,14 @@ type Body interface {
 	GetMinEffectivePpi() *wrapperspb.UInt32Value
 	GetSafeMarginMm() *wrapperspb.DoubleValue
 	GetCutContourSpot() *wrapperspb.StringValue
+	GetAllowMissingGlyphs() *wrapperspb.BoolValue
 }
 
 // InputOf reads b's settings.
 func InputOf(b Body) Input {
 	return Input{OutputProfileID: b.GetOutputProfileId(), MinEffectivePPI: b.GetMinEffectivePpi(),
-		SafeMarginMM: b.GetSafeMarginMm(), CutContourSpot: b.GetCutContourSpot()}
+		SafeMarginMM: b.GetSafeMarginMm(), CutContourSpot: b.GetCutContourSpot(),
+		AllowMissingGlyphs: b.GetAllowMissingGlyphs()}
 }
 
 // Presence reports, per field, whether the body gave it a value.
@@ -53,6 +58,7 @@ func (in Input) Presence() map[string]bool {
 	return map[string]bool{
 		FieldOutputProfileID: in.OutputProfileID != nil, FieldMinEffectivePPI: in.MinEffectivePPI != nil,
 		FieldSafeMarginMM: in.SafeMarginMM != nil, FieldCutContourSpot: in.CutContourSpot != nil,
+		FieldAllowMissingGlyphs: in.AllowMissingGlyphs != nil,
 	}
 }
 
@@ -94,6 +100,12 @@ func (in Input) Apply(vs *apierr.Violations, s *Settings, field string) bool {
 			}
 			s.CutContourSpot = &v.Value
 		}
+	case FieldAllowMissingGlyphs:
+		s.AllowMissingGlyphs = nil
+		if v := in.AllowMissingGlyphs; v != nil {
+			allow := v.Value
+			s.AllowMissingGlyphs = &allow
+		}
 	default:
 		return false
 	}
@@ -118,7 +130,8 @@ func checkSpot(name string) string {
 }
 
 // Wrappers are s's fields as a response gives them: null when unset.
-func (s Settings) Wrappers() (profile *wrapperspb.StringValue, ppi *wrapperspb.UInt32Value, margin *wrapperspb.DoubleValue, spot *wrapperspb.StringValue) {
+func (s Settings) Wrappers() (profile *wrapperspb.StringValue, ppi *wrapperspb.UInt32Value, margin *wrapperspb.DoubleValue,
+	spot *wrapperspb.StringValue, allowMissing *wrapperspb.BoolValue) {
 	if s.OutputProfileUID != nil {
 		profile = wrapperspb.String(*s.OutputProfileUID)
 	}
@@ -131,5 +144,8 @@ func (s Settings) Wrappers() (profile *wrapperspb.StringValue, ppi *wrapperspb.U
 	if s.CutContourSpot != nil {
 		spot = wrapperspb.String(*s.CutContourSpot)
 	}
-	return profile, ppi, margin, spot
+	if s.AllowMissingGlyphs != nil {
+		allowMissing = wrapperspb.Bool(*s.AllowMissingGlyphs)
+	}
+	return profile, ppi, margin, spot, allowMissing
 }

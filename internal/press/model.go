@@ -2,8 +2,9 @@
 // its operators add through the operator API (the press conditions print
 // files are made for, PDF/X output intents), and the settings a team's
 // default, a product variant and a print template may set: the output
-// profile, the preflight limits that fail a print rather than warn, and the
-// spot colour of cut contours. Resolver turns them into a render request's
+// profile, the preflight limits that fail a print rather than warn, the
+// spot colour of cut contours, and whether characters no font has may be
+// left out of text. Resolver turns them into a render request's
 // settings, the profile's bytes included, since render processes keep
 // nothing of a team's.
 package press
@@ -39,15 +40,19 @@ type Settings struct {
 	MinEffectivePPI  *int
 	SafeMarginMM     *float64
 	CutContourSpot   *string
+	// AllowMissingGlyphs true leaves characters no font has out of text
+	// (a missing_glyphs preflight warning) instead of failing the print.
+	AllowMissingGlyphs *bool
 }
 
 // Over is s with base's settings where s sets none.
 func (s Settings) Over(base Settings) Settings {
 	return Settings{
-		OutputProfileUID: or(s.OutputProfileUID, base.OutputProfileUID),
-		MinEffectivePPI:  or(s.MinEffectivePPI, base.MinEffectivePPI),
-		SafeMarginMM:     or(s.SafeMarginMM, base.SafeMarginMM),
-		CutContourSpot:   or(s.CutContourSpot, base.CutContourSpot),
+		OutputProfileUID:   or(s.OutputProfileUID, base.OutputProfileUID),
+		MinEffectivePPI:    or(s.MinEffectivePPI, base.MinEffectivePPI),
+		SafeMarginMM:       or(s.SafeMarginMM, base.SafeMarginMM),
+		CutContourSpot:     or(s.CutContourSpot, base.CutContourSpot),
+		AllowMissingGlyphs: or(s.AllowMissingGlyphs, base.AllowMissingGlyphs),
 	}
 }
 

@@ -10,15 +10,19 @@ import (
 )
 
 func TestOverTakesTheLevelsOwnThenTheBase(t *testing.T) {
-	uid, spot, ppi, margin := "p1", "Thru-cut", 150, 2.5
-	level := Settings{OutputProfileUID: &uid, CutContourSpot: &spot}
-	base := Settings{CutContourSpot: new(string), MinEffectivePPI: &ppi, SafeMarginMM: &margin}
+	uid, spot, ppi, margin, refuse, allow := "p1", "Thru-cut", 150, 2.5, false, true
+	level := Settings{OutputProfileUID: &uid, CutContourSpot: &spot, AllowMissingGlyphs: &refuse}
+	base := Settings{CutContourSpot: new(string), MinEffectivePPI: &ppi, SafeMarginMM: &margin, AllowMissingGlyphs: &allow}
 	got := level.Over(base)
-	if got.OutputProfileUID != &uid || got.CutContourSpot != &spot || got.MinEffectivePPI != &ppi || got.SafeMarginMM != &margin {
+	if got.OutputProfileUID != &uid || got.CutContourSpot != &spot || got.MinEffectivePPI != &ppi || got.SafeMarginMM != &margin ||
+		got.AllowMissingGlyphs != &refuse {
 		t.Errorf("Over: %+v", got)
 	}
 	if (Settings{}).Over(Settings{}) != (Settings{}) {
 		t.Error("nothing over nothing sets something")
+	}
+	if got := (Settings{}).Over(base); got.AllowMissingGlyphs != &allow {
+		t.Errorf("a level setting nothing: %+v, want the base's allow_missing_glyphs", got)
 	}
 }
 

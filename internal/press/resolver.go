@@ -97,4 +97,7 @@ func (s Resolved) Apply(out *renderv1.PrintSettings) {
 	if s.SafeMarginMM != nil {
 		out.SafeMarginMm = *s.SafeMarginMM
 	}
+	if s.AllowMissingGlyphs != nil {
+		out.AllowMissingGlyphs = *s.AllowMissingGlyphs
+	}
 }

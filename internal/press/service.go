@@ -188,7 +188,7 @@ func seenTeam(ctx context.Context, teamID int32) (int, error) {
 
 func settingsProto(team int, s Settings) *platenv1.PressSettings {
 	out := &platenv1.PressSettings{TeamId: int32(team)} //nolint:gosec // ids fit
-	out.OutputProfileId, out.MinEffectivePpi, out.SafeMarginMm, out.CutContourSpot = s.Wrappers()
+	out.OutputProfileId, out.MinEffectivePpi, out.SafeMarginMm, out.CutContourSpot, out.AllowMissingGlyphs = s.Wrappers()
 	return out
 }
 

@@ -47,7 +47,8 @@ func TestTemplatePressSettingsReachTheSheets(t *testing.T) {
 			t.Fatalf("template: %d %s", r.Status, r.Raw)
 		}
 		tmpl := r.Object(t)
-		for k, v := range map[string]any{"output_profile_id": uid, "min_effective_ppi": nil, "safe_margin_mm": nil, "cut_contour_spot": "Kiss-cut"} {
+		for k, v := range map[string]any{"output_profile_id": uid, "min_effective_ppi": nil, "safe_margin_mm": nil, "cut_contour_spot": "Kiss-cut",
+			"allow_missing_glyphs": nil} {
 			if got, ok := tmpl[k]; !ok || got != v {
 				t.Errorf("template %s = %v, want %v", k, got, v)
 			}

@@ -35,7 +35,7 @@ func (r *Renderer) PNG(ctx context.Context, doc *design.Document, surface int, s
 		return nil, fmt.Errorf("render: a PNG needs a DPI")
 	}
 	images := newImageSet(r.images, MaxPixelBytes)
-	p := newPage(doc, r.fontSet(), images)
+	p := newPage(doc, settings, r.fontSet(), images)
 	defer p.fonts.release()
 	res := canvas.DPI(float64(settings.DPI))
 	// The page's pixels come out of the render's budget first; its images

@@ -36,7 +36,8 @@ const (
 	// or break up.
 	WarnHairline = "hairline"
 	// WarnMissingGlyphs: characters no font has, left out of the text
-	// (only where the design allows it; otherwise the print fails).
+	// (only where the design or the settings allow it; otherwise the print
+	// fails).
 	WarnMissingGlyphs = "missing_glyphs"
 )
 
@@ -65,17 +66,18 @@ type LimitError struct{ Warning }
 func (e *LimitError) Error() string { return e.Path + ": " + e.Message }
 
 // Preflight checks the surfaces of doc (all when none are named) for a
-// print at dpi, and returns what it found, in layer order. A finding past
-// one of limits is returned as a *LimitError instead.
-func (r *Renderer) Preflight(ctx context.Context, doc *design.Document, dpi int, limits Limits, surfaces ...int) ([]Warning, error) {
+// print made with settings (at settings.DPI; 0 leaves out the warnings
+// that compare images with it), and returns what it found, in layer order.
+// A finding past one of limits is returned as a *LimitError instead.
+func (r *Renderer) Preflight(ctx context.Context, doc *design.Document, settings Settings, limits Limits, surfaces ...int) ([]Warning, error) {
 	if len(surfaces) == 0 {
 		for i := range doc.Surfaces {
 			surfaces = append(surfaces, i)
 		}
 	}
-	p := newPage(doc, r.fontSet(), newImageSet(r.images, MaxPixelBytes))
+	p := newPage(doc, settings, r.fontSet(), newImageSet(r.images, MaxPixelBytes))
 	defer p.fonts.release()
-	check := preflight{p: p, dpi: dpi, limits: limits, margin: limits.SafeMarginMM}
+	check := preflight{p: p, dpi: settings.DPI, limits: limits, margin: limits.SafeMarginMM}
 	if check.margin <= 0 {
 		check.margin = DefaultSafeMarginMM
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"image"
 	"image/png"
+	"slices"
 	"strings"
 	"testing"
 
@@ -32,7 +33,7 @@ func preflightOf(t *testing.T, layers string, limits Limits) ([]Warning, error) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	return r.Preflight(context.Background(), doc, 300, limits)
+	return r.Preflight(context.Background(), doc, Settings{DPI: 300}, limits)
 }
 
 // Each class of warning on a design built to trigger it, and none on the
@@ -102,5 +103,38 @@ func TestPreflightLimits(t *testing.T) {
 	_, err = preflightOf(t, text, Limits{SafeMarginMM: 5})
 	if !errors.As(err, &limit) || limit.Code != WarnOutsideSafeArea || !strings.Contains(err.Error(), "within 5 mm of the trim edge") {
 		t.Errorf("text 4 mm in, margin of 5 mm: %v", err)
+	}
+}
+
+// A character no font has fails the print naming it, unless the document
+// or the print's settings (a product's allow_missing_glyphs) allow it:
+// then the preflight warns, and every way of making the print leaves it
+// out instead of failing.
+func TestMissingGlyphsTheSettingsAllow(t *testing.T) {
+	r := New(images{}, NewFonts(nil))
+	doc, err := design.Parse([]byte(`{"width": 100, "height": 40, "layers": [{"type": "text", "text": "Ada \ue000", "size": 18, "x": 5, "y": 5, "width": 90}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	sheet := []Sheet{{Placements: []Placement{{Doc: doc, Width: 100, Height: 40}}}}
+	for name, print := range map[string]func(Settings) error{
+		"preflight": func(s Settings) error { _, err := r.Preflight(ctx, doc, s, Limits{}); return err },
+		"PDF":       func(s Settings) error { _, err := r.PDF(ctx, doc, s); return err },
+		"PNG":       func(s Settings) error { _, err := r.PNG(ctx, doc, 0, s); return err },
+		"sheets":    func(s Settings) error { _, err := r.Sheets(ctx, s, 100, 40, sheet); return err },
+	} {
+		const reason = `layers[0]: no font has the characters "\ue000" (U+E000); fonts tried: `
+		if err := print(Settings{DPI: 72}); err == nil || !strings.Contains(err.Error(), reason) {
+			t.Errorf("%s, not allowed: %v; want it to fail with %q", name, err, reason)
+		}
+		if err := print(Settings{DPI: 72, AllowMissingGlyphs: true}); err != nil {
+			t.Errorf("%s, allowed: %v", name, err)
+		}
+	}
+	found, err := r.Preflight(ctx, doc, Settings{DPI: 300, AllowMissingGlyphs: true}, Limits{SafeMarginMM: 1})
+	want := []Warning{{Code: WarnMissingGlyphs, Path: "layers[0]", Message: `no font has the characters "\ue000": they print as nothing`}}
+	if err != nil || !slices.Equal(found, want) {
+		t.Errorf("preflight, allowed: %+v, %v; want %+v", found, err, want)
 	}
 }

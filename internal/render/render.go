@@ -49,6 +49,10 @@ type Settings struct {
 	// CutSpot names the spot colour cut contours are stroked in;
 	// DefaultCutSpot when empty.
 	CutSpot string
+	// AllowMissingGlyphs leaves characters no font has out of text, with a
+	// WarnMissingGlyphs warning, instead of failing the render, whatever
+	// the document's missing_glyphs says (a product's press setting).
+	AllowMissingGlyphs bool
 }
 
 // DefaultCutSpot is the spot colour of cut contours when a product or
@@ -121,9 +125,8 @@ func (r *Renderer) PDF(ctx context.Context, doc *design.Document, settings Setti
 			surfaces = append(surfaces, i)
 		}
 	}
-	p := newPage(doc, r.fontSet(), newImageSet(r.images, MaxPixelBytes))
+	p := newPage(doc, settings, r.fontSet(), newImageSet(r.images, MaxPixelBytes))
 	defer p.fonts.release()
-	p.cutSpot = cmp.Or(settings.CutSpot, DefaultCutSpot)
 	var buf bytes.Buffer
 	opts := settings.pdfOptions()
 	buf.Grow(canvaspdf.SizeHint(opts))
@@ -152,7 +155,7 @@ func (r *Renderer) PDF(ctx context.Context, doc *design.Document, settings Setti
 type page struct {
 	doc *design.Document
 	// allowMissing lets characters no font has be left out of text (the
-	// document's missing_glyphs "warn").
+	// document's missing_glyphs "warn", or the settings' allowing it).
 	allowMissing  bool
 	cutSpot       string // the spot colour cut contours are stroked in
 	fonts         *fontSet
@@ -162,9 +165,12 @@ type page struct {
 	width, height float64
 }
 
-func newPage(doc *design.Document, fonts *fontSet, images *imageSet) page {
-	p := page{doc: doc, fonts: fonts, images: images, cutSpot: DefaultCutSpot, allowMissing: doc.MissingGlyphs == "warn",
+// newPage is doc's page, drawn with settings' cut spot and missing glyphs
+// rule.
+func newPage(doc *design.Document, settings Settings, fonts *fontSet, images *imageSet) page {
+	p := page{doc: doc, fonts: fonts, images: images, cutSpot: cmp.Or(settings.CutSpot, DefaultCutSpot),
 		bleed: doc.ToMM(doc.Bleed), trimW: doc.ToMM(doc.Width), trimH: doc.ToMM(doc.Height)}
+	p.allowMissing = doc.MissingGlyphs == "warn" || settings.AllowMissingGlyphs
 	p.width, p.height = p.trimW+2*p.bleed, p.trimH+2*p.bleed
 	return p
 }

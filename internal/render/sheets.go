@@ -86,8 +86,7 @@ func (r *Renderer) Sheets(ctx context.Context, settings Settings, width, height 
 		c.SetCoordSystem(canvas.CartesianIV)
 		for i, pl := range sheet.Placements {
 			t.dpmm = float64(pl.DPI) / 25.4
-			p := newPage(pl.Doc, fonts, images)
-			p.cutSpot = cmp.Or(settings.CutSpot, DefaultCutSpot)
+			p := newPage(pl.Doc, settings, fonts, images)
 			if err := r.place(ctx, c, t, p, pl); err != nil {
 				return nil, &PlacementError{Sheet: n, Index: i, Ref: pl.Ref, Err: err}
 			}

@@ -58,7 +58,8 @@ func (c *intents) get(in *renderv1.OutputIntent) (*canvaspdf.OutputIntent, error
 }
 
 // press is the press part of a request's settings: the PDF settings
-// (output intent, cut contour spot) and the preflight limits.
+// (output intent, cut contour spot, missing glyphs allowed) and the
+// preflight limits.
 func (s *Server) press(p *renderv1.PrintSettings) (render.Settings, render.Limits, error) {
 	intent, err := s.intents.get(p.GetOutputIntent())
 	if err != nil {
@@ -70,7 +71,7 @@ func (s *Server) press(p *renderv1.PrintSettings) (render.Settings, render.Limit
 	case !(margin >= 0 && margin <= maxSafeMargin): // NaN too
 		return render.Settings{}, render.Limits{}, invalid(fmt.Sprintf("settings.safe_margin_mm: must be from 0 to %d", maxSafeMargin))
 	}
-	return render.Settings{OutputIntent: intent, CutSpot: p.GetCutContourSpot()},
+	return render.Settings{OutputIntent: intent, CutSpot: p.GetCutContourSpot(), AllowMissingGlyphs: p.GetAllowMissingGlyphs()},
 		render.Limits{MinEffectivePPI: int(p.GetMinEffectivePpi()), SafeMarginMM: p.GetSafeMarginMm()}, nil
 }
 

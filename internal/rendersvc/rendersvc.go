@@ -173,7 +173,7 @@ func (s *Server) renderRequest(ctx context.Context, req *renderv1.RenderRequest)
 
 // preflight checks the job's surfaces at its DPI against its limits.
 func (s *Server) preflight(ctx context.Context, j *job) ([]*renderv1.PreflightWarning, error) {
-	found, err := j.renderer.Preflight(ctx, j.doc, j.dpi, j.limits, j.surfaces...)
+	found, err := j.renderer.Preflight(ctx, j.doc, j.settings, j.limits, j.surfaces...)
 	if err != nil {
 		return nil, err
 	}

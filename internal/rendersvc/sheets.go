@@ -33,7 +33,7 @@ func (s *Server) sheets(ctx context.Context, renderer *render.Renderer, req *ren
 	if err != nil {
 		return nil, err
 	}
-	if err := checkLimits(ctx, renderer, items, limits); err != nil {
+	if err := checkLimits(ctx, renderer, items, settings, limits); err != nil {
 		return nil, err
 	}
 	plan, err := impose.Plan(impose.Batch{UID: job.GetBatchUid(), Template: tmpl, Items: items})
@@ -59,15 +59,17 @@ func (s *Server) sheets(ctx context.Context, renderer *render.Renderer, req *ren
 	}}, nil
 }
 
-// checkLimits runs the preflight of each item's surface against the
-// template's limits (none set: nothing to check, since sheets carry no
-// warnings); a limit crossed fails the file, naming the item.
-func checkLimits(ctx context.Context, renderer *render.Renderer, items []impose.Item, limits render.Limits) error {
+// checkLimits runs the preflight of each item's surface, made with
+// settings, against the template's limits (none set: nothing to check,
+// since sheets carry no warnings); a limit crossed fails the file, naming
+// the item.
+func checkLimits(ctx context.Context, renderer *render.Renderer, items []impose.Item, settings render.Settings, limits render.Limits) error {
 	if limits == (render.Limits{}) {
 		return nil
 	}
 	for _, it := range items {
-		if _, err := renderer.Preflight(ctx, it.Doc, it.DPI, limits, it.Surface); err != nil {
+		settings.DPI = it.DPI
+		if _, err := renderer.Preflight(ctx, it.Doc, settings, limits, it.Surface); err != nil {
 			return &itemError{index: it.Ref, err: err}
 		}
 	}

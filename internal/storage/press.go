@@ -151,12 +151,13 @@ func (s *Press) TeamSettings(ctx context.Context, teamID int) (press.Settings, e
 
 func teamSettings(ctx context.Context, c *ent.Client, teamID int) (press.Settings, error) {
 	row, err := c.Team.Query().Where(team.ID(teamID)).
-		Select(team.FieldOutputProfileUID, team.FieldMinEffectivePpi, team.FieldSafeMarginMm, team.FieldCutContourSpot).
+		Select(team.FieldOutputProfileUID, team.FieldMinEffectivePpi, team.FieldSafeMarginMm, team.FieldCutContourSpot,
+			team.FieldAllowMissingGlyphs).
 		Only(ctx)
 	if err != nil {
 		return press.Settings{}, notFound(err, "team %d not found", teamID)
 	}
-	return pressOf(row.OutputProfileUID, row.MinEffectivePpi, row.SafeMarginMm, row.CutContourSpot), nil
+	return pressOf(row.OutputProfileUID, row.MinEffectivePpi, row.SafeMarginMm, row.CutContourSpot, row.AllowMissingGlyphs), nil
 }
 
 // UpdateTeamSettings changes the team's default settings in one
@@ -192,6 +193,8 @@ type pressMutation interface {
 	ClearSafeMarginMm()
 	SetCutContourSpot(string)
 	ClearCutContourSpot()
+	SetAllowMissingGlyphs(bool)
+	ClearAllowMissingGlyphs()
 }
 
 // setPress writes s on m, clearing what s does not set.
@@ -200,6 +203,7 @@ func setPress(m pressMutation, s press.Settings) {
 	setOrClearField(s.MinEffectivePPI, m.SetMinEffectivePpi, m.ClearMinEffectivePpi)
 	setOrClearField(s.SafeMarginMM, m.SetSafeMarginMm, m.ClearSafeMarginMm)
 	setOrClearField(s.CutContourSpot, m.SetCutContourSpot, m.ClearCutContourSpot)
+	setOrClearField(s.AllowMissingGlyphs, m.SetAllowMissingGlyphs, m.ClearAllowMissingGlyphs)
 }
 
 // checkProfileOf refuses settings naming a profile that is not teamID's.
@@ -220,8 +224,9 @@ func checkProfileOf(ctx context.Context, c *ent.Client, teamID int, s press.Sett
 }
 
 // pressOf is a row's press settings (PressMixin's columns).
-func pressOf(profile *string, ppi *int, margin *float64, spot *string) press.Settings {
-	return press.Settings{OutputProfileUID: profile, MinEffectivePPI: ppi, SafeMarginMM: margin, CutContourSpot: spot}
+func pressOf(profile *string, ppi *int, margin *float64, spot *string, allowMissing *bool) press.Settings {
+	return press.Settings{OutputProfileUID: profile, MinEffectivePPI: ppi, SafeMarginMM: margin, CutContourSpot: spot,
+		AllowMissingGlyphs: allowMissing}
 }
 
 func profileFromRow(r *ent.OutputProfile) *press.Profile {

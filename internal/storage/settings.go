@@ -30,7 +30,7 @@ func (s *Catalog) VariantChain(ctx context.Context, teamID int, ecommerceVariant
 	return &catalog.VariantChain{
 		VariantID: v.ID, ProductID: p.ID, CategoryID: p.CategoryID,
 		VariantDPI: v.DefaultDpi, ProductDPI: p.DefaultDpi, CategoryDPI: p.Edges.Category.DefaultDpi,
-		Press: pressOf(v.OutputProfileUID, v.MinEffectivePpi, v.SafeMarginMm, v.CutContourSpot),
+		Press: pressOf(v.OutputProfileUID, v.MinEffectivePpi, v.SafeMarginMm, v.CutContourSpot, v.AllowMissingGlyphs),
 	}, nil
 }
 

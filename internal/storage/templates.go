@@ -173,7 +173,7 @@ func templateFromRow(r *ent.PrintTemplate) *templates.Template {
 		UID: r.UID, TeamID: r.TeamID, Name: r.Name, SheetWidth: r.SheetWidth, SheetHeight: r.SheetHeight,
 		MarginTop: r.MarginTop, MarginRight: r.MarginRight, MarginBottom: r.MarginBottom, MarginLeft: r.MarginLeft,
 		Gap: r.Gap, SlotBleed: r.SlotBleed, CropMarks: r.CropMarks,
-		Press:     pressOf(r.OutputProfileUID, r.MinEffectivePpi, r.SafeMarginMm, r.CutContourSpot),
+		Press:     pressOf(r.OutputProfileUID, r.MinEffectivePpi, r.SafeMarginMm, r.CutContourSpot, r.AllowMissingGlyphs),
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(), VariantIDs: []int{},
 	}
 	if g := r.Grid; g != nil && g.Columns > 0 {

@@ -233,7 +233,7 @@ func variantFromRow(row *ent.ProductVariant) *catalog.Variant {
 		CountryID: row.CountryID, CustomsCode: row.CustomsCode, CustomsDescription: row.CustomsDescription,
 		LongCustomsDescription: row.LongCustomsDescription, DefaultDPI: row.DefaultDpi, SEODetails: row.SeoDetails,
 		EcommerceTags: row.EcommerceTags, DefaultLocationID: row.DefaultLocationID,
-		Press:     pressOf(row.OutputProfileUID, row.MinEffectivePpi, row.SafeMarginMm, row.CutContourSpot),
+		Press:     pressOf(row.OutputProfileUID, row.MinEffectivePpi, row.SafeMarginMm, row.CutContourSpot, row.AllowMissingGlyphs),
 		CreatedAt: row.CreatedAt.UTC(), UpdatedAt: row.UpdatedAt.UTC(),
 	}
 	for _, l := range row.Edges.Links {

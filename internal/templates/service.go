@@ -110,7 +110,8 @@ func (s *Service) ListPrintTemplates(ctx context.Context, req *platenv1.ListPrin
 // updatable are the fields an update may replace.
 var updatable = []string{"name", "sheet_width_mm", "sheet_height_mm", "margin_top_mm", "margin_right_mm", "margin_bottom_mm",
 	"margin_left_mm", "gap_mm", "slot_bleed_mm", "grid", "slots", "crop_marks", "variant_ids",
-	press.FieldOutputProfileID, press.FieldMinEffectivePPI, press.FieldSafeMarginMM, press.FieldCutContourSpot}
+	press.FieldOutputProfileID, press.FieldMinEffectivePPI, press.FieldSafeMarginMM, press.FieldCutContourSpot,
+	press.FieldAllowMissingGlyphs}
 
 // UpdatePrintTemplate replaces the fields present; the result must pass
 // the create rules.
@@ -256,7 +257,7 @@ func toProto(t *Template) *platenv1.PrintTemplate {
 	for i, id := range t.VariantIDs {
 		out.VariantIds[i] = int32(id) //nolint:gosec // ids fit
 	}
-	out.OutputProfileId, out.MinEffectivePpi, out.SafeMarginMm, out.CutContourSpot = t.Press.Wrappers()
+	out.OutputProfileId, out.MinEffectivePpi, out.SafeMarginMm, out.CutContourSpot, out.AllowMissingGlyphs = t.Press.Wrappers()
 	return out
 }
 

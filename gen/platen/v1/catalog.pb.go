@@ -1389,8 +1389,13 @@ type ProductVariant struct {
 	// Extension: the spot colour cut contours are stroked in; null:
 	// "CutContour".
 	CutContourSpot *wrapperspb.StringValue `protobuf:"bytes,27,opt,name=cut_contour_spot,json=cutContourSpot,proto3" json:"cut_contour_spot,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// Extension: true leaves a character no font has out of the text, with a
+	// missing_glyphs preflight warning, instead of failing the print
+	// (processingfailed naming the characters), as a design's own
+	// "missing_glyphs": "warn" does; null: the team's default, else false.
+	AllowMissingGlyphs *wrapperspb.BoolValue `protobuf:"bytes,28,opt,name=allow_missing_glyphs,json=allowMissingGlyphs,proto3" json:"allow_missing_glyphs,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *ProductVariant) Reset() {
@@ -1612,6 +1617,13 @@ func (x *ProductVariant) GetCutContourSpot() *wrapperspb.StringValue {
 	return nil
 }
 
+func (x *ProductVariant) GetAllowMissingGlyphs() *wrapperspb.BoolValue {
+	if x != nil {
+		return x.AllowMissingGlyphs
+	}
+	return nil
+}
+
 // CreateProductVariantRequest is the variant create body.
 type CreateProductVariantRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1670,8 +1682,13 @@ type CreateProductVariantRequest struct {
 	// Extension: the spot colour cut contours are stroked in; null:
 	// "CutContour".
 	CutContourSpot *wrapperspb.StringValue `protobuf:"bytes,24,opt,name=cut_contour_spot,json=cutContourSpot,proto3" json:"cut_contour_spot,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// Extension: true leaves a character no font has out of the text, with a
+	// missing_glyphs preflight warning, instead of failing the print
+	// (processingfailed naming the characters), as a design's own
+	// "missing_glyphs": "warn" does; null: the team's default, else false.
+	AllowMissingGlyphs *wrapperspb.BoolValue `protobuf:"bytes,25,opt,name=allow_missing_glyphs,json=allowMissingGlyphs,proto3" json:"allow_missing_glyphs,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *CreateProductVariantRequest) Reset() {
@@ -1868,6 +1885,13 @@ func (x *CreateProductVariantRequest) GetSafeMarginMm() *wrapperspb.DoubleValue 
 func (x *CreateProductVariantRequest) GetCutContourSpot() *wrapperspb.StringValue {
 	if x != nil {
 		return x.CutContourSpot
+	}
+	return nil
+}
+
+func (x *CreateProductVariantRequest) GetAllowMissingGlyphs() *wrapperspb.BoolValue {
+	if x != nil {
+		return x.AllowMissingGlyphs
 	}
 	return nil
 }
@@ -2100,8 +2124,13 @@ type UpdateProductVariantRequest struct {
 	// Extension: the spot colour cut contours are stroked in; null:
 	// "CutContour".
 	CutContourSpot *wrapperspb.StringValue `protobuf:"bytes,26,opt,name=cut_contour_spot,json=cutContourSpot,proto3" json:"cut_contour_spot,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// Extension: true leaves a character no font has out of the text, with a
+	// missing_glyphs preflight warning, instead of failing the print
+	// (processingfailed naming the characters), as a design's own
+	// "missing_glyphs": "warn" does; null: the team's default, else false.
+	AllowMissingGlyphs *wrapperspb.BoolValue `protobuf:"bytes,27,opt,name=allow_missing_glyphs,json=allowMissingGlyphs,proto3" json:"allow_missing_glyphs,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *UpdateProductVariantRequest) Reset() {
@@ -2316,6 +2345,13 @@ func (x *UpdateProductVariantRequest) GetCutContourSpot() *wrapperspb.StringValu
 	return nil
 }
 
+func (x *UpdateProductVariantRequest) GetAllowMissingGlyphs() *wrapperspb.BoolValue {
+	if x != nil {
+		return x.AllowMissingGlyphs
+	}
+	return nil
+}
+
 // DeleteProductVariantRequest names the variant to delete.
 type DeleteProductVariantRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2509,8 +2545,12 @@ type PrintSettings struct {
 	SafeMarginMm *wrapperspb.DoubleValue `protobuf:"bytes,8,opt,name=safe_margin_mm,json=safeMarginMm,proto3" json:"safe_margin_mm,omitempty"`
 	// The spot colour cut contours are stroked in ("CutContour" unless set).
 	CutContourSpot string `protobuf:"bytes,9,opt,name=cut_contour_spot,json=cutContourSpot,proto3" json:"cut_contour_spot,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// Whether a character no font has is left out of the text, with a
+	// missing_glyphs preflight warning, instead of failing the print; null:
+	// not set, so it fails unless the design says "missing_glyphs": "warn".
+	AllowMissingGlyphs *wrapperspb.BoolValue `protobuf:"bytes,10,opt,name=allow_missing_glyphs,json=allowMissingGlyphs,proto3" json:"allow_missing_glyphs,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *PrintSettings) Reset() {
@@ -2604,6 +2644,13 @@ func (x *PrintSettings) GetCutContourSpot() string {
 		return x.CutContourSpot
 	}
 	return ""
+}
+
+func (x *PrintSettings) GetAllowMissingGlyphs() *wrapperspb.BoolValue {
+	if x != nil {
+		return x.AllowMissingGlyphs
+	}
+	return nil
 }
 
 var File_platen_v1_catalog_proto protoreflect.FileDescriptor
@@ -2749,7 +2796,7 @@ const file_platen_v1_catalog_proto_rawDesc = "" +
 	"\x15DeleteProductResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12\x1d\n" +
 	"\n" +
-	"product_id\x18\x02 \x01(\x05R\tproductId\"\xb9\f\n" +
+	"product_id\x18\x02 \x01(\x05R\tproductId\"\x87\r\n" +
 	"\x0eProductVariant\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x05R\x02id\x12\x12\n" +
 	"\x04uuid\x18\x02 \x01(\tR\x04uuid\x12\x12\n" +
@@ -2784,7 +2831,8 @@ const file_platen_v1_catalog_proto_rawDesc = "" +
 	"\x11output_profile_id\x18\x18 \x01(\v2\x1c.google.protobuf.StringValueR\x0foutputProfileId\x12H\n" +
 	"\x11min_effective_ppi\x18\x19 \x01(\v2\x1c.google.protobuf.UInt32ValueR\x0fminEffectivePpi\x12B\n" +
 	"\x0esafe_margin_mm\x18\x1a \x01(\v2\x1c.google.protobuf.DoubleValueR\fsafeMarginMm\x12F\n" +
-	"\x10cut_contour_spot\x18\x1b \x01(\v2\x1c.google.protobuf.StringValueR\x0ecutContourSpot\"\x86\f\n" +
+	"\x10cut_contour_spot\x18\x1b \x01(\v2\x1c.google.protobuf.StringValueR\x0ecutContourSpot\x12L\n" +
+	"\x14allow_missing_glyphs\x18\x1c \x01(\v2\x1a.google.protobuf.BoolValueR\x12allowMissingGlyphs\"\xd4\f\n" +
 	"\x1bCreateProductVariantRequest\x120\n" +
 	"\x04uuid\x18\x01 \x01(\v2\x1c.google.protobuf.StringValueR\x04uuid\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12Z\n" +
@@ -2814,7 +2862,8 @@ const file_platen_v1_catalog_proto_rawDesc = "" +
 	"\x11output_profile_id\x18\x15 \x01(\v2\x1c.google.protobuf.StringValueR\x0foutputProfileId\x12H\n" +
 	"\x11min_effective_ppi\x18\x16 \x01(\v2\x1c.google.protobuf.UInt32ValueR\x0fminEffectivePpi\x12B\n" +
 	"\x0esafe_margin_mm\x18\x17 \x01(\v2\x1c.google.protobuf.DoubleValueR\fsafeMarginMm\x12F\n" +
-	"\x10cut_contour_spot\x18\x18 \x01(\v2\x1c.google.protobuf.StringValueR\x0ecutContourSpotB\r\n" +
+	"\x10cut_contour_spot\x18\x18 \x01(\v2\x1c.google.protobuf.StringValueR\x0ecutContourSpot\x12L\n" +
+	"\x14allow_missing_glyphs\x18\x19 \x01(\v2\x1a.google.protobuf.BoolValueR\x12allowMissingGlyphsB\r\n" +
 	"\v_product_idB\r\n" +
 	"\v_country_id\"9\n" +
 	"\x18GetProductVariantRequest\x12\x1d\n" +
@@ -2829,7 +2878,7 @@ const file_platen_v1_catalog_proto_rawDesc = "" +
 	"\v_product_id\"\x8b\x01\n" +
 	"\x1bListProductVariantsResponse\x12D\n" +
 	"\x10product_variants\x18\x01 \x03(\v2\x19.platen.v1.ProductVariantR\x0fproductVariants\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xe0\f\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xae\r\n" +
 	"\x1bUpdateProductVariantRequest\x12\x1d\n" +
 	"\n" +
 	"variant_id\x18\x01 \x01(\x05R\tvariantId\x12;\n" +
@@ -2863,7 +2912,8 @@ const file_platen_v1_catalog_proto_rawDesc = "" +
 	"\x11output_profile_id\x18\x17 \x01(\v2\x1c.google.protobuf.StringValueR\x0foutputProfileId\x12H\n" +
 	"\x11min_effective_ppi\x18\x18 \x01(\v2\x1c.google.protobuf.UInt32ValueR\x0fminEffectivePpi\x12B\n" +
 	"\x0esafe_margin_mm\x18\x19 \x01(\v2\x1c.google.protobuf.DoubleValueR\fsafeMarginMm\x12F\n" +
-	"\x10cut_contour_spot\x18\x1a \x01(\v2\x1c.google.protobuf.StringValueR\x0ecutContourSpotB\a\n" +
+	"\x10cut_contour_spot\x18\x1a \x01(\v2\x1c.google.protobuf.StringValueR\x0ecutContourSpot\x12L\n" +
+	"\x14allow_missing_glyphs\x18\x1b \x01(\v2\x1a.google.protobuf.BoolValueR\x12allowMissingGlyphsB\a\n" +
 	"\x05_uuidB\a\n" +
 	"\x05_nameB\r\n" +
 	"\v_product_idB\r\n" +
@@ -2878,7 +2928,7 @@ const file_platen_v1_catalog_proto_rawDesc = "" +
 	"\x17GetPrintSettingsRequest\x12$\n" +
 	"\x0eorder_item_uid\x18\x01 \x01(\tR\forderItemUid\x12*\n" +
 	"\x11design_version_id\x18\x02 \x01(\tR\x0fdesignVersionId\x120\n" +
-	"\x14ecommerce_variant_id\x18\x03 \x01(\tR\x12ecommerceVariantId\"\x87\x04\n" +
+	"\x14ecommerce_variant_id\x18\x03 \x01(\tR\x12ecommerceVariantId\"\xd5\x04\n" +
 	"\rPrintSettings\x12I\n" +
 	"\x12product_variant_id\x18\x01 \x01(\v2\x1b.google.protobuf.Int32ValueR\x10productVariantId\x12:\n" +
 	"\n" +
@@ -2891,7 +2941,9 @@ const file_platen_v1_catalog_proto_rawDesc = "" +
 	"\x11output_profile_id\x18\x06 \x01(\v2\x1c.google.protobuf.StringValueR\x0foutputProfileId\x12H\n" +
 	"\x11min_effective_ppi\x18\a \x01(\v2\x1c.google.protobuf.UInt32ValueR\x0fminEffectivePpi\x12B\n" +
 	"\x0esafe_margin_mm\x18\b \x01(\v2\x1c.google.protobuf.DoubleValueR\fsafeMarginMm\x12(\n" +
-	"\x10cut_contour_spot\x18\t \x01(\tR\x0ecutContourSpot2\xac\x10\n" +
+	"\x10cut_contour_spot\x18\t \x01(\tR\x0ecutContourSpot\x12L\n" +
+	"\x14allow_missing_glyphs\x18\n" +
+	" \x01(\v2\x1a.google.protobuf.BoolValueR\x12allowMissingGlyphs2\xac\x10\n" +
 	"\x0eCatalogService\x12\x83\x01\n" +
 	"\x15CreateProductCategory\x12'.platen.v1.CreateProductCategoryRequest\x1a\x1a.platen.v1.ProductCategory\"%\x82\xd3\xe4\x93\x02\x1f:\x01*\"\x1a/api/v1/product-categories\x12\x88\x01\n" +
 	"\x12GetProductCategory\x12$.platen.v1.GetProductCategoryRequest\x1a\x1a.platen.v1.ProductCategory\"0\x82\xd3\xe4\x93\x02*\x12(/api/v1/product-categories/{category_id}\x12\x8e\x01\n" +
@@ -2957,6 +3009,7 @@ var file_platen_v1_catalog_proto_goTypes = []any{
 	(*wrapperspb.Int32Value)(nil),         // 29: google.protobuf.Int32Value
 	(*wrapperspb.UInt32Value)(nil),        // 30: google.protobuf.UInt32Value
 	(*wrapperspb.DoubleValue)(nil),        // 31: google.protobuf.DoubleValue
+	(*wrapperspb.BoolValue)(nil),          // 32: google.protobuf.BoolValue
 }
 var file_platen_v1_catalog_proto_depIdxs = []int32{
 	26,  // 0: platen.v1.ProductCategory.parent_id:type_name -> google.protobuf.StringValue
@@ -3015,90 +3068,94 @@ var file_platen_v1_catalog_proto_depIdxs = []int32{
 	30,  // 53: platen.v1.ProductVariant.min_effective_ppi:type_name -> google.protobuf.UInt32Value
 	31,  // 54: platen.v1.ProductVariant.safe_margin_mm:type_name -> google.protobuf.DoubleValue
 	26,  // 55: platen.v1.ProductVariant.cut_contour_spot:type_name -> google.protobuf.StringValue
-	26,  // 56: platen.v1.CreateProductVariantRequest.uuid:type_name -> google.protobuf.StringValue
-	29,  // 57: platen.v1.CreateProductVariantRequest.product_variant_category_id:type_name -> google.protobuf.Int32Value
-	29,  // 58: platen.v1.CreateProductVariantRequest.price_id:type_name -> google.protobuf.Int32Value
-	26,  // 59: platen.v1.CreateProductVariantRequest.editor_product_id:type_name -> google.protobuf.StringValue
-	30,  // 60: platen.v1.CreateProductVariantRequest.weight:type_name -> google.protobuf.UInt32Value
-	29,  // 61: platen.v1.CreateProductVariantRequest.length:type_name -> google.protobuf.Int32Value
-	29,  // 62: platen.v1.CreateProductVariantRequest.width:type_name -> google.protobuf.Int32Value
-	29,  // 63: platen.v1.CreateProductVariantRequest.height:type_name -> google.protobuf.Int32Value
-	26,  // 64: platen.v1.CreateProductVariantRequest.description:type_name -> google.protobuf.StringValue
-	26,  // 65: platen.v1.CreateProductVariantRequest.customs_code:type_name -> google.protobuf.StringValue
-	26,  // 66: platen.v1.CreateProductVariantRequest.customs_description:type_name -> google.protobuf.StringValue
-	26,  // 67: platen.v1.CreateProductVariantRequest.long_customs_description:type_name -> google.protobuf.StringValue
-	30,  // 68: platen.v1.CreateProductVariantRequest.default_dpi:type_name -> google.protobuf.UInt32Value
-	26,  // 69: platen.v1.CreateProductVariantRequest.seo_details:type_name -> google.protobuf.StringValue
-	26,  // 70: platen.v1.CreateProductVariantRequest.ecommerce_tags:type_name -> google.protobuf.StringValue
-	29,  // 71: platen.v1.CreateProductVariantRequest.default_location_id:type_name -> google.protobuf.Int32Value
-	26,  // 72: platen.v1.CreateProductVariantRequest.output_profile_id:type_name -> google.protobuf.StringValue
-	30,  // 73: platen.v1.CreateProductVariantRequest.min_effective_ppi:type_name -> google.protobuf.UInt32Value
-	31,  // 74: platen.v1.CreateProductVariantRequest.safe_margin_mm:type_name -> google.protobuf.DoubleValue
-	26,  // 75: platen.v1.CreateProductVariantRequest.cut_contour_spot:type_name -> google.protobuf.StringValue
-	16,  // 76: platen.v1.ListProductVariantsResponse.product_variants:type_name -> platen.v1.ProductVariant
-	28,  // 77: platen.v1.UpdateProductVariantRequest.update_mask:type_name -> google.protobuf.FieldMask
-	29,  // 78: platen.v1.UpdateProductVariantRequest.product_variant_category_id:type_name -> google.protobuf.Int32Value
-	29,  // 79: platen.v1.UpdateProductVariantRequest.price_id:type_name -> google.protobuf.Int32Value
-	26,  // 80: platen.v1.UpdateProductVariantRequest.editor_product_id:type_name -> google.protobuf.StringValue
-	30,  // 81: platen.v1.UpdateProductVariantRequest.weight:type_name -> google.protobuf.UInt32Value
-	29,  // 82: platen.v1.UpdateProductVariantRequest.length:type_name -> google.protobuf.Int32Value
-	29,  // 83: platen.v1.UpdateProductVariantRequest.width:type_name -> google.protobuf.Int32Value
-	29,  // 84: platen.v1.UpdateProductVariantRequest.height:type_name -> google.protobuf.Int32Value
-	26,  // 85: platen.v1.UpdateProductVariantRequest.description:type_name -> google.protobuf.StringValue
-	26,  // 86: platen.v1.UpdateProductVariantRequest.customs_code:type_name -> google.protobuf.StringValue
-	26,  // 87: platen.v1.UpdateProductVariantRequest.customs_description:type_name -> google.protobuf.StringValue
-	26,  // 88: platen.v1.UpdateProductVariantRequest.long_customs_description:type_name -> google.protobuf.StringValue
-	30,  // 89: platen.v1.UpdateProductVariantRequest.default_dpi:type_name -> google.protobuf.UInt32Value
-	26,  // 90: platen.v1.UpdateProductVariantRequest.seo_details:type_name -> google.protobuf.StringValue
-	26,  // 91: platen.v1.UpdateProductVariantRequest.ecommerce_tags:type_name -> google.protobuf.StringValue
-	29,  // 92: platen.v1.UpdateProductVariantRequest.default_location_id:type_name -> google.protobuf.Int32Value
-	26,  // 93: platen.v1.UpdateProductVariantRequest.output_profile_id:type_name -> google.protobuf.StringValue
-	30,  // 94: platen.v1.UpdateProductVariantRequest.min_effective_ppi:type_name -> google.protobuf.UInt32Value
-	31,  // 95: platen.v1.UpdateProductVariantRequest.safe_margin_mm:type_name -> google.protobuf.DoubleValue
-	26,  // 96: platen.v1.UpdateProductVariantRequest.cut_contour_spot:type_name -> google.protobuf.StringValue
-	29,  // 97: platen.v1.PrintSettings.product_variant_id:type_name -> google.protobuf.Int32Value
-	29,  // 98: platen.v1.PrintSettings.product_id:type_name -> google.protobuf.Int32Value
-	29,  // 99: platen.v1.PrintSettings.category_id:type_name -> google.protobuf.Int32Value
-	26,  // 100: platen.v1.PrintSettings.output_profile_id:type_name -> google.protobuf.StringValue
-	30,  // 101: platen.v1.PrintSettings.min_effective_ppi:type_name -> google.protobuf.UInt32Value
-	31,  // 102: platen.v1.PrintSettings.safe_margin_mm:type_name -> google.protobuf.DoubleValue
-	1,   // 103: platen.v1.CatalogService.CreateProductCategory:input_type -> platen.v1.CreateProductCategoryRequest
-	2,   // 104: platen.v1.CatalogService.GetProductCategory:input_type -> platen.v1.GetProductCategoryRequest
-	3,   // 105: platen.v1.CatalogService.ListProductCategories:input_type -> platen.v1.ListProductCategoriesRequest
-	5,   // 106: platen.v1.CatalogService.UpdateProductCategory:input_type -> platen.v1.UpdateProductCategoryRequest
-	6,   // 107: platen.v1.CatalogService.DeleteProductCategory:input_type -> platen.v1.DeleteProductCategoryRequest
-	9,   // 108: platen.v1.CatalogService.CreateProduct:input_type -> platen.v1.CreateProductRequest
-	10,  // 109: platen.v1.CatalogService.GetProduct:input_type -> platen.v1.GetProductRequest
-	11,  // 110: platen.v1.CatalogService.ListProducts:input_type -> platen.v1.ListProductsRequest
-	13,  // 111: platen.v1.CatalogService.UpdateProduct:input_type -> platen.v1.UpdateProductRequest
-	14,  // 112: platen.v1.CatalogService.DeleteProduct:input_type -> platen.v1.DeleteProductRequest
-	17,  // 113: platen.v1.CatalogService.CreateProductVariant:input_type -> platen.v1.CreateProductVariantRequest
-	18,  // 114: platen.v1.CatalogService.GetProductVariant:input_type -> platen.v1.GetProductVariantRequest
-	19,  // 115: platen.v1.CatalogService.ListProductVariants:input_type -> platen.v1.ListProductVariantsRequest
-	21,  // 116: platen.v1.CatalogService.UpdateProductVariant:input_type -> platen.v1.UpdateProductVariantRequest
-	22,  // 117: platen.v1.CatalogService.DeleteProductVariant:input_type -> platen.v1.DeleteProductVariantRequest
-	24,  // 118: platen.v1.CatalogService.GetPrintSettings:input_type -> platen.v1.GetPrintSettingsRequest
-	0,   // 119: platen.v1.CatalogService.CreateProductCategory:output_type -> platen.v1.ProductCategory
-	0,   // 120: platen.v1.CatalogService.GetProductCategory:output_type -> platen.v1.ProductCategory
-	4,   // 121: platen.v1.CatalogService.ListProductCategories:output_type -> platen.v1.ListProductCategoriesResponse
-	0,   // 122: platen.v1.CatalogService.UpdateProductCategory:output_type -> platen.v1.ProductCategory
-	7,   // 123: platen.v1.CatalogService.DeleteProductCategory:output_type -> platen.v1.DeleteProductCategoryResponse
-	8,   // 124: platen.v1.CatalogService.CreateProduct:output_type -> platen.v1.Product
-	8,   // 125: platen.v1.CatalogService.GetProduct:output_type -> platen.v1.Product
-	12,  // 126: platen.v1.CatalogService.ListProducts:output_type -> platen.v1.ListProductsResponse
-	8,   // 127: platen.v1.CatalogService.UpdateProduct:output_type -> platen.v1.Product
-	15,  // 128: platen.v1.CatalogService.DeleteProduct:output_type -> platen.v1.DeleteProductResponse
-	16,  // 129: platen.v1.CatalogService.CreateProductVariant:output_type -> platen.v1.ProductVariant
-	16,  // 130: platen.v1.CatalogService.GetProductVariant:output_type -> platen.v1.ProductVariant
-	20,  // 131: platen.v1.CatalogService.ListProductVariants:output_type -> platen.v1.ListProductVariantsResponse
-	16,  // 132: platen.v1.CatalogService.UpdateProductVariant:output_type -> platen.v1.ProductVariant
-	23,  // 133: platen.v1.CatalogService.DeleteProductVariant:output_type -> platen.v1.DeleteProductVariantResponse
-	25,  // 134: platen.v1.CatalogService.GetPrintSettings:output_type -> platen.v1.PrintSettings
-	119, // [119:135] is the sub-list for method output_type
-	103, // [103:119] is the sub-list for method input_type
-	103, // [103:103] is the sub-list for extension type_name
-	103, // [103:103] is the sub-list for extension extendee
-	0,   // [0:103] is the sub-list for field type_name
+	32,  // 56: platen.v1.ProductVariant.allow_missing_glyphs:type_name -> google.protobuf.BoolValue
+	26,  // 57: platen.v1.CreateProductVariantRequest.uuid:type_name -> google.protobuf.StringValue
+	29,  // 58: platen.v1.CreateProductVariantRequest.product_variant_category_id:type_name -> google.protobuf.Int32Value
+	29,  // 59: platen.v1.CreateProductVariantRequest.price_id:type_name -> google.protobuf.Int32Value
+	26,  // 60: platen.v1.CreateProductVariantRequest.editor_product_id:type_name -> google.protobuf.StringValue
+	30,  // 61: platen.v1.CreateProductVariantRequest.weight:type_name -> google.protobuf.UInt32Value
+	29,  // 62: platen.v1.CreateProductVariantRequest.length:type_name -> google.protobuf.Int32Value
+	29,  // 63: platen.v1.CreateProductVariantRequest.width:type_name -> google.protobuf.Int32Value
+	29,  // 64: platen.v1.CreateProductVariantRequest.height:type_name -> google.protobuf.Int32Value
+	26,  // 65: platen.v1.CreateProductVariantRequest.description:type_name -> google.protobuf.StringValue
+	26,  // 66: platen.v1.CreateProductVariantRequest.customs_code:type_name -> google.protobuf.StringValue
+	26,  // 67: platen.v1.CreateProductVariantRequest.customs_description:type_name -> google.protobuf.StringValue
+	26,  // 68: platen.v1.CreateProductVariantRequest.long_customs_description:type_name -> google.protobuf.StringValue
+	30,  // 69: platen.v1.CreateProductVariantRequest.default_dpi:type_name -> google.protobuf.UInt32Value
+	26,  // 70: platen.v1.CreateProductVariantRequest.seo_details:type_name -> google.protobuf.StringValue
+	26,  // 71: platen.v1.CreateProductVariantRequest.ecommerce_tags:type_name -> google.protobuf.StringValue
+	29,  // 72: platen.v1.CreateProductVariantRequest.default_location_id:type_name -> google.protobuf.Int32Value
+	26,  // 73: platen.v1.CreateProductVariantRequest.output_profile_id:type_name -> google.protobuf.StringValue
+	30,  // 74: platen.v1.CreateProductVariantRequest.min_effective_ppi:type_name -> google.protobuf.UInt32Value
+	31,  // 75: platen.v1.CreateProductVariantRequest.safe_margin_mm:type_name -> google.protobuf.DoubleValue
+	26,  // 76: platen.v1.CreateProductVariantRequest.cut_contour_spot:type_name -> google.protobuf.StringValue
+	32,  // 77: platen.v1.CreateProductVariantRequest.allow_missing_glyphs:type_name -> google.protobuf.BoolValue
+	16,  // 78: platen.v1.ListProductVariantsResponse.product_variants:type_name -> platen.v1.ProductVariant
+	28,  // 79: platen.v1.UpdateProductVariantRequest.update_mask:type_name -> google.protobuf.FieldMask
+	29,  // 80: platen.v1.UpdateProductVariantRequest.product_variant_category_id:type_name -> google.protobuf.Int32Value
+	29,  // 81: platen.v1.UpdateProductVariantRequest.price_id:type_name -> google.protobuf.Int32Value
+	26,  // 82: platen.v1.UpdateProductVariantRequest.editor_product_id:type_name -> google.protobuf.StringValue
+	30,  // 83: platen.v1.UpdateProductVariantRequest.weight:type_name -> google.protobuf.UInt32Value
+	29,  // 84: platen.v1.UpdateProductVariantRequest.length:type_name -> google.protobuf.Int32Value
+	29,  // 85: platen.v1.UpdateProductVariantRequest.width:type_name -> google.protobuf.Int32Value
+	29,  // 86: platen.v1.UpdateProductVariantRequest.height:type_name -> google.protobuf.Int32Value
+	26,  // 87: platen.v1.UpdateProductVariantRequest.description:type_name -> google.protobuf.StringValue
+	26,  // 88: platen.v1.UpdateProductVariantRequest.customs_code:type_name -> google.protobuf.StringValue
+	26,  // 89: platen.v1.UpdateProductVariantRequest.customs_description:type_name -> google.protobuf.StringValue
+	26,  // 90: platen.v1.UpdateProductVariantRequest.long_customs_description:type_name -> google.protobuf.StringValue
+	30,  // 91: platen.v1.UpdateProductVariantRequest.default_dpi:type_name -> google.protobuf.UInt32Value
+	26,  // 92: platen.v1.UpdateProductVariantRequest.seo_details:type_name -> google.protobuf.StringValue
+	26,  // 93: platen.v1.UpdateProductVariantRequest.ecommerce_tags:type_name -> google.protobuf.StringValue
+	29,  // 94: platen.v1.UpdateProductVariantRequest.default_location_id:type_name -> google.protobuf.Int32Value
+	26,  // 95: platen.v1.UpdateProductVariantRequest.output_profile_id:type_name -> google.protobuf.StringValue
+	30,  // 96: platen.v1.UpdateProductVariantRequest.min_effective_ppi:type_name -> google.protobuf.UInt32Value
+	31,  // 97: platen.v1.UpdateProductVariantRequest.safe_margin_mm:type_name -> google.protobuf.DoubleValue
+	26,  // 98: platen.v1.UpdateProductVariantRequest.cut_contour_spot:type_name -> google.protobuf.StringValue
+	32,  // 99: platen.v1.UpdateProductVariantRequest.allow_missing_glyphs:type_name -> google.protobuf.BoolValue
+	29,  // 100: platen.v1.PrintSettings.product_variant_id:type_name -> google.protobuf.Int32Value
+	29,  // 101: platen.v1.PrintSettings.product_id:type_name -> google.protobuf.Int32Value
+	29,  // 102: platen.v1.PrintSettings.category_id:type_name -> google.protobuf.Int32Value
+	26,  // 103: platen.v1.PrintSettings.output_profile_id:type_name -> google.protobuf.StringValue
+	30,  // 104: platen.v1.PrintSettings.min_effective_ppi:type_name -> google.protobuf.UInt32Value
+	31,  // 105: platen.v1.PrintSettings.safe_margin_mm:type_name -> google.protobuf.DoubleValue
+	32,  // 106: platen.v1.PrintSettings.allow_missing_glyphs:type_name -> google.protobuf.BoolValue
+	1,   // 107: platen.v1.CatalogService.CreateProductCategory:input_type -> platen.v1.CreateProductCategoryRequest
+	2,   // 108: platen.v1.CatalogService.GetProductCategory:input_type -> platen.v1.GetProductCategoryRequest
+	3,   // 109: platen.v1.CatalogService.ListProductCategories:input_type -> platen.v1.ListProductCategoriesRequest
+	5,   // 110: platen.v1.CatalogService.UpdateProductCategory:input_type -> platen.v1.UpdateProductCategoryRequest
+	6,   // 111: platen.v1.CatalogService.DeleteProductCategory:input_type -> platen.v1.DeleteProductCategoryRequest
+	9,   // 112: platen.v1.CatalogService.CreateProduct:input_type -> platen.v1.CreateProductRequest
+	10,  // 113: platen.v1.CatalogService.GetProduct:input_type -> platen.v1.GetProductRequest
+	11,  // 114: platen.v1.CatalogService.ListProducts:input_type -> platen.v1.ListProductsRequest
+	13,  // 115: platen.v1.CatalogService.UpdateProduct:input_type -> platen.v1.UpdateProductRequest
+	14,  // 116: platen.v1.CatalogService.DeleteProduct:input_type -> platen.v1.DeleteProductRequest
+	17,  // 117: platen.v1.CatalogService.CreateProductVariant:input_type -> platen.v1.CreateProductVariantRequest
+	18,  // 118: platen.v1.CatalogService.GetProductVariant:input_type -> platen.v1.GetProductVariantRequest
+	19,  // 119: platen.v1.CatalogService.ListProductVariants:input_type -> platen.v1.ListProductVariantsRequest
+	21,  // 120: platen.v1.CatalogService.UpdateProductVariant:input_type -> platen.v1.UpdateProductVariantRequest
+	22,  // 121: platen.v1.CatalogService.DeleteProductVariant:input_type -> platen.v1.DeleteProductVariantRequest
+	24,  // 122: platen.v1.CatalogService.GetPrintSettings:input_type -> platen.v1.GetPrintSettingsRequest
+	0,   // 123: platen.v1.CatalogService.CreateProductCategory:output_type -> platen.v1.ProductCategory
+	0,   // 124: platen.v1.CatalogService.GetProductCategory:output_type -> platen.v1.ProductCategory
+	4,   // 125: platen.v1.CatalogService.ListProductCategories:output_type -> platen.v1.ListProductCategoriesResponse
+	0,   // 126: platen.v1.CatalogService.UpdateProductCategory:output_type -> platen.v1.ProductCategory
+	7,   // 127: platen.v1.CatalogService.DeleteProductCategory:output_type -> platen.v1.DeleteProductCategoryResponse
+	8,   // 128: platen.v1.CatalogService.CreateProduct:output_type -> platen.v1.Product
+	8,   // 129: platen.v1.CatalogService.GetProduct:output_type -> platen.v1.Product
+	12,  // 130: platen.v1.CatalogService.ListProducts:output_type -> platen.v1.ListProductsResponse
+	8,   // 131: platen.v1.CatalogService.UpdateProduct:output_type -> platen.v1.Product
+	15,  // 132: platen.v1.CatalogService.DeleteProduct:output_type -> platen.v1.DeleteProductResponse
+	16,  // 133: platen.v1.CatalogService.CreateProductVariant:output_type -> platen.v1.ProductVariant
+	16,  // 134: platen.v1.CatalogService.GetProductVariant:output_type -> platen.v1.ProductVariant
+	20,  // 135: platen.v1.CatalogService.ListProductVariants:output_type -> platen.v1.ListProductVariantsResponse
+	16,  // 136: platen.v1.CatalogService.UpdateProductVariant:output_type -> platen.v1.ProductVariant
+	23,  // 137: platen.v1.CatalogService.DeleteProductVariant:output_type -> platen.v1.DeleteProductVariantResponse
+	25,  // 138: platen.v1.CatalogService.GetPrintSettings:output_type -> platen.v1.PrintSettings
+	123, // [123:139] is the sub-list for method output_type
+	107, // [107:123] is the sub-list for method input_type
+	107, // [107:107] is the sub-list for extension type_name
+	107, // [107:107] is the sub-list for extension extendee
+	0,   // [0:107] is the sub-list for field type_name
 }
 
 func init() { file_platen_v1_catalog_proto_init() }

@@ -1928,8 +1928,11 @@ type PrintTemplate struct {
 	// The spot colour cut contours are stroked in; null: the team's default,
 	// else "CutContour".
 	CutContourSpot *wrapperspb.StringValue `protobuf:"bytes,21,opt,name=cut_contour_spot,json=cutContourSpot,proto3" json:"cut_contour_spot,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// True: a character no font has is left out of an item's text instead
+	// of failing the batch; null: the team's default, else false.
+	AllowMissingGlyphs *wrapperspb.BoolValue `protobuf:"bytes,22,opt,name=allow_missing_glyphs,json=allowMissingGlyphs,proto3" json:"allow_missing_glyphs,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *PrintTemplate) Reset() {
@@ -2105,6 +2108,13 @@ func (x *PrintTemplate) GetSafeMarginMm() *wrapperspb.DoubleValue {
 func (x *PrintTemplate) GetCutContourSpot() *wrapperspb.StringValue {
 	if x != nil {
 		return x.CutContourSpot
+	}
+	return nil
+}
+
+func (x *PrintTemplate) GetAllowMissingGlyphs() *wrapperspb.BoolValue {
+	if x != nil {
+		return x.AllowMissingGlyphs
 	}
 	return nil
 }
@@ -2304,8 +2314,11 @@ type CreatePrintTemplateRequest struct {
 	// The spot colour cut contours are stroked in; null: the team's default,
 	// else "CutContour".
 	CutContourSpot *wrapperspb.StringValue `protobuf:"bytes,18,opt,name=cut_contour_spot,json=cutContourSpot,proto3" json:"cut_contour_spot,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// True: a character no font has is left out of an item's text instead
+	// of failing the batch; null: the team's default, else false.
+	AllowMissingGlyphs *wrapperspb.BoolValue `protobuf:"bytes,19,opt,name=allow_missing_glyphs,json=allowMissingGlyphs,proto3" json:"allow_missing_glyphs,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *CreatePrintTemplateRequest) Reset() {
@@ -2460,6 +2473,13 @@ func (x *CreatePrintTemplateRequest) GetSafeMarginMm() *wrapperspb.DoubleValue {
 func (x *CreatePrintTemplateRequest) GetCutContourSpot() *wrapperspb.StringValue {
 	if x != nil {
 		return x.CutContourSpot
+	}
+	return nil
+}
+
+func (x *CreatePrintTemplateRequest) GetAllowMissingGlyphs() *wrapperspb.BoolValue {
+	if x != nil {
+		return x.AllowMissingGlyphs
 	}
 	return nil
 }
@@ -2688,8 +2708,11 @@ type UpdatePrintTemplateRequest struct {
 	// The spot colour cut contours are stroked in; null: the team's default,
 	// else "CutContour".
 	CutContourSpot *wrapperspb.StringValue `protobuf:"bytes,19,opt,name=cut_contour_spot,json=cutContourSpot,proto3" json:"cut_contour_spot,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// True: a character no font has is left out of an item's text instead
+	// of failing the batch; null: the team's default, else false.
+	AllowMissingGlyphs *wrapperspb.BoolValue `protobuf:"bytes,20,opt,name=allow_missing_glyphs,json=allowMissingGlyphs,proto3" json:"allow_missing_glyphs,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *UpdatePrintTemplateRequest) Reset() {
@@ -2851,6 +2874,13 @@ func (x *UpdatePrintTemplateRequest) GetSafeMarginMm() *wrapperspb.DoubleValue {
 func (x *UpdatePrintTemplateRequest) GetCutContourSpot() *wrapperspb.StringValue {
 	if x != nil {
 		return x.CutContourSpot
+	}
+	return nil
+}
+
+func (x *UpdatePrintTemplateRequest) GetAllowMissingGlyphs() *wrapperspb.BoolValue {
+	if x != nil {
+		return x.AllowMissingGlyphs
 	}
 	return nil
 }
@@ -4139,8 +4169,12 @@ type PressSettings struct {
 	SafeMarginMm *wrapperspb.DoubleValue `protobuf:"bytes,4,opt,name=safe_margin_mm,json=safeMarginMm,proto3" json:"safe_margin_mm,omitempty"`
 	// The spot colour cut contours are stroked in; null: "CutContour".
 	CutContourSpot *wrapperspb.StringValue `protobuf:"bytes,5,opt,name=cut_contour_spot,json=cutContourSpot,proto3" json:"cut_contour_spot,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// True leaves a character no font has out of the text, with a
+	// missing_glyphs preflight warning, instead of failing the print; null:
+	// false.
+	AllowMissingGlyphs *wrapperspb.BoolValue `protobuf:"bytes,6,opt,name=allow_missing_glyphs,json=allowMissingGlyphs,proto3" json:"allow_missing_glyphs,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *PressSettings) Reset() {
@@ -4204,6 +4238,13 @@ func (x *PressSettings) GetSafeMarginMm() *wrapperspb.DoubleValue {
 func (x *PressSettings) GetCutContourSpot() *wrapperspb.StringValue {
 	if x != nil {
 		return x.CutContourSpot
+	}
+	return nil
+}
+
+func (x *PressSettings) GetAllowMissingGlyphs() *wrapperspb.BoolValue {
+	if x != nil {
+		return x.AllowMissingGlyphs
 	}
 	return nil
 }
@@ -4272,8 +4313,10 @@ type UpdatePressSettingsRequest struct {
 	// bytes, no quotes, parentheses, commas or control characters, not All
 	// or None.
 	CutContourSpot *wrapperspb.StringValue `protobuf:"bytes,6,opt,name=cut_contour_spot,json=cutContourSpot,proto3" json:"cut_contour_spot,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// See PressSettings.
+	AllowMissingGlyphs *wrapperspb.BoolValue `protobuf:"bytes,7,opt,name=allow_missing_glyphs,json=allowMissingGlyphs,proto3" json:"allow_missing_glyphs,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *UpdatePressSettingsRequest) Reset() {
@@ -4344,6 +4387,13 @@ func (x *UpdatePressSettingsRequest) GetSafeMarginMm() *wrapperspb.DoubleValue {
 func (x *UpdatePressSettingsRequest) GetCutContourSpot() *wrapperspb.StringValue {
 	if x != nil {
 		return x.CutContourSpot
+	}
+	return nil
+}
+
+func (x *UpdatePressSettingsRequest) GetAllowMissingGlyphs() *wrapperspb.BoolValue {
+	if x != nil {
+		return x.AllowMissingGlyphs
 	}
 	return nil
 }
@@ -4502,7 +4552,7 @@ const file_platen_v1_operator_proto_rawDesc = "" +
 	"\x05token\x18\x01 \x01(\v2\x10.platen.v1.TokenR\x05token\x12!\n" +
 	"\fbearer_token\x18\x02 \x01(\tR\vbearerToken\"/\n" +
 	"\x12RevokeTokenRequest\x12\x19\n" +
-	"\btoken_id\x18\x01 \x01(\x05R\atokenId\"\xaf\a\n" +
+	"\btoken_id\x18\x01 \x01(\x05R\atokenId\"\xfd\a\n" +
 	"\rPrintTemplate\x12\x10\n" +
 	"\x03uid\x18\x01 \x01(\tR\x03uid\x12\x17\n" +
 	"\ateam_id\x18\x02 \x01(\x05R\x06teamId\x12\x12\n" +
@@ -4529,7 +4579,8 @@ const file_platen_v1_operator_proto_rawDesc = "" +
 	"\x11output_profile_id\x18\x12 \x01(\v2\x1c.google.protobuf.StringValueR\x0foutputProfileId\x12H\n" +
 	"\x11min_effective_ppi\x18\x13 \x01(\v2\x1c.google.protobuf.UInt32ValueR\x0fminEffectivePpi\x12B\n" +
 	"\x0esafe_margin_mm\x18\x14 \x01(\v2\x1c.google.protobuf.DoubleValueR\fsafeMarginMm\x12F\n" +
-	"\x10cut_contour_spot\x18\x15 \x01(\v2\x1c.google.protobuf.StringValueR\x0ecutContourSpot\"\x8b\x01\n" +
+	"\x10cut_contour_spot\x18\x15 \x01(\v2\x1c.google.protobuf.StringValueR\x0ecutContourSpot\x12L\n" +
+	"\x14allow_missing_glyphs\x18\x16 \x01(\v2\x1a.google.protobuf.BoolValueR\x12allowMissingGlyphs\"\x8b\x01\n" +
 	"\x11PrintTemplateGrid\x12\x18\n" +
 	"\acolumns\x18\x01 \x01(\x05R\acolumns\x12\x12\n" +
 	"\x04rows\x18\x02 \x01(\x05R\x04rows\x12\"\n" +
@@ -4539,7 +4590,7 @@ const file_platen_v1_operator_proto_rawDesc = "" +
 	"\x04x_mm\x18\x01 \x01(\x01R\x03xMm\x12\x11\n" +
 	"\x04y_mm\x18\x02 \x01(\x01R\x03yMm\x12\x19\n" +
 	"\bwidth_mm\x18\x03 \x01(\x01R\awidthMm\x12\x1b\n" +
-	"\theight_mm\x18\x04 \x01(\x01R\bheightMm\"\xc5\x06\n" +
+	"\theight_mm\x18\x04 \x01(\x01R\bheightMm\"\x93\a\n" +
 	"\x1aCreatePrintTemplateRequest\x12\x1c\n" +
 	"\ateam_id\x18\x01 \x01(\x05H\x00R\x06teamId\x88\x01\x01\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12$\n" +
@@ -4561,7 +4612,8 @@ const file_platen_v1_operator_proto_rawDesc = "" +
 	"\x11output_profile_id\x18\x0f \x01(\v2\x1c.google.protobuf.StringValueR\x0foutputProfileId\x12H\n" +
 	"\x11min_effective_ppi\x18\x10 \x01(\v2\x1c.google.protobuf.UInt32ValueR\x0fminEffectivePpi\x12B\n" +
 	"\x0esafe_margin_mm\x18\x11 \x01(\v2\x1c.google.protobuf.DoubleValueR\fsafeMarginMm\x12F\n" +
-	"\x10cut_contour_spot\x18\x12 \x01(\v2\x1c.google.protobuf.StringValueR\x0ecutContourSpotB\n" +
+	"\x10cut_contour_spot\x18\x12 \x01(\v2\x1c.google.protobuf.StringValueR\x0ecutContourSpot\x12L\n" +
+	"\x14allow_missing_glyphs\x18\x13 \x01(\v2\x1a.google.protobuf.BoolValueR\x12allowMissingGlyphsB\n" +
 	"\n" +
 	"\b_team_id\"<\n" +
 	"\x17GetPrintTemplateRequest\x12!\n" +
@@ -4578,7 +4630,7 @@ const file_platen_v1_operator_proto_rawDesc = "" +
 	"\v_variant_id\"\x87\x01\n" +
 	"\x1aListPrintTemplatesResponse\x12A\n" +
 	"\x0fprint_templates\x18\x01 \x03(\v2\x18.platen.v1.PrintTemplateR\x0eprintTemplates\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xd7\b\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xa5\t\n" +
 	"\x1aUpdatePrintTemplateRequest\x12!\n" +
 	"\ftemplate_uid\x18\x01 \x01(\tR\vtemplateUid\x12;\n" +
 	"\vupdate_mask\x18\x02 \x01(\v2\x1a.google.protobuf.FieldMaskR\n" +
@@ -4602,7 +4654,8 @@ const file_platen_v1_operator_proto_rawDesc = "" +
 	"\x11output_profile_id\x18\x10 \x01(\v2\x1c.google.protobuf.StringValueR\x0foutputProfileId\x12H\n" +
 	"\x11min_effective_ppi\x18\x11 \x01(\v2\x1c.google.protobuf.UInt32ValueR\x0fminEffectivePpi\x12B\n" +
 	"\x0esafe_margin_mm\x18\x12 \x01(\v2\x1c.google.protobuf.DoubleValueR\fsafeMarginMm\x12F\n" +
-	"\x10cut_contour_spot\x18\x13 \x01(\v2\x1c.google.protobuf.StringValueR\x0ecutContourSpotB\a\n" +
+	"\x10cut_contour_spot\x18\x13 \x01(\v2\x1c.google.protobuf.StringValueR\x0ecutContourSpot\x12L\n" +
+	"\x14allow_missing_glyphs\x18\x14 \x01(\v2\x1a.google.protobuf.BoolValueR\x12allowMissingGlyphsB\a\n" +
 	"\x05_nameB\x11\n" +
 	"\x0f_sheet_width_mmB\x12\n" +
 	"\x10_sheet_height_mmB\x10\n" +
@@ -4716,15 +4769,16 @@ const file_platen_v1_operator_proto_rawDesc = "" +
 	"\x1bDeleteOutputProfileResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12\x1f\n" +
 	"\vprofile_uid\x18\x02 \x01(\tR\n" +
-	"profileUid\"\xc8\x02\n" +
+	"profileUid\"\x96\x03\n" +
 	"\rPressSettings\x12\x17\n" +
 	"\ateam_id\x18\x01 \x01(\x05R\x06teamId\x12H\n" +
 	"\x11output_profile_id\x18\x02 \x01(\v2\x1c.google.protobuf.StringValueR\x0foutputProfileId\x12H\n" +
 	"\x11min_effective_ppi\x18\x03 \x01(\v2\x1c.google.protobuf.UInt32ValueR\x0fminEffectivePpi\x12B\n" +
 	"\x0esafe_margin_mm\x18\x04 \x01(\v2\x1c.google.protobuf.DoubleValueR\fsafeMarginMm\x12F\n" +
-	"\x10cut_contour_spot\x18\x05 \x01(\v2\x1c.google.protobuf.StringValueR\x0ecutContourSpot\"2\n" +
+	"\x10cut_contour_spot\x18\x05 \x01(\v2\x1c.google.protobuf.StringValueR\x0ecutContourSpot\x12L\n" +
+	"\x14allow_missing_glyphs\x18\x06 \x01(\v2\x1a.google.protobuf.BoolValueR\x12allowMissingGlyphs\"2\n" +
 	"\x17GetPressSettingsRequest\x12\x17\n" +
-	"\ateam_id\x18\x01 \x01(\x05R\x06teamId\"\x92\x03\n" +
+	"\ateam_id\x18\x01 \x01(\x05R\x06teamId\"\xe0\x03\n" +
 	"\x1aUpdatePressSettingsRequest\x12\x17\n" +
 	"\ateam_id\x18\x01 \x01(\x05R\x06teamId\x12;\n" +
 	"\vupdate_mask\x18\x02 \x01(\v2\x1a.google.protobuf.FieldMaskR\n" +
@@ -4732,7 +4786,8 @@ const file_platen_v1_operator_proto_rawDesc = "" +
 	"\x11output_profile_id\x18\x03 \x01(\v2\x1c.google.protobuf.StringValueR\x0foutputProfileId\x12H\n" +
 	"\x11min_effective_ppi\x18\x04 \x01(\v2\x1c.google.protobuf.UInt32ValueR\x0fminEffectivePpi\x12B\n" +
 	"\x0esafe_margin_mm\x18\x05 \x01(\v2\x1c.google.protobuf.DoubleValueR\fsafeMarginMm\x12F\n" +
-	"\x10cut_contour_spot\x18\x06 \x01(\v2\x1c.google.protobuf.StringValueR\x0ecutContourSpot2\xca$\n" +
+	"\x10cut_contour_spot\x18\x06 \x01(\v2\x1c.google.protobuf.StringValueR\x0ecutContourSpot\x12L\n" +
+	"\x14allow_missing_glyphs\x18\a \x01(\v2\x1a.google.protobuf.BoolValueR\x12allowMissingGlyphs2\xca$\n" +
 	"\x0fOperatorService\x12j\n" +
 	"\n" +
 	"ListPrints\x12\x1c.platen.v1.ListPrintsRequest\x1a\x1d.platen.v1.ListPrintsResponse\"\x1f\x82\xd3\xe4\x93\x02\x19\x12\x17/api/v1/operator/prints\x12d\n" +
@@ -4856,16 +4911,17 @@ var file_platen_v1_operator_proto_goTypes = []any{
 	(*wrapperspb.UInt32Value)(nil),                     // 60: google.protobuf.UInt32Value
 	(*BatchOrder)(nil),                                 // 61: platen.v1.BatchOrder
 	(*wrapperspb.DoubleValue)(nil),                     // 62: google.protobuf.DoubleValue
-	(*fieldmaskpb.FieldMask)(nil),                      // 63: google.protobuf.FieldMask
-	(*ProductVariant)(nil),                             // 64: platen.v1.ProductVariant
-	(*Product)(nil),                                    // 65: platen.v1.Product
-	(*GetBatchOrderRequest)(nil),                       // 66: platen.v1.GetBatchOrderRequest
-	(*SetWebhookEndpointRequest)(nil),                  // 67: platen.v1.SetWebhookEndpointRequest
-	(*ListWebhookDeliveriesRequest)(nil),               // 68: platen.v1.ListWebhookDeliveriesRequest
-	(*ResendWebhookDeliveryRequest)(nil),               // 69: platen.v1.ResendWebhookDeliveryRequest
-	(*WebhookEndpoint)(nil),                            // 70: platen.v1.WebhookEndpoint
-	(*ListWebhookDeliveriesResponse)(nil),              // 71: platen.v1.ListWebhookDeliveriesResponse
-	(*WebhookDelivery)(nil),                            // 72: platen.v1.WebhookDelivery
+	(*wrapperspb.BoolValue)(nil),                       // 63: google.protobuf.BoolValue
+	(*fieldmaskpb.FieldMask)(nil),                      // 64: google.protobuf.FieldMask
+	(*ProductVariant)(nil),                             // 65: platen.v1.ProductVariant
+	(*Product)(nil),                                    // 66: platen.v1.Product
+	(*GetBatchOrderRequest)(nil),                       // 67: platen.v1.GetBatchOrderRequest
+	(*SetWebhookEndpointRequest)(nil),                  // 68: platen.v1.SetWebhookEndpointRequest
+	(*ListWebhookDeliveriesRequest)(nil),               // 69: platen.v1.ListWebhookDeliveriesRequest
+	(*ResendWebhookDeliveryRequest)(nil),               // 70: platen.v1.ResendWebhookDeliveryRequest
+	(*WebhookEndpoint)(nil),                            // 71: platen.v1.WebhookEndpoint
+	(*ListWebhookDeliveriesResponse)(nil),              // 72: platen.v1.ListWebhookDeliveriesResponse
+	(*WebhookDelivery)(nil),                            // 73: platen.v1.WebhookDelivery
 }
 var file_platen_v1_operator_proto_depIdxs = []int32{
 	57,  // 0: platen.v1.Print.error:type_name -> google.protobuf.StringValue
@@ -4908,112 +4964,117 @@ var file_platen_v1_operator_proto_depIdxs = []int32{
 	60,  // 37: platen.v1.PrintTemplate.min_effective_ppi:type_name -> google.protobuf.UInt32Value
 	62,  // 38: platen.v1.PrintTemplate.safe_margin_mm:type_name -> google.protobuf.DoubleValue
 	57,  // 39: platen.v1.PrintTemplate.cut_contour_spot:type_name -> google.protobuf.StringValue
-	28,  // 40: platen.v1.CreatePrintTemplateRequest.grid:type_name -> platen.v1.PrintTemplateGrid
-	29,  // 41: platen.v1.CreatePrintTemplateRequest.slots:type_name -> platen.v1.PrintTemplateSlot
-	57,  // 42: platen.v1.CreatePrintTemplateRequest.output_profile_id:type_name -> google.protobuf.StringValue
-	60,  // 43: platen.v1.CreatePrintTemplateRequest.min_effective_ppi:type_name -> google.protobuf.UInt32Value
-	62,  // 44: platen.v1.CreatePrintTemplateRequest.safe_margin_mm:type_name -> google.protobuf.DoubleValue
-	57,  // 45: platen.v1.CreatePrintTemplateRequest.cut_contour_spot:type_name -> google.protobuf.StringValue
-	27,  // 46: platen.v1.ListPrintTemplatesResponse.print_templates:type_name -> platen.v1.PrintTemplate
-	63,  // 47: platen.v1.UpdatePrintTemplateRequest.update_mask:type_name -> google.protobuf.FieldMask
-	28,  // 48: platen.v1.UpdatePrintTemplateRequest.grid:type_name -> platen.v1.PrintTemplateGrid
-	29,  // 49: platen.v1.UpdatePrintTemplateRequest.slots:type_name -> platen.v1.PrintTemplateSlot
-	57,  // 50: platen.v1.UpdatePrintTemplateRequest.output_profile_id:type_name -> google.protobuf.StringValue
-	60,  // 51: platen.v1.UpdatePrintTemplateRequest.min_effective_ppi:type_name -> google.protobuf.UInt32Value
-	62,  // 52: platen.v1.UpdatePrintTemplateRequest.safe_margin_mm:type_name -> google.protobuf.DoubleValue
-	57,  // 53: platen.v1.UpdatePrintTemplateRequest.cut_contour_spot:type_name -> google.protobuf.StringValue
-	64,  // 54: platen.v1.OperatorServiceListProductVariantsResponse.product_variants:type_name -> platen.v1.ProductVariant
-	65,  // 55: platen.v1.OperatorServiceListProductVariantsResponse.products:type_name -> platen.v1.Product
-	58,  // 56: platen.v1.Font.created_at:type_name -> google.protobuf.Timestamp
-	40,  // 57: platen.v1.ListFontsResponse.fonts:type_name -> platen.v1.Font
-	58,  // 58: platen.v1.OutputProfile.created_at:type_name -> google.protobuf.Timestamp
-	47,  // 59: platen.v1.ListOutputProfilesResponse.output_profiles:type_name -> platen.v1.OutputProfile
-	57,  // 60: platen.v1.PressSettings.output_profile_id:type_name -> google.protobuf.StringValue
-	60,  // 61: platen.v1.PressSettings.min_effective_ppi:type_name -> google.protobuf.UInt32Value
-	62,  // 62: platen.v1.PressSettings.safe_margin_mm:type_name -> google.protobuf.DoubleValue
-	57,  // 63: platen.v1.PressSettings.cut_contour_spot:type_name -> google.protobuf.StringValue
-	63,  // 64: platen.v1.UpdatePressSettingsRequest.update_mask:type_name -> google.protobuf.FieldMask
-	57,  // 65: platen.v1.UpdatePressSettingsRequest.output_profile_id:type_name -> google.protobuf.StringValue
-	60,  // 66: platen.v1.UpdatePressSettingsRequest.min_effective_ppi:type_name -> google.protobuf.UInt32Value
-	62,  // 67: platen.v1.UpdatePressSettingsRequest.safe_margin_mm:type_name -> google.protobuf.DoubleValue
-	57,  // 68: platen.v1.UpdatePressSettingsRequest.cut_contour_spot:type_name -> google.protobuf.StringValue
-	3,   // 69: platen.v1.OperatorService.ListPrints:input_type -> platen.v1.ListPrintsRequest
-	5,   // 70: platen.v1.OperatorService.GetPrint:input_type -> platen.v1.GetPrintRequest
-	6,   // 71: platen.v1.OperatorService.RetryPrint:input_type -> platen.v1.RetryPrintRequest
-	7,   // 72: platen.v1.OperatorService.FlagPrint:input_type -> platen.v1.FlagPrintRequest
-	8,   // 73: platen.v1.OperatorService.CancelPrint:input_type -> platen.v1.CancelPrintRequest
-	9,   // 74: platen.v1.OperatorService.ListBatchOrders:input_type -> platen.v1.ListBatchOrdersRequest
-	11,  // 75: platen.v1.OperatorService.CreateBatchOrder:input_type -> platen.v1.OperatorServiceCreateBatchOrderRequest
-	66,  // 76: platen.v1.OperatorService.GetBatchOrder:input_type -> platen.v1.GetBatchOrderRequest
-	12,  // 77: platen.v1.OperatorService.GetWebhookEndpoint:input_type -> platen.v1.GetWebhookEndpointRequest
-	67,  // 78: platen.v1.OperatorService.SetWebhookEndpoint:input_type -> platen.v1.SetWebhookEndpointRequest
-	68,  // 79: platen.v1.OperatorService.ListWebhookDeliveries:input_type -> platen.v1.ListWebhookDeliveriesRequest
-	69,  // 80: platen.v1.OperatorService.ResendWebhookDelivery:input_type -> platen.v1.ResendWebhookDeliveryRequest
-	14,  // 81: platen.v1.OperatorService.ListTeams:input_type -> platen.v1.ListTeamsRequest
-	16,  // 82: platen.v1.OperatorService.CreateTeam:input_type -> platen.v1.CreateTeamRequest
-	18,  // 83: platen.v1.OperatorService.ListStores:input_type -> platen.v1.ListStoresRequest
-	20,  // 84: platen.v1.OperatorService.CreateStore:input_type -> platen.v1.CreateStoreRequest
-	22,  // 85: platen.v1.OperatorService.ListTokens:input_type -> platen.v1.ListTokensRequest
-	24,  // 86: platen.v1.OperatorService.IssueToken:input_type -> platen.v1.IssueTokenRequest
-	26,  // 87: platen.v1.OperatorService.RevokeToken:input_type -> platen.v1.RevokeTokenRequest
-	30,  // 88: platen.v1.OperatorService.CreatePrintTemplate:input_type -> platen.v1.CreatePrintTemplateRequest
-	31,  // 89: platen.v1.OperatorService.GetPrintTemplate:input_type -> platen.v1.GetPrintTemplateRequest
-	32,  // 90: platen.v1.OperatorService.ListPrintTemplates:input_type -> platen.v1.ListPrintTemplatesRequest
-	34,  // 91: platen.v1.OperatorService.UpdatePrintTemplate:input_type -> platen.v1.UpdatePrintTemplateRequest
-	35,  // 92: platen.v1.OperatorService.DeletePrintTemplate:input_type -> platen.v1.DeletePrintTemplateRequest
-	37,  // 93: platen.v1.OperatorService.AssignPrintTemplate:input_type -> platen.v1.AssignPrintTemplateRequest
-	38,  // 94: platen.v1.OperatorService.ListProductVariants:input_type -> platen.v1.OperatorServiceListProductVariantsRequest
-	41,  // 95: platen.v1.OperatorService.CreateFont:input_type -> platen.v1.CreateFontRequest
-	42,  // 96: platen.v1.OperatorService.ListFonts:input_type -> platen.v1.ListFontsRequest
-	44,  // 97: platen.v1.OperatorService.GetFont:input_type -> platen.v1.GetFontRequest
-	45,  // 98: platen.v1.OperatorService.DeleteFont:input_type -> platen.v1.DeleteFontRequest
-	48,  // 99: platen.v1.OperatorService.CreateOutputProfile:input_type -> platen.v1.CreateOutputProfileRequest
-	49,  // 100: platen.v1.OperatorService.ListOutputProfiles:input_type -> platen.v1.ListOutputProfilesRequest
-	51,  // 101: platen.v1.OperatorService.GetOutputProfile:input_type -> platen.v1.GetOutputProfileRequest
-	52,  // 102: platen.v1.OperatorService.DeleteOutputProfile:input_type -> platen.v1.DeleteOutputProfileRequest
-	55,  // 103: platen.v1.OperatorService.GetPressSettings:input_type -> platen.v1.GetPressSettingsRequest
-	56,  // 104: platen.v1.OperatorService.UpdatePressSettings:input_type -> platen.v1.UpdatePressSettingsRequest
-	4,   // 105: platen.v1.OperatorService.ListPrints:output_type -> platen.v1.ListPrintsResponse
-	0,   // 106: platen.v1.OperatorService.GetPrint:output_type -> platen.v1.Print
-	0,   // 107: platen.v1.OperatorService.RetryPrint:output_type -> platen.v1.Print
-	0,   // 108: platen.v1.OperatorService.FlagPrint:output_type -> platen.v1.Print
-	0,   // 109: platen.v1.OperatorService.CancelPrint:output_type -> platen.v1.Print
-	10,  // 110: platen.v1.OperatorService.ListBatchOrders:output_type -> platen.v1.ListBatchOrdersResponse
-	61,  // 111: platen.v1.OperatorService.CreateBatchOrder:output_type -> platen.v1.BatchOrder
-	61,  // 112: platen.v1.OperatorService.GetBatchOrder:output_type -> platen.v1.BatchOrder
-	70,  // 113: platen.v1.OperatorService.GetWebhookEndpoint:output_type -> platen.v1.WebhookEndpoint
-	70,  // 114: platen.v1.OperatorService.SetWebhookEndpoint:output_type -> platen.v1.WebhookEndpoint
-	71,  // 115: platen.v1.OperatorService.ListWebhookDeliveries:output_type -> platen.v1.ListWebhookDeliveriesResponse
-	72,  // 116: platen.v1.OperatorService.ResendWebhookDelivery:output_type -> platen.v1.WebhookDelivery
-	15,  // 117: platen.v1.OperatorService.ListTeams:output_type -> platen.v1.ListTeamsResponse
-	13,  // 118: platen.v1.OperatorService.CreateTeam:output_type -> platen.v1.Team
-	19,  // 119: platen.v1.OperatorService.ListStores:output_type -> platen.v1.ListStoresResponse
-	17,  // 120: platen.v1.OperatorService.CreateStore:output_type -> platen.v1.Store
-	23,  // 121: platen.v1.OperatorService.ListTokens:output_type -> platen.v1.ListTokensResponse
-	25,  // 122: platen.v1.OperatorService.IssueToken:output_type -> platen.v1.IssueTokenResponse
-	21,  // 123: platen.v1.OperatorService.RevokeToken:output_type -> platen.v1.Token
-	27,  // 124: platen.v1.OperatorService.CreatePrintTemplate:output_type -> platen.v1.PrintTemplate
-	27,  // 125: platen.v1.OperatorService.GetPrintTemplate:output_type -> platen.v1.PrintTemplate
-	33,  // 126: platen.v1.OperatorService.ListPrintTemplates:output_type -> platen.v1.ListPrintTemplatesResponse
-	27,  // 127: platen.v1.OperatorService.UpdatePrintTemplate:output_type -> platen.v1.PrintTemplate
-	36,  // 128: platen.v1.OperatorService.DeletePrintTemplate:output_type -> platen.v1.DeletePrintTemplateResponse
-	27,  // 129: platen.v1.OperatorService.AssignPrintTemplate:output_type -> platen.v1.PrintTemplate
-	39,  // 130: platen.v1.OperatorService.ListProductVariants:output_type -> platen.v1.OperatorServiceListProductVariantsResponse
-	40,  // 131: platen.v1.OperatorService.CreateFont:output_type -> platen.v1.Font
-	43,  // 132: platen.v1.OperatorService.ListFonts:output_type -> platen.v1.ListFontsResponse
-	40,  // 133: platen.v1.OperatorService.GetFont:output_type -> platen.v1.Font
-	46,  // 134: platen.v1.OperatorService.DeleteFont:output_type -> platen.v1.DeleteFontResponse
-	47,  // 135: platen.v1.OperatorService.CreateOutputProfile:output_type -> platen.v1.OutputProfile
-	50,  // 136: platen.v1.OperatorService.ListOutputProfiles:output_type -> platen.v1.ListOutputProfilesResponse
-	47,  // 137: platen.v1.OperatorService.GetOutputProfile:output_type -> platen.v1.OutputProfile
-	53,  // 138: platen.v1.OperatorService.DeleteOutputProfile:output_type -> platen.v1.DeleteOutputProfileResponse
-	54,  // 139: platen.v1.OperatorService.GetPressSettings:output_type -> platen.v1.PressSettings
-	54,  // 140: platen.v1.OperatorService.UpdatePressSettings:output_type -> platen.v1.PressSettings
-	105, // [105:141] is the sub-list for method output_type
-	69,  // [69:105] is the sub-list for method input_type
-	69,  // [69:69] is the sub-list for extension type_name
-	69,  // [69:69] is the sub-list for extension extendee
-	0,   // [0:69] is the sub-list for field type_name
+	63,  // 40: platen.v1.PrintTemplate.allow_missing_glyphs:type_name -> google.protobuf.BoolValue
+	28,  // 41: platen.v1.CreatePrintTemplateRequest.grid:type_name -> platen.v1.PrintTemplateGrid
+	29,  // 42: platen.v1.CreatePrintTemplateRequest.slots:type_name -> platen.v1.PrintTemplateSlot
+	57,  // 43: platen.v1.CreatePrintTemplateRequest.output_profile_id:type_name -> google.protobuf.StringValue
+	60,  // 44: platen.v1.CreatePrintTemplateRequest.min_effective_ppi:type_name -> google.protobuf.UInt32Value
+	62,  // 45: platen.v1.CreatePrintTemplateRequest.safe_margin_mm:type_name -> google.protobuf.DoubleValue
+	57,  // 46: platen.v1.CreatePrintTemplateRequest.cut_contour_spot:type_name -> google.protobuf.StringValue
+	63,  // 47: platen.v1.CreatePrintTemplateRequest.allow_missing_glyphs:type_name -> google.protobuf.BoolValue
+	27,  // 48: platen.v1.ListPrintTemplatesResponse.print_templates:type_name -> platen.v1.PrintTemplate
+	64,  // 49: platen.v1.UpdatePrintTemplateRequest.update_mask:type_name -> google.protobuf.FieldMask
+	28,  // 50: platen.v1.UpdatePrintTemplateRequest.grid:type_name -> platen.v1.PrintTemplateGrid
+	29,  // 51: platen.v1.UpdatePrintTemplateRequest.slots:type_name -> platen.v1.PrintTemplateSlot
+	57,  // 52: platen.v1.UpdatePrintTemplateRequest.output_profile_id:type_name -> google.protobuf.StringValue
+	60,  // 53: platen.v1.UpdatePrintTemplateRequest.min_effective_ppi:type_name -> google.protobuf.UInt32Value
+	62,  // 54: platen.v1.UpdatePrintTemplateRequest.safe_margin_mm:type_name -> google.protobuf.DoubleValue
+	57,  // 55: platen.v1.UpdatePrintTemplateRequest.cut_contour_spot:type_name -> google.protobuf.StringValue
+	63,  // 56: platen.v1.UpdatePrintTemplateRequest.allow_missing_glyphs:type_name -> google.protobuf.BoolValue
+	65,  // 57: platen.v1.OperatorServiceListProductVariantsResponse.product_variants:type_name -> platen.v1.ProductVariant
+	66,  // 58: platen.v1.OperatorServiceListProductVariantsResponse.products:type_name -> platen.v1.Product
+	58,  // 59: platen.v1.Font.created_at:type_name -> google.protobuf.Timestamp
+	40,  // 60: platen.v1.ListFontsResponse.fonts:type_name -> platen.v1.Font
+	58,  // 61: platen.v1.OutputProfile.created_at:type_name -> google.protobuf.Timestamp
+	47,  // 62: platen.v1.ListOutputProfilesResponse.output_profiles:type_name -> platen.v1.OutputProfile
+	57,  // 63: platen.v1.PressSettings.output_profile_id:type_name -> google.protobuf.StringValue
+	60,  // 64: platen.v1.PressSettings.min_effective_ppi:type_name -> google.protobuf.UInt32Value
+	62,  // 65: platen.v1.PressSettings.safe_margin_mm:type_name -> google.protobuf.DoubleValue
+	57,  // 66: platen.v1.PressSettings.cut_contour_spot:type_name -> google.protobuf.StringValue
+	63,  // 67: platen.v1.PressSettings.allow_missing_glyphs:type_name -> google.protobuf.BoolValue
+	64,  // 68: platen.v1.UpdatePressSettingsRequest.update_mask:type_name -> google.protobuf.FieldMask
+	57,  // 69: platen.v1.UpdatePressSettingsRequest.output_profile_id:type_name -> google.protobuf.StringValue
+	60,  // 70: platen.v1.UpdatePressSettingsRequest.min_effective_ppi:type_name -> google.protobuf.UInt32Value
+	62,  // 71: platen.v1.UpdatePressSettingsRequest.safe_margin_mm:type_name -> google.protobuf.DoubleValue
+	57,  // 72: platen.v1.UpdatePressSettingsRequest.cut_contour_spot:type_name -> google.protobuf.StringValue
+	63,  // 73: platen.v1.UpdatePressSettingsRequest.allow_missing_glyphs:type_name -> google.protobuf.BoolValue
+	3,   // 74: platen.v1.OperatorService.ListPrints:input_type -> platen.v1.ListPrintsRequest
+	5,   // 75: platen.v1.OperatorService.GetPrint:input_type -> platen.v1.GetPrintRequest
+	6,   // 76: platen.v1.OperatorService.RetryPrint:input_type -> platen.v1.RetryPrintRequest
+	7,   // 77: platen.v1.OperatorService.FlagPrint:input_type -> platen.v1.FlagPrintRequest
+	8,   // 78: platen.v1.OperatorService.CancelPrint:input_type -> platen.v1.CancelPrintRequest
+	9,   // 79: platen.v1.OperatorService.ListBatchOrders:input_type -> platen.v1.ListBatchOrdersRequest
+	11,  // 80: platen.v1.OperatorService.CreateBatchOrder:input_type -> platen.v1.OperatorServiceCreateBatchOrderRequest
+	67,  // 81: platen.v1.OperatorService.GetBatchOrder:input_type -> platen.v1.GetBatchOrderRequest
+	12,  // 82: platen.v1.OperatorService.GetWebhookEndpoint:input_type -> platen.v1.GetWebhookEndpointRequest
+	68,  // 83: platen.v1.OperatorService.SetWebhookEndpoint:input_type -> platen.v1.SetWebhookEndpointRequest
+	69,  // 84: platen.v1.OperatorService.ListWebhookDeliveries:input_type -> platen.v1.ListWebhookDeliveriesRequest
+	70,  // 85: platen.v1.OperatorService.ResendWebhookDelivery:input_type -> platen.v1.ResendWebhookDeliveryRequest
+	14,  // 86: platen.v1.OperatorService.ListTeams:input_type -> platen.v1.ListTeamsRequest
+	16,  // 87: platen.v1.OperatorService.CreateTeam:input_type -> platen.v1.CreateTeamRequest
+	18,  // 88: platen.v1.OperatorService.ListStores:input_type -> platen.v1.ListStoresRequest
+	20,  // 89: platen.v1.OperatorService.CreateStore:input_type -> platen.v1.CreateStoreRequest
+	22,  // 90: platen.v1.OperatorService.ListTokens:input_type -> platen.v1.ListTokensRequest
+	24,  // 91: platen.v1.OperatorService.IssueToken:input_type -> platen.v1.IssueTokenRequest
+	26,  // 92: platen.v1.OperatorService.RevokeToken:input_type -> platen.v1.RevokeTokenRequest
+	30,  // 93: platen.v1.OperatorService.CreatePrintTemplate:input_type -> platen.v1.CreatePrintTemplateRequest
+	31,  // 94: platen.v1.OperatorService.GetPrintTemplate:input_type -> platen.v1.GetPrintTemplateRequest
+	32,  // 95: platen.v1.OperatorService.ListPrintTemplates:input_type -> platen.v1.ListPrintTemplatesRequest
+	34,  // 96: platen.v1.OperatorService.UpdatePrintTemplate:input_type -> platen.v1.UpdatePrintTemplateRequest
+	35,  // 97: platen.v1.OperatorService.DeletePrintTemplate:input_type -> platen.v1.DeletePrintTemplateRequest
+	37,  // 98: platen.v1.OperatorService.AssignPrintTemplate:input_type -> platen.v1.AssignPrintTemplateRequest
+	38,  // 99: platen.v1.OperatorService.ListProductVariants:input_type -> platen.v1.OperatorServiceListProductVariantsRequest
+	41,  // 100: platen.v1.OperatorService.CreateFont:input_type -> platen.v1.CreateFontRequest
+	42,  // 101: platen.v1.OperatorService.ListFonts:input_type -> platen.v1.ListFontsRequest
+	44,  // 102: platen.v1.OperatorService.GetFont:input_type -> platen.v1.GetFontRequest
+	45,  // 103: platen.v1.OperatorService.DeleteFont:input_type -> platen.v1.DeleteFontRequest
+	48,  // 104: platen.v1.OperatorService.CreateOutputProfile:input_type -> platen.v1.CreateOutputProfileRequest
+	49,  // 105: platen.v1.OperatorService.ListOutputProfiles:input_type -> platen.v1.ListOutputProfilesRequest
+	51,  // 106: platen.v1.OperatorService.GetOutputProfile:input_type -> platen.v1.GetOutputProfileRequest
+	52,  // 107: platen.v1.OperatorService.DeleteOutputProfile:input_type -> platen.v1.DeleteOutputProfileRequest
+	55,  // 108: platen.v1.OperatorService.GetPressSettings:input_type -> platen.v1.GetPressSettingsRequest
+	56,  // 109: platen.v1.OperatorService.UpdatePressSettings:input_type -> platen.v1.UpdatePressSettingsRequest
+	4,   // 110: platen.v1.OperatorService.ListPrints:output_type -> platen.v1.ListPrintsResponse
+	0,   // 111: platen.v1.OperatorService.GetPrint:output_type -> platen.v1.Print
+	0,   // 112: platen.v1.OperatorService.RetryPrint:output_type -> platen.v1.Print
+	0,   // 113: platen.v1.OperatorService.FlagPrint:output_type -> platen.v1.Print
+	0,   // 114: platen.v1.OperatorService.CancelPrint:output_type -> platen.v1.Print
+	10,  // 115: platen.v1.OperatorService.ListBatchOrders:output_type -> platen.v1.ListBatchOrdersResponse
+	61,  // 116: platen.v1.OperatorService.CreateBatchOrder:output_type -> platen.v1.BatchOrder
+	61,  // 117: platen.v1.OperatorService.GetBatchOrder:output_type -> platen.v1.BatchOrder
+	71,  // 118: platen.v1.OperatorService.GetWebhookEndpoint:output_type -> platen.v1.WebhookEndpoint
+	71,  // 119: platen.v1.OperatorService.SetWebhookEndpoint:output_type -> platen.v1.WebhookEndpoint
+	72,  // 120: platen.v1.OperatorService.ListWebhookDeliveries:output_type -> platen.v1.ListWebhookDeliveriesResponse
+	73,  // 121: platen.v1.OperatorService.ResendWebhookDelivery:output_type -> platen.v1.WebhookDelivery
+	15,  // 122: platen.v1.OperatorService.ListTeams:output_type -> platen.v1.ListTeamsResponse
+	13,  // 123: platen.v1.OperatorService.CreateTeam:output_type -> platen.v1.Team
+	19,  // 124: platen.v1.OperatorService.ListStores:output_type -> platen.v1.ListStoresResponse
+	17,  // 125: platen.v1.OperatorService.CreateStore:output_type -> platen.v1.Store
+	23,  // 126: platen.v1.OperatorService.ListTokens:output_type -> platen.v1.ListTokensResponse
+	25,  // 127: platen.v1.OperatorService.IssueToken:output_type -> platen.v1.IssueTokenResponse
+	21,  // 128: platen.v1.OperatorService.RevokeToken:output_type -> platen.v1.Token
+	27,  // 129: platen.v1.OperatorService.CreatePrintTemplate:output_type -> platen.v1.PrintTemplate
+	27,  // 130: platen.v1.OperatorService.GetPrintTemplate:output_type -> platen.v1.PrintTemplate
+	33,  // 131: platen.v1.OperatorService.ListPrintTemplates:output_type -> platen.v1.ListPrintTemplatesResponse
+	27,  // 132: platen.v1.OperatorService.UpdatePrintTemplate:output_type -> platen.v1.PrintTemplate
+	36,  // 133: platen.v1.OperatorService.DeletePrintTemplate:output_type -> platen.v1.DeletePrintTemplateResponse
+	27,  // 134: platen.v1.OperatorService.AssignPrintTemplate:output_type -> platen.v1.PrintTemplate
+	39,  // 135: platen.v1.OperatorService.ListProductVariants:output_type -> platen.v1.OperatorServiceListProductVariantsResponse
+	40,  // 136: platen.v1.OperatorService.CreateFont:output_type -> platen.v1.Font
+	43,  // 137: platen.v1.OperatorService.ListFonts:output_type -> platen.v1.ListFontsResponse
+	40,  // 138: platen.v1.OperatorService.GetFont:output_type -> platen.v1.Font
+	46,  // 139: platen.v1.OperatorService.DeleteFont:output_type -> platen.v1.DeleteFontResponse
+	47,  // 140: platen.v1.OperatorService.CreateOutputProfile:output_type -> platen.v1.OutputProfile
+	50,  // 141: platen.v1.OperatorService.ListOutputProfiles:output_type -> platen.v1.ListOutputProfilesResponse
+	47,  // 142: platen.v1.OperatorService.GetOutputProfile:output_type -> platen.v1.OutputProfile
+	53,  // 143: platen.v1.OperatorService.DeleteOutputProfile:output_type -> platen.v1.DeleteOutputProfileResponse
+	54,  // 144: platen.v1.OperatorService.GetPressSettings:output_type -> platen.v1.PressSettings
+	54,  // 145: platen.v1.OperatorService.UpdatePressSettings:output_type -> platen.v1.PressSettings
+	110, // [110:146] is the sub-list for method output_type
+	74,  // [74:110] is the sub-list for method input_type
+	74,  // [74:74] is the sub-list for extension type_name
+	74,  // [74:74] is the sub-list for extension extendee
+	0,   // [0:74] is the sub-list for field type_name
 }
 
 func init() { file_platen_v1_operator_proto_init() }

@@ -92,8 +92,13 @@ type PrintSettings struct {
 	// item.
 	MinEffectivePpi uint32  `protobuf:"varint,5,opt,name=min_effective_ppi,json=minEffectivePpi,proto3" json:"min_effective_ppi,omitempty"`
 	SafeMarginMm    float64 `protobuf:"fixed64,6,opt,name=safe_margin_mm,json=safeMarginMm,proto3" json:"safe_margin_mm,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// When true, a character no font has is left out of the text (with a
+	// missing_glyphs preflight warning) instead of failing the render, as
+	// when the document's missing_glyphs is "warn". For sheets it applies to
+	// every item.
+	AllowMissingGlyphs bool `protobuf:"varint,7,opt,name=allow_missing_glyphs,json=allowMissingGlyphs,proto3" json:"allow_missing_glyphs,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *PrintSettings) Reset() {
@@ -166,6 +171,13 @@ func (x *PrintSettings) GetSafeMarginMm() float64 {
 		return x.SafeMarginMm
 	}
 	return 0
+}
+
+func (x *PrintSettings) GetAllowMissingGlyphs() bool {
+	if x != nil {
+		return x.AllowMissingGlyphs
+	}
+	return false
 }
 
 // OutputIntent is a press condition: a CMYK output ICC profile and how a
@@ -277,7 +289,8 @@ type RenderRequest struct {
 	// When set, the request lays out a batch's press sheets instead: one PDF,
 	// a page per sheet; document, surface_indexes and pdf_per_surface are
 	// ignored, formats must be FORMAT_PDF, and of settings only the press
-	// settings (output_intent, cut_contour_spot and the limits) apply.
+	// settings (output_intent, cut_contour_spot, allow_missing_glyphs and
+	// the limits) apply.
 	Sheets *SheetsJob `protobuf:"bytes,6,opt,name=sheets,proto3" json:"sheets,omitempty"`
 	// When set, the resolution the request renders at, whatever the
 	// document's dpi and the settings say: a preview stays small even for a
@@ -1083,7 +1096,7 @@ var File_platen_render_v1_render_proto protoreflect.FileDescriptor
 
 const file_platen_render_v1_render_proto_rawDesc = "" +
 	"\n" +
-	"\x1dplaten/render/v1/render.proto\x12\x10platen.render.v1\"\x81\x02\n" +
+	"\x1dplaten/render/v1/render.proto\x12\x10platen.render.v1\"\xb3\x02\n" +
 	"\rPrintSettings\x12\x10\n" +
 	"\x03dpi\x18\x01 \x01(\rR\x03dpi\x12\x1d\n" +
 	"\n" +
@@ -1091,7 +1104,8 @@ const file_platen_render_v1_render_proto_rawDesc = "" +
 	"\routput_intent\x18\x03 \x01(\v2\x1e.platen.render.v1.OutputIntentR\foutputIntent\x12(\n" +
 	"\x10cut_contour_spot\x18\x04 \x01(\tR\x0ecutContourSpot\x12*\n" +
 	"\x11min_effective_ppi\x18\x05 \x01(\rR\x0fminEffectivePpi\x12$\n" +
-	"\x0esafe_margin_mm\x18\x06 \x01(\x01R\fsafeMarginMm\"\xb7\x01\n" +
+	"\x0esafe_margin_mm\x18\x06 \x01(\x01R\fsafeMarginMm\x120\n" +
+	"\x14allow_missing_glyphs\x18\a \x01(\bR\x12allowMissingGlyphs\"\xb7\x01\n" +
 	"\fOutputIntent\x12\x18\n" +
 	"\aprofile\x18\x01 \x01(\fR\aprofile\x12\x16\n" +
 	"\x06sha256\x18\x02 \x01(\tR\x06sha256\x12\x1e\n" +
