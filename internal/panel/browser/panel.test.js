@@ -33,7 +33,7 @@ async function main() {
   // A failed print's page says why.
   await page.goto(base + '/operator/prints/' + env.FAILED_PRINT);
   const why = await page.locator('p.err').first().textContent();
-  report('a failed print says why', why.includes('unknown layer type'), why);
+  report('a failed print says why', why.includes('unknown font "Nope"'), why);
   await page.screenshot({ path: env.OUT + '/print.png', fullPage: true });
 
   // Retry, flag with a reason, cancel: each confirmed, each in the history.
