@@ -83,8 +83,9 @@ FUZZ_VALID ?= 1000000x
 FUZZ_UNESCAPE ?= 100000x
 FUZZ_CONTOUR ?= 30000x
 FUZZ_PLAIN ?= 300000x
+FUZZ_SVG ?= 100000x
 
-fuzz: test-tools ## run each fuzz target for about 30 s (a count of inputs each; FUZZTIME=… overrides): the design parser, the JSON splitter and validator, the template_config unescaper, the renderer, link tokens, die-cut contours, the answers' plain-string test
+fuzz: test-tools ## run each fuzz target for about 30 s (a count of inputs each; FUZZTIME=… overrides): the design parser, the JSON splitter and validator, the template_config unescaper, the renderer, link tokens, die-cut contours, the answers' plain-string test, SVG images
 	$(GO) test -run XXX -fuzz=FuzzParse -fuzztime=$(or $(FUZZTIME),$(FUZZ_PARSE)) ./internal/design/
 	$(GO) test -run XXX -fuzz=FuzzSplit -fuzztime=$(or $(FUZZTIME),$(FUZZ_SPLIT)) ./internal/jsonscan/
 	$(GO) test -run XXX -fuzz=FuzzValid -fuzztime=$(or $(FUZZTIME),$(FUZZ_VALID)) ./internal/jsonscan/
@@ -93,6 +94,7 @@ fuzz: test-tools ## run each fuzz target for about 30 s (a count of inputs each;
 	$(GO) test -run XXX -fuzz=FuzzVerify -fuzztime=$(or $(FUZZTIME),$(FUZZ_VERIFY)) ./internal/links/
 	$(GO) test -run XXX -fuzz=FuzzTrace -fuzztime=$(or $(FUZZTIME),$(FUZZ_CONTOUR)) ./internal/contour/
 	$(GO) test -run XXX -fuzz=FuzzPlain -fuzztime=$(or $(FUZZTIME),$(FUZZ_PLAIN)) ./internal/gateway/
+	$(GO) test -run XXX -fuzz=FuzzParse -fuzztime=$(or $(FUZZTIME),$(FUZZ_SVG)) ./internal/svgart/
 
 bench: build ## run the benchmarks of BENCHMARKS.md: HTTP, rendering, batches, webhooks, then hostile input
 	$(GO) run ./cmd/platen-bench -platen bin/platen $(BENCH_FLAGS)

@@ -115,3 +115,16 @@ func TestParseLimits(t *testing.T) {
 		}
 	}
 }
+
+// TestInvalidUTF8ReadsAsReplacement: a string's invalid UTF-8 reads as
+// U+FFFD, as encoding/json reads it, whichever way the string is read, so
+// that no reader after the parse (protobuf's among them) meets it.
+func TestInvalidUTF8ReadsAsReplacement(t *testing.T) {
+	d, err := Parse([]byte("{\"width\":1,\"height\":1,\"layers\":[{\"type\":\"image\",\"src\":\"data:\xff\",\"width\":1,\"height\":1}]}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Surfaces[0].Layers[0].Src; got != "data:\uFFFD" {
+		t.Errorf("src %q", got)
+	}
+}

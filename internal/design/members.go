@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/platen-print/platen/internal/jsonscan"
 )
@@ -162,9 +163,11 @@ func (m members) text(name, def string) (string, error) {
 		return "", errorf(m.pathOf(name), "must be a string, got %s", abbreviate(raw))
 	}
 	// The document was validated whole (rootObject): a string without an
-	// escape is its bytes. An image's data: URL is megabytes of those,
-	// which json.Unmarshal would scan twice more.
-	if body := raw[1 : len(raw)-1]; bytes.IndexByte(body, '\\') < 0 {
+	// escape, in valid UTF-8, is its bytes. An image's data: URL is
+	// megabytes of those, which json.Unmarshal would scan twice more.
+	// (json.Unmarshal turns invalid UTF-8 into U+FFFD, which every later
+	// reader, protobuf's included, can carry.)
+	if body := raw[1 : len(raw)-1]; bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
 		return string(body), nil
 	}
 	var s string

@@ -167,6 +167,9 @@ func (s *splitter) span(i int, span design.Span) error {
 	if err != nil {
 		return err
 	}
+	// The span's own style exists even when it has no text: an empty line
+	// takes its height from it.
+	s.style(i, span, own)
 	var run strings.Builder
 	runFont := own
 	flush := func() {
@@ -437,8 +440,8 @@ func (t *textLayout) lineMetrics(line textLine) (ascent, descent, gap, size floa
 	return ascent, descent, gap, size
 }
 
-// emptyLineSpan is the span an empty line takes its height from: the last
-// one that has text on a line before it, or the first.
+// emptyLineSpan is the style an empty line takes its height from: the
+// last one that has text on a line before it, or the first span's own.
 func (t *textLayout) emptyLineSpan(textLine) int {
 	for i := len(t.lines) - 1; i >= 0; i-- {
 		if n := len(t.lines[i].pieces); n > 0 {
