@@ -61,7 +61,7 @@ func scenarioNames() string {
 func orderBody(storeID, orderID, itemID string) []byte {
 	return fmt.Appendf(nil, `{"store_id":%q,"ecommerce_order_id":%q,"create_print_files":false,`+
 		`"items":[{"ecommerce_order_item_id":%q,"ecommerce_variant_id":"v1","quantity":1,`+
-		`"template_config":"%%7B%%22version%%22%%3A1%%7D","thumbnails":["https://example.com/t.png"]}]}`,
+		`"template_config":"%%7B%%22width%%22%%3A10%%2C%%22height%%22%%3A10%%2C%%22layers%%22%%3A%%5B%%5D%%7D","thumbnails":["https://example.com/t.png"]}]}`,
 		storeID, orderID, itemID)
 }
 

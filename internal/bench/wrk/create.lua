@@ -21,7 +21,7 @@ function request()
   local id = prefix .. "-" .. counter
   local body = '{"store_id":"' .. os.getenv("STORE") .. '","ecommerce_order_id":"o' .. id ..
     '","create_print_files":false,"items":[{"ecommerce_order_item_id":"i' .. id ..
-    '","ecommerce_variant_id":"v1","quantity":1,"template_config":"%7B%22version%22%3A1%7D",' ..
+    '","ecommerce_variant_id":"v1","quantity":1,"template_config":"%7B%22width%22%3A10%2C%22height%22%3A10%2C%22layers%22%3A%5B%5D%7D",' ..
     '"thumbnails":["https://example.com/t.png"]}]}'
   return wrk.format(nil, "/api/v1/orders", nil, body)
 end
