@@ -19,6 +19,7 @@ import (
 	"github.com/platen-print/platen/internal/iccprofile"
 	"github.com/platen-print/platen/internal/pdfxtest"
 	"github.com/platen-print/platen/internal/poppler"
+	"github.com/platen-print/platen/internal/testtools"
 )
 
 // images serves test images by src: the test's own input, as a fetcher
@@ -175,16 +176,7 @@ func rasterise(t *testing.T, pdf string, dpi int) image.Image {
 	t.Helper()
 	prefix := filepath.Join(t.TempDir(), "page")
 	poppler.Run(t, "pdftoppm", "-r", strconv.Itoa(dpi), "-png", "-singlefile", pdf, prefix)
-	f, err := os.Open(prefix + ".png")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return img
+	return testtools.ReadPNG(t, prefix+".png")
 }
 
 // field returns the numbers after key in pdfinfo's output.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"image"
-	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/platen-print/platen/internal/canvaspdf"
 	"github.com/platen-print/platen/internal/pdfxtest"
+	"github.com/platen-print/platen/internal/testtools"
 )
 
 // renderPDF draws art on a page of its intrinsic size through Platen's
@@ -55,7 +55,7 @@ func rasterPDF(t testing.TB, pdf []byte, w, h int) image.Image {
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("pdftoppm: %v: %s", err, b)
 	}
-	return readPNG(t, out+".png")
+	return testtools.ReadPNG(t, out+".png")
 }
 
 // rasterSVG renders svg to w×h pixels on white with rsvg-convert.
@@ -68,19 +68,6 @@ func rasterSVG(t testing.TB, svg []byte, w, h int) image.Image {
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("rsvg-convert: %v: %s", err, b)
 	}
-	return readPNG(t, out)
+	return testtools.ReadPNG(t, out)
 }
 
-func readPNG(t testing.TB, path string) image.Image {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return img
-}

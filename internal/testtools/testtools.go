@@ -6,6 +6,8 @@
 package testtools
 
 import (
+	"image"
+	"image/png"
 	"os"
 	"os/exec"
 	"testing"
@@ -32,4 +34,19 @@ func Missing(t testing.TB, why string) {
 		t.Fatal(why)
 	}
 	t.Skip(why)
+}
+
+// ReadPNG decodes the PNG file at path, failing t when it cannot.
+func ReadPNG(t testing.TB, path string) image.Image {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
 }
