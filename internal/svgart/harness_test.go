@@ -70,4 +70,3 @@ func rasterSVG(t testing.TB, svg []byte, w, h int) image.Image {
 	}
 	return testtools.ReadPNG(t, out)
 }
-
