@@ -725,11 +725,19 @@ func TestNotifyStartsCommittedJobs(t *testing.T) {
 	const poll = "(the poll is every 10 minutes)"
 	for i := range 5 {
 		first, second := fmt.Sprintf("first %d", i), fmt.Sprintf("second %d", i)
+		// River's own notification of this insert may be the one its
+		// limiter drops (one a queue every few milliseconds, and the job
+		// before ran just now): the product wakes after every commit, and
+		// so does the test.
 		insert(t, db, q, noteArgs{Text: first}, nil)
+		q.WakeSoon(river.QueueDefault)
 		tx, err := db.Begin()
 		if err != nil {
 			t.Fatal(err)
 		}
+		// A failure below must not leave the transaction open: the
+		// schema's cleanup would wait on it for ever.
+		defer func() { _ = tx.Rollback() }()
 		if err := q.InsertTx(ctx, tx, noteArgs{Text: second}, nil); err != nil {
 			t.Fatal(err)
 		}
