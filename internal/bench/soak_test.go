@@ -2,12 +2,13 @@ package bench
 
 import (
 	"bytes"
-	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/platen-print/platen/internal/testtools"
 )
 
 // soakSeries is samples every 10 s for 10 minutes whose RSS grows by
@@ -40,15 +41,7 @@ func TestSoakChartsAndCSV(t *testing.T) {
 	if err := drawSoakCharts(filepath.Join(dir, "c.png"), "Soak, test", samples, 2*time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(filepath.Join(dir, "c.png"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := testtools.ReadPNG(t, filepath.Join(dir, "c.png"))
 	// The line is drawn in blue: some pixels must be.
 	blue := 0
 	b := img.Bounds()

@@ -3,10 +3,10 @@ package poppler
 import (
 	"fmt"
 	"image/color"
-	"image/png"
-	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/platen-print/platen/internal/testtools"
 )
 
 // Pixel is the colour at (x, y) mm from the top-left corner of page (from
@@ -17,15 +17,6 @@ func Pixel(t testing.TB, pdf string, page, dpi int, x, y float64) color.RGBA {
 	out := filepath.Join(t.TempDir(), "px")
 	n := fmt.Sprint(page)
 	Run(t, "pdftoppm", "-png", "-r", fmt.Sprint(dpi), "-f", n, "-l", n, "-x", px(x), "-y", px(y), "-W", "1", "-H", "1", "-singlefile", pdf, out)
-	f, err := os.Open(out + ".png")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, g, b, _ := img.At(0, 0).RGBA()
+	r, g, b, _ := testtools.ReadPNG(t, out+".png").At(0, 0).RGBA()
 	return color.RGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 255}
 }

@@ -36,7 +36,7 @@ func MissingFallbacks(fallbacks []string) []string {
 	if fallbacks == nil {
 		fallbacks = render.DefaultFallbackFonts
 	}
-	return render.NewFonts(nil).SetFallbacks(fallbacks)
+	return new(render.Fonts).SetFallbacks(fallbacks) // only the files are looked at
 }
 
 func loadFontDir(dir string) (*render.Fonts, error) {
