@@ -9,6 +9,8 @@ import (
 
 	"github.com/tdewolff/canvas"
 	sfnt "github.com/tdewolff/font"
+
+	"github.com/platen-print/platen/internal/sfntcheck"
 )
 
 // MaxBytes bounds a font file: its base64 in a JSON body must stay under
@@ -51,6 +53,11 @@ func Inspect(data []byte) (info *Info, err error) {
 	}
 	format, err := signature(data)
 	if err != nil {
+		return nil, err
+	}
+	// Before the font library reads it: the library outlines whatever a
+	// glyph asks for, and a few kilobytes can ask for gigabytes.
+	if err := sfntcheck.Check(data); err != nil {
 		return nil, err
 	}
 	// The font library reads what it is given on trust; a file damaged

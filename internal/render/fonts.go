@@ -20,6 +20,8 @@ import (
 	"golang.org/x/image/font/gofont/goregular"
 	"golang.org/x/image/font/gofont/gosmallcaps"
 	"golang.org/x/image/font/gofont/gosmallcapsitalic"
+
+	"github.com/platen-print/platen/internal/sfntcheck"
 )
 
 // builtinFonts are the Go fonts every renderer has (contract §7).
@@ -118,7 +120,15 @@ func (f *Fonts) Font(name string) (*canvas.Font, error) {
 	return parseFont(name, data)
 }
 
+// parseFont parses a font after bounding what its glyphs may ask of the
+// font library: a font stored before uploads were checked, or put in
+// --font-dir or the fallback chain, fails the prints that use it with the
+// reason rather than outlining without end. Parsing happens once per
+// pooled copy, and the check costs milliseconds against its tens.
 func parseFont(name string, data []byte) (*canvas.Font, error) {
+	if err := sfntcheck.Check(data); err != nil {
+		return nil, fmt.Errorf("font %q cannot be used: %v", name, err)
+	}
 	font, err := canvas.LoadFont(data, 0, canvas.FontRegular)
 	if err != nil {
 		return nil, fmt.Errorf("font %q cannot be read: %v", name, err)
