@@ -72,6 +72,7 @@ var attacks = []attack{
 	{"unauth-8mb", "8 MB order bodies without a token, 8 senders", attackUnauthenticated},
 	{"backlog", "a 500-line shop order of a slow design (about 1 s a render)", attackBacklog},
 	{"nul", "NUL inside properties and note, 4 senders", attackDesign(nulOrder)},
+	{"font-bomb", "an operator's uploads of a 150 KB TTF whose A nests 4 composite glyphs 8 deep, 2 senders", attackFontBomb},
 }
 
 func findAttack(name string) *attack {

@@ -72,7 +72,7 @@ func NewOutputIntent(c OutputCondition) (*OutputIntent, error) {
 	if c.Identifier == "" {
 		return nil, errors.New("canvaspdf: an output condition needs an identifier")
 	}
-	if err := checkICC(c.Profile, "prtr", "CMYK"); err != nil {
+	if err := CheckOutputProfile(c.Profile); err != nil {
 		return nil, fmt.Errorf("canvaspdf: output condition %s: %w", c.Identifier, err)
 	}
 	if c.Info == "" {
@@ -123,8 +123,14 @@ var srgbProfile = sync.OnceValue(func() []byte { return deflate(iccprofile.SRGB)
 
 // CheckOutputProfile reports what makes profile unfit to be an output
 // intent's, as NewOutputIntent checks it: it must be an ICC output-device
-// ("prtr") profile whose colour space is CMYK.
-func CheckOutputProfile(profile []byte) error { return checkICC(profile, "prtr", "CMYK") }
+// ("prtr") profile whose colour space is CMYK, read whole: a valid header
+// in front of anything else would be embedded as a broken output intent.
+func CheckOutputProfile(profile []byte) error {
+	if err := checkICC(profile, "prtr", "CMYK"); err != nil {
+		return err
+	}
+	return checkICCWhole(profile)
+}
 
 // checkICC reports whether profile has an ICC header of the given device
 // class and colour space.
