@@ -126,12 +126,13 @@ func (f *Fonts) Font(name string) (*canvas.Font, error) {
 // reason rather than outlining without end. Parsing happens once per
 // pooled copy, and the check costs milliseconds against its tens.
 func parseFont(name string, data []byte) (*canvas.Font, error) {
-	if err := sfntcheck.Check(data); err != nil {
-		return nil, fmt.Errorf("font %q cannot be used: %v", name, err)
-	}
+	// Loading parses the tables without outlining any glyph.
 	font, err := canvas.LoadFont(data, 0, canvas.FontRegular)
 	if err != nil {
 		return nil, fmt.Errorf("font %q cannot be read: %v", name, err)
+	}
+	if err := sfntcheck.Check(data); err != nil {
+		return nil, fmt.Errorf("font %q cannot be used: %v", name, err)
 	}
 	return font, nil
 }
