@@ -143,7 +143,7 @@ func (i *Interceptor) run(ctx context.Context, req any, id int, handler grpc.Una
 	// The answer is remembered even if the client went away meanwhile.
 	bg := context.WithoutCancel(ctx)
 	if err != nil {
-		_ = i.store.Abandon(bg, id)
+		i.release(bg, id)
 		return nil, err
 	}
 	packed, err := anypb.New(resp.(proto.Message))
@@ -157,9 +157,40 @@ func (i *Interceptor) run(ctx context.Context, req any, id int, handler grpc.Una
 		// The request itself succeeded: answer it. Its key is freed so a
 		// retry runs again (and meets, for a create, the duplicate's 409).
 		slog.WarnContext(ctx, "could not remember the answer for an idempotency key", "error", err)
-		_ = i.store.Abandon(bg, id)
+		i.release(bg, id)
 	}
 	return resp, nil
+}
+
+// ReleaseRetry is how often a key whose release met an unreachable
+// database is released again, until the database answers.
+const ReleaseRetry = 200 * time.Millisecond
+
+// release forgets the request begun as id, so that a retry runs again. A
+// request that failed because the database went away mostly cannot forget
+// it then either: left alone, its key would answer "still in progress"
+// (409) until the lease passed, minutes after the database came back. It
+// is tried again in the background until the database answers, so that
+// the client's retry, once the database is back, runs.
+func (i *Interceptor) release(ctx context.Context, id int) {
+	if err := i.store.Abandon(ctx, id); err == nil || !apierr.Unreachable(err) {
+		return
+	}
+	go i.releaseLater(ctx, id, time.Now().Add(Lease))
+}
+
+// releaseLater retries the release until it is done, fails for another
+// reason (the database closed at shutdown), or the lease has passed, when
+// the next request with the key takes the record over anyway.
+func (i *Interceptor) releaseLater(ctx context.Context, id int, until time.Time) {
+	for time.Now().Before(until) {
+		time.Sleep(ReleaseRetry)
+		err := i.store.Abandon(ctx, id)
+		if err == nil || !apierr.Unreachable(err) {
+			return
+		}
+	}
+	slog.WarnContext(ctx, "could not release an idempotency key; the lease frees it", "id", id)
 }
 
 func replay(ctx context.Context, rec *Record, method string, hash []byte) (any, error) {
