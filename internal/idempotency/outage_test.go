@@ -35,8 +35,8 @@ func TestOutageReleasesTheKey(t *testing.T) {
 		wantRefusal(t, "the request during the outage", err, codes.Unavailable, "database")
 
 		time.Sleep(3 * idempotency.ReleaseRetry) // still down: the key stays taken
-		store.down.Store(false)                   // the database is back
-		time.Sleep(3 * idempotency.ReleaseRetry)  // the release's next try
+		store.down.Store(false)                  // the database is back
+		time.Sleep(3 * idempotency.ReleaseRetry) // the release's next try
 		answer, err := call(i, ctx, createMethod, "order 1", h.handle)
 		if err != nil || answer != "answer to order 1" || h.count() != 1 {
 			t.Errorf("the retry after the outage: %q, %v after %d runs; want it run", answer, err, h.count())
@@ -62,4 +62,3 @@ func (c *cutAbandon) Abandon(ctx context.Context, id int) error {
 	}
 	return c.Idempotency.Abandon(ctx, id)
 }
-
