@@ -76,6 +76,7 @@ func TestPostgresSilentPartition(t *testing.T) {
 	}
 	time.Sleep(500 * time.Millisecond)
 	outage.Silence()
+	defer outage.Up() // before the server's shutdown, should the test fail
 	silenced := time.Now()
 	time.Sleep(4 * bound)
 	close(stop)
