@@ -24,22 +24,26 @@ func TestOutageReleasesTheKey(t *testing.T) {
 		db := openStore(t, b)
 		store := &cutAbandon{Idempotency: db.Idempotency()}
 		i := idempotency.New(store)
-		ctx := caller("k-outage")
 		var h handler
 
 		store.down.Store(true)
 		outage := func(context.Context, any) (any, error) {
 			return nil, fmt.Errorf("insert order: %w", driver.ErrBadConn)
 		}
-		_, err := call(i, ctx, createMethod, "order 1", outage)
-		wantRefusal(t, "the request during the outage", err, codes.Unavailable, "database")
+		keys := []string{"k-outage-1", "k-outage-2", "k-outage-3"}
+		for _, key := range keys {
+			_, err := call(i, caller(key), createMethod, "order of "+key, outage)
+			wantRefusal(t, "a request during the outage", err, codes.Unavailable, "database")
+		}
 
-		time.Sleep(3 * idempotency.ReleaseRetry) // still down: the key stays taken
+		time.Sleep(3 * idempotency.ReleaseRetry) // still down: the keys stay taken
 		store.down.Store(false)                  // the database is back
-		time.Sleep(3 * idempotency.ReleaseRetry) // the release's next try
-		answer, err := call(i, ctx, createMethod, "order 1", h.handle)
-		if err != nil || answer != "answer to order 1" || h.count() != 1 {
-			t.Errorf("the retry after the outage: %q, %v after %d runs; want it run", answer, err, h.count())
+		time.Sleep(3 * idempotency.ReleaseRetry) // the releaser's next pass
+		for n, key := range keys {
+			answer, err := call(i, caller(key), createMethod, "order of "+key, h.handle)
+			if err != nil || answer != "answer to order of "+key || h.count() != n+1 {
+				t.Errorf("the retry of %s after the outage: %q, %v after %d runs; want it run", key, answer, err, h.count())
+			}
 		}
 		if n := store.tries.Load(); n < 2 {
 			t.Errorf("the key's release was tried %d times, want it tried again until it went through", n)
