@@ -50,13 +50,15 @@ func ToStatus(ctx context.Context, err error) *status.Status {
 		code = codes.ResourceExhausted
 	case errors.Is(err, ErrPrecondition):
 		code = codes.FailedPrecondition
+	case Unreachable(err):
+		// Before the context's errors: a database that did not answer
+		// within its bound is an outage to retry, not the caller's deadline.
+		slog.WarnContext(ctx, "database unreachable", "error", err)
+		code, message = codes.Unavailable, "the database cannot be reached; try again shortly"
 	case errors.Is(err, context.Canceled):
 		code, message = codes.Canceled, "the request was cancelled"
 	case errors.Is(err, context.DeadlineExceeded):
 		code, message = codes.DeadlineExceeded, "the request took too long"
-	case Unreachable(err):
-		slog.WarnContext(ctx, "database unreachable", "error", err)
-		code, message = codes.Unavailable, "the database cannot be reached; try again shortly"
 	default:
 		slog.ErrorContext(ctx, "internal error", "error", err)
 		message = "internal error"
@@ -91,16 +93,33 @@ func UnaryServerInterceptor(ctx context.Context, req any, _ *grpc.UnaryServerInf
 	return resp, nil
 }
 
+// ErrDatabaseTimeout marks a call to the database that got no answer
+// within the bound the operator set (--db-timeout): the database is cut
+// off or overwhelmed, which is an outage like a refused connection.
+var ErrDatabaseTimeout = errors.New("the database did not answer in time")
+
 // Unreachable reports whether err says the database cannot be reached
-// right now: a connection refused, reset or timed out, a session the
-// server ended (shutting down, restarting), which pass by themselves and
-// are the client's to retry, not faults of Platen's.
+// right now: a connection refused, reset, closed or timed out, a session
+// the server ended (shutting down, restarting), which pass by themselves
+// and are the client's to retry, not faults of Platen's.
 func Unreachable(err error) bool {
 	var netErr net.Error
 	var sqlState interface{ SQLState() string }
+	var retry interface{ SafeToRetry() bool }
 	switch {
-	case errors.Is(err, driver.ErrBadConn), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, net.ErrClosed),
-		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+	case errors.Is(err, ErrDatabaseTimeout):
+		return true
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
+		// The caller's own deadline or cancellation, not the database's
+		// (context.DeadlineExceeded is a net.Error too).
+		return false
+	case errors.Is(err, driver.ErrBadConn), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF),
+		errors.Is(err, net.ErrClosed), errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET),
+		errors.Is(err, syscall.EPIPE), errors.Is(err, syscall.ETIMEDOUT):
+		return true
+	case errors.As(err, &retry) && retry.SafeToRetry():
+		// pgx's word for a connection that failed before the statement
+		// reached the server: "conn closed", a write that did not go out.
 		return true
 	case errors.As(err, &netErr):
 		return true

@@ -20,6 +20,8 @@ type api struct {
 	c      *cluster
 	client *http.Client
 	next   atomic.Uint64 // which serve takes the next request
+	// watch records the exchanges around the silent partition.
+	watch partitionWatch
 }
 
 func newAPI(c *cluster) *api {
@@ -54,14 +56,22 @@ func (a *api) once(ctx context.Context, i int, method, path string, body []byte,
 	if key != "" {
 		req.Header.Set("Idempotency-Key", key)
 	}
+	start := time.Now()
+	ans, err := a.exchange(req)
+	a.watch.note(start, method, path, key, ans, err)
+	return ans, err
+}
+
+// exchange sends req and reads its answer.
+func (a *api) exchange(req *http.Request) (answer, error) {
 	resp, err := a.client.Do(req)
 	if err != nil {
-		return answer{}, err
+		return answer{header: http.Header{}}, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return answer{}, err
+		return answer{header: resp.Header}, err
 	}
 	return answer{status: resp.StatusCode, body: b, header: resp.Header}, nil
 }

@@ -56,6 +56,7 @@ func TestCluster(t *testing.T) {
 		c.checkEvents(ps),
 		c.checkFiles(t, ps),
 		c.checkQueues(t, ps),
+		ld.api.watch.row(),
 	}
 	printTable(t, fs, rows, time.Since(start))
 }

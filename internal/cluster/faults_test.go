@@ -37,6 +37,7 @@ func faults() []*fault {
 		{name: "kill -9 serve-1, start it again", run: killServe},
 		{name: "kill -9 render-1, start it again", run: killRender},
 		{name: "PostgreSQL connections reset for 10 s", run: databaseDown},
+		{name: "PostgreSQL silent (packets dropped, connections open) 12 s", run: databaseSilent},
 		{name: "S3 server stopped (SIGSTOP) for 15 s", run: s3Down},
 		{name: "SIGTERM serve-2 with renders in flight, start it again", run: terminateServe},
 	}

@@ -28,6 +28,11 @@ type Config struct {
 	LogLevel        string
 	AccessLog       bool
 	ShutdownTimeout time.Duration
+	// DBTimeout bounds each call `platen serve` makes to PostgreSQL
+	// (connect, statement, commit): past it the call fails and the API
+	// answers 503 with Retry-After rather than wait on a database that
+	// went silent.
+	DBTimeout time.Duration
 	// DebugAddr serves net/http/pprof when set; never on a public address.
 	DebugAddr string
 	// RateLimit is each token's requests a second in one process (0: none),
@@ -85,6 +90,11 @@ const (
 	DefaultRenderMemoryMB = 384
 )
 
+// DefaultDBTimeout is --db-timeout's default: far above what a statement
+// of Platen's takes (milliseconds), short enough that a client waits on a
+// silent database no longer than it would on a slow answer.
+const DefaultDBTimeout = 5 * time.Second
+
 // Default returns the embedded defaults: nothing to install, data in ./data.
 func Default() Config {
 	return Config{
@@ -94,6 +104,7 @@ func Default() Config {
 		LogLevel:        "info",
 		AccessLog:       true,
 		ShutdownTimeout: 20 * time.Second,
+		DBTimeout:       DefaultDBTimeout,
 		Render:          Render{Timeout: DefaultRenderTimeout, MemoryMB: DefaultRenderMemoryMB},
 	}
 }
@@ -113,6 +124,7 @@ func (c *Config) ServeFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.GRPCAddr, "grpc-addr", c.GRPCAddr, "address of the gRPC API (reflection and health on)")
 	fs.BoolVar(&c.AccessLog, "access-log", c.AccessLog, "log one line per HTTP request")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", c.ShutdownTimeout, "how long a shutdown waits for requests in flight")
+	fs.DurationVar(&c.DBTimeout, "db-timeout", c.DBTimeout, "how long one call to PostgreSQL (connect, statement, commit) may wait for its answer before the request answers 503")
 	fs.StringVar(&c.DebugAddr, "debug-addr", c.DebugAddr, "serve Go's pprof profiles on this address (off when empty)")
 	fs.Float64Var(&c.RateLimit, "rate-limit", c.RateLimit, "requests a second each API token may make in this process; 0 for no limit")
 	fs.IntVar(&c.RateBurst, "rate-burst", c.RateBurst, "requests a token may make at once above --rate-limit; 0 for twice the rate")
@@ -211,6 +223,9 @@ func (c *Config) Validate() error {
 		if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			errs = append(errs, fmt.Errorf("--public-url %q: want http(s)://host[:port][/path]", c.PublicURL))
 		}
+	}
+	if c.DBTimeout <= 0 {
+		errs = append(errs, errors.New("--db-timeout must be positive"))
 	}
 	if c.ShutdownTimeout <= 0 {
 		errs = append(errs, errors.New("--shutdown-timeout must be positive"))

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"google.golang.org/grpc"
@@ -68,10 +69,15 @@ type Store interface {
 }
 
 // Interceptor is the gRPC side of idempotency.
-type Interceptor struct{ store Store }
+type Interceptor struct {
+	store    Store
+	releaser *releaser
+}
 
 // New returns the interceptor; it must run after authentication.
-func New(store Store) *Interceptor { return &Interceptor{store: store} }
+func New(store Store) *Interceptor {
+	return &Interceptor{store: store, releaser: &releaser{store: store}}
+}
 
 // Unary replays, refuses or runs and remembers a call that carries a key.
 func (i *Interceptor) Unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
@@ -143,7 +149,7 @@ func (i *Interceptor) run(ctx context.Context, req any, id int, handler grpc.Una
 	// The answer is remembered even if the client went away meanwhile.
 	bg := context.WithoutCancel(ctx)
 	if err != nil {
-		_ = i.store.Abandon(bg, id)
+		i.release(bg, id)
 		return nil, err
 	}
 	packed, err := anypb.New(resp.(proto.Message))
@@ -157,9 +163,91 @@ func (i *Interceptor) run(ctx context.Context, req any, id int, handler grpc.Una
 		// The request itself succeeded: answer it. Its key is freed so a
 		// retry runs again (and meets, for a create, the duplicate's 409).
 		slog.WarnContext(ctx, "could not remember the answer for an idempotency key", "error", err)
-		_ = i.store.Abandon(bg, id)
+		i.release(bg, id)
 	}
 	return resp, nil
+}
+
+// ReleaseRetry is how often keys whose release met an unreachable
+// database are released again, until the database answers.
+const ReleaseRetry = 200 * time.Millisecond
+
+// release forgets the request begun as id, so that a retry runs again. A
+// request that failed because the database went away mostly cannot forget
+// it then either: left alone, its key would answer "still in progress"
+// (409) until the lease passed, minutes after the database came back. It
+// is handed to the background releaser, which tries again until the
+// database answers, so that the client's retry, once it is back, runs.
+func (i *Interceptor) release(ctx context.Context, id int) {
+	if err := i.store.Abandon(ctx, id); err == nil || !apierr.Unreachable(err) {
+		return
+	}
+	i.releaser.add(ctx, id, time.Now().Add(Lease))
+}
+
+// releaser frees, one at a time, the keys whose release met an
+// unreachable database: one goroutine and one database connection, however
+// many requests failed in an outage, so that it never takes the pool's
+// connections from the requests that come once the database is back.
+type releaser struct {
+	store   Store
+	mu      sync.Mutex
+	pending []pendingRelease
+	running bool
+}
+
+// pendingRelease is a key to release, until its lease passes (when the
+// next request with the key takes the record over anyway).
+type pendingRelease struct {
+	ctx   context.Context
+	id    int
+	until time.Time
+}
+
+func (r *releaser) add(ctx context.Context, id int, until time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.pending = append(r.pending, pendingRelease{ctx: ctx, id: id, until: until})
+	if !r.running {
+		r.running = true
+		go r.run()
+	}
+}
+
+// run makes a pass every ReleaseRetry until nothing is pending.
+func (r *releaser) run() {
+	for {
+		time.Sleep(ReleaseRetry)
+		r.mu.Lock()
+		batch := r.pending
+		r.pending = nil
+		r.mu.Unlock()
+		left := r.pass(batch)
+		r.mu.Lock()
+		r.pending = append(left, r.pending...)
+		if len(r.pending) == 0 {
+			r.running = false
+			r.mu.Unlock()
+			return
+		}
+		r.mu.Unlock()
+	}
+}
+
+// pass releases batch in order and returns what is left: everything from
+// the first release that met the database still unreachable on. A release
+// that failed otherwise (the database closed at shutdown) is dropped.
+func (r *releaser) pass(batch []pendingRelease) []pendingRelease {
+	for k, p := range batch {
+		if time.Now().After(p.until) {
+			slog.WarnContext(p.ctx, "could not release an idempotency key; its lease has passed", "id", p.id)
+			continue
+		}
+		if err := r.store.Abandon(p.ctx, p.id); err != nil && apierr.Unreachable(err) {
+			return batch[k:]
+		}
+	}
+	return nil
 }
 
 func replay(ctx context.Context, rec *Record, method string, hash []byte) (any, error) {

@@ -1,7 +1,6 @@
 package platentest
 
 import (
-	"io"
 	"net"
 	"net/url"
 	"sync"
@@ -15,7 +14,12 @@ type Outage interface {
 	// Down severs every connection to the database and resets new ones,
 	// as a stopped or unreachable PostgreSQL does.
 	Down()
-	// Up lets connections through again.
+	// Silence partitions the network without a word: nothing passes
+	// either way and nothing is closed; open connections hang, new ones
+	// are taken but never answered, as when a firewall drops the packets.
+	Silence()
+	// Up lets connections through again; after Silence what was held
+	// goes on, as a healed network's retransmissions do.
 	Up()
 }
 
@@ -55,6 +59,10 @@ type tcpProxy struct {
 	ln     net.Listener
 	down   bool
 	conns  map[net.Conn]bool
+	// silent holds every byte and every new connection while set;
+	// healed is closed (and replaced) when it is cleared.
+	silent bool
+	healed chan struct{}
 }
 
 func newTCPProxy(t *testing.T, target string) *tcpProxy {
@@ -63,7 +71,7 @@ func newTCPProxy(t *testing.T, target string) *tcpProxy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &tcpProxy{target: target, ln: ln, conns: map[net.Conn]bool{}}
+	p := &tcpProxy{target: target, ln: ln, conns: map[net.Conn]bool{}, healed: make(chan struct{})}
 	go p.accept(ln)
 	t.Cleanup(func() { p.Down(); ln.Close() })
 	return p
@@ -82,6 +90,7 @@ func (p *tcpProxy) accept(ln net.Listener) {
 }
 
 func (p *tcpProxy) forward(client net.Conn) {
+	p.waitHeard()
 	p.mu.Lock()
 	down := p.down
 	p.mu.Unlock()
@@ -101,7 +110,7 @@ func (p *tcpProxy) forward(client net.Conn) {
 	}
 	done := make(chan struct{}, 2)
 	pipe := func(dst, src net.Conn) {
-		_, _ = io.Copy(dst, src)
+		p.copy(dst, src)
 		done <- struct{}{}
 	}
 	go pipe(server, client)
@@ -141,13 +150,59 @@ func (p *tcpProxy) Down() {
 	for c := range p.conns {
 		reset(c)
 	}
+	p.heal() // what silence held goes nowhere now
 }
 
-// Up lets connections through again.
+// Silence holds every byte and every new connection until Up.
+func (p *tcpProxy) Silence() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.silent = true
+}
+
+// Up lets connections through again, and what Silence held.
 func (p *tcpProxy) Up() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.down = false
+	p.heal()
+}
+
+// heal ends a silence; p.mu is held.
+func (p *tcpProxy) heal() {
+	if p.silent {
+		p.silent = false
+		close(p.healed)
+		p.healed = make(chan struct{})
+	}
+}
+
+// waitHeard returns at once, or once the silence ends.
+func (p *tcpProxy) waitHeard() {
+	p.mu.Lock()
+	silent, healed := p.silent, p.healed
+	p.mu.Unlock()
+	if silent {
+		<-healed
+	}
+}
+
+// copy forwards src to dst until either ends, holding each chunk while
+// the proxy is silent.
+func (p *tcpProxy) copy(dst, src net.Conn) {
+	buf := make([]byte, 32*1024)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			p.waitHeard()
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
 }
 
 // reset closes c with a TCP reset rather than an orderly close.

@@ -9,7 +9,6 @@ import (
 	"sync"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
 )
@@ -86,7 +85,8 @@ func poolConfig(ctx context.Context, pool *sql.DB) (*pgx.ConnConfig, error) {
 	defer conn.Close()
 	var config *pgx.ConnConfig
 	err = conn.Raw(func(dc any) error {
-		c, ok := dc.(*stdlib.Conn)
+		// pgx's connection, or storage's bounded one around it.
+		c, ok := dc.(interface{ Conn() *pgx.Conn })
 		if !ok {
 			return fmt.Errorf("queue: listener: a %T is not pgx's connection", dc)
 		}

@@ -138,6 +138,9 @@ func (s *Server) start(ctx context.Context) error {
 	if err := db.Migrate(ctx); err != nil {
 		return err
 	}
+	// After the schema, whose statements may take long on a large
+	// database: from here a database that does not answer is an outage.
+	db.BoundCalls(s.cfg.DBTimeout)
 	if err := s.listen(); err != nil {
 		return err
 	}

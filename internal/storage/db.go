@@ -17,7 +17,8 @@ import (
 
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
-	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
 	"modernc.org/sqlite"
 
 	"github.com/platen-print/platen/ent"
@@ -47,6 +48,8 @@ type DB struct {
 	// queue takes the jobs writes cause; nil outside `platen serve`.
 	queue JobQueue
 	links EventLinks
+	// bound limits each call to PostgreSQL; nil on SQLite.
+	bound *bound
 }
 
 // SQLiteFile is the embedded database's file name inside the data dir.
@@ -133,14 +136,28 @@ func openPostgres(databaseURL string) (*DB, error) {
 		q.Set("connect_timeout", "5")
 	}
 	u.RawQuery = q.Encode()
-	pool, err := sql.Open("pgx", u.String())
+	config, err := pgx.ParseConfig(u.String())
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("database url: %w", err)
 	}
+	config.DialFunc = dialPostgres
+	b := &bound{}
+	pool := sql.OpenDB(boundedConnector{Connector: stdlib.GetConnector(*config), bound: b})
 	pool.SetMaxOpenConns(32)
 	pool.SetMaxIdleConns(32)
 	client := ent.NewClient(ent.Driver(entsql.OpenDB(dialect.Postgres, pool)))
-	return &DB{write: client, read: client, writePool: pool, dialect: dialect.Postgres, pools: []*sql.DB{pool}, readPool: pool}, nil
+	return &DB{write: client, read: client, writePool: pool, dialect: dialect.Postgres, pools: []*sql.DB{pool}, readPool: pool, bound: b}, nil
+}
+
+// BoundCalls bounds every later call to PostgreSQL (connect, statement,
+// begin, commit) to d: past it the call fails as the database being
+// unreachable (see bounded.go). Zero, the default, leaves them unbounded,
+// as migrations need; `platen serve` sets --db-timeout after migrating.
+// SQLite, a local file, is never cut off: nothing changes there.
+func (db *DB) BoundCalls(d time.Duration) {
+	if db.bound != nil {
+		db.bound.d.Store(int64(d))
+	}
 }
 
 // Dialect is "sqlite3" or "postgres".

@@ -13,3 +13,6 @@ func SharedCommits(db *DB) int64 {
 
 // ReadPool is the pool of SQLite's read-only connections.
 func ReadPool(db *DB) *sql.DB { return db.readPool }
+
+// JobPool is the pool writes take (PostgreSQL's only pool).
+func JobPool(db *DB) *sql.DB { return db.writePool }
