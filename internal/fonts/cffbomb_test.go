@@ -42,7 +42,9 @@ func TestCFFBombUploads(t *testing.T) {
 		member := srv.TeamOperator(t, "ada@example.com", acme.TeamID)
 		for i, bomb := range bombs {
 			var r *platentest.Response
-			grew := allocated(func() { r = srv.Do(t, "POST", "/api/v1/operator/fonts", member.Token, upload(nil, "Bomb Sans", fonts[i])) })
+			grew := allocated(func() {
+				r = srv.Do(t, "POST", "/api/v1/operator/fonts", member.Token, upload(nil, "Bomb Sans", fonts[i]))
+			})
 			msg, fields := platentest.ErrorBody(t, r, http.StatusBadRequest)
 			if !slices.Equal(fields, []string{"data"}) || !strings.HasPrefix(msg, "data: glyph ") || !strings.Contains(msg, "at most") {
 				t.Errorf("%+v: %q %v", bomb, msg, fields)
