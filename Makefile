@@ -211,6 +211,7 @@ missing-test-tools:
 	test -f /usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf || missing="$$missing fonts-droid-fallback"; \
 	test -f /usr/share/fonts/truetype/nanum/NanumGothic.ttf || missing="$$missing fonts-nanum"; \
 	test -f /usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf || missing="$$missing fonts-symbola"; \
+	test -f /usr/share/fonts/opentype/urw-base35/NimbusSans-Regular.otf || missing="$$missing fonts-urw-base35"; \
 	echo "$$missing"
 
 install-test-tools: ## install the Debian packages the PDF and browser tests use (sudo unless root)

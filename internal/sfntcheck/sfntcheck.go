@@ -1,11 +1,12 @@
 // Package sfntcheck bounds the work a TrueType or OpenType font file can
 // make its reader do, before any glyph is outlined. The font library
 // outlines a composite glyph by copying every component's points, as
-// often as the glyph refers to it: a small file whose glyph nests a few
-// references several levels deep expands to billions of points. Check
-// walks the whole font's structure instead, each glyph once, and refuses
-// what would outline beyond the bounds below; it neither outlines nor
-// allocates per point.
+// often as the glyph refers to it, and runs a CFF glyph's subroutines as
+// often as its charstring calls them: a small file whose glyph nests a
+// few references or calls several levels deep expands to billions of
+// points. Check walks the whole font's structure instead, each glyph and
+// subroutine once, and refuses what would outline beyond the bounds
+// below; it neither outlines nor allocates per point.
 package sfntcheck
 
 import (
@@ -84,10 +85,15 @@ func checkFont(data []byte, at int) error {
 	if err != nil {
 		return err
 	}
-	// CFF outlines (OTF) are not measured here yet: the font library
-	// bounds a charstring's length (65,535 bytes), subroutine nesting
-	// (10), operands (48) and stem hints (96), but not how many calls a
-	// subroutine makes, so nested calls can still multiply its work.
+	if tables["CFF2"] != nil {
+		// The font library reads no CFF2 (variable) outlines.
+		return unreadable("its outlines are in a CFF2 table, which Platen cannot draw")
+	}
+	if cff := tables["CFF "]; cff != nil {
+		if err := checkCFF(cff); err != nil {
+			return err
+		}
+	}
 	if tables["glyf"] != nil {
 		return checkGlyf(tables)
 	}

@@ -92,11 +92,12 @@ func table(t *testing.T, font []byte, tag string) []byte {
 }
 
 // TestInstalledFontsPass: every TrueType and OpenType font Debian's
-// packages installed here passes, the renderer's fallback fonts among
-// them, each checked allocating little.
+// packages installed here passes, the renderer's fallback fonts and the
+// CFF (OTF) fonts of fonts-urw-base35 among them, each checked
+// allocating little.
 func TestInstalledFontsPass(t *testing.T) {
 	files, _ := filepath.Glob("/usr/share/fonts/*/*/*.[ot]tf")
-	for _, want := range []string{"NotoSans-Regular.ttf", "DroidSansFallbackFull.ttf", "NanumGothic.ttf", "Symbola_hint.ttf", "DejaVuSans.ttf"} {
+	for _, want := range []string{"NotoSans-Regular.ttf", "DroidSansFallbackFull.ttf", "NanumGothic.ttf", "Symbola_hint.ttf", "DejaVuSans.ttf", "NimbusSans-Regular.otf"} {
 		if !strings.Contains(strings.Join(files, "\n"), "/"+want) {
 			t.Errorf("%s is not installed (make install-test-tools)", want)
 		}
