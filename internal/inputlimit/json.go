@@ -27,6 +27,10 @@ type Scanner struct {
 	// inKey is set while the string being read is an object's key.
 	inKey bool
 	err   error
+	// document is set when the JSON is a document embedded in a string,
+	// whose messages speak of it rather than of the request; shared when
+	// its budget of values already holds other documents'.
+	document, shared bool
 }
 
 // level is one open object or array.
@@ -167,6 +171,9 @@ func (s *Scanner) member() {
 func (s *Scanner) countValue() {
 	if s.values++; s.values > MaxValues && s.err == nil {
 		s.err = violation("", tooManyInAll)
+		if s.document {
+			s.err = totalViolation(s.shared)
+		}
 	}
 }
 
@@ -174,6 +181,9 @@ func (s *Scanner) countElement() {
 	l := &s.levels[s.depth-1]
 	if l.count++; l.count > MaxElements && s.err == nil {
 		s.err = tooManyAt(s.path(s.depth - 1))
+		if s.document && s.depth == 1 {
+			s.err = violation("", tooMany) // the document's own members
+		}
 	}
 }
 
