@@ -72,6 +72,7 @@ var attacks = []attack{
 	{"unauth-8mb", "8 MB order bodies without a token, 8 senders", attackUnauthenticated},
 	{"backlog", "a 500-line shop order of a slow design (about 1 s a render)", attackBacklog},
 	{"nul", "NUL inside properties and note, 4 senders", attackDesign(nulOrder)},
+	{"design-version-body", "8 MB design versions whose template_config holds 4,000,000 zeros, 10 senders", attackDesignVersionBody},
 }
 
 func findAttack(name string) *attack {
