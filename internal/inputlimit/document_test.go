@@ -56,6 +56,7 @@ func TestEmbeddedDocumentsMeetTheLimits(t *testing.T) {
 	dv := (&platenv1.CreateDesignVersionRequest{}).ProtoReflect().Descriptor()
 	co := (&platenv1.CreateOrderRequest{}).ProtoReflect().Descriptor()
 	half := spread(MaxValues/2 + 10)
+	big := spread(MaxValues - 40_000)
 	cases := []struct {
 		name, field, description string
 		b                        []byte
@@ -66,7 +67,7 @@ func TestEmbeddedDocumentsMeetTheLimits(t *testing.T) {
 		{"250,001 values in short arrays", "template_config", "holds more than 250,000 values in all", designVersion(spread(MaxValues + 10)), false},
 		{"33 levels", "template_config" + strings.Repeat(".a", MaxDepth), "nests more than 32 levels deep", designVersion(nest(MaxDepth + 1)), false},
 		{"an order item's", "items[1].template_config.meta.a", "holds more than 10,000 elements", orderOf(`{}`, url.QueryEscape(arrayDoc(20_000))), true},
-		{"two halves in one order", "items[1].template_config", "with the request's other documents, holds more than 250,000 values in all", orderOf(half, url.QueryEscape(half)), true},
+		{"five big documents in one order", "items[4].template_config", "with the request's other documents, holds more than 1,000,000 values in all", orderOf(big, big, big, url.QueryEscape(big), big), true},
 	}
 	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
@@ -110,5 +111,24 @@ func TestEmbeddedDocumentRefusalAllocatesLittle(t *testing.T) {
 				t.Errorf("the refusal allocated %d bytes", got)
 			}
 		})
+	}
+}
+
+// BenchmarkCheckWireDocuments checks an 8 MB order of 1,000 items each
+// with an 8 KB URL-encoded design, as legitimate bodies near the limit are.
+func BenchmarkCheckWireDocuments(b *testing.B) {
+	design := url.QueryEscape(`{"width":50,"height":50,"layers":[` + repeat(`{"type":"rect","x":1,"y":2,"width":3,"height":4,"fill":"#ff0000"}`, 80) + `]}`)
+	configs := make([]string, 1000)
+	for i := range configs {
+		configs[i] = design
+	}
+	msg := orderOf(configs...)
+	md := (&platenv1.CreateOrderRequest{}).ProtoReflect().Descriptor()
+	b.SetBytes(int64(len(msg)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := CheckWire(msg, md); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -28,9 +28,10 @@ type Scanner struct {
 	inKey bool
 	err   error
 	// document is set when the JSON is a document embedded in a string,
-	// whose messages speak of it rather than of the request; shared when
-	// its budget of values already holds other documents'.
-	document, shared bool
+	// whose messages speak of it rather than of the request; docBefore is
+	// the values of the request's documents before it.
+	document  bool
+	docBefore int
 }
 
 // level is one open object or array.
@@ -172,8 +173,11 @@ func (s *Scanner) countValue() {
 	if s.values++; s.values > MaxValues && s.err == nil {
 		s.err = violation("", tooManyInAll)
 		if s.document {
-			s.err = totalViolation(s.shared)
+			s.err = violation("", documentTooManyInAll)
 		}
+	}
+	if s.document && s.docBefore+s.values > MaxDocumentValues && s.err == nil {
+		s.err = violation("", documentsTooManyInAll)
 	}
 }
 
