@@ -73,6 +73,7 @@ var attacks = []attack{
 	{"backlog", "a 500-line shop order of a slow design (about 1 s a render)", attackBacklog},
 	{"nul", "NUL inside properties and note, 4 senders", attackDesign(nulOrder)},
 	{"font-bomb", "an operator's uploads of a 150 KB TTF whose A nests 4 composite glyphs 8 deep, 2 senders", attackFontBomb},
+	{"design-version-body", "8 MB design versions whose template_config holds 4,000,000 zeros, 10 senders", attackDesignVersionBody},
 }
 
 func findAttack(name string) *attack {

@@ -16,6 +16,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/platen-print/platen/internal/apierr"
+	"github.com/platen-print/platen/internal/inputlimit"
 	"github.com/platen-print/platen/internal/jsonscan"
 )
 
@@ -25,10 +27,14 @@ import (
 // URL-decoded first.
 func Decode(templateConfig string) ([]byte, error) {
 	if raw := strings.TrimSpace(templateConfig); strings.HasPrefix(raw, "{") {
-		if !jsonscan.Valid([]byte(raw)) {
+		doc := []byte(raw)
+		if err := withinLimits(doc); err != nil {
+			return nil, err
+		}
+		if !jsonscan.Valid(doc) {
 			return nil, errors.New("must be a JSON object, URL-encoded or not: it starts with { but is not valid JSON")
 		}
-		return []byte(raw), nil
+		return doc, nil
 	}
 	decoded, ok := queryUnescape(templateConfig)
 	if !ok {
@@ -36,10 +42,27 @@ func Decode(templateConfig string) ([]byte, error) {
 		return nil, fmt.Errorf("must be URL-encoded JSON: %v", err)
 	}
 	doc := bytes.TrimSpace(decoded)
+	if err := withinLimits(doc); err != nil {
+		return nil, err
+	}
 	if len(doc) == 0 || doc[0] != '{' || !jsonscan.Valid(doc) {
 		return nil, errors.New("must URL-decode to a JSON object")
 	}
 	return doc, nil
+}
+
+// withinLimits checks doc against a request body's limits of depth and
+// values before anything reads it further: the body's limits count the
+// template_config as one string, and decoding what it holds costs far more
+// memory than its bytes (an 8 MB array of zeros took a design version to
+// 378 MB). The error is an *Error at the place the limit was passed.
+func withinLimits(doc []byte) error {
+	var verr *apierr.ValidationError
+	if err := inputlimit.CheckDocument(doc); errors.As(err, &verr) && len(verr.Violations) > 0 {
+		v := verr.Violations[0]
+		return &Error{Path: v.Field, Msg: v.Description}
+	}
+	return nil
 }
 
 // Fingerprint identifies a document by its meaning: the same members and

@@ -106,6 +106,12 @@ func (f *Fetcher) inspectAs(ft format, data []byte) (*Image, error) {
 	if err != nil {
 		return nil, &failure{kind: ErrNotImage, reason: "is not a valid " + ft.title + " image: " + err.Error(), cause: err}
 	}
+	if ft.name == "jpeg" {
+		// Embedded as it came, never decoded: it must be whole here.
+		if err := jpegWhole(data); err != nil {
+			return nil, &failure{kind: ErrNotImage, reason: "is not a whole JPEG image: " + err.Error(), cause: err}
+		}
+	}
 	if int64(cfg.Width)*int64(cfg.Height) > f.cfg.MaxPixels {
 		return nil, &failure{kind: ErrTooLarge, reason: fmt.Sprintf("is %d×%d pixels, over the %s limit",
 			cfg.Width, cfg.Height, formatPixels(f.cfg.MaxPixels))}

@@ -153,7 +153,7 @@ func finish(b Batch, sheet *render.Sheet, n, of int) {
 		sheet.Marks = cropMarks(t, sheet.Placements)
 	}
 	if t.MarginBottom >= slugSize*ptToMM+1 {
-		slug := fmt.Sprintf("Batch %s · sheet %d of %d · %s", b.UID, n+1, of, t.Name)
+		slug := fmt.Sprintf("Batch %s · sheet %d of %d · %s", b.UID, n+1, of, templates.PrintableName(t.Name))
 		sheet.Texts = append(sheet.Texts, render.SheetText{X: t.MarginLeft, Y: t.SheetHeight - (t.MarginBottom-slugSize*ptToMM)/2, Size: slugSize, Text: slug})
 	}
 }

@@ -269,3 +269,19 @@ func TestABatchFileIsPDFX4(t *testing.T) {
 		t.Error("the file is not titled after its batch in Info and XMP")
 	}
 }
+
+// TestASlugLineIsOneLineOfText: a template name stored with a newline and
+// a right-to-left override prints on one line, in reading order.
+func TestASlugLineIsOneLineOfText(t *testing.T) {
+	tpl := sheet()
+	tpl.MarginBottom = 12
+	tpl.Name = "Cards\nBatch forged \u202efdp"
+	out, err := Outline(tpl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Texts) != 1 || strings.ContainsAny(out.Texts[0].Text, "\n\u202e") ||
+		!strings.HasSuffix(out.Texts[0].Text, "Cards Batch forged  fdp") {
+		t.Errorf("slug lines %+v", out.Texts)
+	}
+}

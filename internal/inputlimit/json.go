@@ -27,6 +27,11 @@ type Scanner struct {
 	// inKey is set while the string being read is an object's key.
 	inKey bool
 	err   error
+	// document is set when the JSON is a document embedded in a string,
+	// whose messages speak of it rather than of the request; docBefore is
+	// the values of the request's documents before it.
+	document  bool
+	docBefore int
 }
 
 // level is one open object or array.
@@ -167,6 +172,12 @@ func (s *Scanner) member() {
 func (s *Scanner) countValue() {
 	if s.values++; s.values > MaxValues && s.err == nil {
 		s.err = violation("", tooManyInAll)
+		if s.document {
+			s.err = violation("", documentTooManyInAll)
+		}
+	}
+	if s.document && s.docBefore+s.values > MaxDocumentValues && s.err == nil {
+		s.err = violation("", documentsTooManyInAll)
 	}
 }
 
@@ -174,6 +185,9 @@ func (s *Scanner) countElement() {
 	l := &s.levels[s.depth-1]
 	if l.count++; l.count > MaxElements && s.err == nil {
 		s.err = tooManyAt(s.path(s.depth - 1))
+		if s.document && s.depth == 1 {
+			s.err = violation("", tooMany) // the document's own members
+		}
 	}
 }
 

@@ -30,6 +30,12 @@ const (
 	// MaxValues is how many values a request may hold in all, counting
 	// every element and member at every depth.
 	MaxValues = 250_000
+	// MaxDocumentValues is how many values the documents embedded in one
+	// request's strings (its template_configs) may hold together, each
+	// within MaxValues: an order of 1,000 items of 8 KB designs holds
+	// about 500,000. They are decoded one after another, so that memory
+	// is bounded by one document's; this bounds the time.
+	MaxDocumentValues = 1_000_000
 )
 
 // Descriptions of the three violations, as clients read them.

@@ -40,7 +40,16 @@ func CheckWire(b []byte, md protoreflect.MessageDescriptor) error {
 	return nil
 }
 
-type wireScan struct{ values int }
+type wireScan struct {
+	values int
+	docs   documentScan
+}
+
+// embeddedDocuments are the string fields that hold a JSON document
+// (URL-encoded or not), which the API decodes: they meet the limits too.
+var embeddedDocuments = map[protoreflect.Name]bool{
+	"template_config": true,
+}
 
 // record is one field record of a message: for a length-delimited one,
 // val is its content, without the length.
@@ -162,6 +171,9 @@ func (w *wireScan) single(val []byte, fd protoreflect.FieldDescriptor, depth int
 		if !utf8.Valid(val) {
 			return &wireError{description: notUTF8}
 		}
+		if embeddedDocuments[fd.Name()] {
+			return documentError(w.docs.check(val))
+		}
 	case protoreflect.MessageKind, protoreflect.GroupKind:
 		return w.message(val, fd.Message(), depth)
 	}
@@ -211,6 +223,21 @@ type step struct {
 type wireError struct {
 	description string
 	path        []step
+	// inner is the JSON path inside an embedded document, after path.
+	inner string
+}
+
+// documentError is the wireError of an embedded document's limit, at
+// the path inside it that the scanner named; nil for nil.
+func documentError(err error) *wireError {
+	if err == nil {
+		return nil
+	}
+	v, ok := asViolation(err)
+	if !ok {
+		return &wireError{description: err.Error()}
+	}
+	return &wireError{description: v.Description, inner: v.Field}
 }
 
 func (e *wireError) validation() error {
@@ -224,6 +251,9 @@ func (e *wireError) validation() error {
 		default:
 			path = protopath.Field(path, s.field)
 		}
+	}
+	if e.inner != "" {
+		path += "." + e.inner
 	}
 	switch {
 	case e.description == tooManyInAll:

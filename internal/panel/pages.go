@@ -125,7 +125,14 @@ func (p *Panel) printPage(w http.ResponseWriter, r *http.Request, s *session) {
 		p.fail(w, err)
 		return
 	}
-	p.render(w, "print", http.StatusOK, map[string]any{"Operator": s.account, "CSRF": s.csrf(), "Print": pr, "Notice": r.URL.Query().Get("done")})
+	p.render(w, "print", http.StatusOK, map[string]any{"Operator": s.account, "CSRF": s.csrf(), "Print": pr, "Notice": printNotices[r.URL.Query().Get("done")]})
+}
+
+// printNotices are what a print page's done= says after an action;
+// anything else says nothing, so that a link cannot put words on a page
+// staff trust.
+var printNotices = map[string]string{
+	"retry": "Retry queued.", "flag": "Issue flagged: the print is failed.", "cancel": "Print cancelled.",
 }
 
 // preview redirects to a small PNG of a ready print's first page, made

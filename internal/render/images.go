@@ -211,9 +211,13 @@ func printSize(size image.Point, frame box, dpmm float64) (image.Point, bool) {
 	return image.Pt(w, h), true
 }
 
-// scaleTo scales img down to size, with a kernel that widens as it shrinks
-// so that fine detail averages rather than aliases.
+// scaleTo scales img down to size, averaging the area each pixel covers so
+// that fine detail averages rather than aliases (areaScale, in two rows of
+// memory); a size above img's (which forPDF never asks for) is bilinear.
 func scaleTo(img image.Image, size image.Point) image.Image {
+	if b := img.Bounds(); size.X <= b.Dx() && size.Y <= b.Dy() {
+		return areaScale(img, size)
+	}
 	out := image.NewRGBA(image.Rectangle{Max: size})
 	draw.BiLinear.Scale(out, out.Bounds(), img, img.Bounds(), draw.Src, nil)
 	return out

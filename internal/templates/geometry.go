@@ -3,6 +3,9 @@ package templates
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strings"
+	"unicode"
 
 	"github.com/platen-print/platen/internal/apierr"
 )
@@ -52,7 +55,32 @@ func (t *Template) checkName(vs *apierr.Violations) {
 		vs.Add("name", "is required")
 	case len([]rune(t.Name)) > maxNameLen:
 		vs.Add("name", "must be at most %d characters", maxNameLen)
+	case strings.ContainsFunc(t.Name, hidden):
+		r := []rune(t.Name)[slices.IndexFunc([]rune(t.Name), hidden)]
+		vs.Add("name", "must not contain control or formatting characters (U+%04X): it is printed on every sheet's slug line", r)
 	}
+}
+
+// hidden reports a character that is not text one reads: a control
+// (a newline starts a line of its own on the slug line), a line or
+// paragraph separator, or a format character (U+202E, the right-to-left
+// override, reverses what follows it; U+200B hides itself).
+func hidden(r rune) bool {
+	return unicode.In(r, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp)
+}
+
+// PrintableName is a template's name as sheets print it: names stored
+// before hidden characters were refused have each of them as a space.
+func PrintableName(name string) string {
+	if !strings.ContainsFunc(name, hidden) {
+		return name
+	}
+	return strings.Map(func(r rune) rune {
+		if hidden(r) {
+			return ' '
+		}
+		return r
+	}, name)
 }
 
 func (t *Template) checkSheet(vs *apierr.Violations) {
