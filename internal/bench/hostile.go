@@ -72,6 +72,7 @@ var attacks = []attack{
 	{"unauth-8mb", "8 MB order bodies without a token, 8 senders", attackUnauthenticated},
 	{"backlog", "a 500-line shop order of a slow design (about 1 s a render)", attackBacklog},
 	{"nul", "NUL inside properties and note, 4 senders", attackDesign(nulOrder)},
+	{"preview-flood", "the attacking team's operator opening the panel previews of 8 prints that are slow to preview (about 15 s each), 8 senders", attackPreviewFlood},
 }
 
 func findAttack(name string) *attack {
