@@ -176,7 +176,7 @@ func TestOnePreviewRendersOnce(t *testing.T) {
 		srv := platentest.Start(t, b)
 		acme := srv.Bootstrap(t, "acme", "acme-shop")
 		member := srv.TeamOperator(t, "ada@example.com", acme.TeamID)
-		id := orderWith(t, srv, acme, "poster", slowPreview(2))
+		id := orderWith(t, srv, acme, "poster", strings.ReplaceAll(slowPreview(2), "2800", "300"))
 		waitStatus(t, srv, member.Token, id, "ready")
 		br := newBrowser(t, srv.BaseURL)
 		br.signIn("ada@example.com", member.Password)

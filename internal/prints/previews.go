@@ -213,9 +213,26 @@ func (p *Previews) work(ctx context.Context) {
 		if !ok {
 			return
 		}
-		err := p.make(ctx, f)
-		p.finish(f, p.judge(ctx, f, err))
+		p.run(ctx, f)
 		p.line.done(f.team)
+	}
+}
+
+// run makes f's preview. Its requests learn a render over budget at the
+// budget, not once the render process is killed and its replacement has
+// started (loading its fonts takes a while); the team's next preview
+// waits for both.
+func (p *Previews) run(ctx context.Context, f *flight) {
+	made := make(chan error, 1)
+	go func() { made <- p.make(ctx, f) }()
+	budget := time.NewTimer(p.cfg.Timeout)
+	defer budget.Stop()
+	select {
+	case err := <-made:
+		p.finish(f, p.judge(ctx, f, err))
+	case <-budget.C:
+		p.finish(f, p.judge(ctx, f, context.DeadlineExceeded))
+		<-made
 	}
 }
 
