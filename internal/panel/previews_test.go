@@ -130,13 +130,13 @@ func TestPreviewsLeaveOtherTeamsRenders(t *testing.T) {
 	})
 }
 
-// TestAPreviewOverItsBudgetShowsAPlaceholder: with a 1 s budget, a slow
+// TestAPreviewOverItsBudgetShowsAPlaceholder: with a 3 s budget, a slow
 // preview answers a placeholder saying so, and the next request for it
 // gets the same without rendering again; the render was stopped in its
 // render process, which draws a small card's preview next.
 func TestAPreviewOverItsBudgetShowsAPlaceholder(t *testing.T) {
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
-		srv := platentest.StartWith(t, b, func(c *config.Config) { c.RenderWorkers = 2; c.PreviewTimeout = time.Second })
+		srv := platentest.StartWith(t, b, func(c *config.Config) { c.RenderWorkers = 2; c.PreviewTimeout = 3 * time.Second })
 		acme := srv.Bootstrap(t, "acme", "acme-shop")
 		member := srv.TeamOperator(t, "ada@example.com", acme.TeamID)
 		slow, card := orderWith(t, srv, acme, "slow", slowPreview(40)), orderWith(t, srv, acme, "card", smallCard)
@@ -158,7 +158,13 @@ func TestAPreviewOverItsBudgetShowsAPlaceholder(t *testing.T) {
 			t.Errorf("the slow preview was rendered again: %d renders, then %d", renders, got)
 		}
 
+		// The card waits for the slow render's process to be replaced
+		// (a new one loads its fonts), which may outlast a request's wait.
 		resp, _ = br.do("GET", "/operator/prints/"+card+"/preview", nil)
+		for deadline := time.Now().Add(30 * time.Second); resp.Header.Get("X-Preview") == "pending" && time.Now().Before(deadline); {
+			time.Sleep(100 * time.Millisecond)
+			resp, _ = br.do("GET", "/operator/prints/"+card+"/preview", nil)
+		}
 		if resp.StatusCode != http.StatusFound {
 			t.Fatalf("the card's preview after the slow one: %d %q", resp.StatusCode, resp.Header.Get("X-Preview"))
 		}
