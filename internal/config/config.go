@@ -52,6 +52,10 @@ type Config struct {
 	// RenderWorkers is how many renders run at once in this process
 	// (default: the number of CPUs).
 	RenderWorkers int
+	// PreviewTimeout is one panel preview's render budget (0: the
+	// default, prints.DefaultPreviewTimeout); past it the panel shows a
+	// placeholder.
+	PreviewTimeout time.Duration
 	// WebhookRetryDelays replaces the webhook retry schedule of contract
 	// §6 when set. No flag sets it: tests shorten the schedule with it.
 	WebhookRetryDelays []time.Duration
@@ -132,6 +136,7 @@ func (c *Config) ServeFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.PublicURL, "public-url", c.PublicURL, "base URL of download links (default http://HTTP_ADDR)")
 	fs.StringSliceVar(&c.RenderAddrs, "render-addr", c.RenderAddrs, "host:port of platen render processes, comma-separated; empty renders in this process")
 	fs.IntVar(&c.RenderWorkers, "render-workers", c.RenderWorkers, "renders at once in this process; 0 for the number of CPUs")
+	fs.DurationVar(&c.PreviewTimeout, "preview-timeout", c.PreviewTimeout, "render time one panel preview may take before the panel shows a placeholder; 0 for 5s")
 	c.Render.Flags(fs)
 }
 
@@ -218,6 +223,9 @@ func (c *Config) Validate() error {
 	}
 	if c.RenderWorkers < 0 {
 		errs = append(errs, errors.New("--render-workers must not be negative"))
+	}
+	if c.PreviewTimeout < 0 {
+		errs = append(errs, errors.New("--preview-timeout must not be negative"))
 	}
 	if c.PublicURL != "" {
 		if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

@@ -1,6 +1,7 @@
 package panel
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -15,6 +16,7 @@ import (
 
 	platenv1 "github.com/platen-print/platen/gen/platen/v1"
 	"github.com/platen-print/platen/internal/apierr"
+	"github.com/platen-print/platen/internal/prints"
 )
 
 // funcs are the templates' helpers.
@@ -136,7 +138,8 @@ var printNotices = map[string]string{
 }
 
 // preview redirects to a small PNG of a ready print's first page, made
-// once and kept; the print must be the operator's to see.
+// once and kept, or shows a placeholder when it cannot be shown now; the
+// print must be the operator's to see.
 func (p *Panel) preview(w http.ResponseWriter, r *http.Request, s *session) {
 	id := r.PathValue("id")
 	if _, err := p.api.GetPrint(r.Context(), &platenv1.GetPrintRequest{PrintId: id}); err != nil {
@@ -144,6 +147,11 @@ func (p *Panel) preview(w http.ResponseWriter, r *http.Request, s *session) {
 		return
 	}
 	target, err := p.previews.URL(r.Context(), id)
+	var unavailable *prints.Unavailable
+	if errors.As(err, &unavailable) {
+		p.placeholder(w, unavailable)
+		return
+	}
 	if err != nil {
 		p.fail(w, err)
 		return

@@ -79,9 +79,17 @@ func (s *Server) startPrinting(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	renderer = rendersvc.Measured(renderer, s.registry)
+	previewer, err := s.previewClient(renderer, previewWorkers(renderWorkers))
+	if err != nil {
+		return err
+	}
+	renderer = rendersvc.Measured(byKind{prints: renderer, previews: previewer}, s.registry)
 	s.fonts = fonts.NewResolver(s.db.Fonts(), s.sharedFonts)
-	s.previews = &prints.Previews{Designs: s.db.Prints(), Render: renderer, Files: s.files, Fonts: s.fonts}
+	s.previews = prints.NewPreviews(prints.PreviewConfig{
+		Designs: s.db.Prints(), Render: renderer, Files: s.files, Fonts: s.fonts,
+		Workers: previewWorkers(renderWorkers), Timeout: s.previewTimeout(), Logger: slog.Default(),
+	})
+	s.onShutdown(func(context.Context) error { s.previews.Close(); return nil })
 	workers := river.NewWorkers()
 	settings := catalog.NewResolver(s.db.Catalog())
 	pressSettings := press.NewResolver(s.db.Press())
