@@ -60,3 +60,25 @@ func TestBlockedKeysSurvivePressure(t *testing.T) {
 		t.Errorf("the new key has no bucket of its own (%d keys)", table.len())
 	}
 }
+
+// TestJunkFloodKeepsTheBlock: after an e-mail is blocked, 10,100 sign-ins
+// with junk e-mails, each from a network of its own (an attacker with
+// IPv6 addresses to spare), which once made the limiter forget every
+// bucket, leave it blocked in every spelling.
+func TestJunkFloodKeepsTheBlock(t *testing.T) {
+	l := newLimiter()
+	for i := range 5 {
+		if _, ok := l.allow("203.0.113.7:5000", "staff@example.com"); !ok {
+			t.Fatalf("attempt %d refused", i+1)
+		}
+	}
+	for i := range 10_100 {
+		addr := "[2001:db8:" + strconv.FormatInt(int64(i), 16) + "::1]:443"
+		l.allow(addr, "junk"+strconv.Itoa(i)+"@example.com")
+	}
+	for _, spelling := range []string{"staff@example.com", "STAFF@example.com", " staff@example.com "} {
+		if _, ok := l.allow("198.51.100.9:5000", spelling); ok {
+			t.Errorf("%q passed the limit after the junk flood", spelling)
+		}
+	}
+}
