@@ -72,6 +72,7 @@ var attacks = []attack{
 	{"unauth-8mb", "8 MB order bodies without a token, 8 senders", attackUnauthenticated},
 	{"backlog", "a 500-line shop order of a slow design (about 1 s a render)", attackBacklog},
 	{"nul", "NUL inside properties and note, 4 senders", attackDesign(nulOrder)},
+	{"signin-flood", "40 sign-ins at once with unknown e-mails, each from its own address, and a blocked staff e-mail in other spellings", attackSignIn},
 }
 
 func findAttack(name string) *attack {
