@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -36,6 +37,11 @@ func TestNewURLEndsThePause(t *testing.T) {
 		paused := waitLog(t, srv, tenant.Token, func(d map[string]any) bool {
 			next, _ := time.Parse(time.RFC3339Nano, stringOf(d["next_attempt_at"]))
 			return d["attempts"] == 5.0 && time.Until(next) > 5*time.Minute
+		})
+		// The delivery has gone back to the queue for the pause, not just
+		// for its 50 ms retry delay.
+		waitFor(t, 15*time.Second, "the delivery held back for the pause", func() bool {
+			return strings.Contains(string(srv.Do(t, "GET", "/metrics", "", nil).Raw), `platen_webhook_postponed_total{reason="endpoint_paused"} 1`)
 		})
 
 		live := newReceiver(t)
