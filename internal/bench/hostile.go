@@ -75,6 +75,7 @@ var attacks = []attack{
 	{"font-bomb", "an operator's uploads of a 150 KB TTF whose A nests 4 composite glyphs 8 deep, 2 senders", attackFontBomb},
 	{"design-version-body", "8 MB design versions whose template_config holds 4,000,000 zeros, 10 senders", attackDesignVersionBody},
 	{"preview-flood", "the attacking team's operator opening the panel previews of 8 prints that are slow to preview (about 15 s each), 8 senders", attackPreviewFlood},
+	{"signin-flood", "40 sign-ins at once with unknown e-mails, each from its own address, and a blocked staff e-mail in other spellings", attackSignIn},
 }
 
 func findAttack(name string) *attack {

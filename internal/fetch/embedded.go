@@ -25,11 +25,34 @@ type embedded struct {
 // embeddedIPv4s returns the IPv4 addresses ip carries, by every reading
 // that may apply: a Teredo address carries two, and one of the local-use
 // NAT64 prefix up to four, since its operator picks where the IPv4 bits sit.
+// An ISATAP interface identifier can follow any prefix, so it is read
+// beside the prefix's own reading.
 func embeddedIPv4s(ip netip.Addr) []embedded {
+	if !ip.Is6() {
+		return nil
+	}
+	out := byPrefix(ip)
+	if e, ok := isatap(ip.As16()); ok {
+		out = append(out, e)
+	}
+	return out
+}
+
+// isatap reads an ISATAP interface identifier (RFC 5214): 0000:5efe or,
+// with the universal/local bit set, 0200:5efe, then the IPv4 address of
+// the tunnel's end in the last 32 bits; the group bit is accepted too, as
+// a router on the way does not look at it before it tunnels.
+func isatap(b [16]byte) (embedded, bool) {
+	if b[8]&^0x03 != 0 || b[9] != 0 || b[10] != 0x5e || b[11] != 0xfe {
+		return embedded{}, false
+	}
+	return embedded{"an ISATAP address for", v4(b[12], b[13], b[14], b[15])}, true
+}
+
+// byPrefix reads the IPv4 addresses of the translation and tunnel blocks.
+func byPrefix(ip netip.Addr) []embedded {
 	b := ip.As16()
 	switch {
-	case !ip.Is6():
-		return nil
 	case compatible.Contains(ip):
 		return []embedded{{"an IPv4-compatible address for", v4(b[12], b[13], b[14], b[15])}}
 	case translated.Contains(ip):

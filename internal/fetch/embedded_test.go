@@ -39,6 +39,15 @@ var embeddedForms = []struct{ name, addr, want string }{
 	{"Teredo client private", "2001:0:808:808:8000:1234:f5ff:fffa", "a Teredo address whose client is 10.0.0.5, a private address"},
 	{"Teredo server private", "2001:0:a00:1:0:0:f7f7:f7f7", "a Teredo address whose server is 10.0.0.1, a private address"},
 	{"Teredo server metadata", "2001:0:a9fe:a9fe::f7f7:f7f7", "a Teredo address whose server is 169.254.169.254, the cloud metadata address"},
+	{"ISATAP loopback", "2001:4860::5efe:7f00:1", "an ISATAP address for 127.0.0.1, a loopback address"},
+	{"ISATAP loopback, universal bit", "2001:4860::200:5efe:7f00:1", "an ISATAP address for 127.0.0.1, a loopback address"},
+	{"ISATAP loopback, group bit", "2001:4860::100:5efe:127.0.0.1", "an ISATAP address for 127.0.0.1, a loopback address"},
+	{"ISATAP private", "2600:1f18:1:2:0:5efe:a00:5", "an ISATAP address for 10.0.0.5, a private address"},
+	{"ISATAP metadata", "2600::200:5efe:a9fe:a9fe", "an ISATAP address for 169.254.169.254, the cloud metadata address"},
+	{"ISATAP CGNAT", "2a00:1450:4001:81c::5efe:6440:1", "an ISATAP address for 100.64.0.1, a shared (carrier-grade NAT) address"},
+	{"ISATAP link-local prefix", "fe80::5efe:7f00:1", "a link-local address"},
+	{"ISATAP in 6to4 of a public router", "2002:808:808:1:0:5efe:c0a8:101", "an ISATAP address for 192.168.1.1, a private address"},
+	{"ISATAP under the compatible prefix", "::5efe:7f00:1", "an ISATAP address for 127.0.0.1, a loopback address"},
 	{"IPv4-mapped loopback", "::ffff:127.0.0.1", "a loopback address"},
 	{"IPv4-mapped CGNAT", "::ffff:100.100.100.200", "a shared (carrier-grade NAT) address"},
 }
@@ -47,6 +56,7 @@ var embeddedForms = []struct{ name, addr, want string }{
 var allowedForms = []string{
 	"::8.8.8.8", "::ffff:0:8.8.8.8", "64:ff9b::808:808", "64:ff9b:1::808:808", "64:ff9b:1:abcd::808:808",
 	"2002:808:808::1", "2001:0:4136:e378:8000:63bf:f7f7:fbfb", "2606:4700:4700::1111", "::ffff:8.8.8.8",
+	"2001:4860::5efe:808:808", "2001:4860::200:5efe:808:808", "2001:4860::400:5efe:7f00:1", "2001:4860::5eff:7f00:1",
 }
 
 func TestRefusalRule(t *testing.T) {

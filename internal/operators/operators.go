@@ -63,7 +63,7 @@ func Create(ctx context.Context, store Store, email, name string, staff bool, te
 		return nil, apierr.Invalid("team_id", "give exactly one of staff or a team")
 	}
 	password := NewPassword()
-	hash, err := HashPassword(password)
+	hash, err := HashPassword(ctx, password)
 	if err != nil {
 		return nil, err
 	}

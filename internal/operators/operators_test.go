@@ -11,24 +11,24 @@ func TestPasswordHashes(t *testing.T) {
 	if len(password) != 20 {
 		t.Errorf("a generated password of %d characters", len(password))
 	}
-	hash, err := HashPassword(password)
+	hash, err := HashPassword(t.Context(), password)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(hash, "$argon2id$v=19$m=65536,t=3,p=4$") || strings.Contains(hash, password) {
 		t.Errorf("hash %q", hash)
 	}
-	if err := CheckPassword(hash, password); err != nil {
+	if err := CheckPassword(t.Context(), hash, password); err != nil {
 		t.Errorf("the right password: %v", err)
 	}
-	if err := CheckPassword(hash, password+"x"); !errors.Is(err, ErrWrongPassword) {
+	if err := CheckPassword(t.Context(), hash, password+"x"); !errors.Is(err, ErrWrongPassword) {
 		t.Errorf("a wrong password: %v", err)
 	}
-	again, _ := HashPassword(password)
+	again, _ := HashPassword(t.Context(), password)
 	if again == hash {
 		t.Error("two hashes of one password are the same: no salt")
 	}
-	if err := CheckPassword("$2a$10$bcrypt", password); err == nil || errors.Is(err, ErrWrongPassword) {
+	if err := CheckPassword(t.Context(), "$2a$10$bcrypt", password); err == nil || errors.Is(err, ErrWrongPassword) {
 		t.Errorf("a hash of another kind: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package operators
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/base64"
@@ -22,21 +23,35 @@ const (
 
 // HashPassword is the stored form of a password: Argon2id with a random
 // salt, in the PHC string format ($argon2id$v=19$m=…,t=…,p=…$salt$key), so
-// that the parameters can change without losing old hashes.
-func HashPassword(password string) (string, error) {
+// that the parameters can change without losing old hashes. It takes a
+// turn of the process's hashes (ErrPasswordsBusy when none comes).
+func HashPassword(ctx context.Context, password string) (string, error) {
 	var salt [16]byte
 	if _, err := rand.Read(salt[:]); err != nil {
 		return "", err
 	}
-	key := argon2.IDKey([]byte(password), salt[:], argonTime, argonMemory, argonThreads, argonKeyLen)
+	var key []byte
+	err := passwords.run(ctx, func() {
+		key = argon2.IDKey([]byte(password), salt[:], argonTime, argonMemory, argonThreads, argonKeyLen)
+	})
+	if err != nil {
+		return "", err
+	}
+	return phc(salt[:], key), nil
+}
+
+// phc is the PHC string of a hash with this package's parameters.
+func phc(salt, key []byte) string {
 	enc := base64.RawStdEncoding
 	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, argonMemory, argonTime, argonThreads,
-		enc.EncodeToString(salt[:]), enc.EncodeToString(key)), nil
+		enc.EncodeToString(salt), enc.EncodeToString(key))
 }
 
 // CheckPassword compares a password with a hash of HashPassword, in
-// constant time; ErrWrongPassword when they differ.
-func CheckPassword(hash, password string) error {
+// constant time; ErrWrongPassword when they differ. It takes a turn of the
+// process's hashes (ErrPasswordsBusy when none comes), and the hash's
+// parameters must not ask for more memory than HashPassword's.
+func CheckPassword(ctx context.Context, hash, password string) error {
 	parts := strings.Split(hash, "$")
 	if len(parts) != 6 || parts[1] != "argon2id" {
 		return fmt.Errorf("not an argon2id hash")
@@ -50,13 +65,27 @@ func CheckPassword(hash, password string) error {
 	if _, err := fmt.Sscanf(parts[3], "m=%d,t=%d,p=%d", &memory, &passes, &threads); err != nil {
 		return fmt.Errorf("argon2id parameters %q: %w", parts[3], err)
 	}
+	if memory > argonMemory || passes > 2*argonTime || threads == 0 {
+		// The pool bounds hashes, not their size: a stored hash asking for
+		// more would break the bound.
+		return fmt.Errorf("argon2id parameters %q exceed this version's", parts[3])
+	}
 	enc := base64.RawStdEncoding
 	salt, err1 := enc.DecodeString(parts[4])
 	want, err2 := enc.DecodeString(parts[5])
 	if err1 != nil || err2 != nil {
 		return fmt.Errorf("argon2id salt or key is not base64")
 	}
-	got := argon2.IDKey([]byte(password), salt, passes, memory, threads, uint32(len(want))) //nolint:gosec // a 32-byte key
+	if len(want) != argonKeyLen {
+		return fmt.Errorf("argon2id key of %d bytes", len(want))
+	}
+	var got []byte
+	err := passwords.run(ctx, func() {
+		got = argon2.IDKey([]byte(password), salt, passes, memory, threads, argonKeyLen)
+	})
+	if err != nil {
+		return err
+	}
 	if subtle.ConstantTimeCompare(got, want) != 1 {
 		return ErrWrongPassword
 	}

@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
-	"sync"
 	"time"
 
 	"github.com/platen-print/platen/internal/apierr"
@@ -42,15 +41,21 @@ func SignIn(ctx context.Context, store SessionStore, email, password string) (*A
 	}
 	account, hash, err := store.Credentials(ctx, email)
 	if errors.Is(err, apierr.ErrNotFound) {
-		// Spend a password check's time all the same, so that timing does
-		// not tell which e-mails have accounts.
-		_ = CheckPassword(decoyHash(), password)
+		// Spend a password check all the same, in the same pool, so that
+		// neither its time nor a refusal for a busy pool tells which
+		// e-mails have accounts.
+		if err := CheckPassword(ctx, decoyHash, password); errors.Is(err, ErrPasswordsBusy) {
+			return nil, "", err
+		}
 		return nil, "", ErrSignIn
 	}
 	if err != nil {
 		return nil, "", err
 	}
-	if CheckPassword(hash, password) != nil {
+	if err := CheckPassword(ctx, hash, password); err != nil {
+		if errors.Is(err, ErrPasswordsBusy) || ctx.Err() != nil {
+			return nil, "", err
+		}
 		return nil, "", ErrSignIn
 	}
 	var raw [32]byte
@@ -68,9 +73,11 @@ func SessionHash(token string) []byte {
 	return sum[:]
 }
 
-// decoyHash is a password hash no password matches in practice, made on
-// first use (a hash costs 64 MiB and a tenth of a second).
-var decoyHash = sync.OnceValue(func() string {
-	h, _ := HashPassword("decoy password that is never anyone's")
-	return h
-})
+// decoyHash is a hash with this package's parameters whose key is no
+// password's: random bytes, so no password matches it short of a preimage
+// of Argon2id. Checking against it costs what checking a real hash does.
+var decoyHash = phc(
+	[]byte("platen.decoy.salt"),
+	[]byte{0x5b, 0x1e, 0x9a, 0x3f, 0xc2, 0x77, 0x08, 0xd4, 0x61, 0xae, 0x2c, 0xf0, 0x93, 0x4d, 0xb7, 0x16,
+		0xe8, 0x25, 0x7c, 0x0a, 0xd9, 0x42, 0x6b, 0xf5, 0x38, 0x81, 0xcd, 0x1f, 0x64, 0xba, 0x07, 0x9e},
+)

@@ -14,8 +14,10 @@ import (
 	"html/template"
 	"io/fs"
 	"log/slog"
+	"math"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
 
 	"google.golang.org/grpc/status"
@@ -114,12 +116,17 @@ func (p *Panel) login(w http.ResponseWriter, r *http.Request) {
 		p.render(w, "error", http.StatusForbidden, map[string]any{"Message": "The sign-in form must come from this site."})
 		return
 	}
-	if !p.limits.allow(r, email) {
+	if wait, ok := p.limits.allow(r.RemoteAddr, email); !ok {
 		data["Error"] = "Too many attempts: wait a minute and try again."
-		p.render(w, "login", http.StatusTooManyRequests, data)
+		p.tooMany(w, wait, data)
 		return
 	}
 	_, token, err := operators.SignIn(r.Context(), p.sessions, email, password)
+	if errors.Is(err, operators.ErrPasswordsBusy) {
+		data["Error"] = "Too many sign-ins at the moment: try again in a moment."
+		p.tooMany(w, time.Second, data)
+		return
+	}
 	if errors.Is(err, operators.ErrSignIn) {
 		data["Error"] = "The e-mail or the password is wrong."
 		p.render(w, "login", http.StatusUnauthorized, data)
@@ -131,6 +138,13 @@ func (p *Panel) login(w http.ResponseWriter, r *http.Request) {
 	}
 	setCookie(w, r, token, int(operators.SessionTTL/time.Second))
 	redirect(w, r, next)
+}
+
+// tooMany answers a refused sign-in: its page again with 429, and when to
+// try again (in whole seconds, at least one).
+func (p *Panel) tooMany(w http.ResponseWriter, wait time.Duration, data map[string]any) {
+	w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
+	p.render(w, "login", http.StatusTooManyRequests, data)
 }
 
 func (p *Panel) logout(w http.ResponseWriter, r *http.Request, s *session) {

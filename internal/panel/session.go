@@ -5,12 +5,8 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
-	"net"
 	"net/http"
-	"sync"
 	"time"
-
-	"golang.org/x/time/rate"
 
 	"github.com/platen-print/platen/internal/auth"
 	"github.com/platen-print/platen/internal/operators"
@@ -69,48 +65,7 @@ func setCookie(w http.ResponseWriter, r *http.Request, token string, maxAge int)
 	})
 }
 
-// limiter bounds sign-in attempts by e-mail and by client address, so that
-// passwords cannot be guessed at speed; in each process (a few processes
-// multiply the rate, not the order of magnitude).
-type limiter struct {
-	mu      sync.Mutex
-	buckets map[string]*rate.Limiter
-}
-
-// Sign-in attempts: 5 at once, then one every 12 s, per e-mail; 20, then
-// one every 3 s, per address.
-var (
-	perEmail   = rate.Every(12 * time.Second)
-	perAddress = rate.Every(3 * time.Second)
-)
-
-const maxBuckets = 10_000
-
-func (l *limiter) allow(r *http.Request, email string) bool {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.buckets) > maxBuckets {
-		l.buckets = map[string]*rate.Limiter{} // forget, rather than grow without bound
-	}
-	return l.bucket("e:"+email, perEmail, 5).Allow() && l.bucket("a:"+host, perAddress, 20).Allow()
-}
-
-func (l *limiter) bucket(key string, every rate.Limit, burst int) *rate.Limiter {
-	b, ok := l.buckets[key]
-	if !ok {
-		b = rate.NewLimiter(every, burst)
-		l.buckets[key] = b
-	}
-	return b
-}
-
 // withOperator is ctx acting as the session's operator.
 func withOperator(ctx context.Context, s *session) context.Context {
 	return auth.WithPrincipal(ctx, s.principal())
 }
-
-func newLimiter() *limiter { return &limiter{buckets: map[string]*rate.Limiter{}} }

@@ -197,6 +197,7 @@ func (s *Deliveries) SetEndpoint(ctx context.Context, storeID, url string, rotat
 		if err != nil {
 			return notFound(err, "store %q not found", storeID)
 		}
+		moved := st.WebhookURL == nil || *st.WebhookURL != url
 		u := st.Update().SetWebhookURL(url)
 		if rotate {
 			expires := now().Add(webhooks.RotationGrace)
@@ -209,10 +210,55 @@ func (s *Deliveries) SetEndpoint(ctx context.Context, storeID, url string, rotat
 		if err := resetCircuit(ctx, tx, storeID); err != nil {
 			return err
 		}
+		if moved {
+			if err := s.db.requeuePending(ctx, tx, storeID); err != nil {
+				return err
+			}
+		}
 		out = endpoint(st)
 		return nil
 	})
 	return out, err
+}
+
+// requeuePending gives the store's pending deliveries to new jobs due now,
+// each with a fresh schedule, as a resend does: when a store's URL changes,
+// the failures that spaced them out were the old endpoint's, and a client
+// who replaces a dead endpoint must not wait for a pause or a retry delay
+// of up to a day. A job already running is left to end; it no longer owns
+// its delivery, so its attempt is not recorded.
+func (db *DB) requeuePending(ctx context.Context, tx *Tx, storeID string) error {
+	if db.queue == nil {
+		return nil
+	}
+	pending, err := tx.WebhookDelivery.Query().
+		Where(webhookdelivery.StoreID(storeID), webhookdelivery.Status(webhooks.StatusPending)).
+		Order(ent.Asc(webhookdelivery.FieldID)).All(ctx)
+	if err != nil || len(pending) == 0 {
+		return err
+	}
+	work := &printWork{}
+	uids := make([]string, len(pending))
+	for i, d := range pending {
+		uids[i] = d.UID
+		if d.JobID != nil {
+			work.cancel = append(work.cancel, *d.JobID)
+		}
+	}
+	if err := db.enqueue(ctx, tx, work); err != nil {
+		return err
+	}
+	jobs, err := db.queue.EnqueueDeliveries(ctx, tx.SQL, uids)
+	if err != nil {
+		return err
+	}
+	tx.wakeAfterCommit(webhooks.Queue)
+	for i, d := range pending {
+		if err := d.Update().SetAttempts(0).SetJobID(jobs[i]).SetNextAttemptAt(now()).Exec(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // GetEndpoint returns the store's webhook endpoint; apierr.ErrNotFound when
