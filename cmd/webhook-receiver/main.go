@@ -1,6 +1,6 @@
 // Command webhook-receiver is an endpoint for Platen's webhooks on your
 // own machine, for trying them out: it checks each delivery's signature
-// with the README's handler (the same code, kept the same by a test) and
+// with the tutorial's handler (docs/tutorial.md) (the same code, kept the same by a test) and
 // prints each delivery it accepts as one line: its id, its event and its
 // body. Run it as
 //

@@ -137,7 +137,7 @@ func startReference(t *testing.T, b platentest.Backend, name string) *replayer {
 }
 
 // unreferenced are the operations of the HTTP port that serve neither
-// family nor operators, and that the references leave to the README.
+// family nor operators, and that the references leave to docs/operations.md.
 var unreferenced = []string{"/docs", "/docs/redoc.standalone.js", "/healthz", "/metrics", "/openapi.json", "/readyz"}
 
 // TestReferencesCoverEveryOperation fails when an operation of the OpenAPI

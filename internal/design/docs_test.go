@@ -3,6 +3,7 @@ package design_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"image/color"
 	"image/png"
@@ -486,25 +487,41 @@ func parse(t *testing.T, s string) float64 {
 	return v
 }
 
-// readmeDesign is a URL-encoded design document in the README's examples.
-var readmeDesign = regexp.MustCompile(`%7B[0-9A-Za-z%._~-]*%7D`)
+// encodedDesign is a URL-encoded design document in the guides' examples;
+// jsonDesign, one written as JSON in a JSON string.
+var (
+	encodedDesign = regexp.MustCompile(`%7B[0-9A-Za-z%._~-]*%7D`)
+	jsonDesign    = regexp.MustCompile(`"template_config": ("\{(?:[^"\\]|\\.)*\}")`)
+)
 
-// TestREADMEDesigns: the README's requests carry design documents the API
-// accepts, and those with layers parse for the print. Not all render: one
-// is only a dpi, registered as a design version, and another names an image
-// on the local machine, whose print the walkthrough shows failing.
-func TestREADMEDesigns(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
+// TestGuideDesigns: the README's and the tutorial's requests carry design
+// documents the API accepts, and those with layers parse for the print. Not
+// all render: one is only a dpi, registered as a design version, and
+// another names an image on the local machine, whose print the tutorial
+// shows failing.
+func TestGuideDesigns(t *testing.T) {
+	var configs []string
+	for _, name := range []string{"README.md", filepath.Join("docs", "tutorial.md")} {
+		raw, err := os.ReadFile(filepath.Join("..", "..", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := encodedDesign.FindAllString(string(raw), -1)
+		for _, m := range jsonDesign.FindAllStringSubmatch(string(raw), -1) {
+			var config string
+			if err := json.Unmarshal([]byte(m[1]), &config); err != nil {
+				t.Fatalf("%s: %s is not a JSON string: %v", name, m[1], err)
+			}
+			found = append(found, config)
+		}
+		if len(found) == 0 {
+			t.Fatalf("%s has no design document", name)
+		}
+		configs = append(configs, found...)
 	}
-	found := readmeDesign.FindAllString(string(raw), -1)
-	if len(found) == 0 {
-		t.Fatal("the README has no URL-encoded design document")
-	}
-	for _, config := range found {
+	for _, config := range configs {
 		if msg := apiMessage(config); msg != "" {
-			t.Errorf("the API refuses the README's %.60s…: %s", config, msg)
+			t.Errorf("the API refuses the guide's %.60s…: %s", config, msg)
 			continue
 		}
 		doc, err := design.Decode(config)
@@ -512,7 +529,7 @@ func TestREADMEDesigns(t *testing.T) {
 			t.Fatal(err)
 		}
 		if _, err := design.Parse(doc); err != nil && bytes.Contains(doc, []byte(`"layers"`)) {
-			t.Errorf("the README's %s does not parse: %v", doc, err)
+			t.Errorf("the guide's %s does not parse: %v", doc, err)
 		}
 	}
 }

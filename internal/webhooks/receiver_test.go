@@ -17,10 +17,11 @@ import (
 	"github.com/platen-print/platen/internal/platentest"
 )
 
-// The handler below is the README's and cmd/webhook-receiver's, verbatim
-// (TestREADMEReceiver keeps the three the same).
+// The handler below is the tutorial's (docs/tutorial.md) and
+// cmd/webhook-receiver's, verbatim (TestTutorialReceiver keeps the three
+// the same).
 
-// README receiver begin
+// tutorial receiver begin
 // webhookHandler is an endpoint for Platen's webhooks: it checks the
 // signature, answers at once, and hands the event on; handle deduplicates
 // by the delivery id.
@@ -44,14 +45,14 @@ func validSignature(secret string, body []byte, header string) bool {
 	return hmac.Equal([]byte(header), []byte("sha256="+hex.EncodeToString(mac.Sum(nil))))
 }
 
-// README receiver end
+// tutorial receiver end
 
-// TestREADMEReceiver: the README's handler accepts Platen's deliveries,
+// TestTutorialReceiver: the tutorial's handler accepts Platen's deliveries,
 // and refuses (401) the same delivery with a byte of its body changed,
 // and one signed with another secret.
-func TestREADMEReceiver(t *testing.T) {
+func TestTutorialReceiver(t *testing.T) {
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
-		readme, err := os.ReadFile("../../README.md")
+		readme, err := os.ReadFile("../../docs/tutorial.md")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,10 +60,10 @@ func TestREADMEReceiver(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, block, _ := strings.Cut(string(code), "// README receiver begin\n")
-		block, _, _ = strings.Cut(block, "// README receiver end")
+		_, block, _ := strings.Cut(string(code), "// tutorial receiver begin\n")
+		block, _, _ = strings.Cut(block, "// tutorial receiver end")
 		if !strings.Contains(string(readme), strings.TrimSpace(block)) {
-			t.Fatal("README.md does not hold the handler of receiver_test.go verbatim")
+			t.Fatal("docs/tutorial.md does not hold the handler of receiver_test.go verbatim")
 		}
 		command, err := os.ReadFile("../../cmd/webhook-receiver/main.go")
 		if err != nil || !strings.Contains(string(command), strings.TrimSpace(block)) {
