@@ -108,6 +108,18 @@ func (i *Interceptor) Unary(ctx context.Context, req any, info *grpc.UnaryServer
 	if err != nil {
 		return nil, err
 	}
+	if existing != nil && len(existing.Response) == 0 && i.releaser.take(existing.ID) {
+		// The first request failed in an outage and its key waits for the
+		// background releaser: the database answers again (Begin did), so
+		// release it now rather than answer the retry 409.
+		if err := i.store.Abandon(ctx, existing.ID); err != nil {
+			i.release(context.WithoutCancel(ctx), existing.ID)
+			return nil, err
+		}
+		if existing, id, err = i.store.Begin(ctx, p.TeamID, scoped, info.FullMethod, hash); err != nil {
+			return nil, err
+		}
+	}
 	if existing != nil {
 		return replay(ctx, existing, info.FullMethod, hash)
 	}
@@ -212,6 +224,20 @@ func (r *releaser) add(ctx context.Context, id int, until time.Time) {
 		r.running = true
 		go r.run()
 	}
+}
+
+// take removes id from the pending releases, reporting whether it was
+// there: the caller releases it itself.
+func (r *releaser) take(id int) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for k, p := range r.pending {
+		if p.id == id {
+			r.pending = append(r.pending[:k], r.pending[k+1:]...)
+			return true
+		}
+	}
+	return false
 }
 
 // run makes a pass every ReleaseRetry until nothing is pending.
