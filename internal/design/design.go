@@ -150,10 +150,10 @@ func queryUnescape(s string) ([]byte, bool) {
 			i = next + 1
 			plus = indexFrom(s, '+', i)
 		default:
-			if next+2 >= len(s) || !isHex(s[next+1]) || !isHex(s[next+2]) {
+			if next+2 >= len(s) || !inputlimit.IsHex(s[next+1]) || !inputlimit.IsHex(s[next+2]) {
 				return nil, false
 			}
-			out = append(out, unhex(s[next+1])<<4|unhex(s[next+2]))
+			out = append(out, inputlimit.Unhex(s[next+1])<<4|inputlimit.Unhex(s[next+2]))
 			i = next + 3
 			pct = indexFrom(s, '%', i)
 		}
@@ -166,18 +166,4 @@ func indexFrom(s string, c byte, i int) int {
 		return i + j
 	}
 	return len(s)
-}
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-func unhex(c byte) byte {
-	switch {
-	case c <= '9':
-		return c - '0'
-	case c <= 'F':
-		return c - 'A' + 10
-	}
-	return c - 'a' + 10
 }

@@ -71,8 +71,8 @@ func writeUnescaped(s *Scanner, val []byte) error {
 		case c == '+':
 			c = ' '
 		case c != '%':
-		case i+2 < len(val) && isHex(val[i+1]) && isHex(val[i+2]):
-			c = unhex(val[i+1])<<4 | unhex(val[i+2])
+		case i+2 < len(val) && IsHex(val[i+1]) && IsHex(val[i+2]):
+			c = Unhex(val[i+1])<<4 | Unhex(val[i+2])
 			i += 2
 		default:
 			return errBadEscape
@@ -89,11 +89,13 @@ func writeUnescaped(s *Scanner, val []byte) error {
 	return err
 }
 
-func isHex(c byte) bool {
+// IsHex reports whether c is a hexadecimal digit of a %XX escape.
+func IsHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
-func unhex(c byte) byte {
+// Unhex is the value of the hexadecimal digit c.
+func Unhex(c byte) byte {
 	switch {
 	case c <= '9':
 		return c - '0'
