@@ -31,6 +31,7 @@ type Gateway struct {
 	metrics   *httpMetrics
 	accessLog bool
 	admit     func(context.Context, []string) (context.Context, error)
+	large     *largeBodies
 }
 
 // Options configure the gateway.
@@ -74,7 +75,8 @@ func via[C any](newClient func(grpc.ClientConnInterface) C, register func(contex
 
 // New returns the REST handler, calling the gRPC services through conn.
 func New(ctx context.Context, conn grpc.ClientConnInterface, opts Options) (*Gateway, error) {
-	g := &Gateway{codec: newCodec(), metrics: newHTTPMetrics(opts.Registerer), accessLog: opts.AccessLog, admit: opts.Admit}
+	g := &Gateway{codec: newCodec(), metrics: newHTTPMetrics(opts.Registerer), accessLog: opts.AccessLog, admit: opts.Admit,
+		large: newLargeBodies()}
 	g.mux = runtime.NewServeMux(
 		runtime.WithMarshalerOption(runtime.MIMEWildcard, g.codec),
 		runtime.WithErrorHandler(writeError),

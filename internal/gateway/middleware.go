@@ -281,6 +281,13 @@ func (g *Gateway) readBody(next runtime.HandlerFunc) runtime.HandlerFunc {
 			g.tooLarge(w)
 			return
 		default:
+			release, err := g.large.acquire(r.Context(), r.ContentLength)
+			if err != nil {
+				noteRoute(r.Context())
+				writeStatus(w, g.codec, apierr.ToStatus(r.Context(), err))
+				return
+			}
+			defer release()
 			data, err := readLimited(r.Body, r.ContentLength)
 			if err != nil {
 				g.bodyError(w, r, err)
