@@ -12,7 +12,7 @@ import (
 )
 
 // RevocationDelay is the longest a revoked token keeps working in any
-// process (the contract allows 5 s): a cached answer is trusted this long.
+// process (the API allows 5 s): a cached answer is trusted this long.
 const RevocationDelay = 3 * time.Second
 
 // maxCached bounds the cache so that a flood of random tokens cannot grow it

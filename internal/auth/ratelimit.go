@@ -11,7 +11,7 @@ import (
 // RateLimiter holds one token bucket per API token, in this process: a
 // token may make PerSecond requests a second on average, in bursts of
 // Burst. Several processes each allow the rate; the limit guards a process
-// against one client's flood, it does not meter a contract.
+// against one client's flood, it does not meter a plan.
 type RateLimiter struct {
 	perSecond rate.Limit
 	burst     int

@@ -1,4 +1,4 @@
-// Package batches is the batch orders of Family A (contract §4): a team's
+// Package batches is the batch orders of Family A: a team's
 // order items laid out on the press sheets of its print templates. A batch
 // is checked whole when it is made (every item and template the caller's,
 // every item placed by a listed template assigned to its variant, every

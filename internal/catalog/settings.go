@@ -65,7 +65,7 @@ func NewResolver(store SettingsStore) Resolver { return Resolver{store: store} }
 
 // Resolve returns the settings for a design document sold under
 // ecommerceVariantID (empty for none, as for a Family B line): the variant
-// that lists the id, and the DPI by the contract's rule: the design's own
+// that lists the id, and the DPI by the API's rule: the design's own
 // dpi, else the variant's, the product's, the category's default_dpi, else
 // 300.
 func (r Resolver) Resolve(ctx context.Context, teamID int, ecommerceVariantID string, doc []byte) (PrintSettings, error) {

@@ -12,9 +12,9 @@ import (
 )
 
 // These tests are written from spec/interface.md ("Product variant",
-// endpoints, Limits) and CONTRACT.md sections 2 to 5, not from the code: each
+// endpoints, Limits) and the API's documented rules, not from the code: each
 // kind of bad input is its own subtest through the real HTTP server, and
-// every rejection must carry the contract's status and error body, name the
+// every rejection must carry the API's status and error body, name the
 // field, and leave nothing behind.
 
 // specCase is one request the service must refuse.
@@ -29,7 +29,7 @@ type specCase struct {
 	alt   []string
 }
 
-// specExpectError checks r against the contract: status, error body and the
+// specExpectError checks r against the documented rules: status, error body and the
 // field its BadRequest violations name. A 409 may name the field in its
 // message instead of a field violation.
 func specExpectError(t *testing.T, r *platentest.Response, c specCase) {
@@ -228,7 +228,7 @@ func mergeSpec(base, extra map[string]any) map[string]any {
 	return out
 }
 
-// specVariantCreateCases lists every create the contract refuses.
+// specVariantCreateCases lists every create the API refuses.
 func specVariantCreateCases(base map[string]any, mug, foreign float64, givenUUID string) []specCase {
 	var cases []specCase
 	add := func(name, key string, value any, status int, field string, alt ...string) {
@@ -300,7 +300,7 @@ func specVariantCreateCases(base map[string]any, mug, foreign float64, givenUUID
 	return cases
 }
 
-// specVariantUpdateCases lists every update the contract refuses.
+// specVariantUpdateCases lists every update the API refuses.
 func specVariantUpdateCases(foreign float64, otherUUID any) []specCase {
 	one := func(name, key string, value any, status int, field string) specCase {
 		return specCase{name: name, body: map[string]any{key: value}, status: status, field: field}
@@ -455,7 +455,7 @@ func specDesignValid(t *testing.T, srv *platentest.Server, acme, globex platente
 	}
 }
 
-// specDesignCreateCases lists every design version create the contract
+// specDesignCreateCases lists every design version create the API
 // refuses.
 func specDesignCreateCases(doc string) []specCase {
 	base := map[string]any{"template_config": doc}

@@ -1,8 +1,7 @@
 package cli_test
 
 // End-to-end tests of the platen binary: TestMain builds it once, and every
-// test runs it as a child process, the way an operator would (CONTRACT.md
-// sections 1, 3 and 9).
+// test runs it as a child process, the way an operator would.
 
 import (
 	"bufio"
@@ -649,7 +648,7 @@ func randomHex(t *testing.T, n int) string {
 // ---------------------------------------------------------------------------
 // Tests
 
-// TestBootstrap: one JSON object with the contract's four keys; a second
+// TestBootstrap: one JSON object with the API's four keys; a second
 // run reuses the team and store and issues another token; both work.
 func TestBootstrap(t *testing.T) {
 	t.Parallel()

@@ -223,7 +223,7 @@ var transientWords = []string{
 }
 
 // checkCreates: every acknowledged create exists once, every delete is
-// gone, no answer broke the contract (replays included), and nothing
+// gone, no answer broke the API's rules (replays included), and nothing
 // exists that the shop was not told of.
 func (c *cluster) checkCreates(t *testing.T, ld *load) row {
 	t.Helper()

@@ -12,7 +12,7 @@ import (
 )
 
 // ledger is what the load was told: every acknowledged create, change and
-// delete, and every answer the contract does not allow.
+// delete, and every answer the API does not allow.
 type ledger struct {
 	mu        sync.Mutex
 	orders    []*orderRec // Family A, in creation order

@@ -56,11 +56,11 @@ type Config struct {
 	// default, prints.DefaultPreviewTimeout); past it the panel shows a
 	// placeholder.
 	PreviewTimeout time.Duration
-	// WebhookRetryDelays replaces the webhook retry schedule of contract
-	// §6 when set. No flag sets it: tests shorten the schedule with it.
+	// WebhookRetryDelays replaces the webhook retry schedule (docs/behaviour.md,
+	// Webhooks) when set. No flag sets it: tests shorten the schedule with it.
 	WebhookRetryDelays []time.Duration
 	// WebhookAttemptTimeout and WebhookPause, when set, replace how long
-	// a webhook attempt may last (10 s, contract §6) and how long a failing
+	// a webhook attempt may last (10 s) and how long a failing
 	// endpoint is first paused (30 s; the longest pause is 20 times it).
 	// No flag sets them: tests shorten them.
 	WebhookAttemptTimeout, WebhookPause time.Duration

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// reference is contract §7's example document.
+// reference is the design document's reference example.
 const reference = `{
   "version": 1, "unit": "mm", "width": 210, "height": 297, "bleed": 3, "dpi": 300, "background": "#ffffff",
   "surfaces": [{"name": "front", "layers": [

@@ -1,4 +1,4 @@
-// Package fetch fetches the images a design document names (contract §7):
+// Package fetch fetches the images a design document names:
 // PNG, JPEG, WebP or SVG, over http(s) or from data: URIs, within size, pixel
 // and time limits, and never from a loopback, private, link-local or cloud
 // metadata address unless the operator allows it. The address rules guard
@@ -17,7 +17,7 @@ import (
 	"golang.org/x/sync/singleflight"
 )
 
-// The limits of contract §7, and the cache's defaults.
+// The limits of images a design names, and the cache's defaults.
 const (
 	DefaultMaxBytes     = 25 << 20
 	DefaultMaxPixels    = 100_000_000

@@ -1,7 +1,7 @@
 // Package files owns where rendered print files live and how clients fetch
 // them: a gocloud.dev bucket on the local disk (file://, fileblob) or on
 // S3-compatible storage (s3://, s3blob), written atomically, and the
-// short-lived signed URLs a download link redirects to (contract §5).
+// short-lived signed URLs a download link redirects to.
 //
 // On S3 a signed URL is the bucket's own presigned GET URL, and S3 serves the
 // file. On the local disk it points back at this service,

@@ -183,7 +183,7 @@ func TestLocalDownload(t *testing.T) {
 	})
 }
 
-// apiError reads the contract's JSON error body.
+// apiError reads the API's JSON error body.
 func apiError(t *testing.T, resp *http.Response, body []byte) (code int, message string) {
 	t.Helper()
 	if ct := resp.Header.Get("Content-Type"); ct != "application/json" {

@@ -16,7 +16,7 @@ import (
 // Handler serves GET and HEAD on the download URLs SignedURL makes for the
 // local store; mount it at PathPrefix, e.g. mux.Handle(files.PathPrefix,
 // store.Handler()). A tampered or expired URL gets 403 and a missing file 404,
-// both with the contract's JSON error body. An S3 store's URLs point at S3,
+// both with the API's JSON error body. An S3 store's URLs point at S3,
 // so there its Handler answers 404 to everything.
 func (s *Store) Handler() http.Handler {
 	return http.HandlerFunc(s.serveHTTP)
@@ -98,14 +98,14 @@ func strongETag(a *blob.Attributes) string {
 	}
 }
 
-// errorBody is the contract's error shape: {"code", "message", "details"}.
+// errorBody is the API's error shape: {"code", "message", "details"}.
 type errorBody struct {
 	Code    int    `json:"code"`
 	Message string `json:"message"`
 	Details []any  `json:"details"`
 }
 
-// WriteError answers the contract's JSON error with the HTTP status and
+// WriteError answers the API's JSON error with the HTTP status and
 // the gRPC code the REST API would give.
 func WriteError(w http.ResponseWriter, status int, code codes.Code, message string) {
 	body, _ := json.Marshal(errorBody{Code: int(code), Message: message, Details: []any{}})

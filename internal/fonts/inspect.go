@@ -14,7 +14,7 @@ import (
 )
 
 // MaxBytes bounds a font file: its base64 in a JSON body must stay under
-// the API's 8 MiB body limit (contract §2).
+// the API's 8 MiB body limit.
 const MaxBytes = 6_000_000
 
 // The OS/2 fsType bits Platen reads (OpenType specification, OS/2 table).

@@ -17,7 +17,7 @@ import (
 	"github.com/platen-print/platen/internal/apierr"
 )
 
-// MaxBodyBytes is the largest request body accepted (contract §2: 413 above).
+// MaxBodyBytes is the largest request body accepted (413 above).
 const MaxBodyBytes = 8 << 20
 
 // requestBody is the body the gateway reads: the bytes, already read and
@@ -31,7 +31,7 @@ type requestBody struct {
 
 func (b *requestBody) Close() error { return nil }
 
-// codec is protojson exactly as the contract wants it: proto (snake_case)
+// codec is protojson exactly as the API wants it: proto (snake_case)
 // names, every field present (null where unset), unknown fields ignored.
 type codec struct {
 	runtime.JSONPb
@@ -56,7 +56,7 @@ func (c *codec) Marshal(v any) ([]byte, error) {
 }
 
 // NewDecoder decodes a request body strictly: protojson alone would take
-// "2" for an integer and "NaN" for a price, and the contract wants JSON
+// "2" for an integer and "NaN" for a price, and the API wants JSON
 // numbers there. So the body is first checked against the message's field
 // types, naming the JSON path of the first misfit (items[0].quantity: must
 // be an integer); then protojson decodes it, its long plain strings spliced

@@ -62,7 +62,7 @@ func (w *probeWriter) WriteHeader(code int) {
 }
 func (w *probeWriter) Write(b []byte) (int, error) { w.WriteHeader(http.StatusOK); return len(b), nil }
 
-// MethodNotAllowed answers every request with 405 and the contract's error
+// MethodNotAllowed answers every request with 405 and the API's error
 // body, naming the methods that work in Allow: for the endpoints served
 // beside the API (/healthz, download links), whose other methods would
 // otherwise reach the API's router and read as 404.

@@ -17,7 +17,7 @@ import (
 )
 
 // checkTypes checks a request body against the message's field types the
-// way the contract reads JSON: integers and prices are JSON numbers (never
+// way the API reads JSON: integers and prices are JSON numbers (never
 // numeric strings), strings are strings, objects objects. It returns the
 // first misfit, named by its JSON path (items[0].quantity: must be an
 // integer). Unknown fields are ignored, and null means unset.

@@ -17,7 +17,7 @@ import (
 // retryAfterSeconds is what a 429 or a 503 tells the client to wait.
 const retryAfterSeconds = 1
 
-// writeError answers err as the contract's error body:
+// writeError answers err as the API's error body:
 // {"code": <gRPC code>, "message": "...", "details": [...]}.
 func writeError(ctx context.Context, _ *runtime.ServeMux, m runtime.Marshaler, w http.ResponseWriter, r *http.Request, err error) {
 	noteRoute(ctx)
@@ -39,7 +39,7 @@ var (
 
 // readViolation is the field violation of a request the gateway could not
 // read: the body's, left by the decoder, or a path or query parameter's,
-// from grpc-gateway's message. The contract wants every validation error to
+// from grpc-gateway's message. The API wants every validation error to
 // name its field, and the gateway's own errors carry no details.
 func readViolation(r *http.Request, message string) (apierr.Violation, bool) {
 	if body, ok := r.Body.(*requestBody); ok && body.violation != nil {

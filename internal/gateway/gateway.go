@@ -1,7 +1,7 @@
 // Package gateway is Platen's REST façade: grpc-gateway in front of the
 // gRPC services (called in process through their interceptors, so that
 // authentication, idempotency, logging and metrics apply to REST too), with
-// the contract's JSON, error bodies (also for what net/http refuses by
+// the API's JSON, error bodies (also for what net/http refuses by
 // itself), status codes, token check and body limits before any decoding,
 // request ids and HTTP metrics.
 package gateway

@@ -70,7 +70,7 @@ func serve(t *testing.T, beside http.Handler) (string, *services, *prometheus.Re
 	return srv.URL, svc, reg
 }
 
-// errorBody is the contract's error body.
+// errorBody is the API's error body.
 type errorBody struct {
 	Code    int    `json:"code"`
 	Message string `json:"message"`
@@ -114,7 +114,7 @@ func get(t *testing.T, url string) (*http.Response, errorBody) {
 }
 
 // TestServiceErrorsAsHTTP: each gRPC code a service answers is the HTTP
-// status the contract gives it, with the code and message in the body,
+// status the API gives it, with the code and message in the body,
 // and the headers a client acts on: WWW-Authenticate on 401, Retry-After
 // on 429.
 func TestServiceErrorsAsHTTP(t *testing.T) {

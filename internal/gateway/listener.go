@@ -12,7 +12,7 @@ import (
 
 // Listener wraps the HTTP port's listener so that the requests net/http
 // refuses by itself, before any handler runs, are answered with the
-// contract's JSON error body too: a request line or header it cannot read
+// API's JSON error body too: a request line or header it cannot read
 // (a control character in a header value, say), headers over its limit, a
 // Transfer-Encoding it does not know, an Expect other than 100-continue.
 // net/http writes those answers straight to the connection as plain text
@@ -98,7 +98,7 @@ func refusalMessage(code int, text string) string {
 	return strings.ToLower(text[:1]) + text[1:]
 }
 
-// jsonAnswer is a whole HTTP/1.1 answer with the contract's error body,
+// jsonAnswer is a whole HTTP/1.1 answer with the API's error body,
 // closing the connection as net/http's own refusal would.
 func jsonAnswer(code int, message string) []byte {
 	body, err := newCodec().Marshal(status.New(codeForHTTP(code), message).Proto())

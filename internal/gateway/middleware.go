@@ -46,7 +46,7 @@ func noteRoute(ctx context.Context) {
 // statusWriter remembers the status code and size of a response, and
 // turns an error answer that is not JSON (http.Error's plain text, as
 // http.ServeContent answers an unsatisfiable Range; an empty 412) into the
-// contract's JSON error body, so that every error of the HTTP port reads
+// API's JSON error body, so that every error of the HTTP port reads
 // alike.
 type statusWriter struct {
 	http.ResponseWriter

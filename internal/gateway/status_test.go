@@ -38,7 +38,7 @@ func TestForwardedHTTPStatus(t *testing.T) {
 }
 
 // A path or query parameter the gateway cannot read is a 400 naming it,
-// as every validation error is (contract §2), not grpc-gateway's text.
+// as every validation error is, not grpc-gateway's text.
 func TestParameterViolations(t *testing.T) {
 	cases := []struct {
 		message, field, description string

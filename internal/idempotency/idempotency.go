@@ -1,5 +1,5 @@
 // Package idempotency replays the first answer to a request sent again with
-// the same Idempotency-Key (contract §2): the same key and body within 24 h
+// the same Idempotency-Key: the same key and body within 24 h
 // get the stored response, the same key with another body gets 409. It is a
 // gRPC interceptor, so REST (whose header the gateway forwards) and gRPC
 // clients get the same behaviour. A replay is marked with the response
@@ -304,7 +304,7 @@ func replay(ctx context.Context, rec *Record, method string, hash []byte) (any, 
 	return resp, nil
 }
 
-// isCreate reports the calls the key applies to: the contract keys POSTs,
+// isCreate reports the calls the key applies to: the API keys POSTs,
 // which are the Create RPCs. A key on a read or an update is ignored, so it
 // can never replay stale data.
 func isCreate(fullMethod string) bool {

@@ -1,5 +1,5 @@
-// Package links owns the signed tokens in Platen's public download links
-// (contract §5): a token names one file of one order, expires, and cannot be
+// Package links owns the signed tokens in Platen's public download links:
+// a token names one file of one order, expires, and cannot be
 // altered or made without the service's key. The HTTP routes that read the
 // token live elsewhere; this package only signs and checks it.
 //
@@ -23,7 +23,7 @@ import (
 	"time"
 )
 
-// DefaultTTL is how long a download link stays valid (contract §5).
+// DefaultTTL is how long a download link stays valid.
 const DefaultTTL = 7 * 24 * time.Hour
 
 // MinKeySize is the shortest key NewSigner accepts: as long as the HMAC-SHA256 output.

@@ -1,19 +1,19 @@
 package orders_test
 
 // Black-box tests of bad input to the Family A order endpoints, through the
-// real HTTP server. They are written from spec/interface.md and CONTRACT.md
-// sections 2 to 4 only, not from the implementation:
+// real HTTP server. They are written from the API documents only, not from
+// the implementation:
 //
-//   - CONTRACT 2: 400 for malformed JSON, wrong type, missing required field,
+//   - Errors: 400 for malformed JSON, wrong type, missing required field,
 //     out-of-range value, a template_config that does not URL-decode to a
 //     JSON object; the error body {"code", "message", "details"} with a
 //     BadRequest detail whose field violations name the JSON path; 401, 403,
 //     404, 409, 413 as the table says; client input never causes a 500.
-//   - CONTRACT 3: a revoked token gets 401 within 5 seconds; a team never
+//   - Tokens and teams: a revoked token gets 401 within 5 seconds; a team never
 //     sees, changes or learns of another team's data.
-//   - CONTRACT 4: ecommerce_order_id and ecommerce_order_item_id are unique
+//   - Uniqueness: ecommerce_order_id and ecommerce_order_item_id are unique
 //     per store.
-//   - spec: "Types are JSON types. 'Req' means required."
+//   - Types are JSON types; required fields are required.
 
 import (
 	"context"
@@ -527,7 +527,7 @@ func biForeignOrder(t *testing.T, h *biHarness) {
 			}
 		})
 	}
-	// Naming another team's store in ?store_id= is the contract's 403 row:
+	// Naming another team's store in ?store_id= is the API's 403 row:
 	// "a store_id not assigned to the caller's team (whether or not it
 	// exists)"; the answer is the same for a store that exists nowhere.
 	for _, store := range []string{"globex-shop", "nowhere-shop"} {

@@ -204,7 +204,7 @@ func orderToDownload(t *testing.T, srv *platentest.Server, onS3 bool) {
 	}
 	if !onS3 {
 		// The file's own refusals, which http.ServeContent writes as plain
-		// text or not at all, are the contract's JSON errors too.
+		// text or not at all, are the API's JSON errors too.
 		resp, body := platentest.Get(t, http.DefaultClient, loc, "Range", "bytes=99999999-")
 		platentest.CheckJSONError(t, resp, body, http.StatusRequestedRangeNotSatisfiable, "invalid range: failed to overlap")
 		checkCode(t, body, 11) // OUT_OF_RANGE

@@ -19,7 +19,7 @@ import (
 )
 
 // Token scopes: a Family A token opens one item's file; a Family B token
-// opens every file of one shop order (contract §5).
+// opens every file of one shop order.
 const (
 	ItemScope = "order_item"
 	ShopScope = "shop_order"

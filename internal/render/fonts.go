@@ -24,7 +24,7 @@ import (
 	"github.com/platen-print/platen/internal/sfntcheck"
 )
 
-// builtinFonts are the Go fonts every renderer has (contract §7).
+// builtinFonts are the Go fonts every renderer has.
 var builtinFonts = map[string][]byte{
 	"Go-Regular":          goregular.TTF,
 	"Go-Bold":             gobold.TTF,

@@ -20,7 +20,7 @@ import (
 	"github.com/platen-print/platen/internal/platentest"
 )
 
-// wantError checks a REST error answer: the HTTP status, the contract's
+// wantError checks a REST error answer: the HTTP status, the API's
 // JSON body with its gRPC code and message, and the fields its
 // BadRequest detail names (none when fields is empty).
 func wantError(t *testing.T, r *platentest.Response, httpStatus int, code codes.Code, message string, fields ...string) {

@@ -9,7 +9,7 @@ import (
 	"github.com/platen-print/platen/internal/platentest"
 )
 
-// Every error answer of the HTTP port is the contract's JSON error body,
+// Every error answer of the HTTP port is the API's JSON error body,
 // including the paths Go's router would redirect and the requests net/http
 // refuses before any handler runs.
 func TestHTTPErrorsAreJSON(t *testing.T) {

@@ -84,8 +84,8 @@ type Server struct {
 
 	files *files.Store
 	// fetcher fetches images for in-process renders and checks and dials
-	// webhook targets, by the same address rules (contract §7: "webhook
-	// targets likewise"); one, so that they share its connections.
+	// webhook targets, by the same address rules; one, so that they share
+	// its connections.
 	fetcher *fetch.Fetcher
 	links   *printfiles.Links
 	// operatorAPI is the operator API, which the panel acts through too.

@@ -13,7 +13,7 @@ import (
 	"github.com/platen-print/platen/internal/files"
 )
 
-// Limits of a shop order (contract §5).
+// Limits of a shop order.
 const (
 	MaxLines    = 500
 	MaxQuantity = 10_000

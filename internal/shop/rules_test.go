@@ -95,7 +95,7 @@ func TestIdempotencyKeyReplaysThe201(t *testing.T) {
 	})
 }
 
-// TestBadShopOrders: every bad-input class of contract §5 answers its
+// TestBadShopOrders: every bad-input class of shop orders answers its
 // status with a JSON error naming the field.
 func TestBadShopOrders(t *testing.T) {
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {

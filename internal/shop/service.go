@@ -33,8 +33,7 @@ func NewService(store Store, links FileLinks) *Service {
 	return &Service{store: store, links: links}
 }
 
-// storeOf is the caller's store: Family B needs a token bound to one
-// (contract §3, §5).
+// storeOf is the caller's store: Family B needs a token bound to one.
 func storeOf(ctx context.Context) (auth.Principal, error) {
 	p, err := auth.FromContext(ctx)
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 	"github.com/platen-print/platen/internal/apierr"
 )
 
-// newOrder checks a create request (contract §5) and returns the order it
+// newOrder checks a create request and returns the order it
 // asks for, every problem named by its JSON path.
 func newOrder(req *platenv1.CreateShopOrderRequest) (*Order, error) {
 	var vs apierr.Violations

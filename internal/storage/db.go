@@ -125,7 +125,7 @@ func openPostgres(databaseURL string) (*DB, error) {
 		return nil, fmt.Errorf("database url: %w", err)
 	}
 	// Sessions run in UTC, whatever the server's default, so that every
-	// timestamp read back is in UTC as the contract wants.
+	// timestamp read back is in UTC as the API wants.
 	q := u.Query()
 	if q.Get("timezone") == "" {
 		q.Set("timezone", "UTC")

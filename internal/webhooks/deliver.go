@@ -28,7 +28,7 @@ const (
 	StatusFailed    = "failed"
 )
 
-// DefaultRetryDelays space the attempts of a delivery (contract §6): after
+// DefaultRetryDelays space the attempts of a delivery: after
 // the first attempt and each of these, one more; then the delivery fails.
 var DefaultRetryDelays = []time.Duration{
 	10 * time.Second, time.Minute, 5 * time.Minute, 30 * time.Minute,

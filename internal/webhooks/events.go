@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Events (contract §6).
+// The events a webhook delivers.
 const (
 	EventPrintFilesReady = "print_files.ready"
 	EventItemReady       = "order_item.print_file.ready"
@@ -67,7 +67,7 @@ type BatchFile struct {
 	SHA256           *string `json:"sha256"`
 }
 
-// BatchOrder is the body of batch_order.ready and .failed (contract §6),
+// BatchOrder is the body of batch_order.ready and .failed,
 // with the reason of a failure (null otherwise).
 type BatchOrder struct {
 	Event    string      `json:"event"`

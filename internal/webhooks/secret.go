@@ -7,7 +7,7 @@ import (
 	"encoding/base64"
 )
 
-// SecretPrefix starts every signing secret (contract §6).
+// SecretPrefix starts every signing secret.
 const SecretPrefix = "whsec_"
 
 // NewSecret returns a signing secret: whsec_ and the base64 of 32 random

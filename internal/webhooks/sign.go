@@ -11,8 +11,7 @@ import (
 )
 
 // Signature is the Platen-Signature of body: "sha256=" and the hex HMAC-
-// SHA256 of the exact bytes sent, keyed with the whole secret string
-// (contract §6).
+// SHA256 of the exact bytes sent, keyed with the whole secret string.
 func Signature(secret string, body []byte) string {
 	mac := hmac.New(sha256.New, []byte(secret))
 	mac.Write(body)
