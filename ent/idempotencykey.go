@@ -21,6 +21,8 @@ type IdempotencyKey struct {
 	TeamID int `json:"team_id,omitempty"`
 	// Key holds the value of the "key" field.
 	Key string `json:"key,omitempty"`
+	// Attempt holds the value of the "attempt" field.
+	Attempt string `json:"attempt,omitempty"`
 	// Method holds the value of the "method" field.
 	Method string `json:"method,omitempty"`
 	// RequestHash holds the value of the "request_hash" field.
@@ -43,7 +45,7 @@ func (*IdempotencyKey) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case idempotencykey.FieldID, idempotencykey.FieldTeamID, idempotencykey.FieldHTTPCode:
 			values[i] = new(sql.NullInt64)
-		case idempotencykey.FieldKey, idempotencykey.FieldMethod:
+		case idempotencykey.FieldKey, idempotencykey.FieldAttempt, idempotencykey.FieldMethod:
 			values[i] = new(sql.NullString)
 		case idempotencykey.FieldCreatedAt:
 			values[i] = new(sql.NullTime)
@@ -79,6 +81,12 @@ func (_m *IdempotencyKey) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field key", values[i])
 			} else if value.Valid {
 				_m.Key = value.String
+			}
+		case idempotencykey.FieldAttempt:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field attempt", values[i])
+			} else if value.Valid {
+				_m.Attempt = value.String
 			}
 		case idempotencykey.FieldMethod:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -151,6 +159,9 @@ func (_m *IdempotencyKey) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("key=")
 	builder.WriteString(_m.Key)
+	builder.WriteString(", ")
+	builder.WriteString("attempt=")
+	builder.WriteString(_m.Attempt)
 	builder.WriteString(", ")
 	builder.WriteString("method=")
 	builder.WriteString(_m.Method)

@@ -34,6 +34,20 @@ func (_c *IdempotencyKeyCreate) SetKey(v string) *IdempotencyKeyCreate {
 	return _c
 }
 
+// SetAttempt sets the "attempt" field.
+func (_c *IdempotencyKeyCreate) SetAttempt(v string) *IdempotencyKeyCreate {
+	_c.mutation.SetAttempt(v)
+	return _c
+}
+
+// SetNillableAttempt sets the "attempt" field if the given value is not nil.
+func (_c *IdempotencyKeyCreate) SetNillableAttempt(v *string) *IdempotencyKeyCreate {
+	if v != nil {
+		_c.SetAttempt(*v)
+	}
+	return _c
+}
+
 // SetMethod sets the "method" field.
 func (_c *IdempotencyKeyCreate) SetMethod(v string) *IdempotencyKeyCreate {
 	_c.mutation.SetMethod(v)
@@ -115,6 +129,10 @@ func (_c *IdempotencyKeyCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *IdempotencyKeyCreate) defaults() {
+	if _, ok := _c.mutation.Attempt(); !ok {
+		v := idempotencykey.DefaultAttempt
+		_c.mutation.SetAttempt(v)
+	}
 	if _, ok := _c.mutation.HTTPCode(); !ok {
 		v := idempotencykey.DefaultHTTPCode
 		_c.mutation.SetHTTPCode(v)
@@ -132,6 +150,9 @@ func (_c *IdempotencyKeyCreate) check() error {
 	}
 	if _, ok := _c.mutation.Key(); !ok {
 		return &ValidationError{Name: "key", err: errors.New(`ent: missing required field "IdempotencyKey.key"`)}
+	}
+	if _, ok := _c.mutation.Attempt(); !ok {
+		return &ValidationError{Name: "attempt", err: errors.New(`ent: missing required field "IdempotencyKey.attempt"`)}
 	}
 	if _, ok := _c.mutation.Method(); !ok {
 		return &ValidationError{Name: "method", err: errors.New(`ent: missing required field "IdempotencyKey.method"`)}
@@ -179,6 +200,10 @@ func (_c *IdempotencyKeyCreate) createSpec() (*IdempotencyKey, *sqlgraph.CreateS
 	if value, ok := _c.mutation.Key(); ok {
 		_spec.SetField(idempotencykey.FieldKey, field.TypeString, value)
 		_node.Key = value
+	}
+	if value, ok := _c.mutation.Attempt(); ok {
+		_spec.SetField(idempotencykey.FieldAttempt, field.TypeString, value)
+		_node.Attempt = value
 	}
 	if value, ok := _c.mutation.Method(); ok {
 		_spec.SetField(idempotencykey.FieldMethod, field.TypeString, value)
@@ -304,6 +329,9 @@ func (u *IdempotencyKeyUpsertOne) UpdateNewValues() *IdempotencyKeyUpsertOne {
 		}
 		if _, exists := u.create.mutation.Key(); exists {
 			s.SetIgnore(idempotencykey.FieldKey)
+		}
+		if _, exists := u.create.mutation.Attempt(); exists {
+			s.SetIgnore(idempotencykey.FieldAttempt)
 		}
 		if _, exists := u.create.mutation.Method(); exists {
 			s.SetIgnore(idempotencykey.FieldMethod)
@@ -568,6 +596,9 @@ func (u *IdempotencyKeyUpsertBulk) UpdateNewValues() *IdempotencyKeyUpsertBulk {
 			}
 			if _, exists := b.mutation.Key(); exists {
 				s.SetIgnore(idempotencykey.FieldKey)
+			}
+			if _, exists := b.mutation.Attempt(); exists {
+				s.SetIgnore(idempotencykey.FieldAttempt)
 			}
 			if _, exists := b.mutation.Method(); exists {
 				s.SetIgnore(idempotencykey.FieldMethod)

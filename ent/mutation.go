@@ -3479,6 +3479,7 @@ type IdempotencyKeyMutation struct {
 	team_id       *int
 	addteam_id    *int
 	key           *string
+	attempt       *string
 	method        *string
 	request_hash  *[]byte
 	response      *[]byte
@@ -3679,6 +3680,42 @@ func (m *IdempotencyKeyMutation) OldKey(ctx context.Context) (v string, err erro
 // ResetKey resets all changes to the "key" field.
 func (m *IdempotencyKeyMutation) ResetKey() {
 	m.key = nil
+}
+
+// SetAttempt sets the "attempt" field.
+func (m *IdempotencyKeyMutation) SetAttempt(s string) {
+	m.attempt = &s
+}
+
+// Attempt returns the value of the "attempt" field in the mutation.
+func (m *IdempotencyKeyMutation) Attempt() (r string, exists bool) {
+	v := m.attempt
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAttempt returns the old "attempt" field's value of the IdempotencyKey entity.
+// If the IdempotencyKey object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *IdempotencyKeyMutation) OldAttempt(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAttempt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAttempt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAttempt: %w", err)
+	}
+	return oldValue.Attempt, nil
+}
+
+// ResetAttempt resets all changes to the "attempt" field.
+func (m *IdempotencyKeyMutation) ResetAttempt() {
+	m.attempt = nil
 }
 
 // SetMethod sets the "method" field.
@@ -3928,12 +3965,15 @@ func (m *IdempotencyKeyMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *IdempotencyKeyMutation) Fields() []string {
-	fields := make([]string, 0, 7)
+	fields := make([]string, 0, 8)
 	if m.team_id != nil {
 		fields = append(fields, idempotencykey.FieldTeamID)
 	}
 	if m.key != nil {
 		fields = append(fields, idempotencykey.FieldKey)
+	}
+	if m.attempt != nil {
+		fields = append(fields, idempotencykey.FieldAttempt)
 	}
 	if m.method != nil {
 		fields = append(fields, idempotencykey.FieldMethod)
@@ -3962,6 +4002,8 @@ func (m *IdempotencyKeyMutation) Field(name string) (ent.Value, bool) {
 		return m.TeamID()
 	case idempotencykey.FieldKey:
 		return m.Key()
+	case idempotencykey.FieldAttempt:
+		return m.Attempt()
 	case idempotencykey.FieldMethod:
 		return m.Method()
 	case idempotencykey.FieldRequestHash:
@@ -3985,6 +4027,8 @@ func (m *IdempotencyKeyMutation) OldField(ctx context.Context, name string) (ent
 		return m.OldTeamID(ctx)
 	case idempotencykey.FieldKey:
 		return m.OldKey(ctx)
+	case idempotencykey.FieldAttempt:
+		return m.OldAttempt(ctx)
 	case idempotencykey.FieldMethod:
 		return m.OldMethod(ctx)
 	case idempotencykey.FieldRequestHash:
@@ -4017,6 +4061,13 @@ func (m *IdempotencyKeyMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetKey(v)
+		return nil
+	case idempotencykey.FieldAttempt:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAttempt(v)
 		return nil
 	case idempotencykey.FieldMethod:
 		v, ok := value.(string)
@@ -4143,6 +4194,9 @@ func (m *IdempotencyKeyMutation) ResetField(name string) error {
 		return nil
 	case idempotencykey.FieldKey:
 		m.ResetKey()
+		return nil
+	case idempotencykey.FieldAttempt:
+		m.ResetAttempt()
 		return nil
 	case idempotencykey.FieldMethod:
 		m.ResetMethod()

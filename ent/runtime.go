@@ -87,12 +87,16 @@ func init() {
 	font.DefaultCreatedAt = fontDescCreatedAt.Default.(func() time.Time)
 	idempotencykeyFields := schema.IdempotencyKey{}.Fields()
 	_ = idempotencykeyFields
+	// idempotencykeyDescAttempt is the schema descriptor for attempt field.
+	idempotencykeyDescAttempt := idempotencykeyFields[2].Descriptor()
+	// idempotencykey.DefaultAttempt holds the default value on creation for the attempt field.
+	idempotencykey.DefaultAttempt = idempotencykeyDescAttempt.Default.(string)
 	// idempotencykeyDescHTTPCode is the schema descriptor for http_code field.
-	idempotencykeyDescHTTPCode := idempotencykeyFields[5].Descriptor()
+	idempotencykeyDescHTTPCode := idempotencykeyFields[6].Descriptor()
 	// idempotencykey.DefaultHTTPCode holds the default value on creation for the http_code field.
 	idempotencykey.DefaultHTTPCode = idempotencykeyDescHTTPCode.Default.(int)
 	// idempotencykeyDescCreatedAt is the schema descriptor for created_at field.
-	idempotencykeyDescCreatedAt := idempotencykeyFields[6].Descriptor()
+	idempotencykeyDescCreatedAt := idempotencykeyFields[7].Descriptor()
 	// idempotencykey.DefaultCreatedAt holds the default value on creation for the created_at field.
 	idempotencykey.DefaultCreatedAt = idempotencykeyDescCreatedAt.Default.(func() time.Time)
 	operatorMixin := schema.Operator{}.Mixin()

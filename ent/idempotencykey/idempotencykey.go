@@ -17,6 +17,8 @@ const (
 	FieldTeamID = "team_id"
 	// FieldKey holds the string denoting the key field in the database.
 	FieldKey = "key"
+	// FieldAttempt holds the string denoting the attempt field in the database.
+	FieldAttempt = "attempt"
 	// FieldMethod holds the string denoting the method field in the database.
 	FieldMethod = "method"
 	// FieldRequestHash holds the string denoting the request_hash field in the database.
@@ -36,6 +38,7 @@ var Columns = []string{
 	FieldID,
 	FieldTeamID,
 	FieldKey,
+	FieldAttempt,
 	FieldMethod,
 	FieldRequestHash,
 	FieldResponse,
@@ -54,6 +57,8 @@ func ValidColumn(column string) bool {
 }
 
 var (
+	// DefaultAttempt holds the default value on creation for the "attempt" field.
+	DefaultAttempt string
 	// DefaultHTTPCode holds the default value on creation for the "http_code" field.
 	DefaultHTTPCode int
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
@@ -76,6 +81,11 @@ func ByTeamID(opts ...sql.OrderTermOption) OrderOption {
 // ByKey orders the results by the key field.
 func ByKey(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldKey, opts...).ToFunc()
+}
+
+// ByAttempt orders the results by the attempt field.
+func ByAttempt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldAttempt, opts...).ToFunc()
 }
 
 // ByMethod orders the results by the method field.

@@ -139,6 +139,7 @@ var (
 		{Name: "id", Type: field.TypeInt, Increment: true},
 		{Name: "team_id", Type: field.TypeInt},
 		{Name: "key", Type: field.TypeString},
+		{Name: "attempt", Type: field.TypeString, Default: ""},
 		{Name: "method", Type: field.TypeString},
 		{Name: "request_hash", Type: field.TypeBytes},
 		{Name: "response", Type: field.TypeBytes, Nullable: true},
@@ -159,7 +160,7 @@ var (
 			{
 				Name:    "idempotencykey_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{IdempotencyKeysColumns[7]},
+				Columns: []*schema.Column{IdempotencyKeysColumns[8]},
 			},
 		},
 	}

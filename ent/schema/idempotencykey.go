@@ -15,6 +15,9 @@ func (IdempotencyKey) Fields() []ent.Field {
 	return []ent.Field{
 		field.Int("team_id").Immutable(),
 		field.String("key").Immutable(),
+		// The run that wrote the record, random: a run that failed frees
+		// its own record by it, even when it could not learn the id.
+		field.String("attempt").Default("").Immutable(),
 		field.String("method").Immutable(),
 		// SHA-256 of the method and the request message.
 		field.Bytes("request_hash").Immutable(),

@@ -8,10 +8,12 @@ package idempotency
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -48,7 +50,9 @@ const maxKeyLength = 255
 
 // Record is a remembered request and, once it finished, its answer.
 type Record struct {
-	ID          int
+	ID int
+	// Attempt names the run that wrote the record (see Store.Begin).
+	Attempt     string
 	Method      string
 	RequestHash []byte
 	// Response is the marshalled anypb.Any of the answer; empty while the
@@ -59,13 +63,17 @@ type Record struct {
 
 // Store keeps the records.
 type Store interface {
-	// Begin records a new request under (teamID, key) and returns nil, or
-	// returns the record already there (a record older than TTL is replaced).
-	Begin(ctx context.Context, teamID int, key, method string, hash []byte) (existing *Record, id int, err error)
+	// Begin records a new request under (teamID, key), written by the run
+	// named attempt, and returns nil, or returns the record already there
+	// (a record older than TTL is replaced).
+	Begin(ctx context.Context, teamID int, key, attempt, method string, hash []byte) (existing *Record, id int, err error)
 	// Complete stores the answer of the request begun as id.
 	Complete(ctx context.Context, id int, response []byte, httpCode int) error
-	// Abandon forgets the request begun as id, so that a retry runs again.
-	Abandon(ctx context.Context, id int) error
+	// Abandon forgets the record attempt wrote under (teamID, key) while it
+	// has no answer, so that a retry runs again; no such record is no
+	// error. Naming the run rather than the record lets a run whose Begin
+	// failed without knowing whether it was written abandon it too.
+	Abandon(ctx context.Context, teamID int, key, attempt string) error
 }
 
 // Interceptor is the gRPC side of idempotency.
@@ -104,26 +112,53 @@ func (i *Interceptor) Unary(ctx context.Context, req any, info *grpc.UnaryServer
 	// another store of the team must not replay this store's answers.
 	// (Length-prefixed: unambiguous whatever the store id holds.)
 	scoped := fmt.Sprintf("%d:%s:%s", len(p.StoreID), p.StoreID, key)
-	existing, id, err := i.store.Begin(ctx, p.TeamID, scoped, info.FullMethod, hash)
+	run := attemptRun{teamID: p.TeamID, key: scoped, attempt: newAttempt()}
+	existing, id, err := i.begin(ctx, run, info.FullMethod, hash)
+	if err == nil && existing != nil && len(existing.Response) == 0 && i.releaser.failed(existing.Attempt) {
+		// The record was left by a run of this process that failed in an
+		// outage (its key waits for the background releaser, or its Begin
+		// was written after all by a commit delivered late): the database
+		// answers again (Begin did), so free it now rather than answer the
+		// retry 409 "still in progress".
+		if err := i.store.Abandon(ctx, p.TeamID, scoped, existing.Attempt); err != nil {
+			return nil, err
+		}
+		run.attempt = newAttempt()
+		existing, id, err = i.begin(ctx, run, info.FullMethod, hash)
+	}
 	if err != nil {
 		return nil, err
-	}
-	if existing != nil && len(existing.Response) == 0 && i.releaser.take(existing.ID) {
-		// The first request failed in an outage and its key waits for the
-		// background releaser: the database answers again (Begin did), so
-		// release it now rather than answer the retry 409.
-		if err := i.store.Abandon(ctx, existing.ID); err != nil {
-			i.release(context.WithoutCancel(ctx), existing.ID)
-			return nil, err
-		}
-		if existing, id, err = i.store.Begin(ctx, p.TeamID, scoped, info.FullMethod, hash); err != nil {
-			return nil, err
-		}
 	}
 	if existing != nil {
 		return replay(ctx, existing, info.FullMethod, hash)
 	}
-	return i.run(withToken(ctx, p.TeamID, scoped, hash), req, id, handler)
+	return i.run(withToken(ctx, p.TeamID, scoped, hash), req, run, id, handler)
+}
+
+// begin is Store.Begin for run. When the database stopped answering, the
+// record may have been written all the same (the commit went out, its
+// answer did not come back, or it is delivered once the network heals):
+// the releaser is told to watch for it and free it.
+func (i *Interceptor) begin(ctx context.Context, run attemptRun, method string, hash []byte) (*Record, int, error) {
+	existing, id, err := i.store.Begin(ctx, run.teamID, run.key, run.attempt, method, hash)
+	if err != nil && apierr.Unreachable(err) {
+		i.releaser.add(context.WithoutCancel(ctx), run, true)
+	}
+	return existing, id, err
+}
+
+// attemptRun is one run of a request under its key.
+type attemptRun struct {
+	teamID  int
+	key     string
+	attempt string
+}
+
+// newAttempt names a run: random, so that no two runs anywhere share it.
+func newAttempt() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
+	return hex.EncodeToString(b[:])
 }
 
 type tokenKey struct{}
@@ -155,13 +190,13 @@ func MarkReplayed(ctx context.Context) error {
 	return grpc.SetHeader(ctx, metadata.Pairs(ReplayedHeader, "true"))
 }
 
-func (i *Interceptor) run(ctx context.Context, req any, id int, handler grpc.UnaryHandler) (any, error) {
+func (i *Interceptor) run(ctx context.Context, req any, run attemptRun, id int, handler grpc.UnaryHandler) (any, error) {
 	rec := &httpstatus.Recorder{}
 	resp, err := handler(httpstatus.WithRecorder(ctx, rec), req)
 	// The answer is remembered even if the client went away meanwhile.
 	bg := context.WithoutCancel(ctx)
 	if err != nil {
-		i.release(bg, id)
+		i.release(bg, run)
 		return nil, err
 	}
 	packed, err := anypb.New(resp.(proto.Message))
@@ -175,7 +210,7 @@ func (i *Interceptor) run(ctx context.Context, req any, id int, handler grpc.Una
 		// The request itself succeeded: answer it. Its key is freed so a
 		// retry runs again (and meets, for a create, the duplicate's 409).
 		slog.WarnContext(ctx, "could not remember the answer for an idempotency key", "error", err)
-		i.release(bg, id)
+		i.release(bg, run)
 	}
 	return resp, nil
 }
@@ -184,73 +219,87 @@ func (i *Interceptor) run(ctx context.Context, req any, id int, handler grpc.Una
 // database are released again, until the database answers.
 const ReleaseRetry = 200 * time.Millisecond
 
-// release forgets the request begun as id, so that a retry runs again. A
-// request that failed because the database went away mostly cannot forget
-// it then either: left alone, its key would answer "still in progress"
-// (409) until the lease passed, minutes after the database came back. It
-// is handed to the background releaser, which tries again until the
-// database answers, so that the client's retry, once it is back, runs.
-func (i *Interceptor) release(ctx context.Context, id int) {
-	if err := i.store.Abandon(ctx, id); err == nil || !apierr.Unreachable(err) {
+// release forgets run's record, so that a retry runs again. A request that
+// failed because the database went away mostly cannot forget it then
+// either: left alone, its key would answer "still in progress" (409) until
+// the lease passed, minutes after the database came back. It is handed to
+// the background releaser, which tries again until the database answers,
+// so that the client's retry, once it is back, runs.
+func (i *Interceptor) release(ctx context.Context, run attemptRun) {
+	if err := i.store.Abandon(ctx, run.teamID, run.key, run.attempt); err == nil || !apierr.Unreachable(err) {
 		return
 	}
-	i.releaser.add(ctx, id, time.Now().Add(Lease))
+	i.releaser.add(ctx, run, false)
 }
 
-// releaser frees, one at a time, the keys whose release met an
-// unreachable database: one goroutine and one database connection, however
-// many requests failed in an outage, so that it never takes the pool's
-// connections from the requests that come once the database is back.
+// maxPendingReleases bounds the releaser's memory in a long outage under
+// load; a run past it keeps its key until the lease passes.
+const maxPendingReleases = 1 << 16
+
+// releaser frees, one at a time, the keys of runs that failed in an
+// outage: one goroutine and one database connection, however many requests
+// failed, so that it never takes the pool's connections from the requests
+// that come once the database is back. The runs it holds are failed: a
+// retry that meets one's record frees it at once (see failed).
 type releaser struct {
 	store   Store
 	mu      sync.Mutex
-	pending []pendingRelease
+	pending map[string]*pendingRelease // by attempt
 	running bool
 }
 
-// pendingRelease is a key to release, until its lease passes (when the
-// next request with the key takes the record over anyway).
+// pendingRelease is a failed run whose record is to be freed.
 type pendingRelease struct {
-	ctx   context.Context
-	id    int
+	ctx context.Context
+	run attemptRun
+	// until is the run's lease: past it the next request with the key
+	// takes the record over anyway.
 	until time.Time
+	// unknown: the run's Begin failed, so its record may yet be written by
+	// a commit delivered late; it is freed again, at growing intervals,
+	// until the lease passes.
+	unknown bool
+	next    time.Time
+	wait    time.Duration
 }
 
-func (r *releaser) add(ctx context.Context, id int, until time.Time) {
+func (r *releaser) add(ctx context.Context, run attemptRun, unknown bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.pending = append(r.pending, pendingRelease{ctx: ctx, id: id, until: until})
+	if r.pending == nil {
+		r.pending = make(map[string]*pendingRelease)
+	}
+	if len(r.pending) >= maxPendingReleases {
+		slog.WarnContext(ctx, "too many idempotency keys to release; this one waits for its lease")
+		return
+	}
+	r.pending[run.attempt] = &pendingRelease{ctx: ctx, run: run, until: time.Now().Add(Lease),
+		unknown: unknown, wait: time.Second}
 	if !r.running {
 		r.running = true
-		go r.run()
+		go r.loop()
 	}
 }
 
-// take removes id from the pending releases, reporting whether it was
-// there: the caller releases it itself.
-func (r *releaser) take(id int) bool {
+// failed reports whether attempt is a run of this process that failed and
+// whose record is still to be freed.
+func (r *releaser) failed(attempt string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for k, p := range r.pending {
-		if p.id == id {
-			r.pending = append(r.pending[:k], r.pending[k+1:]...)
-			return true
-		}
-	}
-	return false
+	_, ok := r.pending[attempt]
+	return ok
 }
 
-// run makes a pass every ReleaseRetry until nothing is pending.
-func (r *releaser) run() {
+// loop makes a pass every ReleaseRetry until nothing is pending.
+func (r *releaser) loop() {
 	for {
 		time.Sleep(ReleaseRetry)
+		for _, p := range r.due() {
+			if !r.releaseOne(p) {
+				break // the database is still away: the next pass
+			}
+		}
 		r.mu.Lock()
-		batch := r.pending
-		r.pending = nil
-		r.mu.Unlock()
-		left := r.pass(batch)
-		r.mu.Lock()
-		r.pending = append(left, r.pending...)
 		if len(r.pending) == 0 {
 			r.running = false
 			r.mu.Unlock()
@@ -260,20 +309,41 @@ func (r *releaser) run() {
 	}
 }
 
-// pass releases batch in order and returns what is left: everything from
-// the first release that met the database still unreachable on. A release
-// that failed otherwise (the database closed at shutdown) is dropped.
-func (r *releaser) pass(batch []pendingRelease) []pendingRelease {
-	for k, p := range batch {
-		if time.Now().After(p.until) {
-			slog.WarnContext(p.ctx, "could not release an idempotency key; its lease has passed", "id", p.id)
-			continue
-		}
-		if err := r.store.Abandon(p.ctx, p.id); err != nil && apierr.Unreachable(err) {
-			return batch[k:]
+// due is the pending releases to try now, oldest first; those past their
+// lease are dropped.
+func (r *releaser) due() []*pendingRelease {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := time.Now()
+	var due []*pendingRelease
+	for attempt, p := range r.pending {
+		switch {
+		case now.After(p.until):
+			delete(r.pending, attempt)
+		case !now.Before(p.next):
+			due = append(due, p)
 		}
 	}
-	return nil
+	slices.SortFunc(due, func(a, b *pendingRelease) int { return a.until.Compare(b.until) })
+	return due
+}
+
+// releaseOne frees p's record, reporting false when the database is still
+// unreachable. A release that failed otherwise (the database closed at
+// shutdown) is dropped.
+func (r *releaser) releaseOne(p *pendingRelease) bool {
+	err := r.store.Abandon(p.ctx, p.run.teamID, p.run.key, p.run.attempt)
+	if err != nil && apierr.Unreachable(err) {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err == nil && p.unknown {
+		p.next, p.wait = time.Now().Add(p.wait), 2*p.wait
+		return true
+	}
+	delete(r.pending, p.run.attempt)
+	return true
 }
 
 func replay(ctx context.Context, rec *Record, method string, hash []byte) (any, error) {

@@ -59,10 +59,95 @@ type cutAbandon struct {
 	tries atomic.Int32
 }
 
-func (c *cutAbandon) Abandon(ctx context.Context, id int) error {
+func (c *cutAbandon) Abandon(ctx context.Context, teamID int, key, attempt string) error {
 	c.tries.Add(1)
 	if c.down.Load() {
 		return fmt.Errorf("delete: %w", driver.ErrBadConn)
 	}
-	return c.Idempotency.Abandon(ctx, id)
+	return c.Idempotency.Abandon(ctx, teamID, key, attempt)
+}
+
+// TestUnknownBeginFreesTheKey: a Begin that failed on the network may have
+// been written all the same: its commit reached the database and only the
+// answer was lost, or the commit was held by the silent network and
+// delivered once it healed, after the releaser had looked. Either leaves a
+// record no request runs under; the client's retry runs, on this process
+// at once and on another once the releaser has looked again.
+func TestUnknownBeginFreesTheKey(t *testing.T) {
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		db := openStore(t, b)
+		store := &silentBegin{Idempotency: db.Idempotency()}
+		here := idempotency.New(store)
+		elsewhere := idempotency.New(db.Idempotency())
+		var h handler
+		retry := func(i *idempotency.Interceptor, key, what string) {
+			t.Helper()
+			runs := h.count()
+			answer, err := call(i, caller(key), createMethod, "order of "+key, h.handle)
+			if err != nil || answer != "answer to order of "+key || h.count() != runs+1 {
+				t.Errorf("the retry of %s %s: %q, %v; want it run", key, what, answer, err)
+			}
+		}
+		fail := func(key string, mode int32) {
+			t.Helper()
+			store.mode.Store(mode)
+			_, err := call(here, caller(key), createMethod, "order of "+key, h.handle)
+			wantRefusal(t, "a request during the outage", err, codes.Unavailable, "database")
+			store.mode.Store(beginAnswers)
+		}
+
+		fail("k-lost", beginAnswerLost)
+		retry(here, "k-lost", "whose first Begin was written, its answer lost")
+
+		fail("k-late-here", beginHeld)
+		fail("k-late-elsewhere", beginHeld)
+		time.Sleep(3 * idempotency.ReleaseRetry) // the releaser finds nothing to free
+		store.deliverHeld(t)                     // the network heals: the commits go through
+		retry(here, "k-late-here", "on the process whose Begin was delivered late")
+		time.Sleep(3 * time.Second) // the releaser looks again
+		retry(elsewhere, "k-late-elsewhere", "on another process, its Begin delivered late")
+	})
+}
+
+const (
+	beginAnswers int32 = iota
+	beginAnswerLost
+	beginHeld
+)
+
+// silentBegin is the real store whose Begin meets a silent network: in
+// mode beginAnswerLost it is written but fails, in mode beginHeld it fails
+// and is written only when deliverHeld says so.
+type silentBegin struct {
+	*storage.Idempotency
+	mode atomic.Int32
+	held []func() error
+}
+
+func (s *silentBegin) Begin(ctx context.Context, teamID int, key, attempt, method string, hash []byte) (*idempotency.Record, int, error) {
+	lost := fmt.Errorf("commit: %w", driver.ErrBadConn)
+	switch s.mode.Load() {
+	case beginAnswerLost:
+		if _, _, err := s.Idempotency.Begin(ctx, teamID, key, attempt, method, hash); err != nil {
+			return nil, 0, err
+		}
+		return nil, 0, lost
+	case beginHeld:
+		s.held = append(s.held, func() error {
+			_, _, err := s.Idempotency.Begin(context.Background(), teamID, key, attempt, method, hash)
+			return err
+		})
+		return nil, 0, lost
+	}
+	return s.Idempotency.Begin(ctx, teamID, key, attempt, method, hash)
+}
+
+func (s *silentBegin) deliverHeld(t *testing.T) {
+	t.Helper()
+	for _, write := range s.held {
+		if err := write(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.held = nil
 }

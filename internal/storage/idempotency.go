@@ -20,7 +20,7 @@ var _ idempotency.Store = (*Idempotency)(nil)
 // Begin records the request, or returns the live record already there. A
 // record still without an answer after idempotency.Lease was left by a
 // request that died (a crash, a kill): it is replaced.
-func (s *Idempotency) Begin(ctx context.Context, teamID int, key, method string, hash []byte) (*idempotency.Record, int, error) {
+func (s *Idempotency) Begin(ctx context.Context, teamID int, key, attempt, method string, hash []byte) (*idempotency.Record, int, error) {
 	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
 	var existing *idempotency.Record
 	var id int
@@ -33,8 +33,7 @@ func (s *Idempotency) Begin(ctx context.Context, teamID int, key, method string,
 				return err
 			}
 		case err == nil && time.Since(row.CreatedAt) < idempotency.TTL:
-			existing = &idempotency.Record{ID: row.ID, Method: row.Method, RequestHash: row.RequestHash,
-				Response: row.Response, HTTPCode: row.HTTPCode}
+			existing = idempotencyRecord(row)
 			return nil
 		case err == nil:
 			if err := tx.IdempotencyKey.DeleteOneID(row.ID).Exec(ctx); err != nil {
@@ -44,7 +43,7 @@ func (s *Idempotency) Begin(ctx context.Context, teamID int, key, method string,
 			return err
 		}
 		created, err := tx.IdempotencyKey.Create().
-			SetTeamID(teamID).SetKey(key).SetMethod(method).SetRequestHash(hash).Save(ctx)
+			SetTeamID(teamID).SetKey(key).SetAttempt(attempt).SetMethod(method).SetRequestHash(hash).Save(ctx)
 		if err != nil {
 			return err
 		}
@@ -53,10 +52,24 @@ func (s *Idempotency) Begin(ctx context.Context, teamID int, key, method string,
 	})
 	if ent.IsConstraintError(err) {
 		// Another request with this key got in first (PostgreSQL runs
-		// writers side by side): it is in progress.
-		return &idempotency.Record{Method: method, RequestHash: hash}, 0, nil
+		// writers side by side): its record is the key's.
+		row, err := s.db.write.IdempotencyKey.Query().
+			Where(idempotencykey.TeamID(teamID), idempotencykey.Key(key)).Only(ctx)
+		if ent.IsNotFound(err) {
+			// Gone again already: that request is as good as in progress.
+			return &idempotency.Record{Method: method, RequestHash: hash}, 0, nil
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		return idempotencyRecord(row), 0, nil
 	}
 	return existing, id, err
+}
+
+func idempotencyRecord(row *ent.IdempotencyKey) *idempotency.Record {
+	return &idempotency.Record{ID: row.ID, Attempt: row.Attempt, Method: row.Method,
+		RequestHash: row.RequestHash, Response: row.Response, HTTPCode: row.HTTPCode}
 }
 
 // Complete stores the answer.
@@ -64,9 +77,11 @@ func (s *Idempotency) Complete(ctx context.Context, id int, response []byte, htt
 	return s.db.write.IdempotencyKey.UpdateOneID(id).SetResponse(response).SetHTTPCode(httpCode).Exec(ctx)
 }
 
-// Abandon forgets the request.
-func (s *Idempotency) Abandon(ctx context.Context, id int) error {
-	return s.db.write.IdempotencyKey.DeleteOneID(id).Exec(ctx)
+// Abandon forgets the record attempt wrote, unless it has an answer.
+func (s *Idempotency) Abandon(ctx context.Context, teamID int, key, attempt string) error {
+	_, err := s.db.write.IdempotencyKey.Delete().Where(idempotencykey.TeamID(teamID), idempotencykey.Key(key),
+		idempotencykey.Attempt(attempt), idempotencykey.ResponseIsNil()).Exec(ctx)
+	return err
 }
 
 // PurgeIdempotencyKeys deletes the records older than the TTL.
