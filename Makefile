@@ -190,17 +190,21 @@ test-tools:
 	fi
 	@if command -v npm >/dev/null && ! test -d internal/panel/browser/node_modules/playwright-core; then \
 	  echo "installing playwright-core for the panel's browser tests"; \
-	  npm ci --prefix internal/panel/browser --no-audit --no-fund --silent; \
+	  npm ci --prefix internal/panel/browser --no-audit --no-fund --loglevel=error || \
+	    echo "npm ci failed (its error is above): the panel's browser tests skip, or fail where PLATEN_TEST_REQUIRE_TOOLS is set"; \
 	fi
 	@if command -v npm >/dev/null && ! { test -d internal/webhooks/verifiers/node_modules/@octokit/webhooks-methods && \
 	    test -d internal/webhooks/verifiers/node_modules/standardwebhooks; }; then \
 	  echo "installing @octokit/webhooks-methods and standardwebhooks for the webhook verifier tests"; \
-	  npm ci --prefix internal/webhooks/verifiers --no-audit --no-fund --silent; \
+	  npm ci --prefix internal/webhooks/verifiers --no-audit --no-fund --loglevel=error || \
+	    echo "npm ci failed (its error is above): the webhook verifier tests skip, or fail where PLATEN_TEST_REQUIRE_TOOLS is set"; \
 	fi
 
 missing-test-tools:
 	@missing=""; \
 	command -v pdftoppm >/dev/null || missing="$$missing poppler-utils"; \
+	command -v curl >/dev/null || missing="$$missing curl"; \
+	command -v jq >/dev/null || missing="$$missing jq"; \
 	command -v rsvg-convert >/dev/null || missing="$$missing librsvg2-bin"; \
 	command -v qpdf >/dev/null || missing="$$missing qpdf"; \
 	command -v gs >/dev/null || missing="$$missing ghostscript"; \
