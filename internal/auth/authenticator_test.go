@@ -225,7 +225,7 @@ func TestAuthenticateCacheIsPerToken(t *testing.T) {
 
 func TestRevokedTokenRefusedWithinRevocationDelay(t *testing.T) {
 	if RevocationDelay <= 0 || RevocationDelay >= 5*time.Second {
-		t.Fatalf("RevocationDelay = %v, want 0 < delay < 5s (the contract's revocation bound)", RevocationDelay)
+		t.Fatalf("RevocationDelay = %v, want 0 < delay < 5s (the documented revocation bound)", RevocationDelay)
 	}
 	tests := []struct {
 		name string

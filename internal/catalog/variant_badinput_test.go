@@ -11,8 +11,8 @@ import (
 	"github.com/platen-print/platen/internal/platentest"
 )
 
-// These tests are written from spec/interface.md ("Product variant",
-// endpoints, Limits) and the API's documented rules, not from the code: each
+// These tests are written from the API reference (docs/api-family-a.md,
+// "Product variants", and its limits), not from the code: each
 // kind of bad input is its own subtest through the real HTTP server, and
 // every rejection must carry the API's status and error body, name the
 // field, and leave nothing behind.

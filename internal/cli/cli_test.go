@@ -73,7 +73,8 @@ func TestMain(m *testing.M) {
 
 const (
 	readyTimeout = 15 * time.Second
-	// revocationLimit is how long a revoked token may keep working (§3).
+	// revocationLimit is how long a revoked token may keep working
+	// (docs/behaviour.md: within about 3 s everywhere; 5 s with a margin).
 	revocationLimit = 5 * time.Second
 )
 
@@ -505,8 +506,8 @@ func decodeOne(t *testing.T, r result, v any) {
 	}
 }
 
-// bootstrap runs `platen admin bootstrap` and checks its output against §1
-// and §6.
+// bootstrap runs `platen admin bootstrap` and checks its output: the
+// team, store, token and webhook secret, as docs/operations.md shows them.
 func bootstrap(t *testing.T, env []string, args ...string) bootstrapped {
 	t.Helper()
 	r := runOK(t, env, append([]string{"admin", "bootstrap"}, args...)...)
@@ -603,7 +604,7 @@ func listTokens(t *testing.T, env []string, args ...string) ([]listedToken, resu
 }
 
 // checkUTC checks that every *_at timestamp of a listing is RFC 3339 in UTC
-// (§2). Run the listing with a TZ other than UTC to make this check bite.
+// (as every timestamp the API and the CLI print). Run the listing with a TZ other than UTC to make this check bite.
 func checkUTC(t *testing.T, r result) {
 	t.Helper()
 	var raw []map[string]json.RawMessage
@@ -622,7 +623,7 @@ func checkUTC(t *testing.T, r result) {
 				continue
 			}
 			if _, err := time.Parse(time.RFC3339Nano, ts); err != nil || !strings.HasSuffix(ts, "Z") {
-				t.Errorf("platen %s: %s %q is not RFC 3339 in UTC (contract §2); row %s", strings.Join(r.args, " "), k, ts, rowJSON(row))
+				t.Errorf("platen %s: %s %q is not RFC 3339 in UTC; row %s", strings.Join(r.args, " "), k, ts, rowJSON(row))
 			}
 		}
 	}
@@ -774,7 +775,7 @@ func TestServeFromEnvironment(t *testing.T) {
 }
 
 // TestRevocationAcrossProcesses: a token revoked by `platen admin token
-// revoke` in another process gets 401 from serve within 5 s (§3).
+// revoke` in another process gets 401 from serve within 5 s.
 func TestRevocationAcrossProcesses(t *testing.T) {
 	t.Parallel()
 	dataDir := t.TempDir()
@@ -824,7 +825,7 @@ func TestRevocationAcrossProcesses(t *testing.T) {
 			t.Fatalf("GET /api/v1/orders after revocation: want 200 or 401, got %d: %s", last.status, last.body)
 		}
 		if time.Since(revoked) > revocationLimit {
-			t.Fatalf("revoked token still accepted %v after the revoke command returned (contract: within 5 s)", time.Since(revoked))
+			t.Fatalf("revoked token still accepted %v after the revoke command returned (want 401 within 5 s)", time.Since(revoked))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -93,7 +93,7 @@ func (g *generator) operations() error {
 }
 
 // MultiSegment marks a path parameter that may span several segments (its
-// template is {name=**}): OpenAPI cannot say so, and the contract test
+// template is {name=**}): OpenAPI cannot say so, and the conformance test
 // reads it.
 const MultiSegment = "x-platen-multi-segment"
 

@@ -16,7 +16,7 @@ type Status struct {
 // its HTTP status (httpstatus.Set), in the order documented; every other
 // method answers 200. The protos cannot say this (google.api.http has no
 // status), so it is declared here, beside the handlers' own tests; the
-// contract test fails on a status the document does not list.
+// conformance test fails on a status the document does not list.
 var Statuses = map[protoreflect.FullName][]Status{
 	// internal/shop: a new order is 201, the same order again 200.
 	Package + ".ShopService.CreateShopOrder": {

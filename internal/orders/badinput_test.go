@@ -745,7 +745,7 @@ func biAuth(t *testing.T, h *biHarness) {
 			time.Sleep(100 * time.Millisecond)
 		}
 		if r.Status != 401 {
-			t.Fatalf("revoked token still accepted %v after revocation (contract: 401 within 5 s): status %d",
+			t.Fatalf("revoked token still accepted %v after revocation (want 401 within 5 s): status %d",
 				time.Since(revokedAt).Round(time.Millisecond), r.Status)
 		}
 		platentest.ErrorBody(t, r, 401)

@@ -36,7 +36,7 @@ func (r *Response) Object(t *testing.T) map[string]any {
 // Do sends method path with an optional JSON body (a string is sent as is,
 // anything else is encoded) and the token, and parses the answer; it fails
 // the test when the request cannot be sent, and when the exchange breaks
-// the OpenAPI document (contract.go). From a goroutine other than the
+// the OpenAPI document (conformance.go). From a goroutine other than the
 // test's own, use Try.
 func (s *Server) Do(t *testing.T, method, path, token string, body any, headers ...string) *Response {
 	t.Helper()
@@ -45,20 +45,20 @@ func (s *Server) Do(t *testing.T, method, path, token string, body any, headers 
 		t.Fatal(err)
 	}
 	if problem != nil {
-		t.Errorf("OpenAPI contract: %s %s answered %d: %v", method, path, r.Status, problem)
+		t.Errorf("OpenAPI conformance: %s %s answered %d: %v", method, path, r.Status, problem)
 	}
 	return r
 }
 
 // Try is Do that returns its error instead of failing the test, for
-// goroutines that must not call t.Fatal; a broken contract fails the test
+// goroutines that must not call t.Fatal; an answer the document does not allow fails the test
 // that started the server, when it ends.
 func (s *Server) Try(method, path, token string, body any, headers ...string) (*Response, error) {
 	r, problem, err := s.exchange(method, path, token, body, headers...)
 	if problem != nil {
-		s.contractMu.Lock()
-		s.contractProblems = append(s.contractProblems, fmt.Sprintf("%s %s answered %d: %v", method, path, r.Status, problem))
-		s.contractMu.Unlock()
+		s.conformanceMu.Lock()
+		s.conformanceProblems = append(s.conformanceProblems, fmt.Sprintf("%s %s answered %d: %v", method, path, r.Status, problem))
+		s.conformanceMu.Unlock()
 	}
 	return r, err
 }
@@ -109,10 +109,10 @@ func (s *Server) exchange(method, path, token string, body any, headers ...strin
 	if len(data) > 0 {
 		_ = json.Unmarshal(data, &out.JSON)
 	}
-	return out, s.checkContract(req, raw, resp, data), nil
+	return out, s.checkConformance(req, raw, resp, data), nil
 }
 
-// ErrorBody checks that r is a contract error: the status, a JSON body with
+// ErrorBody checks that r is an API error: the status, a JSON body with
 // a numeric code and a message, and details; it returns the field names the
 // BadRequest details list.
 func ErrorBody(t *testing.T, r *Response, status int) (message string, fields []string) {

@@ -103,10 +103,10 @@ type Server struct {
 	Config  config.Config
 	BaseURL string
 
-	// What the contract test found (contract.go).
-	contractStats    contractStats
-	contractMu       sync.Mutex
-	contractProblems []string
+	// What the conformance test found (conformance.go).
+	conformanceStats    conformanceStats
+	conformanceMu       sync.Mutex
+	conformanceProblems []string
 }
 
 // Start starts a server on backend b and stops it when the test ends.
@@ -148,11 +148,11 @@ func StartConfig(t testing.TB, cfg config.Config) *Server {
 	})
 	srv := &Server{Server: s, Config: cfg, BaseURL: "http://" + s.HTTPAddr()}
 	t.Cleanup(func() {
-		srv.reportContract()
-		srv.contractMu.Lock()
-		defer srv.contractMu.Unlock()
-		for _, p := range srv.contractProblems {
-			t.Errorf("OpenAPI contract: %s", p)
+		srv.reportConformance()
+		srv.conformanceMu.Lock()
+		defer srv.conformanceMu.Unlock()
+		for _, p := range srv.conformanceProblems {
+			t.Errorf("OpenAPI conformance: %s", p)
 		}
 	})
 	return srv

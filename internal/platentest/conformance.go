@@ -25,7 +25,7 @@ import (
 	"github.com/platen-print/platen/internal/openapigen"
 )
 
-// The contract test: every exchange of Do and Try is held to the OpenAPI
+// The conformance test: every exchange of Do and Try is held to the OpenAPI
 // document the server publishes (gen/openapi), with kin-openapi's
 // openapi3filter, so that the document cannot drift from what the server
 // does.
@@ -40,9 +40,9 @@ import (
 //     checked, since tests send bad ones on purpose (hostile input,
 //     validation), but its answer is.
 //
-// PLATEN_TEST_CONTRACT_STATS names a file to which each test server adds a
+// PLATEN_TEST_OPENAPI_STATS names a file to which each test server adds a
 // line with the number of answers it checked.
-type contract struct {
+type conformance struct {
 	doc    *openapi3.T
 	router routers.Router
 	// errorSchema is the error body's schema, for refusals of routes the
@@ -53,7 +53,7 @@ type contract struct {
 	multiSegment []string
 }
 
-var loadContract = sync.OnceValues(func() (*contract, error) {
+var loadConformance = sync.OnceValues(func() (*conformance, error) {
 	// The reference page and its script are text, as /metrics is.
 	for _, ct := range []string{"text/html", "text/javascript", "application/pdf"} {
 		decoder := openapi3filter.PlainBodyDecoder
@@ -80,7 +80,7 @@ var loadContract = sync.OnceValues(func() (*contract, error) {
 	if errRef == nil || errRef.Value == nil {
 		return nil, errors.New("the OpenAPI document has no Error schema")
 	}
-	c := &contract{doc: doc, router: router, errorSchema: errRef.Value}
+	c := &conformance{doc: doc, router: router, errorSchema: errRef.Value}
 	for path, item := range doc.Paths.Map() {
 		for _, op := range item.Operations() {
 			for _, p := range op.Parameters {
@@ -98,7 +98,7 @@ var loadContract = sync.OnceValues(func() (*contract, error) {
 
 // findRoute finds the request's route; a raw slash in a parameter that may
 // hold one is read as if percent-encoded.
-func (c *contract) findRoute(req *http.Request) (*routers.Route, map[string]string, error) {
+func (c *conformance) findRoute(req *http.Request) (*routers.Route, map[string]string, error) {
 	route, params, err := c.router.FindRoute(req)
 	if err == nil {
 		return route, params, nil
@@ -133,19 +133,19 @@ var refusedUnlisted = map[int]bool{
 	http.StatusHTTPVersionNotSupported: true,
 }
 
-// contractStats counts the answers checked by a test server.
-type contractStats struct {
+// conformanceStats counts the answers checked by a test server.
+type conformanceStats struct {
 	checked atomic.Int64
 }
 
-// checkContract returns what the exchange breaks of the document, nil when
+// checkConformance returns what the exchange breaks of the document, nil when
 // nothing.
-func (s *Server) checkContract(req *http.Request, reqBody []byte, resp *http.Response, respBody []byte) error {
-	c, err := loadContract()
+func (s *Server) checkConformance(req *http.Request, reqBody []byte, resp *http.Response, respBody []byte) error {
+	c, err := loadConformance()
 	if err != nil {
 		return err
 	}
-	s.contractStats.checked.Add(1)
+	s.conformanceStats.checked.Add(1)
 	ctx := context.Background()
 	// HEAD is answered as GET is; the document lists GET.
 	find := req
@@ -199,7 +199,7 @@ func (s *Server) checkContract(req *http.Request, reqBody []byte, resp *http.Res
 }
 
 // checkErrorBody checks that an answer is the JSON error body.
-func (c *contract) checkErrorBody(resp *http.Response, body []byte) error {
+func (c *conformance) checkErrorBody(resp *http.Response, body []byte) error {
 	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 		return fmt.Errorf("a refusal of a route the OpenAPI document does not list has Content-Type %q, not the JSON error body", ct)
 	}
@@ -225,9 +225,9 @@ func bearerPresent(_ context.Context, in *openapi3filter.AuthenticationInput) er
 	return nil
 }
 
-// reportContract adds the server's count to PLATEN_TEST_CONTRACT_STATS.
-func (s *Server) reportContract() {
-	path := os.Getenv("PLATEN_TEST_CONTRACT_STATS")
+// reportConformance adds the server's count to PLATEN_TEST_OPENAPI_STATS.
+func (s *Server) reportConformance() {
+	path := os.Getenv("PLATEN_TEST_OPENAPI_STATS")
 	if path == "" {
 		return
 	}
@@ -236,5 +236,5 @@ func (s *Server) reportContract() {
 		return
 	}
 	defer f.Close()
-	_, _ = f.WriteString(strconv.FormatInt(s.contractStats.checked.Load(), 10) + "\n")
+	_, _ = f.WriteString(strconv.FormatInt(s.conformanceStats.checked.Load(), 10) + "\n")
 }
