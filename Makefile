@@ -207,6 +207,7 @@ missing-test-tools:
 	command -v jq >/dev/null || missing="$$missing jq"; \
 	command -v rsvg-convert >/dev/null || missing="$$missing librsvg2-bin"; \
 	command -v qpdf >/dev/null || missing="$$missing qpdf"; \
+	command -v patch >/dev/null || missing="$$missing patch"; \
 	command -v gs >/dev/null || missing="$$missing ghostscript"; \
 	command -v chromium >/dev/null || missing="$$missing chromium"; \
 	command -v node >/dev/null || missing="$$missing nodejs"; \

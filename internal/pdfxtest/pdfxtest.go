@@ -1,5 +1,5 @@
 // Package pdfxtest checks, for tests, that a PDF Platen wrote is PDF/X-4
-// (ISO 15930-7) as internal/canvaspdf writes it. There is no free PDF/X
+// (ISO 15930-7) as third_party/canvaspdf writes it. There is no free PDF/X
 // validator to run here, so Objects reads the file's own objects (with
 // pdfcpu) and checks each requirement the writer promises, and Tools has
 // poppler, qpdf and Ghostscript read the file as a RIP or viewer would.

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf16"
 
-	"github.com/platen-print/platen/internal/canvaspdf"
+	"github.com/platen-print/platen/third_party/canvaspdf"
 )
 
 // MaxProfileBytes bounds a profile file: its base64 in a JSON body must

@@ -4,7 +4,7 @@
 // as the original bytes; cmyk() and spot() colours as inks, cut lines and
 // traced die-cut contours on a spot plate of their own), or a PNG of one
 // surface at the target DPI with that DPI recorded. It draws with
-// tdewolff/canvas; internal/canvaspdf adds the page boxes, clipping, PDF/X
+// tdewolff/canvas; third_party/canvaspdf adds the page boxes, clipping, PDF/X
 // and inks canvas's PDF writer lacks.
 package render
 
@@ -20,7 +20,7 @@ import (
 
 	"github.com/tdewolff/canvas"
 
-	"github.com/platen-print/platen/internal/canvaspdf"
+	"github.com/platen-print/platen/third_party/canvaspdf"
 	"github.com/platen-print/platen/internal/design"
 )
 

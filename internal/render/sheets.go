@@ -9,7 +9,7 @@ import (
 
 	"github.com/tdewolff/canvas"
 
-	"github.com/platen-print/platen/internal/canvaspdf"
+	"github.com/platen-print/platen/third_party/canvaspdf"
 	"github.com/platen-print/platen/internal/design"
 )
 

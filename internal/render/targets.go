@@ -12,7 +12,7 @@ import (
 	"golang.org/x/image/draw"
 	"golang.org/x/image/webp"
 
-	"github.com/platen-print/platen/internal/canvaspdf"
+	"github.com/platen-print/platen/third_party/canvaspdf"
 )
 
 // pdfTarget draws onto a PDF page. Images keep their bytes: JPEG is

@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	renderv1 "github.com/platen-print/platen/gen/platen/render/v1"
-	"github.com/platen-print/platen/internal/canvaspdf"
+	"github.com/platen-print/platen/third_party/canvaspdf"
 	"github.com/platen-print/platen/internal/render"
 )
 

@@ -45,7 +45,7 @@
 //     blend). Every intersection is bounded first (MaxCrossingPairs) and
 //     guarded against canvas panicking, which it did on hostile input.
 //   - Gradients must be opaque (stops, fill-opacity, group opacity):
-//     internal/canvaspdf writes shadings without alpha (a gradient takes
+//     third_party/canvaspdf writes shadings without alpha (a gradient takes
 //     only the opacity of its whole layer).
 //   - Dashes are cut by svgart before stroking (canvas's renderers
 //     disagree on dash units).

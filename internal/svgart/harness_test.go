@@ -11,7 +11,7 @@ import (
 
 	"github.com/tdewolff/canvas"
 
-	"github.com/platen-print/platen/internal/canvaspdf"
+	"github.com/platen-print/platen/third_party/canvaspdf"
 	"github.com/platen-print/platen/internal/pdfxtest"
 	"github.com/platen-print/platen/internal/testtools"
 )

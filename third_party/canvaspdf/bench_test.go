@@ -7,7 +7,7 @@ import (
 
 	"github.com/tdewolff/canvas"
 
-	"github.com/platen-print/platen/internal/canvaspdf"
+	"github.com/platen-print/platen/third_party/canvaspdf"
 )
 
 // BenchmarkSmallFile writes a one-page file with one filled rectangle, into

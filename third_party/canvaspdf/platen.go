@@ -4,8 +4,10 @@
 // TrimBox and BleedBox, and clipping, so that a JPEG photo cropped to its
 // frame is still embedded as the original bytes rather than re-encoded.
 // pdf.go, writer.go and util.go are upstream's, changed only where marked
-// "Platen" and in six struct literals given field names for go vet; the
-// additions live in this file; in pdfx.go, which makes every file
+// "Platen" and in six struct literals given field names for go vet: every
+// change is in upstream.patch, against the version UPSTREAM names, and
+// upstream.sh checks it, rewrites it, or re-applies it to a newer upstream;
+// the additions live in this file; in pdfx.go, which makes every file
 // PDF/X-4 (ISO 15930-7): an output intent (FOGRA39 unless Options name
 // another), XMP metadata, and RGB in an ICC-based sRGB space; and in
 // ink.go, process CMYK and spot colours (Separations), with overprint.

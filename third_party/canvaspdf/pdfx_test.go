@@ -14,7 +14,7 @@ import (
 	cimage "github.com/tdewolff/canvas/image"
 	"golang.org/x/image/font/gofont/goregular"
 
-	"github.com/platen-print/platen/internal/canvaspdf"
+	"github.com/platen-print/platen/third_party/canvaspdf"
 	"github.com/platen-print/platen/internal/iccprofile"
 	"github.com/platen-print/platen/internal/pdfxtest"
 )
