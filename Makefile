@@ -35,7 +35,7 @@ test: test-tools ## run every test (PostgreSQL too when PLATEN_TEST_POSTGRES_URL
 	@rm -rf $(COVER_DIR) && mkdir -p $(COVER_DIR)/unit $(COVER_DIR)/bin
 	@status=0; \
 	PLATEN_TEST_COVERDIR=$(COVER_DIR)/bin PLATEN_FIDELITY_TABLE=$(COVER_DIR)/fidelity.txt \
-	  $(GO) test $(TEST_FLAGS) -covermode=atomic -coverpkg=./internal/... ./... \
+	  $(GO) test $(TEST_FLAGS) -covermode=atomic -coverpkg=./internal/...,./third_party/... ./... \
 	  -args -test.gocoverdir=$(COVER_DIR)/unit || status=$$?; \
 	test ! -s $(COVER_DIR)/fidelity.txt || cat $(COVER_DIR)/fidelity.txt; \
 	test -n "$$(ls $(COVER_DIR)/bin)" || echo "note: no coverage from the platen binary: the CLI tests did not run"; \

@@ -56,7 +56,7 @@ func TestMain(m *testing.M) {
 		// package must be in -coverpkg: a binary whose main is not
 		// instrumented writes no coverage at all. The mode is make test's
 		// (atomic, as -race needs): covdata cannot merge different modes.
-		args = append(args, "-covermode=atomic", "-coverpkg=./cmd/platen,./internal/...")
+		args = append(args, "-covermode=atomic", "-coverpkg=./cmd/platen,./internal/...,./third_party/...")
 		os.Setenv("GOCOVERDIR", coverDir) //nolint:errcheck // cannot fail for a valid name
 	}
 	build := exec.Command("go", append(args, "./cmd/platen")...)
