@@ -166,14 +166,10 @@ func (s *Service) ListProducts(ctx context.Context, req *platenv1.ListProductsRe
 	if err != nil {
 		return nil, err
 	}
-	resp := &platenv1.ListProductsResponse{Products: make([]*platenv1.Product, len(list))}
-	for i, p := range list {
-		resp.Products[i] = productProto(p)
-	}
-	if more {
-		last := list[len(list)-1]
-		resp.NextPageToken = pagination.Token(pagination.Cursor{CreatedAt: last.CreatedAt, UID: last.UUID})
-	}
+	resp := &platenv1.ListProductsResponse{}
+	resp.Products, resp.NextPageToken = pagination.Answer(list, more, productProto, func(p *Product) pagination.Cursor {
+		return pagination.Cursor{CreatedAt: p.CreatedAt, UID: p.UUID}
+	})
 	return resp, nil
 }
 

@@ -130,14 +130,10 @@ func (s *Service) ListProductCategories(ctx context.Context, req *platenv1.ListP
 	if err != nil {
 		return nil, err
 	}
-	resp := &platenv1.ListProductCategoriesResponse{ProductCategories: make([]*platenv1.ProductCategory, len(list))}
-	for i, c := range list {
-		resp.ProductCategories[i] = categoryProto(c)
-	}
-	if more {
-		last := list[len(list)-1]
-		resp.NextPageToken = pagination.Token(pagination.Cursor{CreatedAt: last.CreatedAt, UID: last.UID})
-	}
+	resp := &platenv1.ListProductCategoriesResponse{}
+	resp.ProductCategories, resp.NextPageToken = pagination.Answer(list, more, categoryProto, func(c *Category) pagination.Cursor {
+		return pagination.Cursor{CreatedAt: c.CreatedAt, UID: c.UID}
+	})
 	return resp, nil
 }
 

@@ -358,14 +358,10 @@ func (s *Service) ListProductVariants(ctx context.Context, req *platenv1.ListPro
 	if err != nil {
 		return nil, err
 	}
-	resp := &platenv1.ListProductVariantsResponse{ProductVariants: make([]*platenv1.ProductVariant, len(list))}
-	for i, v := range list {
-		resp.ProductVariants[i] = variantProto(v)
-	}
-	if more {
-		last := list[len(list)-1]
-		resp.NextPageToken = pagination.Token(pagination.Cursor{CreatedAt: last.CreatedAt, UID: last.UUID})
-	}
+	resp := &platenv1.ListProductVariantsResponse{}
+	resp.ProductVariants, resp.NextPageToken = pagination.Answer(list, more, variantProto, func(v *Variant) pagination.Cursor {
+		return pagination.Cursor{CreatedAt: v.CreatedAt, UID: v.UUID}
+	})
 	return resp, nil
 }
 

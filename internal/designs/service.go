@@ -109,14 +109,10 @@ func (s *Service) ListDesignVersions(ctx context.Context, req *platenv1.ListDesi
 	if err != nil {
 		return nil, err
 	}
-	resp := &platenv1.ListDesignVersionsResponse{DesignVersions: make([]*platenv1.DesignVersion, len(list))}
-	for i, v := range list {
-		resp.DesignVersions[i] = versionProto(v)
-	}
-	if more {
-		last := list[len(list)-1]
-		resp.NextPageToken = pagination.Token(pagination.Cursor{CreatedAt: last.CreatedAt, UID: last.ID})
-	}
+	resp := &platenv1.ListDesignVersionsResponse{}
+	resp.DesignVersions, resp.NextPageToken = pagination.Answer(list, more, versionProto, func(v *Version) pagination.Cursor {
+		return pagination.Cursor{CreatedAt: v.CreatedAt, UID: v.ID}
+	})
 	return resp, nil
 }
 

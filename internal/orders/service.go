@@ -150,14 +150,10 @@ func (s *Service) ListOrders(ctx context.Context, req *platenv1.ListOrdersReques
 	if err != nil {
 		return nil, err
 	}
-	resp := &platenv1.ListOrdersResponse{Orders: make([]*platenv1.Order, len(list))}
-	for i, o := range list {
-		resp.Orders[i] = s.toProto(o)
-	}
-	if more {
-		last := list[len(list)-1]
-		resp.NextPageToken = pagination.Token(pagination.Cursor{CreatedAt: last.CreatedAt, UID: last.UID})
-	}
+	resp := &platenv1.ListOrdersResponse{}
+	resp.Orders, resp.NextPageToken = pagination.Answer(list, more, s.toProto, func(o *Order) pagination.Cursor {
+		return pagination.Cursor{CreatedAt: o.CreatedAt, UID: o.UID}
+	})
 	return resp, nil
 }
 

@@ -10,8 +10,8 @@ import (
 
 	"github.com/tdewolff/canvas"
 
-	"github.com/platen-print/platen/third_party/canvaspdf"
 	"github.com/platen-print/platen/internal/iccprofile"
+	"github.com/platen-print/platen/third_party/canvaspdf"
 )
 
 func TestContentColourErrors(t *testing.T) {

@@ -10,8 +10,8 @@ import (
 
 	"github.com/tdewolff/canvas"
 
-	"github.com/platen-print/platen/third_party/canvaspdf"
 	"github.com/platen-print/platen/internal/poppler"
+	"github.com/platen-print/platen/third_party/canvaspdf"
 )
 
 // Proof is the colour pdftoppm shows for a flat sRGB fill c in a file

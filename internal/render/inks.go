@@ -9,9 +9,9 @@ import (
 
 	"github.com/tdewolff/canvas"
 
-	"github.com/platen-print/platen/third_party/canvaspdf"
 	"github.com/platen-print/platen/internal/contour"
 	"github.com/platen-print/platen/internal/design"
+	"github.com/platen-print/platen/third_party/canvaspdf"
 )
 
 // cutWidth is a cut contour's line width: 0.25 pt, the hairline cutting

@@ -20,8 +20,8 @@ import (
 
 	"github.com/tdewolff/canvas"
 
-	"github.com/platen-print/platen/third_party/canvaspdf"
 	"github.com/platen-print/platen/internal/design"
+	"github.com/platen-print/platen/third_party/canvaspdf"
 )
 
 // Image is a fetched source image: its bytes as served and their format

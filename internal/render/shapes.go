@@ -6,8 +6,8 @@ import (
 
 	"github.com/tdewolff/canvas"
 
-	"github.com/platen-print/platen/third_party/canvaspdf"
 	"github.com/platen-print/platen/internal/design"
+	"github.com/platen-print/platen/third_party/canvaspdf"
 )
 
 // shape draws a rect, ellipse, line or path layer in its box b.

@@ -9,8 +9,8 @@ import (
 
 	"github.com/tdewolff/canvas"
 
-	"github.com/platen-print/platen/third_party/canvaspdf"
 	"github.com/platen-print/platen/internal/design"
+	"github.com/platen-print/platen/third_party/canvaspdf"
 )
 
 // Placement is one copy of a design's surface on a press sheet. Lengths

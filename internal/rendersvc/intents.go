@@ -7,8 +7,8 @@ import (
 	"sync"
 
 	renderv1 "github.com/platen-print/platen/gen/platen/render/v1"
-	"github.com/platen-print/platen/third_party/canvaspdf"
 	"github.com/platen-print/platen/internal/render"
+	"github.com/platen-print/platen/third_party/canvaspdf"
 )
 
 // maxIntents bounds the prepared output intents a Server keeps: preparing

@@ -12,6 +12,7 @@ import (
 	"github.com/platen-print/platen/ent/batchorder"
 	"github.com/platen-print/platen/ent/order"
 	"github.com/platen-print/platen/ent/orderitem"
+	"github.com/platen-print/platen/ent/predicate"
 	"github.com/platen-print/platen/ent/schema"
 	"github.com/platen-print/platen/internal/apierr"
 	"github.com/platen-print/platen/internal/auth"
@@ -164,11 +165,7 @@ func (s *Batches) ListBatches(ctx context.Context, q batches.Query) ([]*batches.
 	if q.Status != "" {
 		query = query.Where(batchorder.Status(q.Status))
 	}
-	if c := q.After; c != nil {
-		query = query.Where(batchorder.Or(batchorder.CreatedAtLT(c.CreatedAt),
-			batchorder.And(batchorder.CreatedAt(c.CreatedAt), batchorder.UIDLT(c.UID))))
-	}
-	rows, err := query.Order(ent.Desc(batchorder.FieldCreatedAt), ent.Desc(batchorder.FieldUID)).Limit(q.PageSize + 1).All(ctx)
+	rows, err := query.Where(after[predicate.BatchOrder](q.After, batchorder.FieldUID)).Order(ent.Desc(batchorder.FieldCreatedAt), ent.Desc(batchorder.FieldUID)).Limit(q.PageSize + 1).All(ctx)
 	if err != nil {
 		return nil, false, err
 	}

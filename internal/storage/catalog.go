@@ -84,13 +84,7 @@ func (s *Catalog) ListCategories(ctx context.Context, q catalog.CategoryQuery) (
 	if q.ParentID != nil {
 		query = query.Where(productcategory.ParentID(*q.ParentID))
 	}
-	if a := q.After; a != nil {
-		query = query.Where(productcategory.Or(
-			productcategory.CreatedAtLT(a.CreatedAt),
-			productcategory.And(productcategory.CreatedAt(a.CreatedAt), productcategory.UIDLT(a.UID)),
-		))
-	}
-	rows, err := query.WithParent(func(pq *ent.ProductCategoryQuery) { pq.Select(productcategory.FieldUID) }).
+	rows, err := query.Where(after[predicate.ProductCategory](q.After, productcategory.FieldUID)).WithParent(func(pq *ent.ProductCategoryQuery) { pq.Select(productcategory.FieldUID) }).
 		Order(ent.Desc(productcategory.FieldCreatedAt), ent.Desc(productcategory.FieldUID)).
 		Limit(q.PageSize + 1).All(ctx)
 	if err != nil {

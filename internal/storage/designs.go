@@ -9,6 +9,7 @@ import (
 
 	"github.com/platen-print/platen/ent"
 	"github.com/platen-print/platen/ent/designversion"
+	"github.com/platen-print/platen/ent/predicate"
 	"github.com/platen-print/platen/internal/apierr"
 	"github.com/platen-print/platen/internal/designs"
 	"github.com/platen-print/platen/internal/orders"
@@ -126,13 +127,7 @@ func getVersion(ctx context.Context, client *ent.Client, teamID int, id string) 
 // ListVersions returns a page of versions, newest first.
 func (s *Designs) ListVersions(ctx context.Context, q designs.Query) ([]*designs.Version, bool, error) {
 	query := s.db.read.DesignVersion.Query().Where(designversion.TeamID(q.TeamID))
-	if a := q.After; a != nil {
-		query = query.Where(designversion.Or(
-			designversion.CreatedAtLT(a.CreatedAt),
-			designversion.And(designversion.CreatedAt(a.CreatedAt), designversion.VersionIDLT(a.UID)),
-		))
-	}
-	rows, err := query.Order(ent.Desc(designversion.FieldCreatedAt), ent.Desc(designversion.FieldVersionID)).
+	rows, err := query.Where(after[predicate.DesignVersion](q.After, designversion.FieldVersionID)).Order(ent.Desc(designversion.FieldCreatedAt), ent.Desc(designversion.FieldVersionID)).
 		Limit(q.PageSize + 1).All(ctx)
 	if err != nil {
 		return nil, false, err

@@ -5,6 +5,7 @@ import (
 
 	"github.com/platen-print/platen/ent"
 	entfont "github.com/platen-print/platen/ent/font"
+	"github.com/platen-print/platen/ent/predicate"
 	"github.com/platen-print/platen/ent/schema"
 	"github.com/platen-print/platen/ent/team"
 	"github.com/platen-print/platen/internal/apierr"
@@ -63,13 +64,7 @@ func (s *Fonts) ListFonts(ctx context.Context, q fonts.Query) ([]*fonts.Font, bo
 	if q.TeamID != 0 {
 		query = query.Where(entfont.TeamID(q.TeamID))
 	}
-	if a := q.After; a != nil {
-		query = query.Where(entfont.Or(
-			entfont.CreatedAtLT(a.CreatedAt),
-			entfont.And(entfont.CreatedAt(a.CreatedAt), entfont.UIDLT(a.UID)),
-		))
-	}
-	rows, err := query.Order(ent.Desc(entfont.FieldCreatedAt), ent.Desc(entfont.FieldUID)).
+	rows, err := query.Where(after[predicate.Font](q.After, entfont.FieldUID)).Order(ent.Desc(entfont.FieldCreatedAt), ent.Desc(entfont.FieldUID)).
 		Limit(q.PageSize + 1).Select(fontColumns...).All(ctx)
 	if err != nil {
 		return nil, false, err

@@ -252,13 +252,7 @@ func (s *Orders) ListOrders(ctx context.Context, q orders.ListQuery) ([]*orders.
 	if q.StoreID != "" {
 		query = query.Where(order.StoreID(q.StoreID))
 	}
-	if a := q.After; a != nil {
-		query = query.Where(order.Or(
-			order.CreatedAtLT(a.CreatedAt),
-			order.And(order.CreatedAt(a.CreatedAt), order.UIDLT(a.UID)),
-		))
-	}
-	rows, err := query.Order(ent.Desc(order.FieldCreatedAt), ent.Desc(order.FieldUID)).Limit(q.PageSize + 1).All(ctx)
+	rows, err := query.Where(after[predicate.Order](q.After, order.FieldUID)).Order(ent.Desc(order.FieldCreatedAt), ent.Desc(order.FieldUID)).Limit(q.PageSize + 1).All(ctx)
 	if err != nil {
 		return nil, false, err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/platen-print/platen/ent"
 	"github.com/platen-print/platen/ent/outputprofile"
+	"github.com/platen-print/platen/ent/predicate"
 	"github.com/platen-print/platen/ent/printtemplate"
 	"github.com/platen-print/platen/ent/productvariant"
 	"github.com/platen-print/platen/ent/team"
@@ -62,13 +63,7 @@ func (s *Press) ListProfiles(ctx context.Context, q press.Query) ([]*press.Profi
 	if q.TeamID != 0 {
 		query = query.Where(outputprofile.TeamID(q.TeamID))
 	}
-	if a := q.After; a != nil {
-		query = query.Where(outputprofile.Or(
-			outputprofile.CreatedAtLT(a.CreatedAt),
-			outputprofile.And(outputprofile.CreatedAt(a.CreatedAt), outputprofile.UIDLT(a.UID)),
-		))
-	}
-	rows, err := query.Order(ent.Desc(outputprofile.FieldCreatedAt), ent.Desc(outputprofile.FieldUID)).
+	rows, err := query.Where(after[predicate.OutputProfile](q.After, outputprofile.FieldUID)).Order(ent.Desc(outputprofile.FieldCreatedAt), ent.Desc(outputprofile.FieldUID)).
 		Limit(q.PageSize + 1).Select(profileColumns...).All(ctx)
 	if err != nil {
 		return nil, false, err

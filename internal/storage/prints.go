@@ -82,10 +82,7 @@ func (s *Prints) listA(ctx context.Context, q prints.Query) ([]*prints.Print, er
 	if !q.CreatedBefore.IsZero() {
 		where = append(where, orderitem.CreatedAtLT(q.CreatedBefore))
 	}
-	if c := q.After; c != nil {
-		where = append(where, orderitem.Or(orderitem.CreatedAtLT(c.CreatedAt),
-			orderitem.And(orderitem.CreatedAt(c.CreatedAt), orderitem.UIDLT(c.UID))))
-	}
+	where = append(where, after[predicate.OrderItem](q.After, orderitem.FieldUID))
 	if q.Search != "" {
 		where = append(where, searchA.matching(q.Search))
 	}
@@ -196,10 +193,7 @@ func (s *Prints) listB(ctx context.Context, q prints.Query) ([]*prints.Print, er
 	if !q.CreatedBefore.IsZero() {
 		where = append(where, shopprint.CreatedAtLT(q.CreatedBefore))
 	}
-	if c := q.After; c != nil {
-		where = append(where, shopprint.Or(shopprint.CreatedAtLT(c.CreatedAt),
-			shopprint.And(shopprint.CreatedAt(c.CreatedAt), shopprint.UIDLT(c.UID))))
-	}
+	where = append(where, after[predicate.ShopPrint](q.After, shopprint.FieldUID))
 	if q.Search != "" {
 		where = append(where, searchB.matching(q.Search))
 	}

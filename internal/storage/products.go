@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/platen-print/platen/ent"
+	"github.com/platen-print/platen/ent/predicate"
 	"github.com/platen-print/platen/ent/product"
 	"github.com/platen-print/platen/ent/productcategory"
 	"github.com/platen-print/platen/ent/productvariant"
@@ -61,13 +62,7 @@ func (s *Catalog) ListProducts(ctx context.Context, q catalog.ProductQuery) ([]*
 	if q.CategoryID != nil {
 		query = query.Where(product.CategoryID(*q.CategoryID))
 	}
-	if a := q.After; a != nil {
-		query = query.Where(product.Or(
-			product.CreatedAtLT(a.CreatedAt),
-			product.And(product.CreatedAt(a.CreatedAt), product.UUIDLT(a.UID)),
-		))
-	}
-	rows, err := query.Order(ent.Desc(product.FieldCreatedAt), ent.Desc(product.FieldUUID)).Limit(q.PageSize + 1).All(ctx)
+	rows, err := query.Where(after[predicate.Product](q.After, product.FieldUUID)).Order(ent.Desc(product.FieldCreatedAt), ent.Desc(product.FieldUUID)).Limit(q.PageSize + 1).All(ctx)
 	if err != nil {
 		return nil, false, err
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/platen-print/platen/ent"
+	"github.com/platen-print/platen/ent/predicate"
 	"github.com/platen-print/platen/ent/printtemplate"
 	"github.com/platen-print/platen/ent/productvariant"
 	"github.com/platen-print/platen/ent/schema"
@@ -109,13 +110,7 @@ func (s *Templates) ListTemplates(ctx context.Context, q templates.Query) ([]*te
 	if q.VariantID != nil {
 		query = query.Where(printtemplate.HasVariantsWith(productvariant.ID(*q.VariantID)))
 	}
-	if a := q.After; a != nil {
-		query = query.Where(printtemplate.Or(
-			printtemplate.CreatedAtLT(a.CreatedAt),
-			printtemplate.And(printtemplate.CreatedAt(a.CreatedAt), printtemplate.UIDLT(a.UID)),
-		))
-	}
-	rows, err := query.WithVariants(func(vq *ent.ProductVariantQuery) { vq.Select(productvariant.FieldID) }).
+	rows, err := query.Where(after[predicate.PrintTemplate](q.After, printtemplate.FieldUID)).WithVariants(func(vq *ent.ProductVariantQuery) { vq.Select(productvariant.FieldID) }).
 		Order(ent.Desc(printtemplate.FieldCreatedAt), ent.Desc(printtemplate.FieldUID)).
 		Limit(q.PageSize + 1).All(ctx)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/platen-print/platen/ent"
+	"github.com/platen-print/platen/ent/predicate"
 	"github.com/platen-print/platen/ent/product"
 	"github.com/platen-print/platen/ent/productvariant"
 	"github.com/platen-print/platen/ent/variantlink"
@@ -157,13 +158,7 @@ func (s *Catalog) ListVariants(ctx context.Context, q catalog.VariantQuery) ([]*
 	if q.ProductID != nil {
 		query = query.Where(productvariant.ProductID(*q.ProductID))
 	}
-	if a := q.After; a != nil {
-		query = query.Where(productvariant.Or(
-			productvariant.CreatedAtLT(a.CreatedAt),
-			productvariant.And(productvariant.CreatedAt(a.CreatedAt), productvariant.UUIDLT(a.UID)),
-		))
-	}
-	rows, err := query.WithLinks(orderLinks).
+	rows, err := query.Where(after[predicate.ProductVariant](q.After, productvariant.FieldUUID)).WithLinks(orderLinks).
 		Order(ent.Desc(productvariant.FieldCreatedAt), ent.Desc(productvariant.FieldUUID)).
 		Limit(q.PageSize + 1).All(ctx)
 	if err != nil {

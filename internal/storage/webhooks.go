@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/platen-print/platen/ent"
+	"github.com/platen-print/platen/ent/predicate"
 	"github.com/platen-print/platen/ent/store"
 	"github.com/platen-print/platen/ent/webhookdelivery"
 	"github.com/platen-print/platen/internal/apierr"
@@ -294,13 +295,7 @@ func (s *Deliveries) ListDeliveries(ctx context.Context, q webhooks.Query) ([]*w
 	if q.Status != "" {
 		query = query.Where(webhookdelivery.Status(q.Status))
 	}
-	if a := q.Page.After; a != nil {
-		query = query.Where(webhookdelivery.Or(
-			webhookdelivery.CreatedAtLT(a.CreatedAt),
-			webhookdelivery.And(webhookdelivery.CreatedAt(a.CreatedAt), webhookdelivery.UIDLT(a.UID)),
-		))
-	}
-	rows, err := query.Order(ent.Desc(webhookdelivery.FieldCreatedAt), ent.Desc(webhookdelivery.FieldUID)).
+	rows, err := query.Where(after[predicate.WebhookDelivery](q.Page.After, webhookdelivery.FieldUID)).Order(ent.Desc(webhookdelivery.FieldCreatedAt), ent.Desc(webhookdelivery.FieldUID)).
 		Limit(q.Page.Size + 1).All(ctx)
 	if err != nil {
 		return nil, false, err

@@ -11,9 +11,9 @@ import (
 
 	"github.com/tdewolff/canvas"
 
-	"github.com/platen-print/platen/third_party/canvaspdf"
 	"github.com/platen-print/platen/internal/pdfxtest"
 	"github.com/platen-print/platen/internal/testtools"
+	"github.com/platen-print/platen/third_party/canvaspdf"
 )
 
 // renderPDF draws art on a page of its intrinsic size through Platen's

@@ -199,14 +199,10 @@ func (s *Service) ListWebhookDeliveries(ctx context.Context, req *platenv1.ListW
 	if err != nil {
 		return nil, err
 	}
-	resp := &platenv1.ListWebhookDeliveriesResponse{WebhookDeliveries: make([]*platenv1.WebhookDelivery, len(list))}
-	for i, d := range list {
-		resp.WebhookDeliveries[i] = logProto(d)
-	}
-	if more {
-		last := list[len(list)-1]
-		resp.NextPageToken = pagination.Token(pagination.Cursor{CreatedAt: last.CreatedAt, UID: last.UID})
-	}
+	resp := &platenv1.ListWebhookDeliveriesResponse{}
+	resp.WebhookDeliveries, resp.NextPageToken = pagination.Answer(list, more, logProto, func(d *LogEntry) pagination.Cursor {
+		return pagination.Cursor{CreatedAt: d.CreatedAt, UID: d.UID}
+	})
 	return resp, nil
 }
 

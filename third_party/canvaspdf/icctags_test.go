@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/platen-print/platen/third_party/canvaspdf"
 	"github.com/platen-print/platen/internal/iccprofile"
+	"github.com/platen-print/platen/third_party/canvaspdf"
 )
 
 // TestOutputProfileReadWhole: a profile is read past its 128-byte header:

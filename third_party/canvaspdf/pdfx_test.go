@@ -14,9 +14,9 @@ import (
 	cimage "github.com/tdewolff/canvas/image"
 	"golang.org/x/image/font/gofont/goregular"
 
-	"github.com/platen-print/platen/third_party/canvaspdf"
 	"github.com/platen-print/platen/internal/iccprofile"
 	"github.com/platen-print/platen/internal/pdfxtest"
+	"github.com/platen-print/platen/third_party/canvaspdf"
 )
 
 // helvetica is Go Regular renamed Helvetica (both spellings of its
