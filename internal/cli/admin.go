@@ -24,7 +24,7 @@ import (
 func newAdmin(cfg *config.Config) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "admin",
-		Short: "Manage teams, stores and API tokens (works while serve runs)",
+		Short: "Set up a shop; manage teams, stores and their webhooks, API tokens, operator accounts, prints and the link-signing key (works while serve runs)",
 	}
 	cfg.StorageFlags(cmd.PersistentFlags())
 	cmd.AddCommand(newBootstrap(cfg), newTeamCmd(cfg), newStoreCmd(cfg), newTokenCmd(cfg), newPrintCmd(cfg), newOperatorCmd(cfg), newKeysCmd(cfg))

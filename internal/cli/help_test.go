@@ -43,3 +43,22 @@ func TestHelpNamesEnvironment(t *testing.T) {
 		}
 	}
 }
+
+// TestAdminHelpNamesItsSubjects: what platen --help says admin manages
+// names the subject of each of its commands.
+func TestAdminHelpNamesItsSubjects(t *testing.T) {
+	t.Parallel()
+	m := regexp.MustCompile(`(?m)^\s+admin\s+(.*)$`).FindStringSubmatch(runOK(t, nil, "--help").stdout)
+	if m == nil {
+		t.Fatal("platen --help does not list admin")
+	}
+	subjects := map[string]string{ // subcommand → what the line must name
+		"bootstrap": "set up", "team": "teams", "store": "stores", "store webhook": "webhooks",
+		"token": "API tokens", "operator": "operator accounts", "print": "prints", "keys": "link-signing key",
+	}
+	for command, subject := range subjects {
+		if !strings.Contains(strings.ToLower(m[1]), strings.ToLower(subject)) {
+			t.Errorf("admin's line %q does not name %q, which admin %s manages", m[1], subject, command)
+		}
+	}
+}
