@@ -42,7 +42,7 @@ func newBootstrap(cfg *config.Config) *cobra.Command {
 	var team, store, webhookURL string
 	var allowPrivate bool
 	cmd := &cobra.Command{
-		Use:   "bootstrap --team NAME --store STORE_ID [--webhook-url URL]",
+		Use:   "bootstrap --team NAME --store STORE_ID [--webhook-url URL [--allow-private-network]]",
 		Short: "Create the team and store if absent and print a new store-bound API token as JSON",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -181,7 +181,7 @@ func newStoreWebhookCmd(cfg *config.Config) *cobra.Command {
 	var hookURL string
 	var rotate, allowPrivate bool
 	cmd := &cobra.Command{
-		Use:   "webhook STORE_ID --webhook-url URL [--rotate-secret]",
+		Use:   "webhook STORE_ID --webhook-url URL [--rotate-secret] [--allow-private-network]",
 		Short: "Set a store's webhook URL (and rotate its secret); print the endpoint with its secret",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
