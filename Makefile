@@ -15,8 +15,17 @@ help: ## list the targets
 run: build ## start platen serve on the embedded defaults (SQLite in ./data); RUN_FLAGS adds flags
 	exec bin/platen serve $(RUN_FLAGS)
 
-build: ## build bin/platen
-	$(GO) build -o bin/platen ./cmd/platen
+# make build stamps git describe's answer into the binary, so that platen
+# version and platen_build_info name the build wherever Go's own VCS
+# stamping records nothing (-buildvcs=false, sources without .git). Where
+# git or the repository is missing VERSION is empty, and the binary says
+# what Go recorded; VERSION=… on the command line sets it by hand.
+GIT ?= git
+VERSION ?= $(shell $(GIT) describe --always --dirty 2>/dev/null)
+VERSION_LDFLAGS = $(if $(VERSION),-ldflags "-X github.com/platen-print/platen/internal/version.Stamp=$(VERSION)")
+
+build: ## build bin/platen, stamped with git describe's version
+	$(GO) build $(VERSION_LDFLAGS) -o bin/platen ./cmd/platen
 
 # Coverage is measured across packages (a test of one package counts for
 # the code of every package it runs) and includes the processes the tests

@@ -4,43 +4,94 @@
 // prints each delivery it accepts as one line: its id, its event and its
 // body. Run it as
 //
-//	go run ./cmd/webhook-receiver -secret whsec_… [-addr 127.0.0.1:9999]
+//	jq -r .webhook_secret bootstrap.json | go run ./cmd/webhook-receiver -secret-file - [-addr 127.0.0.1:9999]
 //
 // and point a store's webhook at http://ADDR/ (Platen started with
-// --allow-private-network, since it is on this machine).
+// --allow-private-network, since it is on this machine). The store's
+// signing secret comes from a file (-secret-file PATH), standard input
+// (-secret-file -) or PLATEN_WEBHOOK_SECRET, never from the command line,
+// where any user of the machine could read it (ps).
 package main
 
 import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log"
+	"net"
 	"net/http"
 	"os"
 	"strings"
 )
 
 func main() {
-	addr := flag.String("addr", "127.0.0.1:9999", "address to listen on")
-	secret := flag.String("secret", os.Getenv("PLATEN_WEBHOOK_SECRET"), "the store's signing secret, whsec_… (or PLATEN_WEBHOOK_SECRET)")
-	flag.Parse()
-	if !strings.HasPrefix(*secret, "whsec_") {
-		log.Fatal("-secret must be the store's signing secret, whsec_…")
+	if err := run(os.Args[1:], os.Stdin, os.Stdout); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// run is the command: it parses args, reads the secret, and serves until
+// it fails.
+func run(args []string, stdin io.Reader, stdout io.Writer) error {
+	flags := flag.NewFlagSet("webhook-receiver", flag.ContinueOnError)
+	addr := flags.String("addr", "127.0.0.1:9999", "address to listen on")
+	secretFile := flags.String("secret-file", "", "file holding the store's signing secret, whsec_…; - reads it from standard input (default: PLATEN_WEBHOOK_SECRET)")
+	if err := flags.Parse(args); err != nil {
+		return err
+	}
+	secret, err := readSecret(*secretFile, stdin, os.Getenv("PLATEN_WEBHOOK_SECRET"))
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
 	}
 	printed := make(chan string)
 	go func() {
 		for line := range printed {
-			fmt.Println(line)
+			fmt.Fprintln(stdout, line)
 		}
 	}()
-	handler := webhookHandler(*secret, func(delivery, event string, body []byte) {
+	handler := webhookHandler(secret, func(delivery, event string, body []byte) {
 		printed <- delivery + " " + event + " " + string(body)
 	})
-	log.Printf("listening on http://%s/ for Platen's webhooks", *addr)
-	log.Fatal(http.ListenAndServe(*addr, handler))
+	log.Printf("listening on http://%s/ for Platen's webhooks", ln.Addr())
+	return http.Serve(ln, handler)
+}
+
+// readSecret returns the signing secret held by the file named path
+// ("-": stdin), or fromEnv when path is empty, surrounding blanks (the
+// newline jq or an editor ends a file with) removed.
+func readSecret(path string, stdin io.Reader, fromEnv string) (string, error) {
+	secret, from := fromEnv, "PLATEN_WEBHOOK_SECRET"
+	switch path {
+	case "":
+	case "-":
+		raw, err := io.ReadAll(io.LimitReader(stdin, 4096))
+		if err != nil {
+			return "", fmt.Errorf("-secret-file -: %w", err)
+		}
+		secret, from = string(raw), "standard input"
+	default:
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return "", fmt.Errorf("-secret-file: %w", err)
+		}
+		secret, from = string(raw), path
+	}
+	secret = strings.TrimSpace(secret)
+	switch {
+	case path == "" && secret == "":
+		return "", errors.New("give the store's signing secret with -secret-file PATH, -secret-file - (standard input) or PLATEN_WEBHOOK_SECRET")
+	case !strings.HasPrefix(secret, "whsec_"):
+		return "", fmt.Errorf("%s does not hold the store's signing secret, whsec_…", from)
+	}
+	return secret, nil
 }
 
 // webhookHandler is an endpoint for Platen's webhooks: it checks the

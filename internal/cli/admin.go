@@ -10,8 +10,10 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/platen-print/platen/internal/config"
+	"github.com/platen-print/platen/internal/fetch"
 	"github.com/platen-print/platen/internal/links"
 	"github.com/platen-print/platen/internal/queue"
 	"github.com/platen-print/platen/internal/server"
@@ -22,7 +24,7 @@ import (
 func newAdmin(cfg *config.Config) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "admin",
-		Short: "Manage teams, stores and API tokens (works while serve runs)",
+		Short: "Set up a shop; manage teams, stores and their webhooks, API tokens, operator accounts, prints and the link-signing key (works while serve runs)",
 	}
 	cfg.StorageFlags(cmd.PersistentFlags())
 	cmd.AddCommand(newBootstrap(cfg), newTeamCmd(cfg), newStoreCmd(cfg), newTokenCmd(cfg), newPrintCmd(cfg), newOperatorCmd(cfg), newKeysCmd(cfg))
@@ -38,8 +40,9 @@ func printJSON(v any) error {
 
 func newBootstrap(cfg *config.Config) *cobra.Command {
 	var team, store, webhookURL string
+	var allowPrivate bool
 	cmd := &cobra.Command{
-		Use:   "bootstrap --team NAME --store STORE_ID [--webhook-url URL]",
+		Use:   "bootstrap --team NAME --store STORE_ID [--webhook-url URL [--allow-private-network]]",
 		Short: "Create the team and store if absent and print a new store-bound API token as JSON",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -48,7 +51,7 @@ func newBootstrap(cfg *config.Config) *cobra.Command {
 			}
 			var hook *string
 			if cmd.Flags().Changed("webhook-url") || webhookURL != "" {
-				if err := checkWebhookURL(cmd.Context(), webhookURL); err != nil {
+				if err := checkWebhookURL(cmd.Context(), webhookURL, allowPrivate); err != nil {
 					return err
 				}
 				hook = &webhookURL
@@ -64,13 +67,29 @@ func newBootstrap(cfg *config.Config) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&team, "team", "", "team name")
 	cmd.Flags().StringVar(&store, "store", "", "store id to create or reuse")
-	cmd.Flags().StringVar(&webhookURL, "webhook-url", "", "the store's webhook endpoint (http or https)")
+	webhookURLFlags(cmd.Flags(), &webhookURL, &allowPrivate)
 	return cmd
 }
 
-func checkWebhookURL(ctx context.Context, raw string) error {
-	if err := webhooks.CheckURL(ctx, raw, nil); err != nil {
-		return fmt.Errorf("--webhook-url %q %w", raw, err)
+// webhookURLFlags registers --webhook-url and --allow-private-network, the
+// latter read from PLATEN_ALLOW_PRIVATE_NETWORK too, like serve's: a
+// machine whose serve may deliver to its private network sets it once for
+// both.
+func webhookURLFlags(fs *pflag.FlagSet, hookURL *string, allowPrivate *bool) {
+	fs.StringVar(hookURL, "webhook-url", "", "the store's webhook endpoint: an http or https URL whose host resolves to a public address")
+	fs.BoolVar(allowPrivate, "allow-private-network", false,
+		"accept a webhook URL on a loopback, private, link-local or metadata address, or whose host does not resolve, "+
+			"as serve --allow-private-network does (deliveries reach it only from a serve started so)")
+}
+
+// checkWebhookURL makes the check PUT /api/v1/stores/{store_id}/webhook
+// makes (webhooks.CheckURL with the fetcher's address rules, as serve sets
+// them up), so that the command refuses what the API refuses, in the same
+// words, and accepts what it accepts.
+func checkWebhookURL(ctx context.Context, raw string, allowPrivateNetwork bool) error {
+	reachable := fetch.New(fetch.Config{AllowPrivateNetwork: allowPrivateNetwork}).CheckURL
+	if err := webhooks.CheckURL(ctx, raw, reachable); err != nil {
+		return fmt.Errorf("--webhook-url: %w", err)
 	}
 	return nil
 }
@@ -160,13 +179,13 @@ func newStoreCmd(cfg *config.Config) *cobra.Command {
 // PUT /api/v1/stores/{store_id}/webhook does, and prints it with its secret.
 func newStoreWebhookCmd(cfg *config.Config) *cobra.Command {
 	var hookURL string
-	var rotate bool
+	var rotate, allowPrivate bool
 	cmd := &cobra.Command{
-		Use:   "webhook STORE_ID --webhook-url URL [--rotate-secret]",
+		Use:   "webhook STORE_ID --webhook-url URL [--rotate-secret] [--allow-private-network]",
 		Short: "Set a store's webhook URL (and rotate its secret); print the endpoint with its secret",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkWebhookURL(cmd.Context(), hookURL); err != nil {
+			if err := checkWebhookURL(cmd.Context(), hookURL, allowPrivate); err != nil {
 				return err
 			}
 			return withDB(cmd.Context(), cfg, func(ctx context.Context, db *storage.DB) error {
@@ -178,7 +197,7 @@ func newStoreWebhookCmd(cfg *config.Config) *cobra.Command {
 			})
 		},
 	}
-	cmd.Flags().StringVar(&hookURL, "webhook-url", "", "the store's webhook endpoint (http or https)")
+	webhookURLFlags(cmd.Flags(), &hookURL, &allowPrivate)
 	cmd.Flags().BoolVar(&rotate, "rotate-secret", false, "make a new signing secret; the old one signs too for 24 h")
 	return cmd
 }

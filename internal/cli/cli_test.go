@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -944,9 +945,11 @@ func TestMigrateAndBadFlags(t *testing.T) {
 	t.Run("migrate", func(t *testing.T) {
 		dataDir := filepath.Join(t.TempDir(), "fresh", "data")
 		r := runOK(t, nil, "migrate", "--data-dir", dataDir)
-		if strings.TrimSpace(r.stdout) != "" {
-			t.Errorf("migrate wrote to stdout: %q", r.stdout)
+		abs, err := filepath.Abs(filepath.Join(dataDir, "platen.db"))
+		if err != nil {
+			t.Fatal(err)
 		}
+		checkMigrated(t, r, "SQLite database "+abs, true)
 		info, err := os.Stat(filepath.Join(dataDir, "platen.db"))
 		if err != nil {
 			t.Fatalf("migrate did not create the SQLite file: %v", err)
@@ -954,8 +957,8 @@ func TestMigrateAndBadFlags(t *testing.T) {
 		if info.Size() == 0 {
 			t.Errorf("%s is empty after migrate", info.Name())
 		}
-		// Migrating again is harmless.
-		runOK(t, nil, "migrate", "--data-dir", dataDir)
+		// Migrating again is harmless, and says so.
+		checkMigrated(t, runOK(t, nil, "migrate", "--data-dir", dataDir), "SQLite database "+abs, false)
 		// And from the environment alone.
 		envDir := filepath.Join(t.TempDir(), "env")
 		runOK(t, []string{"PLATEN_DATA_DIR=" + envDir}, "migrate")
@@ -1016,6 +1019,27 @@ func TestMigrateAndBadFlags(t *testing.T) {
 	}
 }
 
+// migratedLine is what platen migrate prints: the database, then what
+// it did.
+var migratedLine = regexp.MustCompile(`^(.+): (?:(migrated), [1-9][0-9]* schema changes? applied|(schema up to date), nothing to apply)\n$`)
+
+// checkMigrated checks that migrate printed one line naming database and
+// saying it migrated it (changed) or found it up to date.
+func checkMigrated(t *testing.T, r result, database string, changed bool) {
+	t.Helper()
+	m := migratedLine.FindStringSubmatch(r.stdout)
+	switch {
+	case m == nil:
+		t.Errorf("migrate printed %q, want one line saying what it did", r.stdout)
+	case m[1] != database:
+		t.Errorf("migrate named %q, want %q", m[1], database)
+	case changed && m[2] == "":
+		t.Errorf("migrate of a fresh database printed %q", r.stdout)
+	case !changed && m[3] == "":
+		t.Errorf("migrate of a migrated database printed %q", r.stdout)
+	}
+}
+
 // TestServePortInUse: an address already taken ends serve at once with a
 // message naming the flag, not a hang.
 func TestServePortInUse(t *testing.T) {
@@ -1056,7 +1080,21 @@ func TestServeAndAdminOnEveryBackend(t *testing.T) {
 		flags := append([]string{"--data-dir", dataDir}, dbFlags...)
 		dialect := map[string]string{"sqlite": "sqlite3", "postgres": "postgres"}[b.Name]
 
-		runOK(t, nil, append([]string{"migrate"}, flags...)...)
+		database := "SQLite database " + filepath.Join(dataDir, "platen.db")
+		if len(dbFlags) > 0 {
+			u, err := url.Parse(dbFlags[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Named without its password or parameters.
+			if u.User != nil {
+				u.User = url.User(u.User.Username())
+			}
+			u.RawQuery = ""
+			database = "PostgreSQL database " + u.String()
+		}
+		checkMigrated(t, runOK(t, nil, append([]string{"migrate"}, flags...)...), database, true)
+		checkMigrated(t, runOK(t, nil, append([]string{"migrate"}, flags...)...), database, false)
 		boot := bootstrap(t, nil, append(flags, "--team", "acme", "--store", "acme-shop")...)
 		s := serve(t, dataDir, dbFlags...)
 		if _, err := os.Stat(filepath.Join(dataDir, "platen.db")); (err == nil) != (dialect == "sqlite3") {

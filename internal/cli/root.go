@@ -1,5 +1,5 @@
-// Package cli is the platen command line: serve, render, migrate and
-// admin, each flag also read from its PLATEN_* environment variable.
+// Package cli is the platen command line: serve, render, migrate, admin
+// and version, each flag also read from its PLATEN_* environment variable.
 package cli
 
 import (
@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/platen-print/platen/internal/config"
 	"github.com/platen-print/platen/internal/logging"
@@ -34,6 +35,7 @@ func NewRoot() *cobra.Command {
 	root := &cobra.Command{
 		Use:           "platen",
 		Short:         "Platen renders print-ready files for the orders of personalised-product shops",
+		Long:          rootLong,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       version.Read().String(),
@@ -52,5 +54,32 @@ func NewRoot() *cobra.Command {
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.AddCommand(newServe(&cfg), newRender(&cfg), newMigrate(&cfg), newAdmin(&cfg), newVersion())
+	nameEnvInUsage(root, map[*pflag.Flag]bool{})
 	return root
+}
+
+// rootLong is `platen --help`'s introduction: what ApplyEnv does, which
+// no flag's own help would otherwise tell.
+const rootLong = `Platen renders print-ready files for the orders of personalised-product shops.
+
+Every flag can also be set by an environment variable: ` + config.EnvPrefix + ` and the flag's
+name in upper case, dashes as underscores (--data-dir is ` + config.EnvPrefix + `DATA_DIR,
+--database-url ` + config.EnvPrefix + `DATABASE_URL). A flag given on the command line wins over
+its variable. Each command's --help names every flag's variable.`
+
+// nameEnvInUsage appends to the help of every flag of cmd and its
+// subcommands the environment variable that stands in for it (ApplyEnv),
+// once per flag: a persistent flag is shared by the subcommands.
+func nameEnvInUsage(cmd *cobra.Command, done map[*pflag.Flag]bool) {
+	note := func(f *pflag.Flag) {
+		if !done[f] {
+			done[f] = true
+			f.Usage += " (env " + config.EnvName(f.Name) + ")"
+		}
+	}
+	cmd.PersistentFlags().VisitAll(note)
+	cmd.Flags().VisitAll(note)
+	for _, sub := range cmd.Commands() {
+		nameEnvInUsage(sub, done)
+	}
 }

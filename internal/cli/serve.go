@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -54,14 +55,36 @@ func tuneGC() {
 func newMigrate(cfg *config.Config) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "migrate",
-		Short: "Apply the schema to the database and exit",
+		Short: "Apply the schema to the database, print what was done and exit",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withDB(cmd.Context(), cfg, func(context.Context, *storage.DB) error { return nil })
+			db, err := storage.Open(cfg.DatabaseURL, cfg.DataDir)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			changes, err := db.MigrateCounting(cmd.Context())
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprintln(cmd.OutOrStdout(), migrated(storage.Describe(cfg.DatabaseURL, cfg.DataDir), changes))
+			return err
 		},
 	}
 	cfg.StorageFlags(cmd.Flags())
 	return cmd
+}
+
+// migrated is the line `platen migrate` prints: which database, and
+// whether it changed anything, so that a deployment's log shows it.
+func migrated(database string, changes int) string {
+	switch changes {
+	case 0:
+		return database + ": schema up to date, nothing to apply"
+	case 1:
+		return database + ": migrated, 1 schema change applied"
+	}
+	return fmt.Sprintf("%s: migrated, %d schema changes applied", database, changes)
 }
 
 // withDB opens the database, applies the schema (so that admin commands work

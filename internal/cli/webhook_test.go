@@ -13,6 +13,9 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite" // to read serve's database as an operator could
+
+	"github.com/platen-print/platen/internal/config"
+	"github.com/platen-print/platen/internal/platentest"
 )
 
 // TestAdminStoreWebhook: `platen admin store webhook` sets a store's URL
@@ -36,17 +39,94 @@ func TestAdminStoreWebhook(t *testing.T) {
 		}
 		return e
 	}
-	first := set("--webhook-url", "https://shop.example.com/hooks")
-	if first.StoreID != "acme-shop" || first.URL != "https://shop.example.com/hooks" || first.Secret != boot.WebhookSecret || first.Previous != nil {
+	// Public addresses by IP, so that the check needs no DNS here.
+	first := set("--webhook-url", "https://93.184.215.14/hooks")
+	if first.StoreID != "acme-shop" || first.URL != "https://93.184.215.14/hooks" || first.Secret != boot.WebhookSecret || first.Previous != nil {
 		t.Errorf("set: %+v (bootstrap's secret %s)", first, boot.WebhookSecret)
 	}
-	rotated := set("--webhook-url", "https://shop.example.com/hooks2", "--rotate-secret")
+	rotated := set("--webhook-url", "https://93.184.215.14/hooks2", "--rotate-secret")
 	if rotated.Secret == first.Secret || !strings.HasPrefix(rotated.Secret, "whsec_") || rotated.Previous == nil ||
 		time.Until(*rotated.Previous) < 23*time.Hour || time.Until(*rotated.Previous) > 25*time.Hour {
 		t.Errorf("rotated: %+v", rotated)
 	}
 	if r := run(t, nil, "admin", "store", "webhook", "acme-shop", "--data-dir", dataDir, "--webhook-url", "ftp://x"); r.code == 0 || !strings.Contains(r.stderr, "http") {
 		t.Errorf("ftp URL: exit %d, stderr %s", r.code, r.stderr)
+	}
+}
+
+// TestWebhookURLRulesAsREST: `platen admin store webhook` accepts and
+// refuses the URLs PUT /api/v1/stores/{store_id}/webhook does, refusing
+// in the API's words; with --allow-private-network, or
+// PLATEN_ALLOW_PRIVATE_NETWORK (the variable serve reads), it accepts what
+// a serve started so accepts. bootstrap --webhook-url checks the same.
+func TestWebhookURLRulesAsREST(t *testing.T) {
+	t.Parallel()
+	strict := platentest.Start(t, platentest.SQLite())
+	open := platentest.StartWith(t, platentest.SQLite(), func(c *config.Config) { c.AllowPrivateNetwork = true })
+	tokens := map[*platentest.Server]string{
+		strict: strict.Bootstrap(t, "acme", "acme-shop").Token,
+		open:   open.Bootstrap(t, "acme", "acme-shop").Token,
+	}
+	dataDir := t.TempDir()
+	bootstrap(t, nil, "--data-dir", dataDir, "--team", "acme", "--store", "acme-shop")
+	// rest answers whether srv accepts url, and if not, its description of
+	// what is wrong with the field url.
+	rest := func(srv *platentest.Server, url string) (bool, string) {
+		t.Helper()
+		r := srv.Do(t, "PUT", "/api/v1/stores/acme-shop/webhook", tokens[srv], map[string]any{"url": url})
+		if r.Status == http.StatusOK {
+			return true, ""
+		}
+		message, fields := platentest.ErrorBody(t, r, http.StatusBadRequest)
+		description, ok := strings.CutPrefix(message, "url: ")
+		if !ok || len(fields) != 1 || fields[0] != "url" {
+			t.Fatalf("url %q: %q naming %v, want url", url, message, fields)
+		}
+		return false, description
+	}
+	modes := []struct {
+		name  string
+		srv   *platentest.Server
+		env   []string
+		flags []string
+	}{
+		{"by default", strict, nil, nil},
+		{"--allow-private-network", open, nil, []string{"--allow-private-network"}},
+		{"PLATEN_ALLOW_PRIVATE_NETWORK", open, []string{"PLATEN_ALLOW_PRIVATE_NETWORK=true"}, nil},
+	}
+	urls := []string{
+		"http://127.0.0.1:9999/",        // loopback
+		"http://10.1.2.3/h",             // private
+		"http://169.254.169.254/latest", // the metadata service
+		"http://hooks.invalid/h",        // a host that does not resolve
+		"ftp://93.184.215.14/h",         // not http
+		"https://93.184.215.14:0/h",     // no port to connect to
+		"https://93.184.215.14/h",       // public
+	}
+	for _, m := range modes {
+		for _, url := range urls {
+			accepted, description := rest(m.srv, url)
+			args := append([]string{"admin", "store", "webhook", "acme-shop", "--data-dir", dataDir, "--webhook-url", url}, m.flags...)
+			r := run(t, m.env, args...)
+			switch {
+			case accepted && r.code != 0:
+				t.Errorf("%s, %s: the API accepts it, the command refuses it: %v", m.name, url, r)
+			case !accepted && r.code == 0:
+				t.Errorf("%s, %s: the API refuses it (%s), the command accepts it", m.name, url, description)
+			case !accepted && !strings.Contains(r.stderr, "platen: --webhook-url: "+description+"\n"):
+				t.Errorf("%s, %s: the command says\n%s\nwant the API's words: %s", m.name, url, r.stderr, description)
+			}
+		}
+	}
+	boot := func(flags ...string) result {
+		args := []string{"admin", "bootstrap", "--data-dir", dataDir, "--team", "acme", "--store", "acme-shop", "--webhook-url", "http://127.0.0.1:9999/"}
+		return run(t, nil, append(args, flags...)...)
+	}
+	if r := boot(); r.code == 0 || !strings.Contains(r.stderr, "127.0.0.1 is a loopback address") {
+		t.Errorf("bootstrap with a loopback webhook URL: %v", r)
+	}
+	if r := boot("--allow-private-network"); r.code != 0 {
+		t.Errorf("bootstrap --allow-private-network with a loopback webhook URL: %v", r)
 	}
 }
 

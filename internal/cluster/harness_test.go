@@ -147,12 +147,13 @@ func (c *cluster) blobURL() string {
 }
 
 // bootstrap migrates the database and makes the team, the store, its
-// token and its webhook endpoint (the receiver).
+// token and its webhook endpoint (the receiver, on loopback as the serves
+// may deliver: --allow-private-network).
 func (c *cluster) bootstrap(t *testing.T) {
 	t.Helper()
 	runOut(t, c.env(), c.platen, "migrate", "--database-url", c.dbURL, "--data-dir", c.dir)
 	out := runOut(t, c.env(), c.platen, "admin", "bootstrap", "--database-url", c.dbURL, "--data-dir", c.dir,
-		"--team", "Cluster Prints", "--store", storeID, "--webhook-url", c.hooks.url())
+		"--team", "Cluster Prints", "--store", storeID, "--webhook-url", c.hooks.url(), "--allow-private-network")
 	var boot struct {
 		TeamID        int    `json:"team_id"`
 		Token         string `json:"token"`

@@ -19,7 +19,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/url"
+	"os"
+	"path"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -41,6 +45,8 @@ const MaxTTL = 7 * 24 * time.Hour
 type Store struct {
 	bucket *blob.Bucket
 	local  *localSigner // nil when the bucket signs its own URLs (S3)
+	// localDir is the local store's directory, absolute; empty on S3.
+	localDir string
 	// s3Checksum asks S3 to check and keep each upload's SHA-256.
 	s3Checksum bool
 	now        func() time.Time
@@ -65,7 +71,7 @@ func Open(ctx context.Context, blobURL, publicURL string, secret []byte) (*Store
 	s := &Store{now: time.Now}
 	switch u.Scheme {
 	case fileblob.Scheme:
-		s.bucket, s.local, err = openLocal(ctx, u, publicURL, secret)
+		s.bucket, s.local, s.localDir, err = openLocal(ctx, u, publicURL, secret)
 	case s3blob.Scheme:
 		if s.bucket, err = (&s3blob.URLOpener{}).OpenBucketURL(ctx, u); err == nil {
 			var client *s3.Client
@@ -88,22 +94,32 @@ func Open(ctx context.Context, blobURL, publicURL string, secret []byte) (*Store
 	return s, nil
 }
 
-// openLocal opens a fileblob bucket. Temporary files go next to their final
-// path, not to os.TempDir, so that the rename that publishes a finished file
-// stays on one file system (the data dir is often on another mount than /tmp).
-func openLocal(ctx context.Context, u *url.URL, publicURL string, secret []byte) (*blob.Bucket, *localSigner, error) {
+// openLocal opens a fileblob bucket, and returns its directory too.
+// Temporary files go next to their final path, not to os.TempDir, so that
+// the rename that publishes a finished file stays on one file system (the
+// data dir is often on another mount than /tmp).
+func openLocal(ctx context.Context, u *url.URL, publicURL string, secret []byte) (*blob.Bucket, *localSigner, string, error) {
 	switch u.Host {
 	case "", ".", "localhost":
 	default:
-		return nil, nil, fmt.Errorf("file url names host %q: write file:///abs/dir or file://./rel/dir", u.Host)
+		return nil, nil, "", fmt.Errorf("file url names host %q: write file:///abs/dir or file://./rel/dir", u.Host)
 	}
 	signer, err := newLocalSigner(publicURL, secret)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
+	}
+	// The directory as fileblob reads it from the URL: file://./rel/dir is
+	// relative.
+	dir := u.Path
+	if u.Host == "." {
+		dir = strings.TrimPrefix(dir, "/")
+	}
+	if dir, err = filepath.Abs(filepath.FromSlash(dir)); err != nil {
+		return nil, nil, "", err
 	}
 	opener := &fileblob.URLOpener{Options: fileblob.Options{CreateDir: true, NoTempDir: true}}
 	b, err := opener.OpenBucketURL(ctx, u)
-	return b, signer, err
+	return b, signer, dir, err
 }
 
 // Each call to the store has a deadline of its own. An S3 server that
@@ -152,7 +168,7 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader, contentType st
 			return nil
 		}
 	}
-	w, err := s.bucket.NewWriter(ctx, key, opts)
+	w, err := s.newWriter(ctx, key, opts)
 	if err != nil {
 		return Digest{}, fmt.Errorf("files: put %s: %w", key, err)
 	}
@@ -169,8 +185,24 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader, contentType st
 	return Digest{Size: n, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
 }
 
-// Delete removes the file under key. A key with no file is not an error, so
-// that cleanups can run twice.
+// newWriter opens a writer of key. On the local disk a Delete may remove
+// the key's folder, left empty, between the moment the writer makes the
+// folder and the one it creates its temporary file there (another serve
+// sharing the directory, or this one): the writer then finds no folder,
+// and a new attempt makes it again.
+func (s *Store) newWriter(ctx context.Context, key string, opts *blob.WriterOptions) (*blob.Writer, error) {
+	for attempt := 1; ; attempt++ {
+		w, err := s.bucket.NewWriter(ctx, key, opts)
+		if err == nil || s.localDir == "" || gcerrors.Code(err) != gcerrors.NotFound || attempt == 3 {
+			return w, err
+		}
+	}
+}
+
+// Delete removes the file under key, and on the local disk the folders
+// its removal left empty (an order's orders/<uid>/ when its last file
+// goes; S3 has no folders). A key with no file is not an error, so that
+// cleanups can run twice.
 func (s *Store) Delete(ctx context.Context, key string) error {
 	if err := checkKey(key); err != nil {
 		return err
@@ -180,7 +212,24 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 	if err := s.bucket.Delete(ctx, key); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
 		return fmt.Errorf("files: delete %s: %w", key, err)
 	}
+	s.removeEmptyFolders(key)
 	return nil
+}
+
+// removeEmptyFolders removes the local store's folders of key, innermost
+// first, while they are empty; never the store's own directory. A folder
+// that still holds a file stops it: os.Remove refuses a folder that is
+// not empty, so a file written meanwhile is never lost.
+func (s *Store) removeEmptyFolders(key string) {
+	if s.localDir == "" {
+		return
+	}
+	for dir := path.Dir(key); dir != "."; dir = path.Dir(dir) {
+		err := os.Remove(filepath.Join(s.localDir, filepath.FromSlash(dir)))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return
+		}
+	}
 }
 
 // DeletePrefix removes every file whose key begins with prefix: the files

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"testing"
 )
@@ -117,6 +118,59 @@ func TestLocalFailedPutLeavesNothing(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestLocalDeleteRemovesEmptyFolders: a Delete removes the folders it
+// left empty, innermost first, and stops at one that still holds a file;
+// the store's own directory stays, and a Put into a removed folder makes
+// it again. Also with a file:// URL relative to the working directory.
+func TestLocalDeleteRemovesEmptyFolders(t *testing.T) {
+	ctx := context.Background()
+	for name, open := range map[string]func(t *testing.T) (*Store, string){
+		"absolute": func(t *testing.T) (*Store, string) { l := newLocal(t); return l.Store, l.dir },
+		"relative": func(t *testing.T) (*Store, string) {
+			t.Chdir(t.TempDir())
+			s, err := Open(ctx, "file://./data/files", "http://127.0.0.1:1", testSecret)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			return s, filepath.Join("data", "files")
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			s, dir := open(t)
+			exists := func(rel string) bool {
+				_, err := os.Stat(filepath.Join(dir, filepath.FromSlash(rel)))
+				return err == nil
+			}
+			for _, key := range []string{"orders/o1/i1-1.pdf", "orders/o1/i2-2.pdf", "orders/o2/i3-3.pdf"} {
+				put(t, s, key, []byte("pdf"), "application/pdf")
+			}
+			if err := s.Delete(ctx, "orders/o1/i1-1.pdf"); err != nil {
+				t.Fatal(err)
+			}
+			if !exists("orders/o1") {
+				t.Fatal("a folder that still holds a file was removed")
+			}
+			if err := s.Delete(ctx, "orders/o1/i2-2.pdf"); err != nil {
+				t.Fatal(err)
+			}
+			if exists("orders/o1") || !exists("orders/o2") {
+				t.Errorf("after its last file went: orders/o1 there %v, orders/o2 there %v", exists("orders/o1"), exists("orders/o2"))
+			}
+			if err := s.Delete(ctx, "orders/o2/i3-3.pdf"); err != nil {
+				t.Fatal(err)
+			}
+			if exists("orders") || !exists("") {
+				t.Errorf("once empty: orders there %v, the store's directory there %v", exists("orders"), exists(""))
+			}
+			put(t, s, "orders/o1/i1-4.pdf", []byte("again"), "application/pdf")
+			if got := readAll(t, s, "orders/o1/i1-4.pdf"); string(got) != "again" {
+				t.Errorf("a Put into a removed folder stored %q", got)
+			}
+		})
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -369,6 +370,41 @@ func TestDeleteCancelsRenders(t *testing.T) {
 		}
 		if n := hits.Load(); n != 1 {
 			t.Errorf("the image server was asked %d times; the cancelled render ran", n)
+		}
+	})
+}
+
+// TestDeleteRemovesTheOrdersFolder: once a deleted order's files are gone,
+// so is its folder in the local file store (orders/<uid>/), while another
+// order's folder, which still holds its file, stays.
+func TestDeleteRemovesTheOrdersFolder(t *testing.T) {
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		srv := platentest.Start(t, b)
+		tenant := srv.Bootstrap(t, "acme", "shop-1")
+		doc := designDoc(dataURI(photo(t, 60, 40)))
+		deleted := createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, "1", true, item("1-1", doc), item("1-2", doc)))["uid"].(string)
+		kept := createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, "2", true, item("2-1", doc)))["uid"].(string)
+		for _, id := range []string{"1-1", "1-2", "2-1"} {
+			if st := waitPrint(t, srv, tenant.Token, id); st["status"] != "ready" {
+				t.Fatalf("print %s: %v", id, st)
+			}
+		}
+		folder := func(uid string) string { return filepath.Join(srv.Config.DataDir, "files", "orders", uid) }
+		for _, uid := range []string{deleted, kept} {
+			if _, err := os.Stat(folder(uid)); err != nil {
+				t.Fatalf("the order's folder before the delete: %v", err)
+			}
+		}
+		if r := srv.Do(t, "DELETE", "/api/v1/orders/"+deleted, tenant.Token, nil); r.Status != http.StatusOK {
+			t.Fatalf("delete: %d %s", r.Status, r.Raw)
+		}
+		eventually(t, "the deleted order's files removed", func() bool { return storedFiles(t, srv) == 1 })
+		eventually(t, "the deleted order's folder removed", func() bool {
+			_, err := os.Stat(folder(deleted))
+			return errors.Is(err, fs.ErrNotExist)
+		})
+		if _, err := os.Stat(folder(kept)); err != nil {
+			t.Errorf("the other order's folder: %v", err)
 		}
 	})
 }

@@ -101,25 +101,53 @@ func driver(pool *sql.DB, dialect string) (riverdriver.Driver[*sql.Tx], error) {
 
 // Migrate applies River's schema; it is safe on every start.
 func Migrate(ctx context.Context, pool *sql.DB, dialect string) error {
+	_, err := MigrateCounting(ctx, pool, dialect)
+	return err
+}
+
+// MigrateCounting is Migrate, and returns how many changes it applied:
+// River's migrations, and the team index when it was missing.
+func MigrateCounting(ctx context.Context, pool *sql.DB, dialect string) (int, error) {
 	drv, err := driver(pool, dialect)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	m, err := rivermigrate.New(drv, nil)
 	if err != nil {
-		return fmt.Errorf("queue: %w", err)
+		return 0, fmt.Errorf("queue: %w", err)
 	}
-	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
-		return fmt.Errorf("queue: migrate: %w", err)
+	res, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil)
+	if err != nil {
+		return 0, fmt.Errorf("queue: migrate: %w", err)
+	}
+	changes := len(res.Versions)
+	indexed, err := hasTeamIndex(ctx, pool, dialect)
+	if err != nil {
+		return 0, fmt.Errorf("queue: look for the team index: %w", err)
+	}
+	if indexed {
+		return changes, nil
 	}
 	index := teamIndex["sqlite"]
 	if dialect == "postgres" {
 		index = teamIndex["postgres"]
 	}
 	if _, err := pool.ExecContext(ctx, index); err != nil {
-		return fmt.Errorf("queue: index the jobs by team: %w", err)
+		return 0, fmt.Errorf("queue: index the jobs by team: %w", err)
 	}
-	return nil
+	return changes + 1, nil
+}
+
+// hasTeamIndex tells whether the team index exists (on PostgreSQL, in the
+// schema the connection's search_path names first, where it is created).
+func hasTeamIndex(ctx context.Context, pool *sql.DB, dialect string) (bool, error) {
+	query := `SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'platen_river_job_team'`
+	if dialect == "postgres" {
+		query = `SELECT count(*) FROM pg_indexes WHERE schemaname = current_schema() AND indexname = 'platen_river_job_team'`
+	}
+	var n int
+	err := pool.QueryRowContext(ctx, query).Scan(&n)
+	return n > 0, err
 }
 
 // New returns a queue on pool running the workers' kinds.

@@ -15,8 +15,10 @@ import (
 	"strings"
 	"time"
 
+	atlas "ariga.io/atlas/sql/schema"
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
+	"entgo.io/ent/dialect/sql/schema"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 	"modernc.org/sqlite"
@@ -68,6 +70,37 @@ func Open(databaseURL, dataDir string) (*DB, error) {
 		return openSQLite(strings.TrimPrefix(databaseURL, "file:"))
 	}
 	return nil, fmt.Errorf("database url %q: want postgres://…, sqlite://PATH or empty for the SQLite file in the data dir", databaseURL)
+}
+
+// Describe names the database Open(databaseURL, dataDir) opens, for a
+// person to read: "SQLite database PATH", or "PostgreSQL database URL"
+// without the URL's password and parameters.
+func Describe(databaseURL, dataDir string) string {
+	switch {
+	case databaseURL == "":
+		return "SQLite database " + absPath(filepath.Join(dataDir, SQLiteFile))
+	case strings.HasPrefix(databaseURL, "sqlite://"):
+		return "SQLite database " + absPath(strings.TrimPrefix(databaseURL, "sqlite://"))
+	case strings.HasPrefix(databaseURL, "file:"):
+		return "SQLite database " + absPath(strings.TrimPrefix(databaseURL, "file:"))
+	}
+	u, err := url.Parse(databaseURL)
+	if err != nil {
+		return "PostgreSQL database"
+	}
+	if u.User != nil {
+		u.User = url.User(u.User.Username())
+	}
+	u.RawQuery, u.Fragment = "", ""
+	return "PostgreSQL database " + u.String()
+}
+
+// absPath is path made absolute, or path as it is when it cannot be.
+func absPath(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
 }
 
 // sqlitePragmas: WAL so reads run beside the writer; synchronous NORMAL,
@@ -175,19 +208,39 @@ func (db *DB) Ping(ctx context.Context) error {
 
 // Migrate applies the schema; it is safe to run on every start.
 func (db *DB) Migrate(ctx context.Context) error {
-	if err := db.write.Schema.Create(ctx); err != nil {
-		return fmt.Errorf("apply schema: %w", err)
+	_, err := db.MigrateCounting(ctx)
+	return err
+}
+
+// MigrateCounting is Migrate, and returns how many changes it applied (0
+// when the schema was up to date): the tables, columns and indexes Ent
+// created or altered, the job queue's migrations, and the tables, indexes
+// and column settings kept outside Ent that were missing.
+func (db *DB) MigrateCounting(ctx context.Context) (int, error) {
+	changes := 0
+	counted := schema.WithDiffHook(func(next schema.Differ) schema.Differ {
+		return schema.DiffFunc(func(current, desired *atlas.Schema) ([]atlas.Change, error) {
+			planned, err := next.Diff(current, desired)
+			changes += len(planned)
+			return planned, err
+		})
+	})
+	if err := db.write.Schema.Create(ctx, counted); err != nil {
+		return 0, fmt.Errorf("apply schema: %w", err)
 	}
-	if err := queue.Migrate(ctx, db.writePool, db.dialect); err != nil {
-		return err
+	steps := []func(context.Context) (int, error){
+		func(ctx context.Context) (int, error) { return queue.MigrateCounting(ctx, db.writePool, db.dialect) },
+		db.migrateReadiness,
+		db.compressDesignsFast,
 	}
-	if err := db.migrateReadiness(ctx); err != nil {
-		return err
+	for _, step := range steps {
+		n, err := step(ctx)
+		if err != nil {
+			return 0, err
+		}
+		changes += n
 	}
-	if err := db.compressDesignsFast(ctx); err != nil {
-		return err
-	}
-	return db.prepare(ctx)
+	return changes, db.prepare(ctx)
 }
 
 // designColumns hold design documents: up to megabytes of base64 images,
@@ -199,10 +252,13 @@ var designColumns = []string{orderitem.Table + "." + orderitem.FieldTemplateConf
 // insert failing to compress the image in it (10 ms with LZ4). A server
 // built without LZ4 stores them uncompressed instead. Only new values
 // change; nothing is rewritten.
-func (db *DB) compressDesignsFast(ctx context.Context) error {
+//
+// It returns how many columns it changed.
+func (db *DB) compressDesignsFast(ctx context.Context) (int, error) {
 	if db.dialect != dialect.Postgres {
-		return nil
+		return 0, nil
 	}
+	changed := 0
 	for _, column := range designColumns {
 		table, name, _ := strings.Cut(column, ".")
 		// ALTER TABLE locks the table: every process starts with this, so
@@ -211,7 +267,7 @@ func (db *DB) compressDesignsFast(ctx context.Context) error {
 		err := db.writePool.QueryRowContext(ctx, `SELECT attcompression::text, attstorage::text FROM pg_attribute
 			WHERE attrelid = to_regclass($1) AND attname = $2`, table, name).Scan(&compression, &storage)
 		if err != nil {
-			return fmt.Errorf("store %s: %w", column, err)
+			return 0, fmt.Errorf("store %s: %w", column, err)
 		}
 		if compression == "l" || storage == "e" {
 			continue
@@ -221,10 +277,11 @@ func (db *DB) compressDesignsFast(ctx context.Context) error {
 			_, err = db.writePool.ExecContext(ctx, "ALTER TABLE "+table+" ALTER COLUMN "+name+" SET STORAGE EXTERNAL")
 		}
 		if err != nil {
-			return fmt.Errorf("store %s: %w", column, err)
+			return 0, fmt.Errorf("store %s: %w", column, err)
 		}
+		changed++
 	}
-	return nil
+	return changed, nil
 }
 
 // Optimize lets SQLite's query planner know the data: it gathers the

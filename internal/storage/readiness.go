@@ -22,11 +22,22 @@ const (
 		ON CONFLICT (process) DO UPDATE SET checked_at = excluded.checked_at`
 )
 
-func (db *DB) migrateReadiness(ctx context.Context) error {
-	if _, err := db.writePool.ExecContext(ctx, createReadiness); err != nil {
-		return fmt.Errorf("apply schema: readiness table: %w", err)
+func (db *DB) migrateReadiness(ctx context.Context) (int, error) {
+	query := `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'platen_readiness'`
+	if db.dialect == dialect.Postgres {
+		query = `SELECT count(*) FROM pg_tables WHERE schemaname = current_schema() AND tablename = 'platen_readiness'`
 	}
-	return nil
+	var n int
+	if err := db.writePool.QueryRowContext(ctx, query).Scan(&n); err != nil {
+		return 0, fmt.Errorf("apply schema: look for the readiness table: %w", err)
+	}
+	if n > 0 {
+		return 0, nil
+	}
+	if _, err := db.writePool.ExecContext(ctx, createReadiness); err != nil {
+		return 0, fmt.Errorf("apply schema: readiness table: %w", err)
+	}
+	return 1, nil
 }
 
 // CheckWrites proves that the database takes a write now: it stores the

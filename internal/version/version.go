@@ -1,23 +1,39 @@
 // Package version is what the running binary knows of its own build: the
-// module version (or the commit it was built from), for `platen version`
-// and the platen_build_info metric.
+// version make build stamps into it, or the module version (or the commit
+// it was built from), for `platen version` and the platen_build_info
+// metric.
 package version
 
 import (
+	"regexp"
 	"runtime"
 	"runtime/debug"
+	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
 
+// Stamp is set when the binary is linked, by make build:
+//
+//	go build -ldflags "-X github.com/platen-print/platen/internal/version.Stamp=$(git describe --always --dirty)"
+//
+// It holds git describe's answer: the last tag, the commits since and the
+// commit (v1.2.0-3-gabc1234), or the commit alone when no tag precedes it,
+// with "-dirty" when the work tree had changes. Go records the commit
+// only where its own VCS stamping works (a build with -buildvcs=false, or
+// from a copy of the sources without .git, records none); the stamp works
+// wherever the Makefile could run git.
+var Stamp string
+
 // Info is a build's identity.
 type Info struct {
-	// Version is the module's version when built from a tagged module
-	// (go install …@v1.2.3), else "devel".
+	// Version is Stamp when the build was stamped, else the module's
+	// version when built from a tagged module (go install …@v1.2.3), else
+	// "devel".
 	Version string `json:"version"`
 	// Revision is the commit it was built from, with "-dirty" when the
-	// work tree had changes; "unknown" when the build recorded none
-	// (go run, go test).
+	// work tree had changes (from Go's VCS stamping, else from Stamp);
+	// "unknown" when the build recorded none (go run, go test).
 	Revision  string `json:"revision"`
 	GoVersion string `json:"go_version"`
 }
@@ -25,7 +41,25 @@ type Info struct {
 // Read returns the running binary's build identity.
 func Read() Info {
 	bi, _ := debug.ReadBuildInfo() // nil when the binary recorded none
-	return fromBuild(bi)
+	return withStamp(fromBuild(bi), Stamp)
+}
+
+// describedCommit finds the commit in git describe's answer: after "-g"
+// when a tag precedes it, else the whole answer; "-dirty" kept.
+var describedCommit = regexp.MustCompile(`(?:^|-g)([0-9a-f]{7,64})(-dirty)?$`)
+
+// withStamp is info with the version make build stamped (none when
+// stamp is empty), and the commit it names when Go recorded none.
+func withStamp(info Info, stamp string) Info {
+	stamp = strings.TrimSpace(stamp)
+	if stamp == "" {
+		return info
+	}
+	info.Version = stamp
+	if m := describedCommit.FindStringSubmatch(stamp); m != nil && info.Revision == "unknown" {
+		info.Revision = m[1] + m[2]
+	}
+	return info
 }
 
 // fromBuild reads an identity from what the Go toolchain recorded in the

@@ -1,6 +1,8 @@
 package version
 
 import (
+	"os/exec"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -59,5 +61,82 @@ platen_build_info{go_version="` + i.GoVersion + `",revision="` + i.Revision + `"
 	reg.MustRegister(Collector())
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "platen_build_info"); err != nil {
 		t.Error(err)
+	}
+}
+
+func TestWithStamp(t *testing.T) {
+	gov := runtime.Version()
+	recorded := Info{"devel", "69e2269", gov}
+	unrecorded := Info{"devel", "unknown", gov}
+	tests := []struct {
+		name  string
+		info  Info
+		stamp string
+		want  Info
+	}{
+		{"no stamp", unrecorded, "", unrecorded},
+		{"a tag", unrecorded, "v1.2.0", Info{"v1.2.0", "unknown", gov}},
+		{"commits after a tag", unrecorded, "v1.2.0-3-gabc1234", Info{"v1.2.0-3-gabc1234", "abc1234", gov}},
+		{"no tag, changes", unrecorded, "abc1234-dirty\n", Info{"abc1234-dirty", "abc1234-dirty", gov}},
+		{"Go recorded the commit", recorded, "v1.2.0-3-g69e2269", Info{"v1.2.0-3-g69e2269", "69e2269", gov}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := withStamp(tt.info, tt.stamp); got != tt.want {
+				t.Errorf("withStamp(%+v, %q) = %+v, want %+v", tt.info, tt.stamp, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestStampedBuild: a binary linked with make build's -X flag, and no VCS
+// information from Go, prints the stamped version and its commit.
+func TestStampedBuild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a binary")
+	}
+	bin := filepath.Join(t.TempDir(), "printversion")
+	build := exec.Command("go", "build", "-buildvcs=false",
+		"-ldflags", "-X github.com/platen-print/platen/internal/version.Stamp=v1.2.0-3-gabc1234-dirty",
+		"-o", bin, "./testdata/printversion")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out, err := exec.Command(bin).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.TrimSpace(string(out)), "platen v1.2.0-3-gabc1234-dirty (abc1234-dirty, "+runtime.Version()+")"; got != want {
+		t.Errorf("the stamped binary printed %q, want %q", got, want)
+	}
+}
+
+// TestMakeBuildStamps: make build links git describe's answer in, and,
+// where git fails (no git, no repository), builds without a stamp.
+func TestMakeBuildStamps(t *testing.T) {
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("no make")
+	}
+	root := filepath.Join("..", "..")
+	dryRun := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("make", append([]string{"-n", "-s", "build"}, args...)...)
+		cmd.Dir = root
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("make -n build %s: %v", strings.Join(args, " "), err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	const flag = `-ldflags "-X github.com/platen-print/platen/internal/version.Stamp=`
+	describe := exec.Command("git", "describe", "--always", "--dirty")
+	describe.Dir = root
+	if out, err := describe.Output(); err != nil {
+		t.Logf("git describe: %v; the stamp is not checked against it", err)
+	} else if got, want := dryRun(), flag+strings.TrimSpace(string(out))+`"`; !strings.Contains(got, want) {
+		t.Errorf("make build runs %q, want it to hold %q", got, want)
+	}
+	if got := dryRun("GIT=" + filepath.Join(t.TempDir(), "no-git")); strings.Contains(got, "-ldflags") || !strings.Contains(got, "go build") {
+		t.Errorf("without git, make build runs %q, want go build without -ldflags", got)
 	}
 }
