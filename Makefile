@@ -51,7 +51,7 @@ test: test-tools ## run every test (PostgreSQL too when PLATEN_TEST_POSTGRES_URL
 # The cluster test runs the built platen binary as two serve and two render
 # processes on PostgreSQL (a database of its own on PLATEN_TEST_POSTGRES_URL's
 # server) and a real S3 server, SeaweedFS, under load while faults come in
-# a fixed order, then prints its invariants as a table (internal/cluster).
+# a fixed order, then prints its invariants as a table (e2e/cluster).
 # SeaweedFS is built once from the Go module proxy into GOPATH's bin, as
 # weed-VERSION (a few minutes; later runs, fresh clones included, reuse it). Its go.mod has replace directives, so go
 # install refuses it: it is built in its module's own directory.
@@ -68,7 +68,7 @@ $(WEED_BIN):
 
 test-cluster: $(WEED_BIN) ## run the cluster test: 2 serve + 2 render on PostgreSQL and SeaweedFS, under load and faults (needs PLATEN_TEST_POSTGRES_URL)
 	@test -n "$$PLATEN_TEST_POSTGRES_URL" || { echo "PLATEN_TEST_POSTGRES_URL must be set"; exit 1; }
-	PLATEN_TEST_CLUSTER=1 PLATEN_TEST_WEED=$(WEED_BIN) $(GO) test -count=1 -timeout 12m -v -run '^TestCluster$$' ./internal/cluster/
+	PLATEN_TEST_CLUSTER=1 PLATEN_TEST_WEED=$(WEED_BIN) $(GO) test -count=1 -timeout 12m -v -run '^TestCluster$$' ./e2e/cluster/
 
 cover: ## print the coverage of the last make test, by package
 	$(GO) tool covdata percent -i=$(COVER_DIR)/unit,$(COVER_DIR)/bin
