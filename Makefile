@@ -5,7 +5,7 @@ GOTOOL := $(GO) tool -modfile=tools/go.mod
 GATEWAY_V1 := github.com/grpc-ecosystem/grpc-gateway@v1.16.0
 TEST_FLAGS ?= -race -count=1 -timeout 20m
 
-.PHONY: help run build test test-cluster cover fuzz test-tools missing-test-tools install-test-tools bench bench-soak bench-scaling bench-render bench-batch bench-webhooks bench-hostile bench-prints bench-latency generate generate-proto generate-ent googleapis icc-profiles lint lint-openapi verify
+.PHONY: help run build test test-cluster cover fuzz test-tools missing-test-tools install-test-tools bench-harness bench bench-soak bench-scaling bench-render bench-batch bench-webhooks bench-hostile bench-prints bench-latency generate generate-proto generate-ent googleapis icc-profiles lint lint-openapi verify
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -34,30 +34,33 @@ build: ## build bin/platen, stamped with git describe's version
 # Go's coverage runtime starts, so what they run counts only where a test
 # renders in its own process.) The total is printed last; make cover
 # prints it by package. make test fails when a test fails or when the
-# coverage cannot be read. Before the total it prints the table of the
+# coverage cannot be read. The benchmark harness, a module of its own in
+# bench/, is vetted and its unit tests run too, after Platen's, with no
+# coverage. Before the total it prints the table of the
 # render fidelity suite (internal/render/testdata/fidelity), which go test
 # would show only with -v: the test writes it to PLATEN_FIDELITY_TABLE.
 COVER_DIR := $(CURDIR)/.cover
 
 test: test-tools ## run every test (PostgreSQL too when PLATEN_TEST_POSTGRES_URL is set), then print the coverage
 	$(GO) vet ./...
+	$(GO) -C bench vet ./...
 	@rm -rf $(COVER_DIR) && mkdir -p $(COVER_DIR)/unit $(COVER_DIR)/bin
 	@status=0; \
 	PLATEN_TEST_COVERDIR=$(COVER_DIR)/bin PLATEN_FIDELITY_TABLE=$(COVER_DIR)/fidelity.txt \
 	  $(GO) test $(TEST_FLAGS) -covermode=atomic -coverpkg=./internal/...,./third_party/... ./... \
 	  -args -test.gocoverdir=$(COVER_DIR)/unit || status=$$?; \
+	$(GO) -C bench test $(TEST_FLAGS) ./... || status=$$?; \
 	test ! -s $(COVER_DIR)/fidelity.txt || cat $(COVER_DIR)/fidelity.txt; \
 	test -n "$$(ls $(COVER_DIR)/bin)" || echo "note: no coverage from the platen binary: the CLI tests did not run"; \
 	$(GO) tool covdata textfmt -i=$(COVER_DIR)/unit,$(COVER_DIR)/bin -o $(COVER_DIR)/all.out || exit 1; \
-	grep -v '/internal/bench/' $(COVER_DIR)/all.out > $(COVER_DIR)/product.out; \
-	echo "coverage by every test and the processes they start, of the product (internal/bench, which make bench runs, left out):"; \
-	$(GO) tool cover -func=$(COVER_DIR)/product.out | tail -1; \
+	echo "coverage by every test and the processes they start, of the product:"; \
+	$(GO) tool cover -func=$(COVER_DIR)/all.out | tail -1; \
 	exit $$status
 
 # The cluster test runs the built platen binary as two serve and two render
 # processes on PostgreSQL (a database of its own on PLATEN_TEST_POSTGRES_URL's
 # server) and a real S3 server, SeaweedFS, under load while faults come in
-# a fixed order, then prints its invariants as a table (internal/cluster).
+# a fixed order, then prints its invariants as a table (e2e/cluster).
 # SeaweedFS is built once from the Go module proxy into GOPATH's bin, as
 # weed-VERSION (a few minutes; later runs, fresh clones included, reuse it). Its go.mod has replace directives, so go
 # install refuses it: it is built in its module's own directory.
@@ -74,7 +77,7 @@ $(WEED_BIN):
 
 test-cluster: $(WEED_BIN) ## run the cluster test: 2 serve + 2 render on PostgreSQL and SeaweedFS, under load and faults (needs PLATEN_TEST_POSTGRES_URL)
 	@test -n "$$PLATEN_TEST_POSTGRES_URL" || { echo "PLATEN_TEST_POSTGRES_URL must be set"; exit 1; }
-	PLATEN_TEST_CLUSTER=1 PLATEN_TEST_WEED=$(WEED_BIN) $(GO) test -count=1 -timeout 12m -v -run '^TestCluster$$' ./internal/cluster/
+	PLATEN_TEST_CLUSTER=1 PLATEN_TEST_WEED=$(WEED_BIN) $(GO) test -count=1 -timeout 12m -v -run '^TestCluster$$' ./e2e/cluster/
 
 cover: ## print the coverage of the last make test, by package
 	$(GO) tool covdata percent -i=$(COVER_DIR)/unit,$(COVER_DIR)/bin
@@ -105,32 +108,41 @@ fuzz: test-tools ## run each fuzz target for about 30 s (a count of inputs each;
 	$(GO) test -run XXX -fuzz=FuzzPlain -fuzztime=$(or $(FUZZTIME),$(FUZZ_PLAIN)) ./internal/gateway/
 	$(GO) test -run XXX -fuzz=FuzzParse -fuzztime=$(or $(FUZZTIME),$(FUZZ_SVG)) ./internal/svgart/
 
-bench: build ## run the benchmarks of BENCHMARKS.md: HTTP, rendering, batches, webhooks, then hostile input
-	$(GO) run ./cmd/platen-bench -platen bin/platen $(BENCH_FLAGS)
+# The benchmark harness is a Go module of its own, bench/, so that what
+# only it uses stays out of Platen's go.mod. It is built into bin/ and run
+# from here, so that paths in BENCH_FLAGS and what it writes (bench-soak/)
+# are the repository's.
+PLATEN_BENCH := bin/platen-bench -platen bin/platen
 
-bench-latency: build ## run only the latency benchmarks: an order to a ready file and its webhook
-	$(GO) run ./cmd/platen-bench -platen bin/platen -suites latency $(BENCH_FLAGS)
+bench-harness: ## build bin/platen-bench, the benchmark harness (bench/)
+	$(GO) -C bench build -o $(CURDIR)/bin/platen-bench ./cmd/platen-bench
 
-bench-soak: build ## run the soak (not part of bench): 30 min of mixed load at half the measured capacity on SQLite (and PostgreSQL with BENCH_FLAGS=-postgres=URL); samples and charts in bench-soak/
-	$(GO) run ./cmd/platen-bench -platen bin/platen -suites soak $(BENCH_FLAGS)
+bench: build bench-harness ## run the benchmarks of BENCHMARKS.md: HTTP, rendering, batches, webhooks, then hostile input
+	$(PLATEN_BENCH) $(BENCH_FLAGS)
 
-bench-scaling: build ## run the scaling measurement (not part of bench; PostgreSQL: BENCH_FLAGS=-postgres=URL): render processes and a serve pinned to a core each, each part's CPU per order, and the capacity table they give
-	$(GO) run ./cmd/platen-bench -platen bin/platen -suites scaling $(BENCH_FLAGS)
+bench-latency: build bench-harness ## run only the latency benchmarks: an order to a ready file and its webhook
+	$(PLATEN_BENCH) -suites latency $(BENCH_FLAGS)
 
-bench-render: build ## run only the rendering benchmarks
-	$(GO) run ./cmd/platen-bench -platen bin/platen -suites render $(BENCH_FLAGS)
+bench-soak: build bench-harness ## run the soak (not part of bench): 30 min of mixed load at half the measured capacity on SQLite (and PostgreSQL with BENCH_FLAGS=-postgres=URL); samples and charts in bench-soak/
+	$(PLATEN_BENCH) -suites soak $(BENCH_FLAGS)
 
-bench-batch: build ## run only the batch benchmark: 200 items on SRA3 sheets, Platen against pdfcpu grid
-	$(GO) run ./cmd/platen-bench -platen bin/platen -suites batch $(BENCH_FLAGS)
+bench-scaling: build bench-harness ## run the scaling measurement (not part of bench; PostgreSQL: BENCH_FLAGS=-postgres=URL): render processes and a serve pinned to a core each, each part's CPU per order, and the capacity table they give
+	$(PLATEN_BENCH) -suites scaling $(BENCH_FLAGS)
 
-bench-webhooks: build ## run only the webhook latency benchmarks
-	$(GO) run ./cmd/platen-bench -platen bin/platen -suites webhooks $(BENCH_FLAGS)
+bench-render: build bench-harness ## run only the rendering benchmarks
+	$(PLATEN_BENCH) -suites render $(BENCH_FLAGS)
 
-bench-hostile: build ## run only the hostile-input benchmarks: what each attack costs another team
-	$(GO) run ./cmd/platen-bench -platen bin/platen -suites hostile $(BENCH_FLAGS)
+bench-batch: build bench-harness ## run only the batch benchmark: 200 items on SRA3 sheets, Platen against pdfcpu grid
+	$(PLATEN_BENCH) -suites batch $(BENCH_FLAGS)
 
-bench-prints: build ## run only the operator's prints list over 100,000 seeded prints
-	$(GO) run ./cmd/platen-bench -platen bin/platen -suites prints $(BENCH_FLAGS)
+bench-webhooks: build bench-harness ## run only the webhook latency benchmarks
+	$(PLATEN_BENCH) -suites webhooks $(BENCH_FLAGS)
+
+bench-hostile: build bench-harness ## run only the hostile-input benchmarks: what each attack costs another team
+	$(PLATEN_BENCH) -suites hostile $(BENCH_FLAGS)
+
+bench-prints: build bench-harness ## run only the operator's prints list over 100,000 seeded prints
+	$(PLATEN_BENCH) -suites prints $(BENCH_FLAGS)
 
 # The PDF/X colour profiles are committed; this rebuilds them from Debian's
 # icc-profiles-free (needs apt-get and colprof from Debian's argyll).
@@ -160,10 +172,11 @@ generate-proto: googleapis ## regenerate gen/ from proto/ with buf, then the Ope
 generate-ent: ## regenerate ent/ from ent/schema
 	$(GO) generate ./ent
 
-lint: googleapis ## buf lint, gofmt, go vet
+lint: googleapis ## buf lint, gofmt, go vet (the benchmark harness in bench/ too)
 	$(GOTOOL) buf lint
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' | grep -vE '^(gen|ent)/'))" || (gofmt -l . ; exit 1)
 	$(GO) vet ./...
+	$(GO) -C bench vet ./...
 
 # Redocly's CLI, pinned in tools/openapi-lint (npm ci, no global install),
 # lints the OpenAPI document: errors fail. Its one kind of warning is

@@ -14,11 +14,11 @@ import (
 	"strings"
 	"testing"
 
-	benchref "github.com/platen-print/platen/internal/bench/reference"
 	"github.com/platen-print/platen/internal/design"
 	"github.com/platen-print/platen/internal/iccprofile"
 	"github.com/platen-print/platen/internal/pdfxtest"
 	"github.com/platen-print/platen/internal/poppler"
+	benchref "github.com/platen-print/platen/internal/render/reference"
 	"github.com/platen-print/platen/internal/testtools"
 )
 
@@ -38,7 +38,7 @@ func (m images) Image(_ context.Context, src string) (*Image, error) {
 const photoSrc = "https://example.com/photo.jpg"
 
 // reference returns a renderer that holds the reference page's photo, the
-// page (internal/bench/reference, also what platen-bench renders) and the
+// page (internal/render/reference, also what platen-bench renders) and the
 // photo's bytes.
 func reference(t testing.TB) (*Renderer, *design.Document, []byte) {
 	t.Helper()

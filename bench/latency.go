@@ -17,8 +17,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/platen-print/platen/internal/bench/loadgen"
-	"github.com/platen-print/platen/internal/bench/reference"
+	"github.com/platen-print/platen/bench/loadgen"
+	"github.com/platen-print/platen/internal/render/reference"
 )
 
 // LatencyOptions configures the latency suite (RunLatency): how long an

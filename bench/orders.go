@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/platen-print/platen/internal/bench/loadgen"
+	"github.com/platen-print/platen/bench/loadgen"
 )
 
 // maxOrdersInFlight bounds the order POSTs outstanding at once. The sender

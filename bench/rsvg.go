@@ -11,7 +11,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/platen-print/platen/internal/bench/reference"
+	"github.com/platen-print/platen/internal/render/reference"
 )
 
 // rsvg times rsvg-convert, the yardstick, on the reference page as

@@ -10,8 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/platen-print/platen/internal/bench/loadgen"
-	"github.com/platen-print/platen/internal/bench/reference"
+	"github.com/platen-print/platen/bench/loadgen"
+	"github.com/platen-print/platen/internal/render/reference"
 )
 
 // rsvgAtOnce is how many rsvg-convert processes the yardstick runs at a

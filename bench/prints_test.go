@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/platen-print/platen/internal/bench/printseed"
+	"github.com/platen-print/platen/bench/printseed"
 	"github.com/platen-print/platen/internal/platentest"
 )
 

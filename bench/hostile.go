@@ -20,7 +20,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/platen-print/platen/internal/bench/loadgen"
+	"github.com/platen-print/platen/bench/loadgen"
 	"github.com/platen-print/platen/internal/procstat"
 )
 

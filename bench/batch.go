@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/platen-print/platen/internal/bench/loadgen"
+	"github.com/platen-print/platen/bench/loadgen"
 )
 
 // The batch suite's layout is the issue's: 200 items of the reference page,

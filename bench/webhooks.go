@@ -14,7 +14,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/platen-print/platen/internal/bench/loadgen"
+	"github.com/platen-print/platen/bench/loadgen"
 	"github.com/platen-print/platen/internal/procstat"
 )
 

@@ -15,14 +15,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/platen-print/platen/bench/loadgen"
 	renderv1 "github.com/platen-print/platen/gen/platen/render/v1"
-	"github.com/platen-print/platen/internal/bench/loadgen"
-	"github.com/platen-print/platen/internal/bench/reference"
 	"github.com/platen-print/platen/internal/procstat"
+	"github.com/platen-print/platen/internal/render/reference"
 )
 
 // RenderOptions configures the rendering benchmarks of issue 4, all on the
-// reference page (internal/bench/reference) at 300 DPI.
+// reference page (internal/render/reference) at 300 DPI.
 type RenderOptions struct {
 	// Platen is the path of the platen binary to benchmark.
 	Platen string

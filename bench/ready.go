@@ -8,7 +8,7 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/platen-print/platen/internal/bench/reference"
+	"github.com/platen-print/platen/internal/render/reference"
 )
 
 const (

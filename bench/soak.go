@@ -19,7 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/platen-print/platen/internal/bench/loadgen"
+	"github.com/platen-print/platen/bench/loadgen"
 	"github.com/platen-print/platen/internal/procstat"
 )
 

@@ -17,8 +17,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/platen-print/platen/internal/bench/loadgen"
-	"github.com/platen-print/platen/internal/bench/printseed"
+	"github.com/platen-print/platen/bench/loadgen"
+	"github.com/platen-print/platen/bench/printseed"
 	"github.com/platen-print/platen/internal/storage"
 )
 

@@ -13,7 +13,7 @@ import (
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
 
 	renderv1 "github.com/platen-print/platen/gen/platen/render/v1"
-	"github.com/platen-print/platen/internal/bench/reference"
+	"github.com/platen-print/platen/internal/render/reference"
 )
 
 // The pdfcpu half of the batch suite: the anchor is pdfcpu laying

@@ -6,8 +6,8 @@ import (
 	"image/jpeg"
 	"testing"
 
-	"github.com/platen-print/platen/internal/bench/reference"
 	"github.com/platen-print/platen/internal/design"
+	"github.com/platen-print/platen/internal/render/reference"
 )
 
 func TestDocument(t *testing.T) {

@@ -1,13 +1,14 @@
 // Package reference holds the reference page of the rendering benchmarks
-// (issue 4): A4 with 3 mm bleed, one 1800×1200 JPEG photo in cover fit, a
+// and of the render tests (issue 4): A4 with 3 mm bleed, one 1800×1200 JPEG photo in cover fit, a
 // rounded rectangle and two lines of text. The same page comes as a Platen
 // design document, for Platen, and as SVG, for rsvg-convert, so that both
 // are timed on one page.
 //
-// The files are embedded so that the benchmark driver and the render tests
-// need no path; they also sit in this folder for use from the shell:
+// It lives in the main module, not in bench/ with the benchmark driver,
+// because the render tests use it too. The files are embedded so that
+// neither needs a path; they also sit in this folder for use from the shell:
 //
-//	rsvg-convert -f pdf -o page.pdf internal/bench/reference/page.svg
+//	rsvg-convert -f pdf -o page.pdf internal/render/reference/page.svg
 package reference
 
 import (

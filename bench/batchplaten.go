@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/platen-print/platen/internal/bench/reference"
+	"github.com/platen-print/platen/internal/render/reference"
 )
 
 // The Platen half of the batch suite: 200 items of the reference page,

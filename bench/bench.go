@@ -1,14 +1,14 @@
 // Package bench runs Platen's end-to-end benchmarks, the ones `make bench`
-// (cmd/platen-bench) reports: the HTTP suite, the rendering suite, the
+// (bench/cmd/platen-bench) reports: the HTTP suite, the rendering suite, the
 // batch suite, the webhooks suite and the hostile-input suite.
 //
 // HTTP: for each database (the embedded SQLite, and PostgreSQL when a URL is
 // given) it bootstraps a token into a fresh data directory with the platen
 // binary, starts `platen serve` on free ports, seeds one order, drives each
-// scenario with a closed-loop load generator (internal/bench/loadgen), stops
+// scenario with a closed-loop load generator (bench/loadgen), stops
 // the server with SIGTERM and prints one markdown table row per scenario.
 //
-// Rendering (RunRender): the reference page of internal/bench/reference,
+// Rendering (RunRender): the reference page of internal/render/reference,
 // its photo served on loopback, rendered by `platen render` processes over
 // gRPC (time, peak memory, throughput) and through `platen serve` from POST
 // to ready; rsvg-convert on the same page as SVG beside it when installed.
@@ -36,7 +36,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/platen-print/platen/internal/bench/loadgen"
+	"github.com/platen-print/platen/bench/loadgen"
 )
 
 // Options configures a benchmark run.
@@ -64,7 +64,7 @@ type Options struct {
 	ProfileDir string
 }
 
-// Main parses args as cmd/platen-bench's flags, runs the benchmarks and
+// Main parses args as platen-bench's flags, runs the benchmarks and
 // returns the exit code: 0, 1 when a benchmark failed, 2 for bad flags. The
 // table goes to stdout and progress to stderr.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {

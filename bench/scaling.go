@@ -16,10 +16,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/platen-print/platen/bench/loadgen"
 	renderv1 "github.com/platen-print/platen/gen/platen/render/v1"
-	"github.com/platen-print/platen/internal/bench/loadgen"
-	"github.com/platen-print/platen/internal/bench/reference"
 	"github.com/platen-print/platen/internal/procstat"
+	"github.com/platen-print/platen/internal/render/reference"
 )
 
 // ScalingOptions configure the scaling suite (RunScaling): what one core

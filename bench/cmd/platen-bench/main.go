@@ -1,5 +1,6 @@
 // Command platen-bench benchmarks platen serve over HTTP: `make bench` runs
-// it. See internal/bench for what it measures and -h for its flags.
+// it. See package bench, at the root of this module, for what it measures
+// and -h for its flags.
 package main
 
 import (
@@ -8,7 +9,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/platen-print/platen/internal/bench"
+	"github.com/platen-print/platen/bench"
 )
 
 func main() {

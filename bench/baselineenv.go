@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/platen-print/platen/internal/bench/baseline"
+	"github.com/platen-print/platen/bench/baseline"
 )
 
 // startBaseline starts the plain net/http handler (this program again, with

@@ -18,8 +18,8 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	platenv1 "github.com/platen-print/platen/gen/platen/v1"
-	"github.com/platen-print/platen/internal/bench/reference"
 	"github.com/platen-print/platen/internal/design"
+	"github.com/platen-print/platen/internal/render/reference"
 )
 
 // strictly decodes body into m as the proto spells its fields, refusing
