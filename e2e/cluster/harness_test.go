@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -251,6 +250,3 @@ func (c *cluster) count(t *testing.T, query string, args ...any) int {
 	}
 	return n
 }
-
-// itoa is strconv.Itoa, short.
-func itoa(i int) string { return strconv.Itoa(i) }

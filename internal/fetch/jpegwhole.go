@@ -24,9 +24,8 @@ const (
 )
 
 var (
-	errJPEGCut     = errors.New("it is cut short: the file ends before the image does (no end-of-image marker)")
-	errJPEGNoScan  = errors.New("it holds no image data (no start-of-scan marker before its end)")
-	errJPEGBadMark = errors.New("its structure is broken: a segment does not start with a marker")
+	errJPEGCut    = errors.New("it is cut short: the file ends before the image does (no end-of-image marker)")
+	errJPEGNoScan = errors.New("it holds no image data (no start-of-scan marker before its end)")
 )
 
 // jpegWhole reports whether data, which starts with a JPEG's SOI marker,

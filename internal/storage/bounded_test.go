@@ -53,17 +53,17 @@ func openCutPostgres(t *testing.T) (*storage.DB, platentest.Outage) {
 
 // timed runs f and returns its error and how long it took, failing the
 // test if it has not returned after limit (a hang).
-func timed(t *testing.T, what string, limit time.Duration, f func() error) (error, time.Duration) {
+func timed(t *testing.T, what string, limit time.Duration, f func() error) (time.Duration, error) {
 	t.Helper()
 	start := time.Now()
 	done := make(chan error, 1)
 	go func() { done <- f() }()
 	select {
 	case err := <-done:
-		return err, time.Since(start)
+		return time.Since(start), err
 	case <-time.After(limit):
 		t.Fatalf("%s still waiting after %s", what, limit)
-		return nil, 0
+		return 0, nil
 	}
 }
 
@@ -100,7 +100,7 @@ func TestSilentPartition(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("statement in flight still waiting 30 s into the partition")
 	}
-	err, d := timed(t, "statement in a transaction", 30*time.Second, func() error {
+	d, err := timed(t, "statement in a transaction", 30*time.Second, func() error {
 		_, err := tx.ExecContext(ctx, "SELECT 1")
 		return err
 	})
@@ -110,7 +110,7 @@ func TestSilentPartition(t *testing.T) {
 	_ = tx.Rollback()
 	// A new call first checks idle pooled connections (each up to a
 	// second), then opens a fresh one (up to the bound).
-	err, d = timed(t, "new statement", 30*time.Second, func() error {
+	d, err = timed(t, "new statement", 30*time.Second, func() error {
 		_, err := pool.ExecContext(ctx, "SELECT 1")
 		return err
 	})
@@ -119,7 +119,7 @@ func TestSilentPartition(t *testing.T) {
 	}
 
 	outage.Up()
-	err, d = timed(t, "statement after the partition", 30*time.Second, func() error {
+	d, err = timed(t, "statement after the partition", 30*time.Second, func() error {
 		_, err := pool.ExecContext(ctx, "SELECT 1")
 		return err
 	})

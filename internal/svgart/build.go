@@ -55,14 +55,13 @@ type scope struct {
 
 // builder turns a checked, cascaded tree into operations.
 type builder struct {
-	t          *tree
-	vb         viewBox // the root's, for percentages
-	diag       float64
-	expanded   int // elements walked, copies included
-	commands   int // path commands, copies included
-	geometry   int // path commands through intersection
-	uses       []*node
-	strokeTols float64
+	t        *tree
+	vb       viewBox // the root's, for percentages
+	diag     float64
+	expanded int // elements walked, copies included
+	commands int // path commands, copies included
+	geometry int // path commands through intersection
+	uses     []*node
 }
 
 // walk draws element n (and its children) into out.

@@ -1,7 +1,6 @@
 package svgart
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/tdewolff/canvas"
@@ -18,9 +17,6 @@ const MaxCrossingPairs = 50_000
 
 // maxGridVisits bounds the cost of the count itself.
 const maxGridVisits = 4_000_000
-
-// errGeometry marks an intersection that was refused or failed.
-var errGeometry = fmt.Errorf("geometry")
 
 // boolean runs op, a path intersection of inputs (flattened, art space),
 // once its crossings are bounded, and turns a panic inside canvas into a

@@ -9,12 +9,6 @@ import (
 // 10 to 30 tags.
 const maxICCTags = 1000
 
-// iccTag is one entry of a profile's tag table.
-type iccTag struct {
-	sig  string
-	data []byte
-}
-
 // outputTags are the tags a CMYK output intent's reader needs, with the
 // tag types each may have (ICC.1, output profiles): a name, a copyright,
 // the media white point, and the perceptual transforms both ways. ICC.1
