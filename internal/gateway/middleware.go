@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"path"
 	"regexp"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -129,7 +130,14 @@ func (g *Gateway) Observe(next http.Handler) http.Handler {
 		r = r.WithContext(ctx)
 		defer func() {
 			if p := recover(); p != nil {
-				slog.ErrorContext(ctx, "panic serving request", "panic", p, "path", r.URL.Path)
+				if p == http.ErrAbortHandler {
+					// The handler asks net/http to abort the response: the
+					// client sees the connection cut, not an answer, and
+					// nothing is logged or counted, as it has no status.
+					panic(p)
+				}
+				slog.ErrorContext(ctx, "panic serving request", "panic", p, "path", r.URL.Path,
+					"stack", string(debug.Stack()))
 				if sw.code == 0 {
 					writeStatus(sw, g.codec, status.New(codes.Internal, "internal error"))
 				}

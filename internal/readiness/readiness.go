@@ -6,6 +6,7 @@ package readiness
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 	"time"
@@ -36,7 +37,15 @@ type Checker struct {
 	err     error     // the last answer
 	at      time.Time // when it came; zero before the first
 	running chan struct{}
+	// stop ends the running probe's context; closed is set by Close.
+	stop   context.CancelFunc
+	closed bool
+	// probes is the running probe's goroutine, which Close waits for.
+	probes sync.WaitGroup
 }
+
+// ErrClosed answers a check after Close.
+var ErrClosed = errors.New("readiness: the checker is closed")
 
 // New returns a Checker of probe with the default TTL and timeout.
 func New(probe Probe, logger *slog.Logger) *Checker {
@@ -52,16 +61,22 @@ func (c *Checker) WithTTL(ttl time.Duration) *Checker {
 // Check returns the probe's answer: the cached one while it is fresh,
 // else that of a probe run now (one at a time, shared by the callers that
 // ask meanwhile). A caller whose ctx ends first gets ctx's error; the
-// probe goes on for the others, bounded by its own timeout.
+// probe goes on for the others, bounded by its own timeout (or Close).
 func (c *Checker) Check(ctx context.Context) error {
 	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return ErrClosed
+	}
 	if !c.at.IsZero() && time.Since(c.at) < c.ttl {
 		defer c.mu.Unlock()
 		return c.err
 	}
 	if c.running == nil {
-		c.running = make(chan struct{})
-		go c.run(c.running)
+		running := make(chan struct{})
+		probeCtx, stop := context.WithTimeout(context.Background(), c.timeout)
+		c.running, c.stop = running, stop
+		c.probes.Go(func() { c.run(probeCtx, running) })
 	}
 	running := c.running
 	c.mu.Unlock()
@@ -75,15 +90,28 @@ func (c *Checker) Check(ctx context.Context) error {
 	}
 }
 
-func (c *Checker) run(done chan struct{}) {
-	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
-	defer cancel()
+func (c *Checker) run(ctx context.Context, done chan struct{}) {
 	err := c.probe(ctx)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.logChange(err)
-	c.err, c.at, c.running = err, time.Now(), nil
+	c.stop()
+	if !c.closed {
+		c.logChange(err)
+	}
+	c.err, c.at, c.running, c.stop = err, time.Now(), nil, nil
 	close(done)
+}
+
+// Close ends the probe running, if any, and waits for it to return: what
+// it checks (a database) may then go. Later checks answer ErrClosed.
+func (c *Checker) Close() {
+	c.mu.Lock()
+	c.closed = true
+	if c.stop != nil {
+		c.stop()
+	}
+	c.mu.Unlock()
+	c.probes.Wait()
 }
 
 // logChange logs when readiness turns, not on every probe.

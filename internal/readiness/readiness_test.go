@@ -95,3 +95,44 @@ func TestSlowProbe(t *testing.T) {
 		}
 	})
 }
+
+// TestCloseEndsTheProbe: a probe left running by a caller that gave up is
+// ended by Close, which returns once it has (its timeout far off); checks
+// after Close answer ErrClosed and run no probe. In a synctest bubble: the
+// clock stands still, so the probe can only have ended by Close.
+func TestCloseEndsTheProbe(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var probes atomic.Int64
+		var running atomic.Bool
+		c := New(func(ctx context.Context) error {
+			probes.Add(1)
+			running.Store(true)
+			defer running.Store(false)
+			<-ctx.Done()
+			return ctx.Err()
+		}, quiet)
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel()
+		if err := c.Check(ctx); !errors.Is(err, context.Canceled) {
+			t.Fatalf("a caller gone at once: %v", err)
+		}
+		synctest.Wait()
+		if !running.Load() {
+			t.Fatal("no probe running after the check")
+		}
+		start := time.Now()
+		c.Close()
+		if running.Load() {
+			t.Error("Close returned with the probe still running")
+		}
+		if waited := time.Since(start); waited != 0 {
+			t.Errorf("Close waited %v of the bubble's clock, want the probe ended at once", waited)
+		}
+		if err := c.Check(t.Context()); !errors.Is(err, ErrClosed) {
+			t.Errorf("a check after Close: %v, want ErrClosed", err)
+		}
+		if n := probes.Load(); n != 1 {
+			t.Errorf("%d probes, want 1", n)
+		}
+	})
+}

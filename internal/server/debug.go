@@ -18,10 +18,10 @@ func (s *Server) startDebug() {
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	srv := &http.Server{Addr: s.cfg.DebugAddr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	go func() {
+	s.goroutines.Go(func() {
 		if err := srv.ListenAndServe(); !errors.Is(err, http.ErrServerClosed) {
 			slog.Warn("debug server stopped", "error", err)
 		}
-	}()
+	})
 	s.onShutdown(srv.Shutdown)
 }

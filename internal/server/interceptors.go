@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"log/slog"
+	"runtime/debug"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -54,7 +55,8 @@ func (m *grpcMetrics) observe(ctx context.Context, req any, info *grpc.UnaryServ
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			slog.ErrorContext(ctx, "panic in gRPC handler", "method", info.FullMethod, "panic", p)
+			slog.ErrorContext(ctx, "panic in gRPC handler", "method", info.FullMethod, "panic", p,
+				"stack", string(debug.Stack()))
 			resp, err = nil, status.Error(codes.Internal, "internal error")
 		}
 		code := status.Code(err)

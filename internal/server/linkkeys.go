@@ -85,9 +85,7 @@ func (k *linkKeys) reloadOnMiss(ctx context.Context) bool {
 
 // refreshLinkKeys reads the keys every keyRefresh until shutdown.
 func (s *Server) refreshLinkKeys(k *linkKeys) {
-	ctx, cancel := context.WithCancel(context.Background())
-	s.onShutdown(func(context.Context) error { cancel(); return nil })
-	go func() {
+	s.goUntilShutdown(func(ctx context.Context) {
 		ticker := time.NewTicker(keyRefresh)
 		defer ticker.Stop()
 		for {
@@ -102,5 +100,5 @@ func (s *Server) refreshLinkKeys(k *linkKeys) {
 				slog.Info("link-signing keys rotated: signing with the new key")
 			}
 		}
-	}()
+	})
 }

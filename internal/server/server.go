@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -108,7 +109,10 @@ type Server struct {
 	draining atomic.Bool
 	// cleanups run in reverse order on shutdown.
 	cleanups []func(context.Context) error
-	done     chan error
+	// goroutines are those the server started; Shutdown waits for them
+	// before it closes the database (see goUntilShutdown).
+	goroutines sync.WaitGroup
+	done       chan error
 }
 
 // Start opens the database, applies the schema and starts serving gRPC and
@@ -133,8 +137,13 @@ func (s *Server) start(ctx context.Context) error {
 	}
 	s.db = db
 	s.onShutdown(func(context.Context) error { return db.Close() })
+	// Just before the database closes: by then the cleanups registered
+	// after this one have told the server's goroutines to stop.
+	s.onShutdown(func(context.Context) error { s.goroutines.Wait(); return nil })
 	s.process = s.queueID()
 	s.readiness = readiness.New(s.probeDatabase, slog.Default())
+	// Ends and waits for a probe that a /readyz gone meanwhile left running.
+	s.onShutdown(func(context.Context) error { s.readiness.Close(); return nil })
 	if err := db.Migrate(ctx); err != nil {
 		return err
 	}
@@ -163,6 +172,16 @@ func (s *Server) start(ctx context.Context) error {
 }
 
 func (s *Server) onShutdown(fn func(context.Context) error) { s.cleanups = append(s.cleanups, fn) }
+
+// goUntilShutdown runs fn in a goroutine of the server's: fn's ctx ends
+// when shutdown reaches this point of its order (the reverse of the
+// start's), and Shutdown waits for fn to return before it closes the
+// database fn may use.
+func (s *Server) goUntilShutdown(fn func(ctx context.Context)) {
+	ctx, cancel := context.WithCancel(context.Background())
+	s.onShutdown(func(context.Context) error { cancel(); return nil })
+	s.goroutines.Go(func() { fn(ctx) })
+}
 
 // listen takes both public addresses first: the download links and the
 // queue's name for this process need them.
@@ -223,7 +242,7 @@ func (s *Server) startGRPC() error {
 	for name := range s.grpcServer.GetServiceInfo() {
 		s.health.SetServingStatus(name, healthpb.HealthCheckResponse_SERVING)
 	}
-	go func() { s.done <- s.grpcServer.Serve(lis) }()
+	s.goroutines.Go(func() { s.done <- s.grpcServer.Serve(lis) })
 	s.onShutdown(s.stopGRPC)
 	return nil
 }
@@ -267,6 +286,7 @@ func (s *Server) stopGRPC(ctx context.Context) error {
 	case <-stopped:
 	case <-ctx.Done():
 		s.grpcServer.Stop()
+		<-stopped
 	}
 	s.channel.Stop()
 	return nil
@@ -295,11 +315,11 @@ func (s *Server) startHTTP(ctx context.Context) error {
 		ReadTimeout:       60 * time.Second,
 		IdleTimeout:       120 * time.Second,
 	}
-	go func() {
+	s.goroutines.Go(func() {
 		if err := s.httpServer.Serve(gateway.Listener(lis)); !errors.Is(err, http.ErrServerClosed) {
 			s.done <- err
 		}
-	}()
+	})
 	s.onShutdown(s.httpServer.Shutdown)
 	return nil
 }
@@ -307,9 +327,7 @@ func (s *Server) startHTTP(ctx context.Context) error {
 // startJanitor forgets expired idempotency keys and operator sessions,
 // and refreshes the query planner's statistics, once an hour.
 func (s *Server) startJanitor() {
-	ctx, cancel := context.WithCancel(context.Background())
-	s.onShutdown(func(context.Context) error { cancel(); return nil })
-	go func() {
+	s.goUntilShutdown(func(ctx context.Context) {
 		ticker := time.NewTicker(time.Hour)
 		defer ticker.Stop()
 		for {
@@ -332,7 +350,7 @@ func (s *Server) startJanitor() {
 			case <-ticker.C:
 			}
 		}
-	}()
+	})
 }
 
 // HTTPAddr is the address the REST API listens on.
@@ -352,7 +370,9 @@ func (s *Server) DB() *storage.DB { return s.db }
 func (s *Server) Done() <-chan error { return s.done }
 
 // Shutdown stops taking requests, lets those in flight finish within ctx,
-// and releases everything in reverse start order.
+// and releases everything in reverse start order. It returns once every
+// goroutine the server started itself has ended (net/http's handlers of
+// requests still running when ctx ends are not among them).
 func (s *Server) Shutdown(ctx context.Context) error {
 	// Not ready from now on, so that a load balancer stops sending work.
 	s.draining.Store(true)

@@ -112,8 +112,7 @@ func (s *Batches) Template(ctx context.Context, uid string) (*templates.Template
 
 // CreateBatch stores b and queues its job, which starts at once.
 func (s *Batches) CreateBatch(ctx context.Context, b *batches.Batch) error {
-	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
-	err := s.db.inTx(ctx, func(tx *Tx) error {
+	err := s.db.inTx(ctx, func(ctx context.Context, tx *Tx) error {
 		create := tx.BatchOrder.Create().SetUID(b.UID).SetTeamID(b.TeamID).SetStoreIds(b.StoreIDs).
 			SetStatus(b.Status).SetOrderItems(b.OrderItems).SetPrintTemplates(b.PrintTemplates).
 			SetItemTemplates(b.ItemTemplates).SetFiles([]schema.BatchFile{}).
@@ -217,7 +216,7 @@ func (s *Batches) FailBatch(ctx context.Context, uid string, jobID int64, reason
 // settle ends a Batching batch that jobID owns with change, and records
 // its event for each of its stores, in one transaction.
 func (s *Batches) settle(ctx context.Context, uid string, jobID int64, change func(*ent.BatchOrderUpdate) *ent.BatchOrderUpdate) (bool, error) {
-	return s.db.update(ctx, func(tx *Tx) (int, error) {
+	return s.db.update(ctx, func(ctx context.Context, tx *Tx) (int, error) {
 		n, err := change(tx.BatchOrder.Update().Where(batchorder.UID(uid), batchorder.JobID(jobID),
 			batchorder.Status(batches.StatusBatching))).Save(ctx)
 		if err != nil || n == 0 {

@@ -46,10 +46,9 @@ func (s *Catalog) ResolveCategory(ctx context.Context, teamID int, ref string) (
 
 // CreateCategory inserts c.
 func (s *Catalog) CreateCategory(ctx context.Context, c *catalog.Category) error {
-	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
 	c.UID = uuid.NewString()
 	now := time.Now().UTC().Truncate(time.Microsecond)
-	return s.db.inTx(ctx, func(tx *Tx) error {
+	return s.db.inTx(ctx, func(ctx context.Context, tx *Tx) error {
 		row, err := tx.ProductCategory.Create().
 			SetUID(c.UID).SetTeamID(c.TeamID).SetName(c.Name).
 			SetNillableParentID(c.ParentID).SetNillableDescription(c.Description).
@@ -97,9 +96,8 @@ func (s *Catalog) ListCategories(ctx context.Context, q catalog.CategoryQuery) (
 // UpdateCategory changes the category in one transaction and refuses a
 // parent whose ancestors include the category itself.
 func (s *Catalog) UpdateCategory(ctx context.Context, teamID int, ref string, apply func(*catalog.Category) error) (*catalog.Category, error) {
-	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
 	var c *catalog.Category
-	err := s.db.inTx(ctx, func(tx *Tx) error {
+	err := s.db.inTx(ctx, func(ctx context.Context, tx *Tx) error {
 		var err error
 		if c, err = getCategory(ctx, tx.Client(), teamID, ref); err != nil {
 			return err
@@ -148,9 +146,8 @@ func checkNoCycle(ctx context.Context, tx *Tx, c *catalog.Category) error {
 
 // DeleteCategory removes a category that has no children.
 func (s *Catalog) DeleteCategory(ctx context.Context, teamID int, ref string) (string, error) {
-	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
 	var uid string
-	err := s.db.inTx(ctx, func(tx *Tx) error {
+	err := s.db.inTx(ctx, func(ctx context.Context, tx *Tx) error {
 		row, err := tx.ProductCategory.Query().Where(categoryRef(teamID, ref)).Only(ctx)
 		if err != nil {
 			return notFound(err, "category %q not found", ref)

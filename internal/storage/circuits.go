@@ -78,7 +78,7 @@ func holdPending(ctx context.Context, tx *Tx, storeID string, until time.Time) e
 
 // Postpone moves the delivery's next attempt to at while jobID owns it.
 func (s *Deliveries) Postpone(ctx context.Context, uid string, jobID int64, at time.Time) error {
-	_, err := s.db.update(ctx, func(tx *Tx) (int, error) {
+	_, err := s.db.update(ctx, func(ctx context.Context, tx *Tx) (int, error) {
 		return tx.WebhookDelivery.Update().
 			Where(webhookdelivery.UID(uid), webhookdelivery.JobID(jobID), webhookdelivery.Status(webhooks.StatusPending)).
 			SetNextAttemptAt(dbTime(at)).
@@ -91,7 +91,7 @@ func (s *Deliveries) Postpone(ctx context.Context, uid string, jobID int64, at t
 // statement, so that of the deliveries (of any process) that ask at once
 // one gets it.
 func (s *Deliveries) ClaimProbe(ctx context.Context, storeID string, now, until time.Time) (bool, error) {
-	return s.db.update(ctx, func(tx *Tx) (int, error) {
+	return s.db.update(ctx, func(ctx context.Context, tx *Tx) (int, error) {
 		return tx.WebhookCircuit.Update().
 			Where(webhookcircuit.ID(storeID), webhookcircuit.OpenUntilLTE(dbTime(now)),
 				webhookcircuit.Or(webhookcircuit.ProbeUntilIsNil(), webhookcircuit.ProbeUntilLTE(dbTime(now)))).

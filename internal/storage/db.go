@@ -347,18 +347,32 @@ func (db *DB) Close() error {
 	return errors.Join(errs...)
 }
 
+// txFunc is the body of a write transaction. Its ctx is the caller's
+// without the cancellation, and its statements take it: once begun, a
+// transaction runs to its end even if the caller goes away, so the caller
+// always learns whether its write happened; on SQLite the transaction may
+// be shared with other writers (group commit), and an interrupted write
+// statement would roll back theirs too. It also spares database/sql and
+// modernc a watcher goroutine per statement.
+type txFunc func(ctx context.Context, tx *Tx) error
+
 // inTx runs fn in a write transaction, committing when it returns nil. On
 // SQLite the transaction may share its commit with others (group commit);
-// fn sees only its own writes fail or succeed.
-func (db *DB) inTx(ctx context.Context, fn func(tx *Tx) error) error {
+// fn sees only its own writes fail or succeed. A caller gone before its
+// transaction begins gets ctx's error, and nothing is written.
+func (db *DB) inTx(ctx context.Context, fn txFunc) error {
 	if db.group != nil {
 		return db.group.do(ctx, fn)
 	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	ctx = context.WithoutCancel(ctx)
 	tx, err := begin(ctx, db.writePool, db.dialect)
 	if err != nil {
 		return err
 	}
-	if err := fn(tx); err != nil {
+	if err := fn(ctx, tx); err != nil {
 		_ = tx.Rollback()
 		return err
 	}

@@ -25,9 +25,8 @@ var _ designs.Store = (*Designs)(nil)
 
 // RegisterVersion stores v unless its id is taken, then compares.
 func (s *Designs) RegisterVersion(ctx context.Context, v *designs.Version) (*designs.Version, error) {
-	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
 	var stored *designs.Version
-	err := s.db.inTx(ctx, func(tx *Tx) error {
+	err := s.db.inTx(ctx, func(ctx context.Context, tx *Tx) error {
 		if err := registerVersions(ctx, tx, v.TeamID, []*designs.Version{v}); err != nil {
 			return err
 		}

@@ -22,7 +22,6 @@ var _ fonts.Store = (*Fonts)(nil)
 
 // CreateFont stores f; a name its team uses already is a conflict.
 func (s *Fonts) CreateFont(ctx context.Context, f *fonts.Font) error {
-	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
 	exists, err := s.db.read.Team.Query().Where(team.ID(f.TeamID)).Exist(ctx)
 	if err != nil {
 		return err
@@ -75,7 +74,6 @@ func (s *Fonts) ListFonts(ctx context.Context, q fonts.Query) ([]*fonts.Font, bo
 
 // DeleteFont removes uid.
 func (s *Fonts) DeleteFont(ctx context.Context, uid string) error {
-	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
 	n, err := s.db.write.Font.Delete().Where(entfont.UID(uid)).Exec(ctx)
 	if err != nil {
 		return err

@@ -44,7 +44,7 @@ var errClosed = errors.New("storage: the database is closing")
 
 type writeOp struct {
 	ctx  context.Context
-	fn   func(*Tx) error
+	fn   txFunc
 	done chan error
 }
 
@@ -55,11 +55,11 @@ func newGroupCommitter(pool *sql.DB, committed func(*Tx)) *groupCommitter {
 }
 
 // do runs fn in a write transaction (shared with others) and returns its
-// outcome once committed or rolled back. fn must run its statements with a
-// context that cannot be cancelled: SQLite answers an interrupted write by
-// rolling back the whole transaction, which would take the group's other
-// writes with it. Whether the caller still waits is checked before fn runs.
-func (g *groupCommitter) do(ctx context.Context, fn func(*Tx) error) error {
+// outcome once committed or rolled back. fn is given ctx without its
+// cancellation (see txFunc): SQLite answers an interrupted write by rolling
+// back the whole transaction, which would take the group's other writes
+// with it. Whether the caller still waits is checked before fn runs.
+func (g *groupCommitter) do(ctx context.Context, fn txFunc) error {
 	op := &writeOp{ctx: ctx, fn: fn, done: make(chan error, 1)}
 	g.mu.RLock()
 	if g.closed {
@@ -182,5 +182,5 @@ func runOp(op *writeOp, tx *Tx) (err error) {
 			err = fmt.Errorf("write transaction panicked: %v", p)
 		}
 	}()
-	return op.fn(tx)
+	return op.fn(context.WithoutCancel(op.ctx), tx)
 }

@@ -21,10 +21,9 @@ var _ idempotency.Store = (*Idempotency)(nil)
 // record still without an answer after idempotency.Lease was left by a
 // request that died (a crash, a kill): it is replaced.
 func (s *Idempotency) Begin(ctx context.Context, teamID int, key, attempt, method string, hash []byte) (*idempotency.Record, int, error) {
-	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
 	var existing *idempotency.Record
 	var id int
-	err := s.db.inTx(ctx, func(tx *Tx) error {
+	err := s.db.inTx(ctx, func(ctx context.Context, tx *Tx) error {
 		row, err := tx.IdempotencyKey.Query().
 			Where(idempotencykey.TeamID(teamID), idempotencykey.Key(key)).Only(ctx)
 		switch {

@@ -24,7 +24,7 @@ var _ operators.Store = (*Operators)(nil)
 // CreateOperator stores a with its password hash and a first token.
 func (s *Operators) CreateOperator(ctx context.Context, a *operators.Account, passwordHash string, token auth.IssuedToken) (int, error) {
 	var tokenID int
-	err := s.db.inTx(ctx, func(tx *Tx) error {
+	err := s.db.inTx(ctx, func(ctx context.Context, tx *Tx) error {
 		if a.TeamID != nil {
 			if _, err := tx.Team.Get(ctx, *a.TeamID); err != nil {
 				return notFound(err, "team %d not found", *a.TeamID)
@@ -57,7 +57,7 @@ func insertOperatorToken(ctx context.Context, tx *Tx, operatorID int, token auth
 func (s *Operators) IssueOperatorToken(ctx context.Context, email string, token auth.IssuedToken) (*operators.Account, int, error) {
 	var a *operators.Account
 	var tokenID int
-	err := s.db.inTx(ctx, func(tx *Tx) error {
+	err := s.db.inTx(ctx, func(ctx context.Context, tx *Tx) error {
 		row, err := tx.Operator.Query().Where(operator.Email(email)).Only(ctx)
 		if err != nil {
 			return notFound(err, "no operator with the e-mail %s", email)

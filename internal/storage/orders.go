@@ -37,15 +37,13 @@ func (s *Orders) StoreTeam(ctx context.Context, storeID string) (int, error) {
 }
 
 // CreateOrder inserts the order and its items in one transaction. Once
-// begun, the insert runs to its end even if the client goes away: the
-// statements take a context that cannot be cancelled, which also spares
-// database/sql and modernc a watcher goroutine per statement.
+// begun, the insert runs to its end even if the client goes away (see
+// txFunc).
 func (s *Orders) CreateOrder(ctx context.Context, o *orders.Order) error {
-	ctx = context.WithoutCancel(ctx)
 	o.UID = uuid.NewString()
 	o.PrintFilesRequested = o.CreatePrintFiles
 	now := time.Now().UTC().Truncate(time.Microsecond)
-	err := s.db.inTx(ctx, func(tx *Tx) error {
+	err := s.db.inTx(ctx, func(ctx context.Context, tx *Tx) error {
 		row, err := setOrderFields(tx.Order.Create().
 			SetUID(o.UID).
 			SetCreatedAt(now).
@@ -359,8 +357,7 @@ func (db *DB) lockOrder(ctx context.Context, tx *Tx, uid string) error {
 // order's row is locked first (on PostgreSQL; SQLite has one writer), so two
 // concurrent PUTs apply one after the other, each to what the other wrote.
 func (s *Orders) UpdateOrder(ctx context.Context, scope orders.Scope, uid string, apply func(*orders.Order) error) (*orders.Order, error) {
-	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
-	o, err := s.db.changeOrder(ctx, scope, uid, func(tx *Tx, o *orders.Order) error {
+	o, err := s.db.changeOrder(ctx, scope, uid, func(ctx context.Context, tx *Tx, o *orders.Order) error {
 		before := itemPrints(o.Items)
 		if err := apply(o); err != nil {
 			return err
@@ -457,13 +454,13 @@ func (db *DB) writeUpdate(ctx context.Context, tx *Tx, o *orders.Order, before m
 	return db.insertItems(ctx, tx, o)
 }
 
-// changeOrder runs change on the order in one transaction, its row locked
-// first (see lockOrder) so that concurrent changes apply one after the
-// other. It returns the order as changed, also when change failed (nil
-// when it could not be read).
-func (db *DB) changeOrder(ctx context.Context, scope orders.Scope, uid string, change func(*Tx, *orders.Order) error) (*orders.Order, error) {
+// changeOrder runs change on the order in one write transaction (see
+// txFunc for its ctx), its row locked first (see lockOrder) so that
+// concurrent changes apply one after the other. It returns the order as
+// changed, also when change failed (nil when it could not be read).
+func (db *DB) changeOrder(ctx context.Context, scope orders.Scope, uid string, change func(context.Context, *Tx, *orders.Order) error) (*orders.Order, error) {
 	var o *orders.Order
-	err := db.inTx(ctx, func(tx *Tx) error {
+	err := db.inTx(ctx, func(ctx context.Context, tx *Tx) error {
 		if err := db.lockOrder(ctx, tx, uid); err != nil {
 			return err
 		}
@@ -471,7 +468,7 @@ func (db *DB) changeOrder(ctx context.Context, scope orders.Scope, uid string, c
 		if o, err = getOrder(ctx, tx.Client(), scope, uid); err != nil {
 			return err
 		}
-		return change(tx, o)
+		return change(ctx, tx, o)
 	})
 	return o, err
 }
@@ -479,8 +476,7 @@ func (db *DB) changeOrder(ctx context.Context, scope orders.Scope, uid string, c
 // RequestPrintFiles marks the order's print files as wanted and queues a
 // render for every item that has none yet or whose render failed.
 func (s *Orders) RequestPrintFiles(ctx context.Context, scope orders.Scope, uid string) (*orders.Order, error) {
-	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
-	o, err := s.db.changeOrder(ctx, scope, uid, func(tx *Tx, o *orders.Order) error {
+	o, err := s.db.changeOrder(ctx, scope, uid, func(ctx context.Context, tx *Tx, o *orders.Order) error {
 		o.PrintFilesRequested = true
 		if err := tx.Order.UpdateOneID(o.ID).SetPrintFilesRequested(true).Exec(ctx); err != nil {
 			return err
@@ -517,8 +513,7 @@ func (s *Orders) RequestPrintFiles(ctx context.Context, scope orders.Scope, uid 
 
 // DeleteOrder removes the order and its items.
 func (s *Orders) DeleteOrder(ctx context.Context, scope orders.Scope, uid string) error {
-	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
-	return s.db.inTx(ctx, func(tx *Tx) error {
+	return s.db.inTx(ctx, func(ctx context.Context, tx *Tx) error {
 		if err := s.db.lockOrder(ctx, tx, uid); err != nil {
 			return err
 		}

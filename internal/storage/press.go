@@ -25,7 +25,6 @@ var _ press.Store = (*Press)(nil)
 
 // CreateProfile stores p.
 func (s *Press) CreateProfile(ctx context.Context, p *press.Profile) error {
-	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
 	exists, err := s.db.read.Team.Query().Where(team.ID(p.TeamID)).Exist(ctx)
 	if err != nil {
 		return err
@@ -76,8 +75,7 @@ func (s *Press) ListProfiles(ctx context.Context, q press.Query) ([]*press.Profi
 // template names it; the check and the delete share a transaction, and
 // writers of those settings check the profile exists in theirs.
 func (s *Press) DeleteProfile(ctx context.Context, uid string) error {
-	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
-	return s.db.inTx(ctx, func(tx *Tx) error {
+	return s.db.inTx(ctx, func(ctx context.Context, tx *Tx) error {
 		if err := profileUsers(ctx, tx.Client(), uid); err != nil {
 			return err
 		}
@@ -158,9 +156,8 @@ func teamSettings(ctx context.Context, c *ent.Client, teamID int) (press.Setting
 // UpdateTeamSettings changes the team's default settings in one
 // transaction, so that two updates of different settings both stay.
 func (s *Press) UpdateTeamSettings(ctx context.Context, teamID int, change func(*press.Settings) error) (press.Settings, error) {
-	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
 	var settings press.Settings
-	err := s.db.inTx(ctx, func(tx *Tx) error {
+	err := s.db.inTx(ctx, func(ctx context.Context, tx *Tx) error {
 		var err error
 		if settings, err = teamSettings(ctx, tx.Client(), teamID); err != nil {
 			return err

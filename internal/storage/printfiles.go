@@ -51,7 +51,7 @@ func owned(tx *Tx, itemUID string, jobID int64) *ent.OrderItemUpdate {
 
 // Start moves the item to processing.
 func (s *PrintFiles) Start(ctx context.Context, itemUID string, jobID int64) (bool, error) {
-	return s.db.update(ctx, func(tx *Tx) (int, error) {
+	return s.db.update(ctx, func(ctx context.Context, tx *Tx) (int, error) {
 		n, err := owned(tx, itemUID, jobID).SetPrintStatus(orders.PrintProcessing).ClearPrintError().Save(ctx)
 		if err != nil || n == 0 {
 			return n, err
@@ -68,7 +68,7 @@ func (s *PrintFiles) Finish(ctx context.Context, itemUID string, jobID int64, st
 		return false, fmt.Errorf("an order item has one print file, not %d", len(stored))
 	}
 	key, digest := stored[0].Key, stored[0].Digest
-	return s.db.update(ctx, func(tx *Tx) (int, error) {
+	return s.db.update(ctx, func(ctx context.Context, tx *Tx) (int, error) {
 		it, err := ownedItem(ctx, tx, itemUID, jobID)
 		if it == nil {
 			return 0, err
@@ -105,7 +105,7 @@ func ownedItem(ctx context.Context, tx *Tx, itemUID string, jobID int64) (*ent.O
 
 // Fail moves the item to processingfailed with the reason.
 func (s *PrintFiles) Fail(ctx context.Context, itemUID string, jobID int64, reason string) (bool, error) {
-	return s.db.update(ctx, func(tx *Tx) (int, error) {
+	return s.db.update(ctx, func(ctx context.Context, tx *Tx) (int, error) {
 		it, err := ownedItem(ctx, tx, itemUID, jobID)
 		if it == nil {
 			return 0, err
@@ -135,12 +135,11 @@ func (s *PrintFiles) Fail(ctx context.Context, itemUID string, jobID int64, reas
 
 // update runs one status change in a write transaction and reports
 // whether it changed a row.
-func (db *DB) update(ctx context.Context, fn func(tx *Tx) (int, error)) (bool, error) {
-	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
+func (db *DB) update(ctx context.Context, fn func(ctx context.Context, tx *Tx) (int, error)) (bool, error) {
 	var n int
-	err := db.inTx(ctx, func(tx *Tx) error {
+	err := db.inTx(ctx, func(ctx context.Context, tx *Tx) error {
 		var err error
-		n, err = fn(tx)
+		n, err = fn(ctx, tx)
 		return err
 	})
 	return n > 0, err
@@ -204,7 +203,7 @@ func (db *DB) RotateServiceKey(ctx context.Context, name string) (time.Time, err
 		return time.Time{}, err
 	}
 	now := time.Now().UTC()
-	err := db.inTx(ctx, func(tx *Tx) error {
+	err := db.inTx(ctx, func(ctx context.Context, tx *Tx) error {
 		current, err := tx.ServiceKey.Query().Where(servicekey.Name(name)).Only(ctx)
 		if err != nil {
 			return err
@@ -232,7 +231,7 @@ func (db *DB) ServiceKey(ctx context.Context, name string) ([]byte, error) {
 	if _, err := rand.Read(value); err != nil {
 		return nil, err
 	}
-	err := db.inTx(ctx, func(tx *Tx) error {
+	err := db.inTx(ctx, func(ctx context.Context, tx *Tx) error {
 		// A bulk insert of one, as the single one's DO NOTHING reports
 		// the row it did not insert as an error.
 		return tx.ServiceKey.CreateBulk(tx.ServiceKey.Create().SetName(name).SetValue(value)).

@@ -309,9 +309,8 @@ type event struct {
 // operator's event, applies the family's action and returns the print as
 // it is then.
 func (s *Prints) act(ctx context.Context, id string, by event, check func(*prints.Print) error, a action) (*prints.Print, error) {
-	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
 	var out *prints.Print
-	err := s.db.inTx(ctx, func(tx *Tx) error {
+	err := s.db.inTx(ctx, func(ctx context.Context, tx *Tx) error {
 		if err := s.apply(ctx, tx, id, by, check, a); err != nil {
 			return err
 		}

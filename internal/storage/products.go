@@ -25,10 +25,9 @@ func (s *Catalog) CategoryExists(ctx context.Context, teamID, categoryID int) (b
 
 // CreateProduct inserts p with a new uuid.
 func (s *Catalog) CreateProduct(ctx context.Context, p *catalog.Product) error {
-	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
 	p.UUID = uuid.NewString()
 	now := time.Now().UTC().Truncate(time.Microsecond)
-	return s.db.inTx(ctx, func(tx *Tx) error {
+	return s.db.inTx(ctx, func(ctx context.Context, tx *Tx) error {
 		row, err := tx.Product.Create().
 			SetUUID(p.UUID).SetTeamID(p.TeamID).SetCategoryID(p.CategoryID).SetName(p.Name).
 			SetNillableCode(p.Code).SetOrderColumn(p.OrderColumn).SetActive(p.Active).
@@ -72,9 +71,8 @@ func (s *Catalog) ListProducts(ctx context.Context, q catalog.ProductQuery) ([]*
 
 // UpdateProduct changes the product in one transaction.
 func (s *Catalog) UpdateProduct(ctx context.Context, teamID, id int, apply func(*catalog.Product) error) (*catalog.Product, error) {
-	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
 	var p *catalog.Product
-	err := s.db.inTx(ctx, func(tx *Tx) error {
+	err := s.db.inTx(ctx, func(ctx context.Context, tx *Tx) error {
 		var err error
 		if p, err = getProduct(ctx, tx.Client(), teamID, id); err != nil {
 			return err
@@ -102,8 +100,7 @@ func (s *Catalog) UpdateProduct(ctx context.Context, teamID, id int, apply func(
 // DeleteProduct removes the team's product, refusing while it has
 // variants.
 func (s *Catalog) DeleteProduct(ctx context.Context, teamID, id int) error {
-	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
-	return s.db.inTx(ctx, func(tx *Tx) error {
+	return s.db.inTx(ctx, func(ctx context.Context, tx *Tx) error {
 		exists, err := tx.Product.Query().Where(product.TeamID(teamID), product.ID(id)).Exist(ctx)
 		if err != nil {
 			return err

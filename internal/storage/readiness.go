@@ -45,16 +45,16 @@ func (db *DB) migrateReadiness(ctx context.Context) (int, error) {
 // SQLite the group commit). A change that is rolled back would not do:
 // a full or failing disk, or a file gone read-only, shows only when
 // SQLite writes at commit; on PostgreSQL it catches a read-only session or
-// a server turned standby. ctx bounds the wait for the transaction.
+// a server turned standby. ctx bounds the wait for the transaction (see
+// DB.inTx), not the transaction.
 func (db *DB) CheckWrites(ctx context.Context, process string) error {
 	query := upsertReadiness
 	if db.dialect == dialect.Postgres {
 		query = upsertReadinessPostgres
 	}
 	now := time.Now().UnixMilli()
-	return db.inTx(ctx, func(tx *Tx) error {
-		// Not ctx: see groupCommitter.do.
-		_, err := tx.SQL.ExecContext(context.WithoutCancel(ctx), query, process, now)
+	return db.inTx(ctx, func(ctx context.Context, tx *Tx) error {
+		_, err := tx.SQL.ExecContext(ctx, query, process, now)
 		return err
 	})
 }

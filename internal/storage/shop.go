@@ -37,13 +37,12 @@ const referenceAttempts = 3
 // CreateOrder stores the order, its prints and their render jobs in one
 // transaction, unless the store holds the external_id already.
 func (s *ShopOrders) CreateOrder(ctx context.Context, o *shop.Order) (*shop.Order, error) {
-	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
 	// A retried create, the common repeat, costs one read.
 	if existing, err := s.find(ctx, s.db.read, o.StoreID, o.ExternalID); !errors.Is(err, apierr.ErrNotFound) {
 		return existing, err
 	}
 	for attempt := 1; ; attempt++ {
-		err := s.db.inTx(ctx, func(tx *Tx) error { return s.insert(ctx, tx, o) })
+		err := s.db.inTx(ctx, func(ctx context.Context, tx *Tx) error { return s.insert(ctx, tx, o) })
 		if !ent.IsConstraintError(err) {
 			return nil, err
 		}
@@ -241,7 +240,7 @@ func (s *ShopPrints) Finish(ctx context.Context, printUID string, jobID int64, s
 	for i, f := range stored {
 		keys[i], digests[i] = f.Key, schema.FileDigest{Size: f.Size, SHA256: f.SHA256}
 	}
-	return s.db.update(ctx, func(tx *Tx) (int, error) {
+	return s.db.update(ctx, func(ctx context.Context, tx *Tx) (int, error) {
 		p, err := tx.ShopPrint.Query().Where(shopprint.UID(printUID), shopprint.JobID(jobID)).
 			WithOrder(func(q *ent.ShopOrderQuery) {
 				q.Select(shoporder.FieldReferenceNumber, shoporder.FieldExternalID)
@@ -271,7 +270,7 @@ func (s *ShopPrints) Finish(ctx context.Context, printUID string, jobID int64, s
 
 // Fail moves the print to failed, keeping the reason for operators.
 func (s *ShopPrints) Fail(ctx context.Context, printUID string, jobID int64, reason string) (bool, error) {
-	return s.db.update(ctx, func(tx *Tx) (int, error) {
+	return s.db.update(ctx, func(ctx context.Context, tx *Tx) (int, error) {
 		p, err := tx.ShopPrint.Query().Where(shopprint.UID(printUID), shopprint.JobID(jobID)).Select(shopprint.FieldFileKeys).
 			WithOrder(withShopOrderRefs).Only(ctx)
 		if ent.IsNotFound(err) {
@@ -328,8 +327,7 @@ func (s *PrintFiles) PrintDownload(ctx context.Context, printUID string, index i
 // is cancelled, its files are removed, and its status is cancelled for
 // good (a render still running then finds it no longer owns the print).
 func (s *ShopPrints) CancelPrint(ctx context.Context, printUID string) (status string, err error) {
-	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
-	err = s.db.inTx(ctx, func(tx *Tx) error {
+	err = s.db.inTx(ctx, func(ctx context.Context, tx *Tx) error {
 		p, err := tx.ShopPrint.Query().Where(shopprint.UID(printUID)).WithOrder(withShopOrderRefs).Only(ctx)
 		if err != nil {
 			return notFound(err, "print %q not found", printUID)

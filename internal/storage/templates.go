@@ -47,8 +47,7 @@ func (s *Templates) CheckVariants(ctx context.Context, teamID int, ids []int, fi
 
 // CreateTemplate stores t with its assignments.
 func (s *Templates) CreateTemplate(ctx context.Context, t *templates.Template) error {
-	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
-	return s.db.inTx(ctx, func(tx *Tx) error {
+	return s.db.inTx(ctx, func(ctx context.Context, tx *Tx) error {
 		if err := checkProfileOf(ctx, tx.Client(), t.TeamID, t.Press); err != nil {
 			return err
 		}
@@ -122,9 +121,8 @@ func (s *Templates) ListTemplates(ctx context.Context, q templates.Query) ([]*te
 
 // UpdateTemplate applies change to uid and stores the result.
 func (s *Templates) UpdateTemplate(ctx context.Context, uid string, change func(*templates.Template) error) (*templates.Template, error) {
-	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
 	var t *templates.Template
-	err := s.db.inTx(ctx, func(tx *Tx) error {
+	err := s.db.inTx(ctx, func(ctx context.Context, tx *Tx) error {
 		row, err := tx.PrintTemplate.Query().Where(printtemplate.UID(uid)).
 			WithVariants(func(q *ent.ProductVariantQuery) { q.Select(productvariant.FieldID) }).Only(ctx)
 		if err != nil {
@@ -150,8 +148,7 @@ func (s *Templates) UpdateTemplate(ctx context.Context, uid string, change func(
 
 // DeleteTemplate removes uid; its assignments go with it.
 func (s *Templates) DeleteTemplate(ctx context.Context, uid string) error {
-	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
-	return s.db.inTx(ctx, func(tx *Tx) error {
+	return s.db.inTx(ctx, func(ctx context.Context, tx *Tx) error {
 		row, err := tx.PrintTemplate.Query().Where(printtemplate.UID(uid)).Only(ctx)
 		if err != nil {
 			return notFound(err, "print template %q not found", uid)

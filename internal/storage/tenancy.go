@@ -60,7 +60,7 @@ func (db *DB) lookupClientToken(ctx context.Context, hash []byte) (auth.Principa
 // webhook URL when one is given, and issues a token bound to the store.
 func (db *DB) Bootstrap(ctx context.Context, teamName, storeID string, webhookURL *string) (*Bootstrapped, error) {
 	out := &Bootstrapped{StoreID: storeID}
-	err := db.inTx(ctx, func(tx *Tx) error {
+	err := db.inTx(ctx, func(ctx context.Context, tx *Tx) error {
 		t, err := teamByNameOrCreate(ctx, tx, teamName)
 		if err != nil {
 			return err
@@ -203,7 +203,7 @@ func (db *DB) IssueToken(ctx context.Context, teamID int, storeID *string, name 
 		token  string
 		record *Token
 	)
-	err := db.inTx(ctx, func(tx *Tx) error {
+	err := db.inTx(ctx, func(ctx context.Context, tx *Tx) error {
 		if _, err := tx.Team.Get(ctx, teamID); err != nil {
 			return notFound(err, "team %d not found", teamID)
 		}

@@ -45,13 +45,28 @@ func (d boundDriver) Commit() error                          { return nil }
 func (d boundDriver) Rollback() error                        { return nil }
 func (d boundDriver) Close() error                           { return nil }
 
+// uncancellable runs a transaction's statements without their context's
+// cancellation, whatever context a caller handed Ent: a statement that
+// captured a request's context still cannot be interrupted halfway, which
+// on SQLite would roll back the whole transaction, shared with other
+// writers by the group commit (see txFunc).
+type uncancellable struct{ tx *sql.Tx }
+
+func (u uncancellable) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return u.tx.ExecContext(context.WithoutCancel(ctx), query, args...)
+}
+
+func (u uncancellable) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return u.tx.QueryContext(context.WithoutCancel(ctx), query, args...)
+}
+
 // begin starts a write transaction on pool.
 func begin(ctx context.Context, pool *sql.DB, dialectName string) (*Tx, error) {
 	sqlTx, err := pool.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("begin: %w", err)
 	}
-	client := ent.NewClient(ent.Driver(boundDriver{Conn: entsql.Conn{ExecQuerier: sqlTx}, dialect: dialectName}))
+	client := ent.NewClient(ent.Driver(boundDriver{Conn: entsql.Conn{ExecQuerier: uncancellable{sqlTx}}, dialect: dialectName}))
 	entTx, err := client.Tx(ctx)
 	if err != nil {
 		_ = sqlTx.Rollback()

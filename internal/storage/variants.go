@@ -23,9 +23,8 @@ func (s *Catalog) ProductExists(ctx context.Context, teamID, productID int) (boo
 
 // CreateVariant inserts v with its ecommerce variant links.
 func (s *Catalog) CreateVariant(ctx context.Context, v *catalog.Variant) error {
-	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
 	now := time.Now().UTC().Truncate(time.Microsecond)
-	err := s.db.inTx(ctx, func(tx *Tx) error {
+	err := s.db.inTx(ctx, func(ctx context.Context, tx *Tx) error {
 		if err := checkVariantUnique(ctx, tx.Client(), v); err != nil {
 			return err
 		}
@@ -171,9 +170,8 @@ func (s *Catalog) ListVariants(ctx context.Context, q catalog.VariantQuery) ([]*
 // UpdateVariant changes the variant and replaces its links in one
 // transaction.
 func (s *Catalog) UpdateVariant(ctx context.Context, teamID, id int, apply func(*catalog.Variant) error) (*catalog.Variant, error) {
-	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
 	var v *catalog.Variant
-	err := s.db.inTx(ctx, func(tx *Tx) error {
+	err := s.db.inTx(ctx, func(ctx context.Context, tx *Tx) error {
 		var err error
 		if v, err = getVariant(ctx, tx.Client(), teamID, id); err != nil {
 			return err
@@ -207,8 +205,7 @@ func (s *Catalog) UpdateVariant(ctx context.Context, teamID, id int, apply func(
 
 // DeleteVariant removes the team's variant; its links go with it.
 func (s *Catalog) DeleteVariant(ctx context.Context, teamID, id int) error {
-	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
-	return s.db.inTx(ctx, func(tx *Tx) error {
+	return s.db.inTx(ctx, func(ctx context.Context, tx *Tx) error {
 		n, err := tx.ProductVariant.Delete().Where(productvariant.TeamID(teamID), productvariant.ID(id)).Exec(ctx)
 		if err != nil {
 			return err

@@ -94,9 +94,8 @@ func (s *Deliveries) Delivery(ctx context.Context, uid string) (*webhooks.Delive
 // writes the store's pending deliveries, cannot deadlock with them.
 func (s *Deliveries) RecordAttempt(ctx context.Context, dl *webhooks.Delivery, jobID int64, a webhooks.Attempt,
 	failed func(webhooks.Circuit) webhooks.Circuit) (webhooks.Circuit, error) {
-	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
 	var c webhooks.Circuit
-	err := s.db.inTx(ctx, func(tx *Tx) error {
+	err := s.db.inTx(ctx, func(ctx context.Context, tx *Tx) error {
 		var paused bool
 		var err error
 		if a.Err == "" {
@@ -191,9 +190,8 @@ func (s *Deliveries) StoreTeam(ctx context.Context, storeID string) (int, error)
 
 // SetEndpoint sets the store's webhook URL, rotating its secret if asked.
 func (s *Deliveries) SetEndpoint(ctx context.Context, storeID, url string, rotate bool) (*webhooks.Endpoint, error) {
-	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
 	var out *webhooks.Endpoint
-	err := s.db.inTx(ctx, func(tx *Tx) error {
+	err := s.db.inTx(ctx, func(ctx context.Context, tx *Tx) error {
 		st, err := tx.Store.Get(ctx, storeID)
 		if err != nil {
 			return notFound(err, "store %q not found", storeID)
@@ -310,9 +308,8 @@ func (s *Deliveries) Resend(ctx context.Context, storeID, uid string) (*webhooks
 	if s.db.queue == nil {
 		return nil, errors.New("resend needs the job queue of platen serve")
 	}
-	ctx = context.WithoutCancel(ctx) // see groupCommitter.do
 	var out *webhooks.LogEntry
-	err := s.db.inTx(ctx, func(tx *Tx) error {
+	err := s.db.inTx(ctx, func(ctx context.Context, tx *Tx) error {
 		d, err := tx.WebhookDelivery.Query().
 			Where(webhookdelivery.UID(uid), webhookdelivery.StoreID(storeID)).Only(ctx)
 		if err != nil {
