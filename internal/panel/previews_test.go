@@ -139,7 +139,9 @@ func TestAPreviewOverItsBudgetShowsAPlaceholder(t *testing.T) {
 		srv := platentest.StartWith(t, b, func(c *config.Config) { c.RenderWorkers = 2; c.PreviewTimeout = 3 * time.Second })
 		acme := srv.Bootstrap(t, "acme", "acme-shop")
 		member := srv.TeamOperator(t, "ada@example.com", acme.TeamID)
-		slow, card := orderWith(t, srv, acme, "slow", slowPreview(40)), orderWith(t, srv, acme, "card", smallCard)
+		// 400 page-sized translucent ellipses take many times the budget
+		// on any machine (40 fitted in it on an idle one).
+		slow, card := orderWith(t, srv, acme, "slow", slowPreview(400)), orderWith(t, srv, acme, "card", smallCard)
 		waitStatus(t, srv, member.Token, slow, "ready")
 		waitStatus(t, srv, member.Token, card, "ready")
 		br := newBrowser(t, srv.BaseURL)
