@@ -6,18 +6,12 @@ package platentest
 
 import (
 	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
 	"io"
 	"log/slog"
-	"net/url"
 	"os"
 	"sync"
 	"testing"
 	"time"
-
-	_ "github.com/jackc/pgx/v5/stdlib" // PostgreSQL driver for schema set-up
 
 	"github.com/platen-print/platen/internal/config"
 	"github.com/platen-print/platen/internal/operators"
@@ -63,38 +57,6 @@ func EachBackend(t *testing.T, fn func(t *testing.T, b Backend)) {
 	for _, b := range Backends() {
 		t.Run(b.Name, func(t *testing.T) { fn(t, b) })
 	}
-}
-
-// FreshPostgresSchema creates a schema of its own for one test server, so
-// parallel runs never see each other's rows, and drops it when the test
-// ends; it returns base with the schema as its search_path. Register it
-// before anything that uses the schema, so that its drop runs last.
-func FreshPostgresSchema(t testing.TB, base string) string {
-	t.Helper()
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	schema := "platen_test_" + hex.EncodeToString(b[:])
-	db, err := sql.Open("pgx", base)
-	if err != nil {
-		t.Fatalf("open postgres: %v", err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := db.Exec("CREATE SCHEMA " + schema); err != nil {
-		t.Fatalf("create schema: %v", err)
-	}
-	t.Cleanup(func() {
-		if _, err := db.Exec("DROP SCHEMA " + schema + " CASCADE"); err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-		}
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatalf("parse %s: %v", PostgresEnv, err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
 }
 
 // Server is a running platen serve with its database and data dir.
