@@ -109,12 +109,12 @@ FUZZ_PLAIN ?= 300000x
 FUZZ_SVG ?= 100000x
 
 fuzz: test-tools ## run each fuzz target for about 30 s (a count of inputs each; FUZZTIME=… overrides): the design parser, the JSON splitter and validator, the template_config unescaper, the renderer, link tokens, die-cut contours, the answers' plain-string test, SVG images
-	$(GO) test -run XXX -fuzz=FuzzParse -fuzztime=$(or $(FUZZTIME),$(FUZZ_PARSE)) ./internal/design/
+	$(GO) test -run XXX -fuzz=FuzzParse -fuzztime=$(or $(FUZZTIME),$(FUZZ_PARSE)) ./internal/designdoc/
 	$(GO) test -run XXX -fuzz=FuzzSplit -fuzztime=$(or $(FUZZTIME),$(FUZZ_SPLIT)) ./internal/jsonscan/
 	$(GO) test -run XXX -fuzz=FuzzValid -fuzztime=$(or $(FUZZTIME),$(FUZZ_VALID)) ./internal/jsonscan/
-	$(GO) test -run XXX -fuzz=FuzzQueryUnescape -fuzztime=$(or $(FUZZTIME),$(FUZZ_UNESCAPE)) ./internal/design/
-	$(GO) test -run XXX -fuzz=FuzzRender -fuzztime=$(or $(FUZZTIME),$(FUZZ_RENDER)) -parallel 1 ./internal/rendersup/
-	$(GO) test -run XXX -fuzz=FuzzVerify -fuzztime=$(or $(FUZZTIME),$(FUZZ_VERIFY)) ./internal/links/
+	$(GO) test -run XXX -fuzz=FuzzQueryUnescape -fuzztime=$(or $(FUZZTIME),$(FUZZ_UNESCAPE)) ./internal/designdoc/
+	$(GO) test -run XXX -fuzz=FuzzRender -fuzztime=$(or $(FUZZTIME),$(FUZZ_RENDER)) -parallel 1 ./internal/renderproc/
+	$(GO) test -run XXX -fuzz=FuzzVerify -fuzztime=$(or $(FUZZTIME),$(FUZZ_VERIFY)) ./internal/downloads/
 	$(GO) test -run XXX -fuzz=FuzzTrace -fuzztime=$(or $(FUZZTIME),$(FUZZ_CONTOUR)) ./internal/contour/
 	$(GO) test -run XXX -fuzz=FuzzPlain -fuzztime=$(or $(FUZZTIME),$(FUZZ_PLAIN)) ./internal/gateway/
 	$(GO) test -run XXX -fuzz=FuzzParse -fuzztime=$(or $(FUZZTIME),$(FUZZ_SVG)) ./internal/svgart/

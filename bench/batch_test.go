@@ -18,7 +18,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	platenv1 "github.com/platen-print/platen/gen/platen/v1"
-	"github.com/platen-print/platen/internal/design"
+	"github.com/platen-print/platen/internal/designdoc"
 	"github.com/platen-print/platen/internal/render/reference"
 )
 
@@ -90,7 +90,7 @@ func TestBatchOrderBody(t *testing.T) {
 	if len(ids) != 50 {
 		t.Errorf("%d distinct item ids", len(ids))
 	}
-	doc, err := design.ParseConfig(order.Items[49].TemplateConfig)
+	doc, err := designdoc.ParseConfig(order.Items[49].TemplateConfig)
 	if err != nil {
 		t.Fatal(err)
 	}

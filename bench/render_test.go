@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/platen-print/platen/internal/design"
+	"github.com/platen-print/platen/internal/designdoc"
 	"github.com/platen-print/platen/internal/procstat"
 )
 
@@ -36,7 +36,7 @@ func TestRenderedOrderBody(t *testing.T) {
 	if err := json.Unmarshal(body, &order); err != nil || !order.CreatePrintFiles || len(order.Items) != 1 {
 		t.Fatalf("%s: %v", body, err)
 	}
-	doc, err := design.ParseConfig(order.Items[0].TemplateConfig)
+	doc, err := designdoc.ParseConfig(order.Items[0].TemplateConfig)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 
 	renderv1 "github.com/platen-print/platen/gen/platen/render/v1"
 	"github.com/platen-print/platen/internal/procstat"
-	"github.com/platen-print/platen/internal/rendersvc"
+	"github.com/platen-print/platen/internal/renderproc"
 )
 
 // renderProc is a `platen render` process of its own on a free loopback
@@ -60,7 +60,7 @@ func startRenderOn(ctx context.Context, platen, cpus string) (_ *renderProc, err
 	if err := p.waitListening(ctx, addr); err != nil {
 		return nil, err
 	}
-	if p.client, p.conn, err = rendersvc.Dial([]string{addr}); err != nil {
+	if p.client, p.conn, err = renderproc.Dial([]string{addr}); err != nil {
 		return nil, err
 	}
 	return p, nil

@@ -17,9 +17,7 @@ import (
 	_ "google.golang.org/genproto/googleapis/rpc/errdetails" // the error details' descriptors
 	_ "google.golang.org/genproto/googleapis/rpc/status"     // the error body's descriptor
 
-	"github.com/platen-print/platen/internal/apiref"
-	"github.com/platen-print/platen/internal/apiservices"
-	"github.com/platen-print/platen/internal/openapigen"
+	"github.com/platen-print/platen/internal/openapidoc"
 )
 
 // DocumentFile is the document's name in the output directory.
@@ -55,11 +53,11 @@ func run(in, out, reference string) error {
 	if err != nil {
 		return err
 	}
-	unimplemented, err := openapigen.Unimplemented(protoregistry.GlobalFiles, openapigen.Package, apiservices.Types())
+	unimplemented, err := openapidoc.Unimplemented(protoregistry.GlobalFiles, openapidoc.Package, openapidoc.Types())
 	if err != nil {
 		return err
 	}
-	doc, err := openapigen.Generate(swagger, openapigen.Options{Files: protoregistry.GlobalFiles, Unimplemented: unimplemented})
+	doc, err := openapidoc.Generate(swagger, openapidoc.Options{Files: protoregistry.GlobalFiles, Unimplemented: unimplemented})
 	if err != nil {
 		return err
 	}
@@ -72,7 +70,7 @@ func run(in, out, reference string) error {
 	if err := os.WriteFile(filepath.Join(out, "openapi.go"), []byte(embedFile), 0o644); err != nil {
 		return err
 	}
-	md, err := apiref.Markdown(doc)
+	md, err := openapidoc.Markdown(doc)
 	if err != nil {
 		return err
 	}

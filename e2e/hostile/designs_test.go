@@ -14,8 +14,8 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	platenv1 "github.com/platen-print/platen/gen/platen/v1"
-	"github.com/platen-print/platen/internal/design"
-	"github.com/platen-print/platen/internal/designs"
+	"github.com/platen-print/platen/internal/designdoc"
+	"github.com/platen-print/platen/internal/designversions"
 	"github.com/platen-print/platen/internal/platentest"
 )
 
@@ -84,12 +84,12 @@ func TestAStoredDocumentOutOfBoundsFailsAtRender(t *testing.T) {
 		srv := start(t, b, nil)
 		attacker := srv.Bootstrap(t, "attacker", "shop-a")
 		other := srv.Bootstrap(t, "other", "shop-b")
-		fingerprint, err := design.Fingerprint([]byte(panicDoc))
+		fingerprint, err := designdoc.Fingerprint([]byte(panicDoc))
 		if err != nil {
 			t.Fatal(err)
 		}
 		// As an older release stored it: straight into the registry.
-		if _, err := srv.DB().Designs().RegisterVersion(context.Background(), &designs.Version{
+		if _, err := srv.DB().Designs().RegisterVersion(context.Background(), &designversions.Version{
 			TeamID: attacker.TeamID, ID: "old-evil", TemplateConfig: url.QueryEscape(panicDoc), Fingerprint: fingerprint, Thumbnails: []string{},
 		}); err != nil {
 			t.Fatal(err)

@@ -7,8 +7,8 @@ import (
 
 	"github.com/riverqueue/river"
 
-	"github.com/platen-print/platen/internal/printfiles"
 	"github.com/platen-print/platen/internal/queue"
+	"github.com/platen-print/platen/internal/renderjobs"
 )
 
 // Kind is the batch job's kind.
@@ -29,7 +29,7 @@ func (Args) Kind() string { return Kind }
 // InsertOpts puts batches among the renders, whose processes they use,
 // with room above the worker's own attempts for rescues (as renders).
 func (Args) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: printfiles.RenderQueue, MaxAttempts: printfiles.RenderAttempts + 5}
+	return river.InsertOpts{Queue: renderjobs.RenderQueue, MaxAttempts: renderjobs.RenderAttempts + 5}
 }
 
 // Queue queues batch jobs; it is part of the stores' JobQueue.

@@ -135,7 +135,7 @@ type Query struct {
 	After    *pagination.Cursor
 }
 
-// Links signs a batch's download links (printfiles.Links).
+// Links signs a batch's download links (downloads.Links).
 type Links interface {
 	BatchFileURL(batchUID string, index int) string
 }

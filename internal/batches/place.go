@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"github.com/platen-print/platen/internal/apierr"
-	"github.com/platen-print/platen/internal/design"
+	"github.com/platen-print/platen/internal/designdoc"
 	"github.com/platen-print/platen/internal/impose"
-	"github.com/platen-print/platen/internal/rendersvc"
+	"github.com/platen-print/platen/internal/renderproc"
 	"github.com/platen-print/platen/internal/templates"
 )
 
@@ -27,7 +27,7 @@ func newTemplateInfo(t *templates.Template) *templateInfo {
 // place picks each item's template: the first listed one assigned to the
 // item's variant that its trim fits (turned if need be). It refuses an
 // item no listed template serves or fits, a template that would place
-// nothing, and a file over rendersvc.MaxSheetCopies copies, naming them.
+// nothing, and a file over renderproc.MaxSheetCopies copies, naming them.
 func (s *Service) place(ctx context.Context, teamID int, items []*Item, tmpls []*templateInfo) ([]int, error) {
 	if err := checkDesignBytes(items); err != nil {
 		return nil, err
@@ -61,8 +61,8 @@ func (s *Service) place(ctx context.Context, teamID int, items []*Item, tmpls []
 		case !vs.Empty():
 		case n == 0:
 			vs.Add(field, "places none of the order items (each item goes to the first listed template assigned to its variant that it fits)")
-		case n > rendersvc.MaxSheetCopies:
-			vs.Add(field, "would lay out %d copies; one file holds at most %d: split the batch", n, rendersvc.MaxSheetCopies)
+		case n > renderproc.MaxSheetCopies:
+			vs.Add(field, "would lay out %d copies; one file holds at most %d: split the batch", n, renderproc.MaxSheetCopies)
 		}
 	}
 	return placed, vs.Err()
@@ -87,7 +87,7 @@ func checkDesignBytes(items []*Item) error {
 }
 
 // pick is the index of item's template, or -1 with the reason added.
-func pick(vs *apierr.Violations, field string, it *Item, variant int, doc *design.Document, tmpls []*templateInfo) int {
+func pick(vs *apierr.Violations, field string, it *Item, variant int, doc *designdoc.Document, tmpls []*templateInfo) int {
 	if variant == 0 {
 		vs.Add(field, "its ecommerce_variant_id %q names no product variant of the team, so no print template is assigned to it", it.EcommerceVariantID)
 		return -1
@@ -134,7 +134,7 @@ func (s *Service) variants(ctx context.Context, teamID int, items []*Item) (map[
 // parsed is a design as the batch sees it: the document, or why it is
 // none.
 type parsed struct {
-	doc *design.Document
+	doc *designdoc.Document
 	err error
 }
 
@@ -147,9 +147,9 @@ func (s *Service) designs(ctx context.Context, teamID int, items []*Item) (map[s
 	out := make(map[string]parsed, len(stored))
 	for key, config := range stored {
 		var p parsed
-		raw, err := design.Decode(config)
+		raw, err := designdoc.Decode(config)
 		if err == nil {
-			p.doc, err = design.Parse(raw)
+			p.doc, err = designdoc.Parse(raw)
 		}
 		p.err = err
 		out[key] = p

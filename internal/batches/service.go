@@ -16,20 +16,20 @@ import (
 	"github.com/platen-print/platen/internal/files"
 	"github.com/platen-print/platen/internal/idempotency"
 	"github.com/platen-print/platen/internal/pagination"
-	"github.com/platen-print/platen/internal/printfiles"
+	"github.com/platen-print/platen/internal/renderjobs"
 )
 
 // Service implements platenv1.BatchServiceServer for client tokens.
 type Service struct {
 	platenv1.UnimplementedBatchServiceServer
 	store    Store
-	settings printfiles.Settings
+	settings renderjobs.Settings
 	links    Links
 }
 
 // NewService returns the service on store, resolving variants with
 // settings and signing file links with links.
-func NewService(store Store, settings printfiles.Settings, links Links) *Service {
+func NewService(store Store, settings renderjobs.Settings, links Links) *Service {
 	return &Service{store: store, settings: settings, links: links}
 }
 
@@ -230,7 +230,7 @@ func (s *Service) toProto(b *Batch) *platenv1.BatchOrder {
 		out.Files[i] = &platenv1.BatchFile{PrintTemplateUid: uid}
 		if b.Status == StatusReady && i < len(b.Files) {
 			out.Files[i].Url = wrapperspb.String(s.links.BatchFileURL(b.UID, i+1))
-			out.Files[i].Pages = int32(b.Files[i].Pages) //nolint:gosec // at most rendersvc.MaxSheetCopies
+			out.Files[i].Pages = int32(b.Files[i].Pages) //nolint:gosec // at most renderproc.MaxSheetCopies
 			d := b.Files[i].KnownDigest()
 			out.Files[i].Size, out.Files[i].Sha256 = files.SizeProto(d), files.SHA256Proto(d)
 		}

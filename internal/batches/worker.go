@@ -13,12 +13,12 @@ import (
 	renderv1 "github.com/platen-print/platen/gen/platen/render/v1"
 	"github.com/platen-print/platen/internal/apierr"
 	"github.com/platen-print/platen/internal/auth"
-	"github.com/platen-print/platen/internal/design"
+	"github.com/platen-print/platen/internal/designdoc"
 	"github.com/platen-print/platen/internal/files"
 	"github.com/platen-print/platen/internal/fonts"
 	"github.com/platen-print/platen/internal/press"
-	"github.com/platen-print/platen/internal/printfiles"
-	"github.com/platen-print/platen/internal/rendersvc"
+	"github.com/platen-print/platen/internal/renderjobs"
+	"github.com/platen-print/platen/internal/renderproc"
 	"github.com/platen-print/platen/internal/templates"
 )
 
@@ -28,15 +28,15 @@ import (
 type Worker struct {
 	river.WorkerDefaults[Args]
 	Store    Store
-	Settings printfiles.Settings
+	Settings renderjobs.Settings
 	Render   renderv1.RenderServiceClient
 	Files    *files.Store
 	Logger   *slog.Logger
 	// RenderLimit is the longest one render may take (--render-timeout).
 	RenderLimit time.Duration
 	// Teams and Renders cap each team's jobs and render calls at once, as
-	// printfiles.Renderer's do.
-	Teams, Renders *printfiles.TeamLimit
+	// renderjobs.Renderer's do.
+	Teams, Renders *renderjobs.TeamLimit
 	// Fonts finds the team's fonts the designs name; nil for none.
 	Fonts *fonts.Resolver
 	// Press resolves a template's press settings over the team's
@@ -46,15 +46,15 @@ type Worker struct {
 
 // Timeout bounds a batch: a render's job time per file.
 func (w *Worker) Timeout(job *river.Job[Args]) time.Duration {
-	return time.Duration(max(job.Args.Templates, 1)) * printfiles.JobTimeout(w.RenderLimit)
+	return time.Duration(max(job.Args.Templates, 1)) * renderjobs.JobTimeout(w.RenderLimit)
 }
 
 // NextRetry spaces the attempts as a render's.
-func (w *Worker) NextRetry(job *river.Job[Args]) time.Time { return printfiles.NextRetry(job.Attempt) }
+func (w *Worker) NextRetry(job *river.Job[Args]) time.Time { return renderjobs.NextRetry(job.Attempt) }
 
 // Work renders the batch's files, stores them and makes it Ready; a batch
 // that can never render fails at once, other failures after
-// printfiles.RenderAttempts attempts, either way with the reason.
+// renderjobs.RenderAttempts attempts, either way with the reason.
 func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 	b, err := w.Store.Batch(ctx, job.Args.BatchUID)
 	if errors.Is(err, apierr.ErrNotFound) {
@@ -66,11 +66,11 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 	if b.Status != StatusBatching || b.JobID == nil || *b.JobID != job.ID {
 		return nil // already settled, or another job's
 	}
-	if n := printfiles.Interruptions(job.JobRow); n >= printfiles.MaxInterruptions {
+	if n := renderjobs.Interruptions(job.JobRow); n >= renderjobs.MaxInterruptions {
 		return w.fail(ctx, b, job.ID, fmt.Sprintf("rendering was interrupted %d times (the process working it stopped); giving up", n))
 	}
 	if !w.Teams.Acquire(ctx, b.TeamID) {
-		return river.JobSnooze(printfiles.PostponeFor())
+		return river.JobSnooze(renderjobs.PostponeFor())
 	}
 	defer w.Teams.Release(b.TeamID)
 	start := time.Now()
@@ -87,9 +87,9 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 	}
 	var gone *goneError
 	switch {
-	case errors.As(err, &gone), rendersvc.Permanent(err):
+	case errors.As(err, &gone), renderproc.Permanent(err):
 		return w.fail(ctx, b, job.ID, reason(err))
-	case job.Attempt >= printfiles.RenderAttempts:
+	case job.Attempt >= renderjobs.RenderAttempts:
 		return w.fail(ctx, b, job.ID, fmt.Sprintf("%s (after %d attempts)", reason(err), job.Attempt))
 	}
 	w.Logger.Warn("batch failed; retrying", "batch_uid", b.UID, "job_id", job.ID, "attempt", job.Attempt, "error", err)
@@ -112,7 +112,7 @@ func reason(err error) string {
 	if errors.As(err, &gone) {
 		return gone.Error()
 	}
-	return rendersvc.Reason(err)
+	return renderproc.Reason(err)
 }
 
 // render renders and stores every template's file, in template order.
@@ -141,7 +141,7 @@ func (w *Worker) render(ctx context.Context, b *Batch, jobID int64) ([]File, err
 		if req.Fonts, err = w.Fonts.Fonts(ctx, b.TeamID, req.GetSheets().GetDocuments()...); err != nil {
 			return stored, fmt.Errorf("fonts: %w", err)
 		}
-		resp, err := printfiles.RenderHeld(ctx, w.Renders, b.TeamID, w.Render, req, nil)
+		resp, err := renderjobs.RenderHeld(ctx, w.Renders, b.TeamID, w.Render, req, nil)
 		if err != nil {
 			return stored, err
 		}
@@ -178,7 +178,7 @@ func (w *Worker) inputs(ctx context.Context, b *Batch) ([]*Item, map[string][]by
 	}
 	designs := make(map[string][]byte, len(stored))
 	for key, config := range stored {
-		if designs[key], err = design.Decode(config); err != nil {
+		if designs[key], err = designdoc.Decode(config); err != nil {
 			designs[key] = []byte(config) // the render names the item and why
 		}
 	}
@@ -191,7 +191,7 @@ func (w *Worker) inputs(ctx context.Context, b *Batch) ([]*Item, map[string][]by
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		dpis[it.EcommerceVariantID] = uint32(s.DPI) //nolint:gosec // at most design.MaxDPI
+		dpis[it.EcommerceVariantID] = uint32(s.DPI) //nolint:gosec // at most designdoc.MaxDPI
 	}
 	return items, designs, dpis, nil
 }
@@ -199,7 +199,7 @@ func (w *Worker) inputs(ctx context.Context, b *Batch) ([]*Item, map[string][]by
 // sheetsRequest is the render of template n's file: the items it places,
 // in batch order, each distinct design sent once.
 func sheetsRequest(b *Batch, n int, t *templates.Template, items []*Item, designs map[string][]byte, dpis map[string]uint32) *renderv1.RenderRequest {
-	job := &renderv1.SheetsJob{BatchUid: b.UID, Template: rendersvc.TemplateToProto(t)}
+	job := &renderv1.SheetsJob{BatchUid: b.UID, Template: renderproc.TemplateToProto(t)}
 	index := map[string]int32{}
 	for i, it := range items {
 		if b.ItemTemplates[i] != n {

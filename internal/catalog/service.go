@@ -11,7 +11,7 @@ import (
 	platenv1 "github.com/platen-print/platen/gen/platen/v1"
 	"github.com/platen-print/platen/internal/apierr"
 	"github.com/platen-print/platen/internal/auth"
-	"github.com/platen-print/platen/internal/design"
+	"github.com/platen-print/platen/internal/designdoc"
 	"github.com/platen-print/platen/internal/pagination"
 )
 
@@ -41,7 +41,7 @@ func NewService(db Backend) *Service {
 const (
 	maxNameLength = 255
 	maxTextLength = 10_000
-	maxDPI        = design.MaxDPI
+	maxDPI        = designdoc.MaxDPI
 )
 
 func teamOf(ctx context.Context) (int, error) {

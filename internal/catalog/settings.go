@@ -9,7 +9,7 @@ import (
 	platenv1 "github.com/platen-print/platen/gen/platen/v1"
 	"github.com/platen-print/platen/internal/apierr"
 	"github.com/platen-print/platen/internal/auth"
-	"github.com/platen-print/platen/internal/design"
+	"github.com/platen-print/platen/internal/designdoc"
 	"github.com/platen-print/platen/internal/press"
 	"github.com/platen-print/platen/internal/render"
 )
@@ -85,7 +85,7 @@ func (r Resolver) Resolve(ctx context.Context, teamID int, ecommerceVariantID st
 // settingsFor applies the DPI rule.
 func settingsFor(chain *VariantChain, doc []byte) PrintSettings {
 	s := PrintSettings{Variant: chain, DPI: DefaultDPI, DPISource: DPIFromDefault}
-	if dpi, ok := design.DeclaredDPI(doc); ok {
+	if dpi, ok := designdoc.DeclaredDPI(doc); ok {
 		s.DPI, s.DPISource = dpi, DPIFromDesign
 		return s
 	}
@@ -114,7 +114,7 @@ func (s *Service) GetPrintSettings(ctx context.Context, req *platenv1.GetPrintSe
 	if err != nil {
 		return nil, err
 	}
-	doc, err := design.Decode(config)
+	doc, err := designdoc.Decode(config)
 	if err != nil {
 		return nil, err // stored documents were checked on the way in
 	}

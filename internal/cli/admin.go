@@ -13,8 +13,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/platen-print/platen/internal/config"
+	"github.com/platen-print/platen/internal/downloads"
 	"github.com/platen-print/platen/internal/fetch"
-	"github.com/platen-print/platen/internal/links"
 	"github.com/platen-print/platen/internal/queue"
 	"github.com/platen-print/platen/internal/server"
 	"github.com/platen-print/platen/internal/storage"
@@ -323,7 +323,7 @@ func newKeysCmd(cfg *config.Config) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return printJSON(rotated{Key: server.LinkKeyName, RotatedAt: at, RotateAgainAfter: at.Add(links.DefaultTTL)})
+				return printJSON(rotated{Key: server.LinkKeyName, RotatedAt: at, RotateAgainAfter: at.Add(downloads.DefaultTTL)})
 			})
 		},
 	})

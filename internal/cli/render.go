@@ -9,8 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/platen-print/platen/internal/config"
-	"github.com/platen-print/platen/internal/rendersup"
-	"github.com/platen-print/platen/internal/rendersvc"
+	"github.com/platen-print/platen/internal/renderproc"
 	"github.com/platen-print/platen/internal/server"
 )
 
@@ -29,7 +28,7 @@ func newRender(cfg *config.Config) *cobra.Command {
 			"renders runs in a child process of its own, under --render-timeout and --render-memory-mb.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if _, err := rendersvc.LoadFonts(cfg.FontDir, cfg.FallbackFonts); err != nil {
+			if _, err := renderproc.LoadFonts(cfg.FontDir, cfg.FallbackFonts); err != nil {
 				return fmt.Errorf("--font-dir: %w", err)
 			}
 			server.WarnMissingFallbacks(cfg.FallbackFonts)
@@ -41,12 +40,12 @@ func newRender(cfg *config.Config) *cobra.Command {
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
-			sup, err := rendersup.Start(server.RenderProcesses(cfg.Render, cfg.LogLevel, workers))
+			sup, err := renderproc.Start(server.RenderProcesses(cfg.Render, cfg.LogLevel, workers))
 			if err != nil {
 				return err
 			}
 			defer sup.Close()
-			return rendersvc.Serve(ctx, addr, sup.Server())
+			return renderproc.Serve(ctx, addr, sup.Server())
 		},
 	}
 	fs := cmd.Flags()

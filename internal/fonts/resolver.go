@@ -9,7 +9,7 @@ import (
 
 	renderv1 "github.com/platen-print/platen/gen/platen/render/v1"
 	"github.com/platen-print/platen/internal/apierr"
-	"github.com/platen-print/platen/internal/design"
+	"github.com/platen-print/platen/internal/designdoc"
 	"github.com/platen-print/platen/internal/render"
 )
 
@@ -57,7 +57,7 @@ func (r *Resolver) Fonts(ctx context.Context, teamID int, docs ...[]byte) ([]*re
 		if !namesFonts(doc) {
 			continue
 		}
-		d, err := design.Parse(doc)
+		d, err := designdoc.Parse(doc)
 		if err != nil {
 			continue
 		}

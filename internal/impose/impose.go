@@ -10,7 +10,7 @@ package impose
 import (
 	"fmt"
 
-	"github.com/platen-print/platen/internal/design"
+	"github.com/platen-print/platen/internal/designdoc"
 	"github.com/platen-print/platen/internal/render"
 	"github.com/platen-print/platen/internal/templates"
 )
@@ -18,7 +18,7 @@ import (
 // Item is one item of a batch: a design's surface, how many copies, and
 // the label printed beside each copy.
 type Item struct {
-	Doc     *design.Document
+	Doc     *designdoc.Document
 	Surface int
 	Copies  int
 	Label   string
@@ -93,10 +93,10 @@ func Plan(b Batch) ([]render.Sheet, error) {
 }
 
 // Trim is a design's trim size in millimetres.
-func Trim(d *design.Document) (w, h float64) { return d.ToMM(d.Width), d.ToMM(d.Height) }
+func Trim(d *designdoc.Document) (w, h float64) { return d.ToMM(d.Width), d.ToMM(d.Height) }
 
 // Fits reports whether d's trim fits some slot of t, turned or not.
-func Fits(t *templates.Template, d *design.Document) bool {
+func Fits(t *templates.Template, d *designdoc.Document) bool {
 	w, h := Trim(d)
 	return fitsAny(t.Layout(), w, h)
 }

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/platen-print/platen/internal/design"
+	"github.com/platen-print/platen/internal/designdoc"
 	"github.com/platen-print/platen/internal/iccprofile"
 	"github.com/platen-print/platen/internal/pdfxtest"
 	"github.com/platen-print/platen/internal/poppler"
@@ -42,13 +42,13 @@ func sheet() *templates.Template {
 
 // card is a w × h mm design with 3 mm of bleed, all red, with a line of
 // text, and a photo when photo is set.
-func card(t *testing.T, w, h float64, photo string) *design.Document {
+func card(t *testing.T, w, h float64, photo string) *designdoc.Document {
 	t.Helper()
 	layers := fmt.Sprintf(`{"type":"rect","x":-3,"y":-3,"width":%v,"height":%v,"fill":"#ff0000"},{"type":"text","text":"Card","size":10,"x":5,"y":5,"width":50}`, w+6, h+6)
 	if photo != "" {
 		layers += fmt.Sprintf(`,{"type":"image","src":%q,"x":5,"y":20,"width":40,"height":30}`, photo)
 	}
-	doc, err := design.Parse([]byte(fmt.Sprintf(`{"width":%v,"height":%v,"bleed":3,"layers":[%s]}`, w, h, layers)))
+	doc, err := designdoc.Parse([]byte(fmt.Sprintf(`{"width":%v,"height":%v,"bleed":3,"layers":[%s]}`, w, h, layers)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,7 @@ package impose
 import (
 	"fmt"
 
-	"github.com/platen-print/platen/internal/design"
+	"github.com/platen-print/platen/internal/designdoc"
 	"github.com/platen-print/platen/internal/render"
 	"github.com/platen-print/platen/internal/templates"
 )
@@ -20,7 +20,7 @@ func Outline(t *templates.Template) (render.Sheet, error) {
 	slots := t.Layout()
 	items := make([]Item, len(slots))
 	for i, s := range slots {
-		items[i] = Item{Doc: &design.Document{Unit: design.Millimetre, Width: s.Width, Height: s.Height, Bleed: t.SlotBleed}, Copies: 1, Ref: i}
+		items[i] = Item{Doc: &designdoc.Document{Unit: designdoc.Millimetre, Width: s.Width, Height: s.Height, Bleed: t.SlotBleed}, Copies: 1, Ref: i}
 	}
 	sheets, err := Plan(Batch{UID: OutlineUID, Template: t, Items: items})
 	if err != nil {

@@ -99,7 +99,7 @@ type Item struct {
 	Thumbnails      []string
 	DesignVersionID *string
 	// DesignFingerprint identifies TemplateConfig's document when the item
-	// came in with a DesignVersionID (see design.Fingerprint): the write
+	// came in with a DesignVersionID (see designdoc.Fingerprint): the write
 	// registers that version with it. Empty for items read back.
 	DesignFingerprint string
 	Print             PrintFile

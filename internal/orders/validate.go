@@ -13,8 +13,8 @@ import (
 
 	platenv1 "github.com/platen-print/platen/gen/platen/v1"
 	"github.com/platen-print/platen/internal/apierr"
-	"github.com/platen-print/platen/internal/design"
-	"github.com/platen-print/platen/internal/designs"
+	"github.com/platen-print/platen/internal/designdoc"
+	"github.com/platen-print/platen/internal/designversions"
 )
 
 // Limits on what one order may hold; they keep a single request's work and
@@ -228,14 +228,14 @@ func (c *checker) properties(field string, s *structpb.Struct) json.RawMessage {
 // fingerprint its version is registered with; doc is nil when the
 // template_config was refused, which is reported as such.
 func (c *checker) designVersion(field, id string, doc []byte) string {
-	if err := designs.CheckID(id); err != nil {
+	if err := designversions.CheckID(id); err != nil {
 		c.Add(field, "%v", err)
 		return ""
 	}
 	if doc == nil {
 		return ""
 	}
-	fingerprint, err := design.Fingerprint(doc)
+	fingerprint, err := designdoc.Fingerprint(doc)
 	if err != nil {
 		return ""
 	}
@@ -250,9 +250,9 @@ func (c *checker) templateConfig(field, value string) []byte {
 		c.Add(field, "is required")
 		return nil
 	}
-	doc, err := design.Accept(value)
+	doc, err := designdoc.Accept(value)
 	if err != nil {
-		f, msg := design.FieldOf(field, err)
+		f, msg := designdoc.FieldOf(field, err)
 		c.Add(f, "%s", msg)
 	}
 	return doc

@@ -22,7 +22,7 @@ import (
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
 	"github.com/platen-print/platen/gen/openapi"
-	"github.com/platen-print/platen/internal/openapigen"
+	"github.com/platen-print/platen/internal/openapidoc"
 )
 
 // The conformance test: every exchange of Do and Try is held to the OpenAPI
@@ -49,7 +49,7 @@ type conformance struct {
 	// document does not list.
 	errorSchema *openapi3.Schema
 	// multiSegment are the paths' prefixes before a last parameter that may
-	// hold raw slashes (openapigen.MultiSegment).
+	// hold raw slashes (openapidoc.MultiSegment).
 	multiSegment []string
 }
 
@@ -84,7 +84,7 @@ var loadConformance = sync.OnceValues(func() (*conformance, error) {
 	for path, item := range doc.Paths.Map() {
 		for _, op := range item.Operations() {
 			for _, p := range op.Parameters {
-				if p.Value == nil || p.Value.Extensions[openapigen.MultiSegment] != true {
+				if p.Value == nil || p.Value.Extensions[openapidoc.MultiSegment] != true {
 					continue
 				}
 				if prefix, ok := strings.CutSuffix(path, "{"+p.Value.Name+"}"); ok && !slices.Contains(c.multiSegment, prefix) {

@@ -4,7 +4,7 @@ import (
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/platen-print/platen/internal/apierr"
-	"github.com/platen-print/platen/internal/design"
+	"github.com/platen-print/platen/internal/designdoc"
 )
 
 // Field names, as request and response bodies spell them.
@@ -78,8 +78,8 @@ func (in Input) Apply(vs *apierr.Violations, s *Settings, field string) bool {
 	case FieldMinEffectivePPI:
 		s.MinEffectivePPI = nil
 		if v := in.MinEffectivePPI; v != nil {
-			if v.Value < 1 || v.Value > design.MaxDPI {
-				vs.Add(field, "must be from 1 to %d, got %d", design.MaxDPI, v.Value)
+			if v.Value < 1 || v.Value > designdoc.MaxDPI {
+				vs.Add(field, "must be from 1 to %d, got %d", designdoc.MaxDPI, v.Value)
 			}
 			n := int(v.Value)
 			s.MinEffectivePPI = &n
@@ -126,7 +126,7 @@ func checkSpot(name string) string {
 	if name == "" {
 		return "must name a spot colour (such as CutContour), or be null for CutContour"
 	}
-	return design.CheckSpotName(name)
+	return designdoc.CheckSpotName(name)
 }
 
 // Wrappers are s's fields as a response gives them: null when unset.
@@ -136,7 +136,7 @@ func (s Settings) Wrappers() (profile *wrapperspb.StringValue, ppi *wrapperspb.U
 		profile = wrapperspb.String(*s.OutputProfileUID)
 	}
 	if s.MinEffectivePPI != nil {
-		ppi = wrapperspb.UInt32(uint32(*s.MinEffectivePPI)) //nolint:gosec // 1 to design.MaxDPI
+		ppi = wrapperspb.UInt32(uint32(*s.MinEffectivePPI)) //nolint:gosec // 1 to designdoc.MaxDPI
 	}
 	if s.SafeMarginMM != nil {
 		margin = wrapperspb.Double(*s.SafeMarginMM)

@@ -92,7 +92,7 @@ func (s Resolved) Apply(out *renderv1.PrintSettings) {
 		out.CutContourSpot = *s.CutContourSpot
 	}
 	if s.MinEffectivePPI != nil {
-		out.MinEffectivePpi = uint32(*s.MinEffectivePPI) //nolint:gosec // 1 to design.MaxDPI
+		out.MinEffectivePpi = uint32(*s.MinEffectivePPI) //nolint:gosec // 1 to designdoc.MaxDPI
 	}
 	if s.SafeMarginMM != nil {
 		out.SafeMarginMm = *s.SafeMarginMM

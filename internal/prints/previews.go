@@ -12,10 +12,10 @@ import (
 	"time"
 
 	renderv1 "github.com/platen-print/platen/gen/platen/render/v1"
-	"github.com/platen-print/platen/internal/design"
+	"github.com/platen-print/platen/internal/designdoc"
 	"github.com/platen-print/platen/internal/files"
 	"github.com/platen-print/platen/internal/fonts"
-	"github.com/platen-print/platen/internal/rendersvc"
+	"github.com/platen-print/platen/internal/renderproc"
 )
 
 // previewDPI makes a preview small: an A6 card is 150 × 210 pixels.
@@ -255,7 +255,7 @@ func (p *Previews) judge(ctx context.Context, f *flight, err error) error {
 		return &Unavailable{Reason: ReasonPending, Message: "The preview is being made: reload in a moment."}
 	}
 	failed, until := &Unavailable{Reason: ReasonFailed, Message: "No preview: the design cannot be drawn."}, documentFailureFor
-	switch class := rendersvc.FailureClass(err); {
+	switch class := renderproc.FailureClass(err); {
 	case errors.Is(err, context.DeadlineExceeded), class == "limit", class == "cancelled":
 		failed = &Unavailable{Reason: ReasonSlow, Message: "No preview: the design takes too long to draw."}
 	case class == "document", class == "crash":
@@ -279,7 +279,7 @@ func (p *Previews) make(ctx context.Context, f *flight) error {
 	if err != nil {
 		return err
 	}
-	doc, err := design.Decode(config)
+	doc, err := designdoc.Decode(config)
 	if err != nil {
 		return fmt.Errorf("preview: %w", err)
 	}

@@ -152,7 +152,7 @@ const ReclaimedError = "the outcome of this attempt could not be recorded; made 
 func (r *reclaimer) release(ctx context.Context, j runningJob) (bool, error) {
 	// The release is recorded as the attempt's error: the job ran here
 	// to its end, so it was not interrupted, and a render that counts its
-	// interrupted runs (printfiles.Interruptions) must not count this one.
+	// interrupted runs (renderjobs.Interruptions) must not count this one.
 	query := `UPDATE river_job SET state = 'available',
 		errors = json_insert(coalesce(errors, '[]'), '$[#]', json_object('at', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'),
 			'attempt', attempt, 'error', '` + ReclaimedError + `', 'trace', ''))

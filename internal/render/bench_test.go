@@ -9,7 +9,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/platen-print/platen/internal/design"
+	"github.com/platen-print/platen/internal/designdoc"
 )
 
 // BenchmarkReferencePDF renders the issue's reference page to PDF.
@@ -43,7 +43,7 @@ func BenchmarkReferencePNG(b *testing.B) {
 // cut contour 3 mm outside it, both traced from its pixels.
 func BenchmarkStickerPDF(b *testing.B) {
 	r := New(images{"https://example.com/flower.png": {Data: flowerPNG(b), Format: "png"}}, NewFonts(nil))
-	doc, err := design.Parse([]byte(`{"width": 100, "height": 100, "layers": [{"type": "image", "src": "https://example.com/flower.png",
+	doc, err := designdoc.Parse([]byte(`{"width": 100, "height": 100, "layers": [{"type": "image", "src": "https://example.com/flower.png",
 		"x": 10, "y": 10, "width": 80, "height": 80, "cut_offset": 3, "underbase": "spot(White, #ffffff)"}]}`))
 	if err != nil {
 		b.Fatal(err)

@@ -17,7 +17,7 @@ import (
 
 	xdraw "golang.org/x/image/draw"
 
-	"github.com/platen-print/platen/internal/design"
+	"github.com/platen-print/platen/internal/designdoc"
 )
 
 // bigSticker is a 4000 × 4000 photo-like PNG (noise in every channel, so it
@@ -83,7 +83,7 @@ const maxStickerHeap = 150 << 20
 func TestABigStickerRendersFarBelowTheMemoryLimit(t *testing.T) {
 	data := bigSticker(t)
 	r := New(images{"https://example.com/big.png": {Data: data, Format: "png"}}, NewFonts(nil))
-	doc, err := design.Parse([]byte(`{"width": 110, "height": 110, "layers": [{"type": "image", "src": "https://example.com/big.png",
+	doc, err := designdoc.Parse([]byte(`{"width": 110, "height": 110, "layers": [{"type": "image", "src": "https://example.com/big.png",
 		"x": 5, "y": 5, "width": 100, "height": 100, "cut_offset": 3, "underbase": "spot(White, #ffffff)"}]}`))
 	if err != nil {
 		t.Fatal(err)

@@ -26,7 +26,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/platen-print/platen/internal/design"
+	"github.com/platen-print/platen/internal/designdoc"
 	"github.com/platen-print/platen/internal/fetch"
 	"github.com/platen-print/platen/internal/pdfxtest"
 	"github.com/platen-print/platen/internal/testtools"
@@ -112,7 +112,7 @@ type fidelityPage struct {
 	fixture fidelityFixture
 	label   string // the fixture's name, then .2, .3 for later pages
 	docJSON []byte
-	doc     *design.Document
+	doc     *designdoc.Document
 	page    int    // from 1
 	svg     string // the SVG's path
 	w, h    int    // pixels
@@ -161,7 +161,7 @@ func loadFixture(fx fidelityFixture) ([]fidelityPage, error) {
 	if err != nil {
 		return nil, err
 	}
-	doc, err := design.Parse(raw)
+	doc, err := designdoc.Parse(raw)
 	if err != nil {
 		return nil, err
 	}
@@ -190,7 +190,7 @@ func loadFixture(fx fidelityFixture) ([]fidelityPage, error) {
 // pagePixels is the size of the document's page, bleed included, on the
 // suite's pixel grid; it must be a whole number of pixels, or the rasters
 // would disagree on how to round the last column.
-func pagePixels(doc *design.Document) (w, h int, err error) {
+func pagePixels(doc *designdoc.Document) (w, h int, err error) {
 	bleed := 2 * doc.ToMM(doc.Bleed)
 	wmm, hmm := doc.ToMM(doc.Width)+bleed, doc.ToMM(doc.Height)+bleed
 	fw, fh := wmm*pxPerMM, hmm*pxPerMM
@@ -203,7 +203,7 @@ func pagePixels(doc *design.Document) (w, h int, err error) {
 // checkSVGFrame checks that the SVG's root draws the page on the suite's
 // grid: width and height in pixels, and a viewBox in millimetres whose
 // origin is the trim box's top-left corner, the bleed around it.
-func checkSVGFrame(path string, doc *design.Document, w, h int) error {
+func checkSVGFrame(path string, doc *designdoc.Document, w, h int) error {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return err
@@ -266,18 +266,18 @@ func normaliseNumbers(s string) string {
 
 // fixtureImages serves the data: URLs the document's image layers name,
 // those inside groups too, decoded by the fetcher the service itself uses.
-func fixtureImages(doc *design.Document) (images, error) {
+func fixtureImages(doc *designdoc.Document) (images, error) {
 	fetcher := fetch.New(fetch.Config{})
 	out := images{}
-	var add func(layers []design.Layer) error
-	add = func(layers []design.Layer) error {
+	var add func(layers []designdoc.Layer) error
+	add = func(layers []designdoc.Layer) error {
 		for _, l := range layers {
-			if l.Type == design.GroupLayer {
+			if l.Type == designdoc.GroupLayer {
 				if err := add(l.Layers); err != nil {
 					return err
 				}
 			}
-			if l.Type != design.ImageLayer || out[l.Src] != nil {
+			if l.Type != designdoc.ImageLayer || out[l.Src] != nil {
 				continue
 			}
 			img, err := fetcher.Fetch(context.Background(), l.Src)

@@ -7,7 +7,7 @@ import (
 
 	"golang.org/x/image/font/gofont/goregular"
 
-	"github.com/platen-print/platen/internal/design"
+	"github.com/platen-print/platen/internal/designdoc"
 	"github.com/platen-print/platen/internal/sfntcheck/sfnttest"
 )
 
@@ -20,7 +20,7 @@ func TestFontBombFailsItsPrint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, err := design.Parse([]byte(`{"width": 50, "height": 20, "layers": [{"type": "text", "text": "A", "font": "Bomb Sans", "size": 12, "x": 1, "y": 1}]}`))
+	doc, err := designdoc.Parse([]byte(`{"width": 50, "height": 20, "layers": [{"type": "text", "text": "A", "font": "Bomb Sans", "size": 12, "x": 1, "y": 1}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}

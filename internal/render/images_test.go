@@ -15,7 +15,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/platen-print/platen/internal/design"
+	"github.com/platen-print/platen/internal/designdoc"
 	"github.com/platen-print/platen/internal/poppler"
 )
 
@@ -56,13 +56,13 @@ func encodedJPEG(t *testing.T, w, h int) []byte {
 }
 
 // imageLayers is a document of n image layers drawing src over 40×30 mm.
-func imageLayers(t *testing.T, src string, n int) *design.Document {
+func imageLayers(t *testing.T, src string, n int) *designdoc.Document {
 	t.Helper()
 	layers := make([]string, n)
 	for i := range layers {
 		layers[i] = fmt.Sprintf(`{"type":"image","src":%q,"x":%d,"y":5,"width":40,"height":30}`, src, i%5)
 	}
-	doc, err := design.Parse([]byte(`{"width":60,"height":40,"layers":[` + strings.Join(layers, ",") + `]}`))
+	doc, err := designdoc.Parse([]byte(`{"width":60,"height":40,"layers":[` + strings.Join(layers, ",") + `]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,12 +92,12 @@ func TestEachImageIsFetchedAndEmbeddedOnce(t *testing.T) {
 // layer with the reason, without being decoded.
 func TestAnImageOverTheRenderBudgetFailsBeforeDecoding(t *testing.T) {
 	r := New(images{"https://img/huge.png": {Data: encodedPNG(t, 10_000, 10_000), Format: "png"}}, NewFonts(nil))
-	for name, render := range map[string]func(*design.Document) error{
-		"pdf": func(d *design.Document) error {
+	for name, render := range map[string]func(*designdoc.Document) error{
+		"pdf": func(d *designdoc.Document) error {
 			_, err := r.PDF(context.Background(), d, Settings{DPI: 300})
 			return err
 		},
-		"png": func(d *design.Document) error {
+		"png": func(d *designdoc.Document) error {
 			_, err := r.PNG(context.Background(), d, 0, Settings{DPI: 72})
 			return err
 		},

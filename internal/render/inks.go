@@ -10,7 +10,7 @@ import (
 	"github.com/tdewolff/canvas"
 
 	"github.com/platen-print/platen/internal/contour"
-	"github.com/platen-print/platen/internal/design"
+	"github.com/platen-print/platen/internal/designdoc"
 	"github.com/platen-print/platen/third_party/canvaspdf"
 )
 
@@ -26,7 +26,7 @@ var cutLook = [4]float64{0, 1, 0, 0}
 // (process CMYK or a spot colour) that the PDF writes as such and the
 // raster draws as its look. overprint applies to inks only: an sRGB
 // colour always knocks out what is beneath it.
-func paint(c design.Color, opacity float64, overprint bool) canvas.Paint {
+func paint(c designdoc.Color, opacity float64, overprint bool) canvas.Paint {
 	look := rgba(c, opacity)
 	if c.Ink == nil {
 		return canvas.Paint{Color: look}
@@ -66,11 +66,11 @@ func strokeCut(c *canvas.Context, p page, x, y float64, path *canvas.Path) {
 // cut draws a cut layer: a rectangle (corners rounded by radius), an
 // ellipse in the layer's box, or an SVG path from x, y in the document's
 // unit.
-func (r *Renderer) cut(c *canvas.Context, p page, l design.Layer, b box) error {
+func (r *Renderer) cut(c *canvas.Context, p page, l designdoc.Layer, b box) error {
 	switch l.Shape {
-	case design.CutEllipse:
+	case designdoc.CutEllipse:
 		strokeCut(c, p, b.x+b.w/2, b.y+b.h/2, canvas.Ellipse(b.w/2, b.h/2))
-	case design.CutPath:
+	case designdoc.CutPath:
 		path, err := canvas.ParseSVGPath(l.SVGPath)
 		if err != nil {
 			return fmt.Errorf("path: %v", err)
@@ -86,7 +86,7 @@ func (r *Renderer) cut(c *canvas.Context, p page, l design.Layer, b box) error {
 
 // pathBox is a cut path's bounding box on the page, which its rotation
 // turns about.
-func (p page) pathBox(l design.Layer) box {
+func (p page) pathBox(l designdoc.Layer) box {
 	b := p.layerBox(l)
 	x0, y0, x1, y1 := p.doc.ToMM(l.PathBox[0]), p.doc.ToMM(l.PathBox[1]), p.doc.ToMM(l.PathBox[2]), p.doc.ToMM(l.PathBox[3])
 	return box{x: b.x + x0, y: b.y + y0, w: x1 - x0, h: y1 - y0}

@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/platen-print/platen/internal/design"
+	"github.com/platen-print/platen/internal/designdoc"
 	"github.com/platen-print/platen/internal/iccprofile"
 	"github.com/platen-print/platen/internal/pdfxtest"
 	"github.com/platen-print/platen/internal/testtools"
@@ -63,7 +63,7 @@ func stickerRenderer(t testing.TB) *Renderer {
 
 func renderFile(t *testing.T, r *Renderer, doc string, settings Settings) (string, []byte) {
 	t.Helper()
-	parsed, err := design.Parse([]byte(doc))
+	parsed, err := designdoc.Parse([]byte(doc))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +196,7 @@ func TestCutShapes(t *testing.T) {
 // TestSheetsKeepContours imposes the sticker twice on a sheet: each copy
 // keeps its underbase and its cut line in its own place.
 func TestSheetsKeepContours(t *testing.T) {
-	doc, err := design.Parse([]byte(stickerDoc))
+	doc, err := designdoc.Parse([]byte(stickerDoc))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +233,7 @@ func TestSheetsKeepContours(t *testing.T) {
 // spot colours' looks, but not the plates that overprint (the underbase)
 // nor the cut line.
 func TestPNGLeavesPlatesOut(t *testing.T) {
-	doc, err := design.Parse([]byte(stickerDoc))
+	doc, err := designdoc.Parse([]byte(stickerDoc))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/tdewolff/canvas"
 	"github.com/tdewolff/canvas/renderers/rasterizer"
 
-	"github.com/platen-print/platen/internal/design"
+	"github.com/platen-print/platen/internal/designdoc"
 )
 
 // ErrTooLarge marks a page too large to raster at the asked DPI: the
@@ -27,7 +27,7 @@ var ErrTooSmall = errors.New("page too small")
 
 // PNG renders one surface at settings.DPI, recording that DPI in the file.
 // Where nothing is painted the PNG is transparent.
-func (r *Renderer) PNG(ctx context.Context, doc *design.Document, surface int, settings Settings) ([]byte, error) {
+func (r *Renderer) PNG(ctx context.Context, doc *designdoc.Document, surface int, settings Settings) ([]byte, error) {
 	if surface < 0 || surface >= len(doc.Surfaces) {
 		return nil, fmt.Errorf("render: no surface %d", surface)
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/tdewolff/canvas"
 
-	"github.com/platen-print/platen/internal/design"
+	"github.com/platen-print/platen/internal/designdoc"
 )
 
 // Warning is a preflight finding: something that prints, but that a
@@ -69,7 +69,7 @@ func (e *LimitError) Error() string { return e.Path + ": " + e.Message }
 // print made with settings (at settings.DPI; 0 leaves out the warnings
 // that compare images with it), and returns what it found, in layer order.
 // A finding past one of limits is returned as a *LimitError instead.
-func (r *Renderer) Preflight(ctx context.Context, doc *design.Document, settings Settings, limits Limits, surfaces ...int) ([]Warning, error) {
+func (r *Renderer) Preflight(ctx context.Context, doc *designdoc.Document, settings Settings, limits Limits, surfaces ...int) ([]Warning, error) {
 	if len(surfaces) == 0 {
 		for i := range doc.Surfaces {
 			surfaces = append(surfaces, i)
@@ -103,7 +103,7 @@ type preflight struct {
 
 // layers checks layers drawn through m (a group's placement on the page;
 // the identity for a surface's own layers).
-func (c *preflight) layers(ctx context.Context, layers []design.Layer, m canvas.Matrix) error {
+func (c *preflight) layers(ctx context.Context, layers []designdoc.Layer, m canvas.Matrix) error {
 	for _, l := range layers {
 		if err := c.layer(ctx, l, m); err != nil {
 			return err
@@ -112,34 +112,34 @@ func (c *preflight) layers(ctx context.Context, layers []design.Layer, m canvas.
 	return nil
 }
 
-func (c *preflight) layer(ctx context.Context, l design.Layer, m canvas.Matrix) error {
+func (c *preflight) layer(ctx context.Context, l designdoc.Layer, m canvas.Matrix) error {
 	b := c.p.layerBox(l)
 	switch l.Type {
-	case design.ImageLayer:
+	case designdoc.ImageLayer:
 		if err := c.image(ctx, l, b, m); err != nil {
 			return err
 		}
 		return c.safeArea(l, b, false, m)
-	case design.TextLayer:
+	case designdoc.TextLayer:
 		extent, err := c.textBox(l, b)
 		if err != nil {
 			return &LayerError{Path: l.Path, Err: err}
 		}
 		return c.safeArea(l, extent, true, m)
-	case design.RectLayer, design.EllipseLayer, design.PathLayer, design.LineLayer:
+	case designdoc.RectLayer, designdoc.EllipseLayer, designdoc.PathLayer, designdoc.LineLayer:
 		if l.Stroke != nil && l.StrokeWidth > 0 {
 			if pt := c.p.doc.ToMM(l.StrokeWidth) * scaleOf(m) * ptPerMM; pt < MinStrokePt {
 				c.warn(l, WarnHairline, "its stroke is %s pt wide, thinner than %s pt: presses drop or break up such lines", short(pt), short(MinStrokePt))
 			}
 		}
-		if l.Type == design.LineLayer {
+		if l.Type == designdoc.LineLayer {
 			return nil
 		}
 		if l.SVGPath != "" && l.ViewBox == nil {
 			b = c.p.pathBox(l)
 		}
 		return c.safeArea(l, b, false, m)
-	case design.GroupLayer:
+	case designdoc.GroupLayer:
 		return c.layers(ctx, l.Layers, m.Mul(c.p.groupMatrix(l)))
 	}
 	return nil
@@ -149,7 +149,7 @@ func (c *preflight) layer(ctx context.Context, l design.Layer, m canvas.Matrix) 
 func scaleOf(m canvas.Matrix) float64 { return math.Sqrt(math.Abs(m.Det())) }
 
 // groupMatrix is what enterGroup does to a context, as a matrix.
-func (p page) groupMatrix(g design.Layer) canvas.Matrix {
+func (p page) groupMatrix(g designdoc.Layer) canvas.Matrix {
 	return canvas.Identity.Translate(p.bleed+p.doc.ToMM(g.X), p.bleed+p.doc.ToMM(g.Y)).
 		Rotate(g.Rotation).Scale(g.Scale, g.Scale).Translate(-p.bleed, -p.bleed)
 }
@@ -158,7 +158,7 @@ const ptPerMM = 72 / 25.4
 
 // image checks an image's effective resolution: its pixels over the size
 // they print at (the lower of the two axes, for fill).
-func (c *preflight) image(ctx context.Context, l design.Layer, b box, m canvas.Matrix) error {
+func (c *preflight) image(ctx context.Context, l designdoc.Layer, b box, m canvas.Matrix) error {
 	img, err := c.p.images.get(ctx, l.Src)
 	if err != nil {
 		return &LayerError{Path: l.Path, Err: err}
@@ -192,7 +192,7 @@ func (c *preflight) image(ctx context.Context, l design.Layer, b box, m canvas.M
 
 // textBox is where a text layer's lines are drawn, unrotated: as the
 // renderer sets them.
-func (c *preflight) textBox(l design.Layer, b box) (box, error) {
+func (c *preflight) textBox(l designdoc.Layer, b box) (box, error) {
 	t, err := layoutText(c.p, l)
 	if err != nil {
 		return box{}, err
@@ -208,7 +208,7 @@ func (c *preflight) textBox(l design.Layer, b box) (box, error) {
 // safe margin inside the trim. Text must keep it on every side; an image
 // or shape may cross it on a side where it runs on into the bleed, as a
 // background does.
-func (c *preflight) safeArea(l design.Layer, b box, isText bool, m canvas.Matrix) error {
+func (c *preflight) safeArea(l designdoc.Layer, b box, isText bool, m canvas.Matrix) error {
 	if b.w <= 0 && b.h <= 0 {
 		return nil
 	}
@@ -270,7 +270,7 @@ func placed(b box, m canvas.Matrix) box {
 	return box{x: minX, y: minY, w: maxX - minX, h: maxY - minY}
 }
 
-func (c *preflight) warn(l design.Layer, code, format string, args ...any) {
+func (c *preflight) warn(l designdoc.Layer, code, format string, args ...any) {
 	c.found = append(c.found, Warning{Code: code, Path: l.Path, Message: fmt.Sprintf(format, args...)})
 }
 

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/platen-print/platen/internal/design"
+	"github.com/platen-print/platen/internal/designdoc"
 )
 
 func pngOf(t *testing.T, w, h int) []byte {
@@ -29,7 +29,7 @@ func preflightOf(t *testing.T, layers string, limits Limits) ([]Warning, error) 
 	// 1181 px over 100 mm is exactly 300 ppi; 400 px is 102 ppi.
 	r := New(images{"https://x/sharp.png": {Data: pngOf(t, 1181, 1181), Format: "png"},
 		"https://x/soft.png": {Data: pngOf(t, 400, 400), Format: "png"}}, NewFonts(nil))
-	doc, err := design.Parse([]byte(`{"width": 100, "height": 100, "bleed": 3, "layers": [` + layers + `]}`))
+	doc, err := designdoc.Parse([]byte(`{"width": 100, "height": 100, "bleed": 3, "layers": [` + layers + `]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestPreflightLimits(t *testing.T) {
 // out instead of failing.
 func TestMissingGlyphsTheSettingsAllow(t *testing.T) {
 	r := New(images{}, NewFonts(nil))
-	doc, err := design.Parse([]byte(`{"width": 100, "height": 40, "layers": [{"type": "text", "text": "Ada \ue000", "size": 18, "x": 5, "y": 5, "width": 90}]}`))
+	doc, err := designdoc.Parse([]byte(`{"width": 100, "height": 40, "layers": [{"type": "text", "text": "Ada \ue000", "size": 18, "x": 5, "y": 5, "width": 90}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ import (
 
 	"github.com/tdewolff/canvas"
 
-	"github.com/platen-print/platen/internal/design"
+	"github.com/platen-print/platen/internal/designdoc"
 	"github.com/platen-print/platen/third_party/canvaspdf"
 )
 
@@ -119,7 +119,7 @@ func (e *LayerError) Unwrap() error { return e.Err }
 // PDF renders the surfaces (all when none are named) as one PDF, a page
 // each. settings.DPI, when set, is the print's resolution: images far
 // above it are scaled down to it.
-func (r *Renderer) PDF(ctx context.Context, doc *design.Document, settings Settings, surfaces ...int) ([]byte, error) {
+func (r *Renderer) PDF(ctx context.Context, doc *designdoc.Document, settings Settings, surfaces ...int) ([]byte, error) {
 	if len(surfaces) == 0 {
 		for i := range doc.Surfaces {
 			surfaces = append(surfaces, i)
@@ -153,7 +153,7 @@ func (r *Renderer) PDF(ctx context.Context, doc *design.Document, settings Setti
 // page is a surface's geometry in millimetres: the trim box plus bleed on
 // every side.
 type page struct {
-	doc *design.Document
+	doc *designdoc.Document
 	// allowMissing lets characters no font has be left out of text (the
 	// document's missing_glyphs "warn", or the settings' allowing it).
 	allowMissing  bool
@@ -167,7 +167,7 @@ type page struct {
 
 // newPage is doc's page, drawn with settings' cut spot and missing glyphs
 // rule.
-func newPage(doc *design.Document, settings Settings, fonts *fontSet, images *imageSet) page {
+func newPage(doc *designdoc.Document, settings Settings, fonts *fontSet, images *imageSet) page {
 	p := page{doc: doc, fonts: fonts, images: images, cutSpot: cmp.Or(settings.CutSpot, DefaultCutSpot),
 		bleed: doc.ToMM(doc.Bleed), trimW: doc.ToMM(doc.Width), trimH: doc.ToMM(doc.Height)}
 	p.allowMissing = doc.MissingGlyphs == "warn" || settings.AllowMissingGlyphs
@@ -189,7 +189,7 @@ func (p page) bleedBox() canvas.Rect {
 // box is a layer's frame on the page: mm from the page's top-left corner.
 type box struct{ x, y, w, h float64 }
 
-func (p page) layerBox(l design.Layer) box {
+func (p page) layerBox(l designdoc.Layer) box {
 	return box{x: p.bleed + p.doc.ToMM(l.X), y: p.bleed + p.doc.ToMM(l.Y), w: p.doc.ToMM(l.Width), h: p.doc.ToMM(l.Height)}
 }
 
@@ -208,7 +208,7 @@ type target interface {
 	plates() bool
 }
 
-func (r *Renderer) draw(ctx context.Context, t target, p page, s design.Surface) error {
+func (r *Renderer) draw(ctx context.Context, t target, p page, s designdoc.Surface) error {
 	c := canvas.NewContext(t)
 	c.SetCoordSystem(canvas.CartesianIV)
 	return r.drawOn(ctx, c, t, p, s)
@@ -216,7 +216,7 @@ func (r *Renderer) draw(ctx context.Context, t target, p page, s design.Surface)
 
 // drawOn draws surface s of page p on c, in c's current coordinates: a
 // page of its own, or a slot of a press sheet.
-func (r *Renderer) drawOn(ctx context.Context, c *canvas.Context, t target, p page, s design.Surface) error {
+func (r *Renderer) drawOn(ctx context.Context, c *canvas.Context, t target, p page, s designdoc.Surface) error {
 	if bg := p.doc.Background; bg != nil {
 		c.SetFill(paint(*bg, 1, false))
 		c.SetStrokeColor(canvas.Transparent)
@@ -227,7 +227,7 @@ func (r *Renderer) drawOn(ctx context.Context, c *canvas.Context, t target, p pa
 
 // layers draws layers in order, each at opacity times its own (a group's
 // opacity is passed on to its layers).
-func (r *Renderer) layers(ctx context.Context, c *canvas.Context, t target, p page, layers []design.Layer, opacity float64) error {
+func (r *Renderer) layers(ctx context.Context, c *canvas.Context, t target, p page, layers []designdoc.Layer, opacity float64) error {
 	for _, l := range layers {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -244,15 +244,15 @@ func (r *Renderer) layers(ctx context.Context, c *canvas.Context, t target, p pa
 	return nil
 }
 
-func (r *Renderer) layer(ctx context.Context, c *canvas.Context, t target, p page, l design.Layer) error {
-	if l.Type == design.CutLayer && !t.plates() {
+func (r *Renderer) layer(ctx context.Context, c *canvas.Context, t target, p page, l designdoc.Layer) error {
+	if l.Type == designdoc.CutLayer && !t.plates() {
 		return nil
 	}
 	b := p.layerBox(l)
 	c.Push()
 	defer c.Pop()
 	c.ResetStyle()
-	if l.Type == design.GroupLayer {
+	if l.Type == designdoc.GroupLayer {
 		p.enterGroup(c, l)
 	} else if l.Rotation != 0 {
 		cx, cy := p.pivot(l, b)
@@ -269,23 +269,23 @@ func (r *Renderer) layer(ctx context.Context, c *canvas.Context, t target, p pag
 }
 
 // paintLayer draws l, in its box b, on c as already turned and clipped.
-func (r *Renderer) paintLayer(ctx context.Context, c *canvas.Context, t target, p page, l design.Layer, b box) error {
+func (r *Renderer) paintLayer(ctx context.Context, c *canvas.Context, t target, p page, l designdoc.Layer, b box) error {
 	switch l.Type {
-	case design.RectLayer, design.EllipseLayer, design.LineLayer, design.PathLayer:
+	case designdoc.RectLayer, designdoc.EllipseLayer, designdoc.LineLayer, designdoc.PathLayer:
 		return r.shape(c, p, l, b)
-	case design.TextLayer:
+	case designdoc.TextLayer:
 		return r.text(c, p, l, b)
-	case design.ImageLayer:
+	case designdoc.ImageLayer:
 		return r.image(ctx, c, t, p, l, b)
-	case design.GroupLayer:
+	case designdoc.GroupLayer:
 		return r.layers(ctx, c, t, p, l.Layers, l.Opacity)
-	case design.CutLayer:
+	case designdoc.CutLayer:
 		return r.cut(c, p, l, b)
 	}
 	return fmt.Errorf("unknown layer type %q", l.Type)
 }
 
-func (r *Renderer) text(c *canvas.Context, p page, l design.Layer, b box) error {
+func (r *Renderer) text(c *canvas.Context, p page, l designdoc.Layer, b box) error {
 	t, err := layoutText(p, l)
 	if err != nil {
 		return err
@@ -299,7 +299,7 @@ func (r *Renderer) text(c *canvas.Context, p page, l design.Layer, b box) error 
 // RIP keeps both inks there, where an image painted over the underbase
 // would knock the underbase out. The contours are traced first, so that a
 // PDF embeds the pixels the tracing decoded rather than decode them again.
-func (r *Renderer) image(ctx context.Context, c *canvas.Context, t target, p page, l design.Layer, b box) error {
+func (r *Renderer) image(ctx context.Context, c *canvas.Context, t target, p page, l designdoc.Layer, b box) error {
 	img, err := p.images.get(ctx, l.Src)
 	if err != nil {
 		return err
@@ -344,7 +344,7 @@ func (r *Renderer) image(ctx context.Context, c *canvas.Context, t target, p pag
 // the part of it that shows (shown, within b): the source fitted to the
 // box, or, with crop, the cropped part fitted to the box and the rest of
 // the source around it, cut off.
-func placeImage(l design.Layer, b box, cfg image.Config) (frame, shown box, err error) {
+func placeImage(l designdoc.Layer, b box, cfg image.Config) (frame, shown box, err error) {
 	if l.Crop == nil {
 		frame = fit(l.Fit, b, cfg.Width, cfg.Height)
 		return frame, b, nil
@@ -367,7 +367,7 @@ func intersect(a, b box) box {
 }
 
 // flip mirrors what is drawn next across b's middle, as l's flip says.
-func flip(c *canvas.Context, l design.Layer, b box) {
+func flip(c *canvas.Context, l designdoc.Layer, b box) {
 	if l.FlipX {
 		c.ReflectXAbout(b.x + b.w/2)
 	}
@@ -394,7 +394,7 @@ func fitSize(mode string, b box, w, h float64) box {
 	return box{x: b.x + (b.w-dw)/2, y: b.y + (b.h-dh)/2, w: dw, h: dh}
 }
 
-func rgba(c design.Color, opacity float64) color.RGBA {
+func rgba(c designdoc.Color, opacity float64) color.RGBA {
 	a := float64(c.A) * opacity / 255
 	// canvas wants premultiplied colour.
 	return color.RGBA{R: uint8(float64(c.R)*a + 0.5), G: uint8(float64(c.G)*a + 0.5), B: uint8(float64(c.B)*a + 0.5), A: uint8(255*a + 0.5)}

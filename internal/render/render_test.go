@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/platen-print/platen/internal/design"
+	"github.com/platen-print/platen/internal/designdoc"
 	"github.com/platen-print/platen/internal/iccprofile"
 	"github.com/platen-print/platen/internal/pdfxtest"
 	"github.com/platen-print/platen/internal/poppler"
@@ -40,9 +40,9 @@ const photoSrc = "https://example.com/photo.jpg"
 // reference returns a renderer that holds the reference page's photo, the
 // page (internal/render/reference, also what platen-bench renders) and the
 // photo's bytes.
-func reference(t testing.TB) (*Renderer, *design.Document, []byte) {
+func reference(t testing.TB) (*Renderer, *designdoc.Document, []byte) {
 	t.Helper()
-	doc, err := design.Parse(benchref.Document(photoSrc))
+	doc, err := designdoc.Parse(benchref.Document(photoSrc))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,8 +243,8 @@ func TestLayouts(t *testing.T) {
 		return buf.Bytes()
 	}()
 	r := New(images{"https://x/g.png": {Data: square, Format: "png"}}, NewFonts(nil))
-	page := func(layer string) *design.Document {
-		doc, err := design.Parse([]byte(`{"width": 100, "height": 100, "background": "#ffffff", "layers": [` + layer + `]}`))
+	page := func(layer string) *designdoc.Document {
+		doc, err := designdoc.Parse([]byte(`{"width": 100, "height": 100, "background": "#ffffff", "layers": [` + layer + `]}`))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -298,7 +298,7 @@ func TestLayerErrors(t *testing.T) {
 		`{"type": "image", "src": "https://x/missing.png", "width": 1, "height": 1}`: "surfaces[0].layers[1]: image https://x/missing.png answered 404 Not Found",
 		`{"type": "image", "src": "https://x/bad.jpg", "width": 1, "height": 1}`:     "surfaces[0].layers[1]: the jpeg image cannot be read",
 	} {
-		doc, err := design.Parse([]byte(`{"width": 10, "height": 10, "surfaces": [{"layers": [{"type": "rect", "width": 1, "height": 1, "fill": "#000"}, ` + layer + `]}]}`))
+		doc, err := designdoc.Parse([]byte(`{"width": 10, "height": 10, "surfaces": [{"layers": [{"type": "rect", "width": 1, "height": 1, "fill": "#000"}, ` + layer + `]}]}`))
 		if err != nil {
 			t.Fatal(err)
 		}

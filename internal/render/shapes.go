@@ -6,12 +6,12 @@ import (
 
 	"github.com/tdewolff/canvas"
 
-	"github.com/platen-print/platen/internal/design"
+	"github.com/platen-print/platen/internal/designdoc"
 	"github.com/platen-print/platen/third_party/canvaspdf"
 )
 
 // shape draws a rect, ellipse, line or path layer in its box b.
-func (r *Renderer) shape(c *canvas.Context, p page, l design.Layer, b box) error {
+func (r *Renderer) shape(c *canvas.Context, p page, l designdoc.Layer, b box) error {
 	outline, err := p.layerOutline(l, b)
 	if err != nil {
 		return err
@@ -36,7 +36,7 @@ func (r *Renderer) shape(c *canvas.Context, p page, l design.Layer, b box) error
 }
 
 // setStroke sets l's outline: colour, width, dashes, caps and joins.
-func (p page) setStroke(c *canvas.Context, l design.Layer) {
+func (p page) setStroke(c *canvas.Context, l designdoc.Layer) {
 	c.SetStroke(paint(*l.Stroke, l.Opacity, l.Overprint))
 	c.SetStrokeWidth(p.doc.ToMM(l.StrokeWidth))
 	switch l.LineCap {
@@ -70,16 +70,16 @@ func (p page) setStroke(c *canvas.Context, l design.Layer) {
 
 // layerOutline is a shape layer's outline, from its box's top-left
 // corner (a line's start; a path's own origin), in mm.
-func (p page) layerOutline(l design.Layer, b box) (*canvas.Path, error) {
+func (p page) layerOutline(l designdoc.Layer, b box) (*canvas.Path, error) {
 	switch l.Type {
-	case design.LineLayer:
+	case designdoc.LineLayer:
 		line := &canvas.Path{}
 		line.MoveTo(0, 0)
 		line.LineTo(p.doc.ToMM(l.X2-l.X), p.doc.ToMM(l.Y2-l.Y))
 		return line, nil
-	case design.PathLayer:
+	case designdoc.PathLayer:
 		return p.pathOutline(l.SVGPath, l.ViewBox, b.w, b.h)
-	case design.EllipseLayer:
+	case designdoc.EllipseLayer:
 		return ellipse(b.w, b.h), nil
 	}
 	return canvas.RoundedRectangle(b.w, b.h, math.Min(p.doc.ToMM(l.Radius), math.Min(b.w, b.h)/2)), nil
@@ -106,11 +106,11 @@ func (p page) pathOutline(d string, viewBox *[4]float64, w, h float64) (*canvas.
 
 // pivot is the point l turns about, on the page: its box's centre, but a
 // text's top-left corner, a line's middle and a path's centre.
-func (p page) pivot(l design.Layer, b box) (float64, float64) {
+func (p page) pivot(l designdoc.Layer, b box) (float64, float64) {
 	switch {
-	case l.Type == design.TextLayer:
+	case l.Type == designdoc.TextLayer:
 		return b.x, b.y
-	case l.Type == design.LineLayer:
+	case l.Type == designdoc.LineLayer:
 		return b.x + p.doc.ToMM(l.X2-l.X)/2, b.y + p.doc.ToMM(l.Y2-l.Y)/2
 	case l.SVGPath != "" && l.ViewBox == nil:
 		pb := p.pathBox(l)
@@ -122,7 +122,7 @@ func (p page) pivot(l design.Layer, b box) (float64, float64) {
 // enterGroup moves c into g's coordinates: its origin at g's x, y, turned
 // by its rotation about that origin and scaled by its scale. Its layers'
 // boxes (which count the bleed from the page's corner) then land in it.
-func (p page) enterGroup(c *canvas.Context, g design.Layer) {
+func (p page) enterGroup(c *canvas.Context, g designdoc.Layer) {
 	c.Translate(p.bleed+p.doc.ToMM(g.X), p.bleed+p.doc.ToMM(g.Y))
 	if g.Rotation != 0 {
 		c.Rotate(g.Rotation)
@@ -135,19 +135,19 @@ func (p page) enterGroup(c *canvas.Context, g design.Layer) {
 
 // clipPath is l's clip in c's coordinates: from the layer's x, y (a
 // group's origin), turned with it.
-func (p page) clipPath(l design.Layer, b box) *canvas.Path {
+func (p page) clipPath(l designdoc.Layer, b box) *canvas.Path {
 	s := l.Clip
 	x, y := b.x, b.y
-	if l.Type == design.GroupLayer {
+	if l.Type == designdoc.GroupLayer {
 		x, y = p.bleed, p.bleed
 	}
 	x, y = x+p.doc.ToMM(s.X), y+p.doc.ToMM(s.Y)
 	w, h := p.doc.ToMM(s.Width), p.doc.ToMM(s.Height)
 	var outline *canvas.Path
 	switch s.Kind {
-	case design.CutEllipse:
+	case designdoc.CutEllipse:
 		outline = ellipse(w, h)
-	case design.CutPath:
+	case designdoc.CutPath:
 		// The path parsed when the document did: it cannot fail here.
 		outline, _ = p.pathOutline(s.SVGPath, s.ViewBox, w, h)
 	default:
@@ -160,8 +160,8 @@ func (p page) clipPath(l design.Layer, b box) *canvas.Path {
 // outline is drawn in: the layer's box from its corner, but a path drawn
 // at its own size spans its own bounds, which need not start at its
 // origin.
-func (p page) gradientBox(l design.Layer, b box) box {
-	if l.Type == design.PathLayer && l.ViewBox == nil {
+func (p page) gradientBox(l designdoc.Layer, b box) box {
+	if l.Type == designdoc.PathLayer && l.ViewBox == nil {
 		return box{x: p.doc.ToMM(l.PathBox[0]), y: p.doc.ToMM(l.PathBox[1]), w: b.w, h: b.h}
 	}
 	return box{w: b.w, h: b.h}
@@ -170,7 +170,7 @@ func (p page) gradientBox(l design.Layer, b box) box {
 // gradientPaint is g over the box b (in the coordinates of the outline it
 // fills), faded by opacity: an sRGB gradient, or one in inks when any
 // stop is cmyk() or spot().
-func gradientPaint(g design.Gradient, b box, opacity float64, overprint bool) canvas.Paint {
+func gradientPaint(g designdoc.Gradient, b box, opacity float64, overprint bool) canvas.Paint {
 	var look canvas.Gradient
 	grad := make(canvas.Grad, 0, len(g.Stops))
 	for _, s := range g.Stops {
@@ -208,7 +208,7 @@ func gradientPaint(g design.Gradient, b box, opacity float64, overprint bool) ca
 // gradientGeometry places g in the box b: a linear gradient's line
 // through the box's centre at its angle, long enough that its ends touch
 // the box's corners (as CSS's); a radial one's centre and radius.
-func gradientGeometry(g design.Gradient, b box) (start, end, center canvas.Point, radius float64) {
+func gradientGeometry(g designdoc.Gradient, b box) (start, end, center canvas.Point, radius float64) {
 	w, h := b.w, b.h
 	center = canvas.Point{X: b.x + w/2, Y: b.y + h/2}
 	if g.Radial {

@@ -9,14 +9,14 @@ import (
 
 	"github.com/tdewolff/canvas"
 
-	"github.com/platen-print/platen/internal/design"
+	"github.com/platen-print/platen/internal/designdoc"
 	"github.com/platen-print/platen/third_party/canvaspdf"
 )
 
 // Placement is one copy of a design's surface on a press sheet. Lengths
 // are millimetres from the sheet's top-left corner.
 type Placement struct {
-	Doc     *design.Document
+	Doc     *designdoc.Document
 	Surface int
 	// The slot: the design's trim box is centred in it.
 	X, Y, Width, Height float64

@@ -11,7 +11,7 @@ import (
 	"github.com/tdewolff/canvas"
 	"github.com/tdewolff/canvas/text"
 
-	"github.com/platen-print/platen/internal/design"
+	"github.com/platen-print/platen/internal/designdoc"
 )
 
 // Text is set by Platen's own layout rather than canvas's text box, which
@@ -48,7 +48,7 @@ const (
 // that has the characters its own lacks) and what it measures at the
 // layer's sizes.
 type textStyle struct {
-	span    design.Span
+	span    designdoc.Span
 	font    *canvas.Font
 	face    *canvas.FontFace // at the span's own size
 	spacing float64          // letter spacing, mm a character
@@ -82,7 +82,7 @@ type textLayout struct {
 
 // layoutText sets l's text: at its own sizes, or, with fit "shrink", at
 // the largest scale of them at which it fits its box.
-func layoutText(p page, l design.Layer) (*textLayout, error) {
+func layoutText(p page, l designdoc.Layer) (*textLayout, error) {
 	styles, pieces, runs, missing, err := splitText(p, l)
 	if err != nil {
 		return nil, err
@@ -118,7 +118,7 @@ func layoutText(p page, l design.Layer) (*textLayout, error) {
 
 // minShrinkScale is the scale that sets the layer's largest span at
 // minShrinkPt.
-func minShrinkScale(l design.Layer) float64 {
+func minShrinkScale(l designdoc.Layer) float64 {
 	largest := 0.0
 	for _, s := range l.Spans {
 		largest = math.Max(largest, s.Size)
@@ -130,7 +130,7 @@ func minShrinkScale(l design.Layer) float64 {
 // breaks) of one font each, measured: each character in the span's font,
 // or, where that font lacks it, in the first font of the fallback chain
 // that has it. Characters no font has are left out and returned.
-func splitText(p page, l design.Layer) ([]textStyle, []piece, map[runKey]*canvas.Text, []rune, error) {
+func splitText(p page, l designdoc.Layer) ([]textStyle, []piece, map[runKey]*canvas.Text, []rune, error) {
 	s := &splitter{p: p, l: l, index: map[styleKey]int{}, runs: map[runKey]*canvas.Text{}}
 	for i, span := range l.Spans {
 		if err := s.span(i, span); err != nil {
@@ -149,7 +149,7 @@ type runKey struct {
 // splitter is splitText's state.
 type splitter struct {
 	p       page
-	l       design.Layer
+	l       designdoc.Layer
 	styles  []textStyle
 	index   map[styleKey]int
 	pieces  []piece
@@ -162,7 +162,7 @@ type styleKey struct {
 	font *canvas.Font
 }
 
-func (s *splitter) span(i int, span design.Span) error {
+func (s *splitter) span(i int, span designdoc.Span) error {
 	own, err := s.p.fonts.font(span.Font)
 	if err != nil {
 		return err
@@ -235,7 +235,7 @@ func (s *splitter) noteMissing(r rune) {
 
 // style is the index of the style of span i in font, made when first
 // needed.
-func (s *splitter) style(i int, span design.Span, font *canvas.Font) int {
+func (s *splitter) style(i int, span designdoc.Span, font *canvas.Font) int {
 	key := styleKey{span: i, font: font}
 	n, ok := s.index[key]
 	if !ok {
@@ -314,7 +314,7 @@ func invisible(r rune) bool {
 
 // missingError is the reason a text fails when no font has some of its
 // characters.
-func missingError(p page, l design.Layer, missing []rune) error {
+func missingError(p page, l designdoc.Layer, missing []rune) error {
 	var codes []string
 	for _, r := range missing {
 		codes = append(codes, fmt.Sprintf("U+%04X", r))
@@ -335,7 +335,7 @@ func missingError(p page, l design.Layer, missing []rune) error {
 
 // setLines breaks pieces into lines no wider than boxW (0: no box) at
 // scale, and places them.
-func setLines(styles []textStyle, pieces []piece, l design.Layer, boxW, boxH, scale float64) *textLayout {
+func setLines(styles []textStyle, pieces []piece, l designdoc.Layer, boxW, boxH, scale float64) *textLayout {
 	t := &textLayout{styles: styles, scale: scale, fits: true}
 	var line textLine
 	for i := 0; i < len(pieces); {
@@ -383,7 +383,7 @@ func (t *textLayout) addLine(line textLine) {
 
 // place sets each line's box below the one before it, as line_height
 // says, then moves them all as valign says; and notes whether they fit.
-func (t *textLayout) place(l design.Layer, boxW, boxH float64) {
+func (t *textLayout) place(l designdoc.Layer, boxW, boxH float64) {
 	y := 0.0
 	for i := range t.lines {
 		line := &t.lines[i]
@@ -469,7 +469,7 @@ func lineX(align string, boxW, lineW float64) float64 {
 
 // bounds is the set text's extent from the layer's x, y (before its
 // rotation), in mm.
-func (t *textLayout) bounds(l design.Layer, boxW float64) box {
+func (t *textLayout) bounds(l designdoc.Layer, boxW float64) box {
 	x0, x1 := math.Inf(1), math.Inf(-1)
 	for _, line := range t.lines {
 		x := lineX(l.Align, boxW, line.width)
@@ -484,7 +484,7 @@ func (t *textLayout) bounds(l design.Layer, boxW float64) box {
 
 // draw paints the set text with its top-left corner at x, y: each line's
 // consecutive pieces of one style as one run, shaped once.
-func (t *textLayout) draw(c *canvas.Context, l design.Layer, x, y, boxW float64) {
+func (t *textLayout) draw(c *canvas.Context, l designdoc.Layer, x, y, boxW float64) {
 	for _, line := range t.lines {
 		cursor := x + lineX(l.Align, boxW, line.width)
 		for i := 0; i < len(line.pieces); {
@@ -537,7 +537,7 @@ func (t *textLayout) drawRun(c *canvas.Context, face *canvas.FontFace, spacing f
 
 // decorate draws a piece's underline and line through, as wide as its
 // advance, from the font's own positions and thicknesses.
-func (t *textLayout) decorate(c *canvas.Context, l design.Layer, s textStyle, face *canvas.FontFace, x, baseline, width float64) {
+func (t *textLayout) decorate(c *canvas.Context, l designdoc.Layer, s textStyle, face *canvas.FontFace, x, baseline, width float64) {
 	if !s.span.Underline && !s.span.Linethrough {
 		return
 	}

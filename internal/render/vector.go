@@ -5,7 +5,7 @@ import (
 
 	"github.com/tdewolff/canvas"
 
-	"github.com/platen-print/platen/internal/design"
+	"github.com/platen-print/platen/internal/designdoc"
 	"github.com/platen-print/platen/internal/svgart"
 )
 
@@ -15,7 +15,7 @@ import (
 // to it), flipped and faded as a raster is. What only pixels have is
 // refused: a crop in pixels, grayscale, and a die-cut contour or
 // underbase traced from opaque pixels.
-func vectorImage(c *canvas.Context, t target, l design.Layer, b box, art *svgart.Art) error {
+func vectorImage(c *canvas.Context, t target, l designdoc.Layer, b box, art *svgart.Art) error {
 	switch {
 	case l.Crop != nil:
 		return errors.New("crop applies to PNG, JPEG and WebP images, not to SVG: crop the artwork in the SVG itself")

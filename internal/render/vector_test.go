@@ -7,15 +7,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/platen-print/platen/internal/design"
+	"github.com/platen-print/platen/internal/designdoc"
 )
 
 // logo is an SVG of two overlapping shapes: a blue field and a red disc.
 const logo = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 50"><rect width="100" height="50" fill="#3030c0"/><circle cx="75" cy="25" r="20" fill="#c03030"/></svg>`
 
-func vectorDoc(t *testing.T, layer string) *design.Document {
+func vectorDoc(t *testing.T, layer string) *designdoc.Document {
 	t.Helper()
-	d, err := design.Parse([]byte(`{"width": 60, "height": 30, "layers": [{"type": "image", "src": "https://x/logo.svg", "x": 0, "y": 0, "width": 60, "height": 30` + layer + `}]}`))
+	d, err := designdoc.Parse([]byte(`{"width": 60, "height": 30, "layers": [{"type": "image", "src": "https://x/logo.svg", "x": 0, "y": 0, "width": 60, "height": 30` + layer + `}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestSVGImagesAreVectors(t *testing.T) {
 		{"logo", `, "cut_offset": 1`, "cut_offset and underbase trace an image's opaque pixels"},
 		{"bad", "", "script"},
 	} {
-		d, err := design.Parse([]byte(`{"width": 60, "height": 30, "layers": [{"type": "image", "src": "https://x/` + c.src + `.svg", "width": 60, "height": 30` + c.member + `}]}`))
+		d, err := designdoc.Parse([]byte(`{"width": 60, "height": 30, "layers": [{"type": "image", "src": "https://x/` + c.src + `.svg", "width": 60, "height": 30` + c.member + `}]}`))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,7 +64,7 @@ func TestSVGImagesAreVectors(t *testing.T) {
 	}
 }
 
-func vectorPNG(t *testing.T, r *Renderer, d *design.Document) []byte {
+func vectorPNG(t *testing.T, r *Renderer, d *designdoc.Document) []byte {
 	t.Helper()
 	out, err := r.PNG(context.Background(), d, 0, Settings{DPI: 100})
 	if err != nil {

@@ -14,17 +14,16 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"github.com/platen-print/platen/gen/openapi"
-	"github.com/platen-print/platen/internal/apiservices"
-	"github.com/platen-print/platen/internal/openapigen"
+	"github.com/platen-print/platen/internal/openapidoc"
 	"github.com/platen-print/platen/internal/operators"
 	"github.com/platen-print/platen/internal/platentest"
 )
 
 // The generator learns which methods are implemented from
-// apiservices.Types: they must be the types the server registers.
+// openapidoc.Types: they must be the types the server registers.
 func TestAPIServiceTypesAreRegistered(t *testing.T) {
 	s := platentest.Start(t, platentest.SQLite())
-	if got, want := s.RegisteredTypes(), apiservices.Types(); !reflect.DeepEqual(got, want) {
+	if got, want := s.RegisteredTypes(), openapidoc.Types(); !reflect.DeepEqual(got, want) {
 		t.Errorf("registered %v, apiservices.Types says %v", got, want)
 	}
 }
@@ -32,7 +31,7 @@ func TestAPIServiceTypesAreRegistered(t *testing.T) {
 // The document lists a gateway route exactly when its method is
 // implemented; an unimplemented one answers 501 and is not listed.
 func TestOpenAPIListsImplementedRoutes(t *testing.T) {
-	unimplemented, err := openapigen.Unimplemented(protoregistry.GlobalFiles, openapigen.Package, apiservices.Types())
+	unimplemented, err := openapidoc.Unimplemented(protoregistry.GlobalFiles, openapidoc.Package, openapidoc.Types())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +51,7 @@ func TestOpenAPIListsImplementedRoutes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	protoregistry.GlobalFiles.RangeFilesByPackage(openapigen.Package, func(fd protoreflect.FileDescriptor) bool {
+	protoregistry.GlobalFiles.RangeFilesByPackage(openapidoc.Package, func(fd protoreflect.FileDescriptor) bool {
 		for i := 0; i < fd.Services().Len(); i++ {
 			methods := fd.Services().Get(i).Methods()
 			for j := 0; j < methods.Len(); j++ {

@@ -8,7 +8,7 @@ import (
 
 	renderv1 "github.com/platen-print/platen/gen/platen/render/v1"
 	"github.com/platen-print/platen/internal/prints"
-	"github.com/platen-print/platen/internal/rendersup"
+	"github.com/platen-print/platen/internal/renderproc"
 )
 
 // previewWorkers is how many panel previews render at once: a quarter of
@@ -28,7 +28,7 @@ func (s *Server) previewClient(prints renderv1.RenderServiceClient, workers int)
 	}
 	cfg := RenderProcesses(s.cfg.Render, s.cfg.LogLevel, workers)
 	cfg.Limits.Time, cfg.Limits.CPU = s.previewTimeout(), s.previewTimeout()
-	sup, err := rendersup.Start(cfg)
+	sup, err := renderproc.Start(cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -16,15 +16,15 @@ import (
 	"github.com/platen-print/platen/internal/batches"
 	"github.com/platen-print/platen/internal/catalog"
 	"github.com/platen-print/platen/internal/config"
+	"github.com/platen-print/platen/internal/downloads"
 	"github.com/platen-print/platen/internal/fetch"
 	"github.com/platen-print/platen/internal/files"
 	"github.com/platen-print/platen/internal/fonts"
 	"github.com/platen-print/platen/internal/press"
-	"github.com/platen-print/platen/internal/printfiles"
 	"github.com/platen-print/platen/internal/prints"
 	"github.com/platen-print/platen/internal/queue"
-	"github.com/platen-print/platen/internal/rendersup"
-	"github.com/platen-print/platen/internal/rendersvc"
+	"github.com/platen-print/platen/internal/renderjobs"
+	"github.com/platen-print/platen/internal/renderproc"
 	"github.com/platen-print/platen/internal/storage"
 	"github.com/platen-print/platen/internal/webhooks"
 )
@@ -66,7 +66,7 @@ func (s *Server) startPrinting(ctx context.Context) error {
 		return err
 	}
 	store := s.db.PrintFiles()
-	s.links = printfiles.NewLinks(keys.signer, s.publicURL(), store, s.files)
+	s.links = downloads.NewLinks(keys.signer, s.publicURL(), store, s.files)
 	s.links.ReloadKeysWith(keys.reloadOnMiss)
 	s.refreshLinkKeys(keys)
 	renderWorkers := s.cfg.RenderWorkers
@@ -83,7 +83,7 @@ func (s *Server) startPrinting(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	renderer = rendersvc.Measured(byKind{prints: renderer, previews: previewer}, s.registry)
+	renderer = renderproc.Measured(byKind{prints: renderer, previews: previewer}, s.registry)
 	s.fonts = fonts.NewResolver(s.db.Fonts(), s.sharedFonts)
 	s.previews = prints.NewPreviews(prints.PreviewConfig{
 		Designs: s.db.Prints(), Render: renderer, Files: s.files, Fonts: s.fonts,
@@ -93,9 +93,9 @@ func (s *Server) startPrinting(ctx context.Context) error {
 	workers := river.NewWorkers()
 	settings := catalog.NewResolver(s.db.Catalog())
 	pressSettings := press.NewResolver(s.db.Press())
-	teams := printfiles.NewTeamLimit(renderJobsPerSlot*renderWorkers, renderLinePerSlot*renderWorkers)
-	renders := printfiles.NewTeamLimit(renderWorkers, 0)
-	printfiles.Register(workers, printfiles.Renderer{
+	teams := renderjobs.NewTeamLimit(renderJobsPerSlot*renderWorkers, renderLinePerSlot*renderWorkers)
+	renders := renderjobs.NewTeamLimit(renderWorkers, 0)
+	renderjobs.Register(workers, renderjobs.Renderer{
 		Store:       store,
 		Settings:    settings,
 		Render:      renderer,
@@ -122,17 +122,17 @@ func (s *Server) startPrinting(ctx context.Context) error {
 	})
 	s.queue, err = queue.New(s.db.JobPool(), s.db.Dialect(), workers, queue.Config{
 		Workers:      quickWorkers,
-		Queues:       map[string]int{printfiles.RenderQueue: renderJobsPerSlot*(renderWorkers+1) + renderLinePerSlot*renderWorkers, webhooks.Queue: webhooks.Workers},
+		Queues:       map[string]int{renderjobs.RenderQueue: renderJobsPerSlot*(renderWorkers+1) + renderLinePerSlot*renderWorkers, webhooks.Queue: webhooks.Workers},
 		PollInterval: pollInterval,
 		ID:           s.process,
 		JobTimeout:   time.Minute,
-		RescueAfter:  printfiles.JobTimeout(s.cfg.Render.Timeout) + time.Minute,
+		RescueAfter:  renderjobs.JobTimeout(s.cfg.Render.Timeout) + time.Minute,
 		Logger:       slog.Default(),
 	})
 	if err != nil {
 		return err
 	}
-	s.registry.MustRegister(s.queue.Collector(printfiles.RenderQueue, webhooks.Queue))
+	s.registry.MustRegister(s.queue.Collector(renderjobs.RenderQueue, webhooks.Queue))
 	s.db.SetQueue(JobQueue(s.queue))
 	s.db.SetLinks(s.links)
 	return nil
@@ -153,11 +153,11 @@ func (s *Server) webhookLimits() *webhooks.Limits {
 // JobQueue is the stores' queue on q: renders, file deletes and webhook
 // deliveries. Admin commands use it with an insert-only q.
 func JobQueue(q *queue.Queue) storage.JobQueue {
-	return jobQueue{printfiles.NewJobs(q), webhooks.NewDeliveryJobs(q), batches.NewQueue(q)}
+	return jobQueue{renderjobs.NewJobs(q), webhooks.NewDeliveryJobs(q), batches.NewQueue(q)}
 }
 
 type jobQueue struct {
-	*printfiles.Jobs
+	*renderjobs.Jobs
 	*webhooks.DeliveryJobs
 	*batches.Queue
 }
@@ -173,7 +173,7 @@ type jobQueue struct {
 const renderJobsPerSlot = 2
 
 // renderLinePerSlot is how many of a team's renders may wait in this
-// process for each render the team may run (printfiles.TeamLimit), on top
+// process for each render the team may run (renderjobs.TeamLimit), on top
 // of the jobs above: a burst of one team's orders is worked as fast as the
 // renders go, rather than postponed by half a second or more, while the
 // other teams' jobs still find their slots free.
@@ -184,7 +184,7 @@ const renderLinePerSlot = 8
 // own).
 func (s *Server) renderClient(slots int) (renderv1.RenderServiceClient, error) {
 	if len(s.cfg.RenderAddrs) > 0 {
-		client, closer, err := rendersvc.Dial(s.cfg.RenderAddrs)
+		client, closer, err := renderproc.Dial(s.cfg.RenderAddrs)
 		if err != nil {
 			return nil, fmt.Errorf("--render-addr: %w", err)
 		}
@@ -194,13 +194,13 @@ func (s *Server) renderClient(slots int) (renderv1.RenderServiceClient, error) {
 	// Fonts are loaded here too, so that a broken font file stops serve at
 	// start rather than every render process after it; and so that a
 	// team's font is not named after one of them.
-	shared, err := rendersvc.LoadFonts(s.cfg.FontDir, s.cfg.FallbackFonts)
+	shared, err := renderproc.LoadFonts(s.cfg.FontDir, s.cfg.FallbackFonts)
 	if err != nil {
 		return nil, fmt.Errorf("--font-dir: %w", err)
 	}
 	WarnMissingFallbacks(s.cfg.FallbackFonts)
 	s.sharedFonts = shared.Has
-	sup, err := rendersup.Start(RenderProcesses(s.cfg.Render, s.cfg.LogLevel, slots))
+	sup, err := renderproc.Start(RenderProcesses(s.cfg.Render, s.cfg.LogLevel, slots))
 	if err != nil {
 		return nil, err
 	}
@@ -210,10 +210,10 @@ func (s *Server) renderClient(slots int) (renderv1.RenderServiceClient, error) {
 
 // RenderProcesses is the render supervision of n processes with the
 // settings of r: `platen serve` and `platen render` render alike.
-func RenderProcesses(r config.Render, logLevel string, n int) rendersup.Config {
-	return rendersup.Config{
+func RenderProcesses(r config.Render, logLevel string, n int) renderproc.Config {
+	return renderproc.Config{
 		Processes: n,
-		Limits: rendersup.Limits{
+		Limits: renderproc.Limits{
 			Time: r.Timeout, CPU: r.Timeout,
 			MemoryBytes: int64(r.MemoryMB) << 20,
 		},
@@ -273,7 +273,7 @@ func (s *Server) queueID() string {
 // WarnMissingFallbacks logs the fallback fonts that are not there: a
 // character only they have fails its print, naming it.
 func WarnMissingFallbacks(fallbacks []string) {
-	for _, path := range rendersvc.MissingFallbacks(fallbacks) {
+	for _, path := range renderproc.MissingFallbacks(fallbacks) {
 		slog.Warn("a fallback font is missing: characters only it has fail their prints (Debian: apt install fonts-noto-core fonts-droid-fallback fonts-nanum fonts-symbola; or --fallback-fonts)", "file", path)
 	}
 }

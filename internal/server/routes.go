@@ -10,11 +10,12 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/platen-print/platen/internal/apidocs"
+	"github.com/platen-print/platen/gen/openapi"
+	"github.com/platen-print/platen/internal/downloads"
 	"github.com/platen-print/platen/internal/files"
 	"github.com/platen-print/platen/internal/gateway"
+	"github.com/platen-print/platen/internal/openapidoc"
 	"github.com/platen-print/platen/internal/panel"
-	"github.com/platen-print/platen/internal/printfiles"
 	"github.com/platen-print/platen/internal/readiness"
 )
 
@@ -34,12 +35,12 @@ func (s *Server) routes(gw *gateway.Gateway) http.Handler {
 	}))
 	getOnly("/readyz", http.HandlerFunc(s.ready))
 	getOnly("/metrics", promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{}))
-	getOnly(apidocs.DocumentPath, apidocs.Document())
-	getOnly(apidocs.PagePath, apidocs.Page())
-	getOnly(apidocs.ScriptPath, apidocs.Script())
-	getOnly(printfiles.ItemRoutePrefix+"{item_uid}", http.HandlerFunc(s.links.ServeItem))
-	getOnly(printfiles.ShopRoutePrefix+"{print_id}/{index}", http.HandlerFunc(s.links.ServeShopFile))
-	getOnly(printfiles.BatchRoutePrefix+"{batch_uid}/{index}", http.HandlerFunc(s.links.ServeBatchFile))
+	getOnly(openapidoc.DocumentPath, openapidoc.Document(openapi.Document))
+	getOnly(openapidoc.PagePath, openapidoc.Page())
+	getOnly(openapidoc.ScriptPath, openapidoc.Script())
+	getOnly(downloads.ItemRoutePrefix+"{item_uid}", http.HandlerFunc(s.links.ServeItem))
+	getOnly(downloads.ShopRoutePrefix+"{print_id}/{index}", http.HandlerFunc(s.links.ServeShopFile))
+	getOnly(downloads.BatchRoutePrefix+"{batch_uid}/{index}", http.HandlerFunc(s.links.ServeBatchFile))
 	mux.Handle(files.PathPrefix, s.files.Handler())
 	// The operator panel signs operators in itself (a session cookie), and
 	// acts through the operator API's methods as them.

@@ -29,7 +29,8 @@ import (
 	"github.com/platen-print/platen/internal/batches"
 	"github.com/platen-print/platen/internal/catalog"
 	"github.com/platen-print/platen/internal/config"
-	"github.com/platen-print/platen/internal/designs"
+	"github.com/platen-print/platen/internal/designversions"
+	"github.com/platen-print/platen/internal/downloads"
 	"github.com/platen-print/platen/internal/fetch"
 	"github.com/platen-print/platen/internal/files"
 	"github.com/platen-print/platen/internal/fonts"
@@ -41,7 +42,6 @@ import (
 	"github.com/platen-print/platen/internal/operatorapi"
 	"github.com/platen-print/platen/internal/orders"
 	"github.com/platen-print/platen/internal/press"
-	"github.com/platen-print/platen/internal/printfiles"
 	"github.com/platen-print/platen/internal/prints"
 	"github.com/platen-print/platen/internal/queue"
 	"github.com/platen-print/platen/internal/readiness"
@@ -88,7 +88,7 @@ type Server struct {
 	// webhook targets, by the same address rules; one, so that they share
 	// its connections.
 	fetcher *fetch.Fetcher
-	links   *printfiles.Links
+	links   *downloads.Links
 	// operatorAPI is the operator API, which the panel acts through too.
 	operatorAPI *operatorapi.Service
 	// previews are the panel's first-page images of prints.
@@ -252,7 +252,7 @@ func (s *Server) registerServices(r grpc.ServiceRegistrar) {
 	platenv1.RegisterOrderServiceServer(r, orders.NewService(s.db.Orders(), s.links))
 	catalogService := catalog.NewService(s.db.Catalog())
 	platenv1.RegisterCatalogServiceServer(r, catalogService)
-	platenv1.RegisterDesignServiceServer(r, designs.NewService(s.db.Designs()))
+	platenv1.RegisterDesignServiceServer(r, designversions.NewService(s.db.Designs()))
 	platenv1.RegisterShopServiceServer(r, shop.NewService(s.db.ShopOrders(), s.links))
 	webhookService := webhooks.NewService(s.db.Deliveries(), s.fetcher.CheckURL)
 	platenv1.RegisterWebhookServiceServer(r, webhookService)

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/platen-print/platen/internal/platentest"
-	"github.com/platen-print/platen/internal/printfiles"
+	"github.com/platen-print/platen/internal/renderjobs"
 )
 
 // TestRenderRunAgainKeepsFiles: a render job that runs again after its
@@ -24,19 +24,19 @@ func TestRenderRunAgainKeepsFiles(t *testing.T) {
 		waitReady(t, srv, shopA.Token, ref)
 
 		jobs := srv.DB().JobPool()
-		if _, err := jobs.Exec(`UPDATE river_job SET state = 'available', finalized_at = NULL WHERE kind = '` + printfiles.ShopRenderKind + `'`); err != nil {
+		if _, err := jobs.Exec(`UPDATE river_job SET state = 'available', finalized_at = NULL WHERE kind = '` + renderjobs.ShopRenderKind + `'`); err != nil {
 			t.Fatal(err)
 		}
 		deadline := time.Now().Add(readyTimeout)
 		for {
 			var attempt int
 			var state string
-			err := jobs.QueryRow(`SELECT attempt, state FROM river_job WHERE kind = '`+printfiles.ShopRenderKind+`'`).Scan(&attempt, &state)
+			err := jobs.QueryRow(`SELECT attempt, state FROM river_job WHERE kind = '`+renderjobs.ShopRenderKind+`'`).Scan(&attempt, &state)
 			if err != nil {
 				t.Fatal(err)
 			}
 			var waiting int
-			if err := jobs.QueryRow(`SELECT count(*) FROM river_job WHERE kind = '` + printfiles.DeleteKind + `' AND state NOT IN ('completed', 'discarded', 'cancelled')`).Scan(&waiting); err != nil {
+			if err := jobs.QueryRow(`SELECT count(*) FROM river_job WHERE kind = '` + renderjobs.DeleteKind + `' AND state NOT IN ('completed', 'discarded', 'cancelled')`).Scan(&waiting); err != nil {
 				t.Fatal(err)
 			}
 			if attempt == 2 && state == "completed" && waiting == 0 {

@@ -17,8 +17,9 @@ import (
 	"github.com/platen-print/platen/internal/apierr"
 	"github.com/platen-print/platen/internal/auth"
 	"github.com/platen-print/platen/internal/batches"
+	"github.com/platen-print/platen/internal/downloads"
 	"github.com/platen-print/platen/internal/files"
-	"github.com/platen-print/platen/internal/printfiles"
+	"github.com/platen-print/platen/internal/renderjobs"
 	"github.com/platen-print/platen/internal/templates"
 	"github.com/platen-print/platen/internal/webhooks"
 )
@@ -124,7 +125,7 @@ func (s *Batches) CreateBatch(ctx context.Context, b *batches.Batch) error {
 			}
 			b.JobID = &id
 			create.SetJobID(id)
-			tx.wakeAfterCommit(printfiles.RenderQueue)
+			tx.wakeAfterCommit(renderjobs.RenderQueue)
 		}
 		row, err := create.Save(ctx)
 		if err != nil {
@@ -263,12 +264,12 @@ func (db *DB) notifyBatch(ctx context.Context, tx *Tx, b *batches.Batch) error {
 
 // BatchDownload returns file index (from 1) of a batch, saved as
 // batch-{uid}-{index}.pdf.
-func (s *PrintFiles) BatchDownload(ctx context.Context, batchUID string, index int) (*printfiles.Download, error) {
+func (s *PrintFiles) BatchDownload(ctx context.Context, batchUID string, index int) (*downloads.Download, error) {
 	b, err := s.db.Batches().Batch(ctx, batchUID)
 	if err != nil {
 		return nil, err
 	}
-	dl := &printfiles.Download{Order: b.UID, Status: b.Status, Filename: fmt.Sprintf("batch-%s-%d.pdf", b.UID, index)}
+	dl := &downloads.Download{Order: b.UID, Status: b.Status, Filename: fmt.Sprintf("batch-%s-%d.pdf", b.UID, index)}
 	if b.Status == batches.StatusReady {
 		if index > len(b.Files) {
 			return nil, apierr.NotFound("batch %q has %d files; there is no file %d", batchUID, len(b.Files), index)

@@ -11,7 +11,7 @@ import (
 	"github.com/platen-print/platen/ent/designversion"
 	"github.com/platen-print/platen/ent/predicate"
 	"github.com/platen-print/platen/internal/apierr"
-	"github.com/platen-print/platen/internal/designs"
+	"github.com/platen-print/platen/internal/designversions"
 	"github.com/platen-print/platen/internal/orders"
 )
 
@@ -21,13 +21,13 @@ type Designs struct{ db *DB }
 // Designs returns the design-version store.
 func (db *DB) Designs() *Designs { return &Designs{db: db} }
 
-var _ designs.Store = (*Designs)(nil)
+var _ designversions.Store = (*Designs)(nil)
 
 // RegisterVersion stores v unless its id is taken, then compares.
-func (s *Designs) RegisterVersion(ctx context.Context, v *designs.Version) (*designs.Version, error) {
-	var stored *designs.Version
+func (s *Designs) RegisterVersion(ctx context.Context, v *designversions.Version) (*designversions.Version, error) {
+	var stored *designversions.Version
 	err := s.db.inTx(ctx, func(ctx context.Context, tx *Tx) error {
-		if err := registerVersions(ctx, tx, v.TeamID, []*designs.Version{v}); err != nil {
+		if err := registerVersions(ctx, tx, v.TeamID, []*designversions.Version{v}); err != nil {
 			return err
 		}
 		var err error
@@ -35,7 +35,7 @@ func (s *Designs) RegisterVersion(ctx context.Context, v *designs.Version) (*des
 			return err
 		}
 		if stored.Fingerprint != v.Fingerprint {
-			return apierr.Conflict("design_version_id", "%s", designs.ConflictMessage(v.ID))
+			return apierr.Conflict("design_version_id", "%s", designversions.ConflictMessage(v.ID))
 		}
 		return nil
 	})
@@ -46,7 +46,7 @@ func (s *Designs) RegisterVersion(ctx context.Context, v *designs.Version) (*des
 // yet. ON CONFLICT DO NOTHING lets two PostgreSQL transactions register one
 // id side by side: the second waits for the first and inserts nothing, and
 // the caller compares fingerprints afterwards.
-func registerVersions(ctx context.Context, tx *Tx, teamID int, list []*designs.Version) error {
+func registerVersions(ctx context.Context, tx *Tx, teamID int, list []*designversions.Version) error {
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	builders := make([]*ent.DesignVersionCreate, len(list))
 	for i, v := range list {
@@ -64,7 +64,7 @@ func registerVersions(ctx context.Context, tx *Tx, teamID int, list []*designs.V
 // item whose document differs from its version's.
 func registerItemDesigns(ctx context.Context, tx *Tx, teamID int, items []orders.Item) error {
 	first := map[string]int{} // version id → index of the first item naming it
-	var list []*designs.Version
+	var list []*designversions.Version
 	for i, it := range items {
 		if it.DesignVersionID == nil || it.DesignFingerprint == "" {
 			continue
@@ -77,7 +77,7 @@ func registerItemDesigns(ctx context.Context, tx *Tx, teamID int, items []orders
 			continue
 		}
 		first[id] = i
-		list = append(list, &designs.Version{ID: id, TemplateConfig: it.TemplateConfig,
+		list = append(list, &designversions.Version{ID: id, TemplateConfig: it.TemplateConfig,
 			Fingerprint: it.DesignFingerprint, Thumbnails: it.Thumbnails})
 	}
 	if len(list) == 0 {
@@ -106,15 +106,15 @@ func registerItemDesigns(ctx context.Context, tx *Tx, teamID int, items []orders
 }
 
 func itemDesignConflict(item int, id string) error {
-	return apierr.Conflict(fmt.Sprintf("items[%d].design_version_id", item), "%s", designs.ConflictMessage(id))
+	return apierr.Conflict(fmt.Sprintf("items[%d].design_version_id", item), "%s", designversions.ConflictMessage(id))
 }
 
 // GetVersion returns the team's version.
-func (s *Designs) GetVersion(ctx context.Context, teamID int, id string) (*designs.Version, error) {
+func (s *Designs) GetVersion(ctx context.Context, teamID int, id string) (*designversions.Version, error) {
 	return getVersion(ctx, s.db.read, teamID, id)
 }
 
-func getVersion(ctx context.Context, client *ent.Client, teamID int, id string) (*designs.Version, error) {
+func getVersion(ctx context.Context, client *ent.Client, teamID int, id string) (*designversions.Version, error) {
 	row, err := client.DesignVersion.Query().
 		Where(designversion.TeamID(teamID), designversion.VersionID(id)).Only(ctx)
 	if err != nil {
@@ -124,7 +124,7 @@ func getVersion(ctx context.Context, client *ent.Client, teamID int, id string) 
 }
 
 // ListVersions returns a page of versions, newest first.
-func (s *Designs) ListVersions(ctx context.Context, q designs.Query) ([]*designs.Version, bool, error) {
+func (s *Designs) ListVersions(ctx context.Context, q designversions.Query) ([]*designversions.Version, bool, error) {
 	query := s.db.read.DesignVersion.Query().Where(designversion.TeamID(q.TeamID))
 	rows, err := query.Where(after[predicate.DesignVersion](q.After, designversion.FieldVersionID)).Order(ent.Desc(designversion.FieldCreatedAt), ent.Desc(designversion.FieldVersionID)).
 		Limit(q.PageSize + 1).All(ctx)
@@ -135,8 +135,8 @@ func (s *Designs) ListVersions(ctx context.Context, q designs.Query) ([]*designs
 	return page, more, nil
 }
 
-func versionFromRow(row *ent.DesignVersion) *designs.Version {
-	return &designs.Version{
+func versionFromRow(row *ent.DesignVersion) *designversions.Version {
+	return &designversions.Version{
 		TeamID: row.TeamID, ID: row.VersionID, TemplateConfig: row.TemplateConfig, Fingerprint: row.ConfigHash,
 		Thumbnails: row.Thumbnails, CreatedAt: row.CreatedAt.UTC(),
 	}

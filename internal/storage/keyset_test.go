@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/platen-print/platen/internal/designs"
+	"github.com/platen-print/platen/internal/designversions"
 	"github.com/platen-print/platen/internal/pagination"
 	"github.com/platen-print/platen/internal/platentest"
 	"github.com/platen-print/platen/internal/storage"
@@ -46,7 +46,7 @@ func TestPagesAcrossEqualTimes(t *testing.T) {
 		var got []string
 		var after *pagination.Cursor
 		for page := 0; page < 10; page++ {
-			list, more, err := db.Designs().ListVersions(ctx, designs.Query{TeamID: 1, PageSize: 2, After: after})
+			list, more, err := db.Designs().ListVersions(ctx, designversions.Query{TeamID: 1, PageSize: 2, After: after})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,30 +10,31 @@ import (
 	"github.com/platen-print/platen/ent/order"
 	"github.com/platen-print/platen/ent/orderitem"
 	"github.com/platen-print/platen/ent/servicekey"
+	"github.com/platen-print/platen/internal/downloads"
 	"github.com/platen-print/platen/internal/files"
 	"github.com/platen-print/platen/internal/orders"
-	"github.com/platen-print/platen/internal/printfiles"
 	"github.com/platen-print/platen/internal/prints"
+	"github.com/platen-print/platen/internal/renderjobs"
 	"github.com/platen-print/platen/internal/webhooks"
 )
 
-// PrintFiles implements printfiles.Store.
+// PrintFiles implements renderjobs.Store.
 type PrintFiles struct{ db *DB }
 
 // PrintFiles returns the print-file store.
 func (db *DB) PrintFiles() *PrintFiles { return &PrintFiles{db: db} }
 
-var _ printfiles.Store = (*PrintFiles)(nil)
+var _ renderjobs.Store = (*PrintFiles)(nil)
 
 // Task returns what a render of the item needs.
-func (s *PrintFiles) Task(ctx context.Context, itemUID string) (*printfiles.Task, error) {
+func (s *PrintFiles) Task(ctx context.Context, itemUID string) (*renderjobs.Task, error) {
 	it, err := s.db.read.OrderItem.Query().Where(orderitem.UID(itemUID)).
 		WithOrder(func(q *ent.OrderQuery) { q.Select(order.FieldUID) }).
 		Only(ctx)
 	if err != nil {
 		return nil, notFound(err, "order item %q not found", itemUID)
 	}
-	return &printfiles.Task{
+	return &renderjobs.Task{
 		UID:                it.UID,
 		KeyPrefix:          itemKeyPrefix(it.Edges.Order.UID, it.UID),
 		TeamID:             it.TeamID,
@@ -63,7 +64,7 @@ func (s *PrintFiles) Start(ctx context.Context, itemUID string, jobID int64) (bo
 // Finish makes the item ready with its file (an item has one) and the
 // file's size and SHA-256, and queues the removal of the file it had
 // before, if any.
-func (s *PrintFiles) Finish(ctx context.Context, itemUID string, jobID int64, stored []printfiles.StoredFile, warnings []files.Warning) (bool, error) {
+func (s *PrintFiles) Finish(ctx context.Context, itemUID string, jobID int64, stored []renderjobs.StoredFile, warnings []files.Warning) (bool, error) {
 	if len(stored) != 1 {
 		return false, fmt.Errorf("an order item has one print file, not %d", len(stored))
 	}
@@ -147,7 +148,7 @@ func (db *DB) update(ctx context.Context, fn func(ctx context.Context, tx *Tx) (
 
 // ItemDownload returns the item's stored file and the name it is
 // downloaded by: {ecommerce_order_id}-{ecommerce_order_item_id}.pdf.
-func (s *PrintFiles) ItemDownload(ctx context.Context, itemUID string) (*printfiles.Download, error) {
+func (s *PrintFiles) ItemDownload(ctx context.Context, itemUID string) (*downloads.Download, error) {
 	it, err := s.db.read.OrderItem.Query().Where(orderitem.UID(itemUID)).
 		Select(orderitem.FieldOrderID, orderitem.FieldPrintStatus, orderitem.FieldPrintFileKey, orderitem.FieldPrintFileSha256,
 			orderitem.FieldEcommerceOrderItemID).
@@ -156,7 +157,7 @@ func (s *PrintFiles) ItemDownload(ctx context.Context, itemUID string) (*printfi
 	if err != nil {
 		return nil, notFound(err, "order item %q not found", itemUID)
 	}
-	dl := &printfiles.Download{
+	dl := &downloads.Download{
 		Order:    it.Edges.Order.UID,
 		Status:   it.PrintStatus,
 		Filename: it.Edges.Order.EcommerceOrderID + "-" + it.EcommerceOrderItemID + ".pdf",

@@ -17,8 +17,8 @@ import (
 	"github.com/platen-print/platen/internal/apierr"
 	"github.com/platen-print/platen/internal/files"
 	"github.com/platen-print/platen/internal/orders"
-	"github.com/platen-print/platen/internal/printfiles"
 	"github.com/platen-print/platen/internal/prints"
+	"github.com/platen-print/platen/internal/renderjobs"
 	"github.com/platen-print/platen/internal/shop"
 	"github.com/platen-print/platen/internal/webhooks"
 )
@@ -411,7 +411,7 @@ func (s *Prints) retryShop(ctx context.Context, tx *Tx, p *ent.ShopPrint) error 
 		if err != nil {
 			return err
 		}
-		tx.wakeAfterCommit(printfiles.RenderQueue)
+		tx.wakeAfterCommit(renderjobs.RenderQueue)
 		if err := record(ctx, tx, prints.EventQueued, nil, nil, p.UID); err != nil {
 			return err
 		}

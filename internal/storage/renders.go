@@ -5,8 +5,8 @@ import (
 	"database/sql"
 
 	"github.com/platen-print/platen/internal/orders"
-	"github.com/platen-print/platen/internal/printfiles"
 	"github.com/platen-print/platen/internal/prints"
+	"github.com/platen-print/platen/internal/renderjobs"
 )
 
 // JobQueue is the durable job queue as the stores see it: every call takes
@@ -82,7 +82,7 @@ func (w *printWork) dropJobFile(orderUID, itemUID string, p orders.PrintFile) {
 	if p.JobID == nil {
 		return
 	}
-	if key := printfiles.FileKey(itemKeyPrefix(orderUID, itemUID), *p.JobID); p.FileKey == nil || *p.FileKey != key {
+	if key := renderjobs.FileKey(itemKeyPrefix(orderUID, itemUID), *p.JobID); p.FileKey == nil || *p.FileKey != key {
 		w.delete = append(w.delete, key)
 	}
 }
@@ -93,7 +93,7 @@ func (w *printWork) dropJobFile(orderUID, itemUID string, p orders.PrintFile) {
 // dropItem says of an item's.
 func (w *printWork) dropShopJobFiles(ref, uid string, jobID *int64) {
 	if jobID != nil {
-		w.deleteUnder = append(w.deleteUnder, printfiles.JobFilesPrefix(shopKeyPrefix(ref, uid), *jobID))
+		w.deleteUnder = append(w.deleteUnder, renderjobs.JobFilesPrefix(shopKeyPrefix(ref, uid), *jobID))
 	}
 }
 
@@ -137,7 +137,7 @@ func (db *DB) enqueue(ctx context.Context, tx *Tx, w *printWork) error {
 	if err != nil {
 		return err
 	}
-	tx.wakeAfterCommit(printfiles.RenderQueue)
+	tx.wakeAfterCommit(renderjobs.RenderQueue)
 	if err := record(ctx, tx, prints.EventQueued, nil, nil, uids...); err != nil {
 		return err
 	}

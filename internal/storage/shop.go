@@ -16,9 +16,10 @@ import (
 	"github.com/platen-print/platen/ent/shoporder"
 	"github.com/platen-print/platen/ent/shopprint"
 	"github.com/platen-print/platen/internal/apierr"
+	"github.com/platen-print/platen/internal/downloads"
 	"github.com/platen-print/platen/internal/files"
-	"github.com/platen-print/platen/internal/printfiles"
 	"github.com/platen-print/platen/internal/prints"
+	"github.com/platen-print/platen/internal/renderjobs"
 	"github.com/platen-print/platen/internal/shop"
 )
 
@@ -78,7 +79,7 @@ func (s *ShopOrders) insert(ctx context.Context, tx *Tx, o *shop.Order) error {
 		if jobs, err = s.db.queue.EnqueueShopRenders(ctx, tx.SQL, o.TeamID, uids); err != nil {
 			return err
 		}
-		tx.wakeAfterCommit(printfiles.RenderQueue)
+		tx.wakeAfterCommit(renderjobs.RenderQueue)
 		if err := record(ctx, tx, prints.EventQueued, nil, nil, uids...); err != nil {
 			return err
 		}
@@ -174,17 +175,17 @@ func shopOrderFromRow(row *ent.ShopOrder) *shop.Order {
 	return o
 }
 
-// ShopPrints implements printfiles.Store for Family B prints.
+// ShopPrints implements renderjobs.Store for Family B prints.
 type ShopPrints struct{ db *DB }
 
 // ShopPrints returns the Family B print store.
 func (db *DB) ShopPrints() *ShopPrints { return &ShopPrints{db: db} }
 
-var _ printfiles.Store = (*ShopPrints)(nil)
+var _ renderjobs.Store = (*ShopPrints)(nil)
 
 // Task returns what a render of the print needs: its design version's
 // document, one PDF per surface.
-func (s *ShopPrints) Task(ctx context.Context, printUID string) (*printfiles.Task, error) {
+func (s *ShopPrints) Task(ctx context.Context, printUID string) (*renderjobs.Task, error) {
 	p, err := s.db.read.ShopPrint.Query().Where(shopprint.UID(printUID)).
 		WithOrder(func(q *ent.ShopOrderQuery) { q.Select(shoporder.FieldReferenceNumber) }).
 		Only(ctx)
@@ -197,7 +198,7 @@ func (s *ShopPrints) Task(ctx context.Context, printUID string) (*printfiles.Tas
 	if err != nil {
 		return nil, notFound(err, "design version %q not found", p.DesignVersionID)
 	}
-	return &printfiles.Task{
+	return &renderjobs.Task{
 		UID:            p.UID,
 		KeyPrefix:      shopKeyPrefix(p.Edges.Order.ReferenceNumber, p.UID),
 		PerSurface:     true,
@@ -234,7 +235,7 @@ func replaced(old, reused []string) []string {
 
 // Finish makes the print ready with its files and their sizes and
 // SHA-256s, and queues the removal of those it had before.
-func (s *ShopPrints) Finish(ctx context.Context, printUID string, jobID int64, stored []printfiles.StoredFile, warnings []files.Warning) (bool, error) {
+func (s *ShopPrints) Finish(ctx context.Context, printUID string, jobID int64, stored []renderjobs.StoredFile, warnings []files.Warning) (bool, error) {
 	keys := make([]string, len(stored))
 	digests := make([]schema.FileDigest, len(stored))
 	for i, f := range stored {
@@ -298,7 +299,7 @@ func (s *ShopPrints) Fail(ctx context.Context, printUID string, jobID int64, rea
 
 // PrintDownload returns file index (from 1) of a shop print, named
 // {order external_id}-{line external_id}-{index}.pdf.
-func (s *PrintFiles) PrintDownload(ctx context.Context, printUID string, index int) (*printfiles.Download, error) {
+func (s *PrintFiles) PrintDownload(ctx context.Context, printUID string, index int) (*downloads.Download, error) {
 	p, err := s.db.read.ShopPrint.Query().Where(shopprint.UID(printUID)).
 		WithOrder(func(q *ent.ShopOrderQuery) {
 			q.Select(shoporder.FieldReferenceNumber, shoporder.FieldExternalID)
@@ -306,7 +307,7 @@ func (s *PrintFiles) PrintDownload(ctx context.Context, printUID string, index i
 	if err != nil {
 		return nil, notFound(err, "print %q not found", printUID)
 	}
-	dl := &printfiles.Download{
+	dl := &downloads.Download{
 		Order:    p.Edges.Order.ReferenceNumber,
 		Status:   p.Status,
 		Filename: p.Edges.Order.ExternalID + "-" + p.LineExternalID + "-" + strconv.Itoa(index) + ".pdf",

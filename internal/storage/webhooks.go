@@ -14,12 +14,12 @@ import (
 	"github.com/platen-print/platen/internal/apierr"
 	"github.com/platen-print/platen/internal/files"
 	"github.com/platen-print/platen/internal/orders"
-	"github.com/platen-print/platen/internal/printfiles"
+	"github.com/platen-print/platen/internal/renderjobs"
 	"github.com/platen-print/platen/internal/shop"
 	"github.com/platen-print/platen/internal/webhooks"
 )
 
-// EventLinks signs the download links events carry (printfiles.Links).
+// EventLinks signs the download links events carry (downloads.Links).
 type EventLinks interface {
 	ItemURL(orderUID, itemUID string) string
 	ShopFileURLs(reference string) func(printUID string, index int) string
@@ -161,7 +161,7 @@ func (db *DB) notifyItem(ctx context.Context, tx *Tx, it *ent.OrderItem, event, 
 
 // notifyShopReady records print_files.ready for a Family B print (read with
 // its order's reference_number and external_id) now ready with stored.
-func (db *DB) notifyShopReady(ctx context.Context, tx *Tx, p *ent.ShopPrint, stored []printfiles.StoredFile) error {
+func (db *DB) notifyShopReady(ctx context.Context, tx *Tx, p *ent.ShopPrint, stored []renderjobs.StoredFile) error {
 	var fileURL func(printUID string, index int) string
 	if db.links != nil {
 		fileURL = db.links.ShopFileURLs(p.Edges.Order.ReferenceNumber)

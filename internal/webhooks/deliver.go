@@ -423,7 +423,7 @@ func (d *Deliverer) logger() *slog.Logger {
 	return slog.Default()
 }
 
-// DeliveryJobs inserts delivery jobs; with printfiles.Jobs it makes the
+// DeliveryJobs inserts delivery jobs; with renderjobs.Jobs it makes the
 // stores' JobQueue.
 type DeliveryJobs struct{ q *queue.Queue }
 

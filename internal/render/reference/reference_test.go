@@ -6,13 +6,13 @@ import (
 	"image/jpeg"
 	"testing"
 
-	"github.com/platen-print/platen/internal/design"
+	"github.com/platen-print/platen/internal/designdoc"
 	"github.com/platen-print/platen/internal/render/reference"
 )
 
 func TestDocument(t *testing.T) {
 	const src = "http://127.0.0.1:1/photo.jpg?n=1&x=\"y\""
-	doc, err := design.Parse(reference.Document(src))
+	doc, err := designdoc.Parse(reference.Document(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +26,7 @@ func TestDocument(t *testing.T) {
 }
 
 func TestCard(t *testing.T) {
-	doc, err := design.Parse(reference.Card("https://example.com/p.jpg"))
+	doc, err := designdoc.Parse(reference.Card("https://example.com/p.jpg"))
 	if err != nil {
 		t.Fatal(err)
 	}

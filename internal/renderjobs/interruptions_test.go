@@ -1,0 +1,29 @@
+package renderjobs
+
+import (
+	"testing"
+
+	"github.com/riverqueue/river/rivertype"
+)
+
+func TestInterruptionsCountRunsThatEndedWithoutAnAnswer(t *testing.T) {
+	failed := rivertype.AttemptError{Error: "rpc error: code = Unavailable desc = image server"}
+	rescued := rivertype.AttemptError{Error: "Stuck job rescued by JobRescuer"}
+	for _, tc := range []struct {
+		name    string
+		attempt int
+		errors  []rivertype.AttemptError
+		want    int
+	}{
+		{"the first run", 1, nil, 0},
+		{"a retry after a failure", 2, []rivertype.AttemptError{failed}, 0},
+		{"after a restart made it available", 2, nil, 1},
+		{"after the rescuer", 2, []rivertype.AttemptError{rescued}, 1},
+		{"after a restart and the rescuer", 4, []rivertype.AttemptError{failed, rescued}, 2},
+	} {
+		job := &rivertype.JobRow{Attempt: tc.attempt, Errors: tc.errors}
+		if got := Interruptions(job); got != tc.want {
+			t.Errorf("%s: %d interruptions; want %d", tc.name, got, tc.want)
+		}
+	}
+}

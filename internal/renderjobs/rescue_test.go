@@ -1,0 +1,53 @@
+package renderjobs_test
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/platen-print/platen/internal/platentest"
+	"github.com/platen-print/platen/internal/renderjobs"
+)
+
+// TestJobRunAgainAfterItsPrintWasReady: a process that stops between a
+// render's ready and its job's end leaves the job to run again, as often as
+// a crash can; that run leaves the ready print and its file as they are,
+// instead of failing the print and orphaning the file (the job here has
+// run as many times as a render may be interrupted).
+func TestJobRunAgainAfterItsPrintWasReady(t *testing.T) {
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		srv := platentest.StartWith(t, b, nil)
+		tenant := srv.Bootstrap(t, "acme", "shop-1")
+		doc := designDoc(dataURI(photo(t, 60, 40)))
+		createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, "5", true, item("5-1", doc)))
+		before := waitPrint(t, srv, tenant.Token, "5-1")
+		_, file := platentest.Download(t, before["url"].(string))
+
+		// What the rescuer leaves of a job whose process stopped: available
+		// again, its runs so far unanswered.
+		pool := srv.DB().JobPool()
+		reopen := `UPDATE river_job SET state = 'available', attempt = $1, finalized_at = NULL WHERE kind = $2`
+		if b.Name == "sqlite" {
+			reopen = `UPDATE river_job SET state = 'available', attempt = ?, finalized_at = NULL WHERE kind = ?`
+		}
+		if _, err := pool.Exec(reopen, renderjobs.MaxInterruptions+1, renderjobs.RenderKind); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "the job run again and completed", func() bool {
+			var state string
+			if err := pool.QueryRow(`SELECT state FROM river_job WHERE kind = '` + renderjobs.RenderKind + `'`).Scan(&state); err != nil {
+				t.Fatal(err)
+			}
+			return state == "completed"
+		})
+		after := waitPrint(t, srv, tenant.Token, "5-1")
+		if after["status"] != "ready" {
+			t.Fatalf("after the job ran again: %v", after)
+		}
+		if _, again := platentest.Download(t, after["url"].(string)); !bytes.Equal(again, file) {
+			t.Error("the file changed when the job ran again")
+		}
+		if n := storedFiles(t, srv); n != 1 {
+			t.Errorf("%d stored files, want the print's one", n)
+		}
+	})
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package renderproc
+
+const raceEnabled = false

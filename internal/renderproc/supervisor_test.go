@@ -1,0 +1,194 @@
+package renderproc
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	renderv1 "github.com/platen-print/platen/gen/platen/render/v1"
+)
+
+// The test binary is its own render child (see run.go); these faults, named
+// by a document's "test_fault" member, play a drawing library that never
+// returns, takes all memory or panics where nothing can recover it.
+var _ = func() bool {
+	testHookRender = func(req *renderv1.RenderRequest) {
+		doc := string(req.GetDocument())
+		switch {
+		case strings.Contains(doc, `"test_fault":"spin"`):
+			for {
+				runtime.Gosched()
+			}
+		case strings.Contains(doc, `"test_fault":"grow"`):
+			for {
+				b := make([]byte, 16<<20)
+				for i := range b {
+					b[i] = 1
+				}
+				hoard = append(hoard, b)
+			}
+		case strings.Contains(doc, `"test_fault":"killed"`):
+			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		case strings.Contains(doc, `"test_fault":"panic"`):
+			done := make(chan struct{})
+			go func() { panic(errors.New("path has NaN or Inf")) }()
+			<-done
+		}
+	}
+	return true
+}()
+
+const page = `{"width":50,"height":30,"layers":[{"type":"rect","x":5,"y":5,"width":40,"height":20,"fill":"#336699"}]`
+
+func request(fault string) *renderv1.RenderRequest {
+	doc := page + `}`
+	if fault != "" {
+		doc = page + `,"test_fault":"` + fault + `"}`
+	}
+	return &renderv1.RenderRequest{Document: []byte(doc), Formats: []renderv1.Format{renderv1.Format_FORMAT_PDF}}
+}
+
+func startSupervisor(t *testing.T, lim Limits) *Supervisor {
+	t.Helper()
+	if lim.Time == 0 {
+		lim.Time = 30 * time.Second
+	}
+	if lim.CPU == 0 {
+		lim.CPU = lim.Time
+	}
+	if lim.MemoryBytes == 0 {
+		lim.MemoryBytes = 384 << 20
+	}
+	s, err := Start(Config{Processes: 1, Limits: lim})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// rendersAfterwards checks that the supervisor's one process slot renders
+// again: the child that misbehaved was replaced.
+func rendersAfterwards(t *testing.T, s *Supervisor) {
+	t.Helper()
+	resp, err := s.Render(context.Background(), request(""))
+	if err != nil {
+		t.Fatalf("the next render: %v", err)
+	}
+	if len(resp.Files) != 1 || !bytes.HasPrefix(resp.Files[0].Data, []byte("%PDF-")) {
+		t.Fatalf("the next render answered %d files", len(resp.Files))
+	}
+}
+
+func wantFailure(t *testing.T, err error, code codes.Code, reason string) {
+	t.Helper()
+	if status.Code(err) != code || Reason(err) != reason {
+		t.Fatalf("err = %v; want %s %q", err, code, reason)
+	}
+	if !Permanent(err) {
+		t.Fatalf("%v is not permanent: the queue would retry it into the same failure", err)
+	}
+}
+
+func TestRenders(t *testing.T) {
+	rendersAfterwards(t, startSupervisor(t, Limits{}))
+}
+
+func TestARenderThatNeverReturnsIsKilledAtItsTimeLimit(t *testing.T) {
+	// 3 s rather than 1: the limit applies to the render after the kill
+	// too, which a loaded machine running this package under -race has
+	// taken over a second to draw in a fresh process.
+	s := startSupervisor(t, Limits{Time: 3 * time.Second, CPU: time.Minute})
+	began := time.Now()
+	_, err := s.Render(context.Background(), request("spin"))
+	wantFailure(t, err, codes.ResourceExhausted, "render exceeded 3 s")
+	if took := time.Since(began); took > 10*time.Second { // killed, not left to spin: the bound is loose for loaded machines
+		t.Errorf("the kill took %v", took)
+	}
+	rendersAfterwards(t, s)
+}
+
+func TestARenderIsKilledAtItsCPULimit(t *testing.T) {
+	s := startSupervisor(t, Limits{Time: time.Minute, CPU: time.Second})
+	_, err := s.Render(context.Background(), request("spin"))
+	wantFailure(t, err, codes.ResourceExhausted, "render exceeded its CPU limit of 1 s")
+	rendersAfterwards(t, s)
+}
+
+func TestARenderOverItsMemoryLimitFailsAlone(t *testing.T) {
+	s := startSupervisor(t, Limits{MemoryBytes: 128 << 20})
+	_, err := s.Render(context.Background(), request("grow"))
+	wantFailure(t, err, codes.ResourceExhausted, "render exceeded its memory limit of 128 MB")
+	rendersAfterwards(t, s)
+}
+
+func TestAPanicNothingRecoversFailsTheRenderWithItsMessage(t *testing.T) {
+	s := startSupervisor(t, Limits{})
+	_, err := s.Render(context.Background(), request("panic"))
+	wantFailure(t, err, codes.Internal, "render crashed: path has NaN or Inf")
+	if !Crashed(err) {
+		t.Errorf("%v is not marked as a crash", err)
+	}
+	rendersAfterwards(t, s)
+}
+
+// TestADeathWithoutLastWordsIsRetried: a child killed from outside (the
+// machine's OOM killer, an operator) said nothing of the document: the
+// render is UNAVAILABLE, which the queue retries, not a crash.
+func TestADeathWithoutLastWordsIsRetried(t *testing.T) {
+	s := startSupervisor(t, Limits{})
+	_, err := s.Render(context.Background(), request("killed"))
+	if status.Code(err) != codes.Unavailable || Permanent(err) {
+		t.Fatalf("err = %v; want UNAVAILABLE, not permanent", err)
+	}
+	if want := "the render process stopped: it was killed by signal 9 (killed)"; Reason(err) != want {
+		t.Errorf("reason %q; want %q", Reason(err), want)
+	}
+	rendersAfterwards(t, s)
+}
+
+func TestACallerGivingUpStopsTheRender(t *testing.T) {
+	s := startSupervisor(t, Limits{})
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	_, err := s.Render(ctx, request("spin"))
+	if status.Code(err) != codes.DeadlineExceeded || Permanent(err) {
+		t.Fatalf("err = %v; want the caller's DEADLINE_EXCEEDED, not a permanent failure", err)
+	}
+	rendersAfterwards(t, s)
+}
+
+func TestLastWordsReadTheRuntimesOwnLines(t *testing.T) {
+	for _, tc := range []struct {
+		lines  []string
+		fatal  string
+		memory bool
+	}{
+		{[]string{"panic: path has NaN or Inf", "", "goroutine 7 [running]:", "main.f()"}, "path has NaN or Inf", false},
+		{[]string{`{"msg":"render failed","src":"https://x/out of memory.png"}`, "exit"}, "", false},
+		{[]string{"runtime: out of memory: cannot allocate 4194304-byte block", "fatal error: out of memory"}, "out of memory", true},
+		{[]string{"runtime/cgo: pthread_create failed: Resource temporarily unavailable", "SIGABRT: abort"}, "", true},
+		{[]string{"log line", "panic: boom [recovered]", "\tpanic: boom"}, "boom", false},
+	} {
+		var w lastWords
+		for _, l := range tc.lines {
+			w.note(l)
+		}
+		if fatal, memory := w.last(); fatal != tc.fatal || memory != tc.memory {
+			t.Errorf("%q: last() = %q, %v; want %q, %v", tc.lines, fatal, memory, tc.fatal, tc.memory)
+		}
+	}
+}
+
+// hoard keeps what the "grow" fault allocates alive, so that the child
+// grows until its memory limit stops it.
+var hoard [][]byte

@@ -1,5 +1,0 @@
-//go:build !race
-
-package rendersup
-
-const raceEnabled = false
