@@ -42,6 +42,8 @@ require (
 	modernc.org/sqlite v1.60.1
 )
 
+require github.com/grpc-ecosystem/go-grpc-middleware/v2 v2.3.4 // indirect
+
 require (
 	codeberg.org/go-pdf/fpdf v0.12.0 // indirect
 	github.com/BurntSushi/freetype-go v0.0.0-20160129220410-b763ddbfe298 // indirect

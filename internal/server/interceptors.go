@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/recovery"
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -39,7 +40,8 @@ func newGRPCMetrics(reg prometheus.Registerer) *grpcMetrics {
 }
 
 // observe gives every call a request id (the client's x-request-id when
-// sent), recovers panics as Internal, and logs and measures the call. Calls
+// sent), and logs and measures the call (panics are answered by
+// recoverUnary, after it in the chain, so that it measures them as Internal). Calls
 // that came through the gateway (in process) are logged by it, and
 // it has the request id already; here only their failures are logged.
 func (m *grpcMetrics) observe(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {
@@ -54,11 +56,6 @@ func (m *grpcMetrics) observe(ctx context.Context, req any, info *grpc.UnaryServ
 		_ = grpc.SetHeader(ctx, metadata.Pairs("x-request-id", id))
 	}
 	defer func() {
-		if p := recover(); p != nil {
-			slog.ErrorContext(ctx, "panic in gRPC handler", "method", info.FullMethod, "panic", p,
-				"stack", string(debug.Stack()))
-			resp, err = nil, status.Error(codes.Internal, "internal error")
-		}
 		code := status.Code(err)
 		elapsed := time.Since(start)
 		m.calls.WithLabelValues(info.FullMethod, code.String()).Inc()
@@ -69,6 +66,23 @@ func (m *grpcMetrics) observe(ctx context.Context, req any, info *grpc.UnaryServ
 		}
 	}()
 	return handler(ctx, req)
+}
+
+// Panics in a handler, or in an interceptor after these in the chain, are
+// answered Internal by go-grpc-middleware's recovery interceptors, and
+// logged by recovered.
+var (
+	recoverUnary  = recovery.UnaryServerInterceptor(recovery.WithRecoveryHandlerContext(recovered))
+	recoverStream = recovery.StreamServerInterceptor(recovery.WithRecoveryHandlerContext(recovered))
+)
+
+// recovered logs a panic with the stack of where it happened (it runs in the
+// deferred recover, so the panicking frames are still on the stack) and
+// answers Internal without the panic's text, which may hold anything.
+func recovered(ctx context.Context, p any) error {
+	method, _ := grpc.Method(ctx)
+	slog.ErrorContext(ctx, "panic in gRPC handler", "method", method, "panic", p, "stack", string(debug.Stack()))
+	return status.Error(codes.Internal, "internal error")
 }
 
 // first reads one metadata value without copying the whole metadata map, as

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"strings"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -25,9 +27,14 @@ func TestGRPCPanicIsLoggedWithItsStack(t *testing.T) {
 
 	m := newGRPCMetrics(prometheus.NewRegistry())
 	info := &grpc.UnaryServerInfo{FullMethod: "/platen.v1.OrderService/GetOrder"}
-	_, err := m.observe(context.Background(), nil, info, panickingHandler)
-	if status.Code(err) != codes.Internal {
-		t.Errorf("a panicking handler answered %v, want Internal", err)
+	_, err := m.observe(context.Background(), nil, info, func(ctx context.Context, req any) (any, error) {
+		return recoverUnary(ctx, req, info, panickingHandler)
+	})
+	if status.Code(err) != codes.Internal || status.Convert(err).Message() != "internal error" {
+		t.Errorf("a panicking handler answered %v, want Internal \"internal error\"", err)
+	}
+	if n := testutil.ToFloat64(m.calls.WithLabelValues(info.FullMethod, "Internal")); n != 1 {
+		t.Errorf("the metrics counted %v Internal calls, want 1", n)
 	}
 	var found bool
 	for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
@@ -49,3 +56,25 @@ func TestGRPCPanicIsLoggedWithItsStack(t *testing.T) {
 }
 
 func panickingHandler(context.Context, any) (any, error) { panic("a handler's bug") }
+
+// A streaming handler that panics answers Internal too, instead of taking
+// the process down.
+func TestGRPCStreamPanicAnswersInternal(t *testing.T) {
+	old := slog.Default()
+	slog.SetDefault(slog.New(slog.NewJSONHandler(io.Discard, nil)))
+	defer slog.SetDefault(old)
+
+	err := recoverStream(nil, contextStream{ctx: context.Background()}, &grpc.StreamServerInfo{FullMethod: "/grpc.health.v1.Health/Watch"},
+		func(any, grpc.ServerStream) error { panic("a stream handler's bug") })
+	if status.Code(err) != codes.Internal {
+		t.Errorf("a panicking stream handler answered %v, want Internal", err)
+	}
+}
+
+// contextStream is a server stream that only has a context.
+type contextStream struct {
+	grpc.ServerStream
+	ctx context.Context
+}
+
+func (s contextStream) Context() context.Context { return s.ctx }

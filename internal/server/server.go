@@ -206,6 +206,7 @@ func (s *Server) startGRPC() error {
 	metrics := newGRPCMetrics(s.registry)
 	interceptors := []grpc.UnaryServerInterceptor{
 		metrics.observe,
+		recoverUnary,
 		apierr.UnaryServerInterceptor,
 		authn.UnaryServerInterceptor,
 		nulcheck.UnaryServerInterceptor,
@@ -217,7 +218,7 @@ func (s *Server) startGRPC() error {
 		// before its message is read.
 		grpc.InTapHandle(authn.TapHandle),
 		grpc.ChainUnaryInterceptor(interceptors...),
-		grpc.ChainStreamInterceptor(authn.StreamServerInterceptor),
+		grpc.ChainStreamInterceptor(recoverStream, authn.StreamServerInterceptor),
 		// Reused workers keep the stacks they grew: a fresh goroutine per
 		// call spent a tenth of the CPU growing its stack through SQLite.
 		grpc.NumStreamWorkers(streamWorkers),
