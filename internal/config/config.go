@@ -85,6 +85,12 @@ type Render struct {
 	// with the reason, and is not retried.
 	Timeout  time.Duration
 	MemoryMB int
+	// ProcessesOnDemand starts each render process at its first render
+	// rather than with `platen serve`. No flag sets it: serve starts its
+	// processes at once, so that the first renders wait for none and a
+	// process that cannot start is seen at start; tests' servers, most of
+	// which never render, set it.
+	ProcessesOnDemand bool
 }
 
 // Render limits' defaults: a render of the largest page with its images

@@ -87,6 +87,10 @@ func StartWith(t testing.TB, b Backend, edit func(*config.Config)) *Server {
 	cfg.DataDir = t.TempDir()
 	cfg.DatabaseURL = b.NewDatabaseURL(t)
 	cfg.AccessLog = false
+	// Render processes start at a test's first render: most tests never
+	// render, and on a small machine starting four processes per server
+	// took most of a test server's start.
+	cfg.Render.ProcessesOnDemand = true
 	if edit != nil {
 		edit(&cfg)
 	}

@@ -55,6 +55,10 @@ type Config struct {
 	// Logs receives the children's stderr (their JSON logs); nil drops it.
 	Logs   io.Writer
 	Logger *slog.Logger
+	// OnDemand starts each child at its slot's first render rather than
+	// in Start: a supervisor that may never render (a test's server, most
+	// of which do not) then costs no process.
+	OnDemand bool
 }
 
 const (
@@ -81,7 +85,7 @@ type Supervisor struct {
 // read after each render (its VmHWM): what the largest render took.
 func (s *Supervisor) PeakResidentBytes() int64 { return s.peak.Load() }
 
-// Start starts cfg.Processes children.
+// Start starts cfg.Processes children, or none when cfg.OnDemand.
 func Start(cfg Config) (*Supervisor, error) {
 	if cfg.Processes < 1 {
 		return nil, fmt.Errorf("render processes: at least 1, got %d", cfg.Processes)
@@ -101,6 +105,12 @@ func Start(cfg Config) (*Supervisor, error) {
 	}
 	s := &Supervisor{cfg: cfg, idle: make(chan *process, cfg.Processes)}
 	s.env = append(environWithout(childEnv), childEnv+"="+string(spec))
+	if cfg.OnDemand {
+		for range cfg.Processes {
+			s.idle <- nil
+		}
+		return s, nil
+	}
 	for i := range cfg.Processes {
 		p, err := startProcess(s.env, cfg.Logs)
 		if err != nil {

@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	renderv1 "github.com/platen-print/platen/gen/platen/render/v1"
+	"github.com/platen-print/platen/internal/procstat"
 )
 
 // The test binary is its own render child (see run.go); these faults, named
@@ -192,3 +193,21 @@ func TestLastWordsReadTheRuntimesOwnLines(t *testing.T) {
 // hoard keeps what the "grow" fault allocates alive, so that the child
 // grows until its memory limit stops it.
 var hoard [][]byte
+
+// TestOnDemandStartsAChildAtItsFirstRender: an on-demand supervisor costs
+// no process until it renders, then one per slot used, not per slot.
+func TestOnDemandStartsAChildAtItsFirstRender(t *testing.T) {
+	before := len(procstat.Children(os.Getpid()))
+	s, err := Start(Config{Processes: 3, Limits: Limits{Time: 30 * time.Second, CPU: 30 * time.Second}, OnDemand: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if n := len(procstat.Children(os.Getpid())) - before; n != 0 {
+		t.Fatalf("%d render processes before any render, want 0", n)
+	}
+	rendersAfterwards(t, s)
+	if n := len(procstat.Children(os.Getpid())) - before; n != 1 {
+		t.Errorf("%d render processes after one render, want 1", n)
+	}
+}

@@ -222,6 +222,7 @@ func RenderProcesses(r config.Render, logLevel string, n int) renderproc.Config 
 		AllowPrivateNetwork: r.AllowPrivateNetwork,
 		LogLevel:            logLevel,
 		Logs:                os.Stderr,
+		OnDemand:            r.ProcessesOnDemand,
 	}
 }
 
