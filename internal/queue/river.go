@@ -3,7 +3,6 @@ package queue
 import (
 	"encoding/json"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -16,16 +15,16 @@ import (
 // River's tables in reclaim.go, metrics.go and queue.go). The rest of
 // Platen asks here rather than knowing it.
 
-// rescuedPrefix begins the error River's rescuer records for an attempt it
-// ended: a job left running longer than RescueAfter, its process presumably
-// gone ("Stuck job rescued by JobRescuer").
-const rescuedPrefix = "Stuck job rescued"
+// RiverRescueError is the error River's rescuer records for an attempt it
+// ended: the job stayed running longer than RescueAfter, its process
+// presumably gone.
+const RiverRescueError = "Stuck job rescued by JobRescuer"
 
 // RescuedByRiver reports whether e is the error River's rescuer recorded
 // for an attempt it ended, because the job stayed running past RescueAfter
 // (its process stopped, or hung), rather than an error the job returned.
 func RescuedByRiver(e rivertype.AttemptError) bool {
-	return strings.HasPrefix(e.Error, rescuedPrefix)
+	return e.Error == RiverRescueError
 }
 
 // Postpone, returned by a worker, ends this run of the job and has it run
