@@ -6,12 +6,16 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/platen-print/platen/internal/queue"
 )
 
 // printState is a print as the API shows it after the run, with the
@@ -195,7 +199,12 @@ func (c *cluster) waitSettled(t *testing.T, ld *load, within time.Duration) []pr
 				open++
 			}
 		}
-		pending := c.count(t, "SELECT count(*) FROM river_job WHERE state NOT IN ('completed', 'cancelled', 'discarded')")
+		pending := 0
+		for _, job := range c.jobs(t) {
+			if !queue.Finished(job) {
+				pending++
+			}
+		}
 		missing := len(c.missingEvents(ps))
 		if open == 0 && pending == 0 && missing == 0 {
 			return ps
@@ -421,22 +430,22 @@ func download(link string) (string, int64, error) {
 func (c *cluster) checkQueues(t *testing.T, ps []printState) row {
 	t.Helper()
 	var problems []string
-	rows, err := c.db.Query("SELECT kind, state, count(*) FROM river_job GROUP BY kind, state ORDER BY kind, state")
-	if err != nil {
-		t.Fatal(err)
+	counts := map[string]int{} // "kind state" → jobs
+	var unfinished []string
+	for _, job := range c.jobs(t) {
+		key := job.Kind + " " + string(job.State)
+		if counts[key]++; counts[key] == 1 && !queue.Finished(job) {
+			unfinished = append(unfinished, key)
+		}
 	}
-	defer rows.Close()
 	var states []string
-	for rows.Next() {
-		var kind, state string
-		var n int
-		if err := rows.Scan(&kind, &state, &n); err != nil {
-			t.Fatal(err)
-		}
-		states = append(states, fmt.Sprintf("%s %s %d", kind, state, n))
-		if state != "completed" && state != "cancelled" && state != "discarded" {
-			problems = append(problems, fmt.Sprintf("%d %s jobs still %s", n, kind, state))
-		}
+	for _, key := range slices.Sorted(maps.Keys(counts)) {
+		states = append(states, fmt.Sprintf("%s %d", key, counts[key]))
+	}
+	slices.Sort(unfinished)
+	for _, key := range unfinished {
+		kind, state, _ := strings.Cut(key, " ")
+		problems = append(problems, fmt.Sprintf("%d %s jobs still %s", counts[key], kind, state))
 	}
 	for _, p := range ps {
 		if p.status == "processing" {

@@ -17,8 +17,10 @@ import (
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the pgx driver for the test's own queries
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/platen-print/platen/internal/platentest"
+	"github.com/platen-print/platen/internal/queue"
 )
 
 // The S3 bucket and its credentials, given to SeaweedFS and to the serves.
@@ -236,6 +238,19 @@ func flagValue(args []string, name string) string {
 		}
 	}
 	return ""
+}
+
+// jobs lists the cluster's queued jobs, every kind and state (read
+// directly, not through the proxy).
+func (c *cluster) jobs(t *testing.T) []*rivertype.JobRow {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	jobs, err := queue.Jobs(ctx, c.db, "postgres")
+	if err != nil {
+		t.Fatalf("list the jobs: %v", err)
+	}
+	return jobs
 }
 
 // count runs a count(*) query on the test's database (directly, not

@@ -7,8 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/riverqueue/river/rivertype"
+
 	"github.com/platen-print/platen/internal/config"
 	"github.com/platen-print/platen/internal/platentest"
+	"github.com/platen-print/platen/internal/renderjobs"
 )
 
 // TestOneImageDrawnManyTimesCostsItsBudgetNotTheServer: layers pointing at
@@ -85,12 +88,10 @@ func waitShopRendering(t *testing.T, srv *platentest.Server) {
 	t.Helper()
 	deadline := time.Now().Add(otherTeamsReady)
 	for time.Now().Before(deadline) {
-		var n int
-		if err := srv.DB().JobPool().QueryRow(`SELECT count(*) FROM river_job WHERE kind = 'render_shop_print' AND state = 'running'`).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		if n > 0 {
-			return
+		for _, job := range srv.Jobs(t, renderjobs.ShopRenderKind) {
+			if job.State == rivertype.JobStateRunning {
+				return
+			}
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -100,18 +101,9 @@ func waitShopRendering(t *testing.T, srv *platentest.Server) {
 // renderPriorities lists the River priorities of kind's jobs, in order.
 func renderPriorities(t *testing.T, srv *platentest.Server, kind string) []int {
 	t.Helper()
-	rows, err := srv.DB().JobPool().Query(`SELECT priority FROM river_job WHERE kind = '` + kind + `' ORDER BY id`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
 	var out []int
-	for rows.Next() {
-		var p int
-		if err := rows.Scan(&p); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, p)
+	for _, job := range srv.Jobs(t, kind) {
+		out = append(out, job.Priority)
 	}
 	return out
 }
@@ -143,11 +135,7 @@ func TestARenderOverItsTimeFailsOnceWithTheReason(t *testing.T) {
 		if !strings.HasPrefix(reason, "render exceeded 1 s") && reason != "render exceeded its CPU limit of 1 s" {
 			t.Errorf("reason %q; want render exceeded 1 s…", reason)
 		}
-		var attempts int
-		if err := srv.DB().JobPool().QueryRow(`SELECT attempt FROM river_job WHERE kind = 'render_order_item'`).Scan(&attempts); err != nil {
-			t.Fatal(err)
-		}
-		if attempts != 1 {
+		if attempts := srv.Jobs(t, renderjobs.RenderKind)[0].Attempt; attempts != 1 {
 			t.Errorf("the render ran %d times; a render over its time must not be retried", attempts)
 		}
 		referenceOrderReady(t, srv, other, "ref-1")

@@ -17,6 +17,7 @@ import (
 	"github.com/platen-print/platen/internal/files"
 	"github.com/platen-print/platen/internal/fonts"
 	"github.com/platen-print/platen/internal/press"
+	"github.com/platen-print/platen/internal/queue"
 	"github.com/platen-print/platen/internal/renderjobs"
 	"github.com/platen-print/platen/internal/renderproc"
 	"github.com/platen-print/platen/internal/templates"
@@ -70,7 +71,7 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 		return w.fail(ctx, b, job.ID, fmt.Sprintf("rendering was interrupted %d times (the process working it stopped); giving up", n))
 	}
 	if !w.Teams.Acquire(ctx, b.TeamID) {
-		return river.JobSnooze(renderjobs.PostponeFor())
+		return queue.Postpone(renderjobs.PostponeFor())
 	}
 	defer w.Teams.Release(b.TeamID)
 	start := time.Now()

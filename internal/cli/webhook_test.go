@@ -16,6 +16,8 @@ import (
 
 	"github.com/platen-print/platen/internal/config"
 	"github.com/platen-print/platen/internal/platentest"
+	"github.com/platen-print/platen/internal/queue"
+	"github.com/platen-print/platen/internal/renderjobs"
 )
 
 // TestAdminStoreWebhook: `platen admin store webhook` sets a store's URL
@@ -239,9 +241,9 @@ func TestAdminPrintCancel(t *testing.T) {
 	}
 }
 
-// unfinishedRenders counts the render jobs that may still run, read from
-// the SQLite database in dataDir beside the serve that uses it, as an
-// operator could with sqlite3.
+// unfinishedRenders counts the render jobs that may still run, read
+// from the SQLite database in dataDir beside the serve that uses it,
+// opened read-only.
 func unfinishedRenders(t *testing.T, dataDir string) int {
 	t.Helper()
 	db, err := sql.Open("sqlite", "file:"+filepath.Join(dataDir, "platen.db")+"?mode=ro&_pragma=busy_timeout(10000)")
@@ -249,11 +251,15 @@ func unfinishedRenders(t *testing.T, dataDir string) int {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	var n int
-	err = db.QueryRow(`SELECT count(*) FROM river_job
-		WHERE kind IN ('render_order_item', 'render_shop_print') AND state NOT IN ('completed', 'cancelled', 'discarded')`).Scan(&n)
+	jobs, err := queue.Jobs(context.Background(), db, "sqlite3", renderjobs.RenderKind, renderjobs.ShopRenderKind)
 	if err != nil {
 		t.Fatalf("render jobs: %v", err)
+	}
+	n := 0
+	for _, job := range jobs {
+		if !queue.Finished(job) {
+			n++
+		}
 	}
 	return n
 }

@@ -180,9 +180,10 @@ func New(pool *sql.DB, dialect string, workers *river.Workers, cfg Config) (*Que
 		_ = river.AddWorkerSafely(workers, wakeWorker{})
 	}
 	if working && cfg.ReclaimAfter >= 0 {
+		after := cmp.Or(cfg.ReclaimAfter, DefaultReclaimAfter)
 		q.reclaim = &reclaimer{
 			pool: pool, dialect: dialect, jobs: newInFlight(), logger: cfg.Logger,
-			after: cmp.Or(cfg.ReclaimAfter, DefaultReclaimAfter), interval: reclaimInterval,
+			after: after, interval: sweepInterval(after),
 			unseen: map[int64]sighting{},
 		}
 		rc.Middleware = []rivertype.Middleware{q.reclaim.jobs}

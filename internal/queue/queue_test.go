@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -241,15 +242,31 @@ func (w *stuckWorker) Work(ctx context.Context, job *river.Job[stuckArgs]) error
 
 func startQueue(t *testing.T, db *sql.DB, dialect string, workers *river.Workers, cfg queue.Config) *queue.Queue {
 	t.Helper()
-	ctx := context.Background()
-	if err := queue.Migrate(ctx, db, dialect); err != nil {
+	q := newQueue(t, db, dialect, workers, cfg)
+	start(t, q)
+	return q
+}
+
+// newQueue is a queue on db, its schema migrated, not started yet.
+func newQueue(t *testing.T, db *sql.DB, dialect string, workers *river.Workers, cfg queue.Config) *queue.Queue {
+	t.Helper()
+	if err := queue.Migrate(context.Background(), db, dialect); err != nil {
 		t.Fatal(err)
 	}
-	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
 	q, err := queue.New(db, dialect, workers, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return q
+}
+
+// start starts q, to be stopped when the test ends.
+func start(t *testing.T, q *queue.Queue) {
+	t.Helper()
+	ctx := context.Background()
 	if err := q.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +275,6 @@ func startQueue(t *testing.T, db *sql.DB, dialect string, workers *river.Workers
 		defer cancel()
 		_ = q.Stop(stop)
 	})
-	return q
 }
 
 func insert(t *testing.T, db *sql.DB, q *queue.Queue, args river.JobArgs, opts *river.InsertOpts) {
@@ -275,11 +291,51 @@ func insert(t *testing.T, db *sql.DB, q *queue.Queue, args river.JobArgs, opts *
 	}
 }
 
+// completerGaveUp ends the message River's completer logs when it drops a
+// job's outcome after its last try to write it (in the River version
+// TestRiverVersionChecked names).
+const completerGaveUp = "Too many errors; giving up"
+
+// announcer is a log handler that closes said when River logs message
+// (the end of message, after River's name for the service).
+type announcer struct {
+	slog.Handler
+	message string
+	once    *sync.Once
+	said    chan struct{}
+}
+
+func newAnnouncer(message string) announcer {
+	return announcer{Handler: slog.NewTextHandler(io.Discard, nil), message: message, once: &sync.Once{}, said: make(chan struct{})}
+}
+
+func (a announcer) Handle(ctx context.Context, r slog.Record) error {
+	if strings.HasSuffix(r.Message, a.message) {
+		a.once.Do(func() { close(a.said) })
+	}
+	return a.Handler.Handle(ctx, r)
+}
+
+func (a announcer) WithAttrs(attrs []slog.Attr) slog.Handler {
+	a.Handler = a.Handler.WithAttrs(attrs)
+	return a
+}
+
+func (a announcer) WithGroup(name string) slog.Handler {
+	a.Handler = a.Handler.WithGroup(name)
+	return a
+}
+
+// stuckReclaimAfter is the test's reclaim wait: short, for the test's
+// sake; the default outlasts River's completer (see DefaultReclaimAfter),
+// which the test waits for instead.
+const stuckReclaimAfter = time.Second
+
 // TestStuckJobReclaimed: a job whose outcome River could not write (the
 // database refused writes when it ended, long enough for River to give
-// up) runs again and completes within seconds once writes come back,
-// with the default settings, rather than after River's rescue window
-// (RescueAfter, 3 minutes here as in `platen serve`).
+// up) stays running while writes fail, then runs again and completes
+// within seconds once writes come back, rather than after River's rescue
+// window (RescueAfter, 3 minutes here as in `platen serve`).
 func TestStuckJobReclaimed(t *testing.T) {
 	for dialect, fdb := range faultyDatabases(t) {
 		t.Run(dialect, func(t *testing.T) {
@@ -287,9 +343,11 @@ func TestStuckJobReclaimed(t *testing.T) {
 			w := &stuckWorker{runs: make(chan int, 4), release: make(chan struct{})}
 			workers := river.NewWorkers()
 			river.AddWorker(workers, w)
+			gaveUp := newAnnouncer(completerGaveUp)
 			q := startQueue(t, fdb.db, dialect, workers, queue.Config{
 				Workers: 2, PollInterval: 50 * time.Millisecond, ID: "platen-test",
 				JobTimeout: time.Minute, RescueAfter: 3 * time.Minute,
+				ReclaimAfter: stuckReclaimAfter, Logger: slog.New(gaveUp),
 			})
 			insert(t, fdb.db, q, stuckArgs{}, nil)
 			if attempt := receive(t, w.runs, 10*time.Second); attempt != 1 {
@@ -300,8 +358,14 @@ func TestStuckJobReclaimed(t *testing.T) {
 			ended := time.Now()
 			// River's completer tries three times over about 7 s, then
 			// drops the outcome: the job stays running in the database.
-			// The fault outlasts the reclaim wait, as an outage would.
-			time.Sleep(queue.DefaultReclaimAfter + time.Second)
+			// The fault outlasts those tries and the reclaim wait, as an
+			// outage would.
+			select {
+			case <-gaveUp.said:
+			case <-time.After(30 * time.Second):
+				t.Fatalf("River's completer never said %q: see TestRiverVersionChecked", completerGaveUp)
+			}
+			time.Sleep(stuckReclaimAfter - time.Since(ended)) // none: the tries outlast it
 			if state := jobState(t, fdb.db); state != "running" {
 				t.Fatalf("state %q while writes fail, want running", state)
 			}

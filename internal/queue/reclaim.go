@@ -19,8 +19,21 @@ import (
 // outlast those tries.
 const DefaultReclaimAfter = 15 * time.Second
 
-// reclaimInterval is how often a process looks for its stuck jobs.
+// reclaimInterval is how often a process looks for its stuck jobs, unless
+// its reclaim wait is short enough to need more (see sweepInterval).
 const reclaimInterval = 2 * time.Second
+
+// minSweepInterval bounds how often a process looks for its stuck jobs
+// however short its reclaim wait.
+const minSweepInterval = 100 * time.Millisecond
+
+// sweepInterval is how often a process whose reclaim wait is after looks
+// for its stuck jobs: every reclaimInterval, or twice per wait when the
+// wait is shorter than two intervals, so that a job is made available
+// again at most half a wait late.
+func sweepInterval(after time.Duration) time.Duration {
+	return max(min(reclaimInterval, after/2), minSweepInterval)
+}
 
 // reclaimer makes available again the jobs the database shows `running`
 // under this client's ID that the client has not been working for

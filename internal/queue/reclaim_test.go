@@ -42,3 +42,19 @@ func TestDue(t *testing.T) {
 		t.Error("forget kept the end of a job no longer running in the database")
 	}
 }
+
+// TestSweepInterval: a process looks for its stuck jobs every 2 s, or
+// twice per reclaim wait when the wait is short, but not more often than
+// every 100 ms.
+func TestSweepInterval(t *testing.T) {
+	for after, want := range map[time.Duration]time.Duration{
+		DefaultReclaimAfter:   2 * time.Second,
+		4 * time.Second:       2 * time.Second,
+		time.Second:           500 * time.Millisecond,
+		10 * time.Millisecond: 100 * time.Millisecond,
+	} {
+		if got := sweepInterval(after); got != want {
+			t.Errorf("sweepInterval(%v) = %v, want %v", after, got, want)
+		}
+	}
+}

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/riverqueue/river/rivertype"
+
 	"github.com/platen-print/platen/internal/config"
 	"github.com/platen-print/platen/internal/platentest"
 	"github.com/platen-print/platen/internal/renderjobs"
@@ -94,11 +96,7 @@ func TestPrintFilesOnRequest(t *testing.T) {
 // renderJobs counts the server's Family A render jobs, whatever their state.
 func renderJobs(t *testing.T, srv *platentest.Server) int {
 	t.Helper()
-	var n int
-	if err := srv.DB().JobPool().QueryRow(`SELECT count(*) FROM river_job WHERE kind = '` + renderjobs.RenderKind + `'`).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
+	return len(srv.Jobs(t, renderjobs.RenderKind))
 }
 
 // TestBadDocumentFails: a document the renderer cannot honour fails at
@@ -230,10 +228,9 @@ func TestInvalidImagePort(t *testing.T) {
 			if reason != want {
 				t.Errorf("port %s: reason %q, want %q", port, reason, want)
 			}
-			var attempts int
-			err := srv.DB().JobPool().QueryRow(`SELECT attempt FROM river_job WHERE kind = '` + renderjobs.RenderKind + `' ORDER BY id DESC LIMIT 1`).Scan(&attempts)
-			if err != nil || attempts != 1 {
-				t.Errorf("port %s: %d attempts (%v), want 1", port, attempts, err)
+			jobs := srv.Jobs(t, renderjobs.RenderKind)
+			if attempts := jobs[len(jobs)-1].Attempt; attempts != 1 {
+				t.Errorf("port %s: %d attempts, want 1", port, attempts)
 			}
 			t.Logf("port %s: failed after %v", port, took.Round(time.Millisecond))
 		}
@@ -340,19 +337,10 @@ func TestDeleteCancelsRenders(t *testing.T) {
 			}
 		}
 		close(release)
-		states := func() map[string]int {
-			rows, err := srv.DB().JobPool().Query(`SELECT state FROM river_job WHERE kind = 'render_order_item'`)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer rows.Close()
-			out := map[string]int{}
-			for rows.Next() {
-				var s string
-				if err := rows.Scan(&s); err != nil {
-					t.Fatal(err)
-				}
-				out[s]++
+		states := func() map[rivertype.JobState]int {
+			out := map[rivertype.JobState]int{}
+			for _, job := range srv.Jobs(t, renderjobs.RenderKind) {
+				out[job.State]++
 			}
 			return out
 		}
@@ -363,7 +351,7 @@ func TestDeleteCancelsRenders(t *testing.T) {
 		// stores anything, and only the first fetched its image.
 		eventually(t, "both renders ended", func() bool {
 			s := states()
-			return s["cancelled"]+s["completed"] == 2
+			return s[rivertype.JobStateCancelled]+s[rivertype.JobStateCompleted] == 2
 		})
 		if n := storedFiles(t, srv); n != 0 {
 			t.Errorf("%d files stored for deleted orders", n)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/riverqueue/river/rivertype"
+
 	"github.com/platen-print/platen/internal/platentest"
 	"github.com/platen-print/platen/internal/renderjobs"
 )
@@ -22,22 +24,11 @@ func TestJobRunAgainAfterItsPrintWasReady(t *testing.T) {
 		before := waitPrint(t, srv, tenant.Token, "5-1")
 		_, file := platentest.Download(t, before["url"].(string))
 
-		// What the rescuer leaves of a job whose process stopped: available
+		// What a restart leaves of a job whose process stopped: available
 		// again, its runs so far unanswered.
-		pool := srv.DB().JobPool()
-		reopen := `UPDATE river_job SET state = 'available', attempt = $1, finalized_at = NULL WHERE kind = $2`
-		if b.Name == "sqlite" {
-			reopen = `UPDATE river_job SET state = 'available', attempt = ?, finalized_at = NULL WHERE kind = ?`
-		}
-		if _, err := pool.Exec(reopen, renderjobs.MaxInterruptions+1, renderjobs.RenderKind); err != nil {
-			t.Fatal(err)
-		}
+		srv.ReopenJobs(t, renderjobs.RenderKind, renderjobs.MaxInterruptions+1)
 		eventually(t, "the job run again and completed", func() bool {
-			var state string
-			if err := pool.QueryRow(`SELECT state FROM river_job WHERE kind = '` + renderjobs.RenderKind + `'`).Scan(&state); err != nil {
-				t.Fatal(err)
-			}
-			return state == "completed"
+			return srv.Jobs(t, renderjobs.RenderKind)[0].State == rivertype.JobStateCompleted
 		})
 		after := waitPrint(t, srv, tenant.Token, "5-1")
 		if after["status"] != "ready" {

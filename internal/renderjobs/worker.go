@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -20,6 +19,7 @@ import (
 	"github.com/platen-print/platen/internal/files"
 	"github.com/platen-print/platen/internal/fonts"
 	"github.com/platen-print/platen/internal/press"
+	"github.com/platen-print/platen/internal/queue"
 	"github.com/platen-print/platen/internal/renderproc"
 )
 
@@ -133,8 +133,8 @@ func (w *RenderWorker[A]) Work(ctx context.Context, job *river.Job[A]) error {
 	// before its args named the team waits among team 0's.
 	team := job.Args.team()
 	if !w.Teams.Acquire(ctx, team) {
-		// A snooze counts no attempt: the render has not been tried.
-		return river.JobSnooze(PostponeFor())
+		// A postponement counts no attempt: the render has not been tried.
+		return queue.Postpone(PostponeFor())
 	}
 	defer w.Teams.Release(team)
 	task, err := w.Store.Task(ctx, job.Args.uid())
@@ -185,14 +185,15 @@ func (w *RenderWorker[A]) Work(ctx context.Context, job *river.Job[A]) error {
 const MaxInterruptions = 2
 
 // Interruptions counts the earlier runs of job that ended without an
-// answer: those River's rescuer recorded, and those a restart made
-// available again (queue.Rescue), which left no error at all. A run that
-// ended but whose outcome the database refused, which its process made
-// available again, carries queue.ReclaimedError and is not counted.
+// answer: those River's rescuer recorded (queue.RescuedByRiver), and those
+// a restart made available again (queue.Rescue), which left no error at
+// all. A run that ended but whose outcome the database refused, which its
+// process made available again, carries queue.ReclaimedError and is not
+// counted.
 func Interruptions(job *rivertype.JobRow) int {
 	rescued := 0
 	for _, e := range job.Errors {
-		if strings.HasPrefix(e.Error, "Stuck job rescued") {
+		if queue.RescuedByRiver(e) {
 			rescued++
 		}
 	}

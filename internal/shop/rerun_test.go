@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/riverqueue/river/rivertype"
+
 	"github.com/platen-print/platen/internal/platentest"
 	"github.com/platen-print/platen/internal/renderjobs"
 )
@@ -23,23 +25,14 @@ func TestRenderRunAgainKeepsFiles(t *testing.T) {
 		ref := created["reference_number"].(string)
 		waitReady(t, srv, shopA.Token, ref)
 
-		jobs := srv.DB().JobPool()
-		if _, err := jobs.Exec(`UPDATE river_job SET state = 'available', finalized_at = NULL WHERE kind = '` + renderjobs.ShopRenderKind + `'`); err != nil {
-			t.Fatal(err)
-		}
+		ran := srv.Jobs(t, renderjobs.ShopRenderKind)[0].Attempt
+		srv.ReopenJobs(t, renderjobs.ShopRenderKind, ran)
 		deadline := time.Now().Add(readyTimeout)
 		for {
-			var attempt int
-			var state string
-			err := jobs.QueryRow(`SELECT attempt, state FROM river_job WHERE kind = '`+renderjobs.ShopRenderKind+`'`).Scan(&attempt, &state)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var waiting int
-			if err := jobs.QueryRow(`SELECT count(*) FROM river_job WHERE kind = '` + renderjobs.DeleteKind + `' AND state NOT IN ('completed', 'discarded', 'cancelled')`).Scan(&waiting); err != nil {
-				t.Fatal(err)
-			}
-			if attempt == 2 && state == "completed" && waiting == 0 {
+			job := srv.Jobs(t, renderjobs.ShopRenderKind)[0]
+			attempt, state := job.Attempt, job.State
+			waiting := srv.UnfinishedJobs(t, renderjobs.DeleteKind)
+			if attempt == ran+1 && state == rivertype.JobStateCompleted && waiting == 0 {
 				break
 			}
 			if time.Now().After(deadline) {

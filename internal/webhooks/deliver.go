@@ -82,8 +82,9 @@ type DeliverArgs struct {
 func (DeliverArgs) Kind() string { return DeliverKind }
 
 // InsertOpts puts deliveries on their own queue, so that renders never
-// hold them up. Retries are snoozes (see Work), which River does not count;
-// the attempt limit only ends a job that crashes its process every time.
+// hold them up. Retries are postponements (see Work), which River does not
+// count as attempts (queue.Postpone); the attempt limit only ends a job
+// that crashes its process every time.
 func (DeliverArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: Queue, MaxAttempts: 10}
 }
@@ -183,9 +184,9 @@ func (d *Deliverer) Timeout(*river.Job[DeliverArgs]) time.Duration {
 // attempt (a snooze) until the delays run out, and then fails the delivery,
 // which an operator may resend. A delivery whose store has its share of
 // deliveries in flight, or whose endpoint is paused, goes back to the queue
-// for a while: a snooze too, which River does not count as an attempt in
-// this version (it takes back the attempt its fetch added), and neither do
-// we, so the schedule and the log's attempts count real attempts only.
+// for a while: a postponement too (queue.Postpone), which River does not
+// count as an attempt, and neither do we, so the schedule and the log's
+// attempts count real attempts only.
 func (d *Deliverer) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
 	dl, err := d.owned(ctx, job)
 	if dl == nil {
@@ -274,7 +275,7 @@ func (d *Deliverer) postpone(ctx context.Context, job *river.Job[DeliverArgs], d
 		d.logger().Warn("webhook postponed, but its log not updated", "delivery", dl.UID, "error", err)
 	}
 	d.logger().Debug("webhook postponed", "delivery", dl.UID, "store_id", dl.StoreID, "reason", reason, "until", at)
-	return river.JobSnooze(max(time.Until(at), 0))
+	return queue.Postpone(max(time.Until(at), 0))
 }
 
 // record writes the attempt with what follows from it (delivered, failed,
@@ -296,7 +297,7 @@ func (d *Deliverer) record(ctx context.Context, job *river.Job[DeliverArgs], dl 
 	d.Metrics.attempt(a)
 	d.logOutcome(dl, a, wait, probe, paused, c)
 	if a.Status == StatusPending {
-		return river.JobSnooze(wait)
+		return queue.Postpone(wait)
 	}
 	return nil
 }

@@ -22,6 +22,7 @@ import (
 
 	"github.com/platen-print/platen/internal/config"
 	"github.com/platen-print/platen/internal/platentest"
+	"github.com/platen-print/platen/internal/webhooks"
 )
 
 // received is one request a receiver saw: its headers and exact body.
@@ -214,8 +215,7 @@ func TestPrintFilesReadyWebhook(t *testing.T) {
 func waitDeliveryJobsFinished(t *testing.T, srv *platentest.Server) {
 	t.Helper()
 	waitFor(t, 30*time.Second, "the delivery jobs finished", func() bool {
-		return count(t, srv, `SELECT count(*) FROM river_job
-			WHERE kind = 'deliver_webhook' AND state NOT IN ('completed', 'cancelled', 'discarded')`) == 0
+		return srv.UnfinishedJobs(t, webhooks.DeliverKind) == 0
 	})
 }
 

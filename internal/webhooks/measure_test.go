@@ -16,6 +16,8 @@ import (
 
 	"github.com/platen-print/platen/internal/config"
 	"github.com/platen-print/platen/internal/platentest"
+	"github.com/platen-print/platen/internal/queue"
+	"github.com/platen-print/platen/internal/webhooks"
 )
 
 // MeasureEnv turns on TestMeasureHungStore, which takes minutes.
@@ -93,14 +95,15 @@ func percentiles(ds []time.Duration) string {
 }
 
 // jobFetches is how many times delivery jobs have been fetched and put
-// back: River counts each snooze (a retry or a postponement) in the job's
-// metadata.
+// back: each postponement (a retry or a wait for its turn) is counted in
+// the job (queue.Snoozes).
 func jobFetches(t *testing.T, srv *platentest.Server) int {
 	t.Helper()
-	if srv.DB().Dialect() == "postgres" {
-		return count(t, srv, `SELECT COALESCE(SUM((metadata->>'snoozes')::int), 0) FROM river_job WHERE kind = 'deliver_webhook'`)
+	n := 0
+	for _, job := range srv.Jobs(t, webhooks.DeliverKind) {
+		n += queue.Snoozes(job)
 	}
-	return count(t, srv, `SELECT COALESCE(SUM(CAST(json_extract(metadata, '$.snoozes') AS INTEGER)), 0) FROM river_job WHERE kind = 'deliver_webhook'`)
+	return n
 }
 
 // count runs a query of one number on the server's database.
