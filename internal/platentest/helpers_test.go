@@ -86,4 +86,3 @@ func TestReceiver(t *testing.T) {
 		t.Error("Next found a fifth request")
 	}
 }
-
