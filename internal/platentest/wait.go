@@ -70,12 +70,12 @@ func (s *Server) WaitPrintWithin(t *testing.T, within time.Duration, token, item
 	})
 }
 
-// WaitPrintAt is WaitPrint for a server these helpers did not start (a
-// `platen serve` process at baseURL), whose jobs it cannot follow: it
-// polls alone.
-func WaitPrintAt(t *testing.T, baseURL, token, itemID string, want ...string) map[string]any {
+// WaitPrintAt is WaitPrintWithin for a server these helpers did not
+// start (a `platen serve` process at baseURL), whose jobs it cannot
+// follow: it polls alone.
+func WaitPrintAt(t *testing.T, within time.Duration, baseURL, token, itemID string, want ...string) map[string]any {
 	t.Helper()
-	return waitPrint(t, PrintTimeout, itemID, want, nil, func() map[string]any {
+	return waitPrint(t, within, itemID, want, nil, func() map[string]any {
 		req, err := http.NewRequest("GET", baseURL+printPath(itemID), nil)
 		if err != nil {
 			t.Fatal(err)
@@ -119,4 +119,30 @@ func waitPrint(t testing.TB, within time.Duration, itemID string, want []string,
 		t.Fatalf("print of %s ended %s, want %v: %v", itemID, status, want, got)
 	}
 	return got
+}
+
+// WaitShopOrder waits until no print of a Family B order (by reference
+// number or external id) is processing, and returns the order (the
+// answer's data); it fails the test when one still is after PrintTimeout.
+func (s *Server) WaitShopOrder(t *testing.T, token, ref string) map[string]any {
+	t.Helper()
+	var order map[string]any
+	s.WaitFor(t, PrintTimeout, "the prints of shop order "+ref, func() bool {
+		r := s.Do(t, "GET", "/v1/shop/orders/"+url.PathEscape(ref), token, nil)
+		if r.Status != http.StatusOK {
+			t.Fatalf("shop order %s: %d %s", ref, r.Status, r.Raw)
+		}
+		order, _ = r.Object(t)["data"].(map[string]any)
+		lines, _ := order["lines"].([]any)
+		for _, l := range lines {
+			prints, _ := l.(map[string]any)["prints"].([]any)
+			for _, p := range prints {
+				if p.(map[string]any)["status"] == "processing" {
+					return false
+				}
+			}
+		}
+		return true
+	})
+	return order
 }

@@ -18,8 +18,8 @@ func TestJobRunAgainAfterItsPrintWasReady(t *testing.T) {
 		srv := platentest.StartWith(t, b, nil)
 		tenant := srv.Bootstrap(t, "acme", "shop-1")
 		doc := designDoc(dataURI(photo(t, 60, 40)))
-		createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, "5", true, item("5-1", doc)))
-		before := waitPrint(t, srv, tenant.Token, "5-1")
+		createOrder(t, srv, tenant.Token, platentest.OrderBody(tenant.StoreID, "5", platentest.PrintFiles(), platentest.Design(doc)))
+		before := srv.WaitPrint(t, tenant.Token, "5-1")
 		_, file := platentest.Download(t, before["url"].(string))
 
 		// What the rescuer leaves of a job whose process stopped: available
@@ -32,14 +32,14 @@ func TestJobRunAgainAfterItsPrintWasReady(t *testing.T) {
 		if _, err := pool.Exec(reopen, renderjobs.MaxInterruptions+1, renderjobs.RenderKind); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, "the job run again and completed", func() bool {
+		srv.WaitFor(t, readyTimeout, "the job run again and completed", func() bool {
 			var state string
 			if err := pool.QueryRow(`SELECT state FROM river_job WHERE kind = '` + renderjobs.RenderKind + `'`).Scan(&state); err != nil {
 				t.Fatal(err)
 			}
 			return state == "completed"
 		})
-		after := waitPrint(t, srv, tenant.Token, "5-1")
+		after := srv.WaitPrint(t, tenant.Token, "5-1")
 		if after["status"] != "ready" {
 			t.Fatalf("after the job ran again: %v", after)
 		}

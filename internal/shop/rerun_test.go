@@ -3,9 +3,9 @@ package shop_test
 import (
 	"net/http"
 	"testing"
-	"time"
 
 	"github.com/platen-print/platen/internal/platentest"
+	"github.com/platen-print/platen/internal/platentest/poll"
 	"github.com/platen-print/platen/internal/renderjobs"
 )
 
@@ -19,35 +19,29 @@ func TestRenderRunAgainKeepsFiles(t *testing.T) {
 		srv := platentest.Start(t, b)
 		shopA := srv.Bootstrap(t, "acme", "acme-shop")
 		register(t, srv, shopA.Token, "sticker-v1", stickerDoc)
-		created := data(t, srv.Do(t, "POST", "/v1/shop/orders", shopA.Token, orderBody("SO-9", line("sticker-v1", 1, ""))), http.StatusCreated)
+		created := data(t, srv.Do(t, "POST", "/v1/shop/orders", shopA.Token, shopOrder("SO-9", line("sticker-v1", 1, ""))), http.StatusCreated)
 		ref := created["reference_number"].(string)
-		waitReady(t, srv, shopA.Token, ref)
+		srv.WaitShopOrder(t, shopA.Token, ref)
 
 		jobs := srv.DB().JobPool()
 		if _, err := jobs.Exec(`UPDATE river_job SET state = 'available', finalized_at = NULL WHERE kind = '` + renderjobs.ShopRenderKind + `'`); err != nil {
 			t.Fatal(err)
 		}
-		deadline := time.Now().Add(readyTimeout)
-		for {
-			var attempt int
-			var state string
+		var attempt, waiting int
+		var state string
+		if !poll.Within(readyTimeout, srv.JobEnded(), func() bool {
 			err := jobs.QueryRow(`SELECT attempt, state FROM river_job WHERE kind = '`+renderjobs.ShopRenderKind+`'`).Scan(&attempt, &state)
 			if err != nil {
 				t.Fatal(err)
 			}
-			var waiting int
 			if err := jobs.QueryRow(`SELECT count(*) FROM river_job WHERE kind = '` + renderjobs.DeleteKind + `' AND state NOT IN ('completed', 'discarded', 'cancelled')`).Scan(&waiting); err != nil {
 				t.Fatal(err)
 			}
-			if attempt == 2 && state == "completed" && waiting == 0 {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("the job again: attempt %d, %s; %d file deletes waiting", attempt, state, waiting)
-			}
-			time.Sleep(50 * time.Millisecond)
+			return attempt == 2 && state == "completed" && waiting == 0
+		}) {
+			t.Fatalf("the job again: attempt %d, %s; %d file deletes waiting", attempt, state, waiting)
 		}
-		p := prints(t, waitReady(t, srv, shopA.Token, ref))[0]
+		p := prints(t, srv.WaitShopOrder(t, shopA.Token, ref))[0]
 		if p["status"] != "ready" {
 			t.Fatalf("print %v", p)
 		}
