@@ -108,6 +108,9 @@ func (r *Receiver) Deliveries() []Delivery {
 	return append([]Delivery(nil), r.got...)
 }
 
+// Arrived is notified whenever the receiver takes a request.
+func (r *Receiver) Arrived() *poll.Signal { return &r.arrived }
+
 // Wait waits until the receiver has taken n requests, and returns all it
 // has; it fails the test when fewer came within the time given.
 func (r *Receiver) Wait(t testing.TB, n int, within time.Duration) []Delivery {
