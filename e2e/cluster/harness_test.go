@@ -20,6 +20,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/platen-print/platen/internal/platentest"
+	"github.com/platen-print/platen/internal/platentest/poll"
 	"github.com/platen-print/platen/internal/queue"
 )
 
@@ -211,22 +212,21 @@ func (c *cluster) startServe(t *testing.T, i int) *serveProc {
 // waitReady polls /readyz until it answers 200.
 func (s *serveProc) waitReady(t *testing.T, within time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		resp, err := http.Get(s.base + "/readyz")
-		if err == nil {
+	var err error
+	if !poll.Within(within, nil, func() bool {
+		var resp *http.Response
+		if resp, err = http.Get(s.base + "/readyz"); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return
+				return true
 			}
 		}
 		if s.exited() {
 			t.Fatalf("%s exited before it was ready", s.name)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s not ready after %s (last: %v)", s.name, within, err)
-		}
-		time.Sleep(100 * time.Millisecond)
+		return false
+	}) {
+		t.Fatalf("%s not ready after %s (last: %v)", s.name, within, err)
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/platen-print/platen/internal/platentest"
 )
 
 // ledger is what the load was told: every acknowledged create, change and
@@ -198,15 +200,13 @@ func orderBody(o *orderRec, slowImage string) []byte {
 	var items []map[string]any
 	for _, id := range o.items {
 		items = append(items, map[string]any{
-			"ecommerce_order_item_id": id, "ecommerce_variant_id": "card", "quantity": 1, "price": 5,
-			"thumbnails":      []string{"https://cdn.example.com/" + id + ".png"},
+			"ecommerce_order_item_id": id, "ecommerce_variant_id": "card", "price": 5,
 			"template_config": designDoc(fmt.Sprintf("%s v%d", id, o.version), slowImage),
 		})
 	}
-	body, _ := json.Marshal(map[string]any{
-		"store_id": storeID, "ecommerce_order_id": o.ecomID, "currency_code": "EUR", "total_price": 10,
-		"create_print_files": true, "items": items,
-	})
+	order := platentest.OrderBody(storeID, o.ecomID, platentest.PrintFiles(), platentest.Items(items...))
+	order["currency_code"], order["total_price"] = "EUR", 10
+	body, _ := json.Marshal(order)
 	return body
 }
 

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/platen-print/platen/internal/platentest/poll"
 )
 
 // proc is a child process started in a process group of its own, so that
@@ -147,20 +149,19 @@ func (p *proc) dumpLog(t *testing.T) {
 // the deadline passes: an external process gives no event to await.
 func (p *proc) waitTCP(t *testing.T, addr string, within time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		conn, err := net.DialTimeout("tcp", addr, time.Second)
-		if err == nil {
+	var err error
+	if !poll.Within(within, nil, func() bool {
+		var conn net.Conn
+		if conn, err = net.DialTimeout("tcp", addr, time.Second); err == nil {
 			conn.Close()
-			return
+			return true
 		}
 		if p.exited() {
 			t.Fatalf("%s exited before it listened on %s", p.name, addr)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s not listening on %s after %s: %v", p.name, addr, within, err)
-		}
-		time.Sleep(50 * time.Millisecond)
+		return false
+	}) {
+		t.Fatalf("%s not listening on %s after %s: %v", p.name, addr, within, err)
 	}
 }
 

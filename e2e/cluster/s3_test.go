@@ -13,6 +13,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/platen-print/platen/internal/platentest/poll"
 )
 
 // startS3 starts SeaweedFS (`weed mini`: master, volume, filer and S3
@@ -51,19 +53,17 @@ func (c *cluster) startS3(t *testing.T) {
 // await.
 func (c *cluster) waitBucket(t *testing.T, within time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		_, err := c.s3Client.list(context.Background())
-		if err == nil {
-			return
+	var err error
+	if !poll.Within(within, nil, func() bool {
+		if _, err = c.s3Client.list(context.Background()); err == nil {
+			return true
 		}
 		if c.s3.exited() {
 			t.Fatalf("SeaweedFS exited before the bucket listed: %v", err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("bucket %s not listable after %s: %v", bucket, within, err)
-		}
-		time.Sleep(200 * time.Millisecond)
+		return false
+	}) {
+		t.Fatalf("bucket %s not listable after %s: %v", bucket, within, err)
 	}
 }
 

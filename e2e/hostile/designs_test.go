@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"slices"
 	"testing"
-	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
@@ -34,7 +33,7 @@ func TestDocumentsThatTookTheRendererDownAreRefusedAtTheDoor(t *testing.T) {
 		srv := start(t, b, nil)
 		tenant := srv.Bootstrap(t, "attacker", "shop-a")
 		for doc, member := range map[string]string{spinningDoc: "layers[0].stroke_width", panicDoc: "layers[0].x"} {
-			r := srv.Do(t, "POST", "/api/v1/orders", tenant.Token, order(tenant.StoreID, "evil-1", doc))
+			r := srv.Do(t, "POST", "/api/v1/orders", tenant.Token, platentest.OrderBody(tenant.StoreID, "evil-1", platentest.PrintFiles(), platentest.Design(doc)))
 			if _, fields := platentest.ErrorBody(t, r, http.StatusBadRequest); !slices.Contains(fields, "items[0].template_config."+member) {
 				t.Errorf("order: fields %v; want items[0].template_config.%s", fields, member)
 			}
@@ -98,17 +97,10 @@ func TestAStoredDocumentOutOfBoundsFailsAtRender(t *testing.T) {
 		if r.Status != http.StatusCreated {
 			t.Fatalf("shop order: %d %s", r.Status, r.Raw)
 		}
-		deadline := time.Now().Add(otherTeamsReady)
-		var print map[string]any
-		for {
-			r = srv.Do(t, "GET", "/v1/shop/orders/SO-1", attacker.Token, nil)
-			print = r.Object(t)["data"].(map[string]any)["lines"].([]any)[0].(map[string]any)["prints"].([]any)[0].(map[string]any)
-			if s := print["status"]; s == "failed" {
-				break
-			} else if time.Now().After(deadline) {
-				t.Fatalf("the print is %v after %v", s, otherTeamsReady)
-			}
-			time.Sleep(readyPollEvery)
+		order := srv.WaitShopOrder(t, attacker.Token, "SO-1")
+		print := order["lines"].([]any)[0].(map[string]any)["prints"].([]any)[0].(map[string]any)
+		if print["status"] != "failed" {
+			t.Fatalf("the print is %v, want failed", print["status"])
 		}
 		// The shop reads the reason in the print's error (extension).
 		if want := "layers[0].x: must be from -10000 to 10000 mm, got -1e+308"; print["error"] != want {

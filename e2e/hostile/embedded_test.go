@@ -54,7 +54,7 @@ func TestEveryEmbeddedDocumentMeetsTheLimits(t *testing.T) {
 	acme := srv.Bootstrap(t, "acme", "acme-shop")
 	doc := zerosDoc(4_000_000)
 	const limit = "holds more than 10,000 elements"
-	created := srv.Do(t, "POST", "/api/v1/orders", acme.Token, order(acme.StoreID, "1", referenceDoc))
+	created := srv.Do(t, "POST", "/api/v1/orders", acme.Token, platentest.OrderBody(acme.StoreID, "1", platentest.PrintFiles(), platentest.Design(referenceDoc)))
 	if created.Status != http.StatusOK {
 		t.Fatalf("an order: %d %s", created.Status, created.Raw)
 	}
@@ -64,8 +64,7 @@ func TestEveryEmbeddedDocumentMeetsTheLimits(t *testing.T) {
 		if strings.HasPrefix(config, "{") {
 			encoded = "as JSON"
 		}
-		withDoc := order(acme.StoreID, "2", referenceDoc)
-		withDoc["items"].([]map[string]any)[0]["template_config"] = config
+		withDoc := platentest.OrderBody(acme.StoreID, "2", platentest.PrintFiles(), platentest.Items(map[string]any{"template_config": config}))
 		for _, call := range []struct {
 			name, method, path, field string
 			body                      any

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/platen-print/platen/internal/config"
 	"github.com/platen-print/platen/internal/platentest"
+	"github.com/platen-print/platen/internal/platentest/poll"
 	"github.com/platen-print/platen/internal/procstat"
 )
 
@@ -28,7 +28,6 @@ const (
 	maxRenderRSS     = 3 * 250 << 20
 	maxHealthzP99    = 500 * time.Millisecond
 	otherTeamsReady  = 30 * time.Second
-	readyPollEvery   = 50 * time.Millisecond
 	attackBodyLayers = 50
 )
 
@@ -103,14 +102,11 @@ func (c *cost) check(t *testing.T) {
 	t.Helper()
 	// An attack may be over before the probe has had five answers (a
 	// refused render takes milliseconds): the probes go on until then.
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	poll.Within(5*time.Second, nil, func() bool {
 		c.mu.Lock()
-		enough := len(c.healthz) >= 5
-		c.mu.Unlock()
-		if enough {
-			break
-		}
-	}
+		defer c.mu.Unlock()
+		return len(c.healthz) >= 5
+	})
 	close(c.stop)
 	c.done.Wait()
 	c.mu.Lock()
@@ -135,23 +131,6 @@ func (c *cost) check(t *testing.T) {
 	}
 }
 
-// order is a Family A order of one item with doc as its design, asking for
-// its print file.
-func order(storeID, id, doc string) map[string]any {
-	return map[string]any{
-		"store_id":           storeID,
-		"ecommerce_order_id": id,
-		"create_print_files": true,
-		"items": []map[string]any{{
-			"ecommerce_order_item_id": id + "-1",
-			"ecommerce_variant_id":    "v-1",
-			"quantity":                1,
-			"thumbnails":              []string{"https://example.com/t.png"},
-			"template_config":         url.QueryEscape(doc),
-		}},
-	}
-}
-
 // referenceDoc is the other team's order: a small card that renders in
 // milliseconds.
 const referenceDoc = `{"width":100,"height":60,"bleed":2,"layers":[{"type":"rect","x":5,"y":5,"width":90,"height":50,"fill":"#f2e8d5","radius":3},{"type":"text","text":"Reference","font":"Go-Bold","size":14,"x":10,"y":20,"width":80}]}`
@@ -161,36 +140,16 @@ const referenceDoc = `{"width":100,"height":60,"bleed":2,"layers":[{"type":"rect
 func referenceOrderReady(t *testing.T, srv *platentest.Server, other platentest.Tenant, id string) time.Duration {
 	t.Helper()
 	began := time.Now()
-	if r := srv.Do(t, "POST", "/api/v1/orders", other.Token, order(other.StoreID, id, referenceDoc)); r.Status != http.StatusOK {
+	if r := srv.Do(t, "POST", "/api/v1/orders", other.Token, platentest.OrderBody(other.StoreID, id, platentest.PrintFiles(), platentest.Design(referenceDoc))); r.Status != http.StatusOK {
 		t.Fatalf("the other team's order: %d %s", r.Status, r.Raw)
 	}
-	status := waitPrint(t, srv, other.Token, id+"-1", otherTeamsReady, "ready", "processingfailed")
+	status := srv.WaitPrintWithin(t, otherTeamsReady, other.Token, id+"-1", "ready", "processingfailed")
 	if status["status"] != "ready" {
 		t.Fatalf("the other team's print: %v", status)
 	}
 	took := time.Since(began)
 	t.Logf("the other team's order was ready %v after its POST", took)
 	return took
-}
-
-// waitPrint polls an item's print until its status is one of want.
-func waitPrint(t *testing.T, srv *platentest.Server, token, itemID string, within time.Duration, want ...string) map[string]any {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	var last map[string]any
-	for time.Now().Before(deadline) {
-		r := srv.Do(t, "GET", "/api/v1/order-items/"+itemID+"/print", token, nil)
-		if r.Status != http.StatusOK {
-			t.Fatalf("print status of %s: %d %s", itemID, r.Status, r.Raw)
-		}
-		last = r.Object(t)
-		if slices.Contains(want, fmt.Sprint(last["status"])) {
-			return last
-		}
-		time.Sleep(readyPollEvery)
-	}
-	t.Fatalf("print of %s still %v after %v, want %v", itemID, last["status"], within, want)
-	return nil
 }
 
 // itemError is the failure reason an order's details give for its item.

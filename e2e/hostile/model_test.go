@@ -41,7 +41,7 @@ func TestNewMembersAreBoundedAtTheDoor(t *testing.T) {
 		tenant := srv.Bootstrap(t, "attacker", "shop-a")
 		for _, c := range cases {
 			doc := `{"width":100,"height":100,"layers":[` + c.layers + `]}`
-			r := srv.Do(t, "POST", "/api/v1/orders", tenant.Token, order(tenant.StoreID, "evil", doc))
+			r := srv.Do(t, "POST", "/api/v1/orders", tenant.Token, platentest.OrderBody(tenant.StoreID, "evil", platentest.PrintFiles(), platentest.Design(doc)))
 			if _, fields := platentest.ErrorBody(t, r, http.StatusBadRequest); !slices.Contains(fields, "items[0].template_config."+c.member) {
 				t.Errorf("%s: fields %v; want items[0].template_config.%s", c.name, fields, c.member)
 			}
@@ -81,7 +81,7 @@ func TestHostileSVGsFailTheirPrintOnly(t *testing.T) {
 		uids := map[string]string{}
 		for name := range want {
 			doc := fmt.Sprintf(`{"width":100,"height":100,"layers":[{"type":"image","src":%q,"width":100,"height":100}]}`, images.URL+"/"+name+".svg")
-			r := srv.Do(t, "POST", "/api/v1/orders", attacker.Token, order(attacker.StoreID, name, doc))
+			r := srv.Do(t, "POST", "/api/v1/orders", attacker.Token, platentest.OrderBody(attacker.StoreID, name, platentest.PrintFiles(), platentest.Design(doc)))
 			if r.Status != http.StatusOK {
 				t.Fatalf("%s: %d %s", name, r.Status, r.Raw)
 			}
@@ -89,7 +89,7 @@ func TestHostileSVGsFailTheirPrintOnly(t *testing.T) {
 		}
 		referenceOrderReady(t, srv, other, "ref-1")
 		for name, reason := range want {
-			waitPrint(t, srv, attacker.Token, name+"-1", otherTeamsReady, "processingfailed")
+			srv.WaitPrintWithin(t, otherTeamsReady, attacker.Token, name+"-1", "processingfailed")
 			if got := itemError(t, srv, attacker.Token, uids[name]); !strings.HasPrefix(got, "layers[0]: the SVG image: ") || !strings.Contains(got, reason) {
 				t.Errorf("%s: reason %q; want the layer, the SVG and %q", name, got, reason)
 			}

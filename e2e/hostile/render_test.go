@@ -11,6 +11,7 @@ import (
 
 	"github.com/platen-print/platen/internal/config"
 	"github.com/platen-print/platen/internal/platentest"
+	"github.com/platen-print/platen/internal/platentest/poll"
 	"github.com/platen-print/platen/internal/renderjobs"
 )
 
@@ -30,7 +31,7 @@ func TestOneImageDrawnManyTimesCostsItsBudgetNotTheServer(t *testing.T) {
 		doc := imageLayers(images.URL+"/huge.png", attackBodyLayers)
 		var uids []string
 		for i := range 2 {
-			r := srv.Do(t, "POST", "/api/v1/orders", attacker.Token, order(attacker.StoreID, fmt.Sprintf("big-%d", i), doc))
+			r := srv.Do(t, "POST", "/api/v1/orders", attacker.Token, platentest.OrderBody(attacker.StoreID, fmt.Sprintf("big-%d", i), platentest.PrintFiles(), platentest.Design(doc)))
 			if r.Status != http.StatusOK {
 				t.Fatalf("attack order: %d %s", r.Status, r.Raw)
 			}
@@ -38,7 +39,7 @@ func TestOneImageDrawnManyTimesCostsItsBudgetNotTheServer(t *testing.T) {
 		}
 		referenceOrderReady(t, srv, other, "ref-1")
 		for i, uid := range uids {
-			waitPrint(t, srv, attacker.Token, fmt.Sprintf("big-%d-1", i), otherTeamsReady, "processingfailed")
+			srv.WaitPrintWithin(t, otherTeamsReady, attacker.Token, fmt.Sprintf("big-%d-1", i), "processingfailed")
 			want := "layers[0]: decoding the 10000×10000 image needs 382 MB, over the 128 MB a render may spend on pixels"
 			if reason := itemError(t, srv, attacker.Token, uid); !strings.HasPrefix(reason, want) {
 				t.Errorf("reason %q; want %q…", reason, want)
@@ -86,16 +87,14 @@ func TestOneTeamsBacklogDoesNotHoldAnotherTeamsOrder(t *testing.T) {
 // waitShopRendering waits until the backlog's renders are running.
 func waitShopRendering(t *testing.T, srv *platentest.Server) {
 	t.Helper()
-	deadline := time.Now().Add(otherTeamsReady)
-	for time.Now().Before(deadline) {
+	poll.Until(t, otherTeamsReady, "the backlog rendering", func() bool {
 		for _, job := range srv.Jobs(t, renderjobs.ShopRenderKind) {
 			if job.State == rivertype.JobStateRunning {
-				return
+				return true
 			}
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatal("the backlog never started rendering")
+		return false
+	})
 }
 
 // renderPriorities lists the River priorities of kind's jobs, in order.
@@ -125,11 +124,11 @@ func TestARenderOverItsTimeFailsOnceWithTheReason(t *testing.T) {
 		srv := start(t, b, func(c *config.Config) { c.Render.Timeout = time.Second })
 		attacker := srv.Bootstrap(t, "attacker", "shop-a")
 		other := srv.Bootstrap(t, "other", "shop-b")
-		r := srv.Do(t, "POST", "/api/v1/orders", attacker.Token, order(attacker.StoreID, "slow", heavyDoc(400)))
+		r := srv.Do(t, "POST", "/api/v1/orders", attacker.Token, platentest.OrderBody(attacker.StoreID, "slow", platentest.PrintFiles(), platentest.Design(heavyDoc(400))))
 		if r.Status != http.StatusOK {
 			t.Fatalf("order: %d %s", r.Status, r.Raw)
 		}
-		waitPrint(t, srv, attacker.Token, "slow-1", otherTeamsReady, "processingfailed")
+		srv.WaitPrintWithin(t, otherTeamsReady, attacker.Token, "slow-1", "processingfailed")
 		// Its wall clock or, on a busy machine first, its CPU time.
 		reason := itemError(t, srv, attacker.Token, r.Object(t)["uid"].(string))
 		if !strings.HasPrefix(reason, "render exceeded 1 s") && reason != "render exceeded its CPU limit of 1 s" {

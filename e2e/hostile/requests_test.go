@@ -88,7 +88,7 @@ func TestNULIsRefusedAlikeOnBothDatabases(t *testing.T) {
 			"a key of properties":   {func(o map[string]any) { item(o)["properties"] = map[string]any{"a\u0000": 1} }, "items[0].properties"},
 			"the note":              {func(o map[string]any) { o["note"] = "a\u0000b" }, "note"},
 		} {
-			o := order(tenant.StoreID, "nul-1", referenceDoc)
+			o := platentest.OrderBody(tenant.StoreID, "nul-1", platentest.PrintFiles(), platentest.Design(referenceDoc))
 			tc.edit(o)
 			r := srv.Do(t, "POST", "/api/v1/orders", tenant.Token, o)
 			if _, fields := platentest.ErrorBody(t, r, http.StatusBadRequest); !slices.ContainsFunc(fields, func(f string) bool { return len(f) >= len(tc.field) && f[:len(tc.field)] == tc.field }) {
@@ -105,4 +105,4 @@ func TestNULIsRefusedAlikeOnBothDatabases(t *testing.T) {
 	})
 }
 
-func item(o map[string]any) map[string]any { return o["items"].([]map[string]any)[0] }
+func item(o map[string]any) map[string]any { return o["items"].([]any)[0].(map[string]any) }

@@ -117,7 +117,7 @@ func startReference(t *testing.T, b platentest.Backend, name string) *replayer {
 	srv := platentest.StartWith(t, b, func(c *config.Config) { c.AllowPrivateNetwork = true })
 	acme := srv.Bootstrap(t, "Acme Prints", "acme-shop")
 	other := srv.Bootstrap(t, "Other Prints", "other-shop")
-	hooks := newReceiver(t)
+	hooks := platentest.NewReceiver(t, platentest.Answering(http.StatusNoContent))
 	vars := apiexamples.Vars{
 		"token":          acme.Token,
 		"team_token":     srv.TeamToken(t, acme.TeamID),

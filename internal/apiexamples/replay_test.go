@@ -5,20 +5,18 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/platen-print/platen/internal/apiexamples"
 	"github.com/platen-print/platen/internal/platentest"
+	"github.com/platen-print/platen/internal/platentest/poll"
 )
 
 // pollWithin bounds how long a polling example waits for its value, and a
@@ -59,7 +57,7 @@ type replayer struct {
 	vars apiexamples.Vars
 	// hooks is the webhook receiver (nil when the document has no
 	// deliveries to check).
-	hooks *receiver
+	hooks *platentest.Receiver
 	// secrets are the store's signing secrets the answers showed, oldest
 	// first: a delivery is signed with the newest, and with the one before
 	// it during a rotation.
@@ -98,28 +96,28 @@ func (r *replayer) request(ex apiexamples.Exchange) error {
 			return err
 		}
 	}
-	deadline := time.Now().Add(pollWithin)
-	for {
-		resp, err := r.send(ex, path, body, headers)
-		if err != nil {
-			return err
+	// An example that polls is sent again until the answer has the value
+	// awaited, or is one the example does not poll for (checked below).
+	var resp *platentest.Response
+	if !poll.Within(pollWithin, r.srv.JobEnded(), func() bool {
+		if resp, err = r.send(ex, path, body, headers); err != nil {
+			return true
 		}
 		if os.Getenv(showEnv) != "" {
 			r.t.Logf("%s line %d: %d %v\n%s", r.file, ex.Line, resp.Status, resp.Header, shown(resp))
 		}
-		if ex.Poll != nil && resp.Status == ex.Status && fmt.Sprint(apiexamples.At(resp.JSON, ex.Poll.Path)) != awaited {
-			if time.Now().After(deadline) {
-				return fmt.Errorf("%s is still %v after %s", ex.Poll.Path, apiexamples.At(resp.JSON, ex.Poll.Path), pollWithin)
-			}
-			time.Sleep(50 * time.Millisecond)
-			continue
-		}
-		if err := r.check(ex, resp); err != nil {
-			return fmt.Errorf("%w\nthe answer: %d %s", err, resp.Status, resp.Raw)
-		}
-		r.noteSecret(resp.JSON)
-		return nil
+		return ex.Poll == nil || resp.Status != ex.Status || fmt.Sprint(apiexamples.At(resp.JSON, ex.Poll.Path)) == awaited
+	}) {
+		return fmt.Errorf("%s is still %v after %s", ex.Poll.Path, apiexamples.At(resp.JSON, ex.Poll.Path), pollWithin)
 	}
+	if err != nil {
+		return err
+	}
+	if err := r.check(ex, resp); err != nil {
+		return fmt.Errorf("%w\nthe answer: %d %s", err, resp.Status, resp.Raw)
+	}
+	r.noteSecret(resp.JSON)
+	return nil
 }
 
 func (r *replayer) expand(ex apiexamples.Exchange) (path, body string, headers []string, err error) {
@@ -204,7 +202,7 @@ func (r *replayer) delivery(ex apiexamples.Exchange) error {
 	if r.hooks == nil {
 		return fmt.Errorf("a webhook example, but this document's replay has no receiver")
 	}
-	got, err := r.hooks.next(pollWithin)
+	got, err := r.hooks.Next(pollWithin)
 	if err != nil {
 		return err
 	}
@@ -212,16 +210,16 @@ func (r *replayer) delivery(ex apiexamples.Exchange) error {
 	if err != nil {
 		return err
 	}
-	if got.method != ex.Method || got.path != path {
-		return fmt.Errorf("the receiver got %s %s", got.method, got.path)
+	if got.Method != ex.Method || got.Path != path {
+		return fmt.Errorf("the receiver got %s %s", got.Method, got.Path)
 	}
-	if err := r.vars.MatchHeaders(ex.WantHeaders, got.header); err != nil {
-		return fmt.Errorf("%w\nthe delivery: %v %s", err, got.header, got.body)
+	if err := r.vars.MatchHeaders(ex.WantHeaders, got.Header); err != nil {
+		return fmt.Errorf("%w\nthe delivery: %v %s", err, got.Header, got.Body)
 	}
-	if err := r.vars.Match(ex.Answer, got.json); err != nil {
-		return fmt.Errorf("%w\nthe delivery: %s", err, got.body)
+	if err := r.vars.Match(ex.Answer, got.JSON()); err != nil {
+		return fmt.Errorf("%w\nthe delivery: %s", err, got.Body)
 	}
-	return verifySignatures(r.secrets, got.header, got.body)
+	return verifySignatures(r.secrets, got.Header, got.Body)
 }
 
 // verifySignatures checks a delivery's signatures as the documents tell a
@@ -264,57 +262,6 @@ func verifySignatures(secrets []string, h http.Header, body []byte) error {
 		return fmt.Errorf("webhook-signature %q, want %q", got, want)
 	}
 	return nil
-}
-
-// delivered is one request the receiver got.
-type delivered struct {
-	method, path string
-	header       http.Header
-	body         []byte
-	json         any
-}
-
-// receiver is a webhook endpoint on loopback that answers 204 and keeps
-// every request, for the webhook examples to take in order.
-type receiver struct {
-	*httptest.Server
-	mu    sync.Mutex
-	got   []delivered
-	taken int
-}
-
-func newReceiver(t *testing.T) *receiver {
-	r := &receiver{}
-	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		body, _ := io.ReadAll(req.Body)
-		d := delivered{method: req.Method, path: req.URL.RequestURI(), header: req.Header.Clone(), body: body}
-		_ = json.Unmarshal(body, &d.json) // a body that is not JSON fails its example
-		r.mu.Lock()
-		r.got = append(r.got, d)
-		r.mu.Unlock()
-		w.WriteHeader(http.StatusNoContent)
-	}))
-	t.Cleanup(r.Close)
-	return r
-}
-
-// next is the oldest request not taken yet, waiting for one up to within.
-func (r *receiver) next(within time.Duration) (delivered, error) {
-	deadline := time.Now().Add(within)
-	for {
-		r.mu.Lock()
-		if r.taken < len(r.got) {
-			d := r.got[r.taken]
-			r.taken++
-			r.mu.Unlock()
-			return d, nil
-		}
-		r.mu.Unlock()
-		if time.Now().After(deadline) {
-			return delivered{}, fmt.Errorf("no webhook delivery within %s", within)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 // shown is an answer's body as the show mode logs it: JSON as it came,

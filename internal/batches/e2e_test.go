@@ -4,14 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"image/color"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -51,7 +48,7 @@ type fixture struct {
 	variantID     int
 	templateUID   string
 	templateName  string
-	hooks         *receiver
+	hooks         *platentest.Receiver
 	otherTeam     platentest.Tenant
 	otherTemplate string
 }
@@ -59,7 +56,7 @@ type fixture struct {
 func setup(t *testing.T, b platentest.Backend) *fixture {
 	t.Helper()
 	f := &fixture{srv: platentest.StartWith(t, b, func(c *config.Config) { c.AllowPrivateNetwork = true })}
-	f.hooks = newReceiver(t)
+	f.hooks = platentest.NewReceiver(t, platentest.GetsFindNothing())
 	f.shop, f.outlet = f.srv.Bootstrap(t, "acme", "acme-shop"), f.srv.Bootstrap(t, "acme", "acme-outlet")
 	f.otherTeam = f.srv.Bootstrap(t, "other", "other-shop")
 	f.teamToken = f.srv.TeamToken(t, f.shop.TeamID)
@@ -127,20 +124,16 @@ func (f *fixture) order(t *testing.T, tenant platentest.Tenant, id string, items
 // wait polls the batch until it leaves Batching.
 func (f *fixture) wait(t *testing.T, token, uid string) map[string]any {
 	t.Helper()
-	deadline := time.Now().Add(readyTimeout)
-	for {
+	var batch map[string]any
+	f.srv.WaitFor(t, readyTimeout, "batch "+uid+" done", func() bool {
 		r := f.srv.Do(t, "GET", "/api/v1/batch-orders/"+uid, token, nil)
 		if r.Status != http.StatusOK {
 			t.Fatalf("GET batch: %d %s", r.Status, r.Raw)
 		}
-		if b := r.Object(t); b["status"] != "Batching" {
-			return b
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("batch %s still Batching after %v", uid, readyTimeout)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		batch = r.Object(t)
+		return batch["status"] != "Batching"
+	})
+	return batch
 }
 
 // TestABatchFromTemplateToSheet: items of two orders of two stores are
@@ -232,18 +225,18 @@ func TestABatchFromTemplateToSheet(t *testing.T) {
 			}
 		}
 
-		got := f.hooks.wait(t, 2)
+		got := f.hooks.Wait(t, 2, readyTimeout)
 		stores := map[string]bool{}
 		for _, req := range got {
-			stores[req.path] = true
+			stores[req.Path] = true
 			var event map[string]any
-			if err := json.Unmarshal(req.body, &event); err != nil {
+			if err := json.Unmarshal(req.Body, &event); err != nil {
 				t.Fatal(err)
 			}
 			files := event["files"].([]any)
-			if req.header.Get("Platen-Event") != "batch_order.ready" || event["event"] != "batch_order.ready" || event["batch_uid"] != uid ||
+			if req.Header.Get("Platen-Event") != "batch_order.ready" || event["event"] != "batch_order.ready" || event["batch_uid"] != uid ||
 				event["status"] != "Ready" || event["sent_at"] == nil || len(files) != 1 || files[0].(map[string]any)["pages"] != 2.0 {
-				t.Errorf("event to %s: %s", req.path, req.body)
+				t.Errorf("event to %s: %s", req.Path, req.Body)
 				continue
 			}
 			if _, again := platentest.Download(t, files[0].(map[string]any)["url"].(string)); string(again) != string(pdf) {
@@ -305,54 +298,6 @@ func pixel(t *testing.T, pdf string, page int, x, y float64) color.RGBA {
 	return poppler.Pixel(t, pdf, page, 50, x, y)
 }
 
-// receiver is a webhook endpoint on loopback that keeps every POST; a
-// GET (an image fetch) finds nothing.
-type receiver struct {
-	*httptest.Server
-	mu  sync.Mutex
-	got []request
-}
-
-type request struct {
-	path   string
-	header http.Header
-	body   []byte
-}
-
-func newReceiver(t *testing.T) *receiver {
-	r := &receiver{}
-	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		if req.Method == http.MethodGet {
-			http.NotFound(w, req)
-			return
-		}
-		body, _ := io.ReadAll(req.Body)
-		r.mu.Lock()
-		r.got = append(r.got, request{path: req.URL.Path, header: req.Header.Clone(), body: body})
-		r.mu.Unlock()
-	}))
-	t.Cleanup(r.Close)
-	return r
-}
-
-// wait waits for n requests and returns them.
-func (r *receiver) wait(t *testing.T, n int) []request {
-	t.Helper()
-	deadline := time.Now().Add(readyTimeout)
-	for {
-		r.mu.Lock()
-		got := append([]request(nil), r.got...)
-		r.mu.Unlock()
-		if len(got) >= n {
-			return got
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the receiver saw %d requests, want %d", len(got), n)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // TestABatchThatCannotRenderFails: an item whose photo is missing fails
 // the batch, which says which item and why, and the store gets
 // batch_order.failed with that reason.
@@ -375,9 +320,9 @@ func TestABatchThatCannotRenderFails(t *testing.T) {
 		}
 		platentest.CheckNoFileDigest(t, "a failed batch's file", file)
 		var event map[string]any
-		for _, req := range f.hooks.wait(t, 1) {
-			if req.path == "/acme-shop" {
-				if err := json.Unmarshal(req.body, &event); err != nil {
+		for _, req := range f.hooks.Wait(t, 1, readyTimeout) {
+			if req.Path == "/acme-shop" {
+				if err := json.Unmarshal(req.Body, &event); err != nil {
 					t.Fatal(err)
 				}
 			}

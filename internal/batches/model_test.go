@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/platen-print/platen/internal/pdfxtest"
 	"github.com/platen-print/platen/internal/platentest"
@@ -52,7 +51,7 @@ func TestTheDesignModelEndToEnd(t *testing.T) {
 		if r.Status != http.StatusOK {
 			t.Fatalf("order: %d %s", r.Status, r.Raw)
 		}
-		st := waitItem(t, f, "A-1-1")
+		st := f.srv.WaitPrint(t, f.shop.Token, "A-1-1", platentest.PrintReady)
 		_, pdf := platentest.Download(t, st["url"].(string))
 		checkModelCard(t, "Family A", pdf, 2)
 
@@ -117,36 +116,14 @@ func checkText(t *testing.T, what string, pdf []byte) string {
 
 func near(a, b uint8) bool { return math.Abs(float64(a)-float64(b)) <= 24 }
 
-// waitItem polls a Family A item's print until it is ready.
-func waitItem(t *testing.T, f *fixture, id string) map[string]any {
-	t.Helper()
-	deadline := time.Now().Add(readyTimeout)
-	for {
-		st := f.srv.Do(t, "GET", "/api/v1/order-items/"+id+"/print", f.shop.Token, nil).Object(t)
-		switch {
-		case st["status"] == "ready":
-			return st
-		case st["status"] == "processingfailed" || time.Now().After(deadline):
-			t.Fatalf("item %s: %v", id, st)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-// waitShopFile polls a shop order until its print is ready, and returns
+// waitShopFile waits until a shop order's print is ready, and returns
 // its file's link.
 func waitShopFile(t *testing.T, f *fixture, ref string) string {
 	t.Helper()
-	deadline := time.Now().Add(readyTimeout)
-	for {
-		order := f.srv.Do(t, "GET", "/v1/shop/orders/"+ref, f.shop.Token, nil).Object(t)["data"].(map[string]any)
-		p := order["lines"].([]any)[0].(map[string]any)["prints"].([]any)[0].(map[string]any)
-		switch {
-		case p["status"] == "ready":
-			return p["files"].([]any)[0].(map[string]any)["url"].(string)
-		case p["status"] != "processing" || time.Now().After(deadline):
-			t.Fatalf("shop print: %v", p)
-		}
-		time.Sleep(50 * time.Millisecond)
+	order := f.srv.WaitShopOrder(t, f.shop.Token, ref)
+	p := order["lines"].([]any)[0].(map[string]any)["prints"].([]any)[0].(map[string]any)
+	if p["status"] != "ready" {
+		t.Fatalf("shop print: %v", p)
 	}
+	return p["files"].([]any)[0].(map[string]any)["url"].(string)
 }

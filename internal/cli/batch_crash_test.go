@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/platen-print/platen/internal/platentest"
+	"github.com/platen-print/platen/internal/platentest/poll"
 	"github.com/platen-print/platen/internal/poppler"
 )
 
@@ -72,13 +73,7 @@ func crashMidBatch(t *testing.T, dbFlags []string) {
 	uid := batch["uid"].(string)
 
 	// Kill it while the render fetches the photo.
-	deadline := time.Now().Add(30 * time.Second)
-	for hits.Of("/photo.jpg") == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the batch's render never started")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	poll.Until(t, 30*time.Second, "the batch's render fetching its photo", func() bool { return hits.Of("/photo.jpg") > 0 })
 	if err := first.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
@@ -86,17 +81,10 @@ func crashMidBatch(t *testing.T, dbFlags []string) {
 
 	second := serve(t, dataDir, serveFlags...)
 	var got map[string]any
-	deadline = time.Now().Add(90 * time.Second)
-	for {
-		r := do(t, "GET", second.baseURL+"/api/v1/batch-orders/"+uid, boot.Token, "")
-		if got = r.object(t); got["status"] != "Batching" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("still Batching after the restart: %s", r.body)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	poll.Until(t, 90*time.Second, "the batch done after the restart", func() bool {
+		got = do(t, "GET", second.baseURL+"/api/v1/batch-orders/"+uid, boot.Token, "").object(t)
+		return got["status"] != "Batching"
+	})
 	file := got["files"].([]any)[0].(map[string]any)
 	if got["status"] != "Ready" || file["pages"] != 63.0 {
 		t.Fatalf("after the restart: %v", got)

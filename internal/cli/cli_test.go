@@ -29,6 +29,7 @@ import (
 
 	"github.com/platen-print/platen/internal/auth"
 	"github.com/platen-print/platen/internal/platentest"
+	"github.com/platen-print/platen/internal/platentest/poll"
 )
 
 // platenBin is the binary TestMain built.
@@ -247,35 +248,36 @@ func (s *server) waitReady(t *testing.T) {
 // that took a port freeAddr handed out) does not count.
 func (s *server) awaitReady(t *testing.T) bool {
 	t.Helper()
-	deadline := time.Now().Add(readyTimeout)
 	client := &http.Client{Timeout: time.Second}
-	for {
+	var err error
+	if !poll.Within(readyTimeout, nil, func() bool {
 		select {
 		case <-s.done:
-			return false
+			return true
 		default:
 		}
-		resp, err := client.Get(s.baseURL + "/readyz")
-		if err == nil {
-			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK && strings.Contains(s.stderr.String(), `"platen serving"`) {
-				var got map[string]any
-				if err := json.Unmarshal(body, &got); err != nil || got["status"] != "ok" {
-					t.Fatalf("/readyz: 200 with body %s, want {\"status\":\"ok\"}", body)
-				}
-				select {
-				case <-s.done:
-					return false
-				default:
-					return true
-				}
-			}
+		var resp *http.Response
+		if resp, err = client.Get(s.baseURL + "/readyz"); err != nil {
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("platen serve not ready on %s after %v (last error %v); stderr:\n%s", s.baseURL, readyTimeout, err, s.stderr.String())
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || !strings.Contains(s.stderr.String(), `"platen serving"`) {
+			return false
 		}
-		time.Sleep(50 * time.Millisecond)
+		var got map[string]any
+		if err := json.Unmarshal(body, &got); err != nil || got["status"] != "ok" {
+			t.Fatalf("/readyz: 200 with body %s, want {\"status\":\"ok\"}", body)
+		}
+		return true
+	}) {
+		t.Fatalf("platen serve not ready on %s after %v (last error %v); stderr:\n%s", s.baseURL, readyTimeout, err, s.stderr.String())
+	}
+	select {
+	case <-s.done:
+		return false
+	default:
+		return true
 	}
 }
 
@@ -348,18 +350,19 @@ func (s *server) waitLog(t *testing.T, what string, match func(map[string]any) b
 // waitLogWithin is waitLog for up to within.
 func (s *server) waitLogWithin(t *testing.T, within time.Duration, what string, match func(map[string]any) bool) map[string]any {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
+	var line map[string]any
+	if !poll.Within(within, nil, func() bool {
 		for _, l := range s.logLines(t) {
 			if match(l) {
-				return l
+				line = l
+				return true
 			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no log line %s; stderr:\n%s", what, s.stderr.String())
-		}
-		time.Sleep(50 * time.Millisecond)
+		return false
+	}) {
+		t.Fatalf("no log line %s; stderr:\n%s", what, s.stderr.String())
 	}
+	return line
 }
 
 // freeAddr returns a loopback address with a port that was free a moment
@@ -428,26 +431,19 @@ func do(t *testing.T, method, url, token, body string, headers ...string) respon
 	return response{status: resp.StatusCode, header: resp.Header, body: raw}
 }
 
-// orderBody is a minimal family A order with one item.
-func orderBody(storeID, orderID, itemID string) string {
-	body, _ := json.Marshal(map[string]any{
-		"store_id":           storeID,
-		"ecommerce_order_id": orderID,
-		"items": []map[string]any{{
-			"ecommerce_order_item_id": itemID,
-			"ecommerce_variant_id":    "v",
-			"quantity":                1,
-			"template_config":         "%7B%22width%22%3A10%2C%22height%22%3A10%2C%22layers%22%3A%5B%5D%7D",
-			"thumbnails":              []string{"https://x/t.png"},
-		}},
-	})
-	return string(body)
+// jsonOf is v as JSON, a request body of do's.
+func jsonOf(v any) string {
+	data, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(data)
 }
 
 // createOrder posts an order and returns its uid.
 func createOrder(t *testing.T, s *server, token, storeID, orderID, itemID string, headers ...string) (string, response) {
 	t.Helper()
-	r := do(t, "POST", s.baseURL+"/api/v1/orders", token, orderBody(storeID, orderID, itemID), headers...)
+	r := do(t, "POST", s.baseURL+"/api/v1/orders", token, jsonOf(platentest.OrderBody(storeID, orderID, platentest.Items(map[string]any{"ecommerce_order_item_id": itemID}))), headers...)
 	if r.status != http.StatusOK {
 		t.Fatalf("POST /api/v1/orders: want 200, got %d: %s", r.status, r.body)
 	}
@@ -817,18 +813,14 @@ func TestRevocationAcrossProcesses(t *testing.T) {
 	t.Logf("admin token revoke took %v", rv.elapsed)
 
 	var last response
-	for {
+	if !poll.Within(revocationLimit, nil, func() bool {
 		last = do(t, "GET", ordersURL, tok.Token, "")
-		if last.status == http.StatusUnauthorized {
-			break
-		}
-		if last.status != http.StatusOK {
+		if last.status != http.StatusOK && last.status != http.StatusUnauthorized {
 			t.Fatalf("GET /api/v1/orders after revocation: want 200 or 401, got %d: %s", last.status, last.body)
 		}
-		if time.Since(revoked) > revocationLimit {
-			t.Fatalf("revoked token still accepted %v after the revoke command returned (want 401 within 5 s)", time.Since(revoked))
-		}
-		time.Sleep(20 * time.Millisecond)
+		return last.status == http.StatusUnauthorized
+	}) {
+		t.Fatalf("revoked token still accepted %v after the revoke command returned (want 401 within 5 s)", time.Since(revoked))
 	}
 	refused := time.Now()
 	delay := refused.Sub(revoked)
@@ -1126,17 +1118,14 @@ func TestServeAndAdminOnEveryBackend(t *testing.T) {
 		}
 		runOK(t, nil, append([]string{"admin", "token", "revoke", fmt.Sprint(secondID)}, flags...)...)
 		revoked := time.Now()
-		for {
-			r := do(t, "GET", s.baseURL+"/api/v1/orders", tok.Token, "")
-			if r.status == http.StatusUnauthorized {
-				t.Logf("%s: revoked token refused %v after the revoke returned", b.Name, time.Since(revoked).Round(time.Millisecond))
-				break
-			}
-			if time.Since(revoked) > revocationLimit {
-				t.Fatalf("%s: revoked token still answered %d %v after the revoke returned", b.Name, r.status, time.Since(revoked))
-			}
-			time.Sleep(20 * time.Millisecond)
+		var answer response
+		if !poll.Within(revocationLimit, nil, func() bool {
+			answer = do(t, "GET", s.baseURL+"/api/v1/orders", tok.Token, "")
+			return answer.status == http.StatusUnauthorized
+		}) {
+			t.Fatalf("%s: revoked token still answered %d %v after the revoke returned", b.Name, answer.status, time.Since(revoked))
 		}
+		t.Logf("%s: revoked token refused %v after the revoke returned", b.Name, time.Since(revoked).Round(time.Millisecond))
 		_, r := listTokens(t, []string{nonUTC}, append(flags, "--team", "acme")...)
 		checkUTC(t, r)
 		checkUTC(t, runOK(t, []string{nonUTC}, append([]string{"admin", "team", "list"}, flags...)...))

@@ -3,19 +3,18 @@ package cli_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"image"
 	"image/color"
 	"image/jpeg"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/platen-print/platen/internal/platentest"
+	"github.com/platen-print/platen/internal/platentest/poll"
 )
 
 // slowImages serves a small JPEG after delay, counting requests: renders
@@ -89,19 +88,7 @@ func (h *imageHits) Of(path string) int {
 // renderedOrder is an order of one item whose design fetches src.
 func renderedOrder(storeID, orderID, src string) string {
 	doc := fmt.Sprintf(`{"width":100,"height":50,"bleed":1,"layers":[{"type":"image","src":%q,"x":0,"y":0,"width":100,"height":50},{"type":"text","text":"order %s","x":5,"y":20,"size":12}]}`, src, orderID)
-	body, _ := json.Marshal(map[string]any{
-		"store_id":           storeID,
-		"ecommerce_order_id": orderID,
-		"create_print_files": true,
-		"items": []map[string]any{{
-			"ecommerce_order_item_id": orderID + "-1",
-			"ecommerce_variant_id":    "v",
-			"quantity":                1,
-			"thumbnails":              []string{"https://example.com/thumb.png"},
-			"template_config":         url.QueryEscape(doc),
-		}},
-	})
-	return string(body)
+	return jsonOf(platentest.OrderBody(storeID, orderID, platentest.PrintFiles(), platentest.Design(doc)))
 }
 
 // printStatuses reads the print status of items "1-1" … "n-1".
@@ -150,34 +137,25 @@ func crashAndResume(t *testing.T, dbFlags []string) {
 		}
 	}
 	// Kill it once renders are under way: some done, some in flight.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		counts := printStatuses(t, first, boot.Token, orders)
-		if counts["processing"] > 0 && counts["ready"] > 0 {
-			t.Logf("killed with %v (%d image requests so far)", counts, hits.Load())
-			break
-		}
-		if counts["ready"] == orders || time.Now().After(deadline) {
-			t.Fatalf("no moment with renders in flight: %v", counts)
-		}
-		time.Sleep(10 * time.Millisecond)
+	var counts map[string]int
+	if !poll.Within(30*time.Second, nil, func() bool {
+		counts = printStatuses(t, first, boot.Token, orders)
+		return counts["processing"] > 0 && counts["ready"] > 0 || counts["ready"] == orders
+	}) || counts["ready"] == orders {
+		t.Fatalf("no moment with renders in flight: %v", counts)
 	}
+	t.Logf("killed with %v (%d image requests so far)", counts, hits.Load())
 	if err := first.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	<-first.done
 
 	second := serve(t, dataDir, serveFlags...)
-	deadline = time.Now().Add(60 * time.Second)
-	for {
-		counts := printStatuses(t, second, boot.Token, orders)
-		if counts["ready"] == orders {
-			break
-		}
-		if counts["processingfailed"] > 0 || time.Now().After(deadline) {
-			t.Fatalf("after the restart: %v", counts)
-		}
-		time.Sleep(50 * time.Millisecond)
+	if !poll.Within(60*time.Second, nil, func() bool {
+		counts = printStatuses(t, second, boot.Token, orders)
+		return counts["ready"] == orders || counts["processingfailed"] > 0
+	}) || counts["ready"] != orders {
+		t.Fatalf("after the restart: %v", counts)
 	}
 	// A file rendered before the crash downloads through the new process.
 	r := do(t, "GET", second.baseURL+"/api/v1/order-items/1-1/print", boot.Token, "")

@@ -3,16 +3,13 @@ package cli_test
 import (
 	"bufio"
 	"encoding/json"
-	"fmt"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"golang.org/x/image/font/gofont/goregular"
 
@@ -104,17 +101,11 @@ func runRecipes(t *testing.T, serveArgs, renderArgs []string, env map[string]str
 		return startServe(t, httpAddr, settings(map[string]string{"PLATEN_RENDER_ADDR": renderAddr, "PLATEN_PUBLIC_URL": "http://" + httpAddr}), args...)
 	})
 	doc := `{"width": 100, "height": 50, "layers": [{"type": "text", "text": "Platen", "font": "Render-Only", "size": 14, "x": 5, "y": 5}]}`
-	body, _ := json.Marshal(map[string]any{
-		"store_id": "acme-shop", "ecommerce_order_id": "1", "create_print_files": true,
-		"items": []map[string]any{{
-			"ecommerce_order_item_id": "1-1", "ecommerce_variant_id": "v", "quantity": 1,
-			"thumbnails": []string{"https://example.com/thumb.png"}, "template_config": url.QueryEscape(doc),
-		}},
-	})
-	if r := do(t, "POST", srv.baseURL+"/api/v1/orders", boot.Token, string(body)); r.status != http.StatusOK {
+	body := jsonOf(platentest.OrderBody("acme-shop", "1", platentest.PrintFiles(), platentest.Design(doc)))
+	if r := do(t, "POST", srv.baseURL+"/api/v1/orders", boot.Token, body); r.status != http.StatusOK {
 		t.Fatalf("create order: %d %s", r.status, r.body)
 	}
-	st := waitPrintReady(t, srv, boot.Token, "1-1")
+	st := platentest.WaitPrintAt(t, readyTimeout, srv.baseURL, boot.Token, "1-1", platentest.PrintReady)
 	link, _ := st["url"].(string)
 	if !strings.HasPrefix(link, srv.baseURL+"/") {
 		t.Fatalf("the link %q does not start with the public URL %s", link, srv.baseURL)
@@ -126,23 +117,6 @@ func runRecipes(t *testing.T, serveArgs, renderArgs []string, env map[string]str
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "application/pdf" {
 		t.Errorf("the link answers %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
-	}
-}
-
-// waitPrintReady polls an item's print until it is ready.
-func waitPrintReady(t *testing.T, s *server, token, itemID string) map[string]any {
-	t.Helper()
-	deadline := time.Now().Add(readyTimeout)
-	for {
-		r := do(t, "GET", fmt.Sprintf("%s/api/v1/order-items/%s/print", s.baseURL, url.PathEscape(itemID)), token, "")
-		st := r.object(t)
-		switch {
-		case st["status"] == "ready":
-			return st
-		case st["status"] == "processingfailed" || time.Now().After(deadline):
-			t.Fatalf("print %s: %v", itemID, st)
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 

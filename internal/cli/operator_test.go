@@ -7,7 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/platen-print/platen/internal/platentest/poll"
 )
 
 // createdOperator is what `platen admin operator create` prints.
@@ -84,16 +85,12 @@ func TestOperatorAccounts(t *testing.T) {
 		t.Errorf("the second token: %d %s", got.status, got.body)
 	}
 	runOK(t, nil, "admin", "operator", "revoke", "--data-dir", dataDir, strconv.Itoa(another.TokenID))
-	deadline := time.Now().Add(revocationLimit)
-	for {
-		got := do(t, "GET", s.baseURL+"/api/v1/operator/teams", another.Token, "")
-		if got.status == http.StatusUnauthorized {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("a revoked operator token still answered %d after %v", got.status, revocationLimit)
-		}
-		time.Sleep(100 * time.Millisecond)
+	var answer response
+	if !poll.Within(revocationLimit, nil, func() bool {
+		answer = do(t, "GET", s.baseURL+"/api/v1/operator/teams", another.Token, "")
+		return answer.status == http.StatusUnauthorized
+	}) {
+		t.Fatalf("a revoked operator token still answered %d after %v", answer.status, revocationLimit)
 	}
 	if got := do(t, "GET", s.baseURL+"/api/v1/operator/teams", staff.Token, ""); got.status != http.StatusOK {
 		t.Errorf("the first token after the second was revoked: %d", got.status)

@@ -1,11 +1,9 @@
 package cli_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +12,9 @@ import (
 	"time"
 
 	"golang.org/x/image/font/gofont/goregular"
+
+	"github.com/platen-print/platen/internal/platentest"
+	"github.com/platen-print/platen/internal/platentest/poll"
 )
 
 // startRender starts `platen render` on addr with args and waits until it
@@ -81,27 +82,32 @@ func tryStartRender(t *testing.T, addr string, env []string, args ...string) (ki
 			t.Logf("platen render (pid %d) stderr:\n%s", cmd.Process.Pid, stderr.String())
 		}
 	})
-	deadline := time.Now().Add(readyTimeout)
-	for {
+	var err error
+	exited := false
+	if !poll.Within(readyTimeout, nil, func() bool {
 		// Serving is its own log line: something else accepting on addr
 		// (a process that took the port) does not count.
-		conn, err := net.DialTimeout("tcp", addr, time.Second)
-		if err == nil {
+		var conn net.Conn
+		if conn, err = net.DialTimeout("tcp", addr, time.Second); err == nil {
 			conn.Close()
 			if strings.Contains(stderr.String(), "platen render serving") {
-				return kill, ""
+				return true
 			}
 		}
 		select {
 		case <-done:
-			return nil, stderr.String()
+			exited = true
+			return true
 		default:
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("platen render not serving on %s: %v; stderr:\n%s", addr, err, stderr.String())
-		}
-		time.Sleep(20 * time.Millisecond)
+	}) {
+		t.Fatalf("platen render not serving on %s: %v; stderr:\n%s", addr, err, stderr.String())
 	}
+	if exited {
+		return nil, stderr.String()
+	}
+	return kill, ""
 }
 
 // TestRenderProcess: `serve --render-addr` renders through a separate
@@ -123,15 +129,8 @@ func TestRenderProcess(t *testing.T) {
 	order := func(id string) {
 		t.Helper()
 		doc := `{"width":100,"height":50,"layers":[{"type":"text","text":"Platen","font":"House-Sans","size":14,"x":5,"y":5,"width":90}]}`
-		body, _ := json.Marshal(map[string]any{
-			"store_id": "acme-shop", "ecommerce_order_id": id, "create_print_files": true,
-			"items": []map[string]any{{
-				"ecommerce_order_item_id": id + "-1", "ecommerce_variant_id": "v", "quantity": 1,
-				"thumbnails":      []string{"https://example.com/thumb.png"},
-				"template_config": url.QueryEscape(doc),
-			}},
-		})
-		if r := do(t, "POST", srv.baseURL+"/api/v1/orders", boot.Token, string(body)); r.status != http.StatusOK {
+		body := jsonOf(platentest.OrderBody("acme-shop", id, platentest.PrintFiles(), platentest.Design(doc)))
+		if r := do(t, "POST", srv.baseURL+"/api/v1/orders", boot.Token, body); r.status != http.StatusOK {
 			t.Fatalf("create order %s: %d %s", id, r.status, r.body)
 		}
 	}
@@ -145,17 +144,7 @@ func TestRenderProcess(t *testing.T) {
 	}
 	waitReady := func(id string, within time.Duration) {
 		t.Helper()
-		deadline := time.Now().Add(within)
-		for {
-			st := status(id)
-			if st["status"] == "ready" {
-				return
-			}
-			if st["status"] == "processingfailed" || time.Now().After(deadline) {
-				t.Fatalf("order %s: print %v", id, st)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
+		platentest.WaitPrintAt(t, within, srv.baseURL, boot.Token, id+"-1", platentest.PrintReady)
 	}
 
 	order("1")

@@ -16,6 +16,7 @@ import (
 
 	"github.com/platen-print/platen/internal/config"
 	"github.com/platen-print/platen/internal/platentest"
+	"github.com/platen-print/platen/internal/platentest/poll"
 	"github.com/platen-print/platen/internal/queue"
 	"github.com/platen-print/platen/internal/renderjobs"
 )
@@ -185,11 +186,7 @@ func TestAdminPrintCancel(t *testing.T) {
 	// The team renders one print at a time (--render-workers 1): the one
 	// whose image is asked for holds its turn until the gate opens, and
 	// the other waits.
-	for deadline := time.Now().Add(30 * time.Second); hits.Load() == 0; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("no render asked for its image")
-		}
-	}
+	poll.Until(t, 30*time.Second, "a render asking for its image", func() bool { return hits.Load() > 0 })
 	rendering := 0
 	if hits.Of(image(1)) > 0 {
 		rendering = 1
@@ -198,29 +195,28 @@ func TestAdminPrintCancel(t *testing.T) {
 	cancel(ids[waiting])
 	close(gate)
 	var readyLink string
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	var statuses []string
+	if !poll.Within(30*time.Second, nil, func() bool {
 		order := do(t, "GET", srv.baseURL+"/v1/shop/orders/SO-1", boot.Token, "").object(t)
-		_, statuses, files := printIDs(order)
+		var files []int
+		_, statuses, files = printIDs(order)
 		if statuses[waiting] != "cancelled" || files[waiting] != 0 {
 			t.Fatalf("the cancelled print is %s with %d files", statuses[waiting], files[waiting])
 		}
-		if statuses[rendering] == "ready" {
-			line := order["data"].(map[string]any)["lines"].([]any)[rendering].(map[string]any)
-			readyLink = line["prints"].([]any)[0].(map[string]any)["files"].([]any)[0].(map[string]any)["url"].(string)
-			break
+		if statuses[rendering] != "ready" {
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the rendering print is still %s", statuses[rendering])
-		}
-		time.Sleep(50 * time.Millisecond)
+		line := order["data"].(map[string]any)["lines"].([]any)[rendering].(map[string]any)
+		readyLink = line["prints"].([]any)[0].(map[string]any)["files"].([]any)[0].(map[string]any)["url"].(string)
+		return true
+	}) {
+		t.Fatalf("the rendering print is still %s", statuses[rendering])
 	}
 	// Once no render job may run any more, the cancelled print has had any
 	// turn the cancel left it.
-	for deadline := time.Now().Add(30 * time.Second); unfinishedRenders(t, dataDir) != 0; time.Sleep(50 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d render jobs still may run", unfinishedRenders(t, dataDir))
-		}
+	var unfinished int
+	if !poll.Within(30*time.Second, nil, func() bool { unfinished = unfinishedRenders(t, dataDir); return unfinished == 0 }) {
+		t.Fatalf("%d render jobs still may run", unfinished)
 	}
 	if n := hits.Of(image(waiting)); n != 0 {
 		t.Errorf("the cancelled print's image was fetched %d times: it rendered", n)

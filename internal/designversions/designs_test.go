@@ -117,30 +117,16 @@ func TestDesignVersions(t *testing.T) {
 	})
 }
 
-// orderBody is a Family A order whose items carry design versions.
-func orderBody(storeID, orderID string, items ...map[string]any) map[string]any {
-	list := make([]any, len(items))
-	for i, it := range items {
-		item := map[string]any{"ecommerce_order_item_id": fmt.Sprint(orderID, "-", i), "ecommerce_variant_id": "var-1",
-			"quantity": 1, "thumbnails": []any{"https://example.com/t.png"}}
-		for k, v := range it {
-			item[k] = v
-		}
-		list[i] = item
-	}
-	return map[string]any{"store_id": storeID, "ecommerce_order_id": orderID, "items": list}
-}
-
 func TestOrderItemsRegisterDesignVersions(t *testing.T) {
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
 		srv := platentest.Start(t, b)
 		acme := srv.Bootstrap(t, "acme", "acme-shop")
 		a, b2 := config(`{"width":10,"height":10,"layers":[],"meta":{"design":"a"}}`), config(`{"width":10,"height":10,"layers":[],"meta":{"design":"b"}}`)
 
-		r := srv.Do(t, "POST", "/api/v1/orders", acme.Token, orderBody(acme.StoreID, "o-1",
+		r := srv.Do(t, "POST", "/api/v1/orders", acme.Token, platentest.OrderBody(acme.StoreID, "o-1", platentest.Items(
 			map[string]any{"design_version_id": "item-dv", "template_config": a},
 			map[string]any{"design_version_id": "item-dv", "template_config": a},
-			map[string]any{"template_config": b2}))
+			map[string]any{"template_config": b2})))
 		if r.Status != 200 {
 			t.Fatalf("order: %d %s", r.Status, r.Raw)
 		}
@@ -150,19 +136,19 @@ func TestOrderItemsRegisterDesignVersions(t *testing.T) {
 		}
 
 		t.Run("another document under a registered id refuses the whole order", func(t *testing.T) {
-			body := orderBody(acme.StoreID, "o-2",
+			body := platentest.OrderBody(acme.StoreID, "o-2", platentest.Items(
 				map[string]any{"template_config": b2},
-				map[string]any{"design_version_id": "item-dv", "template_config": b2})
+				map[string]any{"design_version_id": "item-dv", "template_config": b2}))
 			_, fields := platentest.ErrorBody(t, srv.Do(t, "POST", "/api/v1/orders", acme.Token, body), 409)
 			if !reflect.DeepEqual(fields, []string{"items[1].design_version_id"}) {
 				t.Errorf("fields %v", fields)
 			}
-			platentest.ErrorBody(t, srv.Do(t, "GET", "/api/v1/order-items/o-2-0/print", acme.Token, nil), 404)
+			platentest.ErrorBody(t, srv.Do(t, "GET", "/api/v1/order-items/o-2-1/print", acme.Token, nil), 404)
 		})
 		t.Run("two items of one order disagreeing on a new version", func(t *testing.T) {
-			body := orderBody(acme.StoreID, "o-3",
+			body := platentest.OrderBody(acme.StoreID, "o-3", platentest.Items(
 				map[string]any{"design_version_id": "fresh", "template_config": a},
-				map[string]any{"design_version_id": "fresh", "template_config": b2})
+				map[string]any{"design_version_id": "fresh", "template_config": b2}))
 			_, fields := platentest.ErrorBody(t, srv.Do(t, "POST", "/api/v1/orders", acme.Token, body), 409)
 			if !reflect.DeepEqual(fields, []string{"items[1].design_version_id"}) {
 				t.Errorf("fields %v", fields)
@@ -171,14 +157,14 @@ func TestOrderItemsRegisterDesignVersions(t *testing.T) {
 		})
 		t.Run("a PUT registers new versions and keeps old ones immutable", func(t *testing.T) {
 			uid := r.Object(t)["uid"].(string)
-			put := orderBody(acme.StoreID, "o-1", map[string]any{"design_version_id": "put-dv", "template_config": b2})
+			put := platentest.OrderBody(acme.StoreID, "o-1", platentest.Items(map[string]any{"design_version_id": "put-dv", "template_config": b2}))
 			if r := srv.Do(t, "PUT", "/api/v1/orders/"+uid, acme.Token, map[string]any{"items": put["items"]}); r.Status != 200 {
 				t.Fatalf("PUT: %d %s", r.Status, r.Raw)
 			}
 			if v := srv.Do(t, "GET", "/api/v1/design-versions/put-dv", acme.Token, nil); v.Status != 200 {
 				t.Errorf("PUT did not register: %d %s", v.Status, v.Raw)
 			}
-			put = orderBody(acme.StoreID, "o-1", map[string]any{"design_version_id": "put-dv", "template_config": a})
+			put = platentest.OrderBody(acme.StoreID, "o-1", platentest.Items(map[string]any{"design_version_id": "put-dv", "template_config": a}))
 			_, fields := platentest.ErrorBody(t, srv.Do(t, "PUT", "/api/v1/orders/"+uid, acme.Token, map[string]any{"items": put["items"]}), 409)
 			if !reflect.DeepEqual(fields, []string{"items[0].design_version_id"}) {
 				t.Errorf("fields %v", fields)
@@ -196,8 +182,8 @@ func TestOrderItemsRegisterDesignVersions(t *testing.T) {
 					if i%2 == 1 {
 						doc = b2
 					}
-					statuses[i] = srv.Do(t, "POST", "/api/v1/orders", acme.Token, orderBody(acme.StoreID, fmt.Sprint("race-", i),
-						map[string]any{"design_version_id": "raced", "template_config": doc})).Status
+					statuses[i] = srv.Do(t, "POST", "/api/v1/orders", acme.Token, platentest.OrderBody(acme.StoreID, fmt.Sprint("race-", i),
+						platentest.Items(map[string]any{"design_version_id": "raced", "template_config": doc}))).Status
 				}()
 			}
 			wg.Wait()

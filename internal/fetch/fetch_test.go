@@ -27,6 +27,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/platen-print/platen/internal/platentest/poll"
 )
 
 func TestFetchFormats(t *testing.T) {
@@ -532,7 +534,7 @@ func TestCacheConcurrent(t *testing.T) {
 	}
 	// Every caller waits for a download (one shared, or each its own)
 	// before the server answers.
-	waitFor(t, func() bool { return waiting.Load() == 20 })
+	poll.Until(t, 5*time.Second, "20 callers waiting", func() bool { return waiting.Load() == 20 })
 	close(release)
 	wg.Wait()
 	close(errs)
@@ -559,7 +561,7 @@ func TestCallerGivingUp(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	first := make(chan error, 1)
 	go func() { _, err := f.Fetch(ctx, s.URL+"/slow.png"); first <- err }()
-	waitFor(t, func() bool { return s.hits("/slow.png") > 0 })
+	poll.Until(t, 5*time.Second, "the first download asked for", func() bool { return s.hits("/slow.png") > 0 })
 	second := make(chan error, 1)
 	go func() { _, err := f.Fetch(t.Context(), s.URL+"/slow.png"); second <- err }()
 	cancel()
@@ -572,15 +574,6 @@ func TestCallerGivingUp(t *testing.T) {
 	}
 	if n := s.hits("/slow.png"); n != 1 {
 		t.Errorf("fetched %d times, want 1", n)
-	}
-}
-
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("timed out waiting")
-		}
 	}
 }
 

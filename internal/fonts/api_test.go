@@ -13,7 +13,6 @@ import (
 	"regexp"
 	"slices"
 	"testing"
-	"time"
 
 	"golang.org/x/image/font/gofont/gomono"
 	"google.golang.org/grpc/codes"
@@ -23,10 +22,6 @@ import (
 	"github.com/platen-print/platen/internal/platentest"
 	"github.com/platen-print/platen/internal/poppler"
 )
-
-// readyTimeout bounds a print's wait: renders run in their own processes,
-// under -race on two cores.
-const readyTimeout = 60 * time.Second
 
 func hexSHA256(data []byte) string {
 	sum := sha256.Sum256(data)
@@ -179,31 +174,6 @@ const brandDoc = `{"width":105,"height":148,"bleed":2,"surfaces":[{"name":"front
 	`{"type":"rect","x":0,"y":0,"width":105,"height":148,"fill":"#f2e8d5"},` +
 	`{"type":"text","text":"Happy birthday, Ada","font":"Brand Sans","size":14,"x":10,"y":100,"width":85}]}]}`
 
-func orderItem(id string) map[string]any {
-	return map[string]any{"ecommerce_order_item_id": id, "ecommerce_variant_id": "card-a6", "quantity": 1,
-		"thumbnails": []string{"https://example.com/t.png"}, "template_config": url.QueryEscape(brandDoc)}
-}
-
-// waitPrint polls a Family A item's print until it leaves received and
-// processing.
-func waitPrint(t *testing.T, srv *platentest.Server, token, itemID string) map[string]any {
-	t.Helper()
-	deadline := time.Now().Add(readyTimeout)
-	for {
-		r := srv.Do(t, "GET", "/api/v1/order-items/"+itemID+"/print", token, nil)
-		if r.Status != http.StatusOK {
-			t.Fatalf("print status: %d %s", r.Status, r.Raw)
-		}
-		if body := r.Object(t); body["status"] != "received" && body["status"] != "processing" {
-			return body
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("item %s not rendered after %v", itemID, readyTimeout)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
 // checkEmbedded checks with pdffonts that the PDF's one font is the
 // PostScript name given, embedded and subset.
 func checkEmbedded(t *testing.T, what string, pdf []byte, postscript string) {
@@ -237,19 +207,19 @@ func TestDesignsUseTheirTeamsFonts(t *testing.T) {
 		font := r.Object(t)
 
 		for _, tenant := range []platentest.Tenant{acme, other} {
-			body := map[string]any{"store_id": tenant.StoreID, "ecommerce_order_id": "1001", "create_print_files": true, "items": []any{orderItem("1001-1")}}
+			body := platentest.OrderBody(tenant.StoreID, "1001", platentest.PrintFiles(), platentest.Design(brandDoc))
 			if r := srv.Do(t, "POST", "/api/v1/orders", tenant.Token, body); r.Status != http.StatusOK {
 				t.Fatalf("order: %d %s", r.Status, r.Raw)
 			}
 		}
-		st := waitPrint(t, srv, acme.Token, "1001-1")
+		st := srv.WaitPrint(t, acme.Token, "1001-1")
 		if st["status"] != "ready" {
 			t.Fatalf("acme's print: %v", st)
 		}
 		_, pdf := platentest.Download(t, st["url"].(string))
 		checkEmbedded(t, "Family A", pdf, font["postscript_name"].(string))
 
-		theirs := waitPrint(t, srv, other.Token, "1001-1")
+		theirs := srv.WaitPrint(t, other.Token, "1001-1")
 		if reason, _ := theirs["error"].(string); theirs["status"] != "processingfailed" ||
 			!regexp.MustCompile(`^surfaces\[0\]\.layers\[1\]: unknown font "Brand Sans" \(known: Go-Bold, .*\)$`).MatchString(reason) {
 			t.Errorf("the other team's print: %v", theirs)
@@ -265,34 +235,27 @@ func TestDesignsUseTheirTeamsFonts(t *testing.T) {
 			t.Fatalf("shop order: %d %s", r.Status, r.Raw)
 		}
 		ref := r.Object(t)["data"].(map[string]any)["reference_number"].(string)
-		deadline := time.Now().Add(readyTimeout)
-		for {
-			order := srv.Do(t, "GET", "/v1/shop/orders/"+ref, acme.Token, nil).Object(t)["data"].(map[string]any)
-			p := order["lines"].([]any)[0].(map[string]any)["prints"].([]any)[0].(map[string]any)
-			if p["status"] == "ready" {
-				_, pdf := platentest.Download(t, p["files"].([]any)[0].(map[string]any)["url"].(string))
-				checkEmbedded(t, "Family B", pdf, "GoMono")
-				break
-			}
-			if p["status"] != "processing" || time.Now().After(deadline) {
-				t.Fatalf("shop print: %v", p)
-			}
-			time.Sleep(50 * time.Millisecond)
+		order := srv.WaitShopOrder(t, acme.Token, ref)
+		p := order["lines"].([]any)[0].(map[string]any)["prints"].([]any)[0].(map[string]any)
+		if p["status"] != "ready" {
+			t.Fatalf("shop print: %v", p)
 		}
+		_, shopPDF := platentest.Download(t, p["files"].([]any)[0].(map[string]any)["url"].(string))
+		checkEmbedded(t, "Family B", shopPDF, "GoMono")
 
 		// Deleted: the next print of the design fails as unknown; the file
 		// already rendered keeps its font.
 		if r := srv.Do(t, "DELETE", "/api/v1/operator/fonts/"+font["uid"].(string), staff.Token, nil); r.Status != http.StatusOK {
 			t.Fatalf("delete: %d %s", r.Status, r.Raw)
 		}
-		body := map[string]any{"store_id": acme.StoreID, "ecommerce_order_id": "1002", "create_print_files": true, "items": []any{orderItem("1002-1")}}
+		body := platentest.OrderBody(acme.StoreID, "1002", platentest.PrintFiles(), platentest.Design(brandDoc))
 		if r := srv.Do(t, "POST", "/api/v1/orders", acme.Token, body); r.Status != http.StatusOK {
 			t.Fatalf("order: %d %s", r.Status, r.Raw)
 		}
-		if after := waitPrint(t, srv, acme.Token, "1002-1"); after["status"] != "processingfailed" {
+		if after := srv.WaitPrint(t, acme.Token, "1002-1"); after["status"] != "processingfailed" {
 			t.Errorf("a print after the font's delete: %v", after)
 		}
-		_, again := platentest.Download(t, waitPrint(t, srv, acme.Token, "1001-1")["url"].(string))
+		_, again := platentest.Download(t, srv.WaitPrint(t, acme.Token, "1001-1")["url"].(string))
 		checkEmbedded(t, "the earlier file", again, "GoMono")
 	})
 }

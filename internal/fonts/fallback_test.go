@@ -2,7 +2,6 @@ package fonts_test
 
 import (
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,22 +28,18 @@ func TestTeamFallbackFonts(t *testing.T) {
 	if err != nil {
 		testtools.Missing(t, droidFallback+" is not there (Debian package fonts-droid-fallback; `make install-test-tools` installs it)")
 	}
-	doc := url.QueryEscape(`{"width":90,"height":50,"layers":[{"type":"text","text":"Ada 山田","size":14,"x":5,"y":5}]}`)
-	item := func(id string) map[string]any {
-		return map[string]any{"ecommerce_order_item_id": id, "ecommerce_variant_id": "card-a6", "quantity": 1,
-			"thumbnails": []string{"https://example.com/t.png"}, "template_config": doc}
-	}
+	doc := `{"width":90,"height":50,"layers":[{"type":"text","text":"Ada 山田","size":14,"x":5,"y":5}]}`
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
 		srv := platentest.StartWith(t, b, func(c *config.Config) { c.FallbackFonts = []string{} })
 		acme, other := srv.Bootstrap(t, "acme", "acme-shop"), srv.Bootstrap(t, "other", "other-shop")
 		staff := srv.Staff(t, "grace@example.com")
 		order := func(tenant platentest.Tenant, id string) map[string]any {
 			t.Helper()
-			body := map[string]any{"store_id": tenant.StoreID, "ecommerce_order_id": id, "create_print_files": true, "items": []any{item(id + "-1")}}
+			body := platentest.OrderBody(tenant.StoreID, id, platentest.PrintFiles(), platentest.Design(doc))
 			if r := srv.Do(t, "POST", "/api/v1/orders", tenant.Token, body); r.Status != http.StatusOK {
 				t.Fatalf("order: %d %s", r.Status, r.Raw)
 			}
-			return waitPrint(t, srv, tenant.Token, id+"-1")
+			return srv.WaitPrint(t, tenant.Token, id+"-1")
 		}
 
 		const reason = `layers[0]: no font has the characters "山田" (U+5C71 U+7530); fonts tried: Go-Regular`

@@ -9,7 +9,6 @@ package idempotency_test
 import (
 	"context"
 	"errors"
-	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -367,32 +366,22 @@ func TestKeyOverREST(t *testing.T) {
 		acme := srv.Bootstrap(t, "acme", "acme-shop")
 
 		long := strings.Repeat("k", 256)
-		r := srv.Do(t, "POST", "/api/v1/orders", acme.Token, orderBody("acme-shop", "rest-1"), "Idempotency-Key", long)
+		r := srv.Do(t, "POST", "/api/v1/orders", acme.Token, platentest.OrderBody("acme-shop", "rest-1"), "Idempotency-Key", long)
 		if _, fields := platentest.ErrorBody(t, r, 400); len(fields) != 1 || fields[0] != "Idempotency-Key" {
 			t.Errorf("a 256-character key: fields %v, want Idempotency-Key", fields)
 		}
 		key := long[:255]
-		first := srv.Do(t, "POST", "/api/v1/orders", acme.Token, orderBody("acme-shop", "rest-1"), "Idempotency-Key", key)
+		first := srv.Do(t, "POST", "/api/v1/orders", acme.Token, platentest.OrderBody("acme-shop", "rest-1"), "Idempotency-Key", key)
 		if first.Status != 200 {
 			t.Fatalf("a 255-character key: %d %s", first.Status, first.Raw)
 		}
-		again := srv.Do(t, "POST", "/api/v1/orders", acme.Token, orderBody("acme-shop", "rest-1"), "Idempotency-Key", key)
+		again := srv.Do(t, "POST", "/api/v1/orders", acme.Token, platentest.OrderBody("acme-shop", "rest-1"), "Idempotency-Key", key)
 		if again.Status != 200 || string(again.Raw) != string(first.Raw) {
 			t.Errorf("replay: %d %s, want %s", again.Status, again.Raw, first.Raw)
 		}
-		r = srv.Do(t, "POST", "/api/v1/orders", acme.Token, orderBody("acme-shop", "rest-2"), "Idempotency-Key", key)
+		r = srv.Do(t, "POST", "/api/v1/orders", acme.Token, platentest.OrderBody("acme-shop", "rest-2"), "Idempotency-Key", key)
 		if _, fields := platentest.ErrorBody(t, r, 409); len(fields) != 1 || fields[0] != "Idempotency-Key" {
 			t.Errorf("reuse with another body: fields %v, want Idempotency-Key", fields)
 		}
 	})
-}
-
-func orderBody(store, id string) map[string]any {
-	return map[string]any{
-		"store_id": store, "ecommerce_order_id": id,
-		"items": []any{map[string]any{
-			"ecommerce_order_item_id": id + "-1", "ecommerce_variant_id": "v", "quantity": 1,
-			"template_config": url.QueryEscape(`{"version":1,"width":10,"height":10,"layers":[]}`), "thumbnails": []any{"https://x/t.png"},
-		}},
-	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql/driver"
 	"fmt"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/platen-print/platen/internal/idempotency"
 	"github.com/platen-print/platen/internal/platentest"
+	"github.com/platen-print/platen/internal/platentest/poll"
 	"github.com/platen-print/platen/internal/storage"
 )
 
@@ -36,9 +39,14 @@ func TestOutageReleasesTheKey(t *testing.T) {
 			wantRefusal(t, "a request during the outage", err, codes.Unavailable, "database")
 		}
 
-		time.Sleep(3 * idempotency.ReleaseRetry) // still down: the keys stay taken
-		store.down.Store(false)                  // the database is back
-		time.Sleep(3 * idempotency.ReleaseRetry) // the releaser's next pass
+		// Still down: the releaser tries again, and the keys stay taken.
+		poll.Until(t, 10*idempotency.ReleaseRetry, "a release tried again during the outage", func() bool {
+			return store.tries.Load() > int32(len(keys))
+		})
+		store.down.Store(false) // the database is back
+		poll.Until(t, 10*idempotency.ReleaseRetry, "the keys released once the database is back", func() bool {
+			return store.released.Load() == int32(len(keys))
+		})
 		for n, key := range keys {
 			answer, err := call(i, caller(key), createMethod, "order of "+key, h.handle)
 			if err != nil || answer != "answer to order of "+key || h.count() != n+1 {
@@ -52,11 +60,13 @@ func TestOutageReleasesTheKey(t *testing.T) {
 }
 
 // cutAbandon is the real store whose Abandon fails, as an unreachable
-// database does, while down is set.
+// database does, while down is set. It counts the releases tried, and
+// those that went through.
 type cutAbandon struct {
 	*storage.Idempotency
-	down  atomic.Bool
-	tries atomic.Int32
+	down     atomic.Bool
+	tries    atomic.Int32
+	released atomic.Int32
 }
 
 func (c *cutAbandon) Abandon(ctx context.Context, teamID int, key, attempt string) error {
@@ -64,7 +74,11 @@ func (c *cutAbandon) Abandon(ctx context.Context, teamID int, key, attempt strin
 	if c.down.Load() {
 		return fmt.Errorf("delete: %w", driver.ErrBadConn)
 	}
-	return c.Idempotency.Abandon(ctx, teamID, key, attempt)
+	err := c.Idempotency.Abandon(ctx, teamID, key, attempt)
+	if err == nil {
+		c.released.Add(1)
+	}
+	return err
 }
 
 // TestUnknownBeginFreesTheKey: a Begin that failed on the network may have
@@ -101,10 +115,14 @@ func TestUnknownBeginFreesTheKey(t *testing.T) {
 
 		fail("k-late-here", beginHeld)
 		fail("k-late-elsewhere", beginHeld)
-		time.Sleep(3 * idempotency.ReleaseRetry) // the releaser finds nothing to free
-		store.deliverHeld(t)                     // the network heals: the commits go through
+		// The releaser frees both records before they are written: it
+		// finds nothing to free.
+		poll.Until(t, 10*idempotency.ReleaseRetry, "both keys released once", func() bool {
+			return store.abandons("k-late-here") > 0 && store.abandons("k-late-elsewhere") > 0
+		})
+		store.deliverHeld(t) // the network heals: the commits go through
 		retry(here, "k-late-here", "on the process whose Begin was delivered late")
-		time.Sleep(3 * time.Second) // the releaser looks again
+		poll.Until(t, 10*time.Second, "the releaser looking again", func() bool { return store.abandons("k-late-elsewhere") > 1 })
 		retry(elsewhere, "k-late-elsewhere", "on another process, its Begin delivered late")
 	})
 }
@@ -117,11 +135,42 @@ const (
 
 // silentBegin is the real store whose Begin meets a silent network: in
 // mode beginAnswerLost it is written but fails, in mode beginHeld it fails
-// and is written only when deliverHeld says so.
+// and is written only when deliverHeld says so. It counts the releases of
+// each key that went through.
 type silentBegin struct {
 	*storage.Idempotency
 	mode atomic.Int32
 	held []func() error
+
+	mu        sync.Mutex
+	abandoned map[string]int
+}
+
+func (s *silentBegin) Abandon(ctx context.Context, teamID int, key, attempt string) error {
+	err := s.Idempotency.Abandon(ctx, teamID, key, attempt)
+	if err == nil {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.abandoned == nil {
+			s.abandoned = map[string]int{}
+		}
+		s.abandoned[key]++
+	}
+	return err
+}
+
+// abandons is how many releases of key (as the client sent it; the store
+// sees it scoped to the store) went through.
+func (s *silentBegin) abandons(key string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for scoped, count := range s.abandoned {
+		if strings.HasSuffix(scoped, ":"+key) {
+			n += count
+		}
+	}
+	return n
 }
 
 func (s *silentBegin) Begin(ctx context.Context, teamID int, key, attempt, method string, hash []byte) (*idempotency.Record, int, error) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/platen-print/platen/internal/operators"
 	"github.com/platen-print/platen/internal/platentest"
+	"github.com/platen-print/platen/internal/platentest/poll"
 )
 
 // cardVariant is the ecommerce variant id of the fixture's cards.
@@ -240,20 +241,17 @@ func TestThePanelMakesAndShowsBatches(t *testing.T) {
 // returns it.
 func waitBatch(t *testing.T, br *browser, uid string) string {
 	t.Helper()
-	deadline := time.Now().Add(90 * time.Second) // the sheet renders in its own process, under -race on two cores
-	for {
-		resp, page := br.do("GET", "/operator/batches/"+uid, nil)
+	var page string
+	// The sheet renders in its own process, under -race on two cores.
+	poll.Until(t, 90*time.Second, "batch "+uid+" done", func() bool {
+		var resp *http.Response
+		resp, page = br.do("GET", "/operator/batches/"+uid, nil)
 		if resp.StatusCode != http.StatusOK {
 			t.Fatalf("the batch's page: %d\n%s", resp.StatusCode, page)
 		}
-		if !strings.Contains(page, ">Batching<") {
-			return page
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("batch %s still Batching", uid)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return !strings.Contains(page, ">Batching<")
+	})
+	return page
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

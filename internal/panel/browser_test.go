@@ -171,11 +171,5 @@ func orderWith(t *testing.T, srv *platentest.Server, tenant platentest.Tenant, i
 // waitStatus waits until a print has status, read through the operator API.
 func waitStatus(t *testing.T, srv *platentest.Server, token, id, status string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for srv.Do(t, "GET", "/api/v1/operator/prints/"+id, token, nil).Object(t)["status"] != status {
-		if time.Now().After(deadline) {
-			t.Fatalf("print %s never %s", id, status)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitStatusWithin(t, srv, token, id, status, 30*time.Second)
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/platen-print/platen/internal/config"
 	"github.com/platen-print/platen/internal/platentest"
+	"github.com/platen-print/platen/internal/platentest/poll"
 )
 
 // slowPreview is a design whose PDF is a few vector ellipses (tens of
@@ -162,11 +163,10 @@ func TestAPreviewOverItsBudgetShowsAPlaceholder(t *testing.T) {
 
 		// The card waits for the slow render's process to be replaced
 		// (a new one loads its fonts), which may outlast a request's wait.
-		resp, _ = br.do("GET", "/operator/prints/"+card+"/preview", nil)
-		for deadline := time.Now().Add(30 * time.Second); resp.Header.Get("X-Preview") == "pending" && time.Now().Before(deadline); {
-			time.Sleep(100 * time.Millisecond)
+		poll.Within(30*time.Second, nil, func() bool {
 			resp, _ = br.do("GET", "/operator/prints/"+card+"/preview", nil)
-		}
+			return resp.Header.Get("X-Preview") != "pending"
+		})
 		if resp.StatusCode != http.StatusFound {
 			t.Fatalf("the card's preview after the slow one: %d %q", resp.StatusCode, resp.Header.Get("X-Preview"))
 		}
@@ -204,11 +204,7 @@ func TestOnePreviewRendersOnce(t *testing.T) {
 // waitStatusWithin waits until a print has status, failing after limit.
 func waitStatusWithin(t *testing.T, srv *platentest.Server, token, id, status string, limit time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(limit)
-	for srv.Do(t, "GET", "/api/v1/operator/prints/"+id, token, nil).Object(t)["status"] != status {
-		if time.Now().After(deadline) {
-			t.Fatalf("print %s not %s within %s", id, status, limit)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	srv.WaitFor(t, limit, "print "+id+" "+status, func() bool {
+		return srv.Do(t, "GET", "/api/v1/operator/prints/"+id, token, nil).Object(t)["status"] == status
+	})
 }

@@ -3,6 +3,7 @@ package panel_test
 import (
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/platen-print/platen/internal/config"
 	"github.com/platen-print/platen/internal/platentest"
@@ -19,7 +20,7 @@ import (
 func TestWebhooksAndTokensInABrowser(t *testing.T) {
 	chromium := needBrowser(t)
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
-		hooks := newHookReceiver(t)
+		hooks := platentest.NewReceiver(t)
 		srv := platentest.StartWith(t, b, func(c *config.Config) { c.AllowPrivateNetwork = true })
 		acme, other := srv.Bootstrap(t, "acme", "acme-shop"), srv.Bootstrap(t, "other", "other-shop")
 		staff := srv.Staff(t, "grace@example.com")
@@ -32,7 +33,7 @@ func TestWebhooksAndTokensInABrowser(t *testing.T) {
 					order(t, srv, acme, "1001") // its ready print is the delivery the page then lists
 				}
 			})
-		hooks.wait(t, 2) // the delivery, and its resending
+		hooks.Wait(t, 2, 30*time.Second) // the delivery, and its resending
 		checkScreenshots(t, out, "webhooks", "webhook", "stores", "token", "tokens", "phone-webhooks", "phone-webhooks-acme-shop", "phone-stores", "phone-tokens")
 	})
 }

@@ -4,44 +4,15 @@ import (
 	"fmt"
 	"html"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/platen-print/platen/internal/config"
 	"github.com/platen-print/platen/internal/platentest"
 )
-
-// hookReceiver is a webhook endpoint on loopback that answers 200 and
-// counts the requests it gets.
-type hookReceiver struct {
-	*httptest.Server
-	got atomic.Int32
-}
-
-func newHookReceiver(t *testing.T) *hookReceiver {
-	t.Helper()
-	h := &hookReceiver{}
-	h.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { h.got.Add(1) }))
-	t.Cleanup(h.Close)
-	return h
-}
-
-// wait waits until the receiver has had n requests.
-func (h *hookReceiver) wait(t *testing.T, n int32) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for h.got.Load() < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("the receiver had %d requests, want %d", h.got.Load(), n)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
 
 var (
 	deliveryRow = regexp.MustCompile(`data-delivery="([^"]+)"`)
@@ -56,7 +27,7 @@ var (
 // reaches the receiver again; another team's store is 404 everywhere.
 func TestThePanelManagesStoreWebhooks(t *testing.T) {
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
-		hooks := newHookReceiver(t)
+		hooks := platentest.NewReceiver(t)
 		srv := platentest.StartWith(t, b, func(c *config.Config) { c.AllowPrivateNetwork = true })
 		acme := srv.Bootstrap(t, "acme", "acme-shop")
 		srv.Bootstrap(t, "other", "other-shop")
@@ -105,7 +76,7 @@ func TestThePanelManagesStoreWebhooks(t *testing.T) {
 		}
 
 		order(t, srv, acme, "1001") // its ready print is an event for the store
-		hooks.wait(t, 1)
+		hooks.Wait(t, 1, 30*time.Second)
 		var id string
 		deadline := time.Now().Add(30 * time.Second)
 		for id == "" {
@@ -131,7 +102,7 @@ func TestThePanelManagesStoreWebhooks(t *testing.T) {
 			resp.Header.Get("Location") != store+"?done=resend" {
 			t.Fatalf("resend: %d %s", resp.StatusCode, resp.Header.Get("Location"))
 		}
-		hooks.wait(t, 2)
+		hooks.Wait(t, 2, 30*time.Second)
 
 		const theirs = "/operator/webhooks/other-shop"
 		for _, call := range []struct {

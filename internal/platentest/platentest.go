@@ -15,6 +15,7 @@ import (
 
 	"github.com/platen-print/platen/internal/config"
 	"github.com/platen-print/platen/internal/operators"
+	"github.com/platen-print/platen/internal/platentest/poll"
 	"github.com/platen-print/platen/internal/server"
 )
 
@@ -65,6 +66,10 @@ type Server struct {
 	Config  config.Config
 	BaseURL string
 
+	// jobEnded is notified whenever one of the server's jobs ends, for the
+	// waits of wait.go.
+	jobEnded *poll.Signal
+
 	// What the conformance test found (conformance.go).
 	conformanceStats    conformanceStats
 	conformanceMu       sync.Mutex
@@ -112,7 +117,8 @@ func StartConfig(t testing.TB, cfg config.Config) *Server {
 			t.Errorf("shutdown: %v", err)
 		}
 	})
-	srv := &Server{Server: s, Config: cfg, BaseURL: "http://" + s.HTTPAddr()}
+	srv := &Server{Server: s, Config: cfg, BaseURL: "http://" + s.HTTPAddr(), jobEnded: &poll.Signal{}}
+	srv.followJobs(t)
 	t.Cleanup(func() {
 		srv.reportConformance()
 		srv.conformanceMu.Lock()

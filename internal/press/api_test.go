@@ -11,9 +11,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -160,47 +158,28 @@ func TestOutputProfilesThroughTheOperatorAPI(t *testing.T) {
 	})
 }
 
-// receiver is a webhook endpoint on loopback that hands on each event.
-type receiver struct {
-	*httptest.Server
-	events chan map[string]any
-}
-
-func newReceiver(t *testing.T) *receiver {
-	r := &receiver{events: make(chan map[string]any, 64)}
-	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		body, _ := io.ReadAll(req.Body)
-		var event map[string]any
-		if json.Unmarshal(body, &event) == nil {
-			r.events <- event
-		}
-	}))
-	t.Cleanup(r.Close)
-	return r
-}
-
 // settled waits for the print events of the items ids, and returns them by
 // ecommerce_order_item_id (Family A), order_external_id (Family B) or
 // batch_uid.
-func (r *receiver) settled(t *testing.T, ids ...string) map[string]map[string]any {
+func settled(t *testing.T, hooks *platentest.Receiver, ids ...string) map[string]map[string]any {
 	t.Helper()
 	got := map[string]map[string]any{}
-	timeout := time.After(eventTimeout)
+	deadline := time.Now().Add(eventTimeout)
 	for len(got) < len(ids) {
-		select {
-		case e := <-r.events:
-			id, _ := e["ecommerce_order_item_id"].(string)
-			if id == "" {
-				id, _ = e["order_external_id"].(string)
-			}
-			if id == "" {
-				id, _ = e["batch_uid"].(string)
-			}
-			if slices.Contains(ids, id) {
-				got[id] = e
-			}
-		case <-timeout:
+		d, err := hooks.Next(time.Until(deadline))
+		if err != nil {
 			t.Fatalf("events for %v after %v: %v", ids, eventTimeout, got)
+		}
+		e := d.Event()
+		id, _ := e["ecommerce_order_item_id"].(string)
+		if id == "" {
+			id, _ = e["order_external_id"].(string)
+		}
+		if id == "" {
+			id, _ = e["batch_uid"].(string)
+		}
+		if slices.Contains(ids, id) {
+			got[id] = e
 		}
 	}
 	return got
@@ -247,7 +226,7 @@ func TestPressSettingsReachThePrints(t *testing.T) {
 		acme, other := srv.Bootstrap(t, "acme", "acme-shop"), srv.Bootstrap(t, "other", "other-shop")
 		staff := srv.Staff(t, "grace@example.com")
 		team := srv.TeamToken(t, acme.TeamID)
-		hooks := newReceiver(t)
+		hooks := platentest.NewReceiver(t)
 		if r := srv.Do(t, "PUT", "/api/v1/stores/"+acme.StoreID+"/webhook", team, map[string]any{"url": hooks.URL}); r.Status != http.StatusOK {
 			t.Fatalf("webhook: %d %s", r.Status, r.Raw)
 		}
@@ -323,7 +302,7 @@ func TestPressSettingsReachThePrints(t *testing.T) {
 		if r := srv.Do(t, "POST", "/api/v1/orders", acme.Token, body); r.Status != http.StatusOK {
 			t.Fatalf("order: %d %s", r.Status, r.Raw)
 		}
-		events := hooks.settled(t, "1001-custom", "1001-plain", "1001-lowres", "1001-margin", "1001-cut")
+		events := settled(t, hooks, "1001-custom", "1001-plain", "1001-lowres", "1001-margin", "1001-cut")
 		for id, event := range map[string]string{"1001-custom": "order_item.print_file.ready", "1001-plain": "order_item.print_file.ready",
 			"1001-lowres": "order_item.print_file.failed", "1001-margin": "order_item.print_file.failed"} {
 			if events[id]["event"] != event {
@@ -408,7 +387,7 @@ func TestPressSettingsReachThePrints(t *testing.T) {
 		if got := effective("1001-custom"); got["output_profile_id"] != uid || got["safe_margin_mm"] != 2.5 || got["cut_contour_spot"] != "Thru-cut" {
 			t.Errorf("the custom variant over the team's default: %v", got)
 		}
-		shop := hooks.settled(t, "SO-1")["SO-1"]
+		shop := settled(t, hooks, "SO-1")["SO-1"]
 		if shop["status"] != "ready" {
 			t.Fatalf("shop print: %v", shop)
 		}

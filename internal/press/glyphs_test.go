@@ -43,7 +43,7 @@ func TestAllowMissingGlyphs(t *testing.T) {
 		acme := srv.Bootstrap(t, "acme", "acme-shop")
 		staff := srv.Staff(t, "grace@example.com")
 		team := srv.TeamToken(t, acme.TeamID)
-		hooks := newReceiver(t)
+		hooks := platentest.NewReceiver(t)
 		if r := srv.Do(t, "PUT", "/api/v1/stores/"+acme.StoreID+"/webhook", team, map[string]any{"url": hooks.URL}); r.Status != http.StatusOK {
 			t.Fatalf("webhook: %d %s", r.Status, r.Raw)
 		}
@@ -115,7 +115,7 @@ func TestAllowMissingGlyphs(t *testing.T) {
 		if order.Status != http.StatusOK {
 			t.Fatalf("order: %d %s", order.Status, order.Raw)
 		}
-		events := hooks.settled(t, "1001-allowed", "1001-plain", "1001-refused")
+		events := settled(t, hooks, "1001-allowed", "1001-plain", "1001-refused")
 		status := func(id string) map[string]any {
 			t.Helper()
 			return srv.Do(t, "GET", "/api/v1/order-items/"+id+"/print", acme.Token, nil).Object(t)
@@ -156,7 +156,7 @@ func TestAllowMissingGlyphs(t *testing.T) {
 				t.Fatalf("batch: %d %s", r.Status, r.Raw)
 			}
 			uid := r.Object(t)["uid"].(string)
-			return uid, hooks.settled(t, uid)[uid]
+			return uid, settled(t, hooks, uid)[uid]
 		}
 		if _, event := batch(); event["event"] != "batch_order.ready" {
 			t.Errorf("a batch of a template allowing missing glyphs: %v", event)
@@ -199,7 +199,7 @@ func TestAllowMissingGlyphs(t *testing.T) {
 		if r.Status != http.StatusCreated {
 			t.Fatalf("shop order: %d %s", r.Status, r.Raw)
 		}
-		if shop := hooks.settled(t, "SO-1")["SO-1"]; shop["status"] != "ready" {
+		if shop := settled(t, hooks, "SO-1")["SO-1"]; shop["status"] != "ready" {
 			t.Errorf("a shop print under a team default allowing missing glyphs: %v", shop)
 		}
 		got := srv.Do(t, "GET", "/v1/shop/orders/SO-1", acme.Token, nil).Object(t)

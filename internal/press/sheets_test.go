@@ -26,7 +26,7 @@ func TestTemplatePressSettingsReachTheSheets(t *testing.T) {
 		acme := srv.Bootstrap(t, "acme", "acme-shop")
 		staff := srv.Staff(t, "grace@example.com")
 		team := srv.TeamToken(t, acme.TeamID)
-		hooks := newReceiver(t)
+		hooks := platentest.NewReceiver(t)
 		if r := srv.Do(t, "PUT", "/api/v1/stores/"+acme.StoreID+"/webhook", team, map[string]any{"url": hooks.URL}); r.Status != http.StatusOK {
 			t.Fatalf("webhook: %d %s", r.Status, r.Raw)
 		}
@@ -75,7 +75,7 @@ func TestTemplatePressSettingsReachTheSheets(t *testing.T) {
 		}
 
 		ready := batch(items...)
-		event := hooks.settled(t, ready)[ready]
+		event := settled(t, hooks, ready)[ready]
 		if event["event"] != "batch_order.ready" {
 			t.Fatalf("batch: %v", event)
 		}
@@ -96,7 +96,7 @@ func TestTemplatePressSettingsReachTheSheets(t *testing.T) {
 			t.Fatalf("template update: %d %s", r.Status, r.Raw)
 		}
 		failed := batch(items...)
-		if event := hooks.settled(t, failed)[failed]; event["event"] != "batch_order.failed" {
+		if event := settled(t, hooks, failed)[failed]; event["event"] != "batch_order.failed" {
 			t.Fatalf("batch with a low-resolution item: %v", event)
 		}
 		got := srv.Do(t, "GET", "/api/v1/batch-orders/"+failed, team, nil).Object(t)

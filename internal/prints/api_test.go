@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -95,18 +94,11 @@ func (f *fixture) get(t *testing.T, id string) map[string]any {
 // settle waits until each print has finished rendering.
 func (f *fixture) settle(t *testing.T, ids ...string) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
 	for _, id := range ids {
-		for {
+		f.srv.WaitFor(t, platentest.PrintTimeout, "print "+id+" rendered", func() bool {
 			s := f.get(t, id)["status"]
-			if s != "received" && s != "processing" {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("print %s still %v", id, s)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+			return s != "received" && s != "processing"
+		})
 	}
 }
 

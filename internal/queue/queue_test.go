@@ -21,6 +21,7 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/platen-print/platen/internal/platentest"
+	"github.com/platen-print/platen/internal/platentest/poll"
 	"github.com/platen-print/platen/internal/queue"
 )
 
@@ -134,7 +135,7 @@ func TestJobsFollowTheirTransaction(t *testing.T) {
 			// The job that ran is done, and it is the only one there is:
 			// the rolled-back insert left no row that anything could run.
 			const committed = `{"Text":"committed"} completed`
-			waitUntil(t, 10*time.Second, "the committed job completed", func() bool {
+			poll.Until(t, 10*time.Second, "the committed job completed", func() bool {
 				return slices.Contains(noteJobs(t, db), committed)
 			})
 			if jobs := noteJobs(t, db); !slices.Equal(jobs, []string{committed}) {
@@ -174,16 +175,6 @@ func noteJobs(t *testing.T, db *sql.DB) []string {
 		t.Fatal(err)
 	}
 	return jobs
-}
-
-// waitUntil polls cond until it holds, failing the test after within.
-func waitUntil(t *testing.T, within time.Duration, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(within); !cond(); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v", what, within)
-		}
-	}
 }
 
 // faultyDatabase is a database whose writes fault can make fail.
@@ -375,11 +366,9 @@ func TestStuckJobReclaimed(t *testing.T) {
 				t.Fatalf("second run: attempt %d", attempt)
 			}
 			again := time.Now()
-			for jobState(t, fdb.db) != "completed" {
-				if time.Since(again) > 5*time.Second {
-					t.Fatalf("state %q after the second run", jobState(t, fdb.db))
-				}
-				time.Sleep(20 * time.Millisecond)
+			var state string
+			if !poll.Within(5*time.Second, nil, func() bool { state = jobState(t, fdb.db); return state == "completed" }) {
+				t.Fatalf("state %q after the second run", state)
 			}
 			// The reclaimed attempt carries an error of its own, so that
 			// the run is not counted as interrupted (a render interrupted
@@ -434,7 +423,7 @@ func TestReclaimLeavesRunningJobs(t *testing.T) {
 			insert(t, db, q, noteArgs{Text: "another process's"}, &river.InsertOpts{Queue: "elsewhere"})
 			markOthers(t, db, dialect)
 			// Its 7 s hold a sweep every 2 s, each long past the wait.
-			waitUntil(t, 30*time.Second, "the slow job completed", func() bool {
+			poll.Until(t, 30*time.Second, "the slow job completed", func() bool {
 				var state string
 				err := db.QueryRow(`SELECT state FROM river_job WHERE kind = 'test_slow'`).Scan(&state)
 				return err == nil && state == "completed"
@@ -487,16 +476,15 @@ func receive(t *testing.T, ch <-chan int, within time.Duration) int {
 // again, on another session, for a few seconds.
 func jobState(t *testing.T, db *sql.DB) string {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		var state string
-		err := db.QueryRow(`SELECT state FROM river_job WHERE kind = 'test_stuck'`).Scan(&state)
-		if err == nil {
-			return state
-		}
-		if time.Now().After(deadline) {
-			t.Fatal(err)
-		}
+	var state string
+	var err error
+	if !poll.Within(5*time.Second, nil, func() bool {
+		err = db.QueryRow(`SELECT state FROM river_job WHERE kind = 'test_stuck'`).Scan(&state)
+		return err == nil
+	}) {
+		t.Fatal(err)
 	}
+	return state
 }
 
 // markRunning makes job id look running, attempted last by the last of by
@@ -665,7 +653,7 @@ func TestWakeStartsCommittedJobs(t *testing.T) {
 			case <-time.After(30 * time.Second):
 				t.Fatal("the first job never ran")
 			}
-			waitUntil(t, 30*time.Second, "the first job completed", func() bool {
+			poll.Until(t, 30*time.Second, "the first job completed", func() bool {
 				return slices.Contains(noteJobs(t, db), `{"Text":"first"} completed`)
 			})
 
@@ -777,7 +765,7 @@ func TestNotifyStartsCommittedJobs(t *testing.T) {
 	q := startQueue(t, db, "postgres", workers, queue.Config{Workers: 4, PollInterval: 10 * time.Minute})
 	// A notification sent before River's LISTEN is lost to the poll: commit
 	// until one job runs, a second apart.
-	waitUntil(t, 30*time.Second, "a committed job ran once the client listened", func() bool {
+	poll.Until(t, 30*time.Second, "a committed job ran once the client listened", func() bool {
 		insert(t, db, q, noteArgs{Text: "warm-up"}, nil)
 		select {
 		case <-w.seen:
@@ -786,7 +774,7 @@ func TestNotifyStartsCommittedJobs(t *testing.T) {
 			return false
 		}
 	})
-	const poll = "(the poll is every 10 minutes)"
+	const pollNote = "(the poll is every 10 minutes)"
 	for i := range 5 {
 		first, second := fmt.Sprintf("first %d", i), fmt.Sprintf("second %d", i)
 		// River's own notification of this insert may be the one its
@@ -805,12 +793,12 @@ func TestNotifyStartsCommittedJobs(t *testing.T) {
 		if err := q.InsertTx(ctx, tx, noteArgs{Text: second}, nil); err != nil {
 			t.Fatal(err)
 		}
-		awaitNote(t, w, first, "within 30 s of its commit "+poll)
+		awaitNote(t, w, first, "within 30 s of its commit "+pollNote)
 		if err := tx.Commit(); err != nil {
 			t.Fatal(err)
 		}
 		q.WakeSoon(river.QueueDefault)
-		awaitNote(t, w, second, "within 30 s of its commit and wake "+poll)
+		awaitNote(t, w, second, "within 30 s of its commit and wake "+pollNote)
 	}
 	other, err := queue.New(db, "postgres", workers, queue.Config{})
 	if err != nil {
@@ -818,7 +806,7 @@ func TestNotifyStartsCommittedJobs(t *testing.T) {
 	}
 	insert(t, db, other, noteArgs{Text: "another process's"}, nil)
 	other.WakeSoon(river.QueueDefault)
-	awaitNote(t, w, "another process's", "within 30 s of its commit "+poll)
+	awaitNote(t, w, "another process's", "within 30 s of its commit "+pollNote)
 	var wakes int
 	if err := db.QueryRow(`SELECT count(*) FROM river_job WHERE kind = 'queue_wake'`).Scan(&wakes); err != nil || wakes != 0 {
 		t.Errorf("%d wake jobs (%v), want none", wakes, err)
@@ -903,7 +891,7 @@ func TestCancelLetsRunningJobFinish(t *testing.T) {
 			case <-time.After(2 * time.Second):
 			}
 			close(w.release)
-			waitUntil(t, 30*time.Second, "the job ended", func() bool {
+			poll.Until(t, 30*time.Second, "the job ended", func() bool {
 				var state string
 				if err := db.QueryRow(`SELECT state FROM river_job WHERE id = `+placeholder(dialect, 1), res.Job.ID).Scan(&state); err != nil {
 					t.Fatal(err)

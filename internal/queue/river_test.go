@@ -14,6 +14,7 @@ import (
 	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/platen-print/platen/internal/platentest/poll"
 	"github.com/platen-print/platen/internal/queue"
 )
 
@@ -136,7 +137,7 @@ func TestRiverRescueRecognised(t *testing.T) {
 			}
 			start(t, q) // River's rescuer looks for stuck jobs once the client leads
 			var rescued *rivertype.JobRow
-			waitUntil(t, 10*time.Second, "River's rescuer rescuing the job", func() bool {
+			poll.Until(t, 10*time.Second, "River's rescuer rescuing the job", func() bool {
 				jobs, err := queue.Jobs(ctx, db, dialect, rescuedArgs{}.Kind())
 				if err != nil || len(jobs) != 1 {
 					t.Fatalf("jobs %v (%v), want the one", jobs, err)
@@ -217,7 +218,7 @@ func TestPostponeCountsNoAttempt(t *testing.T) {
 func waitFinished(t *testing.T, db *sql.DB, dialect, kind string) *rivertype.JobRow {
 	t.Helper()
 	var job *rivertype.JobRow
-	waitUntil(t, 10*time.Second, "the "+kind+" job finished", func() bool {
+	poll.Until(t, 10*time.Second, "the "+kind+" job finished", func() bool {
 		jobs, err := queue.Jobs(context.Background(), db, dialect, kind)
 		if err != nil || len(jobs) != 1 {
 			t.Fatalf("jobs %v (%v), want one", jobs, err)

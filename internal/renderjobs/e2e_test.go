@@ -60,46 +60,6 @@ func dataURI(data []byte) string {
 // templateConfig URL-encodes a document as the customiser sends it.
 func templateConfig(doc string) string { return url.QueryEscape(doc) }
 
-func orderBody(store, orderID string, createPrintFiles bool, items ...map[string]any) map[string]any {
-	return map[string]any{
-		"store_id":           store,
-		"ecommerce_order_id": orderID,
-		"create_print_files": createPrintFiles,
-		"items":              items,
-	}
-}
-
-func item(id, doc string) map[string]any {
-	return map[string]any{
-		"ecommerce_order_item_id": id,
-		"ecommerce_variant_id":    "card-a6",
-		"quantity":                1,
-		"thumbnails":              []string{"https://example.com/" + id + ".png"},
-		"template_config":         templateConfig(doc),
-	}
-}
-
-// waitPrint polls the item's print status until it leaves received and
-// processing, and returns the answer.
-func waitPrint(t *testing.T, srv *platentest.Server, token, itemID string) map[string]any {
-	t.Helper()
-	deadline := time.Now().Add(readyTimeout)
-	for {
-		r := srv.Do(t, "GET", "/api/v1/order-items/"+itemID+"/print", token, nil)
-		if r.Status != http.StatusOK {
-			t.Fatalf("print status: %d %s", r.Status, r.Raw)
-		}
-		body := r.Object(t)
-		if s := body["status"]; s != "received" && s != "processing" {
-			return body
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("item %s still %v after %v", itemID, body["status"], readyTimeout)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // platentest.NoRedirect is a client that shows redirects instead of following them.
 // TestOrderToDownload: an order with create_print_files true renders, its
 // status reaches ready with a url, size and sha256, and the url downloads
@@ -125,13 +85,13 @@ func orderToDownload(t *testing.T, srv *platentest.Server, onS3 bool) {
 	t.Helper()
 	tenant := srv.Bootstrap(t, "acme", "shop-1")
 	doc := designDoc(dataURI(photo(t, 600, 400)))
-	r := srv.Do(t, "POST", "/api/v1/orders", tenant.Token, orderBody(tenant.StoreID, "1001", true, item("1001-1", doc)))
+	r := srv.Do(t, "POST", "/api/v1/orders", tenant.Token, platentest.OrderBody(tenant.StoreID, "1001", platentest.PrintFiles(), platentest.Design(doc)))
 	if r.Status != http.StatusOK {
 		t.Fatalf("create: %d %s", r.Status, r.Raw)
 	}
 	orderUID := r.Object(t)["uid"].(string)
 
-	st := waitPrint(t, srv, tenant.Token, "1001-1")
+	st := srv.WaitPrint(t, tenant.Token, "1001-1")
 	if st["status"] != "ready" {
 		t.Fatalf("print status %v", st)
 	}
@@ -240,13 +200,13 @@ func TestDownloadLinkRefusals(t *testing.T) {
 		srv := platentest.StartWith(t, b, nil)
 		tenant := srv.Bootstrap(t, "acme", "shop-1")
 		doc := designDoc(dataURI(photo(t, 60, 40)))
-		r := srv.Do(t, "POST", "/api/v1/orders", tenant.Token, orderBody(tenant.StoreID, "1", true, item("1-1", doc), item("1-2", doc)))
+		r := srv.Do(t, "POST", "/api/v1/orders", tenant.Token, platentest.OrderBody(tenant.StoreID, "1", platentest.PrintFiles(), platentest.Items(platentest.OrderItem("1-1", doc), platentest.OrderItem("1-2", doc))))
 		if r.Status != http.StatusOK {
 			t.Fatalf("create: %d %s", r.Status, r.Raw)
 		}
 		orderUID := r.Object(t)["uid"].(string)
-		one := waitPrint(t, srv, tenant.Token, "1-1")["url"].(string)
-		two := waitPrint(t, srv, tenant.Token, "1-2")["url"].(string)
+		one := srv.WaitPrint(t, tenant.Token, "1-1")["url"].(string)
+		two := srv.WaitPrint(t, tenant.Token, "1-2")["url"].(string)
 		u1, _ := url.Parse(one)
 		u2, _ := url.Parse(two)
 		token1 := u1.Query().Get("token")
@@ -283,7 +243,7 @@ func TestFilesStoredBeforeDigests(t *testing.T) {
 		srv := platentest.StartWith(t, b, nil)
 		tenant := srv.Bootstrap(t, "acme", "shop-1")
 		doc := designDoc(dataURI(photo(t, 60, 40)))
-		r := srv.Do(t, "POST", "/api/v1/orders", tenant.Token, orderBody(tenant.StoreID, "1", true, item("1-1", doc)))
+		r := srv.Do(t, "POST", "/api/v1/orders", tenant.Token, platentest.OrderBody(tenant.StoreID, "1", platentest.PrintFiles(), platentest.Design(doc)))
 		if r.Status != http.StatusOK {
 			t.Fatalf("create: %d %s", r.Status, r.Raw)
 		}
@@ -296,23 +256,18 @@ func TestFilesStoredBeforeDigests(t *testing.T) {
 		if r := srv.Do(t, "POST", "/v1/shop/orders", tenant.Token, shop); r.Status != http.StatusCreated {
 			t.Fatalf("shop order: %d %s", r.Status, r.Raw)
 		}
-		if st := waitPrint(t, srv, tenant.Token, "1-1"); st["status"] != "ready" || st["sha256"] == nil {
+		if st := srv.WaitPrint(t, tenant.Token, "1-1"); st["status"] != "ready" || st["sha256"] == nil {
 			t.Fatalf("print status %v, want ready with its sha256", st)
 		}
 		shopFile := func() map[string]any {
 			t.Helper()
-			deadline := time.Now().Add(readyTimeout)
-			for {
-				r := srv.Do(t, "GET", "/v1/shop/orders/SO-1", tenant.Token, nil)
-				p := r.Object(t)["data"].(map[string]any)["lines"].([]any)[0].(map[string]any)["prints"].([]any)[0].(map[string]any)
-				if files, _ := p["files"].([]any); p["status"] == "ready" && len(files) == 1 {
-					return files[0].(map[string]any)
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("shop print %v", p)
-				}
-				time.Sleep(20 * time.Millisecond)
+			order := srv.WaitShopOrder(t, tenant.Token, "SO-1")
+			p := order["lines"].([]any)[0].(map[string]any)["prints"].([]any)[0].(map[string]any)
+			files, _ := p["files"].([]any)
+			if p["status"] != "ready" || len(files) != 1 {
+				t.Fatalf("shop print %v", p)
 			}
+			return files[0].(map[string]any)
 		}
 		if f := shopFile(); f["sha256"] == nil {
 			t.Fatalf("shop file %v, want its sha256", f)
@@ -328,7 +283,7 @@ func TestFilesStoredBeforeDigests(t *testing.T) {
 			}
 		}
 
-		st := waitPrint(t, srv, tenant.Token, "1-1")
+		st := srv.WaitPrint(t, tenant.Token, "1-1")
 		platentest.CheckNoFileDigest(t, "print status", st)
 		details := srv.Do(t, "GET", "/api/v1/orders/"+orderUID, tenant.Token, nil).Object(t)
 		platentest.CheckNoFileDigest(t, "order details print", details["items"].([]any)[0].(map[string]any)["print"].(map[string]any))

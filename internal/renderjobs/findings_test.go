@@ -24,10 +24,10 @@ func TestTheAPIAcceptsWhatPrints(t *testing.T) {
 		srv := platentest.Start(t, b)
 		tenant := srv.Bootstrap(t, "acme", "shop-1")
 		raw := `{"width":90,"height":50,"layers":[{"type":"text","text":"1+1=2, 50% off","size":14,"x":5,"y":5,"line_height":1.5}]}`
-		it := item("raw-1", "")
+		it := platentest.OrderItem("raw-1", "")
 		it["template_config"] = raw
-		createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, "raw", true, it))
-		st := waitPrint(t, srv, tenant.Token, "raw-1")
+		createOrder(t, srv, tenant.Token, platentest.OrderBody(tenant.StoreID, "raw", platentest.PrintFiles(), platentest.Items(it)))
+		st := srv.WaitPrint(t, tenant.Token, "raw-1")
 		if st["status"] != "ready" {
 			t.Fatalf("print: %v", st)
 		}
@@ -48,7 +48,7 @@ func TestTheAPIAcceptsWhatPrints(t *testing.T) {
 			`{"width":50,"height":50,"dpi":300.5,"layers":[]}`:                                       "dpi",
 			`{"width":50,"height":50,"layers":[{"type":"rect","width":0,"height":5,"fill":"#000"}]}`: "layers[0].width",
 		} {
-			r := srv.Do(t, "POST", "/api/v1/orders", tenant.Token, orderBody(tenant.StoreID, "bad", true, item("bad-1", doc)))
+			r := srv.Do(t, "POST", "/api/v1/orders", tenant.Token, platentest.OrderBody(tenant.StoreID, "bad", platentest.PrintFiles(), platentest.Design(doc)))
 			if _, fields := platentest.ErrorBody(t, r, http.StatusBadRequest); !slices.Contains(fields, "items[0].template_config."+member) {
 				t.Errorf("%s: fields %v, want items[0].template_config.%s", doc, fields, member)
 			}

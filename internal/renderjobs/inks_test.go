@@ -51,11 +51,11 @@ func TestStickerOrderSeparates(t *testing.T) {
 			 "underbase": "spot(White, #ffffff)", "cut_offset": 2},
 			{"type": "cut", "x": 1, "y": 1, "width": 58, "height": 58, "radius": 4}
 		]}`
-		r := srv.Do(t, "POST", "/api/v1/orders", tenant.Token, orderBody(tenant.StoreID, "2001", true, item("2001-1", doc)))
+		r := srv.Do(t, "POST", "/api/v1/orders", tenant.Token, platentest.OrderBody(tenant.StoreID, "2001", platentest.PrintFiles(), platentest.Design(doc)))
 		if r.Status != http.StatusOK {
 			t.Fatalf("create: %d %s", r.Status, r.Raw)
 		}
-		st := waitPrint(t, srv, tenant.Token, "2001-1")
+		st := srv.WaitPrint(t, tenant.Token, "2001-1")
 		if st["status"] != "ready" {
 			t.Fatalf("print status %v", st)
 		}

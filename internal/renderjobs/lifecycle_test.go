@@ -46,7 +46,7 @@ func TestPrintFilesOnRequest(t *testing.T) {
 		srv := platentest.StartWith(t, b, nil)
 		tenant := srv.Bootstrap(t, "acme", "shop-1")
 		doc := designDoc(dataURI(photo(t, 60, 40)))
-		o := createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, "7", false, item("7-1", doc)))
+		o := createOrder(t, srv, tenant.Token, platentest.OrderBody(tenant.StoreID, "7", platentest.Design(doc)))
 		uid := o["uid"].(string)
 		// Renders run as jobs, written with the change that asks for them:
 		// with none queued, nothing renders until print-files queues one.
@@ -63,7 +63,7 @@ func TestPrintFilesOnRequest(t *testing.T) {
 		if got := r.Object(t); got["uid"] != uid || got["create_print_files"] != false {
 			t.Errorf("print-files answer: %v", got)
 		}
-		first := waitPrint(t, srv, tenant.Token, "7-1")
+		first := srv.WaitPrint(t, tenant.Token, "7-1")
 		if first["status"] != "ready" {
 			t.Fatalf("after print-files: %v", first)
 		}
@@ -78,11 +78,11 @@ func TestPrintFilesOnRequest(t *testing.T) {
 			t.Errorf("%d render jobs after asking twice, want 1", n)
 		}
 		// Items a PUT adds to an order whose files were asked for render too.
-		r = srv.Do(t, "PUT", "/api/v1/orders/"+uid, tenant.Token, map[string]any{"items": []any{item("7-1", doc), item("7-2", doc)}})
+		r = srv.Do(t, "PUT", "/api/v1/orders/"+uid, tenant.Token, map[string]any{"items": []any{platentest.OrderItem("7-1", doc), platentest.OrderItem("7-2", doc)}})
 		if r.Status != http.StatusOK {
 			t.Fatalf("put: %d %s", r.Status, r.Raw)
 		}
-		if got := waitPrint(t, srv, tenant.Token, "7-2"); got["status"] != "ready" {
+		if got := srv.WaitPrint(t, tenant.Token, "7-2"); got["status"] != "ready" {
 			t.Errorf("added item: %v", got)
 		}
 		// Unknown and other teams' orders are 404.
@@ -115,8 +115,8 @@ func TestBadDocumentFails(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				n++
 				id := fmt.Sprintf("bad-%d", n)
-				o := createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, id, true, item(id+"-1", c.doc)))
-				st := waitPrint(t, srv, tenant.Token, id+"-1")
+				o := createOrder(t, srv, tenant.Token, platentest.OrderBody(tenant.StoreID, id, platentest.PrintFiles(), platentest.Design(c.doc)))
+				st := srv.WaitPrint(t, tenant.Token, id+"-1")
 				if st["status"] != "processingfailed" || st["url"] != nil {
 					t.Fatalf("print status %v", st)
 				}
@@ -177,8 +177,8 @@ func TestRefusedImageAddresses(t *testing.T) {
 				n++
 				id := fmt.Sprintf("ssrf-%d", n)
 				doc := fmt.Sprintf(`{"width":50,"height":50,"layers":[{"type":"image","src":%q,"x":0,"y":0,"width":50,"height":50}]}`, c.src)
-				o := createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, id, true, item(id+"-1", doc)))
-				if st := waitPrint(t, srv, tenant.Token, id+"-1"); st["status"] != "processingfailed" {
+				o := createOrder(t, srv, tenant.Token, platentest.OrderBody(tenant.StoreID, id, platentest.PrintFiles(), platentest.Design(doc)))
+				if st := srv.WaitPrint(t, tenant.Token, id+"-1"); st["status"] != "processingfailed" {
 					t.Fatalf("print status %v", st)
 				}
 				reason, _ := itemPrint(t, srv, tenant.Token, o["uid"].(string), 0)["error"].(string)
@@ -195,8 +195,8 @@ func TestRefusedImageAddresses(t *testing.T) {
 			open := platentest.StartWith(t, b, func(c *config.Config) { c.AllowPrivateNetwork = true })
 			tenant := open.Bootstrap(t, "acme", "shop-1")
 			doc := fmt.Sprintf(`{"width":50,"height":50,"layers":[{"type":"image","src":%q,"x":0,"y":0,"width":50,"height":50}]}`, images.URL+"/a.jpg")
-			createOrder(t, open, tenant.Token, orderBody(tenant.StoreID, "ok", true, item("ok-1", doc)))
-			if st := waitPrint(t, open, tenant.Token, "ok-1"); st["status"] != "ready" {
+			createOrder(t, open, tenant.Token, platentest.OrderBody(tenant.StoreID, "ok", platentest.PrintFiles(), platentest.Design(doc)))
+			if st := open.WaitPrint(t, tenant.Token, "ok-1"); st["status"] != "ready" {
 				t.Fatalf("print status %v", st)
 			}
 			if hits.Load() == 0 {
@@ -218,8 +218,8 @@ func TestInvalidImagePort(t *testing.T) {
 			src := "http://127.0.0.1:" + port + "/a.jpg"
 			doc := fmt.Sprintf(`{"width":50,"height":50,"layers":[{"type":"rect","x":0,"y":0,"width":5,"height":5,"fill":"#000"},{"type":"image","src":%q,"x":0,"y":0,"width":50,"height":50}]}`, src)
 			start := time.Now()
-			o := createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, id, true, item(id+"-1", doc)))
-			if st := waitPrint(t, srv, tenant.Token, id+"-1"); st["status"] != "processingfailed" {
+			o := createOrder(t, srv, tenant.Token, platentest.OrderBody(tenant.StoreID, id, platentest.PrintFiles(), platentest.Design(doc)))
+			if st := srv.WaitPrint(t, tenant.Token, id+"-1"); st["status"] != "processingfailed" {
 				t.Fatalf("port %s: print status %v", port, st)
 			}
 			took := time.Since(start)
@@ -256,17 +256,6 @@ func storedFiles(t *testing.T, srv *platentest.Server) int {
 	return n
 }
 
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(readyTimeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not after %v", what, readyTimeout)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // TestTemplateChangeRerenders: a PUT that changes an item's
 // template_config renders it again; the link then gives the new file and
 // the old file is removed. A PUT that leaves it alone keeps the file.
@@ -276,8 +265,8 @@ func TestTemplateChangeRerenders(t *testing.T) {
 		tenant := srv.Bootstrap(t, "acme", "shop-1")
 		small := `{"width":50,"height":50,"layers":[{"type":"rect","x":0,"y":0,"width":50,"height":50,"fill":"#ff0000"}]}`
 		large := `{"width":100,"height":50,"layers":[{"type":"rect","x":0,"y":0,"width":100,"height":50,"fill":"#0000ff"}]}`
-		uid := createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, "9", true, item("9-1", small)))["uid"].(string)
-		link := waitPrint(t, srv, tenant.Token, "9-1")["url"].(string)
+		uid := createOrder(t, srv, tenant.Token, platentest.OrderBody(tenant.StoreID, "9", platentest.PrintFiles(), platentest.Design(small)))["uid"].(string)
+		link := srv.WaitPrint(t, tenant.Token, "9-1")["url"].(string)
 		_, before := platentest.Download(t, link)
 
 		r := srv.Do(t, "PUT", "/api/v1/orders/"+uid, tenant.Token, map[string]any{"note": "gift"})
@@ -288,14 +277,14 @@ func TestTemplateChangeRerenders(t *testing.T) {
 			t.Fatalf("a PUT that kept the design moved the print: %v", p)
 		}
 
-		r = srv.Do(t, "PUT", "/api/v1/orders/"+uid, tenant.Token, map[string]any{"items": []any{item("9-1", large)}})
+		r = srv.Do(t, "PUT", "/api/v1/orders/"+uid, tenant.Token, map[string]any{"items": []any{platentest.OrderItem("9-1", large)}})
 		if r.Status != http.StatusOK {
 			t.Fatalf("put items: %d %s", r.Status, r.Raw)
 		}
 		if p := r.Object(t)["items"].([]any)[0].(map[string]any)["print"].(map[string]any); p["status"] != "received" || p["url"] != nil {
 			t.Errorf("right after the PUT: %v", p)
 		}
-		st := waitPrint(t, srv, tenant.Token, "9-1")
+		st := srv.WaitPrint(t, tenant.Token, "9-1")
 		if st["status"] != "ready" {
 			t.Fatalf("after the PUT: %v", st)
 		}
@@ -303,7 +292,7 @@ func TestTemplateChangeRerenders(t *testing.T) {
 		if got, want := platentest.PDFField(platentest.PDFInfo(t, after), "Page size"), "283.465 x 141.732 pts"; got != want {
 			t.Errorf("re-rendered page size %q, want %q (before: %q)", got, want, platentest.PDFField(platentest.PDFInfo(t, before), "Page size"))
 		}
-		eventually(t, "the old file removed", func() bool { return storedFiles(t, srv) == 1 })
+		srv.WaitFor(t, readyTimeout, "the old file removed", func() bool { return storedFiles(t, srv) == 1 })
 	})
 }
 
@@ -327,9 +316,9 @@ func TestDeleteCancelsRenders(t *testing.T) {
 		srv := platentest.StartWith(t, b, func(c *config.Config) { c.AllowPrivateNetwork, c.RenderWorkers = true, 1 })
 		tenant := srv.Bootstrap(t, "acme", "shop-1")
 		doc := fmt.Sprintf(`{"width":50,"height":50,"layers":[{"type":"image","src":%q,"x":0,"y":0,"width":50,"height":50}]}`, images.URL+"/a.jpg")
-		running := createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, "r", true, item("r-1", doc)))["uid"].(string)
-		eventually(t, "the first render fetching its image", func() bool { return hits.Load() == 1 })
-		waiting := createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, "w", true, item("w-1", doc)))["uid"].(string)
+		running := createOrder(t, srv, tenant.Token, platentest.OrderBody(tenant.StoreID, "r", platentest.PrintFiles(), platentest.Design(doc)))["uid"].(string)
+		srv.WaitFor(t, readyTimeout, "the first render fetching its image", func() bool { return hits.Load() == 1 })
+		waiting := createOrder(t, srv, tenant.Token, platentest.OrderBody(tenant.StoreID, "w", platentest.PrintFiles(), platentest.Design(doc)))["uid"].(string)
 
 		for _, uid := range []string{waiting, running} {
 			if r := srv.Do(t, "DELETE", "/api/v1/orders/"+uid, tenant.Token, nil); r.Status != http.StatusOK {
@@ -349,7 +338,7 @@ func TestDeleteCancelsRenders(t *testing.T) {
 		// time per team here), completes without rendering; the running one
 		// ends cancelled or completed (River marks it as it finishes). Neither
 		// stores anything, and only the first fetched its image.
-		eventually(t, "both renders ended", func() bool {
+		srv.WaitFor(t, readyTimeout, "both renders ended", func() bool {
 			s := states()
 			return s[rivertype.JobStateCancelled]+s[rivertype.JobStateCompleted] == 2
 		})
@@ -370,10 +359,10 @@ func TestDeleteRemovesTheOrdersFolder(t *testing.T) {
 		srv := platentest.Start(t, b)
 		tenant := srv.Bootstrap(t, "acme", "shop-1")
 		doc := designDoc(dataURI(photo(t, 60, 40)))
-		deleted := createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, "1", true, item("1-1", doc), item("1-2", doc)))["uid"].(string)
-		kept := createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, "2", true, item("2-1", doc)))["uid"].(string)
+		deleted := createOrder(t, srv, tenant.Token, platentest.OrderBody(tenant.StoreID, "1", platentest.PrintFiles(), platentest.Items(platentest.OrderItem("1-1", doc), platentest.OrderItem("1-2", doc))))["uid"].(string)
+		kept := createOrder(t, srv, tenant.Token, platentest.OrderBody(tenant.StoreID, "2", platentest.PrintFiles(), platentest.Design(doc)))["uid"].(string)
 		for _, id := range []string{"1-1", "1-2", "2-1"} {
-			if st := waitPrint(t, srv, tenant.Token, id); st["status"] != "ready" {
+			if st := srv.WaitPrint(t, tenant.Token, id); st["status"] != "ready" {
 				t.Fatalf("print %s: %v", id, st)
 			}
 		}
@@ -386,8 +375,8 @@ func TestDeleteRemovesTheOrdersFolder(t *testing.T) {
 		if r := srv.Do(t, "DELETE", "/api/v1/orders/"+deleted, tenant.Token, nil); r.Status != http.StatusOK {
 			t.Fatalf("delete: %d %s", r.Status, r.Raw)
 		}
-		eventually(t, "the deleted order's files removed", func() bool { return storedFiles(t, srv) == 1 })
-		eventually(t, "the deleted order's folder removed", func() bool {
+		srv.WaitFor(t, readyTimeout, "the deleted order's files removed", func() bool { return storedFiles(t, srv) == 1 })
+		srv.WaitFor(t, readyTimeout, "the deleted order's folder removed", func() bool {
 			_, err := os.Stat(folder(deleted))
 			return errors.Is(err, fs.ErrNotExist)
 		})

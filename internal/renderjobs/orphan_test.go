@@ -46,13 +46,13 @@ func TestDroppedJobsFileRemoved(t *testing.T) {
 		tenant := srv.Bootstrap(t, "acme", "shop-1")
 		held := fmt.Sprintf(`{"width":50,"height":50,"layers":[{"type":"image","src":%q,"x":0,"y":0,"width":50,"height":50}]}`, images.URL+"/a.jpg")
 		plain := `{"width":50,"height":50,"layers":[{"type":"rect","x":0,"y":0,"width":50,"height":50,"fill":"#ff0000"}]}`
-		createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, "blocker", true, item("blocker-1", held)))
-		eventually(t, "the blocker rendering", func() bool { return hits.Load() == 1 })
+		createOrder(t, srv, tenant.Token, platentest.OrderBody(tenant.StoreID, "blocker", platentest.PrintFiles(), platentest.Design(held)))
+		srv.WaitFor(t, readyTimeout, "the blocker rendering", func() bool { return hits.Load() == 1 })
 
-		deleted := createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, "d", true, item("d-1", plain)))
-		changed := createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, "c", true, item("c-1", plain)))
+		deleted := createOrder(t, srv, tenant.Token, platentest.OrderBody(tenant.StoreID, "d", platentest.PrintFiles(), platentest.Design(plain)))
+		changed := createOrder(t, srv, tenant.Token, platentest.OrderBody(tenant.StoreID, "c", platentest.PrintFiles(), platentest.Design(plain)))
 		badFont := `{"width":50,"height":50,"layers":[{"type":"text","text":"x","font":"No-Such-Font","size":10,"x":1,"y":1}]}`
-		failing := createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, "f", true, item("f-1", badFont)))
+		failing := createOrder(t, srv, tenant.Token, platentest.OrderBody(tenant.StoreID, "f", platentest.PrintFiles(), platentest.Design(badFont)))
 		// What the interrupted runs stored.
 		left := []string{storeAsRunDid(t, srv, deleted), storeAsRunDid(t, srv, changed), storeAsRunDid(t, srv, failing)}
 
@@ -60,15 +60,15 @@ func TestDroppedJobsFileRemoved(t *testing.T) {
 			t.Fatalf("delete: %d %s", r.Status, r.Raw)
 		}
 		blue := `{"width":50,"height":50,"layers":[{"type":"rect","x":0,"y":0,"width":50,"height":50,"fill":"#0000ff"}]}`
-		if r := srv.Do(t, "PUT", "/api/v1/orders/"+changed["uid"].(string), tenant.Token, map[string]any{"items": []any{item("c-1", blue)}}); r.Status != http.StatusOK {
+		if r := srv.Do(t, "PUT", "/api/v1/orders/"+changed["uid"].(string), tenant.Token, map[string]any{"items": []any{platentest.OrderItem("c-1", blue)}}); r.Status != http.StatusOK {
 			t.Fatalf("put: %d %s", r.Status, r.Raw)
 		}
 		unblock() // the failing render runs, and fails
-		if p := waitPrint(t, srv, tenant.Token, "f-1"); p["status"] != "processingfailed" {
+		if p := srv.WaitPrint(t, tenant.Token, "f-1"); p["status"] != "processingfailed" {
 			t.Fatalf("the bad font's print: %v", p)
 		}
 		for _, path := range left {
-			eventually(t, "the dropped job's file removed: "+path, func() bool {
+			srv.WaitFor(t, readyTimeout, "the dropped job's file removed: "+path, func() bool {
 				_, err := os.Stat(path)
 				return os.IsNotExist(err)
 			})
@@ -117,8 +117,8 @@ func TestDroppedShopJobsFilesRemoved(t *testing.T) {
 		srv := platentest.StartWith(t, b, func(c *config.Config) { c.AllowPrivateNetwork, c.RenderWorkers = true, 1 })
 		tenant := srv.Bootstrap(t, "acme", "shop-1")
 		held := fmt.Sprintf(`{"width":50,"height":50,"layers":[{"type":"image","src":%q,"x":0,"y":0,"width":50,"height":50}]}`, images.URL+"/a.jpg")
-		createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, "blocker", true, item("blocker-1", held)))
-		eventually(t, "the blocker rendering", func() bool { return hits.Load() == 1 })
+		createOrder(t, srv, tenant.Token, platentest.OrderBody(tenant.StoreID, "blocker", platentest.PrintFiles(), platentest.Design(held)))
+		srv.WaitFor(t, readyTimeout, "the blocker rendering", func() bool { return hits.Load() == 1 })
 
 		twoSides := `{"width":50,"height":50,"surfaces":[{"layers":[{"type":"rect","x":0,"y":0,"width":50,"height":50,"fill":"#ff0000"}]},` +
 			`{"layers":[{"type":"rect","x":0,"y":0,"width":50,"height":50,"fill":"#0000ff"}]}]}`
@@ -156,12 +156,12 @@ func TestDroppedShopJobsFilesRemoved(t *testing.T) {
 			t.Fatalf("cancel: %d %s", r.Status, r.Raw)
 		}
 		unblock() // the failing render runs, and fails
-		eventually(t, "the bad font's print failed", func() bool {
+		srv.WaitFor(t, readyTimeout, "the bad font's print failed", func() bool {
 			got := srv.Do(t, "GET", "/v1/shop/orders/"+ref, tenant.Token, nil).Object(t)["data"].(map[string]any)
 			return got["lines"].([]any)[1].(map[string]any)["prints"].([]any)[0].(map[string]any)["status"] == "failed"
 		})
 		for _, path := range left {
-			eventually(t, "the dropped job's file removed: "+path, func() bool {
+			srv.WaitFor(t, readyTimeout, "the dropped job's file removed: "+path, func() bool {
 				_, err := os.Stat(path)
 				return os.IsNotExist(err)
 			})

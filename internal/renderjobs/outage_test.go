@@ -10,6 +10,7 @@ import (
 
 	"github.com/platen-print/platen/internal/config"
 	"github.com/platen-print/platen/internal/platentest"
+	"github.com/platen-print/platen/internal/platentest/poll"
 	"github.com/platen-print/platen/internal/queue"
 )
 
@@ -34,7 +35,7 @@ func TestRenderThroughWriteOutage(t *testing.T) {
 		srv, fault := platentest.StartWithWriteFault(t, b, func(c *config.Config) { c.AllowPrivateNetwork = true })
 		tenant := srv.Bootstrap(t, "acme", "shop-1")
 		doc := fmt.Sprintf(`{"width":50,"height":50,"layers":[{"type":"image","src":%q,"x":0,"y":0,"width":50,"height":50}]}`, images.URL+"/a.jpg")
-		createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, "outage", true, item("outage-1", doc)))
+		createOrder(t, srv, tenant.Token, platentest.OrderBody(tenant.StoreID, "outage", platentest.PrintFiles(), platentest.Design(doc)))
 
 		select {
 		case <-asked: // the render is under way: its status is processing
@@ -66,10 +67,11 @@ func TestRenderThroughWriteOutage(t *testing.T) {
 func printStatus(t *testing.T, srv *platentest.Server, token, itemID, want string) string {
 	t.Helper()
 	var status string
-	for deadline := time.Now().Add(20 * time.Second); status != want && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	poll.Within(20*time.Second, srv.JobEnded(), func() bool {
 		if r := srv.Do(t, "GET", "/api/v1/order-items/"+itemID+"/print", token, nil); r.Status == http.StatusOK {
 			status, _ = r.Object(t)["status"].(string)
 		}
-	}
+		return status == want
+	})
 	return status
 }

@@ -20,17 +20,17 @@ func TestJobRunAgainAfterItsPrintWasReady(t *testing.T) {
 		srv := platentest.StartWith(t, b, nil)
 		tenant := srv.Bootstrap(t, "acme", "shop-1")
 		doc := designDoc(dataURI(photo(t, 60, 40)))
-		createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, "5", true, item("5-1", doc)))
-		before := waitPrint(t, srv, tenant.Token, "5-1")
+		createOrder(t, srv, tenant.Token, platentest.OrderBody(tenant.StoreID, "5", platentest.PrintFiles(), platentest.Design(doc)))
+		before := srv.WaitPrint(t, tenant.Token, "5-1")
 		_, file := platentest.Download(t, before["url"].(string))
 
 		// What a restart leaves of a job whose process stopped: available
 		// again, its runs so far unanswered.
 		srv.ReopenJobs(t, renderjobs.RenderKind, renderjobs.MaxInterruptions+1)
-		eventually(t, "the job run again and completed", func() bool {
+		srv.WaitFor(t, readyTimeout, "the job run again and completed", func() bool {
 			return srv.Jobs(t, renderjobs.RenderKind)[0].State == rivertype.JobStateCompleted
 		})
-		after := waitPrint(t, srv, tenant.Token, "5-1")
+		after := srv.WaitPrint(t, tenant.Token, "5-1")
 		if after["status"] != "ready" {
 			t.Fatalf("after the job ran again: %v", after)
 		}

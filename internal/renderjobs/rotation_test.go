@@ -21,10 +21,10 @@ func TestLinkKeyRotation(t *testing.T) {
 		a := platentest.Start(t, b)
 		tenant := a.Bootstrap(t, "acme", "shop-1")
 		doc := designDoc(dataURI(photo(t, 60, 40)))
-		if r := a.Do(t, "POST", "/api/v1/orders", tenant.Token, orderBody(tenant.StoreID, "3001", true, item("3001-1", doc))); r.Status != http.StatusOK {
+		if r := a.Do(t, "POST", "/api/v1/orders", tenant.Token, platentest.OrderBody(tenant.StoreID, "3001", platentest.PrintFiles(), platentest.Design(doc))); r.Status != http.StatusOK {
 			t.Fatalf("create: %d %s", r.Status, r.Raw)
 		}
-		before := waitPrint(t, a, tenant.Token, "3001-1")["url"].(string)
+		before := a.WaitPrint(t, tenant.Token, "3001-1")["url"].(string)
 		rotate(t, a)
 		// A serve started after the rotation signs with the new key.
 		c := another(t, a)

@@ -20,8 +20,8 @@ func TestS3Outage(t *testing.T) {
 		srv := platentest.StartWith(t, b, func(c *config.Config) { c.BlobURL = blobURL })
 		tenant := srv.Bootstrap(t, "acme", "shop-1")
 		doc := designDoc(dataURI(photo(t, 60, 40)))
-		createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, "1", true, item("1-1", doc)))
-		link := waitPrint(t, srv, tenant.Token, "1-1")["url"].(string)
+		createOrder(t, srv, tenant.Token, platentest.OrderBody(tenant.StoreID, "1", platentest.PrintFiles(), platentest.Design(doc)))
+		link := srv.WaitPrint(t, tenant.Token, "1-1")["url"].(string)
 
 		outage.Down()
 		noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
@@ -34,14 +34,14 @@ func TestS3Outage(t *testing.T) {
 			t.Errorf("download link with S3 down: %d, Retry-After %q; want 503 with Retry-After", resp.StatusCode, resp.Header.Get("Retry-After"))
 		}
 
-		createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, "2", true, item("2-1", doc)))
-		eventually(t, "the render's first attempt failed on the store", func() bool { return failedAttempts(t, srv) > 0 })
+		createOrder(t, srv, tenant.Token, platentest.OrderBody(tenant.StoreID, "2", platentest.PrintFiles(), platentest.Design(doc)))
+		srv.WaitFor(t, readyTimeout, "the render's first attempt failed on the store", func() bool { return failedAttempts(t, srv) > 0 })
 		if p := printOf(t, srv, tenant.Token, "2-1"); p["status"] != "processing" {
 			t.Errorf("print while S3 is down: %v, want processing", p)
 		}
 
 		outage.Up()
-		if p := waitPrint(t, srv, tenant.Token, "2-1"); p["status"] != "ready" {
+		if p := srv.WaitPrint(t, tenant.Token, "2-1"); p["status"] != "ready" {
 			t.Fatalf("print once S3 is back: %v", p)
 		}
 		resp, err = noRedirect.Get(link)

@@ -35,8 +35,8 @@ func TestPreflightWarnings(t *testing.T) {
 		tenant := srv.Bootstrap(t, "acme", "shop-1")
 		staff := srv.Staff(t, "ops@example.com")
 		doc := lowResolutionDoc(t)
-		uid := createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, "w1", true, item("w1-1", doc)))["uid"].(string)
-		st := waitPrint(t, srv, tenant.Token, "w1-1")
+		uid := createOrder(t, srv, tenant.Token, platentest.OrderBody(tenant.StoreID, "w1", platentest.PrintFiles(), platentest.Design(doc)))["uid"].(string)
+		st := srv.WaitPrint(t, tenant.Token, "w1-1")
 		sameJSON(t, "status read warnings", st["warnings"], wantWarnings)
 		sameJSON(t, "order details warnings", itemPrint(t, srv, tenant.Token, uid, 0)["warnings"], wantWarnings)
 		itemUID := srv.Do(t, "GET", "/api/v1/orders/"+uid, tenant.Token, nil).Object(t)["items"].([]any)[0].(map[string]any)["uid"].(string)
@@ -56,7 +56,7 @@ func TestPreflightWarnings(t *testing.T) {
 			t.Fatalf("shop order: %d %s", r.Status, r.Raw)
 		}
 		var print map[string]any
-		eventually(t, "the shop print ready", func() bool {
+		srv.WaitFor(t, readyTimeout, "the shop print ready", func() bool {
 			r := srv.Do(t, "GET", "/v1/shop/orders/b1", tenant.Token, nil)
 			print = r.Object(t)["data"].(map[string]any)["lines"].([]any)[0].(map[string]any)["prints"].([]any)[0].(map[string]any)
 			return print["status"] == "ready"
@@ -64,9 +64,9 @@ func TestPreflightWarnings(t *testing.T) {
 		sameJSON(t, "shop print warnings", print["warnings"], wantWarnings)
 
 		// A design with nothing to warn of.
-		createOrder(t, srv, tenant.Token, orderBody(tenant.StoreID, "w2", true, item("w2-1",
+		createOrder(t, srv, tenant.Token, platentest.OrderBody(tenant.StoreID, "w2", platentest.PrintFiles(), platentest.Design(
 			`{"width":100,"height":100,"layers":[{"type":"rect","x":-1,"y":-1,"width":102,"height":102,"fill":"#ff0000"}]}`)))
-		sameJSON(t, "no warnings", waitPrint(t, srv, tenant.Token, "w2-1")["warnings"], []any{})
+		sameJSON(t, "no warnings", srv.WaitPrint(t, tenant.Token, "w2-1")["warnings"], []any{})
 	})
 }
 

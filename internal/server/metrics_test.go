@@ -3,8 +3,6 @@ package server_test
 import (
 	"bytes"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -23,49 +21,34 @@ import (
 // labelled by their documented path only.
 func TestOperationalMetrics(t *testing.T) {
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
-		delivered := make(chan struct{}, 8)
-		receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-			w.WriteHeader(http.StatusNoContent)
-			delivered <- struct{}{}
-		}))
-		t.Cleanup(receiver.Close)
+		receiver := platentest.NewReceiver(t, platentest.Answering(http.StatusNoContent))
 		srv := platentest.StartWith(t, b, func(c *config.Config) { c.AllowPrivateNetwork = true })
 		acme := srv.Bootstrap(t, "acme", "acme-shop")
 		if r := srv.Do(t, "PUT", "/api/v1/stores/acme-shop/webhook", acme.Token, map[string]any{"url": receiver.URL}); r.Status != http.StatusOK {
 			t.Fatalf("webhook: %d %s", r.Status, r.Raw)
 		}
 		good := `{"width":20,"height":20,"layers":[{"type":"rect","x":0,"y":0,"width":20,"height":20,"fill":"#204080"}]}`
-		r := srv.Do(t, "POST", "/api/v1/orders", acme.Token, map[string]any{"store_id": "acme-shop", "ecommerce_order_id": "1001", "create_print_files": true,
-			"items": []map[string]any{
-				{"ecommerce_order_item_id": "ok", "ecommerce_variant_id": "v", "quantity": 1, "template_config": url.QueryEscape(good), "thumbnails": []string{"https://cdn.example.com/t.png"}},
-				{"ecommerce_order_item_id": "bad", "ecommerce_variant_id": "v", "quantity": 1, "template_config": url.QueryEscape(`{"width":20,"height":20,"layers":[{"type":"text","text":"hi","font":"Nope","size":12}]}`), "thumbnails": []string{"https://cdn.example.com/t.png"}},
-			}})
+		bad := `{"width":20,"height":20,"layers":[{"type":"text","text":"hi","font":"Nope","size":12}]}`
+		r := srv.Do(t, "POST", "/api/v1/orders", acme.Token, platentest.OrderBody("acme-shop", "1001", platentest.PrintFiles(),
+			platentest.Items(platentest.OrderItem("ok", good), platentest.OrderItem("bad", bad))))
 		if r.Status != http.StatusOK {
 			t.Fatalf("order: %d %s", r.Status, r.Raw)
 		}
-		waitPrint(t, srv, acme.Token, "ok", "ready")
-		waitPrint(t, srv, acme.Token, "bad", "processingfailed")
-		select {
-		case <-delivered:
-		case <-time.After(30 * time.Second):
-			t.Fatal("no webhook arrived")
-		}
+		srv.WaitPrint(t, acme.Token, "ok", platentest.PrintReady)
+		srv.WaitPrint(t, acme.Token, "bad", platentest.PrintFailed)
+		receiver.Wait(t, 1, 30*time.Second)
 		srv.Do(t, "GET", "/v1/shop/orders/NO-SUCH-REF", acme.Token, nil)
 
 		// The attempt is counted once recorded, a moment after the receiver
 		// answered it.
-		m := scrape(t, srv)
-		for deadline := time.Now().Add(30 * time.Second); m.value("platen_webhook_deliveries_total", map[string]string{"outcome": "delivered"}) < 1; m = scrape(t, srv) {
-			if time.Now().After(deadline) {
-				t.Fatal("the delivery was never counted")
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+		srv.WaitFor(t, 30*time.Second, "the delivery counted", func() bool {
+			return scrape(t, srv).value("platen_webhook_deliveries_total", map[string]string{"outcome": "delivered"}) >= 1
+		})
 		// A scrape is no snapshot: the registry collects each metric in
 		// turn, so the scrape that saw the delivery counted may have read
 		// its latency histogram just before the attempt was observed. A
 		// scrape that starts after it saw the count sees both.
-		m = scrape(t, srv)
+		m := scrape(t, srv)
 		if g := m.value("platen_build_info", nil); g != 1 || m.label("platen_build_info", "version") == "" {
 			t.Errorf("platen_build_info %v, version %q", g, m.label("platen_build_info", "version"))
 		}
@@ -108,18 +91,6 @@ func TestOperationalMetrics(t *testing.T) {
 			}
 		}
 	})
-}
-
-// waitPrint waits until an order item's print has status.
-func waitPrint(t *testing.T, srv *platentest.Server, token, item, status string) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for srv.Do(t, "GET", "/api/v1/order-items/"+item+"/print", token, nil).Object(t)["status"] != status {
-		if time.Now().After(deadline) {
-			t.Fatalf("item %s never %s", item, status)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 // metrics are a scrape's families by name.

@@ -22,7 +22,7 @@ func TestNULRefused(t *testing.T) {
 
 		t.Run("REST", func(t *testing.T) {
 			withProperties := func(props any) map[string]any {
-				body := orderBody("acme-shop", "nul-rest")
+				body := platentest.OrderBody("acme-shop", "nul-rest")
 				body["items"].([]any)[0].(map[string]any)["properties"] = props
 				return body
 			}
@@ -38,7 +38,7 @@ func TestNULRefused(t *testing.T) {
 					withProperties(map[string]any{"a": map[string]any{"b": "\x00"}})},
 				{"in a customer's name", "customer.name", "must not contain NUL characters",
 					func() any {
-						b := orderBody("acme-shop", "nul-rest")
+						b := platentest.OrderBody("acme-shop", "nul-rest")
 						b["customer"] = map[string]any{"name": "A\x00"}
 						return b
 					}()},
@@ -49,7 +49,7 @@ func TestNULRefused(t *testing.T) {
 				})
 			}
 			// Nothing was stored: the same order, clean, is created now.
-			if r := srv.Do(t, "POST", "/api/v1/orders", acme.Token, orderBody("acme-shop", "nul-rest")); r.Status != 200 {
+			if r := srv.Do(t, "POST", "/api/v1/orders", acme.Token, platentest.OrderBody("acme-shop", "nul-rest")); r.Status != 200 {
 				t.Errorf("the clean order: %d %s", r.Status, r.Raw)
 			}
 		})

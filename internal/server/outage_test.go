@@ -12,6 +12,7 @@ import (
 
 	platenv1 "github.com/platen-print/platen/gen/platen/v1"
 	"github.com/platen-print/platen/internal/platentest"
+	"github.com/platen-print/platen/internal/platentest/poll"
 )
 
 // TestPostgresOutage: with PostgreSQL gone (connections reset, new ones
@@ -30,7 +31,7 @@ func TestPostgresOutage(t *testing.T) {
 	}
 	srv, outage := platentest.StartWithPostgresOutage(t, b, nil)
 	tenant := srv.Bootstrap(t, "acme", "acme-shop")
-	if r := srv.Do(t, "POST", "/api/v1/orders", tenant.Token, orderBody("acme-shop", "before")); r.Status != http.StatusOK {
+	if r := srv.Do(t, "POST", "/api/v1/orders", tenant.Token, platentest.OrderBody("acme-shop", "before")); r.Status != http.StatusOK {
 		t.Fatalf("create before the outage: %d %s", r.Status, r.Raw)
 	}
 	client := platenv1.NewOrderServiceClient(srv.GRPC(t))
@@ -43,7 +44,7 @@ func TestPostgresOutage(t *testing.T) {
 	}{
 		{"GET", "/api/v1/orders?store_id=acme-shop", nil},
 		{"GET", "/api/v1/orders/nope", nil},
-		{"POST", "/api/v1/orders", orderBody("acme-shop", "during")},
+		{"POST", "/api/v1/orders", platentest.OrderBody("acme-shop", "during")},
 	} {
 		start := time.Now()
 		r := srv.Do(t, call.method, call.path, tenant.Token, call.body)
@@ -67,15 +68,12 @@ func TestPostgresOutage(t *testing.T) {
 
 	outage.Up()
 	back := time.Now()
-	for {
-		r := srv.Do(t, "POST", "/api/v1/orders", tenant.Token, orderBody("acme-shop", "after"))
-		if r.Status == http.StatusOK {
-			break
-		}
-		if time.Since(back) > 5*time.Second {
-			t.Fatalf("5 s after the database came back: %d %s", r.Status, r.Raw)
-		}
-		time.Sleep(100 * time.Millisecond)
+	var r *platentest.Response
+	if !poll.Within(5*time.Second, nil, func() bool {
+		r = srv.Do(t, "POST", "/api/v1/orders", tenant.Token, platentest.OrderBody("acme-shop", "after"))
+		return r.Status == http.StatusOK
+	}) {
+		t.Fatalf("5 s after the database came back: %d %s", r.Status, r.Raw)
 	}
 	t.Logf("service resumed %v after the database came back", time.Since(back).Round(time.Millisecond))
 	readyz(t, srv, http.StatusOK, "ok", "")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/platen-print/platen/internal/config"
 	"github.com/platen-print/platen/internal/platentest"
+	"github.com/platen-print/platen/internal/platentest/poll"
 )
 
 // exchange is one answer of the partition test, and when it was asked.
@@ -45,7 +46,7 @@ func TestPostgresSilentPartition(t *testing.T) {
 	const within = bound + 2*time.Second + 2*time.Second
 	srv, outage := platentest.StartWithPostgresOutage(t, b, func(c *config.Config) { c.DBTimeout = bound })
 	tenant := srv.Bootstrap(t, "acme", "acme-shop")
-	if r := srv.Do(t, "POST", "/api/v1/orders", tenant.Token, orderBody("acme-shop", "before")); r.Status != http.StatusOK {
+	if r := srv.Do(t, "POST", "/api/v1/orders", tenant.Token, platentest.OrderBody("acme-shop", "before")); r.Status != http.StatusOK {
 		t.Fatalf("create before the partition: %d %s", r.Status, r.Raw)
 	}
 
@@ -63,7 +64,7 @@ func TestPostgresSilentPartition(t *testing.T) {
 				}
 				id := fmt.Sprintf("w%d-%d", w, n)
 				e := exchange{key: "key-" + id, id: id, start: time.Now()}
-				r, err := srv.Try("POST", "/api/v1/orders", tenant.Token, orderBody("acme-shop", id), "Idempotency-Key", e.key)
+				r, err := srv.Try("POST", "/api/v1/orders", tenant.Token, platentest.OrderBody("acme-shop", id), "Idempotency-Key", e.key)
 				e.took, e.err = time.Since(e.start), err
 				if r != nil {
 					e.status, e.retryAfter, e.body = r.Status, r.Header.Get("Retry-After"), string(r.Raw)
@@ -74,7 +75,12 @@ func TestPostgresSilentPartition(t *testing.T) {
 			}
 		})
 	}
-	time.Sleep(500 * time.Millisecond)
+	// Every worker has had answers before the partition.
+	poll.Until(t, 10*time.Second, "answers before the partition", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(got) >= 8
+	})
 	outage.Silence()
 	defer outage.Up() // before the server's shutdown, should the test fail
 	silenced := time.Now()
@@ -119,19 +125,15 @@ func TestPostgresSilentPartition(t *testing.T) {
 // retried, a 409 "still in progress" is the lease the failed request kept.
 func retryAfterPartition(t *testing.T, srv *platentest.Server, token string, e exchange) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		r := srv.Do(t, "POST", "/api/v1/orders", token, orderBody("acme-shop", e.id), "Idempotency-Key", e.key)
-		switch {
-		case r.Status == http.StatusOK:
-			return
-		case r.Status == http.StatusConflict && strings.Contains(string(r.Raw), "in progress"):
-			t.Errorf("retry of %s after the partition: 409 %s; the failed request kept its key", e.key, r.Raw)
-			return
-		case r.Status != http.StatusServiceUnavailable || time.Now().After(deadline):
-			t.Errorf("retry of %s after the partition: %d %s", e.key, r.Status, r.Raw)
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
+	var r *platentest.Response
+	poll.Within(10*time.Second, nil, func() bool {
+		r = srv.Do(t, "POST", "/api/v1/orders", token, platentest.OrderBody("acme-shop", e.id), "Idempotency-Key", e.key)
+		return r.Status != http.StatusServiceUnavailable
+	})
+	switch {
+	case r.Status == http.StatusConflict && strings.Contains(string(r.Raw), "in progress"):
+		t.Errorf("retry of %s after the partition: 409 %s; the failed request kept its key", e.key, r.Raw)
+	case r.Status != http.StatusOK:
+		t.Errorf("retry of %s after the partition: %d %s", e.key, r.Status, r.Raw)
 	}
 }

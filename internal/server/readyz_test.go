@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/platen-print/platen/internal/platentest"
+	"github.com/platen-print/platen/internal/platentest/poll"
 )
 
 // TestReadyzFollowsWrites: /readyz answers 503 while the database refuses
@@ -24,7 +25,7 @@ func TestReadyzFollowsWrites(t *testing.T) {
 		if r := srv.Do(t, "GET", "/api/v1/orders?store_id=acme-shop", tenant.Token, nil); r.Status != http.StatusOK {
 			t.Errorf("a read while writes fail: %d %s", r.Status, r.Raw)
 		}
-		if r := srv.Do(t, "POST", "/api/v1/orders", tenant.Token, orderBody("acme-shop", "during")); r.Status < 500 {
+		if r := srv.Do(t, "POST", "/api/v1/orders", tenant.Token, platentest.OrderBody("acme-shop", "during")); r.Status < 500 {
 			t.Errorf("a write while writes fail: %d %s", r.Status, r.Raw)
 		}
 		// Still not ready a while later: the answer is not a one-off.
@@ -34,7 +35,7 @@ func TestReadyzFollowsWrites(t *testing.T) {
 		fault(t, false)
 		took = readyz(t, srv, http.StatusOK, "ok", "")
 		t.Logf("200 %v after writes came back", took.Round(time.Millisecond))
-		if r := srv.Do(t, "POST", "/api/v1/orders", tenant.Token, orderBody("acme-shop", "after")); r.Status != http.StatusOK {
+		if r := srv.Do(t, "POST", "/api/v1/orders", tenant.Token, platentest.OrderBody("acme-shop", "after")); r.Status != http.StatusOK {
 			t.Errorf("a write once ready: %d %s", r.Status, r.Raw)
 		}
 	})
@@ -45,15 +46,13 @@ func TestReadyzFollowsWrites(t *testing.T) {
 func readyz(t *testing.T, srv *platentest.Server, status int, state, reason string) time.Duration {
 	t.Helper()
 	start := time.Now()
-	for {
-		r := srv.Do(t, "GET", "/readyz", "", nil)
+	var r *platentest.Response
+	if !poll.Within(10*time.Second, nil, func() bool {
+		r = srv.Do(t, "GET", "/readyz", "", nil)
 		body, _ := r.JSON.(map[string]any)
-		if r.Status == status && body["status"] == state && (reason == "" || body["reason"] == reason) {
-			return time.Since(start)
-		}
-		if time.Since(start) > 10*time.Second {
-			t.Fatalf("/readyz: %d %s, want %d %s %s", r.Status, r.Raw, status, state, reason)
-		}
-		time.Sleep(50 * time.Millisecond)
+		return r.Status == status && body["status"] == state && (reason == "" || body["reason"] == reason)
+	}) {
+		t.Fatalf("/readyz: %d %s, want %d %s %s", r.Status, r.Raw, status, state, reason)
 	}
+	return time.Since(start)
 }

@@ -18,13 +18,13 @@ func TestIdempotencyScope(t *testing.T) {
 		srv := platentest.Start(t, b)
 		shopA := srv.Bootstrap(t, "acme", "acme-a")
 		shopB := srv.Bootstrap(t, "acme", "acme-b")
-		created := srv.Do(t, "POST", "/api/v1/orders", shopA.Token, orderBody("acme-a", "k"), "Idempotency-Key", "K1")
+		created := srv.Do(t, "POST", "/api/v1/orders", shopA.Token, platentest.OrderBody("acme-a", "k"), "Idempotency-Key", "K1")
 		if created.Status != 200 {
 			t.Fatalf("create: %d %s", created.Status, created.Raw)
 		}
 		// The same body and key from store B's token: its own request, refused
 		// as acting for store A, never A's order replayed.
-		platentest.ErrorBody(t, srv.Do(t, "POST", "/api/v1/orders", shopB.Token, orderBody("acme-a", "k"), "Idempotency-Key", "K1"), 403)
+		platentest.ErrorBody(t, srv.Do(t, "POST", "/api/v1/orders", shopB.Token, platentest.OrderBody("acme-a", "k"), "Idempotency-Key", "K1"), 403)
 
 		uid := created.Object(t)["uid"].(string)
 		first := srv.Do(t, "GET", "/api/v1/orders/"+uid, shopA.Token, nil, "Idempotency-Key", "G")
@@ -47,13 +47,13 @@ func TestUnrepresentableInput(t *testing.T) {
 		} {
 			platentest.ErrorBody(t, srv.Do(t, "GET", path, acme.Token, nil), 400)
 		}
-		body := orderBody("acme-shop", "nul")
+		body := platentest.OrderBody("acme-shop", "nul")
 		body["note"] = "a\x00b"
 		_, fields := platentest.ErrorBody(t, srv.Do(t, "POST", "/api/v1/orders", acme.Token, body), 400)
 		if !reflect.DeepEqual(fields, []string{"note"}) {
 			t.Errorf("fields %v", fields)
 		}
-		platentest.ErrorBody(t, srv.Do(t, "POST", "/api/v1/orders", acme.Token, orderBody("acme-shop", "x"), "Idempotency-Key", "ключ"), 400)
+		platentest.ErrorBody(t, srv.Do(t, "POST", "/api/v1/orders", acme.Token, platentest.OrderBody("acme-shop", "x"), "Idempotency-Key", "ключ"), 400)
 	})
 }
 
@@ -65,13 +65,13 @@ func TestConcurrentUpdates(t *testing.T) {
 		acme := srv.Bootstrap(t, "acme", "acme-shop")
 		for round := 0; round < 10; round++ {
 			id := fmt.Sprintf("cu-%d", round)
-			created := srv.Do(t, "POST", "/api/v1/orders", acme.Token, orderBody("acme-shop", id))
+			created := srv.Do(t, "POST", "/api/v1/orders", acme.Token, platentest.OrderBody("acme-shop", id))
 			uid := created.Object(t)["uid"].(string)
 			// Each PUT keeps the first item and adds one of its own.
 			sets := map[string][]string{}
 			var wg sync.WaitGroup
 			for _, extra := range []string{"x", "y"} {
-				body := orderBody("acme-shop", id)
+				body := platentest.OrderBody("acme-shop", id)
 				items := body["items"].([]any)
 				next := map[string]any{}
 				for k, v := range items[0].(map[string]any) {

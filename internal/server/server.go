@@ -17,6 +17,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/riverqueue/river"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
@@ -366,6 +367,15 @@ func (s *Server) Handler() http.Handler { return s.httpServer.Handler }
 
 // DB is the server's database, for tests and admin commands run in-process.
 func (s *Server) DB() *storage.DB { return s.db }
+
+// JobEnds reports each job of this process's queue whose run ended
+// (completed, failed, cancelled or snoozed), once its outcome is recorded;
+// the channel closes when the queue stops, and stop ends the reports
+// sooner. Tests wait on it for a job's effect rather than poll for it.
+func (s *Server) JobEnds() (events <-chan *river.Event, stop func()) {
+	return s.queue.Client().Subscribe(river.EventKindJobCompleted, river.EventKindJobFailed,
+		river.EventKindJobCancelled, river.EventKindJobSnoozed)
+}
 
 // Done reports a server that stopped on its own.
 func (s *Server) Done() <-chan error { return s.done }

@@ -22,16 +22,6 @@ import (
 
 var templateConfig = url.QueryEscape(`{"version":1,"width":10,"height":10,"layers":[]}`)
 
-func orderBody(store, id string) map[string]any {
-	return map[string]any{
-		"store_id": store, "ecommerce_order_id": id,
-		"items": []any{map[string]any{
-			"ecommerce_order_item_id": id + "-1", "ecommerce_variant_id": "v", "quantity": 1,
-			"template_config": templateConfig, "thumbnails": []any{"https://x/t.png"},
-		}},
-	}
-}
-
 func TestGatewayConventions(t *testing.T) {
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
 		srv := platentest.Start(t, b)
@@ -94,7 +84,7 @@ func TestIdempotencyKey(t *testing.T) {
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
 		srv := platentest.Start(t, b)
 		acme := srv.Bootstrap(t, "acme", "acme-shop")
-		body := orderBody("acme-shop", "idem-1")
+		body := platentest.OrderBody("acme-shop", "idem-1")
 		first := srv.Do(t, "POST", "/api/v1/orders", acme.Token, body, "Idempotency-Key", "k-1")
 		if first.Status != 200 {
 			t.Fatalf("first: %d %s", first.Status, first.Raw)
@@ -109,7 +99,7 @@ func TestIdempotencyKey(t *testing.T) {
 		if v := replay.Header.Values("Idempotent-Replayed"); len(v) != 1 || v[0] != "true" {
 			t.Errorf("replay: Idempotent-Replayed %q, want true", v)
 		}
-		other := orderBody("acme-shop", "idem-2")
+		other := platentest.OrderBody("acme-shop", "idem-2")
 		platentest.ErrorBody(t, srv.Do(t, "POST", "/api/v1/orders", acme.Token, other, "Idempotency-Key", "k-1"), 409)
 
 		// Without a key the same body is a duplicate order.
@@ -130,16 +120,16 @@ func TestIdempotencyKey(t *testing.T) {
 		}
 
 		// A failed request does not use up its key.
-		bad := orderBody("acme-shop", "idem-3")
+		bad := platentest.OrderBody("acme-shop", "idem-3")
 		bad["items"] = []any{}
 		platentest.ErrorBody(t, srv.Do(t, "POST", "/api/v1/orders", acme.Token, bad, "Idempotency-Key", "k-3"), 400)
-		if r := srv.Do(t, "POST", "/api/v1/orders", acme.Token, orderBody("acme-shop", "idem-3"), "Idempotency-Key", "k-3"); r.Status != 200 {
+		if r := srv.Do(t, "POST", "/api/v1/orders", acme.Token, platentest.OrderBody("acme-shop", "idem-3"), "Idempotency-Key", "k-3"); r.Status != 200 {
 			t.Errorf("retry after a failure: %d %s", r.Status, r.Raw)
 		}
 
 		// Keys are per team: another team's same key is its own.
 		globex := srv.Bootstrap(t, "globex", "globex-shop")
-		if r := srv.Do(t, "POST", "/api/v1/orders", globex.Token, orderBody("globex-shop", "idem-1"), "Idempotency-Key", "k-1"); r.Status != 200 || r.Header.Get("Idempotent-Replayed") != "" {
+		if r := srv.Do(t, "POST", "/api/v1/orders", globex.Token, platentest.OrderBody("globex-shop", "idem-1"), "Idempotency-Key", "k-1"); r.Status != 200 || r.Header.Get("Idempotent-Replayed") != "" {
 			t.Errorf("another team's key: %d, Idempotent-Replayed %q, %s", r.Status, r.Header.Get("Idempotent-Replayed"), r.Raw)
 		}
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/platen-print/platen/internal/config"
 	"github.com/platen-print/platen/internal/platentest"
+	"github.com/platen-print/platen/internal/platentest/poll"
 	"github.com/platen-print/platen/internal/server"
 )
 
@@ -65,11 +66,7 @@ func TestShutdownLeavesNoGoroutine(t *testing.T) {
 		// Shutdown returns (after its last statement, before it is
 		// gone), for microseconds; one that was not lives on.
 		var left map[string]string
-		for deadline := time.Now().Add(100 * time.Millisecond); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-			if left = newGoroutines(ours); len(left) == 0 {
-				break
-			}
-		}
+		poll.Within(100*time.Millisecond, nil, func() bool { left = newGoroutines(ours); return len(left) == 0 })
 		for _, stack := range left {
 			t.Errorf("a goroutine of the server outlived Shutdown:\n%s", stack)
 		}

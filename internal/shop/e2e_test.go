@@ -37,7 +37,8 @@ func line(design string, quantity int, externalID string) map[string]any {
 	return l
 }
 
-func orderBody(externalID string, lines ...map[string]any) map[string]any {
+// shopOrder is a Family B order (POST /v1/shop/orders) of lines.
+func shopOrder(externalID string, lines ...map[string]any) map[string]any {
 	return map[string]any{"external_id": externalID, "lines": lines}
 }
 
@@ -68,28 +69,6 @@ func prints(t *testing.T, order map[string]any) []map[string]any {
 	return out
 }
 
-// waitReady polls the order by ref until no print is processing.
-func waitReady(t *testing.T, srv *platentest.Server, token, ref string) map[string]any {
-	t.Helper()
-	deadline := time.Now().Add(readyTimeout)
-	for {
-		order := data(t, srv.Do(t, "GET", "/v1/shop/orders/"+url.PathEscape(ref), token, nil), http.StatusOK)
-		done := true
-		for _, p := range prints(t, order) {
-			if p["status"] == "processing" {
-				done = false
-			}
-		}
-		if done {
-			return order
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("prints still processing after %v: %v", readyTimeout, order)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // TestShopOrderToDownload: a two-line order answers 201 with every print
 // processing and no files, polls (by reference_number and by external_id)
 // to ready with one file per design surface, each with its size and
@@ -103,7 +82,7 @@ func TestShopOrderToDownload(t *testing.T) {
 		register(t, srv, shopA.Token, "sticker-v1", stickerDoc)
 
 		created := data(t, srv.Do(t, "POST", "/v1/shop/orders", shopA.Token,
-			orderBody("SO-1001", line("card-v1", 3, "L-1"), line("sticker-v1", 10, ""))), http.StatusCreated)
+			shopOrder("SO-1001", line("card-v1", 3, "L-1"), line("sticker-v1", 10, ""))), http.StatusCreated)
 		ref, _ := created["reference_number"].(string)
 		if len(ref) != 9 || ref[4] != '-' {
 			t.Errorf("reference_number %q, want the form XXXX-XXXX", ref)
@@ -133,7 +112,7 @@ func TestShopOrderToDownload(t *testing.T) {
 			}
 		}
 
-		ready := waitReady(t, srv, shopA.Token, ref)
+		ready := srv.WaitShopOrder(t, shopA.Token, ref)
 		byExternal := data(t, srv.Do(t, "GET", "/v1/shop/orders/SO-1001", shopA.Token, nil), http.StatusOK)
 		if byExternal["reference_number"] != ref {
 			t.Errorf("by external_id: reference_number %v, want %s", byExternal["reference_number"], ref)

@@ -3,11 +3,11 @@ package shop_test
 import (
 	"net/http"
 	"testing"
-	"time"
 
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/platen-print/platen/internal/platentest"
+	"github.com/platen-print/platen/internal/platentest/poll"
 	"github.com/platen-print/platen/internal/renderjobs"
 )
 
@@ -21,26 +21,23 @@ func TestRenderRunAgainKeepsFiles(t *testing.T) {
 		srv := platentest.Start(t, b)
 		shopA := srv.Bootstrap(t, "acme", "acme-shop")
 		register(t, srv, shopA.Token, "sticker-v1", stickerDoc)
-		created := data(t, srv.Do(t, "POST", "/v1/shop/orders", shopA.Token, orderBody("SO-9", line("sticker-v1", 1, ""))), http.StatusCreated)
+		created := data(t, srv.Do(t, "POST", "/v1/shop/orders", shopA.Token, shopOrder("SO-9", line("sticker-v1", 1, ""))), http.StatusCreated)
 		ref := created["reference_number"].(string)
-		waitReady(t, srv, shopA.Token, ref)
+		srv.WaitShopOrder(t, shopA.Token, ref)
 
 		ran := srv.Jobs(t, renderjobs.ShopRenderKind)[0].Attempt
 		srv.ReopenJobs(t, renderjobs.ShopRenderKind, ran)
-		deadline := time.Now().Add(readyTimeout)
-		for {
+		var attempt, waiting int
+		var state rivertype.JobState
+		if !poll.Within(readyTimeout, srv.JobEnded(), func() bool {
 			job := srv.Jobs(t, renderjobs.ShopRenderKind)[0]
-			attempt, state := job.Attempt, job.State
-			waiting := srv.UnfinishedJobs(t, renderjobs.DeleteKind)
-			if attempt == ran+1 && state == rivertype.JobStateCompleted && waiting == 0 {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("the job again: attempt %d, %s; %d file deletes waiting", attempt, state, waiting)
-			}
-			time.Sleep(50 * time.Millisecond)
+			attempt, state = job.Attempt, job.State
+			waiting = srv.UnfinishedJobs(t, renderjobs.DeleteKind)
+			return attempt == ran+1 && state == rivertype.JobStateCompleted && waiting == 0
+		}) {
+			t.Fatalf("the job again: attempt %d, %s; %d file deletes waiting", attempt, state, waiting)
 		}
-		p := prints(t, waitReady(t, srv, shopA.Token, ref))[0]
+		p := prints(t, srv.WaitShopOrder(t, shopA.Token, ref))[0]
 		if p["status"] != "ready" {
 			t.Fatalf("print %v", p)
 		}

@@ -18,15 +18,15 @@ func TestIdempotentCreate(t *testing.T) {
 		srv := platentest.Start(t, b)
 		shopA := srv.Bootstrap(t, "acme", "acme-shop")
 		register(t, srv, shopA.Token, "sticker-v1", stickerDoc)
-		body := orderBody("SO-1", line("sticker-v1", 2, ""))
+		body := shopOrder("SO-1", line("sticker-v1", 2, ""))
 
 		first := data(t, srv.Do(t, "POST", "/v1/shop/orders", shopA.Token, body), http.StatusCreated)
 		// The defaulted line id "1" spelled out is the same lines.
-		again := data(t, srv.Do(t, "POST", "/v1/shop/orders", shopA.Token, orderBody("SO-1", line("sticker-v1", 2, "1"))), http.StatusOK)
+		again := data(t, srv.Do(t, "POST", "/v1/shop/orders", shopA.Token, shopOrder("SO-1", line("sticker-v1", 2, "1"))), http.StatusOK)
 		if again["reference_number"] != first["reference_number"] || prints(t, again)[0]["id"] != prints(t, first)[0]["id"] {
 			t.Errorf("repeat answered another order: %v, first %v", again, first)
 		}
-		r := srv.Do(t, "POST", "/v1/shop/orders", shopA.Token, orderBody("SO-1", line("sticker-v1", 3, "")))
+		r := srv.Do(t, "POST", "/v1/shop/orders", shopA.Token, shopOrder("SO-1", line("sticker-v1", 3, "")))
 		msg, fields := platentest.ErrorBody(t, r, http.StatusConflict)
 		if !strings.Contains(msg, first["reference_number"].(string)) || len(fields) != 1 || fields[0] != "external_id" {
 			t.Errorf("409: %q %v", msg, fields)
@@ -40,7 +40,7 @@ func TestIdempotentCreate(t *testing.T) {
 			wg.Go(func() {
 				// Not srv.Do nor r.Object: t.Fatal must not be called off the
 				// test's goroutine; a failure shows as status 0 or no reference.
-				r, err := srv.Try("POST", "/v1/shop/orders", shopA.Token, orderBody("SO-race", line("sticker-v1", 1, "")))
+				r, err := srv.Try("POST", "/v1/shop/orders", shopA.Token, shopOrder("SO-race", line("sticker-v1", 1, "")))
 				if err != nil {
 					t.Errorf("racer %d: %v", i, err)
 					return
@@ -80,7 +80,7 @@ func TestIdempotencyKeyReplaysThe201(t *testing.T) {
 		srv := platentest.Start(t, b)
 		shopA := srv.Bootstrap(t, "acme", "acme-shop")
 		register(t, srv, shopA.Token, "sticker-v1", stickerDoc)
-		body := orderBody("SO-key", line("sticker-v1", 2, ""))
+		body := shopOrder("SO-key", line("sticker-v1", 2, ""))
 
 		first := srv.Do(t, "POST", "/v1/shop/orders", shopA.Token, body, "Idempotency-Key", "so-key-1")
 		data(t, first, http.StatusCreated)
@@ -88,7 +88,7 @@ func TestIdempotencyKeyReplaysThe201(t *testing.T) {
 		if replay.Status != http.StatusCreated || string(replay.Raw) != string(first.Raw) {
 			t.Errorf("replay: %d %s; want the first answer, 201 %s", replay.Status, replay.Raw, first.Raw)
 		}
-		r := srv.Do(t, "POST", "/v1/shop/orders", shopA.Token, orderBody("SO-other", line("sticker-v1", 1, "")), "Idempotency-Key", "so-key-1")
+		r := srv.Do(t, "POST", "/v1/shop/orders", shopA.Token, shopOrder("SO-other", line("sticker-v1", 1, "")), "Idempotency-Key", "so-key-1")
 		if _, fields := platentest.ErrorBody(t, r, http.StatusConflict); len(fields) != 1 || fields[0] != "Idempotency-Key" {
 			t.Errorf("the key with another order: fields %v, want Idempotency-Key", fields)
 		}
@@ -117,21 +117,21 @@ func TestBadShopOrders(t *testing.T) {
 			field  string
 		}{
 			{"missing external_id", shopA.Token, map[string]any{"lines": []any{ok()}}, 400, "external_id"},
-			{"no lines", shopA.Token, orderBody("x"), 400, "lines"},
-			{"501 lines", shopA.Token, orderBody("x", many...), 400, "lines"},
-			{"quantity 0", shopA.Token, orderBody("x", line("sticker-v1", 0, "")), 400, "lines[0].quantity"},
-			{"quantity 10001", shopA.Token, orderBody("x", ok(), line("sticker-v1", 10001, "")), 400, "lines[1].quantity"},
-			{"quantity missing", shopA.Token, orderBody("x", map[string]any{"design_version_id": "sticker-v1"}), 400, "lines[0].quantity"},
-			{"quantity as a string", shopA.Token, orderBody("x", map[string]any{"design_version_id": "sticker-v1", "quantity": "2"}), 400, "lines[0].quantity"},
-			{"design_version_id missing", shopA.Token, orderBody("x", map[string]any{"quantity": 1}), 400, "lines[0].design_version_id"},
-			{"unknown design version", shopA.Token, orderBody("x", ok(), line("nope", 1, "")), 400, "lines[1].design_version_id"},
-			{"another team's design version", shopA.Token, orderBody("x", line("globex-v1", 1, "")), 400, "lines[0].design_version_id"},
-			{"a C0 control in external_id", shopA.Token, orderBody("a\tb", ok()), 400, "external_id"},
-			{"a C1 control in external_id", shopA.Token, orderBody("a\u0085b", ok()), 400, "external_id"},
-			{"a C1 control in a line id", shopA.Token, orderBody("x", line("sticker-v1", 1, "\u009fa")), 400, "lines[0].external_id"},
-			{"repeated line id", shopA.Token, orderBody("x", line("sticker-v1", 1, "a"), line("sticker-v1", 1, "a")), 400, "lines[1].external_id"},
-			{"non-store token", srv.TeamToken(t, shopA.TeamID), orderBody("x", ok()), 403, ""},
-			{"no token", "", orderBody("x", ok()), 401, ""},
+			{"no lines", shopA.Token, shopOrder("x"), 400, "lines"},
+			{"501 lines", shopA.Token, shopOrder("x", many...), 400, "lines"},
+			{"quantity 0", shopA.Token, shopOrder("x", line("sticker-v1", 0, "")), 400, "lines[0].quantity"},
+			{"quantity 10001", shopA.Token, shopOrder("x", ok(), line("sticker-v1", 10001, "")), 400, "lines[1].quantity"},
+			{"quantity missing", shopA.Token, shopOrder("x", map[string]any{"design_version_id": "sticker-v1"}), 400, "lines[0].quantity"},
+			{"quantity as a string", shopA.Token, shopOrder("x", map[string]any{"design_version_id": "sticker-v1", "quantity": "2"}), 400, "lines[0].quantity"},
+			{"design_version_id missing", shopA.Token, shopOrder("x", map[string]any{"quantity": 1}), 400, "lines[0].design_version_id"},
+			{"unknown design version", shopA.Token, shopOrder("x", ok(), line("nope", 1, "")), 400, "lines[1].design_version_id"},
+			{"another team's design version", shopA.Token, shopOrder("x", line("globex-v1", 1, "")), 400, "lines[0].design_version_id"},
+			{"a C0 control in external_id", shopA.Token, shopOrder("a\tb", ok()), 400, "external_id"},
+			{"a C1 control in external_id", shopA.Token, shopOrder("a\u0085b", ok()), 400, "external_id"},
+			{"a C1 control in a line id", shopA.Token, shopOrder("x", line("sticker-v1", 1, "\u009fa")), 400, "lines[0].external_id"},
+			{"repeated line id", shopA.Token, shopOrder("x", line("sticker-v1", 1, "a"), line("sticker-v1", 1, "a")), 400, "lines[1].external_id"},
+			{"non-store token", srv.TeamToken(t, shopA.TeamID), shopOrder("x", ok()), 403, ""},
+			{"no token", "", shopOrder("x", ok()), 401, ""},
 		}
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
@@ -158,7 +158,7 @@ func TestExternalIDInPath(t *testing.T) {
 		shopA := srv.Bootstrap(t, "acme", "acme-shop")
 		register(t, srv, shopA.Token, "sticker-v1", stickerDoc)
 		for _, id := range []string{"INV/2026/001", "a b?c#d%e+f;g", "ÄÖ/ü", "a//b", "/lead"} {
-			created := data(t, srv.Do(t, "POST", "/v1/shop/orders", shopA.Token, orderBody(id, line("sticker-v1", 1, ""))), http.StatusCreated)
+			created := data(t, srv.Do(t, "POST", "/v1/shop/orders", shopA.Token, shopOrder(id, line("sticker-v1", 1, ""))), http.StatusCreated)
 			got := data(t, srv.Do(t, "GET", "/v1/shop/orders/"+url.PathEscape(id), shopA.Token, nil), http.StatusOK)
 			if got["reference_number"] != created["reference_number"] || got["external_id"] != id {
 				t.Errorf("GET by %q answered %v, created %v", id, got, created)
@@ -182,8 +182,8 @@ func TestShopVisibility(t *testing.T) {
 		shopB := srv.Bootstrap(t, "acme", "acme-outlet")
 		globex := srv.Bootstrap(t, "globex", "globex-shop")
 		register(t, srv, shopA.Token, "sticker-v1", stickerDoc)
-		one := data(t, srv.Do(t, "POST", "/v1/shop/orders", shopA.Token, orderBody("SO-1", line("sticker-v1", 1, ""))), http.StatusCreated)
-		two := data(t, srv.Do(t, "POST", "/v1/shop/orders", shopA.Token, orderBody("SO-2", line("sticker-v1", 1, ""))), http.StatusCreated)
+		one := data(t, srv.Do(t, "POST", "/v1/shop/orders", shopA.Token, shopOrder("SO-1", line("sticker-v1", 1, ""))), http.StatusCreated)
+		two := data(t, srv.Do(t, "POST", "/v1/shop/orders", shopA.Token, shopOrder("SO-2", line("sticker-v1", 1, ""))), http.StatusCreated)
 		ref := one["reference_number"].(string)
 
 		for name, token := range map[string]string{"another store of the team": shopB.Token, "another team": globex.Token} {
@@ -195,8 +195,8 @@ func TestShopVisibility(t *testing.T) {
 		}
 		platentest.ErrorBody(t, srv.Do(t, "GET", "/v1/shop/orders/"+ref, srv.TeamToken(t, shopA.TeamID), nil), http.StatusForbidden)
 
-		oneReady := waitReady(t, srv, shopA.Token, ref)
-		twoReady := waitReady(t, srv, shopA.Token, two["reference_number"].(string))
+		oneReady := srv.WaitShopOrder(t, shopA.Token, ref)
+		twoReady := srv.WaitShopOrder(t, shopA.Token, two["reference_number"].(string))
 		link := prints(t, oneReady)[0]["files"].([]any)[0].(map[string]any)["url"].(string)
 		otherLink := prints(t, twoReady)[0]["files"].([]any)[0].(map[string]any)["url"].(string)
 		path, token, _ := strings.Cut(link, "?token=")

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/platen-print/platen/internal/platentest/poll"
 )
 
 // slowInsert writes the row (who, n) after counting to n in a recursive
@@ -128,12 +130,8 @@ func slowStatement(t *testing.T, db *DB) (int, time.Duration) {
 // waitQueued waits until n writes wait in the committer's queue.
 func waitQueued(t *testing.T, g *groupCommitter, n int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for len(g.queue) < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d writes queued, want %d", len(g.queue), n)
-		}
-		time.Sleep(time.Millisecond)
+	if !poll.Within(10*time.Second, nil, func() bool { return len(g.queue) >= n }) {
+		t.Fatalf("%d writes queued, want %d", len(g.queue), n)
 	}
 }
 

@@ -8,83 +8,20 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"maps"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/platen-print/platen/internal/config"
 	"github.com/platen-print/platen/internal/platentest"
+	"github.com/platen-print/platen/internal/platentest/poll"
 	"github.com/platen-print/platen/internal/webhooks"
 )
-
-// received is one request a receiver saw: its headers and exact body.
-type received struct {
-	header http.Header
-	body   []byte
-}
-
-// with is r with one header replaced.
-func (r received) with(key, value string) received {
-	h := r.header.Clone()
-	h.Set(key, value)
-	return received{header: h, body: r.body}
-}
-
-// receiver is a webhook endpoint on loopback that answers the statuses
-// given, in turn (then 200), and keeps every request.
-type receiver struct {
-	*httptest.Server
-	mu       sync.Mutex
-	got      []received
-	statuses []int
-}
-
-func newReceiver(t *testing.T, statuses ...int) *receiver {
-	r := &receiver{statuses: statuses}
-	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		body, _ := io.ReadAll(req.Body)
-		r.mu.Lock()
-		r.got = append(r.got, received{header: req.Header.Clone(), body: body})
-		status := http.StatusOK
-		if n := len(r.got); n <= len(r.statuses) {
-			status = r.statuses[n-1]
-		}
-		r.mu.Unlock()
-		w.WriteHeader(status)
-	}))
-	t.Cleanup(r.Close)
-	return r
-}
-
-func (r *receiver) requests() []received {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]received(nil), r.got...)
-}
-
-// waitRequests waits until the receiver has seen n requests.
-func (r *receiver) waitRequests(t *testing.T, n int, within time.Duration) []received {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		got := r.requests()
-		if len(got) >= n {
-			return got
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the receiver saw %d requests in %v, want %d", len(got), within, n)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
 
 const stickerDoc = `{"width":50,"height":50,"bleed":2,"layers":[{"type":"rect","x":5,"y":5,"width":40,"height":40,"fill":"#3030c0"}]}`
 
@@ -114,25 +51,32 @@ func setup(t *testing.T, b platentest.Backend, endpoint string, delays ...time.D
 	return srv, tenant, secret
 }
 
+// withHeader is d with one header replaced.
+func withHeader(d platentest.Delivery, key, value string) platentest.Delivery {
+	d.Header = d.Header.Clone()
+	d.Header.Set(key, value)
+	return d
+}
+
 // checkSignatures verifies both signature headers of a request, byte for
 // byte, as a receiver would.
-func checkSignatures(t *testing.T, secret string, r received) {
+func checkSignatures(t *testing.T, secret string, r platentest.Delivery) {
 	t.Helper()
 	mac := hmac.New(sha256.New, []byte(secret))
-	mac.Write(r.body)
-	if got, want := r.header.Get("Platen-Signature"), "sha256="+hex.EncodeToString(mac.Sum(nil)); got != want {
+	mac.Write(r.Body)
+	if got, want := r.Header.Get("Platen-Signature"), "sha256="+hex.EncodeToString(mac.Sum(nil)); got != want {
 		t.Errorf("Platen-Signature %q, want %q", got, want)
 	}
 	key, _ := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, "whsec_"))
 	std := hmac.New(sha256.New, key)
-	std.Write([]byte(r.header.Get("webhook-id") + "." + r.header.Get("webhook-timestamp") + "."))
-	std.Write(r.body)
-	if got, want := r.header.Get("webhook-signature"), "v1,"+base64.StdEncoding.EncodeToString(std.Sum(nil)); got != want {
+	std.Write([]byte(r.Header.Get("webhook-id") + "." + r.Header.Get("webhook-timestamp") + "."))
+	std.Write(r.Body)
+	if got, want := r.Header.Get("webhook-signature"), "v1,"+base64.StdEncoding.EncodeToString(std.Sum(nil)); got != want {
 		t.Errorf("webhook-signature %q, want %q", got, want)
 	}
-	ts, err := strconv.ParseInt(r.header.Get("webhook-timestamp"), 10, 64)
+	ts, err := strconv.ParseInt(r.Header.Get("webhook-timestamp"), 10, 64)
 	if err != nil || time.Since(time.Unix(ts, 0)) > time.Minute {
-		t.Errorf("webhook-timestamp %q", r.header.Get("webhook-timestamp"))
+		t.Errorf("webhook-timestamp %q", r.Header.Get("webhook-timestamp"))
 	}
 }
 
@@ -142,7 +86,7 @@ func checkSignatures(t *testing.T, secret string, r received) {
 // the log then shows delivered; on both databases.
 func TestPrintFilesReadyWebhook(t *testing.T) {
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
-		rcv := newReceiver(t, 500, 500)
+		rcv := platentest.NewReceiver(t, platentest.FirstAnswering(500, 500))
 		srv, tenant, secret := setup(t, b, rcv.URL, 100*time.Millisecond, 100*time.Millisecond, time.Minute)
 		r := srv.Do(t, "POST", "/v1/shop/orders", tenant.Token, map[string]any{
 			"external_id": "SO-1", "lines": []any{map[string]any{"design_version_id": "sticker-v1", "quantity": 4, "external_id": "L1"}}})
@@ -151,24 +95,24 @@ func TestPrintFilesReadyWebhook(t *testing.T) {
 		}
 		printID := r.Object(t)["data"].(map[string]any)["lines"].([]any)[0].(map[string]any)["prints"].([]any)[0].(map[string]any)["id"]
 
-		got := rcv.waitRequests(t, 3, 30*time.Second)
-		delivery := got[0].header.Get("Platen-Delivery")
+		got := rcv.Wait(t, 3, 30*time.Second)
+		delivery := got[0].Header.Get("Platen-Delivery")
 		for i, req := range got {
-			if req.header.Get("Platen-Delivery") != delivery || req.header.Get("webhook-id") != delivery || delivery == "" {
+			if req.Header.Get("Platen-Delivery") != delivery || req.Header.Get("webhook-id") != delivery || delivery == "" {
 				t.Errorf("attempt %d: Platen-Delivery %q, webhook-id %q; want %q on every attempt",
-					i+1, req.header.Get("Platen-Delivery"), req.header.Get("webhook-id"), delivery)
+					i+1, req.Header.Get("Platen-Delivery"), req.Header.Get("webhook-id"), delivery)
 			}
-			if req.header.Get("Platen-Event") != "print_files.ready" || req.header.Get("Content-Type") != "application/json" ||
-				req.header.Values("Platen-Signature-Previous") != nil {
-				t.Errorf("attempt %d: headers %v", i+1, req.header)
+			if req.Header.Get("Platen-Event") != "print_files.ready" || req.Header.Get("Content-Type") != "application/json" ||
+				req.Header.Values("Platen-Signature-Previous") != nil {
+				t.Errorf("attempt %d: headers %v", i+1, req.Header)
 			}
-			if string(req.body) != string(got[0].body) {
+			if string(req.Body) != string(got[0].Body) {
 				t.Errorf("attempt %d sent other bytes", i+1)
 			}
 			checkSignatures(t, secret, req)
 		}
 		var body map[string]any
-		if err := json.Unmarshal(got[2].body, &body); err != nil {
+		if err := json.Unmarshal(got[2].Body, &body); err != nil {
 			t.Fatal(err)
 		}
 		want := map[string]any{"event": "print_files.ready", "order_external_id": "SO-1", "line_external_id": "L1",
@@ -204,7 +148,7 @@ func TestPrintFilesReadyWebhook(t *testing.T) {
 		}
 		// Once its job has finished, nothing can attempt the delivery again.
 		waitDeliveryJobsFinished(t, srv)
-		if n := len(rcv.requests()); n != 3 {
+		if n := len(rcv.Deliveries()); n != 3 {
 			t.Errorf("the receiver saw %d requests once the delivery's job finished, want 3", n)
 		}
 	})
@@ -214,7 +158,7 @@ func TestPrintFilesReadyWebhook(t *testing.T) {
 // run again: each has completed, or was cancelled or discarded.
 func waitDeliveryJobsFinished(t *testing.T, srv *platentest.Server) {
 	t.Helper()
-	waitFor(t, 30*time.Second, "the delivery jobs finished", func() bool {
+	srv.WaitFor(t, 30*time.Second, "the delivery jobs finished", func() bool {
 		return srv.UnfinishedJobs(t, webhooks.DeliverKind) == 0
 	})
 }
@@ -234,21 +178,23 @@ func checkKeys(t *testing.T, body map[string]any, keys ...string) {
 // done, and returns it.
 func waitLog(t *testing.T, srv *platentest.Server, token string, done func(map[string]any) bool) map[string]any {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		r := srv.Do(t, "GET", "/api/v1/stores/acme-shop/webhook-deliveries", token, nil)
+	var r *platentest.Response
+	var newest map[string]any
+	if !poll.Within(30*time.Second, srv.JobEnded(), func() bool {
+		r = srv.Do(t, "GET", "/api/v1/stores/acme-shop/webhook-deliveries", token, nil)
 		if r.Status != http.StatusOK {
 			t.Fatalf("delivery log: %d %s", r.Status, r.Raw)
 		}
 		list, _ := r.Object(t)["webhook_deliveries"].([]any)
-		if len(list) > 0 && done(list[0].(map[string]any)) {
-			return list[0].(map[string]any)
+		if len(list) == 0 {
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("delivery log: %s", r.Raw)
-		}
-		time.Sleep(20 * time.Millisecond)
+		newest = list[0].(map[string]any)
+		return done(newest)
+	}) {
+		t.Fatalf("delivery log: %s", r.Raw)
 	}
+	return newest
 }
 
 // TestItemPrintWebhooks: a Family A order with create_print_files sends
@@ -257,7 +203,7 @@ func waitLog(t *testing.T, srv *platentest.Server, token string, done func(map[s
 // reason, as the item's print status says it).
 func TestItemPrintWebhooks(t *testing.T) {
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
-		rcv := newReceiver(t)
+		rcv := platentest.NewReceiver(t)
 		srv, tenant, secret := setup(t, b, rcv.URL)
 		item := func(id, doc string) map[string]any {
 			return map[string]any{"ecommerce_order_item_id": id, "ecommerce_variant_id": "v", "quantity": 1,
@@ -271,14 +217,14 @@ func TestItemPrintWebhooks(t *testing.T) {
 		}
 		orderUID := r.Object(t)["uid"]
 		events := map[string]map[string]any{}
-		for _, req := range rcv.waitRequests(t, 2, 30*time.Second) {
+		for _, req := range rcv.Wait(t, 2, 30*time.Second) {
 			checkSignatures(t, secret, req)
 			var body map[string]any
-			if err := json.Unmarshal(req.body, &body); err != nil {
+			if err := json.Unmarshal(req.Body, &body); err != nil {
 				t.Fatal(err)
 			}
-			if req.header.Get("Platen-Event") != body["event"] {
-				t.Errorf("Platen-Event %q, body event %v", req.header.Get("Platen-Event"), body["event"])
+			if req.Header.Get("Platen-Event") != body["event"] {
+				t.Errorf("Platen-Event %q, body event %v", req.Header.Get("Platen-Event"), body["event"])
 			}
 			events[body["ecommerce_order_item_id"].(string)] = body
 		}
@@ -319,22 +265,22 @@ func TestItemPrintWebhooks(t *testing.T) {
 // server stops is delivered by the next start.
 func TestDeliverySurvivesRestart(t *testing.T) {
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
-		rcv := newReceiver(t, 503)
+		rcv := platentest.NewReceiver(t, platentest.FirstAnswering(503))
 		srv, tenant, secret := setup(t, b, rcv.URL, 2*time.Second)
 		r := srv.Do(t, "POST", "/v1/shop/orders", tenant.Token, map[string]any{
 			"external_id": "SO-1", "lines": []any{map[string]any{"design_version_id": "sticker-v1", "quantity": 1}}})
 		if r.Status != http.StatusCreated {
 			t.Fatalf("create: %d %s", r.Status, r.Raw)
 		}
-		first := rcv.waitRequests(t, 1, 30*time.Second)[0]
+		first := rcv.Wait(t, 1, 30*time.Second)[0]
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		if err := srv.Shutdown(ctx); err != nil {
 			t.Fatal(err)
 		}
 		again := platentest.StartConfig(t, srv.Config)
-		got := rcv.waitRequests(t, 2, 30*time.Second)
-		if got[1].header.Get("Platen-Delivery") != first.header.Get("Platen-Delivery") || string(got[1].body) != string(first.body) {
+		got := rcv.Wait(t, 2, 30*time.Second)
+		if got[1].Header.Get("Platen-Delivery") != first.Header.Get("Platen-Delivery") || string(got[1].Body) != string(first.Body) {
 			t.Errorf("the retry after the restart is another delivery")
 		}
 		checkSignatures(t, secret, got[1])
@@ -349,7 +295,7 @@ func TestDeliverySurvivesRestart(t *testing.T) {
 // failed in the log; a resend delivers it with the same id and bytes.
 func TestFailedDeliveryResend(t *testing.T) {
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
-		rcv := newReceiver(t, 500, 502)
+		rcv := platentest.NewReceiver(t, platentest.FirstAnswering(500, 502))
 		srv, tenant, _ := setup(t, b, rcv.URL, 50*time.Millisecond)
 		if r := srv.Do(t, "POST", "/v1/shop/orders", tenant.Token, map[string]any{
 			"external_id": "SO-1", "lines": []any{map[string]any{"design_version_id": "sticker-v1", "quantity": 1}}}); r.Status != http.StatusCreated {
@@ -372,8 +318,8 @@ func TestFailedDeliveryResend(t *testing.T) {
 		if delivered["id"] != id || delivered["attempts"] != 1.0 || delivered["last_status_code"] != 200.0 {
 			t.Errorf("after the resend: %v", delivered)
 		}
-		got := rcv.requests()
-		if len(got) != 3 || got[2].header.Get("Platen-Delivery") != id || string(got[2].body) != string(got[0].body) {
+		got := rcv.Deliveries()
+		if len(got) != 3 || got[2].Header.Get("Platen-Delivery") != id || string(got[2].Body) != string(got[0].Body) {
 			t.Errorf("the receiver saw %d requests; the resend must repeat the delivery", len(got))
 		}
 		if r := srv.Do(t, "POST", "/api/v1/stores/acme-shop/webhook-deliveries/nope/resend", tenant.Token, map[string]any{}); r.Status != http.StatusNotFound {
@@ -487,7 +433,7 @@ func TestEndpointURLHostileForms(t *testing.T) {
 // both, new first.
 func TestRotationSignsWithBoth(t *testing.T) {
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
-		rcv := newReceiver(t)
+		rcv := platentest.NewReceiver(t)
 		srv, tenant, old := setup(t, b, rcv.URL)
 		r := srv.Do(t, "PUT", "/api/v1/stores/acme-shop/webhook", tenant.Token, map[string]any{"url": rcv.URL + "/hooks", "rotate_secret": true})
 		newSecret, _ := r.Object(t)["secret"].(string)
@@ -498,13 +444,13 @@ func TestRotationSignsWithBoth(t *testing.T) {
 			"external_id": "SO-1", "lines": []any{map[string]any{"design_version_id": "sticker-v1", "quantity": 1}}}); r.Status != http.StatusCreated {
 			t.Fatalf("create: %d %s", r.Status, r.Raw)
 		}
-		got := rcv.waitRequests(t, 1, 30*time.Second)[0]
-		standardSigs := strings.Split(got.header.Get("webhook-signature"), " ")
-		if len(standardSigs) != 2 || strings.Contains(got.header.Get("Platen-Signature"), ",") {
-			t.Fatalf("Platen-Signature %q and webhook-signature %q, want one and two", got.header.Get("Platen-Signature"), got.header.Get("webhook-signature"))
+		got := rcv.Wait(t, 1, 30*time.Second)[0]
+		standardSigs := strings.Split(got.Header.Get("webhook-signature"), " ")
+		if len(standardSigs) != 2 || strings.Contains(got.Header.Get("Platen-Signature"), ",") {
+			t.Fatalf("Platen-Signature %q and webhook-signature %q, want one and two", got.Header.Get("Platen-Signature"), got.Header.Get("webhook-signature"))
 		}
-		checkSignatures(t, newSecret, received{header: got.header.Clone(), body: got.body}.with("webhook-signature", standardSigs[0]))
-		previous := received{header: got.header.Clone(), body: got.body}.with("Platen-Signature", got.header.Get("Platen-Signature-Previous"))
-		checkSignatures(t, old, previous.with("webhook-signature", standardSigs[1]))
+		checkSignatures(t, newSecret, withHeader(got, "webhook-signature", standardSigs[0]))
+		previous := withHeader(got, "Platen-Signature", got.Header.Get("Platen-Signature-Previous"))
+		checkSignatures(t, old, withHeader(previous, "webhook-signature", standardSigs[1]))
 	})
 }

@@ -2,20 +2,17 @@ package webhooks_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"slices"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/platen-print/platen/internal/config"
 	"github.com/platen-print/platen/internal/platentest"
+	"github.com/platen-print/platen/internal/platentest/poll"
 	"github.com/platen-print/platen/internal/queue"
 	"github.com/platen-print/platen/internal/webhooks"
 )
@@ -35,13 +32,13 @@ func TestMeasureHungStore(t *testing.T) {
 	}
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
 		hung := newEndpoint(t, 0)
-		arrivals := newArrivals(t)
+		arrivals := platentest.NewReceiver(t, platentest.Answering(http.StatusNoContent))
 		srv := platentest.StartWith(t, b, func(c *config.Config) { c.AllowPrivateNetwork = true })
 		tokenA := store(t, srv, "acme", "acme-shop", hung.URL)
 		tokenB := store(t, srv, "globex", "globex-shop", arrivals.URL)
 		order(t, srv, tokenA, "A-1", 300)
 		order(t, srv, tokenA, "A-2", 300)
-		waitFor(t, 5*time.Minute, "A's 600 deliveries written", func() bool {
+		poll.Until(t, 5*time.Minute, "A's 600 deliveries written", func() bool {
 			return count(t, srv, `SELECT COUNT(*) FROM webhook_deliveries WHERE store_id = 'acme-shop'`) == 600
 		})
 		fetched0, cpu0, start := jobFetches(t, srv), cpuTime(), time.Now()
@@ -51,7 +48,7 @@ func TestMeasureHungStore(t *testing.T) {
 			id := fmt.Sprintf("B-%d", i)
 			sent := time.Now()
 			order(t, srv, tokenB, id, 1)
-			arrived := arrivals.wait(t, id, 30*time.Second)
+			arrived := arrivedAt(t, arrivals, id, 30*time.Second)
 			latencies = append(latencies, arrived.Sub(sent))
 			queued = append(queued, arrived.Sub(newestCreated(t, srv, tokenB, "globex-shop")))
 			time.Sleep(time.Until(sent.Add(2 * time.Second)))
@@ -65,7 +62,7 @@ func TestMeasureHungStore(t *testing.T) {
 			float64(fetched)/window.Seconds(), attempts, most, cpu.Seconds()/window.Seconds())
 
 		hung.set(http.StatusNoContent)
-		waitFor(t, 5*time.Minute, "A's deliveries all delivered", func() bool {
+		poll.Until(t, 5*time.Minute, "A's deliveries all delivered", func() bool {
 			return len(deliveries(t, srv, tokenA, "acme-shop", "&status=pending")) == 0
 		})
 		if failed := deliveries(t, srv, tokenA, "acme-shop", "&status=failed"); len(failed) != 0 {
@@ -123,42 +120,19 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// arrivals is a receiver that notes when each order's print_files.ready
-// arrived.
-type arrivals struct {
-	*httptest.Server
-	mu   sync.Mutex
-	when map[string]time.Time
-}
-
-func newArrivals(t *testing.T) *arrivals {
-	a := &arrivals{when: map[string]time.Time{}}
-	a.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var body struct {
-			OrderExternalID string `json:"order_external_id"`
-		}
-		raw, _ := io.ReadAll(r.Body)
-		_ = json.Unmarshal(raw, &body)
-		a.mu.Lock()
-		if _, ok := a.when[body.OrderExternalID]; !ok {
-			a.when[body.OrderExternalID] = time.Now()
-		}
-		a.mu.Unlock()
-		w.WriteHeader(http.StatusNoContent)
-	}))
-	t.Cleanup(a.Close)
-	return a
-}
-
-// wait returns when the order's webhook arrived, waiting for it.
-func (a *arrivals) wait(t *testing.T, orderID string, within time.Duration) time.Time {
+// arrivedAt is when the first webhook of the order reached rcv, waiting
+// for it.
+func arrivedAt(t *testing.T, rcv *platentest.Receiver, orderID string, within time.Duration) time.Time {
 	t.Helper()
 	var at time.Time
-	waitFor(t, within, orderID+"'s webhook", func() bool {
-		a.mu.Lock()
-		defer a.mu.Unlock()
-		at = a.when[orderID]
-		return !at.IsZero()
+	poll.UntilSignalled(t, within, orderID+"'s webhook", rcv.Arrived(), func() bool {
+		for _, d := range rcv.Deliveries() {
+			if d.Event()["order_external_id"] == orderID {
+				at = d.At
+				return true
+			}
+		}
+		return false
 	})
 	return at
 }

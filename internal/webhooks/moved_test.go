@@ -10,6 +10,7 @@ import (
 
 	"github.com/platen-print/platen/internal/config"
 	"github.com/platen-print/platen/internal/platentest"
+	"github.com/platen-print/platen/internal/platentest/poll"
 )
 
 // TestNewURLEndsThePause: a store's dead endpoint fails five attempts in a
@@ -18,7 +19,7 @@ import (
 // fresh schedule, rather than after the pause; on both databases.
 func TestNewURLEndsThePause(t *testing.T) {
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
-		dead := newReceiver(t, slices.Repeat([]int{http.StatusServiceUnavailable}, 50)...)
+		dead := platentest.NewReceiver(t, platentest.FirstAnswering(slices.Repeat([]int{http.StatusServiceUnavailable}, 50)...))
 		srv := platentest.StartWith(t, b, func(c *config.Config) {
 			c.AllowPrivateNetwork = true
 			c.WebhookRetryDelays = slices.Repeat([]time.Duration{50 * time.Millisecond}, 8)
@@ -40,23 +41,23 @@ func TestNewURLEndsThePause(t *testing.T) {
 		})
 		// The delivery has gone back to the queue for the pause, not just
 		// for its 50 ms retry delay.
-		waitFor(t, 15*time.Second, "the delivery held back for the pause", func() bool {
+		poll.Until(t, 15*time.Second, "the delivery held back for the pause", func() bool {
 			return strings.Contains(string(srv.Do(t, "GET", "/metrics", "", nil).Raw), `platen_webhook_postponed_total{reason="endpoint_paused"} 1`)
 		})
 
-		live := newReceiver(t)
+		live := platentest.NewReceiver(t)
 		moved := time.Now()
 		setURL(t, srv, tenant.Token, live.URL+"/hooks")
-		got := live.waitRequests(t, 1, 15*time.Second)
+		got := live.Wait(t, 1, 15*time.Second)
 		t.Logf("delivered to the new URL %v after it was set", time.Since(moved).Round(time.Millisecond))
-		if got[0].header.Get("Platen-Delivery") != paused["id"] {
-			t.Errorf("the new endpoint got delivery %q, want %q", got[0].header.Get("Platen-Delivery"), paused["id"])
+		if got[0].Header.Get("Platen-Delivery") != paused["id"] {
+			t.Errorf("the new endpoint got delivery %q, want %q", got[0].Header.Get("Platen-Delivery"), paused["id"])
 		}
 		delivered := waitLog(t, srv, tenant.Token, func(d map[string]any) bool { return d["status"] == "delivered" })
 		if delivered["id"] != paused["id"] || delivered["attempts"] != 1.0 {
 			t.Errorf("after the move: %v", delivered)
 		}
-		if n := len(dead.requests()); n != 5 {
+		if n := len(dead.Deliveries()); n != 5 {
 			t.Errorf("the dead endpoint saw %d attempts, want the 5 before the pause", n)
 		}
 	})

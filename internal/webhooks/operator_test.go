@@ -10,6 +10,7 @@ import (
 
 	platenv1 "github.com/platen-print/platen/gen/platen/v1"
 	"github.com/platen-print/platen/internal/platentest"
+	"github.com/platen-print/platen/internal/platentest/poll"
 )
 
 // TestOperatorsManageStoreWebhooks: through the operator API, staff and
@@ -17,7 +18,7 @@ import (
 // the delivery log and resend; another team's operator finds no store.
 func TestOperatorsManageStoreWebhooks(t *testing.T) {
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
-		hooks := newReceiver(t)
+		hooks := platentest.NewReceiver(t)
 		srv, tenant, secret := setup(t, b, hooks.URL)
 		other := srv.Bootstrap(t, "other", "other-shop")
 		staff := srv.Staff(t, "grace@example.com")
@@ -33,24 +34,23 @@ func TestOperatorsManageStoreWebhooks(t *testing.T) {
 		if r := srv.Do(t, "POST", "/v1/shop/orders", tenant.Token, map[string]any{"external_id": "SO-9", "lines": []map[string]any{{"design_version_id": "sticker-v1", "quantity": 1}}}); r.Status != http.StatusCreated {
 			t.Fatalf("shop order: %d %s", r.Status, r.Raw)
 		}
-		hooks.waitRequests(t, 1, 30*time.Second)
+		hooks.Wait(t, 1, 30*time.Second)
 		var delivery map[string]any
-		deadline := time.Now().Add(30 * time.Second)
-		for delivery == nil || delivery["status"] != "delivered" {
-			r := srv.Do(t, "GET", base+"/webhook-deliveries", staff.Token, nil)
-			if list, _ := r.Object(t)["webhook_deliveries"].([]any); r.Status == http.StatusOK && len(list) == 1 {
+		var log *platentest.Response
+		if !poll.Within(30*time.Second, srv.JobEnded(), func() bool {
+			log = srv.Do(t, "GET", base+"/webhook-deliveries", staff.Token, nil)
+			if list, _ := log.Object(t)["webhook_deliveries"].([]any); log.Status == http.StatusOK && len(list) == 1 {
 				delivery = list[0].(map[string]any)
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("the log, as staff read it: %d %s", r.Status, r.Raw)
-			}
-			time.Sleep(20 * time.Millisecond)
+			return delivery != nil && delivery["status"] == "delivered"
+		}) {
+			t.Fatalf("the log, as staff read it: %d %s", log.Status, log.Raw)
 		}
 		resent := srv.Do(t, "POST", base+"/webhook-deliveries/"+delivery["id"].(string)+"/resend", staff.Token, map[string]any{})
 		if resent.Status != http.StatusOK || resent.Object(t)["id"] != delivery["id"] || resent.Object(t)["status"] != "pending" {
 			t.Errorf("resend: %d %s", resent.Status, resent.Raw)
 		}
-		hooks.waitRequests(t, 2, 30*time.Second)
+		hooks.Wait(t, 2, 30*time.Second)
 
 		for _, call := range []struct{ method, path string }{
 			{"PUT", base + "/webhook"}, {"GET", base + "/webhook-deliveries"},
@@ -69,7 +69,7 @@ func TestOperatorsManageStoreWebhooks(t *testing.T) {
 // or not; a client's token does not reach it.
 func TestOperatorsReadStoreWebhookEndpoint(t *testing.T) {
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
-		hooks := newReceiver(t)
+		hooks := platentest.NewReceiver(t)
 		srv, tenant, secret := setup(t, b, hooks.URL)
 		other := srv.Bootstrap(t, "other", "other-shop") // no URL set
 		staff := srv.Staff(t, "grace@example.com")

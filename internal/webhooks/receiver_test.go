@@ -71,13 +71,13 @@ func TestTutorialReceiver(t *testing.T) {
 		}
 
 		var mu sync.Mutex
-		var last received
+		var last platentest.Delivery
 		var secret string
 		handled := make(chan string, 4) // the deliveries handle was given, as it got them
 		endpoint := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			body, _ := io.ReadAll(r.Body)
 			mu.Lock()
-			last = received{header: r.Header.Clone(), body: body}
+			last = platentest.Delivery{Header: r.Header.Clone(), Body: body}
 			key := secret
 			mu.Unlock()
 			r.Body = io.NopCloser(bytes.NewReader(body))
@@ -113,22 +113,22 @@ func TestTutorialReceiver(t *testing.T) {
 
 		replay := func(body []byte, key string) int {
 			req := httptest.NewRequest("POST", "/hooks", bytes.NewReader(body))
-			req.Header = got.header.Clone()
+			req.Header = got.Header.Clone()
 			rec := httptest.NewRecorder()
 			webhookHandler(key, func(string, string, []byte) {})(rec, req)
 			return rec.Code
 		}
-		if code := replay(got.body, secret); code != http.StatusNoContent {
+		if code := replay(got.Body, secret); code != http.StatusNoContent {
 			t.Errorf("the delivery replayed as sent: %d, want 204", code)
 		}
-		tampered := bytes.Replace(got.body, []byte(`"ready"`), []byte(`"READY"`), 1)
-		if bytes.Equal(tampered, got.body) {
+		tampered := bytes.Replace(got.Body, []byte(`"ready"`), []byte(`"READY"`), 1)
+		if bytes.Equal(tampered, got.Body) {
 			t.Fatal("nothing to tamper with")
 		}
 		if code := replay(tampered, secret); code != http.StatusUnauthorized {
 			t.Errorf("a tampered body: %d, want 401", code)
 		}
-		if code := replay(got.body, "whsec_another"); code != http.StatusUnauthorized {
+		if code := replay(got.Body, "whsec_another"); code != http.StatusUnauthorized {
 			t.Errorf("another secret: %d, want 401", code)
 		}
 	})

@@ -12,6 +12,7 @@ import (
 
 	"github.com/platen-print/platen/internal/config"
 	"github.com/platen-print/platen/internal/platentest"
+	"github.com/platen-print/platen/internal/platentest/poll"
 )
 
 // endpoint is a webhook receiver on loopback whose behaviour the test
@@ -82,18 +83,6 @@ func (e *endpoint) counts() (map[string]int, int, int) {
 	return seen, e.total, e.maxHeld
 }
 
-// waitFor polls cond until it holds, failing the test after within.
-func waitFor(t *testing.T, within time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v", what, within)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // store bootstraps a team with a store whose webhook goes to rawURL, and
 // registers the sticker design; it returns the store's token.
 func store(t *testing.T, srv *platentest.Server, team, storeID, rawURL string) string {
@@ -143,7 +132,7 @@ func deliveries(t *testing.T, srv *platentest.Server, token, storeID, query stri
 // attempt.
 func checkAllDelivered(t *testing.T, srv *platentest.Server, token, storeID string, n int, e *endpoint) {
 	t.Helper()
-	waitFor(t, time.Minute, storeID+"'s deliveries all delivered", func() bool {
+	poll.Until(t, time.Minute, storeID+"'s deliveries all delivered", func() bool {
 		return len(deliveries(t, srv, token, storeID, "&status=delivered")) == n
 	})
 	if failed := deliveries(t, srv, token, storeID, "&status=failed"); len(failed) != 0 {
@@ -177,14 +166,14 @@ func TestSlowEndpointHoldsOnlyItsStore(t *testing.T) {
 		tokenB := store(t, srv, "globex", "globex-shop", fine.URL)
 		const n = 48
 		order(t, srv, tokenA, "A-1", n)
-		waitFor(t, time.Minute, "A's deliveries all written", func() bool {
+		poll.Until(t, time.Minute, "A's deliveries all written", func() bool {
 			return len(deliveries(t, srv, tokenA, "acme-shop", "")) == n
 		})
-		waitFor(t, 30*time.Second, "A's endpoint holding 4", func() bool { _, _, held := hung.counts(); return held >= 4 })
+		poll.Until(t, 30*time.Second, "A's endpoint holding 4", func() bool { _, _, held := hung.counts(); return held >= 4 })
 
 		start := time.Now()
 		order(t, srv, tokenB, "B-1", 1)
-		waitFor(t, 3*time.Second, "B's delivery arriving", func() bool { _, total, _ := fine.counts(); return total == 1 })
+		poll.Until(t, 3*time.Second, "B's delivery arriving", func() bool { _, total, _ := fine.counts(); return total == 1 })
 		t.Logf("%s: B's delivery arrived %v after its order, with A's endpoint hung", b.Name, time.Since(start).Round(time.Millisecond))
 		if _, _, most := hung.counts(); most > 4 {
 			t.Errorf("A's endpoint held %d requests at once, want at most 4", most)
@@ -217,10 +206,10 @@ func TestFailingEndpointIsPaused(t *testing.T) {
 		token := store(t, srv, "acme", "acme-shop", e.URL)
 		const n = 40
 		order(t, srv, token, "A-1", n)
-		waitFor(t, time.Minute, "the deliveries all written", func() bool {
+		poll.Until(t, time.Minute, "the deliveries all written", func() bool {
 			return len(deliveries(t, srv, token, "acme-shop", "")) == n
 		})
-		waitFor(t, 30*time.Second, "5 failures", func() bool { _, total, _ := e.counts(); return total >= 5 })
+		poll.Until(t, 30*time.Second, "5 failures", func() bool { _, total, _ := e.counts(); return total >= 5 })
 
 		// Three seconds of failures: without the pause every delivery would
 		// have failed for good; with it, a probe at 0.5, 1.5 and 3.5 s.
