@@ -52,6 +52,13 @@ build: ## build bin/platen, stamped with git describe's version
 # would show only with -v: the test writes it to PLATEN_FIDELITY_TABLE.
 COVER_DIR := $(CURDIR)/.cover
 
+# Outside the race detector a render process is held to its memory limit
+# by the kernel too (RLIMIT_DATA), as in the binaries people run; under it
+# no such limit holds (the detector's shadow memory would count), so the
+# render processes' memory tests run once more without it (a few seconds,
+# no coverage: covdata cannot merge its mode with -race's).
+RENDER_MEMORY_TESTS := Memory|Fault|^TestRenders$$
+
 test: test-tools ## run every test (PostgreSQL too when PLATEN_TEST_POSTGRES_URL is set), then print the coverage
 	$(GO) vet ./...
 	$(GO) -C bench vet ./...
@@ -60,6 +67,7 @@ test: test-tools ## run every test (PostgreSQL too when PLATEN_TEST_POSTGRES_URL
 	PLATEN_TEST_COVERDIR=$(COVER_DIR)/bin PLATEN_FIDELITY_TABLE=$(COVER_DIR)/fidelity.txt \
 	  $(GO) test $(TEST_FLAGS) -covermode=atomic -coverpkg=./internal/...,./third_party/... ./... \
 	  -args -test.gocoverdir=$(COVER_DIR)/unit || status=$$?; \
+	$(GO) test -count=1 -timeout 5m -run '$(RENDER_MEMORY_TESTS)' ./internal/renderproc/ || status=$$?; \
 	$(GO) -C bench test $(TEST_FLAGS) ./... || status=$$?; \
 	test ! -s $(COVER_DIR)/fidelity.txt || cat $(COVER_DIR)/fidelity.txt; \
 	test -n "$$(ls $(COVER_DIR)/bin)" || echo "note: no coverage from the platen binary: the CLI tests did not run"; \

@@ -94,7 +94,12 @@ type Render struct {
 }
 
 // Render limits' defaults: a render of the largest page with its images
-// takes seconds and stays under 250 MB (BENCHMARKS.md).
+// takes seconds and stays under 250 MB resident (BENCHMARKS.md). The
+// memory limit is what renders may add to a render process's heap: what
+// the process holds before its first render comes on top (about 20 MB in
+// RAM; 80 to 110 MB mapped, nearly all of it reserved and never touched,
+// which the kernel's data limit counts apart: internal/renderproc's
+// setDataLimit). 384 MB is 1.7 times the largest renders' peak.
 const (
 	DefaultRenderTimeout  = 2 * time.Minute
 	DefaultRenderMemoryMB = 384
@@ -161,6 +166,9 @@ func (r *Render) Validate() error {
 	if r.Timeout <= 0 {
 		errs = append(errs, errors.New("--render-timeout must be positive"))
 	}
+	// An ordinary page, a photo at 150 DPI as PDF and PNG, takes about
+	// 40 MB over the process's own: 128 MB keeps it under the garbage
+	// collector's target, half the limit.
 	if r.MemoryMB < 128 {
 		errs = append(errs, fmt.Errorf("--render-memory-mb must be at least 128, got %d", r.MemoryMB))
 	}

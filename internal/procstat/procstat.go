@@ -1,5 +1,6 @@
 // Package procstat reads what Linux's /proc says of a process: its
-// resident memory now and at its peak, its CPU time, and its children.
+// resident memory now and at its peak, the memory it has mapped, its CPU
+// time, and its children.
 // The render supervisor holds its render processes to their limits with
 // it, and the benchmarks and tests measure with it. Elsewhere than Linux
 // every reading fails.
@@ -25,6 +26,12 @@ func PeakRSS(pid int) (int64, error) { return statusKB(pid, "VmHWM:") }
 
 // RSS is the memory the process holds in RAM now (VmRSS).
 func RSS(pid int) (int64, error) { return statusKB(pid, "VmRSS:") }
+
+// MappedData is the private writable memory the process has mapped
+// (VmData), in RAM or not: what RLIMIT_DATA holds to. It counts address
+// space a program reserved and never touched (a Go program's heap arena
+// index, glibc's thread stacks), so it runs far above RSS.
+func MappedData(pid int) (int64, error) { return statusKB(pid, "VmData:") }
 
 func statusKB(pid int, field string) (int64, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))

@@ -10,6 +10,8 @@ import (
 // `platen render` on another machine does the rendering.
 func setDataLimit(int64) error { return nil }
 
+func dataLimitHolds() bool { return false }
+
 func childAttr() *syscall.SysProcAttr { return nil }
 
 // selfExe is this program, to start as a render child.

@@ -58,7 +58,7 @@ func BenchmarkLargestAcceptedRenders(b *testing.B) {
 }
 
 // dataURI is a w×h image of a colour ramp as a data: URI.
-func dataURI(b *testing.B, format string, w, h int) string {
+func dataURI(b testing.TB, format string, w, h int) string {
 	b.Helper()
 	img := image.NewNRGBA(image.Rect(0, 0, w, h))
 	for y := range h {

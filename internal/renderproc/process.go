@@ -223,12 +223,23 @@ func (p *process) died(lim Limits) outcome {
 // either (a signal from outside, such as the machine's OOM killer) is no
 // fault of the document: UNAVAILABLE, retried like any render the process
 // of which went away.
+//
+// A fault in the runtime's own code is refused memory too where the
+// kernel holds the child to its limit: the runtime leaves some of its
+// allocations unchecked (Go 1.26's garbage collector writes through the
+// nil a refused mmap gives its span queue) and dies of a SIGSEGV at
+// address 0, saying nothing of memory. Little else faults the runtime (a
+// bug of its own, or C code where cgo is in), and a retry would meet
+// that again too.
 func (p *process) deathReason(lim Limits) error {
-	switch msg, memory := p.words.last(); {
-	case memory:
+	said := p.words.last()
+	switch {
+	case said.memory, said.fault != "" && dataLimitHolds() && lim.MemoryBytes > 0:
 		return memoryExceeded(lim)
-	case msg != "":
-		return CrashedError("render crashed: " + msg)
+	case said.fatal != "":
+		return CrashedError("render crashed: " + said.fatal)
+	case said.fault != "":
+		return CrashedError("render crashed: " + said.fault)
 	}
 	return status.Error(codes.Unavailable, "the render process stopped: "+p.words.summary(p.waitErr))
 }
@@ -252,48 +263,81 @@ func (p *process) stop() {
 }
 
 // lastWords keeps what a child printed since its current request began:
-// the Go runtime's first panic or fatal error, and the last line.
+// what the Go runtime said as it died, and the last line.
 type lastWords struct {
 	mu       sync.Mutex
-	fatal    string // the first "panic: …" or "fatal error: …" line's message
-	memory   bool   // the runtime was refused memory (heap or thread stack)
+	said     dyingWords
 	lastLine string
 }
 
-// The Go runtime's own words, at the start of a line, as it dies.
+// dyingWords is what the Go runtime says as a program dies.
+type dyingWords struct {
+	fatal  string // the first "panic: …" or "fatal error: …" line's message
+	fault  string // a fault in the runtime's own code, which no panic reports
+	memory bool   // the runtime was refused memory (heap or thread stack)
+}
+
+// The Go runtime's own words, at the start of a line, as it dies. When
+// the kernel refuses it memory it says so in many ways: "fatal error: out
+// of memory allocating heap arena metadata", "fatal error: runtime:
+// cannot allocate memory", or a failed thread start (with cgo, glibc maps
+// each thread's stack as data). A fault its own code hits, where it
+// cannot panic, it reports with the signal's name alone (fatalsignal).
 var (
 	fatalPrefixes  = []string{"panic: ", "fatal error: "}
-	memoryPrefixes = []string{"fatal error: runtime: out of memory", "fatal error: out of memory", "runtime: out of memory",
-		"fatal error: runtime: cannot allocate memory", "runtime/cgo: pthread_create failed", "runtime: failed to create new OS thread"}
+	memoryPrefixes = []string{"runtime: out of memory", "runtime/cgo: pthread_create failed", "runtime: failed to create new OS thread"}
+	memoryFatals   = []string{"out of memory", "cannot allocate memory"}
+	faultPrefixes  = []string{"SIGSEGV: ", "SIGBUS: ", "fatal error: unexpected signal during runtime execution", "fatal error: fault"}
 )
 
 func (w *lastWords) reset() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.fatal, w.memory, w.lastLine = "", false, ""
+	w.said, w.lastLine = dyingWords{}, ""
 }
 
 func (w *lastWords) note(line string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.lastLine = line
-	for _, prefix := range memoryPrefixes {
-		if strings.HasPrefix(line, prefix) {
-			w.memory = true
+	if refusedMemory(line) {
+		w.said.memory = true
+	}
+	for _, prefix := range faultPrefixes {
+		if strings.HasPrefix(line, prefix) && w.said.fault == "" {
+			w.said.fault = strings.TrimPrefix(line, "fatal error: ")
 		}
 	}
 	for _, prefix := range fatalPrefixes {
-		if msg, ok := strings.CutPrefix(line, prefix); ok && w.fatal == "" {
-			w.fatal = strings.TrimSuffix(strings.TrimSpace(msg), " [recovered]")
+		if msg, ok := strings.CutPrefix(line, prefix); ok && w.said.fatal == "" {
+			w.said.fatal = strings.TrimSuffix(strings.TrimSpace(msg), " [recovered]")
 		}
 	}
 }
 
-// last is the fatal message, and whether memory was refused.
-func (w *lastWords) last() (string, bool) {
+// refusedMemory reports whether line is the runtime saying the kernel
+// refused it memory.
+func refusedMemory(line string) bool {
+	for _, prefix := range memoryPrefixes {
+		if strings.HasPrefix(line, prefix) {
+			return true
+		}
+	}
+	if msg, ok := strings.CutPrefix(line, "fatal error: "); ok {
+		for _, words := range memoryFatals {
+			if strings.Contains(msg, words) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// last is what the runtime said as the child died.
+func (w *lastWords) last() dyingWords {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.fatal, w.memory
+	return w.said
 }
 
 // summary says how a child ended: its exit, and its last line.

@@ -57,13 +57,13 @@ func runChild(spec string) int {
 		fmt.Fprintf(os.Stderr, "platen render child: bad %s: %v\n", childEnv, err)
 		return 2
 	}
-	if err := limitMemory(cfg.MemoryBytes); err != nil {
-		fmt.Fprintf(os.Stderr, "platen render child: memory limit: %v\n", err)
-		return 2
-	}
 	srv, err := childServer(cfg)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "platen render child: %v\n", err)
+		return 2
+	}
+	if err := limitMemory(cfg.MemoryBytes); err != nil {
+		fmt.Fprintf(os.Stderr, "platen render child: memory limit: %v\n", err)
 		return 2
 	}
 	answers := os.NewFile(answersFD, "answers")
@@ -78,11 +78,16 @@ func runChild(spec string) int {
 	return 0
 }
 
-// limitMemory caps the child's heap where the kernel enforces it
-// (RLIMIT_DATA counts the anonymous memory Go's heap lives in), so that a
-// render that would take more dies alone, and has the garbage collector
-// keep the heap near half of it, where the renders the budgets admit fit
-// (rather than let garbage grow to twice what is live).
+// limitMemory caps what the renders may add to the child's heap, once it
+// has loaded what every render shares (its fonts), where the kernel
+// enforces it (RLIMIT_DATA counts the anonymous memory Go's heap lives
+// in; setDataLimit counts what the child has mapped already apart), so
+// that a render that would take more dies alone; and has the garbage
+// collector keep the heap near half of it, where the renders the budgets
+// admit fit (rather than let garbage grow to twice what is live).
+// The limit is the renders' alone (internal/config says how its default
+// and minimum were chosen); the supervisor holds the child's resident
+// memory to it plus 64 MB for the child's own (residentLimit).
 func limitMemory(limit int64) error {
 	if limit <= 0 {
 		return nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"runtime"
 	"strings"
@@ -37,6 +38,8 @@ var _ = func() bool {
 				}
 				hoard = append(hoard, b)
 			}
+		case strings.Contains(doc, `"test_fault":"segv"`):
+			segv()
 		case strings.Contains(doc, `"test_fault":"killed"`):
 			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		case strings.Contains(doc, `"test_fault":"panic"`):
@@ -47,6 +50,13 @@ var _ = func() bool {
 	}
 	return true
 }()
+
+// segv dies as the Go runtime does of a fault in its own code, where it
+// cannot panic: "SIGSEGV: segmentation violation", a dump, exit code 2.
+func segv() {
+	_ = syscall.Kill(os.Getpid(), syscall.SIGSEGV)
+	time.Sleep(time.Minute)
+}
 
 const page = `{"width":50,"height":30,"layers":[{"type":"rect","x":5,"y":5,"width":40,"height":20,"fill":"#336699"}]`
 
@@ -125,10 +135,51 @@ func TestARenderIsKilledAtItsCPULimit(t *testing.T) {
 	rendersAfterwards(t, s)
 }
 
+// TestARenderOverItsMemoryLimitFailsAlone: however the child dies at its
+// limit (the supervisor's watch, or the kernel refusing the heap, a
+// thread or the garbage collector's own memory), the render fails with
+// the limit, and the next render, in a fresh child, renders.
 func TestARenderOverItsMemoryLimitFailsAlone(t *testing.T) {
 	s := startSupervisor(t, Limits{MemoryBytes: 128 << 20})
 	_, err := s.Render(context.Background(), request("grow"))
 	wantFailure(t, err, codes.ResourceExhausted, "render exceeded its memory limit of 128 MB")
+	rendersAfterwards(t, s)
+}
+
+// TestAPhotoRendersUnderTheSmallestMemoryLimit: a fresh child under the
+// smallest limit --render-memory-mb allows renders a photo page as PDF
+// and PNG (about 60 MB resident). The memory the child maps before its
+// first render (110 MB, nearly none of it in RAM) is not the render's.
+func TestAPhotoRendersUnderTheSmallestMemoryLimit(t *testing.T) {
+	photo := dataURI(t, "jpeg", 1200, 800)
+	doc := fmt.Sprintf(`{"width":148,"height":105,"layers":[{"type":"image","src":%q,"x":0,"y":0,"width":148,"height":105},`+
+		`{"type":"text","text":"Hello","size":40,"x":10,"y":50,"width":120}]}`, photo)
+	req := &renderv1.RenderRequest{Document: []byte(doc), Settings: &renderv1.PrintSettings{Dpi: 150},
+		Formats: []renderv1.Format{renderv1.Format_FORMAT_PDF, renderv1.Format_FORMAT_PNG}}
+	s := startSupervisor(t, Limits{MemoryBytes: 128 << 20})
+	resp, err := s.Render(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Files) != 2 {
+		t.Fatalf("%d files; want the PDF and the PNG", len(resp.Files))
+	}
+	rendersAfterwards(t, s)
+}
+
+// TestARuntimeFaultIsTheMemoryLimitWhereTheKernelHoldsIt: a child that
+// dies of a fault in the Go runtime's own code was refused memory where
+// the data limit holds (the runtime leaves some of its allocations
+// unchecked); under the race detector, where none does, it crashed.
+// Neither is retried.
+func TestARuntimeFaultIsTheMemoryLimitWhereTheKernelHoldsIt(t *testing.T) {
+	s := startSupervisor(t, Limits{MemoryBytes: 128 << 20})
+	_, err := s.Render(context.Background(), request("segv"))
+	if dataLimitHolds() {
+		wantFailure(t, err, codes.ResourceExhausted, "render exceeded its memory limit of 128 MB")
+	} else {
+		wantFailure(t, err, codes.Internal, "render crashed: SIGSEGV: segmentation violation")
+	}
 	rendersAfterwards(t, s)
 }
 
@@ -170,22 +221,31 @@ func TestACallerGivingUpStopsTheRender(t *testing.T) {
 
 func TestLastWordsReadTheRuntimesOwnLines(t *testing.T) {
 	for _, tc := range []struct {
-		lines  []string
-		fatal  string
-		memory bool
+		lines []string
+		want  dyingWords
 	}{
-		{[]string{"panic: path has NaN or Inf", "", "goroutine 7 [running]:", "main.f()"}, "path has NaN or Inf", false},
-		{[]string{`{"msg":"render failed","src":"https://x/out of memory.png"}`, "exit"}, "", false},
-		{[]string{"runtime: out of memory: cannot allocate 4194304-byte block", "fatal error: out of memory"}, "out of memory", true},
-		{[]string{"runtime/cgo: pthread_create failed: Resource temporarily unavailable", "SIGABRT: abort"}, "", true},
-		{[]string{"log line", "panic: boom [recovered]", "\tpanic: boom"}, "boom", false},
+		{[]string{"panic: path has NaN or Inf", "", "goroutine 7 [running]:", "main.f()"}, dyingWords{fatal: "path has NaN or Inf"}},
+		{[]string{`{"msg":"render failed","src":"https://x/out of memory.png"}`, "exit"}, dyingWords{}},
+		{[]string{"runtime: out of memory: cannot allocate 4194304-byte block", "fatal error: out of memory"}, dyingWords{fatal: "out of memory", memory: true}},
+		{[]string{"fatal error: out of memory allocating heap arena metadata"}, dyingWords{fatal: "out of memory allocating heap arena metadata", memory: true}},
+		{[]string{"fatal error: pageAlloc: out of memory"}, dyingWords{fatal: "pageAlloc: out of memory", memory: true}},
+		{[]string{"runtime/cgo: pthread_create failed: Resource temporarily unavailable", "SIGABRT: abort"}, dyingWords{memory: true}},
+		{[]string{"log line", "panic: boom [recovered]", "\tpanic: boom"}, dyingWords{fatal: "boom"}},
+		// Go 1.26's garbage collector, its span queue's memory refused.
+		{[]string{"SIGSEGV: segmentation violation", "PC=0x439f7d m=6 sigcode=1 addr=0x0", "goroutine 0 gp=0x2ea4c2520d20 m=6 mp=0x2ea4c252c008 [idle]:",
+			"runtime.(*spanQueue).tryDrain(0x7efc00000400?, 0x4427c5?, 0x1d351a8?)", "gs     0x0"}, dyingWords{fault: "SIGSEGV: segmentation violation"}},
+		{[]string{"fatal error: unexpected signal during runtime execution", "[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x2e430]"},
+			dyingWords{fatal: "unexpected signal during runtime execution", fault: "unexpected signal during runtime execution"}},
+		// A nil pointer in the renderer's code is its panic, not a fault of the runtime.
+		{[]string{"panic: runtime error: invalid memory address or nil pointer dereference", "[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x4a1b2c]"},
+			dyingWords{fatal: "runtime error: invalid memory address or nil pointer dereference"}},
 	} {
 		var w lastWords
 		for _, l := range tc.lines {
 			w.note(l)
 		}
-		if fatal, memory := w.last(); fatal != tc.fatal || memory != tc.memory {
-			t.Errorf("%q: last() = %q, %v; want %q, %v", tc.lines, fatal, memory, tc.fatal, tc.memory)
+		if got := w.last(); got != tc.want {
+			t.Errorf("%q: last() = %+v; want %+v", tc.lines, got, tc.want)
 		}
 	}
 }
