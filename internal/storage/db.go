@@ -47,9 +47,6 @@ type DB struct {
 	// group runs SQLite's write transactions with group commit; nil on
 	// PostgreSQL, whose writers run side by side.
 	group *groupCommitter
-	// queue takes the jobs writes cause; nil outside `platen serve`.
-	queue JobQueue
-	links EventLinks
 	// bound limits each call to PostgreSQL; nil on SQLite.
 	bound *bound
 }
@@ -148,7 +145,7 @@ func openSQLite(path string) (*DB, error) {
 		pools:     []*sql.DB{writer, reader},
 		readPool:  reader,
 	}
-	db.group = newGroupCommitter(writer, db.wakeQueues)
+	db.group = newGroupCommitter(writer, wakeQueues)
 	return db, nil
 }
 
@@ -379,20 +376,8 @@ func (db *DB) inTx(ctx context.Context, fn txFunc) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
-	db.wakeQueues(tx)
+	wakeQueues(tx)
 	return nil
-}
-
-// wakeQueues wakes the workers of the queues tx gave jobs, now that it has
-// committed: a render or a webhook starts at once, not at the queue's next
-// poll, up to 100 ms later.
-func (db *DB) wakeQueues(tx *Tx) {
-	if db.queue == nil {
-		return
-	}
-	for name := range tx.wakes {
-		db.queue.WakeSoon(name)
-	}
 }
 
 // cutPage turns the rows of a query limited to size+1 into a page of at
