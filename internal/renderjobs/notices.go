@@ -76,8 +76,8 @@ type ShopLinks interface {
 }
 
 // ShopReady is the notice of a shop print made ready with stored, one file
-// per surface, each with a fresh link. A shop print's failure sends none:
-// the shop reads it when it polls its order.
+// per surface, each with a fresh link. A shop print's failure sends
+// none: Family B has no event for it.
 func ShopReady(l Line, stored []StoredFile, links ShopLinks) Notice {
 	url := links.ShopFileURLs(l.Reference)
 	list := make([]webhooks.ShopFile, len(stored))

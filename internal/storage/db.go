@@ -1,7 +1,12 @@
 // Package storage is Platen's persistence on Ent: it opens the embedded
 // SQLite file or PostgreSQL, applies the schema, and implements the store
 // interfaces of the domain packages (orders, auth, idempotency, tenancy),
-// mapping Ent's errors to apierr's.
+// mapping Ent's errors to apierr's. A DB's own stores only read and write
+// rows; the stores whose writes set work going (renders, removals of
+// files, webhooks) are made with the job queue that work goes to
+// (NewStores). What a change does besides its rows is the domain's to say
+// (prints.Action, renderjobs.Cleanup, renderjobs' notices); the stores
+// write it in the change's transaction.
 package storage
 
 import (
