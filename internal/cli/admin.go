@@ -15,7 +15,6 @@ import (
 	"github.com/platen-print/platen/internal/config"
 	"github.com/platen-print/platen/internal/downloads"
 	"github.com/platen-print/platen/internal/fetch"
-	"github.com/platen-print/platen/internal/queue"
 	"github.com/platen-print/platen/internal/server"
 	"github.com/platen-print/platen/internal/storage"
 	"github.com/platen-print/platen/internal/webhooks"
@@ -188,8 +187,8 @@ func newStoreWebhookCmd(cfg *config.Config) *cobra.Command {
 			if err := checkWebhookURL(cmd.Context(), hookURL, allowPrivate); err != nil {
 				return err
 			}
-			return withDB(cmd.Context(), cfg, func(ctx context.Context, db *storage.DB) error {
-				e, err := db.Deliveries().SetEndpoint(ctx, args[0], hookURL, rotate)
+			return withStores(cmd.Context(), cfg, func(ctx context.Context, stores *storage.Stores) error {
+				e, err := stores.Deliveries().SetEndpoint(ctx, args[0], hookURL, rotate)
 				if err != nil {
 					return err
 				}
@@ -280,14 +279,8 @@ func newPrintCmd(cfg *config.Config) *cobra.Command {
 		Short: "Cancel a print: its pending render stops, its files go, and the shop sees cancelled",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withDB(cmd.Context(), cfg, func(ctx context.Context, db *storage.DB) error {
-				// Insert-only: the serve that works the queue does the rest.
-				q, err := queue.New(db.JobPool(), db.Dialect(), nil, queue.Config{})
-				if err != nil {
-					return err
-				}
-				db.SetQueue(server.JobQueue(q))
-				status, err := db.ShopPrints().CancelPrint(ctx, args[0])
+			return withStores(cmd.Context(), cfg, func(ctx context.Context, stores *storage.Stores) error {
+				status, err := stores.Prints().CancelShopPrint(ctx, args[0])
 				if err != nil {
 					return err
 				}

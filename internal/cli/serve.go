@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/platen-print/platen/internal/config"
+	"github.com/platen-print/platen/internal/queue"
 	"github.com/platen-print/platen/internal/server"
 	"github.com/platen-print/platen/internal/storage"
 )
@@ -99,4 +100,21 @@ func withDB(ctx context.Context, cfg *config.Config, fn func(context.Context, *s
 		return err
 	}
 	return fn(ctx, db)
+}
+
+// withStores is withDB for commands whose writes set work going (a render
+// to cancel, files to remove, webhooks to send): their stores queue it on
+// an insert-only queue, and the serve that works the queue does it.
+func withStores(ctx context.Context, cfg *config.Config, fn func(context.Context, *storage.Stores) error) error {
+	return withDB(ctx, cfg, func(ctx context.Context, db *storage.DB) error {
+		q, err := queue.New(db.JobPool(), db.Dialect(), nil, queue.Config{})
+		if err != nil {
+			return err
+		}
+		stores, err := storage.NewStores(db, server.JobQueue(q))
+		if err != nil {
+			return err
+		}
+		return fn(ctx, stores)
+	})
 }

@@ -4,6 +4,8 @@
 // failed print, flag one (it fails with the operator's reason, which the
 // client sees), cancel one (its pending render stops, its files go).
 // Staff act on every team's prints, a team's operator on that team's only.
+// Which action a print's status allows, and what it makes of the print,
+// are Action.On's rules; the store writes them.
 package prints
 
 import (
@@ -73,12 +75,13 @@ type Store interface {
 	// GetPrint returns a print of any team (apierr.ErrNotFound when none).
 	GetPrint(ctx context.Context, id string) (*Print, error)
 	// RetryPrint renders a failed print again; FlagPrint fails it with the
-	// reason; CancelPrint cancels it. Each stops the print's pending render
-	// and removes its files as needed, in one transaction with the status
-	// and the history's event naming the operator, and refuses
-	// (apierr.Precondition) a print whose status does not allow it. check
-	// is called with the print first, inside the transaction, so that the
-	// caller's rights are checked on what it changes.
+	// reason; CancelPrint cancels it. Each writes what its Action makes of
+	// the print (Action.On): its status, its pending render stopped and its
+	// files removed as needed, in one transaction with the history's event
+	// naming the operator; and refuses (apierr.Precondition) a print whose
+	// status does not allow it. check is called with the print first,
+	// inside the transaction, so that the caller's rights are checked on
+	// what it changes.
 	RetryPrint(ctx context.Context, id string, operatorID int, check func(*Print) error) (*Print, error)
 	FlagPrint(ctx context.Context, id, reason string, operatorID int, check func(*Print) error) (*Print, error)
 	CancelPrint(ctx context.Context, id string, operatorID int, check func(*Print) error) (*Print, error)

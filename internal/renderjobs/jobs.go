@@ -3,8 +3,11 @@
 // processingfailed with the reason. The package holds that job (which
 // Family B shop orders and batches reuse), the per-team limit on renders
 // at once, and the clean-up of files no longer wanted: River jobs, each
-// inserted in the transaction of the change that causes it. Download links
-// to the files are internal/downloads'.
+// inserted in the transaction of the change that causes it. Its rules say
+// which files and jobs a change of prints drops (Cleanup, on the keys
+// ItemKeyPrefix and ShopKeyPrefix begin) and what a print made ready or
+// failed tells its store (ItemReady, ItemFailed, ShopReady); the stores
+// write them. Download links to the files are internal/downloads'.
 package renderjobs
 
 import (

@@ -44,8 +44,9 @@ const pollInterval = 100 * time.Millisecond
 const quickWorkers = 4
 
 // startPrinting opens the file store, signs links with the database's key,
-// picks the renderer (in process, or remote `platen render`s) and prepares
-// the job queue, started by startQueue once the APIs serve.
+// picks the renderer (in process, or remote `platen render`s), prepares
+// the job queue (started by startQueue once the APIs serve) and the stores
+// that queue their work on it.
 func (s *Server) startPrinting(ctx context.Context) error {
 	s.fetcher = fetch.New(fetch.Config{AllowPrivateNetwork: s.cfg.AllowPrivateNetwork})
 	filesKey, err := s.db.ServiceKey(ctx, filesKeyName)
@@ -65,8 +66,7 @@ func (s *Server) startPrinting(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	store := s.db.PrintFiles()
-	s.links = downloads.NewLinks(keys.signer, s.publicURL(), store, s.files)
+	s.links = downloads.NewLinks(keys.signer, s.publicURL(), s.db.Downloads(), s.files)
 	s.links.ReloadKeysWith(keys.reloadOnMiss)
 	s.refreshLinkKeys(keys)
 	renderWorkers := s.cfg.RenderWorkers
@@ -85,42 +85,33 @@ func (s *Server) startPrinting(ctx context.Context) error {
 	}
 	renderer = renderproc.Measured(byKind{prints: renderer, previews: previewer}, s.registry)
 	s.fonts = fonts.NewResolver(s.db.Fonts(), s.sharedFonts)
+	// The queue comes first, on a bundle of workers still empty: the
+	// stores queue their work on it, and its workers write through those
+	// stores. River reads the bundle when it inserts and works jobs, so
+	// the workers join it below, before anything is queued or worked.
+	workers := river.NewWorkers()
+	if s.queue, err = s.newQueue(workers, renderWorkers); err != nil {
+		return err
+	}
+	stores, err := storage.NewStores(s.db, JobQueue(s.queue))
+	if err != nil {
+		return err
+	}
+	if s.stores, err = stores.WithLinks(s.links); err != nil {
+		return err
+	}
 	s.previews = prints.NewPreviews(prints.PreviewConfig{
-		Designs: s.db.Prints(), Render: renderer, Files: s.files, Fonts: s.fonts,
+		Designs: s.stores.Prints(), Render: renderer, Files: s.files, Fonts: s.fonts,
 		Workers: previewWorkers(renderWorkers), Timeout: s.previewTimeout(), Logger: slog.Default(),
 	})
 	s.onShutdown(func(context.Context) error { s.previews.Close(); return nil })
-	workers := river.NewWorkers()
-	settings := catalog.NewResolver(s.db.Catalog())
-	pressSettings := press.NewResolver(s.db.Press())
-	teams := renderjobs.NewTeamLimit(renderJobsPerSlot*renderWorkers, renderLinePerSlot*renderWorkers)
-	renders := renderjobs.NewTeamLimit(renderWorkers, 0)
-	renderjobs.Register(workers, renderjobs.Renderer{
-		Store:       store,
-		Settings:    settings,
-		Render:      renderer,
-		Files:       s.files,
-		Logger:      slog.Default(),
-		RenderLimit: s.cfg.Render.Timeout,
-		Teams:       teams,
-		Renders:     renders,
-		Fonts:       s.fonts,
-		Press:       pressSettings,
-	}, s.db.ShopPrints())
-	river.AddWorker(workers, &batches.Worker{
-		Store: s.db.Batches(), Settings: settings, Render: renderer, Files: s.files,
-		Logger: slog.Default(), RenderLimit: s.cfg.Render.Timeout, Teams: teams, Renders: renders, Fonts: s.fonts,
-		Press: pressSettings,
-	})
-	river.AddWorker(workers, &webhooks.Deliverer{
-		Store:       s.db.Deliveries(),
-		Client:      webhooks.NewClient(s.fetcher.DialContext),
-		RetryDelays: s.cfg.WebhookRetryDelays,
-		Limits:      s.webhookLimits(),
-		Metrics:     webhooks.NewMetrics(s.registry),
-		Logger:      slog.Default(),
-	})
-	s.queue, err = queue.New(s.db.JobPool(), s.db.Dialect(), workers, queue.Config{
+	s.addWorkers(workers, renderer, renderWorkers)
+	return nil
+}
+
+// newQueue is the job queue of this process, working workers.
+func (s *Server) newQueue(workers *river.Workers, renderWorkers int) (*queue.Queue, error) {
+	q, err := queue.New(s.db.JobPool(), s.db.Dialect(), workers, queue.Config{
 		Workers:      quickWorkers,
 		Queues:       map[string]int{renderjobs.RenderQueue: renderJobsPerSlot*(renderWorkers+1) + renderLinePerSlot*renderWorkers, webhooks.Queue: webhooks.Workers},
 		PollInterval: pollInterval,
@@ -130,12 +121,44 @@ func (s *Server) startPrinting(ctx context.Context) error {
 		Logger:       slog.Default(),
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	s.registry.MustRegister(s.queue.Collector(renderjobs.RenderQueue, webhooks.Queue))
-	s.db.SetQueue(JobQueue(s.queue))
-	s.db.SetLinks(s.links)
-	return nil
+	s.registry.MustRegister(q.Collector(renderjobs.RenderQueue, webhooks.Queue))
+	return q, nil
+}
+
+// addWorkers adds to workers the workers of renders (by renderer, with
+// renderWorkers at once), batches and webhook deliveries, on s's stores.
+func (s *Server) addWorkers(workers *river.Workers, renderer renderv1.RenderServiceClient, renderWorkers int) {
+	settings := catalog.NewResolver(s.db.Catalog())
+	pressSettings := press.NewResolver(s.db.Press())
+	teams := renderjobs.NewTeamLimit(renderJobsPerSlot*renderWorkers, renderLinePerSlot*renderWorkers)
+	renders := renderjobs.NewTeamLimit(renderWorkers, 0)
+	renderjobs.Register(workers, renderjobs.Renderer{
+		Store:       s.stores.PrintFiles(),
+		Settings:    settings,
+		Render:      renderer,
+		Files:       s.files,
+		Logger:      slog.Default(),
+		RenderLimit: s.cfg.Render.Timeout,
+		Teams:       teams,
+		Renders:     renders,
+		Fonts:       s.fonts,
+		Press:       pressSettings,
+	}, s.stores.ShopPrints())
+	river.AddWorker(workers, &batches.Worker{
+		Store: s.stores.Batches(), Settings: settings, Render: renderer, Files: s.files,
+		Logger: slog.Default(), RenderLimit: s.cfg.Render.Timeout, Teams: teams, Renders: renders, Fonts: s.fonts,
+		Press: pressSettings,
+	})
+	river.AddWorker(workers, &webhooks.Deliverer{
+		Store:       s.stores.Deliveries(),
+		Client:      webhooks.NewClient(s.fetcher.DialContext),
+		RetryDelays: s.cfg.WebhookRetryDelays,
+		Limits:      s.webhookLimits(),
+		Metrics:     webhooks.NewMetrics(s.registry),
+		Logger:      slog.Default(),
+	})
 }
 
 // webhookLimits are the defaults, with the times tests shorten.

@@ -100,6 +100,8 @@ type Server struct {
 	sharedFonts func(name string) bool
 	fonts       *fonts.Resolver
 	queue       *queue.Queue
+	// stores are the stores whose writes queue work on queue.
+	stores *storage.LinkedStores
 
 	// process names this process in the database: its queue's name and
 	// its readiness row (see queueID).
@@ -251,17 +253,17 @@ func (s *Server) startGRPC() error {
 
 // registerServices registers Platen's services on r.
 func (s *Server) registerServices(r grpc.ServiceRegistrar) {
-	platenv1.RegisterOrderServiceServer(r, orders.NewService(s.db.Orders(), s.links))
+	platenv1.RegisterOrderServiceServer(r, orders.NewService(s.stores.Orders(), s.links))
 	catalogService := catalog.NewService(s.db.Catalog())
 	platenv1.RegisterCatalogServiceServer(r, catalogService)
 	platenv1.RegisterDesignServiceServer(r, designversions.NewService(s.db.Designs()))
-	platenv1.RegisterShopServiceServer(r, shop.NewService(s.db.ShopOrders(), s.links))
-	webhookService := webhooks.NewService(s.db.Deliveries(), s.fetcher.CheckURL)
+	platenv1.RegisterShopServiceServer(r, shop.NewService(s.stores.ShopOrders(), s.links))
+	webhookService := webhooks.NewService(s.stores.Deliveries(), s.fetcher.CheckURL)
 	platenv1.RegisterWebhookServiceServer(r, webhookService)
-	batchService := batches.NewService(s.db.Batches(), catalog.NewResolver(s.db.Catalog()), s.links)
+	batchService := batches.NewService(s.stores.Batches(), catalog.NewResolver(s.db.Catalog()), s.links)
 	platenv1.RegisterBatchServiceServer(r, batchService)
 	s.operatorAPI = operatorapi.New(operatorapi.Parts{
-		Templates: templates.NewService(s.db.Templates()), Prints: prints.NewService(s.db.Prints(), s.links),
+		Templates: templates.NewService(s.db.Templates()), Prints: prints.NewService(s.stores.Prints(), s.links),
 		Batches: batchService, Accounts: accounts.NewService(s.db), Webhooks: webhookService, Catalog: catalogService,
 		Fonts: fonts.NewService(s.db.Fonts(), s.sharedFonts), Press: press.NewService(s.db.Press()),
 	})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"slices"
 	"time"
 
@@ -14,10 +13,8 @@ import (
 	"github.com/platen-print/platen/ent/orderitem"
 	"github.com/platen-print/platen/ent/predicate"
 	"github.com/platen-print/platen/ent/schema"
-	"github.com/platen-print/platen/internal/apierr"
 	"github.com/platen-print/platen/internal/auth"
 	"github.com/platen-print/platen/internal/batches"
-	"github.com/platen-print/platen/internal/downloads"
 	"github.com/platen-print/platen/internal/files"
 	"github.com/platen-print/platen/internal/renderjobs"
 	"github.com/platen-print/platen/internal/templates"
@@ -32,10 +29,10 @@ func DesignHash(templateConfig string) string {
 }
 
 // Batches keeps batch orders.
-type Batches struct{ db *DB }
-
-// Batches returns the batch orders' store.
-func (db *DB) Batches() *Batches { return &Batches{db: db} }
+type Batches struct {
+	db   *DB
+	jobs *LinkedStores
+}
 
 var _ batches.Store = (*Batches)(nil)
 
@@ -118,15 +115,13 @@ func (s *Batches) CreateBatch(ctx context.Context, b *batches.Batch) error {
 			SetStatus(b.Status).SetOrderItems(b.OrderItems).SetPrintTemplates(b.PrintTemplates).
 			SetItemTemplates(b.ItemTemplates).SetFiles([]schema.BatchFile{}).
 			SetNillableIdempotencyToken(nonEmpty(b.IdempotencyToken))
-		if s.db.queue != nil {
-			id, err := s.db.queue.EnqueueBatch(ctx, tx.SQL, b.TeamID, b.UID, len(b.PrintTemplates))
-			if err != nil {
-				return err
-			}
-			b.JobID = &id
-			create.SetJobID(id)
-			tx.wakeAfterCommit(renderjobs.RenderQueue)
+		id, err := s.jobs.queue.EnqueueBatch(ctx, tx.SQL, b.TeamID, b.UID, len(b.PrintTemplates))
+		if err != nil {
+			return err
 		}
+		b.JobID = &id
+		create.SetJobID(id)
+		tx.wakeAfterCommit(s.jobs.queue, renderjobs.RenderQueue)
 		row, err := create.Save(ctx)
 		if err != nil {
 			return err
@@ -139,7 +134,12 @@ func (s *Batches) CreateBatch(ctx context.Context, b *batches.Batch) error {
 
 // Batch returns a batch of any team.
 func (s *Batches) Batch(ctx context.Context, uid string) (*batches.Batch, error) {
-	row, err := s.db.read.BatchOrder.Query().Where(batchorder.UID(uid)).Only(ctx)
+	return s.db.batch(ctx, uid)
+}
+
+// batch returns a batch of any team.
+func (db *DB) batch(ctx context.Context, uid string) (*batches.Batch, error) {
+	row, err := db.read.BatchOrder.Query().Where(batchorder.UID(uid)).Only(ctx)
 	if err != nil {
 		return nil, notFound(err, "batch order %q not found", uid)
 	}
@@ -227,13 +227,13 @@ func (s *Batches) settle(ctx context.Context, uid string, jobID int64, change fu
 		if err != nil {
 			return 0, err
 		}
-		return n, s.db.notifyBatch(ctx, tx, batchFromRow(row))
+		return n, s.notifyBatch(ctx, tx, batchFromRow(row))
 	})
 }
 
 // notifyBatch records batch_order.ready or .failed for every store whose
 // items b holds.
-func (db *DB) notifyBatch(ctx context.Context, tx *Tx, b *batches.Batch) error {
+func (s *Batches) notifyBatch(ctx context.Context, tx *Tx, b *batches.Batch) error {
 	event := webhooks.EventBatchReady
 	if b.Status == batches.StatusFailed {
 		event = webhooks.EventBatchFailed
@@ -244,10 +244,8 @@ func (db *DB) notifyBatch(ctx context.Context, tx *Tx, b *batches.Batch) error {
 		if d := f.KnownDigest(); d != nil {
 			file.Size, file.SHA256 = &d.Size, &d.SHA256
 		}
-		if db.links != nil {
-			u := db.links.BatchFileURL(b.UID, i+1)
-			file.URL = &u
-		}
+		u := s.jobs.links.BatchFileURL(b.UID, i+1)
+		file.URL = &u
 		body.Files = append(body.Files, file)
 	}
 	if b.Error != "" {
@@ -255,27 +253,9 @@ func (db *DB) notifyBatch(ctx context.Context, tx *Tx, b *batches.Batch) error {
 	}
 	data := webhooks.Body(body)
 	for _, store := range b.StoreIDs {
-		if err := db.notify(ctx, tx, b.TeamID, store, event, data); err != nil {
+		if err := s.jobs.notify(ctx, tx, renderjobs.Notice{TeamID: b.TeamID, StoreID: store, Event: event, Body: data}); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// BatchDownload returns file index (from 1) of a batch, saved as
-// batch-{uid}-{index}.pdf.
-func (s *PrintFiles) BatchDownload(ctx context.Context, batchUID string, index int) (*downloads.Download, error) {
-	b, err := s.db.Batches().Batch(ctx, batchUID)
-	if err != nil {
-		return nil, err
-	}
-	dl := &downloads.Download{Order: b.UID, Status: b.Status, Filename: fmt.Sprintf("batch-%s-%d.pdf", b.UID, index)}
-	if b.Status == batches.StatusReady {
-		if index > len(b.Files) {
-			return nil, apierr.NotFound("batch %q has %d files; there is no file %d", batchUID, len(b.Files), index)
-		}
-		dl.FileKey = &b.Files[index-1].Key
-		dl.SHA256 = b.Files[index-1].Digest.SHA256
-	}
-	return dl, nil
 }

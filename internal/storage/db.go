@@ -1,7 +1,12 @@
 // Package storage is Platen's persistence on Ent: it opens the embedded
 // SQLite file or PostgreSQL, applies the schema, and implements the store
 // interfaces of the domain packages (orders, auth, idempotency, tenancy),
-// mapping Ent's errors to apierr's.
+// mapping Ent's errors to apierr's. A DB's own stores only read and write
+// rows; the stores whose writes set work going (renders, removals of
+// files, webhooks) are made with the job queue that work goes to
+// (NewStores). What a change does besides its rows is the domain's to say
+// (prints.Action, renderjobs.Cleanup, renderjobs' notices); the stores
+// write it in the change's transaction.
 package storage
 
 import (
@@ -47,9 +52,6 @@ type DB struct {
 	// group runs SQLite's write transactions with group commit; nil on
 	// PostgreSQL, whose writers run side by side.
 	group *groupCommitter
-	// queue takes the jobs writes cause; nil outside `platen serve`.
-	queue JobQueue
-	links EventLinks
 	// bound limits each call to PostgreSQL; nil on SQLite.
 	bound *bound
 }
@@ -148,7 +150,7 @@ func openSQLite(path string) (*DB, error) {
 		pools:     []*sql.DB{writer, reader},
 		readPool:  reader,
 	}
-	db.group = newGroupCommitter(writer, db.wakeQueues)
+	db.group = newGroupCommitter(writer, wakeQueues)
 	return db, nil
 }
 
@@ -379,20 +381,8 @@ func (db *DB) inTx(ctx context.Context, fn txFunc) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
-	db.wakeQueues(tx)
+	wakeQueues(tx)
 	return nil
-}
-
-// wakeQueues wakes the workers of the queues tx gave jobs, now that it has
-// committed: a render or a webhook starts at once, not at the queue's next
-// poll, up to 100 ms later.
-func (db *DB) wakeQueues(tx *Tx) {
-	if db.queue == nil {
-		return
-	}
-	for name := range tx.wakes {
-		db.queue.WakeSoon(name)
-	}
 }
 
 // cutPage turns the rows of a query limited to size+1 into a page of at

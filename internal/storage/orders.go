@@ -20,16 +20,21 @@ import (
 )
 
 // Orders implements orders.Store.
-type Orders struct{ db *DB }
-
-// Orders returns the order store.
-func (db *DB) Orders() *Orders { return &Orders{db: db} }
+type Orders struct {
+	db   *DB
+	jobs *Stores
+}
 
 var _ orders.Store = (*Orders)(nil)
 
 // StoreTeam returns the team owning storeID.
 func (s *Orders) StoreTeam(ctx context.Context, storeID string) (int, error) {
-	st, err := s.db.read.Store.Query().Where(store.ID(storeID)).Select(store.FieldTeamID).Only(ctx)
+	return s.db.storeTeam(ctx, storeID)
+}
+
+// storeTeam returns the team owning storeID.
+func (db *DB) storeTeam(ctx context.Context, storeID string) (int, error) {
+	st, err := db.read.Store.Query().Where(store.ID(storeID)).Select(store.FieldTeamID).Only(ctx)
 	if err != nil {
 		return 0, notFound(err, "store %q not found", storeID)
 	}
@@ -61,7 +66,7 @@ func (s *Orders) CreateOrder(ctx context.Context, o *orders.Order) error {
 		if err := registerItemDesigns(ctx, tx, o.TeamID, o.Items); err != nil {
 			return err
 		}
-		return s.db.insertItems(ctx, tx, o)
+		return s.insertItems(ctx, tx, o)
 	})
 	if ent.IsConstraintError(err) {
 		return s.explainConflict(ctx, o)
@@ -120,7 +125,7 @@ func mustJSON(v any) json.RawMessage {
 
 // insertItems inserts the order's items that have no id yet, with their
 // render jobs when the order's print files are wanted.
-func (db *DB) insertItems(ctx context.Context, tx *Tx, o *orders.Order) error {
+func (s *Orders) insertItems(ctx context.Context, tx *Tx, o *orders.Order) error {
 	var fresh []*orders.Item
 	var positions []int
 	var work printWork
@@ -138,7 +143,7 @@ func (db *DB) insertItems(ctx context.Context, tx *Tx, o *orders.Order) error {
 	if len(fresh) == 0 {
 		return nil
 	}
-	if err := db.enqueue(ctx, tx, &work); err != nil {
+	if err := s.jobs.enqueue(ctx, tx, &work); err != nil {
 		return err
 	}
 	builders := make([]*ent.OrderItemCreate, len(fresh))
@@ -362,7 +367,7 @@ func (s *Orders) UpdateOrder(ctx context.Context, scope orders.Scope, uid string
 		if err := apply(o); err != nil {
 			return err
 		}
-		return s.db.writeUpdate(ctx, tx, o, before)
+		return s.writeUpdate(ctx, tx, o, before)
 	})
 	if ent.IsConstraintError(err) {
 		return nil, s.explainItemConflict(ctx, o)
@@ -392,7 +397,7 @@ func itemPrints(items []orders.Item) map[int]itemPrint {
 // A kept item whose print was reset (a new template_config) loses its old
 // job and file, and renders again when the order's print files are wanted;
 // items that went lose theirs.
-func (db *DB) writeUpdate(ctx context.Context, tx *Tx, o *orders.Order, before map[int]itemPrint) error {
+func (s *Orders) writeUpdate(ctx context.Context, tx *Tx, o *orders.Order, before map[int]itemPrint) error {
 	row, err := updateOrderFields(tx.Order.UpdateOneID(o.ID), o).Save(ctx)
 	if err != nil {
 		return err
@@ -417,7 +422,7 @@ func (db *DB) writeUpdate(ctx context.Context, tx *Tx, o *orders.Order, before m
 			work.queueRender(o, it)
 		}
 	}
-	if err := db.enqueue(ctx, tx, &work); err != nil {
+	if err := s.jobs.enqueue(ctx, tx, &work); err != nil {
 		return err
 	}
 	if len(gone) > 0 {
@@ -451,7 +456,7 @@ func (db *DB) writeUpdate(ctx context.Context, tx *Tx, o *orders.Order, before m
 	if err := registerItemDesigns(ctx, tx, o.TeamID, o.Items); err != nil {
 		return err
 	}
-	return db.insertItems(ctx, tx, o)
+	return s.insertItems(ctx, tx, o)
 }
 
 // changeOrder runs change on the order in one write transaction (see
@@ -489,7 +494,7 @@ func (s *Orders) RequestPrintFiles(ctx context.Context, scope orders.Scope, uid 
 				work.queueRender(o, it)
 			}
 		}
-		if err := s.db.enqueue(ctx, tx, &work); err != nil {
+		if err := s.jobs.enqueue(ctx, tx, &work); err != nil {
 			return err
 		}
 		for _, it := range work.render {
@@ -530,7 +535,7 @@ func (s *Orders) DeleteOrder(ctx context.Context, scope orders.Scope, uid string
 		for _, it := range items {
 			work.dropItem(uid, it.UID, orders.PrintFile{JobID: it.PrintJobID, FileKey: it.PrintFileKey})
 		}
-		if err := s.db.enqueue(ctx, tx, &work); err != nil {
+		if err := s.jobs.enqueue(ctx, tx, &work); err != nil {
 			return err
 		}
 		if _, err := tx.OrderItem.Delete().Where(orderitem.OrderID(row.ID)).Exec(ctx); err != nil {

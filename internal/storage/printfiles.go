@@ -10,19 +10,17 @@ import (
 	"github.com/platen-print/platen/ent/order"
 	"github.com/platen-print/platen/ent/orderitem"
 	"github.com/platen-print/platen/ent/servicekey"
-	"github.com/platen-print/platen/internal/downloads"
 	"github.com/platen-print/platen/internal/files"
 	"github.com/platen-print/platen/internal/orders"
 	"github.com/platen-print/platen/internal/prints"
 	"github.com/platen-print/platen/internal/renderjobs"
-	"github.com/platen-print/platen/internal/webhooks"
 )
 
-// PrintFiles implements renderjobs.Store.
-type PrintFiles struct{ db *DB }
-
-// PrintFiles returns the print-file store.
-func (db *DB) PrintFiles() *PrintFiles { return &PrintFiles{db: db} }
+// PrintFiles implements renderjobs.Store for Family A order items.
+type PrintFiles struct {
+	db   *DB
+	jobs *LinkedStores
+}
 
 var _ renderjobs.Store = (*PrintFiles)(nil)
 
@@ -36,7 +34,7 @@ func (s *PrintFiles) Task(ctx context.Context, itemUID string) (*renderjobs.Task
 	}
 	return &renderjobs.Task{
 		UID:                it.UID,
-		KeyPrefix:          itemKeyPrefix(it.Edges.Order.UID, it.UID),
+		KeyPrefix:          renderjobs.ItemKeyPrefix(it.Edges.Order.UID, it.UID),
 		TeamID:             it.TeamID,
 		EcommerceVariantID: it.EcommerceVariantID,
 		TemplateConfig:     it.TemplateConfig,
@@ -74,10 +72,10 @@ func (s *PrintFiles) Finish(ctx context.Context, itemUID string, jobID int64, st
 		if it == nil {
 			return 0, err
 		}
-		if it.PrintFileKey != nil && *it.PrintFileKey != key {
-			if err := s.db.enqueue(ctx, tx, &printWork{delete: []string{*it.PrintFileKey}}); err != nil {
-				return 0, err
-			}
+		var c renderjobs.Cleanup
+		c.ItemReady(itemPrintOf(it), key)
+		if err := s.jobs.clean(ctx, tx, &c); err != nil {
+			return 0, err
 		}
 		n, err := owned(tx, itemUID, jobID).SetPrintStatus(orders.PrintReady).ClearPrintError().SetPrintFileKey(key).
 			SetPrintFileSize(digest.Size).SetPrintFileSha256(digest.SHA256).SetPrintWarnings(warnings).Save(ctx)
@@ -87,17 +85,19 @@ func (s *PrintFiles) Finish(ctx context.Context, itemUID string, jobID int64, st
 		if err := record(ctx, tx, prints.EventReady, nil, nil, itemUID); err != nil {
 			return 0, err
 		}
-		return n, s.db.notifyItem(ctx, tx, it, webhooks.EventItemReady, orders.PrintReady, &digest, "")
+		notice, ok := renderjobs.ItemReady(noticeItem(it), digest, s.jobs.links)
+		if !ok {
+			return n, nil
+		}
+		return n, s.jobs.notify(ctx, tx, notice)
 	})
 }
 
-// ownedItem reads the item, with what its events need of its order, while
-// jobID owns its print; nil when it does not.
+// ownedItem reads the item, with what its events need of its order (see
+// withOrderRefs), while jobID owns its print; nil when it does not.
 func ownedItem(ctx context.Context, tx *Tx, itemUID string, jobID int64) (*ent.OrderItem, error) {
 	it, err := tx.OrderItem.Query().Where(orderitem.UID(itemUID), orderitem.PrintJobID(jobID)).
-		WithOrder(func(q *ent.OrderQuery) {
-			q.Select(order.FieldUID, order.FieldEcommerceOrderID, order.FieldPrintFilesRequested)
-		}).Only(ctx)
+		WithOrder(withOrderRefs).Only(ctx)
 	if ent.IsNotFound(err) {
 		return nil, nil
 	}
@@ -111,15 +111,9 @@ func (s *PrintFiles) Fail(ctx context.Context, itemUID string, jobID int64, reas
 		if it == nil {
 			return 0, err
 		}
-		// The file it had goes with it, not left unreferenced, and so does
-		// whatever an earlier run of the failing job stored before it was
-		// interrupted.
-		var work printWork
-		if it.PrintFileKey != nil {
-			work.delete = append(work.delete, *it.PrintFileKey)
-		}
-		work.dropJobFile(it.Edges.Order.UID, it.UID, orders.PrintFile{JobID: &jobID, FileKey: it.PrintFileKey})
-		if err := s.db.enqueue(ctx, tx, &work); err != nil {
+		var c renderjobs.Cleanup
+		c.ItemFailed(itemPrintOf(it), jobID)
+		if err := s.jobs.clean(ctx, tx, &c); err != nil {
 			return 0, err
 		}
 		n, err := owned(tx, itemUID, jobID).SetPrintStatus(orders.PrintProcessingFailed).SetPrintError(reason).ClearPrintFileKey().ClearPrintWarnings().
@@ -130,7 +124,11 @@ func (s *PrintFiles) Fail(ctx context.Context, itemUID string, jobID int64, reas
 		if err := record(ctx, tx, prints.EventFailed, &reason, nil, itemUID); err != nil {
 			return 0, err
 		}
-		return n, s.db.notifyItem(ctx, tx, it, webhooks.EventItemFailed, orders.PrintProcessingFailed, nil, reason)
+		notice, ok := renderjobs.ItemFailed(noticeItem(it), reason)
+		if !ok {
+			return n, nil
+		}
+		return n, s.jobs.notify(ctx, tx, notice)
 	})
 }
 
@@ -144,31 +142,6 @@ func (db *DB) update(ctx context.Context, fn func(ctx context.Context, tx *Tx) (
 		return err
 	})
 	return n > 0, err
-}
-
-// ItemDownload returns the item's stored file and the name it is
-// downloaded by: {ecommerce_order_id}-{ecommerce_order_item_id}.pdf.
-func (s *PrintFiles) ItemDownload(ctx context.Context, itemUID string) (*downloads.Download, error) {
-	it, err := s.db.read.OrderItem.Query().Where(orderitem.UID(itemUID)).
-		Select(orderitem.FieldOrderID, orderitem.FieldPrintStatus, orderitem.FieldPrintFileKey, orderitem.FieldPrintFileSha256,
-			orderitem.FieldEcommerceOrderItemID).
-		WithOrder(func(q *ent.OrderQuery) { q.Select(order.FieldUID, order.FieldEcommerceOrderID) }).
-		Only(ctx)
-	if err != nil {
-		return nil, notFound(err, "order item %q not found", itemUID)
-	}
-	dl := &downloads.Download{
-		Order:    it.Edges.Order.UID,
-		Status:   it.PrintStatus,
-		Filename: it.Edges.Order.EcommerceOrderID + "-" + it.EcommerceOrderItemID + ".pdf",
-	}
-	if it.PrintStatus == orders.PrintReady {
-		dl.FileKey = it.PrintFileKey
-		if it.PrintFileSha256 != nil {
-			dl.SHA256 = *it.PrintFileSha256
-		}
-	}
-	return dl, nil
 }
 
 // PreviousKeySuffix names the key a rotation replaced: the replaced

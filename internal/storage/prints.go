@@ -14,21 +14,19 @@ import (
 	"github.com/platen-print/platen/ent/predicate"
 	"github.com/platen-print/platen/ent/shoporder"
 	"github.com/platen-print/platen/ent/shopprint"
-	"github.com/platen-print/platen/internal/apierr"
 	"github.com/platen-print/platen/internal/files"
 	"github.com/platen-print/platen/internal/orders"
 	"github.com/platen-print/platen/internal/prints"
 	"github.com/platen-print/platen/internal/renderjobs"
 	"github.com/platen-print/platen/internal/shop"
-	"github.com/platen-print/platen/internal/webhooks"
 )
 
 // Prints is the operator's view of the prints of both families: order
 // items' print files and shop prints.
-type Prints struct{ db *DB }
-
-// Prints returns the operator's print store.
-func (db *DB) Prints() *Prints { return &Prints{db: db} }
+type Prints struct {
+	db   *DB
+	jobs *Stores
+}
 
 var _ prints.Store = (*Prints)(nil)
 
@@ -257,61 +255,30 @@ func (s *Prints) find(ctx context.Context, c *ent.Client, id string) (*prints.Pr
 	return printOfShop(p), nil
 }
 
-// cancelledReason is a cancelled Family A print's error: that family has
-// no cancelled status, so the client reads processingfailed with this.
-const cancelledReason = "cancelled by the print shop"
-
 // RetryPrint renders a failed print again.
 func (s *Prints) RetryPrint(ctx context.Context, id string, operatorID int, check func(*prints.Print) error) (*prints.Print, error) {
-	by := event{kind: prints.EventRetried, operatorID: operatorID}
-	return s.act(ctx, id, by, check, action{item: s.retryItem, shop: s.retryShop})
+	return s.act(ctx, id, prints.Retry(), operatorID, check)
 }
 
 // FlagPrint fails a print with the operator's reason.
 func (s *Prints) FlagPrint(ctx context.Context, id, reason string, operatorID int, check func(*prints.Print) error) (*prints.Print, error) {
-	by := event{kind: prints.EventFlagged, detail: &reason, operatorID: operatorID}
-	return s.act(ctx, id, by, check, action{
-		item: func(ctx context.Context, tx *Tx, it *ent.OrderItem) error { return s.failItem(ctx, tx, it, reason) },
-		shop: func(ctx context.Context, tx *Tx, p *ent.ShopPrint) error {
-			return s.endShop(ctx, tx, p, shop.PrintFailed, &reason)
-		},
-	})
+	return s.act(ctx, id, prints.Flag(reason), operatorID, check)
 }
 
-// CancelPrint cancels a print: Family B's is cancelled for good; Family
-// A's fails with cancelledReason.
+// CancelPrint cancels a print (see prints.Cancel).
 func (s *Prints) CancelPrint(ctx context.Context, id string, operatorID int, check func(*prints.Print) error) (*prints.Print, error) {
-	by := event{kind: prints.EventCancelled, operatorID: operatorID}
-	return s.act(ctx, id, by, check, action{
-		item: func(ctx context.Context, tx *Tx, it *ent.OrderItem) error {
-			return s.failItem(ctx, tx, it, cancelledReason)
-		},
-		shop: func(ctx context.Context, tx *Tx, p *ent.ShopPrint) error {
-			return s.endShop(ctx, tx, p, shop.PrintCancelled, nil)
-		},
-	})
+	return s.act(ctx, id, prints.Cancel(), operatorID, check)
 }
 
-// action is what an operator's action does to a print of each family.
-type action struct {
-	item func(context.Context, *Tx, *ent.OrderItem) error
-	shop func(context.Context, *Tx, *ent.ShopPrint) error
-}
-
-// event is the history's record of an operator's action.
-type event struct {
-	kind       string
-	detail     *string
-	operatorID int
-}
-
-// act finds the print in a transaction, lets check refuse it, records the
-// operator's event, applies the family's action and returns the print as
-// it is then.
-func (s *Prints) act(ctx context.Context, id string, by event, check func(*prints.Print) error, a action) (*prints.Print, error) {
+// act records the operator's action a on print id in a transaction,
+// applies it and returns the print as it is then.
+func (s *Prints) act(ctx context.Context, id string, a prints.Action, operatorID int, check func(*prints.Print) error) (*prints.Print, error) {
 	var out *prints.Print
 	err := s.db.inTx(ctx, func(ctx context.Context, tx *Tx) error {
-		if err := s.apply(ctx, tx, id, by, check, a); err != nil {
+		if err := record(ctx, tx, a.Kind, a.Reason, &operatorID, id); err != nil {
+			return err
+		}
+		if err := s.apply(ctx, tx, id, a, check); err != nil {
 			return err
 		}
 		// The answer is the print as this action left it, read before the
@@ -326,17 +293,16 @@ func (s *Prints) act(ctx context.Context, id string, by event, check func(*print
 	return out, nil
 }
 
-// apply records the action by on print id and runs it, in tx.
-func (s *Prints) apply(ctx context.Context, tx *Tx, id string, by event, check func(*prints.Print) error, a action) error {
-	if err := record(ctx, tx, by.kind, by.detail, &by.operatorID, id); err != nil {
-		return err
-	}
+// apply finds print id in tx, lets check refuse it, and writes what a
+// makes of it (see prints.Action.On).
+func (s *Prints) apply(ctx context.Context, tx *Tx, id string, a prints.Action, check func(*prints.Print) error) error {
 	item, err := tx.OrderItem.Query().Where(orderitem.UID(id)).WithOrder(withOrderRefs).Only(ctx)
 	if err == nil {
-		if err := check(printOfItem(item)); err != nil {
+		outcome, err := decide(printOfItem(item), a, check)
+		if err != nil {
 			return err
 		}
-		return a.item(ctx, tx, item)
+		return s.writeItem(ctx, tx, item, outcome)
 	}
 	if !ent.IsNotFound(err) {
 		return err
@@ -345,104 +311,133 @@ func (s *Prints) apply(ctx context.Context, tx *Tx, id string, by event, check f
 	if err != nil {
 		return notFound(err, "print %q not found", id)
 	}
-	if err := check(printOfShop(p)); err != nil {
-		return err
-	}
-	return a.shop(ctx, tx, p)
-}
-
-// dropItemRow is printWork.dropItem for an item's row: its order's uid
-// is read for the key of the item's job's own file.
-func dropItemRow(ctx context.Context, tx *Tx, work *printWork, it *ent.OrderItem) error {
-	o, err := tx.Order.Query().Where(order.ID(it.OrderID)).Select(order.FieldUID).Only(ctx)
+	outcome, err := decide(printOfShop(p), a, check)
 	if err != nil {
 		return err
 	}
-	work.dropItem(o.UID, it.UID, orders.PrintFile{JobID: it.PrintJobID, FileKey: it.PrintFileKey})
-	return nil
+	return s.writeShop(ctx, tx, p, outcome)
 }
 
-// retryItem queues a failed item's render again.
-func (s *Prints) retryItem(ctx context.Context, tx *Tx, it *ent.OrderItem) error {
-	if it.PrintStatus != orders.PrintProcessingFailed {
-		return apierr.Precondition("only a failed print can be retried; this one is %s", it.PrintStatus)
+// decide lets check refuse p, then returns the outcome of a on it.
+func decide(p *prints.Print, a prints.Action, check func(*prints.Print) error) (prints.Outcome, error) {
+	if err := check(p); err != nil {
+		return prints.Outcome{}, err
 	}
-	work := &printWork{team: it.TeamID, render: []*orders.Item{{UID: it.UID}}}
-	if err := dropItemRow(ctx, tx, work, it); err != nil {
-		return err
-	}
-	if err := s.db.enqueue(ctx, tx, work); err != nil {
-		return err
-	}
-	u := it.Update().SetPrintStatus(orders.PrintReceived).ClearPrintError().ClearPrintFileKey().
-		ClearPrintFileSize().ClearPrintFileSha256().ClearPrintJobID()
-	if job := work.render[0].Print.JobID; job != nil {
-		u.SetPrintJobID(*job)
-	}
-	return u.Exec(ctx)
+	return a.On(p.Family, p.Status)
 }
 
-// failItem fails an item's print with reason: its pending render stops,
-// its file goes, and its order's store hears of it.
-func (s *Prints) failItem(ctx context.Context, tx *Tx, it *ent.OrderItem, reason string) error {
-	work := &printWork{}
-	if err := dropItemRow(ctx, tx, work, it); err != nil {
+// writeItem writes outcome o on an item's print (read with its order, see
+// withOrderRefs): the print loses its file and its job, and gets the
+// render o queues; its dropped job and files, and its store's notice, go
+// in the same transaction.
+func (s *Prints) writeItem(ctx context.Context, tx *Tx, it *ent.OrderItem, o prints.Outcome) error {
+	work := &printWork{team: it.TeamID}
+	if o.Drop {
+		work.DropItem(itemPrintOf(it))
+	}
+	if o.Render {
+		work.render = []*orders.Item{{UID: it.UID}}
+	}
+	if err := s.jobs.enqueue(ctx, tx, work); err != nil {
 		return err
 	}
-	if err := s.db.enqueue(ctx, tx, work); err != nil {
+	u := it.Update().SetPrintStatus(o.Status).ClearPrintFileKey().ClearPrintFileSize().ClearPrintFileSha256()
+	setOrClear(o.Error, u.SetPrintError, u.ClearPrintError)
+	var job *int64
+	if o.Render {
+		job = work.render[0].Print.JobID
+	}
+	setOrClear(job, u.SetPrintJobID, u.ClearPrintJobID)
+	if err := u.Exec(ctx); err != nil {
 		return err
 	}
-	err := it.Update().SetPrintStatus(orders.PrintProcessingFailed).SetPrintError(reason).ClearPrintFileKey().
-		ClearPrintFileSize().ClearPrintFileSha256().ClearPrintJobID().Exec(ctx)
-	if err != nil {
-		return err
+	if !o.Notify {
+		return nil
 	}
-	return s.db.notifyItem(ctx, tx, it, webhooks.EventItemFailed, orders.PrintProcessingFailed, nil, reason)
+	notice, ok := renderjobs.ItemFailed(noticeItem(it), *o.Error)
+	if !ok {
+		return nil
+	}
+	return s.jobs.notify(ctx, tx, notice)
 }
 
-// retryShop queues a failed shop print's render again.
-func (s *Prints) retryShop(ctx context.Context, tx *Tx, p *ent.ShopPrint) error {
-	if p.Status != shop.PrintFailed {
-		return apierr.Precondition("only a failed print can be retried; this one is %s", p.Status)
+// writeShop writes outcome o on a shop print (read with its order's
+// references, see withShopOrderRefs): the print loses its files and its
+// job, and gets the render o queues; its dropped job and files go in the
+// same transaction.
+func (s *Prints) writeShop(ctx context.Context, tx *Tx, p *ent.ShopPrint, o prints.Outcome) error {
+	if o.Drop {
+		var c renderjobs.Cleanup
+		c.DropShop(shopPrintOf(p, p.UID))
+		if err := s.jobs.clean(ctx, tx, &c); err != nil {
+			return err
+		}
 	}
-	u := p.Update().SetStatus(shop.PrintProcessing).ClearError().ClearFileKeys().ClearFileDigests().SetFileCount(0).ClearJobID()
-	if s.db.queue != nil {
-		jobs, err := s.db.queue.EnqueueShopRenders(ctx, tx.SQL, p.TeamID, []string{p.UID})
+	u := p.Update().SetStatus(o.Status).ClearFileKeys().ClearFileDigests().SetFileCount(0)
+	// One assignment to each column: PostgreSQL refuses an UPDATE that
+	// sets a column twice (SQLite takes the last).
+	setOrClear(o.Error, u.SetError, u.ClearError)
+	var job *int64
+	if o.Render {
+		jobs, err := s.jobs.enqueueShopRenders(ctx, tx, p.TeamID, []string{p.UID})
 		if err != nil {
 			return err
 		}
-		tx.wakeAfterCommit(renderjobs.RenderQueue)
-		if err := record(ctx, tx, prints.EventQueued, nil, nil, p.UID); err != nil {
-			return err
-		}
-		u.SetJobID(jobs[0])
+		job = &jobs[0]
 	}
+	setOrClear(job, u.SetJobID, u.ClearJobID)
 	return u.Exec(ctx)
 }
 
-// endShop ends a shop print in status (failed or cancelled) with reason:
-// its pending render stops and its files go. A cancelled print is final.
-func (s *Prints) endShop(ctx context.Context, tx *Tx, p *ent.ShopPrint, status string, reason *string) error {
-	if p.Status == shop.PrintCancelled {
-		return apierr.Precondition("the print is cancelled, for good")
+// CancelShopPrint cancels a Family B print for `platen admin print
+// cancel`, as CancelPrint does but for no operator: its pending render is
+// cancelled, its files are removed, and its status is cancelled for good
+// (a render still running then finds it no longer owns the print). A
+// print cancelled already stays as it is.
+func (s *Prints) CancelShopPrint(ctx context.Context, printUID string) (status string, err error) {
+	err = s.db.inTx(ctx, func(ctx context.Context, tx *Tx) error {
+		p, err := tx.ShopPrint.Query().Where(shopprint.UID(printUID)).WithOrder(withShopOrderRefs).Only(ctx)
+		if err != nil {
+			return notFound(err, "print %q not found", printUID)
+		}
+		status = p.Status
+		if prints.Final(prints.FamilyB, p.Status) {
+			return nil
+		}
+		a := prints.Cancel()
+		outcome, err := a.On(prints.FamilyB, p.Status)
+		if err != nil {
+			return err
+		}
+		if err := record(ctx, tx, a.Kind, nil, nil, printUID); err != nil {
+			return err
+		}
+		status = outcome.Status
+		return s.writeShop(ctx, tx, p, outcome)
+	})
+	return status, err
+}
+
+// itemPrintOf is an item's print as renderjobs.Cleanup reads it; it is
+// read with its order's uid.
+func itemPrintOf(it *ent.OrderItem) renderjobs.ItemPrint {
+	return renderjobs.ItemPrint{OrderUID: it.Edges.Order.UID, ItemUID: it.UID, JobID: it.PrintJobID, FileKey: it.PrintFileKey}
+}
+
+// noticeItem is what an item's notice names; it is read with its order's
+// references (see withOrderRefs).
+func noticeItem(it *ent.OrderItem) renderjobs.Item {
+	return renderjobs.Item{
+		TeamID: it.TeamID, StoreID: it.StoreID, OrderUID: it.Edges.Order.UID,
+		EcommerceOrderID: it.Edges.Order.EcommerceOrderID, EcommerceOrderItemID: it.EcommerceOrderItemID,
+		ItemUID: it.UID, FilesRequested: it.Edges.Order.PrintFilesRequested,
 	}
-	work := &printWork{delete: p.FileKeys}
-	if p.JobID != nil {
-		work.cancel = []int64{*p.JobID}
-	}
-	work.dropShopJobFiles(p.Edges.Order.ReferenceNumber, p.UID, p.JobID)
-	if err := s.db.enqueue(ctx, tx, work); err != nil {
-		return err
-	}
-	u := p.Update().SetStatus(status).ClearFileKeys().ClearFileDigests().SetFileCount(0).ClearJobID()
-	// One assignment to error: PostgreSQL refuses an UPDATE that sets a
-	// column twice (SQLite takes the last).
-	if reason != nil {
-		u.SetError(*reason)
-	} else {
-		u.ClearError()
-	}
-	return u.Exec(ctx)
+}
+
+// shopPrintOf is the shop print uid (read with its order's
+// reference_number) as renderjobs.Cleanup reads it.
+func shopPrintOf(p *ent.ShopPrint, uid string) renderjobs.ShopPrint {
+	return renderjobs.ShopPrint{Reference: p.Edges.Order.ReferenceNumber, PrintUID: uid, JobID: p.JobID, FileKeys: p.FileKeys}
 }
 
 var _ prints.DesignSource = (*Prints)(nil)

@@ -5,8 +5,6 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"slices"
-	"strconv"
 
 	"github.com/google/uuid"
 
@@ -16,7 +14,6 @@ import (
 	"github.com/platen-print/platen/ent/shoporder"
 	"github.com/platen-print/platen/ent/shopprint"
 	"github.com/platen-print/platen/internal/apierr"
-	"github.com/platen-print/platen/internal/downloads"
 	"github.com/platen-print/platen/internal/files"
 	"github.com/platen-print/platen/internal/prints"
 	"github.com/platen-print/platen/internal/renderjobs"
@@ -24,10 +21,10 @@ import (
 )
 
 // ShopOrders implements shop.Store.
-type ShopOrders struct{ db *DB }
-
-// ShopOrders returns the Family B order store.
-func (db *DB) ShopOrders() *ShopOrders { return &ShopOrders{db: db} }
+type ShopOrders struct {
+	db   *DB
+	jobs *Stores
+}
 
 var _ shop.Store = (*ShopOrders)(nil)
 
@@ -74,25 +71,16 @@ func (s *ShopOrders) insert(ctx context.Context, tx *Tx, o *shop.Order) error {
 		uids[i] = uuid.NewString()
 		o.Lines[i].Print = shop.Print{UID: uids[i], Status: shop.PrintProcessing}
 	}
-	jobs := make([]int64, len(uids))
-	if s.db.queue != nil {
-		if jobs, err = s.db.queue.EnqueueShopRenders(ctx, tx.SQL, o.TeamID, uids); err != nil {
-			return err
-		}
-		tx.wakeAfterCommit(renderjobs.RenderQueue)
-		if err := record(ctx, tx, prints.EventQueued, nil, nil, uids...); err != nil {
-			return err
-		}
+	jobs, err := s.jobs.enqueueShopRenders(ctx, tx, o.TeamID, uids)
+	if err != nil {
+		return err
 	}
 	creates := make([]*ent.ShopPrintCreate, len(o.Lines))
 	for i, l := range o.Lines {
 		creates[i] = tx.ShopPrint.Create().
 			SetUID(uids[i]).SetShopOrderID(row.ID).SetTeamID(o.TeamID).SetStoreID(o.StoreID).
 			SetPosition(i).SetLineExternalID(l.ExternalID).SetDesignVersionID(l.DesignVersionID).
-			SetQuantity(l.Quantity).SetStatus(shop.PrintProcessing)
-		if s.db.queue != nil {
-			creates[i].SetJobID(jobs[i])
-		}
+			SetQuantity(l.Quantity).SetStatus(shop.PrintProcessing).SetJobID(jobs[i])
 	}
 	return tx.ShopPrint.CreateBulk(creates...).Exec(ctx)
 }
@@ -176,10 +164,10 @@ func shopOrderFromRow(row *ent.ShopOrder) *shop.Order {
 }
 
 // ShopPrints implements renderjobs.Store for Family B prints.
-type ShopPrints struct{ db *DB }
-
-// ShopPrints returns the Family B print store.
-func (db *DB) ShopPrints() *ShopPrints { return &ShopPrints{db: db} }
+type ShopPrints struct {
+	db   *DB
+	jobs *LinkedStores
+}
 
 var _ renderjobs.Store = (*ShopPrints)(nil)
 
@@ -200,7 +188,7 @@ func (s *ShopPrints) Task(ctx context.Context, printUID string) (*renderjobs.Tas
 	}
 	return &renderjobs.Task{
 		UID:            p.UID,
-		KeyPrefix:      shopKeyPrefix(p.Edges.Order.ReferenceNumber, p.UID),
+		KeyPrefix:      renderjobs.ShopKeyPrefix(p.Edges.Order.ReferenceNumber, p.UID),
 		PerSurface:     true,
 		TeamID:         p.TeamID,
 		TemplateConfig: version.TemplateConfig,
@@ -219,18 +207,6 @@ func ownedPrint(tx *Tx, printUID string, jobID int64) *ent.ShopPrintUpdate {
 func (s *ShopPrints) Start(ctx context.Context, printUID string, jobID int64) (bool, error) {
 	n, err := s.db.read.ShopPrint.Query().Where(shopprint.UID(printUID), shopprint.JobID(jobID)).Count(ctx)
 	return n > 0, err
-}
-
-// replaced are the keys of old that reused does not hold: a job that runs
-// again (its end was not recorded) writes the same keys, which must stay.
-func replaced(old, reused []string) []string {
-	var out []string
-	for _, k := range old {
-		if !slices.Contains(reused, k) {
-			out = append(out, k)
-		}
-	}
-	return out
 }
 
 // Finish makes the print ready with its files and their sizes and
@@ -252,10 +228,10 @@ func (s *ShopPrints) Finish(ctx context.Context, printUID string, jobID int64, s
 		if err != nil {
 			return 0, err
 		}
-		if old := replaced(p.FileKeys, keys); len(old) > 0 {
-			if err := s.db.enqueue(ctx, tx, &printWork{delete: old}); err != nil {
-				return 0, err
-			}
+		var c renderjobs.Cleanup
+		c.ShopReady(shopPrintOf(p, printUID), keys)
+		if err := s.jobs.clean(ctx, tx, &c); err != nil {
+			return 0, err
 		}
 		n, err := ownedPrint(tx, printUID, jobID).SetStatus(shop.PrintReady).ClearError().SetFileKeys(keys).SetFileDigests(digests).
 			SetFileCount(len(keys)).SetWarnings(warnings).Save(ctx)
@@ -265,7 +241,7 @@ func (s *ShopPrints) Finish(ctx context.Context, printUID string, jobID int64, s
 		if err := record(ctx, tx, prints.EventReady, nil, nil, printUID); err != nil {
 			return 0, err
 		}
-		return n, s.db.notifyShopReady(ctx, tx, p, stored)
+		return n, s.jobs.notify(ctx, tx, renderjobs.ShopReady(noticeLine(p), stored, s.jobs.links))
 	})
 }
 
@@ -280,12 +256,9 @@ func (s *ShopPrints) Fail(ctx context.Context, printUID string, jobID int64, rea
 		if err != nil {
 			return 0, err
 		}
-		// The files it had go with it, not left unreferenced, and so do
-		// those an earlier run of the failing job stored before it was
-		// interrupted.
-		work := &printWork{delete: p.FileKeys}
-		work.dropShopJobFiles(p.Edges.Order.ReferenceNumber, printUID, &jobID)
-		if err := s.db.enqueue(ctx, tx, work); err != nil {
+		var c renderjobs.Cleanup
+		c.ShopFailed(shopPrintOf(p, printUID), jobID)
+		if err := s.jobs.clean(ctx, tx, &c); err != nil {
 			return 0, err
 		}
 		n, err := ownedPrint(tx, printUID, jobID).SetStatus(shop.PrintFailed).SetError(reason).ClearFileKeys().ClearFileDigests().ClearWarnings().
@@ -297,50 +270,11 @@ func (s *ShopPrints) Fail(ctx context.Context, printUID string, jobID int64, rea
 	})
 }
 
-// PrintDownload returns file index (from 1) of a shop print, named
-// {order external_id}-{line external_id}-{index}.pdf.
-func (s *PrintFiles) PrintDownload(ctx context.Context, printUID string, index int) (*downloads.Download, error) {
-	p, err := s.db.read.ShopPrint.Query().Where(shopprint.UID(printUID)).
-		WithOrder(func(q *ent.ShopOrderQuery) {
-			q.Select(shoporder.FieldReferenceNumber, shoporder.FieldExternalID)
-		}).Only(ctx)
-	if err != nil {
-		return nil, notFound(err, "print %q not found", printUID)
+// noticeLine is what a shop print's notice names; it is read with its
+// order's references (see withShopOrderRefs).
+func noticeLine(p *ent.ShopPrint) renderjobs.Line {
+	return renderjobs.Line{
+		TeamID: p.TeamID, StoreID: p.StoreID, Reference: p.Edges.Order.ReferenceNumber, OrderExternalID: p.Edges.Order.ExternalID,
+		PrintUID: p.UID, LineExternalID: p.LineExternalID, DesignVersionID: p.DesignVersionID, Quantity: p.Quantity,
 	}
-	dl := &downloads.Download{
-		Order:    p.Edges.Order.ReferenceNumber,
-		Status:   p.Status,
-		Filename: p.Edges.Order.ExternalID + "-" + p.LineExternalID + "-" + strconv.Itoa(index) + ".pdf",
-	}
-	if p.Status == shop.PrintReady {
-		if index > len(p.FileKeys) {
-			return nil, apierr.NotFound("print %q has %d files; there is no file %d", printUID, len(p.FileKeys), index)
-		}
-		dl.FileKey = &p.FileKeys[index-1]
-		if d := files.DigestAt(shopDigests(p.FileDigests), index-1); d != nil {
-			dl.SHA256 = d.SHA256
-		}
-	}
-	return dl, nil
-}
-
-// CancelPrint cancels a Family B print for an operator: its pending render
-// is cancelled, its files are removed, and its status is cancelled for
-// good (a render still running then finds it no longer owns the print).
-func (s *ShopPrints) CancelPrint(ctx context.Context, printUID string) (status string, err error) {
-	err = s.db.inTx(ctx, func(ctx context.Context, tx *Tx) error {
-		p, err := tx.ShopPrint.Query().Where(shopprint.UID(printUID)).WithOrder(withShopOrderRefs).Only(ctx)
-		if err != nil {
-			return notFound(err, "print %q not found", printUID)
-		}
-		status = shop.PrintCancelled
-		if p.Status == shop.PrintCancelled {
-			return nil // already
-		}
-		if err := record(ctx, tx, prints.EventCancelled, nil, nil, printUID); err != nil {
-			return err
-		}
-		return s.db.Prints().endShop(ctx, tx, p, shop.PrintCancelled, nil)
-	})
-	return status, err
 }

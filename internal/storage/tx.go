@@ -17,18 +17,28 @@ import (
 type Tx struct {
 	*ent.Tx
 	SQL *sql.Tx
-	// wakes are the queues this transaction gave jobs: once it commits,
-	// their workers are woken rather than left to their next poll.
-	wakes map[string]bool
+	// wakes are the queues this transaction gave jobs, by name, each with
+	// the job queue that wakes its workers: once it commits, they are
+	// woken rather than left to their next poll.
+	wakes map[string]JobQueue
 }
 
-// wakeAfterCommit asks for the workers of queue to be woken once tx has
-// committed (see DB.wakeQueues).
-func (t *Tx) wakeAfterCommit(queue string) {
+// wakeAfterCommit asks for the workers of the queue name to be woken
+// through q once tx has committed (see wakeQueues).
+func (t *Tx) wakeAfterCommit(q JobQueue, name string) {
 	if t.wakes == nil {
-		t.wakes = map[string]bool{}
+		t.wakes = map[string]JobQueue{}
 	}
-	t.wakes[queue] = true
+	t.wakes[name] = q
+}
+
+// wakeQueues wakes the workers of the queues tx gave jobs, now that it has
+// committed: a render or a webhook starts at once, not at the queue's next
+// poll, up to 100 ms later.
+func wakeQueues(tx *Tx) {
+	for name, q := range tx.wakes {
+		q.WakeSoon(name)
+	}
 }
 
 // boundDriver is an Ent driver on a transaction this package begins and

@@ -2,64 +2,23 @@ package storage
 
 import (
 	"context"
-	"errors"
 	"time"
-
-	"github.com/google/uuid"
 
 	"github.com/platen-print/platen/ent"
 	"github.com/platen-print/platen/ent/predicate"
-	"github.com/platen-print/platen/ent/store"
 	"github.com/platen-print/platen/ent/webhookdelivery"
 	"github.com/platen-print/platen/internal/apierr"
-	"github.com/platen-print/platen/internal/files"
-	"github.com/platen-print/platen/internal/orders"
-	"github.com/platen-print/platen/internal/renderjobs"
-	"github.com/platen-print/platen/internal/shop"
 	"github.com/platen-print/platen/internal/webhooks"
 )
-
-// EventLinks signs the download links events carry (downloads.Links).
-type EventLinks interface {
-	ItemURL(orderUID, itemUID string) string
-	ShopFileURLs(reference string) func(printUID string, index int) string
-	BatchFileURL(batchUID string, index int) string
-}
-
-// SetLinks makes status changes that notify carry fresh download links.
-func (db *DB) SetLinks(l EventLinks) { db.links = l }
-
-// notify records an event for the store's webhook endpoint, and queues its
-// delivery, in tx: the event exists exactly when the change it reports
-// commits. A store without a webhook URL gets no deliveries.
-func (db *DB) notify(ctx context.Context, tx *Tx, teamID int, storeID, event string, body []byte) error {
-	if db.queue == nil {
-		return nil
-	}
-	st, err := tx.Store.Query().Where(store.ID(storeID)).Select(store.FieldWebhookURL).Only(ctx)
-	if err != nil || st.WebhookURL == nil || *st.WebhookURL == "" {
-		return err
-	}
-	uid := uuid.NewString()
-	jobs, err := db.queue.EnqueueDeliveries(ctx, tx.SQL, []string{uid})
-	if err != nil {
-		return err
-	}
-	tx.wakeAfterCommit(webhooks.Queue)
-	return tx.WebhookDelivery.Create().
-		SetUID(uid).SetTeamID(teamID).SetStoreID(storeID).SetEvent(event).SetBody(body).
-		SetStatus(webhooks.StatusPending).SetNextAttemptAt(now()).SetJobID(jobs[0]).
-		Exec(ctx)
-}
 
 // now is the time rows record (see the schema's).
 func now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
 
 // Deliveries implements webhooks.Store.
-type Deliveries struct{ db *DB }
-
-// Deliveries returns the webhook delivery store.
-func (db *DB) Deliveries() *Deliveries { return &Deliveries{db: db} }
+type Deliveries struct {
+	db   *DB
+	jobs *Stores
+}
 
 var _ webhooks.Store = (*Deliveries)(nil)
 
@@ -134,58 +93,28 @@ func recordAttempt(ctx context.Context, tx *Tx, uid string, jobID int64, a webho
 	return u.Exec(ctx)
 }
 
-// notifyItem records order_item.print_file.ready (with the file's digest)
-// or .failed (with the reason) for a Family A item (read with its order,
-// see ownedItem) whose order asked for print files.
-func (db *DB) notifyItem(ctx context.Context, tx *Tx, it *ent.OrderItem, event, status string, digest *files.Digest, reason string) error {
-	if !it.Edges.Order.PrintFilesRequested {
-		return nil
-	}
-	e := webhooks.ItemPrint{
-		Event: event, StoreID: it.StoreID, OrderUID: it.Edges.Order.UID,
-		EcommerceOrderID: it.Edges.Order.EcommerceOrderID, EcommerceOrderItemID: it.EcommerceOrderItemID,
-		OrderItemUID: it.UID, Status: status, SentAt: webhooks.SentAt(time.Now()),
-	}
-	if status == orders.PrintReady && db.links != nil {
-		u := db.links.ItemURL(e.OrderUID, e.OrderItemUID)
-		e.URL = &u
-	}
-	if status == orders.PrintReady && digest != nil {
-		e.Size, e.SHA256 = &digest.Size, &digest.SHA256
-	}
-	if status == orders.PrintProcessingFailed {
-		e.Error = &reason
-	}
-	return db.notify(ctx, tx, it.TeamID, it.StoreID, event, webhooks.Body(e))
-}
-
-// notifyShopReady records print_files.ready for a Family B print (read with
-// its order's reference_number and external_id) now ready with stored.
-func (db *DB) notifyShopReady(ctx context.Context, tx *Tx, p *ent.ShopPrint, stored []renderjobs.StoredFile) error {
-	var fileURL func(printUID string, index int) string
-	if db.links != nil {
-		fileURL = db.links.ShopFileURLs(p.Edges.Order.ReferenceNumber)
-	}
-	list := make([]webhooks.ShopFile, len(stored))
-	for i, f := range stored {
-		list[i] = webhooks.ShopFile{Index: i + 1, Type: "single_file", Copies: p.Quantity, Size: &f.Size, SHA256: &f.SHA256}
-		if fileURL != nil {
-			list[i].URL = fileURL(p.UID, i+1)
+// redeliver gives the deliveries uids new jobs, due now, in place of the
+// jobs old (cancelled when they have not run), and returns the new jobs'
+// ids, in order.
+func (s *Stores) redeliver(ctx context.Context, tx *Tx, old []int64, uids []string) ([]int64, error) {
+	if len(old) > 0 {
+		if err := s.queue.CancelJobs(ctx, tx.SQL, old); err != nil {
+			return nil, err
 		}
 	}
-	body := webhooks.Body(webhooks.PrintFilesReady{
-		Event: webhooks.EventPrintFilesReady, OrderExternalID: p.Edges.Order.ExternalID,
-		LineExternalID: p.LineExternalID, DesignVersionID: p.DesignVersionID,
-		PrintID: p.UID, Status: shop.PrintReady, Files: list, SentAt: webhooks.SentAt(time.Now()),
-	})
-	return db.notify(ctx, tx, p.TeamID, p.StoreID, webhooks.EventPrintFilesReady, body)
+	jobs, err := s.queue.EnqueueDeliveries(ctx, tx.SQL, uids)
+	if err != nil {
+		return nil, err
+	}
+	tx.wakeAfterCommit(s.queue, webhooks.Queue)
+	return jobs, nil
 }
 
 var _ webhooks.EndpointStore = (*Deliveries)(nil)
 
 // StoreTeam returns the team owning storeID.
 func (s *Deliveries) StoreTeam(ctx context.Context, storeID string) (int, error) {
-	return s.db.Orders().StoreTeam(ctx, storeID)
+	return s.db.storeTeam(ctx, storeID)
 }
 
 // SetEndpoint sets the store's webhook URL, rotating its secret if asked.
@@ -210,7 +139,7 @@ func (s *Deliveries) SetEndpoint(ctx context.Context, storeID, url string, rotat
 			return err
 		}
 		if moved {
-			if err := s.db.requeuePending(ctx, tx, storeID); err != nil {
+			if err := s.requeuePending(ctx, tx, storeID); err != nil {
 				return err
 			}
 		}
@@ -226,32 +155,25 @@ func (s *Deliveries) SetEndpoint(ctx context.Context, storeID, url string, rotat
 // who replaces a dead endpoint must not wait for a pause or a retry delay
 // of up to a day. A job already running is left to end; it no longer owns
 // its delivery, so its attempt is not recorded.
-func (db *DB) requeuePending(ctx context.Context, tx *Tx, storeID string) error {
-	if db.queue == nil {
-		return nil
-	}
+func (s *Deliveries) requeuePending(ctx context.Context, tx *Tx, storeID string) error {
 	pending, err := tx.WebhookDelivery.Query().
 		Where(webhookdelivery.StoreID(storeID), webhookdelivery.Status(webhooks.StatusPending)).
 		Order(ent.Asc(webhookdelivery.FieldID)).All(ctx)
 	if err != nil || len(pending) == 0 {
 		return err
 	}
-	work := &printWork{}
+	var old []int64
 	uids := make([]string, len(pending))
 	for i, d := range pending {
 		uids[i] = d.UID
 		if d.JobID != nil {
-			work.cancel = append(work.cancel, *d.JobID)
+			old = append(old, *d.JobID)
 		}
 	}
-	if err := db.enqueue(ctx, tx, work); err != nil {
-		return err
-	}
-	jobs, err := db.queue.EnqueueDeliveries(ctx, tx.SQL, uids)
+	jobs, err := s.jobs.redeliver(ctx, tx, old, uids)
 	if err != nil {
 		return err
 	}
-	tx.wakeAfterCommit(webhooks.Queue)
 	for i, d := range pending {
 		if err := d.Update().SetAttempts(0).SetJobID(jobs[i]).SetNextAttemptAt(now()).Exec(ctx); err != nil {
 			return err
@@ -305,9 +227,6 @@ func (s *Deliveries) ListDeliveries(ctx context.Context, q webhooks.Query) ([]*w
 // Resend puts the store's delivery back to pending under a new job, with
 // a fresh schedule (its attempts count from zero again).
 func (s *Deliveries) Resend(ctx context.Context, storeID, uid string) (*webhooks.LogEntry, error) {
-	if s.db.queue == nil {
-		return nil, errors.New("resend needs the job queue of platen serve")
-	}
 	var out *webhooks.LogEntry
 	err := s.db.inTx(ctx, func(ctx context.Context, tx *Tx) error {
 		d, err := tx.WebhookDelivery.Query().
@@ -315,18 +234,14 @@ func (s *Deliveries) Resend(ctx context.Context, storeID, uid string) (*webhooks
 		if err != nil {
 			return notFound(err, "webhook delivery %q not found", uid)
 		}
-		work := &printWork{}
+		var old []int64
 		if d.JobID != nil && d.Status == webhooks.StatusPending {
-			work.cancel = []int64{*d.JobID}
+			old = []int64{*d.JobID}
 		}
-		if err := s.db.enqueue(ctx, tx, work); err != nil {
-			return err
-		}
-		jobs, err := s.db.queue.EnqueueDeliveries(ctx, tx.SQL, []string{uid})
+		jobs, err := s.jobs.redeliver(ctx, tx, old, []string{uid})
 		if err != nil {
 			return err
 		}
-		tx.wakeAfterCommit(webhooks.Queue)
 		d, err = d.Update().SetStatus(webhooks.StatusPending).SetAttempts(0).SetJobID(jobs[0]).
 			SetNextAttemptAt(now()).ClearDeliveredAt().Save(ctx)
 		if err != nil {
