@@ -1,8 +1,8 @@
 // Command platen-openapi writes Platen's OpenAPI 3.1 document,
 // gen/openapi/platen.openapi.json, from protoc-gen-openapiv2's merged
-// Swagger 2.0 output (see internal/openapigen), the Go file that embeds it
+// Swagger 2.0 output (see internal/openapidoc), the Go file that embeds it
 // (package openapi), and the API reference drawn from it (docs/api-reference.md,
-// see internal/apiref). `make generate` runs it after buf.
+// see internal/openapidoc). `make generate` runs it after buf.
 package main
 
 import (
