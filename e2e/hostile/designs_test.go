@@ -29,7 +29,7 @@ const (
 // are a 400 naming the member, at order creation (REST and gRPC) and at
 // design-version registration, and create nothing.
 func TestDocumentsThatTookTheRendererDownAreRefusedAtTheDoor(t *testing.T) {
-	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+	platentest.EachBackendInTurn(t, func(t *testing.T, b platentest.Backend) {
 		srv := start(t, b, nil)
 		tenant := srv.Bootstrap(t, "attacker", "shop-a")
 		for doc, member := range map[string]string{spinningDoc: "layers[0].stroke_width", panicDoc: "layers[0].x"} {
@@ -79,7 +79,7 @@ func wantGRPCViolation(t *testing.T, srv *platentest.Server, tenant platentest.T
 // bounds existed is checked again before rendering: its print fails with
 // the reason, and the render processes go on serving everyone.
 func TestAStoredDocumentOutOfBoundsFailsAtRender(t *testing.T) {
-	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+	platentest.EachBackendInTurn(t, func(t *testing.T, b platentest.Backend) {
 		srv := start(t, b, nil)
 		attacker := srv.Bootstrap(t, "attacker", "shop-a")
 		other := srv.Bootstrap(t, "other", "shop-b")

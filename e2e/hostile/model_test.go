@@ -36,7 +36,7 @@ func TestNewMembersAreBoundedAtTheDoor(t *testing.T) {
 		{"a view box of 1e300", `{"type":"path","fill":"#000","d":"M0 0 L1 1","view_box":[0,0,1e300,1],"width":1,"height":1}`, "layers[0].view_box"},
 		{"a dash of a thousand parts", `{"type":"line","x2":5,"stroke":"#000","stroke_width":1,"dash":[` + strings.TrimSuffix(strings.Repeat("1,", 1000), ",") + `]}`, "layers[0].dash"},
 	}
-	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+	platentest.EachBackendInTurn(t, func(t *testing.T, b platentest.Backend) {
 		srv := start(t, b, nil)
 		tenant := srv.Bootstrap(t, "attacker", "shop-a")
 		for _, c := range cases {
@@ -72,7 +72,7 @@ func TestHostileSVGsFailTheirPrintOnly(t *testing.T) {
 		_, _ = w.Write([]byte(files[r.URL.Path]))
 	}))
 	t.Cleanup(images.Close)
-	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+	platentest.EachBackendInTurn(t, func(t *testing.T, b platentest.Backend) {
 		srv := start(t, b, nil)
 		attacker := srv.Bootstrap(t, "attacker", "shop-a")
 		other := srv.Bootstrap(t, "other", "shop-b")

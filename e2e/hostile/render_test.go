@@ -22,7 +22,7 @@ import (
 // the server's memory and /healthz hold, and another team's order is
 // ready meanwhile.
 func TestOneImageDrawnManyTimesCostsItsBudgetNotTheServer(t *testing.T) {
-	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+	platentest.EachBackendInTurn(t, func(t *testing.T, b platentest.Backend) {
 		images := hugePNG(t)
 		srv := start(t, b, nil)
 		attacker := srv.Bootstrap(t, "attacker", "shop-a")
@@ -53,7 +53,7 @@ func TestOneImageDrawnManyTimesCostsItsBudgetNotTheServer(t *testing.T) {
 // twenty slow designs is rendering when another team posts one small
 // order; that order is ready long before the backlog is through.
 func TestOneTeamsBacklogDoesNotHoldAnotherTeamsOrder(t *testing.T) {
-	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+	platentest.EachBackendInTurn(t, func(t *testing.T, b platentest.Backend) {
 		srv := start(t, b, nil)
 		heavy := srv.Bootstrap(t, "heavy", "shop-a")
 		other := srv.Bootstrap(t, "other", "shop-b")
@@ -120,7 +120,7 @@ func finishedShopPrints(t *testing.T, srv *platentest.Server) int {
 // --render-timeout (of wall clock or CPU) fails at once with the reason, is not retried, and the
 // render process is free again for others.
 func TestARenderOverItsTimeFailsOnceWithTheReason(t *testing.T) {
-	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+	platentest.EachBackendInTurn(t, func(t *testing.T, b platentest.Backend) {
 		srv := start(t, b, func(c *config.Config) { c.Render.Timeout = time.Second })
 		attacker := srv.Bootstrap(t, "attacker", "shop-a")
 		other := srv.Bootstrap(t, "other", "shop-b")

@@ -32,7 +32,7 @@ func emptyItems() []byte {
 // without a token, for two seconds, get 401s; the server's memory and
 // /healthz hold and another team's order is ready meanwhile.
 func TestUnauthenticatedFloodsCostNothing(t *testing.T) {
-	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+	platentest.EachBackendInTurn(t, func(t *testing.T, b platentest.Backend) {
 		srv := start(t, b, nil)
 		other := srv.Bootstrap(t, "other", "shop-b")
 		c := watch(t, srv)
@@ -77,7 +77,7 @@ func TestUnauthenticatedFloodsCostNothing(t *testing.T) {
 // key) and in a note was a 500 on PostgreSQL and stored on SQLite; now
 // both answer 400 (REST) and INVALID_ARGUMENT (gRPC) naming the field.
 func TestNULIsRefusedAlikeOnBothDatabases(t *testing.T) {
-	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+	platentest.EachBackendInTurn(t, func(t *testing.T, b platentest.Backend) {
 		srv := start(t, b, nil)
 		tenant := srv.Bootstrap(t, "acme", "shop-a")
 		for name, tc := range map[string]struct {

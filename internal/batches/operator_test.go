@@ -11,7 +11,6 @@ import (
 	"google.golang.org/grpc/status"
 
 	platenv1 "github.com/platen-print/platen/gen/platen/v1"
-	"github.com/platen-print/platen/internal/operators"
 	"github.com/platen-print/platen/internal/platentest"
 )
 
@@ -23,14 +22,8 @@ import (
 func TestOperatorsCreateAndReadBatchesOverREST(t *testing.T) {
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
 		f := setup(t, b)
-		member, err := operators.Create(t.Context(), f.srv.DB().Operators(), "ada@example.com", "", false, &f.shop.TeamID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		theirs, err := operators.Create(t.Context(), f.srv.DB().Operators(), "lin@example.com", "", false, &f.otherTeam.TeamID)
-		if err != nil {
-			t.Fatal(err)
-		}
+		member := f.srv.TeamOperator(t, "ada@example.com", f.shop.TeamID)
+		theirs := f.srv.TeamOperator(t, "lin@example.com", f.otherTeam.TeamID)
 		items := f.order(t, f.shop, "1001", item("1001-1", 1, card("#ff0000")), item("1001-2", 1, card("#00ff00")))
 		outlet := f.order(t, f.outlet, "2001", item("2001-1", 1, card("#0000ff")))
 		theirItems := f.order(t, f.otherTeam, "9001", item("9001-1", 1, card("#000000")))
@@ -135,14 +128,8 @@ func TestOperatorsCreateAndReadBatchesOverREST(t *testing.T) {
 func TestOperatorsBatchOverGRPC(t *testing.T) {
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
 		f := setup(t, b)
-		member, err := operators.Create(t.Context(), f.srv.DB().Operators(), "ada@example.com", "", false, &f.shop.TeamID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		theirs, err := operators.Create(t.Context(), f.srv.DB().Operators(), "lin@example.com", "", false, &f.otherTeam.TeamID)
-		if err != nil {
-			t.Fatal(err)
-		}
+		member := f.srv.TeamOperator(t, "ada@example.com", f.shop.TeamID)
+		theirs := f.srv.TeamOperator(t, "lin@example.com", f.otherTeam.TeamID)
 		items := f.order(t, f.shop, "1001", item("1001-1", 2, card("#ff0000")))
 		client := platenv1.NewOperatorServiceClient(f.srv.GRPC(t))
 		as := func(token string) context.Context { return platentest.Bearer(t.Context(), token) }

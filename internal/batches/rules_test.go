@@ -13,7 +13,6 @@ import (
 	"google.golang.org/grpc/status"
 
 	platenv1 "github.com/platen-print/platen/gen/platen/v1"
-	"github.com/platen-print/platen/internal/operators"
 	"github.com/platen-print/platen/internal/platentest"
 )
 
@@ -165,10 +164,7 @@ func TestOperatorsListBatches(t *testing.T) {
 			uids = append(uids, r.Object(t)["uid"].(string))
 			f.wait(t, f.teamToken, uids[len(uids)-1])
 		}
-		theirs, err := operators.Create(t.Context(), f.srv.DB().Operators(), "lin@example.com", "", false, &f.otherTeam.TeamID)
-		if err != nil {
-			t.Fatal(err)
-		}
+		theirs := f.srv.TeamOperator(t, "lin@example.com", f.otherTeam.TeamID)
 		list := func(token, query string) []string {
 			t.Helper()
 			r := f.srv.Do(t, "GET", "/api/v1/operator/batch-orders"+query, token, nil)

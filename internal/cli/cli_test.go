@@ -6,6 +6,7 @@ package cli_test
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
@@ -52,13 +53,15 @@ func TestMain(m *testing.M) {
 	// else's server would otherwise stop these tests' servers mid-test.
 	platenBin = filepath.Join(dir, "platen-e2e")
 	// The test runs in internal/cli: the module root is two levels up.
-	args := []string{"build", "-o", platenBin}
+	// Without its symbol table and DWARF (-s -w) the binary links in half
+	// the time; a panic's trace still names every function and line.
+	args := []string{"build", "-ldflags=-s -w", "-o", platenBin}
 	if coverDir != "" {
 		// make test counts what the binary runs in the coverage. The main
 		// package must be in -coverpkg: a binary whose main is not
-		// instrumented writes no coverage at all. The mode is make test's
-		// (atomic, as -race needs): covdata cannot merge different modes.
-		args = append(args, "-covermode=atomic", "-coverpkg=./cmd/platen,./internal/...,./third_party/...")
+		// instrumented writes no coverage at all. The mode is this test
+		// binary's: covdata cannot merge different modes.
+		args = append(args, "-covermode="+cmp.Or(testing.CoverMode(), "set"), "-coverpkg=./cmd/platen,./internal/...,./third_party/...")
 		os.Setenv("GOCOVERDIR", coverDir) //nolint:errcheck // cannot fail for a valid name
 	}
 	build := exec.Command("go", append(args, "./cmd/platen")...)

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -18,8 +19,8 @@ import (
 
 // Start runs a server on 127.0.0.1 holding an empty bucket, stopped when
 // the test ends, and returns the blob URL (--blob-url) that opens it. It
-// sets the AWS environment for the test so that the machine's own AWS
-// settings stay out.
+// sets the process's AWS environment to test credentials and no AWS files,
+// so that the machine's own AWS settings stay out.
 func Start(t *testing.T, bucket string) string {
 	t.Helper()
 	return StartObserved(t, bucket, nil)
@@ -120,14 +121,29 @@ func start(t *testing.T, bucket string, observe func(method, path string, header
 	})
 	srv := httptest.NewServer(handler)
 	t.Cleanup(srv.Close)
-	// gofakes3 takes any credentials.
-	none := filepath.Join(t.TempDir(), "none")
-	t.Setenv("AWS_ACCESS_KEY_ID", "platen-test")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "platen-test-secret")
-	t.Setenv("AWS_SESSION_TOKEN", "")
-	t.Setenv("AWS_PROFILE", "")
-	t.Setenv("AWS_CONFIG_FILE", none)
-	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", none)
-	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	useTestCredentials()
 	return "s3://" + bucket + "?endpoint=" + url.QueryEscape(srv.URL) + "&use_path_style=true&disable_https=true&region=us-east-1", o
+}
+
+var credentialsOnce sync.Once
+
+// useTestCredentials gives the process the credentials every fake S3
+// server takes (gofakes3 takes any), and no AWS configuration files, once:
+// the values never change, so they are set for good rather than per test,
+// which leaves the tests that start a fake S3 free to run in parallel
+// (t.Setenv forbids it).
+func useTestCredentials() {
+	credentialsOnce.Do(func() {
+		none := filepath.Join(os.TempDir(), "platen-fakes3-no-aws-files", "none")
+		for k, v := range map[string]string{
+			"AWS_ACCESS_KEY_ID": "platen-test", "AWS_SECRET_ACCESS_KEY": "platen-test-secret",
+			"AWS_SESSION_TOKEN": "", "AWS_PROFILE": "",
+			"AWS_CONFIG_FILE": none, "AWS_SHARED_CREDENTIALS_FILE": none,
+			"AWS_EC2_METADATA_DISABLED": "true",
+		} {
+			if err := os.Setenv(k, v); err != nil {
+				panic(err) // only an invalid name fails
+			}
+		}
+	})
 }

@@ -18,7 +18,7 @@ import (
 // the bomb, and refusing it allocates little: the 158 KB font of
 // 4 references nested 8 deep took serve past 3.8 GB.
 func TestFontBombUploads(t *testing.T) {
-	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+	platentest.EachBackendInTurn(t, func(t *testing.T, b platentest.Backend) {
 		srv := platentest.Start(t, b)
 		acme := srv.Bootstrap(t, "acme", "acme-shop")
 		member := srv.TeamOperator(t, "ada@example.com", acme.TeamID)

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/platen-print/platen/internal/operators"
 	"github.com/platen-print/platen/internal/platentest"
 	"github.com/platen-print/platen/internal/platentest/poll"
 )
@@ -94,19 +93,9 @@ func TestThePanelMakesAndShowsBatches(t *testing.T) {
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
 		srv := platentest.Start(t, b)
 		acme, other := srv.Bootstrap(t, "acme", "acme-shop"), srv.Bootstrap(t, "other", "other-shop")
-		db := srv.DB().Operators()
-		staff, err := operators.Create(t.Context(), db, "grace@example.com", "", true, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		member, err := operators.Create(t.Context(), db, "ada@example.com", "", false, &acme.TeamID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		theirs, err := operators.Create(t.Context(), db, "lin@example.com", "", false, &other.TeamID)
-		if err != nil {
-			t.Fatal(err)
-		}
+		staff := srv.Staff(t, "grace@example.com")
+		member := srv.TeamOperator(t, "ada@example.com", acme.TeamID)
+		theirs := srv.TeamOperator(t, "lin@example.com", other.TeamID)
 		tmpl := batchable(t, srv, acme, staff.Token, "SRA3 <b>cards</b>")
 		items := cards(t, srv, acme, "1001", 3)
 

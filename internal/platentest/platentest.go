@@ -6,6 +6,7 @@ package platentest
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"os"
@@ -53,8 +54,25 @@ func SQLite() Backend {
 	return Backend{Name: "sqlite", NewDatabaseURL: func(testing.TB) string { return "" }}
 }
 
-// EachBackend runs fn as a subtest on every backend.
+// EachBackend runs fn as a subtest on every backend, the backends side
+// by side: each has a server and a database of its own, and much of a
+// test's time is spent waiting (on a database, a render process, a
+// retry), so the two overlap well. fn must therefore not share what it
+// writes with the other backend's run, nor call t.Setenv.
 func EachBackend(t *testing.T, fn func(t *testing.T, b Backend)) {
+	for _, b := range Backends() {
+		t.Run(b.Name, func(t *testing.T) {
+			t.Parallel()
+			fn(t, b)
+		})
+	}
+}
+
+// EachBackendInTurn is EachBackend one backend after the other, for the
+// tests that measure the whole process (its goroutines, heap, peak RSS,
+// latency under an attack, password hashes): the other backend's run
+// would be counted in.
+func EachBackendInTurn(t *testing.T, fn func(t *testing.T, b Backend)) {
 	for _, b := range Backends() {
 		t.Run(b.Name, func(t *testing.T) { fn(t, b) })
 	}
@@ -172,9 +190,19 @@ func (s *Server) TeamOperator(t testing.TB, email string, team int) *operators.C
 	return s.operator(t, email, false, &team)
 }
 
+// operator creates the account, trying again while the process's password
+// hashes are all busy (ErrPasswordsBusy): tests running side by side hash
+// at once, and on a loaded machine one may wait longer than a sign-in does.
 func (s *Server) operator(t testing.TB, email string, staff bool, team *int) *operators.Created {
 	t.Helper()
-	created, err := operators.Create(t.Context(), s.DB().Operators(), email, "", staff, team)
+	var created *operators.Created
+	var err error
+	for range 20 {
+		created, err = operators.Create(t.Context(), s.DB().Operators(), email, "", staff, team)
+		if !errors.Is(err, operators.ErrPasswordsBusy) {
+			break
+		}
+	}
 	if err != nil {
 		t.Fatalf("operator %s: %v", email, err)
 	}

@@ -13,7 +13,6 @@ import (
 
 	platenv1 "github.com/platen-print/platen/gen/platen/v1"
 	"github.com/platen-print/platen/internal/config"
-	"github.com/platen-print/platen/internal/operators"
 	"github.com/platen-print/platen/internal/platentest"
 )
 
@@ -38,10 +37,7 @@ func setup(t *testing.T, b platentest.Backend) *fixture {
 	f := &fixture{srv: platentest.StartWith(t, b, func(c *config.Config) { c.AllowPrivateNetwork = true })}
 	f.acme, f.other = f.srv.Bootstrap(t, "acme", "acme-shop"), f.srv.Bootstrap(t, "other", "other-shop")
 	staff := f.srv.Staff(t, "grace@example.com")
-	member, err := operators.Create(t.Context(), f.srv.DB().Operators(), "ada@example.com", "", false, &f.acme.TeamID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	member := f.srv.TeamOperator(t, "ada@example.com", f.acme.TeamID)
 	f.staff, f.member = staff.Token, member.Token
 	items := f.order(t, f.acme, "1001", goodDoc, badDoc)
 	f.good, f.bad = items[0], items[1]

@@ -178,7 +178,7 @@ func TestBodyLimits(t *testing.T) {
 // Allocations are counted process-wide, so each is the least of five
 // tries, leaving out the server's background work.
 func TestUnauthenticatedRequestCostsNoMemory(t *testing.T) {
-	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+	platentest.EachBackendInTurn(t, func(t *testing.T, b platentest.Backend) {
 		srv := platentest.Start(t, b)
 		t.Run("REST", func(t *testing.T) {
 			h := srv.Handler()

@@ -15,7 +15,6 @@ import (
 
 	"github.com/platen-print/platen/gen/openapi"
 	"github.com/platen-print/platen/internal/openapidoc"
-	"github.com/platen-print/platen/internal/operators"
 	"github.com/platen-print/platen/internal/platentest"
 )
 
@@ -47,10 +46,7 @@ func TestOpenAPIListsImplementedRoutes(t *testing.T) {
 	}
 	s := platentest.Start(t, platentest.SQLite())
 	tenant := s.Bootstrap(t, "acme", "acme-shop")
-	staff, err := operators.Create(t.Context(), s.DB().Operators(), "grace@example.com", "", true, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	staff := s.Staff(t, "grace@example.com")
 	protoregistry.GlobalFiles.RangeFilesByPackage(openapidoc.Package, func(fd protoreflect.FileDescriptor) bool {
 		for i := 0; i < fd.Services().Len(); i++ {
 			methods := fd.Services().Get(i).Methods()

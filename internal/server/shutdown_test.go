@@ -24,7 +24,7 @@ import (
 // running, left by a caller that gave up on it, as a load balancer's probe
 // of a slow database is.
 func TestShutdownLeavesNoGoroutine(t *testing.T) {
-	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+	platentest.EachBackendInTurn(t, func(t *testing.T, b platentest.Backend) {
 		cfg := config.Default()
 		cfg.HTTPAddr, cfg.GRPCAddr, cfg.DebugAddr = "127.0.0.1:0", "127.0.0.1:0", "127.0.0.1:0"
 		cfg.DataDir = t.TempDir()

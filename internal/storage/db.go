@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	atlas "ariga.io/atlas/sql/schema"
@@ -30,6 +31,7 @@ import (
 
 	"github.com/platen-print/platen/ent"
 	"github.com/platen-print/platen/ent/designversion"
+	"github.com/platen-print/platen/ent/migrate"
 	"github.com/platen-print/platen/ent/orderitem"
 	"github.com/platen-print/platen/internal/queue"
 )
@@ -214,6 +216,18 @@ func (db *DB) Migrate(ctx context.Context) error {
 	return err
 }
 
+// entSchemaMu holds one Ent migration at a time in the process: Ent's
+// schema.Create writes the generated, package-level table descriptions
+// (ent/migrate.Tables) as it plans, so two at once (two servers in one
+// test process) race on them.
+var entSchemaMu sync.Mutex
+
+func createSchema(ctx context.Context, s *migrate.Schema, opts ...schema.MigrateOption) error {
+	entSchemaMu.Lock()
+	defer entSchemaMu.Unlock()
+	return s.Create(ctx, opts...)
+}
+
 // MigrateCounting is Migrate, and returns how many changes it applied (0
 // when the schema was up to date): the tables, columns and indexes Ent
 // created or altered, the job queue's migrations, and the tables, indexes
@@ -227,7 +241,7 @@ func (db *DB) MigrateCounting(ctx context.Context) (int, error) {
 			return planned, err
 		})
 	})
-	if err := db.write.Schema.Create(ctx, counted); err != nil {
+	if err := createSchema(ctx, db.write.Schema, counted); err != nil {
 		return 0, fmt.Errorf("apply schema: %w", err)
 	}
 	steps := []func(context.Context) (int, error){

@@ -30,7 +30,7 @@ func TestMeasureHungStore(t *testing.T) {
 	if os.Getenv(measureEnv) == "" {
 		t.Skipf("set %s=1 to measure (a few minutes)", measureEnv)
 	}
-	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+	platentest.EachBackendInTurn(t, func(t *testing.T, b platentest.Backend) {
 		hung := newEndpoint(t, 0)
 		arrivals := platentest.NewReceiver(t, platentest.Answering(http.StatusNoContent))
 		srv := platentest.StartWith(t, b, func(c *config.Config) { c.AllowPrivateNetwork = true })
