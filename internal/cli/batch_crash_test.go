@@ -21,6 +21,7 @@ import (
 // copies renders (its photo is being fetched); a new process resumes the
 // batch, which reaches Ready with all 63 sheets.
 func TestCrashMidBatch(t *testing.T) {
+	t.Parallel() // each test runs processes of its own
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
 		var dbFlags []string
 		if databaseURL := b.NewDatabaseURL(t); databaseURL != "" {

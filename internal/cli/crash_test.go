@@ -112,6 +112,7 @@ func printStatuses(t *testing.T, s *server, token string, n int) map[string]int 
 // restart resumes the ones the crash interrupted instead of leaving them
 // in processing.
 func TestCrashLosesNoRender(t *testing.T) {
+	t.Parallel() // each test runs processes of its own
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
 		var dbFlags []string
 		if databaseURL := b.NewDatabaseURL(t); databaseURL != "" {

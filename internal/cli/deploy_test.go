@@ -29,6 +29,7 @@ var deployDir = filepath.Join("..", "..", "docs", "deploy")
 // the render process (with a font only it has) and downloads through its
 // link.
 func TestDeploymentRecipes(t *testing.T) {
+	t.Parallel() // each test runs processes of its own
 	serveUnit, renderUnit := readUnit(t, "platen-serve.service"), readUnit(t, "platen-render.service")
 	serveArgs, renderArgs := execArgs(t, serveUnit, "serve"), execArgs(t, renderUnit, "render")
 	serveFlags, renderFlags := commandFlags(t, "serve"), commandFlags(t, "render")

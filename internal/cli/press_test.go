@@ -22,6 +22,7 @@ import (
 // render), and fails a print below its variant's min_effective_ppi with
 // the reason.
 func TestRenderProcessUsesPressSettings(t *testing.T) {
+	t.Parallel() // each test runs processes of its own
 	renderAddr, _ := startRenderOnFreePort(t)
 	dataDir := t.TempDir()
 	boot := bootstrap(t, nil, "--data-dir", dataDir, "--team", "acme", "--store", "acme-shop")

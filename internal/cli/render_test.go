@@ -116,6 +116,7 @@ func tryStartRender(t *testing.T, addr string, env []string, args ...string) (ki
 // the render process is down, prints wait and retry instead of failing,
 // and reach ready once it is back.
 func TestRenderProcess(t *testing.T) {
+	t.Parallel() // each test runs processes of its own
 	fontDir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(fontDir, "House-Sans.ttf"), goregular.TTF, 0o644); err != nil {
 		t.Fatal(err)

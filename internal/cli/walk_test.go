@@ -28,6 +28,7 @@ import (
 // The tutorial runs on the data the README left, so an id it assumes
 // rather than reads from an answer fails too.
 func TestGuideWalk(t *testing.T) {
+	t.Parallel() // each test runs processes of its own
 	testtools.Need(t, "curl", "curl")
 	testtools.Need(t, "jq", "jq")
 	testtools.Need(t, "poppler-utils", "pdfinfo", "pdftoppm", "pdftotext")

@@ -25,6 +25,7 @@ import (
 // and prints its secret; --rotate-secret replaces the secret, the old one
 // signing along for 24 h; a URL that is not http(s) is refused.
 func TestAdminStoreWebhook(t *testing.T) {
+	t.Parallel() // each test runs processes of its own
 	dataDir := t.TempDir()
 	boot := bootstrap(t, nil, "--data-dir", dataDir, "--team", "acme", "--store", "acme-shop")
 	type endpoint struct {
@@ -138,6 +139,7 @@ func TestWebhookURLRulesAsREST(t *testing.T) {
 // may run, its image was never fetched) and one that is ready (its files
 // go); the shop sees cancelled with no files.
 func TestAdminPrintCancel(t *testing.T) {
+	t.Parallel() // each test runs processes of its own
 	gate := make(chan struct{})
 	images, hits := heldImages(t, func(ctx context.Context) bool {
 		select {

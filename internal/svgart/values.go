@@ -306,7 +306,7 @@ func parseFunctional(s string, hsl bool) (rgba, error) {
 		case hsl && i > 0:
 			x /= 100
 		case pct:
-			x *= 255.0 / 100
+			x = x * 255 / 100 // not x * 2.55, which makes 50% 127.4999… and rounds it down
 		}
 		v[i] = x
 	}

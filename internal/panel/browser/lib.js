@@ -11,8 +11,15 @@ function report(step, ok, detail) {
 }
 
 // launch starts Debian's chromium (never a downloaded browser).
+// The flags keep Chromium from its own background traffic (updates, sync,
+// field trials), which a closed network refuses many times a start, and
+// from the GPU process a headless test has no use for.
 async function launch() {
-  return chromium.launch({ executablePath: env.CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox'] });
+  return chromium.launch({
+    executablePath: env.CHROMIUM || '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+      '--disable-sync', '--no-first-run', '--disable-extensions'],
+  });
 }
 
 // signIn signs page in as an operator and waits for the prints list. A
