@@ -125,9 +125,9 @@ func ppmPixels(ppm []byte, w, h int) ([]byte, error) {
 // and blue first), stride bytes a row.
 //
 // It reads 64 bytes of pdftoppm's output for each byte it writes: under
-// the race detector, which make test uses, checking each read took most
-// of the suite's time. It reads and writes only what its caller owns, so
-// it is left out (go:norace).
+// the race detector checking each read took most of the suite's time. It
+// reads and writes only what its caller owns, so it is left out
+// (go:norace).
 //
 //go:norace
 func downsample(pix []byte, bpp, stride, w, h, n int) *image.RGBA {
