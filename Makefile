@@ -146,7 +146,7 @@ fuzz: test-tools ## run each fuzz target for about 30 s (a count of inputs each;
 	$(GO) test -run XXX -fuzz=FuzzValid -fuzztime=$(call fuzztime,$(FUZZ_VALID)) ./internal/jsonscan/
 	$(GO) test -run XXX -fuzz=FuzzQueryUnescape -fuzztime=$(call fuzztime,$(FUZZ_UNESCAPE)) ./internal/designdoc/
 	$(GO) test -run XXX -fuzz=FuzzRender -fuzztime=$(call fuzztime,$(FUZZ_RENDER)) -parallel 1 ./internal/renderproc/
-	$(GO) test -run XXX -fuzz=FuzzVerify -fuzztime=$(call fuzztime,$(FUZZ_VERIFY)) ./internal/downloads/
+	$(GO) test -run XXX -fuzz=FuzzVerify -fuzztime=$(call fuzztime,$(FUZZ_VERIFY)) ./internal/downloads/token/
 	$(GO) test -run XXX -fuzz=FuzzTrace -fuzztime=$(call fuzztime,$(FUZZ_CONTOUR)) ./internal/contour/
 	$(GO) test -run XXX -fuzz=FuzzPlain -fuzztime=$(call fuzztime,$(FUZZ_PLAIN)) ./internal/gateway/
 	$(GO) test -run XXX -fuzz=FuzzParse -fuzztime=$(call fuzztime,$(FUZZ_SVG)) ./internal/svgart/

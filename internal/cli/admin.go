@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/platen-print/platen/internal/config"
-	"github.com/platen-print/platen/internal/downloads"
+	linktoken "github.com/platen-print/platen/internal/downloads/token"
 	"github.com/platen-print/platen/internal/fetch"
 	"github.com/platen-print/platen/internal/server"
 	"github.com/platen-print/platen/internal/storage"
@@ -316,7 +316,7 @@ func newKeysCmd(cfg *config.Config) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return printJSON(rotated{Key: server.LinkKeyName, RotatedAt: at, RotateAgainAfter: at.Add(downloads.DefaultTTL)})
+				return printJSON(rotated{Key: server.LinkKeyName, RotatedAt: at, RotateAgainAfter: at.Add(linktoken.DefaultTTL)})
 			})
 		},
 	})

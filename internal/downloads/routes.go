@@ -1,3 +1,7 @@
+// Package downloads serves Platen's public download links: the HTTP routes
+// that check a link's signed token (package token) and redirect to the
+// stored file, for Family A items, Family B shop orders and batches, and
+// the links the API's answers carry.
 package downloads
 
 import (
@@ -14,6 +18,7 @@ import (
 	"google.golang.org/grpc/codes"
 
 	"github.com/platen-print/platen/internal/apierr"
+	"github.com/platen-print/platen/internal/downloads/token"
 	"github.com/platen-print/platen/internal/files"
 )
 
@@ -67,7 +72,7 @@ type Downloads interface {
 
 // Links signs download links and answers them.
 type Links struct {
-	signer *Signer
+	signer *token.Signer
 	base   string
 	store  Downloads
 	files  *files.Store
@@ -88,33 +93,33 @@ func (l *Links) ReloadKeysWith(reload KeyReloader) { l.reload = reload }
 
 // NewLinks returns the links of publicURL, signed by signer, answered from
 // store and files.
-func NewLinks(signer *Signer, publicURL string, store Downloads, fileStore *files.Store) *Links {
+func NewLinks(signer *token.Signer, publicURL string, store Downloads, fileStore *files.Store) *Links {
 	return &Links{signer: signer, base: strings.TrimRight(publicURL, "/"), store: store, files: fileStore, now: time.Now}
 }
 
 // ItemURL is a fresh download link for an item's print file, valid for
-// DefaultTTL and only for that item of that order.
+// token.DefaultTTL and only for that item of that order.
 func (l *Links) ItemURL(orderUID, itemUID string) string {
-	token := l.signer.Sign(Claims{Scope: ItemScope, Order: orderUID, Subject: itemUID, Expires: l.now().Add(DefaultTTL)})
-	return l.base + ItemRoutePrefix + url.PathEscape(itemUID) + "?token=" + token
+	signed := l.signer.Sign(token.Claims{Scope: ItemScope, Order: orderUID, Subject: itemUID, Expires: l.now().Add(token.DefaultTTL)})
+	return l.base + ItemRoutePrefix + url.PathEscape(itemUID) + "?token=" + signed
 }
 
 // ShopFileURLs returns fresh download links for the files (index from 1)
-// of one order's prints, valid for DefaultTTL, all under one token
+// of one order's prints, valid for token.DefaultTTL, all under one token
 // that opens that order's files only: signed once per answer or event, not
 // once per file.
 func (l *Links) ShopFileURLs(reference string) func(printUID string, index int) string {
-	token := l.signer.Sign(Claims{Scope: ShopScope, Order: reference, Expires: l.now().Add(DefaultTTL)})
+	signed := l.signer.Sign(token.Claims{Scope: ShopScope, Order: reference, Expires: l.now().Add(token.DefaultTTL)})
 	return func(printUID string, index int) string {
-		return l.base + ShopRoutePrefix + url.PathEscape(printUID) + "/" + strconv.Itoa(index) + "?token=" + token
+		return l.base + ShopRoutePrefix + url.PathEscape(printUID) + "/" + strconv.Itoa(index) + "?token=" + signed
 	}
 }
 
 // BatchFileURL is a fresh download link for file index (from 1) of a
-// batch, valid for DefaultTTL and only for that batch's files.
+// batch, valid for token.DefaultTTL and only for that batch's files.
 func (l *Links) BatchFileURL(batchUID string, index int) string {
-	token := l.signer.Sign(Claims{Scope: BatchScope, Order: batchUID, Expires: l.now().Add(DefaultTTL)})
-	return l.base + BatchRoutePrefix + url.PathEscape(batchUID) + "/" + strconv.Itoa(index) + "?token=" + token
+	signed := l.signer.Sign(token.Claims{Scope: BatchScope, Order: batchUID, Expires: l.now().Add(token.DefaultTTL)})
+	return l.base + BatchRoutePrefix + url.PathEscape(batchUID) + "/" + strconv.Itoa(index) + "?token=" + signed
 }
 
 // ServeItem answers GET ItemRoutePrefix{item_uid}?token=…: 302 to the file,
@@ -122,7 +127,7 @@ func (l *Links) BatchFileURL(batchUID string, index int) string {
 // item that is gone or has no file (yet).
 func (l *Links) ServeItem(w http.ResponseWriter, r *http.Request) {
 	itemUID := r.PathValue("item_uid")
-	l.serve(w, r, func(c Claims) bool { return c.Scope == ItemScope && c.Subject == itemUID },
+	l.serve(w, r, func(c token.Claims) bool { return c.Scope == ItemScope && c.Subject == itemUID },
 		func(ctx context.Context) (*Download, error) { return l.store.ItemDownload(ctx, itemUID) })
 }
 
@@ -134,7 +139,7 @@ func (l *Links) ServeShopFile(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	l.serve(w, r, func(c Claims) bool { return c.Scope == ShopScope },
+	l.serve(w, r, func(c token.Claims) bool { return c.Scope == ShopScope },
 		func(ctx context.Context) (*Download, error) { return l.store.PrintDownload(ctx, printUID, index) })
 }
 
@@ -146,7 +151,7 @@ func (l *Links) ServeBatchFile(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	l.serve(w, r, func(c Claims) bool { return c.Scope == BatchScope },
+	l.serve(w, r, func(c token.Claims) bool { return c.Scope == BatchScope },
 		func(ctx context.Context) (*Download, error) { return l.store.BatchDownload(ctx, batchUID, index) })
 }
 
@@ -163,14 +168,14 @@ func fileIndex(w http.ResponseWriter, r *http.Request, owner, uid string) (int, 
 
 // serve checks the token (and that it is for this kind of file), finds the
 // file, checks the token's order owns it, and redirects to it.
-func (l *Links) serve(w http.ResponseWriter, r *http.Request, forThis func(Claims) bool, find func(context.Context) (*Download, error)) {
-	token := r.URL.Query().Get("token")
-	claims, err := l.signer.Verify(token, l.now())
-	if errors.Is(err, ErrBadSignature) && l.reload != nil && l.reload(r.Context()) {
-		claims, err = l.signer.Verify(token, l.now())
+func (l *Links) serve(w http.ResponseWriter, r *http.Request, forThis func(token.Claims) bool, find func(context.Context) (*Download, error)) {
+	given := r.URL.Query().Get("token")
+	claims, err := l.signer.Verify(given, l.now())
+	if errors.Is(err, token.ErrBadSignature) && l.reload != nil && l.reload(r.Context()) {
+		claims, err = l.signer.Verify(given, l.now())
 	}
 	switch {
-	case token == "":
+	case given == "":
 		forbidden(w, "the download link has no token")
 		return
 	case err != nil:
@@ -189,7 +194,7 @@ func (l *Links) serve(w http.ResponseWriter, r *http.Request, forThis func(Claim
 		l.internal(w, err)
 		return
 	case dl.Order != claims.Order:
-		forbidden(w, ErrOtherOrder.Error())
+		forbidden(w, token.ErrOtherOrder.Error())
 		return
 	case dl.FileKey == nil:
 		files.WriteError(w, http.StatusNotFound, codes.NotFound, "the print has no file: its status is "+dl.Status)

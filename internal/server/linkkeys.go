@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/platen-print/platen/internal/downloads"
+	"github.com/platen-print/platen/internal/downloads/token"
 	"github.com/platen-print/platen/internal/storage"
 )
 
@@ -26,7 +26,7 @@ const (
 type linkKeys struct {
 	db     *storage.DB
 	name   string
-	signer *downloads.Signer
+	signer *token.Signer
 
 	mu       sync.Mutex
 	current  []byte    // the signing key last read
@@ -39,7 +39,7 @@ func newLinkKeys(ctx context.Context, db *storage.DB, name string) (*linkKeys, e
 	if err != nil {
 		return nil, err
 	}
-	signer, err := downloads.NewSigner(current, previous...)
+	signer, err := token.NewSigner(current, previous...)
 	if err != nil {
 		return nil, err
 	}

@@ -1,8 +1,8 @@
-// Package downloads owns Platen's public download links: the signed token
-// in each (links.go: a token names one file of one order, expires, and
-// cannot be altered or made without the service's key) and the HTTP routes
-// that check it and redirect to the stored file (routes.go), for Family A
-// items, Family B shop orders and batches.
+// Package token signs and checks the token of Platen's public download
+// links: a token names one file of one order, expires, and cannot be
+// altered or made without the service's key. It is a package of its own,
+// apart from the routes that use it (package downloads), so that its fuzz
+// test runs on a small binary.
 //
 // A token is base64url without padding of
 //
@@ -11,7 +11,7 @@
 // where claims are the expiry in Unix seconds (a varint) followed by scope,
 // order and subject, each a uvarint length and its bytes. The version byte is
 // signed too, so that a future key or format can sit beside this one.
-package downloads
+package token
 
 import (
 	"crypto/hmac"

@@ -1,4 +1,4 @@
-package downloads
+package token
 
 import (
 	"encoding/binary"
