@@ -92,7 +92,7 @@ test: test-tools ## run every test (PostgreSQL too when PLATEN_TEST_POSTGRES_URL
 # side by side), and under the detector their tests took three quarters of
 # its time. CI runs it after make test; PostgreSQL too when
 # PLATEN_TEST_POSTGRES_URL is set.
-RACE_PACKAGES := auth downloads fetch fonts gateway idempotency inproc inputlimit operators \
+RACE_PACKAGES := auth downloads/token fetch fonts gateway idempotency inproc inputlimit operators \
   platentest/poll press prints queue readiness renderjobs renderproc server storage webhooks
 test-race: test-tools ## run the tests of the packages whose goroutines share state under the race detector
 	$(GO) test -race $(TEST_FLAGS) $(addprefix ./internal/,$(RACE_PACKAGES))
