@@ -357,7 +357,7 @@ func (q *Queue) insertMany(ctx context.Context, tx *sql.Tx, params []river.Inser
 // partial index only for a query that repeats its condition).
 const unfinished = `state IN ('available', 'pending', 'retryable', 'running', 'scheduled')`
 
-// teamIndex finds a queue's unfinished jobs of one team (CountTeamJobs)
+// teamIndex finds a queue's unfinished jobs of one team (TeamBacklog)
 // without reading every job the queue keeps: River keeps finished jobs for
 // a day, and a count that scanned them all, decoding each one's args, took
 // an eighth of the server's time under a burst of orders.
@@ -366,28 +366,39 @@ var teamIndex = map[string]string{
 	"sqlite":   `CREATE INDEX IF NOT EXISTS platen_river_job_team ON river_job (queue, json_extract(CAST(args AS TEXT), '$.team_id')) WHERE ` + unfinished,
 }
 
-// CountTeamJobs counts, in tx, the jobs of queue name that have not
-// finished (pending, waiting, running or to be retried) and whose args
-// carry "team_id": team, up to upTo: callers only need to know whether a
-// team has more than a few, and the count costs what it counts.
-func (q *Queue) CountTeamJobs(ctx context.Context, tx *sql.Tx, name string, team, upTo int) (int, error) {
-	query := `SELECT count(*) FROM (SELECT 1 FROM river_job WHERE queue = $1
+// Backlog is a team's unfinished jobs of one queue, as TeamBacklog sees
+// them.
+type Backlog struct {
+	// Jobs counts them, up to the bound asked for.
+	Jobs int
+	// LastPriority is the highest River priority number (the last to run)
+	// among them, 0 when there are none; exact only when Jobs is under the
+	// bound.
+	LastPriority int
+}
+
+// TeamBacklog reads, in tx, the jobs of queue name that have not finished
+// (pending, waiting, running or to be retried) and whose args carry
+// "team_id": team, up to upTo of them: callers only need to know whether a
+// team has more than a few, and the read costs what it counts.
+func (q *Queue) TeamBacklog(ctx context.Context, tx *sql.Tx, name string, team, upTo int) (Backlog, error) {
+	query := `SELECT count(*), coalesce(max(priority), 0) FROM (SELECT priority FROM river_job WHERE queue = $1
 		AND args->>'team_id' = $2 AND ` + unfinished + ` LIMIT $3) AS ahead`
 	if q.dialect != "postgres" {
 		// riversqlite keeps args as a blob of JSON text.
-		query = `SELECT count(*) FROM (SELECT 1 FROM river_job WHERE queue = ?
+		query = `SELECT count(*), coalesce(max(priority), 0) FROM (SELECT priority FROM river_job WHERE queue = ?
 			AND json_extract(CAST(args AS TEXT), '$.team_id') = ? AND ` + unfinished + ` LIMIT ?)`
 	}
-	var n int
+	var b Backlog
 	team64 := int64(team)
 	var arg any = strconv.FormatInt(team64, 10)
 	if q.dialect != "postgres" {
 		arg = team64
 	}
-	if err := tx.QueryRowContext(ctx, query, name, arg, upTo).Scan(&n); err != nil {
-		return 0, fmt.Errorf("queue: count the team's jobs: %w", err)
+	if err := tx.QueryRowContext(ctx, query, name, arg, upTo).Scan(&b.Jobs, &b.LastPriority); err != nil {
+		return Backlog{}, fmt.Errorf("queue: read the team's backlog: %w", err)
 	}
-	return n, nil
+	return b, nil
 }
 
 // InsertEachTxWith is InsertEachTx with opts(i) as the i-th job's options

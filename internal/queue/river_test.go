@@ -30,8 +30,8 @@ const reCheck = `re-check what queue relies on of River beyond its API:
   - JobSnooze taking back the attempt its fetch added, and counting "snoozes" in the job's metadata (river.go Postpone, Snoozes; TestPostponeCountsNoAttempt);
   - the completer's three tries about 1, 2 and 4 s apart, which DefaultReclaimAfter must outlast, and its "Too many errors; giving up" (reclaim.go; TestStuckJobReclaimed);
   - the river_job columns the SQL reads and writes (id, queue, state, attempt, attempted_by, errors, args, scheduled_at) and the states it names
-    (available, pending, retryable, running, scheduled, discarded) in reclaim.go, queue.go (Rescue, the team index, CountTeamJobs) and metrics.go;
-  - riversqlite keeping args as a blob of JSON text, and attempted_by and errors as JSON arrays (queue.go CountTeamJobs, reclaim.go);
+    (available, pending, retryable, running, scheduled, discarded) in reclaim.go, queue.go (Rescue, the team index, TeamBacklog) and metrics.go;
+  - riversqlite keeping args as a blob of JSON text, and attempted_by and errors as JSON arrays (queue.go TeamBacklog, reclaim.go);
   - the poll-only notice's text (logs.go), the insert topic "river_insert" and its payload (queue.go Wake), and the listener's topics (listener.go)`
 
 // riverModule is River's main module; its others share its path as a prefix.

@@ -18,10 +18,11 @@ type teamArgs struct {
 
 func (teamArgs) Kind() string { return "test_team" }
 
-// TestCountTeamJobs: a team's unfinished jobs are counted up to the bound
+// TestTeamBacklog: a team's unfinished jobs are counted up to the bound
 // asked for, by the index on the team (not by reading every job the queue
-// keeps), and only that team's jobs of that queue count.
-func TestCountTeamJobs(t *testing.T) {
+// keeps), only that team's jobs of that queue count, and the last
+// priority among them is read.
+func TestTeamBacklog(t *testing.T) {
 	for dialect, db := range databases(t) {
 		t.Run(dialect, func(t *testing.T) {
 			t.Parallel()
@@ -37,17 +38,17 @@ func TestCountTeamJobs(t *testing.T) {
 			for range 70 {
 				insert(t, db, q, teamArgs{TeamID: 1}, &river.InsertOpts{Queue: "renders"})
 			}
-			for range 3 {
-				insert(t, db, q, teamArgs{TeamID: 2}, &river.InsertOpts{Queue: "renders"})
+			for _, priority := range []int{1, 3, 2} {
+				insert(t, db, q, teamArgs{TeamID: 2}, &river.InsertOpts{Queue: "renders", Priority: priority})
 			}
-			insert(t, db, q, teamArgs{TeamID: 2}, &river.InsertOpts{Queue: "other"})
-			for team, want := range map[int]int{1: 64, 2: 3, 3: 0} {
-				if got := countTeam(t, db, q, team, 64); got != want {
-					t.Errorf("team %d: %d jobs counted up to 64, want %d", team, got, want)
+			insert(t, db, q, teamArgs{TeamID: 2}, &river.InsertOpts{Queue: "other", Priority: 4})
+			for team, want := range map[int]queue.Backlog{1: {Jobs: 64, LastPriority: 1}, 2: {Jobs: 3, LastPriority: 3}, 3: {}} {
+				if got := teamBacklog(t, db, q, team, 64); got != want {
+					t.Errorf("team %d: backlog up to 64 %+v, want %+v", team, got, want)
 				}
 			}
-			if got := countTeam(t, db, q, 1, 100); got != 70 {
-				t.Errorf("team 1: %d jobs counted up to 100, want 70", got)
+			if got := teamBacklog(t, db, q, 1, 100); got.Jobs != 70 {
+				t.Errorf("team 1: %d jobs counted up to 100, want 70", got.Jobs)
 			}
 			if plan := teamCountPlan(t, db, dialect); !strings.Contains(plan, "platen_river_job_team") {
 				t.Errorf("the team count does not use the team index; its plan:\n%s", plan)
@@ -56,26 +57,26 @@ func TestCountTeamJobs(t *testing.T) {
 	}
 }
 
-func countTeam(t *testing.T, db *sql.DB, q *queue.Queue, team, upTo int) int {
+func teamBacklog(t *testing.T, db *sql.DB, q *queue.Queue, team, upTo int) queue.Backlog {
 	t.Helper()
 	tx, err := db.Begin()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = tx.Rollback() }()
-	n, err := q.CountTeamJobs(context.Background(), tx, "renders", team, upTo)
+	b, err := q.TeamBacklog(context.Background(), tx, "renders", team, upTo)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return n
+	return b
 }
 
-// teamCountPlan is the database's plan for the query CountTeamJobs runs
+// teamCountPlan is the database's plan for the query TeamBacklog runs
 // (as the SQL statement log would show it), with sequential scans
 // discouraged on PostgreSQL: with a few rows it would rightly prefer one.
 func teamCountPlan(t *testing.T, db *sql.DB, dialect string) string {
 	t.Helper()
-	query := `EXPLAIN QUERY PLAN SELECT 1 FROM river_job WHERE queue = 'renders'
+	query := `EXPLAIN QUERY PLAN SELECT priority FROM river_job WHERE queue = 'renders'
 		AND json_extract(CAST(args AS TEXT), '$.team_id') = 1
 		AND state IN ('available', 'pending', 'retryable', 'running', 'scheduled') LIMIT 64`
 	tx, err := db.Begin()
@@ -87,7 +88,7 @@ func teamCountPlan(t *testing.T, db *sql.DB, dialect string) string {
 		if _, err := tx.Exec(`SET LOCAL enable_seqscan = off`); err != nil {
 			t.Fatal(err)
 		}
-		query = `EXPLAIN SELECT 1 FROM river_job WHERE queue = 'renders'
+		query = `EXPLAIN SELECT priority FROM river_job WHERE queue = 'renders'
 			AND args->>'team_id' = '1'
 			AND state IN ('available', 'pending', 'retryable', 'running', 'scheduled') LIMIT 64`
 	}

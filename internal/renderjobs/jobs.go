@@ -106,14 +106,15 @@ func (j *Jobs) EnqueueShopRenders(ctx context.Context, tx *sql.Tx, team int, pri
 
 // insert queues the renders behind the team's unfinished ones: each gets
 // the priority of its place in the team's queue, so that a team with a
-// few renders passes a team with hundreds.
+// few renders passes a team with hundreds, but never one before any of
+// the team's own renders already waiting (see renderPriority).
 func (j *Jobs) insert(ctx context.Context, tx *sql.Tx, team int, uids []string, args func(string) river.JobArgs) ([]int64, error) {
-	ahead, err := j.q.CountTeamJobs(ctx, tx, RenderQueue, team, lastPriorityFrom)
+	ahead, err := j.q.TeamBacklog(ctx, tx, RenderQueue, team, lastPriorityFrom)
 	if err != nil {
 		return nil, err
 	}
 	ids, err := j.q.InsertEachTxWith(ctx, tx, uids, args, func(i int) *river.InsertOpts {
-		return &river.InsertOpts{Priority: renderPriority(ahead + i)}
+		return &river.InsertOpts{Priority: renderPriority(ahead, i)}
 	})
 	if err != nil {
 		return nil, fmt.Errorf("queue renders: %w", err)
@@ -121,22 +122,29 @@ func (j *Jobs) insert(ctx context.Context, tx *sql.Tx, team int, uids []string, 
 	return ids, nil
 }
 
-// renderPriority is the River priority (1 first, 4 last) of a team's
-// render with position others of the team unfinished ahead of it: a
-// team's first 4 renders come first, its next 12 after every team's
-// first 4, and so on, so that one team's 500-line order keeps another's
-// single order waiting for no more than a few renders, while an idle
-// queue still runs everything at once.
-func renderPriority(position int) int {
+// renderPriority is the River priority (1 first, 4 last) of the i-th of
+// a team's new renders, behind its backlog: a team's first 4 renders come
+// first, its next 12 after every team's first 4, and so on, so that one
+// team's 500-line order keeps another's single order waiting for no more
+// than a few renders, while an idle queue still runs everything at once.
+//
+// River runs the lowest priority number first, so a render never gets a
+// lower number than one of its team's still waiting: under a team's
+// steady load, its backlog shrinking back under 16 would otherwise give
+// each new render a place before the renders queued at 3 when the
+// backlog was longer, and those would wait for as long as the load lasts.
+func renderPriority(ahead queue.Backlog, i int) int {
+	position := ahead.Jobs + i
+	p := 4
 	switch {
 	case position < 4:
-		return 1
+		p = 1
 	case position < 16:
-		return 2
+		p = 2
 	case position < lastPriorityFrom:
-		return 3
+		p = 3
 	}
-	return 4
+	return max(p, ahead.LastPriority)
 }
 
 // lastPriorityFrom is the position in its team's queue from which a render
