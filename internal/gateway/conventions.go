@@ -81,16 +81,65 @@ var defaultCodec = newCodec()
 // scripts and drawings. Files (PDF, PNG) are compressed already.
 var compressible = []string{"application/json", "text/html", "text/plain", "text/css", "text/javascript", "application/javascript", "image/svg+xml"}
 
-// Compress gzips answers of 1 KiB or more for clients that accept gzip,
-// with Vary: Accept-Encoding. It compresses at the fastest level: an order
-// answers its items' template_config as sent, a megabyte of base64 when
-// a design carries its photo, and the default level spent a third of such
-// a POST's time there (BENCHMARKS.md) for a few per cent of size.
+// Compress gzips answers of 1 KiB or more for clients that accept gzip
+// (zstd for those that prefer it), with Vary: Accept-Encoding. It
+// compresses at the fastest level: an order answers its items'
+// template_config as sent, a megabyte of base64 when a design carries its
+// photo, and the default level spent a third of such a POST's time there
+// (BENCHMARKS.md) for a few per cent of size.
+//
+// A compressed answer is another representation, so its strong ETag gets
+// the coding as a suffix ("…-gzip"), as RFC 9110 requires. A revalidation
+// with such a tag is matched against the handler's own tag, and its 304
+// names the tag the client sent.
 func Compress(next http.Handler) http.Handler {
 	wrap, err := gzhttp.NewWrapper(gzhttp.MinSize(1024), gzhttp.ContentTypes(compressible),
-		gzhttp.CompressionLevel(gzip.BestSpeed))
+		gzhttp.CompressionLevel(gzip.BestSpeed), gzhttp.SuffixETag(gzipETagSuffix))
 	if err != nil {
 		panic(err) // the options above are constant and valid
 	}
-	return wrap(next)
+	compressed := wrap(next)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if suffix := uncodeIfNoneMatch(r); suffix != "" {
+			w = &codedNotModified{ResponseWriter: w, suffix: suffix}
+		}
+		compressed.ServeHTTP(w, r)
+	})
 }
+
+// gzipETagSuffix is what gzhttp adds inside a compressed answer's ETag;
+// zstd's is "-zstd".
+const gzipETagSuffix = "-gzip"
+
+// uncodeIfNoneMatch takes the coding's suffix off the entity tags of r's
+// If-None-Match, so that the handler compares them with its own, and
+// returns the suffix it took ("" when none had one).
+func uncodeIfNoneMatch(r *http.Request) string {
+	value := r.Header.Get("If-None-Match")
+	taken := ""
+	for _, suffix := range []string{gzipETagSuffix, "-zstd"} {
+		if plain := strings.ReplaceAll(value, suffix+`"`, `"`); plain != value {
+			value, taken = plain, suffix
+		}
+	}
+	if taken != "" {
+		r.Header.Set("If-None-Match", value)
+	}
+	return taken
+}
+
+// codedNotModified gives a 304 the coded tag the client revalidated.
+type codedNotModified struct {
+	http.ResponseWriter
+	suffix string
+}
+
+func (w *codedNotModified) WriteHeader(code int) {
+	if etag := w.Header().Get("ETag"); code == http.StatusNotModified && strings.HasSuffix(etag, `"`) {
+		w.Header().Set("ETag", strings.TrimSuffix(etag, `"`)+w.suffix+`"`)
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// Unwrap lets http.ResponseController reach the real writer.
+func (w *codedNotModified) Unwrap() http.ResponseWriter { return w.ResponseWriter }

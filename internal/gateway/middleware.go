@@ -98,6 +98,9 @@ func (w *statusWriter) finish(m runtime.Marshaler) {
 	body, _ := m.Marshal(status.New(codeForHTTP(w.code), message).Proto())
 	h := w.Header()
 	h.Del("Content-Length")
+	// A download's refusal (416, 412) is no longer the file its handler
+	// named for saving.
+	h.Del("Content-Disposition")
 	h.Set("Content-Type", "application/json")
 	w.ResponseWriter.WriteHeader(w.code)
 	n, _ := w.ResponseWriter.Write(body)

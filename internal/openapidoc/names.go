@@ -22,11 +22,26 @@ var wellKnownDescriptions = map[string]string{
 		"fields follow (`field_violations`: `field`, `description`).",
 }
 
+// clientNames rename the messages whose names client generators give to
+// types of their own for an operation (see generatedTypeSuffixes): with
+// both, oapi-codegen's client does not compile.
+var clientNames = map[string]string{
+	Package + ".OperatorServiceListProductVariantsResponse": "OperatorProductVariantPage",
+}
+
+// generatedTypeSuffixes are what oapi-codegen appends to an operation's id
+// (without its underscores) to name the types it makes for the operation:
+// its query parameters, its request body, and its answer.
+var generatedTypeSuffixes = []string{"Params", "JSONBody", "JSONRequestBody", "Response"}
+
 // schemaName is the short name of a schema the generator named by its
 // full name: the message's name (Order), or the service and method of a
 // request body without its path parameters (OrderServiceUpdateOrderBody).
 func schemaName(full string) string {
 	if n, ok := wellKnownNames[full]; ok {
+		return n
+	}
+	if n, ok := clientNames[full]; ok {
 		return n
 	}
 	if rest, ok := strings.CutPrefix(full, Package+"."); ok {
@@ -51,6 +66,9 @@ func (g *generator) names() error {
 		}
 		taken[short] = name
 		renamed[name] = short
+	}
+	if err := g.checkGeneratedTypeNames(taken); err != nil {
+		return err
 	}
 	// A reference may be reached twice (responses share their content):
 	// renaming is done once.
@@ -100,6 +118,21 @@ func (g *generator) names() error {
 	}
 	g.doc.Components.Schemas = schemas
 	return nil
+}
+
+// checkGeneratedTypeNames refuses a schema named as a client generator
+// names a type it makes for an operation.
+func (g *generator) checkGeneratedTypeNames(taken map[string]string) error {
+	return g.operationsOf(func(path, method string, op *openapi3.Operation) error {
+		for _, suffix := range generatedTypeSuffixes {
+			generated := strings.ReplaceAll(op.OperationID, "_", "") + suffix
+			if full, ok := taken[generated]; ok {
+				return fmt.Errorf("schema %s would be named %s, as oapi-codegen names a type of %s %s: rename it in clientNames",
+					full, generated, method, path)
+			}
+		}
+		return nil
+	})
 }
 
 // eachSchemaRoot calls fn with every schema outside components/schemas:

@@ -44,6 +44,32 @@ func paint(c designdoc.Color, opacity float64, overprint bool) canvas.Paint {
 	return canvas.Paint{Pattern: ink}
 }
 
+// blackLinePaint is paint for text and lines: an sRGB #000000 prints in
+// black ink alone (DeviceCMYK 0 0 0 1), as prepress expects of type and
+// hairlines. Through the output profile it would separate to about
+// C88 M75 Y53 K98, four plates that must register for every thin stroke
+// of a letter. A design that wants rich black asks for it as an ink
+// (cmyk(…)); areas (a rect's fill) keep sRGB black, which separates rich.
+func blackLinePaint(c designdoc.Color, opacity float64, overprint bool) canvas.Paint {
+	if c.Ink != nil || c.R != 0 || c.G != 0 || c.B != 0 {
+		return paint(c, opacity, overprint)
+	}
+	return canvas.Paint{Pattern: &canvaspdf.Ink{CMYK: [4]float64{0, 0, 0, 1}, Alpha: float64(c.A) / 255 * opacity,
+		Overprint: overprint, Look: rgba(c, opacity)}}
+}
+
+// hairlineUpTo is the widest stroke, in mm, that blackLinePaint takes as
+// a line (1 pt); a wider one is an area.
+const hairlineUpTo = 25.4 / 72
+
+// registrationPaint is the registration colour, PDF's Separation "All":
+// it prints on every plate, spot and cut plates included, so that each
+// has the sheet's crop marks to register and trim against.
+func registrationPaint() canvas.Paint {
+	return canvas.Paint{Pattern: &canvaspdf.Ink{Spot: "All", CMYK: [4]float64{1, 1, 1, 1}, Tint: 1, Alpha: 1,
+		Look: color.RGBA{A: 255}}}
+}
+
 // cutPaint strokes cut contours: the spot named spot, overprinting, at
 // full tint.
 func cutPaint(spot string) canvas.Paint {

@@ -351,3 +351,65 @@ func TestCMYKJPEGPassesThrough(t *testing.T) {
 		}
 	}
 }
+
+// TestSheetMarksOnEveryPlate imposes the sticker (process, Gold and White
+// spots, a cut line) on a sheet with crop marks and a slug line: the
+// marks and the slug print on every plate, spot and cut plates included,
+// so each can be registered and trimmed; and pure black text and
+// hairlines of a design (sRGB #000000) print on the black plate alone.
+func TestSheetMarksOnEveryPlate(t *testing.T) {
+	blackDoc := `{"width": 60, "height": 60, "layers": [
+		{"type": "text", "text": "■", "font": "Go-Regular", "size": 72, "x": 10, "y": 5, "color": "#000000"},
+		{"type": "rect", "x": 5, "y": 45, "width": 50, "height": 10, "stroke": "#000000", "stroke_width": 0.3},
+		{"type": "rect", "x": 40, "y": 5, "width": 15, "height": 15, "fill": "#000000"}
+	]}`
+	sticker, err := designdoc.Parse([]byte(stickerDoc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	black, err := designdoc.Parse([]byte(blackDoc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sheet := Sheet{
+		Placements: []Placement{{Doc: sticker, X: 10, Y: 10, Width: 60, Height: 60}, {Doc: black, X: 80, Y: 10, Width: 60, Height: 60}},
+		Marks:      [][4]float64{{0, 10, 6, 10}, {10, 0, 10, 6}},
+		Texts:      []SheetText{{X: 10, Y: 78, Size: 24, Text: "■ slug"}},
+	}
+	pdf, err := stickerRenderer(t).Sheets(context.Background(), Settings{CutSpot: "Kiss-cut"}, 150, 80, []Sheet{sheet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pdfxtest.Objects(t, pdf, iccprofile.FOGRA39)
+	path := filepath.Join(t.TempDir(), "sheet.pdf")
+	if err := os.WriteFile(path, pdf, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	plates := pdfxtest.Separate(t, path, 1, 300)
+	every := []string{"Cyan", "Magenta", "Yellow", "Black", "Gold", "White", "Kiss-cut"}
+	for _, plate := range every {
+		if !plates.InkNear(plate, 3, 10, 0.3) || !plates.InkNear(plate, 10, 3, 0.3) {
+			t.Errorf("the crop marks are not on the %s plate", plate)
+		}
+		// The slug's square glyph: 24 pt is 8.5 mm, its middle a little
+		// above the baseline.
+		if !plates.InkNear(plate, 10+0.35*8.47, 78-2.5, 1) {
+			t.Errorf("the slug line is not on the %s plate", plate)
+		}
+	}
+	// The black design's text and hairline, then its black area.
+	x, y := 80+10+0.35*25.4, 10+5+0.55*25.4
+	for what, at := range map[string][2]float64{"text": {x, y}, "hairline": {80 + 30, 10 + 45}} {
+		if k := plates.Ink("Black", at[0], at[1]); !pdfxtest.Near(k, 1) && !plates.InkNear("Black", at[0], at[1], 0.1) {
+			t.Errorf("#000000 %s: black %.2f, want 1", what, k)
+		}
+		for _, other := range []string{"Cyan", "Magenta", "Yellow"} {
+			if plates.InkNear(other, at[0], at[1], 0.1) {
+				t.Errorf("#000000 %s puts %s: it must print in black ink alone", what, other)
+			}
+		}
+	}
+	if c := plates.Ink("Cyan", 80+47, 10+12); c < 0.5 {
+		t.Errorf("a #000000 area: cyan %.2f; an area stays sRGB black, separated rich", c)
+	}
+}

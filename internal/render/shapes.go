@@ -37,8 +37,13 @@ func (r *Renderer) shape(c *canvas.Context, p page, l designdoc.Layer, b box) er
 
 // setStroke sets l's outline: colour, width, dashes, caps and joins.
 func (p page) setStroke(c *canvas.Context, l designdoc.Layer) {
-	c.SetStroke(paint(*l.Stroke, l.Opacity, l.Overprint))
-	c.SetStrokeWidth(p.doc.ToMM(l.StrokeWidth))
+	width := p.doc.ToMM(l.StrokeWidth)
+	if width <= hairlineUpTo {
+		c.SetStroke(blackLinePaint(*l.Stroke, l.Opacity, l.Overprint))
+	} else {
+		c.SetStroke(paint(*l.Stroke, l.Opacity, l.Overprint))
+	}
+	c.SetStrokeWidth(width)
 	switch l.LineCap {
 	case "round":
 		c.SetStrokeCapper(canvas.RoundCap)

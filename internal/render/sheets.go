@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"image/color"
 
 	"github.com/tdewolff/canvas"
 
@@ -121,13 +120,14 @@ func (r *Renderer) place(ctx context.Context, c *canvas.Context, t *pdfTarget, p
 	return r.drawOn(ctx, c, t, p, pl.Doc.Surfaces[pl.Surface])
 }
 
-// drawSmallPrint draws a sheet's crop marks and texts in black.
+// drawSmallPrint draws a sheet's crop marks and texts in the registration
+// colour.
 func drawSmallPrint(c *canvas.Context, fonts *fontSet, sheet Sheet) error {
 	c.Push()
 	defer c.Pop()
 	c.ResetStyle()
 	c.SetFillColor(canvas.Transparent)
-	c.SetStrokeColor(color.RGBA{A: 255})
+	c.SetStroke(registrationPaint())
 	c.SetStrokeWidth(markWidth)
 	for _, m := range sheet.Marks {
 		path := &canvas.Path{}
@@ -143,7 +143,7 @@ func drawSmallPrint(c *canvas.Context, fonts *fontSet, sheet Sheet) error {
 		return err
 	}
 	for _, text := range sheet.Texts {
-		face := font.Face(text.Size, color.RGBA{A: 255})
+		face := font.Face(text.Size, registrationPaint().Pattern)
 		c.DrawText(text.X, text.Y, canvas.NewTextLine(face, text.Text, canvas.Left))
 	}
 	return nil

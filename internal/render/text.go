@@ -241,7 +241,7 @@ func (s *splitter) style(i int, span designdoc.Span, font *canvas.Font) int {
 	if !ok {
 		n = len(s.styles)
 		s.index[key] = n
-		face := font.Face(span.Size, paint(span.Color, s.l.Opacity, s.l.Overprint))
+		face := font.Face(span.Size, blackLinePaint(span.Color, s.l.Opacity, s.l.Overprint))
 		s.styles = append(s.styles, textStyle{span: span, font: font, face: face,
 			spacing: s.l.LetterSpacing / 1000 * span.Size / ptPerMM})
 	}
@@ -497,7 +497,7 @@ func (t *textLayout) draw(c *canvas.Context, l designdoc.Layer, x, y, boxW float
 			s := t.styles[line.pieces[i].style]
 			face := s.face
 			if t.scale != 1 {
-				face = s.font.Face(s.span.Size*t.scale, paint(s.span.Color, l.Opacity, l.Overprint))
+				face = s.font.Face(s.span.Size*t.scale, blackLinePaint(s.span.Color, l.Opacity, l.Overprint))
 			}
 			if shaped, ok := t.runs[runKey{line.pieces[i].style, text.String()}]; ok && t.scale == 1 && s.spacing == 0 {
 				c.DrawText(cursor, y+line.baseline, shaped)
@@ -541,7 +541,7 @@ func (t *textLayout) decorate(c *canvas.Context, l designdoc.Layer, s textStyle,
 	if !s.span.Underline && !s.span.Linethrough {
 		return
 	}
-	fill := paint(s.span.Color, l.Opacity, l.Overprint)
+	fill := blackLinePaint(s.span.Color, l.Opacity, l.Overprint)
 	bar := func(above, thickness float64) {
 		c.Push()
 		c.ResetStyle()

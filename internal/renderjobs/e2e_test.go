@@ -165,12 +165,26 @@ func orderToDownload(t *testing.T, srv *platentest.Server, onS3 bool) {
 	if !onS3 {
 		// The file's own refusals, which http.ServeContent writes as plain
 		// text or not at all, are the API's JSON errors too.
+		// Their body is no file, so nothing names it as one to save.
 		resp, body := platentest.Get(t, http.DefaultClient, loc, "Range", "bytes=99999999-")
 		platentest.CheckJSONError(t, resp, body, http.StatusRequestedRangeNotSatisfiable, "invalid range: failed to overlap")
 		checkCode(t, body, 11) // OUT_OF_RANGE
+		checkNoFileHeaders(t, resp)
 		resp, body = platentest.Get(t, http.DefaultClient, loc, "If-Match", `"another"`)
 		platentest.CheckJSONError(t, resp, body, http.StatusPreconditionFailed, "Precondition Failed")
 		checkCode(t, body, 9) // FAILED_PRECONDITION
+		checkNoFileHeaders(t, resp)
+	}
+}
+
+// checkNoFileHeaders checks that an error answer to a download says
+// nothing of the file as its own content.
+func checkNoFileHeaders(t *testing.T, resp *http.Response) {
+	t.Helper()
+	for _, name := range []string{"Content-Disposition", "Content-Digest"} {
+		if v := resp.Header.Values(name); v != nil {
+			t.Errorf("%d answer: %s %q, want none", resp.StatusCode, name, v)
+		}
 	}
 }
 

@@ -26,6 +26,28 @@ func TestOpenAPIDocumentAndPage(t *testing.T) {
 	if r := s.Do(t, "GET", "/openapi.json", "", nil, "If-None-Match", etag); r.Status != http.StatusNotModified {
 		t.Errorf("If-None-Match: %d", r.Status)
 	}
+	// Gzipped, the document is another representation: another tag, which
+	// revalidates as well.
+	get := func(headers ...string) *http.Response {
+		resp, _ := platentest.Get(t, http.DefaultClient, s.BaseURL+"/openapi.json", headers...)
+		return resp
+	}
+	identity, gzipped := get("Accept-Encoding", "identity"), get("Accept-Encoding", "gzip")
+	plainTag, gzipTag := identity.Header.Get("ETag"), gzipped.Header.Get("ETag")
+	if gzipped.Header.Get("Content-Encoding") != "gzip" || plainTag == "" || gzipTag == plainTag ||
+		gzipTag != strings.TrimSuffix(plainTag, `"`)+`-gzip"` {
+		t.Errorf("ETag %q identity, %q gzip (Content-Encoding %q): want the gzip one suffixed",
+			plainTag, gzipTag, gzipped.Header.Get("Content-Encoding"))
+	}
+	for _, c := range []struct{ coding, tag string }{{"gzip", gzipTag}, {"identity", plainTag}} {
+		r := get("Accept-Encoding", c.coding, "If-None-Match", c.tag)
+		if r.StatusCode != http.StatusNotModified || r.Header.Get("ETag") != c.tag {
+			t.Errorf("If-None-Match %s (%s): %d, ETag %q", c.tag, c.coding, r.StatusCode, r.Header.Get("ETag"))
+		}
+	}
+	if r := get("Accept-Encoding", "gzip", "If-None-Match", `"other-gzip"`); r.StatusCode != http.StatusOK {
+		t.Errorf("If-None-Match of another document: %d", r.StatusCode)
+	}
 	if r := s.Do(t, "HEAD", "/openapi.json", "", nil); r.Status != http.StatusOK || len(r.Raw) != 0 {
 		t.Errorf("HEAD: %d, %d bytes", r.Status, len(r.Raw))
 	}

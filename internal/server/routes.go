@@ -34,14 +34,17 @@ func (s *Server) routes(gw *gateway.Gateway) http.Handler {
 		writeJSON(w, http.StatusOK, `{"status":"ok"}`)
 	}))
 	getOnly("/readyz", http.HandlerFunc(s.ready))
-	getOnly("/metrics", promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{}))
+	// Compress, around every route, compresses the scrape; promhttp's own
+	// would send Vary: Accept-Encoding a second time.
+	getOnly("/metrics", promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{DisableCompression: true}))
 	getOnly(openapidoc.DocumentPath, openapidoc.Document(openapi.Document))
 	getOnly(openapidoc.PagePath, openapidoc.Page())
 	getOnly(openapidoc.ScriptPath, openapidoc.Script())
 	getOnly(downloads.ItemRoutePrefix+"{item_uid}", http.HandlerFunc(s.links.ServeItem))
 	getOnly(downloads.ShopRoutePrefix+"{print_id}/{index}", http.HandlerFunc(s.links.ServeShopFile))
 	getOnly(downloads.BatchRoutePrefix+"{batch_uid}/{index}", http.HandlerFunc(s.links.ServeBatchFile))
-	mux.Handle(files.PathPrefix, s.files.Handler())
+	// The wildcard names the route as the OpenAPI document does, /files/{key}.
+	mux.Handle(files.PathPrefix+"{key...}", s.files.Handler())
 	// The operator panel signs operators in itself (a session cookie), and
 	// acts through the operator API's methods as them.
 	mux.Handle("/operator/", panel.New(s.db.Operators(), s.operatorAPI, s.previews))

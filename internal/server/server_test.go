@@ -76,6 +76,18 @@ func TestGatewayConventions(t *testing.T) {
 			if !strings.Contains(string(r.Raw), "platen_http_request_duration_seconds_bucket") {
 				t.Errorf("metrics lack the latency histogram")
 			}
+			gzipped, _ := platentest.Get(t, http.DefaultClient, srv.BaseURL+"/metrics", "Accept-Encoding", "gzip")
+			if vary := gzipped.Header.Values("Vary"); gzipped.Header.Get("Content-Encoding") != "gzip" ||
+				strings.Count(strings.Join(vary, ","), "Accept-Encoding") != 1 {
+				t.Errorf("gzipped scrape: Content-Encoding %q, Vary %q; want gzip, Accept-Encoding once",
+					gzipped.Header.Get("Content-Encoding"), vary)
+			}
+			// A route beside the API is named by its documented path too.
+			srv.Do(t, "GET", "/files/no/such/file", "", nil)
+			r = srv.Do(t, "GET", "/metrics", "", nil)
+			if want := `method="GET",route="/files/{key}"}`; !strings.Contains(string(r.Raw), want) {
+				t.Errorf("metrics lack %s", want)
+			}
 		})
 	})
 }
