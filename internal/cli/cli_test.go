@@ -77,7 +77,10 @@ func TestMain(m *testing.M) {
 }
 
 const (
-	readyTimeout = 15 * time.Second
+	// readyTimeout bounds a serve's start: about a second, but on a
+	// machine building and running four test packages at once, a start on
+	// PostgreSQL (its migration) once took over 15 s.
+	readyTimeout = time.Minute
 	// revocationLimit is how long a revoked token may keep working
 	// (docs/behaviour.md: within about 3 s everywhere; 5 s with a margin).
 	revocationLimit = 5 * time.Second
