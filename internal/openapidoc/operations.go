@@ -61,7 +61,11 @@ func (g *generator) operations() error {
 			scheme = operatorToken
 		}
 		op.Security = &openapi3.SecurityRequirements{{scheme: []string{}}}
+		if idempotent(method, md) {
+			addIdempotency(op)
+		}
 		op.Responses.Set("401", &openapi3.ResponseRef{Ref: "#/components/responses/" + unauthenticatedResponse})
+		addRetryAnswers(op)
 		op.Responses.Set("default", &openapi3.ResponseRef{Ref: "#/components/responses/" + errorResponse})
 		multi := multiSegmentParams(md)
 		for _, p := range op.Parameters {
@@ -199,5 +203,8 @@ func (g *generator) securitySchemes() {
 			}}}},
 			Content: openapi3.NewContentWithJSONSchemaRef(errRef),
 		}},
+	}
+	for name, r := range retryResponses(errRef) {
+		c.Responses[name] = r
 	}
 }

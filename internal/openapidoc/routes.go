@@ -60,22 +60,40 @@ var declaredRoutes = []route{
 		description: "Follow the `Location` of a download link rather than building this URL: `key` spans several " +
 			"path segments, and the query carries the link's signature (`expiry`, `method`, `signature`, `filename`). " +
 			"Range, If-Match, If-None-Match and If-Modified-Since work as usual.",
-		params: []routeParam{{name: "key", in: "path", description: "The file's key in the store.", multiSegment: true}},
+		params: []routeParam{
+			{name: "key", in: "path", description: "The file's key in the store.", multiSegment: true},
+			{name: "Range", in: "header", description: "One range of bytes (`bytes=0-1023`): the answer is 206 with that part."},
+			{name: "If-None-Match", in: "header", description: "The ETag of the client's copy: 304 while it is current."},
+			{name: "If-Modified-Since", in: "header", description: "The Last-Modified of the client's copy: 304 while it is current."},
+			{name: "If-Match", in: "header", description: "An ETag the file must still have (as a resumed download checks): 412 otherwise."},
+		},
 		responses: []routeResponse{
 			{code: http.StatusOK, description: "The file.", mediaType: "application/pdf", schema: "Binary",
-				headers: map[string]string{"Content-Disposition": "attachment, with the file's name", "ETag": "The file's strong entity tag"}},
-			{code: http.StatusPartialContent, description: "The requested range of the file.", mediaType: "application/pdf", schema: "Binary"},
-			{code: http.StatusNotModified, description: "The client's copy is current."},
+				headers: fileHeaders(map[string]string{
+					"Content-Digest": "The SHA-256 of this answer's content, the whole file (RFC 9530), when the link carries it: `sha-256=:base64:`.",
+				})},
+			{code: http.StatusPartialContent, description: "The requested range of the file.", mediaType: "application/pdf", schema: "Binary",
+				headers: fileHeaders(map[string]string{"Content-Range": "The range sent, and the file's size: `bytes 0-1023/52311`."})},
+			{code: http.StatusNotModified, description: "The client's copy is current.",
+				headers: map[string]string{"ETag": fileETag}},
 			{code: http.StatusForbidden, description: "An altered or expired URL.", errorBody: true},
 			{code: http.StatusNotFound, description: "No such file here (any longer).", errorBody: true},
 			{code: http.StatusPreconditionFailed, description: "If-Match failed.", errorBody: true},
-			{code: http.StatusRequestedRangeNotSatisfiable, description: "The range is outside the file.", errorBody: true},
+			{code: http.StatusRequestedRangeNotSatisfiable, description: "The range is outside the file.", errorBody: true,
+				headers: map[string]string{"Content-Range": "The file's size: `bytes */52311`."}},
 		},
 	},
 	{
 		path: "/openapi.json", tag: tagReference, id: "OpenAPIDocument",
-		summary:   "This document.",
-		responses: []routeResponse{{code: http.StatusOK, description: "The OpenAPI 3.1 document.", mediaType: jsonType, schema: "Object"}},
+		summary: "This document.",
+		params: []routeParam{{name: "If-None-Match", in: "header",
+			description: "The ETag of the client's copy: 304 while it is current."}},
+		responses: []routeResponse{
+			{code: http.StatusOK, description: "The OpenAPI 3.1 document.", mediaType: jsonType, schema: "Object",
+				headers: map[string]string{"ETag": "The document's strong entity tag; a gzip-compressed answer's ends in `-gzip`."}},
+			{code: http.StatusNotModified, description: "The client's copy is current.",
+				headers: map[string]string{"ETag": "The tag the client sent."}},
+		},
 	},
 	{
 		path: "/docs", tag: tagReference, id: "Docs",
@@ -154,11 +172,32 @@ var (
 )
 
 var downloadResponses = []routeResponse{
-	{code: http.StatusFound, description: "To the file, by a URL valid 15 minutes (`Cache-Control: no-store`).",
+	{code: http.StatusFound, description: "To the file, by a URL valid 15 minutes (`Cache-Control: no-store`). " +
+		"The body is a short HTML page with the link, for a browser that does not follow redirects.",
+		mediaType: "text/html", schema: "Text",
 		headers: map[string]string{"Location": "The file's URL"}},
 	{code: http.StatusForbidden, description: "No token, an altered or expired one, or one for another file.", errorBody: true},
 	{code: http.StatusNotFound, description: "The item, print or batch is gone, or has no such file (yet).", errorBody: true},
-	{code: http.StatusServiceUnavailable, description: "The file store cannot be reached right now; try again.", errorBody: true},
+	{code: http.StatusServiceUnavailable, description: "The file store cannot be reached right now; try again.", errorBody: true,
+		headers: map[string]string{"Retry-After": "Seconds to wait before trying again."}},
+}
+
+const fileETag = "The file's strong entity tag."
+
+// fileHeaders are the headers of an answer with (part of) a stored file,
+// and more.
+func fileHeaders(more map[string]string) map[string]string {
+	h := map[string]string{
+		"Content-Disposition": "`attachment`, with the file's name.",
+		"ETag":                fileETag,
+		"Last-Modified":       "When the file was stored.",
+		"Accept-Ranges":       "`bytes`: ranges may be asked for.",
+		"Repr-Digest":         "The SHA-256 of the whole file (RFC 9530), when the link carries it: `sha-256=:base64:`.",
+	}
+	for k, v := range more {
+		h[k] = v
+	}
+	return h
 }
 
 // declaredRoutes adds the routes served beside the gateway.
