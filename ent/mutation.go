@@ -21598,21 +21598,23 @@ func (m *ShopPrintMutation) ResetEdge(name string) error {
 // StoreMutation represents an operation that mutates the Store nodes in the graph.
 type StoreMutation struct {
 	config
-	op                         Op
-	typ                        string
-	id                         *string
-	created_at                 *time.Time
-	updated_at                 *time.Time
-	webhook_url                *string
-	webhook_secret             *string
-	previous_webhook_secret    *string
-	previous_secret_expires_at *time.Time
-	clearedFields              map[string]struct{}
-	team                       *int
-	clearedteam                bool
-	done                       bool
-	oldValue                   func(context.Context) (*Store, error)
-	predicates                 []predicate.Store
+	op                            Op
+	typ                           string
+	id                            *string
+	created_at                    *time.Time
+	updated_at                    *time.Time
+	webhook_url                   *string
+	webhook_secret                *string
+	previous_webhook_secret       *string
+	previous_secret_expires_at    *time.Time
+	retired_webhook_secrets       *[]schema.RetiredSecret
+	appendretired_webhook_secrets []schema.RetiredSecret
+	clearedFields                 map[string]struct{}
+	team                          *int
+	clearedteam                   bool
+	done                          bool
+	oldValue                      func(context.Context) (*Store, error)
+	predicates                    []predicate.Store
 }
 
 var _ ent.Mutation = (*StoreMutation)(nil)
@@ -22010,6 +22012,71 @@ func (m *StoreMutation) ResetPreviousSecretExpiresAt() {
 	delete(m.clearedFields, store.FieldPreviousSecretExpiresAt)
 }
 
+// SetRetiredWebhookSecrets sets the "retired_webhook_secrets" field.
+func (m *StoreMutation) SetRetiredWebhookSecrets(ss []schema.RetiredSecret) {
+	m.retired_webhook_secrets = &ss
+	m.appendretired_webhook_secrets = nil
+}
+
+// RetiredWebhookSecrets returns the value of the "retired_webhook_secrets" field in the mutation.
+func (m *StoreMutation) RetiredWebhookSecrets() (r []schema.RetiredSecret, exists bool) {
+	v := m.retired_webhook_secrets
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRetiredWebhookSecrets returns the old "retired_webhook_secrets" field's value of the Store entity.
+// If the Store object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *StoreMutation) OldRetiredWebhookSecrets(ctx context.Context) (v []schema.RetiredSecret, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRetiredWebhookSecrets is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRetiredWebhookSecrets requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRetiredWebhookSecrets: %w", err)
+	}
+	return oldValue.RetiredWebhookSecrets, nil
+}
+
+// AppendRetiredWebhookSecrets adds ss to the "retired_webhook_secrets" field.
+func (m *StoreMutation) AppendRetiredWebhookSecrets(ss []schema.RetiredSecret) {
+	m.appendretired_webhook_secrets = append(m.appendretired_webhook_secrets, ss...)
+}
+
+// AppendedRetiredWebhookSecrets returns the list of values that were appended to the "retired_webhook_secrets" field in this mutation.
+func (m *StoreMutation) AppendedRetiredWebhookSecrets() ([]schema.RetiredSecret, bool) {
+	if len(m.appendretired_webhook_secrets) == 0 {
+		return nil, false
+	}
+	return m.appendretired_webhook_secrets, true
+}
+
+// ClearRetiredWebhookSecrets clears the value of the "retired_webhook_secrets" field.
+func (m *StoreMutation) ClearRetiredWebhookSecrets() {
+	m.retired_webhook_secrets = nil
+	m.appendretired_webhook_secrets = nil
+	m.clearedFields[store.FieldRetiredWebhookSecrets] = struct{}{}
+}
+
+// RetiredWebhookSecretsCleared returns if the "retired_webhook_secrets" field was cleared in this mutation.
+func (m *StoreMutation) RetiredWebhookSecretsCleared() bool {
+	_, ok := m.clearedFields[store.FieldRetiredWebhookSecrets]
+	return ok
+}
+
+// ResetRetiredWebhookSecrets resets all changes to the "retired_webhook_secrets" field.
+func (m *StoreMutation) ResetRetiredWebhookSecrets() {
+	m.retired_webhook_secrets = nil
+	m.appendretired_webhook_secrets = nil
+	delete(m.clearedFields, store.FieldRetiredWebhookSecrets)
+}
+
 // ClearTeam clears the "team" edge to the Team entity.
 func (m *StoreMutation) ClearTeam() {
 	m.clearedteam = true
@@ -22071,7 +22138,7 @@ func (m *StoreMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *StoreMutation) Fields() []string {
-	fields := make([]string, 0, 7)
+	fields := make([]string, 0, 8)
 	if m.created_at != nil {
 		fields = append(fields, store.FieldCreatedAt)
 	}
@@ -22092,6 +22159,9 @@ func (m *StoreMutation) Fields() []string {
 	}
 	if m.previous_secret_expires_at != nil {
 		fields = append(fields, store.FieldPreviousSecretExpiresAt)
+	}
+	if m.retired_webhook_secrets != nil {
+		fields = append(fields, store.FieldRetiredWebhookSecrets)
 	}
 	return fields
 }
@@ -22115,6 +22185,8 @@ func (m *StoreMutation) Field(name string) (ent.Value, bool) {
 		return m.PreviousWebhookSecret()
 	case store.FieldPreviousSecretExpiresAt:
 		return m.PreviousSecretExpiresAt()
+	case store.FieldRetiredWebhookSecrets:
+		return m.RetiredWebhookSecrets()
 	}
 	return nil, false
 }
@@ -22138,6 +22210,8 @@ func (m *StoreMutation) OldField(ctx context.Context, name string) (ent.Value, e
 		return m.OldPreviousWebhookSecret(ctx)
 	case store.FieldPreviousSecretExpiresAt:
 		return m.OldPreviousSecretExpiresAt(ctx)
+	case store.FieldRetiredWebhookSecrets:
+		return m.OldRetiredWebhookSecrets(ctx)
 	}
 	return nil, fmt.Errorf("unknown Store field %s", name)
 }
@@ -22196,6 +22270,13 @@ func (m *StoreMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetPreviousSecretExpiresAt(v)
 		return nil
+	case store.FieldRetiredWebhookSecrets:
+		v, ok := value.([]schema.RetiredSecret)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRetiredWebhookSecrets(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Store field %s", name)
 }
@@ -22238,6 +22319,9 @@ func (m *StoreMutation) ClearedFields() []string {
 	if m.FieldCleared(store.FieldPreviousSecretExpiresAt) {
 		fields = append(fields, store.FieldPreviousSecretExpiresAt)
 	}
+	if m.FieldCleared(store.FieldRetiredWebhookSecrets) {
+		fields = append(fields, store.FieldRetiredWebhookSecrets)
+	}
 	return fields
 }
 
@@ -22260,6 +22344,9 @@ func (m *StoreMutation) ClearField(name string) error {
 		return nil
 	case store.FieldPreviousSecretExpiresAt:
 		m.ClearPreviousSecretExpiresAt()
+		return nil
+	case store.FieldRetiredWebhookSecrets:
+		m.ClearRetiredWebhookSecrets()
 		return nil
 	}
 	return fmt.Errorf("unknown Store nullable field %s", name)
@@ -22289,6 +22376,9 @@ func (m *StoreMutation) ResetField(name string) error {
 		return nil
 	case store.FieldPreviousSecretExpiresAt:
 		m.ResetPreviousSecretExpiresAt()
+		return nil
+	case store.FieldRetiredWebhookSecrets:
+		m.ResetRetiredWebhookSecrets()
 		return nil
 	}
 	return fmt.Errorf("unknown Store field %s", name)

@@ -3,12 +3,14 @@
 package ent
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
+	"github.com/platen-print/platen/ent/schema"
 	"github.com/platen-print/platen/ent/store"
 	"github.com/platen-print/platen/ent/team"
 )
@@ -32,6 +34,8 @@ type Store struct {
 	PreviousWebhookSecret *string `json:"-"`
 	// PreviousSecretExpiresAt holds the value of the "previous_secret_expires_at" field.
 	PreviousSecretExpiresAt *time.Time `json:"previous_secret_expires_at,omitempty"`
+	// RetiredWebhookSecrets holds the value of the "retired_webhook_secrets" field.
+	RetiredWebhookSecrets []schema.RetiredSecret `json:"-"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the StoreQuery when eager-loading is set.
 	Edges        StoreEdges `json:"edges"`
@@ -63,6 +67,8 @@ func (*Store) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
+		case store.FieldRetiredWebhookSecrets:
+			values[i] = new([]byte)
 		case store.FieldTeamID:
 			values[i] = new(sql.NullInt64)
 		case store.FieldID, store.FieldWebhookURL, store.FieldWebhookSecret, store.FieldPreviousWebhookSecret:
@@ -135,6 +141,14 @@ func (_m *Store) assignValues(columns []string, values []any) error {
 				_m.PreviousSecretExpiresAt = new(time.Time)
 				*_m.PreviousSecretExpiresAt = value.Time
 			}
+		case store.FieldRetiredWebhookSecrets:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field retired_webhook_secrets", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.RetiredWebhookSecrets); err != nil {
+					return fmt.Errorf("unmarshal field retired_webhook_secrets: %w", err)
+				}
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -198,6 +212,8 @@ func (_m *Store) String() string {
 		builder.WriteString("previous_secret_expires_at=")
 		builder.WriteString(v.Format(time.ANSIC))
 	}
+	builder.WriteString(", ")
+	builder.WriteString("retired_webhook_secrets=<sensitive>")
 	builder.WriteByte(')')
 	return builder.String()
 }

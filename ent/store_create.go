@@ -12,6 +12,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
+	"github.com/platen-print/platen/ent/schema"
 	"github.com/platen-print/platen/ent/store"
 	"github.com/platen-print/platen/ent/team"
 )
@@ -103,6 +104,12 @@ func (_c *StoreCreate) SetNillablePreviousSecretExpiresAt(v *time.Time) *StoreCr
 	if v != nil {
 		_c.SetPreviousSecretExpiresAt(*v)
 	}
+	return _c
+}
+
+// SetRetiredWebhookSecrets sets the "retired_webhook_secrets" field.
+func (_c *StoreCreate) SetRetiredWebhookSecrets(v []schema.RetiredSecret) *StoreCreate {
+	_c.mutation.SetRetiredWebhookSecrets(v)
 	return _c
 }
 
@@ -243,6 +250,10 @@ func (_c *StoreCreate) createSpec() (*Store, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.PreviousSecretExpiresAt(); ok {
 		_spec.SetField(store.FieldPreviousSecretExpiresAt, field.TypeTime, value)
 		_node.PreviousSecretExpiresAt = &value
+	}
+	if value, ok := _c.mutation.RetiredWebhookSecrets(); ok {
+		_spec.SetField(store.FieldRetiredWebhookSecrets, field.TypeJSON, value)
+		_node.RetiredWebhookSecrets = value
 	}
 	if nodes := _c.mutation.TeamIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -391,6 +402,24 @@ func (u *StoreUpsert) ClearPreviousSecretExpiresAt() *StoreUpsert {
 	return u
 }
 
+// SetRetiredWebhookSecrets sets the "retired_webhook_secrets" field.
+func (u *StoreUpsert) SetRetiredWebhookSecrets(v []schema.RetiredSecret) *StoreUpsert {
+	u.Set(store.FieldRetiredWebhookSecrets, v)
+	return u
+}
+
+// UpdateRetiredWebhookSecrets sets the "retired_webhook_secrets" field to the value that was provided on create.
+func (u *StoreUpsert) UpdateRetiredWebhookSecrets() *StoreUpsert {
+	u.SetExcluded(store.FieldRetiredWebhookSecrets)
+	return u
+}
+
+// ClearRetiredWebhookSecrets clears the value of the "retired_webhook_secrets" field.
+func (u *StoreUpsert) ClearRetiredWebhookSecrets() *StoreUpsert {
+	u.SetNull(store.FieldRetiredWebhookSecrets)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create except the ID field.
 // Using this option is equivalent to using:
 //
@@ -533,6 +562,27 @@ func (u *StoreUpsertOne) UpdatePreviousSecretExpiresAt() *StoreUpsertOne {
 func (u *StoreUpsertOne) ClearPreviousSecretExpiresAt() *StoreUpsertOne {
 	return u.Update(func(s *StoreUpsert) {
 		s.ClearPreviousSecretExpiresAt()
+	})
+}
+
+// SetRetiredWebhookSecrets sets the "retired_webhook_secrets" field.
+func (u *StoreUpsertOne) SetRetiredWebhookSecrets(v []schema.RetiredSecret) *StoreUpsertOne {
+	return u.Update(func(s *StoreUpsert) {
+		s.SetRetiredWebhookSecrets(v)
+	})
+}
+
+// UpdateRetiredWebhookSecrets sets the "retired_webhook_secrets" field to the value that was provided on create.
+func (u *StoreUpsertOne) UpdateRetiredWebhookSecrets() *StoreUpsertOne {
+	return u.Update(func(s *StoreUpsert) {
+		s.UpdateRetiredWebhookSecrets()
+	})
+}
+
+// ClearRetiredWebhookSecrets clears the value of the "retired_webhook_secrets" field.
+func (u *StoreUpsertOne) ClearRetiredWebhookSecrets() *StoreUpsertOne {
+	return u.Update(func(s *StoreUpsert) {
+		s.ClearRetiredWebhookSecrets()
 	})
 }
 
@@ -845,6 +895,27 @@ func (u *StoreUpsertBulk) UpdatePreviousSecretExpiresAt() *StoreUpsertBulk {
 func (u *StoreUpsertBulk) ClearPreviousSecretExpiresAt() *StoreUpsertBulk {
 	return u.Update(func(s *StoreUpsert) {
 		s.ClearPreviousSecretExpiresAt()
+	})
+}
+
+// SetRetiredWebhookSecrets sets the "retired_webhook_secrets" field.
+func (u *StoreUpsertBulk) SetRetiredWebhookSecrets(v []schema.RetiredSecret) *StoreUpsertBulk {
+	return u.Update(func(s *StoreUpsert) {
+		s.SetRetiredWebhookSecrets(v)
+	})
+}
+
+// UpdateRetiredWebhookSecrets sets the "retired_webhook_secrets" field to the value that was provided on create.
+func (u *StoreUpsertBulk) UpdateRetiredWebhookSecrets() *StoreUpsertBulk {
+	return u.Update(func(s *StoreUpsert) {
+		s.UpdateRetiredWebhookSecrets()
+	})
+}
+
+// ClearRetiredWebhookSecrets clears the value of the "retired_webhook_secrets" field.
+func (u *StoreUpsertBulk) ClearRetiredWebhookSecrets() *StoreUpsertBulk {
+	return u.Update(func(s *StoreUpsert) {
+		s.ClearRetiredWebhookSecrets()
 	})
 }
 

@@ -10,8 +10,10 @@ import (
 
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
+	"entgo.io/ent/dialect/sql/sqljson"
 	"entgo.io/ent/schema/field"
 	"github.com/platen-print/platen/ent/predicate"
+	"github.com/platen-print/platen/ent/schema"
 	"github.com/platen-print/platen/ent/store"
 )
 
@@ -108,6 +110,24 @@ func (_u *StoreUpdate) ClearPreviousSecretExpiresAt() *StoreUpdate {
 	return _u
 }
 
+// SetRetiredWebhookSecrets sets the "retired_webhook_secrets" field.
+func (_u *StoreUpdate) SetRetiredWebhookSecrets(v []schema.RetiredSecret) *StoreUpdate {
+	_u.mutation.SetRetiredWebhookSecrets(v)
+	return _u
+}
+
+// AppendRetiredWebhookSecrets appends value to the "retired_webhook_secrets" field.
+func (_u *StoreUpdate) AppendRetiredWebhookSecrets(v []schema.RetiredSecret) *StoreUpdate {
+	_u.mutation.AppendRetiredWebhookSecrets(v)
+	return _u
+}
+
+// ClearRetiredWebhookSecrets clears the value of the "retired_webhook_secrets" field.
+func (_u *StoreUpdate) ClearRetiredWebhookSecrets() *StoreUpdate {
+	_u.mutation.ClearRetiredWebhookSecrets()
+	return _u
+}
+
 // Mutation returns the StoreMutation object of the builder.
 func (_u *StoreUpdate) Mutation() *StoreMutation {
 	return _u.mutation
@@ -192,6 +212,17 @@ func (_u *StoreUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if _u.mutation.PreviousSecretExpiresAtCleared() {
 		_spec.ClearField(store.FieldPreviousSecretExpiresAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.RetiredWebhookSecrets(); ok {
+		_spec.SetField(store.FieldRetiredWebhookSecrets, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedRetiredWebhookSecrets(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, store.FieldRetiredWebhookSecrets, value)
+		})
+	}
+	if _u.mutation.RetiredWebhookSecretsCleared() {
+		_spec.ClearField(store.FieldRetiredWebhookSecrets, field.TypeJSON)
 	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -290,6 +321,24 @@ func (_u *StoreUpdateOne) SetNillablePreviousSecretExpiresAt(v *time.Time) *Stor
 // ClearPreviousSecretExpiresAt clears the value of the "previous_secret_expires_at" field.
 func (_u *StoreUpdateOne) ClearPreviousSecretExpiresAt() *StoreUpdateOne {
 	_u.mutation.ClearPreviousSecretExpiresAt()
+	return _u
+}
+
+// SetRetiredWebhookSecrets sets the "retired_webhook_secrets" field.
+func (_u *StoreUpdateOne) SetRetiredWebhookSecrets(v []schema.RetiredSecret) *StoreUpdateOne {
+	_u.mutation.SetRetiredWebhookSecrets(v)
+	return _u
+}
+
+// AppendRetiredWebhookSecrets appends value to the "retired_webhook_secrets" field.
+func (_u *StoreUpdateOne) AppendRetiredWebhookSecrets(v []schema.RetiredSecret) *StoreUpdateOne {
+	_u.mutation.AppendRetiredWebhookSecrets(v)
+	return _u
+}
+
+// ClearRetiredWebhookSecrets clears the value of the "retired_webhook_secrets" field.
+func (_u *StoreUpdateOne) ClearRetiredWebhookSecrets() *StoreUpdateOne {
+	_u.mutation.ClearRetiredWebhookSecrets()
 	return _u
 }
 
@@ -407,6 +456,17 @@ func (_u *StoreUpdateOne) sqlSave(ctx context.Context) (_node *Store, err error)
 	}
 	if _u.mutation.PreviousSecretExpiresAtCleared() {
 		_spec.ClearField(store.FieldPreviousSecretExpiresAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.RetiredWebhookSecrets(); ok {
+		_spec.SetField(store.FieldRetiredWebhookSecrets, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedRetiredWebhookSecrets(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, store.FieldRetiredWebhookSecrets, value)
+		})
+	}
+	if _u.mutation.RetiredWebhookSecretsCleared() {
+		_spec.ClearField(store.FieldRetiredWebhookSecrets, field.TypeJSON)
 	}
 	_node = &Store{config: _u.config}
 	_spec.Assign = _node.assignValues

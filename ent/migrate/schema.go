@@ -724,6 +724,7 @@ var (
 		{Name: "webhook_secret", Type: field.TypeString},
 		{Name: "previous_webhook_secret", Type: field.TypeString, Nullable: true},
 		{Name: "previous_secret_expires_at", Type: field.TypeTime, Nullable: true},
+		{Name: "retired_webhook_secrets", Type: field.TypeJSON, Nullable: true},
 		{Name: "team_id", Type: field.TypeInt},
 	}
 	// StoresTable holds the schema information for the "stores" table.
@@ -734,7 +735,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "stores_teams_stores",
-				Columns:    []*schema.Column{StoresColumns[7]},
+				Columns:    []*schema.Column{StoresColumns[8]},
 				RefColumns: []*schema.Column{TeamsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},

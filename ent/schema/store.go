@@ -1,6 +1,8 @@
 package schema
 
 import (
+	"time"
+
 	"entgo.io/ent"
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
@@ -22,7 +24,17 @@ func (Store) Fields() []ent.Field {
 		field.String("webhook_secret").Sensitive(),
 		field.String("previous_webhook_secret").Optional().Nillable().Sensitive(),
 		field.Time("previous_secret_expires_at").Optional().Nillable(),
+		// Secrets rotated out before the previous one, still inside the day
+		// each was promised when it was replaced.
+		field.JSON("retired_webhook_secrets", []RetiredSecret{}).Optional().Sensitive(),
 	}
+}
+
+// RetiredSecret is a webhook secret rotated out before the previous one:
+// it signs deliveries until ExpiresAt.
+type RetiredSecret struct {
+	Secret    string    `json:"secret"`
+	ExpiresAt time.Time `json:"expires_at"`
 }
 
 // Edges of the Store.

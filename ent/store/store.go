@@ -28,6 +28,8 @@ const (
 	FieldPreviousWebhookSecret = "previous_webhook_secret"
 	// FieldPreviousSecretExpiresAt holds the string denoting the previous_secret_expires_at field in the database.
 	FieldPreviousSecretExpiresAt = "previous_secret_expires_at"
+	// FieldRetiredWebhookSecrets holds the string denoting the retired_webhook_secrets field in the database.
+	FieldRetiredWebhookSecrets = "retired_webhook_secrets"
 	// EdgeTeam holds the string denoting the team edge name in mutations.
 	EdgeTeam = "team"
 	// Table holds the table name of the store in the database.
@@ -51,6 +53,7 @@ var Columns = []string{
 	FieldWebhookSecret,
 	FieldPreviousWebhookSecret,
 	FieldPreviousSecretExpiresAt,
+	FieldRetiredWebhookSecrets,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).

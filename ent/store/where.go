@@ -465,6 +465,16 @@ func PreviousSecretExpiresAtNotNil() predicate.Store {
 	return predicate.Store(sql.FieldNotNull(FieldPreviousSecretExpiresAt))
 }
 
+// RetiredWebhookSecretsIsNil applies the IsNil predicate on the "retired_webhook_secrets" field.
+func RetiredWebhookSecretsIsNil() predicate.Store {
+	return predicate.Store(sql.FieldIsNull(FieldRetiredWebhookSecrets))
+}
+
+// RetiredWebhookSecretsNotNil applies the NotNil predicate on the "retired_webhook_secrets" field.
+func RetiredWebhookSecretsNotNil() predicate.Store {
+	return predicate.Store(sql.FieldNotNull(FieldRetiredWebhookSecrets))
+}
+
 // HasTeam applies the HasEdge predicate on the "team" edge.
 func HasTeam() predicate.Store {
 	return predicate.Store(func(s *sql.Selector) {

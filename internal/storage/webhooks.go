@@ -6,6 +6,7 @@ import (
 
 	"github.com/platen-print/platen/ent"
 	"github.com/platen-print/platen/ent/predicate"
+	"github.com/platen-print/platen/ent/schema"
 	"github.com/platen-print/platen/ent/webhookdelivery"
 	"github.com/platen-print/platen/internal/apierr"
 	"github.com/platen-print/platen/internal/webhooks"
@@ -40,10 +41,46 @@ func (s *Deliveries) Delivery(ctx context.Context, uid string) (*webhooks.Delive
 	if st.WebhookURL != nil {
 		out.URL = *st.WebhookURL
 	}
-	if st.PreviousWebhookSecret != nil && st.PreviousSecretExpiresAt != nil && time.Now().Before(*st.PreviousSecretExpiresAt) {
-		out.Secrets = append(out.Secrets, *st.PreviousWebhookSecret)
+	for _, r := range retiredSecrets(st, time.Now()) {
+		out.Secrets = append(out.Secrets, r.Secret)
 	}
 	return out, nil
+}
+
+// maxSigningSecrets is how many secrets may sign a store's deliveries at
+// once: the current one and up to three rotated out within their day.
+const maxSigningSecrets = 4
+
+// retiredSecrets are st's rotated-out secrets still inside the day each
+// was promised, newest first: the previous one, then older ones.
+func retiredSecrets(st *ent.Store, at time.Time) []schema.RetiredSecret {
+	var out []schema.RetiredSecret
+	if st.PreviousWebhookSecret != nil && st.PreviousSecretExpiresAt != nil && at.Before(*st.PreviousSecretExpiresAt) {
+		out = append(out, schema.RetiredSecret{Secret: *st.PreviousWebhookSecret, ExpiresAt: *st.PreviousSecretExpiresAt})
+	}
+	for _, r := range st.RetiredWebhookSecrets {
+		if at.Before(r.ExpiresAt) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// rotate gives the store of u a new secret: the current one signs along
+// for webhooks.RotationGrace, and those rotated out earlier keep the day
+// they were promised. Past maxSigningSecrets it refuses, naming when the
+// oldest stops signing.
+func rotate(u *ent.StoreUpdateOne, st *ent.Store) error {
+	at := now()
+	retired := retiredSecrets(st, at)
+	if 2+len(retired) > maxSigningSecrets {
+		return apierr.Conflict("rotate_secret", "%d secrets sign this store's deliveries already (each rotated-out secret for a day); "+
+			"the oldest stops at %s: rotate again after that", 1+len(retired), retired[len(retired)-1].ExpiresAt.UTC().Format(time.RFC3339))
+	}
+	u.SetWebhookSecret(webhooks.NewSecret()).
+		SetPreviousWebhookSecret(st.WebhookSecret).SetPreviousSecretExpiresAt(at.Add(webhooks.RotationGrace)).
+		SetRetiredWebhookSecrets(retired)
+	return nil
 }
 
 // RecordAttempt adds an attempt to the delivery while jobID owns it, and
@@ -118,7 +155,7 @@ func (s *Deliveries) StoreTeam(ctx context.Context, storeID string) (int, error)
 }
 
 // SetEndpoint sets the store's webhook URL, rotating its secret if asked.
-func (s *Deliveries) SetEndpoint(ctx context.Context, storeID, url string, rotate bool) (*webhooks.Endpoint, error) {
+func (s *Deliveries) SetEndpoint(ctx context.Context, storeID, url string, rotateSecret bool) (*webhooks.Endpoint, error) {
 	var out *webhooks.Endpoint
 	err := s.db.inTx(ctx, func(ctx context.Context, tx *Tx) error {
 		st, err := tx.Store.Get(ctx, storeID)
@@ -127,10 +164,10 @@ func (s *Deliveries) SetEndpoint(ctx context.Context, storeID, url string, rotat
 		}
 		moved := st.WebhookURL == nil || *st.WebhookURL != url
 		u := st.Update().SetWebhookURL(url)
-		if rotate {
-			expires := now().Add(webhooks.RotationGrace)
-			u.SetWebhookSecret(webhooks.NewSecret()).
-				SetPreviousWebhookSecret(st.WebhookSecret).SetPreviousSecretExpiresAt(expires)
+		if rotateSecret {
+			if err := rotate(u, st); err != nil {
+				return err
+			}
 		}
 		if st, err = u.Save(ctx); err != nil {
 			return err

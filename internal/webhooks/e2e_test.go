@@ -454,3 +454,53 @@ func TestRotationSignsWithBoth(t *testing.T) {
 		checkSignatures(t, old, withHeader(previous, "webhook-signature", standardSigs[1]))
 	})
 }
+
+// TestRotationsWithinADayKeepEverySecretsDay: a rotation soon after
+// another keeps the first one's promise: the original secret still signs
+// (in webhook-signature) until its day ends, beside the two newer ones.
+// Up to four secrets sign at once; a rotation past that is a 409 naming
+// when the oldest stops.
+func TestRotationsWithinADayKeepEverySecretsDay(t *testing.T) {
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		rcv := platentest.NewReceiver(t)
+		srv, tenant, original := setup(t, b, rcv.URL)
+		rotate := func() *platentest.Response {
+			return srv.Do(t, "PUT", "/api/v1/stores/acme-shop/webhook", tenant.Token, map[string]any{"url": rcv.URL + "/hooks", "rotate_secret": true})
+		}
+		secrets := []string{original}
+		for range 3 {
+			r := rotate()
+			if r.Status != http.StatusOK {
+				t.Fatalf("rotate: %d %s", r.Status, r.Raw)
+			}
+			secrets = append([]string{r.Object(t)["secret"].(string)}, secrets...)
+		}
+		refused := rotate()
+		if _, fields := platentest.ErrorBody(t, refused, http.StatusConflict); len(fields) != 1 || fields[0] != "rotate_secret" {
+			t.Errorf("a fourth rotation within the day: fields %v, want rotate_secret", fields)
+		}
+		if msg := refused.Object(t)["message"]; !strings.Contains(fmt.Sprint(msg), time.Now().Add(24*time.Hour).UTC().Format("2006-01-02T15")) {
+			t.Errorf("the refusal %q does not name when the oldest secret stops (in a day)", msg)
+		}
+		if r := srv.Do(t, "POST", "/v1/shop/orders", tenant.Token, map[string]any{
+			"external_id": "SO-1", "lines": []any{map[string]any{"design_version_id": "sticker-v1", "quantity": 1}}}); r.Status != http.StatusCreated {
+			t.Fatalf("create: %d %s", r.Status, r.Raw)
+		}
+		got := rcv.Wait(t, 1, 30*time.Second)[0]
+		sigs := strings.Split(got.Header.Get("webhook-signature"), " ")
+		if len(sigs) != len(secrets) {
+			t.Fatalf("webhook-signature %q: %d signatures, want one per secret still in its day (%d)", got.Header.Get("webhook-signature"), len(sigs), len(secrets))
+		}
+		checkSignatures(t, secrets[0], withHeader(got, "webhook-signature", sigs[0]))
+		for i, secret := range secrets[1:] {
+			// Each retired secret's Standard Webhooks signature, newest first;
+			// Platen-Signature-Previous is the previous secret's.
+			mac := hmac.New(sha256.New, []byte(secret))
+			mac.Write(got.Body)
+			if i == 0 && got.Header.Get("Platen-Signature-Previous") != "sha256="+hex.EncodeToString(mac.Sum(nil)) {
+				t.Errorf("Platen-Signature-Previous is not the previous secret's")
+			}
+			checkSignatures(t, secret, withHeader(withHeader(got, "Platen-Signature", "sha256="+hex.EncodeToString(mac.Sum(nil))), "webhook-signature", sigs[i+1]))
+		}
+	})
+}
