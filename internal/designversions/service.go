@@ -17,7 +17,7 @@ import (
 
 // Limits of a version's thumbnails.
 const (
-	maxThumbnails      = 50
+	MaxThumbnails      = 50
 	maxThumbnailLength = 10_000
 )
 
@@ -68,8 +68,8 @@ func checkCreate(req *platenv1.CreateDesignVersionRequest) (*Version, error) {
 	} else if v.Fingerprint, err = designdoc.Fingerprint(doc); err != nil {
 		vs.Add("template_config", "must URL-decode to a JSON object: %v", err)
 	}
-	if len(v.Thumbnails) > maxThumbnails {
-		vs.Add("thumbnails", "must hold at most %d URLs", maxThumbnails)
+	if len(v.Thumbnails) > MaxThumbnails {
+		vs.Add("thumbnails", "must hold at most %d URLs", MaxThumbnails)
 	}
 	for i, u := range v.Thumbnails {
 		if u == "" || utf8.RuneCountInString(u) > maxThumbnailLength {

@@ -77,6 +77,7 @@ func Generate(swagger []byte, opts Options) ([]byte, error) {
 		g.schemas,
 		g.declaredRoutes,
 		g.names,
+		g.bounds,
 		g.tags,
 	}
 	for _, step := range steps {

@@ -82,8 +82,13 @@ func TestCommittedDocument(t *testing.T) {
 // Every schema of an answer takes what the gateway's codec writes for its
 // message: empty (zeros and nulls) and with every field set. This holds
 // the required and nullable rules to the codec itself.
+//
+// The values are made up ("x", 7), so the limits and vocabularies of
+// propertyRules are left out here: real answers are checked against them
+// by the conformance test of every end-to-end test (platentest).
 func TestResponseSchemasTakeTheCodecsJSON(t *testing.T) {
 	doc := loadDocument(t)
+	withoutValueRules(doc)
 	codec := protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true}
 	checked := 0
 	for name := range responseSchemas(doc) {
@@ -113,6 +118,16 @@ func TestResponseSchemasTakeTheCodecsJSON(t *testing.T) {
 	}
 	if checked < 40 {
 		t.Errorf("checked only %d messages", checked)
+	}
+}
+
+// withoutValueRules clears what propertyRules set in doc's schemas.
+func withoutValueRules(doc *openapi3.T) {
+	for schema, props := range propertyRules {
+		for name := range props {
+			p := doc.Components.Schemas[schema].Value.Properties[name].Value
+			p.Enum, p.Min, p.Max, p.MinItems, p.MaxItems = nil, nil, nil, 0, nil
+		}
 	}
 }
 

@@ -20,10 +20,10 @@ import (
 // Limits on what one order may hold; they keep a single request's work and
 // storage bounded. The body itself is capped at 8 MiB by the gateway.
 const (
-	maxItems       = 1000
+	MaxItems       = 1000
 	maxIDLength    = 255
-	maxQuantity    = 1_000_000
-	maxThumbnails  = 50
+	MaxQuantity    = 1_000_000
+	MaxThumbnails  = 50
 	maxAddresses   = 20
 	maxShippings   = 20
 	maxTextLength  = 10_000
@@ -166,8 +166,8 @@ func (c *checker) items(list []*platenv1.OrderItem) []Item {
 	case len(list) == 0:
 		c.Add("items", "is required: an order holds at least one item")
 		return nil
-	case len(list) > maxItems:
-		c.Add("items", "must hold at most %d items", maxItems)
+	case len(list) > MaxItems:
+		c.Add("items", "must hold at most %d items", MaxItems)
 		return nil
 	}
 	seen := make(map[string]int, len(list))
@@ -201,8 +201,8 @@ func (c *checker) item(f string, it *platenv1.OrderItem) Item {
 		c.Add(f+"quantity", "is required")
 	case *it.Quantity < 1:
 		c.Add(f+"quantity", "must be at least 1, got %d", *it.Quantity)
-	case *it.Quantity > maxQuantity:
-		c.Add(f+"quantity", "must be at most %d, got %d", maxQuantity, *it.Quantity)
+	case *it.Quantity > MaxQuantity:
+		c.Add(f+"quantity", "must be at most %d, got %d", MaxQuantity, *it.Quantity)
 	default:
 		item.Quantity = int(*it.Quantity)
 	}
@@ -262,8 +262,8 @@ func (c *checker) thumbnails(field string, list []string) []string {
 	switch {
 	case len(list) == 0:
 		c.Add(field, "is required: give at least one thumbnail URL")
-	case len(list) > maxThumbnails:
-		c.Add(field, "must hold at most %d URLs", maxThumbnails)
+	case len(list) > MaxThumbnails:
+		c.Add(field, "must hold at most %d URLs", MaxThumbnails)
 	}
 	for i, u := range list {
 		if u == "" {
