@@ -77,6 +77,7 @@ func Generate(swagger []byte, opts Options) ([]byte, error) {
 		g.schemas,
 		g.declaredRoutes,
 		g.names,
+		g.webhooks,
 		g.bounds,
 		g.tags,
 	}
@@ -175,6 +176,7 @@ func (g *generator) marshal() ([]byte, error) {
 		{"security", g.doc.Security},
 		{"tags", g.doc.Tags},
 		{"paths", g.doc.Paths},
+		{"webhooks", g.doc.Webhooks},
 		{"components", g.doc.Components},
 	}
 	var buf bytes.Buffer

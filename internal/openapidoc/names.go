@@ -186,6 +186,13 @@ func (g *generator) tags() error {
 		}
 		return nil
 	})
+	for _, item := range g.doc.Webhooks {
+		for _, op := range item.Operations() {
+			for _, t := range op.Tags {
+				used[t] = true
+			}
+		}
+	}
 	var tags openapi3.Tags
 	for _, t := range append(g.doc.Tags, declaredTags...) {
 		if used[t.Name] {

@@ -26,6 +26,7 @@ type document struct {
 		Description string `json:"description"`
 	} `json:"info"`
 	Paths      map[string]map[string]operation `json:"paths"`
+	Webhooks   map[string]map[string]operation `json:"webhooks"`
 	Components struct {
 		Schemas         map[string]*schema `json:"schemas"`
 		Responses       map[string]answer  `json:"responses"`
@@ -110,6 +111,7 @@ func Markdown(openapi []byte) ([]byte, error) {
 	for _, g := range groups {
 		w.group(g)
 	}
+	w.webhooks()
 	w.types()
 	return w.buf.Bytes(), nil
 }
@@ -191,6 +193,28 @@ func (w *writer) group(g group) {
 		for _, m := range methodOrder {
 			if op, ok := ops[m]; ok {
 				w.operation(strings.ToUpper(m), p, op)
+			}
+		}
+	}
+}
+
+// webhooks lists the events Platen POSTs to a store's endpoint.
+func (w *writer) webhooks() {
+	if len(w.doc.Webhooks) == 0 {
+		return
+	}
+	w.printf("## Webhooks\n\nThe events Platen POSTs to a store's webhook endpoint, each with these headers and body.\n\n")
+	for _, event := range sortedKeys(w.doc.Webhooks) {
+		op := w.doc.Webhooks[event]["post"]
+		w.printf("### `%s`\n\n%s %s\n\n", event, oneLine(op.Summary), oneLine(op.Description))
+		w.printf("| header | required | description |\n|---|---|---|\n")
+		for _, p := range op.Parameters {
+			w.printf("| `%s` | %s | %s |\n", p.Name, yes(p.Required), cell(p.Description))
+		}
+		w.printf("\n")
+		if b := op.RequestBody; b != nil {
+			for _, ct := range sortedKeys(b.Content) {
+				w.printf("Body (`%s`): %s.\n\n", ct, typeOf(b.Content[ct].Schema))
 			}
 		}
 	}

@@ -112,6 +112,7 @@ const (
 	tagOperations = "Operations"
 	tagDownloads  = "Downloads"
 	tagReference  = "Reference"
+	tagWebhooks   = "Webhooks"
 )
 
 // declaredTags describe the declared routes' tags, after the services'.
@@ -120,6 +121,7 @@ var declaredTags = openapi3.Tags{
 	{Name: tagDownloads, Description: "Download links, signed and valid 7 days: each read of an order or batch answers fresh ones. " +
 		"No API token: the link's own `token` opens it."},
 	{Name: tagReference, Description: "This document and its reference page."},
+	{Name: tagWebhooks, Description: "The events Platen POSTs to a store's webhook endpoint, signed: the webhooks section lists each one's body and headers."},
 }
 
 // declaredSchemas are the declared routes' bodies.

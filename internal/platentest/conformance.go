@@ -238,3 +238,32 @@ func (s *Server) reportConformance() {
 	defer f.Close()
 	_, _ = f.WriteString(strconv.FormatInt(s.conformanceStats.checked.Load(), 10) + "\n")
 }
+
+// checkWebhook holds a delivery to the webhooks section of the document:
+// its event is listed there, its body matches the event's schema, and it
+// carries every header the section requires.
+func checkWebhook(header http.Header, body []byte) error {
+	c, err := loadConformance()
+	if err != nil {
+		return err
+	}
+	event := header.Get("Platen-Event")
+	item := c.doc.Webhooks[event]
+	if item == nil || item.Post == nil {
+		return fmt.Errorf("the event %q is not in the document's webhooks", event)
+	}
+	for _, p := range item.Post.Parameters {
+		if p.Value.Required && header.Get(p.Value.Name) == "" {
+			return fmt.Errorf("%s: no %s header", event, p.Value.Name)
+		}
+	}
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
+		return fmt.Errorf("%s: the body is no JSON: %w", event, err)
+	}
+	schema := item.Post.RequestBody.Value.Content.Get("application/json").Schema.Value
+	if err := schema.VisitJSON(v, openapi3.EnableJSONSchema2020()); err != nil {
+		return fmt.Errorf("%s: the body %s does not match the document: %w", event, body, err)
+	}
+	return nil
+}

@@ -42,6 +42,7 @@ func (d Delivery) Event() map[string]any {
 // AllowPrivateNetwork for its deliveries to reach it.
 type Receiver struct {
 	*httptest.Server
+	t      testing.TB
 	first  []int
 	status int
 	noGets bool
@@ -74,7 +75,7 @@ func GetsFindNothing() ReceiverOption {
 
 // NewReceiver starts a Receiver, closed when the test ends.
 func NewReceiver(t testing.TB, opts ...ReceiverOption) *Receiver {
-	r := &Receiver{status: http.StatusOK}
+	r := &Receiver{t: t, status: http.StatusOK}
 	for _, opt := range opts {
 		opt(r)
 	}
@@ -89,6 +90,12 @@ func (r *Receiver) take(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	body, _ := io.ReadAll(req.Body)
+	if req.Header.Get("Platen-Event") != "" {
+		// Every delivery is held to the document's webhooks section.
+		if err := checkWebhook(req.Header, body); err != nil {
+			r.t.Errorf("webhook delivery: %v", err)
+		}
+	}
 	d := Delivery{Method: req.Method, Path: req.URL.RequestURI(), Header: req.Header.Clone(), Body: body, At: time.Now()}
 	r.mu.Lock()
 	r.got = append(r.got, d)
