@@ -14,7 +14,7 @@ import (
 )
 
 // oapiCodegen is the generator the tutorial runs, at the version it pins.
-var oapiCodegen = regexp.MustCompile(`go run (github\.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen@v[0-9.]+) (-generate types,client -package platen)`)
+var oapiCodegen = regexp.MustCompile(`go run (github\.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen@v[0-9.]+) (-generate types,client,skip-prune -package platen)`)
 
 // goProgram creates an order twice with one Idempotency-Key through the
 // generated client, as an integrator's retry would, and prints what each
