@@ -271,6 +271,11 @@ test-tools:
 	  npm ci --prefix internal/webhooks/verifiers --no-audit --no-fund --loglevel=error || \
 	    echo "npm ci failed (its error is above): the webhook verifier tests skip, or fail where PLATEN_TEST_REQUIRE_TOOLS is set"; \
 	fi
+	@if command -v npm >/dev/null && ! test -x e2e/clients/ts/node_modules/.bin/tsc; then \
+	  echo "installing openapi-typescript, openapi-fetch and TypeScript for the generated-client tests"; \
+	  npm ci --prefix e2e/clients/ts --no-audit --no-fund --loglevel=error || \
+	    echo "npm ci failed (its error is above): the TypeScript client test skips, or fails where PLATEN_TEST_REQUIRE_TOOLS is set"; \
+	fi
 
 missing-test-tools:
 	@missing=""; \
