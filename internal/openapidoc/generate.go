@@ -154,8 +154,9 @@ func (g *generator) info() error {
 			"",
 			"JSON names are the proto field names. Every field of an answer is present, except a",
 			"`optional` scalar that is unset; fields that may be `null` say so. `HEAD` is answered",
-			"wherever `GET` is, with the same status and headers. Every error is the JSON error body",
-			"(`Error`), whose `code` is the gRPC status code.",
+			"wherever `GET` is, with the same status and headers. A method a path does not list is",
+			"405 with an `Allow` header naming those it does (an operation OpenAPI cannot attach it to).",
+			"Every error is the JSON error body (`Error`), whose `code` is the gRPC status code.",
 		}, "\n"),
 		License: &openapi3.License{Name: "Apache-2.0", Identifier: "Apache-2.0"},
 	}
