@@ -180,3 +180,40 @@ func TestResetPooledConnections(t *testing.T) {
 		}
 	}
 }
+
+// TestTheWaitForAConnectionIsBounded: with every connection of the pool
+// taken (under a silent database, by calls hanging in it, and the queue's
+// workers taking each one freed), a read and a write wait for a
+// connection at most the bound, then fail as the database being
+// unreachable, rather than wait until one is free; once one is, they work.
+func TestTheWaitForAConnectionIsBounded(t *testing.T) {
+	db, _ := openCutPostgres(t)
+	pool := storage.JobPool(db)
+	ctx := context.Background()
+	var held []*sql.Conn
+	for range pool.Stats().MaxOpenConnections {
+		c, err := pool.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, c)
+	}
+	calls := map[string]func() error{
+		"a read":  func() error { _, err := db.ListTeams(ctx); return err },
+		"a write": func() error { _, err := db.CreateTeam(ctx, "waiting"); return err },
+	}
+	for what, call := range calls {
+		d, err := timed(t, what, 30*time.Second, call)
+		if !apierr.Unreachable(err) || d > testBound+margin {
+			t.Errorf("%s with every connection taken: %v after %s, want unreachable within %s", what, err, d, testBound+margin)
+		}
+	}
+	for _, c := range held {
+		c.Close()
+	}
+	for what, call := range calls {
+		if _, err := timed(t, what, 30*time.Second, call); err != nil {
+			t.Errorf("%s once connections are free: %v", what, err)
+		}
+	}
+}

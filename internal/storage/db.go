@@ -56,6 +56,10 @@ type DB struct {
 	group *groupCommitter
 	// bound limits each call to PostgreSQL; nil on SQLite.
 	bound *bound
+	// schema migrates: on PostgreSQL a client on the plain pool, since
+	// Ent's migration reads its rows as database/sql's own, which the
+	// bounded reads' rows (acquire.go) are not.
+	schema *migrate.Schema
 }
 
 // SQLiteFile is the embedded database's file name inside the data dir.
@@ -182,8 +186,10 @@ func openPostgres(databaseURL string) (*DB, error) {
 	pool := sql.OpenDB(boundedConnector{Connector: stdlib.GetConnector(*config), bound: b})
 	pool.SetMaxOpenConns(32)
 	pool.SetMaxIdleConns(32)
-	client := ent.NewClient(ent.Driver(entsql.OpenDB(dialect.Postgres, pool)))
-	return &DB{write: client, read: client, writePool: pool, dialect: dialect.Postgres, pools: []*sql.DB{pool}, readPool: pool, bound: b}, nil
+	client := ent.NewClient(ent.Driver(newAcquiringDriver(dialect.Postgres, pool, b)))
+	migrations := ent.NewClient(ent.Driver(entsql.OpenDB(dialect.Postgres, pool)))
+	return &DB{write: client, read: client, writePool: pool, dialect: dialect.Postgres, pools: []*sql.DB{pool}, readPool: pool, bound: b,
+		schema: migrations.Schema}, nil
 }
 
 // BoundCalls bounds every later call to PostgreSQL (connect, statement,
@@ -241,7 +247,11 @@ func (db *DB) MigrateCounting(ctx context.Context) (int, error) {
 			return planned, err
 		})
 	})
-	if err := createSchema(ctx, db.write.Schema, counted); err != nil {
+	schema := db.schema
+	if schema == nil {
+		schema = db.write.Schema
+	}
+	if err := createSchema(ctx, schema, counted); err != nil {
 		return 0, fmt.Errorf("apply schema: %w", err)
 	}
 	steps := []func(context.Context) (int, error){
@@ -384,7 +394,7 @@ func (db *DB) inTx(ctx context.Context, fn txFunc) error {
 		return err
 	}
 	ctx = context.WithoutCancel(ctx)
-	tx, err := begin(ctx, db.writePool, db.dialect)
+	tx, err := begin(ctx, db.writePool, db.bound, db.dialect)
 	if err != nil {
 		return err
 	}

@@ -124,7 +124,7 @@ func (g *groupCommitter) commit(group []*writeOp) {
 // runGroup runs every op in one transaction; results gets each op's own
 // error, and the returned error is the transaction's (begin or commit).
 func (g *groupCommitter) runGroup(group []*writeOp, results []error) error {
-	tx, err := begin(context.Background(), g.pool, dialect.SQLite)
+	tx, err := begin(context.Background(), g.pool, nil, dialect.SQLite)
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,9 @@ import (
 type Tx struct {
 	*ent.Tx
 	SQL *sql.Tx
+	// conn is the connection the transaction took (bound.acquire), given
+	// back when it ends; nil when it came from the pool itself.
+	conn *sql.Conn
 	// wakes are the queues this transaction gave jobs, by name, each with
 	// the job queue that wakes its workers: once it commits, they are
 	// woken rather than left to their next poll.
@@ -70,23 +73,48 @@ func (u uncancellable) QueryContext(ctx context.Context, query string, args ...a
 	return u.tx.QueryContext(context.WithoutCancel(ctx), query, args...)
 }
 
-// begin starts a write transaction on pool.
-func begin(ctx context.Context, pool *sql.DB, dialectName string) (*Tx, error) {
-	sqlTx, err := pool.BeginTx(ctx, nil)
+// begin starts a write transaction on pool; with b (PostgreSQL's bound),
+// on a connection taken within the bound (see acquire.go).
+func begin(ctx context.Context, pool *sql.DB, b *bound, dialectName string) (*Tx, error) {
+	var conn *sql.Conn
+	var sqlTx *sql.Tx
+	var err error
+	if b != nil {
+		if conn, err = b.acquire(ctx, pool); err != nil {
+			return nil, fmt.Errorf("begin: %w", err)
+		}
+		sqlTx, err = conn.BeginTx(ctx, nil)
+	} else {
+		sqlTx, err = pool.BeginTx(ctx, nil)
+	}
 	if err != nil {
+		closeConn(conn)
 		return nil, fmt.Errorf("begin: %w", err)
 	}
 	client := ent.NewClient(ent.Driver(boundDriver{Conn: entsql.Conn{ExecQuerier: uncancellable{sqlTx}}, dialect: dialectName}))
 	entTx, err := client.Tx(ctx)
 	if err != nil {
 		_ = sqlTx.Rollback()
+		closeConn(conn)
 		return nil, fmt.Errorf("begin: %w", err)
 	}
-	return &Tx{Tx: entTx, SQL: sqlTx}, nil
+	return &Tx{Tx: entTx, SQL: sqlTx, conn: conn}, nil
+}
+
+func closeConn(c *sql.Conn) {
+	if c != nil {
+		_ = c.Close()
+	}
 }
 
 // Commit commits the transaction.
-func (t *Tx) Commit() error { return t.SQL.Commit() }
+func (t *Tx) Commit() error {
+	defer closeConn(t.conn)
+	return t.SQL.Commit()
+}
 
 // Rollback abandons the transaction.
-func (t *Tx) Rollback() error { return t.SQL.Rollback() }
+func (t *Tx) Rollback() error {
+	defer closeConn(t.conn)
+	return t.SQL.Rollback()
+}
