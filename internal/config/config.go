@@ -139,7 +139,7 @@ func (c *Config) ServeFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.GRPCAddr, "grpc-addr", c.GRPCAddr, "address of the gRPC API (reflection and health on)")
 	fs.BoolVar(&c.AccessLog, "access-log", c.AccessLog, "log one line per HTTP request")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", c.ShutdownTimeout, "how long a shutdown waits for requests in flight")
-	fs.DurationVar(&c.DBTimeout, "db-timeout", c.DBTimeout, "how long one call to PostgreSQL (connect, statement, commit) may wait for its answer before the request answers 503")
+	fs.DurationVar(&c.DBTimeout, "db-timeout", c.DBTimeout, "how long one call to PostgreSQL (connect, statement, commit), or the wait for a pooled connection, may take before the request answers 503")
 	fs.StringVar(&c.DebugAddr, "debug-addr", c.DebugAddr, "serve Go's pprof profiles on this address (off when empty)")
 	fs.Float64Var(&c.RateLimit, "rate-limit", c.RateLimit, "requests a second each API token may make in this process; 0 for no limit")
 	fs.IntVar(&c.RateBurst, "rate-burst", c.RateBurst, "requests a token may make at once above --rate-limit; 0 for twice the rate")
