@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -112,14 +111,5 @@ func write(t *testing.T, path string, data []byte) {
 // returns its output.
 func goTool(t *testing.T, dir string, args ...string) []byte {
 	t.Helper()
-	cmd := exec.Command("go", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
-	}
-	return out
+	return []byte(runWith(t, dir, []string{"GOFLAGS=-mod=mod", "GOWORK=off"}, "go", args...))
 }

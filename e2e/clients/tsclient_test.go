@@ -76,8 +76,17 @@ func TestTypeScriptClientFromTheDocument(t *testing.T) {
 // run runs a command in dir and returns its output.
 func run(t *testing.T, dir, name string, args ...string) string {
 	t.Helper()
+	return runWith(t, dir, nil, name, args...)
+}
+
+// runWith runs a command in dir, with env added to the test's
+// environment, and returns its output; it fails the test with the
+// command's error output if it fails.
+func runWith(t *testing.T, dir string, env []string, name string, args ...string) string {
+	t.Helper()
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
