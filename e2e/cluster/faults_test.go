@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -119,9 +120,29 @@ func terminateServe(t *testing.T, c *cluster, ld *load) {
 // have some under way.
 func inFlight(t *testing.T, c *cluster, ld *load, hold time.Duration) {
 	t.Helper()
+	var slow []*orderRec
 	for range 4 {
 		n := ld.nextSeq()
-		ld.createOrder(context.Background(), n, false, c.images.url(fmt.Sprintf("slow-%d", n), hold))
+		slow = append(slow, ld.createOrder(context.Background(), n, false, c.images.url(fmt.Sprintf("slow-%d", n), hold)))
 	}
-	c.images.waitHolding(t, 3, time.Minute)
+	if !c.images.waitHolding(3, time.Minute) {
+		holding, asked := c.images.held()
+		t.Fatalf("%d renders held on the image server after 1m0s, want 3; the last images asked for: %v; the slow orders' prints: %s",
+			holding, asked, ld.printStatuses(slow))
+	}
+}
+
+// printStatuses says where each of orders' prints is, for a failure's
+// message.
+func (ld *load) printStatuses(orders []*orderRec) string {
+	var out []string
+	for _, o := range orders {
+		if o == nil {
+			out = append(out, "(a create that was not acknowledged)")
+			continue
+		}
+		ans, _, err := ld.api.send(context.Background(), "GET", "/api/v1/order-items/"+o.items[0]+"/print", nil, "")
+		out = append(out, fmt.Sprintf("%s: %v %d %s", o.items[0], err, ans.status, ans.body))
+	}
+	return strings.Join(out, "; ")
 }

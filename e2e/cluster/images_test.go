@@ -19,6 +19,7 @@ type slowImages struct {
 	srv *httptest.Server
 
 	mu      sync.Mutex
+	asked   []string      // the paths asked for, in order
 	holding int           // requests being held now: renders in flight
 	changed chan struct{} // closed, and replaced, when holding changes
 }
@@ -36,6 +37,9 @@ func startSlowImages(t *testing.T) *slowImages {
 	}
 	s := &slowImages{changed: make(chan struct{})}
 	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.asked = append(s.asked, r.URL.Path)
+		s.mu.Unlock()
 		s.add(1)
 		defer s.add(-1)
 		hold, _ := time.ParseDuration(r.URL.Query().Get("hold"))
@@ -59,24 +63,32 @@ func (s *slowImages) add(n int) {
 	s.changed = make(chan struct{})
 }
 
-// waitHolding waits until at least n image requests are held at once:
-// that many renders are under way in the render processes.
-func (s *slowImages) waitHolding(t *testing.T, n int, within time.Duration) {
-	t.Helper()
+// waitHolding waits until at least n image requests are held at once
+// (that many renders are under way in the render processes), and reports
+// whether they were within the time given.
+func (s *slowImages) waitHolding(n int, within time.Duration) bool {
 	timeout := time.After(within)
 	for {
 		s.mu.Lock()
 		holding, changed := s.holding, s.changed
 		s.mu.Unlock()
 		if holding >= n {
-			return
+			return true
 		}
 		select {
 		case <-changed:
 		case <-timeout:
-			t.Fatalf("%d renders held on the image server after %s, want %d", holding, within, n)
+			return false
 		}
 	}
+}
+
+// held is how many image requests are held now, and the last paths
+// asked for.
+func (s *slowImages) held() (int, []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.holding, s.asked[max(0, len(s.asked)-8):]
 }
 
 // url is an image of its own for label, so that no cache answers it
