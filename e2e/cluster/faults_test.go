@@ -25,10 +25,9 @@ const (
 	// between is load with no fault between two faults, so that each
 	// fault meets work already under way.
 	between = 3 * time.Second
-	// Renders in flight wait this long for their image: shortHold for the
-	// kills, longHold past the shutdown's grace for running jobs.
-	shortHold = 4 * time.Second
-	longHold  = 15 * time.Second
+	// Renders in flight wait for their image until the fault has hit them
+	// (see inFlight), at most this long.
+	heldAtMost = time.Minute
 )
 
 // faults come in this order, every run.
@@ -68,8 +67,9 @@ func hooksDown(t *testing.T, c *cluster, _ *load) {
 // the clients' retries carry the load.
 func killServe(t *testing.T, c *cluster, ld *load) {
 	s := c.serves[0]
-	inFlight(t, c, ld, shortHold)
+	inFlight(t, c, ld)
 	s.kill9(t)
+	c.images.open()
 	s.start(t)
 	s.waitReady(t, time.Minute)
 }
@@ -78,8 +78,9 @@ func killServe(t *testing.T, c *cluster, ld *load) {
 // to it fail and must be retried, not failed.
 func killRender(t *testing.T, c *cluster, ld *load) {
 	r := c.renders[0]
-	inFlight(t, c, ld, shortHold)
+	inFlight(t, c, ld)
 	r.kill9(t)
+	c.images.open()
 	r.start(t)
 	r.waitTCP(t, flagValue(r.args, "--grpc-addr"), 30*time.Second)
 }
@@ -101,10 +102,12 @@ func s3Down(t *testing.T, c *cluster, _ *load) {
 // jobs get: they are stopped, and must run again, as retries, after the
 // restart.
 func terminateServe(t *testing.T, c *cluster, ld *load) {
-	inFlight(t, c, ld, longHold)
+	inFlight(t, c, ld)
 	s := c.serves[1]
 	s.signal(syscall.SIGTERM)
-	if !s.wait(45 * time.Second) {
+	stopped := s.wait(45 * time.Second)
+	c.images.open()
+	if !stopped {
 		t.Fatalf("%s still running 45 s after SIGTERM", s.name)
 	}
 	if err := s.exitErr(); err != nil {
@@ -114,16 +117,20 @@ func terminateServe(t *testing.T, c *cluster, ld *load) {
 	s.waitReady(t, time.Minute)
 }
 
-// inFlight queues four renders that wait on the slow image server and
+// inFlight queues four renders that wait on the slow image server, held
+// there until the caller opens it again once its fault has hit them
+// (within the image fetch's own 15 s, so that a held fetch is not the
+// failure), and
 // waits until three of them are fetching its image at once: more renders
 // than one serve calls at once (--render-workers 2), so that both serves
 // have some under way.
-func inFlight(t *testing.T, c *cluster, ld *load, hold time.Duration) {
+func inFlight(t *testing.T, c *cluster, ld *load) {
 	t.Helper()
+	c.images.shut()
 	var slow []*orderRec
 	for range 4 {
 		n := ld.nextSeq()
-		slow = append(slow, ld.createOrder(context.Background(), n, false, c.images.url(fmt.Sprintf("slow-%d", n), hold)))
+		slow = append(slow, ld.createOrder(context.Background(), n, false, c.images.url(fmt.Sprintf("slow-%d", n), heldAtMost)))
 	}
 	if !c.images.waitHolding(3, time.Minute) {
 		holding, asked := c.images.held()

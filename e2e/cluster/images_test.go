@@ -12,13 +12,15 @@ import (
 	"time"
 )
 
-// slowImages serves a small JPEG after the hold its URL names: designs
-// that place it keep their renders in flight long enough for a serve to be
-// stopped under them.
+// slowImages serves a small JPEG once its gate opens, or after the hold
+// its URL names at most: designs that place it keep their renders in
+// flight until a fault has been applied under them, however far apart the
+// queue starts them on a loaded machine.
 type slowImages struct {
 	srv *httptest.Server
 
 	mu      sync.Mutex
+	gate    chan struct{} // closed when held requests may be answered
 	asked   []string      // the paths asked for, in order
 	holding int           // requests being held now: renders in flight
 	changed chan struct{} // closed, and replaced, when holding changes
@@ -35,15 +37,17 @@ func startSlowImages(t *testing.T) *slowImages {
 	if err := jpeg.Encode(&buf, img, nil); err != nil {
 		t.Fatal(err)
 	}
-	s := &slowImages{changed: make(chan struct{})}
+	s := &slowImages{changed: make(chan struct{}), gate: closedGate()}
 	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.asked = append(s.asked, r.URL.Path)
+		gate := s.gate
 		s.mu.Unlock()
 		s.add(1)
 		defer s.add(-1)
 		hold, _ := time.ParseDuration(r.URL.Query().Get("hold"))
 		select {
+		case <-gate:
 		case <-time.After(hold):
 		case <-r.Context().Done():
 			return
@@ -95,4 +99,28 @@ func (s *slowImages) held() (int, []string) {
 // sooner, answered after hold.
 func (s *slowImages) url(label string, hold time.Duration) string {
 	return s.srv.URL + "/" + label + ".jpg?hold=" + hold.String()
+}
+
+func closedGate() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}
+
+// shut holds every image asked for from now until open.
+func (s *slowImages) shut() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.gate = make(chan struct{})
+}
+
+// open answers the images held, and those asked for later at once.
+func (s *slowImages) open() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	select {
+	case <-s.gate:
+	default:
+		close(s.gate)
+	}
 }
