@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/platen-print/platen/internal/apierr"
+	"github.com/platen-print/platen/internal/orders"
 	"github.com/platen-print/platen/internal/platentest"
 	"github.com/platen-print/platen/internal/storage"
 )
@@ -198,9 +199,14 @@ func TestTheWaitForAConnectionIsBounded(t *testing.T) {
 		}
 		held = append(held, c)
 	}
+	stores := db.Orders()
 	calls := map[string]func() error{
 		"a read":  func() error { _, err := db.ListTeams(ctx); return err },
 		"a write": func() error { _, err := db.CreateTeam(ctx, "waiting"); return err },
+		"a prepared read": func() error {
+			_, err := stores.FindItemPrints(ctx, orders.Scope{TeamID: 1}, "", "no-such-item")
+			return err
+		},
 	}
 	for what, call := range calls {
 		d, err := timed(t, what, 30*time.Second, call)

@@ -32,6 +32,30 @@ type hotStatements struct {
 	// shopOrder reads a Family B order with its prints, by store and
 	// reference_number or external_id: a row per print.
 	shopOrder *sql.Stmt
+	// bound is PostgreSQL's (nil on SQLite): a prepared statement takes its
+	// connection from the pool too, a wait acquire.go explains.
+	bound *bound
+}
+
+// readContext is the context of one hot read: one that cannot be
+// cancelled (see findItemPrints), and on PostgreSQL one that ends when the
+// wait for a connection and the call together take more than twice the
+// bound (each of them takes at most the bound).
+func (h *hotStatements) readContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx = context.WithoutCancel(ctx)
+	if h.bound == nil || h.bound.get() <= 0 {
+		return ctx, func() {}
+	}
+	return context.WithTimeoutCause(ctx, 2*h.bound.get(), apierr.ErrDatabaseTimeout)
+}
+
+// readError tags err as the database's silence when the read's context
+// ended it.
+func (h *hotStatements) readError(read context.Context, err error) error {
+	if h.bound == nil {
+		return err
+	}
+	return h.bound.tag(context.Background(), read, err)
 }
 
 func (db *DB) prepare(ctx context.Context) error {
@@ -40,7 +64,7 @@ func (db *DB) prepare(ctx context.Context) error {
 	byItem := entsql.EQ(items.C(orderitem.FieldEcommerceOrderItemID), "")
 	byStore := entsql.EQ(items.C(orderitem.FieldStoreID), "")
 	var err error
-	h := &hotStatements{}
+	h := &hotStatements{bound: db.bound}
 	if h.itemPrints, err = db.prepareItemPrints(ctx, entsql.And(byTeam, byItem)); err != nil {
 		return err
 	}
@@ -102,10 +126,11 @@ func (db *DB) prepareShopOrder(ctx context.Context) (*sql.Stmt, error) {
 // findShopOrder runs the prepared shop order query. When ref is one
 // order's reference_number and another's external_id, the reference wins.
 func (h *hotStatements) findShopOrder(ctx context.Context, storeID, ref string) (*shop.Order, error) {
-	ctx = context.WithoutCancel(ctx) // see findItemPrints
+	ctx, done := h.readContext(ctx)
+	defer done()
 	rows, err := h.shopOrder.QueryContext(ctx, storeID, ref, ref)
 	if err != nil {
-		return nil, err
+		return nil, h.readError(ctx, err)
 	}
 	defer rows.Close()
 	var found []*shop.Order
@@ -136,7 +161,7 @@ func (h *hotStatements) findShopOrder(ctx context.Context, storeID, ref string) 
 		last.Lines = append(last.Lines, l)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, h.readError(ctx, err)
 	}
 	if len(found) == 0 {
 		return nil, apierr.NotFound("shop order %q not found", ref)
@@ -156,7 +181,8 @@ func (h *hotStatements) findItemPrints(ctx context.Context, teamID int, storeID,
 	// A context that cannot be cancelled: for a cancellable one, database/sql
 	// and modernc each start a goroutine per query to watch it, which cost
 	// more than this index lookup itself.
-	ctx = context.WithoutCancel(ctx)
+	ctx, done := h.readContext(ctx)
+	defer done()
 	var rows *sql.Rows
 	var err error
 	if storeID != "" {
@@ -165,7 +191,7 @@ func (h *hotStatements) findItemPrints(ctx context.Context, teamID int, storeID,
 		rows, err = h.itemPrints.QueryContext(ctx, teamID, itemID)
 	}
 	if err != nil {
-		return nil, err
+		return nil, h.readError(ctx, err)
 	}
 	defer rows.Close()
 	var out []orders.ItemPrint
@@ -186,7 +212,7 @@ func (h *hotStatements) findItemPrints(ctx context.Context, teamID int, storeID,
 		}
 		out = append(out, p)
 	}
-	return out, rows.Err()
+	return out, h.readError(ctx, rows.Err())
 }
 
 func nullString(s sql.NullString) *string {
