@@ -51,8 +51,8 @@ func oneOf(words ...string) rule {
 
 // Family A's and Family B's print statuses.
 var (
-	itemStatuses = oneOf(orders.PrintReceived, orders.PrintProcessing, orders.PrintProcessingFailed, orders.PrintReady)
-	shopStatuses = []string{shop.PrintProcessing, shop.PrintReady, shop.PrintFailed, shop.PrintCancelled}
+	itemPrintStatuses = oneOf(orders.PrintReceived, orders.PrintProcessing, orders.PrintProcessingFailed, orders.PrintReady)
+	shopStatuses      = []string{shop.PrintProcessing, shop.PrintReady, shop.PrintFailed, shop.PrintCancelled}
 	// An operator's print is in its family's own words.
 	anyPrintStatus = oneOf(orders.PrintReceived, orders.PrintProcessing, orders.PrintProcessingFailed, orders.PrintReady,
 		shop.PrintFailed, shop.PrintCancelled)
@@ -65,9 +65,9 @@ var propertyRules = map[string]map[string]rule{
 	"OrderServiceUpdateOrderBody": {"items": count(0, orders.MaxItems)},
 	"OrderItemInput":              {"quantity": between(1, orders.MaxQuantity), "thumbnails": count(1, orders.MaxThumbnails)},
 	"OrderItem":                   {"quantity": between(1, orders.MaxQuantity), "thumbnails": count(1, orders.MaxThumbnails)},
-	"OrderItemPrint":              {"status": itemStatuses},
-	"PrintFile":                   {"status": itemStatuses},
-	"PrintFileInput":              {"status": itemStatuses},
+	"OrderItemPrint":              {"status": itemPrintStatuses},
+	"PrintFile":                   {"status": itemPrintStatuses},
+	"PrintFileInput":              {"status": itemPrintStatuses},
 	"CreateShopOrderRequest":      {"lines": count(1, shop.MaxLines)},
 	"ShopOrderLineInput":          {"quantity": between(1, shop.MaxQuantity)},
 	"ShopOrderLine":               {"quantity": between(1, shop.MaxQuantity)},
@@ -79,8 +79,7 @@ var propertyRules = map[string]map[string]rule{
 	"PrintEvent": {"kind": oneOf(prints.EventQueued, prints.EventRendering, prints.EventReady, prints.EventFailed,
 		prints.EventRetried, prints.EventFlagged, prints.EventCancelled)},
 	"WebhookDelivery": {
-		"event": oneOf(webhooks.EventPrintFilesReady, webhooks.EventItemReady, webhooks.EventItemFailed,
-			webhooks.EventBatchReady, webhooks.EventBatchFailed),
+		"event":  oneOf(webhookEventNames()...),
 		"status": oneOf(webhooks.StatusPending, webhooks.StatusDelivered, webhooks.StatusFailed),
 	},
 }

@@ -25,17 +25,31 @@ type webhookEvent struct {
 	events, statuses []string
 }
 
+// The vocabularies of the bodies one Go type carries for two events.
+var (
+	itemEvents    = []string{webhooks.EventItemReady, webhooks.EventItemFailed}
+	itemStatuses  = []string{orders.PrintReady, orders.PrintProcessingFailed}
+	batchEvents   = []string{webhooks.EventBatchReady, webhooks.EventBatchFailed}
+	batchStatuses = []string{batches.StatusReady, batches.StatusFailed}
+)
+
 var webhookEvents = []webhookEvent{
 	{webhooks.EventPrintFilesReady, "A Family B print's files are rendered.", webhooks.PrintFilesReady{},
 		[]string{webhooks.EventPrintFilesReady}, []string{shop.PrintReady}},
-	{webhooks.EventItemReady, "A Family A item's print file is ready.", webhooks.ItemPrint{},
-		[]string{webhooks.EventItemReady, webhooks.EventItemFailed}, []string{orders.PrintReady, orders.PrintProcessingFailed}},
+	{webhooks.EventItemReady, "A Family A item's print file is ready.", webhooks.ItemPrint{}, itemEvents, itemStatuses},
 	{webhooks.EventItemFailed, "A Family A item's print file failed (by its render, or an operator).", webhooks.ItemPrint{},
-		[]string{webhooks.EventItemReady, webhooks.EventItemFailed}, []string{orders.PrintReady, orders.PrintProcessingFailed}},
-	{webhooks.EventBatchReady, "A batch order's files are ready.", webhooks.BatchOrder{},
-		[]string{webhooks.EventBatchReady, webhooks.EventBatchFailed}, []string{batches.StatusReady, batches.StatusFailed}},
-	{webhooks.EventBatchFailed, "A batch order failed.", webhooks.BatchOrder{},
-		[]string{webhooks.EventBatchReady, webhooks.EventBatchFailed}, []string{batches.StatusReady, batches.StatusFailed}},
+		itemEvents, itemStatuses},
+	{webhooks.EventBatchReady, "A batch order's files are ready.", webhooks.BatchOrder{}, batchEvents, batchStatuses},
+	{webhooks.EventBatchFailed, "A batch order failed.", webhooks.BatchOrder{}, batchEvents, batchStatuses},
+}
+
+// webhookEventNames are every event's name, in webhookEvents' order.
+func webhookEventNames() []string {
+	names := make([]string, len(webhookEvents))
+	for i, e := range webhookEvents {
+		names[i] = e.name
+	}
+	return names
 }
 
 // webhookHeaders are the headers of every delivery.
