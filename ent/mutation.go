@@ -7929,6 +7929,7 @@ type OrderItemMutation struct {
 	appendprint_warnings    []files.Warning
 	print_job_id            *int64
 	addprint_job_id         *int64
+	print_stopped_by        *string
 	clearedFields           map[string]struct{}
 	_order                  *int
 	cleared_order           bool
@@ -9233,6 +9234,55 @@ func (m *OrderItemMutation) ResetPrintJobID() {
 	delete(m.clearedFields, orderitem.FieldPrintJobID)
 }
 
+// SetPrintStoppedBy sets the "print_stopped_by" field.
+func (m *OrderItemMutation) SetPrintStoppedBy(s string) {
+	m.print_stopped_by = &s
+}
+
+// PrintStoppedBy returns the value of the "print_stopped_by" field in the mutation.
+func (m *OrderItemMutation) PrintStoppedBy() (r string, exists bool) {
+	v := m.print_stopped_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPrintStoppedBy returns the old "print_stopped_by" field's value of the OrderItem entity.
+// If the OrderItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrderItemMutation) OldPrintStoppedBy(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPrintStoppedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPrintStoppedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPrintStoppedBy: %w", err)
+	}
+	return oldValue.PrintStoppedBy, nil
+}
+
+// ClearPrintStoppedBy clears the value of the "print_stopped_by" field.
+func (m *OrderItemMutation) ClearPrintStoppedBy() {
+	m.print_stopped_by = nil
+	m.clearedFields[orderitem.FieldPrintStoppedBy] = struct{}{}
+}
+
+// PrintStoppedByCleared returns if the "print_stopped_by" field was cleared in this mutation.
+func (m *OrderItemMutation) PrintStoppedByCleared() bool {
+	_, ok := m.clearedFields[orderitem.FieldPrintStoppedBy]
+	return ok
+}
+
+// ResetPrintStoppedBy resets all changes to the "print_stopped_by" field.
+func (m *OrderItemMutation) ResetPrintStoppedBy() {
+	m.print_stopped_by = nil
+	delete(m.clearedFields, orderitem.FieldPrintStoppedBy)
+}
+
 // ClearOrder clears the "order" edge to the Order entity.
 func (m *OrderItemMutation) ClearOrder() {
 	m.cleared_order = true
@@ -9294,7 +9344,7 @@ func (m *OrderItemMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *OrderItemMutation) Fields() []string {
-	fields := make([]string, 0, 24)
+	fields := make([]string, 0, 25)
 	if m.created_at != nil {
 		fields = append(fields, orderitem.FieldCreatedAt)
 	}
@@ -9367,6 +9417,9 @@ func (m *OrderItemMutation) Fields() []string {
 	if m.print_job_id != nil {
 		fields = append(fields, orderitem.FieldPrintJobID)
 	}
+	if m.print_stopped_by != nil {
+		fields = append(fields, orderitem.FieldPrintStoppedBy)
+	}
 	return fields
 }
 
@@ -9423,6 +9476,8 @@ func (m *OrderItemMutation) Field(name string) (ent.Value, bool) {
 		return m.PrintWarnings()
 	case orderitem.FieldPrintJobID:
 		return m.PrintJobID()
+	case orderitem.FieldPrintStoppedBy:
+		return m.PrintStoppedBy()
 	}
 	return nil, false
 }
@@ -9480,6 +9535,8 @@ func (m *OrderItemMutation) OldField(ctx context.Context, name string) (ent.Valu
 		return m.OldPrintWarnings(ctx)
 	case orderitem.FieldPrintJobID:
 		return m.OldPrintJobID(ctx)
+	case orderitem.FieldPrintStoppedBy:
+		return m.OldPrintStoppedBy(ctx)
 	}
 	return nil, fmt.Errorf("unknown OrderItem field %s", name)
 }
@@ -9657,6 +9714,13 @@ func (m *OrderItemMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetPrintJobID(v)
 		return nil
+	case orderitem.FieldPrintStoppedBy:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPrintStoppedBy(v)
+		return nil
 	}
 	return fmt.Errorf("unknown OrderItem field %s", name)
 }
@@ -9807,6 +9871,9 @@ func (m *OrderItemMutation) ClearedFields() []string {
 	if m.FieldCleared(orderitem.FieldPrintJobID) {
 		fields = append(fields, orderitem.FieldPrintJobID)
 	}
+	if m.FieldCleared(orderitem.FieldPrintStoppedBy) {
+		fields = append(fields, orderitem.FieldPrintStoppedBy)
+	}
 	return fields
 }
 
@@ -9853,6 +9920,9 @@ func (m *OrderItemMutation) ClearField(name string) error {
 		return nil
 	case orderitem.FieldPrintJobID:
 		m.ClearPrintJobID()
+		return nil
+	case orderitem.FieldPrintStoppedBy:
+		m.ClearPrintStoppedBy()
 		return nil
 	}
 	return fmt.Errorf("unknown OrderItem nullable field %s", name)
@@ -9933,6 +10003,9 @@ func (m *OrderItemMutation) ResetField(name string) error {
 		return nil
 	case orderitem.FieldPrintJobID:
 		m.ResetPrintJobID()
+		return nil
+	case orderitem.FieldPrintStoppedBy:
+		m.ResetPrintStoppedBy()
 		return nil
 	}
 	return fmt.Errorf("unknown OrderItem field %s", name)
@@ -20050,6 +20123,8 @@ type ShopPrintMutation struct {
 	appendwarnings     []files.Warning
 	job_id             *int64
 	addjob_id          *int64
+	stopped_by         *string
+	render_started_at  *time.Time
 	clearedFields      map[string]struct{}
 	_order             *int
 	cleared_order      bool
@@ -20982,6 +21057,104 @@ func (m *ShopPrintMutation) ResetJobID() {
 	delete(m.clearedFields, shopprint.FieldJobID)
 }
 
+// SetStoppedBy sets the "stopped_by" field.
+func (m *ShopPrintMutation) SetStoppedBy(s string) {
+	m.stopped_by = &s
+}
+
+// StoppedBy returns the value of the "stopped_by" field in the mutation.
+func (m *ShopPrintMutation) StoppedBy() (r string, exists bool) {
+	v := m.stopped_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStoppedBy returns the old "stopped_by" field's value of the ShopPrint entity.
+// If the ShopPrint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShopPrintMutation) OldStoppedBy(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStoppedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStoppedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStoppedBy: %w", err)
+	}
+	return oldValue.StoppedBy, nil
+}
+
+// ClearStoppedBy clears the value of the "stopped_by" field.
+func (m *ShopPrintMutation) ClearStoppedBy() {
+	m.stopped_by = nil
+	m.clearedFields[shopprint.FieldStoppedBy] = struct{}{}
+}
+
+// StoppedByCleared returns if the "stopped_by" field was cleared in this mutation.
+func (m *ShopPrintMutation) StoppedByCleared() bool {
+	_, ok := m.clearedFields[shopprint.FieldStoppedBy]
+	return ok
+}
+
+// ResetStoppedBy resets all changes to the "stopped_by" field.
+func (m *ShopPrintMutation) ResetStoppedBy() {
+	m.stopped_by = nil
+	delete(m.clearedFields, shopprint.FieldStoppedBy)
+}
+
+// SetRenderStartedAt sets the "render_started_at" field.
+func (m *ShopPrintMutation) SetRenderStartedAt(t time.Time) {
+	m.render_started_at = &t
+}
+
+// RenderStartedAt returns the value of the "render_started_at" field in the mutation.
+func (m *ShopPrintMutation) RenderStartedAt() (r time.Time, exists bool) {
+	v := m.render_started_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRenderStartedAt returns the old "render_started_at" field's value of the ShopPrint entity.
+// If the ShopPrint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ShopPrintMutation) OldRenderStartedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRenderStartedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRenderStartedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRenderStartedAt: %w", err)
+	}
+	return oldValue.RenderStartedAt, nil
+}
+
+// ClearRenderStartedAt clears the value of the "render_started_at" field.
+func (m *ShopPrintMutation) ClearRenderStartedAt() {
+	m.render_started_at = nil
+	m.clearedFields[shopprint.FieldRenderStartedAt] = struct{}{}
+}
+
+// RenderStartedAtCleared returns if the "render_started_at" field was cleared in this mutation.
+func (m *ShopPrintMutation) RenderStartedAtCleared() bool {
+	_, ok := m.clearedFields[shopprint.FieldRenderStartedAt]
+	return ok
+}
+
+// ResetRenderStartedAt resets all changes to the "render_started_at" field.
+func (m *ShopPrintMutation) ResetRenderStartedAt() {
+	m.render_started_at = nil
+	delete(m.clearedFields, shopprint.FieldRenderStartedAt)
+}
+
 // SetOrderID sets the "order" edge to the ShopOrder entity by id.
 func (m *ShopPrintMutation) SetOrderID(id int) {
 	m._order = &id
@@ -21056,7 +21229,7 @@ func (m *ShopPrintMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ShopPrintMutation) Fields() []string {
-	fields := make([]string, 0, 17)
+	fields := make([]string, 0, 19)
 	if m.created_at != nil {
 		fields = append(fields, shopprint.FieldCreatedAt)
 	}
@@ -21108,6 +21281,12 @@ func (m *ShopPrintMutation) Fields() []string {
 	if m.job_id != nil {
 		fields = append(fields, shopprint.FieldJobID)
 	}
+	if m.stopped_by != nil {
+		fields = append(fields, shopprint.FieldStoppedBy)
+	}
+	if m.render_started_at != nil {
+		fields = append(fields, shopprint.FieldRenderStartedAt)
+	}
 	return fields
 }
 
@@ -21150,6 +21329,10 @@ func (m *ShopPrintMutation) Field(name string) (ent.Value, bool) {
 		return m.Warnings()
 	case shopprint.FieldJobID:
 		return m.JobID()
+	case shopprint.FieldStoppedBy:
+		return m.StoppedBy()
+	case shopprint.FieldRenderStartedAt:
+		return m.RenderStartedAt()
 	}
 	return nil, false
 }
@@ -21193,6 +21376,10 @@ func (m *ShopPrintMutation) OldField(ctx context.Context, name string) (ent.Valu
 		return m.OldWarnings(ctx)
 	case shopprint.FieldJobID:
 		return m.OldJobID(ctx)
+	case shopprint.FieldStoppedBy:
+		return m.OldStoppedBy(ctx)
+	case shopprint.FieldRenderStartedAt:
+		return m.OldRenderStartedAt(ctx)
 	}
 	return nil, fmt.Errorf("unknown ShopPrint field %s", name)
 }
@@ -21321,6 +21508,20 @@ func (m *ShopPrintMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetJobID(v)
 		return nil
+	case shopprint.FieldStoppedBy:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStoppedBy(v)
+		return nil
+	case shopprint.FieldRenderStartedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRenderStartedAt(v)
+		return nil
 	}
 	return fmt.Errorf("unknown ShopPrint field %s", name)
 }
@@ -21429,6 +21630,12 @@ func (m *ShopPrintMutation) ClearedFields() []string {
 	if m.FieldCleared(shopprint.FieldJobID) {
 		fields = append(fields, shopprint.FieldJobID)
 	}
+	if m.FieldCleared(shopprint.FieldStoppedBy) {
+		fields = append(fields, shopprint.FieldStoppedBy)
+	}
+	if m.FieldCleared(shopprint.FieldRenderStartedAt) {
+		fields = append(fields, shopprint.FieldRenderStartedAt)
+	}
 	return fields
 }
 
@@ -21457,6 +21664,12 @@ func (m *ShopPrintMutation) ClearField(name string) error {
 		return nil
 	case shopprint.FieldJobID:
 		m.ClearJobID()
+		return nil
+	case shopprint.FieldStoppedBy:
+		m.ClearStoppedBy()
+		return nil
+	case shopprint.FieldRenderStartedAt:
+		m.ClearRenderStartedAt()
 		return nil
 	}
 	return fmt.Errorf("unknown ShopPrint nullable field %s", name)
@@ -21516,6 +21729,12 @@ func (m *ShopPrintMutation) ResetField(name string) error {
 		return nil
 	case shopprint.FieldJobID:
 		m.ResetJobID()
+		return nil
+	case shopprint.FieldStoppedBy:
+		m.ResetStoppedBy()
+		return nil
+	case shopprint.FieldRenderStartedAt:
+		m.ResetRenderStartedAt()
 		return nil
 	}
 	return fmt.Errorf("unknown ShopPrint field %s", name)

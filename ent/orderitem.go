@@ -68,6 +68,8 @@ type OrderItem struct {
 	PrintWarnings []files.Warning `json:"print_warnings,omitempty"`
 	// PrintJobID holds the value of the "print_job_id" field.
 	PrintJobID *int64 `json:"print_job_id,omitempty"`
+	// PrintStoppedBy holds the value of the "print_stopped_by" field.
+	PrintStoppedBy *string `json:"print_stopped_by,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the OrderItemQuery when eager-loading is set.
 	Edges        OrderItemEdges `json:"edges"`
@@ -105,7 +107,7 @@ func (*OrderItem) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullFloat64)
 		case orderitem.FieldID, orderitem.FieldOrderID, orderitem.FieldTeamID, orderitem.FieldPosition, orderitem.FieldQuantity, orderitem.FieldDesignBytes, orderitem.FieldPrintFileSize, orderitem.FieldPrintJobID:
 			values[i] = new(sql.NullInt64)
-		case orderitem.FieldUID, orderitem.FieldStoreID, orderitem.FieldEcommerceOrderItemID, orderitem.FieldEcommerceVariantID, orderitem.FieldTemplateConfig, orderitem.FieldDesignHash, orderitem.FieldDesignVersionID, orderitem.FieldPrintStatus, orderitem.FieldPrintError, orderitem.FieldPrintFileKey, orderitem.FieldPrintFileSha256:
+		case orderitem.FieldUID, orderitem.FieldStoreID, orderitem.FieldEcommerceOrderItemID, orderitem.FieldEcommerceVariantID, orderitem.FieldTemplateConfig, orderitem.FieldDesignHash, orderitem.FieldDesignVersionID, orderitem.FieldPrintStatus, orderitem.FieldPrintError, orderitem.FieldPrintFileKey, orderitem.FieldPrintFileSha256, orderitem.FieldPrintStoppedBy:
 			values[i] = new(sql.NullString)
 		case orderitem.FieldCreatedAt, orderitem.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -289,6 +291,13 @@ func (_m *OrderItem) assignValues(columns []string, values []any) error {
 				_m.PrintJobID = new(int64)
 				*_m.PrintJobID = value.Int64
 			}
+		case orderitem.FieldPrintStoppedBy:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field print_stopped_by", values[i])
+			} else if value.Valid {
+				_m.PrintStoppedBy = new(string)
+				*_m.PrintStoppedBy = value.String
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -418,6 +427,11 @@ func (_m *OrderItem) String() string {
 	if v := _m.PrintJobID; v != nil {
 		builder.WriteString("print_job_id=")
 		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.PrintStoppedBy; v != nil {
+		builder.WriteString("print_stopped_by=")
+		builder.WriteString(*v)
 	}
 	builder.WriteByte(')')
 	return builder.String()

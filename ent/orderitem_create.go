@@ -265,6 +265,20 @@ func (_c *OrderItemCreate) SetNillablePrintJobID(v *int64) *OrderItemCreate {
 	return _c
 }
 
+// SetPrintStoppedBy sets the "print_stopped_by" field.
+func (_c *OrderItemCreate) SetPrintStoppedBy(v string) *OrderItemCreate {
+	_c.mutation.SetPrintStoppedBy(v)
+	return _c
+}
+
+// SetNillablePrintStoppedBy sets the "print_stopped_by" field if the given value is not nil.
+func (_c *OrderItemCreate) SetNillablePrintStoppedBy(v *string) *OrderItemCreate {
+	if v != nil {
+		_c.SetPrintStoppedBy(*v)
+	}
+	return _c
+}
+
 // SetOrder sets the "order" edge to the Order entity.
 func (_c *OrderItemCreate) SetOrder(v *Order) *OrderItemCreate {
 	return _c.SetOrderID(v.ID)
@@ -481,6 +495,10 @@ func (_c *OrderItemCreate) createSpec() (*OrderItem, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.PrintJobID(); ok {
 		_spec.SetField(orderitem.FieldPrintJobID, field.TypeInt64, value)
 		_node.PrintJobID = &value
+	}
+	if value, ok := _c.mutation.PrintStoppedBy(); ok {
+		_spec.SetField(orderitem.FieldPrintStoppedBy, field.TypeString, value)
+		_node.PrintStoppedBy = &value
 	}
 	if nodes := _c.mutation.OrderIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -866,6 +884,24 @@ func (u *OrderItemUpsert) AddPrintJobID(v int64) *OrderItemUpsert {
 // ClearPrintJobID clears the value of the "print_job_id" field.
 func (u *OrderItemUpsert) ClearPrintJobID() *OrderItemUpsert {
 	u.SetNull(orderitem.FieldPrintJobID)
+	return u
+}
+
+// SetPrintStoppedBy sets the "print_stopped_by" field.
+func (u *OrderItemUpsert) SetPrintStoppedBy(v string) *OrderItemUpsert {
+	u.Set(orderitem.FieldPrintStoppedBy, v)
+	return u
+}
+
+// UpdatePrintStoppedBy sets the "print_stopped_by" field to the value that was provided on create.
+func (u *OrderItemUpsert) UpdatePrintStoppedBy() *OrderItemUpsert {
+	u.SetExcluded(orderitem.FieldPrintStoppedBy)
+	return u
+}
+
+// ClearPrintStoppedBy clears the value of the "print_stopped_by" field.
+func (u *OrderItemUpsert) ClearPrintStoppedBy() *OrderItemUpsert {
+	u.SetNull(orderitem.FieldPrintStoppedBy)
 	return u
 }
 
@@ -1297,6 +1333,27 @@ func (u *OrderItemUpsertOne) UpdatePrintJobID() *OrderItemUpsertOne {
 func (u *OrderItemUpsertOne) ClearPrintJobID() *OrderItemUpsertOne {
 	return u.Update(func(s *OrderItemUpsert) {
 		s.ClearPrintJobID()
+	})
+}
+
+// SetPrintStoppedBy sets the "print_stopped_by" field.
+func (u *OrderItemUpsertOne) SetPrintStoppedBy(v string) *OrderItemUpsertOne {
+	return u.Update(func(s *OrderItemUpsert) {
+		s.SetPrintStoppedBy(v)
+	})
+}
+
+// UpdatePrintStoppedBy sets the "print_stopped_by" field to the value that was provided on create.
+func (u *OrderItemUpsertOne) UpdatePrintStoppedBy() *OrderItemUpsertOne {
+	return u.Update(func(s *OrderItemUpsert) {
+		s.UpdatePrintStoppedBy()
+	})
+}
+
+// ClearPrintStoppedBy clears the value of the "print_stopped_by" field.
+func (u *OrderItemUpsertOne) ClearPrintStoppedBy() *OrderItemUpsertOne {
+	return u.Update(func(s *OrderItemUpsert) {
+		s.ClearPrintStoppedBy()
 	})
 }
 
@@ -1894,6 +1951,27 @@ func (u *OrderItemUpsertBulk) UpdatePrintJobID() *OrderItemUpsertBulk {
 func (u *OrderItemUpsertBulk) ClearPrintJobID() *OrderItemUpsertBulk {
 	return u.Update(func(s *OrderItemUpsert) {
 		s.ClearPrintJobID()
+	})
+}
+
+// SetPrintStoppedBy sets the "print_stopped_by" field.
+func (u *OrderItemUpsertBulk) SetPrintStoppedBy(v string) *OrderItemUpsertBulk {
+	return u.Update(func(s *OrderItemUpsert) {
+		s.SetPrintStoppedBy(v)
+	})
+}
+
+// UpdatePrintStoppedBy sets the "print_stopped_by" field to the value that was provided on create.
+func (u *OrderItemUpsertBulk) UpdatePrintStoppedBy() *OrderItemUpsertBulk {
+	return u.Update(func(s *OrderItemUpsert) {
+		s.UpdatePrintStoppedBy()
+	})
+}
+
+// ClearPrintStoppedBy clears the value of the "print_stopped_by" field.
+func (u *OrderItemUpsertBulk) ClearPrintStoppedBy() *OrderItemUpsertBulk {
+	return u.Update(func(s *OrderItemUpsert) {
+		s.ClearPrintStoppedBy()
 	})
 }
 

@@ -377,6 +377,26 @@ func (_u *OrderItemUpdate) ClearPrintJobID() *OrderItemUpdate {
 	return _u
 }
 
+// SetPrintStoppedBy sets the "print_stopped_by" field.
+func (_u *OrderItemUpdate) SetPrintStoppedBy(v string) *OrderItemUpdate {
+	_u.mutation.SetPrintStoppedBy(v)
+	return _u
+}
+
+// SetNillablePrintStoppedBy sets the "print_stopped_by" field if the given value is not nil.
+func (_u *OrderItemUpdate) SetNillablePrintStoppedBy(v *string) *OrderItemUpdate {
+	if v != nil {
+		_u.SetPrintStoppedBy(*v)
+	}
+	return _u
+}
+
+// ClearPrintStoppedBy clears the value of the "print_stopped_by" field.
+func (_u *OrderItemUpdate) ClearPrintStoppedBy() *OrderItemUpdate {
+	_u.mutation.ClearPrintStoppedBy()
+	return _u
+}
+
 // Mutation returns the OrderItemMutation object of the builder.
 func (_u *OrderItemUpdate) Mutation() *OrderItemMutation {
 	return _u.mutation
@@ -557,6 +577,12 @@ func (_u *OrderItemUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if _u.mutation.PrintJobIDCleared() {
 		_spec.ClearField(orderitem.FieldPrintJobID, field.TypeInt64)
+	}
+	if value, ok := _u.mutation.PrintStoppedBy(); ok {
+		_spec.SetField(orderitem.FieldPrintStoppedBy, field.TypeString, value)
+	}
+	if _u.mutation.PrintStoppedByCleared() {
+		_spec.ClearField(orderitem.FieldPrintStoppedBy, field.TypeString)
 	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -924,6 +950,26 @@ func (_u *OrderItemUpdateOne) ClearPrintJobID() *OrderItemUpdateOne {
 	return _u
 }
 
+// SetPrintStoppedBy sets the "print_stopped_by" field.
+func (_u *OrderItemUpdateOne) SetPrintStoppedBy(v string) *OrderItemUpdateOne {
+	_u.mutation.SetPrintStoppedBy(v)
+	return _u
+}
+
+// SetNillablePrintStoppedBy sets the "print_stopped_by" field if the given value is not nil.
+func (_u *OrderItemUpdateOne) SetNillablePrintStoppedBy(v *string) *OrderItemUpdateOne {
+	if v != nil {
+		_u.SetPrintStoppedBy(*v)
+	}
+	return _u
+}
+
+// ClearPrintStoppedBy clears the value of the "print_stopped_by" field.
+func (_u *OrderItemUpdateOne) ClearPrintStoppedBy() *OrderItemUpdateOne {
+	_u.mutation.ClearPrintStoppedBy()
+	return _u
+}
+
 // Mutation returns the OrderItemMutation object of the builder.
 func (_u *OrderItemUpdateOne) Mutation() *OrderItemMutation {
 	return _u.mutation
@@ -1134,6 +1180,12 @@ func (_u *OrderItemUpdateOne) sqlSave(ctx context.Context) (_node *OrderItem, er
 	}
 	if _u.mutation.PrintJobIDCleared() {
 		_spec.ClearField(orderitem.FieldPrintJobID, field.TypeInt64)
+	}
+	if value, ok := _u.mutation.PrintStoppedBy(); ok {
+		_spec.SetField(orderitem.FieldPrintStoppedBy, field.TypeString, value)
+	}
+	if _u.mutation.PrintStoppedByCleared() {
+		_spec.ClearField(orderitem.FieldPrintStoppedBy, field.TypeString)
 	}
 	_node = &OrderItem{config: _u.config}
 	_spec.Assign = _node.assignValues

@@ -55,6 +55,10 @@ type ShopPrint struct {
 	Warnings []files.Warning `json:"warnings,omitempty"`
 	// JobID holds the value of the "job_id" field.
 	JobID *int64 `json:"job_id,omitempty"`
+	// StoppedBy holds the value of the "stopped_by" field.
+	StoppedBy *string `json:"stopped_by,omitempty"`
+	// RenderStartedAt holds the value of the "render_started_at" field.
+	RenderStartedAt *time.Time `json:"render_started_at,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the ShopPrintQuery when eager-loading is set.
 	Edges        ShopPrintEdges `json:"edges"`
@@ -90,9 +94,9 @@ func (*ShopPrint) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case shopprint.FieldID, shopprint.FieldShopOrderID, shopprint.FieldTeamID, shopprint.FieldPosition, shopprint.FieldQuantity, shopprint.FieldFileCount, shopprint.FieldJobID:
 			values[i] = new(sql.NullInt64)
-		case shopprint.FieldUID, shopprint.FieldStoreID, shopprint.FieldLineExternalID, shopprint.FieldDesignVersionID, shopprint.FieldStatus, shopprint.FieldError:
+		case shopprint.FieldUID, shopprint.FieldStoreID, shopprint.FieldLineExternalID, shopprint.FieldDesignVersionID, shopprint.FieldStatus, shopprint.FieldError, shopprint.FieldStoppedBy:
 			values[i] = new(sql.NullString)
-		case shopprint.FieldCreatedAt, shopprint.FieldUpdatedAt:
+		case shopprint.FieldCreatedAt, shopprint.FieldUpdatedAt, shopprint.FieldRenderStartedAt:
 			values[i] = new(sql.NullTime)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -225,6 +229,20 @@ func (_m *ShopPrint) assignValues(columns []string, values []any) error {
 				_m.JobID = new(int64)
 				*_m.JobID = value.Int64
 			}
+		case shopprint.FieldStoppedBy:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field stopped_by", values[i])
+			} else if value.Valid {
+				_m.StoppedBy = new(string)
+				*_m.StoppedBy = value.String
+			}
+		case shopprint.FieldRenderStartedAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field render_started_at", values[i])
+			} else if value.Valid {
+				_m.RenderStartedAt = new(time.Time)
+				*_m.RenderStartedAt = value.Time
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -319,6 +337,16 @@ func (_m *ShopPrint) String() string {
 	if v := _m.JobID; v != nil {
 		builder.WriteString("job_id=")
 		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.StoppedBy; v != nil {
+		builder.WriteString("stopped_by=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.RenderStartedAt; v != nil {
+		builder.WriteString("render_started_at=")
+		builder.WriteString(v.Format(time.ANSIC))
 	}
 	builder.WriteByte(')')
 	return builder.String()

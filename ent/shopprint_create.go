@@ -175,6 +175,34 @@ func (_c *ShopPrintCreate) SetNillableJobID(v *int64) *ShopPrintCreate {
 	return _c
 }
 
+// SetStoppedBy sets the "stopped_by" field.
+func (_c *ShopPrintCreate) SetStoppedBy(v string) *ShopPrintCreate {
+	_c.mutation.SetStoppedBy(v)
+	return _c
+}
+
+// SetNillableStoppedBy sets the "stopped_by" field if the given value is not nil.
+func (_c *ShopPrintCreate) SetNillableStoppedBy(v *string) *ShopPrintCreate {
+	if v != nil {
+		_c.SetStoppedBy(*v)
+	}
+	return _c
+}
+
+// SetRenderStartedAt sets the "render_started_at" field.
+func (_c *ShopPrintCreate) SetRenderStartedAt(v time.Time) *ShopPrintCreate {
+	_c.mutation.SetRenderStartedAt(v)
+	return _c
+}
+
+// SetNillableRenderStartedAt sets the "render_started_at" field if the given value is not nil.
+func (_c *ShopPrintCreate) SetNillableRenderStartedAt(v *time.Time) *ShopPrintCreate {
+	if v != nil {
+		_c.SetRenderStartedAt(*v)
+	}
+	return _c
+}
+
 // SetOrderID sets the "order" edge to the ShopOrder entity by ID.
 func (_c *ShopPrintCreate) SetOrderID(id int) *ShopPrintCreate {
 	_c.mutation.SetOrderID(id)
@@ -370,6 +398,14 @@ func (_c *ShopPrintCreate) createSpec() (*ShopPrint, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.JobID(); ok {
 		_spec.SetField(shopprint.FieldJobID, field.TypeInt64, value)
 		_node.JobID = &value
+	}
+	if value, ok := _c.mutation.StoppedBy(); ok {
+		_spec.SetField(shopprint.FieldStoppedBy, field.TypeString, value)
+		_node.StoppedBy = &value
+	}
+	if value, ok := _c.mutation.RenderStartedAt(); ok {
+		_spec.SetField(shopprint.FieldRenderStartedAt, field.TypeTime, value)
+		_node.RenderStartedAt = &value
 	}
 	if nodes := _c.mutation.OrderIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
@@ -575,6 +611,42 @@ func (u *ShopPrintUpsert) AddJobID(v int64) *ShopPrintUpsert {
 // ClearJobID clears the value of the "job_id" field.
 func (u *ShopPrintUpsert) ClearJobID() *ShopPrintUpsert {
 	u.SetNull(shopprint.FieldJobID)
+	return u
+}
+
+// SetStoppedBy sets the "stopped_by" field.
+func (u *ShopPrintUpsert) SetStoppedBy(v string) *ShopPrintUpsert {
+	u.Set(shopprint.FieldStoppedBy, v)
+	return u
+}
+
+// UpdateStoppedBy sets the "stopped_by" field to the value that was provided on create.
+func (u *ShopPrintUpsert) UpdateStoppedBy() *ShopPrintUpsert {
+	u.SetExcluded(shopprint.FieldStoppedBy)
+	return u
+}
+
+// ClearStoppedBy clears the value of the "stopped_by" field.
+func (u *ShopPrintUpsert) ClearStoppedBy() *ShopPrintUpsert {
+	u.SetNull(shopprint.FieldStoppedBy)
+	return u
+}
+
+// SetRenderStartedAt sets the "render_started_at" field.
+func (u *ShopPrintUpsert) SetRenderStartedAt(v time.Time) *ShopPrintUpsert {
+	u.Set(shopprint.FieldRenderStartedAt, v)
+	return u
+}
+
+// UpdateRenderStartedAt sets the "render_started_at" field to the value that was provided on create.
+func (u *ShopPrintUpsert) UpdateRenderStartedAt() *ShopPrintUpsert {
+	u.SetExcluded(shopprint.FieldRenderStartedAt)
+	return u
+}
+
+// ClearRenderStartedAt clears the value of the "render_started_at" field.
+func (u *ShopPrintUpsert) ClearRenderStartedAt() *ShopPrintUpsert {
+	u.SetNull(shopprint.FieldRenderStartedAt)
 	return u
 }
 
@@ -805,6 +877,48 @@ func (u *ShopPrintUpsertOne) UpdateJobID() *ShopPrintUpsertOne {
 func (u *ShopPrintUpsertOne) ClearJobID() *ShopPrintUpsertOne {
 	return u.Update(func(s *ShopPrintUpsert) {
 		s.ClearJobID()
+	})
+}
+
+// SetStoppedBy sets the "stopped_by" field.
+func (u *ShopPrintUpsertOne) SetStoppedBy(v string) *ShopPrintUpsertOne {
+	return u.Update(func(s *ShopPrintUpsert) {
+		s.SetStoppedBy(v)
+	})
+}
+
+// UpdateStoppedBy sets the "stopped_by" field to the value that was provided on create.
+func (u *ShopPrintUpsertOne) UpdateStoppedBy() *ShopPrintUpsertOne {
+	return u.Update(func(s *ShopPrintUpsert) {
+		s.UpdateStoppedBy()
+	})
+}
+
+// ClearStoppedBy clears the value of the "stopped_by" field.
+func (u *ShopPrintUpsertOne) ClearStoppedBy() *ShopPrintUpsertOne {
+	return u.Update(func(s *ShopPrintUpsert) {
+		s.ClearStoppedBy()
+	})
+}
+
+// SetRenderStartedAt sets the "render_started_at" field.
+func (u *ShopPrintUpsertOne) SetRenderStartedAt(v time.Time) *ShopPrintUpsertOne {
+	return u.Update(func(s *ShopPrintUpsert) {
+		s.SetRenderStartedAt(v)
+	})
+}
+
+// UpdateRenderStartedAt sets the "render_started_at" field to the value that was provided on create.
+func (u *ShopPrintUpsertOne) UpdateRenderStartedAt() *ShopPrintUpsertOne {
+	return u.Update(func(s *ShopPrintUpsert) {
+		s.UpdateRenderStartedAt()
+	})
+}
+
+// ClearRenderStartedAt clears the value of the "render_started_at" field.
+func (u *ShopPrintUpsertOne) ClearRenderStartedAt() *ShopPrintUpsertOne {
+	return u.Update(func(s *ShopPrintUpsert) {
+		s.ClearRenderStartedAt()
 	})
 }
 
@@ -1201,6 +1315,48 @@ func (u *ShopPrintUpsertBulk) UpdateJobID() *ShopPrintUpsertBulk {
 func (u *ShopPrintUpsertBulk) ClearJobID() *ShopPrintUpsertBulk {
 	return u.Update(func(s *ShopPrintUpsert) {
 		s.ClearJobID()
+	})
+}
+
+// SetStoppedBy sets the "stopped_by" field.
+func (u *ShopPrintUpsertBulk) SetStoppedBy(v string) *ShopPrintUpsertBulk {
+	return u.Update(func(s *ShopPrintUpsert) {
+		s.SetStoppedBy(v)
+	})
+}
+
+// UpdateStoppedBy sets the "stopped_by" field to the value that was provided on create.
+func (u *ShopPrintUpsertBulk) UpdateStoppedBy() *ShopPrintUpsertBulk {
+	return u.Update(func(s *ShopPrintUpsert) {
+		s.UpdateStoppedBy()
+	})
+}
+
+// ClearStoppedBy clears the value of the "stopped_by" field.
+func (u *ShopPrintUpsertBulk) ClearStoppedBy() *ShopPrintUpsertBulk {
+	return u.Update(func(s *ShopPrintUpsert) {
+		s.ClearStoppedBy()
+	})
+}
+
+// SetRenderStartedAt sets the "render_started_at" field.
+func (u *ShopPrintUpsertBulk) SetRenderStartedAt(v time.Time) *ShopPrintUpsertBulk {
+	return u.Update(func(s *ShopPrintUpsert) {
+		s.SetRenderStartedAt(v)
+	})
+}
+
+// UpdateRenderStartedAt sets the "render_started_at" field to the value that was provided on create.
+func (u *ShopPrintUpsertBulk) UpdateRenderStartedAt() *ShopPrintUpsertBulk {
+	return u.Update(func(s *ShopPrintUpsert) {
+		s.UpdateRenderStartedAt()
+	})
+}
+
+// ClearRenderStartedAt clears the value of the "render_started_at" field.
+func (u *ShopPrintUpsertBulk) ClearRenderStartedAt() *ShopPrintUpsertBulk {
+	return u.Update(func(s *ShopPrintUpsert) {
+		s.ClearRenderStartedAt()
 	})
 }
 

@@ -173,6 +173,46 @@ func (_u *ShopPrintUpdate) ClearJobID() *ShopPrintUpdate {
 	return _u
 }
 
+// SetStoppedBy sets the "stopped_by" field.
+func (_u *ShopPrintUpdate) SetStoppedBy(v string) *ShopPrintUpdate {
+	_u.mutation.SetStoppedBy(v)
+	return _u
+}
+
+// SetNillableStoppedBy sets the "stopped_by" field if the given value is not nil.
+func (_u *ShopPrintUpdate) SetNillableStoppedBy(v *string) *ShopPrintUpdate {
+	if v != nil {
+		_u.SetStoppedBy(*v)
+	}
+	return _u
+}
+
+// ClearStoppedBy clears the value of the "stopped_by" field.
+func (_u *ShopPrintUpdate) ClearStoppedBy() *ShopPrintUpdate {
+	_u.mutation.ClearStoppedBy()
+	return _u
+}
+
+// SetRenderStartedAt sets the "render_started_at" field.
+func (_u *ShopPrintUpdate) SetRenderStartedAt(v time.Time) *ShopPrintUpdate {
+	_u.mutation.SetRenderStartedAt(v)
+	return _u
+}
+
+// SetNillableRenderStartedAt sets the "render_started_at" field if the given value is not nil.
+func (_u *ShopPrintUpdate) SetNillableRenderStartedAt(v *time.Time) *ShopPrintUpdate {
+	if v != nil {
+		_u.SetRenderStartedAt(*v)
+	}
+	return _u
+}
+
+// ClearRenderStartedAt clears the value of the "render_started_at" field.
+func (_u *ShopPrintUpdate) ClearRenderStartedAt() *ShopPrintUpdate {
+	_u.mutation.ClearRenderStartedAt()
+	return _u
+}
+
 // Mutation returns the ShopPrintMutation object of the builder.
 func (_u *ShopPrintUpdate) Mutation() *ShopPrintMutation {
 	return _u.mutation
@@ -293,6 +333,18 @@ func (_u *ShopPrintUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if _u.mutation.JobIDCleared() {
 		_spec.ClearField(shopprint.FieldJobID, field.TypeInt64)
+	}
+	if value, ok := _u.mutation.StoppedBy(); ok {
+		_spec.SetField(shopprint.FieldStoppedBy, field.TypeString, value)
+	}
+	if _u.mutation.StoppedByCleared() {
+		_spec.ClearField(shopprint.FieldStoppedBy, field.TypeString)
+	}
+	if value, ok := _u.mutation.RenderStartedAt(); ok {
+		_spec.SetField(shopprint.FieldRenderStartedAt, field.TypeTime, value)
+	}
+	if _u.mutation.RenderStartedAtCleared() {
+		_spec.ClearField(shopprint.FieldRenderStartedAt, field.TypeTime)
 	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -456,6 +508,46 @@ func (_u *ShopPrintUpdateOne) ClearJobID() *ShopPrintUpdateOne {
 	return _u
 }
 
+// SetStoppedBy sets the "stopped_by" field.
+func (_u *ShopPrintUpdateOne) SetStoppedBy(v string) *ShopPrintUpdateOne {
+	_u.mutation.SetStoppedBy(v)
+	return _u
+}
+
+// SetNillableStoppedBy sets the "stopped_by" field if the given value is not nil.
+func (_u *ShopPrintUpdateOne) SetNillableStoppedBy(v *string) *ShopPrintUpdateOne {
+	if v != nil {
+		_u.SetStoppedBy(*v)
+	}
+	return _u
+}
+
+// ClearStoppedBy clears the value of the "stopped_by" field.
+func (_u *ShopPrintUpdateOne) ClearStoppedBy() *ShopPrintUpdateOne {
+	_u.mutation.ClearStoppedBy()
+	return _u
+}
+
+// SetRenderStartedAt sets the "render_started_at" field.
+func (_u *ShopPrintUpdateOne) SetRenderStartedAt(v time.Time) *ShopPrintUpdateOne {
+	_u.mutation.SetRenderStartedAt(v)
+	return _u
+}
+
+// SetNillableRenderStartedAt sets the "render_started_at" field if the given value is not nil.
+func (_u *ShopPrintUpdateOne) SetNillableRenderStartedAt(v *time.Time) *ShopPrintUpdateOne {
+	if v != nil {
+		_u.SetRenderStartedAt(*v)
+	}
+	return _u
+}
+
+// ClearRenderStartedAt clears the value of the "render_started_at" field.
+func (_u *ShopPrintUpdateOne) ClearRenderStartedAt() *ShopPrintUpdateOne {
+	_u.mutation.ClearRenderStartedAt()
+	return _u
+}
+
 // Mutation returns the ShopPrintMutation object of the builder.
 func (_u *ShopPrintUpdateOne) Mutation() *ShopPrintMutation {
 	return _u.mutation
@@ -606,6 +698,18 @@ func (_u *ShopPrintUpdateOne) sqlSave(ctx context.Context) (_node *ShopPrint, er
 	}
 	if _u.mutation.JobIDCleared() {
 		_spec.ClearField(shopprint.FieldJobID, field.TypeInt64)
+	}
+	if value, ok := _u.mutation.StoppedBy(); ok {
+		_spec.SetField(shopprint.FieldStoppedBy, field.TypeString, value)
+	}
+	if _u.mutation.StoppedByCleared() {
+		_spec.ClearField(shopprint.FieldStoppedBy, field.TypeString)
+	}
+	if value, ok := _u.mutation.RenderStartedAt(); ok {
+		_spec.SetField(shopprint.FieldRenderStartedAt, field.TypeTime, value)
+	}
+	if _u.mutation.RenderStartedAtCleared() {
+		_spec.ClearField(shopprint.FieldRenderStartedAt, field.TypeTime)
 	}
 	_node = &ShopPrint{config: _u.config}
 	_spec.Assign = _node.assignValues

@@ -316,6 +316,7 @@ var (
 		{Name: "print_file_sha256", Type: field.TypeString, Nullable: true},
 		{Name: "print_warnings", Type: field.TypeJSON, Nullable: true},
 		{Name: "print_job_id", Type: field.TypeInt64, Nullable: true},
+		{Name: "print_stopped_by", Type: field.TypeString, Nullable: true},
 		{Name: "order_id", Type: field.TypeInt},
 	}
 	// OrderItemsTable holds the schema information for the "order_items" table.
@@ -326,7 +327,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "order_items_orders_items",
-				Columns:    []*schema.Column{OrderItemsColumns[24]},
+				Columns:    []*schema.Column{OrderItemsColumns[25]},
 				RefColumns: []*schema.Column{OrdersColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -345,7 +346,7 @@ var (
 			{
 				Name:    "orderitem_order_id_position",
 				Unique:  false,
-				Columns: []*schema.Column{OrderItemsColumns[24], OrderItemsColumns[6]},
+				Columns: []*schema.Column{OrderItemsColumns[25], OrderItemsColumns[6]},
 			},
 			{
 				Name:    "orderitem_team_id_created_at_uid",
@@ -657,6 +658,8 @@ var (
 		{Name: "file_count", Type: field.TypeInt, Default: 0},
 		{Name: "warnings", Type: field.TypeJSON, Nullable: true},
 		{Name: "job_id", Type: field.TypeInt64, Nullable: true},
+		{Name: "stopped_by", Type: field.TypeString, Nullable: true},
+		{Name: "render_started_at", Type: field.TypeTime, Nullable: true},
 		{Name: "shop_order_id", Type: field.TypeInt},
 	}
 	// ShopPrintsTable holds the schema information for the "shop_prints" table.
@@ -667,7 +670,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "shop_prints_shop_orders_prints",
-				Columns:    []*schema.Column{ShopPrintsColumns[17]},
+				Columns:    []*schema.Column{ShopPrintsColumns[19]},
 				RefColumns: []*schema.Column{ShopOrdersColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -676,12 +679,12 @@ var (
 			{
 				Name:    "shopprint_shop_order_id_position",
 				Unique:  true,
-				Columns: []*schema.Column{ShopPrintsColumns[17], ShopPrintsColumns[6]},
+				Columns: []*schema.Column{ShopPrintsColumns[19], ShopPrintsColumns[6]},
 			},
 			{
 				Name:    "shopprint_shop_order_id_line_external_id",
 				Unique:  true,
-				Columns: []*schema.Column{ShopPrintsColumns[17], ShopPrintsColumns[7]},
+				Columns: []*schema.Column{ShopPrintsColumns[19], ShopPrintsColumns[7]},
 			},
 			{
 				Name:    "shopprint_team_id_created_at_uid",

@@ -62,6 +62,8 @@ const (
 	FieldPrintWarnings = "print_warnings"
 	// FieldPrintJobID holds the string denoting the print_job_id field in the database.
 	FieldPrintJobID = "print_job_id"
+	// FieldPrintStoppedBy holds the string denoting the print_stopped_by field in the database.
+	FieldPrintStoppedBy = "print_stopped_by"
 	// EdgeOrder holds the string denoting the order edge name in mutations.
 	EdgeOrder = "order"
 	// Table holds the table name of the orderitem in the database.
@@ -102,6 +104,7 @@ var Columns = []string{
 	FieldPrintFileSha256,
 	FieldPrintWarnings,
 	FieldPrintJobID,
+	FieldPrintStoppedBy,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -236,6 +239,11 @@ func ByPrintFileSha256(opts ...sql.OrderTermOption) OrderOption {
 // ByPrintJobID orders the results by the print_job_id field.
 func ByPrintJobID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldPrintJobID, opts...).ToFunc()
+}
+
+// ByPrintStoppedBy orders the results by the print_stopped_by field.
+func ByPrintStoppedBy(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldPrintStoppedBy, opts...).ToFunc()
 }
 
 // ByOrderField orders the results by order field.

@@ -160,6 +160,11 @@ func PrintJobID(v int64) predicate.OrderItem {
 	return predicate.OrderItem(sql.FieldEQ(FieldPrintJobID, v))
 }
 
+// PrintStoppedBy applies equality check predicate on the "print_stopped_by" field. It's identical to PrintStoppedByEQ.
+func PrintStoppedBy(v string) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldEQ(FieldPrintStoppedBy, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.OrderItem {
 	return predicate.OrderItem(sql.FieldEQ(FieldCreatedAt, v))
@@ -1363,6 +1368,81 @@ func PrintJobIDIsNil() predicate.OrderItem {
 // PrintJobIDNotNil applies the NotNil predicate on the "print_job_id" field.
 func PrintJobIDNotNil() predicate.OrderItem {
 	return predicate.OrderItem(sql.FieldNotNull(FieldPrintJobID))
+}
+
+// PrintStoppedByEQ applies the EQ predicate on the "print_stopped_by" field.
+func PrintStoppedByEQ(v string) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldEQ(FieldPrintStoppedBy, v))
+}
+
+// PrintStoppedByNEQ applies the NEQ predicate on the "print_stopped_by" field.
+func PrintStoppedByNEQ(v string) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldNEQ(FieldPrintStoppedBy, v))
+}
+
+// PrintStoppedByIn applies the In predicate on the "print_stopped_by" field.
+func PrintStoppedByIn(vs ...string) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldIn(FieldPrintStoppedBy, vs...))
+}
+
+// PrintStoppedByNotIn applies the NotIn predicate on the "print_stopped_by" field.
+func PrintStoppedByNotIn(vs ...string) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldNotIn(FieldPrintStoppedBy, vs...))
+}
+
+// PrintStoppedByGT applies the GT predicate on the "print_stopped_by" field.
+func PrintStoppedByGT(v string) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldGT(FieldPrintStoppedBy, v))
+}
+
+// PrintStoppedByGTE applies the GTE predicate on the "print_stopped_by" field.
+func PrintStoppedByGTE(v string) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldGTE(FieldPrintStoppedBy, v))
+}
+
+// PrintStoppedByLT applies the LT predicate on the "print_stopped_by" field.
+func PrintStoppedByLT(v string) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldLT(FieldPrintStoppedBy, v))
+}
+
+// PrintStoppedByLTE applies the LTE predicate on the "print_stopped_by" field.
+func PrintStoppedByLTE(v string) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldLTE(FieldPrintStoppedBy, v))
+}
+
+// PrintStoppedByContains applies the Contains predicate on the "print_stopped_by" field.
+func PrintStoppedByContains(v string) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldContains(FieldPrintStoppedBy, v))
+}
+
+// PrintStoppedByHasPrefix applies the HasPrefix predicate on the "print_stopped_by" field.
+func PrintStoppedByHasPrefix(v string) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldHasPrefix(FieldPrintStoppedBy, v))
+}
+
+// PrintStoppedByHasSuffix applies the HasSuffix predicate on the "print_stopped_by" field.
+func PrintStoppedByHasSuffix(v string) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldHasSuffix(FieldPrintStoppedBy, v))
+}
+
+// PrintStoppedByIsNil applies the IsNil predicate on the "print_stopped_by" field.
+func PrintStoppedByIsNil() predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldIsNull(FieldPrintStoppedBy))
+}
+
+// PrintStoppedByNotNil applies the NotNil predicate on the "print_stopped_by" field.
+func PrintStoppedByNotNil() predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldNotNull(FieldPrintStoppedBy))
+}
+
+// PrintStoppedByEqualFold applies the EqualFold predicate on the "print_stopped_by" field.
+func PrintStoppedByEqualFold(v string) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldEqualFold(FieldPrintStoppedBy, v))
+}
+
+// PrintStoppedByContainsFold applies the ContainsFold predicate on the "print_stopped_by" field.
+func PrintStoppedByContainsFold(v string) predicate.OrderItem {
+	return predicate.OrderItem(sql.FieldContainsFold(FieldPrintStoppedBy, v))
 }
 
 // HasOrder applies the HasEdge predicate on the "order" edge.

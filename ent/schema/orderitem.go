@@ -55,6 +55,10 @@ func (OrderItem) Fields() []ent.Field {
 		// The render job that owns the print now: a job that finds another
 		// id here was superseded (a new template_config) and writes nothing.
 		field.Int64("print_job_id").Optional().Nillable(),
+		// The operator's action that stopped the print, flagged or
+		// cancelled, while print_status is processingfailed because of it;
+		// every other change of print_status clears it (see prints.State).
+		field.String("print_stopped_by").Optional().Nillable(),
 	}
 }
 

@@ -48,6 +48,12 @@ func (ShopPrint) Fields() []ent.Field {
 		field.JSON("warnings", []files.Warning{}).Optional(),
 		// The render job that owns the print now (see OrderItem).
 		field.Int64("job_id").Optional().Nillable(),
+		// The operator's action that stopped the print, flagged or
+		// cancelled (see OrderItem's print_stopped_by).
+		field.String("stopped_by").Optional().Nillable(),
+		// When the render that owns the print started: a processing print
+		// without it is still queued (Family A says so by its status).
+		field.Time("render_started_at").Optional().Nillable(),
 	}
 }
 

@@ -48,6 +48,10 @@ const (
 	FieldWarnings = "warnings"
 	// FieldJobID holds the string denoting the job_id field in the database.
 	FieldJobID = "job_id"
+	// FieldStoppedBy holds the string denoting the stopped_by field in the database.
+	FieldStoppedBy = "stopped_by"
+	// FieldRenderStartedAt holds the string denoting the render_started_at field in the database.
+	FieldRenderStartedAt = "render_started_at"
 	// EdgeOrder holds the string denoting the order edge name in mutations.
 	EdgeOrder = "order"
 	// Table holds the table name of the shopprint in the database.
@@ -81,6 +85,8 @@ var Columns = []string{
 	FieldFileCount,
 	FieldWarnings,
 	FieldJobID,
+	FieldStoppedBy,
+	FieldRenderStartedAt,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -182,6 +188,16 @@ func ByFileCount(opts ...sql.OrderTermOption) OrderOption {
 // ByJobID orders the results by the job_id field.
 func ByJobID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldJobID, opts...).ToFunc()
+}
+
+// ByStoppedBy orders the results by the stopped_by field.
+func ByStoppedBy(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldStoppedBy, opts...).ToFunc()
+}
+
+// ByRenderStartedAt orders the results by the render_started_at field.
+func ByRenderStartedAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldRenderStartedAt, opts...).ToFunc()
 }
 
 // ByOrderField orders the results by order field.

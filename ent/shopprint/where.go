@@ -125,6 +125,16 @@ func JobID(v int64) predicate.ShopPrint {
 	return predicate.ShopPrint(sql.FieldEQ(FieldJobID, v))
 }
 
+// StoppedBy applies equality check predicate on the "stopped_by" field. It's identical to StoppedByEQ.
+func StoppedBy(v string) predicate.ShopPrint {
+	return predicate.ShopPrint(sql.FieldEQ(FieldStoppedBy, v))
+}
+
+// RenderStartedAt applies equality check predicate on the "render_started_at" field. It's identical to RenderStartedAtEQ.
+func RenderStartedAt(v time.Time) predicate.ShopPrint {
+	return predicate.ShopPrint(sql.FieldEQ(FieldRenderStartedAt, v))
+}
+
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.
 func CreatedAtEQ(v time.Time) predicate.ShopPrint {
 	return predicate.ShopPrint(sql.FieldEQ(FieldCreatedAt, v))
@@ -863,6 +873,131 @@ func JobIDIsNil() predicate.ShopPrint {
 // JobIDNotNil applies the NotNil predicate on the "job_id" field.
 func JobIDNotNil() predicate.ShopPrint {
 	return predicate.ShopPrint(sql.FieldNotNull(FieldJobID))
+}
+
+// StoppedByEQ applies the EQ predicate on the "stopped_by" field.
+func StoppedByEQ(v string) predicate.ShopPrint {
+	return predicate.ShopPrint(sql.FieldEQ(FieldStoppedBy, v))
+}
+
+// StoppedByNEQ applies the NEQ predicate on the "stopped_by" field.
+func StoppedByNEQ(v string) predicate.ShopPrint {
+	return predicate.ShopPrint(sql.FieldNEQ(FieldStoppedBy, v))
+}
+
+// StoppedByIn applies the In predicate on the "stopped_by" field.
+func StoppedByIn(vs ...string) predicate.ShopPrint {
+	return predicate.ShopPrint(sql.FieldIn(FieldStoppedBy, vs...))
+}
+
+// StoppedByNotIn applies the NotIn predicate on the "stopped_by" field.
+func StoppedByNotIn(vs ...string) predicate.ShopPrint {
+	return predicate.ShopPrint(sql.FieldNotIn(FieldStoppedBy, vs...))
+}
+
+// StoppedByGT applies the GT predicate on the "stopped_by" field.
+func StoppedByGT(v string) predicate.ShopPrint {
+	return predicate.ShopPrint(sql.FieldGT(FieldStoppedBy, v))
+}
+
+// StoppedByGTE applies the GTE predicate on the "stopped_by" field.
+func StoppedByGTE(v string) predicate.ShopPrint {
+	return predicate.ShopPrint(sql.FieldGTE(FieldStoppedBy, v))
+}
+
+// StoppedByLT applies the LT predicate on the "stopped_by" field.
+func StoppedByLT(v string) predicate.ShopPrint {
+	return predicate.ShopPrint(sql.FieldLT(FieldStoppedBy, v))
+}
+
+// StoppedByLTE applies the LTE predicate on the "stopped_by" field.
+func StoppedByLTE(v string) predicate.ShopPrint {
+	return predicate.ShopPrint(sql.FieldLTE(FieldStoppedBy, v))
+}
+
+// StoppedByContains applies the Contains predicate on the "stopped_by" field.
+func StoppedByContains(v string) predicate.ShopPrint {
+	return predicate.ShopPrint(sql.FieldContains(FieldStoppedBy, v))
+}
+
+// StoppedByHasPrefix applies the HasPrefix predicate on the "stopped_by" field.
+func StoppedByHasPrefix(v string) predicate.ShopPrint {
+	return predicate.ShopPrint(sql.FieldHasPrefix(FieldStoppedBy, v))
+}
+
+// StoppedByHasSuffix applies the HasSuffix predicate on the "stopped_by" field.
+func StoppedByHasSuffix(v string) predicate.ShopPrint {
+	return predicate.ShopPrint(sql.FieldHasSuffix(FieldStoppedBy, v))
+}
+
+// StoppedByIsNil applies the IsNil predicate on the "stopped_by" field.
+func StoppedByIsNil() predicate.ShopPrint {
+	return predicate.ShopPrint(sql.FieldIsNull(FieldStoppedBy))
+}
+
+// StoppedByNotNil applies the NotNil predicate on the "stopped_by" field.
+func StoppedByNotNil() predicate.ShopPrint {
+	return predicate.ShopPrint(sql.FieldNotNull(FieldStoppedBy))
+}
+
+// StoppedByEqualFold applies the EqualFold predicate on the "stopped_by" field.
+func StoppedByEqualFold(v string) predicate.ShopPrint {
+	return predicate.ShopPrint(sql.FieldEqualFold(FieldStoppedBy, v))
+}
+
+// StoppedByContainsFold applies the ContainsFold predicate on the "stopped_by" field.
+func StoppedByContainsFold(v string) predicate.ShopPrint {
+	return predicate.ShopPrint(sql.FieldContainsFold(FieldStoppedBy, v))
+}
+
+// RenderStartedAtEQ applies the EQ predicate on the "render_started_at" field.
+func RenderStartedAtEQ(v time.Time) predicate.ShopPrint {
+	return predicate.ShopPrint(sql.FieldEQ(FieldRenderStartedAt, v))
+}
+
+// RenderStartedAtNEQ applies the NEQ predicate on the "render_started_at" field.
+func RenderStartedAtNEQ(v time.Time) predicate.ShopPrint {
+	return predicate.ShopPrint(sql.FieldNEQ(FieldRenderStartedAt, v))
+}
+
+// RenderStartedAtIn applies the In predicate on the "render_started_at" field.
+func RenderStartedAtIn(vs ...time.Time) predicate.ShopPrint {
+	return predicate.ShopPrint(sql.FieldIn(FieldRenderStartedAt, vs...))
+}
+
+// RenderStartedAtNotIn applies the NotIn predicate on the "render_started_at" field.
+func RenderStartedAtNotIn(vs ...time.Time) predicate.ShopPrint {
+	return predicate.ShopPrint(sql.FieldNotIn(FieldRenderStartedAt, vs...))
+}
+
+// RenderStartedAtGT applies the GT predicate on the "render_started_at" field.
+func RenderStartedAtGT(v time.Time) predicate.ShopPrint {
+	return predicate.ShopPrint(sql.FieldGT(FieldRenderStartedAt, v))
+}
+
+// RenderStartedAtGTE applies the GTE predicate on the "render_started_at" field.
+func RenderStartedAtGTE(v time.Time) predicate.ShopPrint {
+	return predicate.ShopPrint(sql.FieldGTE(FieldRenderStartedAt, v))
+}
+
+// RenderStartedAtLT applies the LT predicate on the "render_started_at" field.
+func RenderStartedAtLT(v time.Time) predicate.ShopPrint {
+	return predicate.ShopPrint(sql.FieldLT(FieldRenderStartedAt, v))
+}
+
+// RenderStartedAtLTE applies the LTE predicate on the "render_started_at" field.
+func RenderStartedAtLTE(v time.Time) predicate.ShopPrint {
+	return predicate.ShopPrint(sql.FieldLTE(FieldRenderStartedAt, v))
+}
+
+// RenderStartedAtIsNil applies the IsNil predicate on the "render_started_at" field.
+func RenderStartedAtIsNil() predicate.ShopPrint {
+	return predicate.ShopPrint(sql.FieldIsNull(FieldRenderStartedAt))
+}
+
+// RenderStartedAtNotNil applies the NotNil predicate on the "render_started_at" field.
+func RenderStartedAtNotNil() predicate.ShopPrint {
+	return predicate.ShopPrint(sql.FieldNotNull(FieldRenderStartedAt))
 }
 
 // HasOrder applies the HasEdge predicate on the "order" edge.

@@ -275,3 +275,19 @@ func (s *Store) Exists(ctx context.Context, key string) (bool, error) {
 	}
 	return ok, nil
 }
+
+// SignedURLOrigin is where the signed URLs of the bucket blobURL names
+// point when they are not this server's: the S3 endpoint's origin (any
+// https origin for AWS's own, whose host names the bucket), or "" for
+// local files, which this server serves.
+func SignedURLOrigin(blobURL string) string {
+	u, err := url.Parse(blobURL)
+	if err != nil || u.Scheme != s3blob.Scheme {
+		return ""
+	}
+	endpoint, err := url.Parse(u.Query().Get("endpoint"))
+	if err != nil || endpoint.Host == "" {
+		return "https:"
+	}
+	return endpoint.Scheme + "://" + endpoint.Host
+}

@@ -75,7 +75,7 @@ var propertyRules = map[string]map[string]rule{
 	"CreateDesignVersionRequest":  {"thumbnails": count(0, designversions.MaxThumbnails)},
 	"DesignVersion":               {"thumbnails": count(0, designversions.MaxThumbnails)},
 	"BatchOrder":                  {"status": oneOf(batches.StatusBatching, batches.StatusReady, batches.StatusFailed)},
-	"Print":                       {"status": anyPrintStatus},
+	"Print":                       {"status": anyPrintStatus, "state": oneOf(prints.States...)},
 	"PrintEvent": {"kind": oneOf(prints.EventQueued, prints.EventRendering, prints.EventReady, prints.EventFailed,
 		prints.EventRetried, prints.EventFlagged, prints.EventCancelled)},
 	"WebhookDelivery": {

@@ -126,6 +126,11 @@ func (s *Service) ListPrints(ctx context.Context, r *platenv1.ListPrintsRequest)
 	return s.prints.ListPrints(ctx, r)
 }
 
+// CountPrints counts prints in each state.
+func (s *Service) CountPrints(ctx context.Context, r *platenv1.CountPrintsRequest) (*platenv1.PrintCounts, error) {
+	return s.prints.CountPrints(ctx, r)
+}
+
 // GetPrint returns one print.
 func (s *Service) GetPrint(ctx context.Context, r *platenv1.GetPrintRequest) (*platenv1.Print, error) {
 	return s.prints.GetPrint(ctx, r)

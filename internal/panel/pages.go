@@ -29,25 +29,87 @@ var funcs = map[string]any{
 		return t.AsTime().UTC().Format("2006-01-02 15:04:05")
 	},
 	"list": func(v ...string) []string { return v },
-	"badge": func(s string) string {
-		switch s {
-		case "ready":
-			return "ok"
-		case "failed", "processingfailed", "cancelled":
-			return "bad"
-		}
-		return "busy"
-	},
+	// badge is the class of a print's state's badge.
+	"badge":      func(state string) string { return "st-" + state },
+	"states":     func() []string { return prints.States },
+	"actionName": func(action string) string { return actionNames[action] },
+	"stateName":  stateName,
 }
+
+// actionNames are the words the panel shows for the print actions.
+var actionNames = map[string]string{"retry": "Retry", "flag": "Flag", "cancel": "Cancel"}
+
+// stateNames are the words the panel shows for prints.States.
+var stateNames = map[string]string{
+	prints.StateQueued: "Queued", prints.StateRendering: "Rendering", prints.StateReady: "Ready",
+	prints.StateFailed: "Failed", prints.StateFlagged: "Flagged", prints.StateCancelled: "Cancelled",
+}
+
+// stateMeanings say what each state means, for the list's legend.
+var stateMeanings = map[string]string{
+	prints.StateQueued:    "waiting for a render",
+	prints.StateRendering: "a render has started",
+	prints.StateReady:     "its files can be downloaded",
+	prints.StateFailed:    "the render failed: the reason says why",
+	prints.StateFlagged:   "an operator failed it with a reason the client reads",
+	prints.StateCancelled: "cancelled by an operator or the shop",
+}
+
+func stateName(state string) string { return stateNames[state] }
+
+// live reports whether a print in state can still change by itself.
+func live(state string) bool { return state == prints.StateQueued || state == prints.StateRendering }
 
 func httpStatus(st *status.Status) int { return runtime.HTTPStatusFromCode(st.Code()) }
 
-// printsPage is Fulfillment → Prints: the filters, and the rows, which
-// refresh themselves.
+// teamFilter is a form's team_id: nil when it is empty or not a number.
+func teamFilter(q url.Values) *int32 {
+	team, err := strconv.Atoi(q.Get("team_id"))
+	if err != nil {
+		return nil
+	}
+	t := int32(team) //nolint:gosec // a form's team id; out of range finds nothing
+	return &t
+}
+
+// stateCount is one state's count, linked to the list of its prints.
+type stateCount struct {
+	State, Name, Link string
+	Count             int32
+}
+
+// counts counts the prints of q's team, store and family in each state.
+func (p *Panel) counts(r *http.Request, q url.Values) ([]stateCount, error) {
+	c, err := p.api.CountPrints(r.Context(), &platenv1.CountPrintsRequest{TeamId: teamFilter(q), Family: q.Get("family"), StoreId: q.Get("store_id")})
+	if err != nil {
+		return nil, err
+	}
+	n := map[string]int32{
+		prints.StateQueued: c.Queued, prints.StateRendering: c.Rendering, prints.StateReady: c.Ready,
+		prints.StateFailed: c.Failed, prints.StateFlagged: c.Flagged, prints.StateCancelled: c.Cancelled,
+	}
+	out := make([]stateCount, len(prints.States))
+	for i, state := range prints.States {
+		link := url.Values{"state": {state}}
+		for _, k := range []string{"team_id", "family", "store_id"} {
+			if v := q.Get(k); v != "" {
+				link.Set(k, v)
+			}
+		}
+		out[i] = stateCount{State: state, Name: stateName(state), Count: n[state], Link: "/operator/prints?" + link.Encode()}
+	}
+	return out, nil
+}
+
+// printsPage is Fulfillment → Prints: the counts by state, the filters,
+// and the rows, which refresh themselves.
 func (p *Panel) printsPage(w http.ResponseWriter, r *http.Request, s *session) {
 	data, err := p.printList(r, s)
 	if err == nil {
 		err = p.batchForm(r, s, data)
+	}
+	if err == nil {
+		data["Counts"], err = p.counts(r, r.URL.Query())
 	}
 	if err != nil {
 		p.fail(w, err)
@@ -69,7 +131,7 @@ func (p *Panel) printRows(w http.ResponseWriter, r *http.Request, s *session) {
 // printList reads the page of prints the query asks for.
 func (p *Panel) printList(r *http.Request, s *session) (map[string]any, error) {
 	q := r.URL.Query()
-	req := &platenv1.ListPrintsRequest{Status: q.Get("status"), Family: q.Get("family"), Query: q.Get("query"), StoreId: q.Get("store_id"), PageToken: q.Get("page_token")}
+	req := &platenv1.ListPrintsRequest{State: q.Get("state"), Family: q.Get("family"), Query: q.Get("query"), StoreId: q.Get("store_id"), PageToken: q.Get("page_token")}
 	var err error
 	if req.CreatedAfter, err = day(q.Get("from"), "from", 0); err != nil {
 		return nil, err
@@ -77,16 +139,13 @@ func (p *Panel) printList(r *http.Request, s *session) (map[string]any, error) {
 	if req.CreatedBefore, err = day(q.Get("to"), "to", 1); err != nil { // to the end of that day
 		return nil, err
 	}
-	if team, err := strconv.Atoi(q.Get("team_id")); err == nil && q.Get("team_id") != "" {
-		t := int32(team) //nolint:gosec // a form's team id; out of range finds nothing
-		req.TeamId = &t
-	}
+	req.TeamId = teamFilter(q)
 	resp, err := p.api.ListPrints(r.Context(), req)
 	if err != nil {
 		return nil, err
 	}
 	filters := url.Values{}
-	for _, k := range []string{"status", "family", "query", "store_id", "from", "to", "team_id"} {
+	for _, k := range []string{"state", "family", "query", "store_id", "from", "to", "team_id"} {
 		if v := q.Get(k); v != "" {
 			filters.Set(k, v)
 		}
@@ -102,10 +161,56 @@ func (p *Panel) printList(r *http.Request, s *session) (map[string]any, error) {
 	}
 	rows := "/operator/prints/rows?" + r.URL.RawQuery
 	return map[string]any{"Operator": s.account, "CSRF": s.csrf(), "Prints": resp.Prints, "Next": next, "Rows": rows,
-		"Status": q.Get("status"), "Family": q.Get("family"), "Query": q.Get("query"), "TeamID": q.Get("team_id"),
+		"Refresh": refresh(resp.Prints, req.PageToken == ""), "Meanings": stateMeanings,
+		"State": q.Get("state"), "Family": q.Get("family"), "Query": q.Get("query"), "TeamID": q.Get("team_id"),
 		"StoreID": q.Get("store_id"), "From": q.Get("from"), "To": q.Get("to"),
 		"Staff": s.account.Staff, "Now": time.Now().UTC().Format(time.TimeOnly)}, nil
 }
+
+// refresh is how often a list of prints asks for its rows again: every
+// 2 s while one of them can change by itself, every 30 s on the first
+// page otherwise (a new print would show there), never on older pages.
+func refresh(list []*platenv1.Print, first bool) string {
+	for _, pr := range list {
+		if live(pr.State) {
+			return "every 2s"
+		}
+	}
+	if first {
+		return "every 30s"
+	}
+	return ""
+}
+
+// attentionPage is Needs attention: how many prints are in each state,
+// and the failed and flagged ones, newest first.
+func (p *Panel) attentionPage(w http.ResponseWriter, r *http.Request, s *session) {
+	q := r.URL.Query()
+	counts, err := p.counts(r, q)
+	if err != nil {
+		p.fail(w, err)
+		return
+	}
+	type section struct {
+		State, Title string
+		Prints       []*platenv1.Print
+	}
+	var sections []section
+	for _, state := range []string{prints.StateFailed, prints.StateFlagged} {
+		resp, err := p.api.ListPrints(r.Context(), &platenv1.ListPrintsRequest{State: state, TeamId: teamFilter(q), PageSize: attentionRows})
+		if err != nil {
+			p.fail(w, err)
+			return
+		}
+		sections = append(sections, section{State: state, Title: stateName(state), Prints: resp.Prints})
+	}
+	p.render(w, "attention", http.StatusOK, map[string]any{"Operator": s.account, "CSRF": s.csrf(), "Counts": counts,
+		"Sections": sections, "Staff": s.account.Staff, "TeamID": q.Get("team_id")})
+}
+
+// attentionRows is how many failed (and flagged) prints Needs attention
+// lists; the counts link to the rest.
+const attentionRows = 50
 
 // day is a date input's day (UTC) plus days, as a time bound; nil when
 // the input is empty.
@@ -127,7 +232,46 @@ func (p *Panel) printPage(w http.ResponseWriter, r *http.Request, s *session) {
 		p.fail(w, err)
 		return
 	}
-	p.render(w, "print", http.StatusOK, map[string]any{"Operator": s.account, "CSRF": s.csrf(), "Print": pr, "Notice": printNotices[r.URL.Query().Get("done")]})
+	p.showPrint(w, s, pr, http.StatusOK, map[string]any{"Notice": printNotices[r.URL.Query().Get("done")]})
+}
+
+// showPrint renders a print's page with code and data's extras: a
+// notice, or the Problem an action met.
+func (p *Panel) showPrint(w http.ResponseWriter, s *session, pr *platenv1.Print, code int, data map[string]any) {
+	data["Operator"], data["CSRF"], data["Print"] = s.account, s.csrf(), pr
+	data["Choices"] = prints.Choices(pr.Family, pr.Status, pr.State)
+	data["Title"] = fmt.Sprintf("%s print %s", stateName(pr.State), printReference(pr))
+	if live(pr.State) {
+		data["Watch"] = fmt.Sprintf("/operator/prints/%s/state?was=%s", url.PathEscape(pr.Id), url.QueryEscape(pr.State))
+	}
+	p.render(w, "print", code, data)
+}
+
+// printReference names a print as its client does: order and item
+// (Family A), reference and line (Family B).
+func printReference(pr *platenv1.Print) string {
+	if pr.Family == prints.FamilyA {
+		return pr.GetEcommerceOrderId().GetValue() + " / " + pr.GetEcommerceOrderItemId().GetValue()
+	}
+	return pr.GetReferenceNumber().GetValue() + " / " + pr.GetLineExternalId().GetValue()
+}
+
+// printState answers a print page that watches its print while it can
+// change by itself (see showPrint): 204 while its state is still was,
+// else HX-Refresh, so that htmx reloads the page, actions included.
+func (p *Panel) printState(w http.ResponseWriter, r *http.Request, s *session) {
+	pr, err := p.api.GetPrint(r.Context(), &platenv1.GetPrintRequest{PrintId: r.PathValue("id")})
+	if err != nil {
+		p.fail(w, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	if pr.State == r.URL.Query().Get("was") {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	w.Header().Set("HX-Refresh", "true")
+	w.WriteHeader(http.StatusOK)
 }
 
 // printNotices are what a print page's done= says after an action;
@@ -176,8 +320,24 @@ func (p *Panel) act(w http.ResponseWriter, r *http.Request, s *session) {
 		return
 	}
 	if err != nil {
-		p.fail(w, err)
+		p.actionRefused(w, r, s, id, err)
 		return
 	}
 	redirect(w, r, fmt.Sprintf("/operator/prints/%s?done=%s", url.PathEscape(id), url.QueryEscape(r.PathValue("action"))))
+}
+
+// actionRefused shows the print's page again, as it is now, with why the action
+// was refused (a page made before the print changed can offer one that no
+// longer applies); a print the operator cannot see is the plain error.
+func (p *Panel) actionRefused(w http.ResponseWriter, r *http.Request, s *session, id string, err error) {
+	pr, getErr := p.api.GetPrint(r.Context(), &platenv1.GetPrintRequest{PrintId: id})
+	if getErr != nil {
+		p.fail(w, err)
+		return
+	}
+	st := status.Convert(err)
+	if _, ok := status.FromError(err); !ok {
+		st = apierr.ToStatus(r.Context(), err)
+	}
+	p.showPrint(w, s, pr, httpStatus(st), map[string]any{"Problem": st.Message()})
 }

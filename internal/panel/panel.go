@@ -50,13 +50,17 @@ type Panel struct {
 	pages    *template.Template
 	limits   *limiter
 	mux      *http.ServeMux
+	policy   string // the Content-Security-Policy header
 }
 
-// New returns the panel over sessions and api, with previews.
-func New(sessions operators.SessionStore, api API, previews Previews) *Panel {
+// New returns the panel over sessions and api, with previews, whose
+// images imageOrigin serves when they are not this site's (an S3
+// endpoint's origin, or "" when the files are this server's).
+func New(sessions operators.SessionStore, api API, previews Previews, imageOrigin string) *Panel {
 	p := &Panel{
 		sessions: sessions, api: api, previews: previews, limits: newLimiter(), mux: http.NewServeMux(),
-		pages: template.Must(template.New("").Funcs(funcs).ParseFS(templateFiles, "templates/*.html")),
+		pages:  template.Must(template.New("").Funcs(funcs).ParseFS(templateFiles, "templates/*.html")),
+		policy: contentPolicy(imageOrigin),
 	}
 	static, _ := fs.Sub(staticFiles, "static") // the embedded folder is there
 	p.mux.Handle("GET /operator/static/", http.StripPrefix("/operator/static/", http.FileServerFS(static)))
@@ -64,10 +68,12 @@ func New(sessions operators.SessionStore, api API, previews Previews) *Panel {
 	p.mux.HandleFunc("GET /operator/login", p.loginPage)
 	p.mux.HandleFunc("POST /operator/login", p.login)
 	p.mux.HandleFunc("POST /operator/logout", p.signedIn(p.logout))
+	p.mux.HandleFunc("GET /operator/attention", p.signedIn(p.attentionPage))
 	p.mux.HandleFunc("GET /operator/prints", p.signedIn(p.printsPage))
 	p.mux.HandleFunc("GET /operator/prints/rows", p.signedIn(p.printRows))
 	p.mux.HandleFunc("GET /operator/prints/{id}", p.signedIn(p.printPage))
 	p.mux.HandleFunc("GET /operator/prints/{id}/preview", p.signedIn(p.preview))
+	p.mux.HandleFunc("GET /operator/prints/{id}/state", p.signedIn(p.printState))
 	p.mux.HandleFunc("POST /operator/prints/{id}/{action}", p.signedIn(p.act))
 	p.batchRoutes()
 	p.templateRoutes()
@@ -76,8 +82,22 @@ func New(sessions operators.SessionStore, api API, previews Previews) *Panel {
 	return p
 }
 
+// contentPolicy lets pages load scripts, styles and images of this site
+// only (previews also from imageOrigin), and nothing inline: no script,
+// handler or style attribute in a page runs, whatever a client's string
+// smuggled into it.
+func contentPolicy(imageOrigin string) string {
+	images := "'self'"
+	if imageOrigin != "" {
+		images += " " + imageOrigin
+	}
+	return "default-src 'none'; script-src 'self'; style-src 'self'; img-src " + images +
+		"; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+}
+
 // ServeHTTP serves the panel.
 func (p *Panel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Security-Policy", p.policy)
 	w.Header().Set("X-Frame-Options", "DENY")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Header().Set("Referrer-Policy", "same-origin")

@@ -48,6 +48,9 @@ type Outcome struct {
 	// Notify says the print's store hears of its failure (a Family A
 	// item's, when its order asked for print files).
 	Notify bool
+	// Stop is the action the print's store keeps with it (see State):
+	// a flag's or a cancel's; none for a retry, which clears it.
+	Stop Stop
 }
 
 // On is the outcome of a on a print of family (FamilyA or FamilyB) in
@@ -69,10 +72,10 @@ func (a Action) onItem(status string) (Outcome, error) {
 		}
 		return Outcome{Status: orders.PrintReceived, Drop: true, Render: true}, nil
 	case EventFlagged:
-		return Outcome{Status: orders.PrintProcessingFailed, Error: a.Reason, Drop: true, Notify: true}, nil
+		return Outcome{Status: orders.PrintProcessingFailed, Error: a.Reason, Drop: true, Notify: true, Stop: StopFlagged}, nil
 	case EventCancelled:
 		reason := CancelledReason
-		return Outcome{Status: orders.PrintProcessingFailed, Error: &reason, Drop: true, Notify: true}, nil
+		return Outcome{Status: orders.PrintProcessingFailed, Error: &reason, Drop: true, Notify: true, Stop: StopCancelled}, nil
 	}
 	return Outcome{}, unknown(a)
 }
@@ -91,9 +94,9 @@ func (a Action) onShop(status string) (Outcome, error) {
 	}
 	switch a.Kind {
 	case EventFlagged:
-		return Outcome{Status: shop.PrintFailed, Error: a.Reason, Drop: true}, nil
+		return Outcome{Status: shop.PrintFailed, Error: a.Reason, Drop: true, Stop: StopFlagged}, nil
 	case EventCancelled:
-		return Outcome{Status: shop.PrintCancelled, Drop: true}, nil
+		return Outcome{Status: shop.PrintCancelled, Drop: true, Stop: StopCancelled}, nil
 	}
 	return Outcome{}, unknown(a)
 }

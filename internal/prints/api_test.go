@@ -302,3 +302,74 @@ func sameSet(a, b []string) bool {
 	slices.Sort(b)
 	return slices.Equal(a, b)
 }
+
+// TestOneVocabularyForBothFamilies: each print's state reads the same for
+// both families whatever failed it (a render, an operator's flag, a
+// cancel); the list filters by state and counts by state, for staff and a
+// team's operator; a retry clears the flag; an unknown state is a 400
+// naming the field.
+func TestOneVocabularyForBothFamilies(t *testing.T) {
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		f := setup(t, b)
+		act := func(id, action string, body map[string]any) {
+			t.Helper()
+			if r := f.srv.Do(t, "POST", "/api/v1/operator/prints/"+id+"/"+action, f.member, body); r.Status != http.StatusOK {
+				t.Fatalf("%s %s: %d %s", action, id, r.Status, r.Raw)
+			}
+		}
+		// A Family B print whose design cannot render fails as B's failed.
+		if r := f.srv.Do(t, "POST", "/api/v1/design-versions", f.acme.Token, map[string]any{"design_version_id": "broken-v1", "template_config": url.QueryEscape(badDoc)}); r.Status != http.StatusOK {
+			t.Fatalf("design version: %d %s", r.Status, r.Raw)
+		}
+		r := f.srv.Do(t, "POST", "/v1/shop/orders", f.acme.Token, map[string]any{"external_id": "SO-2", "lines": []map[string]any{{"design_version_id": "broken-v1", "quantity": 1}}})
+		if r.Status != http.StatusCreated {
+			t.Fatalf("shop order: %d %s", r.Status, r.Raw)
+		}
+		shopFailed := r.Object(t)["data"].(map[string]any)["lines"].([]any)[0].(map[string]any)["prints"].([]any)[0].(map[string]any)["id"].(string)
+		f.settle(t, shopFailed)
+		act(f.good, "flag", map[string]any{"reason": "smudged"})
+		act(f.bad, "cancel", map[string]any{})
+		act(f.shopPrint, "flag", map[string]any{"reason": "cut off"})
+
+		want := map[string]string{f.good: "flagged", f.bad: "cancelled", f.shopPrint: "flagged", shopFailed: "failed", f.theirs: "ready"}
+		for id, state := range want {
+			if p := f.get(t, id); p["state"] != state {
+				t.Errorf("print %s (%s, %s): state %v, want %s", id, p["family"], p["status"], p["state"], state)
+			}
+		}
+		for _, c := range []struct {
+			token string
+			query string
+			want  map[string][]string
+		}{
+			{f.staff, "", map[string][]string{"flagged": {f.good, f.shopPrint}, "cancelled": {f.bad}, "failed": {shopFailed}, "ready": {f.theirs}}},
+			{f.member, "", map[string][]string{"flagged": {f.good, f.shopPrint}, "cancelled": {f.bad}, "failed": {shopFailed}}},
+			{f.staff, "family=A&", map[string][]string{"flagged": {f.good}, "cancelled": {f.bad}, "ready": {f.theirs}}},
+			{f.staff, fmt.Sprintf("team_id=%d&", f.other.TeamID), map[string][]string{"ready": {f.theirs}}},
+		} {
+			counts := f.srv.Do(t, "GET", "/api/v1/operator/print-counts?"+c.query, c.token, nil)
+			if counts.Status != http.StatusOK {
+				t.Fatalf("counts ?%s: %d %s", c.query, counts.Status, counts.Raw)
+			}
+			got := counts.Object(t)
+			for _, state := range []string{"queued", "rendering", "ready", "failed", "flagged", "cancelled"} {
+				if list := ids(t, f.srv.Do(t, "GET", "/api/v1/operator/prints?"+c.query+"state="+state, c.token, nil)); !sameSet(list, c.want[state]) {
+					t.Errorf("?%sstate=%s: %v, want %v", c.query, state, list, c.want[state])
+				}
+				if got[state] != float64(len(c.want[state])) {
+					t.Errorf("counts ?%s: %s %v, want %d (%s)", c.query, state, got[state], len(c.want[state]), counts.Raw)
+				}
+			}
+		}
+		// A flagged print retried is no longer flagged, whatever comes of it.
+		act(f.good, "retry", map[string]any{})
+		f.settle(t, f.good)
+		if p := f.get(t, f.good); p["state"] != "ready" {
+			t.Errorf("a flagged print retried: %v", p["state"])
+		}
+		msg, fields := platentest.ErrorBody(t, f.srv.Do(t, "GET", "/api/v1/operator/prints?state=processingfailed", f.staff, nil), http.StatusBadRequest)
+		if !strings.Contains(msg, "state") && !slices.Contains(fields, "state") {
+			t.Errorf("an unknown state: %q %v", msg, fields)
+		}
+	})
+}

@@ -31,7 +31,9 @@ type Print struct {
 	// Status is in the family's own words: A received, processing,
 	// processingfailed or ready; B processing, ready, failed or cancelled.
 	Status string
-	Error  *string
+	// Stage is what the store knows beyond the status (see State).
+	Stage Stage
+	Error *string
 	// Family A's references.
 	OrderUID, EcommerceOrderID, EcommerceOrderItemID string
 	// Family B's references.
@@ -56,7 +58,8 @@ type Print struct {
 type Query struct {
 	TeamID  int    // 0: every team (staff)
 	Family  string // "" for both
-	Status  string // "" for any
+	Status  string // "" for any; in either family's words
+	State   string // "" for any; one of States
 	StoreID string // "" for every store
 	// CreatedFrom and CreatedBefore bound the creation time (zero: open).
 	CreatedFrom, CreatedBefore time.Time
@@ -72,6 +75,9 @@ type Query struct {
 type Store interface {
 	// ListPrints returns a page and whether more follow.
 	ListPrints(ctx context.Context, q Query) ([]*Print, bool, error)
+	// CountPrints counts the prints q selects in each of States; it
+	// reads q's team, store and family, and nothing else.
+	CountPrints(ctx context.Context, q Query) (map[string]int, error)
 	// GetPrint returns a print of any team (apierr.ErrNotFound when none).
 	GetPrint(ctx context.Context, id string) (*Print, error)
 	// RetryPrint renders a failed print again; FlagPrint fails it with the

@@ -45,11 +45,11 @@ func (s *Service) ListPrints(ctx context.Context, req *platenv1.ListPrintsReques
 	if q.TeamID, err = p.ListTeam(req.TeamId); err != nil {
 		return nil, err
 	}
-	switch req.Family {
-	case "", FamilyA, FamilyB:
-		q.Family = req.Family
-	default:
-		return nil, apierr.Invalid("family", "must be A or B, got %q", req.Family)
+	if q.Family, err = family(req.Family); err != nil {
+		return nil, err
+	}
+	if q.State, err = state(req.State); err != nil {
+		return nil, err
 	}
 	list, more, err := s.store.ListPrints(ctx, q)
 	if err != nil {
@@ -59,6 +59,47 @@ func (s *Service) ListPrints(ctx context.Context, req *platenv1.ListPrintsReques
 	resp.Prints, resp.NextPageToken = pagination.Answer(list, more, s.toProto,
 		func(pr *Print) pagination.Cursor { return pagination.Cursor{CreatedAt: pr.CreatedAt, UID: pr.ID} })
 	return resp, nil
+}
+
+// CountPrints counts the prints the caller may see in each state.
+func (s *Service) CountPrints(ctx context.Context, req *platenv1.CountPrintsRequest) (*platenv1.PrintCounts, error) {
+	p, err := auth.OperatorFromContext(ctx)
+	if err != nil {
+		return nil, err
+	}
+	q := Query{StoreID: req.StoreId}
+	if q.TeamID, err = p.ListTeam(req.TeamId); err != nil {
+		return nil, err
+	}
+	if q.Family, err = family(req.Family); err != nil {
+		return nil, err
+	}
+	counts, err := s.store.CountPrints(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	n := func(state string) int32 { return int32(counts[state]) } //nolint:gosec // counts of a team's prints
+	return &platenv1.PrintCounts{
+		Queued: n(StateQueued), Rendering: n(StateRendering), Ready: n(StateReady),
+		Failed: n(StateFailed), Flagged: n(StateFlagged), Cancelled: n(StateCancelled),
+	}, nil
+}
+
+// family reads a request's family: "", A or B.
+func family(f string) (string, error) {
+	switch f {
+	case "", FamilyA, FamilyB:
+		return f, nil
+	}
+	return "", apierr.Invalid("family", "must be A or B, got %q", f)
+}
+
+// state reads a request's state: "" or one of States.
+func state(s string) (string, error) {
+	if s == "" || ValidState(s) {
+		return s, nil
+	}
+	return "", apierr.Invalid("state", "must be one of %s, got %q", strings.Join(States, ", "), s)
 }
 
 // createdRange reads the request's bounds on creation time.
@@ -151,7 +192,7 @@ func visible(p auth.Principal, id string) func(*Print) error {
 func (s *Service) toProto(pr *Print) *platenv1.Print {
 	out := &platenv1.Print{
 		Id: pr.ID, Family: pr.Family, TeamId: int32(pr.TeamID), StoreId: pr.StoreID, //nolint:gosec // ids are small
-		Status: pr.Status, Error: optional(pr.Error), DesignVersionId: optional(pr.DesignVersionID),
+		Status: pr.Status, State: pr.State(), Error: optional(pr.Error), DesignVersionId: optional(pr.DesignVersionID),
 		Quantity:  int32(pr.Quantity), //nolint:gosec // bounded at create
 		Files:     []*platenv1.OperatorPrintFile{},
 		Warnings:  files.WarningsProto(pr.Status == "ready", pr.Warnings),

@@ -47,7 +47,7 @@ func (s *Server) routes(gw *gateway.Gateway) http.Handler {
 	mux.Handle(files.PathPrefix+"{key...}", s.files.Handler())
 	// The operator panel signs operators in itself (a session cookie), and
 	// acts through the operator API's methods as them.
-	mux.Handle("/operator/", panel.New(s.db.Operators(), s.operatorAPI, s.previews))
+	mux.Handle("/operator/", panel.New(s.db.Operators(), s.operatorAPI, s.previews, files.SignedURLOrigin(s.cfg.BlobURL)))
 	// Without it the router would redirect /files to /files/ (an HTML 307);
 	// the gateway answers it as any unknown path, a JSON 404.
 	mux.Handle(strings.TrimSuffix(files.PathPrefix, "/"), gw)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/platen-print/platen/internal/batches"
+	"github.com/platen-print/platen/internal/prints"
 	"github.com/platen-print/platen/internal/queue"
 	"github.com/platen-print/platen/internal/renderjobs"
 	"github.com/platen-print/platen/internal/webhooks"
@@ -54,3 +55,33 @@ type insertOnly struct {
 	*webhooks.DeliveryJobs
 	*batches.Queue
 }
+
+// InsertPrint writes a print of family in status at stage straight into
+// its table, in an order of its own of team 1, for tests of what reads
+// prints whatever the way to that state.
+func InsertPrint(ctx context.Context, db *DB, family, uid, status string, stage prints.Stage) error {
+	stop := stopColumn(stage.Stop)
+	if family == prints.FamilyA {
+		o, err := db.write.Order.Create().SetUID("order-" + uid).SetTeamID(1).SetStoreID("s").SetEcommerceOrderID(uid).Save(ctx)
+		if err != nil {
+			return err
+		}
+		return db.write.OrderItem.Create().SetUID(uid).SetOrderID(o.ID).SetTeamID(1).SetStoreID("s").SetPosition(0).
+			SetEcommerceOrderItemID(uid).SetEcommerceVariantID("v").SetQuantity(1).SetTemplateConfig("{}").
+			SetThumbnails([]string{}).SetPrintStatus(status).SetNillablePrintStoppedBy(stop).Exec(ctx)
+	}
+	o, err := db.write.ShopOrder.Create().SetTeamID(1).SetStoreID("s").SetExternalID(uid).SetReferenceNumber("ref-" + uid).
+		SetLinesHash(uid).Save(ctx)
+	if err != nil {
+		return err
+	}
+	c := db.write.ShopPrint.Create().SetUID(uid).SetShopOrderID(o.ID).SetTeamID(1).SetStoreID("s").SetPosition(0).
+		SetLineExternalID(uid).SetDesignVersionID("d").SetQuantity(1).SetStatus(status).SetNillableStoppedBy(stop)
+	if stage.Started {
+		c.SetRenderStartedAt(time.Now())
+	}
+	return c.Exec(ctx)
+}
+
+// PrintsToRead is the prints store for tests that only read it.
+func (db *DB) PrintsToRead() *Prints { return &Prints{db: db} }

@@ -449,6 +449,9 @@ func (s *Orders) writeUpdate(ctx context.Context, tx *Tx, o *orders.Order, befor
 		setOrClear(it.Print.FileKey, u.SetPrintFileKey, u.ClearPrintFileKey)
 		setItemDigest(u, it.Print.Digest)
 		setOrClear(it.Print.JobID, u.SetPrintJobID, u.ClearPrintJobID)
+		if it.Print.Status != orders.PrintProcessingFailed {
+			u.ClearPrintStoppedBy() // queued again: no operator's action stops it now
+		}
 		if err := u.Exec(ctx); err != nil {
 			return err
 		}
@@ -500,7 +503,7 @@ func (s *Orders) RequestPrintFiles(ctx context.Context, scope orders.Scope, uid 
 		for _, it := range work.render {
 			err := tx.OrderItem.UpdateOneID(it.ID).
 				SetPrintStatus(it.Print.Status).
-				ClearPrintError().
+				ClearPrintError().ClearPrintStoppedBy().
 				ClearPrintFileKey().ClearPrintFileSize().ClearPrintFileSha256().
 				SetNillablePrintJobID(it.Print.JobID).
 				Exec(ctx)

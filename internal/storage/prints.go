@@ -71,6 +71,9 @@ func (s *Prints) listA(ctx context.Context, q prints.Query) ([]*prints.Print, er
 	if q.Status != "" {
 		where = append(where, orderitem.PrintStatus(q.Status))
 	}
+	if q.State != "" {
+		where = append(where, stateA[q.State])
+	}
 	if q.StoreID != "" {
 		where = append(where, orderitem.StoreID(q.StoreID))
 	}
@@ -152,7 +155,7 @@ func (r references) matching(text string) func(*sql.Selector) {
 var itemPrintFields = []string{orderitem.FieldOrderID, orderitem.FieldUID, orderitem.FieldTeamID, orderitem.FieldStoreID,
 	orderitem.FieldEcommerceOrderItemID, orderitem.FieldQuantity, orderitem.FieldDesignVersionID, orderitem.FieldPrintStatus,
 	orderitem.FieldPrintError, orderitem.FieldPrintFileKey, orderitem.FieldPrintFileSize, orderitem.FieldPrintFileSha256,
-	orderitem.FieldPrintJobID, orderitem.FieldPrintWarnings, orderitem.FieldCreatedAt, orderitem.FieldUpdatedAt}
+	orderitem.FieldPrintJobID, orderitem.FieldPrintWarnings, orderitem.FieldPrintStoppedBy, orderitem.FieldCreatedAt, orderitem.FieldUpdatedAt}
 
 func withOrderRefs(q *ent.OrderQuery) {
 	q.Select(order.FieldUID, order.FieldEcommerceOrderID, order.FieldPrintFilesRequested)
@@ -161,6 +164,7 @@ func withOrderRefs(q *ent.OrderQuery) {
 func printOfItem(r *ent.OrderItem) *prints.Print {
 	p := &prints.Print{
 		ID: r.UID, Family: prints.FamilyA, TeamID: r.TeamID, StoreID: r.StoreID, Status: r.PrintStatus, Error: r.PrintError,
+		Stage:    prints.Stage{Stop: stopOf(r.PrintStoppedBy)},
 		OrderUID: r.Edges.Order.UID, EcommerceOrderID: r.Edges.Order.EcommerceOrderID, EcommerceOrderItemID: r.EcommerceOrderItemID,
 		DesignVersionID: r.DesignVersionID, Quantity: r.Quantity, CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
 		Warnings: r.PrintWarnings,
@@ -181,6 +185,9 @@ func (s *Prints) listB(ctx context.Context, q prints.Query) ([]*prints.Print, er
 	}
 	if q.Status != "" {
 		where = append(where, shopprint.Status(q.Status))
+	}
+	if q.State != "" {
+		where = append(where, stateB[q.State])
 	}
 	if q.StoreID != "" {
 		where = append(where, shopprint.StoreID(q.StoreID))
@@ -216,6 +223,7 @@ func printOfShop(r *ent.ShopPrint) *prints.Print {
 	version := r.DesignVersionID
 	return &prints.Print{
 		ID: r.UID, Family: prints.FamilyB, TeamID: r.TeamID, StoreID: r.StoreID, Status: r.Status, Error: r.Error,
+		Stage:           prints.Stage{Stop: stopOf(r.StoppedBy), Started: r.RenderStartedAt != nil},
 		ReferenceNumber: r.Edges.Order.ReferenceNumber, ExternalID: r.Edges.Order.ExternalID, LineExternalID: r.LineExternalID,
 		DesignVersionID: &version, Quantity: r.Quantity, Files: r.FileCount, Digests: shopDigests(r.FileDigests),
 		Warnings: r.Warnings, CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
@@ -343,6 +351,7 @@ func (s *Prints) writeItem(ctx context.Context, tx *Tx, it *ent.OrderItem, o pri
 	}
 	u := it.Update().SetPrintStatus(o.Status).ClearPrintFileKey().ClearPrintFileSize().ClearPrintFileSha256()
 	setOrClear(o.Error, u.SetPrintError, u.ClearPrintError)
+	setOrClear(stopColumn(o.Stop), u.SetPrintStoppedBy, u.ClearPrintStoppedBy)
 	var job *int64
 	if o.Render {
 		job = work.render[0].Print.JobID
@@ -373,10 +382,11 @@ func (s *Prints) writeShop(ctx context.Context, tx *Tx, p *ent.ShopPrint, o prin
 			return err
 		}
 	}
-	u := p.Update().SetStatus(o.Status).ClearFileKeys().ClearFileDigests().SetFileCount(0)
+	u := p.Update().SetStatus(o.Status).ClearFileKeys().ClearFileDigests().SetFileCount(0).ClearRenderStartedAt()
 	// One assignment to each column: PostgreSQL refuses an UPDATE that
 	// sets a column twice (SQLite takes the last).
 	setOrClear(o.Error, u.SetError, u.ClearError)
+	setOrClear(stopColumn(o.Stop), u.SetStoppedBy, u.ClearStoppedBy)
 	var job *int64
 	if o.Render {
 		jobs, err := s.jobs.enqueueShopRenders(ctx, tx, p.TeamID, []string{p.UID})

@@ -202,11 +202,17 @@ func ownedPrint(tx *Tx, printUID string, jobID int64) *ent.ShopPrintUpdate {
 	return tx.ShopPrint.Update().Where(shopprint.UID(printUID), shopprint.JobID(jobID))
 }
 
-// Start is a no-op but for ownership: a Family B print is processing from
-// its creation.
+// Start notes when the render began, as the history's rendering event
+// (the print is processing from its creation: its status does not
+// change).
 func (s *ShopPrints) Start(ctx context.Context, printUID string, jobID int64) (bool, error) {
-	n, err := s.db.read.ShopPrint.Query().Where(shopprint.UID(printUID), shopprint.JobID(jobID)).Count(ctx)
-	return n > 0, err
+	return s.db.update(ctx, func(ctx context.Context, tx *Tx) (int, error) {
+		n, err := ownedPrint(tx, printUID, jobID).SetRenderStartedAt(now()).Save(ctx)
+		if err != nil || n == 0 {
+			return n, err
+		}
+		return n, record(ctx, tx, prints.EventRendering, nil, nil, printUID)
+	})
 }
 
 // Finish makes the print ready with its files and their sizes and

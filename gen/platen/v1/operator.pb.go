@@ -38,8 +38,11 @@ type Print struct {
 	// The store.
 	StoreId string `protobuf:"bytes,4,opt,name=store_id,json=storeId,proto3" json:"store_id,omitempty"`
 	// In the family's own vocabulary: A received, processing, processingfailed
-	// or ready; B processing, ready or failed; either may be cancelled.
+	// or ready; B processing, ready, failed or cancelled.
 	Status string `protobuf:"bytes,5,opt,name=status,proto3" json:"status,omitempty"`
+	// The same for both families: queued, rendering, ready, failed (its render
+	// failed), flagged (an operator failed it with a reason) or cancelled.
+	State string `protobuf:"bytes,20,opt,name=state,proto3" json:"state,omitempty"`
 	// Why rendering failed or the operator's flag reason; null otherwise.
 	Error *wrapperspb.StringValue `protobuf:"bytes,6,opt,name=error,proto3" json:"error,omitempty"`
 	// Family A: the order's uid.
@@ -137,6 +140,13 @@ func (x *Print) GetStoreId() string {
 func (x *Print) GetStatus() string {
 	if x != nil {
 		return x.Status
+	}
+	return ""
+}
+
+func (x *Print) GetState() string {
+	if x != nil {
+		return x.State
 	}
 	return ""
 }
@@ -403,7 +413,7 @@ type ListPrintsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Only this team's prints (staff); a team member sees their own team only.
 	TeamId *int32 `protobuf:"varint,1,opt,name=team_id,json=teamId,proto3,oneof" json:"team_id,omitempty"`
-	// Only prints in this status.
+	// Only prints in this status, in either family's words (see Print).
 	Status string `protobuf:"bytes,2,opt,name=status,proto3" json:"status,omitempty"`
 	// Only this family: "A" or "B".
 	Family string `protobuf:"bytes,3,opt,name=family,proto3" json:"family,omitempty"`
@@ -421,6 +431,9 @@ type ListPrintsRequest struct {
 	CreatedAfter *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=created_after,json=createdAfter,proto3" json:"created_after,omitempty"`
 	// Only prints created before this time.
 	CreatedBefore *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=created_before,json=createdBefore,proto3" json:"created_before,omitempty"`
+	// Only prints in this state, the same words for both families: queued,
+	// rendering, ready, failed, flagged or cancelled.
+	State         string `protobuf:"bytes,10,opt,name=state,proto3" json:"state,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -518,6 +531,168 @@ func (x *ListPrintsRequest) GetCreatedBefore() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *ListPrintsRequest) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+// CountPrintsRequest selects the prints to count.
+type CountPrintsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Only this team's prints (staff); a team member counts their own team's.
+	TeamId *int32 `protobuf:"varint,1,opt,name=team_id,json=teamId,proto3,oneof" json:"team_id,omitempty"`
+	// Only this family: "A" or "B".
+	Family string `protobuf:"bytes,2,opt,name=family,proto3" json:"family,omitempty"`
+	// Only this store's prints.
+	StoreId       string `protobuf:"bytes,3,opt,name=store_id,json=storeId,proto3" json:"store_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CountPrintsRequest) Reset() {
+	*x = CountPrintsRequest{}
+	mi := &file_platen_v1_operator_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CountPrintsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CountPrintsRequest) ProtoMessage() {}
+
+func (x *CountPrintsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_platen_v1_operator_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CountPrintsRequest.ProtoReflect.Descriptor instead.
+func (*CountPrintsRequest) Descriptor() ([]byte, []int) {
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *CountPrintsRequest) GetTeamId() int32 {
+	if x != nil && x.TeamId != nil {
+		return *x.TeamId
+	}
+	return 0
+}
+
+func (x *CountPrintsRequest) GetFamily() string {
+	if x != nil {
+		return x.Family
+	}
+	return ""
+}
+
+func (x *CountPrintsRequest) GetStoreId() string {
+	if x != nil {
+		return x.StoreId
+	}
+	return ""
+}
+
+// PrintCounts is how many prints are in each state.
+type PrintCounts struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Waiting for a render.
+	Queued int32 `protobuf:"varint,1,opt,name=queued,proto3" json:"queued,omitempty"`
+	// Being rendered.
+	Rendering int32 `protobuf:"varint,2,opt,name=rendering,proto3" json:"rendering,omitempty"`
+	// Ready to download.
+	Ready int32 `protobuf:"varint,3,opt,name=ready,proto3" json:"ready,omitempty"`
+	// Their render failed.
+	Failed int32 `protobuf:"varint,4,opt,name=failed,proto3" json:"failed,omitempty"`
+	// An operator failed them with a reason.
+	Flagged int32 `protobuf:"varint,5,opt,name=flagged,proto3" json:"flagged,omitempty"`
+	// Cancelled by an operator, or by Family B's client.
+	Cancelled     int32 `protobuf:"varint,6,opt,name=cancelled,proto3" json:"cancelled,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PrintCounts) Reset() {
+	*x = PrintCounts{}
+	mi := &file_platen_v1_operator_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PrintCounts) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PrintCounts) ProtoMessage() {}
+
+func (x *PrintCounts) ProtoReflect() protoreflect.Message {
+	mi := &file_platen_v1_operator_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PrintCounts.ProtoReflect.Descriptor instead.
+func (*PrintCounts) Descriptor() ([]byte, []int) {
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *PrintCounts) GetQueued() int32 {
+	if x != nil {
+		return x.Queued
+	}
+	return 0
+}
+
+func (x *PrintCounts) GetRendering() int32 {
+	if x != nil {
+		return x.Rendering
+	}
+	return 0
+}
+
+func (x *PrintCounts) GetReady() int32 {
+	if x != nil {
+		return x.Ready
+	}
+	return 0
+}
+
+func (x *PrintCounts) GetFailed() int32 {
+	if x != nil {
+		return x.Failed
+	}
+	return 0
+}
+
+func (x *PrintCounts) GetFlagged() int32 {
+	if x != nil {
+		return x.Flagged
+	}
+	return 0
+}
+
+func (x *PrintCounts) GetCancelled() int32 {
+	if x != nil {
+		return x.Cancelled
+	}
+	return 0
+}
+
 // ListPrintsResponse is one page of prints.
 type ListPrintsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -531,7 +706,7 @@ type ListPrintsResponse struct {
 
 func (x *ListPrintsResponse) Reset() {
 	*x = ListPrintsResponse{}
-	mi := &file_platen_v1_operator_proto_msgTypes[4]
+	mi := &file_platen_v1_operator_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -543,7 +718,7 @@ func (x *ListPrintsResponse) String() string {
 func (*ListPrintsResponse) ProtoMessage() {}
 
 func (x *ListPrintsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[4]
+	mi := &file_platen_v1_operator_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -556,7 +731,7 @@ func (x *ListPrintsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPrintsResponse.ProtoReflect.Descriptor instead.
 func (*ListPrintsResponse) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{4}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ListPrintsResponse) GetPrints() []*Print {
@@ -583,7 +758,7 @@ type GetPrintRequest struct {
 
 func (x *GetPrintRequest) Reset() {
 	*x = GetPrintRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[5]
+	mi := &file_platen_v1_operator_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -595,7 +770,7 @@ func (x *GetPrintRequest) String() string {
 func (*GetPrintRequest) ProtoMessage() {}
 
 func (x *GetPrintRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[5]
+	mi := &file_platen_v1_operator_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -608,7 +783,7 @@ func (x *GetPrintRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPrintRequest.ProtoReflect.Descriptor instead.
 func (*GetPrintRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{5}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *GetPrintRequest) GetPrintId() string {
@@ -628,7 +803,7 @@ type RetryPrintRequest struct {
 
 func (x *RetryPrintRequest) Reset() {
 	*x = RetryPrintRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[6]
+	mi := &file_platen_v1_operator_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -640,7 +815,7 @@ func (x *RetryPrintRequest) String() string {
 func (*RetryPrintRequest) ProtoMessage() {}
 
 func (x *RetryPrintRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[6]
+	mi := &file_platen_v1_operator_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -653,7 +828,7 @@ func (x *RetryPrintRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RetryPrintRequest.ProtoReflect.Descriptor instead.
 func (*RetryPrintRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{6}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *RetryPrintRequest) GetPrintId() string {
@@ -675,7 +850,7 @@ type FlagPrintRequest struct {
 
 func (x *FlagPrintRequest) Reset() {
 	*x = FlagPrintRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[7]
+	mi := &file_platen_v1_operator_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -687,7 +862,7 @@ func (x *FlagPrintRequest) String() string {
 func (*FlagPrintRequest) ProtoMessage() {}
 
 func (x *FlagPrintRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[7]
+	mi := &file_platen_v1_operator_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -700,7 +875,7 @@ func (x *FlagPrintRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FlagPrintRequest.ProtoReflect.Descriptor instead.
 func (*FlagPrintRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{7}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *FlagPrintRequest) GetPrintId() string {
@@ -727,7 +902,7 @@ type CancelPrintRequest struct {
 
 func (x *CancelPrintRequest) Reset() {
 	*x = CancelPrintRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[8]
+	mi := &file_platen_v1_operator_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -739,7 +914,7 @@ func (x *CancelPrintRequest) String() string {
 func (*CancelPrintRequest) ProtoMessage() {}
 
 func (x *CancelPrintRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[8]
+	mi := &file_platen_v1_operator_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -752,7 +927,7 @@ func (x *CancelPrintRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelPrintRequest.ProtoReflect.Descriptor instead.
 func (*CancelPrintRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{8}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *CancelPrintRequest) GetPrintId() string {
@@ -779,7 +954,7 @@ type ListBatchOrdersRequest struct {
 
 func (x *ListBatchOrdersRequest) Reset() {
 	*x = ListBatchOrdersRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[9]
+	mi := &file_platen_v1_operator_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -791,7 +966,7 @@ func (x *ListBatchOrdersRequest) String() string {
 func (*ListBatchOrdersRequest) ProtoMessage() {}
 
 func (x *ListBatchOrdersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[9]
+	mi := &file_platen_v1_operator_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -804,7 +979,7 @@ func (x *ListBatchOrdersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListBatchOrdersRequest.ProtoReflect.Descriptor instead.
 func (*ListBatchOrdersRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{9}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ListBatchOrdersRequest) GetTeamId() int32 {
@@ -848,7 +1023,7 @@ type ListBatchOrdersResponse struct {
 
 func (x *ListBatchOrdersResponse) Reset() {
 	*x = ListBatchOrdersResponse{}
-	mi := &file_platen_v1_operator_proto_msgTypes[10]
+	mi := &file_platen_v1_operator_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -860,7 +1035,7 @@ func (x *ListBatchOrdersResponse) String() string {
 func (*ListBatchOrdersResponse) ProtoMessage() {}
 
 func (x *ListBatchOrdersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[10]
+	mi := &file_platen_v1_operator_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -873,7 +1048,7 @@ func (x *ListBatchOrdersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListBatchOrdersResponse.ProtoReflect.Descriptor instead.
 func (*ListBatchOrdersResponse) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{10}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ListBatchOrdersResponse) GetBatchOrders() []*BatchOrder {
@@ -907,7 +1082,7 @@ type OperatorServiceCreateBatchOrderRequest struct {
 
 func (x *OperatorServiceCreateBatchOrderRequest) Reset() {
 	*x = OperatorServiceCreateBatchOrderRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[11]
+	mi := &file_platen_v1_operator_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -919,7 +1094,7 @@ func (x *OperatorServiceCreateBatchOrderRequest) String() string {
 func (*OperatorServiceCreateBatchOrderRequest) ProtoMessage() {}
 
 func (x *OperatorServiceCreateBatchOrderRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[11]
+	mi := &file_platen_v1_operator_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -932,7 +1107,7 @@ func (x *OperatorServiceCreateBatchOrderRequest) ProtoReflect() protoreflect.Mes
 
 // Deprecated: Use OperatorServiceCreateBatchOrderRequest.ProtoReflect.Descriptor instead.
 func (*OperatorServiceCreateBatchOrderRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{11}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *OperatorServiceCreateBatchOrderRequest) GetTeamId() int32 {
@@ -967,7 +1142,7 @@ type GetWebhookEndpointRequest struct {
 
 func (x *GetWebhookEndpointRequest) Reset() {
 	*x = GetWebhookEndpointRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[12]
+	mi := &file_platen_v1_operator_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -979,7 +1154,7 @@ func (x *GetWebhookEndpointRequest) String() string {
 func (*GetWebhookEndpointRequest) ProtoMessage() {}
 
 func (x *GetWebhookEndpointRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[12]
+	mi := &file_platen_v1_operator_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -992,7 +1167,7 @@ func (x *GetWebhookEndpointRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetWebhookEndpointRequest.ProtoReflect.Descriptor instead.
 func (*GetWebhookEndpointRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{12}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *GetWebhookEndpointRequest) GetStoreId() string {
@@ -1017,7 +1192,7 @@ type Team struct {
 
 func (x *Team) Reset() {
 	*x = Team{}
-	mi := &file_platen_v1_operator_proto_msgTypes[13]
+	mi := &file_platen_v1_operator_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1029,7 +1204,7 @@ func (x *Team) String() string {
 func (*Team) ProtoMessage() {}
 
 func (x *Team) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[13]
+	mi := &file_platen_v1_operator_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1042,7 +1217,7 @@ func (x *Team) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Team.ProtoReflect.Descriptor instead.
 func (*Team) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{13}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Team) GetId() int32 {
@@ -1079,7 +1254,7 @@ type ListTeamsRequest struct {
 
 func (x *ListTeamsRequest) Reset() {
 	*x = ListTeamsRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[14]
+	mi := &file_platen_v1_operator_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1091,7 +1266,7 @@ func (x *ListTeamsRequest) String() string {
 func (*ListTeamsRequest) ProtoMessage() {}
 
 func (x *ListTeamsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[14]
+	mi := &file_platen_v1_operator_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1104,7 +1279,7 @@ func (x *ListTeamsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTeamsRequest.ProtoReflect.Descriptor instead.
 func (*ListTeamsRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{14}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ListTeamsRequest) GetPageSize() int32 {
@@ -1134,7 +1309,7 @@ type ListTeamsResponse struct {
 
 func (x *ListTeamsResponse) Reset() {
 	*x = ListTeamsResponse{}
-	mi := &file_platen_v1_operator_proto_msgTypes[15]
+	mi := &file_platen_v1_operator_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1146,7 +1321,7 @@ func (x *ListTeamsResponse) String() string {
 func (*ListTeamsResponse) ProtoMessage() {}
 
 func (x *ListTeamsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[15]
+	mi := &file_platen_v1_operator_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1159,7 +1334,7 @@ func (x *ListTeamsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTeamsResponse.ProtoReflect.Descriptor instead.
 func (*ListTeamsResponse) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{15}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ListTeamsResponse) GetTeams() []*Team {
@@ -1187,7 +1362,7 @@ type CreateTeamRequest struct {
 
 func (x *CreateTeamRequest) Reset() {
 	*x = CreateTeamRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[16]
+	mi := &file_platen_v1_operator_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1199,7 +1374,7 @@ func (x *CreateTeamRequest) String() string {
 func (*CreateTeamRequest) ProtoMessage() {}
 
 func (x *CreateTeamRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[16]
+	mi := &file_platen_v1_operator_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1212,7 +1387,7 @@ func (x *CreateTeamRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTeamRequest.ProtoReflect.Descriptor instead.
 func (*CreateTeamRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{16}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *CreateTeamRequest) GetName() string {
@@ -1239,7 +1414,7 @@ type Store struct {
 
 func (x *Store) Reset() {
 	*x = Store{}
-	mi := &file_platen_v1_operator_proto_msgTypes[17]
+	mi := &file_platen_v1_operator_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1251,7 +1426,7 @@ func (x *Store) String() string {
 func (*Store) ProtoMessage() {}
 
 func (x *Store) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[17]
+	mi := &file_platen_v1_operator_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1264,7 +1439,7 @@ func (x *Store) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Store.ProtoReflect.Descriptor instead.
 func (*Store) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{17}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *Store) GetId() string {
@@ -1310,7 +1485,7 @@ type ListStoresRequest struct {
 
 func (x *ListStoresRequest) Reset() {
 	*x = ListStoresRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[18]
+	mi := &file_platen_v1_operator_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1322,7 +1497,7 @@ func (x *ListStoresRequest) String() string {
 func (*ListStoresRequest) ProtoMessage() {}
 
 func (x *ListStoresRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[18]
+	mi := &file_platen_v1_operator_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1335,7 +1510,7 @@ func (x *ListStoresRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListStoresRequest.ProtoReflect.Descriptor instead.
 func (*ListStoresRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{18}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ListStoresRequest) GetTeamId() int32 {
@@ -1372,7 +1547,7 @@ type ListStoresResponse struct {
 
 func (x *ListStoresResponse) Reset() {
 	*x = ListStoresResponse{}
-	mi := &file_platen_v1_operator_proto_msgTypes[19]
+	mi := &file_platen_v1_operator_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1384,7 +1559,7 @@ func (x *ListStoresResponse) String() string {
 func (*ListStoresResponse) ProtoMessage() {}
 
 func (x *ListStoresResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[19]
+	mi := &file_platen_v1_operator_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1397,7 +1572,7 @@ func (x *ListStoresResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListStoresResponse.ProtoReflect.Descriptor instead.
 func (*ListStoresResponse) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{19}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ListStoresResponse) GetStores() []*Store {
@@ -1427,7 +1602,7 @@ type CreateStoreRequest struct {
 
 func (x *CreateStoreRequest) Reset() {
 	*x = CreateStoreRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[20]
+	mi := &file_platen_v1_operator_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1439,7 +1614,7 @@ func (x *CreateStoreRequest) String() string {
 func (*CreateStoreRequest) ProtoMessage() {}
 
 func (x *CreateStoreRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[20]
+	mi := &file_platen_v1_operator_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1452,7 +1627,7 @@ func (x *CreateStoreRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateStoreRequest.ProtoReflect.Descriptor instead.
 func (*CreateStoreRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{20}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *CreateStoreRequest) GetStoreId() string {
@@ -1492,7 +1667,7 @@ type Token struct {
 
 func (x *Token) Reset() {
 	*x = Token{}
-	mi := &file_platen_v1_operator_proto_msgTypes[21]
+	mi := &file_platen_v1_operator_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1504,7 +1679,7 @@ func (x *Token) String() string {
 func (*Token) ProtoMessage() {}
 
 func (x *Token) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[21]
+	mi := &file_platen_v1_operator_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1517,7 +1692,7 @@ func (x *Token) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Token.ProtoReflect.Descriptor instead.
 func (*Token) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{21}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *Token) GetId() int32 {
@@ -1588,7 +1763,7 @@ type ListTokensRequest struct {
 
 func (x *ListTokensRequest) Reset() {
 	*x = ListTokensRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[22]
+	mi := &file_platen_v1_operator_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1600,7 +1775,7 @@ func (x *ListTokensRequest) String() string {
 func (*ListTokensRequest) ProtoMessage() {}
 
 func (x *ListTokensRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[22]
+	mi := &file_platen_v1_operator_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1613,7 +1788,7 @@ func (x *ListTokensRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTokensRequest.ProtoReflect.Descriptor instead.
 func (*ListTokensRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{22}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ListTokensRequest) GetTeamId() int32 {
@@ -1664,7 +1839,7 @@ type ListTokensResponse struct {
 
 func (x *ListTokensResponse) Reset() {
 	*x = ListTokensResponse{}
-	mi := &file_platen_v1_operator_proto_msgTypes[23]
+	mi := &file_platen_v1_operator_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1676,7 +1851,7 @@ func (x *ListTokensResponse) String() string {
 func (*ListTokensResponse) ProtoMessage() {}
 
 func (x *ListTokensResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[23]
+	mi := &file_platen_v1_operator_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1689,7 +1864,7 @@ func (x *ListTokensResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTokensResponse.ProtoReflect.Descriptor instead.
 func (*ListTokensResponse) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{23}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ListTokensResponse) GetTokens() []*Token {
@@ -1722,7 +1897,7 @@ type IssueTokenRequest struct {
 
 func (x *IssueTokenRequest) Reset() {
 	*x = IssueTokenRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[24]
+	mi := &file_platen_v1_operator_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1734,7 +1909,7 @@ func (x *IssueTokenRequest) String() string {
 func (*IssueTokenRequest) ProtoMessage() {}
 
 func (x *IssueTokenRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[24]
+	mi := &file_platen_v1_operator_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1747,7 +1922,7 @@ func (x *IssueTokenRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssueTokenRequest.ProtoReflect.Descriptor instead.
 func (*IssueTokenRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{24}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *IssueTokenRequest) GetTeamId() int32 {
@@ -1784,7 +1959,7 @@ type IssueTokenResponse struct {
 
 func (x *IssueTokenResponse) Reset() {
 	*x = IssueTokenResponse{}
-	mi := &file_platen_v1_operator_proto_msgTypes[25]
+	mi := &file_platen_v1_operator_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1796,7 +1971,7 @@ func (x *IssueTokenResponse) String() string {
 func (*IssueTokenResponse) ProtoMessage() {}
 
 func (x *IssueTokenResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[25]
+	mi := &file_platen_v1_operator_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1809,7 +1984,7 @@ func (x *IssueTokenResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssueTokenResponse.ProtoReflect.Descriptor instead.
 func (*IssueTokenResponse) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{25}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *IssueTokenResponse) GetToken() *Token {
@@ -1836,7 +2011,7 @@ type RevokeTokenRequest struct {
 
 func (x *RevokeTokenRequest) Reset() {
 	*x = RevokeTokenRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[26]
+	mi := &file_platen_v1_operator_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1848,7 +2023,7 @@ func (x *RevokeTokenRequest) String() string {
 func (*RevokeTokenRequest) ProtoMessage() {}
 
 func (x *RevokeTokenRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[26]
+	mi := &file_platen_v1_operator_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1861,7 +2036,7 @@ func (x *RevokeTokenRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeTokenRequest.ProtoReflect.Descriptor instead.
 func (*RevokeTokenRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{26}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *RevokeTokenRequest) GetTokenId() int32 {
@@ -1937,7 +2112,7 @@ type PrintTemplate struct {
 
 func (x *PrintTemplate) Reset() {
 	*x = PrintTemplate{}
-	mi := &file_platen_v1_operator_proto_msgTypes[27]
+	mi := &file_platen_v1_operator_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1949,7 +2124,7 @@ func (x *PrintTemplate) String() string {
 func (*PrintTemplate) ProtoMessage() {}
 
 func (x *PrintTemplate) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[27]
+	mi := &file_platen_v1_operator_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1962,7 +2137,7 @@ func (x *PrintTemplate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrintTemplate.ProtoReflect.Descriptor instead.
 func (*PrintTemplate) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{27}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *PrintTemplate) GetUid() string {
@@ -2138,7 +2313,7 @@ type PrintTemplateGrid struct {
 
 func (x *PrintTemplateGrid) Reset() {
 	*x = PrintTemplateGrid{}
-	mi := &file_platen_v1_operator_proto_msgTypes[28]
+	mi := &file_platen_v1_operator_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2150,7 +2325,7 @@ func (x *PrintTemplateGrid) String() string {
 func (*PrintTemplateGrid) ProtoMessage() {}
 
 func (x *PrintTemplateGrid) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[28]
+	mi := &file_platen_v1_operator_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2163,7 +2338,7 @@ func (x *PrintTemplateGrid) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrintTemplateGrid.ProtoReflect.Descriptor instead.
 func (*PrintTemplateGrid) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{28}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *PrintTemplateGrid) GetColumns() int32 {
@@ -2212,7 +2387,7 @@ type PrintTemplateSlot struct {
 
 func (x *PrintTemplateSlot) Reset() {
 	*x = PrintTemplateSlot{}
-	mi := &file_platen_v1_operator_proto_msgTypes[29]
+	mi := &file_platen_v1_operator_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2224,7 +2399,7 @@ func (x *PrintTemplateSlot) String() string {
 func (*PrintTemplateSlot) ProtoMessage() {}
 
 func (x *PrintTemplateSlot) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[29]
+	mi := &file_platen_v1_operator_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2237,7 +2412,7 @@ func (x *PrintTemplateSlot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrintTemplateSlot.ProtoReflect.Descriptor instead.
 func (*PrintTemplateSlot) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{29}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *PrintTemplateSlot) GetXMm() float64 {
@@ -2323,7 +2498,7 @@ type CreatePrintTemplateRequest struct {
 
 func (x *CreatePrintTemplateRequest) Reset() {
 	*x = CreatePrintTemplateRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[30]
+	mi := &file_platen_v1_operator_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2335,7 +2510,7 @@ func (x *CreatePrintTemplateRequest) String() string {
 func (*CreatePrintTemplateRequest) ProtoMessage() {}
 
 func (x *CreatePrintTemplateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[30]
+	mi := &file_platen_v1_operator_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2348,7 +2523,7 @@ func (x *CreatePrintTemplateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreatePrintTemplateRequest.ProtoReflect.Descriptor instead.
 func (*CreatePrintTemplateRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{30}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *CreatePrintTemplateRequest) GetTeamId() int32 {
@@ -2495,7 +2670,7 @@ type GetPrintTemplateRequest struct {
 
 func (x *GetPrintTemplateRequest) Reset() {
 	*x = GetPrintTemplateRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[31]
+	mi := &file_platen_v1_operator_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2507,7 +2682,7 @@ func (x *GetPrintTemplateRequest) String() string {
 func (*GetPrintTemplateRequest) ProtoMessage() {}
 
 func (x *GetPrintTemplateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[31]
+	mi := &file_platen_v1_operator_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2520,7 +2695,7 @@ func (x *GetPrintTemplateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPrintTemplateRequest.ProtoReflect.Descriptor instead.
 func (*GetPrintTemplateRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{31}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *GetPrintTemplateRequest) GetTemplateUid() string {
@@ -2547,7 +2722,7 @@ type ListPrintTemplatesRequest struct {
 
 func (x *ListPrintTemplatesRequest) Reset() {
 	*x = ListPrintTemplatesRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[32]
+	mi := &file_platen_v1_operator_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2559,7 +2734,7 @@ func (x *ListPrintTemplatesRequest) String() string {
 func (*ListPrintTemplatesRequest) ProtoMessage() {}
 
 func (x *ListPrintTemplatesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[32]
+	mi := &file_platen_v1_operator_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2572,7 +2747,7 @@ func (x *ListPrintTemplatesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPrintTemplatesRequest.ProtoReflect.Descriptor instead.
 func (*ListPrintTemplatesRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{32}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *ListPrintTemplatesRequest) GetTeamId() int32 {
@@ -2616,7 +2791,7 @@ type ListPrintTemplatesResponse struct {
 
 func (x *ListPrintTemplatesResponse) Reset() {
 	*x = ListPrintTemplatesResponse{}
-	mi := &file_platen_v1_operator_proto_msgTypes[33]
+	mi := &file_platen_v1_operator_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2628,7 +2803,7 @@ func (x *ListPrintTemplatesResponse) String() string {
 func (*ListPrintTemplatesResponse) ProtoMessage() {}
 
 func (x *ListPrintTemplatesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[33]
+	mi := &file_platen_v1_operator_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2641,7 +2816,7 @@ func (x *ListPrintTemplatesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPrintTemplatesResponse.ProtoReflect.Descriptor instead.
 func (*ListPrintTemplatesResponse) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{33}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *ListPrintTemplatesResponse) GetPrintTemplates() []*PrintTemplate {
@@ -2717,7 +2892,7 @@ type UpdatePrintTemplateRequest struct {
 
 func (x *UpdatePrintTemplateRequest) Reset() {
 	*x = UpdatePrintTemplateRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[34]
+	mi := &file_platen_v1_operator_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2729,7 +2904,7 @@ func (x *UpdatePrintTemplateRequest) String() string {
 func (*UpdatePrintTemplateRequest) ProtoMessage() {}
 
 func (x *UpdatePrintTemplateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[34]
+	mi := &file_platen_v1_operator_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2742,7 +2917,7 @@ func (x *UpdatePrintTemplateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatePrintTemplateRequest.ProtoReflect.Descriptor instead.
 func (*UpdatePrintTemplateRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{34}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *UpdatePrintTemplateRequest) GetTemplateUid() string {
@@ -2896,7 +3071,7 @@ type DeletePrintTemplateRequest struct {
 
 func (x *DeletePrintTemplateRequest) Reset() {
 	*x = DeletePrintTemplateRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[35]
+	mi := &file_platen_v1_operator_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2908,7 +3083,7 @@ func (x *DeletePrintTemplateRequest) String() string {
 func (*DeletePrintTemplateRequest) ProtoMessage() {}
 
 func (x *DeletePrintTemplateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[35]
+	mi := &file_platen_v1_operator_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2921,7 +3096,7 @@ func (x *DeletePrintTemplateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeletePrintTemplateRequest.ProtoReflect.Descriptor instead.
 func (*DeletePrintTemplateRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{35}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *DeletePrintTemplateRequest) GetTemplateUid() string {
@@ -2944,7 +3119,7 @@ type DeletePrintTemplateResponse struct {
 
 func (x *DeletePrintTemplateResponse) Reset() {
 	*x = DeletePrintTemplateResponse{}
-	mi := &file_platen_v1_operator_proto_msgTypes[36]
+	mi := &file_platen_v1_operator_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2956,7 +3131,7 @@ func (x *DeletePrintTemplateResponse) String() string {
 func (*DeletePrintTemplateResponse) ProtoMessage() {}
 
 func (x *DeletePrintTemplateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[36]
+	mi := &file_platen_v1_operator_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2969,7 +3144,7 @@ func (x *DeletePrintTemplateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeletePrintTemplateResponse.ProtoReflect.Descriptor instead.
 func (*DeletePrintTemplateResponse) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{36}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *DeletePrintTemplateResponse) GetMessage() string {
@@ -3001,7 +3176,7 @@ type AssignPrintTemplateRequest struct {
 
 func (x *AssignPrintTemplateRequest) Reset() {
 	*x = AssignPrintTemplateRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[37]
+	mi := &file_platen_v1_operator_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3013,7 +3188,7 @@ func (x *AssignPrintTemplateRequest) String() string {
 func (*AssignPrintTemplateRequest) ProtoMessage() {}
 
 func (x *AssignPrintTemplateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[37]
+	mi := &file_platen_v1_operator_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3026,7 +3201,7 @@ func (x *AssignPrintTemplateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AssignPrintTemplateRequest.ProtoReflect.Descriptor instead.
 func (*AssignPrintTemplateRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{37}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *AssignPrintTemplateRequest) GetTemplateUid() string {
@@ -3067,7 +3242,7 @@ type OperatorServiceListProductVariantsRequest struct {
 
 func (x *OperatorServiceListProductVariantsRequest) Reset() {
 	*x = OperatorServiceListProductVariantsRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[38]
+	mi := &file_platen_v1_operator_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3079,7 +3254,7 @@ func (x *OperatorServiceListProductVariantsRequest) String() string {
 func (*OperatorServiceListProductVariantsRequest) ProtoMessage() {}
 
 func (x *OperatorServiceListProductVariantsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[38]
+	mi := &file_platen_v1_operator_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3092,7 +3267,7 @@ func (x *OperatorServiceListProductVariantsRequest) ProtoReflect() protoreflect.
 
 // Deprecated: Use OperatorServiceListProductVariantsRequest.ProtoReflect.Descriptor instead.
 func (*OperatorServiceListProductVariantsRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{38}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *OperatorServiceListProductVariantsRequest) GetTeamId() int32 {
@@ -3132,7 +3307,7 @@ type OperatorServiceListProductVariantsResponse struct {
 
 func (x *OperatorServiceListProductVariantsResponse) Reset() {
 	*x = OperatorServiceListProductVariantsResponse{}
-	mi := &file_platen_v1_operator_proto_msgTypes[39]
+	mi := &file_platen_v1_operator_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3144,7 +3319,7 @@ func (x *OperatorServiceListProductVariantsResponse) String() string {
 func (*OperatorServiceListProductVariantsResponse) ProtoMessage() {}
 
 func (x *OperatorServiceListProductVariantsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[39]
+	mi := &file_platen_v1_operator_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3157,7 +3332,7 @@ func (x *OperatorServiceListProductVariantsResponse) ProtoReflect() protoreflect
 
 // Deprecated: Use OperatorServiceListProductVariantsResponse.ProtoReflect.Descriptor instead.
 func (*OperatorServiceListProductVariantsResponse) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{39}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *OperatorServiceListProductVariantsResponse) GetProductVariants() []*ProductVariant {
@@ -3224,7 +3399,7 @@ type Font struct {
 
 func (x *Font) Reset() {
 	*x = Font{}
-	mi := &file_platen_v1_operator_proto_msgTypes[40]
+	mi := &file_platen_v1_operator_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3236,7 +3411,7 @@ func (x *Font) String() string {
 func (*Font) ProtoMessage() {}
 
 func (x *Font) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[40]
+	mi := &file_platen_v1_operator_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3249,7 +3424,7 @@ func (x *Font) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Font.ProtoReflect.Descriptor instead.
 func (*Font) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{40}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *Font) GetUid() string {
@@ -3357,7 +3532,7 @@ type CreateFontRequest struct {
 
 func (x *CreateFontRequest) Reset() {
 	*x = CreateFontRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[41]
+	mi := &file_platen_v1_operator_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3369,7 +3544,7 @@ func (x *CreateFontRequest) String() string {
 func (*CreateFontRequest) ProtoMessage() {}
 
 func (x *CreateFontRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[41]
+	mi := &file_platen_v1_operator_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3382,7 +3557,7 @@ func (x *CreateFontRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateFontRequest.ProtoReflect.Descriptor instead.
 func (*CreateFontRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{41}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *CreateFontRequest) GetTeamId() int32 {
@@ -3428,7 +3603,7 @@ type ListFontsRequest struct {
 
 func (x *ListFontsRequest) Reset() {
 	*x = ListFontsRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[42]
+	mi := &file_platen_v1_operator_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3440,7 +3615,7 @@ func (x *ListFontsRequest) String() string {
 func (*ListFontsRequest) ProtoMessage() {}
 
 func (x *ListFontsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[42]
+	mi := &file_platen_v1_operator_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3453,7 +3628,7 @@ func (x *ListFontsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListFontsRequest.ProtoReflect.Descriptor instead.
 func (*ListFontsRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{42}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *ListFontsRequest) GetTeamId() int32 {
@@ -3490,7 +3665,7 @@ type ListFontsResponse struct {
 
 func (x *ListFontsResponse) Reset() {
 	*x = ListFontsResponse{}
-	mi := &file_platen_v1_operator_proto_msgTypes[43]
+	mi := &file_platen_v1_operator_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3502,7 +3677,7 @@ func (x *ListFontsResponse) String() string {
 func (*ListFontsResponse) ProtoMessage() {}
 
 func (x *ListFontsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[43]
+	mi := &file_platen_v1_operator_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3515,7 +3690,7 @@ func (x *ListFontsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListFontsResponse.ProtoReflect.Descriptor instead.
 func (*ListFontsResponse) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{43}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *ListFontsResponse) GetFonts() []*Font {
@@ -3543,7 +3718,7 @@ type GetFontRequest struct {
 
 func (x *GetFontRequest) Reset() {
 	*x = GetFontRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[44]
+	mi := &file_platen_v1_operator_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3555,7 +3730,7 @@ func (x *GetFontRequest) String() string {
 func (*GetFontRequest) ProtoMessage() {}
 
 func (x *GetFontRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[44]
+	mi := &file_platen_v1_operator_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3568,7 +3743,7 @@ func (x *GetFontRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetFontRequest.ProtoReflect.Descriptor instead.
 func (*GetFontRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{44}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *GetFontRequest) GetFontUid() string {
@@ -3589,7 +3764,7 @@ type DeleteFontRequest struct {
 
 func (x *DeleteFontRequest) Reset() {
 	*x = DeleteFontRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[45]
+	mi := &file_platen_v1_operator_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3601,7 +3776,7 @@ func (x *DeleteFontRequest) String() string {
 func (*DeleteFontRequest) ProtoMessage() {}
 
 func (x *DeleteFontRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[45]
+	mi := &file_platen_v1_operator_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3614,7 +3789,7 @@ func (x *DeleteFontRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteFontRequest.ProtoReflect.Descriptor instead.
 func (*DeleteFontRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{45}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *DeleteFontRequest) GetFontUid() string {
@@ -3637,7 +3812,7 @@ type DeleteFontResponse struct {
 
 func (x *DeleteFontResponse) Reset() {
 	*x = DeleteFontResponse{}
-	mi := &file_platen_v1_operator_proto_msgTypes[46]
+	mi := &file_platen_v1_operator_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3649,7 +3824,7 @@ func (x *DeleteFontResponse) String() string {
 func (*DeleteFontResponse) ProtoMessage() {}
 
 func (x *DeleteFontResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[46]
+	mi := &file_platen_v1_operator_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3662,7 +3837,7 @@ func (x *DeleteFontResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteFontResponse.ProtoReflect.Descriptor instead.
 func (*DeleteFontResponse) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{46}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *DeleteFontResponse) GetMessage() string {
@@ -3711,7 +3886,7 @@ type OutputProfile struct {
 
 func (x *OutputProfile) Reset() {
 	*x = OutputProfile{}
-	mi := &file_platen_v1_operator_proto_msgTypes[47]
+	mi := &file_platen_v1_operator_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3723,7 +3898,7 @@ func (x *OutputProfile) String() string {
 func (*OutputProfile) ProtoMessage() {}
 
 func (x *OutputProfile) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[47]
+	mi := &file_platen_v1_operator_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3736,7 +3911,7 @@ func (x *OutputProfile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OutputProfile.ProtoReflect.Descriptor instead.
 func (*OutputProfile) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{47}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *OutputProfile) GetUid() string {
@@ -3824,7 +3999,7 @@ type CreateOutputProfileRequest struct {
 
 func (x *CreateOutputProfileRequest) Reset() {
 	*x = CreateOutputProfileRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[48]
+	mi := &file_platen_v1_operator_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3836,7 +4011,7 @@ func (x *CreateOutputProfileRequest) String() string {
 func (*CreateOutputProfileRequest) ProtoMessage() {}
 
 func (x *CreateOutputProfileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[48]
+	mi := &file_platen_v1_operator_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3849,7 +4024,7 @@ func (x *CreateOutputProfileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateOutputProfileRequest.ProtoReflect.Descriptor instead.
 func (*CreateOutputProfileRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{48}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *CreateOutputProfileRequest) GetTeamId() int32 {
@@ -3902,7 +4077,7 @@ type ListOutputProfilesRequest struct {
 
 func (x *ListOutputProfilesRequest) Reset() {
 	*x = ListOutputProfilesRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[49]
+	mi := &file_platen_v1_operator_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3914,7 +4089,7 @@ func (x *ListOutputProfilesRequest) String() string {
 func (*ListOutputProfilesRequest) ProtoMessage() {}
 
 func (x *ListOutputProfilesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[49]
+	mi := &file_platen_v1_operator_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3927,7 +4102,7 @@ func (x *ListOutputProfilesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListOutputProfilesRequest.ProtoReflect.Descriptor instead.
 func (*ListOutputProfilesRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{49}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *ListOutputProfilesRequest) GetTeamId() int32 {
@@ -3964,7 +4139,7 @@ type ListOutputProfilesResponse struct {
 
 func (x *ListOutputProfilesResponse) Reset() {
 	*x = ListOutputProfilesResponse{}
-	mi := &file_platen_v1_operator_proto_msgTypes[50]
+	mi := &file_platen_v1_operator_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3976,7 +4151,7 @@ func (x *ListOutputProfilesResponse) String() string {
 func (*ListOutputProfilesResponse) ProtoMessage() {}
 
 func (x *ListOutputProfilesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[50]
+	mi := &file_platen_v1_operator_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3989,7 +4164,7 @@ func (x *ListOutputProfilesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListOutputProfilesResponse.ProtoReflect.Descriptor instead.
 func (*ListOutputProfilesResponse) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{50}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *ListOutputProfilesResponse) GetOutputProfiles() []*OutputProfile {
@@ -4017,7 +4192,7 @@ type GetOutputProfileRequest struct {
 
 func (x *GetOutputProfileRequest) Reset() {
 	*x = GetOutputProfileRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[51]
+	mi := &file_platen_v1_operator_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4029,7 +4204,7 @@ func (x *GetOutputProfileRequest) String() string {
 func (*GetOutputProfileRequest) ProtoMessage() {}
 
 func (x *GetOutputProfileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[51]
+	mi := &file_platen_v1_operator_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4042,7 +4217,7 @@ func (x *GetOutputProfileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetOutputProfileRequest.ProtoReflect.Descriptor instead.
 func (*GetOutputProfileRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{51}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *GetOutputProfileRequest) GetProfileUid() string {
@@ -4063,7 +4238,7 @@ type DeleteOutputProfileRequest struct {
 
 func (x *DeleteOutputProfileRequest) Reset() {
 	*x = DeleteOutputProfileRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[52]
+	mi := &file_platen_v1_operator_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4075,7 +4250,7 @@ func (x *DeleteOutputProfileRequest) String() string {
 func (*DeleteOutputProfileRequest) ProtoMessage() {}
 
 func (x *DeleteOutputProfileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[52]
+	mi := &file_platen_v1_operator_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4088,7 +4263,7 @@ func (x *DeleteOutputProfileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteOutputProfileRequest.ProtoReflect.Descriptor instead.
 func (*DeleteOutputProfileRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{52}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *DeleteOutputProfileRequest) GetProfileUid() string {
@@ -4111,7 +4286,7 @@ type DeleteOutputProfileResponse struct {
 
 func (x *DeleteOutputProfileResponse) Reset() {
 	*x = DeleteOutputProfileResponse{}
-	mi := &file_platen_v1_operator_proto_msgTypes[53]
+	mi := &file_platen_v1_operator_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4123,7 +4298,7 @@ func (x *DeleteOutputProfileResponse) String() string {
 func (*DeleteOutputProfileResponse) ProtoMessage() {}
 
 func (x *DeleteOutputProfileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[53]
+	mi := &file_platen_v1_operator_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4136,7 +4311,7 @@ func (x *DeleteOutputProfileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteOutputProfileResponse.ProtoReflect.Descriptor instead.
 func (*DeleteOutputProfileResponse) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{53}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *DeleteOutputProfileResponse) GetMessage() string {
@@ -4179,7 +4354,7 @@ type PressSettings struct {
 
 func (x *PressSettings) Reset() {
 	*x = PressSettings{}
-	mi := &file_platen_v1_operator_proto_msgTypes[54]
+	mi := &file_platen_v1_operator_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4191,7 +4366,7 @@ func (x *PressSettings) String() string {
 func (*PressSettings) ProtoMessage() {}
 
 func (x *PressSettings) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[54]
+	mi := &file_platen_v1_operator_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4204,7 +4379,7 @@ func (x *PressSettings) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PressSettings.ProtoReflect.Descriptor instead.
 func (*PressSettings) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{54}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *PressSettings) GetTeamId() int32 {
@@ -4260,7 +4435,7 @@ type GetPressSettingsRequest struct {
 
 func (x *GetPressSettingsRequest) Reset() {
 	*x = GetPressSettingsRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[55]
+	mi := &file_platen_v1_operator_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4272,7 +4447,7 @@ func (x *GetPressSettingsRequest) String() string {
 func (*GetPressSettingsRequest) ProtoMessage() {}
 
 func (x *GetPressSettingsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[55]
+	mi := &file_platen_v1_operator_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4285,7 +4460,7 @@ func (x *GetPressSettingsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPressSettingsRequest.ProtoReflect.Descriptor instead.
 func (*GetPressSettingsRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{55}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *GetPressSettingsRequest) GetTeamId() int32 {
@@ -4321,7 +4496,7 @@ type UpdatePressSettingsRequest struct {
 
 func (x *UpdatePressSettingsRequest) Reset() {
 	*x = UpdatePressSettingsRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[56]
+	mi := &file_platen_v1_operator_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4333,7 +4508,7 @@ func (x *UpdatePressSettingsRequest) String() string {
 func (*UpdatePressSettingsRequest) ProtoMessage() {}
 
 func (x *UpdatePressSettingsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[56]
+	mi := &file_platen_v1_operator_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4346,7 +4521,7 @@ func (x *UpdatePressSettingsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatePressSettingsRequest.ProtoReflect.Descriptor instead.
 func (*UpdatePressSettingsRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{56}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *UpdatePressSettingsRequest) GetTeamId() int32 {
@@ -4402,13 +4577,14 @@ var File_platen_v1_operator_proto protoreflect.FileDescriptor
 
 const file_platen_v1_operator_proto_rawDesc = "" +
 	"\n" +
-	"\x18platen/v1/operator.proto\x12\tplaten.v1\x1a\x1cgoogle/api/annotations.proto\x1a google/protobuf/field_mask.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1egoogle/protobuf/wrappers.proto\x1a\x17platen/v1/batches.proto\x1a\x17platen/v1/catalog.proto\x1a\x18platen/v1/webhooks.proto\x1a\x18platen/v1/warnings.proto\"\xd1\a\n" +
+	"\x18platen/v1/operator.proto\x12\tplaten.v1\x1a\x1cgoogle/api/annotations.proto\x1a google/protobuf/field_mask.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1egoogle/protobuf/wrappers.proto\x1a\x17platen/v1/batches.proto\x1a\x17platen/v1/catalog.proto\x1a\x18platen/v1/webhooks.proto\x1a\x18platen/v1/warnings.proto\"\xe7\a\n" +
 	"\x05Print\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
 	"\x06family\x18\x02 \x01(\tR\x06family\x12\x17\n" +
 	"\ateam_id\x18\x03 \x01(\x05R\x06teamId\x12\x19\n" +
 	"\bstore_id\x18\x04 \x01(\tR\astoreId\x12\x16\n" +
-	"\x06status\x18\x05 \x01(\tR\x06status\x122\n" +
+	"\x06status\x18\x05 \x01(\tR\x06status\x12\x14\n" +
+	"\x05state\x18\x14 \x01(\tR\x05state\x122\n" +
 	"\x05error\x18\x06 \x01(\v2\x1c.google.protobuf.StringValueR\x05error\x129\n" +
 	"\torder_uid\x18\a \x01(\v2\x1c.google.protobuf.StringValueR\borderUid\x12J\n" +
 	"\x12ecommerce_order_id\x18\b \x01(\v2\x1c.google.protobuf.StringValueR\x10ecommerceOrderId\x12S\n" +
@@ -4438,7 +4614,7 @@ const file_platen_v1_operator_proto_rawDesc = "" +
 	"\x03url\x18\x02 \x01(\tR\x03url\x12!\n" +
 	"\fcontent_type\x18\x03 \x01(\tR\vcontentType\x120\n" +
 	"\x04size\x18\x04 \x01(\v2\x1c.google.protobuf.UInt32ValueR\x04size\x124\n" +
-	"\x06sha256\x18\x05 \x01(\v2\x1c.google.protobuf.StringValueR\x06sha256\"\xde\x02\n" +
+	"\x06sha256\x18\x05 \x01(\v2\x1c.google.protobuf.StringValueR\x06sha256\"\xf4\x02\n" +
 	"\x11ListPrintsRequest\x12\x1c\n" +
 	"\ateam_id\x18\x01 \x01(\x05H\x00R\x06teamId\x88\x01\x01\x12\x16\n" +
 	"\x06status\x18\x02 \x01(\tR\x06status\x12\x16\n" +
@@ -4449,9 +4625,24 @@ const file_platen_v1_operator_proto_rawDesc = "" +
 	"page_token\x18\x06 \x01(\tR\tpageToken\x12\x19\n" +
 	"\bstore_id\x18\a \x01(\tR\astoreId\x12?\n" +
 	"\rcreated_after\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\fcreatedAfter\x12A\n" +
-	"\x0ecreated_before\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\rcreatedBeforeB\n" +
+	"\x0ecreated_before\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\rcreatedBefore\x12\x14\n" +
+	"\x05state\x18\n" +
+	" \x01(\tR\x05stateB\n" +
 	"\n" +
-	"\b_team_id\"f\n" +
+	"\b_team_id\"q\n" +
+	"\x12CountPrintsRequest\x12\x1c\n" +
+	"\ateam_id\x18\x01 \x01(\x05H\x00R\x06teamId\x88\x01\x01\x12\x16\n" +
+	"\x06family\x18\x02 \x01(\tR\x06family\x12\x19\n" +
+	"\bstore_id\x18\x03 \x01(\tR\astoreIdB\n" +
+	"\n" +
+	"\b_team_id\"\xa9\x01\n" +
+	"\vPrintCounts\x12\x16\n" +
+	"\x06queued\x18\x01 \x01(\x05R\x06queued\x12\x1c\n" +
+	"\trendering\x18\x02 \x01(\x05R\trendering\x12\x14\n" +
+	"\x05ready\x18\x03 \x01(\x05R\x05ready\x12\x16\n" +
+	"\x06failed\x18\x04 \x01(\x05R\x06failed\x12\x18\n" +
+	"\aflagged\x18\x05 \x01(\x05R\aflagged\x12\x1c\n" +
+	"\tcancelled\x18\x06 \x01(\x05R\tcancelled\"f\n" +
 	"\x12ListPrintsResponse\x12(\n" +
 	"\x06prints\x18\x01 \x03(\v2\x10.platen.v1.PrintR\x06prints\x12&\n" +
 	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\",\n" +
@@ -4787,10 +4978,11 @@ const file_platen_v1_operator_proto_rawDesc = "" +
 	"\x11min_effective_ppi\x18\x04 \x01(\v2\x1c.google.protobuf.UInt32ValueR\x0fminEffectivePpi\x12B\n" +
 	"\x0esafe_margin_mm\x18\x05 \x01(\v2\x1c.google.protobuf.DoubleValueR\fsafeMarginMm\x12F\n" +
 	"\x10cut_contour_spot\x18\x06 \x01(\v2\x1c.google.protobuf.StringValueR\x0ecutContourSpot\x12L\n" +
-	"\x14allow_missing_glyphs\x18\a \x01(\v2\x1a.google.protobuf.BoolValueR\x12allowMissingGlyphs2\xca$\n" +
+	"\x14allow_missing_glyphs\x18\a \x01(\v2\x1a.google.protobuf.BoolValueR\x12allowMissingGlyphs2\xb7%\n" +
 	"\x0fOperatorService\x12j\n" +
 	"\n" +
-	"ListPrints\x12\x1c.platen.v1.ListPrintsRequest\x1a\x1d.platen.v1.ListPrintsResponse\"\x1f\x82\xd3\xe4\x93\x02\x19\x12\x17/api/v1/operator/prints\x12d\n" +
+	"ListPrints\x12\x1c.platen.v1.ListPrintsRequest\x1a\x1d.platen.v1.ListPrintsResponse\"\x1f\x82\xd3\xe4\x93\x02\x19\x12\x17/api/v1/operator/prints\x12k\n" +
+	"\vCountPrints\x12\x1d.platen.v1.CountPrintsRequest\x1a\x16.platen.v1.PrintCounts\"%\x82\xd3\xe4\x93\x02\x1f\x12\x1d/api/v1/operator/print-counts\x12d\n" +
 	"\bGetPrint\x12\x1a.platen.v1.GetPrintRequest\x1a\x10.platen.v1.Print\"*\x82\xd3\xe4\x93\x02$\x12\"/api/v1/operator/prints/{print_id}\x12q\n" +
 	"\n" +
 	"RetryPrint\x12\x1c.platen.v1.RetryPrintRequest\x1a\x10.platen.v1.Print\"3\x82\xd3\xe4\x93\x02-:\x01*\"(/api/v1/operator/prints/{print_id}/retry\x12n\n" +
@@ -4846,232 +5038,236 @@ func file_platen_v1_operator_proto_rawDescGZIP() []byte {
 	return file_platen_v1_operator_proto_rawDescData
 }
 
-var file_platen_v1_operator_proto_msgTypes = make([]protoimpl.MessageInfo, 57)
+var file_platen_v1_operator_proto_msgTypes = make([]protoimpl.MessageInfo, 59)
 var file_platen_v1_operator_proto_goTypes = []any{
 	(*Print)(nil),                                      // 0: platen.v1.Print
 	(*PrintEvent)(nil),                                 // 1: platen.v1.PrintEvent
 	(*OperatorPrintFile)(nil),                          // 2: platen.v1.OperatorPrintFile
 	(*ListPrintsRequest)(nil),                          // 3: platen.v1.ListPrintsRequest
-	(*ListPrintsResponse)(nil),                         // 4: platen.v1.ListPrintsResponse
-	(*GetPrintRequest)(nil),                            // 5: platen.v1.GetPrintRequest
-	(*RetryPrintRequest)(nil),                          // 6: platen.v1.RetryPrintRequest
-	(*FlagPrintRequest)(nil),                           // 7: platen.v1.FlagPrintRequest
-	(*CancelPrintRequest)(nil),                         // 8: platen.v1.CancelPrintRequest
-	(*ListBatchOrdersRequest)(nil),                     // 9: platen.v1.ListBatchOrdersRequest
-	(*ListBatchOrdersResponse)(nil),                    // 10: platen.v1.ListBatchOrdersResponse
-	(*OperatorServiceCreateBatchOrderRequest)(nil),     // 11: platen.v1.OperatorServiceCreateBatchOrderRequest
-	(*GetWebhookEndpointRequest)(nil),                  // 12: platen.v1.GetWebhookEndpointRequest
-	(*Team)(nil),                                       // 13: platen.v1.Team
-	(*ListTeamsRequest)(nil),                           // 14: platen.v1.ListTeamsRequest
-	(*ListTeamsResponse)(nil),                          // 15: platen.v1.ListTeamsResponse
-	(*CreateTeamRequest)(nil),                          // 16: platen.v1.CreateTeamRequest
-	(*Store)(nil),                                      // 17: platen.v1.Store
-	(*ListStoresRequest)(nil),                          // 18: platen.v1.ListStoresRequest
-	(*ListStoresResponse)(nil),                         // 19: platen.v1.ListStoresResponse
-	(*CreateStoreRequest)(nil),                         // 20: platen.v1.CreateStoreRequest
-	(*Token)(nil),                                      // 21: platen.v1.Token
-	(*ListTokensRequest)(nil),                          // 22: platen.v1.ListTokensRequest
-	(*ListTokensResponse)(nil),                         // 23: platen.v1.ListTokensResponse
-	(*IssueTokenRequest)(nil),                          // 24: platen.v1.IssueTokenRequest
-	(*IssueTokenResponse)(nil),                         // 25: platen.v1.IssueTokenResponse
-	(*RevokeTokenRequest)(nil),                         // 26: platen.v1.RevokeTokenRequest
-	(*PrintTemplate)(nil),                              // 27: platen.v1.PrintTemplate
-	(*PrintTemplateGrid)(nil),                          // 28: platen.v1.PrintTemplateGrid
-	(*PrintTemplateSlot)(nil),                          // 29: platen.v1.PrintTemplateSlot
-	(*CreatePrintTemplateRequest)(nil),                 // 30: platen.v1.CreatePrintTemplateRequest
-	(*GetPrintTemplateRequest)(nil),                    // 31: platen.v1.GetPrintTemplateRequest
-	(*ListPrintTemplatesRequest)(nil),                  // 32: platen.v1.ListPrintTemplatesRequest
-	(*ListPrintTemplatesResponse)(nil),                 // 33: platen.v1.ListPrintTemplatesResponse
-	(*UpdatePrintTemplateRequest)(nil),                 // 34: platen.v1.UpdatePrintTemplateRequest
-	(*DeletePrintTemplateRequest)(nil),                 // 35: platen.v1.DeletePrintTemplateRequest
-	(*DeletePrintTemplateResponse)(nil),                // 36: platen.v1.DeletePrintTemplateResponse
-	(*AssignPrintTemplateRequest)(nil),                 // 37: platen.v1.AssignPrintTemplateRequest
-	(*OperatorServiceListProductVariantsRequest)(nil),  // 38: platen.v1.OperatorServiceListProductVariantsRequest
-	(*OperatorServiceListProductVariantsResponse)(nil), // 39: platen.v1.OperatorServiceListProductVariantsResponse
-	(*Font)(nil),                                       // 40: platen.v1.Font
-	(*CreateFontRequest)(nil),                          // 41: platen.v1.CreateFontRequest
-	(*ListFontsRequest)(nil),                           // 42: platen.v1.ListFontsRequest
-	(*ListFontsResponse)(nil),                          // 43: platen.v1.ListFontsResponse
-	(*GetFontRequest)(nil),                             // 44: platen.v1.GetFontRequest
-	(*DeleteFontRequest)(nil),                          // 45: platen.v1.DeleteFontRequest
-	(*DeleteFontResponse)(nil),                         // 46: platen.v1.DeleteFontResponse
-	(*OutputProfile)(nil),                              // 47: platen.v1.OutputProfile
-	(*CreateOutputProfileRequest)(nil),                 // 48: platen.v1.CreateOutputProfileRequest
-	(*ListOutputProfilesRequest)(nil),                  // 49: platen.v1.ListOutputProfilesRequest
-	(*ListOutputProfilesResponse)(nil),                 // 50: platen.v1.ListOutputProfilesResponse
-	(*GetOutputProfileRequest)(nil),                    // 51: platen.v1.GetOutputProfileRequest
-	(*DeleteOutputProfileRequest)(nil),                 // 52: platen.v1.DeleteOutputProfileRequest
-	(*DeleteOutputProfileResponse)(nil),                // 53: platen.v1.DeleteOutputProfileResponse
-	(*PressSettings)(nil),                              // 54: platen.v1.PressSettings
-	(*GetPressSettingsRequest)(nil),                    // 55: platen.v1.GetPressSettingsRequest
-	(*UpdatePressSettingsRequest)(nil),                 // 56: platen.v1.UpdatePressSettingsRequest
-	(*wrapperspb.StringValue)(nil),                     // 57: google.protobuf.StringValue
-	(*timestamppb.Timestamp)(nil),                      // 58: google.protobuf.Timestamp
-	(*PrintWarning)(nil),                               // 59: platen.v1.PrintWarning
-	(*wrapperspb.UInt32Value)(nil),                     // 60: google.protobuf.UInt32Value
-	(*BatchOrder)(nil),                                 // 61: platen.v1.BatchOrder
-	(*wrapperspb.DoubleValue)(nil),                     // 62: google.protobuf.DoubleValue
-	(*wrapperspb.BoolValue)(nil),                       // 63: google.protobuf.BoolValue
-	(*fieldmaskpb.FieldMask)(nil),                      // 64: google.protobuf.FieldMask
-	(*ProductVariant)(nil),                             // 65: platen.v1.ProductVariant
-	(*Product)(nil),                                    // 66: platen.v1.Product
-	(*GetBatchOrderRequest)(nil),                       // 67: platen.v1.GetBatchOrderRequest
-	(*SetWebhookEndpointRequest)(nil),                  // 68: platen.v1.SetWebhookEndpointRequest
-	(*ListWebhookDeliveriesRequest)(nil),               // 69: platen.v1.ListWebhookDeliveriesRequest
-	(*ResendWebhookDeliveryRequest)(nil),               // 70: platen.v1.ResendWebhookDeliveryRequest
-	(*WebhookEndpoint)(nil),                            // 71: platen.v1.WebhookEndpoint
-	(*ListWebhookDeliveriesResponse)(nil),              // 72: platen.v1.ListWebhookDeliveriesResponse
-	(*WebhookDelivery)(nil),                            // 73: platen.v1.WebhookDelivery
+	(*CountPrintsRequest)(nil),                         // 4: platen.v1.CountPrintsRequest
+	(*PrintCounts)(nil),                                // 5: platen.v1.PrintCounts
+	(*ListPrintsResponse)(nil),                         // 6: platen.v1.ListPrintsResponse
+	(*GetPrintRequest)(nil),                            // 7: platen.v1.GetPrintRequest
+	(*RetryPrintRequest)(nil),                          // 8: platen.v1.RetryPrintRequest
+	(*FlagPrintRequest)(nil),                           // 9: platen.v1.FlagPrintRequest
+	(*CancelPrintRequest)(nil),                         // 10: platen.v1.CancelPrintRequest
+	(*ListBatchOrdersRequest)(nil),                     // 11: platen.v1.ListBatchOrdersRequest
+	(*ListBatchOrdersResponse)(nil),                    // 12: platen.v1.ListBatchOrdersResponse
+	(*OperatorServiceCreateBatchOrderRequest)(nil),     // 13: platen.v1.OperatorServiceCreateBatchOrderRequest
+	(*GetWebhookEndpointRequest)(nil),                  // 14: platen.v1.GetWebhookEndpointRequest
+	(*Team)(nil),                                       // 15: platen.v1.Team
+	(*ListTeamsRequest)(nil),                           // 16: platen.v1.ListTeamsRequest
+	(*ListTeamsResponse)(nil),                          // 17: platen.v1.ListTeamsResponse
+	(*CreateTeamRequest)(nil),                          // 18: platen.v1.CreateTeamRequest
+	(*Store)(nil),                                      // 19: platen.v1.Store
+	(*ListStoresRequest)(nil),                          // 20: platen.v1.ListStoresRequest
+	(*ListStoresResponse)(nil),                         // 21: platen.v1.ListStoresResponse
+	(*CreateStoreRequest)(nil),                         // 22: platen.v1.CreateStoreRequest
+	(*Token)(nil),                                      // 23: platen.v1.Token
+	(*ListTokensRequest)(nil),                          // 24: platen.v1.ListTokensRequest
+	(*ListTokensResponse)(nil),                         // 25: platen.v1.ListTokensResponse
+	(*IssueTokenRequest)(nil),                          // 26: platen.v1.IssueTokenRequest
+	(*IssueTokenResponse)(nil),                         // 27: platen.v1.IssueTokenResponse
+	(*RevokeTokenRequest)(nil),                         // 28: platen.v1.RevokeTokenRequest
+	(*PrintTemplate)(nil),                              // 29: platen.v1.PrintTemplate
+	(*PrintTemplateGrid)(nil),                          // 30: platen.v1.PrintTemplateGrid
+	(*PrintTemplateSlot)(nil),                          // 31: platen.v1.PrintTemplateSlot
+	(*CreatePrintTemplateRequest)(nil),                 // 32: platen.v1.CreatePrintTemplateRequest
+	(*GetPrintTemplateRequest)(nil),                    // 33: platen.v1.GetPrintTemplateRequest
+	(*ListPrintTemplatesRequest)(nil),                  // 34: platen.v1.ListPrintTemplatesRequest
+	(*ListPrintTemplatesResponse)(nil),                 // 35: platen.v1.ListPrintTemplatesResponse
+	(*UpdatePrintTemplateRequest)(nil),                 // 36: platen.v1.UpdatePrintTemplateRequest
+	(*DeletePrintTemplateRequest)(nil),                 // 37: platen.v1.DeletePrintTemplateRequest
+	(*DeletePrintTemplateResponse)(nil),                // 38: platen.v1.DeletePrintTemplateResponse
+	(*AssignPrintTemplateRequest)(nil),                 // 39: platen.v1.AssignPrintTemplateRequest
+	(*OperatorServiceListProductVariantsRequest)(nil),  // 40: platen.v1.OperatorServiceListProductVariantsRequest
+	(*OperatorServiceListProductVariantsResponse)(nil), // 41: platen.v1.OperatorServiceListProductVariantsResponse
+	(*Font)(nil),                                       // 42: platen.v1.Font
+	(*CreateFontRequest)(nil),                          // 43: platen.v1.CreateFontRequest
+	(*ListFontsRequest)(nil),                           // 44: platen.v1.ListFontsRequest
+	(*ListFontsResponse)(nil),                          // 45: platen.v1.ListFontsResponse
+	(*GetFontRequest)(nil),                             // 46: platen.v1.GetFontRequest
+	(*DeleteFontRequest)(nil),                          // 47: platen.v1.DeleteFontRequest
+	(*DeleteFontResponse)(nil),                         // 48: platen.v1.DeleteFontResponse
+	(*OutputProfile)(nil),                              // 49: platen.v1.OutputProfile
+	(*CreateOutputProfileRequest)(nil),                 // 50: platen.v1.CreateOutputProfileRequest
+	(*ListOutputProfilesRequest)(nil),                  // 51: platen.v1.ListOutputProfilesRequest
+	(*ListOutputProfilesResponse)(nil),                 // 52: platen.v1.ListOutputProfilesResponse
+	(*GetOutputProfileRequest)(nil),                    // 53: platen.v1.GetOutputProfileRequest
+	(*DeleteOutputProfileRequest)(nil),                 // 54: platen.v1.DeleteOutputProfileRequest
+	(*DeleteOutputProfileResponse)(nil),                // 55: platen.v1.DeleteOutputProfileResponse
+	(*PressSettings)(nil),                              // 56: platen.v1.PressSettings
+	(*GetPressSettingsRequest)(nil),                    // 57: platen.v1.GetPressSettingsRequest
+	(*UpdatePressSettingsRequest)(nil),                 // 58: platen.v1.UpdatePressSettingsRequest
+	(*wrapperspb.StringValue)(nil),                     // 59: google.protobuf.StringValue
+	(*timestamppb.Timestamp)(nil),                      // 60: google.protobuf.Timestamp
+	(*PrintWarning)(nil),                               // 61: platen.v1.PrintWarning
+	(*wrapperspb.UInt32Value)(nil),                     // 62: google.protobuf.UInt32Value
+	(*BatchOrder)(nil),                                 // 63: platen.v1.BatchOrder
+	(*wrapperspb.DoubleValue)(nil),                     // 64: google.protobuf.DoubleValue
+	(*wrapperspb.BoolValue)(nil),                       // 65: google.protobuf.BoolValue
+	(*fieldmaskpb.FieldMask)(nil),                      // 66: google.protobuf.FieldMask
+	(*ProductVariant)(nil),                             // 67: platen.v1.ProductVariant
+	(*Product)(nil),                                    // 68: platen.v1.Product
+	(*GetBatchOrderRequest)(nil),                       // 69: platen.v1.GetBatchOrderRequest
+	(*SetWebhookEndpointRequest)(nil),                  // 70: platen.v1.SetWebhookEndpointRequest
+	(*ListWebhookDeliveriesRequest)(nil),               // 71: platen.v1.ListWebhookDeliveriesRequest
+	(*ResendWebhookDeliveryRequest)(nil),               // 72: platen.v1.ResendWebhookDeliveryRequest
+	(*WebhookEndpoint)(nil),                            // 73: platen.v1.WebhookEndpoint
+	(*ListWebhookDeliveriesResponse)(nil),              // 74: platen.v1.ListWebhookDeliveriesResponse
+	(*WebhookDelivery)(nil),                            // 75: platen.v1.WebhookDelivery
 }
 var file_platen_v1_operator_proto_depIdxs = []int32{
-	57,  // 0: platen.v1.Print.error:type_name -> google.protobuf.StringValue
-	57,  // 1: platen.v1.Print.order_uid:type_name -> google.protobuf.StringValue
-	57,  // 2: platen.v1.Print.ecommerce_order_id:type_name -> google.protobuf.StringValue
-	57,  // 3: platen.v1.Print.ecommerce_order_item_id:type_name -> google.protobuf.StringValue
-	57,  // 4: platen.v1.Print.reference_number:type_name -> google.protobuf.StringValue
-	57,  // 5: platen.v1.Print.external_id:type_name -> google.protobuf.StringValue
-	57,  // 6: platen.v1.Print.line_external_id:type_name -> google.protobuf.StringValue
-	57,  // 7: platen.v1.Print.design_version_id:type_name -> google.protobuf.StringValue
+	59,  // 0: platen.v1.Print.error:type_name -> google.protobuf.StringValue
+	59,  // 1: platen.v1.Print.order_uid:type_name -> google.protobuf.StringValue
+	59,  // 2: platen.v1.Print.ecommerce_order_id:type_name -> google.protobuf.StringValue
+	59,  // 3: platen.v1.Print.ecommerce_order_item_id:type_name -> google.protobuf.StringValue
+	59,  // 4: platen.v1.Print.reference_number:type_name -> google.protobuf.StringValue
+	59,  // 5: platen.v1.Print.external_id:type_name -> google.protobuf.StringValue
+	59,  // 6: platen.v1.Print.line_external_id:type_name -> google.protobuf.StringValue
+	59,  // 7: platen.v1.Print.design_version_id:type_name -> google.protobuf.StringValue
 	2,   // 8: platen.v1.Print.files:type_name -> platen.v1.OperatorPrintFile
-	58,  // 9: platen.v1.Print.created_at:type_name -> google.protobuf.Timestamp
-	58,  // 10: platen.v1.Print.updated_at:type_name -> google.protobuf.Timestamp
+	60,  // 9: platen.v1.Print.created_at:type_name -> google.protobuf.Timestamp
+	60,  // 10: platen.v1.Print.updated_at:type_name -> google.protobuf.Timestamp
 	1,   // 11: platen.v1.Print.history:type_name -> platen.v1.PrintEvent
-	59,  // 12: platen.v1.Print.warnings:type_name -> platen.v1.PrintWarning
-	58,  // 13: platen.v1.PrintEvent.at:type_name -> google.protobuf.Timestamp
-	57,  // 14: platen.v1.PrintEvent.detail:type_name -> google.protobuf.StringValue
-	57,  // 15: platen.v1.PrintEvent.operator_email:type_name -> google.protobuf.StringValue
-	60,  // 16: platen.v1.OperatorPrintFile.size:type_name -> google.protobuf.UInt32Value
-	57,  // 17: platen.v1.OperatorPrintFile.sha256:type_name -> google.protobuf.StringValue
-	58,  // 18: platen.v1.ListPrintsRequest.created_after:type_name -> google.protobuf.Timestamp
-	58,  // 19: platen.v1.ListPrintsRequest.created_before:type_name -> google.protobuf.Timestamp
+	61,  // 12: platen.v1.Print.warnings:type_name -> platen.v1.PrintWarning
+	60,  // 13: platen.v1.PrintEvent.at:type_name -> google.protobuf.Timestamp
+	59,  // 14: platen.v1.PrintEvent.detail:type_name -> google.protobuf.StringValue
+	59,  // 15: platen.v1.PrintEvent.operator_email:type_name -> google.protobuf.StringValue
+	62,  // 16: platen.v1.OperatorPrintFile.size:type_name -> google.protobuf.UInt32Value
+	59,  // 17: platen.v1.OperatorPrintFile.sha256:type_name -> google.protobuf.StringValue
+	60,  // 18: platen.v1.ListPrintsRequest.created_after:type_name -> google.protobuf.Timestamp
+	60,  // 19: platen.v1.ListPrintsRequest.created_before:type_name -> google.protobuf.Timestamp
 	0,   // 20: platen.v1.ListPrintsResponse.prints:type_name -> platen.v1.Print
-	61,  // 21: platen.v1.ListBatchOrdersResponse.batch_orders:type_name -> platen.v1.BatchOrder
-	58,  // 22: platen.v1.Team.created_at:type_name -> google.protobuf.Timestamp
-	13,  // 23: platen.v1.ListTeamsResponse.teams:type_name -> platen.v1.Team
-	57,  // 24: platen.v1.Store.webhook_url:type_name -> google.protobuf.StringValue
-	58,  // 25: platen.v1.Store.created_at:type_name -> google.protobuf.Timestamp
-	17,  // 26: platen.v1.ListStoresResponse.stores:type_name -> platen.v1.Store
-	57,  // 27: platen.v1.Token.store_id:type_name -> google.protobuf.StringValue
-	58,  // 28: platen.v1.Token.created_at:type_name -> google.protobuf.Timestamp
-	58,  // 29: platen.v1.Token.revoked_at:type_name -> google.protobuf.Timestamp
-	21,  // 30: platen.v1.ListTokensResponse.tokens:type_name -> platen.v1.Token
-	21,  // 31: platen.v1.IssueTokenResponse.token:type_name -> platen.v1.Token
-	28,  // 32: platen.v1.PrintTemplate.grid:type_name -> platen.v1.PrintTemplateGrid
-	29,  // 33: platen.v1.PrintTemplate.slots:type_name -> platen.v1.PrintTemplateSlot
-	58,  // 34: platen.v1.PrintTemplate.created_at:type_name -> google.protobuf.Timestamp
-	58,  // 35: platen.v1.PrintTemplate.updated_at:type_name -> google.protobuf.Timestamp
-	57,  // 36: platen.v1.PrintTemplate.output_profile_id:type_name -> google.protobuf.StringValue
-	60,  // 37: platen.v1.PrintTemplate.min_effective_ppi:type_name -> google.protobuf.UInt32Value
-	62,  // 38: platen.v1.PrintTemplate.safe_margin_mm:type_name -> google.protobuf.DoubleValue
-	57,  // 39: platen.v1.PrintTemplate.cut_contour_spot:type_name -> google.protobuf.StringValue
-	63,  // 40: platen.v1.PrintTemplate.allow_missing_glyphs:type_name -> google.protobuf.BoolValue
-	28,  // 41: platen.v1.CreatePrintTemplateRequest.grid:type_name -> platen.v1.PrintTemplateGrid
-	29,  // 42: platen.v1.CreatePrintTemplateRequest.slots:type_name -> platen.v1.PrintTemplateSlot
-	57,  // 43: platen.v1.CreatePrintTemplateRequest.output_profile_id:type_name -> google.protobuf.StringValue
-	60,  // 44: platen.v1.CreatePrintTemplateRequest.min_effective_ppi:type_name -> google.protobuf.UInt32Value
-	62,  // 45: platen.v1.CreatePrintTemplateRequest.safe_margin_mm:type_name -> google.protobuf.DoubleValue
-	57,  // 46: platen.v1.CreatePrintTemplateRequest.cut_contour_spot:type_name -> google.protobuf.StringValue
-	63,  // 47: platen.v1.CreatePrintTemplateRequest.allow_missing_glyphs:type_name -> google.protobuf.BoolValue
-	27,  // 48: platen.v1.ListPrintTemplatesResponse.print_templates:type_name -> platen.v1.PrintTemplate
-	64,  // 49: platen.v1.UpdatePrintTemplateRequest.update_mask:type_name -> google.protobuf.FieldMask
-	28,  // 50: platen.v1.UpdatePrintTemplateRequest.grid:type_name -> platen.v1.PrintTemplateGrid
-	29,  // 51: platen.v1.UpdatePrintTemplateRequest.slots:type_name -> platen.v1.PrintTemplateSlot
-	57,  // 52: platen.v1.UpdatePrintTemplateRequest.output_profile_id:type_name -> google.protobuf.StringValue
-	60,  // 53: platen.v1.UpdatePrintTemplateRequest.min_effective_ppi:type_name -> google.protobuf.UInt32Value
-	62,  // 54: platen.v1.UpdatePrintTemplateRequest.safe_margin_mm:type_name -> google.protobuf.DoubleValue
-	57,  // 55: platen.v1.UpdatePrintTemplateRequest.cut_contour_spot:type_name -> google.protobuf.StringValue
-	63,  // 56: platen.v1.UpdatePrintTemplateRequest.allow_missing_glyphs:type_name -> google.protobuf.BoolValue
-	65,  // 57: platen.v1.OperatorServiceListProductVariantsResponse.product_variants:type_name -> platen.v1.ProductVariant
-	66,  // 58: platen.v1.OperatorServiceListProductVariantsResponse.products:type_name -> platen.v1.Product
-	58,  // 59: platen.v1.Font.created_at:type_name -> google.protobuf.Timestamp
-	40,  // 60: platen.v1.ListFontsResponse.fonts:type_name -> platen.v1.Font
-	58,  // 61: platen.v1.OutputProfile.created_at:type_name -> google.protobuf.Timestamp
-	47,  // 62: platen.v1.ListOutputProfilesResponse.output_profiles:type_name -> platen.v1.OutputProfile
-	57,  // 63: platen.v1.PressSettings.output_profile_id:type_name -> google.protobuf.StringValue
-	60,  // 64: platen.v1.PressSettings.min_effective_ppi:type_name -> google.protobuf.UInt32Value
-	62,  // 65: platen.v1.PressSettings.safe_margin_mm:type_name -> google.protobuf.DoubleValue
-	57,  // 66: platen.v1.PressSettings.cut_contour_spot:type_name -> google.protobuf.StringValue
-	63,  // 67: platen.v1.PressSettings.allow_missing_glyphs:type_name -> google.protobuf.BoolValue
-	64,  // 68: platen.v1.UpdatePressSettingsRequest.update_mask:type_name -> google.protobuf.FieldMask
-	57,  // 69: platen.v1.UpdatePressSettingsRequest.output_profile_id:type_name -> google.protobuf.StringValue
-	60,  // 70: platen.v1.UpdatePressSettingsRequest.min_effective_ppi:type_name -> google.protobuf.UInt32Value
-	62,  // 71: platen.v1.UpdatePressSettingsRequest.safe_margin_mm:type_name -> google.protobuf.DoubleValue
-	57,  // 72: platen.v1.UpdatePressSettingsRequest.cut_contour_spot:type_name -> google.protobuf.StringValue
-	63,  // 73: platen.v1.UpdatePressSettingsRequest.allow_missing_glyphs:type_name -> google.protobuf.BoolValue
+	63,  // 21: platen.v1.ListBatchOrdersResponse.batch_orders:type_name -> platen.v1.BatchOrder
+	60,  // 22: platen.v1.Team.created_at:type_name -> google.protobuf.Timestamp
+	15,  // 23: platen.v1.ListTeamsResponse.teams:type_name -> platen.v1.Team
+	59,  // 24: platen.v1.Store.webhook_url:type_name -> google.protobuf.StringValue
+	60,  // 25: platen.v1.Store.created_at:type_name -> google.protobuf.Timestamp
+	19,  // 26: platen.v1.ListStoresResponse.stores:type_name -> platen.v1.Store
+	59,  // 27: platen.v1.Token.store_id:type_name -> google.protobuf.StringValue
+	60,  // 28: platen.v1.Token.created_at:type_name -> google.protobuf.Timestamp
+	60,  // 29: platen.v1.Token.revoked_at:type_name -> google.protobuf.Timestamp
+	23,  // 30: platen.v1.ListTokensResponse.tokens:type_name -> platen.v1.Token
+	23,  // 31: platen.v1.IssueTokenResponse.token:type_name -> platen.v1.Token
+	30,  // 32: platen.v1.PrintTemplate.grid:type_name -> platen.v1.PrintTemplateGrid
+	31,  // 33: platen.v1.PrintTemplate.slots:type_name -> platen.v1.PrintTemplateSlot
+	60,  // 34: platen.v1.PrintTemplate.created_at:type_name -> google.protobuf.Timestamp
+	60,  // 35: platen.v1.PrintTemplate.updated_at:type_name -> google.protobuf.Timestamp
+	59,  // 36: platen.v1.PrintTemplate.output_profile_id:type_name -> google.protobuf.StringValue
+	62,  // 37: platen.v1.PrintTemplate.min_effective_ppi:type_name -> google.protobuf.UInt32Value
+	64,  // 38: platen.v1.PrintTemplate.safe_margin_mm:type_name -> google.protobuf.DoubleValue
+	59,  // 39: platen.v1.PrintTemplate.cut_contour_spot:type_name -> google.protobuf.StringValue
+	65,  // 40: platen.v1.PrintTemplate.allow_missing_glyphs:type_name -> google.protobuf.BoolValue
+	30,  // 41: platen.v1.CreatePrintTemplateRequest.grid:type_name -> platen.v1.PrintTemplateGrid
+	31,  // 42: platen.v1.CreatePrintTemplateRequest.slots:type_name -> platen.v1.PrintTemplateSlot
+	59,  // 43: platen.v1.CreatePrintTemplateRequest.output_profile_id:type_name -> google.protobuf.StringValue
+	62,  // 44: platen.v1.CreatePrintTemplateRequest.min_effective_ppi:type_name -> google.protobuf.UInt32Value
+	64,  // 45: platen.v1.CreatePrintTemplateRequest.safe_margin_mm:type_name -> google.protobuf.DoubleValue
+	59,  // 46: platen.v1.CreatePrintTemplateRequest.cut_contour_spot:type_name -> google.protobuf.StringValue
+	65,  // 47: platen.v1.CreatePrintTemplateRequest.allow_missing_glyphs:type_name -> google.protobuf.BoolValue
+	29,  // 48: platen.v1.ListPrintTemplatesResponse.print_templates:type_name -> platen.v1.PrintTemplate
+	66,  // 49: platen.v1.UpdatePrintTemplateRequest.update_mask:type_name -> google.protobuf.FieldMask
+	30,  // 50: platen.v1.UpdatePrintTemplateRequest.grid:type_name -> platen.v1.PrintTemplateGrid
+	31,  // 51: platen.v1.UpdatePrintTemplateRequest.slots:type_name -> platen.v1.PrintTemplateSlot
+	59,  // 52: platen.v1.UpdatePrintTemplateRequest.output_profile_id:type_name -> google.protobuf.StringValue
+	62,  // 53: platen.v1.UpdatePrintTemplateRequest.min_effective_ppi:type_name -> google.protobuf.UInt32Value
+	64,  // 54: platen.v1.UpdatePrintTemplateRequest.safe_margin_mm:type_name -> google.protobuf.DoubleValue
+	59,  // 55: platen.v1.UpdatePrintTemplateRequest.cut_contour_spot:type_name -> google.protobuf.StringValue
+	65,  // 56: platen.v1.UpdatePrintTemplateRequest.allow_missing_glyphs:type_name -> google.protobuf.BoolValue
+	67,  // 57: platen.v1.OperatorServiceListProductVariantsResponse.product_variants:type_name -> platen.v1.ProductVariant
+	68,  // 58: platen.v1.OperatorServiceListProductVariantsResponse.products:type_name -> platen.v1.Product
+	60,  // 59: platen.v1.Font.created_at:type_name -> google.protobuf.Timestamp
+	42,  // 60: platen.v1.ListFontsResponse.fonts:type_name -> platen.v1.Font
+	60,  // 61: platen.v1.OutputProfile.created_at:type_name -> google.protobuf.Timestamp
+	49,  // 62: platen.v1.ListOutputProfilesResponse.output_profiles:type_name -> platen.v1.OutputProfile
+	59,  // 63: platen.v1.PressSettings.output_profile_id:type_name -> google.protobuf.StringValue
+	62,  // 64: platen.v1.PressSettings.min_effective_ppi:type_name -> google.protobuf.UInt32Value
+	64,  // 65: platen.v1.PressSettings.safe_margin_mm:type_name -> google.protobuf.DoubleValue
+	59,  // 66: platen.v1.PressSettings.cut_contour_spot:type_name -> google.protobuf.StringValue
+	65,  // 67: platen.v1.PressSettings.allow_missing_glyphs:type_name -> google.protobuf.BoolValue
+	66,  // 68: platen.v1.UpdatePressSettingsRequest.update_mask:type_name -> google.protobuf.FieldMask
+	59,  // 69: platen.v1.UpdatePressSettingsRequest.output_profile_id:type_name -> google.protobuf.StringValue
+	62,  // 70: platen.v1.UpdatePressSettingsRequest.min_effective_ppi:type_name -> google.protobuf.UInt32Value
+	64,  // 71: platen.v1.UpdatePressSettingsRequest.safe_margin_mm:type_name -> google.protobuf.DoubleValue
+	59,  // 72: platen.v1.UpdatePressSettingsRequest.cut_contour_spot:type_name -> google.protobuf.StringValue
+	65,  // 73: platen.v1.UpdatePressSettingsRequest.allow_missing_glyphs:type_name -> google.protobuf.BoolValue
 	3,   // 74: platen.v1.OperatorService.ListPrints:input_type -> platen.v1.ListPrintsRequest
-	5,   // 75: platen.v1.OperatorService.GetPrint:input_type -> platen.v1.GetPrintRequest
-	6,   // 76: platen.v1.OperatorService.RetryPrint:input_type -> platen.v1.RetryPrintRequest
-	7,   // 77: platen.v1.OperatorService.FlagPrint:input_type -> platen.v1.FlagPrintRequest
-	8,   // 78: platen.v1.OperatorService.CancelPrint:input_type -> platen.v1.CancelPrintRequest
-	9,   // 79: platen.v1.OperatorService.ListBatchOrders:input_type -> platen.v1.ListBatchOrdersRequest
-	11,  // 80: platen.v1.OperatorService.CreateBatchOrder:input_type -> platen.v1.OperatorServiceCreateBatchOrderRequest
-	67,  // 81: platen.v1.OperatorService.GetBatchOrder:input_type -> platen.v1.GetBatchOrderRequest
-	12,  // 82: platen.v1.OperatorService.GetWebhookEndpoint:input_type -> platen.v1.GetWebhookEndpointRequest
-	68,  // 83: platen.v1.OperatorService.SetWebhookEndpoint:input_type -> platen.v1.SetWebhookEndpointRequest
-	69,  // 84: platen.v1.OperatorService.ListWebhookDeliveries:input_type -> platen.v1.ListWebhookDeliveriesRequest
-	70,  // 85: platen.v1.OperatorService.ResendWebhookDelivery:input_type -> platen.v1.ResendWebhookDeliveryRequest
-	14,  // 86: platen.v1.OperatorService.ListTeams:input_type -> platen.v1.ListTeamsRequest
-	16,  // 87: platen.v1.OperatorService.CreateTeam:input_type -> platen.v1.CreateTeamRequest
-	18,  // 88: platen.v1.OperatorService.ListStores:input_type -> platen.v1.ListStoresRequest
-	20,  // 89: platen.v1.OperatorService.CreateStore:input_type -> platen.v1.CreateStoreRequest
-	22,  // 90: platen.v1.OperatorService.ListTokens:input_type -> platen.v1.ListTokensRequest
-	24,  // 91: platen.v1.OperatorService.IssueToken:input_type -> platen.v1.IssueTokenRequest
-	26,  // 92: platen.v1.OperatorService.RevokeToken:input_type -> platen.v1.RevokeTokenRequest
-	30,  // 93: platen.v1.OperatorService.CreatePrintTemplate:input_type -> platen.v1.CreatePrintTemplateRequest
-	31,  // 94: platen.v1.OperatorService.GetPrintTemplate:input_type -> platen.v1.GetPrintTemplateRequest
-	32,  // 95: platen.v1.OperatorService.ListPrintTemplates:input_type -> platen.v1.ListPrintTemplatesRequest
-	34,  // 96: platen.v1.OperatorService.UpdatePrintTemplate:input_type -> platen.v1.UpdatePrintTemplateRequest
-	35,  // 97: platen.v1.OperatorService.DeletePrintTemplate:input_type -> platen.v1.DeletePrintTemplateRequest
-	37,  // 98: platen.v1.OperatorService.AssignPrintTemplate:input_type -> platen.v1.AssignPrintTemplateRequest
-	38,  // 99: platen.v1.OperatorService.ListProductVariants:input_type -> platen.v1.OperatorServiceListProductVariantsRequest
-	41,  // 100: platen.v1.OperatorService.CreateFont:input_type -> platen.v1.CreateFontRequest
-	42,  // 101: platen.v1.OperatorService.ListFonts:input_type -> platen.v1.ListFontsRequest
-	44,  // 102: platen.v1.OperatorService.GetFont:input_type -> platen.v1.GetFontRequest
-	45,  // 103: platen.v1.OperatorService.DeleteFont:input_type -> platen.v1.DeleteFontRequest
-	48,  // 104: platen.v1.OperatorService.CreateOutputProfile:input_type -> platen.v1.CreateOutputProfileRequest
-	49,  // 105: platen.v1.OperatorService.ListOutputProfiles:input_type -> platen.v1.ListOutputProfilesRequest
-	51,  // 106: platen.v1.OperatorService.GetOutputProfile:input_type -> platen.v1.GetOutputProfileRequest
-	52,  // 107: platen.v1.OperatorService.DeleteOutputProfile:input_type -> platen.v1.DeleteOutputProfileRequest
-	55,  // 108: platen.v1.OperatorService.GetPressSettings:input_type -> platen.v1.GetPressSettingsRequest
-	56,  // 109: platen.v1.OperatorService.UpdatePressSettings:input_type -> platen.v1.UpdatePressSettingsRequest
-	4,   // 110: platen.v1.OperatorService.ListPrints:output_type -> platen.v1.ListPrintsResponse
-	0,   // 111: platen.v1.OperatorService.GetPrint:output_type -> platen.v1.Print
-	0,   // 112: platen.v1.OperatorService.RetryPrint:output_type -> platen.v1.Print
-	0,   // 113: platen.v1.OperatorService.FlagPrint:output_type -> platen.v1.Print
-	0,   // 114: platen.v1.OperatorService.CancelPrint:output_type -> platen.v1.Print
-	10,  // 115: platen.v1.OperatorService.ListBatchOrders:output_type -> platen.v1.ListBatchOrdersResponse
-	61,  // 116: platen.v1.OperatorService.CreateBatchOrder:output_type -> platen.v1.BatchOrder
-	61,  // 117: platen.v1.OperatorService.GetBatchOrder:output_type -> platen.v1.BatchOrder
-	71,  // 118: platen.v1.OperatorService.GetWebhookEndpoint:output_type -> platen.v1.WebhookEndpoint
-	71,  // 119: platen.v1.OperatorService.SetWebhookEndpoint:output_type -> platen.v1.WebhookEndpoint
-	72,  // 120: platen.v1.OperatorService.ListWebhookDeliveries:output_type -> platen.v1.ListWebhookDeliveriesResponse
-	73,  // 121: platen.v1.OperatorService.ResendWebhookDelivery:output_type -> platen.v1.WebhookDelivery
-	15,  // 122: platen.v1.OperatorService.ListTeams:output_type -> platen.v1.ListTeamsResponse
-	13,  // 123: platen.v1.OperatorService.CreateTeam:output_type -> platen.v1.Team
-	19,  // 124: platen.v1.OperatorService.ListStores:output_type -> platen.v1.ListStoresResponse
-	17,  // 125: platen.v1.OperatorService.CreateStore:output_type -> platen.v1.Store
-	23,  // 126: platen.v1.OperatorService.ListTokens:output_type -> platen.v1.ListTokensResponse
-	25,  // 127: platen.v1.OperatorService.IssueToken:output_type -> platen.v1.IssueTokenResponse
-	21,  // 128: platen.v1.OperatorService.RevokeToken:output_type -> platen.v1.Token
-	27,  // 129: platen.v1.OperatorService.CreatePrintTemplate:output_type -> platen.v1.PrintTemplate
-	27,  // 130: platen.v1.OperatorService.GetPrintTemplate:output_type -> platen.v1.PrintTemplate
-	33,  // 131: platen.v1.OperatorService.ListPrintTemplates:output_type -> platen.v1.ListPrintTemplatesResponse
-	27,  // 132: platen.v1.OperatorService.UpdatePrintTemplate:output_type -> platen.v1.PrintTemplate
-	36,  // 133: platen.v1.OperatorService.DeletePrintTemplate:output_type -> platen.v1.DeletePrintTemplateResponse
-	27,  // 134: platen.v1.OperatorService.AssignPrintTemplate:output_type -> platen.v1.PrintTemplate
-	39,  // 135: platen.v1.OperatorService.ListProductVariants:output_type -> platen.v1.OperatorServiceListProductVariantsResponse
-	40,  // 136: platen.v1.OperatorService.CreateFont:output_type -> platen.v1.Font
-	43,  // 137: platen.v1.OperatorService.ListFonts:output_type -> platen.v1.ListFontsResponse
-	40,  // 138: platen.v1.OperatorService.GetFont:output_type -> platen.v1.Font
-	46,  // 139: platen.v1.OperatorService.DeleteFont:output_type -> platen.v1.DeleteFontResponse
-	47,  // 140: platen.v1.OperatorService.CreateOutputProfile:output_type -> platen.v1.OutputProfile
-	50,  // 141: platen.v1.OperatorService.ListOutputProfiles:output_type -> platen.v1.ListOutputProfilesResponse
-	47,  // 142: platen.v1.OperatorService.GetOutputProfile:output_type -> platen.v1.OutputProfile
-	53,  // 143: platen.v1.OperatorService.DeleteOutputProfile:output_type -> platen.v1.DeleteOutputProfileResponse
-	54,  // 144: platen.v1.OperatorService.GetPressSettings:output_type -> platen.v1.PressSettings
-	54,  // 145: platen.v1.OperatorService.UpdatePressSettings:output_type -> platen.v1.PressSettings
-	110, // [110:146] is the sub-list for method output_type
-	74,  // [74:110] is the sub-list for method input_type
+	4,   // 75: platen.v1.OperatorService.CountPrints:input_type -> platen.v1.CountPrintsRequest
+	7,   // 76: platen.v1.OperatorService.GetPrint:input_type -> platen.v1.GetPrintRequest
+	8,   // 77: platen.v1.OperatorService.RetryPrint:input_type -> platen.v1.RetryPrintRequest
+	9,   // 78: platen.v1.OperatorService.FlagPrint:input_type -> platen.v1.FlagPrintRequest
+	10,  // 79: platen.v1.OperatorService.CancelPrint:input_type -> platen.v1.CancelPrintRequest
+	11,  // 80: platen.v1.OperatorService.ListBatchOrders:input_type -> platen.v1.ListBatchOrdersRequest
+	13,  // 81: platen.v1.OperatorService.CreateBatchOrder:input_type -> platen.v1.OperatorServiceCreateBatchOrderRequest
+	69,  // 82: platen.v1.OperatorService.GetBatchOrder:input_type -> platen.v1.GetBatchOrderRequest
+	14,  // 83: platen.v1.OperatorService.GetWebhookEndpoint:input_type -> platen.v1.GetWebhookEndpointRequest
+	70,  // 84: platen.v1.OperatorService.SetWebhookEndpoint:input_type -> platen.v1.SetWebhookEndpointRequest
+	71,  // 85: platen.v1.OperatorService.ListWebhookDeliveries:input_type -> platen.v1.ListWebhookDeliveriesRequest
+	72,  // 86: platen.v1.OperatorService.ResendWebhookDelivery:input_type -> platen.v1.ResendWebhookDeliveryRequest
+	16,  // 87: platen.v1.OperatorService.ListTeams:input_type -> platen.v1.ListTeamsRequest
+	18,  // 88: platen.v1.OperatorService.CreateTeam:input_type -> platen.v1.CreateTeamRequest
+	20,  // 89: platen.v1.OperatorService.ListStores:input_type -> platen.v1.ListStoresRequest
+	22,  // 90: platen.v1.OperatorService.CreateStore:input_type -> platen.v1.CreateStoreRequest
+	24,  // 91: platen.v1.OperatorService.ListTokens:input_type -> platen.v1.ListTokensRequest
+	26,  // 92: platen.v1.OperatorService.IssueToken:input_type -> platen.v1.IssueTokenRequest
+	28,  // 93: platen.v1.OperatorService.RevokeToken:input_type -> platen.v1.RevokeTokenRequest
+	32,  // 94: platen.v1.OperatorService.CreatePrintTemplate:input_type -> platen.v1.CreatePrintTemplateRequest
+	33,  // 95: platen.v1.OperatorService.GetPrintTemplate:input_type -> platen.v1.GetPrintTemplateRequest
+	34,  // 96: platen.v1.OperatorService.ListPrintTemplates:input_type -> platen.v1.ListPrintTemplatesRequest
+	36,  // 97: platen.v1.OperatorService.UpdatePrintTemplate:input_type -> platen.v1.UpdatePrintTemplateRequest
+	37,  // 98: platen.v1.OperatorService.DeletePrintTemplate:input_type -> platen.v1.DeletePrintTemplateRequest
+	39,  // 99: platen.v1.OperatorService.AssignPrintTemplate:input_type -> platen.v1.AssignPrintTemplateRequest
+	40,  // 100: platen.v1.OperatorService.ListProductVariants:input_type -> platen.v1.OperatorServiceListProductVariantsRequest
+	43,  // 101: platen.v1.OperatorService.CreateFont:input_type -> platen.v1.CreateFontRequest
+	44,  // 102: platen.v1.OperatorService.ListFonts:input_type -> platen.v1.ListFontsRequest
+	46,  // 103: platen.v1.OperatorService.GetFont:input_type -> platen.v1.GetFontRequest
+	47,  // 104: platen.v1.OperatorService.DeleteFont:input_type -> platen.v1.DeleteFontRequest
+	50,  // 105: platen.v1.OperatorService.CreateOutputProfile:input_type -> platen.v1.CreateOutputProfileRequest
+	51,  // 106: platen.v1.OperatorService.ListOutputProfiles:input_type -> platen.v1.ListOutputProfilesRequest
+	53,  // 107: platen.v1.OperatorService.GetOutputProfile:input_type -> platen.v1.GetOutputProfileRequest
+	54,  // 108: platen.v1.OperatorService.DeleteOutputProfile:input_type -> platen.v1.DeleteOutputProfileRequest
+	57,  // 109: platen.v1.OperatorService.GetPressSettings:input_type -> platen.v1.GetPressSettingsRequest
+	58,  // 110: platen.v1.OperatorService.UpdatePressSettings:input_type -> platen.v1.UpdatePressSettingsRequest
+	6,   // 111: platen.v1.OperatorService.ListPrints:output_type -> platen.v1.ListPrintsResponse
+	5,   // 112: platen.v1.OperatorService.CountPrints:output_type -> platen.v1.PrintCounts
+	0,   // 113: platen.v1.OperatorService.GetPrint:output_type -> platen.v1.Print
+	0,   // 114: platen.v1.OperatorService.RetryPrint:output_type -> platen.v1.Print
+	0,   // 115: platen.v1.OperatorService.FlagPrint:output_type -> platen.v1.Print
+	0,   // 116: platen.v1.OperatorService.CancelPrint:output_type -> platen.v1.Print
+	12,  // 117: platen.v1.OperatorService.ListBatchOrders:output_type -> platen.v1.ListBatchOrdersResponse
+	63,  // 118: platen.v1.OperatorService.CreateBatchOrder:output_type -> platen.v1.BatchOrder
+	63,  // 119: platen.v1.OperatorService.GetBatchOrder:output_type -> platen.v1.BatchOrder
+	73,  // 120: platen.v1.OperatorService.GetWebhookEndpoint:output_type -> platen.v1.WebhookEndpoint
+	73,  // 121: platen.v1.OperatorService.SetWebhookEndpoint:output_type -> platen.v1.WebhookEndpoint
+	74,  // 122: platen.v1.OperatorService.ListWebhookDeliveries:output_type -> platen.v1.ListWebhookDeliveriesResponse
+	75,  // 123: platen.v1.OperatorService.ResendWebhookDelivery:output_type -> platen.v1.WebhookDelivery
+	17,  // 124: platen.v1.OperatorService.ListTeams:output_type -> platen.v1.ListTeamsResponse
+	15,  // 125: platen.v1.OperatorService.CreateTeam:output_type -> platen.v1.Team
+	21,  // 126: platen.v1.OperatorService.ListStores:output_type -> platen.v1.ListStoresResponse
+	19,  // 127: platen.v1.OperatorService.CreateStore:output_type -> platen.v1.Store
+	25,  // 128: platen.v1.OperatorService.ListTokens:output_type -> platen.v1.ListTokensResponse
+	27,  // 129: platen.v1.OperatorService.IssueToken:output_type -> platen.v1.IssueTokenResponse
+	23,  // 130: platen.v1.OperatorService.RevokeToken:output_type -> platen.v1.Token
+	29,  // 131: platen.v1.OperatorService.CreatePrintTemplate:output_type -> platen.v1.PrintTemplate
+	29,  // 132: platen.v1.OperatorService.GetPrintTemplate:output_type -> platen.v1.PrintTemplate
+	35,  // 133: platen.v1.OperatorService.ListPrintTemplates:output_type -> platen.v1.ListPrintTemplatesResponse
+	29,  // 134: platen.v1.OperatorService.UpdatePrintTemplate:output_type -> platen.v1.PrintTemplate
+	38,  // 135: platen.v1.OperatorService.DeletePrintTemplate:output_type -> platen.v1.DeletePrintTemplateResponse
+	29,  // 136: platen.v1.OperatorService.AssignPrintTemplate:output_type -> platen.v1.PrintTemplate
+	41,  // 137: platen.v1.OperatorService.ListProductVariants:output_type -> platen.v1.OperatorServiceListProductVariantsResponse
+	42,  // 138: platen.v1.OperatorService.CreateFont:output_type -> platen.v1.Font
+	45,  // 139: platen.v1.OperatorService.ListFonts:output_type -> platen.v1.ListFontsResponse
+	42,  // 140: platen.v1.OperatorService.GetFont:output_type -> platen.v1.Font
+	48,  // 141: platen.v1.OperatorService.DeleteFont:output_type -> platen.v1.DeleteFontResponse
+	49,  // 142: platen.v1.OperatorService.CreateOutputProfile:output_type -> platen.v1.OutputProfile
+	52,  // 143: platen.v1.OperatorService.ListOutputProfiles:output_type -> platen.v1.ListOutputProfilesResponse
+	49,  // 144: platen.v1.OperatorService.GetOutputProfile:output_type -> platen.v1.OutputProfile
+	55,  // 145: platen.v1.OperatorService.DeleteOutputProfile:output_type -> platen.v1.DeleteOutputProfileResponse
+	56,  // 146: platen.v1.OperatorService.GetPressSettings:output_type -> platen.v1.PressSettings
+	56,  // 147: platen.v1.OperatorService.UpdatePressSettings:output_type -> platen.v1.PressSettings
+	111, // [111:148] is the sub-list for method output_type
+	74,  // [74:111] is the sub-list for method input_type
 	74,  // [74:74] is the sub-list for extension type_name
 	74,  // [74:74] is the sub-list for extension extendee
 	0,   // [0:74] is the sub-list for field type_name
@@ -5087,27 +5283,28 @@ func file_platen_v1_operator_proto_init() {
 	file_platen_v1_webhooks_proto_init()
 	file_platen_v1_warnings_proto_init()
 	file_platen_v1_operator_proto_msgTypes[3].OneofWrappers = []any{}
-	file_platen_v1_operator_proto_msgTypes[9].OneofWrappers = []any{}
+	file_platen_v1_operator_proto_msgTypes[4].OneofWrappers = []any{}
 	file_platen_v1_operator_proto_msgTypes[11].OneofWrappers = []any{}
-	file_platen_v1_operator_proto_msgTypes[18].OneofWrappers = []any{}
+	file_platen_v1_operator_proto_msgTypes[13].OneofWrappers = []any{}
 	file_platen_v1_operator_proto_msgTypes[20].OneofWrappers = []any{}
 	file_platen_v1_operator_proto_msgTypes[22].OneofWrappers = []any{}
 	file_platen_v1_operator_proto_msgTypes[24].OneofWrappers = []any{}
-	file_platen_v1_operator_proto_msgTypes[30].OneofWrappers = []any{}
+	file_platen_v1_operator_proto_msgTypes[26].OneofWrappers = []any{}
 	file_platen_v1_operator_proto_msgTypes[32].OneofWrappers = []any{}
 	file_platen_v1_operator_proto_msgTypes[34].OneofWrappers = []any{}
-	file_platen_v1_operator_proto_msgTypes[38].OneofWrappers = []any{}
-	file_platen_v1_operator_proto_msgTypes[41].OneofWrappers = []any{}
-	file_platen_v1_operator_proto_msgTypes[42].OneofWrappers = []any{}
-	file_platen_v1_operator_proto_msgTypes[48].OneofWrappers = []any{}
-	file_platen_v1_operator_proto_msgTypes[49].OneofWrappers = []any{}
+	file_platen_v1_operator_proto_msgTypes[36].OneofWrappers = []any{}
+	file_platen_v1_operator_proto_msgTypes[40].OneofWrappers = []any{}
+	file_platen_v1_operator_proto_msgTypes[43].OneofWrappers = []any{}
+	file_platen_v1_operator_proto_msgTypes[44].OneofWrappers = []any{}
+	file_platen_v1_operator_proto_msgTypes[50].OneofWrappers = []any{}
+	file_platen_v1_operator_proto_msgTypes[51].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_platen_v1_operator_proto_rawDesc), len(file_platen_v1_operator_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   57,
+			NumMessages:   59,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

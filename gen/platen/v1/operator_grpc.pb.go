@@ -20,6 +20,7 @@ const _ = grpc.SupportPackageIsVersion9
 
 const (
 	OperatorService_ListPrints_FullMethodName            = "/platen.v1.OperatorService/ListPrints"
+	OperatorService_CountPrints_FullMethodName           = "/platen.v1.OperatorService/CountPrints"
 	OperatorService_GetPrint_FullMethodName              = "/platen.v1.OperatorService/GetPrint"
 	OperatorService_RetryPrint_FullMethodName            = "/platen.v1.OperatorService/RetryPrint"
 	OperatorService_FlagPrint_FullMethodName             = "/platen.v1.OperatorService/FlagPrint"
@@ -70,6 +71,8 @@ const (
 type OperatorServiceClient interface {
 	// ListPrints lists prints of both families, newest first.
 	ListPrints(ctx context.Context, in *ListPrintsRequest, opts ...grpc.CallOption) (*ListPrintsResponse, error)
+	// CountPrints counts the prints the caller may see in each state.
+	CountPrints(ctx context.Context, in *CountPrintsRequest, opts ...grpc.CallOption) (*PrintCounts, error)
 	// GetPrint returns one print.
 	GetPrint(ctx context.Context, in *GetPrintRequest, opts ...grpc.CallOption) (*Print, error)
 	// RetryPrint queues a failed print for rendering again (else
@@ -179,6 +182,16 @@ func (c *operatorServiceClient) ListPrints(ctx context.Context, in *ListPrintsRe
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ListPrintsResponse)
 	err := c.cc.Invoke(ctx, OperatorService_ListPrints_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *operatorServiceClient) CountPrints(ctx context.Context, in *CountPrintsRequest, opts ...grpc.CallOption) (*PrintCounts, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(PrintCounts)
+	err := c.cc.Invoke(ctx, OperatorService_CountPrints_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -548,6 +561,8 @@ func (c *operatorServiceClient) UpdatePressSettings(ctx context.Context, in *Upd
 type OperatorServiceServer interface {
 	// ListPrints lists prints of both families, newest first.
 	ListPrints(context.Context, *ListPrintsRequest) (*ListPrintsResponse, error)
+	// CountPrints counts the prints the caller may see in each state.
+	CountPrints(context.Context, *CountPrintsRequest) (*PrintCounts, error)
 	// GetPrint returns one print.
 	GetPrint(context.Context, *GetPrintRequest) (*Print, error)
 	// RetryPrint queues a failed print for rendering again (else
@@ -655,6 +670,9 @@ type UnimplementedOperatorServiceServer struct{}
 
 func (UnimplementedOperatorServiceServer) ListPrints(context.Context, *ListPrintsRequest) (*ListPrintsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListPrints not implemented")
+}
+func (UnimplementedOperatorServiceServer) CountPrints(context.Context, *CountPrintsRequest) (*PrintCounts, error) {
+	return nil, status.Error(codes.Unimplemented, "method CountPrints not implemented")
 }
 func (UnimplementedOperatorServiceServer) GetPrint(context.Context, *GetPrintRequest) (*Print, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetPrint not implemented")
@@ -796,6 +814,24 @@ func _OperatorService_ListPrints_Handler(srv interface{}, ctx context.Context, d
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(OperatorServiceServer).ListPrints(ctx, req.(*ListPrintsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _OperatorService_CountPrints_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CountPrintsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperatorServiceServer).CountPrints(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperatorService_CountPrints_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperatorServiceServer).CountPrints(ctx, req.(*CountPrintsRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -1440,6 +1476,10 @@ var OperatorService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListPrints",
 			Handler:    _OperatorService_ListPrints_Handler,
+		},
+		{
+			MethodName: "CountPrints",
+			Handler:    _OperatorService_CountPrints_Handler,
 		},
 		{
 			MethodName: "GetPrint",

@@ -39,9 +39,29 @@ async function signIn(page, email, password) {
   await page.waitForURL('**/operator/prints');
 }
 
+// openConfirmation opens the in-page confirmation whose summary has text,
+// within scope (a page or a part of one), and returns it: its words say
+// what the action does, and its button does it.
+async function openConfirmation(scope, text) {
+  const summary = scope.locator('details.confirm > summary', { hasText: text }).first();
+  await summary.click();
+  return summary.locator('xpath=..');
+}
+
+// policyViolations counts what the pages' Content-Security-Policy refused
+// (Chromium reports each on the console): a page that needs an inline
+// script, handler or style the policy forbids is broken there.
+const policyViolations = [];
+function watchPolicy(page) {
+  page.on('console', (m) => {
+    if (m.text().includes('Content Security Policy')) policyViolations.push(`${page.url()}: ${m.text()}`);
+  });
+  return page;
+}
+
 // run runs a script's main, reporting a thrown error as a failed step.
 function run(main) {
   main().catch((e) => { report('the run', false, String((e && e.stack) || e)); process.exit(1); });
 }
 
-module.exports = { env, base, report, launch, signIn, run };
+module.exports = { env, base, report, launch, signIn, run, openConfirmation, watchPolicy, policyViolations };

@@ -2,30 +2,42 @@
 // each step prints one JSON line {"step", "ok", "detail"}; screenshots go
 // to OUT. The Go test reads the lines and fails the steps that did not
 // hold. Configuration comes from the environment (see browser_test.go).
-const { env, base, report, launch, signIn, run } = require('./lib.js');
+const { env, base, report, launch, signIn, run, openConfirmation, watchPolicy, policyViolations } = require('./lib.js');
 
 async function main() {
   const browser = await launch();
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = watchPolicy(await context.newPage());
   let alerts = 0;
+  let dialogs = 0;
   page.on('dialog', async (d) => {
+    dialogs++;
     if (d.type() === 'alert') alerts++;
-    await d.accept(); // the actions' confirmations
+    await d.dismiss(); // no confirmation is a dialog
   });
 
   await signIn(page, env.STAFF_EMAIL, env.STAFF_PASSWORD);
   report('sign in', page.url().endsWith('/operator/prints'), page.url());
   await page.screenshot({ path: env.OUT + '/prints.png', fullPage: true });
 
-  // A print rendering when the page loaded turns ready without a reload:
-  // its image is held until this line says the page is watching.
+  // A print rendering when the pages loaded turns ready without a reload,
+  // in the list and on its own page: its image is held until this line
+  // says the pages are watching.
+  const printPage = watchPolicy(await context.newPage()); // signed in as page is
+  const policy = (await printPage.goto(base + '/operator/prints/' + env.SLOW_PRINT)).headers()['content-security-policy'] || '';
   const badge = page.locator(`[data-print="${env.SLOW_PRINT}"]`);
   const before = await badge.textContent();
-  report('watching', before !== 'ready', before);
+  const pageBefore = await printPage.locator('h1 .badge').textContent();
+  report('watching', before !== 'Ready' && pageBefore !== 'Ready', `${before}, ${pageBefore}`);
   await page.waitForFunction(
-    (id) => document.querySelector(`[data-print="${id}"]`)?.textContent === 'ready',
+    (id) => document.querySelector(`[data-print="${id}"]`)?.textContent === 'Ready',
     env.SLOW_PRINT, { timeout: 30000 }).catch(() => {});
-  report('a print turns ready in place', before !== 'ready' && (await badge.textContent()) === 'ready', `${before} → ${await badge.textContent()}`);
+  report('a print turns ready in place', before !== 'Ready' && (await badge.textContent()) === 'Ready', `${before} → ${await badge.textContent()}`);
+  await printPage.waitForFunction(() => document.querySelector('h1 .badge')?.dataset.state === 'ready', null, { timeout: 30000 }).catch(() => {});
+  const pageAfter = await printPage.locator('h1 .badge').textContent();
+  const flagOffered = await printPage.locator('details[data-action=flag]').count();
+  report('its page follows it, with the actions of a ready print', pageAfter === 'Ready' && flagOffered === 1 &&
+    (await printPage.locator('details[data-action=retry]').count()) === 0, `${pageBefore} → ${pageAfter}`);
 
   // The hostile order id is text: no alert ran, and it reads as written.
   report('client strings are text', alerts === 0 && (await page.content()).includes('&lt;img src=x onerror=alert(1)&gt;'), `alerts: ${alerts}`);
@@ -36,13 +48,23 @@ async function main() {
   report('a failed print says why', why.includes('unknown font "Nope"'), why);
   await page.screenshot({ path: env.OUT + '/print.png', fullPage: true });
 
-  // Retry, flag with a reason, cancel: each confirmed, each in the history.
-  await Promise.all([page.waitForURL('**done=retry'), page.click('form[action$="/retry"] button')]);
-  await page.fill('form[action$="/flag"] input[name=reason]', 'the photo is upside down');
-  await Promise.all([page.waitForURL('**done=flag'), page.click('form[action$="/flag"] button')]);
-  await Promise.all([page.waitForURL('**done=cancel'), page.click('form[action$="/cancel"] button')]);
+  // Retry, flag with a reason, cancel: each confirmed in the page, saying
+  // what it does, each in the history.
+  const retry = await openConfirmation(page, 'Retry');
+  const retrySays = await retry.locator('p').first().textContent();
+  await Promise.all([page.waitForURL('**done=retry'), retry.locator('button').click()]);
+  await page.waitForFunction(() => document.querySelector('h1 .badge')?.dataset.state === 'failed', null, { timeout: 30000 }).catch(() => {});
+  const flag = await openConfirmation(page, 'Flag');
+  const flagSays = await flag.locator('p').first().textContent();
+  await flag.locator('textarea[name=reason]').fill('the photo is upside down');
+  await Promise.all([page.waitForURL('**done=flag'), flag.locator('button').click()]);
+  const cancel = await openConfirmation(page, 'Cancel');
+  const cancelSays = await cancel.locator('p').first().textContent();
+  await Promise.all([page.waitForURL('**done=cancel'), cancel.locator('button').click()]);
   const history = await page.locator('ol').textContent();
   report('retry, flag and cancel', history.includes('retried') && history.includes('flagged: the photo is upside down') && history.includes('cancelled'), history.replace(/\s+/g, ' '));
+  report('each says what it does', retrySays.includes('queued to render again') && flagSays.includes('which the client reads') &&
+    cancelSays.includes('cancelled by the print shop') && cancelSays.includes('can be retried'), [retrySays, flagSays, cancelSays].join(' | '));
   await page.screenshot({ path: env.OUT + '/actions.png', fullPage: true });
 
   // A POST without the form's token is refused.
@@ -68,6 +90,9 @@ async function main() {
   const wide = await phone.evaluate(() => document.documentElement.scrollWidth);
   report('usable on a phone', wide <= 390, `page width ${wide}`);
   await phone.screenshot({ path: env.OUT + '/phone.png', fullPage: true });
+
+  report('confirmations in the page, nothing refused by the policy', dialogs === 0 && policy.includes("script-src 'self'") && policyViolations.length === 0,
+    `${dialogs} dialogs, policy ${policy}; ${policyViolations.join('; ')}`);
 
   await browser.close();
 }

@@ -2,7 +2,7 @@
 // as webhooks_browser_test.go asks: each step prints one JSON line
 // {"step", "ok", "detail"}; screenshots go to OUT. The Go test makes the
 // store's event happen once the URL is set (step "set the URL").
-const { env, base, report, launch, signIn, run } = require('./lib.js');
+const { env, base, report, launch, signIn, run, openConfirmation, watchPolicy, policyViolations } = require('./lib.js');
 
 // until retries check (reloading page) until it holds or ms pass.
 async function until(page, check, ms) {
@@ -56,7 +56,8 @@ async function webhooks(page) {
 
   const before = await page.locator('code.secret').textContent();
   const hidden = !(await page.locator('code.secret').isVisible());
-  await Promise.all([page.waitForURL('**done=rotate'), page.click('text=Rotate the secret')]);
+  const rotation = await openConfirmation(page, 'Rotate the secret');
+  await Promise.all([page.waitForURL('**done=rotate'), rotation.locator('button').click()]);
   const after = await page.locator('code.secret').textContent();
   const shown = await page.locator('code.secret').isVisible();
   report('rotate the secret', hidden && shown && after !== before && after.startsWith('whsec_'), `hidden before ${hidden}, shown after ${shown}`);
@@ -66,7 +67,8 @@ async function webhooks(page) {
   report('a delivery in the log', delivered && (await row.textContent()).includes('order_item.print_file.ready'), (await row.textContent().catch(() => '')).replace(/\s+/g, ' '));
   await page.screenshot({ path: env.OUT + '/webhook.png', fullPage: true });
 
-  await Promise.all([page.waitForURL('**done=resend'), row.locator('button', { hasText: 'Resend' }).click()]);
+  const resend = await openConfirmation(row, 'Resend');
+  await Promise.all([page.waitForURL('**done=resend'), resend.locator('button').click()]);
   const notice = await page.locator('p.notice').textContent();
   report('resend a delivery', notice.includes('queued to be sent again'), notice);
 }
@@ -92,7 +94,8 @@ async function tokens(page) {
   await page.goto(base + '/operator/tokens');
   const listed = (await page.content()).includes(token);
   const row = page.locator('tr[data-token]', { hasText: 'browser test' });
-  await Promise.all([page.waitForURL('**done=revoke'), row.locator('button', { hasText: 'Revoke' }).click()]);
+  const revoke = await openConfirmation(row, 'Revoke');
+  await Promise.all([page.waitForURL('**done=revoke'), revoke.locator('button').click()]);
   const deadline = Date.now() + 6000; // the API refuses a revoked token within its revocation delay
   let refused = await apiStatus(token);
   while (refused !== 401 && Date.now() < deadline) {
@@ -107,7 +110,9 @@ async function tokens(page) {
 async function main() {
   const browser = await launch();
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  page.on('dialog', (d) => d.accept()); // the confirmations of rotate, resend and revoke
+  watchPolicy(page);
+  let dialogs = 0;
+  page.on('dialog', (d) => { dialogs++; d.dismiss(); }); // confirmations are in the page, never a dialog
   await signIn(page, env.STAFF_EMAIL, env.STAFF_PASSWORD);
   await webhooks(page);
   await tokens(page);
@@ -123,6 +128,8 @@ async function main() {
   const theirs = await other.goto(base + '/operator/webhooks/acme-shop');
   report('a team operator reaches neither', stores.status() === 403 && !storesPage.includes('acme-shop') && theirs.status() === 404,
     `stores ${stores.status()}, another team's webhook ${theirs.status()}`);
+  report('confirmations in the page, nothing refused by the policy', dialogs === 0 && policyViolations.length === 0,
+    `${dialogs} dialogs; ${policyViolations.join('; ')}`);
 
   await browser.close();
 }
