@@ -437,12 +437,12 @@ func fixed(f printseed.Filter) func(*printLister) printseed.Filter {
 // filters together, and the second page.
 var listCases = []listCase{
 	{name: "no filter", filter: fixed(printseed.Filter{})},
-	{name: "status ready", filter: fixed(printseed.Filter{Status: "ready"})},
-	{name: "status processingfailed (A)", filter: fixed(printseed.Filter{Status: "processingfailed"})},
-	{name: "status received (A)", filter: fixed(printseed.Filter{Status: "received"})},
-	{name: "status processing", filter: fixed(printseed.Filter{Status: "processing"})},
-	{name: "status failed (B)", filter: fixed(printseed.Filter{Status: "failed"})},
-	{name: "status cancelled (B)", filter: fixed(printseed.Filter{Status: "cancelled"})},
+	{name: "state ready", filter: fixed(printseed.Filter{State: "ready"})},
+	{name: "state failed", filter: fixed(printseed.Filter{State: "failed"})},
+	{name: "state queued", filter: fixed(printseed.Filter{State: "queued"})},
+	{name: "state rendering", filter: fixed(printseed.Filter{State: "rendering"})},
+	{name: "state failed, family B", filter: fixed(printseed.Filter{State: "failed", Family: "B"})},
+	{name: "state cancelled", filter: fixed(printseed.Filter{State: "cancelled"})},
 	{name: "family A", filter: fixed(printseed.Filter{Family: "A"})},
 	{name: "family B", filter: fixed(printseed.Filter{Family: "B"})},
 	{name: "largest team", filter: func(l *printLister) printseed.Filter { return printseed.Filter{TeamID: l.largestTeam()} }},
@@ -464,7 +464,7 @@ var listCases = []listCase{
 	{name: "search design version", filter: search("", func(p *printseed.Print) string { return p.DesignVersionID })},
 	{name: "search, nothing matches", filter: fixed(printseed.Filter{Search: "no-such-reference"})},
 	{name: "smallest team, failed, family A", filter: func(l *printLister) printseed.Filter {
-		return printseed.Filter{TeamID: l.smallestTeam(), Status: "processingfailed", Family: "A"}
+		return printseed.Filter{TeamID: l.smallestTeam(), State: "failed", Family: "A"}
 	}},
 	{name: "a store in a week", filter: func(l *printLister) printseed.Filter {
 		from, to := l.week()
@@ -475,9 +475,9 @@ var listCases = []listCase{
 		return printseed.Filter{TeamID: l.largestTeam(), Search: p.EcommerceOrderItemID}
 	}},
 	{name: "page 2, no filter", page: 1, filter: fixed(printseed.Filter{})},
-	{name: "page 2, status ready", page: 1, filter: fixed(printseed.Filter{Status: "ready"})},
+	{name: "page 2, state ready", page: 1, filter: fixed(printseed.Filter{State: "ready"})},
 	{name: "no filter", member: true, filter: fixed(printseed.Filter{})},
-	{name: "status failed (B)", member: true, filter: fixed(printseed.Filter{Status: "failed"})},
+	{name: "state failed", member: true, filter: fixed(printseed.Filter{State: "failed"})},
 	{name: "search own order number", member: true, filter: func(l *printLister) printseed.Filter {
 		p := l.pick("A", func(p *printseed.Print) bool { return p.TeamID == l.team })
 		return printseed.Filter{Search: p.EcommerceOrderNumber}

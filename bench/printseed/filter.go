@@ -12,7 +12,7 @@ import (
 // say it and as a brute-force match over the seed answers it.
 type Filter struct {
 	TeamID                      int
-	Status, Family, StoreID     string
+	State, Family, StoreID      string
 	Search                      string
 	CreatedAfter, CreatedBefore time.Time
 }
@@ -28,7 +28,7 @@ func (f Filter) Values() url.Values {
 	if f.TeamID != 0 {
 		v.Set("team_id", strconv.Itoa(f.TeamID))
 	}
-	set("status", f.Status)
+	set("state", f.State)
 	set("family", f.Family)
 	set("store_id", f.StoreID)
 	set("query", f.Search)
@@ -45,7 +45,7 @@ func (f Filter) Values() url.Values {
 func (f Filter) Match(p *Print) bool {
 	switch {
 	case f.TeamID != 0 && p.TeamID != f.TeamID,
-		f.Status != "" && p.Status != f.Status,
+		f.State != "" && p.State() != f.State,
 		f.Family != "" && p.Family != f.Family,
 		f.StoreID != "" && p.StoreID != f.StoreID,
 		!f.CreatedAfter.IsZero() && p.CreatedAt.Before(f.CreatedAfter),
@@ -53,6 +53,23 @@ func (f Filter) Match(p *Print) bool {
 		return false
 	}
 	return f.Search == "" || slices.Contains(p.references(), f.Search)
+}
+
+// State is p's state as the list reads it: a seeded print has no
+// operator's action on it, and no seeded Family B render has started.
+func (p *Print) State() string {
+	switch p.Status {
+	case "received":
+		return "queued"
+	case "processing":
+		if p.Family == "B" {
+			return "queued"
+		}
+		return "rendering"
+	case "processingfailed":
+		return "failed"
+	}
+	return p.Status // ready, failed, cancelled
 }
 
 // references are every value a search finds p by.

@@ -29,18 +29,18 @@ func (p *Panel) accountRoutes() {
 func (p *Panel) storesPage(w http.ResponseWriter, r *http.Request, s *session) {
 	teams, err := p.allTeams(r.Context())
 	if err != nil {
-		p.fail(w, err)
+		p.fail(w, r, err)
 		return
 	}
 	q := r.URL.Query()
 	team, err := formTeam(q.Get("team_id"))
 	if err != nil {
-		p.fail(w, err)
+		p.fail(w, r, err)
 		return
 	}
 	resp, err := p.api.ListStores(r.Context(), &platenv1.ListStoresRequest{TeamId: team, PageToken: q.Get("page_token")})
 	if err != nil {
-		p.fail(w, err)
+		p.fail(w, r, err)
 		return
 	}
 	p.render(w, "stores", http.StatusOK, map[string]any{"Operator": s.account, "CSRF": s.csrf(), "Teams": teams,
@@ -50,7 +50,7 @@ func (p *Panel) storesPage(w http.ResponseWriter, r *http.Request, s *session) {
 
 func (p *Panel) createTeam(w http.ResponseWriter, r *http.Request, _ *session) {
 	if _, err := p.api.CreateTeam(r.Context(), &platenv1.CreateTeamRequest{Name: strings.TrimSpace(r.PostFormValue("name"))}); err != nil {
-		p.fail(w, err)
+		p.fail(w, r, err)
 		return
 	}
 	redirect(w, r, "/operator/stores?done=team")
@@ -62,7 +62,7 @@ func (p *Panel) createStore(w http.ResponseWriter, r *http.Request, _ *session) 
 		_, err = p.api.CreateStore(r.Context(), &platenv1.CreateStoreRequest{StoreId: strings.TrimSpace(r.PostFormValue("store_id")), TeamId: team})
 	}
 	if err != nil {
-		p.fail(w, err)
+		p.fail(w, r, err)
 		return
 	}
 	redirect(w, r, "/operator/stores?done=store")
@@ -73,23 +73,23 @@ func (p *Panel) createStore(w http.ResponseWriter, r *http.Request, _ *session) 
 func (p *Panel) tokensPage(w http.ResponseWriter, r *http.Request, s *session) {
 	teams, err := p.allTeams(r.Context())
 	if err != nil {
-		p.fail(w, err)
+		p.fail(w, r, err)
 		return
 	}
 	stores, err := p.allStores(r.Context())
 	if err != nil {
-		p.fail(w, err)
+		p.fail(w, r, err)
 		return
 	}
 	q := r.URL.Query()
 	team, err := formTeam(q.Get("team_id"))
 	if err != nil {
-		p.fail(w, err)
+		p.fail(w, r, err)
 		return
 	}
 	resp, err := p.api.ListTokens(r.Context(), &platenv1.ListTokensRequest{TeamId: team, IncludeRevoked: true, PageToken: q.Get("page_token")})
 	if err != nil {
-		p.fail(w, err)
+		p.fail(w, r, err)
 		return
 	}
 	p.render(w, "tokens", http.StatusOK, map[string]any{"Operator": s.account, "CSRF": s.csrf(), "Teams": teams,
@@ -109,7 +109,7 @@ func (p *Panel) issueToken(w http.ResponseWriter, r *http.Request, s *session) {
 			StoreId: strings.TrimSpace(r.PostFormValue("store_id")), Name: strings.TrimSpace(r.PostFormValue("name"))})
 	}
 	if err != nil {
-		p.fail(w, err)
+		p.fail(w, r, err)
 		return
 	}
 	teams, _ := p.allTeams(r.Context()) // the team's name is a nicety: the token is shown whatever else fails
@@ -119,11 +119,11 @@ func (p *Panel) issueToken(w http.ResponseWriter, r *http.Request, s *session) {
 func (p *Panel) revokeToken(w http.ResponseWriter, r *http.Request, _ *session) {
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 32)
 	if err != nil {
-		p.render(w, "error", http.StatusNotFound, map[string]any{"Message": "There is no such token."})
+		p.failWith(w, r, http.StatusNotFound, "There is no such token.")
 		return
 	}
 	if _, err := p.api.RevokeToken(r.Context(), &platenv1.RevokeTokenRequest{TokenId: int32(id)}); err != nil {
-		p.fail(w, err)
+		p.fail(w, r, err)
 		return
 	}
 	redirect(w, r, "/operator/tokens?done=revoke")

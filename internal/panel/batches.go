@@ -36,14 +36,14 @@ func (p *Panel) batchesPage(w http.ResponseWriter, r *http.Request, s *session) 
 	if v := q.Get("team_id"); v != "" {
 		team, err := teamID(v)
 		if err != nil {
-			p.fail(w, err)
+			p.fail(w, r, err)
 			return
 		}
 		req.TeamId = &team
 	}
 	resp, err := p.api.ListBatchOrders(r.Context(), req)
 	if err != nil {
-		p.fail(w, err)
+		p.fail(w, r, err)
 		return
 	}
 	p.render(w, "batches", http.StatusOK, map[string]any{"Operator": s.account, "CSRF": s.csrf(),
@@ -99,12 +99,12 @@ type sheet struct {
 func (p *Panel) batchPage(w http.ResponseWriter, r *http.Request, s *session) {
 	b, err := p.api.GetBatchOrder(r.Context(), &platenv1.GetBatchOrderRequest{BatchUid: r.PathValue("uid")})
 	if err != nil {
-		p.fail(w, err)
+		p.fail(w, r, err)
 		return
 	}
 	sheets, err := p.sheets(r.Context(), b)
 	if err != nil {
-		p.fail(w, err)
+		p.fail(w, r, err)
 		return
 	}
 	p.render(w, "batch", http.StatusOK, map[string]any{"Operator": s.account, "CSRF": s.csrf(), "Batch": b, "Sheets": sheets,

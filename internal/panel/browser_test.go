@@ -45,7 +45,7 @@ func TestThePanelInABrowser(t *testing.T) {
 		waitStatus(t, srv, staff.Token, failed, "processingfailed")
 		rendering := orderWith(t, srv, acme, "1002", fmt.Sprintf(`{"width":50,"height":50,"layers":[{"type":"image","src":%q,"x":0,"y":0,"width":50,"height":50}]}`, slow.URL+"/p.png"))
 
-		out := runScript(t, b, "panel.test.js", 12, map[string]string{"BASE": srv.BaseURL, "CHROMIUM": chromium,
+		out := runScript(t, b, "panel.test.js", 13, map[string]string{"BASE": srv.BaseURL, "CHROMIUM": chromium,
 			"STAFF_EMAIL": staff.Email, "STAFF_PASSWORD": staff.Password, "MEMBER_EMAIL": member.Email, "MEMBER_PASSWORD": member.Password,
 			"SLOW_PRINT": rendering, "FAILED_PRINT": failed, "FAILED_ORDER": hostile},
 			func(step string) {

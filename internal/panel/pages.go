@@ -112,7 +112,7 @@ func (p *Panel) printsPage(w http.ResponseWriter, r *http.Request, s *session) {
 		data["Counts"], err = p.counts(r, r.URL.Query())
 	}
 	if err != nil {
-		p.fail(w, err)
+		p.fail(w, r, err)
 		return
 	}
 	p.render(w, "prints", http.StatusOK, data)
@@ -122,7 +122,7 @@ func (p *Panel) printsPage(w http.ResponseWriter, r *http.Request, s *session) {
 func (p *Panel) printRows(w http.ResponseWriter, r *http.Request, s *session) {
 	data, err := p.printList(r, s)
 	if err != nil {
-		p.fail(w, err)
+		p.fail(w, r, err)
 		return
 	}
 	p.render(w, "rows", http.StatusOK, data)
@@ -188,7 +188,7 @@ func (p *Panel) attentionPage(w http.ResponseWriter, r *http.Request, s *session
 	q := r.URL.Query()
 	counts, err := p.counts(r, q)
 	if err != nil {
-		p.fail(w, err)
+		p.fail(w, r, err)
 		return
 	}
 	type section struct {
@@ -199,7 +199,7 @@ func (p *Panel) attentionPage(w http.ResponseWriter, r *http.Request, s *session
 	for _, state := range []string{prints.StateFailed, prints.StateFlagged} {
 		resp, err := p.api.ListPrints(r.Context(), &platenv1.ListPrintsRequest{State: state, TeamId: teamFilter(q), PageSize: attentionRows})
 		if err != nil {
-			p.fail(w, err)
+			p.fail(w, r, err)
 			return
 		}
 		sections = append(sections, section{State: state, Title: stateName(state), Prints: resp.Prints})
@@ -229,7 +229,7 @@ func day(value, field string, days int) (*timestamppb.Timestamp, error) {
 func (p *Panel) printPage(w http.ResponseWriter, r *http.Request, s *session) {
 	pr, err := p.api.GetPrint(r.Context(), &platenv1.GetPrintRequest{PrintId: r.PathValue("id")})
 	if err != nil {
-		p.fail(w, err)
+		p.fail(w, r, err)
 		return
 	}
 	p.showPrint(w, s, pr, http.StatusOK, map[string]any{"Notice": printNotices[r.URL.Query().Get("done")]})
@@ -262,7 +262,7 @@ func printReference(pr *platenv1.Print) string {
 func (p *Panel) printState(w http.ResponseWriter, r *http.Request, s *session) {
 	pr, err := p.api.GetPrint(r.Context(), &platenv1.GetPrintRequest{PrintId: r.PathValue("id")})
 	if err != nil {
-		p.fail(w, err)
+		p.fail(w, r, err)
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store")
@@ -287,7 +287,7 @@ var printNotices = map[string]string{
 func (p *Panel) preview(w http.ResponseWriter, r *http.Request, s *session) {
 	id := r.PathValue("id")
 	if _, err := p.api.GetPrint(r.Context(), &platenv1.GetPrintRequest{PrintId: id}); err != nil {
-		p.fail(w, err)
+		p.fail(w, r, err)
 		return
 	}
 	target, err := p.previews.URL(r.Context(), id)
@@ -297,7 +297,7 @@ func (p *Panel) preview(w http.ResponseWriter, r *http.Request, s *session) {
 		return
 	}
 	if err != nil {
-		p.fail(w, err)
+		p.fail(w, r, err)
 		return
 	}
 	w.Header().Set("Cache-Control", "private, max-age=600")
@@ -316,7 +316,7 @@ func (p *Panel) act(w http.ResponseWriter, r *http.Request, s *session) {
 	case "cancel":
 		_, err = p.api.CancelPrint(r.Context(), &platenv1.CancelPrintRequest{PrintId: id})
 	default:
-		p.render(w, "error", http.StatusNotFound, map[string]any{"Message": "There is no such action."})
+		p.failWith(w, r, http.StatusNotFound, "There is no such action.")
 		return
 	}
 	if err != nil {
@@ -332,7 +332,7 @@ func (p *Panel) act(w http.ResponseWriter, r *http.Request, s *session) {
 func (p *Panel) actionRefused(w http.ResponseWriter, r *http.Request, s *session, id string, err error) {
 	pr, getErr := p.api.GetPrint(r.Context(), &platenv1.GetPrintRequest{PrintId: id})
 	if getErr != nil {
-		p.fail(w, err)
+		p.fail(w, r, err)
 		return
 	}
 	st := status.Convert(err)

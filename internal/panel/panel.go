@@ -153,7 +153,7 @@ func (p *Panel) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err != nil {
-		p.fail(w, err)
+		p.fail(w, r, err)
 		return
 	}
 	setCookie(w, r, token, int(operators.SessionTTL/time.Second))
@@ -169,7 +169,7 @@ func (p *Panel) tooMany(w http.ResponseWriter, wait time.Duration, data map[stri
 
 func (p *Panel) logout(w http.ResponseWriter, r *http.Request, s *session) {
 	if err := p.sessions.DeleteSession(r.Context(), operators.SessionHash(s.token)); err != nil {
-		p.fail(w, err)
+		p.fail(w, r, err)
 		return
 	}
 	setCookie(w, r, "", -1)
@@ -187,13 +187,22 @@ func (p *Panel) render(w http.ResponseWriter, page string, code int, data any) {
 }
 
 // fail answers an error of the operator API as a page: its message, with
-// the status its code maps to.
-func (p *Panel) fail(w http.ResponseWriter, err error) {
+// the status its code maps to, and the navigation when someone signed in.
+func (p *Panel) fail(w http.ResponseWriter, r *http.Request, err error) {
 	st := status.Convert(err)
 	if _, ok := status.FromError(err); !ok {
-		st = apierr.ToStatus(context.Background(), err)
+		st = apierr.ToStatus(r.Context(), err)
 	}
-	p.render(w, "error", httpStatus(st), map[string]any{"Message": st.Message()})
+	p.failWith(w, r, httpStatus(st), st.Message())
+}
+
+// failWith answers the error page with code and message.
+func (p *Panel) failWith(w http.ResponseWriter, r *http.Request, code int, message string) {
+	data := map[string]any{"Message": message}
+	if s := sessionFrom(r.Context()); s != nil {
+		data["Operator"], data["CSRF"] = s.account, s.csrf()
+	}
+	p.render(w, "error", code, data)
 }
 
 func redirect(w http.ResponseWriter, r *http.Request, to string) {

@@ -67,5 +67,15 @@ func setCookie(w http.ResponseWriter, r *http.Request, token string, maxAge int)
 
 // withOperator is ctx acting as the session's operator.
 func withOperator(ctx context.Context, s *session) context.Context {
-	return auth.WithPrincipal(ctx, s.principal())
+	return context.WithValue(auth.WithPrincipal(ctx, s.principal()), sessionKey{}, s)
+}
+
+// sessionKey holds the signed-in operator's session in a request's
+// context, for the pages that answer an error to show the navigation.
+type sessionKey struct{}
+
+// sessionFrom is the request's session; nil when no one signed in.
+func sessionFrom(ctx context.Context) *session {
+	s, _ := ctx.Value(sessionKey{}).(*session)
+	return s
 }

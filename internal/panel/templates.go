@@ -51,17 +51,17 @@ func (p *Panel) templatesPage(w http.ResponseWriter, r *http.Request, s *session
 	req := &platenv1.ListPrintTemplatesRequest{PageToken: q.Get("page_token")}
 	var err error
 	if req.TeamId, err = optionalID(q.Get("team_id"), "team_id"); err != nil {
-		p.fail(w, err)
+		p.fail(w, r, err)
 		return
 	}
 	resp, err := p.api.ListPrintTemplates(r.Context(), req)
 	if err != nil {
-		p.fail(w, err)
+		p.fail(w, r, err)
 		return
 	}
 	teams, err := p.teams(r, s)
 	if err != nil {
-		p.fail(w, err)
+		p.fail(w, r, err)
 		return
 	}
 	rows := make([]templateRow, len(resp.PrintTemplates))
@@ -117,7 +117,7 @@ func (p *Panel) newTemplatePage(w http.ResponseWriter, r *http.Request, s *sessi
 func (p *Panel) templatePage(w http.ResponseWriter, r *http.Request, s *session) {
 	t, err := p.api.GetPrintTemplate(r.Context(), &platenv1.GetPrintTemplateRequest{TemplateUid: r.PathValue("uid")})
 	if err != nil {
-		p.fail(w, err)
+		p.fail(w, r, err)
 		return
 	}
 	p.templateForm(w, r, s, http.StatusOK, t, templateValues(t), templateNotices[r.URL.Query().Get("done")])
@@ -140,7 +140,7 @@ func (p *Panel) templateForm(w http.ResponseWriter, r *http.Request, s *session,
 		data["Variants"], data["MoreVariants"], data["Unlisted"], err = p.variantChoices(r, t)
 	}
 	if err != nil {
-		p.fail(w, err)
+		p.fail(w, r, err)
 		return
 	}
 	p.render(w, "tpl-edit", code, data)
@@ -177,7 +177,7 @@ func (p *Panel) updateTemplate(w http.ResponseWriter, r *http.Request, s *sessio
 	uid := r.PathValue("uid")
 	t, err := p.api.GetPrintTemplate(r.Context(), &platenv1.GetPrintTemplateRequest{TemplateUid: uid})
 	if err != nil {
-		p.fail(w, err)
+		p.fail(w, r, err)
 		return
 	}
 	req, err := formRequest(r.PostForm)
@@ -196,7 +196,7 @@ func (p *Panel) updateTemplate(w http.ResponseWriter, r *http.Request, s *sessio
 func (p *Panel) refused(w http.ResponseWriter, r *http.Request, s *session, t *platenv1.PrintTemplate, err error) {
 	st := apierr.ToStatus(r.Context(), err)
 	if st.Code() != codes.InvalidArgument {
-		p.fail(w, err)
+		p.fail(w, r, err)
 		return
 	}
 	p.templateForm(w, r, s, http.StatusBadRequest, t, r.PostForm, st.Message())
@@ -246,19 +246,19 @@ func (p *Panel) assignTemplate(w http.ResponseWriter, r *http.Request, s *sessio
 	uid := r.PathValue("uid")
 	checked, err := ids(r.PostForm["variant"], "variant")
 	if err != nil {
-		p.fail(w, err)
+		p.fail(w, r, err)
 		return
 	}
 	shown, err := ids(r.PostForm["shown"], "shown")
 	if err != nil {
-		p.fail(w, err)
+		p.fail(w, r, err)
 		return
 	}
 	remove := slices.DeleteFunc(shown, func(id int32) bool { return slices.Contains(checked, id) })
 	if len(checked)+len(remove) > 0 {
 		req := &platenv1.AssignPrintTemplateRequest{TemplateUid: uid, AddVariantIds: checked, RemoveVariantIds: remove}
 		if _, err := p.api.AssignPrintTemplate(r.Context(), req); err != nil {
-			p.fail(w, err)
+			p.fail(w, r, err)
 			return
 		}
 	}
@@ -268,7 +268,7 @@ func (p *Panel) assignTemplate(w http.ResponseWriter, r *http.Request, s *sessio
 // deleteTemplate removes a template, once the page has asked.
 func (p *Panel) deleteTemplate(w http.ResponseWriter, r *http.Request, s *session) {
 	if _, err := p.api.DeletePrintTemplate(r.Context(), &platenv1.DeletePrintTemplateRequest{TemplateUid: r.PathValue("uid")}); err != nil {
-		p.fail(w, err)
+		p.fail(w, r, err)
 		return
 	}
 	redirect(w, r, "/operator/templates?done=deleted")

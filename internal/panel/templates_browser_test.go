@@ -24,7 +24,7 @@ func TestTemplatesInABrowser(t *testing.T) {
 		cards := tplVariant(t, srv, acme, `Greeting card <img src=x onerror=alert(1)>`, "A6")
 		staff := srv.Staff(t, "grace@example.com")
 		name := `Twelve cards <script>alert(1)</script>`
-		out := runScript(t, b, "templates.test.js", 7, map[string]string{"BASE": srv.BaseURL, "CHROMIUM": chromium,
+		out := runScript(t, b, "templates.test.js", 8, map[string]string{"BASE": srv.BaseURL, "CHROMIUM": chromium,
 			"STAFF_EMAIL": staff.Email, "STAFF_PASSWORD": staff.Password, "TEAM_ID": strconv.Itoa(acme.TeamID),
 			"VARIANT_ID": strconv.Itoa(cards), "TEMPLATE_NAME": name}, nil)
 		checkScreenshots(t, out, "templates", "template")

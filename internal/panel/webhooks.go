@@ -33,12 +33,12 @@ func (p *Panel) webhooksPage(w http.ResponseWriter, r *http.Request, s *session)
 	q := r.URL.Query()
 	team, err := formTeam(q.Get("team_id"))
 	if err != nil {
-		p.fail(w, err)
+		p.fail(w, r, err)
 		return
 	}
 	resp, err := p.api.ListStores(r.Context(), &platenv1.ListStoresRequest{TeamId: team, PageToken: q.Get("page_token")})
 	if err != nil {
-		p.fail(w, err)
+		p.fail(w, r, err)
 		return
 	}
 	p.render(w, "webhooks", http.StatusOK, map[string]any{"Operator": s.account, "CSRF": s.csrf(), "Stores": resp.Stores,
@@ -49,11 +49,13 @@ func (p *Panel) webhooksPage(w http.ResponseWriter, r *http.Request, s *session)
 func (p *Panel) webhookPage(w http.ResponseWriter, r *http.Request, s *session) {
 	data, err := p.webhookData(r, s)
 	if err != nil {
-		p.fail(w, err)
+		p.fail(w, r, err)
 		return
 	}
 	data["Notice"] = notices[r.URL.Query().Get("done")]
-	data["Revealed"] = r.URL.Query().Get("done") == "rotate" // a new secret is shown, to copy to the receiver
+	// The secret is in the page only when asked for, or right after a
+	// rotation, to copy to the receiver: never folded away in the source.
+	data["Revealed"] = r.URL.Query().Get("done") == "rotate" || r.URL.Query().Get("secret") == "show"
 	p.render(w, "webhook", http.StatusOK, data)
 }
 
@@ -130,7 +132,7 @@ func (p *Panel) setWebhookURL(w http.ResponseWriter, r *http.Request, s *session
 		return
 	}
 	if err != nil {
-		p.fail(w, err)
+		p.fail(w, r, err)
 		return
 	}
 	redirect(w, r, "/operator/webhooks/"+url.PathEscape(store)+"?done=url")
@@ -141,7 +143,7 @@ func (p *Panel) setWebhookURL(w http.ResponseWriter, r *http.Request, s *session
 func (p *Panel) urlRefused(w http.ResponseWriter, r *http.Request, s *session, raw string, refusal error) {
 	data, err := p.webhookData(r, s)
 	if err != nil {
-		p.fail(w, err)
+		p.fail(w, r, err)
 		return
 	}
 	data["URL"], data["Error"] = raw, apierr.ToStatus(r.Context(), refusal).Message()
@@ -163,7 +165,7 @@ func (p *Panel) rotateSecret(w http.ResponseWriter, r *http.Request, s *session)
 		_, err = p.api.SetWebhookEndpoint(r.Context(), &platenv1.SetWebhookEndpointRequest{StoreId: store, Url: e.Url, RotateSecret: true})
 	}
 	if err != nil {
-		p.fail(w, err)
+		p.fail(w, r, err)
 		return
 	}
 	redirect(w, r, "/operator/webhooks/"+url.PathEscape(store)+"?done=rotate")
@@ -173,7 +175,7 @@ func (p *Panel) rotateSecret(w http.ResponseWriter, r *http.Request, s *session)
 func (p *Panel) resendDelivery(w http.ResponseWriter, r *http.Request, s *session) {
 	store := r.PathValue("store")
 	if _, err := p.api.ResendWebhookDelivery(r.Context(), &platenv1.ResendWebhookDeliveryRequest{StoreId: store, DeliveryId: r.PathValue("id")}); err != nil {
-		p.fail(w, err)
+		p.fail(w, r, err)
 		return
 	}
 	redirect(w, r, "/operator/webhooks/"+url.PathEscape(store)+"?done=resend")

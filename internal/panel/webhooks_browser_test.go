@@ -25,7 +25,7 @@ func TestWebhooksAndTokensInABrowser(t *testing.T) {
 		acme, other := srv.Bootstrap(t, "acme", "acme-shop"), srv.Bootstrap(t, "other", "other-shop")
 		staff := srv.Staff(t, "grace@example.com")
 		member := srv.TeamOperator(t, "lin@example.com", other.TeamID)
-		out := runScript(t, b, "webhooks.test.js", 12, map[string]string{"BASE": srv.BaseURL, "CHROMIUM": chromium,
+		out := runScript(t, b, "webhooks.test.js", 13, map[string]string{"BASE": srv.BaseURL, "CHROMIUM": chromium,
 			"STAFF_EMAIL": staff.Email, "STAFF_PASSWORD": staff.Password, "MEMBER_EMAIL": member.Email, "MEMBER_PASSWORD": member.Password,
 			"RECEIVER": hooks.URL, "TEAM_ID": strconv.Itoa(acme.TeamID)},
 			func(step string) {

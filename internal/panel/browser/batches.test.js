@@ -2,7 +2,7 @@
 // asks: ticks prints on the prints list and a print template, makes the
 // batch, watches it turn Ready without a reload, fetches its sheet. Each
 // step prints one JSON line (lib.js report); screenshots go to OUT.
-const { env, base, report, launch, signIn, run } = require('./lib.js');
+const { env, base, report, launch, signIn, run, look, lookFindings } = require('./lib.js');
 
 // swaps resolves once the prints list's rows (its only htmx requests)
 // have been refreshed n times, or after 15 s with the count seen.
@@ -52,7 +52,7 @@ async function main() {
     `${refreshed} refreshes, ticked ${JSON.stringify(kept)}`);
 
   await page.check(`input[name=print_templates][value="${env.TEMPLATE}"]`);
-  await page.screenshot({ path: env.OUT + '/batch-form.png', fullPage: true });
+  await look(page, 'batch-form');
   await Promise.all([page.waitForURL('**/operator/batches/*'), page.click('#batch-form button')]);
   const uid = page.url().split('/').pop();
 
@@ -76,8 +76,8 @@ async function main() {
 
   const text = await page.locator('main').textContent();
   report('client strings are text', alerts === 0 && text.includes(env.TEMPLATE_NAME), `alerts: ${alerts}`);
-  await page.screenshot({ path: env.OUT + '/batch.png', fullPage: true });
-  await list.screenshot({ path: env.OUT + '/batches.png', fullPage: true });
+  await look(page, 'batch');
+  await look(list, 'batches');
 
   // A phone-sized screen: no page wider than the screen (tables scroll in
   // their own box).
@@ -87,10 +87,11 @@ async function main() {
   for (const [name, path] of [['prints', '/operator/prints'], ['batches', '/operator/batches'], ['batch', '/operator/batches/' + uid]]) {
     await phone.goto(base + path);
     widths[name] = await phone.evaluate(() => document.documentElement.scrollWidth);
-    await phone.screenshot({ path: `${env.OUT}/${name}-phone.png`, fullPage: true });
+    await look(phone, `${name}-phone`);
   }
   report('usable on a phone', Object.values(widths).every((w) => w <= 390), JSON.stringify(widths));
 
+  report('axe-core finds nothing on the pages looked at', lookFindings.length === 0, lookFindings.join('\n'));
   await browser.close();
 }
 

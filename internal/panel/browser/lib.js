@@ -1,5 +1,6 @@
 // What every browser script of the panel shares: the report line the Go
 // test reads, the browser launch and the sign-in.
+const fs = require('fs');
 const { chromium } = require('playwright-core');
 
 const env = process.env;
@@ -59,9 +60,32 @@ function watchPolicy(page) {
   return page;
 }
 
+// axe-core (pinned in package.json) is evaluated in the page over the
+// DevTools protocol, which the page's Content-Security-Policy does not
+// govern: the policy stays on while axe looks.
+const axeSource = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+const axeRules = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'];
+
+// axeCheck runs axe-core over page as it is now (WCAG 2.1 A and AA, and
+// axe's best practices) and returns its violations as lines naming the
+// page, the rule, its impact and the elements.
+async function axeCheck(page, name) {
+  await page.evaluate(axeSource);
+  const found = await page.evaluate((rules) => axe.run(document, { runOnly: { type: 'tag', values: rules } }), axeRules);
+  return found.violations.map((v) => `${name}: ${v.id} (${v.impact}) ×${v.nodes.length}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+// look takes a screenshot of page as name.png in OUT and has axe-core
+// look at it; lookFindings holds what axe found on every page looked at.
+const lookFindings = [];
+async function look(page, name) {
+  await page.screenshot({ path: `${env.OUT}/${name}.png`, fullPage: true });
+  lookFindings.push(...(await axeCheck(page, name)));
+}
+
 // run runs a script's main, reporting a thrown error as a failed step.
 function run(main) {
   main().catch((e) => { report('the run', false, String((e && e.stack) || e)); process.exit(1); });
 }
 
-module.exports = { env, base, report, launch, signIn, run, openConfirmation, watchPolicy, policyViolations };
+module.exports = { env, base, report, launch, signIn, run, openConfirmation, watchPolicy, policyViolations, axeCheck, look, lookFindings };

@@ -2,7 +2,36 @@
 // each step prints one JSON line {"step", "ok", "detail"}; screenshots go
 // to OUT. The Go test reads the lines and fails the steps that did not
 // hold. Configuration comes from the environment (see browser_test.go).
-const { env, base, report, launch, signIn, run, openConfirmation, watchPolicy, policyViolations } = require('./lib.js');
+const { env, base, report, launch, signIn, run, openConfirmation, watchPolicy, policyViolations, axeCheck, look, lookFindings } = require('./lib.js');
+
+// everyPage is each page of the panel a staff operator can open, for
+// axe-core to look at: the print pages are the script's own.
+const everyPage = ['/operator/attention', '/operator/prints', '/operator/prints?state=failed', '/operator/batches',
+  '/operator/templates', '/operator/templates/new', '/operator/webhooks', '/operator/webhooks/acme-shop',
+  '/operator/stores', '/operator/tokens', '/operator/prints/no-such-print'];
+
+// accessibility opens every page at the width of a desktop and of a
+// phone, a print's page with each confirmation open, and the sign-in page
+// signed out, and returns what axe-core found.
+async function accessibility(browser, context) {
+  const found = [];
+  for (const width of [1280, 390]) {
+    const page = await context.newPage();
+    await page.setViewportSize({ width, height: 800 });
+    for (const path of [...everyPage, '/operator/prints/' + env.FAILED_PRINT, '/operator/prints/' + env.SLOW_PRINT]) {
+      await page.goto(base + path);
+      found.push(...(await axeCheck(page, `${path} at ${width} px`)));
+    }
+    for (const details of await page.locator('details').all()) await details.locator('summary').click();
+    found.push(...(await axeCheck(page, `a print's page with every part open at ${width} px`)));
+    await page.close();
+  }
+  const out = await browser.newPage();
+  await out.goto(base + '/operator/login');
+  found.push(...(await axeCheck(out, 'the sign-in page')));
+  await out.close();
+  return found;
+}
 
 async function main() {
   const browser = await launch();
@@ -18,7 +47,7 @@ async function main() {
 
   await signIn(page, env.STAFF_EMAIL, env.STAFF_PASSWORD);
   report('sign in', page.url().endsWith('/operator/prints'), page.url());
-  await page.screenshot({ path: env.OUT + '/prints.png', fullPage: true });
+  await look(page, 'prints');
 
   // A print rendering when the pages loaded turns ready without a reload,
   // in the list and on its own page: its image is held until this line
@@ -46,7 +75,7 @@ async function main() {
   await page.goto(base + '/operator/prints/' + env.FAILED_PRINT);
   const why = await page.locator('p.err').first().textContent();
   report('a failed print says why', why.includes('unknown font "Nope"'), why);
-  await page.screenshot({ path: env.OUT + '/print.png', fullPage: true });
+  await look(page, 'print');
 
   // Retry, flag with a reason, cancel: each confirmed in the page, saying
   // what it does, each in the history.
@@ -65,7 +94,7 @@ async function main() {
   report('retry, flag and cancel', history.includes('retried') && history.includes('flagged: the photo is upside down') && history.includes('cancelled'), history.replace(/\s+/g, ' '));
   report('each says what it does', retrySays.includes('queued to render again') && flagSays.includes('which the client reads') &&
     cancelSays.includes('cancelled by the print shop') && cancelSays.includes('can be retried'), [retrySays, flagSays, cancelSays].join(' | '));
-  await page.screenshot({ path: env.OUT + '/actions.png', fullPage: true });
+  await look(page, 'actions');
 
   // A POST without the form's token is refused.
   const forged = await page.evaluate(async (id) => {
@@ -82,14 +111,17 @@ async function main() {
   const searched = (await other.content()).includes(env.FAILED_PRINT);
   const direct = await other.goto(base + '/operator/prints/' + env.FAILED_PRINT);
   report('another team is out of reach', !listed && !searched && direct.status() === 404, `listed ${listed}, searched ${searched}, page ${direct.status()}`);
-  await other.screenshot({ path: env.OUT + '/other-team.png', fullPage: true });
+  await look(other, 'other-team');
 
   // A phone-sized screen.
   const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
   await signIn(phone, env.STAFF_EMAIL, env.STAFF_PASSWORD);
   const wide = await phone.evaluate(() => document.documentElement.scrollWidth);
   report('usable on a phone', wide <= 390, `page width ${wide}`);
-  await phone.screenshot({ path: env.OUT + '/phone.png', fullPage: true });
+  await look(phone, 'phone');
+
+  const findings = await accessibility(browser, context);
+  report('axe-core finds nothing on any page', findings.length + lookFindings.length === 0, [...findings, ...lookFindings].join('\n'));
 
   report('confirmations in the page, nothing refused by the policy', dialogs === 0 && policy.includes("script-src 'self'") && policyViolations.length === 0,
     `${dialogs} dialogs, policy ${policy}; ${policyViolations.join('; ')}`);

@@ -3,7 +3,7 @@
 // typing without a reload, an invalid value's message, save, assign to a
 // variant, the list, a phone-sized screen. Each step prints one JSON line;
 // screenshots go to OUT.
-const { env, base, report, launch, signIn, run } = require('./lib.js');
+const { env, base, report, launch, signIn, run, look, lookFindings } = require('./lib.js');
 
 // slots counts the drawing's slot rectangles.
 const slots = (page) => page.locator('#drawing svg rect.slot').count();
@@ -36,7 +36,7 @@ async function main() {
   await page.fill('input[name=gap_mm]', '200');
   const message = await page.locator('#drawing-error').textContent({ timeout: 5000 }).catch(() => '');
   report('an invalid value shows why', message.includes('grid.columns') && (await slots(page)) === 0, message);
-  await page.screenshot({ path: env.OUT + '/template-invalid.png', fullPage: true });
+  await look(page, 'template-invalid');
   await page.fill('input[name=gap_mm]', '5');
   await page.waitForSelector('#drawing svg rect.slot');
 
@@ -54,13 +54,13 @@ async function main() {
   await Promise.all([page.waitForURL('**done=assigned'), page.click('form[action$="/assign"] button')]);
   const checked = await page.isChecked(box);
   report('assign to a variant', checked, `checked ${checked}`);
-  await page.screenshot({ path: env.OUT + '/template.png', fullPage: true });
+  await look(page, 'template');
 
   // The list shows it, with its slots and its variant; client strings are text.
   await page.goto(base + '/operator/templates');
   const row = await page.locator('tr', { hasText: env.TEMPLATE_NAME }).textContent();
   report('the list', row.includes('12 (3 × 4)') && row.includes('#' + env.VARIANT_ID) && alerts === 0, `${row.replace(/\s+/g, ' ')}, alerts ${alerts}`);
-  await page.screenshot({ path: env.OUT + '/templates.png', fullPage: true });
+  await look(page, 'templates');
 
   // A phone-sized screen: no page-wide sideways scroll, on the list or a
   // template's page.
@@ -68,12 +68,13 @@ async function main() {
   await signIn(phone, env.STAFF_EMAIL, env.STAFF_PASSWORD);
   await phone.goto(base + '/operator/templates');
   const listWidth = await phone.evaluate(() => document.documentElement.scrollWidth);
-  await phone.screenshot({ path: env.OUT + '/templates-phone.png', fullPage: true });
+  await look(phone, 'templates-phone');
   await phone.goto(await page.locator('tr', { hasText: env.TEMPLATE_NAME }).locator('a').first().evaluate((a) => a.href));
   const pageWidth = await phone.evaluate(() => document.documentElement.scrollWidth);
-  await phone.screenshot({ path: env.OUT + '/template-phone.png', fullPage: true });
+  await look(phone, 'template-phone');
   report('usable on a phone', listWidth <= 390 && pageWidth <= 390, `list ${listWidth}, template ${pageWidth}`);
 
+  report('axe-core finds nothing on the pages looked at', lookFindings.length === 0, lookFindings.join('\n'));
   await browser.close();
 }
 

@@ -2,7 +2,7 @@
 // as webhooks_browser_test.go asks: each step prints one JSON line
 // {"step", "ok", "detail"}; screenshots go to OUT. The Go test makes the
 // store's event happen once the URL is set (step "set the URL").
-const { env, base, report, launch, signIn, run, openConfirmation, watchPolicy, policyViolations } = require('./lib.js');
+const { env, base, report, launch, signIn, run, openConfirmation, watchPolicy, policyViolations, look, lookFindings } = require('./lib.js');
 
 // until retries check (reloading page) until it holds or ms pass.
 async function until(page, check, ms) {
@@ -31,7 +31,7 @@ async function fitsPhone(browser, paths) {
   for (const path of paths) {
     await phone.goto(base + path);
     widths[path] = await phone.evaluate(() => document.documentElement.scrollWidth);
-    await phone.screenshot({ path: `${env.OUT}/phone-${path.split('/').slice(2).join('-')}.png`, fullPage: true });
+    await look(phone, `phone-${path.split('/').slice(2).join('-')}`);
   }
   await phone.close();
   return widths;
@@ -41,7 +41,7 @@ async function webhooks(page) {
   await page.goto(base + '/operator/webhooks');
   const listed = await page.locator('[data-store="acme-shop"]').count();
   report('the stores', listed === 1, `acme-shop listed ${listed} times`);
-  await page.screenshot({ path: env.OUT + '/webhooks.png', fullPage: true });
+  await look(page, 'webhooks');
 
   await Promise.all([page.waitForURL('**/operator/webhooks/acme-shop'), page.click('[data-store="acme-shop"]')]);
   await page.fill('input[name=url]', 'ftp://nowhere');
@@ -54,8 +54,9 @@ async function webhooks(page) {
   const saved = await page.locator('#endpoint-url').textContent();
   report('set the URL', saved === env.RECEIVER + '/hooks', saved);
 
+  const hidden = (await page.locator('code.secret').count()) === 0; // not even in the page's source
+  await page.click('text=show the secret');
   const before = await page.locator('code.secret').textContent();
-  const hidden = !(await page.locator('code.secret').isVisible());
   const rotation = await openConfirmation(page, 'Rotate the secret');
   await Promise.all([page.waitForURL('**done=rotate'), rotation.locator('button').click()]);
   const after = await page.locator('code.secret').textContent();
@@ -65,7 +66,7 @@ async function webhooks(page) {
   const delivered = await until(page, async () => (await page.locator('tr[data-delivery] .badge', { hasText: 'delivered' }).count()) > 0, 30000);
   const row = page.locator('tr[data-delivery]').first();
   report('a delivery in the log', delivered && (await row.textContent()).includes('order_item.print_file.ready'), (await row.textContent().catch(() => '')).replace(/\s+/g, ' '));
-  await page.screenshot({ path: env.OUT + '/webhook.png', fullPage: true });
+  await look(page, 'webhook');
 
   const resend = await openConfirmation(row, 'Resend');
   await Promise.all([page.waitForURL('**done=resend'), resend.locator('button').click()]);
@@ -77,7 +78,7 @@ async function tokens(page) {
   await page.goto(base + '/operator/stores');
   const stores = await page.locator('tr[data-store]').count();
   report('the teams and stores', stores === 2 && (await page.locator('tr[data-team]').count()) === 2, `${stores} stores`);
-  await page.screenshot({ path: env.OUT + '/stores.png', fullPage: true });
+  await look(page, 'stores');
 
   await page.goto(base + '/operator/tokens');
   await page.selectOption('form[action="/operator/tokens"] select[name=team_id]', env.TEAM_ID);
@@ -89,7 +90,7 @@ async function tokens(page) {
   const works = await apiStatus(token);
   report('a token shown once that works', token.startsWith('plt_') && once && !page.url().includes(token) && works === 200,
     `url ${page.url()}, the API answered ${works}`);
-  await page.screenshot({ path: env.OUT + '/token.png', fullPage: true });
+  await look(page, 'token');
 
   await page.goto(base + '/operator/tokens');
   const listed = (await page.content()).includes(token);
@@ -104,7 +105,7 @@ async function tokens(page) {
   }
   const revoked = !(await row.locator('button').count());
   report('revoke the token', !listed && revoked && refused === 401, `listed ${listed}, revoked ${revoked}, the API answered ${refused}`);
-  await page.screenshot({ path: env.OUT + '/tokens.png', fullPage: true });
+  await look(page, 'tokens');
 }
 
 async function main() {
@@ -131,6 +132,7 @@ async function main() {
   report('confirmations in the page, nothing refused by the policy', dialogs === 0 && policyViolations.length === 0,
     `${dialogs} dialogs; ${policyViolations.join('; ')}`);
 
+  report('axe-core finds nothing on the pages looked at', lookFindings.length === 0, lookFindings.join('\n'));
   await browser.close();
 }
 
