@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/image/font/gofont/goregular"
+
 	"github.com/platen-print/platen/internal/config"
 	"github.com/platen-print/platen/internal/platentest"
 	"github.com/platen-print/platen/internal/testtools"
@@ -45,7 +47,12 @@ func TestThePanelInABrowser(t *testing.T) {
 		waitStatus(t, srv, staff.Token, failed, "processingfailed")
 		rendering := orderWith(t, srv, acme, "1002", fmt.Sprintf(`{"width":50,"height":50,"layers":[{"type":"image","src":%q,"x":0,"y":0,"width":50,"height":50}]}`, slow.URL+"/p.png"))
 
-		out := runScript(t, b, "panel.test.js", 13, map[string]string{"BASE": srv.BaseURL, "CHROMIUM": chromium,
+		font := filepath.Join(t.TempDir(), "nope.ttf")
+		if err := os.WriteFile(font, goregular.TTF, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out := runScript(t, b, "panel.test.js", 14, map[string]string{"BASE": srv.BaseURL, "CHROMIUM": chromium,
+			"TEAM_ID": fmt.Sprint(acme.TeamID), "FONT_FILE": font,
 			"STAFF_EMAIL": staff.Email, "STAFF_PASSWORD": staff.Password, "MEMBER_EMAIL": member.Email, "MEMBER_PASSWORD": member.Password,
 			"SLOW_PRINT": rendering, "FAILED_PRINT": failed, "FAILED_ORDER": hostile},
 			func(step string) {
@@ -53,7 +60,7 @@ func TestThePanelInABrowser(t *testing.T) {
 					close(release) // the page shows the print rendering: let it finish
 				}
 			})
-		checkScreenshots(t, out, "prints", "print", "actions", "other-team", "phone")
+		checkScreenshots(t, out, "prints", "print", "actions", "fonts", "fixed", "other-team", "phone")
 	})
 }
 

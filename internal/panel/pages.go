@@ -17,6 +17,7 @@ import (
 	platenv1 "github.com/platen-print/platen/gen/platen/v1"
 	"github.com/platen-print/platen/internal/apierr"
 	"github.com/platen-print/platen/internal/prints"
+	"github.com/platen-print/platen/internal/render"
 )
 
 // funcs are the templates' helpers.
@@ -34,6 +35,31 @@ var funcs = map[string]any{
 	"states":     func() []string { return prints.States },
 	"actionName": func(action string) string { return actionNames[action] },
 	"stateName":  stateName,
+	"bytes":      humanBytes,
+	"uint":       func(n int32) uint32 { return uint32(max(n, 0)) }, //nolint:gosec // a size, never negative
+	"warningName": func(code string) string {
+		if name, ok := warningNames[code]; ok {
+			return name
+		}
+		return code
+	},
+}
+
+// warningNames are the words the panel shows for the preflight's codes.
+var warningNames = map[string]string{
+	render.WarnLowResolution: "Low resolution", render.WarnUpscaled: "Upscaled", render.WarnOutsideSafeArea: "Outside the safe area",
+	render.WarnHairline: "Hairline", render.WarnMissingGlyphs: "Missing characters",
+}
+
+// humanBytes is a file's size for a person: 98.8 KB, 1.2 MB.
+func humanBytes(n uint32) string {
+	switch {
+	case n >= 1_000_000:
+		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+	case n >= 1_000:
+		return fmt.Sprintf("%.1f KB", float64(n)/1e3)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // actionNames are the words the panel shows for the print actions.

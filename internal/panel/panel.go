@@ -77,6 +77,7 @@ func New(sessions operators.SessionStore, api API, previews Previews, imageOrigi
 	p.mux.HandleFunc("POST /operator/prints/{id}/{action}", p.signedIn(p.act))
 	p.batchRoutes()
 	p.templateRoutes()
+	p.fontRoutes()
 	p.webhookRoutes()
 	p.accountRoutes()
 	return p

@@ -89,3 +89,32 @@ func section(page, state string) string {
 	before, _, _ := strings.Cut(after, "<h2")
 	return before
 }
+
+// TestAPrintShowsItsFilesAndPreflight: a ready print whose text runs into
+// the margin the cut may wander in shows the preflight's warning on its
+// page, and a badge in the list; its file is listed with its size and its
+// SHA-256, as the API gives them.
+func TestAPrintShowsItsFilesAndPreflight(t *testing.T) {
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		srv := platentest.Start(t, b)
+		acme := srv.Bootstrap(t, "acme", "acme-shop")
+		member := srv.TeamOperator(t, "ada@example.com", acme.TeamID)
+		id := orderWith(t, srv, acme, "1001", `{"width":50,"height":50,"layers":[{"type":"text","text":"edge","font":"Go-Regular","size":12,"x":0,"y":0,"width":30}]}`)
+		waitStatus(t, srv, member.Token, id, "ready")
+		api := srv.Do(t, "GET", "/api/v1/operator/prints/"+id, member.Token, nil).Object(t)
+		file := api["files"].([]any)[0].(map[string]any)
+
+		br := newBrowser(t, srv.BaseURL)
+		br.signIn(member.Email, member.Password)
+		_, page := br.do("GET", "/operator/prints/"+id, nil)
+		if !strings.Contains(page, "Outside the safe area</span> layers[0]:") {
+			t.Errorf("the print's page does not show its preflight warning (the API says %v):\n%s", api["warnings"], page)
+		}
+		if !strings.Contains(page, `<code class="digest">`+file["sha256"].(string)+`</code>`) || !regexp.MustCompile(`File 1 \(PDF, [0-9.]+ KB\)`).MatchString(page) {
+			t.Errorf("the file's row (the API says %v):\n%s", file, page)
+		}
+		if _, list := br.do("GET", "/operator/prints", nil); !strings.Contains(list, `1 to check</span>`) {
+			t.Errorf("no warning badge in the list:\n%s", list)
+		}
+	})
+}

@@ -8,7 +8,7 @@ const { env, base, report, launch, signIn, run, openConfirmation, watchPolicy, p
 // axe-core to look at: the print pages are the script's own.
 const everyPage = ['/operator/attention', '/operator/prints', '/operator/prints?state=failed', '/operator/batches',
   '/operator/templates', '/operator/templates/new', '/operator/webhooks', '/operator/webhooks/acme-shop',
-  '/operator/stores', '/operator/tokens', '/operator/prints/no-such-print'];
+  '/operator/stores', '/operator/tokens', '/operator/fonts', '/operator/prints/no-such-print'];
 
 // accessibility opens every page at the width of a desktop and of a
 // phone, a print's page with each confirmation open, and the sign-in page
@@ -95,6 +95,23 @@ async function main() {
   report('each says what it does', retrySays.includes('queued to render again') && flagSays.includes('which the client reads') &&
     cancelSays.includes('cancelled by the print shop') && cancelSays.includes('can be retried'), [retrySays, flagSays, cancelSays].join(' | '));
   await look(page, 'actions');
+
+  // The fix without the API: the missing font uploaded on the Fonts page,
+  // then Retry on the print's page, which follows the print to Ready.
+  await page.goto(base + '/operator/fonts');
+  await page.selectOption('form[action="/operator/fonts"][method=post] select[name=team_id]', env.TEAM_ID);
+  await page.fill('form[action="/operator/fonts"][method=post] input[name=name]', 'Nope');
+  await page.setInputFiles('form[action="/operator/fonts"][method=post] input[name=file]', env.FONT_FILE);
+  await Promise.all([page.waitForURL('**done=uploaded**'), page.click('text=Add the font')]);
+  const added = await page.locator('[data-font="Nope"]').count();
+  await look(page, 'fonts');
+  await page.goto(base + '/operator/prints/' + env.FAILED_PRINT);
+  const again = await openConfirmation(page, 'Retry');
+  await Promise.all([page.waitForURL('**done=retry'), again.locator('button').click()]);
+  await page.waitForFunction(() => document.querySelector('h1 .badge')?.dataset.state === 'ready', null, { timeout: 30000 }).catch(() => {});
+  const fixed = await page.locator('h1 .badge').textContent();
+  report('a missing font uploaded, then Retry', added === 1 && fixed === 'Ready', `font listed ${added}, the print ${fixed}`);
+  await look(page, 'fixed');
 
   // A POST without the form's token is refused.
   const forged = await page.evaluate(async (id) => {
