@@ -86,7 +86,7 @@ func (p *Panel) uploadFont(w http.ResponseWriter, r *http.Request, s *session) {
 	req := &platenv1.CreateFontRequest{Name: r.PostFormValue("name"), Fallback: r.PostFormValue("fallback") == "on"}
 	var err error
 	if req.TeamId, err = optionalID(r.PostFormValue("team_id"), "team_id"); err == nil {
-		req.Data, err = formFile(r, "file")
+		req.Data, err = formFile(r, "file", "a TTF or OTF file")
 	}
 	if err == nil {
 		_, err = p.api.CreateFont(r.Context(), req)
@@ -106,15 +106,16 @@ func (p *Panel) uploadFont(w http.ResponseWriter, r *http.Request, s *session) {
 	redirect(w, r, "/operator/fonts?"+url.Values{"done": {"uploaded"}, "team_id": {r.PostFormValue("team_id")}}.Encode())
 }
 
-// formFile reads the form's file field, within the body's bound.
-func formFile(r *http.Request, field string) ([]byte, error) {
+// formFile reads the form's file field (what says what it must be),
+// within the body's bound.
+func formFile(r *http.Request, field, what string) ([]byte, error) {
 	f, _, err := r.FormFile(field)
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):
 		return nil, apierr.Invalid(field, "must be at most %d bytes", fonts.MaxBytes)
 	case err != nil:
-		return nil, apierr.Invalid(field, "is required: a TTF or OTF file")
+		return nil, apierr.Invalid(field, "is required: %s", what)
 	}
 	defer f.Close()
 	return io.ReadAll(f)

@@ -78,6 +78,7 @@ func New(sessions operators.SessionStore, api API, previews Previews, imageOrigi
 	p.batchRoutes()
 	p.templateRoutes()
 	p.fontRoutes()
+	p.pressRoutes()
 	p.webhookRoutes()
 	p.accountRoutes()
 	return p

@@ -8,7 +8,7 @@ const { env, base, report, launch, signIn, run, openConfirmation, watchPolicy, p
 // axe-core to look at: the print pages are the script's own.
 const everyPage = ['/operator/attention', '/operator/prints', '/operator/prints?state=failed', '/operator/batches',
   '/operator/templates', '/operator/templates/new', '/operator/webhooks', '/operator/webhooks/acme-shop',
-  '/operator/stores', '/operator/tokens', '/operator/fonts', '/operator/prints/no-such-print'];
+  '/operator/stores', '/operator/tokens', '/operator/fonts', '/operator/press', '/operator/prints/no-such-print'];
 
 // accessibility opens every page at the width of a desktop and of a
 // phone, a print's page with each confirmation open, and the sign-in page
@@ -18,7 +18,7 @@ async function accessibility(browser, context) {
   for (const width of [1280, 390]) {
     const page = await context.newPage();
     await page.setViewportSize({ width, height: 800 });
-    for (const path of [...everyPage, '/operator/prints/' + env.FAILED_PRINT, '/operator/prints/' + env.SLOW_PRINT]) {
+    for (const path of [...everyPage, '/operator/press?team_id=' + env.TEAM_ID, '/operator/prints/' + env.FAILED_PRINT, '/operator/prints/' + env.SLOW_PRINT]) {
       await page.goto(base + path);
       found.push(...(await axeCheck(page, `${path} at ${width} px`)));
     }
