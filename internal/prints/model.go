@@ -75,8 +75,8 @@ type Query struct {
 type Store interface {
 	// ListPrints returns a page and whether more follow.
 	ListPrints(ctx context.Context, q Query) ([]*Print, bool, error)
-	// CountPrints counts the prints q selects in each of States; it
-	// reads q's team, store and family, and nothing else.
+	// CountPrints counts the prints q selects in each of States, up to
+	// CountCap; it reads q's team, store and family, and nothing else.
 	CountPrints(ctx context.Context, q Query) (map[string]int, error)
 	// GetPrint returns a print of any team (apierr.ErrNotFound when none).
 	GetPrint(ctx context.Context, id string) (*Print, error)

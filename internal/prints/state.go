@@ -20,6 +20,12 @@ const (
 	StateCancelled = "cancelled" // an operator (or Family B's client) cancelled it
 )
 
+// CountCap bounds each count of prints in a state: a count of CountCap
+// means that many or more. The states that need attention hold few
+// prints; counting every ready one of a busy service on each page would
+// cost more than the page.
+const CountCap = 1_000
+
 // States lists them in the order a print goes through them.
 var States = []string{StateQueued, StateRendering, StateReady, StateFailed, StateFlagged, StateCancelled}
 

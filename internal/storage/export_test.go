@@ -85,3 +85,10 @@ func InsertPrint(ctx context.Context, db *DB, family, uid, status string, stage 
 
 // PrintsToRead is the prints store for tests that only read it.
 func (db *DB) PrintsToRead() *Prints { return &Prints{db: db} }
+
+// LowerCountCap makes CountPrints stop counting at n, until restore.
+func LowerCountCap(n int) (restore func()) {
+	old := countCap
+	countCap = n
+	return func() { countCap = old }
+}

@@ -64,18 +64,12 @@ func (s *Prints) ListPrints(ctx context.Context, q prints.Query) ([]*prints.Prin
 }
 
 func (s *Prints) listA(ctx context.Context, q prints.Query) ([]*prints.Print, error) {
-	var where []predicate.OrderItem
-	if q.TeamID != 0 {
-		where = append(where, orderitem.TeamID(q.TeamID))
-	}
+	where := teamStoreA(q)
 	if q.Status != "" {
 		where = append(where, orderitem.PrintStatus(q.Status))
 	}
 	if q.State != "" {
 		where = append(where, stateA[q.State])
-	}
-	if q.StoreID != "" {
-		where = append(where, orderitem.StoreID(q.StoreID))
 	}
 	if !q.CreatedFrom.IsZero() {
 		where = append(where, orderitem.CreatedAtGTE(q.CreatedFrom))
@@ -179,18 +173,12 @@ func printOfItem(r *ent.OrderItem) *prints.Print {
 }
 
 func (s *Prints) listB(ctx context.Context, q prints.Query) ([]*prints.Print, error) {
-	var where []predicate.ShopPrint
-	if q.TeamID != 0 {
-		where = append(where, shopprint.TeamID(q.TeamID))
-	}
+	where := teamStoreB(q)
 	if q.Status != "" {
 		where = append(where, shopprint.Status(q.Status))
 	}
 	if q.State != "" {
 		where = append(where, stateB[q.State])
-	}
-	if q.StoreID != "" {
-		where = append(where, shopprint.StoreID(q.StoreID))
 	}
 	if !q.CreatedFrom.IsZero() {
 		where = append(where, shopprint.CreatedAtGTE(q.CreatedFrom))

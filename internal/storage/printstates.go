@@ -3,7 +3,6 @@ package storage
 import (
 	"context"
 
-	"github.com/platen-print/platen/ent"
 	"github.com/platen-print/platen/ent/orderitem"
 	"github.com/platen-print/platen/ent/predicate"
 	"github.com/platen-print/platen/ent/shopprint"
@@ -53,26 +52,39 @@ func stopColumn(stop prints.Stop) *string {
 }
 
 // CountPrints counts the prints of q's team, store and family in each of
-// prints.States: one grouped count per family, on the status index.
+// prints.States, each up to prints.CountCap: one query a state and family,
+// each on the status index, reading at most CountCap+1 ids. An exact
+// count of a whole list (100,000 prints, most of them ready) took 200 ms
+// on SQLite, on every Prints page; the states that need attention are
+// few, and exact.
 func (s *Prints) CountPrints(ctx context.Context, q prints.Query) (map[string]int, error) {
 	counts := make(map[string]int, len(prints.States))
 	for _, state := range prints.States {
-		counts[state] = 0
-	}
-	if q.Family != prints.FamilyB {
-		if err := s.countA(ctx, q, counts); err != nil {
-			return nil, err
+		n := 0
+		if q.Family != prints.FamilyB {
+			ids, err := s.db.read.OrderItem.Query().Where(append(teamStoreA(q), stateA[state])...).Limit(countCap + 1).IDs(ctx)
+			if err != nil {
+				return nil, err
+			}
+			n += len(ids)
 		}
-	}
-	if q.Family != prints.FamilyA {
-		if err := s.countB(ctx, q, counts); err != nil {
-			return nil, err
+		if q.Family != prints.FamilyA {
+			ids, err := s.db.read.ShopPrint.Query().Where(append(teamStoreB(q), stateB[state])...).Limit(countCap + 1).IDs(ctx)
+			if err != nil {
+				return nil, err
+			}
+			n += len(ids)
 		}
+		counts[state] = min(n, countCap)
 	}
 	return counts, nil
 }
 
-func (s *Prints) countA(ctx context.Context, q prints.Query, counts map[string]int) error {
+// countCap is prints.CountCap; a test lowers it.
+var countCap = prints.CountCap
+
+// teamStoreA and teamStoreB select the prints of q's team and store.
+func teamStoreA(q prints.Query) []predicate.OrderItem {
 	var where []predicate.OrderItem
 	if q.TeamID != 0 {
 		where = append(where, orderitem.TeamID(q.TeamID))
@@ -80,26 +92,10 @@ func (s *Prints) countA(ctx context.Context, q prints.Query, counts map[string]i
 	if q.StoreID != "" {
 		where = append(where, orderitem.StoreID(q.StoreID))
 	}
-	var rows []struct {
-		Status  string  `json:"print_status"`
-		Stopped *string `json:"print_stopped_by"`
-		Count   int     `json:"count"`
-	}
-	err := s.db.read.OrderItem.Query().Where(where...).
-		GroupBy(orderitem.FieldPrintStatus, orderitem.FieldPrintStoppedBy).Aggregate(ent.Count()).Scan(ctx, &rows)
-	if err != nil {
-		return err
-	}
-	for _, r := range rows {
-		counts[prints.State(prints.FamilyA, r.Status, prints.Stage{Stop: stopOf(r.Stopped)})] += r.Count
-	}
-	return nil
+	return where
 }
 
-// countB counts as countA does; a processing print's state also depends
-// on whether its render started, which a second count of the few
-// processing prints tells.
-func (s *Prints) countB(ctx context.Context, q prints.Query, counts map[string]int) error {
+func teamStoreB(q prints.Query) []predicate.ShopPrint {
 	var where []predicate.ShopPrint
 	if q.TeamID != 0 {
 		where = append(where, shopprint.TeamID(q.TeamID))
@@ -107,32 +103,5 @@ func (s *Prints) countB(ctx context.Context, q prints.Query, counts map[string]i
 	if q.StoreID != "" {
 		where = append(where, shopprint.StoreID(q.StoreID))
 	}
-	var rows []struct {
-		Status  string  `json:"status"`
-		Stopped *string `json:"stopped_by"`
-		Count   int     `json:"count"`
-	}
-	err := s.db.read.ShopPrint.Query().Where(where...).
-		GroupBy(shopprint.FieldStatus, shopprint.FieldStoppedBy).Aggregate(ent.Count()).Scan(ctx, &rows)
-	if err != nil {
-		return err
-	}
-	processing := 0
-	for _, r := range rows {
-		if r.Status == shop.PrintProcessing {
-			processing += r.Count
-			continue
-		}
-		counts[prints.State(prints.FamilyB, r.Status, prints.Stage{Stop: stopOf(r.Stopped)})] += r.Count
-	}
-	if processing == 0 {
-		return nil
-	}
-	started, err := s.db.read.ShopPrint.Query().Where(append(where, stateB[prints.StateRendering])...).Count(ctx)
-	if err != nil {
-		return err
-	}
-	counts[prints.StateRendering] += started
-	counts[prints.StateQueued] += processing - started
-	return nil
+	return where
 }

@@ -83,3 +83,34 @@ func TestStatesFilterAsTheyRead(t *testing.T) {
 		}
 	})
 }
+
+// TestCountsStopAtTheCap: a state with more prints than the cap counts
+// the cap, whichever family holds them; one under it counts exactly.
+func TestCountsStopAtTheCap(t *testing.T) {
+	restore := storage.LowerCountCap(3)
+	defer restore()
+	ctx := context.Background()
+	db, err := storage.Open("", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for i, family := range []string{"A", "A", "B", "B", "A"} {
+		if err := storage.InsertPrint(ctx, db, family, fmt.Sprintf("r%d", i), "ready", prints.Stage{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := storage.InsertPrint(ctx, db, "B", "f", "failed", prints.Stage{}); err != nil {
+		t.Fatal(err)
+	}
+	counts, err := db.PrintsToRead().CountPrints(ctx, prints.Query{TeamID: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if counts["ready"] != 3 || counts["failed"] != 1 || counts["queued"] != 0 {
+		t.Errorf("counts %v, want ready at the cap (3), failed 1", counts)
+	}
+}

@@ -602,7 +602,8 @@ func (x *CountPrintsRequest) GetStoreId() string {
 	return ""
 }
 
-// PrintCounts is how many prints are in each state.
+// PrintCounts is how many prints are in each state, each counted up to
+// 1,000: a count of 1,000 means that many or more.
 type PrintCounts struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Waiting for a render.
