@@ -19,14 +19,7 @@ import (
 func TestPagesAcrossEqualTimes(t *testing.T) {
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
 		ctx := context.Background()
-		db, err := storage.Open(b.NewDatabaseURL(t), t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		if err := db.Migrate(ctx); err != nil {
-			t.Fatal(err)
-		}
+		db := migrated(t, b.NewDatabaseURL(t))
 		older := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
 		newer := older.Add(time.Microsecond)
 		rows := []struct {

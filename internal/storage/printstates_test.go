@@ -21,14 +21,7 @@ import (
 func TestStatesFilterAsTheyRead(t *testing.T) {
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
 		ctx := context.Background()
-		db, err := storage.Open(b.NewDatabaseURL(t), t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		if err := db.Migrate(ctx); err != nil {
-			t.Fatal(err)
-		}
+		db := migrated(t, b.NewDatabaseURL(t))
 		statuses := map[string][]string{
 			prints.FamilyA: {orders.PrintReceived, orders.PrintProcessing, orders.PrintProcessingFailed, orders.PrintReady},
 			prints.FamilyB: {shop.PrintProcessing, shop.PrintReady, shop.PrintFailed, shop.PrintCancelled},
@@ -90,14 +83,7 @@ func TestCountsStopAtTheCap(t *testing.T) {
 	restore := storage.LowerCountCap(3)
 	defer restore()
 	ctx := context.Background()
-	db, err := storage.Open("", t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	db := migrated(t, "")
 	for i, family := range []string{"A", "A", "B", "B", "A"} {
 		if err := storage.InsertPrint(ctx, db, family, fmt.Sprintf("r%d", i), "ready", prints.Stage{}); err != nil {
 			t.Fatal(err)
