@@ -75,5 +75,32 @@ func TestAMissingFontFixedInThePanel(t *testing.T) {
 		if !strings.Contains(page, `<summary>Delete…</summary>`) || !strings.Contains(page, "Designs that name <code>Brand Sans</code> fail until") {
 			t.Errorf("the delete does not ask first:\n%s", page)
 		}
+		// The print's page follows a print only while it can change: a
+		// ready one's state is answered 204 while unchanged, and a page
+		// that saw it rendering is told to reload.
+		if resp, _ := br.do("GET", "/operator/prints/"+id+"/state?was=ready", nil); resp.StatusCode != http.StatusNoContent {
+			t.Errorf("the state of a print that did not change: %d", resp.StatusCode)
+		}
+		if resp, _ := br.do("GET", "/operator/prints/"+id+"/state?was=rendering", nil); resp.StatusCode != http.StatusOK || resp.Header.Get("HX-Refresh") != "true" {
+			t.Errorf("the state of a print that changed: %d, HX-Refresh %q", resp.StatusCode, resp.Header.Get("HX-Refresh"))
+		}
+		// A retry sent from a page older than the print's change: the
+		// print's page again, with why.
+		if resp, page := br.do("POST", "/operator/prints/"+id+"/retry", map[string][]string{"csrf": {csrf}}); resp.StatusCode != http.StatusBadRequest ||
+			!strings.Contains(page, `class="problem" role="alert"`) || !strings.Contains(page, "only a failed print can be retried") || !strings.Contains(page, `data-state="ready"`) {
+			t.Errorf("a retry of a ready print: %d\n%s", resp.StatusCode, page)
+		}
+		// A file over the limit is refused before it is read.
+		if resp, page := br.upload("/operator/fonts", map[string]string{"csrf": csrf, "name": "Huge"}, "file", "huge.ttf", make([]byte, 7<<20)); resp.StatusCode != http.StatusRequestEntityTooLarge ||
+			!strings.Contains(page, "The file is too large") {
+			t.Errorf("a 7 MB font: %d\n%s", resp.StatusCode, page)
+		}
+		uid := srv.Do(t, "GET", "/api/v1/operator/fonts", member.Token, nil).Object(t)["fonts"].([]any)[0].(map[string]any)["uid"].(string)
+		if resp, _ := br.do("POST", "/operator/fonts/"+uid+"/delete", map[string][]string{"csrf": {csrf}}); resp.StatusCode != http.StatusSeeOther {
+			t.Fatalf("delete: %d", resp.StatusCode)
+		}
+		if _, page := br.do("GET", "/operator/fonts?done=deleted", nil); strings.Contains(page, `data-font="Brand Sans"`) || !strings.Contains(page, "The font is deleted") {
+			t.Errorf("the fonts page after the delete:\n%s", page)
+		}
 	})
 }

@@ -58,5 +58,11 @@ func TestPressSettingsInThePanel(t *testing.T) {
 		if got := srv.Do(t, "GET", "/api/v1/operator/teams/"+itoa(acme.TeamID)+"/press-settings", member.Token, nil).Object(t); got["output_profile_id"] != nil || got["min_effective_ppi"] != nil {
 			t.Errorf("the defaults are not back: %v", got)
 		}
+		if resp, _ := br.do("POST", "/operator/press/profiles/"+uid+"/delete", url.Values{"csrf": {csrf}}); resp.StatusCode != http.StatusSeeOther {
+			t.Fatalf("deleting the profile: %d", resp.StatusCode)
+		}
+		if left := srv.Do(t, "GET", "/api/v1/operator/output-profiles", member.Token, nil).Object(t)["output_profiles"].([]any); len(left) != 0 {
+			t.Errorf("profiles after the delete: %v", left)
+		}
 	})
 }
