@@ -46,7 +46,12 @@ func (p *Panel) batchesPage(w http.ResponseWriter, r *http.Request, s *session) 
 		p.fail(w, r, err)
 		return
 	}
-	p.render(w, "batches", http.StatusOK, map[string]any{"Operator": s.account, "CSRF": s.csrf(),
+	teams, err := p.teams(r, s)
+	if err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	p.render(w, "batches", http.StatusOK, map[string]any{"Operator": s.account, "CSRF": s.csrf(), "Teams": teams,
 		"Batches": resp.BatchOrders, "Polling": anyBatching(resp.BatchOrders), "Self": r.URL.RequestURI(),
 		"Next": nextPage(q, resp.NextPageToken), "Status": q.Get("status"), "TeamID": q.Get("team_id"), "Staff": s.account.Staff})
 }

@@ -197,11 +197,12 @@ func TestThePanelMakesAndShowsBatches(t *testing.T) {
 		// Staff: a team filter first, then the team's prints and templates.
 		boss := newBrowser(t, srv.BaseURL)
 		boss.signIn(staff.Email, staff.Password)
-		if _, page := boss.do("GET", "/operator/prints", nil); strings.Contains(page, `id="pick-`) || !strings.Contains(page, "Filter the list by a team id first") {
+		if _, page := boss.do("GET", "/operator/prints", nil); strings.Contains(page, `id="pick-`) || !strings.Contains(page, "Choose a team in the filters first") {
 			t.Errorf("staff without a team filter:\n%s", page)
 		}
 		_, page = boss.do("GET", "/operator/prints?team_id="+itoa(acme.TeamID), nil)
-		if !strings.Contains(page, `id="pick-`+items[2]+`"`) || !strings.Contains(page, `name="team_id" value="`+itoa(acme.TeamID)+`"`) {
+		if !strings.Contains(page, `id="pick-`+items[2]+`"`) || !strings.Contains(page, `name="team_id" value="`+itoa(acme.TeamID)+`"`) ||
+			!strings.Contains(page, `<option value="`+itoa(acme.TeamID)+`" selected>acme (#`+itoa(acme.TeamID)+`)</option>`) {
 			t.Fatalf("staff filtering by the team:\n%s", page)
 		}
 		csrf = csrfField.FindStringSubmatch(page)[1]

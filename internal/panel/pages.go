@@ -35,6 +35,7 @@ var funcs = map[string]any{
 	"states":     func() []string { return prints.States },
 	"actionName": func(action string) string { return actionNames[action] },
 	"stateName":  stateName,
+	"batchable":  prints.Batchable,
 	"bytes":      humanBytes,
 	"uint":       func(n int32) uint32 { return uint32(max(n, 0)) }, //nolint:gosec // a size, never negative
 	"warningName": func(code string) string {
@@ -177,6 +178,10 @@ func (p *Panel) printList(r *http.Request, s *session) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	teams, err := p.teams(r, s)
+	if err != nil {
+		return nil, err
+	}
 	filters := url.Values{}
 	for _, k := range []string{"state", "family", "query", "store_id", "from", "to", "team_id"} {
 		if v := q.Get(k); v != "" {
@@ -194,7 +199,7 @@ func (p *Panel) printList(r *http.Request, s *session) (map[string]any, error) {
 	}
 	rows := "/operator/prints/rows?" + r.URL.RawQuery
 	return map[string]any{"Operator": s.account, "CSRF": s.csrf(), "Prints": resp.Prints, "Next": next, "Rows": rows,
-		"Refresh": refresh(resp.Prints, req.PageToken == ""), "Meanings": stateMeanings,
+		"Refresh": refresh(resp.Prints, req.PageToken == ""), "Meanings": stateMeanings, "Teams": teams,
 		"State": q.Get("state"), "Family": q.Get("family"), "Query": q.Get("query"), "TeamID": q.Get("team_id"),
 		"StoreID": q.Get("store_id"), "From": q.Get("from"), "To": q.Get("to"),
 		"Staff": s.account.Staff, "Now": time.Now().UTC().Format(time.TimeOnly)}, nil
@@ -237,7 +242,12 @@ func (p *Panel) attentionPage(w http.ResponseWriter, r *http.Request, s *session
 		}
 		sections = append(sections, section{State: state, Title: stateName(state), Prints: resp.Prints})
 	}
-	p.render(w, "attention", http.StatusOK, map[string]any{"Operator": s.account, "CSRF": s.csrf(), "Counts": counts,
+	teams, err := p.teams(r, s)
+	if err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	p.render(w, "attention", http.StatusOK, map[string]any{"Operator": s.account, "CSRF": s.csrf(), "Counts": counts, "Teams": teams,
 		"Sections": sections, "Staff": s.account.Staff, "TeamID": q.Get("team_id")})
 }
 

@@ -12,7 +12,8 @@ import (
 
 // TestOneStateVocabularyInThePanel: a Family A print whose render failed
 // (processingfailed in its API) and a Family B one (failed in its) both
-// read Failed, with the same badge, and the Failed filter finds both;
+// read Failed, with the same badge, and the Failed filter finds both (and
+// neither can be ticked for a batch);
 // Needs attention counts them by state, linked to their lists, and once
 // the A print is flagged lists it under Flagged, the B print under Failed;
 // the legend says what each state means; a list with nothing that can
@@ -49,6 +50,9 @@ func TestOneStateVocabularyInThePanel(t *testing.T) {
 			if got := badge(page, id); got != "st-failed failed Failed" {
 				t.Errorf("print %s in the Failed list: badge %q", id, got)
 			}
+		}
+		if strings.Contains(page, `id="pick-`+itemPrint+`"`) {
+			t.Errorf("a failed print can be ticked for a batch")
 		}
 		if !strings.Contains(page, `hx-trigger="every 30s"`) || strings.Contains(page, `hx-trigger="every 2s"`) {
 			t.Errorf("a list of failed prints refreshes as if one were rendering:\n%s", page)

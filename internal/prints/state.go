@@ -79,3 +79,11 @@ func ValidState(s string) bool { return slices.Contains(States, s) }
 
 // State is the print's state.
 func (p *Print) State() string { return State(p.Family, p.Status, p.Stage) }
+
+// Batchable reports whether a print in state may go into a batch, which
+// renders it again from its design: not one whose render failed (the
+// batch would fail the same way), nor one an operator flagged or
+// cancelled.
+func Batchable(state string) bool {
+	return state == StateQueued || state == StateRendering || state == StateReady
+}
