@@ -51,7 +51,7 @@ func TestThePanelInABrowser(t *testing.T) {
 		if err := os.WriteFile(font, goregular.TTF, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		out := runScript(t, b, "panel.test.js", 14, map[string]string{"BASE": srv.BaseURL, "CHROMIUM": chromium,
+		out := runScript(t, b, "panel.test.js", 15, map[string]string{"BASE": srv.BaseURL, "CHROMIUM": chromium,
 			"TEAM_ID": fmt.Sprint(acme.TeamID), "FONT_FILE": font,
 			"STAFF_EMAIL": staff.Email, "STAFF_PASSWORD": staff.Password, "MEMBER_EMAIL": member.Email, "MEMBER_PASSWORD": member.Password,
 			"SLOW_PRINT": rendering, "FAILED_PRINT": failed, "FAILED_ORDER": hostile},

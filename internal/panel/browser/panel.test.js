@@ -57,6 +57,15 @@ async function main() {
   const badge = page.locator(`[data-print="${env.SLOW_PRINT}"]`);
   const before = await badge.textContent();
   const pageBefore = await printPage.locator('h1 .badge').textContent();
+  // The list asks for its rows every 2 s while a print renders: a row's
+  // link keeps the keyboard's focus across the refreshes.
+  const link = `a[href="/operator/prints/${env.FAILED_PRINT}"]`;
+  await page.focus(link);
+  const refreshed = page.waitForResponse((r) => r.url().includes('/operator/prints/rows'), { timeout: 10000 }).catch(() => null);
+  await refreshed;
+  await page.waitForTimeout(300); // the swap after the answer
+  const focused = await page.evaluate(() => document.activeElement && (document.activeElement.getAttribute('href') || document.activeElement.tagName));
+  report('focus kept across a refresh', (await refreshed) !== null && focused === `/operator/prints/${env.FAILED_PRINT}`, `focus on ${focused}`);
   report('watching', before !== 'Ready' && pageBefore !== 'Ready', `${before}, ${pageBefore}`);
   await page.waitForFunction(
     (id) => document.querySelector(`[data-print="${id}"]`)?.textContent === 'Ready',
