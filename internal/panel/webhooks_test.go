@@ -162,3 +162,26 @@ func csrfOf(t *testing.T, br *browser, path string) string {
 	}
 	return m[1]
 }
+
+// TestADeliveryThatFailsReadsSo: a delivery whose endpoint answered 500
+// is not shown as merely pending: it reads "Retrying: 1 failed", with the
+// answer, until its retries run out.
+func TestADeliveryThatFailsReadsSo(t *testing.T) {
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		srv := platentest.StartWith(t, b, func(c *config.Config) { c.AllowPrivateNetwork = true })
+		acme := srv.Bootstrap(t, "acme", "acme-shop")
+		member := srv.TeamOperator(t, "ada@example.com", acme.TeamID)
+		hooks := platentest.NewReceiver(t, platentest.Answering(http.StatusInternalServerError))
+		if r := srv.Do(t, "PUT", "/api/v1/operator/stores/acme-shop/webhook", member.Token, map[string]any{"url": hooks.URL + "/hooks"}); r.Status != http.StatusOK {
+			t.Fatalf("endpoint: %d %s", r.Status, r.Raw)
+		}
+		order(t, srv, acme, "1001")
+		hooks.Wait(t, 1, 30*time.Second)
+		br := newBrowser(t, srv.BaseURL)
+		br.signIn(member.Email, member.Password)
+		srv.WaitFor(t, 30*time.Second, "the failed attempt on the page", func() bool {
+			_, page := br.do("GET", "/operator/webhooks/acme-shop", nil)
+			return strings.Contains(page, `data-status="retrying">Retrying: 1 failed</span>`) && strings.Contains(page, "HTTP 500")
+		})
+	})
+}
