@@ -1,42 +1,17 @@
 package panel
 
 import (
-	"errors"
-	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	platenv1 "github.com/platen-print/platen/gen/platen/v1"
-	"github.com/platen-print/platen/internal/apierr"
-	"github.com/platen-print/platen/internal/fonts"
 )
 
 func (p *Panel) fontRoutes() {
 	p.mux.HandleFunc("GET /operator/fonts", p.signedIn(p.fontsPage))
 	// The body is bounded before the session's check reads the form.
-	p.mux.Handle("POST /operator/fonts", p.limitBody(maxFontForm, p.signedIn(p.uploadFont)))
+	p.mux.Handle("POST /operator/fonts", p.limitBody(maxUploadForm, p.signedIn(p.uploadFont)))
 	p.mux.HandleFunc("POST /operator/fonts/{uid}/delete", p.signedIn(p.deleteFont))
-}
-
-// maxFontForm bounds an upload's form: the largest font the API takes,
-// and room for the form's other fields.
-const maxFontForm = fonts.MaxBytes + 64<<10
-
-// limitBody refuses a request body over n bytes: 413 when it says so
-// ahead, and a form that cannot be read when it grows past it.
-func (p *Panel) limitBody(n int64, h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.ContentLength > n {
-			p.failWith(w, r, http.StatusRequestEntityTooLarge, fmt.Sprintf("The file is too large: a font is at most %d bytes.", fonts.MaxBytes))
-			return
-		}
-		r.Body = http.MaxBytesReader(w, r.Body, n)
-		h.ServeHTTP(w, r)
-	})
 }
 
 // fontsPage lists the team's fonts, newest first, with the upload form;
@@ -92,11 +67,8 @@ func (p *Panel) uploadFont(w http.ResponseWriter, r *http.Request, s *session) {
 		_, err = p.api.CreateFont(r.Context(), req)
 	}
 	if err != nil {
-		st := apierr.ToStatus(r.Context(), err)
-		if s, ok := status.FromError(err); ok {
-			st = s
-		}
-		if st.Code() != codes.InvalidArgument && st.Code() != codes.AlreadyExists {
+		st, theForms := formRefusal(r, err)
+		if !theForms {
 			p.fail(w, r, err)
 			return
 		}
@@ -104,21 +76,6 @@ func (p *Panel) uploadFont(w http.ResponseWriter, r *http.Request, s *session) {
 		return
 	}
 	redirect(w, r, "/operator/fonts?"+url.Values{"done": {"uploaded"}, "team_id": {r.PostFormValue("team_id")}}.Encode())
-}
-
-// formFile reads the form's file field (what says what it must be),
-// within the body's bound.
-func formFile(r *http.Request, field, what string) ([]byte, error) {
-	f, _, err := r.FormFile(field)
-	var tooLarge *http.MaxBytesError
-	switch {
-	case errors.As(err, &tooLarge):
-		return nil, apierr.Invalid(field, "must be at most %d bytes", fonts.MaxBytes)
-	case err != nil:
-		return nil, apierr.Invalid(field, "is required: %s", what)
-	}
-	defer f.Close()
-	return io.ReadAll(f)
 }
 
 // deleteFont removes a font, once the page has asked.

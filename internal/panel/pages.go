@@ -378,9 +378,6 @@ func (p *Panel) actionRefused(w http.ResponseWriter, r *http.Request, s *session
 		p.fail(w, r, err)
 		return
 	}
-	st := status.Convert(err)
-	if _, ok := status.FromError(err); !ok {
-		st = apierr.ToStatus(r.Context(), err)
-	}
+	st := apierr.ToStatus(r.Context(), err)
 	p.showPrint(w, s, pr, httpStatus(st), map[string]any{"Problem": st.Message()})
 }

@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"time"
 
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	platenv1 "github.com/platen-print/platen/gen/platen/v1"
@@ -191,11 +192,16 @@ func (p *Panel) render(w http.ResponseWriter, page string, code int, data any) {
 // fail answers an error of the operator API as a page: its message, with
 // the status its code maps to, and the navigation when someone signed in.
 func (p *Panel) fail(w http.ResponseWriter, r *http.Request, err error) {
-	st := status.Convert(err)
-	if _, ok := status.FromError(err); !ok {
-		st = apierr.ToStatus(r.Context(), err)
-	}
+	st := apierr.ToStatus(r.Context(), err)
 	p.failWith(w, r, httpStatus(st), st.Message())
+}
+
+// formRefusal is err as a status, and whether the form's values were at
+// fault (invalid, or naming what exists already), so that the page shows
+// the form again with why rather than the error page.
+func formRefusal(r *http.Request, err error) (*status.Status, bool) {
+	st := apierr.ToStatus(r.Context(), err)
+	return st, st.Code() == codes.InvalidArgument || st.Code() == codes.AlreadyExists
 }
 
 // failWith answers the error page with code and message.

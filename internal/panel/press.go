@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/fieldmaskpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
@@ -19,7 +17,7 @@ import (
 func (p *Panel) pressRoutes() {
 	p.mux.HandleFunc("GET /operator/press", p.signedIn(p.pressPage))
 	p.mux.HandleFunc("POST /operator/press", p.signedIn(p.updatePress))
-	p.mux.Handle("POST /operator/press/profiles", p.limitBody(maxFontForm, p.signedIn(p.uploadProfile)))
+	p.mux.Handle("POST /operator/press/profiles", p.limitBody(maxUploadForm, p.signedIn(p.uploadProfile)))
 	p.mux.HandleFunc("POST /operator/press/profiles/{uid}/delete", p.signedIn(p.deleteProfile))
 }
 
@@ -140,11 +138,8 @@ func readPressForm(r *http.Request, req *platenv1.UpdatePressSettingsRequest) er
 // pressRefused shows the page again with why, when the form was at fault;
 // any other error is the error page.
 func (p *Panel) pressRefused(w http.ResponseWriter, r *http.Request, s *session, err error, settings bool) {
-	st := apierr.ToStatus(r.Context(), err)
-	if s, ok := status.FromError(err); ok {
-		st = s
-	}
-	if st.Code() != codes.InvalidArgument && st.Code() != codes.AlreadyExists {
+	st, theForms := formRefusal(r, err)
+	if !theForms {
 		p.fail(w, r, err)
 		return
 	}
