@@ -462,6 +462,11 @@ var listCases = []listCase{
 	{name: "search external_id", filter: search("B", func(p *printseed.Print) string { return p.ExternalID })},
 	{name: "search line external_id", filter: search("B", func(p *printseed.Print) string { return p.LineExternalID })},
 	{name: "search design version", filter: search("", func(p *printseed.Print) string { return p.DesignVersionID })},
+	{name: "search customer e-mail", filter: search("A", func(p *printseed.Print) string { return p.CustomerEmail })},
+	{name: "search e-mail prefix (customer.12…)", filter: fixed(printseed.Filter{Search: "customer.12"})},
+	{name: "search a surname", filter: fixed(printseed.Filter{Search: "hopper"})},
+	{name: "search a full name", filter: fixed(printseed.Filter{Search: "Ada Lovelace"})},
+	{name: "search order id prefix", filter: search("A", func(p *printseed.Print) string { return p.EcommerceOrderID[:5] })},
 	{name: "search, nothing matches", filter: fixed(printseed.Filter{Search: "no-such-reference"})},
 	{name: "smallest team, failed, family A", filter: func(l *printLister) printseed.Filter {
 		return printseed.Filter{TeamID: l.smallestTeam(), State: "failed", Family: "A"}

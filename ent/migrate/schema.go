@@ -3,6 +3,7 @@
 package migrate
 
 import (
+	"entgo.io/ent/dialect/entsql"
 	"entgo.io/ent/dialect/sql/schema"
 	"entgo.io/ent/schema/field"
 )
@@ -597,6 +598,35 @@ var (
 			},
 		},
 	}
+	// SearchKeysColumns holds the columns for the "search_keys" table.
+	SearchKeysColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "family", Type: field.TypeString},
+		{Name: "order_id", Type: field.TypeInt},
+		{Name: "item_id", Type: field.TypeInt, Nullable: true},
+		{Name: "key", Type: field.TypeString},
+	}
+	// SearchKeysTable holds the schema information for the "search_keys" table.
+	SearchKeysTable = &schema.Table{
+		Name:       "search_keys",
+		Columns:    SearchKeysColumns,
+		PrimaryKey: []*schema.Column{SearchKeysColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "searchkey_key",
+				Unique:  false,
+				Columns: []*schema.Column{SearchKeysColumns[4]},
+				Annotation: &entsql.IndexAnnotation{
+					OpClass: "text_pattern_ops",
+				},
+			},
+			{
+				Name:    "searchkey_order_id_family",
+				Unique:  false,
+				Columns: []*schema.Column{SearchKeysColumns[2], SearchKeysColumns[1]},
+			},
+		},
+	}
 	// ServiceKeysColumns holds the columns for the "service_keys" table.
 	ServiceKeysColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -890,6 +920,7 @@ var (
 		ProductsTable,
 		ProductCategoriesTable,
 		ProductVariantsTable,
+		SearchKeysTable,
 		ServiceKeysTable,
 		ShopOrdersTable,
 		ShopPrintsTable,

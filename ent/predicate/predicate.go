@@ -54,6 +54,9 @@ type ProductCategory func(*sql.Selector)
 // ProductVariant is the predicate function for productvariant builders.
 type ProductVariant func(*sql.Selector)
 
+// SearchKey is the predicate function for searchkey builders.
+type SearchKey func(*sql.Selector)
+
 // ServiceKey is the predicate function for servicekey builders.
 type ServiceKey func(*sql.Selector)
 

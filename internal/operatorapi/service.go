@@ -136,6 +136,11 @@ func (s *Service) GetPrint(ctx context.Context, r *platenv1.GetPrintRequest) (*p
 	return s.prints.GetPrint(ctx, r)
 }
 
+// GetPrintOrder returns a print's order with every print of it.
+func (s *Service) GetPrintOrder(ctx context.Context, r *platenv1.GetPrintOrderRequest) (*platenv1.PrintOrder, error) {
+	return s.prints.GetPrintOrder(ctx, r)
+}
+
 // RetryPrint renders a failed print again.
 func (s *Service) RetryPrint(ctx context.Context, r *platenv1.RetryPrintRequest) (*platenv1.Print, error) {
 	return s.prints.RetryPrint(ctx, r)

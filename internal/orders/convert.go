@@ -20,27 +20,32 @@ func (s *Service) toProto(o *Order) *platenv1.Order {
 		TotalPrice:           doubleWrapper(o.TotalPrice),
 		SubtotalPrice:        doubleWrapper(o.SubtotalPrice),
 		CurrencyCode:         stringValue(o.CurrencyCode),
-		Customer:             customerProto(o.Customer),
 		Note:                 stringValue(o.Note),
-		Addresses:            make([]*platenv1.Address, len(o.Addresses)),
-		Shippings:            make([]*platenv1.Shipping, len(o.Shippings)),
 		CreatePrintFiles:     o.CreatePrintFiles,
 		Items:                make([]*platenv1.OrderItem, len(o.Items)),
 		CreatedAt:            timestamppb.New(o.CreatedAt),
 		UpdatedAt:            timestamppb.New(o.UpdatedAt),
 	}
-	for i, a := range o.Addresses {
-		out.Addresses[i] = addressProto(a)
-	}
-	for i, s := range o.Shippings {
-		price := s.ShippingPrice
-		out.Shippings[i] = &platenv1.Shipping{Code: s.Code, ShippingPrice: &price}
-	}
+	out.Customer, out.Addresses, out.Shippings = Recipient(o)
 	for i := range o.Items {
 		out.Items[i] = itemProto(&o.Items[i])
 		out.Items[i].Print.Url = s.printURL(o.UID, &o.Items[i])
 	}
 	return out
+}
+
+// Recipient is the order's customer, addresses and shippings as the API
+// shows them (the operator's order page too).
+func Recipient(o *Order) (*platenv1.Customer, []*platenv1.Address, []*platenv1.Shipping) {
+	addresses, shippings := make([]*platenv1.Address, len(o.Addresses)), make([]*platenv1.Shipping, len(o.Shippings))
+	for i, a := range o.Addresses {
+		addresses[i] = addressProto(a)
+	}
+	for i, s := range o.Shippings {
+		price := s.ShippingPrice
+		shippings[i] = &platenv1.Shipping{Code: s.Code, ShippingPrice: &price}
+	}
+	return customerProto(o.Customer), addresses, shippings
 }
 
 func customerProto(c *Customer) *platenv1.Customer {

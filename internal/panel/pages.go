@@ -1,6 +1,7 @@
 package panel
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/http"
@@ -275,7 +276,62 @@ func (p *Panel) printPage(w http.ResponseWriter, r *http.Request, s *session) {
 		p.fail(w, r, err)
 		return
 	}
-	p.showPrint(w, s, pr, http.StatusOK, map[string]any{"Notice": printNotices[r.URL.Query().Get("done")]})
+	data := map[string]any{"Notice": printNotices[r.URL.Query().Get("done")]}
+	data["Pages"], data["Files"] = p.printPages(r, pr)
+	p.showPrint(w, s, pr, http.StatusOK, data)
+}
+
+// maxPages bounds a preview's page number: a design holds at most 100
+// surfaces.
+const maxPages = 100
+
+// pageView is one page of a print as its page shows it: its preview, and
+// the trim and safe area drawn over it (an SVG in the page's millimetres:
+// the policy allows no style attribute to place them).
+type pageView struct {
+	Index                 int
+	Name                  string
+	Width, Height, Bleed  float64 // the page with its bleed
+	TrimWidth, TrimHeight float64
+	Safe                  float64 // the safe area's inset from the page's edge
+	SafeWidth, SafeHeight float64
+}
+
+// fileRow is a print's file with how many pages it holds.
+type fileRow struct {
+	*platenv1.OperatorPrintFile
+	Pages int
+}
+
+// printPages reads the pages of pr's design, with the safe margin of its
+// team's press settings (render.DefaultSafeMarginMM unless set), and its
+// files with their page counts: Family A's one file holds every page,
+// each of Family B's one. A design that cannot be read shows no pages
+// (its print's error says why).
+func (p *Panel) printPages(r *http.Request, pr *platenv1.Print) ([]pageView, []fileRow) {
+	files := make([]fileRow, len(pr.Files))
+	for i, f := range pr.Files {
+		files[i] = fileRow{OperatorPrintFile: f, Pages: 1}
+	}
+	layout, err := p.previews.Pages(r.Context(), pr.Id)
+	if err != nil {
+		return nil, files
+	}
+	if pr.Family == prints.FamilyA && len(files) == 1 {
+		files[0].Pages = len(layout.Names)
+	}
+	margin := float64(render.DefaultSafeMarginMM)
+	if settings, err := p.api.GetPressSettings(r.Context(), &platenv1.GetPressSettingsRequest{TeamId: pr.TeamId}); err == nil && settings.SafeMarginMm != nil {
+		margin = settings.SafeMarginMm.Value
+	}
+	views := make([]pageView, len(layout.Names))
+	for i, name := range layout.Names {
+		views[i] = pageView{Index: i, Name: cmp.Or(name, fmt.Sprintf("page %d", i+1)),
+			Width: layout.TrimWidth + 2*layout.Bleed, Height: layout.TrimHeight + 2*layout.Bleed, Bleed: layout.Bleed,
+			TrimWidth: layout.TrimWidth, TrimHeight: layout.TrimHeight, Safe: layout.Bleed + margin,
+			SafeWidth: max(layout.TrimWidth-2*margin, 0), SafeHeight: max(layout.TrimHeight-2*margin, 0)}
+	}
+	return views, files
 }
 
 // showPrint renders a print's page with code and data's extras: a
@@ -288,6 +344,21 @@ func (p *Panel) showPrint(w http.ResponseWriter, s *session, pr *platenv1.Print,
 		data["Watch"] = fmt.Sprintf("/operator/prints/%s/state?was=%s", url.PathEscape(pr.Id), url.QueryEscape(pr.State))
 	}
 	p.render(w, "print", code, data)
+}
+
+// orderPage is the order of a print: its customer, addresses and prices
+// (Family A), its references, and every print of it.
+func (p *Panel) orderPage(w http.ResponseWriter, r *http.Request, s *session) {
+	o, err := p.api.GetPrintOrder(r.Context(), &platenv1.GetPrintOrderRequest{PrintId: r.PathValue("id")})
+	if err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	title := "Order " + o.GetEcommerceOrderId().GetValue()
+	if o.Family == prints.FamilyB {
+		title = "Shop order " + o.GetExternalId().GetValue() + " (" + o.GetReferenceNumber().GetValue() + ")"
+	}
+	p.render(w, "order", http.StatusOK, map[string]any{"Operator": s.account, "CSRF": s.csrf(), "Order": o, "Title": title})
 }
 
 // printReference names a print as its client does: order and item
@@ -324,16 +395,29 @@ var printNotices = map[string]string{
 	"retry": "Retry queued.", "flag": "Issue flagged: the print is failed.", "cancel": "Print cancelled.",
 }
 
-// preview redirects to a small PNG of a ready print's first page, made
-// once and kept, or shows a placeholder when it cannot be shown now; the
-// print must be the operator's to see.
+// previewSizes are the preview's size= words; none is the list's thumbnail.
+var previewSizes = map[string]prints.Size{"": prints.Thumb, "page": prints.PageSize, "zoom": prints.Zoom}
+
+// preview redirects to a PNG of a print's page (page=, from 0) at a size
+// (size=), made once and kept, or shows a placeholder when it cannot be
+// shown now; the print must be the operator's to see.
 func (p *Panel) preview(w http.ResponseWriter, r *http.Request, s *session) {
-	id := r.PathValue("id")
+	id, q := r.PathValue("id"), r.URL.Query()
 	if _, err := p.api.GetPrint(r.Context(), &platenv1.GetPrintRequest{PrintId: id}); err != nil {
 		p.fail(w, r, err)
 		return
 	}
-	target, err := p.previews.URL(r.Context(), id)
+	size, ok := previewSizes[q.Get("size")]
+	if !ok {
+		p.fail(w, r, apierr.Invalid("size", "must be page or zoom, got %q", q.Get("size")))
+		return
+	}
+	page, err := strconv.Atoi(cmp.Or(q.Get("page"), "0"))
+	if err != nil || page < 0 || page >= maxPages {
+		p.fail(w, r, apierr.Invalid("page", "must be a page number from 0, got %q", q.Get("page")))
+		return
+	}
+	target, err := p.previews.URL(r.Context(), id, prints.View{Page: page, Size: size})
 	var unavailable *prints.Unavailable
 	if errors.As(err, &unavailable) {
 		p.placeholder(w, unavailable)

@@ -26,6 +26,7 @@ import (
 	platenv1 "github.com/platen-print/platen/gen/platen/v1"
 	"github.com/platen-print/platen/internal/apierr"
 	"github.com/platen-print/platen/internal/operators"
+	"github.com/platen-print/platen/internal/prints"
 )
 
 //go:embed templates/*.html
@@ -40,7 +41,8 @@ type API = platenv1.OperatorServiceServer
 
 // Previews gives the URL of a print's preview image (prints.Previews).
 type Previews interface {
-	URL(ctx context.Context, printID string) (string, error)
+	URL(ctx context.Context, printID string, v prints.View) (string, error)
+	Pages(ctx context.Context, printID string) (*prints.Pages, error)
 }
 
 // Panel serves /operator.
@@ -73,6 +75,7 @@ func New(sessions operators.SessionStore, api API, previews Previews, imageOrigi
 	p.mux.HandleFunc("GET /operator/prints", p.signedIn(p.printsPage))
 	p.mux.HandleFunc("GET /operator/prints/rows", p.signedIn(p.printRows))
 	p.mux.HandleFunc("GET /operator/prints/{id}", p.signedIn(p.printPage))
+	p.mux.HandleFunc("GET /operator/prints/{id}/order", p.signedIn(p.orderPage))
 	p.mux.HandleFunc("GET /operator/prints/{id}/preview", p.signedIn(p.preview))
 	p.mux.HandleFunc("GET /operator/prints/{id}/state", p.signedIn(p.printState))
 	p.mux.HandleFunc("POST /operator/prints/{id}/{action}", p.signedIn(p.act))

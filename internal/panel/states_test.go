@@ -115,7 +115,7 @@ func TestAPrintShowsItsFilesAndPreflight(t *testing.T) {
 		if !strings.Contains(page, "Outside the safe area</span> layers[0]:") {
 			t.Errorf("the print's page does not show its preflight warning (the API says %v):\n%s", api["warnings"], page)
 		}
-		if !strings.Contains(page, `<code class="digest">`+file["sha256"].(string)+`</code>`) || !regexp.MustCompile(`File 1 \(PDF, [0-9.]+ KB\)`).MatchString(page) {
+		if !strings.Contains(page, `<code class="digest">`+file["sha256"].(string)+`</code>`) || !regexp.MustCompile(`File 1</a>: PDF, 1 page, [0-9.]+ KB`).MatchString(page) {
 			t.Errorf("the file's row (the API says %v):\n%s", file, page)
 		}
 		if _, list := br.do("GET", "/operator/prints", nil); !strings.Contains(list, `1 to check</span>`) {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/platen-print/platen/internal/files"
+	"github.com/platen-print/platen/internal/orders"
 	"github.com/platen-print/platen/internal/pagination"
 )
 
@@ -73,6 +74,9 @@ type Query struct {
 
 // Store keeps prints.
 type Store interface {
+	// GetPrintOrder finds the order of print id (a *apierr NotFound when
+	// there is no such print), with every print of it.
+	GetPrintOrder(ctx context.Context, id string) (*Order, error)
 	// ListPrints returns a page and whether more follow.
 	ListPrints(ctx context.Context, q Query) ([]*Print, bool, error)
 	// CountPrints counts the prints q selects in each of States, up to
@@ -118,4 +122,19 @@ type Event struct {
 	Detail *string
 	// OperatorEmail is who retried, flagged or cancelled.
 	OperatorEmail *string
+}
+
+// Order is the order a print belongs to, with every print of it in the
+// order's order.
+type Order struct {
+	Family    string
+	TeamID    int
+	StoreID   string
+	CreatedAt time.Time
+	// A is Family A's order as stored, its items left out (the prints
+	// stand for them); nil for Family B.
+	A *orders.Order
+	// Family B's references.
+	ReferenceNumber, ExternalID string
+	Prints                      []*Print
 }

@@ -18,8 +18,24 @@ import (
 	"github.com/platen-print/platen/internal/renderproc"
 )
 
-// previewDPI makes a preview small: an A6 card is 150 × 210 pixels.
-const previewDPI = 36
+// View is one picture of a print: a page (a design surface, from 0) at a
+// size.
+type View struct {
+	Page int
+	Size Size
+}
+
+// Size is how large a preview is drawn.
+type Size int
+
+// The preview sizes, by resolution: Thumb makes an A6 card 150 × 210
+// pixels (the list), PageSize 300 × 420 (a print's page), Zoom 1,180
+// × 1,650 (a print's page zoomed, to read small type and check edges).
+const (
+	Thumb    Size = 36
+	PageSize Size = 72
+	Zoom     Size = 200
+)
 
 // previewTTL is how long a preview's signed file URL lives.
 const previewTTL = 15 * time.Minute
@@ -111,6 +127,7 @@ type Previews struct {
 type flight struct {
 	key  string
 	team int
+	view View
 	load func(context.Context) (string, error)
 	done chan struct{}
 	err  error // set before done closes
@@ -142,18 +159,18 @@ func (p *Previews) Close() {
 // URL returns a short-lived URL of the preview of print id, rendering it
 // first when it does not exist; an *Unavailable when it cannot be shown
 // now.
-func (p *Previews) URL(ctx context.Context, id string) (string, error) {
+func (p *Previews) URL(ctx context.Context, id string, v View) (string, error) {
 	design, team, load, err := p.cfg.Designs.PrintDesign(ctx, id)
 	if err != nil {
 		return "", err
 	}
-	key := previewKey(team, design)
+	key := previewKey(team, design, v)
 	exists, err := p.cfg.Files.Exists(ctx, key)
 	if err != nil {
 		return "", err
 	}
 	if !exists {
-		if err := p.await(ctx, key, team, load); err != nil {
+		if err := p.await(ctx, key, team, v, load); err != nil {
 			return "", err
 		}
 	}
@@ -163,18 +180,51 @@ func (p *Previews) URL(ctx context.Context, id string) (string, error) {
 // previewKey is the preview's file: a fixed-length name, whatever the
 // key's form; the team's, since the same design may name another team's
 // font of the same name.
-func previewKey(team int, design string) string {
+func previewKey(team int, design string, v View) string {
 	sum := sha256.Sum256(fmt.Appendf(nil, "%d:%s", team, design))
-	return "previews/" + hex.EncodeToString(sum[:16]) + ".png"
+	name := hex.EncodeToString(sum[:16])
+	if v != (View{Size: Thumb}) { // the first previews' names, kept
+		name += fmt.Sprintf("-%d-%d", v.Page, v.Size)
+	}
+	return "previews/" + name + ".png"
+}
+
+// Pages is how a print's design lays its pages out: each page's name (its
+// surface's), and their size, the same for all, in millimetres.
+type Pages struct {
+	Names                 []string
+	TrimWidth, TrimHeight float64
+	Bleed                 float64
+}
+
+// Pages reads the pages of print id's design.
+func (p *Previews) Pages(ctx context.Context, id string) (*Pages, error) {
+	_, _, load, err := p.cfg.Designs.PrintDesign(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	config, err := load(ctx)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := designdoc.ParseConfig(config)
+	if err != nil {
+		return nil, err
+	}
+	out := &Pages{TrimWidth: doc.ToMM(doc.Width), TrimHeight: doc.ToMM(doc.Height), Bleed: doc.ToMM(doc.Bleed)}
+	for _, s := range doc.Surfaces {
+		out.Names = append(out.Names, s.Name)
+	}
+	return out, nil
 }
 
 // await waits a moment for the preview under key: its render already in
 // flight, or a new one in its team's line.
-func (p *Previews) await(ctx context.Context, key string, team int, load func(context.Context) (string, error)) error {
+func (p *Previews) await(ctx context.Context, key string, team int, v View, load func(context.Context) (string, error)) error {
 	if failed := p.failures.get(key, time.Now()); failed != nil {
 		return failed
 	}
-	f, err := p.join(key, team, load)
+	f, err := p.join(key, team, v, load)
 	if err != nil {
 		return err
 	}
@@ -192,13 +242,13 @@ func (p *Previews) await(ctx context.Context, key string, team int, load func(co
 
 // join returns the flight of key, queueing a new one when none is in the
 // air.
-func (p *Previews) join(key string, team int, load func(context.Context) (string, error)) (*flight, error) {
+func (p *Previews) join(key string, team int, v View, load func(context.Context) (string, error)) (*flight, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if f, ok := p.flights[key]; ok {
 		return f, nil
 	}
-	f := &flight{key: key, team: team, load: load, done: make(chan struct{})}
+	f := &flight{key: key, team: team, view: v, load: load, done: make(chan struct{})}
 	if !p.line.add(f) {
 		return nil, &Unavailable{Reason: ReasonBusy, Message: "Many previews of this team are being made: reload in a moment."}
 	}
@@ -288,8 +338,8 @@ func (p *Previews) make(ctx context.Context, f *flight) error {
 		return fmt.Errorf("preview: fonts: %w", err)
 	}
 	resp, err := p.cfg.Render.Render(ctx, &renderv1.RenderRequest{
-		Document: doc, PreviewDpi: previewDPI, Fonts: fonts,
-		Formats: []renderv1.Format{renderv1.Format_FORMAT_PNG}, SurfaceIndexes: []int32{0},
+		Document: doc, PreviewDpi: uint32(f.view.Size), Fonts: fonts,
+		Formats: []renderv1.Format{renderv1.Format_FORMAT_PNG}, SurfaceIndexes: []int32{int32(f.view.Page)}, //nolint:gosec // a page the panel checked
 	})
 	if err != nil {
 		return err

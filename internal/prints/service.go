@@ -13,6 +13,7 @@ import (
 	"github.com/platen-print/platen/internal/apierr"
 	"github.com/platen-print/platen/internal/auth"
 	"github.com/platen-print/platen/internal/files"
+	"github.com/platen-print/platen/internal/orders"
 	"github.com/platen-print/platen/internal/pagination"
 )
 
@@ -185,6 +186,45 @@ func visible(p auth.Principal, id string) func(*Print) error {
 		}
 		return nil
 	}
+}
+
+// GetPrintOrder returns the order of a print the caller may see, with
+// every print of it; another team's is 404, as its print is.
+func (s *Service) GetPrintOrder(ctx context.Context, req *platenv1.GetPrintOrderRequest) (*platenv1.PrintOrder, error) {
+	p, err := auth.OperatorFromContext(ctx)
+	if err != nil {
+		return nil, err
+	}
+	o, err := s.store.GetPrintOrder(ctx, req.PrintId)
+	if err == nil && !p.SeesTeam(o.TeamID) {
+		err = apierr.NotFound("print %q not found", req.PrintId)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := &platenv1.PrintOrder{
+		Family: o.Family, TeamId: int32(o.TeamID), StoreId: o.StoreID, //nolint:gosec // ids are small
+		CreatedAt: timestamppb.New(o.CreatedAt), Prints: make([]*platenv1.Print, len(o.Prints)),
+	}
+	for i, pr := range o.Prints {
+		out.Prints[i] = s.toProto(pr)
+	}
+	if a := o.A; a != nil {
+		out.OrderUid, out.EcommerceOrderId = wrapperspb.String(a.UID), wrapperspb.String(a.EcommerceOrderID)
+		out.EcommerceOrderNumber, out.Note, out.CurrencyCode = optional(a.EcommerceOrderNumber), optional(a.Note), optional(a.CurrencyCode)
+		out.TotalPrice, out.SubtotalPrice = optionalDouble(a.TotalPrice), optionalDouble(a.SubtotalPrice)
+		out.Customer, out.Addresses, out.Shippings = orders.Recipient(a)
+		return out, nil
+	}
+	out.ReferenceNumber, out.ExternalId = wrapperspb.String(o.ReferenceNumber), wrapperspb.String(o.ExternalID)
+	return out, nil
+}
+
+func optionalDouble(f *float64) *wrapperspb.DoubleValue {
+	if f == nil {
+		return nil
+	}
+	return wrapperspb.Double(*f)
 }
 
 // toProto is pr as the operator API shows it, with fresh links to the

@@ -258,6 +258,7 @@ func (db *DB) MigrateCounting(ctx context.Context) (int, error) {
 		func(ctx context.Context) (int, error) { return queue.MigrateCounting(ctx, db.writePool, db.dialect) },
 		db.migrateReadiness,
 		db.compressDesignsFast,
+		db.indexSearch,
 	}
 	for _, step := range steps {
 		n, err := step(ctx)

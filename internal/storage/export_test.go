@@ -36,7 +36,12 @@ func InsertVersionAt(ctx context.Context, db *DB, teamID int, id string, at time
 
 // Orders is the order store on an insert-only job queue, as admin
 // commands have it: the jobs its writes queue wait for a serve.
-func (db *DB) Orders() *Orders {
+func (db *DB) Orders() *Orders { return db.insertOnlyStores().Orders() }
+
+// ShopOrders is the Family B order store as Orders is Family A's.
+func (db *DB) ShopOrders() *ShopOrders { return db.insertOnlyStores().ShopOrders() }
+
+func (db *DB) insertOnlyStores() *Stores {
 	q, err := queue.New(db.writePool, db.dialect, nil, queue.Config{})
 	if err != nil {
 		panic(err)
@@ -45,7 +50,7 @@ func (db *DB) Orders() *Orders {
 	if err != nil {
 		panic(err)
 	}
-	return stores.Orders()
+	return stores
 }
 
 // insertOnly is the stores' job queue on q (see server.JobQueue, which

@@ -17,6 +17,7 @@ import (
 	"github.com/platen-print/platen/ent/store"
 	"github.com/platen-print/platen/internal/apierr"
 	"github.com/platen-print/platen/internal/orders"
+	"github.com/platen-print/platen/internal/prints"
 )
 
 // Orders implements orders.Store.
@@ -66,7 +67,10 @@ func (s *Orders) CreateOrder(ctx context.Context, o *orders.Order) error {
 		if err := registerItemDesigns(ctx, tx, o.TeamID, o.Items); err != nil {
 			return err
 		}
-		return s.insertItems(ctx, tx, o)
+		if err := s.insertItems(ctx, tx, o); err != nil {
+			return err
+		}
+		return writeOrderKeys(ctx, tx, o)
 	})
 	if ent.IsConstraintError(err) {
 		return s.explainConflict(ctx, o)
@@ -459,7 +463,10 @@ func (s *Orders) writeUpdate(ctx context.Context, tx *Tx, o *orders.Order, befor
 	if err := registerItemDesigns(ctx, tx, o.TeamID, o.Items); err != nil {
 		return err
 	}
-	return s.insertItems(ctx, tx, o)
+	if err := s.insertItems(ctx, tx, o); err != nil {
+		return err
+	}
+	return replaceOrderKeys(ctx, tx, o)
 }
 
 // changeOrder runs change on the order in one write transaction (see
@@ -542,6 +549,9 @@ func (s *Orders) DeleteOrder(ctx context.Context, scope orders.Scope, uid string
 			return err
 		}
 		if _, err := tx.OrderItem.Delete().Where(orderitem.OrderID(row.ID)).Exec(ctx); err != nil {
+			return err
+		}
+		if err := dropKeys(ctx, tx, prints.FamilyA, row.ID); err != nil {
 			return err
 		}
 		return tx.Order.DeleteOneID(row.ID).Exec(ctx)

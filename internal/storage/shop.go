@@ -82,7 +82,15 @@ func (s *ShopOrders) insert(ctx context.Context, tx *Tx, o *shop.Order) error {
 			SetPosition(i).SetLineExternalID(l.ExternalID).SetDesignVersionID(l.DesignVersionID).
 			SetQuantity(l.Quantity).SetStatus(shop.PrintProcessing).SetJobID(jobs[i])
 	}
-	return tx.ShopPrint.CreateBulk(creates...).Exec(ctx)
+	rows, err := tx.ShopPrint.CreateBulk(creates...).Save(ctx)
+	if err != nil {
+		return err
+	}
+	ids := make([]int, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ID
+	}
+	return writeShopOrderKeys(ctx, tx, o, ids)
 }
 
 // checkDesignVersions refuses lines whose design version the team lacks.

@@ -417,9 +417,12 @@ type ListPrintsRequest struct {
 	Status string `protobuf:"bytes,2,opt,name=status,proto3" json:"status,omitempty"`
 	// Only this family: "A" or "B".
 	Family string `protobuf:"bytes,3,opt,name=family,proto3" json:"family,omitempty"`
-	// Only prints one of whose references equals this text: print id, order
-	// uid, ecommerce order id, order number or item id, reference_number,
-	// external ids, design version id.
+	// Only prints one of whose references begins with this text, in any
+	// case and without regard to accents: print id, order uid, ecommerce
+	// order id, order number or item id, the customer's e-mail, name,
+	// surname or "name surname" (Family A), reference_number, external ids,
+	// design version id. A text of one or two characters finds references
+	// equal to it.
 	Query string `protobuf:"bytes,4,opt,name=query,proto3" json:"query,omitempty"`
 	// At most this many prints (default 50, at most 500).
 	PageSize int32 `protobuf:"varint,5,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
@@ -794,6 +797,232 @@ func (x *GetPrintRequest) GetPrintId() string {
 	return ""
 }
 
+// GetPrintOrderRequest names a print whose order to read.
+type GetPrintOrderRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	PrintId       string                 `protobuf:"bytes,1,opt,name=print_id,json=printId,proto3" json:"print_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetPrintOrderRequest) Reset() {
+	*x = GetPrintOrderRequest{}
+	mi := &file_platen_v1_operator_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetPrintOrderRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetPrintOrderRequest) ProtoMessage() {}
+
+func (x *GetPrintOrderRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_platen_v1_operator_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetPrintOrderRequest.ProtoReflect.Descriptor instead.
+func (*GetPrintOrderRequest) Descriptor() ([]byte, []int) {
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *GetPrintOrderRequest) GetPrintId() string {
+	if x != nil {
+		return x.PrintId
+	}
+	return ""
+}
+
+// PrintOrder is the order a print belongs to: Family A's order with its
+// customer, addresses, shipping and prices, or Family B's shop order, and
+// every print of it in the order's order (without their history).
+type PrintOrder struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// "A" or "B".
+	Family  string `protobuf:"bytes,1,opt,name=family,proto3" json:"family,omitempty"`
+	TeamId  int32  `protobuf:"varint,2,opt,name=team_id,json=teamId,proto3" json:"team_id,omitempty"`
+	StoreId string `protobuf:"bytes,3,opt,name=store_id,json=storeId,proto3" json:"store_id,omitempty"`
+	// Family A: the order's uid, ecommerce_order_id and number.
+	OrderUid             *wrapperspb.StringValue `protobuf:"bytes,4,opt,name=order_uid,json=orderUid,proto3" json:"order_uid,omitempty"`
+	EcommerceOrderId     *wrapperspb.StringValue `protobuf:"bytes,5,opt,name=ecommerce_order_id,json=ecommerceOrderId,proto3" json:"ecommerce_order_id,omitempty"`
+	EcommerceOrderNumber *wrapperspb.StringValue `protobuf:"bytes,6,opt,name=ecommerce_order_number,json=ecommerceOrderNumber,proto3" json:"ecommerce_order_number,omitempty"`
+	// Family B: the shop order's reference_number and external_id.
+	ReferenceNumber *wrapperspb.StringValue `protobuf:"bytes,7,opt,name=reference_number,json=referenceNumber,proto3" json:"reference_number,omitempty"`
+	ExternalId      *wrapperspb.StringValue `protobuf:"bytes,8,opt,name=external_id,json=externalId,proto3" json:"external_id,omitempty"`
+	// Family A: as the order says them; absent for Family B, which carries
+	// none.
+	Customer      *Customer               `protobuf:"bytes,9,opt,name=customer,proto3" json:"customer,omitempty"`
+	Addresses     []*Address              `protobuf:"bytes,10,rep,name=addresses,proto3" json:"addresses,omitempty"`
+	Shippings     []*Shipping             `protobuf:"bytes,11,rep,name=shippings,proto3" json:"shippings,omitempty"`
+	Note          *wrapperspb.StringValue `protobuf:"bytes,12,opt,name=note,proto3" json:"note,omitempty"`
+	TotalPrice    *wrapperspb.DoubleValue `protobuf:"bytes,13,opt,name=total_price,json=totalPrice,proto3" json:"total_price,omitempty"`
+	SubtotalPrice *wrapperspb.DoubleValue `protobuf:"bytes,14,opt,name=subtotal_price,json=subtotalPrice,proto3" json:"subtotal_price,omitempty"`
+	CurrencyCode  *wrapperspb.StringValue `protobuf:"bytes,15,opt,name=currency_code,json=currencyCode,proto3" json:"currency_code,omitempty"`
+	CreatedAt     *timestamppb.Timestamp  `protobuf:"bytes,16,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// Every print of the order.
+	Prints        []*Print `protobuf:"bytes,17,rep,name=prints,proto3" json:"prints,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PrintOrder) Reset() {
+	*x = PrintOrder{}
+	mi := &file_platen_v1_operator_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PrintOrder) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PrintOrder) ProtoMessage() {}
+
+func (x *PrintOrder) ProtoReflect() protoreflect.Message {
+	mi := &file_platen_v1_operator_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PrintOrder.ProtoReflect.Descriptor instead.
+func (*PrintOrder) Descriptor() ([]byte, []int) {
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *PrintOrder) GetFamily() string {
+	if x != nil {
+		return x.Family
+	}
+	return ""
+}
+
+func (x *PrintOrder) GetTeamId() int32 {
+	if x != nil {
+		return x.TeamId
+	}
+	return 0
+}
+
+func (x *PrintOrder) GetStoreId() string {
+	if x != nil {
+		return x.StoreId
+	}
+	return ""
+}
+
+func (x *PrintOrder) GetOrderUid() *wrapperspb.StringValue {
+	if x != nil {
+		return x.OrderUid
+	}
+	return nil
+}
+
+func (x *PrintOrder) GetEcommerceOrderId() *wrapperspb.StringValue {
+	if x != nil {
+		return x.EcommerceOrderId
+	}
+	return nil
+}
+
+func (x *PrintOrder) GetEcommerceOrderNumber() *wrapperspb.StringValue {
+	if x != nil {
+		return x.EcommerceOrderNumber
+	}
+	return nil
+}
+
+func (x *PrintOrder) GetReferenceNumber() *wrapperspb.StringValue {
+	if x != nil {
+		return x.ReferenceNumber
+	}
+	return nil
+}
+
+func (x *PrintOrder) GetExternalId() *wrapperspb.StringValue {
+	if x != nil {
+		return x.ExternalId
+	}
+	return nil
+}
+
+func (x *PrintOrder) GetCustomer() *Customer {
+	if x != nil {
+		return x.Customer
+	}
+	return nil
+}
+
+func (x *PrintOrder) GetAddresses() []*Address {
+	if x != nil {
+		return x.Addresses
+	}
+	return nil
+}
+
+func (x *PrintOrder) GetShippings() []*Shipping {
+	if x != nil {
+		return x.Shippings
+	}
+	return nil
+}
+
+func (x *PrintOrder) GetNote() *wrapperspb.StringValue {
+	if x != nil {
+		return x.Note
+	}
+	return nil
+}
+
+func (x *PrintOrder) GetTotalPrice() *wrapperspb.DoubleValue {
+	if x != nil {
+		return x.TotalPrice
+	}
+	return nil
+}
+
+func (x *PrintOrder) GetSubtotalPrice() *wrapperspb.DoubleValue {
+	if x != nil {
+		return x.SubtotalPrice
+	}
+	return nil
+}
+
+func (x *PrintOrder) GetCurrencyCode() *wrapperspb.StringValue {
+	if x != nil {
+		return x.CurrencyCode
+	}
+	return nil
+}
+
+func (x *PrintOrder) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *PrintOrder) GetPrints() []*Print {
+	if x != nil {
+		return x.Prints
+	}
+	return nil
+}
+
 // RetryPrintRequest names the failed print to render again.
 type RetryPrintRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -804,7 +1033,7 @@ type RetryPrintRequest struct {
 
 func (x *RetryPrintRequest) Reset() {
 	*x = RetryPrintRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[8]
+	mi := &file_platen_v1_operator_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -816,7 +1045,7 @@ func (x *RetryPrintRequest) String() string {
 func (*RetryPrintRequest) ProtoMessage() {}
 
 func (x *RetryPrintRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[8]
+	mi := &file_platen_v1_operator_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -829,7 +1058,7 @@ func (x *RetryPrintRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RetryPrintRequest.ProtoReflect.Descriptor instead.
 func (*RetryPrintRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{8}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *RetryPrintRequest) GetPrintId() string {
@@ -851,7 +1080,7 @@ type FlagPrintRequest struct {
 
 func (x *FlagPrintRequest) Reset() {
 	*x = FlagPrintRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[9]
+	mi := &file_platen_v1_operator_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -863,7 +1092,7 @@ func (x *FlagPrintRequest) String() string {
 func (*FlagPrintRequest) ProtoMessage() {}
 
 func (x *FlagPrintRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[9]
+	mi := &file_platen_v1_operator_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -876,7 +1105,7 @@ func (x *FlagPrintRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FlagPrintRequest.ProtoReflect.Descriptor instead.
 func (*FlagPrintRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{9}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *FlagPrintRequest) GetPrintId() string {
@@ -903,7 +1132,7 @@ type CancelPrintRequest struct {
 
 func (x *CancelPrintRequest) Reset() {
 	*x = CancelPrintRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[10]
+	mi := &file_platen_v1_operator_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -915,7 +1144,7 @@ func (x *CancelPrintRequest) String() string {
 func (*CancelPrintRequest) ProtoMessage() {}
 
 func (x *CancelPrintRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[10]
+	mi := &file_platen_v1_operator_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -928,7 +1157,7 @@ func (x *CancelPrintRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelPrintRequest.ProtoReflect.Descriptor instead.
 func (*CancelPrintRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{10}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *CancelPrintRequest) GetPrintId() string {
@@ -955,7 +1184,7 @@ type ListBatchOrdersRequest struct {
 
 func (x *ListBatchOrdersRequest) Reset() {
 	*x = ListBatchOrdersRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[11]
+	mi := &file_platen_v1_operator_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -967,7 +1196,7 @@ func (x *ListBatchOrdersRequest) String() string {
 func (*ListBatchOrdersRequest) ProtoMessage() {}
 
 func (x *ListBatchOrdersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[11]
+	mi := &file_platen_v1_operator_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -980,7 +1209,7 @@ func (x *ListBatchOrdersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListBatchOrdersRequest.ProtoReflect.Descriptor instead.
 func (*ListBatchOrdersRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{11}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ListBatchOrdersRequest) GetTeamId() int32 {
@@ -1024,7 +1253,7 @@ type ListBatchOrdersResponse struct {
 
 func (x *ListBatchOrdersResponse) Reset() {
 	*x = ListBatchOrdersResponse{}
-	mi := &file_platen_v1_operator_proto_msgTypes[12]
+	mi := &file_platen_v1_operator_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1036,7 +1265,7 @@ func (x *ListBatchOrdersResponse) String() string {
 func (*ListBatchOrdersResponse) ProtoMessage() {}
 
 func (x *ListBatchOrdersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[12]
+	mi := &file_platen_v1_operator_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1049,7 +1278,7 @@ func (x *ListBatchOrdersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListBatchOrdersResponse.ProtoReflect.Descriptor instead.
 func (*ListBatchOrdersResponse) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{12}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ListBatchOrdersResponse) GetBatchOrders() []*BatchOrder {
@@ -1083,7 +1312,7 @@ type OperatorServiceCreateBatchOrderRequest struct {
 
 func (x *OperatorServiceCreateBatchOrderRequest) Reset() {
 	*x = OperatorServiceCreateBatchOrderRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[13]
+	mi := &file_platen_v1_operator_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1095,7 +1324,7 @@ func (x *OperatorServiceCreateBatchOrderRequest) String() string {
 func (*OperatorServiceCreateBatchOrderRequest) ProtoMessage() {}
 
 func (x *OperatorServiceCreateBatchOrderRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[13]
+	mi := &file_platen_v1_operator_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1108,7 +1337,7 @@ func (x *OperatorServiceCreateBatchOrderRequest) ProtoReflect() protoreflect.Mes
 
 // Deprecated: Use OperatorServiceCreateBatchOrderRequest.ProtoReflect.Descriptor instead.
 func (*OperatorServiceCreateBatchOrderRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{13}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *OperatorServiceCreateBatchOrderRequest) GetTeamId() int32 {
@@ -1143,7 +1372,7 @@ type GetWebhookEndpointRequest struct {
 
 func (x *GetWebhookEndpointRequest) Reset() {
 	*x = GetWebhookEndpointRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[14]
+	mi := &file_platen_v1_operator_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1155,7 +1384,7 @@ func (x *GetWebhookEndpointRequest) String() string {
 func (*GetWebhookEndpointRequest) ProtoMessage() {}
 
 func (x *GetWebhookEndpointRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[14]
+	mi := &file_platen_v1_operator_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1168,7 +1397,7 @@ func (x *GetWebhookEndpointRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetWebhookEndpointRequest.ProtoReflect.Descriptor instead.
 func (*GetWebhookEndpointRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{14}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *GetWebhookEndpointRequest) GetStoreId() string {
@@ -1193,7 +1422,7 @@ type Team struct {
 
 func (x *Team) Reset() {
 	*x = Team{}
-	mi := &file_platen_v1_operator_proto_msgTypes[15]
+	mi := &file_platen_v1_operator_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1205,7 +1434,7 @@ func (x *Team) String() string {
 func (*Team) ProtoMessage() {}
 
 func (x *Team) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[15]
+	mi := &file_platen_v1_operator_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1218,7 +1447,7 @@ func (x *Team) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Team.ProtoReflect.Descriptor instead.
 func (*Team) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{15}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Team) GetId() int32 {
@@ -1255,7 +1484,7 @@ type ListTeamsRequest struct {
 
 func (x *ListTeamsRequest) Reset() {
 	*x = ListTeamsRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[16]
+	mi := &file_platen_v1_operator_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1267,7 +1496,7 @@ func (x *ListTeamsRequest) String() string {
 func (*ListTeamsRequest) ProtoMessage() {}
 
 func (x *ListTeamsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[16]
+	mi := &file_platen_v1_operator_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1280,7 +1509,7 @@ func (x *ListTeamsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTeamsRequest.ProtoReflect.Descriptor instead.
 func (*ListTeamsRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{16}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ListTeamsRequest) GetPageSize() int32 {
@@ -1310,7 +1539,7 @@ type ListTeamsResponse struct {
 
 func (x *ListTeamsResponse) Reset() {
 	*x = ListTeamsResponse{}
-	mi := &file_platen_v1_operator_proto_msgTypes[17]
+	mi := &file_platen_v1_operator_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1322,7 +1551,7 @@ func (x *ListTeamsResponse) String() string {
 func (*ListTeamsResponse) ProtoMessage() {}
 
 func (x *ListTeamsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[17]
+	mi := &file_platen_v1_operator_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1335,7 +1564,7 @@ func (x *ListTeamsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTeamsResponse.ProtoReflect.Descriptor instead.
 func (*ListTeamsResponse) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{17}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ListTeamsResponse) GetTeams() []*Team {
@@ -1363,7 +1592,7 @@ type CreateTeamRequest struct {
 
 func (x *CreateTeamRequest) Reset() {
 	*x = CreateTeamRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[18]
+	mi := &file_platen_v1_operator_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1375,7 +1604,7 @@ func (x *CreateTeamRequest) String() string {
 func (*CreateTeamRequest) ProtoMessage() {}
 
 func (x *CreateTeamRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[18]
+	mi := &file_platen_v1_operator_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1388,7 +1617,7 @@ func (x *CreateTeamRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTeamRequest.ProtoReflect.Descriptor instead.
 func (*CreateTeamRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{18}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *CreateTeamRequest) GetName() string {
@@ -1415,7 +1644,7 @@ type Store struct {
 
 func (x *Store) Reset() {
 	*x = Store{}
-	mi := &file_platen_v1_operator_proto_msgTypes[19]
+	mi := &file_platen_v1_operator_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1427,7 +1656,7 @@ func (x *Store) String() string {
 func (*Store) ProtoMessage() {}
 
 func (x *Store) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[19]
+	mi := &file_platen_v1_operator_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1440,7 +1669,7 @@ func (x *Store) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Store.ProtoReflect.Descriptor instead.
 func (*Store) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{19}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *Store) GetId() string {
@@ -1486,7 +1715,7 @@ type ListStoresRequest struct {
 
 func (x *ListStoresRequest) Reset() {
 	*x = ListStoresRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[20]
+	mi := &file_platen_v1_operator_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1498,7 +1727,7 @@ func (x *ListStoresRequest) String() string {
 func (*ListStoresRequest) ProtoMessage() {}
 
 func (x *ListStoresRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[20]
+	mi := &file_platen_v1_operator_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1511,7 +1740,7 @@ func (x *ListStoresRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListStoresRequest.ProtoReflect.Descriptor instead.
 func (*ListStoresRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{20}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ListStoresRequest) GetTeamId() int32 {
@@ -1548,7 +1777,7 @@ type ListStoresResponse struct {
 
 func (x *ListStoresResponse) Reset() {
 	*x = ListStoresResponse{}
-	mi := &file_platen_v1_operator_proto_msgTypes[21]
+	mi := &file_platen_v1_operator_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1560,7 +1789,7 @@ func (x *ListStoresResponse) String() string {
 func (*ListStoresResponse) ProtoMessage() {}
 
 func (x *ListStoresResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[21]
+	mi := &file_platen_v1_operator_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1573,7 +1802,7 @@ func (x *ListStoresResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListStoresResponse.ProtoReflect.Descriptor instead.
 func (*ListStoresResponse) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{21}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ListStoresResponse) GetStores() []*Store {
@@ -1603,7 +1832,7 @@ type CreateStoreRequest struct {
 
 func (x *CreateStoreRequest) Reset() {
 	*x = CreateStoreRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[22]
+	mi := &file_platen_v1_operator_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1615,7 +1844,7 @@ func (x *CreateStoreRequest) String() string {
 func (*CreateStoreRequest) ProtoMessage() {}
 
 func (x *CreateStoreRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[22]
+	mi := &file_platen_v1_operator_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1628,7 +1857,7 @@ func (x *CreateStoreRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateStoreRequest.ProtoReflect.Descriptor instead.
 func (*CreateStoreRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{22}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *CreateStoreRequest) GetStoreId() string {
@@ -1668,7 +1897,7 @@ type Token struct {
 
 func (x *Token) Reset() {
 	*x = Token{}
-	mi := &file_platen_v1_operator_proto_msgTypes[23]
+	mi := &file_platen_v1_operator_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1680,7 +1909,7 @@ func (x *Token) String() string {
 func (*Token) ProtoMessage() {}
 
 func (x *Token) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[23]
+	mi := &file_platen_v1_operator_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1693,7 +1922,7 @@ func (x *Token) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Token.ProtoReflect.Descriptor instead.
 func (*Token) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{23}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *Token) GetId() int32 {
@@ -1764,7 +1993,7 @@ type ListTokensRequest struct {
 
 func (x *ListTokensRequest) Reset() {
 	*x = ListTokensRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[24]
+	mi := &file_platen_v1_operator_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1776,7 +2005,7 @@ func (x *ListTokensRequest) String() string {
 func (*ListTokensRequest) ProtoMessage() {}
 
 func (x *ListTokensRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[24]
+	mi := &file_platen_v1_operator_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1789,7 +2018,7 @@ func (x *ListTokensRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTokensRequest.ProtoReflect.Descriptor instead.
 func (*ListTokensRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{24}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ListTokensRequest) GetTeamId() int32 {
@@ -1840,7 +2069,7 @@ type ListTokensResponse struct {
 
 func (x *ListTokensResponse) Reset() {
 	*x = ListTokensResponse{}
-	mi := &file_platen_v1_operator_proto_msgTypes[25]
+	mi := &file_platen_v1_operator_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1852,7 +2081,7 @@ func (x *ListTokensResponse) String() string {
 func (*ListTokensResponse) ProtoMessage() {}
 
 func (x *ListTokensResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[25]
+	mi := &file_platen_v1_operator_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1865,7 +2094,7 @@ func (x *ListTokensResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTokensResponse.ProtoReflect.Descriptor instead.
 func (*ListTokensResponse) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{25}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ListTokensResponse) GetTokens() []*Token {
@@ -1898,7 +2127,7 @@ type IssueTokenRequest struct {
 
 func (x *IssueTokenRequest) Reset() {
 	*x = IssueTokenRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[26]
+	mi := &file_platen_v1_operator_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1910,7 +2139,7 @@ func (x *IssueTokenRequest) String() string {
 func (*IssueTokenRequest) ProtoMessage() {}
 
 func (x *IssueTokenRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[26]
+	mi := &file_platen_v1_operator_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1923,7 +2152,7 @@ func (x *IssueTokenRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssueTokenRequest.ProtoReflect.Descriptor instead.
 func (*IssueTokenRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{26}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *IssueTokenRequest) GetTeamId() int32 {
@@ -1960,7 +2189,7 @@ type IssueTokenResponse struct {
 
 func (x *IssueTokenResponse) Reset() {
 	*x = IssueTokenResponse{}
-	mi := &file_platen_v1_operator_proto_msgTypes[27]
+	mi := &file_platen_v1_operator_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1972,7 +2201,7 @@ func (x *IssueTokenResponse) String() string {
 func (*IssueTokenResponse) ProtoMessage() {}
 
 func (x *IssueTokenResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[27]
+	mi := &file_platen_v1_operator_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1985,7 +2214,7 @@ func (x *IssueTokenResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssueTokenResponse.ProtoReflect.Descriptor instead.
 func (*IssueTokenResponse) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{27}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *IssueTokenResponse) GetToken() *Token {
@@ -2012,7 +2241,7 @@ type RevokeTokenRequest struct {
 
 func (x *RevokeTokenRequest) Reset() {
 	*x = RevokeTokenRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[28]
+	mi := &file_platen_v1_operator_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2024,7 +2253,7 @@ func (x *RevokeTokenRequest) String() string {
 func (*RevokeTokenRequest) ProtoMessage() {}
 
 func (x *RevokeTokenRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[28]
+	mi := &file_platen_v1_operator_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2037,7 +2266,7 @@ func (x *RevokeTokenRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeTokenRequest.ProtoReflect.Descriptor instead.
 func (*RevokeTokenRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{28}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *RevokeTokenRequest) GetTokenId() int32 {
@@ -2113,7 +2342,7 @@ type PrintTemplate struct {
 
 func (x *PrintTemplate) Reset() {
 	*x = PrintTemplate{}
-	mi := &file_platen_v1_operator_proto_msgTypes[29]
+	mi := &file_platen_v1_operator_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2125,7 +2354,7 @@ func (x *PrintTemplate) String() string {
 func (*PrintTemplate) ProtoMessage() {}
 
 func (x *PrintTemplate) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[29]
+	mi := &file_platen_v1_operator_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2138,7 +2367,7 @@ func (x *PrintTemplate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrintTemplate.ProtoReflect.Descriptor instead.
 func (*PrintTemplate) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{29}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *PrintTemplate) GetUid() string {
@@ -2314,7 +2543,7 @@ type PrintTemplateGrid struct {
 
 func (x *PrintTemplateGrid) Reset() {
 	*x = PrintTemplateGrid{}
-	mi := &file_platen_v1_operator_proto_msgTypes[30]
+	mi := &file_platen_v1_operator_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2326,7 +2555,7 @@ func (x *PrintTemplateGrid) String() string {
 func (*PrintTemplateGrid) ProtoMessage() {}
 
 func (x *PrintTemplateGrid) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[30]
+	mi := &file_platen_v1_operator_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2339,7 +2568,7 @@ func (x *PrintTemplateGrid) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrintTemplateGrid.ProtoReflect.Descriptor instead.
 func (*PrintTemplateGrid) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{30}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *PrintTemplateGrid) GetColumns() int32 {
@@ -2388,7 +2617,7 @@ type PrintTemplateSlot struct {
 
 func (x *PrintTemplateSlot) Reset() {
 	*x = PrintTemplateSlot{}
-	mi := &file_platen_v1_operator_proto_msgTypes[31]
+	mi := &file_platen_v1_operator_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2400,7 +2629,7 @@ func (x *PrintTemplateSlot) String() string {
 func (*PrintTemplateSlot) ProtoMessage() {}
 
 func (x *PrintTemplateSlot) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[31]
+	mi := &file_platen_v1_operator_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2413,7 +2642,7 @@ func (x *PrintTemplateSlot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrintTemplateSlot.ProtoReflect.Descriptor instead.
 func (*PrintTemplateSlot) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{31}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *PrintTemplateSlot) GetXMm() float64 {
@@ -2499,7 +2728,7 @@ type CreatePrintTemplateRequest struct {
 
 func (x *CreatePrintTemplateRequest) Reset() {
 	*x = CreatePrintTemplateRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[32]
+	mi := &file_platen_v1_operator_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2511,7 +2740,7 @@ func (x *CreatePrintTemplateRequest) String() string {
 func (*CreatePrintTemplateRequest) ProtoMessage() {}
 
 func (x *CreatePrintTemplateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[32]
+	mi := &file_platen_v1_operator_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2524,7 +2753,7 @@ func (x *CreatePrintTemplateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreatePrintTemplateRequest.ProtoReflect.Descriptor instead.
 func (*CreatePrintTemplateRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{32}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *CreatePrintTemplateRequest) GetTeamId() int32 {
@@ -2671,7 +2900,7 @@ type GetPrintTemplateRequest struct {
 
 func (x *GetPrintTemplateRequest) Reset() {
 	*x = GetPrintTemplateRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[33]
+	mi := &file_platen_v1_operator_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2683,7 +2912,7 @@ func (x *GetPrintTemplateRequest) String() string {
 func (*GetPrintTemplateRequest) ProtoMessage() {}
 
 func (x *GetPrintTemplateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[33]
+	mi := &file_platen_v1_operator_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2696,7 +2925,7 @@ func (x *GetPrintTemplateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPrintTemplateRequest.ProtoReflect.Descriptor instead.
 func (*GetPrintTemplateRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{33}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *GetPrintTemplateRequest) GetTemplateUid() string {
@@ -2723,7 +2952,7 @@ type ListPrintTemplatesRequest struct {
 
 func (x *ListPrintTemplatesRequest) Reset() {
 	*x = ListPrintTemplatesRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[34]
+	mi := &file_platen_v1_operator_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2735,7 +2964,7 @@ func (x *ListPrintTemplatesRequest) String() string {
 func (*ListPrintTemplatesRequest) ProtoMessage() {}
 
 func (x *ListPrintTemplatesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[34]
+	mi := &file_platen_v1_operator_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2748,7 +2977,7 @@ func (x *ListPrintTemplatesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPrintTemplatesRequest.ProtoReflect.Descriptor instead.
 func (*ListPrintTemplatesRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{34}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *ListPrintTemplatesRequest) GetTeamId() int32 {
@@ -2792,7 +3021,7 @@ type ListPrintTemplatesResponse struct {
 
 func (x *ListPrintTemplatesResponse) Reset() {
 	*x = ListPrintTemplatesResponse{}
-	mi := &file_platen_v1_operator_proto_msgTypes[35]
+	mi := &file_platen_v1_operator_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2804,7 +3033,7 @@ func (x *ListPrintTemplatesResponse) String() string {
 func (*ListPrintTemplatesResponse) ProtoMessage() {}
 
 func (x *ListPrintTemplatesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[35]
+	mi := &file_platen_v1_operator_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2817,7 +3046,7 @@ func (x *ListPrintTemplatesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPrintTemplatesResponse.ProtoReflect.Descriptor instead.
 func (*ListPrintTemplatesResponse) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{35}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *ListPrintTemplatesResponse) GetPrintTemplates() []*PrintTemplate {
@@ -2893,7 +3122,7 @@ type UpdatePrintTemplateRequest struct {
 
 func (x *UpdatePrintTemplateRequest) Reset() {
 	*x = UpdatePrintTemplateRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[36]
+	mi := &file_platen_v1_operator_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2905,7 +3134,7 @@ func (x *UpdatePrintTemplateRequest) String() string {
 func (*UpdatePrintTemplateRequest) ProtoMessage() {}
 
 func (x *UpdatePrintTemplateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[36]
+	mi := &file_platen_v1_operator_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2918,7 +3147,7 @@ func (x *UpdatePrintTemplateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatePrintTemplateRequest.ProtoReflect.Descriptor instead.
 func (*UpdatePrintTemplateRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{36}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *UpdatePrintTemplateRequest) GetTemplateUid() string {
@@ -3072,7 +3301,7 @@ type DeletePrintTemplateRequest struct {
 
 func (x *DeletePrintTemplateRequest) Reset() {
 	*x = DeletePrintTemplateRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[37]
+	mi := &file_platen_v1_operator_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3084,7 +3313,7 @@ func (x *DeletePrintTemplateRequest) String() string {
 func (*DeletePrintTemplateRequest) ProtoMessage() {}
 
 func (x *DeletePrintTemplateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[37]
+	mi := &file_platen_v1_operator_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3097,7 +3326,7 @@ func (x *DeletePrintTemplateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeletePrintTemplateRequest.ProtoReflect.Descriptor instead.
 func (*DeletePrintTemplateRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{37}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *DeletePrintTemplateRequest) GetTemplateUid() string {
@@ -3120,7 +3349,7 @@ type DeletePrintTemplateResponse struct {
 
 func (x *DeletePrintTemplateResponse) Reset() {
 	*x = DeletePrintTemplateResponse{}
-	mi := &file_platen_v1_operator_proto_msgTypes[38]
+	mi := &file_platen_v1_operator_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3132,7 +3361,7 @@ func (x *DeletePrintTemplateResponse) String() string {
 func (*DeletePrintTemplateResponse) ProtoMessage() {}
 
 func (x *DeletePrintTemplateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[38]
+	mi := &file_platen_v1_operator_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3145,7 +3374,7 @@ func (x *DeletePrintTemplateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeletePrintTemplateResponse.ProtoReflect.Descriptor instead.
 func (*DeletePrintTemplateResponse) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{38}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *DeletePrintTemplateResponse) GetMessage() string {
@@ -3177,7 +3406,7 @@ type AssignPrintTemplateRequest struct {
 
 func (x *AssignPrintTemplateRequest) Reset() {
 	*x = AssignPrintTemplateRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[39]
+	mi := &file_platen_v1_operator_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3189,7 +3418,7 @@ func (x *AssignPrintTemplateRequest) String() string {
 func (*AssignPrintTemplateRequest) ProtoMessage() {}
 
 func (x *AssignPrintTemplateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[39]
+	mi := &file_platen_v1_operator_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3202,7 +3431,7 @@ func (x *AssignPrintTemplateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AssignPrintTemplateRequest.ProtoReflect.Descriptor instead.
 func (*AssignPrintTemplateRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{39}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *AssignPrintTemplateRequest) GetTemplateUid() string {
@@ -3243,7 +3472,7 @@ type OperatorServiceListProductVariantsRequest struct {
 
 func (x *OperatorServiceListProductVariantsRequest) Reset() {
 	*x = OperatorServiceListProductVariantsRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[40]
+	mi := &file_platen_v1_operator_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3255,7 +3484,7 @@ func (x *OperatorServiceListProductVariantsRequest) String() string {
 func (*OperatorServiceListProductVariantsRequest) ProtoMessage() {}
 
 func (x *OperatorServiceListProductVariantsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[40]
+	mi := &file_platen_v1_operator_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3268,7 +3497,7 @@ func (x *OperatorServiceListProductVariantsRequest) ProtoReflect() protoreflect.
 
 // Deprecated: Use OperatorServiceListProductVariantsRequest.ProtoReflect.Descriptor instead.
 func (*OperatorServiceListProductVariantsRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{40}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *OperatorServiceListProductVariantsRequest) GetTeamId() int32 {
@@ -3308,7 +3537,7 @@ type OperatorServiceListProductVariantsResponse struct {
 
 func (x *OperatorServiceListProductVariantsResponse) Reset() {
 	*x = OperatorServiceListProductVariantsResponse{}
-	mi := &file_platen_v1_operator_proto_msgTypes[41]
+	mi := &file_platen_v1_operator_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3320,7 +3549,7 @@ func (x *OperatorServiceListProductVariantsResponse) String() string {
 func (*OperatorServiceListProductVariantsResponse) ProtoMessage() {}
 
 func (x *OperatorServiceListProductVariantsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[41]
+	mi := &file_platen_v1_operator_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3333,7 +3562,7 @@ func (x *OperatorServiceListProductVariantsResponse) ProtoReflect() protoreflect
 
 // Deprecated: Use OperatorServiceListProductVariantsResponse.ProtoReflect.Descriptor instead.
 func (*OperatorServiceListProductVariantsResponse) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{41}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *OperatorServiceListProductVariantsResponse) GetProductVariants() []*ProductVariant {
@@ -3400,7 +3629,7 @@ type Font struct {
 
 func (x *Font) Reset() {
 	*x = Font{}
-	mi := &file_platen_v1_operator_proto_msgTypes[42]
+	mi := &file_platen_v1_operator_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3412,7 +3641,7 @@ func (x *Font) String() string {
 func (*Font) ProtoMessage() {}
 
 func (x *Font) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[42]
+	mi := &file_platen_v1_operator_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3425,7 +3654,7 @@ func (x *Font) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Font.ProtoReflect.Descriptor instead.
 func (*Font) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{42}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *Font) GetUid() string {
@@ -3533,7 +3762,7 @@ type CreateFontRequest struct {
 
 func (x *CreateFontRequest) Reset() {
 	*x = CreateFontRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[43]
+	mi := &file_platen_v1_operator_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3545,7 +3774,7 @@ func (x *CreateFontRequest) String() string {
 func (*CreateFontRequest) ProtoMessage() {}
 
 func (x *CreateFontRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[43]
+	mi := &file_platen_v1_operator_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3558,7 +3787,7 @@ func (x *CreateFontRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateFontRequest.ProtoReflect.Descriptor instead.
 func (*CreateFontRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{43}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *CreateFontRequest) GetTeamId() int32 {
@@ -3604,7 +3833,7 @@ type ListFontsRequest struct {
 
 func (x *ListFontsRequest) Reset() {
 	*x = ListFontsRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[44]
+	mi := &file_platen_v1_operator_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3616,7 +3845,7 @@ func (x *ListFontsRequest) String() string {
 func (*ListFontsRequest) ProtoMessage() {}
 
 func (x *ListFontsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[44]
+	mi := &file_platen_v1_operator_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3629,7 +3858,7 @@ func (x *ListFontsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListFontsRequest.ProtoReflect.Descriptor instead.
 func (*ListFontsRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{44}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *ListFontsRequest) GetTeamId() int32 {
@@ -3666,7 +3895,7 @@ type ListFontsResponse struct {
 
 func (x *ListFontsResponse) Reset() {
 	*x = ListFontsResponse{}
-	mi := &file_platen_v1_operator_proto_msgTypes[45]
+	mi := &file_platen_v1_operator_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3678,7 +3907,7 @@ func (x *ListFontsResponse) String() string {
 func (*ListFontsResponse) ProtoMessage() {}
 
 func (x *ListFontsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[45]
+	mi := &file_platen_v1_operator_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3691,7 +3920,7 @@ func (x *ListFontsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListFontsResponse.ProtoReflect.Descriptor instead.
 func (*ListFontsResponse) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{45}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *ListFontsResponse) GetFonts() []*Font {
@@ -3719,7 +3948,7 @@ type GetFontRequest struct {
 
 func (x *GetFontRequest) Reset() {
 	*x = GetFontRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[46]
+	mi := &file_platen_v1_operator_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3731,7 +3960,7 @@ func (x *GetFontRequest) String() string {
 func (*GetFontRequest) ProtoMessage() {}
 
 func (x *GetFontRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[46]
+	mi := &file_platen_v1_operator_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3744,7 +3973,7 @@ func (x *GetFontRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetFontRequest.ProtoReflect.Descriptor instead.
 func (*GetFontRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{46}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *GetFontRequest) GetFontUid() string {
@@ -3765,7 +3994,7 @@ type DeleteFontRequest struct {
 
 func (x *DeleteFontRequest) Reset() {
 	*x = DeleteFontRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[47]
+	mi := &file_platen_v1_operator_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3777,7 +4006,7 @@ func (x *DeleteFontRequest) String() string {
 func (*DeleteFontRequest) ProtoMessage() {}
 
 func (x *DeleteFontRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[47]
+	mi := &file_platen_v1_operator_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3790,7 +4019,7 @@ func (x *DeleteFontRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteFontRequest.ProtoReflect.Descriptor instead.
 func (*DeleteFontRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{47}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *DeleteFontRequest) GetFontUid() string {
@@ -3813,7 +4042,7 @@ type DeleteFontResponse struct {
 
 func (x *DeleteFontResponse) Reset() {
 	*x = DeleteFontResponse{}
-	mi := &file_platen_v1_operator_proto_msgTypes[48]
+	mi := &file_platen_v1_operator_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3825,7 +4054,7 @@ func (x *DeleteFontResponse) String() string {
 func (*DeleteFontResponse) ProtoMessage() {}
 
 func (x *DeleteFontResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[48]
+	mi := &file_platen_v1_operator_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3838,7 +4067,7 @@ func (x *DeleteFontResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteFontResponse.ProtoReflect.Descriptor instead.
 func (*DeleteFontResponse) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{48}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *DeleteFontResponse) GetMessage() string {
@@ -3887,7 +4116,7 @@ type OutputProfile struct {
 
 func (x *OutputProfile) Reset() {
 	*x = OutputProfile{}
-	mi := &file_platen_v1_operator_proto_msgTypes[49]
+	mi := &file_platen_v1_operator_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3899,7 +4128,7 @@ func (x *OutputProfile) String() string {
 func (*OutputProfile) ProtoMessage() {}
 
 func (x *OutputProfile) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[49]
+	mi := &file_platen_v1_operator_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3912,7 +4141,7 @@ func (x *OutputProfile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OutputProfile.ProtoReflect.Descriptor instead.
 func (*OutputProfile) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{49}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *OutputProfile) GetUid() string {
@@ -4000,7 +4229,7 @@ type CreateOutputProfileRequest struct {
 
 func (x *CreateOutputProfileRequest) Reset() {
 	*x = CreateOutputProfileRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[50]
+	mi := &file_platen_v1_operator_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4012,7 +4241,7 @@ func (x *CreateOutputProfileRequest) String() string {
 func (*CreateOutputProfileRequest) ProtoMessage() {}
 
 func (x *CreateOutputProfileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[50]
+	mi := &file_platen_v1_operator_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4025,7 +4254,7 @@ func (x *CreateOutputProfileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateOutputProfileRequest.ProtoReflect.Descriptor instead.
 func (*CreateOutputProfileRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{50}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *CreateOutputProfileRequest) GetTeamId() int32 {
@@ -4078,7 +4307,7 @@ type ListOutputProfilesRequest struct {
 
 func (x *ListOutputProfilesRequest) Reset() {
 	*x = ListOutputProfilesRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[51]
+	mi := &file_platen_v1_operator_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4090,7 +4319,7 @@ func (x *ListOutputProfilesRequest) String() string {
 func (*ListOutputProfilesRequest) ProtoMessage() {}
 
 func (x *ListOutputProfilesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[51]
+	mi := &file_platen_v1_operator_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4103,7 +4332,7 @@ func (x *ListOutputProfilesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListOutputProfilesRequest.ProtoReflect.Descriptor instead.
 func (*ListOutputProfilesRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{51}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *ListOutputProfilesRequest) GetTeamId() int32 {
@@ -4140,7 +4369,7 @@ type ListOutputProfilesResponse struct {
 
 func (x *ListOutputProfilesResponse) Reset() {
 	*x = ListOutputProfilesResponse{}
-	mi := &file_platen_v1_operator_proto_msgTypes[52]
+	mi := &file_platen_v1_operator_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4152,7 +4381,7 @@ func (x *ListOutputProfilesResponse) String() string {
 func (*ListOutputProfilesResponse) ProtoMessage() {}
 
 func (x *ListOutputProfilesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[52]
+	mi := &file_platen_v1_operator_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4165,7 +4394,7 @@ func (x *ListOutputProfilesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListOutputProfilesResponse.ProtoReflect.Descriptor instead.
 func (*ListOutputProfilesResponse) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{52}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *ListOutputProfilesResponse) GetOutputProfiles() []*OutputProfile {
@@ -4193,7 +4422,7 @@ type GetOutputProfileRequest struct {
 
 func (x *GetOutputProfileRequest) Reset() {
 	*x = GetOutputProfileRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[53]
+	mi := &file_platen_v1_operator_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4205,7 +4434,7 @@ func (x *GetOutputProfileRequest) String() string {
 func (*GetOutputProfileRequest) ProtoMessage() {}
 
 func (x *GetOutputProfileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[53]
+	mi := &file_platen_v1_operator_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4218,7 +4447,7 @@ func (x *GetOutputProfileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetOutputProfileRequest.ProtoReflect.Descriptor instead.
 func (*GetOutputProfileRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{53}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *GetOutputProfileRequest) GetProfileUid() string {
@@ -4239,7 +4468,7 @@ type DeleteOutputProfileRequest struct {
 
 func (x *DeleteOutputProfileRequest) Reset() {
 	*x = DeleteOutputProfileRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[54]
+	mi := &file_platen_v1_operator_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4251,7 +4480,7 @@ func (x *DeleteOutputProfileRequest) String() string {
 func (*DeleteOutputProfileRequest) ProtoMessage() {}
 
 func (x *DeleteOutputProfileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[54]
+	mi := &file_platen_v1_operator_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4264,7 +4493,7 @@ func (x *DeleteOutputProfileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteOutputProfileRequest.ProtoReflect.Descriptor instead.
 func (*DeleteOutputProfileRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{54}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *DeleteOutputProfileRequest) GetProfileUid() string {
@@ -4287,7 +4516,7 @@ type DeleteOutputProfileResponse struct {
 
 func (x *DeleteOutputProfileResponse) Reset() {
 	*x = DeleteOutputProfileResponse{}
-	mi := &file_platen_v1_operator_proto_msgTypes[55]
+	mi := &file_platen_v1_operator_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4299,7 +4528,7 @@ func (x *DeleteOutputProfileResponse) String() string {
 func (*DeleteOutputProfileResponse) ProtoMessage() {}
 
 func (x *DeleteOutputProfileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[55]
+	mi := &file_platen_v1_operator_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4312,7 +4541,7 @@ func (x *DeleteOutputProfileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteOutputProfileResponse.ProtoReflect.Descriptor instead.
 func (*DeleteOutputProfileResponse) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{55}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *DeleteOutputProfileResponse) GetMessage() string {
@@ -4355,7 +4584,7 @@ type PressSettings struct {
 
 func (x *PressSettings) Reset() {
 	*x = PressSettings{}
-	mi := &file_platen_v1_operator_proto_msgTypes[56]
+	mi := &file_platen_v1_operator_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4367,7 +4596,7 @@ func (x *PressSettings) String() string {
 func (*PressSettings) ProtoMessage() {}
 
 func (x *PressSettings) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[56]
+	mi := &file_platen_v1_operator_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4380,7 +4609,7 @@ func (x *PressSettings) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PressSettings.ProtoReflect.Descriptor instead.
 func (*PressSettings) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{56}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *PressSettings) GetTeamId() int32 {
@@ -4436,7 +4665,7 @@ type GetPressSettingsRequest struct {
 
 func (x *GetPressSettingsRequest) Reset() {
 	*x = GetPressSettingsRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[57]
+	mi := &file_platen_v1_operator_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4448,7 +4677,7 @@ func (x *GetPressSettingsRequest) String() string {
 func (*GetPressSettingsRequest) ProtoMessage() {}
 
 func (x *GetPressSettingsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[57]
+	mi := &file_platen_v1_operator_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4461,7 +4690,7 @@ func (x *GetPressSettingsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPressSettingsRequest.ProtoReflect.Descriptor instead.
 func (*GetPressSettingsRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{57}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *GetPressSettingsRequest) GetTeamId() int32 {
@@ -4497,7 +4726,7 @@ type UpdatePressSettingsRequest struct {
 
 func (x *UpdatePressSettingsRequest) Reset() {
 	*x = UpdatePressSettingsRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[58]
+	mi := &file_platen_v1_operator_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4509,7 +4738,7 @@ func (x *UpdatePressSettingsRequest) String() string {
 func (*UpdatePressSettingsRequest) ProtoMessage() {}
 
 func (x *UpdatePressSettingsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[58]
+	mi := &file_platen_v1_operator_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4522,7 +4751,7 @@ func (x *UpdatePressSettingsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatePressSettingsRequest.ProtoReflect.Descriptor instead.
 func (*UpdatePressSettingsRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{58}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *UpdatePressSettingsRequest) GetTeamId() int32 {
@@ -4578,7 +4807,7 @@ var File_platen_v1_operator_proto protoreflect.FileDescriptor
 
 const file_platen_v1_operator_proto_rawDesc = "" +
 	"\n" +
-	"\x18platen/v1/operator.proto\x12\tplaten.v1\x1a\x1cgoogle/api/annotations.proto\x1a google/protobuf/field_mask.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1egoogle/protobuf/wrappers.proto\x1a\x17platen/v1/batches.proto\x1a\x17platen/v1/catalog.proto\x1a\x18platen/v1/webhooks.proto\x1a\x18platen/v1/warnings.proto\"\xe7\a\n" +
+	"\x18platen/v1/operator.proto\x12\tplaten.v1\x1a\x1cgoogle/api/annotations.proto\x1a google/protobuf/field_mask.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1egoogle/protobuf/wrappers.proto\x1a\x17platen/v1/batches.proto\x1a\x17platen/v1/catalog.proto\x1a\x16platen/v1/orders.proto\x1a\x18platen/v1/webhooks.proto\x1a\x18platen/v1/warnings.proto\"\xe7\a\n" +
 	"\x05Print\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
 	"\x06family\x18\x02 \x01(\tR\x06family\x12\x17\n" +
@@ -4648,7 +4877,32 @@ const file_platen_v1_operator_proto_rawDesc = "" +
 	"\x06prints\x18\x01 \x03(\v2\x10.platen.v1.PrintR\x06prints\x12&\n" +
 	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\",\n" +
 	"\x0fGetPrintRequest\x12\x19\n" +
-	"\bprint_id\x18\x01 \x01(\tR\aprintId\".\n" +
+	"\bprint_id\x18\x01 \x01(\tR\aprintId\"1\n" +
+	"\x14GetPrintOrderRequest\x12\x19\n" +
+	"\bprint_id\x18\x01 \x01(\tR\aprintId\"\xaf\a\n" +
+	"\n" +
+	"PrintOrder\x12\x16\n" +
+	"\x06family\x18\x01 \x01(\tR\x06family\x12\x17\n" +
+	"\ateam_id\x18\x02 \x01(\x05R\x06teamId\x12\x19\n" +
+	"\bstore_id\x18\x03 \x01(\tR\astoreId\x129\n" +
+	"\torder_uid\x18\x04 \x01(\v2\x1c.google.protobuf.StringValueR\borderUid\x12J\n" +
+	"\x12ecommerce_order_id\x18\x05 \x01(\v2\x1c.google.protobuf.StringValueR\x10ecommerceOrderId\x12R\n" +
+	"\x16ecommerce_order_number\x18\x06 \x01(\v2\x1c.google.protobuf.StringValueR\x14ecommerceOrderNumber\x12G\n" +
+	"\x10reference_number\x18\a \x01(\v2\x1c.google.protobuf.StringValueR\x0freferenceNumber\x12=\n" +
+	"\vexternal_id\x18\b \x01(\v2\x1c.google.protobuf.StringValueR\n" +
+	"externalId\x12/\n" +
+	"\bcustomer\x18\t \x01(\v2\x13.platen.v1.CustomerR\bcustomer\x120\n" +
+	"\taddresses\x18\n" +
+	" \x03(\v2\x12.platen.v1.AddressR\taddresses\x121\n" +
+	"\tshippings\x18\v \x03(\v2\x13.platen.v1.ShippingR\tshippings\x120\n" +
+	"\x04note\x18\f \x01(\v2\x1c.google.protobuf.StringValueR\x04note\x12=\n" +
+	"\vtotal_price\x18\r \x01(\v2\x1c.google.protobuf.DoubleValueR\n" +
+	"totalPrice\x12C\n" +
+	"\x0esubtotal_price\x18\x0e \x01(\v2\x1c.google.protobuf.DoubleValueR\rsubtotalPrice\x12A\n" +
+	"\rcurrency_code\x18\x0f \x01(\v2\x1c.google.protobuf.StringValueR\fcurrencyCode\x129\n" +
+	"\n" +
+	"created_at\x18\x10 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12(\n" +
+	"\x06prints\x18\x11 \x03(\v2\x10.platen.v1.PrintR\x06prints\".\n" +
 	"\x11RetryPrintRequest\x12\x19\n" +
 	"\bprint_id\x18\x01 \x01(\tR\aprintId\"E\n" +
 	"\x10FlagPrintRequest\x12\x19\n" +
@@ -4979,12 +5233,13 @@ const file_platen_v1_operator_proto_rawDesc = "" +
 	"\x11min_effective_ppi\x18\x04 \x01(\v2\x1c.google.protobuf.UInt32ValueR\x0fminEffectivePpi\x12B\n" +
 	"\x0esafe_margin_mm\x18\x05 \x01(\v2\x1c.google.protobuf.DoubleValueR\fsafeMarginMm\x12F\n" +
 	"\x10cut_contour_spot\x18\x06 \x01(\v2\x1c.google.protobuf.StringValueR\x0ecutContourSpot\x12L\n" +
-	"\x14allow_missing_glyphs\x18\a \x01(\v2\x1a.google.protobuf.BoolValueR\x12allowMissingGlyphs2\xb7%\n" +
+	"\x14allow_missing_glyphs\x18\a \x01(\v2\x1a.google.protobuf.BoolValueR\x12allowMissingGlyphs2\xb2&\n" +
 	"\x0fOperatorService\x12j\n" +
 	"\n" +
 	"ListPrints\x12\x1c.platen.v1.ListPrintsRequest\x1a\x1d.platen.v1.ListPrintsResponse\"\x1f\x82\xd3\xe4\x93\x02\x19\x12\x17/api/v1/operator/prints\x12k\n" +
 	"\vCountPrints\x12\x1d.platen.v1.CountPrintsRequest\x1a\x16.platen.v1.PrintCounts\"%\x82\xd3\xe4\x93\x02\x1f\x12\x1d/api/v1/operator/print-counts\x12d\n" +
-	"\bGetPrint\x12\x1a.platen.v1.GetPrintRequest\x1a\x10.platen.v1.Print\"*\x82\xd3\xe4\x93\x02$\x12\"/api/v1/operator/prints/{print_id}\x12q\n" +
+	"\bGetPrint\x12\x1a.platen.v1.GetPrintRequest\x1a\x10.platen.v1.Print\"*\x82\xd3\xe4\x93\x02$\x12\"/api/v1/operator/prints/{print_id}\x12y\n" +
+	"\rGetPrintOrder\x12\x1f.platen.v1.GetPrintOrderRequest\x1a\x15.platen.v1.PrintOrder\"0\x82\xd3\xe4\x93\x02*\x12(/api/v1/operator/prints/{print_id}/order\x12q\n" +
 	"\n" +
 	"RetryPrint\x12\x1c.platen.v1.RetryPrintRequest\x1a\x10.platen.v1.Print\"3\x82\xd3\xe4\x93\x02-:\x01*\"(/api/v1/operator/prints/{print_id}/retry\x12n\n" +
 	"\tFlagPrint\x12\x1b.platen.v1.FlagPrintRequest\x1a\x10.platen.v1.Print\"2\x82\xd3\xe4\x93\x02,:\x01*\"'/api/v1/operator/prints/{print_id}/flag\x12t\n" +
@@ -5039,7 +5294,7 @@ func file_platen_v1_operator_proto_rawDescGZIP() []byte {
 	return file_platen_v1_operator_proto_rawDescData
 }
 
-var file_platen_v1_operator_proto_msgTypes = make([]protoimpl.MessageInfo, 59)
+var file_platen_v1_operator_proto_msgTypes = make([]protoimpl.MessageInfo, 61)
 var file_platen_v1_operator_proto_goTypes = []any{
 	(*Print)(nil),                                      // 0: platen.v1.Print
 	(*PrintEvent)(nil),                                 // 1: platen.v1.PrintEvent
@@ -5049,229 +5304,250 @@ var file_platen_v1_operator_proto_goTypes = []any{
 	(*PrintCounts)(nil),                                // 5: platen.v1.PrintCounts
 	(*ListPrintsResponse)(nil),                         // 6: platen.v1.ListPrintsResponse
 	(*GetPrintRequest)(nil),                            // 7: platen.v1.GetPrintRequest
-	(*RetryPrintRequest)(nil),                          // 8: platen.v1.RetryPrintRequest
-	(*FlagPrintRequest)(nil),                           // 9: platen.v1.FlagPrintRequest
-	(*CancelPrintRequest)(nil),                         // 10: platen.v1.CancelPrintRequest
-	(*ListBatchOrdersRequest)(nil),                     // 11: platen.v1.ListBatchOrdersRequest
-	(*ListBatchOrdersResponse)(nil),                    // 12: platen.v1.ListBatchOrdersResponse
-	(*OperatorServiceCreateBatchOrderRequest)(nil),     // 13: platen.v1.OperatorServiceCreateBatchOrderRequest
-	(*GetWebhookEndpointRequest)(nil),                  // 14: platen.v1.GetWebhookEndpointRequest
-	(*Team)(nil),                                       // 15: platen.v1.Team
-	(*ListTeamsRequest)(nil),                           // 16: platen.v1.ListTeamsRequest
-	(*ListTeamsResponse)(nil),                          // 17: platen.v1.ListTeamsResponse
-	(*CreateTeamRequest)(nil),                          // 18: platen.v1.CreateTeamRequest
-	(*Store)(nil),                                      // 19: platen.v1.Store
-	(*ListStoresRequest)(nil),                          // 20: platen.v1.ListStoresRequest
-	(*ListStoresResponse)(nil),                         // 21: platen.v1.ListStoresResponse
-	(*CreateStoreRequest)(nil),                         // 22: platen.v1.CreateStoreRequest
-	(*Token)(nil),                                      // 23: platen.v1.Token
-	(*ListTokensRequest)(nil),                          // 24: platen.v1.ListTokensRequest
-	(*ListTokensResponse)(nil),                         // 25: platen.v1.ListTokensResponse
-	(*IssueTokenRequest)(nil),                          // 26: platen.v1.IssueTokenRequest
-	(*IssueTokenResponse)(nil),                         // 27: platen.v1.IssueTokenResponse
-	(*RevokeTokenRequest)(nil),                         // 28: platen.v1.RevokeTokenRequest
-	(*PrintTemplate)(nil),                              // 29: platen.v1.PrintTemplate
-	(*PrintTemplateGrid)(nil),                          // 30: platen.v1.PrintTemplateGrid
-	(*PrintTemplateSlot)(nil),                          // 31: platen.v1.PrintTemplateSlot
-	(*CreatePrintTemplateRequest)(nil),                 // 32: platen.v1.CreatePrintTemplateRequest
-	(*GetPrintTemplateRequest)(nil),                    // 33: platen.v1.GetPrintTemplateRequest
-	(*ListPrintTemplatesRequest)(nil),                  // 34: platen.v1.ListPrintTemplatesRequest
-	(*ListPrintTemplatesResponse)(nil),                 // 35: platen.v1.ListPrintTemplatesResponse
-	(*UpdatePrintTemplateRequest)(nil),                 // 36: platen.v1.UpdatePrintTemplateRequest
-	(*DeletePrintTemplateRequest)(nil),                 // 37: platen.v1.DeletePrintTemplateRequest
-	(*DeletePrintTemplateResponse)(nil),                // 38: platen.v1.DeletePrintTemplateResponse
-	(*AssignPrintTemplateRequest)(nil),                 // 39: platen.v1.AssignPrintTemplateRequest
-	(*OperatorServiceListProductVariantsRequest)(nil),  // 40: platen.v1.OperatorServiceListProductVariantsRequest
-	(*OperatorServiceListProductVariantsResponse)(nil), // 41: platen.v1.OperatorServiceListProductVariantsResponse
-	(*Font)(nil),                                       // 42: platen.v1.Font
-	(*CreateFontRequest)(nil),                          // 43: platen.v1.CreateFontRequest
-	(*ListFontsRequest)(nil),                           // 44: platen.v1.ListFontsRequest
-	(*ListFontsResponse)(nil),                          // 45: platen.v1.ListFontsResponse
-	(*GetFontRequest)(nil),                             // 46: platen.v1.GetFontRequest
-	(*DeleteFontRequest)(nil),                          // 47: platen.v1.DeleteFontRequest
-	(*DeleteFontResponse)(nil),                         // 48: platen.v1.DeleteFontResponse
-	(*OutputProfile)(nil),                              // 49: platen.v1.OutputProfile
-	(*CreateOutputProfileRequest)(nil),                 // 50: platen.v1.CreateOutputProfileRequest
-	(*ListOutputProfilesRequest)(nil),                  // 51: platen.v1.ListOutputProfilesRequest
-	(*ListOutputProfilesResponse)(nil),                 // 52: platen.v1.ListOutputProfilesResponse
-	(*GetOutputProfileRequest)(nil),                    // 53: platen.v1.GetOutputProfileRequest
-	(*DeleteOutputProfileRequest)(nil),                 // 54: platen.v1.DeleteOutputProfileRequest
-	(*DeleteOutputProfileResponse)(nil),                // 55: platen.v1.DeleteOutputProfileResponse
-	(*PressSettings)(nil),                              // 56: platen.v1.PressSettings
-	(*GetPressSettingsRequest)(nil),                    // 57: platen.v1.GetPressSettingsRequest
-	(*UpdatePressSettingsRequest)(nil),                 // 58: platen.v1.UpdatePressSettingsRequest
-	(*wrapperspb.StringValue)(nil),                     // 59: google.protobuf.StringValue
-	(*timestamppb.Timestamp)(nil),                      // 60: google.protobuf.Timestamp
-	(*PrintWarning)(nil),                               // 61: platen.v1.PrintWarning
-	(*wrapperspb.UInt32Value)(nil),                     // 62: google.protobuf.UInt32Value
-	(*BatchOrder)(nil),                                 // 63: platen.v1.BatchOrder
-	(*wrapperspb.DoubleValue)(nil),                     // 64: google.protobuf.DoubleValue
-	(*wrapperspb.BoolValue)(nil),                       // 65: google.protobuf.BoolValue
-	(*fieldmaskpb.FieldMask)(nil),                      // 66: google.protobuf.FieldMask
-	(*ProductVariant)(nil),                             // 67: platen.v1.ProductVariant
-	(*Product)(nil),                                    // 68: platen.v1.Product
-	(*GetBatchOrderRequest)(nil),                       // 69: platen.v1.GetBatchOrderRequest
-	(*SetWebhookEndpointRequest)(nil),                  // 70: platen.v1.SetWebhookEndpointRequest
-	(*ListWebhookDeliveriesRequest)(nil),               // 71: platen.v1.ListWebhookDeliveriesRequest
-	(*ResendWebhookDeliveryRequest)(nil),               // 72: platen.v1.ResendWebhookDeliveryRequest
-	(*WebhookEndpoint)(nil),                            // 73: platen.v1.WebhookEndpoint
-	(*ListWebhookDeliveriesResponse)(nil),              // 74: platen.v1.ListWebhookDeliveriesResponse
-	(*WebhookDelivery)(nil),                            // 75: platen.v1.WebhookDelivery
+	(*GetPrintOrderRequest)(nil),                       // 8: platen.v1.GetPrintOrderRequest
+	(*PrintOrder)(nil),                                 // 9: platen.v1.PrintOrder
+	(*RetryPrintRequest)(nil),                          // 10: platen.v1.RetryPrintRequest
+	(*FlagPrintRequest)(nil),                           // 11: platen.v1.FlagPrintRequest
+	(*CancelPrintRequest)(nil),                         // 12: platen.v1.CancelPrintRequest
+	(*ListBatchOrdersRequest)(nil),                     // 13: platen.v1.ListBatchOrdersRequest
+	(*ListBatchOrdersResponse)(nil),                    // 14: platen.v1.ListBatchOrdersResponse
+	(*OperatorServiceCreateBatchOrderRequest)(nil),     // 15: platen.v1.OperatorServiceCreateBatchOrderRequest
+	(*GetWebhookEndpointRequest)(nil),                  // 16: platen.v1.GetWebhookEndpointRequest
+	(*Team)(nil),                                       // 17: platen.v1.Team
+	(*ListTeamsRequest)(nil),                           // 18: platen.v1.ListTeamsRequest
+	(*ListTeamsResponse)(nil),                          // 19: platen.v1.ListTeamsResponse
+	(*CreateTeamRequest)(nil),                          // 20: platen.v1.CreateTeamRequest
+	(*Store)(nil),                                      // 21: platen.v1.Store
+	(*ListStoresRequest)(nil),                          // 22: platen.v1.ListStoresRequest
+	(*ListStoresResponse)(nil),                         // 23: platen.v1.ListStoresResponse
+	(*CreateStoreRequest)(nil),                         // 24: platen.v1.CreateStoreRequest
+	(*Token)(nil),                                      // 25: platen.v1.Token
+	(*ListTokensRequest)(nil),                          // 26: platen.v1.ListTokensRequest
+	(*ListTokensResponse)(nil),                         // 27: platen.v1.ListTokensResponse
+	(*IssueTokenRequest)(nil),                          // 28: platen.v1.IssueTokenRequest
+	(*IssueTokenResponse)(nil),                         // 29: platen.v1.IssueTokenResponse
+	(*RevokeTokenRequest)(nil),                         // 30: platen.v1.RevokeTokenRequest
+	(*PrintTemplate)(nil),                              // 31: platen.v1.PrintTemplate
+	(*PrintTemplateGrid)(nil),                          // 32: platen.v1.PrintTemplateGrid
+	(*PrintTemplateSlot)(nil),                          // 33: platen.v1.PrintTemplateSlot
+	(*CreatePrintTemplateRequest)(nil),                 // 34: platen.v1.CreatePrintTemplateRequest
+	(*GetPrintTemplateRequest)(nil),                    // 35: platen.v1.GetPrintTemplateRequest
+	(*ListPrintTemplatesRequest)(nil),                  // 36: platen.v1.ListPrintTemplatesRequest
+	(*ListPrintTemplatesResponse)(nil),                 // 37: platen.v1.ListPrintTemplatesResponse
+	(*UpdatePrintTemplateRequest)(nil),                 // 38: platen.v1.UpdatePrintTemplateRequest
+	(*DeletePrintTemplateRequest)(nil),                 // 39: platen.v1.DeletePrintTemplateRequest
+	(*DeletePrintTemplateResponse)(nil),                // 40: platen.v1.DeletePrintTemplateResponse
+	(*AssignPrintTemplateRequest)(nil),                 // 41: platen.v1.AssignPrintTemplateRequest
+	(*OperatorServiceListProductVariantsRequest)(nil),  // 42: platen.v1.OperatorServiceListProductVariantsRequest
+	(*OperatorServiceListProductVariantsResponse)(nil), // 43: platen.v1.OperatorServiceListProductVariantsResponse
+	(*Font)(nil),                                       // 44: platen.v1.Font
+	(*CreateFontRequest)(nil),                          // 45: platen.v1.CreateFontRequest
+	(*ListFontsRequest)(nil),                           // 46: platen.v1.ListFontsRequest
+	(*ListFontsResponse)(nil),                          // 47: platen.v1.ListFontsResponse
+	(*GetFontRequest)(nil),                             // 48: platen.v1.GetFontRequest
+	(*DeleteFontRequest)(nil),                          // 49: platen.v1.DeleteFontRequest
+	(*DeleteFontResponse)(nil),                         // 50: platen.v1.DeleteFontResponse
+	(*OutputProfile)(nil),                              // 51: platen.v1.OutputProfile
+	(*CreateOutputProfileRequest)(nil),                 // 52: platen.v1.CreateOutputProfileRequest
+	(*ListOutputProfilesRequest)(nil),                  // 53: platen.v1.ListOutputProfilesRequest
+	(*ListOutputProfilesResponse)(nil),                 // 54: platen.v1.ListOutputProfilesResponse
+	(*GetOutputProfileRequest)(nil),                    // 55: platen.v1.GetOutputProfileRequest
+	(*DeleteOutputProfileRequest)(nil),                 // 56: platen.v1.DeleteOutputProfileRequest
+	(*DeleteOutputProfileResponse)(nil),                // 57: platen.v1.DeleteOutputProfileResponse
+	(*PressSettings)(nil),                              // 58: platen.v1.PressSettings
+	(*GetPressSettingsRequest)(nil),                    // 59: platen.v1.GetPressSettingsRequest
+	(*UpdatePressSettingsRequest)(nil),                 // 60: platen.v1.UpdatePressSettingsRequest
+	(*wrapperspb.StringValue)(nil),                     // 61: google.protobuf.StringValue
+	(*timestamppb.Timestamp)(nil),                      // 62: google.protobuf.Timestamp
+	(*PrintWarning)(nil),                               // 63: platen.v1.PrintWarning
+	(*wrapperspb.UInt32Value)(nil),                     // 64: google.protobuf.UInt32Value
+	(*Customer)(nil),                                   // 65: platen.v1.Customer
+	(*Address)(nil),                                    // 66: platen.v1.Address
+	(*Shipping)(nil),                                   // 67: platen.v1.Shipping
+	(*wrapperspb.DoubleValue)(nil),                     // 68: google.protobuf.DoubleValue
+	(*BatchOrder)(nil),                                 // 69: platen.v1.BatchOrder
+	(*wrapperspb.BoolValue)(nil),                       // 70: google.protobuf.BoolValue
+	(*fieldmaskpb.FieldMask)(nil),                      // 71: google.protobuf.FieldMask
+	(*ProductVariant)(nil),                             // 72: platen.v1.ProductVariant
+	(*Product)(nil),                                    // 73: platen.v1.Product
+	(*GetBatchOrderRequest)(nil),                       // 74: platen.v1.GetBatchOrderRequest
+	(*SetWebhookEndpointRequest)(nil),                  // 75: platen.v1.SetWebhookEndpointRequest
+	(*ListWebhookDeliveriesRequest)(nil),               // 76: platen.v1.ListWebhookDeliveriesRequest
+	(*ResendWebhookDeliveryRequest)(nil),               // 77: platen.v1.ResendWebhookDeliveryRequest
+	(*WebhookEndpoint)(nil),                            // 78: platen.v1.WebhookEndpoint
+	(*ListWebhookDeliveriesResponse)(nil),              // 79: platen.v1.ListWebhookDeliveriesResponse
+	(*WebhookDelivery)(nil),                            // 80: platen.v1.WebhookDelivery
 }
 var file_platen_v1_operator_proto_depIdxs = []int32{
-	59,  // 0: platen.v1.Print.error:type_name -> google.protobuf.StringValue
-	59,  // 1: platen.v1.Print.order_uid:type_name -> google.protobuf.StringValue
-	59,  // 2: platen.v1.Print.ecommerce_order_id:type_name -> google.protobuf.StringValue
-	59,  // 3: platen.v1.Print.ecommerce_order_item_id:type_name -> google.protobuf.StringValue
-	59,  // 4: platen.v1.Print.reference_number:type_name -> google.protobuf.StringValue
-	59,  // 5: platen.v1.Print.external_id:type_name -> google.protobuf.StringValue
-	59,  // 6: platen.v1.Print.line_external_id:type_name -> google.protobuf.StringValue
-	59,  // 7: platen.v1.Print.design_version_id:type_name -> google.protobuf.StringValue
+	61,  // 0: platen.v1.Print.error:type_name -> google.protobuf.StringValue
+	61,  // 1: platen.v1.Print.order_uid:type_name -> google.protobuf.StringValue
+	61,  // 2: platen.v1.Print.ecommerce_order_id:type_name -> google.protobuf.StringValue
+	61,  // 3: platen.v1.Print.ecommerce_order_item_id:type_name -> google.protobuf.StringValue
+	61,  // 4: platen.v1.Print.reference_number:type_name -> google.protobuf.StringValue
+	61,  // 5: platen.v1.Print.external_id:type_name -> google.protobuf.StringValue
+	61,  // 6: platen.v1.Print.line_external_id:type_name -> google.protobuf.StringValue
+	61,  // 7: platen.v1.Print.design_version_id:type_name -> google.protobuf.StringValue
 	2,   // 8: platen.v1.Print.files:type_name -> platen.v1.OperatorPrintFile
-	60,  // 9: platen.v1.Print.created_at:type_name -> google.protobuf.Timestamp
-	60,  // 10: platen.v1.Print.updated_at:type_name -> google.protobuf.Timestamp
+	62,  // 9: platen.v1.Print.created_at:type_name -> google.protobuf.Timestamp
+	62,  // 10: platen.v1.Print.updated_at:type_name -> google.protobuf.Timestamp
 	1,   // 11: platen.v1.Print.history:type_name -> platen.v1.PrintEvent
-	61,  // 12: platen.v1.Print.warnings:type_name -> platen.v1.PrintWarning
-	60,  // 13: platen.v1.PrintEvent.at:type_name -> google.protobuf.Timestamp
-	59,  // 14: platen.v1.PrintEvent.detail:type_name -> google.protobuf.StringValue
-	59,  // 15: platen.v1.PrintEvent.operator_email:type_name -> google.protobuf.StringValue
-	62,  // 16: platen.v1.OperatorPrintFile.size:type_name -> google.protobuf.UInt32Value
-	59,  // 17: platen.v1.OperatorPrintFile.sha256:type_name -> google.protobuf.StringValue
-	60,  // 18: platen.v1.ListPrintsRequest.created_after:type_name -> google.protobuf.Timestamp
-	60,  // 19: platen.v1.ListPrintsRequest.created_before:type_name -> google.protobuf.Timestamp
+	63,  // 12: platen.v1.Print.warnings:type_name -> platen.v1.PrintWarning
+	62,  // 13: platen.v1.PrintEvent.at:type_name -> google.protobuf.Timestamp
+	61,  // 14: platen.v1.PrintEvent.detail:type_name -> google.protobuf.StringValue
+	61,  // 15: platen.v1.PrintEvent.operator_email:type_name -> google.protobuf.StringValue
+	64,  // 16: platen.v1.OperatorPrintFile.size:type_name -> google.protobuf.UInt32Value
+	61,  // 17: platen.v1.OperatorPrintFile.sha256:type_name -> google.protobuf.StringValue
+	62,  // 18: platen.v1.ListPrintsRequest.created_after:type_name -> google.protobuf.Timestamp
+	62,  // 19: platen.v1.ListPrintsRequest.created_before:type_name -> google.protobuf.Timestamp
 	0,   // 20: platen.v1.ListPrintsResponse.prints:type_name -> platen.v1.Print
-	63,  // 21: platen.v1.ListBatchOrdersResponse.batch_orders:type_name -> platen.v1.BatchOrder
-	60,  // 22: platen.v1.Team.created_at:type_name -> google.protobuf.Timestamp
-	15,  // 23: platen.v1.ListTeamsResponse.teams:type_name -> platen.v1.Team
-	59,  // 24: platen.v1.Store.webhook_url:type_name -> google.protobuf.StringValue
-	60,  // 25: platen.v1.Store.created_at:type_name -> google.protobuf.Timestamp
-	19,  // 26: platen.v1.ListStoresResponse.stores:type_name -> platen.v1.Store
-	59,  // 27: platen.v1.Token.store_id:type_name -> google.protobuf.StringValue
-	60,  // 28: platen.v1.Token.created_at:type_name -> google.protobuf.Timestamp
-	60,  // 29: platen.v1.Token.revoked_at:type_name -> google.protobuf.Timestamp
-	23,  // 30: platen.v1.ListTokensResponse.tokens:type_name -> platen.v1.Token
-	23,  // 31: platen.v1.IssueTokenResponse.token:type_name -> platen.v1.Token
-	30,  // 32: platen.v1.PrintTemplate.grid:type_name -> platen.v1.PrintTemplateGrid
-	31,  // 33: platen.v1.PrintTemplate.slots:type_name -> platen.v1.PrintTemplateSlot
-	60,  // 34: platen.v1.PrintTemplate.created_at:type_name -> google.protobuf.Timestamp
-	60,  // 35: platen.v1.PrintTemplate.updated_at:type_name -> google.protobuf.Timestamp
-	59,  // 36: platen.v1.PrintTemplate.output_profile_id:type_name -> google.protobuf.StringValue
-	62,  // 37: platen.v1.PrintTemplate.min_effective_ppi:type_name -> google.protobuf.UInt32Value
-	64,  // 38: platen.v1.PrintTemplate.safe_margin_mm:type_name -> google.protobuf.DoubleValue
-	59,  // 39: platen.v1.PrintTemplate.cut_contour_spot:type_name -> google.protobuf.StringValue
-	65,  // 40: platen.v1.PrintTemplate.allow_missing_glyphs:type_name -> google.protobuf.BoolValue
-	30,  // 41: platen.v1.CreatePrintTemplateRequest.grid:type_name -> platen.v1.PrintTemplateGrid
-	31,  // 42: platen.v1.CreatePrintTemplateRequest.slots:type_name -> platen.v1.PrintTemplateSlot
-	59,  // 43: platen.v1.CreatePrintTemplateRequest.output_profile_id:type_name -> google.protobuf.StringValue
-	62,  // 44: platen.v1.CreatePrintTemplateRequest.min_effective_ppi:type_name -> google.protobuf.UInt32Value
-	64,  // 45: platen.v1.CreatePrintTemplateRequest.safe_margin_mm:type_name -> google.protobuf.DoubleValue
-	59,  // 46: platen.v1.CreatePrintTemplateRequest.cut_contour_spot:type_name -> google.protobuf.StringValue
-	65,  // 47: platen.v1.CreatePrintTemplateRequest.allow_missing_glyphs:type_name -> google.protobuf.BoolValue
-	29,  // 48: platen.v1.ListPrintTemplatesResponse.print_templates:type_name -> platen.v1.PrintTemplate
-	66,  // 49: platen.v1.UpdatePrintTemplateRequest.update_mask:type_name -> google.protobuf.FieldMask
-	30,  // 50: platen.v1.UpdatePrintTemplateRequest.grid:type_name -> platen.v1.PrintTemplateGrid
-	31,  // 51: platen.v1.UpdatePrintTemplateRequest.slots:type_name -> platen.v1.PrintTemplateSlot
-	59,  // 52: platen.v1.UpdatePrintTemplateRequest.output_profile_id:type_name -> google.protobuf.StringValue
-	62,  // 53: platen.v1.UpdatePrintTemplateRequest.min_effective_ppi:type_name -> google.protobuf.UInt32Value
-	64,  // 54: platen.v1.UpdatePrintTemplateRequest.safe_margin_mm:type_name -> google.protobuf.DoubleValue
-	59,  // 55: platen.v1.UpdatePrintTemplateRequest.cut_contour_spot:type_name -> google.protobuf.StringValue
-	65,  // 56: platen.v1.UpdatePrintTemplateRequest.allow_missing_glyphs:type_name -> google.protobuf.BoolValue
-	67,  // 57: platen.v1.OperatorServiceListProductVariantsResponse.product_variants:type_name -> platen.v1.ProductVariant
-	68,  // 58: platen.v1.OperatorServiceListProductVariantsResponse.products:type_name -> platen.v1.Product
-	60,  // 59: platen.v1.Font.created_at:type_name -> google.protobuf.Timestamp
-	42,  // 60: platen.v1.ListFontsResponse.fonts:type_name -> platen.v1.Font
-	60,  // 61: platen.v1.OutputProfile.created_at:type_name -> google.protobuf.Timestamp
-	49,  // 62: platen.v1.ListOutputProfilesResponse.output_profiles:type_name -> platen.v1.OutputProfile
-	59,  // 63: platen.v1.PressSettings.output_profile_id:type_name -> google.protobuf.StringValue
-	62,  // 64: platen.v1.PressSettings.min_effective_ppi:type_name -> google.protobuf.UInt32Value
-	64,  // 65: platen.v1.PressSettings.safe_margin_mm:type_name -> google.protobuf.DoubleValue
-	59,  // 66: platen.v1.PressSettings.cut_contour_spot:type_name -> google.protobuf.StringValue
-	65,  // 67: platen.v1.PressSettings.allow_missing_glyphs:type_name -> google.protobuf.BoolValue
-	66,  // 68: platen.v1.UpdatePressSettingsRequest.update_mask:type_name -> google.protobuf.FieldMask
-	59,  // 69: platen.v1.UpdatePressSettingsRequest.output_profile_id:type_name -> google.protobuf.StringValue
-	62,  // 70: platen.v1.UpdatePressSettingsRequest.min_effective_ppi:type_name -> google.protobuf.UInt32Value
-	64,  // 71: platen.v1.UpdatePressSettingsRequest.safe_margin_mm:type_name -> google.protobuf.DoubleValue
-	59,  // 72: platen.v1.UpdatePressSettingsRequest.cut_contour_spot:type_name -> google.protobuf.StringValue
-	65,  // 73: platen.v1.UpdatePressSettingsRequest.allow_missing_glyphs:type_name -> google.protobuf.BoolValue
-	3,   // 74: platen.v1.OperatorService.ListPrints:input_type -> platen.v1.ListPrintsRequest
-	4,   // 75: platen.v1.OperatorService.CountPrints:input_type -> platen.v1.CountPrintsRequest
-	7,   // 76: platen.v1.OperatorService.GetPrint:input_type -> platen.v1.GetPrintRequest
-	8,   // 77: platen.v1.OperatorService.RetryPrint:input_type -> platen.v1.RetryPrintRequest
-	9,   // 78: platen.v1.OperatorService.FlagPrint:input_type -> platen.v1.FlagPrintRequest
-	10,  // 79: platen.v1.OperatorService.CancelPrint:input_type -> platen.v1.CancelPrintRequest
-	11,  // 80: platen.v1.OperatorService.ListBatchOrders:input_type -> platen.v1.ListBatchOrdersRequest
-	13,  // 81: platen.v1.OperatorService.CreateBatchOrder:input_type -> platen.v1.OperatorServiceCreateBatchOrderRequest
-	69,  // 82: platen.v1.OperatorService.GetBatchOrder:input_type -> platen.v1.GetBatchOrderRequest
-	14,  // 83: platen.v1.OperatorService.GetWebhookEndpoint:input_type -> platen.v1.GetWebhookEndpointRequest
-	70,  // 84: platen.v1.OperatorService.SetWebhookEndpoint:input_type -> platen.v1.SetWebhookEndpointRequest
-	71,  // 85: platen.v1.OperatorService.ListWebhookDeliveries:input_type -> platen.v1.ListWebhookDeliveriesRequest
-	72,  // 86: platen.v1.OperatorService.ResendWebhookDelivery:input_type -> platen.v1.ResendWebhookDeliveryRequest
-	16,  // 87: platen.v1.OperatorService.ListTeams:input_type -> platen.v1.ListTeamsRequest
-	18,  // 88: platen.v1.OperatorService.CreateTeam:input_type -> platen.v1.CreateTeamRequest
-	20,  // 89: platen.v1.OperatorService.ListStores:input_type -> platen.v1.ListStoresRequest
-	22,  // 90: platen.v1.OperatorService.CreateStore:input_type -> platen.v1.CreateStoreRequest
-	24,  // 91: platen.v1.OperatorService.ListTokens:input_type -> platen.v1.ListTokensRequest
-	26,  // 92: platen.v1.OperatorService.IssueToken:input_type -> platen.v1.IssueTokenRequest
-	28,  // 93: platen.v1.OperatorService.RevokeToken:input_type -> platen.v1.RevokeTokenRequest
-	32,  // 94: platen.v1.OperatorService.CreatePrintTemplate:input_type -> platen.v1.CreatePrintTemplateRequest
-	33,  // 95: platen.v1.OperatorService.GetPrintTemplate:input_type -> platen.v1.GetPrintTemplateRequest
-	34,  // 96: platen.v1.OperatorService.ListPrintTemplates:input_type -> platen.v1.ListPrintTemplatesRequest
-	36,  // 97: platen.v1.OperatorService.UpdatePrintTemplate:input_type -> platen.v1.UpdatePrintTemplateRequest
-	37,  // 98: platen.v1.OperatorService.DeletePrintTemplate:input_type -> platen.v1.DeletePrintTemplateRequest
-	39,  // 99: platen.v1.OperatorService.AssignPrintTemplate:input_type -> platen.v1.AssignPrintTemplateRequest
-	40,  // 100: platen.v1.OperatorService.ListProductVariants:input_type -> platen.v1.OperatorServiceListProductVariantsRequest
-	43,  // 101: platen.v1.OperatorService.CreateFont:input_type -> platen.v1.CreateFontRequest
-	44,  // 102: platen.v1.OperatorService.ListFonts:input_type -> platen.v1.ListFontsRequest
-	46,  // 103: platen.v1.OperatorService.GetFont:input_type -> platen.v1.GetFontRequest
-	47,  // 104: platen.v1.OperatorService.DeleteFont:input_type -> platen.v1.DeleteFontRequest
-	50,  // 105: platen.v1.OperatorService.CreateOutputProfile:input_type -> platen.v1.CreateOutputProfileRequest
-	51,  // 106: platen.v1.OperatorService.ListOutputProfiles:input_type -> platen.v1.ListOutputProfilesRequest
-	53,  // 107: platen.v1.OperatorService.GetOutputProfile:input_type -> platen.v1.GetOutputProfileRequest
-	54,  // 108: platen.v1.OperatorService.DeleteOutputProfile:input_type -> platen.v1.DeleteOutputProfileRequest
-	57,  // 109: platen.v1.OperatorService.GetPressSettings:input_type -> platen.v1.GetPressSettingsRequest
-	58,  // 110: platen.v1.OperatorService.UpdatePressSettings:input_type -> platen.v1.UpdatePressSettingsRequest
-	6,   // 111: platen.v1.OperatorService.ListPrints:output_type -> platen.v1.ListPrintsResponse
-	5,   // 112: platen.v1.OperatorService.CountPrints:output_type -> platen.v1.PrintCounts
-	0,   // 113: platen.v1.OperatorService.GetPrint:output_type -> platen.v1.Print
-	0,   // 114: platen.v1.OperatorService.RetryPrint:output_type -> platen.v1.Print
-	0,   // 115: platen.v1.OperatorService.FlagPrint:output_type -> platen.v1.Print
-	0,   // 116: platen.v1.OperatorService.CancelPrint:output_type -> platen.v1.Print
-	12,  // 117: platen.v1.OperatorService.ListBatchOrders:output_type -> platen.v1.ListBatchOrdersResponse
-	63,  // 118: platen.v1.OperatorService.CreateBatchOrder:output_type -> platen.v1.BatchOrder
-	63,  // 119: platen.v1.OperatorService.GetBatchOrder:output_type -> platen.v1.BatchOrder
-	73,  // 120: platen.v1.OperatorService.GetWebhookEndpoint:output_type -> platen.v1.WebhookEndpoint
-	73,  // 121: platen.v1.OperatorService.SetWebhookEndpoint:output_type -> platen.v1.WebhookEndpoint
-	74,  // 122: platen.v1.OperatorService.ListWebhookDeliveries:output_type -> platen.v1.ListWebhookDeliveriesResponse
-	75,  // 123: platen.v1.OperatorService.ResendWebhookDelivery:output_type -> platen.v1.WebhookDelivery
-	17,  // 124: platen.v1.OperatorService.ListTeams:output_type -> platen.v1.ListTeamsResponse
-	15,  // 125: platen.v1.OperatorService.CreateTeam:output_type -> platen.v1.Team
-	21,  // 126: platen.v1.OperatorService.ListStores:output_type -> platen.v1.ListStoresResponse
-	19,  // 127: platen.v1.OperatorService.CreateStore:output_type -> platen.v1.Store
-	25,  // 128: platen.v1.OperatorService.ListTokens:output_type -> platen.v1.ListTokensResponse
-	27,  // 129: platen.v1.OperatorService.IssueToken:output_type -> platen.v1.IssueTokenResponse
-	23,  // 130: platen.v1.OperatorService.RevokeToken:output_type -> platen.v1.Token
-	29,  // 131: platen.v1.OperatorService.CreatePrintTemplate:output_type -> platen.v1.PrintTemplate
-	29,  // 132: platen.v1.OperatorService.GetPrintTemplate:output_type -> platen.v1.PrintTemplate
-	35,  // 133: platen.v1.OperatorService.ListPrintTemplates:output_type -> platen.v1.ListPrintTemplatesResponse
-	29,  // 134: platen.v1.OperatorService.UpdatePrintTemplate:output_type -> platen.v1.PrintTemplate
-	38,  // 135: platen.v1.OperatorService.DeletePrintTemplate:output_type -> platen.v1.DeletePrintTemplateResponse
-	29,  // 136: platen.v1.OperatorService.AssignPrintTemplate:output_type -> platen.v1.PrintTemplate
-	41,  // 137: platen.v1.OperatorService.ListProductVariants:output_type -> platen.v1.OperatorServiceListProductVariantsResponse
-	42,  // 138: platen.v1.OperatorService.CreateFont:output_type -> platen.v1.Font
-	45,  // 139: platen.v1.OperatorService.ListFonts:output_type -> platen.v1.ListFontsResponse
-	42,  // 140: platen.v1.OperatorService.GetFont:output_type -> platen.v1.Font
-	48,  // 141: platen.v1.OperatorService.DeleteFont:output_type -> platen.v1.DeleteFontResponse
-	49,  // 142: platen.v1.OperatorService.CreateOutputProfile:output_type -> platen.v1.OutputProfile
-	52,  // 143: platen.v1.OperatorService.ListOutputProfiles:output_type -> platen.v1.ListOutputProfilesResponse
-	49,  // 144: platen.v1.OperatorService.GetOutputProfile:output_type -> platen.v1.OutputProfile
-	55,  // 145: platen.v1.OperatorService.DeleteOutputProfile:output_type -> platen.v1.DeleteOutputProfileResponse
-	56,  // 146: platen.v1.OperatorService.GetPressSettings:output_type -> platen.v1.PressSettings
-	56,  // 147: platen.v1.OperatorService.UpdatePressSettings:output_type -> platen.v1.PressSettings
-	111, // [111:148] is the sub-list for method output_type
-	74,  // [74:111] is the sub-list for method input_type
-	74,  // [74:74] is the sub-list for extension type_name
-	74,  // [74:74] is the sub-list for extension extendee
-	0,   // [0:74] is the sub-list for field type_name
+	61,  // 21: platen.v1.PrintOrder.order_uid:type_name -> google.protobuf.StringValue
+	61,  // 22: platen.v1.PrintOrder.ecommerce_order_id:type_name -> google.protobuf.StringValue
+	61,  // 23: platen.v1.PrintOrder.ecommerce_order_number:type_name -> google.protobuf.StringValue
+	61,  // 24: platen.v1.PrintOrder.reference_number:type_name -> google.protobuf.StringValue
+	61,  // 25: platen.v1.PrintOrder.external_id:type_name -> google.protobuf.StringValue
+	65,  // 26: platen.v1.PrintOrder.customer:type_name -> platen.v1.Customer
+	66,  // 27: platen.v1.PrintOrder.addresses:type_name -> platen.v1.Address
+	67,  // 28: platen.v1.PrintOrder.shippings:type_name -> platen.v1.Shipping
+	61,  // 29: platen.v1.PrintOrder.note:type_name -> google.protobuf.StringValue
+	68,  // 30: platen.v1.PrintOrder.total_price:type_name -> google.protobuf.DoubleValue
+	68,  // 31: platen.v1.PrintOrder.subtotal_price:type_name -> google.protobuf.DoubleValue
+	61,  // 32: platen.v1.PrintOrder.currency_code:type_name -> google.protobuf.StringValue
+	62,  // 33: platen.v1.PrintOrder.created_at:type_name -> google.protobuf.Timestamp
+	0,   // 34: platen.v1.PrintOrder.prints:type_name -> platen.v1.Print
+	69,  // 35: platen.v1.ListBatchOrdersResponse.batch_orders:type_name -> platen.v1.BatchOrder
+	62,  // 36: platen.v1.Team.created_at:type_name -> google.protobuf.Timestamp
+	17,  // 37: platen.v1.ListTeamsResponse.teams:type_name -> platen.v1.Team
+	61,  // 38: platen.v1.Store.webhook_url:type_name -> google.protobuf.StringValue
+	62,  // 39: platen.v1.Store.created_at:type_name -> google.protobuf.Timestamp
+	21,  // 40: platen.v1.ListStoresResponse.stores:type_name -> platen.v1.Store
+	61,  // 41: platen.v1.Token.store_id:type_name -> google.protobuf.StringValue
+	62,  // 42: platen.v1.Token.created_at:type_name -> google.protobuf.Timestamp
+	62,  // 43: platen.v1.Token.revoked_at:type_name -> google.protobuf.Timestamp
+	25,  // 44: platen.v1.ListTokensResponse.tokens:type_name -> platen.v1.Token
+	25,  // 45: platen.v1.IssueTokenResponse.token:type_name -> platen.v1.Token
+	32,  // 46: platen.v1.PrintTemplate.grid:type_name -> platen.v1.PrintTemplateGrid
+	33,  // 47: platen.v1.PrintTemplate.slots:type_name -> platen.v1.PrintTemplateSlot
+	62,  // 48: platen.v1.PrintTemplate.created_at:type_name -> google.protobuf.Timestamp
+	62,  // 49: platen.v1.PrintTemplate.updated_at:type_name -> google.protobuf.Timestamp
+	61,  // 50: platen.v1.PrintTemplate.output_profile_id:type_name -> google.protobuf.StringValue
+	64,  // 51: platen.v1.PrintTemplate.min_effective_ppi:type_name -> google.protobuf.UInt32Value
+	68,  // 52: platen.v1.PrintTemplate.safe_margin_mm:type_name -> google.protobuf.DoubleValue
+	61,  // 53: platen.v1.PrintTemplate.cut_contour_spot:type_name -> google.protobuf.StringValue
+	70,  // 54: platen.v1.PrintTemplate.allow_missing_glyphs:type_name -> google.protobuf.BoolValue
+	32,  // 55: platen.v1.CreatePrintTemplateRequest.grid:type_name -> platen.v1.PrintTemplateGrid
+	33,  // 56: platen.v1.CreatePrintTemplateRequest.slots:type_name -> platen.v1.PrintTemplateSlot
+	61,  // 57: platen.v1.CreatePrintTemplateRequest.output_profile_id:type_name -> google.protobuf.StringValue
+	64,  // 58: platen.v1.CreatePrintTemplateRequest.min_effective_ppi:type_name -> google.protobuf.UInt32Value
+	68,  // 59: platen.v1.CreatePrintTemplateRequest.safe_margin_mm:type_name -> google.protobuf.DoubleValue
+	61,  // 60: platen.v1.CreatePrintTemplateRequest.cut_contour_spot:type_name -> google.protobuf.StringValue
+	70,  // 61: platen.v1.CreatePrintTemplateRequest.allow_missing_glyphs:type_name -> google.protobuf.BoolValue
+	31,  // 62: platen.v1.ListPrintTemplatesResponse.print_templates:type_name -> platen.v1.PrintTemplate
+	71,  // 63: platen.v1.UpdatePrintTemplateRequest.update_mask:type_name -> google.protobuf.FieldMask
+	32,  // 64: platen.v1.UpdatePrintTemplateRequest.grid:type_name -> platen.v1.PrintTemplateGrid
+	33,  // 65: platen.v1.UpdatePrintTemplateRequest.slots:type_name -> platen.v1.PrintTemplateSlot
+	61,  // 66: platen.v1.UpdatePrintTemplateRequest.output_profile_id:type_name -> google.protobuf.StringValue
+	64,  // 67: platen.v1.UpdatePrintTemplateRequest.min_effective_ppi:type_name -> google.protobuf.UInt32Value
+	68,  // 68: platen.v1.UpdatePrintTemplateRequest.safe_margin_mm:type_name -> google.protobuf.DoubleValue
+	61,  // 69: platen.v1.UpdatePrintTemplateRequest.cut_contour_spot:type_name -> google.protobuf.StringValue
+	70,  // 70: platen.v1.UpdatePrintTemplateRequest.allow_missing_glyphs:type_name -> google.protobuf.BoolValue
+	72,  // 71: platen.v1.OperatorServiceListProductVariantsResponse.product_variants:type_name -> platen.v1.ProductVariant
+	73,  // 72: platen.v1.OperatorServiceListProductVariantsResponse.products:type_name -> platen.v1.Product
+	62,  // 73: platen.v1.Font.created_at:type_name -> google.protobuf.Timestamp
+	44,  // 74: platen.v1.ListFontsResponse.fonts:type_name -> platen.v1.Font
+	62,  // 75: platen.v1.OutputProfile.created_at:type_name -> google.protobuf.Timestamp
+	51,  // 76: platen.v1.ListOutputProfilesResponse.output_profiles:type_name -> platen.v1.OutputProfile
+	61,  // 77: platen.v1.PressSettings.output_profile_id:type_name -> google.protobuf.StringValue
+	64,  // 78: platen.v1.PressSettings.min_effective_ppi:type_name -> google.protobuf.UInt32Value
+	68,  // 79: platen.v1.PressSettings.safe_margin_mm:type_name -> google.protobuf.DoubleValue
+	61,  // 80: platen.v1.PressSettings.cut_contour_spot:type_name -> google.protobuf.StringValue
+	70,  // 81: platen.v1.PressSettings.allow_missing_glyphs:type_name -> google.protobuf.BoolValue
+	71,  // 82: platen.v1.UpdatePressSettingsRequest.update_mask:type_name -> google.protobuf.FieldMask
+	61,  // 83: platen.v1.UpdatePressSettingsRequest.output_profile_id:type_name -> google.protobuf.StringValue
+	64,  // 84: platen.v1.UpdatePressSettingsRequest.min_effective_ppi:type_name -> google.protobuf.UInt32Value
+	68,  // 85: platen.v1.UpdatePressSettingsRequest.safe_margin_mm:type_name -> google.protobuf.DoubleValue
+	61,  // 86: platen.v1.UpdatePressSettingsRequest.cut_contour_spot:type_name -> google.protobuf.StringValue
+	70,  // 87: platen.v1.UpdatePressSettingsRequest.allow_missing_glyphs:type_name -> google.protobuf.BoolValue
+	3,   // 88: platen.v1.OperatorService.ListPrints:input_type -> platen.v1.ListPrintsRequest
+	4,   // 89: platen.v1.OperatorService.CountPrints:input_type -> platen.v1.CountPrintsRequest
+	7,   // 90: platen.v1.OperatorService.GetPrint:input_type -> platen.v1.GetPrintRequest
+	8,   // 91: platen.v1.OperatorService.GetPrintOrder:input_type -> platen.v1.GetPrintOrderRequest
+	10,  // 92: platen.v1.OperatorService.RetryPrint:input_type -> platen.v1.RetryPrintRequest
+	11,  // 93: platen.v1.OperatorService.FlagPrint:input_type -> platen.v1.FlagPrintRequest
+	12,  // 94: platen.v1.OperatorService.CancelPrint:input_type -> platen.v1.CancelPrintRequest
+	13,  // 95: platen.v1.OperatorService.ListBatchOrders:input_type -> platen.v1.ListBatchOrdersRequest
+	15,  // 96: platen.v1.OperatorService.CreateBatchOrder:input_type -> platen.v1.OperatorServiceCreateBatchOrderRequest
+	74,  // 97: platen.v1.OperatorService.GetBatchOrder:input_type -> platen.v1.GetBatchOrderRequest
+	16,  // 98: platen.v1.OperatorService.GetWebhookEndpoint:input_type -> platen.v1.GetWebhookEndpointRequest
+	75,  // 99: platen.v1.OperatorService.SetWebhookEndpoint:input_type -> platen.v1.SetWebhookEndpointRequest
+	76,  // 100: platen.v1.OperatorService.ListWebhookDeliveries:input_type -> platen.v1.ListWebhookDeliveriesRequest
+	77,  // 101: platen.v1.OperatorService.ResendWebhookDelivery:input_type -> platen.v1.ResendWebhookDeliveryRequest
+	18,  // 102: platen.v1.OperatorService.ListTeams:input_type -> platen.v1.ListTeamsRequest
+	20,  // 103: platen.v1.OperatorService.CreateTeam:input_type -> platen.v1.CreateTeamRequest
+	22,  // 104: platen.v1.OperatorService.ListStores:input_type -> platen.v1.ListStoresRequest
+	24,  // 105: platen.v1.OperatorService.CreateStore:input_type -> platen.v1.CreateStoreRequest
+	26,  // 106: platen.v1.OperatorService.ListTokens:input_type -> platen.v1.ListTokensRequest
+	28,  // 107: platen.v1.OperatorService.IssueToken:input_type -> platen.v1.IssueTokenRequest
+	30,  // 108: platen.v1.OperatorService.RevokeToken:input_type -> platen.v1.RevokeTokenRequest
+	34,  // 109: platen.v1.OperatorService.CreatePrintTemplate:input_type -> platen.v1.CreatePrintTemplateRequest
+	35,  // 110: platen.v1.OperatorService.GetPrintTemplate:input_type -> platen.v1.GetPrintTemplateRequest
+	36,  // 111: platen.v1.OperatorService.ListPrintTemplates:input_type -> platen.v1.ListPrintTemplatesRequest
+	38,  // 112: platen.v1.OperatorService.UpdatePrintTemplate:input_type -> platen.v1.UpdatePrintTemplateRequest
+	39,  // 113: platen.v1.OperatorService.DeletePrintTemplate:input_type -> platen.v1.DeletePrintTemplateRequest
+	41,  // 114: platen.v1.OperatorService.AssignPrintTemplate:input_type -> platen.v1.AssignPrintTemplateRequest
+	42,  // 115: platen.v1.OperatorService.ListProductVariants:input_type -> platen.v1.OperatorServiceListProductVariantsRequest
+	45,  // 116: platen.v1.OperatorService.CreateFont:input_type -> platen.v1.CreateFontRequest
+	46,  // 117: platen.v1.OperatorService.ListFonts:input_type -> platen.v1.ListFontsRequest
+	48,  // 118: platen.v1.OperatorService.GetFont:input_type -> platen.v1.GetFontRequest
+	49,  // 119: platen.v1.OperatorService.DeleteFont:input_type -> platen.v1.DeleteFontRequest
+	52,  // 120: platen.v1.OperatorService.CreateOutputProfile:input_type -> platen.v1.CreateOutputProfileRequest
+	53,  // 121: platen.v1.OperatorService.ListOutputProfiles:input_type -> platen.v1.ListOutputProfilesRequest
+	55,  // 122: platen.v1.OperatorService.GetOutputProfile:input_type -> platen.v1.GetOutputProfileRequest
+	56,  // 123: platen.v1.OperatorService.DeleteOutputProfile:input_type -> platen.v1.DeleteOutputProfileRequest
+	59,  // 124: platen.v1.OperatorService.GetPressSettings:input_type -> platen.v1.GetPressSettingsRequest
+	60,  // 125: platen.v1.OperatorService.UpdatePressSettings:input_type -> platen.v1.UpdatePressSettingsRequest
+	6,   // 126: platen.v1.OperatorService.ListPrints:output_type -> platen.v1.ListPrintsResponse
+	5,   // 127: platen.v1.OperatorService.CountPrints:output_type -> platen.v1.PrintCounts
+	0,   // 128: platen.v1.OperatorService.GetPrint:output_type -> platen.v1.Print
+	9,   // 129: platen.v1.OperatorService.GetPrintOrder:output_type -> platen.v1.PrintOrder
+	0,   // 130: platen.v1.OperatorService.RetryPrint:output_type -> platen.v1.Print
+	0,   // 131: platen.v1.OperatorService.FlagPrint:output_type -> platen.v1.Print
+	0,   // 132: platen.v1.OperatorService.CancelPrint:output_type -> platen.v1.Print
+	14,  // 133: platen.v1.OperatorService.ListBatchOrders:output_type -> platen.v1.ListBatchOrdersResponse
+	69,  // 134: platen.v1.OperatorService.CreateBatchOrder:output_type -> platen.v1.BatchOrder
+	69,  // 135: platen.v1.OperatorService.GetBatchOrder:output_type -> platen.v1.BatchOrder
+	78,  // 136: platen.v1.OperatorService.GetWebhookEndpoint:output_type -> platen.v1.WebhookEndpoint
+	78,  // 137: platen.v1.OperatorService.SetWebhookEndpoint:output_type -> platen.v1.WebhookEndpoint
+	79,  // 138: platen.v1.OperatorService.ListWebhookDeliveries:output_type -> platen.v1.ListWebhookDeliveriesResponse
+	80,  // 139: platen.v1.OperatorService.ResendWebhookDelivery:output_type -> platen.v1.WebhookDelivery
+	19,  // 140: platen.v1.OperatorService.ListTeams:output_type -> platen.v1.ListTeamsResponse
+	17,  // 141: platen.v1.OperatorService.CreateTeam:output_type -> platen.v1.Team
+	23,  // 142: platen.v1.OperatorService.ListStores:output_type -> platen.v1.ListStoresResponse
+	21,  // 143: platen.v1.OperatorService.CreateStore:output_type -> platen.v1.Store
+	27,  // 144: platen.v1.OperatorService.ListTokens:output_type -> platen.v1.ListTokensResponse
+	29,  // 145: platen.v1.OperatorService.IssueToken:output_type -> platen.v1.IssueTokenResponse
+	25,  // 146: platen.v1.OperatorService.RevokeToken:output_type -> platen.v1.Token
+	31,  // 147: platen.v1.OperatorService.CreatePrintTemplate:output_type -> platen.v1.PrintTemplate
+	31,  // 148: platen.v1.OperatorService.GetPrintTemplate:output_type -> platen.v1.PrintTemplate
+	37,  // 149: platen.v1.OperatorService.ListPrintTemplates:output_type -> platen.v1.ListPrintTemplatesResponse
+	31,  // 150: platen.v1.OperatorService.UpdatePrintTemplate:output_type -> platen.v1.PrintTemplate
+	40,  // 151: platen.v1.OperatorService.DeletePrintTemplate:output_type -> platen.v1.DeletePrintTemplateResponse
+	31,  // 152: platen.v1.OperatorService.AssignPrintTemplate:output_type -> platen.v1.PrintTemplate
+	43,  // 153: platen.v1.OperatorService.ListProductVariants:output_type -> platen.v1.OperatorServiceListProductVariantsResponse
+	44,  // 154: platen.v1.OperatorService.CreateFont:output_type -> platen.v1.Font
+	47,  // 155: platen.v1.OperatorService.ListFonts:output_type -> platen.v1.ListFontsResponse
+	44,  // 156: platen.v1.OperatorService.GetFont:output_type -> platen.v1.Font
+	50,  // 157: platen.v1.OperatorService.DeleteFont:output_type -> platen.v1.DeleteFontResponse
+	51,  // 158: platen.v1.OperatorService.CreateOutputProfile:output_type -> platen.v1.OutputProfile
+	54,  // 159: platen.v1.OperatorService.ListOutputProfiles:output_type -> platen.v1.ListOutputProfilesResponse
+	51,  // 160: platen.v1.OperatorService.GetOutputProfile:output_type -> platen.v1.OutputProfile
+	57,  // 161: platen.v1.OperatorService.DeleteOutputProfile:output_type -> platen.v1.DeleteOutputProfileResponse
+	58,  // 162: platen.v1.OperatorService.GetPressSettings:output_type -> platen.v1.PressSettings
+	58,  // 163: platen.v1.OperatorService.UpdatePressSettings:output_type -> platen.v1.PressSettings
+	126, // [126:164] is the sub-list for method output_type
+	88,  // [88:126] is the sub-list for method input_type
+	88,  // [88:88] is the sub-list for extension type_name
+	88,  // [88:88] is the sub-list for extension extendee
+	0,   // [0:88] is the sub-list for field type_name
 }
 
 func init() { file_platen_v1_operator_proto_init() }
@@ -5281,31 +5557,32 @@ func file_platen_v1_operator_proto_init() {
 	}
 	file_platen_v1_batches_proto_init()
 	file_platen_v1_catalog_proto_init()
+	file_platen_v1_orders_proto_init()
 	file_platen_v1_webhooks_proto_init()
 	file_platen_v1_warnings_proto_init()
 	file_platen_v1_operator_proto_msgTypes[3].OneofWrappers = []any{}
 	file_platen_v1_operator_proto_msgTypes[4].OneofWrappers = []any{}
-	file_platen_v1_operator_proto_msgTypes[11].OneofWrappers = []any{}
 	file_platen_v1_operator_proto_msgTypes[13].OneofWrappers = []any{}
-	file_platen_v1_operator_proto_msgTypes[20].OneofWrappers = []any{}
+	file_platen_v1_operator_proto_msgTypes[15].OneofWrappers = []any{}
 	file_platen_v1_operator_proto_msgTypes[22].OneofWrappers = []any{}
 	file_platen_v1_operator_proto_msgTypes[24].OneofWrappers = []any{}
 	file_platen_v1_operator_proto_msgTypes[26].OneofWrappers = []any{}
-	file_platen_v1_operator_proto_msgTypes[32].OneofWrappers = []any{}
+	file_platen_v1_operator_proto_msgTypes[28].OneofWrappers = []any{}
 	file_platen_v1_operator_proto_msgTypes[34].OneofWrappers = []any{}
 	file_platen_v1_operator_proto_msgTypes[36].OneofWrappers = []any{}
-	file_platen_v1_operator_proto_msgTypes[40].OneofWrappers = []any{}
-	file_platen_v1_operator_proto_msgTypes[43].OneofWrappers = []any{}
-	file_platen_v1_operator_proto_msgTypes[44].OneofWrappers = []any{}
-	file_platen_v1_operator_proto_msgTypes[50].OneofWrappers = []any{}
-	file_platen_v1_operator_proto_msgTypes[51].OneofWrappers = []any{}
+	file_platen_v1_operator_proto_msgTypes[38].OneofWrappers = []any{}
+	file_platen_v1_operator_proto_msgTypes[42].OneofWrappers = []any{}
+	file_platen_v1_operator_proto_msgTypes[45].OneofWrappers = []any{}
+	file_platen_v1_operator_proto_msgTypes[46].OneofWrappers = []any{}
+	file_platen_v1_operator_proto_msgTypes[52].OneofWrappers = []any{}
+	file_platen_v1_operator_proto_msgTypes[53].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_platen_v1_operator_proto_rawDesc), len(file_platen_v1_operator_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   59,
+			NumMessages:   61,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

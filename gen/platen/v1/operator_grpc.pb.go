@@ -22,6 +22,7 @@ const (
 	OperatorService_ListPrints_FullMethodName            = "/platen.v1.OperatorService/ListPrints"
 	OperatorService_CountPrints_FullMethodName           = "/platen.v1.OperatorService/CountPrints"
 	OperatorService_GetPrint_FullMethodName              = "/platen.v1.OperatorService/GetPrint"
+	OperatorService_GetPrintOrder_FullMethodName         = "/platen.v1.OperatorService/GetPrintOrder"
 	OperatorService_RetryPrint_FullMethodName            = "/platen.v1.OperatorService/RetryPrint"
 	OperatorService_FlagPrint_FullMethodName             = "/platen.v1.OperatorService/FlagPrint"
 	OperatorService_CancelPrint_FullMethodName           = "/platen.v1.OperatorService/CancelPrint"
@@ -75,6 +76,9 @@ type OperatorServiceClient interface {
 	CountPrints(ctx context.Context, in *CountPrintsRequest, opts ...grpc.CallOption) (*PrintCounts, error)
 	// GetPrint returns one print.
 	GetPrint(ctx context.Context, in *GetPrintRequest, opts ...grpc.CallOption) (*Print, error)
+	// GetPrintOrder returns the order a print belongs to, with every print
+	// of that order.
+	GetPrintOrder(ctx context.Context, in *GetPrintOrderRequest, opts ...grpc.CallOption) (*PrintOrder, error)
 	// RetryPrint queues a failed print for rendering again (else
 	// FAILED_PRECONDITION).
 	RetryPrint(ctx context.Context, in *RetryPrintRequest, opts ...grpc.CallOption) (*Print, error)
@@ -202,6 +206,16 @@ func (c *operatorServiceClient) GetPrint(ctx context.Context, in *GetPrintReques
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(Print)
 	err := c.cc.Invoke(ctx, OperatorService_GetPrint_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *operatorServiceClient) GetPrintOrder(ctx context.Context, in *GetPrintOrderRequest, opts ...grpc.CallOption) (*PrintOrder, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(PrintOrder)
+	err := c.cc.Invoke(ctx, OperatorService_GetPrintOrder_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -565,6 +579,9 @@ type OperatorServiceServer interface {
 	CountPrints(context.Context, *CountPrintsRequest) (*PrintCounts, error)
 	// GetPrint returns one print.
 	GetPrint(context.Context, *GetPrintRequest) (*Print, error)
+	// GetPrintOrder returns the order a print belongs to, with every print
+	// of that order.
+	GetPrintOrder(context.Context, *GetPrintOrderRequest) (*PrintOrder, error)
 	// RetryPrint queues a failed print for rendering again (else
 	// FAILED_PRECONDITION).
 	RetryPrint(context.Context, *RetryPrintRequest) (*Print, error)
@@ -676,6 +693,9 @@ func (UnimplementedOperatorServiceServer) CountPrints(context.Context, *CountPri
 }
 func (UnimplementedOperatorServiceServer) GetPrint(context.Context, *GetPrintRequest) (*Print, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetPrint not implemented")
+}
+func (UnimplementedOperatorServiceServer) GetPrintOrder(context.Context, *GetPrintOrderRequest) (*PrintOrder, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetPrintOrder not implemented")
 }
 func (UnimplementedOperatorServiceServer) RetryPrint(context.Context, *RetryPrintRequest) (*Print, error) {
 	return nil, status.Error(codes.Unimplemented, "method RetryPrint not implemented")
@@ -850,6 +870,24 @@ func _OperatorService_GetPrint_Handler(srv interface{}, ctx context.Context, dec
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(OperatorServiceServer).GetPrint(ctx, req.(*GetPrintRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _OperatorService_GetPrintOrder_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetPrintOrderRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperatorServiceServer).GetPrintOrder(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperatorService_GetPrintOrder_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperatorServiceServer).GetPrintOrder(ctx, req.(*GetPrintOrderRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -1484,6 +1522,10 @@ var OperatorService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetPrint",
 			Handler:    _OperatorService_GetPrint_Handler,
+		},
+		{
+			MethodName: "GetPrintOrder",
+			Handler:    _OperatorService_GetPrintOrder_Handler,
 		},
 		{
 			MethodName: "RetryPrint",
