@@ -16,6 +16,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/platen-print/platen/ent/apitoken"
+	"github.com/platen-print/platen/ent/batchitem"
 	"github.com/platen-print/platen/ent/batchorder"
 	"github.com/platen-print/platen/ent/designversion"
 	"github.com/platen-print/platen/ent/font"
@@ -51,6 +52,8 @@ type Client struct {
 	Schema *migrate.Schema
 	// APIToken is the client for interacting with the APIToken builders.
 	APIToken *APITokenClient
+	// BatchItem is the client for interacting with the BatchItem builders.
+	BatchItem *BatchItemClient
 	// BatchOrder is the client for interacting with the BatchOrder builders.
 	BatchOrder *BatchOrderClient
 	// DesignVersion is the client for interacting with the DesignVersion builders.
@@ -111,6 +114,7 @@ func NewClient(opts ...Option) *Client {
 func (c *Client) init() {
 	c.Schema = migrate.NewSchema(c.driver)
 	c.APIToken = NewAPITokenClient(c.config)
+	c.BatchItem = NewBatchItemClient(c.config)
 	c.BatchOrder = NewBatchOrderClient(c.config)
 	c.DesignVersion = NewDesignVersionClient(c.config)
 	c.Font = NewFontClient(c.config)
@@ -228,6 +232,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		ctx:             ctx,
 		config:          cfg,
 		APIToken:        NewAPITokenClient(cfg),
+		BatchItem:       NewBatchItemClient(cfg),
 		BatchOrder:      NewBatchOrderClient(cfg),
 		DesignVersion:   NewDesignVersionClient(cfg),
 		Font:            NewFontClient(cfg),
@@ -272,6 +277,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		ctx:             ctx,
 		config:          cfg,
 		APIToken:        NewAPITokenClient(cfg),
+		BatchItem:       NewBatchItemClient(cfg),
 		BatchOrder:      NewBatchOrderClient(cfg),
 		DesignVersion:   NewDesignVersionClient(cfg),
 		Font:            NewFontClient(cfg),
@@ -325,11 +331,12 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.APIToken, c.BatchOrder, c.DesignVersion, c.Font, c.IdempotencyKey, c.Operator,
-		c.OperatorSession, c.OperatorToken, c.Order, c.OrderItem, c.OutputProfile,
-		c.PrintEvent, c.PrintTemplate, c.Product, c.ProductCategory, c.ProductVariant,
-		c.SearchKey, c.ServiceKey, c.ShopOrder, c.ShopPrint, c.Store, c.Team,
-		c.VariantLink, c.WebhookCircuit, c.WebhookDelivery,
+		c.APIToken, c.BatchItem, c.BatchOrder, c.DesignVersion, c.Font,
+		c.IdempotencyKey, c.Operator, c.OperatorSession, c.OperatorToken, c.Order,
+		c.OrderItem, c.OutputProfile, c.PrintEvent, c.PrintTemplate, c.Product,
+		c.ProductCategory, c.ProductVariant, c.SearchKey, c.ServiceKey, c.ShopOrder,
+		c.ShopPrint, c.Store, c.Team, c.VariantLink, c.WebhookCircuit,
+		c.WebhookDelivery,
 	} {
 		n.Use(hooks...)
 	}
@@ -339,11 +346,12 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.APIToken, c.BatchOrder, c.DesignVersion, c.Font, c.IdempotencyKey, c.Operator,
-		c.OperatorSession, c.OperatorToken, c.Order, c.OrderItem, c.OutputProfile,
-		c.PrintEvent, c.PrintTemplate, c.Product, c.ProductCategory, c.ProductVariant,
-		c.SearchKey, c.ServiceKey, c.ShopOrder, c.ShopPrint, c.Store, c.Team,
-		c.VariantLink, c.WebhookCircuit, c.WebhookDelivery,
+		c.APIToken, c.BatchItem, c.BatchOrder, c.DesignVersion, c.Font,
+		c.IdempotencyKey, c.Operator, c.OperatorSession, c.OperatorToken, c.Order,
+		c.OrderItem, c.OutputProfile, c.PrintEvent, c.PrintTemplate, c.Product,
+		c.ProductCategory, c.ProductVariant, c.SearchKey, c.ServiceKey, c.ShopOrder,
+		c.ShopPrint, c.Store, c.Team, c.VariantLink, c.WebhookCircuit,
+		c.WebhookDelivery,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -354,6 +362,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 	switch m := m.(type) {
 	case *APITokenMutation:
 		return c.APIToken.mutate(ctx, m)
+	case *BatchItemMutation:
+		return c.BatchItem.mutate(ctx, m)
 	case *BatchOrderMutation:
 		return c.BatchOrder.mutate(ctx, m)
 	case *DesignVersionMutation:
@@ -553,6 +563,139 @@ func (c *APITokenClient) mutate(ctx context.Context, m *APITokenMutation) (Value
 		return (&APITokenDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown APIToken mutation op: %q", m.Op())
+	}
+}
+
+// BatchItemClient is a client for the BatchItem schema.
+type BatchItemClient struct {
+	config
+}
+
+// NewBatchItemClient returns a client for the BatchItem from the given config.
+func NewBatchItemClient(c config) *BatchItemClient {
+	return &BatchItemClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `batchitem.Hooks(f(g(h())))`.
+func (c *BatchItemClient) Use(hooks ...Hook) {
+	c.hooks.BatchItem = append(c.hooks.BatchItem, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `batchitem.Intercept(f(g(h())))`.
+func (c *BatchItemClient) Intercept(interceptors ...Interceptor) {
+	c.inters.BatchItem = append(c.inters.BatchItem, interceptors...)
+}
+
+// Create returns a builder for creating a BatchItem entity.
+func (c *BatchItemClient) Create() *BatchItemCreate {
+	mutation := newBatchItemMutation(c.config, OpCreate)
+	return &BatchItemCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of BatchItem entities.
+func (c *BatchItemClient) CreateBulk(builders ...*BatchItemCreate) *BatchItemCreateBulk {
+	return &BatchItemCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *BatchItemClient) MapCreateBulk(slice any, setFunc func(*BatchItemCreate, int)) *BatchItemCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &BatchItemCreateBulk{err: fmt.Errorf("calling to BatchItemClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*BatchItemCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &BatchItemCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for BatchItem.
+func (c *BatchItemClient) Update() *BatchItemUpdate {
+	mutation := newBatchItemMutation(c.config, OpUpdate)
+	return &BatchItemUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *BatchItemClient) UpdateOne(_m *BatchItem) *BatchItemUpdateOne {
+	mutation := newBatchItemMutation(c.config, OpUpdateOne, withBatchItem(_m))
+	return &BatchItemUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *BatchItemClient) UpdateOneID(id int) *BatchItemUpdateOne {
+	mutation := newBatchItemMutation(c.config, OpUpdateOne, withBatchItemID(id))
+	return &BatchItemUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for BatchItem.
+func (c *BatchItemClient) Delete() *BatchItemDelete {
+	mutation := newBatchItemMutation(c.config, OpDelete)
+	return &BatchItemDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *BatchItemClient) DeleteOne(_m *BatchItem) *BatchItemDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *BatchItemClient) DeleteOneID(id int) *BatchItemDeleteOne {
+	builder := c.Delete().Where(batchitem.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &BatchItemDeleteOne{builder}
+}
+
+// Query returns a query builder for BatchItem.
+func (c *BatchItemClient) Query() *BatchItemQuery {
+	return &BatchItemQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeBatchItem},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a BatchItem entity by its id.
+func (c *BatchItemClient) Get(ctx context.Context, id int) (*BatchItem, error) {
+	return c.Query().Where(batchitem.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *BatchItemClient) GetX(ctx context.Context, id int) *BatchItem {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *BatchItemClient) Hooks() []Hook {
+	return c.hooks.BatchItem
+}
+
+// Interceptors returns the client interceptors.
+func (c *BatchItemClient) Interceptors() []Interceptor {
+	return c.inters.BatchItem
+}
+
+func (c *BatchItemClient) mutate(ctx context.Context, m *BatchItemMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&BatchItemCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&BatchItemUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&BatchItemUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&BatchItemDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown BatchItem mutation op: %q", m.Op())
 	}
 }
 
@@ -4087,14 +4230,14 @@ func (c *WebhookDeliveryClient) mutate(ctx context.Context, m *WebhookDeliveryMu
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		APIToken, BatchOrder, DesignVersion, Font, IdempotencyKey, Operator,
+		APIToken, BatchItem, BatchOrder, DesignVersion, Font, IdempotencyKey, Operator,
 		OperatorSession, OperatorToken, Order, OrderItem, OutputProfile, PrintEvent,
 		PrintTemplate, Product, ProductCategory, ProductVariant, SearchKey, ServiceKey,
 		ShopOrder, ShopPrint, Store, Team, VariantLink, WebhookCircuit,
 		WebhookDelivery []ent.Hook
 	}
 	inters struct {
-		APIToken, BatchOrder, DesignVersion, Font, IdempotencyKey, Operator,
+		APIToken, BatchItem, BatchOrder, DesignVersion, Font, IdempotencyKey, Operator,
 		OperatorSession, OperatorToken, Order, OrderItem, OutputProfile, PrintEvent,
 		PrintTemplate, Product, ProductCategory, ProductVariant, SearchKey, ServiceKey,
 		ShopOrder, ShopPrint, Store, Team, VariantLink, WebhookCircuit,

@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/platen-print/platen/ent/apitoken"
+	"github.com/platen-print/platen/ent/batchitem"
 	"github.com/platen-print/platen/ent/batchorder"
 	"github.com/platen-print/platen/ent/designversion"
 	"github.com/platen-print/platen/ent/font"
@@ -98,6 +99,7 @@ func checkColumn(t, c string) error {
 	initCheck.Do(func() {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
 			apitoken.Table:        apitoken.ValidColumn,
+			batchitem.Table:       batchitem.ValidColumn,
 			batchorder.Table:      batchorder.ValidColumn,
 			designversion.Table:   designversion.ValidColumn,
 			font.Table:            font.ValidColumn,

@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"github.com/platen-print/platen/ent/apitoken"
+	"github.com/platen-print/platen/ent/batchitem"
 	"github.com/platen-print/platen/ent/batchorder"
 	"github.com/platen-print/platen/ent/designversion"
 	"github.com/platen-print/platen/ent/font"
@@ -52,6 +53,7 @@ const (
 
 	// Node types.
 	TypeAPIToken        = "APIToken"
+	TypeBatchItem       = "BatchItem"
 	TypeBatchOrder      = "BatchOrder"
 	TypeDesignVersion   = "DesignVersion"
 	TypeFont            = "Font"
@@ -878,6 +880,422 @@ func (m *APITokenMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown APIToken edge %s", name)
+}
+
+// BatchItemMutation represents an operation that mutates the BatchItem nodes in the graph.
+type BatchItemMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *int
+	batch_id      *int
+	addbatch_id   *int
+	item_uid      *string
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*BatchItem, error)
+	predicates    []predicate.BatchItem
+}
+
+var _ ent.Mutation = (*BatchItemMutation)(nil)
+
+// batchitemOption allows management of the mutation configuration using functional options.
+type batchitemOption func(*BatchItemMutation)
+
+// newBatchItemMutation creates new mutation for the BatchItem entity.
+func newBatchItemMutation(c config, op Op, opts ...batchitemOption) *BatchItemMutation {
+	m := &BatchItemMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeBatchItem,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withBatchItemID sets the ID field of the mutation.
+func withBatchItemID(id int) batchitemOption {
+	return func(m *BatchItemMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *BatchItem
+		)
+		m.oldValue = func(ctx context.Context) (*BatchItem, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().BatchItem.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withBatchItem sets the old BatchItem of the mutation.
+func withBatchItem(node *BatchItem) batchitemOption {
+	return func(m *BatchItemMutation) {
+		m.oldValue = func(context.Context) (*BatchItem, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m BatchItemMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m BatchItemMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *BatchItemMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *BatchItemMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().BatchItem.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetBatchID sets the "batch_id" field.
+func (m *BatchItemMutation) SetBatchID(i int) {
+	m.batch_id = &i
+	m.addbatch_id = nil
+}
+
+// BatchID returns the value of the "batch_id" field in the mutation.
+func (m *BatchItemMutation) BatchID() (r int, exists bool) {
+	v := m.batch_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBatchID returns the old "batch_id" field's value of the BatchItem entity.
+// If the BatchItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BatchItemMutation) OldBatchID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBatchID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBatchID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBatchID: %w", err)
+	}
+	return oldValue.BatchID, nil
+}
+
+// AddBatchID adds i to the "batch_id" field.
+func (m *BatchItemMutation) AddBatchID(i int) {
+	if m.addbatch_id != nil {
+		*m.addbatch_id += i
+	} else {
+		m.addbatch_id = &i
+	}
+}
+
+// AddedBatchID returns the value that was added to the "batch_id" field in this mutation.
+func (m *BatchItemMutation) AddedBatchID() (r int, exists bool) {
+	v := m.addbatch_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetBatchID resets all changes to the "batch_id" field.
+func (m *BatchItemMutation) ResetBatchID() {
+	m.batch_id = nil
+	m.addbatch_id = nil
+}
+
+// SetItemUID sets the "item_uid" field.
+func (m *BatchItemMutation) SetItemUID(s string) {
+	m.item_uid = &s
+}
+
+// ItemUID returns the value of the "item_uid" field in the mutation.
+func (m *BatchItemMutation) ItemUID() (r string, exists bool) {
+	v := m.item_uid
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldItemUID returns the old "item_uid" field's value of the BatchItem entity.
+// If the BatchItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BatchItemMutation) OldItemUID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldItemUID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldItemUID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldItemUID: %w", err)
+	}
+	return oldValue.ItemUID, nil
+}
+
+// ResetItemUID resets all changes to the "item_uid" field.
+func (m *BatchItemMutation) ResetItemUID() {
+	m.item_uid = nil
+}
+
+// Where appends a list predicates to the BatchItemMutation builder.
+func (m *BatchItemMutation) Where(ps ...predicate.BatchItem) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the BatchItemMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *BatchItemMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.BatchItem, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *BatchItemMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *BatchItemMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (BatchItem).
+func (m *BatchItemMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *BatchItemMutation) Fields() []string {
+	fields := make([]string, 0, 2)
+	if m.batch_id != nil {
+		fields = append(fields, batchitem.FieldBatchID)
+	}
+	if m.item_uid != nil {
+		fields = append(fields, batchitem.FieldItemUID)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *BatchItemMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case batchitem.FieldBatchID:
+		return m.BatchID()
+	case batchitem.FieldItemUID:
+		return m.ItemUID()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *BatchItemMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case batchitem.FieldBatchID:
+		return m.OldBatchID(ctx)
+	case batchitem.FieldItemUID:
+		return m.OldItemUID(ctx)
+	}
+	return nil, fmt.Errorf("unknown BatchItem field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *BatchItemMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case batchitem.FieldBatchID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBatchID(v)
+		return nil
+	case batchitem.FieldItemUID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetItemUID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown BatchItem field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *BatchItemMutation) AddedFields() []string {
+	var fields []string
+	if m.addbatch_id != nil {
+		fields = append(fields, batchitem.FieldBatchID)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *BatchItemMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case batchitem.FieldBatchID:
+		return m.AddedBatchID()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *BatchItemMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case batchitem.FieldBatchID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddBatchID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown BatchItem numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *BatchItemMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *BatchItemMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *BatchItemMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown BatchItem nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *BatchItemMutation) ResetField(name string) error {
+	switch name {
+	case batchitem.FieldBatchID:
+		m.ResetBatchID()
+		return nil
+	case batchitem.FieldItemUID:
+		m.ResetItemUID()
+		return nil
+	}
+	return fmt.Errorf("unknown BatchItem field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *BatchItemMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *BatchItemMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *BatchItemMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *BatchItemMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *BatchItemMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *BatchItemMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *BatchItemMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown BatchItem unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *BatchItemMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown BatchItem edge %s", name)
 }
 
 // BatchOrderMutation represents an operation that mutates the BatchOrder nodes in the graph.

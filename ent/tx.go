@@ -16,6 +16,8 @@ type Tx struct {
 	config
 	// APIToken is the client for interacting with the APIToken builders.
 	APIToken *APITokenClient
+	// BatchItem is the client for interacting with the BatchItem builders.
+	BatchItem *BatchItemClient
 	// BatchOrder is the client for interacting with the BatchOrder builders.
 	BatchOrder *BatchOrderClient
 	// DesignVersion is the client for interacting with the DesignVersion builders.
@@ -196,6 +198,7 @@ func (tx *Tx) Client() *Client {
 
 func (tx *Tx) init() {
 	tx.APIToken = NewAPITokenClient(tx.config)
+	tx.BatchItem = NewBatchItemClient(tx.config)
 	tx.BatchOrder = NewBatchOrderClient(tx.config)
 	tx.DesignVersion = NewDesignVersionClient(tx.config)
 	tx.Font = NewFontClient(tx.config)

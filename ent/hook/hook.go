@@ -21,6 +21,18 @@ func (f APITokenFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, er
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.APITokenMutation", m)
 }
 
+// The BatchItemFunc type is an adapter to allow the use of ordinary
+// function as BatchItem mutator.
+type BatchItemFunc func(context.Context, *ent.BatchItemMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f BatchItemFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.BatchItemMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.BatchItemMutation", m)
+}
+
 // The BatchOrderFunc type is an adapter to allow the use of ordinary
 // function as BatchOrder mutator.
 type BatchOrderFunc func(context.Context, *ent.BatchOrderMutation) (ent.Value, error)

@@ -42,6 +42,30 @@ var (
 			},
 		},
 	}
+	// BatchItemsColumns holds the columns for the "batch_items" table.
+	BatchItemsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "batch_id", Type: field.TypeInt},
+		{Name: "item_uid", Type: field.TypeString},
+	}
+	// BatchItemsTable holds the schema information for the "batch_items" table.
+	BatchItemsTable = &schema.Table{
+		Name:       "batch_items",
+		Columns:    BatchItemsColumns,
+		PrimaryKey: []*schema.Column{BatchItemsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "batchitem_item_uid_batch_id",
+				Unique:  false,
+				Columns: []*schema.Column{BatchItemsColumns[2], BatchItemsColumns[1]},
+			},
+			{
+				Name:    "batchitem_batch_id",
+				Unique:  false,
+				Columns: []*schema.Column{BatchItemsColumns[1]},
+			},
+		},
+	}
 	// BatchOrdersColumns holds the columns for the "batch_orders" table.
 	BatchOrdersColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -905,6 +929,7 @@ var (
 	// Tables holds all the tables in the schema.
 	Tables = []*schema.Table{
 		APITokensTable,
+		BatchItemsTable,
 		BatchOrdersTable,
 		DesignVersionsTable,
 		FontsTable,

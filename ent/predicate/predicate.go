@@ -9,6 +9,9 @@ import (
 // APIToken is the predicate function for apitoken builders.
 type APIToken func(*sql.Selector)
 
+// BatchItem is the predicate function for batchitem builders.
+type BatchItem func(*sql.Selector)
+
 // BatchOrder is the predicate function for batchorder builders.
 type BatchOrder func(*sql.Selector)
 

@@ -108,6 +108,9 @@ type Store interface {
 	// Template returns the template uid of any team (apierr.ErrNotFound
 	// when none).
 	Template(ctx context.Context, uid string) (*templates.Template, error)
+	// LiveBatches finds, of the order items uids, those a live batch
+	// (Batching or Ready) holds, with the newest such batch's uid.
+	LiveBatches(ctx context.Context, uids []string) (map[string]string, error)
 	// CreateBatch stores b (Status Batching) and queues its job, in one
 	// transaction; it sets b's JobID and times.
 	CreateBatch(ctx context.Context, b *Batch) error

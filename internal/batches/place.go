@@ -28,20 +28,21 @@ func newTemplateInfo(t *templates.Template) *templateInfo {
 // item's variant that its trim fits (turned if need be). It refuses an
 // item no listed template serves or fits, a template that would place
 // nothing, and a file over renderproc.MaxSheetCopies copies, naming them.
-func (s *Service) place(ctx context.Context, teamID int, items []*Item, tmpls []*templateInfo) ([]int, error) {
+//
+// It returns each item's template and each template's copies.
+func (s *Service) place(ctx context.Context, teamID int, items []*Item, tmpls []*templateInfo) (placed, copies []int, err error) {
 	if err := checkDesignBytes(items); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	variants, err := s.variants(ctx, teamID, items)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	docs, err := s.designs(ctx, teamID, items)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	placed := make([]int, len(items))
-	copies := make([]int, len(tmpls))
+	placed, copies = make([]int, len(items)), make([]int, len(tmpls))
 	var vs apierr.Violations
 	for i, it := range items {
 		field := fmt.Sprintf("order_items[%d]", i)
@@ -65,7 +66,7 @@ func (s *Service) place(ctx context.Context, teamID int, items []*Item, tmpls []
 			vs.Add(field, "would lay out %d copies; one file holds at most %d: split the batch", n, renderproc.MaxSheetCopies)
 		}
 	}
-	return placed, vs.Err()
+	return placed, copies, vs.Err()
 }
 
 // checkDesignBytes refuses a batch whose distinct designs, each counted

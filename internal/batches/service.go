@@ -40,7 +40,7 @@ func (s *Service) CreateBatchOrder(ctx context.Context, req *platenv1.CreateBatc
 	if err != nil {
 		return nil, err
 	}
-	return s.create(ctx, p, req.OrderItems, req.PrintTemplates)
+	return s.create(ctx, p, req.OrderItems, req.PrintTemplates, true)
 }
 
 // CreateOperatorBatchOrder is CreateBatchOrder for an operator (the
@@ -57,7 +57,35 @@ func (s *Service) CreateOperatorBatchOrder(ctx context.Context, req *platenv1.Op
 	}
 	// The operator acts as a team-wide token of that team would: its
 	// items of every store, its templates.
-	return s.create(ctx, auth.Principal{TeamID: team}, req.OrderItems, req.PrintTemplates)
+	return s.create(ctx, auth.Principal{TeamID: team}, req.OrderItems, req.PrintTemplates, req.Again)
+}
+
+// PlanBatchOrder checks and lays out a batch as CreateOperatorBatchOrder
+// does (an item a live batch holds is not refused: the plan says what
+// would print), and answers what each template would print.
+func (s *Service) PlanBatchOrder(ctx context.Context, req *platenv1.PlanBatchOrderRequest) (*platenv1.BatchPlan, error) {
+	p, err := auth.OperatorFromContext(ctx)
+	if err != nil {
+		return nil, err
+	}
+	team, err := actingTeam(p, req.TeamId)
+	if err != nil {
+		return nil, err
+	}
+	l, err := s.layOut(ctx, auth.Principal{TeamID: team}, req.OrderItems, req.PrintTemplates, true)
+	if err != nil {
+		return nil, err
+	}
+	plan := &platenv1.BatchPlan{Files: make([]*platenv1.PlannedFile, len(l.templates))}
+	for j, t := range l.templates {
+		copies := l.copies[j]
+		plan.Files[j] = &platenv1.PlannedFile{PrintTemplateUid: t.UID, Name: t.Name, Slots: int32(t.slots), //nolint:gosec // bounded by the template's checks
+			Copies: int32(copies), Sheets: int32((copies + t.slots - 1) / t.slots)} //nolint:gosec // bounded by MaxSheetCopies
+	}
+	for i, j := range l.placed {
+		plan.Files[j].OrderItems = append(plan.Files[j].OrderItems, req.OrderItems[i])
+	}
+	return plan, nil
 }
 
 // actingTeam is the team an operator makes a batch for.
@@ -76,7 +104,11 @@ func actingTeam(p auth.Principal, teamID *int32) (int, error) {
 // create is the one way a batch is made, for a client's token or an
 // operator acting as a team (p): checked whole, stored with its job,
 // answered Batching.
-func (s *Service) create(ctx context.Context, p auth.Principal, itemUIDs, tmplUIDs []string) (*platenv1.BatchOrder, error) {
+//
+// again lets items that a live batch already holds be batched once more;
+// without it they are refused (the operator's batches: a client's API
+// batches again as often as it asks).
+func (s *Service) create(ctx context.Context, p auth.Principal, itemUIDs, tmplUIDs []string, again bool) (*platenv1.BatchOrder, error) {
 	if err := checkLists(itemUIDs, tmplUIDs); err != nil {
 		return nil, err
 	}
@@ -86,24 +118,65 @@ func (s *Service) create(ctx context.Context, p auth.Principal, itemUIDs, tmplUI
 			return made, err
 		}
 	}
+	l, err := s.layOut(ctx, p, itemUIDs, tmplUIDs, again)
+	if err != nil {
+		return nil, err
+	}
 	b := &Batch{UID: uuid.NewString(), TeamID: p.TeamID, Status: StatusBatching, OrderItems: itemUIDs, PrintTemplates: tmplUIDs,
-		IdempotencyToken: token}
-	items, err := s.items(ctx, p, itemUIDs)
-	if err != nil {
-		return nil, err
-	}
-	tmpls, err := s.templates(ctx, p, tmplUIDs)
-	if err != nil {
-		return nil, err
-	}
-	if b.ItemTemplates, err = s.place(ctx, p.TeamID, items, tmpls); err != nil {
-		return nil, err
-	}
-	b.StoreIDs = storesOf(items)
+		IdempotencyToken: token, ItemTemplates: l.placed, StoreIDs: storesOf(l.items)}
 	if err := s.store.CreateBatch(ctx, b); err != nil {
 		return nil, err
 	}
 	return s.toProto(b), nil
+}
+
+// layout is a batch checked and laid out: its items and templates, the
+// template each item goes to, and the copies each template lays out.
+type layout struct {
+	items     []*Item
+	templates []*templateInfo
+	placed    []int
+	copies    []int
+}
+
+// layOut reads the batch's items and templates (each of p's, else 404),
+// refuses items a live batch holds unless again, and places each item.
+func (s *Service) layOut(ctx context.Context, p auth.Principal, itemUIDs, tmplUIDs []string, again bool) (*layout, error) {
+	if err := checkLists(itemUIDs, tmplUIDs); err != nil {
+		return nil, err
+	}
+	items, err := s.items(ctx, p, itemUIDs)
+	if err != nil {
+		return nil, err
+	}
+	if !again {
+		if err := s.notBatched(ctx, itemUIDs); err != nil {
+			return nil, err
+		}
+	}
+	l := &layout{items: items}
+	if l.templates, err = s.templates(ctx, p, tmplUIDs); err != nil {
+		return nil, err
+	}
+	if l.placed, l.copies, err = s.place(ctx, p.TeamID, items, l.templates); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// notBatched refuses the items that a live batch holds, naming it.
+func (s *Service) notBatched(ctx context.Context, uids []string) error {
+	live, err := s.store.LiveBatches(ctx, uids)
+	if err != nil {
+		return err
+	}
+	var vs apierr.Violations
+	for i, uid := range uids {
+		if batch, ok := live[uid]; ok {
+			vs.Add(fmt.Sprintf("order_items[%d]", i), "is already in batch %s, which is Batching or Ready: ask again (again: true) to batch it twice", batch)
+		}
+	}
+	return vs.Err()
 }
 
 // madeBefore answers the batch an earlier run of this request made (the

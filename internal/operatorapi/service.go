@@ -116,6 +116,11 @@ func (s *Service) CreateBatchOrder(ctx context.Context, r *platenv1.OperatorServ
 	return s.batches.CreateOperatorBatchOrder(ctx, r)
 }
 
+// PlanBatchOrder lays out a batch without making it.
+func (s *Service) PlanBatchOrder(ctx context.Context, r *platenv1.PlanBatchOrderRequest) (*platenv1.BatchPlan, error) {
+	return s.batches.PlanBatchOrder(ctx, r)
+}
+
 // GetBatchOrder returns a batch order of a team the operator sees.
 func (s *Service) GetBatchOrder(ctx context.Context, r *platenv1.GetBatchOrderRequest) (*platenv1.BatchOrder, error) {
 	return s.batches.GetBatchOrder(ctx, r)

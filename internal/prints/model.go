@@ -53,6 +53,9 @@ type Print struct {
 	UpdatedAt time.Time
 	// History is filled for a single print (Store.GetPrint), oldest first.
 	History []Event
+	// Batch is the newest live batch (Batching or Ready) holding this
+	// Family A print; empty when none does.
+	Batch string
 }
 
 // Query selects a page of prints, newest first.

@@ -1,6 +1,8 @@
 package storage
 
 import (
+	"entgo.io/ent/dialect/sql"
+
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -8,6 +10,7 @@ import (
 	"time"
 
 	"github.com/platen-print/platen/ent"
+	"github.com/platen-print/platen/ent/batchitem"
 	"github.com/platen-print/platen/ent/batchorder"
 	"github.com/platen-print/platen/ent/order"
 	"github.com/platen-print/platen/ent/orderitem"
@@ -127,9 +130,74 @@ func (s *Batches) CreateBatch(ctx context.Context, b *batches.Batch) error {
 			return err
 		}
 		b.CreatedAt, b.UpdatedAt = row.CreatedAt.UTC(), row.UpdatedAt.UTC()
-		return nil
+		return writeBatchItems(ctx, tx.BatchItem, row.ID, b.OrderItems)
 	})
 	return err
+}
+
+// writeBatchItems records that batch holds items.
+func writeBatchItems(ctx context.Context, c *ent.BatchItemClient, batch int, items []string) error {
+	rows := make([]*ent.BatchItemCreate, len(items))
+	for i, uid := range items {
+		rows[i] = c.Create().SetBatchID(batch).SetItemUID(uid)
+	}
+	return c.CreateBulk(rows...).Exec(ctx)
+}
+
+// LiveBatches finds, of the order items uids, those a live batch (one
+// Batching or Ready) holds, with the newest such batch's uid.
+func (s *Batches) LiveBatches(ctx context.Context, uids []string) (map[string]string, error) {
+	return s.db.liveBatches(ctx, uids)
+}
+
+func (db *DB) liveBatches(ctx context.Context, uids []string) (map[string]string, error) {
+	out := map[string]string{}
+	if len(uids) == 0 {
+		return out, nil
+	}
+	b := sql.Dialect(db.dialect)
+	items, batchOrders := b.Table(batchitem.Table).As("i"), b.Table(batchorder.Table).As("b")
+	wanted := make([]any, len(uids))
+	for i, uid := range uids {
+		wanted[i] = uid
+	}
+	query, args := b.Select(items.C(batchitem.FieldItemUID), batchOrders.C(batchorder.FieldUID)).From(items).
+		Join(batchOrders).On(items.C(batchitem.FieldBatchID), batchOrders.C(batchorder.FieldID)).
+		Where(sql.And(sql.In(items.C(batchitem.FieldItemUID), wanted...), sql.NEQ(batchOrders.C(batchorder.FieldStatus), batches.StatusFailed))).
+		OrderBy(batchOrders.C(batchorder.FieldID)).Query()
+	rows, err := db.read.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() { // oldest first: the newest stays
+		var item, batch string
+		if err := rows.Scan(&item, &batch); err != nil {
+			return nil, err
+		}
+		out[item] = batch
+	}
+	return out, rows.Err()
+}
+// indexBatchItems records the items of batches made before their items
+// were kept apart (see BatchItem). It returns how many batches it did.
+func (db *DB) indexBatchItems(ctx context.Context) (int, error) {
+	rows, err := db.write.BatchOrder.Query().Where(func(s *sql.Selector) {
+		b := sql.Dialect(s.Dialect())
+		i := b.Table(batchitem.Table)
+		s.Where(sql.NotExists(b.Select(i.C("id")).From(i).Where(sql.ColumnsEQ(i.C(batchitem.FieldBatchID), s.C("id")))))
+	}).Select(batchorder.FieldID, batchorder.FieldOrderItems).All(ctx)
+	if err != nil || len(rows) == 0 {
+		return 0, err
+	}
+	return len(rows), db.inTx(ctx, func(ctx context.Context, tx *Tx) error {
+		for _, row := range rows {
+			if err := writeBatchItems(ctx, tx.BatchItem, row.ID, row.OrderItems); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // Batch returns a batch of any team.

@@ -259,6 +259,7 @@ func (db *DB) MigrateCounting(ctx context.Context) (int, error) {
 		db.migrateReadiness,
 		db.compressDesignsFast,
 		db.indexSearch,
+		db.indexBatchItems,
 	}
 	for _, step := range steps {
 		n, err := step(ctx)

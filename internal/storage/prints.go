@@ -58,10 +58,30 @@ func (s *Prints) ListPrints(ctx context.Context, q prints.Query) ([]*prints.Prin
 	slices.SortFunc(all, func(a, b *prints.Print) int {
 		return cmp.Or(b.CreatedAt.Compare(a.CreatedAt), cmp.Compare(b.ID, a.ID))
 	})
-	if len(all) > q.PageSize {
-		return all[:q.PageSize], true, nil
+	more := len(all) > q.PageSize
+	if more {
+		all = all[:q.PageSize]
 	}
-	return all, false, nil
+	return all, more, s.markBatched(ctx, all)
+}
+
+// markBatched sets the live batch of each Family A print of list that
+// one holds.
+func (s *Prints) markBatched(ctx context.Context, list []*prints.Print) error {
+	var ids []string
+	for _, p := range list {
+		if p.Family == prints.FamilyA {
+			ids = append(ids, p.ID)
+		}
+	}
+	live, err := s.db.liveBatches(ctx, ids)
+	if err != nil {
+		return err
+	}
+	for _, p := range list {
+		p.Batch = live[p.ID]
+	}
+	return nil
 }
 
 func (s *Prints) listA(ctx context.Context, q prints.Query) ([]*prints.Print, error) {
@@ -220,7 +240,7 @@ func (s *Prints) getPrint(ctx context.Context, c *ent.Client, id string) (*print
 	if p.History, err = s.history(ctx, c, id); err != nil {
 		return nil, err
 	}
-	return p, nil
+	return p, s.markBatched(ctx, []*prints.Print{p})
 }
 
 func (s *Prints) find(ctx context.Context, c *ent.Client, id string) (*prints.Print, error) {
@@ -288,7 +308,7 @@ func (s *Prints) orderA(ctx context.Context, id int) (*prints.Order, error) {
 	for _, it := range items {
 		o.Prints = append(o.Prints, printOfItem(it))
 	}
-	return o, nil
+	return o, s.markBatched(ctx, o.Prints)
 }
 
 // RetryPrint renders a failed print again.

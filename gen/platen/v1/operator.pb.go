@@ -74,7 +74,10 @@ type Print struct {
 	// What the preflight found in the design (extension): things that print,
 	// but not well. Empty until the print is ready, and for a print made
 	// before preflight existed.
-	Warnings      []*PrintWarning `protobuf:"bytes,19,rep,name=warnings,proto3" json:"warnings,omitempty"`
+	Warnings []*PrintWarning `protobuf:"bytes,19,rep,name=warnings,proto3" json:"warnings,omitempty"`
+	// Family A: the newest live batch (Batching or Ready) that holds this
+	// item; null when none does.
+	BatchUid      *wrapperspb.StringValue `protobuf:"bytes,21,opt,name=batch_uid,json=batchUid,proto3" json:"batch_uid,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -245,6 +248,13 @@ func (x *Print) GetHistory() []*PrintEvent {
 func (x *Print) GetWarnings() []*PrintWarning {
 	if x != nil {
 		return x.Warnings
+	}
+	return nil
+}
+
+func (x *Print) GetBatchUid() *wrapperspb.StringValue {
+	if x != nil {
+		return x.BatchUid
 	}
 	return nil
 }
@@ -1306,8 +1316,11 @@ type OperatorServiceCreateBatchOrderRequest struct {
 	OrderItems []string `protobuf:"bytes,2,rep,name=order_items,json=orderItems,proto3" json:"order_items,omitempty"`
 	// Required, at least one: UIDs of the team's print templates.
 	PrintTemplates []string `protobuf:"bytes,3,rep,name=print_templates,json=printTemplates,proto3" json:"print_templates,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// Batch items that a live batch (Batching or Ready) already holds;
+	// without it each such item is refused, naming its batch.
+	Again         bool `protobuf:"varint,4,opt,name=again,proto3" json:"again,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *OperatorServiceCreateBatchOrderRequest) Reset() {
@@ -1361,6 +1374,213 @@ func (x *OperatorServiceCreateBatchOrderRequest) GetPrintTemplates() []string {
 	return nil
 }
 
+func (x *OperatorServiceCreateBatchOrderRequest) GetAgain() bool {
+	if x != nil {
+		return x.Again
+	}
+	return false
+}
+
+// PlanBatchOrderRequest is a batch to lay out, as CreateBatchOrder takes
+// it.
+type PlanBatchOrderRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// As OperatorServiceCreateBatchOrderRequest's.
+	TeamId         *int32   `protobuf:"varint,1,opt,name=team_id,json=teamId,proto3,oneof" json:"team_id,omitempty"`
+	OrderItems     []string `protobuf:"bytes,2,rep,name=order_items,json=orderItems,proto3" json:"order_items,omitempty"`
+	PrintTemplates []string `protobuf:"bytes,3,rep,name=print_templates,json=printTemplates,proto3" json:"print_templates,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *PlanBatchOrderRequest) Reset() {
+	*x = PlanBatchOrderRequest{}
+	mi := &file_platen_v1_operator_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PlanBatchOrderRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PlanBatchOrderRequest) ProtoMessage() {}
+
+func (x *PlanBatchOrderRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_platen_v1_operator_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PlanBatchOrderRequest.ProtoReflect.Descriptor instead.
+func (*PlanBatchOrderRequest) Descriptor() ([]byte, []int) {
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *PlanBatchOrderRequest) GetTeamId() int32 {
+	if x != nil && x.TeamId != nil {
+		return *x.TeamId
+	}
+	return 0
+}
+
+func (x *PlanBatchOrderRequest) GetOrderItems() []string {
+	if x != nil {
+		return x.OrderItems
+	}
+	return nil
+}
+
+func (x *PlanBatchOrderRequest) GetPrintTemplates() []string {
+	if x != nil {
+		return x.PrintTemplates
+	}
+	return nil
+}
+
+// BatchPlan is what a batch would print: one entry per print template, in
+// the order given.
+type BatchPlan struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Files         []*PlannedFile         `protobuf:"bytes,1,rep,name=files,proto3" json:"files,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BatchPlan) Reset() {
+	*x = BatchPlan{}
+	mi := &file_platen_v1_operator_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BatchPlan) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BatchPlan) ProtoMessage() {}
+
+func (x *BatchPlan) ProtoReflect() protoreflect.Message {
+	mi := &file_platen_v1_operator_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BatchPlan.ProtoReflect.Descriptor instead.
+func (*BatchPlan) Descriptor() ([]byte, []int) {
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *BatchPlan) GetFiles() []*PlannedFile {
+	if x != nil {
+		return x.Files
+	}
+	return nil
+}
+
+// PlannedFile is what one print template of a batch would lay out.
+type PlannedFile struct {
+	state            protoimpl.MessageState `protogen:"open.v1"`
+	PrintTemplateUid string                 `protobuf:"bytes,1,opt,name=print_template_uid,json=printTemplateUid,proto3" json:"print_template_uid,omitempty"`
+	// The template's name.
+	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// Its slots on one sheet.
+	Slots int32 `protobuf:"varint,3,opt,name=slots,proto3" json:"slots,omitempty"`
+	// Copies it would lay out: each item's quantity times its design's
+	// pages.
+	Copies int32 `protobuf:"varint,4,opt,name=copies,proto3" json:"copies,omitempty"`
+	// Sheets (PDF pages) the file would hold.
+	Sheets int32 `protobuf:"varint,5,opt,name=sheets,proto3" json:"sheets,omitempty"`
+	// The order items it would lay out, in the order given.
+	OrderItems    []string `protobuf:"bytes,6,rep,name=order_items,json=orderItems,proto3" json:"order_items,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PlannedFile) Reset() {
+	*x = PlannedFile{}
+	mi := &file_platen_v1_operator_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PlannedFile) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PlannedFile) ProtoMessage() {}
+
+func (x *PlannedFile) ProtoReflect() protoreflect.Message {
+	mi := &file_platen_v1_operator_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PlannedFile.ProtoReflect.Descriptor instead.
+func (*PlannedFile) Descriptor() ([]byte, []int) {
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *PlannedFile) GetPrintTemplateUid() string {
+	if x != nil {
+		return x.PrintTemplateUid
+	}
+	return ""
+}
+
+func (x *PlannedFile) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *PlannedFile) GetSlots() int32 {
+	if x != nil {
+		return x.Slots
+	}
+	return 0
+}
+
+func (x *PlannedFile) GetCopies() int32 {
+	if x != nil {
+		return x.Copies
+	}
+	return 0
+}
+
+func (x *PlannedFile) GetSheets() int32 {
+	if x != nil {
+		return x.Sheets
+	}
+	return 0
+}
+
+func (x *PlannedFile) GetOrderItems() []string {
+	if x != nil {
+		return x.OrderItems
+	}
+	return nil
+}
+
 // GetWebhookEndpointRequest names the store whose endpoint to read.
 type GetWebhookEndpointRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1372,7 +1592,7 @@ type GetWebhookEndpointRequest struct {
 
 func (x *GetWebhookEndpointRequest) Reset() {
 	*x = GetWebhookEndpointRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[16]
+	mi := &file_platen_v1_operator_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1384,7 +1604,7 @@ func (x *GetWebhookEndpointRequest) String() string {
 func (*GetWebhookEndpointRequest) ProtoMessage() {}
 
 func (x *GetWebhookEndpointRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[16]
+	mi := &file_platen_v1_operator_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1397,7 +1617,7 @@ func (x *GetWebhookEndpointRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetWebhookEndpointRequest.ProtoReflect.Descriptor instead.
 func (*GetWebhookEndpointRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{16}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *GetWebhookEndpointRequest) GetStoreId() string {
@@ -1422,7 +1642,7 @@ type Team struct {
 
 func (x *Team) Reset() {
 	*x = Team{}
-	mi := &file_platen_v1_operator_proto_msgTypes[17]
+	mi := &file_platen_v1_operator_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1434,7 +1654,7 @@ func (x *Team) String() string {
 func (*Team) ProtoMessage() {}
 
 func (x *Team) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[17]
+	mi := &file_platen_v1_operator_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1447,7 +1667,7 @@ func (x *Team) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Team.ProtoReflect.Descriptor instead.
 func (*Team) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{17}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *Team) GetId() int32 {
@@ -1484,7 +1704,7 @@ type ListTeamsRequest struct {
 
 func (x *ListTeamsRequest) Reset() {
 	*x = ListTeamsRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[18]
+	mi := &file_platen_v1_operator_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1496,7 +1716,7 @@ func (x *ListTeamsRequest) String() string {
 func (*ListTeamsRequest) ProtoMessage() {}
 
 func (x *ListTeamsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[18]
+	mi := &file_platen_v1_operator_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1509,7 +1729,7 @@ func (x *ListTeamsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTeamsRequest.ProtoReflect.Descriptor instead.
 func (*ListTeamsRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{18}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ListTeamsRequest) GetPageSize() int32 {
@@ -1539,7 +1759,7 @@ type ListTeamsResponse struct {
 
 func (x *ListTeamsResponse) Reset() {
 	*x = ListTeamsResponse{}
-	mi := &file_platen_v1_operator_proto_msgTypes[19]
+	mi := &file_platen_v1_operator_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1551,7 +1771,7 @@ func (x *ListTeamsResponse) String() string {
 func (*ListTeamsResponse) ProtoMessage() {}
 
 func (x *ListTeamsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[19]
+	mi := &file_platen_v1_operator_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1564,7 +1784,7 @@ func (x *ListTeamsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTeamsResponse.ProtoReflect.Descriptor instead.
 func (*ListTeamsResponse) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{19}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ListTeamsResponse) GetTeams() []*Team {
@@ -1592,7 +1812,7 @@ type CreateTeamRequest struct {
 
 func (x *CreateTeamRequest) Reset() {
 	*x = CreateTeamRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[20]
+	mi := &file_platen_v1_operator_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1604,7 +1824,7 @@ func (x *CreateTeamRequest) String() string {
 func (*CreateTeamRequest) ProtoMessage() {}
 
 func (x *CreateTeamRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[20]
+	mi := &file_platen_v1_operator_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1617,7 +1837,7 @@ func (x *CreateTeamRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTeamRequest.ProtoReflect.Descriptor instead.
 func (*CreateTeamRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{20}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *CreateTeamRequest) GetName() string {
@@ -1644,7 +1864,7 @@ type Store struct {
 
 func (x *Store) Reset() {
 	*x = Store{}
-	mi := &file_platen_v1_operator_proto_msgTypes[21]
+	mi := &file_platen_v1_operator_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1656,7 +1876,7 @@ func (x *Store) String() string {
 func (*Store) ProtoMessage() {}
 
 func (x *Store) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[21]
+	mi := &file_platen_v1_operator_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1669,7 +1889,7 @@ func (x *Store) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Store.ProtoReflect.Descriptor instead.
 func (*Store) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{21}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *Store) GetId() string {
@@ -1715,7 +1935,7 @@ type ListStoresRequest struct {
 
 func (x *ListStoresRequest) Reset() {
 	*x = ListStoresRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[22]
+	mi := &file_platen_v1_operator_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1727,7 +1947,7 @@ func (x *ListStoresRequest) String() string {
 func (*ListStoresRequest) ProtoMessage() {}
 
 func (x *ListStoresRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[22]
+	mi := &file_platen_v1_operator_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1740,7 +1960,7 @@ func (x *ListStoresRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListStoresRequest.ProtoReflect.Descriptor instead.
 func (*ListStoresRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{22}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ListStoresRequest) GetTeamId() int32 {
@@ -1777,7 +1997,7 @@ type ListStoresResponse struct {
 
 func (x *ListStoresResponse) Reset() {
 	*x = ListStoresResponse{}
-	mi := &file_platen_v1_operator_proto_msgTypes[23]
+	mi := &file_platen_v1_operator_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1789,7 +2009,7 @@ func (x *ListStoresResponse) String() string {
 func (*ListStoresResponse) ProtoMessage() {}
 
 func (x *ListStoresResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[23]
+	mi := &file_platen_v1_operator_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1802,7 +2022,7 @@ func (x *ListStoresResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListStoresResponse.ProtoReflect.Descriptor instead.
 func (*ListStoresResponse) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{23}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ListStoresResponse) GetStores() []*Store {
@@ -1832,7 +2052,7 @@ type CreateStoreRequest struct {
 
 func (x *CreateStoreRequest) Reset() {
 	*x = CreateStoreRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[24]
+	mi := &file_platen_v1_operator_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1844,7 +2064,7 @@ func (x *CreateStoreRequest) String() string {
 func (*CreateStoreRequest) ProtoMessage() {}
 
 func (x *CreateStoreRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[24]
+	mi := &file_platen_v1_operator_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1857,7 +2077,7 @@ func (x *CreateStoreRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateStoreRequest.ProtoReflect.Descriptor instead.
 func (*CreateStoreRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{24}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *CreateStoreRequest) GetStoreId() string {
@@ -1897,7 +2117,7 @@ type Token struct {
 
 func (x *Token) Reset() {
 	*x = Token{}
-	mi := &file_platen_v1_operator_proto_msgTypes[25]
+	mi := &file_platen_v1_operator_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1909,7 +2129,7 @@ func (x *Token) String() string {
 func (*Token) ProtoMessage() {}
 
 func (x *Token) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[25]
+	mi := &file_platen_v1_operator_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1922,7 +2142,7 @@ func (x *Token) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Token.ProtoReflect.Descriptor instead.
 func (*Token) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{25}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *Token) GetId() int32 {
@@ -1993,7 +2213,7 @@ type ListTokensRequest struct {
 
 func (x *ListTokensRequest) Reset() {
 	*x = ListTokensRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[26]
+	mi := &file_platen_v1_operator_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2005,7 +2225,7 @@ func (x *ListTokensRequest) String() string {
 func (*ListTokensRequest) ProtoMessage() {}
 
 func (x *ListTokensRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[26]
+	mi := &file_platen_v1_operator_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2018,7 +2238,7 @@ func (x *ListTokensRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTokensRequest.ProtoReflect.Descriptor instead.
 func (*ListTokensRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{26}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ListTokensRequest) GetTeamId() int32 {
@@ -2069,7 +2289,7 @@ type ListTokensResponse struct {
 
 func (x *ListTokensResponse) Reset() {
 	*x = ListTokensResponse{}
-	mi := &file_platen_v1_operator_proto_msgTypes[27]
+	mi := &file_platen_v1_operator_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2081,7 +2301,7 @@ func (x *ListTokensResponse) String() string {
 func (*ListTokensResponse) ProtoMessage() {}
 
 func (x *ListTokensResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[27]
+	mi := &file_platen_v1_operator_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2094,7 +2314,7 @@ func (x *ListTokensResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTokensResponse.ProtoReflect.Descriptor instead.
 func (*ListTokensResponse) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{27}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ListTokensResponse) GetTokens() []*Token {
@@ -2127,7 +2347,7 @@ type IssueTokenRequest struct {
 
 func (x *IssueTokenRequest) Reset() {
 	*x = IssueTokenRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[28]
+	mi := &file_platen_v1_operator_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2139,7 +2359,7 @@ func (x *IssueTokenRequest) String() string {
 func (*IssueTokenRequest) ProtoMessage() {}
 
 func (x *IssueTokenRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[28]
+	mi := &file_platen_v1_operator_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2152,7 +2372,7 @@ func (x *IssueTokenRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssueTokenRequest.ProtoReflect.Descriptor instead.
 func (*IssueTokenRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{28}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *IssueTokenRequest) GetTeamId() int32 {
@@ -2189,7 +2409,7 @@ type IssueTokenResponse struct {
 
 func (x *IssueTokenResponse) Reset() {
 	*x = IssueTokenResponse{}
-	mi := &file_platen_v1_operator_proto_msgTypes[29]
+	mi := &file_platen_v1_operator_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2201,7 +2421,7 @@ func (x *IssueTokenResponse) String() string {
 func (*IssueTokenResponse) ProtoMessage() {}
 
 func (x *IssueTokenResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[29]
+	mi := &file_platen_v1_operator_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2214,7 +2434,7 @@ func (x *IssueTokenResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IssueTokenResponse.ProtoReflect.Descriptor instead.
 func (*IssueTokenResponse) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{29}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *IssueTokenResponse) GetToken() *Token {
@@ -2241,7 +2461,7 @@ type RevokeTokenRequest struct {
 
 func (x *RevokeTokenRequest) Reset() {
 	*x = RevokeTokenRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[30]
+	mi := &file_platen_v1_operator_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2253,7 +2473,7 @@ func (x *RevokeTokenRequest) String() string {
 func (*RevokeTokenRequest) ProtoMessage() {}
 
 func (x *RevokeTokenRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[30]
+	mi := &file_platen_v1_operator_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2266,7 +2486,7 @@ func (x *RevokeTokenRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeTokenRequest.ProtoReflect.Descriptor instead.
 func (*RevokeTokenRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{30}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *RevokeTokenRequest) GetTokenId() int32 {
@@ -2342,7 +2562,7 @@ type PrintTemplate struct {
 
 func (x *PrintTemplate) Reset() {
 	*x = PrintTemplate{}
-	mi := &file_platen_v1_operator_proto_msgTypes[31]
+	mi := &file_platen_v1_operator_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2354,7 +2574,7 @@ func (x *PrintTemplate) String() string {
 func (*PrintTemplate) ProtoMessage() {}
 
 func (x *PrintTemplate) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[31]
+	mi := &file_platen_v1_operator_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2367,7 +2587,7 @@ func (x *PrintTemplate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrintTemplate.ProtoReflect.Descriptor instead.
 func (*PrintTemplate) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{31}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *PrintTemplate) GetUid() string {
@@ -2543,7 +2763,7 @@ type PrintTemplateGrid struct {
 
 func (x *PrintTemplateGrid) Reset() {
 	*x = PrintTemplateGrid{}
-	mi := &file_platen_v1_operator_proto_msgTypes[32]
+	mi := &file_platen_v1_operator_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2555,7 +2775,7 @@ func (x *PrintTemplateGrid) String() string {
 func (*PrintTemplateGrid) ProtoMessage() {}
 
 func (x *PrintTemplateGrid) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[32]
+	mi := &file_platen_v1_operator_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2568,7 +2788,7 @@ func (x *PrintTemplateGrid) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrintTemplateGrid.ProtoReflect.Descriptor instead.
 func (*PrintTemplateGrid) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{32}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *PrintTemplateGrid) GetColumns() int32 {
@@ -2617,7 +2837,7 @@ type PrintTemplateSlot struct {
 
 func (x *PrintTemplateSlot) Reset() {
 	*x = PrintTemplateSlot{}
-	mi := &file_platen_v1_operator_proto_msgTypes[33]
+	mi := &file_platen_v1_operator_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2629,7 +2849,7 @@ func (x *PrintTemplateSlot) String() string {
 func (*PrintTemplateSlot) ProtoMessage() {}
 
 func (x *PrintTemplateSlot) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[33]
+	mi := &file_platen_v1_operator_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2642,7 +2862,7 @@ func (x *PrintTemplateSlot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrintTemplateSlot.ProtoReflect.Descriptor instead.
 func (*PrintTemplateSlot) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{33}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *PrintTemplateSlot) GetXMm() float64 {
@@ -2728,7 +2948,7 @@ type CreatePrintTemplateRequest struct {
 
 func (x *CreatePrintTemplateRequest) Reset() {
 	*x = CreatePrintTemplateRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[34]
+	mi := &file_platen_v1_operator_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2740,7 +2960,7 @@ func (x *CreatePrintTemplateRequest) String() string {
 func (*CreatePrintTemplateRequest) ProtoMessage() {}
 
 func (x *CreatePrintTemplateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[34]
+	mi := &file_platen_v1_operator_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2753,7 +2973,7 @@ func (x *CreatePrintTemplateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreatePrintTemplateRequest.ProtoReflect.Descriptor instead.
 func (*CreatePrintTemplateRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{34}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *CreatePrintTemplateRequest) GetTeamId() int32 {
@@ -2900,7 +3120,7 @@ type GetPrintTemplateRequest struct {
 
 func (x *GetPrintTemplateRequest) Reset() {
 	*x = GetPrintTemplateRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[35]
+	mi := &file_platen_v1_operator_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2912,7 +3132,7 @@ func (x *GetPrintTemplateRequest) String() string {
 func (*GetPrintTemplateRequest) ProtoMessage() {}
 
 func (x *GetPrintTemplateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[35]
+	mi := &file_platen_v1_operator_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2925,7 +3145,7 @@ func (x *GetPrintTemplateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPrintTemplateRequest.ProtoReflect.Descriptor instead.
 func (*GetPrintTemplateRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{35}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *GetPrintTemplateRequest) GetTemplateUid() string {
@@ -2952,7 +3172,7 @@ type ListPrintTemplatesRequest struct {
 
 func (x *ListPrintTemplatesRequest) Reset() {
 	*x = ListPrintTemplatesRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[36]
+	mi := &file_platen_v1_operator_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2964,7 +3184,7 @@ func (x *ListPrintTemplatesRequest) String() string {
 func (*ListPrintTemplatesRequest) ProtoMessage() {}
 
 func (x *ListPrintTemplatesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[36]
+	mi := &file_platen_v1_operator_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2977,7 +3197,7 @@ func (x *ListPrintTemplatesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPrintTemplatesRequest.ProtoReflect.Descriptor instead.
 func (*ListPrintTemplatesRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{36}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *ListPrintTemplatesRequest) GetTeamId() int32 {
@@ -3021,7 +3241,7 @@ type ListPrintTemplatesResponse struct {
 
 func (x *ListPrintTemplatesResponse) Reset() {
 	*x = ListPrintTemplatesResponse{}
-	mi := &file_platen_v1_operator_proto_msgTypes[37]
+	mi := &file_platen_v1_operator_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3033,7 +3253,7 @@ func (x *ListPrintTemplatesResponse) String() string {
 func (*ListPrintTemplatesResponse) ProtoMessage() {}
 
 func (x *ListPrintTemplatesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[37]
+	mi := &file_platen_v1_operator_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3046,7 +3266,7 @@ func (x *ListPrintTemplatesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPrintTemplatesResponse.ProtoReflect.Descriptor instead.
 func (*ListPrintTemplatesResponse) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{37}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *ListPrintTemplatesResponse) GetPrintTemplates() []*PrintTemplate {
@@ -3122,7 +3342,7 @@ type UpdatePrintTemplateRequest struct {
 
 func (x *UpdatePrintTemplateRequest) Reset() {
 	*x = UpdatePrintTemplateRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[38]
+	mi := &file_platen_v1_operator_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3134,7 +3354,7 @@ func (x *UpdatePrintTemplateRequest) String() string {
 func (*UpdatePrintTemplateRequest) ProtoMessage() {}
 
 func (x *UpdatePrintTemplateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[38]
+	mi := &file_platen_v1_operator_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3147,7 +3367,7 @@ func (x *UpdatePrintTemplateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatePrintTemplateRequest.ProtoReflect.Descriptor instead.
 func (*UpdatePrintTemplateRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{38}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *UpdatePrintTemplateRequest) GetTemplateUid() string {
@@ -3301,7 +3521,7 @@ type DeletePrintTemplateRequest struct {
 
 func (x *DeletePrintTemplateRequest) Reset() {
 	*x = DeletePrintTemplateRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[39]
+	mi := &file_platen_v1_operator_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3313,7 +3533,7 @@ func (x *DeletePrintTemplateRequest) String() string {
 func (*DeletePrintTemplateRequest) ProtoMessage() {}
 
 func (x *DeletePrintTemplateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[39]
+	mi := &file_platen_v1_operator_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3326,7 +3546,7 @@ func (x *DeletePrintTemplateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeletePrintTemplateRequest.ProtoReflect.Descriptor instead.
 func (*DeletePrintTemplateRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{39}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *DeletePrintTemplateRequest) GetTemplateUid() string {
@@ -3349,7 +3569,7 @@ type DeletePrintTemplateResponse struct {
 
 func (x *DeletePrintTemplateResponse) Reset() {
 	*x = DeletePrintTemplateResponse{}
-	mi := &file_platen_v1_operator_proto_msgTypes[40]
+	mi := &file_platen_v1_operator_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3361,7 +3581,7 @@ func (x *DeletePrintTemplateResponse) String() string {
 func (*DeletePrintTemplateResponse) ProtoMessage() {}
 
 func (x *DeletePrintTemplateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[40]
+	mi := &file_platen_v1_operator_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3374,7 +3594,7 @@ func (x *DeletePrintTemplateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeletePrintTemplateResponse.ProtoReflect.Descriptor instead.
 func (*DeletePrintTemplateResponse) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{40}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *DeletePrintTemplateResponse) GetMessage() string {
@@ -3406,7 +3626,7 @@ type AssignPrintTemplateRequest struct {
 
 func (x *AssignPrintTemplateRequest) Reset() {
 	*x = AssignPrintTemplateRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[41]
+	mi := &file_platen_v1_operator_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3418,7 +3638,7 @@ func (x *AssignPrintTemplateRequest) String() string {
 func (*AssignPrintTemplateRequest) ProtoMessage() {}
 
 func (x *AssignPrintTemplateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[41]
+	mi := &file_platen_v1_operator_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3431,7 +3651,7 @@ func (x *AssignPrintTemplateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AssignPrintTemplateRequest.ProtoReflect.Descriptor instead.
 func (*AssignPrintTemplateRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{41}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *AssignPrintTemplateRequest) GetTemplateUid() string {
@@ -3472,7 +3692,7 @@ type OperatorServiceListProductVariantsRequest struct {
 
 func (x *OperatorServiceListProductVariantsRequest) Reset() {
 	*x = OperatorServiceListProductVariantsRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[42]
+	mi := &file_platen_v1_operator_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3484,7 +3704,7 @@ func (x *OperatorServiceListProductVariantsRequest) String() string {
 func (*OperatorServiceListProductVariantsRequest) ProtoMessage() {}
 
 func (x *OperatorServiceListProductVariantsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[42]
+	mi := &file_platen_v1_operator_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3497,7 +3717,7 @@ func (x *OperatorServiceListProductVariantsRequest) ProtoReflect() protoreflect.
 
 // Deprecated: Use OperatorServiceListProductVariantsRequest.ProtoReflect.Descriptor instead.
 func (*OperatorServiceListProductVariantsRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{42}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *OperatorServiceListProductVariantsRequest) GetTeamId() int32 {
@@ -3537,7 +3757,7 @@ type OperatorServiceListProductVariantsResponse struct {
 
 func (x *OperatorServiceListProductVariantsResponse) Reset() {
 	*x = OperatorServiceListProductVariantsResponse{}
-	mi := &file_platen_v1_operator_proto_msgTypes[43]
+	mi := &file_platen_v1_operator_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3549,7 +3769,7 @@ func (x *OperatorServiceListProductVariantsResponse) String() string {
 func (*OperatorServiceListProductVariantsResponse) ProtoMessage() {}
 
 func (x *OperatorServiceListProductVariantsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[43]
+	mi := &file_platen_v1_operator_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3562,7 +3782,7 @@ func (x *OperatorServiceListProductVariantsResponse) ProtoReflect() protoreflect
 
 // Deprecated: Use OperatorServiceListProductVariantsResponse.ProtoReflect.Descriptor instead.
 func (*OperatorServiceListProductVariantsResponse) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{43}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *OperatorServiceListProductVariantsResponse) GetProductVariants() []*ProductVariant {
@@ -3629,7 +3849,7 @@ type Font struct {
 
 func (x *Font) Reset() {
 	*x = Font{}
-	mi := &file_platen_v1_operator_proto_msgTypes[44]
+	mi := &file_platen_v1_operator_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3641,7 +3861,7 @@ func (x *Font) String() string {
 func (*Font) ProtoMessage() {}
 
 func (x *Font) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[44]
+	mi := &file_platen_v1_operator_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3654,7 +3874,7 @@ func (x *Font) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Font.ProtoReflect.Descriptor instead.
 func (*Font) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{44}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *Font) GetUid() string {
@@ -3762,7 +3982,7 @@ type CreateFontRequest struct {
 
 func (x *CreateFontRequest) Reset() {
 	*x = CreateFontRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[45]
+	mi := &file_platen_v1_operator_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3774,7 +3994,7 @@ func (x *CreateFontRequest) String() string {
 func (*CreateFontRequest) ProtoMessage() {}
 
 func (x *CreateFontRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[45]
+	mi := &file_platen_v1_operator_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3787,7 +4007,7 @@ func (x *CreateFontRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateFontRequest.ProtoReflect.Descriptor instead.
 func (*CreateFontRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{45}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *CreateFontRequest) GetTeamId() int32 {
@@ -3833,7 +4053,7 @@ type ListFontsRequest struct {
 
 func (x *ListFontsRequest) Reset() {
 	*x = ListFontsRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[46]
+	mi := &file_platen_v1_operator_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3845,7 +4065,7 @@ func (x *ListFontsRequest) String() string {
 func (*ListFontsRequest) ProtoMessage() {}
 
 func (x *ListFontsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[46]
+	mi := &file_platen_v1_operator_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3858,7 +4078,7 @@ func (x *ListFontsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListFontsRequest.ProtoReflect.Descriptor instead.
 func (*ListFontsRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{46}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *ListFontsRequest) GetTeamId() int32 {
@@ -3895,7 +4115,7 @@ type ListFontsResponse struct {
 
 func (x *ListFontsResponse) Reset() {
 	*x = ListFontsResponse{}
-	mi := &file_platen_v1_operator_proto_msgTypes[47]
+	mi := &file_platen_v1_operator_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3907,7 +4127,7 @@ func (x *ListFontsResponse) String() string {
 func (*ListFontsResponse) ProtoMessage() {}
 
 func (x *ListFontsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[47]
+	mi := &file_platen_v1_operator_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3920,7 +4140,7 @@ func (x *ListFontsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListFontsResponse.ProtoReflect.Descriptor instead.
 func (*ListFontsResponse) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{47}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *ListFontsResponse) GetFonts() []*Font {
@@ -3948,7 +4168,7 @@ type GetFontRequest struct {
 
 func (x *GetFontRequest) Reset() {
 	*x = GetFontRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[48]
+	mi := &file_platen_v1_operator_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3960,7 +4180,7 @@ func (x *GetFontRequest) String() string {
 func (*GetFontRequest) ProtoMessage() {}
 
 func (x *GetFontRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[48]
+	mi := &file_platen_v1_operator_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3973,7 +4193,7 @@ func (x *GetFontRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetFontRequest.ProtoReflect.Descriptor instead.
 func (*GetFontRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{48}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *GetFontRequest) GetFontUid() string {
@@ -3994,7 +4214,7 @@ type DeleteFontRequest struct {
 
 func (x *DeleteFontRequest) Reset() {
 	*x = DeleteFontRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[49]
+	mi := &file_platen_v1_operator_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4006,7 +4226,7 @@ func (x *DeleteFontRequest) String() string {
 func (*DeleteFontRequest) ProtoMessage() {}
 
 func (x *DeleteFontRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[49]
+	mi := &file_platen_v1_operator_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4019,7 +4239,7 @@ func (x *DeleteFontRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteFontRequest.ProtoReflect.Descriptor instead.
 func (*DeleteFontRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{49}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *DeleteFontRequest) GetFontUid() string {
@@ -4042,7 +4262,7 @@ type DeleteFontResponse struct {
 
 func (x *DeleteFontResponse) Reset() {
 	*x = DeleteFontResponse{}
-	mi := &file_platen_v1_operator_proto_msgTypes[50]
+	mi := &file_platen_v1_operator_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4054,7 +4274,7 @@ func (x *DeleteFontResponse) String() string {
 func (*DeleteFontResponse) ProtoMessage() {}
 
 func (x *DeleteFontResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[50]
+	mi := &file_platen_v1_operator_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4067,7 +4287,7 @@ func (x *DeleteFontResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteFontResponse.ProtoReflect.Descriptor instead.
 func (*DeleteFontResponse) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{50}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *DeleteFontResponse) GetMessage() string {
@@ -4116,7 +4336,7 @@ type OutputProfile struct {
 
 func (x *OutputProfile) Reset() {
 	*x = OutputProfile{}
-	mi := &file_platen_v1_operator_proto_msgTypes[51]
+	mi := &file_platen_v1_operator_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4128,7 +4348,7 @@ func (x *OutputProfile) String() string {
 func (*OutputProfile) ProtoMessage() {}
 
 func (x *OutputProfile) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[51]
+	mi := &file_platen_v1_operator_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4141,7 +4361,7 @@ func (x *OutputProfile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OutputProfile.ProtoReflect.Descriptor instead.
 func (*OutputProfile) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{51}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *OutputProfile) GetUid() string {
@@ -4229,7 +4449,7 @@ type CreateOutputProfileRequest struct {
 
 func (x *CreateOutputProfileRequest) Reset() {
 	*x = CreateOutputProfileRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[52]
+	mi := &file_platen_v1_operator_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4241,7 +4461,7 @@ func (x *CreateOutputProfileRequest) String() string {
 func (*CreateOutputProfileRequest) ProtoMessage() {}
 
 func (x *CreateOutputProfileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[52]
+	mi := &file_platen_v1_operator_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4254,7 +4474,7 @@ func (x *CreateOutputProfileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateOutputProfileRequest.ProtoReflect.Descriptor instead.
 func (*CreateOutputProfileRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{52}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *CreateOutputProfileRequest) GetTeamId() int32 {
@@ -4307,7 +4527,7 @@ type ListOutputProfilesRequest struct {
 
 func (x *ListOutputProfilesRequest) Reset() {
 	*x = ListOutputProfilesRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[53]
+	mi := &file_platen_v1_operator_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4319,7 +4539,7 @@ func (x *ListOutputProfilesRequest) String() string {
 func (*ListOutputProfilesRequest) ProtoMessage() {}
 
 func (x *ListOutputProfilesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[53]
+	mi := &file_platen_v1_operator_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4332,7 +4552,7 @@ func (x *ListOutputProfilesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListOutputProfilesRequest.ProtoReflect.Descriptor instead.
 func (*ListOutputProfilesRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{53}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *ListOutputProfilesRequest) GetTeamId() int32 {
@@ -4369,7 +4589,7 @@ type ListOutputProfilesResponse struct {
 
 func (x *ListOutputProfilesResponse) Reset() {
 	*x = ListOutputProfilesResponse{}
-	mi := &file_platen_v1_operator_proto_msgTypes[54]
+	mi := &file_platen_v1_operator_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4381,7 +4601,7 @@ func (x *ListOutputProfilesResponse) String() string {
 func (*ListOutputProfilesResponse) ProtoMessage() {}
 
 func (x *ListOutputProfilesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[54]
+	mi := &file_platen_v1_operator_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4394,7 +4614,7 @@ func (x *ListOutputProfilesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListOutputProfilesResponse.ProtoReflect.Descriptor instead.
 func (*ListOutputProfilesResponse) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{54}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *ListOutputProfilesResponse) GetOutputProfiles() []*OutputProfile {
@@ -4422,7 +4642,7 @@ type GetOutputProfileRequest struct {
 
 func (x *GetOutputProfileRequest) Reset() {
 	*x = GetOutputProfileRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[55]
+	mi := &file_platen_v1_operator_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4434,7 +4654,7 @@ func (x *GetOutputProfileRequest) String() string {
 func (*GetOutputProfileRequest) ProtoMessage() {}
 
 func (x *GetOutputProfileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[55]
+	mi := &file_platen_v1_operator_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4447,7 +4667,7 @@ func (x *GetOutputProfileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetOutputProfileRequest.ProtoReflect.Descriptor instead.
 func (*GetOutputProfileRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{55}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *GetOutputProfileRequest) GetProfileUid() string {
@@ -4468,7 +4688,7 @@ type DeleteOutputProfileRequest struct {
 
 func (x *DeleteOutputProfileRequest) Reset() {
 	*x = DeleteOutputProfileRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[56]
+	mi := &file_platen_v1_operator_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4480,7 +4700,7 @@ func (x *DeleteOutputProfileRequest) String() string {
 func (*DeleteOutputProfileRequest) ProtoMessage() {}
 
 func (x *DeleteOutputProfileRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[56]
+	mi := &file_platen_v1_operator_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4493,7 +4713,7 @@ func (x *DeleteOutputProfileRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteOutputProfileRequest.ProtoReflect.Descriptor instead.
 func (*DeleteOutputProfileRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{56}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *DeleteOutputProfileRequest) GetProfileUid() string {
@@ -4516,7 +4736,7 @@ type DeleteOutputProfileResponse struct {
 
 func (x *DeleteOutputProfileResponse) Reset() {
 	*x = DeleteOutputProfileResponse{}
-	mi := &file_platen_v1_operator_proto_msgTypes[57]
+	mi := &file_platen_v1_operator_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4528,7 +4748,7 @@ func (x *DeleteOutputProfileResponse) String() string {
 func (*DeleteOutputProfileResponse) ProtoMessage() {}
 
 func (x *DeleteOutputProfileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[57]
+	mi := &file_platen_v1_operator_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4541,7 +4761,7 @@ func (x *DeleteOutputProfileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteOutputProfileResponse.ProtoReflect.Descriptor instead.
 func (*DeleteOutputProfileResponse) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{57}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *DeleteOutputProfileResponse) GetMessage() string {
@@ -4584,7 +4804,7 @@ type PressSettings struct {
 
 func (x *PressSettings) Reset() {
 	*x = PressSettings{}
-	mi := &file_platen_v1_operator_proto_msgTypes[58]
+	mi := &file_platen_v1_operator_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4596,7 +4816,7 @@ func (x *PressSettings) String() string {
 func (*PressSettings) ProtoMessage() {}
 
 func (x *PressSettings) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[58]
+	mi := &file_platen_v1_operator_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4609,7 +4829,7 @@ func (x *PressSettings) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PressSettings.ProtoReflect.Descriptor instead.
 func (*PressSettings) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{58}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *PressSettings) GetTeamId() int32 {
@@ -4665,7 +4885,7 @@ type GetPressSettingsRequest struct {
 
 func (x *GetPressSettingsRequest) Reset() {
 	*x = GetPressSettingsRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[59]
+	mi := &file_platen_v1_operator_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4677,7 +4897,7 @@ func (x *GetPressSettingsRequest) String() string {
 func (*GetPressSettingsRequest) ProtoMessage() {}
 
 func (x *GetPressSettingsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[59]
+	mi := &file_platen_v1_operator_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4690,7 +4910,7 @@ func (x *GetPressSettingsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPressSettingsRequest.ProtoReflect.Descriptor instead.
 func (*GetPressSettingsRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{59}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *GetPressSettingsRequest) GetTeamId() int32 {
@@ -4726,7 +4946,7 @@ type UpdatePressSettingsRequest struct {
 
 func (x *UpdatePressSettingsRequest) Reset() {
 	*x = UpdatePressSettingsRequest{}
-	mi := &file_platen_v1_operator_proto_msgTypes[60]
+	mi := &file_platen_v1_operator_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4738,7 +4958,7 @@ func (x *UpdatePressSettingsRequest) String() string {
 func (*UpdatePressSettingsRequest) ProtoMessage() {}
 
 func (x *UpdatePressSettingsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_platen_v1_operator_proto_msgTypes[60]
+	mi := &file_platen_v1_operator_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4751,7 +4971,7 @@ func (x *UpdatePressSettingsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatePressSettingsRequest.ProtoReflect.Descriptor instead.
 func (*UpdatePressSettingsRequest) Descriptor() ([]byte, []int) {
-	return file_platen_v1_operator_proto_rawDescGZIP(), []int{60}
+	return file_platen_v1_operator_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *UpdatePressSettingsRequest) GetTeamId() int32 {
@@ -4807,7 +5027,7 @@ var File_platen_v1_operator_proto protoreflect.FileDescriptor
 
 const file_platen_v1_operator_proto_rawDesc = "" +
 	"\n" +
-	"\x18platen/v1/operator.proto\x12\tplaten.v1\x1a\x1cgoogle/api/annotations.proto\x1a google/protobuf/field_mask.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1egoogle/protobuf/wrappers.proto\x1a\x17platen/v1/batches.proto\x1a\x17platen/v1/catalog.proto\x1a\x16platen/v1/orders.proto\x1a\x18platen/v1/webhooks.proto\x1a\x18platen/v1/warnings.proto\"\xe7\a\n" +
+	"\x18platen/v1/operator.proto\x12\tplaten.v1\x1a\x1cgoogle/api/annotations.proto\x1a google/protobuf/field_mask.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1egoogle/protobuf/wrappers.proto\x1a\x17platen/v1/batches.proto\x1a\x17platen/v1/catalog.proto\x1a\x16platen/v1/orders.proto\x1a\x18platen/v1/webhooks.proto\x1a\x18platen/v1/warnings.proto\"\xa2\b\n" +
 	"\x05Print\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
 	"\x06family\x18\x02 \x01(\tR\x06family\x12\x17\n" +
@@ -4832,7 +5052,8 @@ const file_platen_v1_operator_proto_rawDesc = "" +
 	"\n" +
 	"updated_at\x18\x11 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12/\n" +
 	"\ahistory\x18\x12 \x03(\v2\x15.platen.v1.PrintEventR\ahistory\x123\n" +
-	"\bwarnings\x18\x13 \x03(\v2\x17.platen.v1.PrintWarningR\bwarnings\"\xc7\x01\n" +
+	"\bwarnings\x18\x13 \x03(\v2\x17.platen.v1.PrintWarningR\bwarnings\x129\n" +
+	"\tbatch_uid\x18\x15 \x01(\v2\x1c.google.protobuf.StringValueR\bbatchUid\"\xc7\x01\n" +
 	"\n" +
 	"PrintEvent\x12\x12\n" +
 	"\x04kind\x18\x01 \x01(\tR\x04kind\x12*\n" +
@@ -4920,14 +5141,32 @@ const file_platen_v1_operator_proto_rawDesc = "" +
 	"\b_team_id\"{\n" +
 	"\x17ListBatchOrdersResponse\x128\n" +
 	"\fbatch_orders\x18\x01 \x03(\v2\x15.platen.v1.BatchOrderR\vbatchOrders\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\x9c\x01\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xb2\x01\n" +
 	"&OperatorServiceCreateBatchOrderRequest\x12\x1c\n" +
+	"\ateam_id\x18\x01 \x01(\x05H\x00R\x06teamId\x88\x01\x01\x12\x1f\n" +
+	"\vorder_items\x18\x02 \x03(\tR\n" +
+	"orderItems\x12'\n" +
+	"\x0fprint_templates\x18\x03 \x03(\tR\x0eprintTemplates\x12\x14\n" +
+	"\x05again\x18\x04 \x01(\bR\x05againB\n" +
+	"\n" +
+	"\b_team_id\"\x8b\x01\n" +
+	"\x15PlanBatchOrderRequest\x12\x1c\n" +
 	"\ateam_id\x18\x01 \x01(\x05H\x00R\x06teamId\x88\x01\x01\x12\x1f\n" +
 	"\vorder_items\x18\x02 \x03(\tR\n" +
 	"orderItems\x12'\n" +
 	"\x0fprint_templates\x18\x03 \x03(\tR\x0eprintTemplatesB\n" +
 	"\n" +
-	"\b_team_id\"6\n" +
+	"\b_team_id\"9\n" +
+	"\tBatchPlan\x12,\n" +
+	"\x05files\x18\x01 \x03(\v2\x16.platen.v1.PlannedFileR\x05files\"\xb6\x01\n" +
+	"\vPlannedFile\x12,\n" +
+	"\x12print_template_uid\x18\x01 \x01(\tR\x10printTemplateUid\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n" +
+	"\x05slots\x18\x03 \x01(\x05R\x05slots\x12\x16\n" +
+	"\x06copies\x18\x04 \x01(\x05R\x06copies\x12\x16\n" +
+	"\x06sheets\x18\x05 \x01(\x05R\x06sheets\x12\x1f\n" +
+	"\vorder_items\x18\x06 \x03(\tR\n" +
+	"orderItems\"6\n" +
 	"\x19GetWebhookEndpointRequest\x12\x19\n" +
 	"\bstore_id\x18\x01 \x01(\tR\astoreId\"e\n" +
 	"\x04Team\x12\x0e\n" +
@@ -5233,7 +5472,7 @@ const file_platen_v1_operator_proto_rawDesc = "" +
 	"\x11min_effective_ppi\x18\x04 \x01(\v2\x1c.google.protobuf.UInt32ValueR\x0fminEffectivePpi\x12B\n" +
 	"\x0esafe_margin_mm\x18\x05 \x01(\v2\x1c.google.protobuf.DoubleValueR\fsafeMarginMm\x12F\n" +
 	"\x10cut_contour_spot\x18\x06 \x01(\v2\x1c.google.protobuf.StringValueR\x0ecutContourSpot\x12L\n" +
-	"\x14allow_missing_glyphs\x18\a \x01(\v2\x1a.google.protobuf.BoolValueR\x12allowMissingGlyphs2\xb2&\n" +
+	"\x14allow_missing_glyphs\x18\a \x01(\v2\x1a.google.protobuf.BoolValueR\x12allowMissingGlyphs2\xab'\n" +
 	"\x0fOperatorService\x12j\n" +
 	"\n" +
 	"ListPrints\x12\x1c.platen.v1.ListPrintsRequest\x1a\x1d.platen.v1.ListPrintsResponse\"\x1f\x82\xd3\xe4\x93\x02\x19\x12\x17/api/v1/operator/prints\x12k\n" +
@@ -5245,7 +5484,8 @@ const file_platen_v1_operator_proto_rawDesc = "" +
 	"\tFlagPrint\x12\x1b.platen.v1.FlagPrintRequest\x1a\x10.platen.v1.Print\"2\x82\xd3\xe4\x93\x02,:\x01*\"'/api/v1/operator/prints/{print_id}/flag\x12t\n" +
 	"\vCancelPrint\x12\x1d.platen.v1.CancelPrintRequest\x1a\x10.platen.v1.Print\"4\x82\xd3\xe4\x93\x02.:\x01*\")/api/v1/operator/prints/{print_id}/cancel\x12\x7f\n" +
 	"\x0fListBatchOrders\x12!.platen.v1.ListBatchOrdersRequest\x1a\".platen.v1.ListBatchOrdersResponse\"%\x82\xd3\xe4\x93\x02\x1f\x12\x1d/api/v1/operator/batch-orders\x12\x86\x01\n" +
-	"\x10CreateBatchOrder\x121.platen.v1.OperatorServiceCreateBatchOrderRequest\x1a\x15.platen.v1.BatchOrder\"(\x82\xd3\xe4\x93\x02\":\x01*\"\x1d/api/v1/operator/batch-orders\x12z\n" +
+	"\x10CreateBatchOrder\x121.platen.v1.OperatorServiceCreateBatchOrderRequest\x1a\x15.platen.v1.BatchOrder\"(\x82\xd3\xe4\x93\x02\":\x01*\"\x1d/api/v1/operator/batch-orders\x12w\n" +
+	"\x0ePlanBatchOrder\x12 .platen.v1.PlanBatchOrderRequest\x1a\x14.platen.v1.BatchPlan\"-\x82\xd3\xe4\x93\x02':\x01*\"\"/api/v1/operator/batch-orders:plan\x12z\n" +
 	"\rGetBatchOrder\x12\x1f.platen.v1.GetBatchOrderRequest\x1a\x15.platen.v1.BatchOrder\"1\x82\xd3\xe4\x93\x02+\x12)/api/v1/operator/batch-orders/{batch_uid}\x12\x8a\x01\n" +
 	"\x12GetWebhookEndpoint\x12$.platen.v1.GetWebhookEndpointRequest\x1a\x1a.platen.v1.WebhookEndpoint\"2\x82\xd3\xe4\x93\x02,\x12*/api/v1/operator/stores/{store_id}/webhook\x12\x8d\x01\n" +
 	"\x12SetWebhookEndpoint\x12$.platen.v1.SetWebhookEndpointRequest\x1a\x1a.platen.v1.WebhookEndpoint\"5\x82\xd3\xe4\x93\x02/:\x01*\x1a*/api/v1/operator/stores/{store_id}/webhook\x12\xa9\x01\n" +
@@ -5294,7 +5534,7 @@ func file_platen_v1_operator_proto_rawDescGZIP() []byte {
 	return file_platen_v1_operator_proto_rawDescData
 }
 
-var file_platen_v1_operator_proto_msgTypes = make([]protoimpl.MessageInfo, 61)
+var file_platen_v1_operator_proto_msgTypes = make([]protoimpl.MessageInfo, 64)
 var file_platen_v1_operator_proto_goTypes = []any{
 	(*Print)(nil),                                      // 0: platen.v1.Print
 	(*PrintEvent)(nil),                                 // 1: platen.v1.PrintEvent
@@ -5312,242 +5552,249 @@ var file_platen_v1_operator_proto_goTypes = []any{
 	(*ListBatchOrdersRequest)(nil),                     // 13: platen.v1.ListBatchOrdersRequest
 	(*ListBatchOrdersResponse)(nil),                    // 14: platen.v1.ListBatchOrdersResponse
 	(*OperatorServiceCreateBatchOrderRequest)(nil),     // 15: platen.v1.OperatorServiceCreateBatchOrderRequest
-	(*GetWebhookEndpointRequest)(nil),                  // 16: platen.v1.GetWebhookEndpointRequest
-	(*Team)(nil),                                       // 17: platen.v1.Team
-	(*ListTeamsRequest)(nil),                           // 18: platen.v1.ListTeamsRequest
-	(*ListTeamsResponse)(nil),                          // 19: platen.v1.ListTeamsResponse
-	(*CreateTeamRequest)(nil),                          // 20: platen.v1.CreateTeamRequest
-	(*Store)(nil),                                      // 21: platen.v1.Store
-	(*ListStoresRequest)(nil),                          // 22: platen.v1.ListStoresRequest
-	(*ListStoresResponse)(nil),                         // 23: platen.v1.ListStoresResponse
-	(*CreateStoreRequest)(nil),                         // 24: platen.v1.CreateStoreRequest
-	(*Token)(nil),                                      // 25: platen.v1.Token
-	(*ListTokensRequest)(nil),                          // 26: platen.v1.ListTokensRequest
-	(*ListTokensResponse)(nil),                         // 27: platen.v1.ListTokensResponse
-	(*IssueTokenRequest)(nil),                          // 28: platen.v1.IssueTokenRequest
-	(*IssueTokenResponse)(nil),                         // 29: platen.v1.IssueTokenResponse
-	(*RevokeTokenRequest)(nil),                         // 30: platen.v1.RevokeTokenRequest
-	(*PrintTemplate)(nil),                              // 31: platen.v1.PrintTemplate
-	(*PrintTemplateGrid)(nil),                          // 32: platen.v1.PrintTemplateGrid
-	(*PrintTemplateSlot)(nil),                          // 33: platen.v1.PrintTemplateSlot
-	(*CreatePrintTemplateRequest)(nil),                 // 34: platen.v1.CreatePrintTemplateRequest
-	(*GetPrintTemplateRequest)(nil),                    // 35: platen.v1.GetPrintTemplateRequest
-	(*ListPrintTemplatesRequest)(nil),                  // 36: platen.v1.ListPrintTemplatesRequest
-	(*ListPrintTemplatesResponse)(nil),                 // 37: platen.v1.ListPrintTemplatesResponse
-	(*UpdatePrintTemplateRequest)(nil),                 // 38: platen.v1.UpdatePrintTemplateRequest
-	(*DeletePrintTemplateRequest)(nil),                 // 39: platen.v1.DeletePrintTemplateRequest
-	(*DeletePrintTemplateResponse)(nil),                // 40: platen.v1.DeletePrintTemplateResponse
-	(*AssignPrintTemplateRequest)(nil),                 // 41: platen.v1.AssignPrintTemplateRequest
-	(*OperatorServiceListProductVariantsRequest)(nil),  // 42: platen.v1.OperatorServiceListProductVariantsRequest
-	(*OperatorServiceListProductVariantsResponse)(nil), // 43: platen.v1.OperatorServiceListProductVariantsResponse
-	(*Font)(nil),                                       // 44: platen.v1.Font
-	(*CreateFontRequest)(nil),                          // 45: platen.v1.CreateFontRequest
-	(*ListFontsRequest)(nil),                           // 46: platen.v1.ListFontsRequest
-	(*ListFontsResponse)(nil),                          // 47: platen.v1.ListFontsResponse
-	(*GetFontRequest)(nil),                             // 48: platen.v1.GetFontRequest
-	(*DeleteFontRequest)(nil),                          // 49: platen.v1.DeleteFontRequest
-	(*DeleteFontResponse)(nil),                         // 50: platen.v1.DeleteFontResponse
-	(*OutputProfile)(nil),                              // 51: platen.v1.OutputProfile
-	(*CreateOutputProfileRequest)(nil),                 // 52: platen.v1.CreateOutputProfileRequest
-	(*ListOutputProfilesRequest)(nil),                  // 53: platen.v1.ListOutputProfilesRequest
-	(*ListOutputProfilesResponse)(nil),                 // 54: platen.v1.ListOutputProfilesResponse
-	(*GetOutputProfileRequest)(nil),                    // 55: platen.v1.GetOutputProfileRequest
-	(*DeleteOutputProfileRequest)(nil),                 // 56: platen.v1.DeleteOutputProfileRequest
-	(*DeleteOutputProfileResponse)(nil),                // 57: platen.v1.DeleteOutputProfileResponse
-	(*PressSettings)(nil),                              // 58: platen.v1.PressSettings
-	(*GetPressSettingsRequest)(nil),                    // 59: platen.v1.GetPressSettingsRequest
-	(*UpdatePressSettingsRequest)(nil),                 // 60: platen.v1.UpdatePressSettingsRequest
-	(*wrapperspb.StringValue)(nil),                     // 61: google.protobuf.StringValue
-	(*timestamppb.Timestamp)(nil),                      // 62: google.protobuf.Timestamp
-	(*PrintWarning)(nil),                               // 63: platen.v1.PrintWarning
-	(*wrapperspb.UInt32Value)(nil),                     // 64: google.protobuf.UInt32Value
-	(*Customer)(nil),                                   // 65: platen.v1.Customer
-	(*Address)(nil),                                    // 66: platen.v1.Address
-	(*Shipping)(nil),                                   // 67: platen.v1.Shipping
-	(*wrapperspb.DoubleValue)(nil),                     // 68: google.protobuf.DoubleValue
-	(*BatchOrder)(nil),                                 // 69: platen.v1.BatchOrder
-	(*wrapperspb.BoolValue)(nil),                       // 70: google.protobuf.BoolValue
-	(*fieldmaskpb.FieldMask)(nil),                      // 71: google.protobuf.FieldMask
-	(*ProductVariant)(nil),                             // 72: platen.v1.ProductVariant
-	(*Product)(nil),                                    // 73: platen.v1.Product
-	(*GetBatchOrderRequest)(nil),                       // 74: platen.v1.GetBatchOrderRequest
-	(*SetWebhookEndpointRequest)(nil),                  // 75: platen.v1.SetWebhookEndpointRequest
-	(*ListWebhookDeliveriesRequest)(nil),               // 76: platen.v1.ListWebhookDeliveriesRequest
-	(*ResendWebhookDeliveryRequest)(nil),               // 77: platen.v1.ResendWebhookDeliveryRequest
-	(*WebhookEndpoint)(nil),                            // 78: platen.v1.WebhookEndpoint
-	(*ListWebhookDeliveriesResponse)(nil),              // 79: platen.v1.ListWebhookDeliveriesResponse
-	(*WebhookDelivery)(nil),                            // 80: platen.v1.WebhookDelivery
+	(*PlanBatchOrderRequest)(nil),                      // 16: platen.v1.PlanBatchOrderRequest
+	(*BatchPlan)(nil),                                  // 17: platen.v1.BatchPlan
+	(*PlannedFile)(nil),                                // 18: platen.v1.PlannedFile
+	(*GetWebhookEndpointRequest)(nil),                  // 19: platen.v1.GetWebhookEndpointRequest
+	(*Team)(nil),                                       // 20: platen.v1.Team
+	(*ListTeamsRequest)(nil),                           // 21: platen.v1.ListTeamsRequest
+	(*ListTeamsResponse)(nil),                          // 22: platen.v1.ListTeamsResponse
+	(*CreateTeamRequest)(nil),                          // 23: platen.v1.CreateTeamRequest
+	(*Store)(nil),                                      // 24: platen.v1.Store
+	(*ListStoresRequest)(nil),                          // 25: platen.v1.ListStoresRequest
+	(*ListStoresResponse)(nil),                         // 26: platen.v1.ListStoresResponse
+	(*CreateStoreRequest)(nil),                         // 27: platen.v1.CreateStoreRequest
+	(*Token)(nil),                                      // 28: platen.v1.Token
+	(*ListTokensRequest)(nil),                          // 29: platen.v1.ListTokensRequest
+	(*ListTokensResponse)(nil),                         // 30: platen.v1.ListTokensResponse
+	(*IssueTokenRequest)(nil),                          // 31: platen.v1.IssueTokenRequest
+	(*IssueTokenResponse)(nil),                         // 32: platen.v1.IssueTokenResponse
+	(*RevokeTokenRequest)(nil),                         // 33: platen.v1.RevokeTokenRequest
+	(*PrintTemplate)(nil),                              // 34: platen.v1.PrintTemplate
+	(*PrintTemplateGrid)(nil),                          // 35: platen.v1.PrintTemplateGrid
+	(*PrintTemplateSlot)(nil),                          // 36: platen.v1.PrintTemplateSlot
+	(*CreatePrintTemplateRequest)(nil),                 // 37: platen.v1.CreatePrintTemplateRequest
+	(*GetPrintTemplateRequest)(nil),                    // 38: platen.v1.GetPrintTemplateRequest
+	(*ListPrintTemplatesRequest)(nil),                  // 39: platen.v1.ListPrintTemplatesRequest
+	(*ListPrintTemplatesResponse)(nil),                 // 40: platen.v1.ListPrintTemplatesResponse
+	(*UpdatePrintTemplateRequest)(nil),                 // 41: platen.v1.UpdatePrintTemplateRequest
+	(*DeletePrintTemplateRequest)(nil),                 // 42: platen.v1.DeletePrintTemplateRequest
+	(*DeletePrintTemplateResponse)(nil),                // 43: platen.v1.DeletePrintTemplateResponse
+	(*AssignPrintTemplateRequest)(nil),                 // 44: platen.v1.AssignPrintTemplateRequest
+	(*OperatorServiceListProductVariantsRequest)(nil),  // 45: platen.v1.OperatorServiceListProductVariantsRequest
+	(*OperatorServiceListProductVariantsResponse)(nil), // 46: platen.v1.OperatorServiceListProductVariantsResponse
+	(*Font)(nil),                                       // 47: platen.v1.Font
+	(*CreateFontRequest)(nil),                          // 48: platen.v1.CreateFontRequest
+	(*ListFontsRequest)(nil),                           // 49: platen.v1.ListFontsRequest
+	(*ListFontsResponse)(nil),                          // 50: platen.v1.ListFontsResponse
+	(*GetFontRequest)(nil),                             // 51: platen.v1.GetFontRequest
+	(*DeleteFontRequest)(nil),                          // 52: platen.v1.DeleteFontRequest
+	(*DeleteFontResponse)(nil),                         // 53: platen.v1.DeleteFontResponse
+	(*OutputProfile)(nil),                              // 54: platen.v1.OutputProfile
+	(*CreateOutputProfileRequest)(nil),                 // 55: platen.v1.CreateOutputProfileRequest
+	(*ListOutputProfilesRequest)(nil),                  // 56: platen.v1.ListOutputProfilesRequest
+	(*ListOutputProfilesResponse)(nil),                 // 57: platen.v1.ListOutputProfilesResponse
+	(*GetOutputProfileRequest)(nil),                    // 58: platen.v1.GetOutputProfileRequest
+	(*DeleteOutputProfileRequest)(nil),                 // 59: platen.v1.DeleteOutputProfileRequest
+	(*DeleteOutputProfileResponse)(nil),                // 60: platen.v1.DeleteOutputProfileResponse
+	(*PressSettings)(nil),                              // 61: platen.v1.PressSettings
+	(*GetPressSettingsRequest)(nil),                    // 62: platen.v1.GetPressSettingsRequest
+	(*UpdatePressSettingsRequest)(nil),                 // 63: platen.v1.UpdatePressSettingsRequest
+	(*wrapperspb.StringValue)(nil),                     // 64: google.protobuf.StringValue
+	(*timestamppb.Timestamp)(nil),                      // 65: google.protobuf.Timestamp
+	(*PrintWarning)(nil),                               // 66: platen.v1.PrintWarning
+	(*wrapperspb.UInt32Value)(nil),                     // 67: google.protobuf.UInt32Value
+	(*Customer)(nil),                                   // 68: platen.v1.Customer
+	(*Address)(nil),                                    // 69: platen.v1.Address
+	(*Shipping)(nil),                                   // 70: platen.v1.Shipping
+	(*wrapperspb.DoubleValue)(nil),                     // 71: google.protobuf.DoubleValue
+	(*BatchOrder)(nil),                                 // 72: platen.v1.BatchOrder
+	(*wrapperspb.BoolValue)(nil),                       // 73: google.protobuf.BoolValue
+	(*fieldmaskpb.FieldMask)(nil),                      // 74: google.protobuf.FieldMask
+	(*ProductVariant)(nil),                             // 75: platen.v1.ProductVariant
+	(*Product)(nil),                                    // 76: platen.v1.Product
+	(*GetBatchOrderRequest)(nil),                       // 77: platen.v1.GetBatchOrderRequest
+	(*SetWebhookEndpointRequest)(nil),                  // 78: platen.v1.SetWebhookEndpointRequest
+	(*ListWebhookDeliveriesRequest)(nil),               // 79: platen.v1.ListWebhookDeliveriesRequest
+	(*ResendWebhookDeliveryRequest)(nil),               // 80: platen.v1.ResendWebhookDeliveryRequest
+	(*WebhookEndpoint)(nil),                            // 81: platen.v1.WebhookEndpoint
+	(*ListWebhookDeliveriesResponse)(nil),              // 82: platen.v1.ListWebhookDeliveriesResponse
+	(*WebhookDelivery)(nil),                            // 83: platen.v1.WebhookDelivery
 }
 var file_platen_v1_operator_proto_depIdxs = []int32{
-	61,  // 0: platen.v1.Print.error:type_name -> google.protobuf.StringValue
-	61,  // 1: platen.v1.Print.order_uid:type_name -> google.protobuf.StringValue
-	61,  // 2: platen.v1.Print.ecommerce_order_id:type_name -> google.protobuf.StringValue
-	61,  // 3: platen.v1.Print.ecommerce_order_item_id:type_name -> google.protobuf.StringValue
-	61,  // 4: platen.v1.Print.reference_number:type_name -> google.protobuf.StringValue
-	61,  // 5: platen.v1.Print.external_id:type_name -> google.protobuf.StringValue
-	61,  // 6: platen.v1.Print.line_external_id:type_name -> google.protobuf.StringValue
-	61,  // 7: platen.v1.Print.design_version_id:type_name -> google.protobuf.StringValue
+	64,  // 0: platen.v1.Print.error:type_name -> google.protobuf.StringValue
+	64,  // 1: platen.v1.Print.order_uid:type_name -> google.protobuf.StringValue
+	64,  // 2: platen.v1.Print.ecommerce_order_id:type_name -> google.protobuf.StringValue
+	64,  // 3: platen.v1.Print.ecommerce_order_item_id:type_name -> google.protobuf.StringValue
+	64,  // 4: platen.v1.Print.reference_number:type_name -> google.protobuf.StringValue
+	64,  // 5: platen.v1.Print.external_id:type_name -> google.protobuf.StringValue
+	64,  // 6: platen.v1.Print.line_external_id:type_name -> google.protobuf.StringValue
+	64,  // 7: platen.v1.Print.design_version_id:type_name -> google.protobuf.StringValue
 	2,   // 8: platen.v1.Print.files:type_name -> platen.v1.OperatorPrintFile
-	62,  // 9: platen.v1.Print.created_at:type_name -> google.protobuf.Timestamp
-	62,  // 10: platen.v1.Print.updated_at:type_name -> google.protobuf.Timestamp
+	65,  // 9: platen.v1.Print.created_at:type_name -> google.protobuf.Timestamp
+	65,  // 10: platen.v1.Print.updated_at:type_name -> google.protobuf.Timestamp
 	1,   // 11: platen.v1.Print.history:type_name -> platen.v1.PrintEvent
-	63,  // 12: platen.v1.Print.warnings:type_name -> platen.v1.PrintWarning
-	62,  // 13: platen.v1.PrintEvent.at:type_name -> google.protobuf.Timestamp
-	61,  // 14: platen.v1.PrintEvent.detail:type_name -> google.protobuf.StringValue
-	61,  // 15: platen.v1.PrintEvent.operator_email:type_name -> google.protobuf.StringValue
-	64,  // 16: platen.v1.OperatorPrintFile.size:type_name -> google.protobuf.UInt32Value
-	61,  // 17: platen.v1.OperatorPrintFile.sha256:type_name -> google.protobuf.StringValue
-	62,  // 18: platen.v1.ListPrintsRequest.created_after:type_name -> google.protobuf.Timestamp
-	62,  // 19: platen.v1.ListPrintsRequest.created_before:type_name -> google.protobuf.Timestamp
-	0,   // 20: platen.v1.ListPrintsResponse.prints:type_name -> platen.v1.Print
-	61,  // 21: platen.v1.PrintOrder.order_uid:type_name -> google.protobuf.StringValue
-	61,  // 22: platen.v1.PrintOrder.ecommerce_order_id:type_name -> google.protobuf.StringValue
-	61,  // 23: platen.v1.PrintOrder.ecommerce_order_number:type_name -> google.protobuf.StringValue
-	61,  // 24: platen.v1.PrintOrder.reference_number:type_name -> google.protobuf.StringValue
-	61,  // 25: platen.v1.PrintOrder.external_id:type_name -> google.protobuf.StringValue
-	65,  // 26: platen.v1.PrintOrder.customer:type_name -> platen.v1.Customer
-	66,  // 27: platen.v1.PrintOrder.addresses:type_name -> platen.v1.Address
-	67,  // 28: platen.v1.PrintOrder.shippings:type_name -> platen.v1.Shipping
-	61,  // 29: platen.v1.PrintOrder.note:type_name -> google.protobuf.StringValue
-	68,  // 30: platen.v1.PrintOrder.total_price:type_name -> google.protobuf.DoubleValue
-	68,  // 31: platen.v1.PrintOrder.subtotal_price:type_name -> google.protobuf.DoubleValue
-	61,  // 32: platen.v1.PrintOrder.currency_code:type_name -> google.protobuf.StringValue
-	62,  // 33: platen.v1.PrintOrder.created_at:type_name -> google.protobuf.Timestamp
-	0,   // 34: platen.v1.PrintOrder.prints:type_name -> platen.v1.Print
-	69,  // 35: platen.v1.ListBatchOrdersResponse.batch_orders:type_name -> platen.v1.BatchOrder
-	62,  // 36: platen.v1.Team.created_at:type_name -> google.protobuf.Timestamp
-	17,  // 37: platen.v1.ListTeamsResponse.teams:type_name -> platen.v1.Team
-	61,  // 38: platen.v1.Store.webhook_url:type_name -> google.protobuf.StringValue
-	62,  // 39: platen.v1.Store.created_at:type_name -> google.protobuf.Timestamp
-	21,  // 40: platen.v1.ListStoresResponse.stores:type_name -> platen.v1.Store
-	61,  // 41: platen.v1.Token.store_id:type_name -> google.protobuf.StringValue
-	62,  // 42: platen.v1.Token.created_at:type_name -> google.protobuf.Timestamp
-	62,  // 43: platen.v1.Token.revoked_at:type_name -> google.protobuf.Timestamp
-	25,  // 44: platen.v1.ListTokensResponse.tokens:type_name -> platen.v1.Token
-	25,  // 45: platen.v1.IssueTokenResponse.token:type_name -> platen.v1.Token
-	32,  // 46: platen.v1.PrintTemplate.grid:type_name -> platen.v1.PrintTemplateGrid
-	33,  // 47: platen.v1.PrintTemplate.slots:type_name -> platen.v1.PrintTemplateSlot
-	62,  // 48: platen.v1.PrintTemplate.created_at:type_name -> google.protobuf.Timestamp
-	62,  // 49: platen.v1.PrintTemplate.updated_at:type_name -> google.protobuf.Timestamp
-	61,  // 50: platen.v1.PrintTemplate.output_profile_id:type_name -> google.protobuf.StringValue
-	64,  // 51: platen.v1.PrintTemplate.min_effective_ppi:type_name -> google.protobuf.UInt32Value
-	68,  // 52: platen.v1.PrintTemplate.safe_margin_mm:type_name -> google.protobuf.DoubleValue
-	61,  // 53: platen.v1.PrintTemplate.cut_contour_spot:type_name -> google.protobuf.StringValue
-	70,  // 54: platen.v1.PrintTemplate.allow_missing_glyphs:type_name -> google.protobuf.BoolValue
-	32,  // 55: platen.v1.CreatePrintTemplateRequest.grid:type_name -> platen.v1.PrintTemplateGrid
-	33,  // 56: platen.v1.CreatePrintTemplateRequest.slots:type_name -> platen.v1.PrintTemplateSlot
-	61,  // 57: platen.v1.CreatePrintTemplateRequest.output_profile_id:type_name -> google.protobuf.StringValue
-	64,  // 58: platen.v1.CreatePrintTemplateRequest.min_effective_ppi:type_name -> google.protobuf.UInt32Value
-	68,  // 59: platen.v1.CreatePrintTemplateRequest.safe_margin_mm:type_name -> google.protobuf.DoubleValue
-	61,  // 60: platen.v1.CreatePrintTemplateRequest.cut_contour_spot:type_name -> google.protobuf.StringValue
-	70,  // 61: platen.v1.CreatePrintTemplateRequest.allow_missing_glyphs:type_name -> google.protobuf.BoolValue
-	31,  // 62: platen.v1.ListPrintTemplatesResponse.print_templates:type_name -> platen.v1.PrintTemplate
-	71,  // 63: platen.v1.UpdatePrintTemplateRequest.update_mask:type_name -> google.protobuf.FieldMask
-	32,  // 64: platen.v1.UpdatePrintTemplateRequest.grid:type_name -> platen.v1.PrintTemplateGrid
-	33,  // 65: platen.v1.UpdatePrintTemplateRequest.slots:type_name -> platen.v1.PrintTemplateSlot
-	61,  // 66: platen.v1.UpdatePrintTemplateRequest.output_profile_id:type_name -> google.protobuf.StringValue
-	64,  // 67: platen.v1.UpdatePrintTemplateRequest.min_effective_ppi:type_name -> google.protobuf.UInt32Value
-	68,  // 68: platen.v1.UpdatePrintTemplateRequest.safe_margin_mm:type_name -> google.protobuf.DoubleValue
-	61,  // 69: platen.v1.UpdatePrintTemplateRequest.cut_contour_spot:type_name -> google.protobuf.StringValue
-	70,  // 70: platen.v1.UpdatePrintTemplateRequest.allow_missing_glyphs:type_name -> google.protobuf.BoolValue
-	72,  // 71: platen.v1.OperatorServiceListProductVariantsResponse.product_variants:type_name -> platen.v1.ProductVariant
-	73,  // 72: platen.v1.OperatorServiceListProductVariantsResponse.products:type_name -> platen.v1.Product
-	62,  // 73: platen.v1.Font.created_at:type_name -> google.protobuf.Timestamp
-	44,  // 74: platen.v1.ListFontsResponse.fonts:type_name -> platen.v1.Font
-	62,  // 75: platen.v1.OutputProfile.created_at:type_name -> google.protobuf.Timestamp
-	51,  // 76: platen.v1.ListOutputProfilesResponse.output_profiles:type_name -> platen.v1.OutputProfile
-	61,  // 77: platen.v1.PressSettings.output_profile_id:type_name -> google.protobuf.StringValue
-	64,  // 78: platen.v1.PressSettings.min_effective_ppi:type_name -> google.protobuf.UInt32Value
-	68,  // 79: platen.v1.PressSettings.safe_margin_mm:type_name -> google.protobuf.DoubleValue
-	61,  // 80: platen.v1.PressSettings.cut_contour_spot:type_name -> google.protobuf.StringValue
-	70,  // 81: platen.v1.PressSettings.allow_missing_glyphs:type_name -> google.protobuf.BoolValue
-	71,  // 82: platen.v1.UpdatePressSettingsRequest.update_mask:type_name -> google.protobuf.FieldMask
-	61,  // 83: platen.v1.UpdatePressSettingsRequest.output_profile_id:type_name -> google.protobuf.StringValue
-	64,  // 84: platen.v1.UpdatePressSettingsRequest.min_effective_ppi:type_name -> google.protobuf.UInt32Value
-	68,  // 85: platen.v1.UpdatePressSettingsRequest.safe_margin_mm:type_name -> google.protobuf.DoubleValue
-	61,  // 86: platen.v1.UpdatePressSettingsRequest.cut_contour_spot:type_name -> google.protobuf.StringValue
-	70,  // 87: platen.v1.UpdatePressSettingsRequest.allow_missing_glyphs:type_name -> google.protobuf.BoolValue
-	3,   // 88: platen.v1.OperatorService.ListPrints:input_type -> platen.v1.ListPrintsRequest
-	4,   // 89: platen.v1.OperatorService.CountPrints:input_type -> platen.v1.CountPrintsRequest
-	7,   // 90: platen.v1.OperatorService.GetPrint:input_type -> platen.v1.GetPrintRequest
-	8,   // 91: platen.v1.OperatorService.GetPrintOrder:input_type -> platen.v1.GetPrintOrderRequest
-	10,  // 92: platen.v1.OperatorService.RetryPrint:input_type -> platen.v1.RetryPrintRequest
-	11,  // 93: platen.v1.OperatorService.FlagPrint:input_type -> platen.v1.FlagPrintRequest
-	12,  // 94: platen.v1.OperatorService.CancelPrint:input_type -> platen.v1.CancelPrintRequest
-	13,  // 95: platen.v1.OperatorService.ListBatchOrders:input_type -> platen.v1.ListBatchOrdersRequest
-	15,  // 96: platen.v1.OperatorService.CreateBatchOrder:input_type -> platen.v1.OperatorServiceCreateBatchOrderRequest
-	74,  // 97: platen.v1.OperatorService.GetBatchOrder:input_type -> platen.v1.GetBatchOrderRequest
-	16,  // 98: platen.v1.OperatorService.GetWebhookEndpoint:input_type -> platen.v1.GetWebhookEndpointRequest
-	75,  // 99: platen.v1.OperatorService.SetWebhookEndpoint:input_type -> platen.v1.SetWebhookEndpointRequest
-	76,  // 100: platen.v1.OperatorService.ListWebhookDeliveries:input_type -> platen.v1.ListWebhookDeliveriesRequest
-	77,  // 101: platen.v1.OperatorService.ResendWebhookDelivery:input_type -> platen.v1.ResendWebhookDeliveryRequest
-	18,  // 102: platen.v1.OperatorService.ListTeams:input_type -> platen.v1.ListTeamsRequest
-	20,  // 103: platen.v1.OperatorService.CreateTeam:input_type -> platen.v1.CreateTeamRequest
-	22,  // 104: platen.v1.OperatorService.ListStores:input_type -> platen.v1.ListStoresRequest
-	24,  // 105: platen.v1.OperatorService.CreateStore:input_type -> platen.v1.CreateStoreRequest
-	26,  // 106: platen.v1.OperatorService.ListTokens:input_type -> platen.v1.ListTokensRequest
-	28,  // 107: platen.v1.OperatorService.IssueToken:input_type -> platen.v1.IssueTokenRequest
-	30,  // 108: platen.v1.OperatorService.RevokeToken:input_type -> platen.v1.RevokeTokenRequest
-	34,  // 109: platen.v1.OperatorService.CreatePrintTemplate:input_type -> platen.v1.CreatePrintTemplateRequest
-	35,  // 110: platen.v1.OperatorService.GetPrintTemplate:input_type -> platen.v1.GetPrintTemplateRequest
-	36,  // 111: platen.v1.OperatorService.ListPrintTemplates:input_type -> platen.v1.ListPrintTemplatesRequest
-	38,  // 112: platen.v1.OperatorService.UpdatePrintTemplate:input_type -> platen.v1.UpdatePrintTemplateRequest
-	39,  // 113: platen.v1.OperatorService.DeletePrintTemplate:input_type -> platen.v1.DeletePrintTemplateRequest
-	41,  // 114: platen.v1.OperatorService.AssignPrintTemplate:input_type -> platen.v1.AssignPrintTemplateRequest
-	42,  // 115: platen.v1.OperatorService.ListProductVariants:input_type -> platen.v1.OperatorServiceListProductVariantsRequest
-	45,  // 116: platen.v1.OperatorService.CreateFont:input_type -> platen.v1.CreateFontRequest
-	46,  // 117: platen.v1.OperatorService.ListFonts:input_type -> platen.v1.ListFontsRequest
-	48,  // 118: platen.v1.OperatorService.GetFont:input_type -> platen.v1.GetFontRequest
-	49,  // 119: platen.v1.OperatorService.DeleteFont:input_type -> platen.v1.DeleteFontRequest
-	52,  // 120: platen.v1.OperatorService.CreateOutputProfile:input_type -> platen.v1.CreateOutputProfileRequest
-	53,  // 121: platen.v1.OperatorService.ListOutputProfiles:input_type -> platen.v1.ListOutputProfilesRequest
-	55,  // 122: platen.v1.OperatorService.GetOutputProfile:input_type -> platen.v1.GetOutputProfileRequest
-	56,  // 123: platen.v1.OperatorService.DeleteOutputProfile:input_type -> platen.v1.DeleteOutputProfileRequest
-	59,  // 124: platen.v1.OperatorService.GetPressSettings:input_type -> platen.v1.GetPressSettingsRequest
-	60,  // 125: platen.v1.OperatorService.UpdatePressSettings:input_type -> platen.v1.UpdatePressSettingsRequest
-	6,   // 126: platen.v1.OperatorService.ListPrints:output_type -> platen.v1.ListPrintsResponse
-	5,   // 127: platen.v1.OperatorService.CountPrints:output_type -> platen.v1.PrintCounts
-	0,   // 128: platen.v1.OperatorService.GetPrint:output_type -> platen.v1.Print
-	9,   // 129: platen.v1.OperatorService.GetPrintOrder:output_type -> platen.v1.PrintOrder
-	0,   // 130: platen.v1.OperatorService.RetryPrint:output_type -> platen.v1.Print
-	0,   // 131: platen.v1.OperatorService.FlagPrint:output_type -> platen.v1.Print
-	0,   // 132: platen.v1.OperatorService.CancelPrint:output_type -> platen.v1.Print
-	14,  // 133: platen.v1.OperatorService.ListBatchOrders:output_type -> platen.v1.ListBatchOrdersResponse
-	69,  // 134: platen.v1.OperatorService.CreateBatchOrder:output_type -> platen.v1.BatchOrder
-	69,  // 135: platen.v1.OperatorService.GetBatchOrder:output_type -> platen.v1.BatchOrder
-	78,  // 136: platen.v1.OperatorService.GetWebhookEndpoint:output_type -> platen.v1.WebhookEndpoint
-	78,  // 137: platen.v1.OperatorService.SetWebhookEndpoint:output_type -> platen.v1.WebhookEndpoint
-	79,  // 138: platen.v1.OperatorService.ListWebhookDeliveries:output_type -> platen.v1.ListWebhookDeliveriesResponse
-	80,  // 139: platen.v1.OperatorService.ResendWebhookDelivery:output_type -> platen.v1.WebhookDelivery
-	19,  // 140: platen.v1.OperatorService.ListTeams:output_type -> platen.v1.ListTeamsResponse
-	17,  // 141: platen.v1.OperatorService.CreateTeam:output_type -> platen.v1.Team
-	23,  // 142: platen.v1.OperatorService.ListStores:output_type -> platen.v1.ListStoresResponse
-	21,  // 143: platen.v1.OperatorService.CreateStore:output_type -> platen.v1.Store
-	27,  // 144: platen.v1.OperatorService.ListTokens:output_type -> platen.v1.ListTokensResponse
-	29,  // 145: platen.v1.OperatorService.IssueToken:output_type -> platen.v1.IssueTokenResponse
-	25,  // 146: platen.v1.OperatorService.RevokeToken:output_type -> platen.v1.Token
-	31,  // 147: platen.v1.OperatorService.CreatePrintTemplate:output_type -> platen.v1.PrintTemplate
-	31,  // 148: platen.v1.OperatorService.GetPrintTemplate:output_type -> platen.v1.PrintTemplate
-	37,  // 149: platen.v1.OperatorService.ListPrintTemplates:output_type -> platen.v1.ListPrintTemplatesResponse
-	31,  // 150: platen.v1.OperatorService.UpdatePrintTemplate:output_type -> platen.v1.PrintTemplate
-	40,  // 151: platen.v1.OperatorService.DeletePrintTemplate:output_type -> platen.v1.DeletePrintTemplateResponse
-	31,  // 152: platen.v1.OperatorService.AssignPrintTemplate:output_type -> platen.v1.PrintTemplate
-	43,  // 153: platen.v1.OperatorService.ListProductVariants:output_type -> platen.v1.OperatorServiceListProductVariantsResponse
-	44,  // 154: platen.v1.OperatorService.CreateFont:output_type -> platen.v1.Font
-	47,  // 155: platen.v1.OperatorService.ListFonts:output_type -> platen.v1.ListFontsResponse
-	44,  // 156: platen.v1.OperatorService.GetFont:output_type -> platen.v1.Font
-	50,  // 157: platen.v1.OperatorService.DeleteFont:output_type -> platen.v1.DeleteFontResponse
-	51,  // 158: platen.v1.OperatorService.CreateOutputProfile:output_type -> platen.v1.OutputProfile
-	54,  // 159: platen.v1.OperatorService.ListOutputProfiles:output_type -> platen.v1.ListOutputProfilesResponse
-	51,  // 160: platen.v1.OperatorService.GetOutputProfile:output_type -> platen.v1.OutputProfile
-	57,  // 161: platen.v1.OperatorService.DeleteOutputProfile:output_type -> platen.v1.DeleteOutputProfileResponse
-	58,  // 162: platen.v1.OperatorService.GetPressSettings:output_type -> platen.v1.PressSettings
-	58,  // 163: platen.v1.OperatorService.UpdatePressSettings:output_type -> platen.v1.PressSettings
-	126, // [126:164] is the sub-list for method output_type
-	88,  // [88:126] is the sub-list for method input_type
-	88,  // [88:88] is the sub-list for extension type_name
-	88,  // [88:88] is the sub-list for extension extendee
-	0,   // [0:88] is the sub-list for field type_name
+	66,  // 12: platen.v1.Print.warnings:type_name -> platen.v1.PrintWarning
+	64,  // 13: platen.v1.Print.batch_uid:type_name -> google.protobuf.StringValue
+	65,  // 14: platen.v1.PrintEvent.at:type_name -> google.protobuf.Timestamp
+	64,  // 15: platen.v1.PrintEvent.detail:type_name -> google.protobuf.StringValue
+	64,  // 16: platen.v1.PrintEvent.operator_email:type_name -> google.protobuf.StringValue
+	67,  // 17: platen.v1.OperatorPrintFile.size:type_name -> google.protobuf.UInt32Value
+	64,  // 18: platen.v1.OperatorPrintFile.sha256:type_name -> google.protobuf.StringValue
+	65,  // 19: platen.v1.ListPrintsRequest.created_after:type_name -> google.protobuf.Timestamp
+	65,  // 20: platen.v1.ListPrintsRequest.created_before:type_name -> google.protobuf.Timestamp
+	0,   // 21: platen.v1.ListPrintsResponse.prints:type_name -> platen.v1.Print
+	64,  // 22: platen.v1.PrintOrder.order_uid:type_name -> google.protobuf.StringValue
+	64,  // 23: platen.v1.PrintOrder.ecommerce_order_id:type_name -> google.protobuf.StringValue
+	64,  // 24: platen.v1.PrintOrder.ecommerce_order_number:type_name -> google.protobuf.StringValue
+	64,  // 25: platen.v1.PrintOrder.reference_number:type_name -> google.protobuf.StringValue
+	64,  // 26: platen.v1.PrintOrder.external_id:type_name -> google.protobuf.StringValue
+	68,  // 27: platen.v1.PrintOrder.customer:type_name -> platen.v1.Customer
+	69,  // 28: platen.v1.PrintOrder.addresses:type_name -> platen.v1.Address
+	70,  // 29: platen.v1.PrintOrder.shippings:type_name -> platen.v1.Shipping
+	64,  // 30: platen.v1.PrintOrder.note:type_name -> google.protobuf.StringValue
+	71,  // 31: platen.v1.PrintOrder.total_price:type_name -> google.protobuf.DoubleValue
+	71,  // 32: platen.v1.PrintOrder.subtotal_price:type_name -> google.protobuf.DoubleValue
+	64,  // 33: platen.v1.PrintOrder.currency_code:type_name -> google.protobuf.StringValue
+	65,  // 34: platen.v1.PrintOrder.created_at:type_name -> google.protobuf.Timestamp
+	0,   // 35: platen.v1.PrintOrder.prints:type_name -> platen.v1.Print
+	72,  // 36: platen.v1.ListBatchOrdersResponse.batch_orders:type_name -> platen.v1.BatchOrder
+	18,  // 37: platen.v1.BatchPlan.files:type_name -> platen.v1.PlannedFile
+	65,  // 38: platen.v1.Team.created_at:type_name -> google.protobuf.Timestamp
+	20,  // 39: platen.v1.ListTeamsResponse.teams:type_name -> platen.v1.Team
+	64,  // 40: platen.v1.Store.webhook_url:type_name -> google.protobuf.StringValue
+	65,  // 41: platen.v1.Store.created_at:type_name -> google.protobuf.Timestamp
+	24,  // 42: platen.v1.ListStoresResponse.stores:type_name -> platen.v1.Store
+	64,  // 43: platen.v1.Token.store_id:type_name -> google.protobuf.StringValue
+	65,  // 44: platen.v1.Token.created_at:type_name -> google.protobuf.Timestamp
+	65,  // 45: platen.v1.Token.revoked_at:type_name -> google.protobuf.Timestamp
+	28,  // 46: platen.v1.ListTokensResponse.tokens:type_name -> platen.v1.Token
+	28,  // 47: platen.v1.IssueTokenResponse.token:type_name -> platen.v1.Token
+	35,  // 48: platen.v1.PrintTemplate.grid:type_name -> platen.v1.PrintTemplateGrid
+	36,  // 49: platen.v1.PrintTemplate.slots:type_name -> platen.v1.PrintTemplateSlot
+	65,  // 50: platen.v1.PrintTemplate.created_at:type_name -> google.protobuf.Timestamp
+	65,  // 51: platen.v1.PrintTemplate.updated_at:type_name -> google.protobuf.Timestamp
+	64,  // 52: platen.v1.PrintTemplate.output_profile_id:type_name -> google.protobuf.StringValue
+	67,  // 53: platen.v1.PrintTemplate.min_effective_ppi:type_name -> google.protobuf.UInt32Value
+	71,  // 54: platen.v1.PrintTemplate.safe_margin_mm:type_name -> google.protobuf.DoubleValue
+	64,  // 55: platen.v1.PrintTemplate.cut_contour_spot:type_name -> google.protobuf.StringValue
+	73,  // 56: platen.v1.PrintTemplate.allow_missing_glyphs:type_name -> google.protobuf.BoolValue
+	35,  // 57: platen.v1.CreatePrintTemplateRequest.grid:type_name -> platen.v1.PrintTemplateGrid
+	36,  // 58: platen.v1.CreatePrintTemplateRequest.slots:type_name -> platen.v1.PrintTemplateSlot
+	64,  // 59: platen.v1.CreatePrintTemplateRequest.output_profile_id:type_name -> google.protobuf.StringValue
+	67,  // 60: platen.v1.CreatePrintTemplateRequest.min_effective_ppi:type_name -> google.protobuf.UInt32Value
+	71,  // 61: platen.v1.CreatePrintTemplateRequest.safe_margin_mm:type_name -> google.protobuf.DoubleValue
+	64,  // 62: platen.v1.CreatePrintTemplateRequest.cut_contour_spot:type_name -> google.protobuf.StringValue
+	73,  // 63: platen.v1.CreatePrintTemplateRequest.allow_missing_glyphs:type_name -> google.protobuf.BoolValue
+	34,  // 64: platen.v1.ListPrintTemplatesResponse.print_templates:type_name -> platen.v1.PrintTemplate
+	74,  // 65: platen.v1.UpdatePrintTemplateRequest.update_mask:type_name -> google.protobuf.FieldMask
+	35,  // 66: platen.v1.UpdatePrintTemplateRequest.grid:type_name -> platen.v1.PrintTemplateGrid
+	36,  // 67: platen.v1.UpdatePrintTemplateRequest.slots:type_name -> platen.v1.PrintTemplateSlot
+	64,  // 68: platen.v1.UpdatePrintTemplateRequest.output_profile_id:type_name -> google.protobuf.StringValue
+	67,  // 69: platen.v1.UpdatePrintTemplateRequest.min_effective_ppi:type_name -> google.protobuf.UInt32Value
+	71,  // 70: platen.v1.UpdatePrintTemplateRequest.safe_margin_mm:type_name -> google.protobuf.DoubleValue
+	64,  // 71: platen.v1.UpdatePrintTemplateRequest.cut_contour_spot:type_name -> google.protobuf.StringValue
+	73,  // 72: platen.v1.UpdatePrintTemplateRequest.allow_missing_glyphs:type_name -> google.protobuf.BoolValue
+	75,  // 73: platen.v1.OperatorServiceListProductVariantsResponse.product_variants:type_name -> platen.v1.ProductVariant
+	76,  // 74: platen.v1.OperatorServiceListProductVariantsResponse.products:type_name -> platen.v1.Product
+	65,  // 75: platen.v1.Font.created_at:type_name -> google.protobuf.Timestamp
+	47,  // 76: platen.v1.ListFontsResponse.fonts:type_name -> platen.v1.Font
+	65,  // 77: platen.v1.OutputProfile.created_at:type_name -> google.protobuf.Timestamp
+	54,  // 78: platen.v1.ListOutputProfilesResponse.output_profiles:type_name -> platen.v1.OutputProfile
+	64,  // 79: platen.v1.PressSettings.output_profile_id:type_name -> google.protobuf.StringValue
+	67,  // 80: platen.v1.PressSettings.min_effective_ppi:type_name -> google.protobuf.UInt32Value
+	71,  // 81: platen.v1.PressSettings.safe_margin_mm:type_name -> google.protobuf.DoubleValue
+	64,  // 82: platen.v1.PressSettings.cut_contour_spot:type_name -> google.protobuf.StringValue
+	73,  // 83: platen.v1.PressSettings.allow_missing_glyphs:type_name -> google.protobuf.BoolValue
+	74,  // 84: platen.v1.UpdatePressSettingsRequest.update_mask:type_name -> google.protobuf.FieldMask
+	64,  // 85: platen.v1.UpdatePressSettingsRequest.output_profile_id:type_name -> google.protobuf.StringValue
+	67,  // 86: platen.v1.UpdatePressSettingsRequest.min_effective_ppi:type_name -> google.protobuf.UInt32Value
+	71,  // 87: platen.v1.UpdatePressSettingsRequest.safe_margin_mm:type_name -> google.protobuf.DoubleValue
+	64,  // 88: platen.v1.UpdatePressSettingsRequest.cut_contour_spot:type_name -> google.protobuf.StringValue
+	73,  // 89: platen.v1.UpdatePressSettingsRequest.allow_missing_glyphs:type_name -> google.protobuf.BoolValue
+	3,   // 90: platen.v1.OperatorService.ListPrints:input_type -> platen.v1.ListPrintsRequest
+	4,   // 91: platen.v1.OperatorService.CountPrints:input_type -> platen.v1.CountPrintsRequest
+	7,   // 92: platen.v1.OperatorService.GetPrint:input_type -> platen.v1.GetPrintRequest
+	8,   // 93: platen.v1.OperatorService.GetPrintOrder:input_type -> platen.v1.GetPrintOrderRequest
+	10,  // 94: platen.v1.OperatorService.RetryPrint:input_type -> platen.v1.RetryPrintRequest
+	11,  // 95: platen.v1.OperatorService.FlagPrint:input_type -> platen.v1.FlagPrintRequest
+	12,  // 96: platen.v1.OperatorService.CancelPrint:input_type -> platen.v1.CancelPrintRequest
+	13,  // 97: platen.v1.OperatorService.ListBatchOrders:input_type -> platen.v1.ListBatchOrdersRequest
+	15,  // 98: platen.v1.OperatorService.CreateBatchOrder:input_type -> platen.v1.OperatorServiceCreateBatchOrderRequest
+	16,  // 99: platen.v1.OperatorService.PlanBatchOrder:input_type -> platen.v1.PlanBatchOrderRequest
+	77,  // 100: platen.v1.OperatorService.GetBatchOrder:input_type -> platen.v1.GetBatchOrderRequest
+	19,  // 101: platen.v1.OperatorService.GetWebhookEndpoint:input_type -> platen.v1.GetWebhookEndpointRequest
+	78,  // 102: platen.v1.OperatorService.SetWebhookEndpoint:input_type -> platen.v1.SetWebhookEndpointRequest
+	79,  // 103: platen.v1.OperatorService.ListWebhookDeliveries:input_type -> platen.v1.ListWebhookDeliveriesRequest
+	80,  // 104: platen.v1.OperatorService.ResendWebhookDelivery:input_type -> platen.v1.ResendWebhookDeliveryRequest
+	21,  // 105: platen.v1.OperatorService.ListTeams:input_type -> platen.v1.ListTeamsRequest
+	23,  // 106: platen.v1.OperatorService.CreateTeam:input_type -> platen.v1.CreateTeamRequest
+	25,  // 107: platen.v1.OperatorService.ListStores:input_type -> platen.v1.ListStoresRequest
+	27,  // 108: platen.v1.OperatorService.CreateStore:input_type -> platen.v1.CreateStoreRequest
+	29,  // 109: platen.v1.OperatorService.ListTokens:input_type -> platen.v1.ListTokensRequest
+	31,  // 110: platen.v1.OperatorService.IssueToken:input_type -> platen.v1.IssueTokenRequest
+	33,  // 111: platen.v1.OperatorService.RevokeToken:input_type -> platen.v1.RevokeTokenRequest
+	37,  // 112: platen.v1.OperatorService.CreatePrintTemplate:input_type -> platen.v1.CreatePrintTemplateRequest
+	38,  // 113: platen.v1.OperatorService.GetPrintTemplate:input_type -> platen.v1.GetPrintTemplateRequest
+	39,  // 114: platen.v1.OperatorService.ListPrintTemplates:input_type -> platen.v1.ListPrintTemplatesRequest
+	41,  // 115: platen.v1.OperatorService.UpdatePrintTemplate:input_type -> platen.v1.UpdatePrintTemplateRequest
+	42,  // 116: platen.v1.OperatorService.DeletePrintTemplate:input_type -> platen.v1.DeletePrintTemplateRequest
+	44,  // 117: platen.v1.OperatorService.AssignPrintTemplate:input_type -> platen.v1.AssignPrintTemplateRequest
+	45,  // 118: platen.v1.OperatorService.ListProductVariants:input_type -> platen.v1.OperatorServiceListProductVariantsRequest
+	48,  // 119: platen.v1.OperatorService.CreateFont:input_type -> platen.v1.CreateFontRequest
+	49,  // 120: platen.v1.OperatorService.ListFonts:input_type -> platen.v1.ListFontsRequest
+	51,  // 121: platen.v1.OperatorService.GetFont:input_type -> platen.v1.GetFontRequest
+	52,  // 122: platen.v1.OperatorService.DeleteFont:input_type -> platen.v1.DeleteFontRequest
+	55,  // 123: platen.v1.OperatorService.CreateOutputProfile:input_type -> platen.v1.CreateOutputProfileRequest
+	56,  // 124: platen.v1.OperatorService.ListOutputProfiles:input_type -> platen.v1.ListOutputProfilesRequest
+	58,  // 125: platen.v1.OperatorService.GetOutputProfile:input_type -> platen.v1.GetOutputProfileRequest
+	59,  // 126: platen.v1.OperatorService.DeleteOutputProfile:input_type -> platen.v1.DeleteOutputProfileRequest
+	62,  // 127: platen.v1.OperatorService.GetPressSettings:input_type -> platen.v1.GetPressSettingsRequest
+	63,  // 128: platen.v1.OperatorService.UpdatePressSettings:input_type -> platen.v1.UpdatePressSettingsRequest
+	6,   // 129: platen.v1.OperatorService.ListPrints:output_type -> platen.v1.ListPrintsResponse
+	5,   // 130: platen.v1.OperatorService.CountPrints:output_type -> platen.v1.PrintCounts
+	0,   // 131: platen.v1.OperatorService.GetPrint:output_type -> platen.v1.Print
+	9,   // 132: platen.v1.OperatorService.GetPrintOrder:output_type -> platen.v1.PrintOrder
+	0,   // 133: platen.v1.OperatorService.RetryPrint:output_type -> platen.v1.Print
+	0,   // 134: platen.v1.OperatorService.FlagPrint:output_type -> platen.v1.Print
+	0,   // 135: platen.v1.OperatorService.CancelPrint:output_type -> platen.v1.Print
+	14,  // 136: platen.v1.OperatorService.ListBatchOrders:output_type -> platen.v1.ListBatchOrdersResponse
+	72,  // 137: platen.v1.OperatorService.CreateBatchOrder:output_type -> platen.v1.BatchOrder
+	17,  // 138: platen.v1.OperatorService.PlanBatchOrder:output_type -> platen.v1.BatchPlan
+	72,  // 139: platen.v1.OperatorService.GetBatchOrder:output_type -> platen.v1.BatchOrder
+	81,  // 140: platen.v1.OperatorService.GetWebhookEndpoint:output_type -> platen.v1.WebhookEndpoint
+	81,  // 141: platen.v1.OperatorService.SetWebhookEndpoint:output_type -> platen.v1.WebhookEndpoint
+	82,  // 142: platen.v1.OperatorService.ListWebhookDeliveries:output_type -> platen.v1.ListWebhookDeliveriesResponse
+	83,  // 143: platen.v1.OperatorService.ResendWebhookDelivery:output_type -> platen.v1.WebhookDelivery
+	22,  // 144: platen.v1.OperatorService.ListTeams:output_type -> platen.v1.ListTeamsResponse
+	20,  // 145: platen.v1.OperatorService.CreateTeam:output_type -> platen.v1.Team
+	26,  // 146: platen.v1.OperatorService.ListStores:output_type -> platen.v1.ListStoresResponse
+	24,  // 147: platen.v1.OperatorService.CreateStore:output_type -> platen.v1.Store
+	30,  // 148: platen.v1.OperatorService.ListTokens:output_type -> platen.v1.ListTokensResponse
+	32,  // 149: platen.v1.OperatorService.IssueToken:output_type -> platen.v1.IssueTokenResponse
+	28,  // 150: platen.v1.OperatorService.RevokeToken:output_type -> platen.v1.Token
+	34,  // 151: platen.v1.OperatorService.CreatePrintTemplate:output_type -> platen.v1.PrintTemplate
+	34,  // 152: platen.v1.OperatorService.GetPrintTemplate:output_type -> platen.v1.PrintTemplate
+	40,  // 153: platen.v1.OperatorService.ListPrintTemplates:output_type -> platen.v1.ListPrintTemplatesResponse
+	34,  // 154: platen.v1.OperatorService.UpdatePrintTemplate:output_type -> platen.v1.PrintTemplate
+	43,  // 155: platen.v1.OperatorService.DeletePrintTemplate:output_type -> platen.v1.DeletePrintTemplateResponse
+	34,  // 156: platen.v1.OperatorService.AssignPrintTemplate:output_type -> platen.v1.PrintTemplate
+	46,  // 157: platen.v1.OperatorService.ListProductVariants:output_type -> platen.v1.OperatorServiceListProductVariantsResponse
+	47,  // 158: platen.v1.OperatorService.CreateFont:output_type -> platen.v1.Font
+	50,  // 159: platen.v1.OperatorService.ListFonts:output_type -> platen.v1.ListFontsResponse
+	47,  // 160: platen.v1.OperatorService.GetFont:output_type -> platen.v1.Font
+	53,  // 161: platen.v1.OperatorService.DeleteFont:output_type -> platen.v1.DeleteFontResponse
+	54,  // 162: platen.v1.OperatorService.CreateOutputProfile:output_type -> platen.v1.OutputProfile
+	57,  // 163: platen.v1.OperatorService.ListOutputProfiles:output_type -> platen.v1.ListOutputProfilesResponse
+	54,  // 164: platen.v1.OperatorService.GetOutputProfile:output_type -> platen.v1.OutputProfile
+	60,  // 165: platen.v1.OperatorService.DeleteOutputProfile:output_type -> platen.v1.DeleteOutputProfileResponse
+	61,  // 166: platen.v1.OperatorService.GetPressSettings:output_type -> platen.v1.PressSettings
+	61,  // 167: platen.v1.OperatorService.UpdatePressSettings:output_type -> platen.v1.PressSettings
+	129, // [129:168] is the sub-list for method output_type
+	90,  // [90:129] is the sub-list for method input_type
+	90,  // [90:90] is the sub-list for extension type_name
+	90,  // [90:90] is the sub-list for extension extendee
+	0,   // [0:90] is the sub-list for field type_name
 }
 
 func init() { file_platen_v1_operator_proto_init() }
@@ -5564,25 +5811,26 @@ func file_platen_v1_operator_proto_init() {
 	file_platen_v1_operator_proto_msgTypes[4].OneofWrappers = []any{}
 	file_platen_v1_operator_proto_msgTypes[13].OneofWrappers = []any{}
 	file_platen_v1_operator_proto_msgTypes[15].OneofWrappers = []any{}
-	file_platen_v1_operator_proto_msgTypes[22].OneofWrappers = []any{}
-	file_platen_v1_operator_proto_msgTypes[24].OneofWrappers = []any{}
-	file_platen_v1_operator_proto_msgTypes[26].OneofWrappers = []any{}
-	file_platen_v1_operator_proto_msgTypes[28].OneofWrappers = []any{}
-	file_platen_v1_operator_proto_msgTypes[34].OneofWrappers = []any{}
-	file_platen_v1_operator_proto_msgTypes[36].OneofWrappers = []any{}
-	file_platen_v1_operator_proto_msgTypes[38].OneofWrappers = []any{}
-	file_platen_v1_operator_proto_msgTypes[42].OneofWrappers = []any{}
+	file_platen_v1_operator_proto_msgTypes[16].OneofWrappers = []any{}
+	file_platen_v1_operator_proto_msgTypes[25].OneofWrappers = []any{}
+	file_platen_v1_operator_proto_msgTypes[27].OneofWrappers = []any{}
+	file_platen_v1_operator_proto_msgTypes[29].OneofWrappers = []any{}
+	file_platen_v1_operator_proto_msgTypes[31].OneofWrappers = []any{}
+	file_platen_v1_operator_proto_msgTypes[37].OneofWrappers = []any{}
+	file_platen_v1_operator_proto_msgTypes[39].OneofWrappers = []any{}
+	file_platen_v1_operator_proto_msgTypes[41].OneofWrappers = []any{}
 	file_platen_v1_operator_proto_msgTypes[45].OneofWrappers = []any{}
-	file_platen_v1_operator_proto_msgTypes[46].OneofWrappers = []any{}
-	file_platen_v1_operator_proto_msgTypes[52].OneofWrappers = []any{}
-	file_platen_v1_operator_proto_msgTypes[53].OneofWrappers = []any{}
+	file_platen_v1_operator_proto_msgTypes[48].OneofWrappers = []any{}
+	file_platen_v1_operator_proto_msgTypes[49].OneofWrappers = []any{}
+	file_platen_v1_operator_proto_msgTypes[55].OneofWrappers = []any{}
+	file_platen_v1_operator_proto_msgTypes[56].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_platen_v1_operator_proto_rawDesc), len(file_platen_v1_operator_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   61,
+			NumMessages:   64,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

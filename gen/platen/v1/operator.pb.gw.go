@@ -380,6 +380,33 @@ func local_request_OperatorService_CreateBatchOrder_0(ctx context.Context, marsh
 	return msg, metadata, err
 }
 
+func request_OperatorService_PlanBatchOrder_0(ctx context.Context, marshaler runtime.Marshaler, client OperatorServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq PlanBatchOrderRequest
+		metadata runtime.ServerMetadata
+	)
+	if err := marshaler.NewDecoder(req.Body).Decode(&protoReq); err != nil && !errors.Is(err, io.EOF) {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.PlanBatchOrder(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_OperatorService_PlanBatchOrder_0(ctx context.Context, marshaler runtime.Marshaler, server OperatorServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq PlanBatchOrderRequest
+		metadata runtime.ServerMetadata
+	)
+	if err := marshaler.NewDecoder(req.Body).Decode(&protoReq); err != nil && !errors.Is(err, io.EOF) {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	msg, err := server.PlanBatchOrder(ctx, &protoReq)
+	return msg, metadata, err
+}
+
 func request_OperatorService_GetBatchOrder_0(ctx context.Context, marshaler runtime.Marshaler, client OperatorServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
 		protoReq GetBatchOrderRequest
@@ -1663,6 +1690,26 @@ func RegisterOperatorServiceHandlerServer(ctx context.Context, mux *runtime.Serv
 		}
 		forward_OperatorService_CreateBatchOrder_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodPost, pattern_OperatorService_PlanBatchOrder_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/platen.v1.OperatorService/PlanBatchOrder", runtime.WithHTTPPathPattern("/api/v1/operator/batch-orders:plan"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_OperatorService_PlanBatchOrder_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_OperatorService_PlanBatchOrder_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
 	mux.Handle(http.MethodGet, pattern_OperatorService_GetBatchOrder_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
@@ -2436,6 +2483,23 @@ func RegisterOperatorServiceHandlerClient(ctx context.Context, mux *runtime.Serv
 		}
 		forward_OperatorService_CreateBatchOrder_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodPost, pattern_OperatorService_PlanBatchOrder_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/platen.v1.OperatorService/PlanBatchOrder", runtime.WithHTTPPathPattern("/api/v1/operator/batch-orders:plan"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_OperatorService_PlanBatchOrder_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_OperatorService_PlanBatchOrder_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
 	mux.Handle(http.MethodGet, pattern_OperatorService_GetBatchOrder_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
@@ -2942,6 +3006,7 @@ var (
 	pattern_OperatorService_CancelPrint_0           = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4, 2, 5}, []string{"api", "v1", "operator", "prints", "print_id", "cancel"}, ""))
 	pattern_OperatorService_ListBatchOrders_0       = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"api", "v1", "operator", "batch-orders"}, ""))
 	pattern_OperatorService_CreateBatchOrder_0      = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"api", "v1", "operator", "batch-orders"}, ""))
+	pattern_OperatorService_PlanBatchOrder_0        = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"api", "v1", "operator", "batch-orders"}, "plan"))
 	pattern_OperatorService_GetBatchOrder_0         = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4}, []string{"api", "v1", "operator", "batch-orders", "batch_uid"}, ""))
 	pattern_OperatorService_GetWebhookEndpoint_0    = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4, 2, 5}, []string{"api", "v1", "operator", "stores", "store_id", "webhook"}, ""))
 	pattern_OperatorService_SetWebhookEndpoint_0    = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4, 2, 5}, []string{"api", "v1", "operator", "stores", "store_id", "webhook"}, ""))
@@ -2983,6 +3048,7 @@ var (
 	forward_OperatorService_CancelPrint_0           = runtime.ForwardResponseMessage
 	forward_OperatorService_ListBatchOrders_0       = runtime.ForwardResponseMessage
 	forward_OperatorService_CreateBatchOrder_0      = runtime.ForwardResponseMessage
+	forward_OperatorService_PlanBatchOrder_0        = runtime.ForwardResponseMessage
 	forward_OperatorService_GetBatchOrder_0         = runtime.ForwardResponseMessage
 	forward_OperatorService_GetWebhookEndpoint_0    = runtime.ForwardResponseMessage
 	forward_OperatorService_SetWebhookEndpoint_0    = runtime.ForwardResponseMessage

@@ -28,6 +28,7 @@ const (
 	OperatorService_CancelPrint_FullMethodName           = "/platen.v1.OperatorService/CancelPrint"
 	OperatorService_ListBatchOrders_FullMethodName       = "/platen.v1.OperatorService/ListBatchOrders"
 	OperatorService_CreateBatchOrder_FullMethodName      = "/platen.v1.OperatorService/CreateBatchOrder"
+	OperatorService_PlanBatchOrder_FullMethodName        = "/platen.v1.OperatorService/PlanBatchOrder"
 	OperatorService_GetBatchOrder_FullMethodName         = "/platen.v1.OperatorService/GetBatchOrder"
 	OperatorService_GetWebhookEndpoint_FullMethodName    = "/platen.v1.OperatorService/GetWebhookEndpoint"
 	OperatorService_SetWebhookEndpoint_FullMethodName    = "/platen.v1.OperatorService/SetWebhookEndpoint"
@@ -90,8 +91,12 @@ type OperatorServiceClient interface {
 	// ListBatchOrders lists batch orders, newest first.
 	ListBatchOrders(ctx context.Context, in *ListBatchOrdersRequest, opts ...grpc.CallOption) (*ListBatchOrdersResponse, error)
 	// CreateBatchOrder creates a batch order as BatchService's does, for the
-	// team named (staff) or the operator's own team.
+	// team named (staff) or the operator's own team; unlike it, it refuses
+	// an item already held by a live batch unless asked again.
 	CreateBatchOrder(ctx context.Context, in *OperatorServiceCreateBatchOrderRequest, opts ...grpc.CallOption) (*BatchOrder, error)
+	// PlanBatchOrder checks and lays out a batch as CreateBatchOrder would,
+	// and answers what each print template would print, making nothing.
+	PlanBatchOrder(ctx context.Context, in *PlanBatchOrderRequest, opts ...grpc.CallOption) (*BatchPlan, error)
 	// GetBatchOrder returns a batch order of a team the operator sees.
 	GetBatchOrder(ctx context.Context, in *GetBatchOrderRequest, opts ...grpc.CallOption) (*BatchOrder, error)
 	// GetWebhookEndpoint returns a store's webhook endpoint with its secret;
@@ -266,6 +271,16 @@ func (c *operatorServiceClient) CreateBatchOrder(ctx context.Context, in *Operat
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(BatchOrder)
 	err := c.cc.Invoke(ctx, OperatorService_CreateBatchOrder_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *operatorServiceClient) PlanBatchOrder(ctx context.Context, in *PlanBatchOrderRequest, opts ...grpc.CallOption) (*BatchPlan, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(BatchPlan)
+	err := c.cc.Invoke(ctx, OperatorService_PlanBatchOrder_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -593,8 +608,12 @@ type OperatorServiceServer interface {
 	// ListBatchOrders lists batch orders, newest first.
 	ListBatchOrders(context.Context, *ListBatchOrdersRequest) (*ListBatchOrdersResponse, error)
 	// CreateBatchOrder creates a batch order as BatchService's does, for the
-	// team named (staff) or the operator's own team.
+	// team named (staff) or the operator's own team; unlike it, it refuses
+	// an item already held by a live batch unless asked again.
 	CreateBatchOrder(context.Context, *OperatorServiceCreateBatchOrderRequest) (*BatchOrder, error)
+	// PlanBatchOrder checks and lays out a batch as CreateBatchOrder would,
+	// and answers what each print template would print, making nothing.
+	PlanBatchOrder(context.Context, *PlanBatchOrderRequest) (*BatchPlan, error)
 	// GetBatchOrder returns a batch order of a team the operator sees.
 	GetBatchOrder(context.Context, *GetBatchOrderRequest) (*BatchOrder, error)
 	// GetWebhookEndpoint returns a store's webhook endpoint with its secret;
@@ -711,6 +730,9 @@ func (UnimplementedOperatorServiceServer) ListBatchOrders(context.Context, *List
 }
 func (UnimplementedOperatorServiceServer) CreateBatchOrder(context.Context, *OperatorServiceCreateBatchOrderRequest) (*BatchOrder, error) {
 	return nil, status.Error(codes.Unimplemented, "method CreateBatchOrder not implemented")
+}
+func (UnimplementedOperatorServiceServer) PlanBatchOrder(context.Context, *PlanBatchOrderRequest) (*BatchPlan, error) {
+	return nil, status.Error(codes.Unimplemented, "method PlanBatchOrder not implemented")
 }
 func (UnimplementedOperatorServiceServer) GetBatchOrder(context.Context, *GetBatchOrderRequest) (*BatchOrder, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetBatchOrder not implemented")
@@ -978,6 +1000,24 @@ func _OperatorService_CreateBatchOrder_Handler(srv interface{}, ctx context.Cont
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(OperatorServiceServer).CreateBatchOrder(ctx, req.(*OperatorServiceCreateBatchOrderRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _OperatorService_PlanBatchOrder_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(PlanBatchOrderRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperatorServiceServer).PlanBatchOrder(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperatorService_PlanBatchOrder_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperatorServiceServer).PlanBatchOrder(ctx, req.(*PlanBatchOrderRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -1546,6 +1586,10 @@ var OperatorService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CreateBatchOrder",
 			Handler:    _OperatorService_CreateBatchOrder_Handler,
+		},
+		{
+			MethodName: "PlanBatchOrder",
+			Handler:    _OperatorService_PlanBatchOrder_Handler,
 		},
 		{
 			MethodName: "GetBatchOrder",
