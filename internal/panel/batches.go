@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
@@ -112,8 +113,21 @@ func (p *Panel) batchPage(w http.ResponseWriter, r *http.Request, s *session) {
 		p.fail(w, r, err)
 		return
 	}
+	items := p.itemLabels(r.Context(), b.OrderItems)
 	p.render(w, "batch", http.StatusOK, map[string]any{"Operator": s.account, "CSRF": s.csrf(), "Batch": b, "Sheets": sheets,
-		"Self": r.URL.Path})
+		"Self": r.URL.Path, "Items": items, "Error": batchError(b, items)})
+}
+
+// batchError is why b failed, the print an entry names (order_items[2]:
+// …) named by its order and item.
+func batchError(b *platenv1.BatchOrder, items []itemLabel) string {
+	text := b.GetError().GetValue()
+	if m := entry.FindStringSubmatch(text); m != nil && m[1] == "order_items" {
+		if i, _ := strconv.Atoi(m[2]); i < len(items) {
+			return "The print " + items[i].Reference + ": " + m[3]
+		}
+	}
+	return text
 }
 
 // sheets are b's files, each with its template's name; a template deleted
@@ -160,9 +174,14 @@ func (p *Panel) batchForm(r *http.Request, s *session, data map[string]any) erro
 }
 
 // createBatch makes a batch of the ticked prints with the ticked
-// templates, then shows it; a refusal is shown entry by entry.
+// templates, then shows it, or (the form's Preview button) shows what it
+// would print; a refusal is shown entry by entry.
 func (p *Panel) createBatch(w http.ResponseWriter, r *http.Request, s *session) {
 	req, err := batchRequest(r)
+	if err == nil && r.PostFormValue("do") == "plan" {
+		p.planBatch(w, r, s, req)
+		return
+	}
 	var b *platenv1.BatchOrder
 	if err == nil {
 		b, err = p.api.CreateBatchOrder(r.Context(), req)
@@ -174,6 +193,67 @@ func (p *Panel) createBatch(w http.ResponseWriter, r *http.Request, s *session) 
 	redirect(w, r, "/operator/batches/"+url.PathEscape(b.Uid))
 }
 
+// plannedFile is one file of a batch's plan as its page shows it: the
+// template's sheet drawn, and the prints it would take.
+type plannedFile struct {
+	*platenv1.PlannedFile
+	Drawing sheetDrawing
+	Prints  []itemLabel
+}
+
+// itemLabel names an order item as the shop does, linked to its print.
+type itemLabel struct {
+	ID, Reference string
+	Quantity      int32
+	Batch         string // the live batch holding it, if one does
+}
+
+// planBatch shows what the batch would print, each template's sheet and
+// items, with the form that makes it.
+func (p *Panel) planBatch(w http.ResponseWriter, r *http.Request, s *session, req *platenv1.OperatorServiceCreateBatchOrderRequest) {
+	plan, err := p.api.PlanBatchOrder(r.Context(), &platenv1.PlanBatchOrderRequest{TeamId: req.TeamId, OrderItems: req.OrderItems,
+		PrintTemplates: req.PrintTemplates})
+	if err != nil {
+		p.batchRefused(w, r, s, req, err)
+		return
+	}
+	files := make([]plannedFile, len(plan.Files))
+	held := 0
+	for i, f := range plan.Files {
+		files[i] = plannedFile{PlannedFile: f, Prints: p.itemLabels(r.Context(), f.OrderItems)}
+		for _, l := range files[i].Prints {
+			if l.Batch != "" {
+				held++
+			}
+		}
+		if t, err := p.api.GetPrintTemplate(r.Context(), &platenv1.GetPrintTemplateRequest{TemplateUid: f.PrintTemplateUid}); err == nil {
+			files[i].Drawing = drawingOf(r.Context(), templateValues(t))
+		}
+	}
+	p.render(w, "batch-plan", http.StatusOK, map[string]any{"Operator": s.account, "CSRF": s.csrf(), "Files": files, "Request": req,
+		"Held": held, "Back": safeNext(r.PostFormValue("back"))})
+}
+
+// maxLabels bounds the items a batch's page names one by one; past it the
+// rest show by their uids (a batch takes up to batches.MaxItems).
+const maxLabels = 200
+
+// itemLabels names the items uids by their order and item, each read
+// through the operator API (one the operator cannot see keeps its uid).
+func (p *Panel) itemLabels(ctx context.Context, uids []string) []itemLabel {
+	labels := make([]itemLabel, len(uids))
+	for i, uid := range uids {
+		labels[i] = itemLabel{ID: uid, Reference: uid}
+		if i >= maxLabels {
+			continue
+		}
+		if pr, err := p.api.GetPrint(ctx, &platenv1.GetPrintRequest{PrintId: uid}); err == nil {
+			labels[i] = itemLabel{ID: uid, Reference: printReference(pr), Quantity: pr.Quantity, Batch: pr.GetBatchUid().GetValue()}
+		}
+	}
+	return labels
+}
+
 // batchRequest reads the batch form: the ticked prints and templates in
 // the page's order, and the team (staff's form names it).
 func batchRequest(r *http.Request) (*platenv1.OperatorServiceCreateBatchOrderRequest, error) {
@@ -182,6 +262,7 @@ func batchRequest(r *http.Request) (*platenv1.OperatorServiceCreateBatchOrderReq
 		return req, apierr.Invalid("", "the form could not be read: %v", err)
 	}
 	req.OrderItems, req.PrintTemplates = r.PostForm["order_items"], r.PostForm["print_templates"]
+	req.Again = r.PostFormValue("again") == "yes"
 	if v := r.PostFormValue("team_id"); v != "" {
 		team, err := teamID(v)
 		if err != nil {
@@ -198,6 +279,7 @@ type problem struct {
 	Field, Text string
 	Label       string // what Field is on the page
 	Print       string // the print (order item) the entry names
+	Reference   string // the print's order and item, as the shop names them
 }
 
 // labels name the request's fields as the form shows them.
@@ -222,8 +304,17 @@ func (p *Panel) batchRefused(w http.ResponseWriter, r *http.Request, s *session,
 	if len(problems) == 0 {
 		problems = append(problems, problemOf(req, "", st.Message()))
 	}
+	for i := range problems {
+		if id := problems[i].Print; id != "" {
+			problems[i].Reference = p.itemLabels(r.Context(), []string{id})[0].Reference
+		}
+	}
+	askAgain := false
+	for _, pr := range problems {
+		askAgain = askAgain || strings.Contains(pr.Text, "is already in batch")
+	}
 	p.render(w, "batch-refused", httpStatus(st), map[string]any{"Operator": s.account, "CSRF": s.csrf(),
-		"Problems": problems, "Back": safeNext(r.PostFormValue("back"))})
+		"Problems": problems, "Back": safeNext(r.PostFormValue("back")), "AskAgain": askAgain})
 }
 
 // problemOf is field's violation, the print it names linked. A 404 names

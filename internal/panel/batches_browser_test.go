@@ -38,7 +38,7 @@ func TestBatchesInABrowser(t *testing.T) {
 		}
 		held := r.Object(t)["items"].([]any)[0].(map[string]any)["uid"].(string)
 
-		out := runScript(t, b, "batches.test.js", 9, map[string]string{"BASE": srv.BaseURL, "CHROMIUM": chromium,
+		out := runScript(t, b, "batches.test.js", 11, map[string]string{"BASE": srv.BaseURL, "CHROMIUM": chromium,
 			"MEMBER_EMAIL": member.Email, "MEMBER_PASSWORD": member.Password,
 			"ITEMS": items[0] + "," + held, "UNTICKED": items[1], "TEMPLATE": tmpl, "TEMPLATE_NAME": hostile},
 			func(step string) {

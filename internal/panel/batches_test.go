@@ -127,10 +127,10 @@ func TestThePanelMakesAndShowsBatches(t *testing.T) {
 			status int
 			want   []string
 		}{
-			"an item twice":      {form([]string{items[0], items[0]}, []string{tmpl}), 400, []string{"The print <a href=\"/operator/prints/" + items[0] + "\">", "<code>order_items[1]</code>", "repeats order_items[0]"}},
-			"no item ticked":     {form(nil, []string{tmpl}), 400, []string{"The selected prints (<code>order_items</code>): is required"}},
+			"an item twice":      {form([]string{items[0], items[0]}, []string{tmpl}), 400, []string{"The print <a href=\"/operator/prints/" + items[0] + "\">1001 / 1001-1</a>: repeats order_items[0]"}},
+			"no item ticked":     {form(nil, []string{tmpl}), 400, []string{"The selected prints: is required"}},
 			"a hostile item uid": {form([]string{hostile}, []string{tmpl}), 404, []string{html.EscapeString(hostile), "not found"}},
-			"no template ticked": {form(items[:1], nil), 400, []string{"The print templates (<code>print_templates</code>)"}},
+			"no template ticked": {form(items[:1], nil), 400, []string{"The print templates: is required"}},
 		} {
 			resp, page := br.do("POST", "/operator/batches", tc.form)
 			if resp.StatusCode != tc.status || !strings.Contains(page, "The batch was not made") || strings.Contains(page, hostile) ||
@@ -176,7 +176,7 @@ func TestThePanelMakesAndShowsBatches(t *testing.T) {
 			t.Fatalf("the broken batch: %d %s", resp.StatusCode, resp.Header.Get("Location"))
 		}
 		page = waitBatch(t, br, m[1])
-		if !strings.Contains(page, ">Failed<") || !strings.Contains(page, `<p class="err" role="alert">order_items[0]: `) ||
+		if !strings.Contains(page, ">Failed<") || !strings.Contains(page, `<p class="err" role="alert">The print 1003 / 1003-1: `) ||
 			!strings.Contains(page, "&lt;b&gt;x&lt;/b&gt;") || strings.Contains(page, "<b>x") || strings.Contains(page, `class="sheet"`) {
 			t.Errorf("the failed batch's page:\n%s", page)
 		}
@@ -207,11 +207,11 @@ func TestThePanelMakesAndShowsBatches(t *testing.T) {
 		}
 		csrf = csrfField.FindStringSubmatch(page)[1]
 		if resp, page := boss.do("POST", "/operator/batches", form(items[2:], []string{tmpl})); resp.StatusCode != http.StatusBadRequest ||
-			!strings.Contains(page, "<code>team_id</code>") {
+			!strings.Contains(page, "The team: is required") {
 			t.Errorf("staff naming no team: %d\n%s", resp.StatusCode, page)
 		}
 		if resp, page := boss.do("POST", "/operator/batches", form(items[2:], []string{tmpl}, "team_id", "acme")); resp.StatusCode != http.StatusBadRequest ||
-			!strings.Contains(page, "The team (<code>team_id</code>): must be a team&#39;s number") {
+			!strings.Contains(page, "The team: must be a team&#39;s number") {
 			t.Errorf("a team id that is not one: %d\n%s", resp.StatusCode, page)
 		}
 		resp, _ = boss.do("POST", "/operator/batches", form(items[2:], []string{tmpl}, "team_id", itoa(acme.TeamID)))

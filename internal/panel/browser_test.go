@@ -45,22 +45,24 @@ func TestThePanelInABrowser(t *testing.T) {
 		hostile := `<img src=x onerror=alert(1)>`
 		failed := orderWith(t, srv, acme, hostile, `{"width":50,"height":50,"layers":[{"type":"text","text":"hi","font":"Nope","size":12}]}`)
 		waitStatus(t, srv, staff.Token, failed, "processingfailed")
+		pages, _ := twoPageOrder(t, srv, acme)
+		waitStatus(t, srv, staff.Token, pages, "ready")
 		rendering := orderWith(t, srv, acme, "1002", fmt.Sprintf(`{"width":50,"height":50,"layers":[{"type":"image","src":%q,"x":0,"y":0,"width":50,"height":50}]}`, slow.URL+"/p.png"))
 
 		font := filepath.Join(t.TempDir(), "nope.ttf")
 		if err := os.WriteFile(font, goregular.TTF, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		out := runScript(t, b, "panel.test.js", 15, map[string]string{"BASE": srv.BaseURL, "CHROMIUM": chromium,
+		out := runScript(t, b, "panel.test.js", 18, map[string]string{"BASE": srv.BaseURL, "CHROMIUM": chromium,
 			"TEAM_ID": fmt.Sprint(acme.TeamID), "FONT_FILE": font,
 			"STAFF_EMAIL": staff.Email, "STAFF_PASSWORD": staff.Password, "MEMBER_EMAIL": member.Email, "MEMBER_PASSWORD": member.Password,
-			"SLOW_PRINT": rendering, "FAILED_PRINT": failed, "FAILED_ORDER": hostile},
+			"SLOW_PRINT": rendering, "FAILED_PRINT": failed, "FAILED_ORDER": hostile, "PAGES_PRINT": pages},
 			func(step string) {
 				if step == "watching" {
 					close(release) // the page shows the print rendering: let it finish
 				}
 			})
-		checkScreenshots(t, out, "prints", "print", "actions", "fonts", "fixed", "other-team", "phone")
+		checkScreenshots(t, out, "prints", "print", "actions", "fonts", "fixed", "other-team", "phone", "search", "pages", "pages-zoomed", "order", "pages-phone")
 	})
 }
 

@@ -26,22 +26,7 @@ func TestFindingAnOrderAndItsPages(t *testing.T) {
 		other := srv.Bootstrap(t, "other", "other-shop")
 		member := srv.TeamOperator(t, "ada@example.com", acme.TeamID)
 		stranger := srv.TeamOperator(t, "eve@example.com", other.TeamID)
-		card := `{"version":1,"unit":"mm","width":50,"height":80,"bleed":2,"surfaces":[` +
-			`{"name":"front","layers":[{"type":"rect","x":0,"y":0,"width":50,"height":80,"fill":"#00ff00"}]},` +
-			`{"name":"back","layers":[{"type":"rect","x":5,"y":5,"width":40,"height":70,"fill":"#0000ff"}]}]}`
-		r := srv.Do(t, "POST", "/api/v1/orders", acme.Token, map[string]any{"store_id": acme.StoreID, "ecommerce_order_id": "Web-7731",
-			"ecommerce_order_number": "#7731", "create_print_files": true,
-			"customer":  map[string]any{"email": "Grace.Hopper@Example.com", "name": "Grace", "surname": "Hopper"},
-			"addresses": []map[string]any{{"type_id": "shipping", "address_1": "1 Navy Way", "post_code": "20001", "city": "Arlington", "country_code": "US"}},
-			"items": []map[string]any{
-				{"ecommerce_order_item_id": "Web-7731-1", "ecommerce_variant_id": "v", "quantity": 2, "template_config": url.QueryEscape(card), "thumbnails": []string{"https://example.com/t.png"}},
-				{"ecommerce_order_item_id": "Web-7731-2", "ecommerce_variant_id": "v", "quantity": 1, "template_config": url.QueryEscape(smallCard), "thumbnails": []string{"https://example.com/t.png"}},
-			}})
-		if r.Status != http.StatusOK {
-			t.Fatalf("order: %d %s", r.Status, r.Raw)
-		}
-		items := r.Object(t)["items"].([]any)
-		id, second := items[0].(map[string]any)["uid"].(string), items[1].(map[string]any)["uid"].(string)
+		id, second := twoPageOrder(t, srv, acme)
 		waitStatus(t, srv, member.Token, id, "ready")
 		orderWith(t, srv, acme, "Web-8000", smallCard) // found by neither search below
 
@@ -110,4 +95,28 @@ func TestFindingAnOrderAndItsPages(t *testing.T) {
 			t.Errorf("another team's order through the API: %d, want 404", api.Status)
 		}
 	})
+}
+
+// twoPageOrder creates tenant's order Web-7731 of Grace Hopper, shipped to
+// Arlington: its first item a 50 × 80 mm card with 2 mm of bleed, front
+// and back, two copies; its second a small card. It returns both items'
+// uids.
+func twoPageOrder(t *testing.T, srv *platentest.Server, tenant platentest.Tenant) (first, second string) {
+	t.Helper()
+	card := `{"version":1,"unit":"mm","width":50,"height":80,"bleed":2,"surfaces":[` +
+		`{"name":"front","layers":[{"type":"rect","x":-2,"y":-2,"width":54,"height":84,"fill":"#2e7d32"},{"type":"text","text":"Grace","font":"Go-Regular","size":14,"x":6,"y":10,"width":38}]},` +
+		`{"name":"back","layers":[{"type":"rect","x":5,"y":5,"width":40,"height":70,"fill":"#1565c0"}]}]}`
+	r := srv.Do(t, "POST", "/api/v1/orders", tenant.Token, map[string]any{"store_id": tenant.StoreID, "ecommerce_order_id": "Web-7731",
+		"ecommerce_order_number": "#7731", "create_print_files": true,
+		"customer":  map[string]any{"email": "Grace.Hopper@Example.com", "name": "Grace", "surname": "Hopper"},
+		"addresses": []map[string]any{{"type_id": "shipping", "address_1": "1 Navy Way", "post_code": "20001", "city": "Arlington", "country_code": "US"}},
+		"items": []map[string]any{
+			{"ecommerce_order_item_id": "Web-7731-1", "ecommerce_variant_id": "v", "quantity": 2, "template_config": url.QueryEscape(card), "thumbnails": []string{"https://example.com/t.png"}},
+			{"ecommerce_order_item_id": "Web-7731-2", "ecommerce_variant_id": "v", "quantity": 1, "template_config": url.QueryEscape(smallCard), "thumbnails": []string{"https://example.com/t.png"}},
+		}})
+	if r.Status != http.StatusOK {
+		t.Fatalf("order: %d %s", r.Status, r.Raw)
+	}
+	items := r.Object(t)["items"].([]any)
+	return items[0].(map[string]any)["uid"].(string), items[1].(map[string]any)["uid"].(string)
 }

@@ -51,9 +51,30 @@ async function main() {
   report('the ticks outlive the refreshes', refreshed === 2 && kept.length === 2 && kept.includes(ticked) && kept.includes(held) && !kept.includes(env.UNTICKED),
     `${refreshed} refreshes, ticked ${JSON.stringify(kept)}`);
 
+  // "All on this page" ticks every print and the count follows; clearing
+  // it clears them.
+  const picked = () => page.locator('#picked').textContent();
+  const counts = [await picked()];
+  await page.check('#pick-all');
+  counts.push(await picked(), String(await page.locator('input[name=order_items]:checked').count()));
+  await page.uncheck('#pick-all');
+  counts.push(await picked());
+  await page.check(`#pick-${ticked}`);
+  await page.check(`#pick-${held}`);
+  const mixed = await page.evaluate(() => document.getElementById('pick-all').indeterminate);
+  counts.push(await picked());
+  report('select all and the count', counts.join(',') === '2,3,3,0,2' && mixed, `${counts.join(',')}, indeterminate ${mixed}`);
+
+  // The sheets previewed before the batch is made, then made from there.
   await page.check(`input[name=print_templates][value="${env.TEMPLATE}"]`);
   await look(page, 'batch-form');
-  await Promise.all([page.waitForURL('**/operator/batches/*'), page.click('#batch-form button')]);
+  await Promise.all([page.waitForURL('**/operator/batches'), page.click('#batch-form button[name=do][value=plan]')]);
+  const plan = await page.locator('main').textContent();
+  const slots = await page.locator('section.plan svg [data-slot]').count();
+  report('the sheets previewed', plan.includes('What the batch would print') && plan.includes('1 sheet') && slots > 0,
+    `${slots} slots drawn; ${plan.replace(/\s+/g, ' ').slice(0, 200)}`);
+  await look(page, 'batch-plan');
+  await Promise.all([page.waitForURL('**/operator/batches/*'), page.click('text=Make this batch')]);
   const uid = page.url().split('/').pop();
 
   // The list, open beside the batch's page, shows it Batching too.

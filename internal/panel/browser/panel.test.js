@@ -18,7 +18,8 @@ async function accessibility(browser, context) {
   for (const width of [1280, 390]) {
     const page = await context.newPage();
     await page.setViewportSize({ width, height: 800 });
-    for (const path of [...everyPage, '/operator/press?team_id=' + env.TEAM_ID, '/operator/prints/' + env.FAILED_PRINT, '/operator/prints/' + env.SLOW_PRINT]) {
+    for (const path of [...everyPage, '/operator/press?team_id=' + env.TEAM_ID, '/operator/prints/' + env.FAILED_PRINT,
+      '/operator/prints/' + env.PAGES_PRINT, '/operator/prints/' + env.PAGES_PRINT + '/order', '/operator/prints/' + env.SLOW_PRINT]) {
       await page.goto(base + path);
       found.push(...(await axeCheck(page, `${path} at ${width} px`)));
     }
@@ -122,6 +123,41 @@ async function main() {
   report('a missing font uploaded, then Retry', added === 1 && fixed === 'Ready', `font listed ${added}, the print ${fixed}`);
   await look(page, 'fixed');
 
+  // Finding: the start of the customer's e-mail, in another case, finds
+  // the order's prints.
+  await page.goto(base + '/operator/prints');
+  await page.fill('input[name=query]', 'GRACE.hop');
+  await Promise.all([page.waitForURL('**query=GRACE.hop**'), page.click('form.filters button')]);
+  const found = await page.locator(`#open-${env.PAGES_PRINT}`).count();
+  const rows = await page.locator('#rows tr').count();
+  report('a search by the start of an e-mail', found === 1 && rows === 2, `${found} of the print, ${rows} rows`);
+  await look(page, 'search');
+
+  // A print's pages: each drawn with its trim and safe area; a page opens
+  // zoomed, larger, with the same boxes.
+  await page.goto(base + '/operator/prints/' + env.PAGES_PRINT);
+  const figures = page.locator('figure.page');
+  await page.waitForFunction(() => [...document.querySelectorAll('figure.page summary img')].every((i) => i.complete && i.naturalWidth > 0), null, { timeout: 30000 }).catch(() => {});
+  const small = await figures.first().locator('summary img').evaluate((i) => i.naturalWidth);
+  const boxes = await figures.first().locator('summary svg rect').count();
+  await look(page, 'pages');
+  await figures.first().locator('summary').click();
+  const zoomed = figures.first().locator('.zoomed img');
+  await zoomed.evaluate((i) => i.complete && i.naturalWidth > 0 ? 0 : new Promise((r) => { i.onload = r; i.onerror = r; })).catch(() => {});
+  const large = await zoomed.evaluate((i) => i.naturalWidth);
+  const zoomBoxes = await figures.first().locator('.zoomed svg rect').count();
+  report('pages with their trim and safe area, zoomable', (await figures.count()) === 2 && boxes === 2 && zoomBoxes === 2 && small > 100 && large > 2 * small,
+    `${await figures.count()} pages, ${boxes}+${zoomBoxes} boxes, ${small} px then ${large} px wide`);
+  await look(page, 'pages-zoomed');
+
+  // The order page: the customer, the address, every print of the order.
+  await Promise.all([page.waitForURL('**/order'), page.click(`a[href="/operator/prints/${env.PAGES_PRINT}/order"]`)]);
+  const order = await page.locator('main').textContent();
+  const itsPrints = await page.locator('a[id^=open-]').count();
+  report('the order page', order.includes('Grace Hopper') && order.includes('1 Navy Way') && itsPrints === 2 && (await page.title()).startsWith('Order Web-7731'),
+    `${itsPrints} prints; ${order.replace(/\s+/g, ' ').slice(0, 160)}`);
+  await look(page, 'order');
+
   // A POST without the form's token is refused.
   const forged = await page.evaluate(async (id) => {
     const r = await fetch('/operator/prints/' + id + '/cancel', { method: 'POST', body: new URLSearchParams({}) });
@@ -143,8 +179,11 @@ async function main() {
   const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
   await signIn(phone, env.STAFF_EMAIL, env.STAFF_PASSWORD);
   const wide = await phone.evaluate(() => document.documentElement.scrollWidth);
-  report('usable on a phone', wide <= 390, `page width ${wide}`);
   await look(phone, 'phone');
+  await phone.goto(base + '/operator/prints/' + env.PAGES_PRINT);
+  const widePages = await phone.evaluate(() => document.documentElement.scrollWidth);
+  await look(phone, 'pages-phone');
+  report('usable on a phone', wide <= 390 && widePages <= 390, `page width ${wide}, a print's pages ${widePages}`);
 
   const findings = await accessibility(browser, context);
   report('axe-core finds nothing on any page', findings.length + lookFindings.length === 0, [...findings, ...lookFindings].join('\n'));
