@@ -240,7 +240,7 @@ func (s *Service) toProto(pr *Print) *platenv1.Print {
 	out := &platenv1.Print{
 		Id: pr.ID, Family: pr.Family, TeamId: int32(pr.TeamID), StoreId: pr.StoreID, //nolint:gosec // ids are small
 		Status: pr.Status, State: pr.State(), Error: optional(pr.Error), DesignVersionId: optional(pr.DesignVersionID),
-		BatchUid: optional(nonEmpty(pr.Batch)),
+		BatchUid:  optional(nonEmpty(pr.Batch)),
 		Quantity:  int32(pr.Quantity), //nolint:gosec // bounded at create
 		Files:     []*platenv1.OperatorPrintFile{},
 		Warnings:  files.WarningsProto(pr.Status == "ready", pr.Warnings),

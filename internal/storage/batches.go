@@ -179,6 +179,7 @@ func (db *DB) liveBatches(ctx context.Context, uids []string) (map[string]string
 	}
 	return out, rows.Err()
 }
+
 // indexBatchItems records the items of batches made before their items
 // were kept apart (see BatchItem). It returns how many batches it did.
 func (db *DB) indexBatchItems(ctx context.Context) (int, error) {
