@@ -26027,33 +26027,35 @@ func (m *WebhookCircuitMutation) ResetEdge(name string) error {
 // WebhookDeliveryMutation represents an operation that mutates the WebhookDelivery nodes in the graph.
 type WebhookDeliveryMutation struct {
 	config
-	op                  Op
-	typ                 string
-	id                  *int
-	created_at          *time.Time
-	updated_at          *time.Time
-	uid                 *string
-	team_id             *int
-	addteam_id          *int
-	store_id            *string
-	event               *string
-	body                *[]byte
-	status              *string
-	attempts            *int
-	addattempts         *int
-	last_status_code    *int
-	addlast_status_code *int
-	last_latency_ms     *int
-	addlast_latency_ms  *int
-	last_error          *string
-	next_attempt_at     *time.Time
-	delivered_at        *time.Time
-	job_id              *int64
-	addjob_id           *int64
-	clearedFields       map[string]struct{}
-	done                bool
-	oldValue            func(context.Context) (*WebhookDelivery, error)
-	predicates          []predicate.WebhookDelivery
+	op                   Op
+	typ                  string
+	id                   *int
+	created_at           *time.Time
+	updated_at           *time.Time
+	uid                  *string
+	team_id              *int
+	addteam_id           *int
+	store_id             *string
+	event                *string
+	body                 *[]byte
+	status               *string
+	attempts             *int
+	addattempts          *int
+	last_status_code     *int
+	addlast_status_code  *int
+	last_latency_ms      *int
+	addlast_latency_ms   *int
+	last_error           *string
+	next_attempt_at      *time.Time
+	delivered_at         *time.Time
+	last_request_headers *map[string]string
+	last_response_body   *string
+	job_id               *int64
+	addjob_id            *int64
+	clearedFields        map[string]struct{}
+	done                 bool
+	oldValue             func(context.Context) (*WebhookDelivery, error)
+	predicates           []predicate.WebhookDelivery
 }
 
 var _ ent.Mutation = (*WebhookDeliveryMutation)(nil)
@@ -26777,6 +26779,104 @@ func (m *WebhookDeliveryMutation) ResetDeliveredAt() {
 	delete(m.clearedFields, webhookdelivery.FieldDeliveredAt)
 }
 
+// SetLastRequestHeaders sets the "last_request_headers" field.
+func (m *WebhookDeliveryMutation) SetLastRequestHeaders(value map[string]string) {
+	m.last_request_headers = &value
+}
+
+// LastRequestHeaders returns the value of the "last_request_headers" field in the mutation.
+func (m *WebhookDeliveryMutation) LastRequestHeaders() (r map[string]string, exists bool) {
+	v := m.last_request_headers
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLastRequestHeaders returns the old "last_request_headers" field's value of the WebhookDelivery entity.
+// If the WebhookDelivery object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebhookDeliveryMutation) OldLastRequestHeaders(ctx context.Context) (v map[string]string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLastRequestHeaders is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLastRequestHeaders requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLastRequestHeaders: %w", err)
+	}
+	return oldValue.LastRequestHeaders, nil
+}
+
+// ClearLastRequestHeaders clears the value of the "last_request_headers" field.
+func (m *WebhookDeliveryMutation) ClearLastRequestHeaders() {
+	m.last_request_headers = nil
+	m.clearedFields[webhookdelivery.FieldLastRequestHeaders] = struct{}{}
+}
+
+// LastRequestHeadersCleared returns if the "last_request_headers" field was cleared in this mutation.
+func (m *WebhookDeliveryMutation) LastRequestHeadersCleared() bool {
+	_, ok := m.clearedFields[webhookdelivery.FieldLastRequestHeaders]
+	return ok
+}
+
+// ResetLastRequestHeaders resets all changes to the "last_request_headers" field.
+func (m *WebhookDeliveryMutation) ResetLastRequestHeaders() {
+	m.last_request_headers = nil
+	delete(m.clearedFields, webhookdelivery.FieldLastRequestHeaders)
+}
+
+// SetLastResponseBody sets the "last_response_body" field.
+func (m *WebhookDeliveryMutation) SetLastResponseBody(s string) {
+	m.last_response_body = &s
+}
+
+// LastResponseBody returns the value of the "last_response_body" field in the mutation.
+func (m *WebhookDeliveryMutation) LastResponseBody() (r string, exists bool) {
+	v := m.last_response_body
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLastResponseBody returns the old "last_response_body" field's value of the WebhookDelivery entity.
+// If the WebhookDelivery object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebhookDeliveryMutation) OldLastResponseBody(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLastResponseBody is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLastResponseBody requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLastResponseBody: %w", err)
+	}
+	return oldValue.LastResponseBody, nil
+}
+
+// ClearLastResponseBody clears the value of the "last_response_body" field.
+func (m *WebhookDeliveryMutation) ClearLastResponseBody() {
+	m.last_response_body = nil
+	m.clearedFields[webhookdelivery.FieldLastResponseBody] = struct{}{}
+}
+
+// LastResponseBodyCleared returns if the "last_response_body" field was cleared in this mutation.
+func (m *WebhookDeliveryMutation) LastResponseBodyCleared() bool {
+	_, ok := m.clearedFields[webhookdelivery.FieldLastResponseBody]
+	return ok
+}
+
+// ResetLastResponseBody resets all changes to the "last_response_body" field.
+func (m *WebhookDeliveryMutation) ResetLastResponseBody() {
+	m.last_response_body = nil
+	delete(m.clearedFields, webhookdelivery.FieldLastResponseBody)
+}
+
 // SetJobID sets the "job_id" field.
 func (m *WebhookDeliveryMutation) SetJobID(i int64) {
 	m.job_id = &i
@@ -26881,7 +26981,7 @@ func (m *WebhookDeliveryMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *WebhookDeliveryMutation) Fields() []string {
-	fields := make([]string, 0, 15)
+	fields := make([]string, 0, 17)
 	if m.created_at != nil {
 		fields = append(fields, webhookdelivery.FieldCreatedAt)
 	}
@@ -26924,6 +27024,12 @@ func (m *WebhookDeliveryMutation) Fields() []string {
 	if m.delivered_at != nil {
 		fields = append(fields, webhookdelivery.FieldDeliveredAt)
 	}
+	if m.last_request_headers != nil {
+		fields = append(fields, webhookdelivery.FieldLastRequestHeaders)
+	}
+	if m.last_response_body != nil {
+		fields = append(fields, webhookdelivery.FieldLastResponseBody)
+	}
 	if m.job_id != nil {
 		fields = append(fields, webhookdelivery.FieldJobID)
 	}
@@ -26963,6 +27069,10 @@ func (m *WebhookDeliveryMutation) Field(name string) (ent.Value, bool) {
 		return m.NextAttemptAt()
 	case webhookdelivery.FieldDeliveredAt:
 		return m.DeliveredAt()
+	case webhookdelivery.FieldLastRequestHeaders:
+		return m.LastRequestHeaders()
+	case webhookdelivery.FieldLastResponseBody:
+		return m.LastResponseBody()
 	case webhookdelivery.FieldJobID:
 		return m.JobID()
 	}
@@ -27002,6 +27112,10 @@ func (m *WebhookDeliveryMutation) OldField(ctx context.Context, name string) (en
 		return m.OldNextAttemptAt(ctx)
 	case webhookdelivery.FieldDeliveredAt:
 		return m.OldDeliveredAt(ctx)
+	case webhookdelivery.FieldLastRequestHeaders:
+		return m.OldLastRequestHeaders(ctx)
+	case webhookdelivery.FieldLastResponseBody:
+		return m.OldLastResponseBody(ctx)
 	case webhookdelivery.FieldJobID:
 		return m.OldJobID(ctx)
 	}
@@ -27110,6 +27224,20 @@ func (m *WebhookDeliveryMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetDeliveredAt(v)
+		return nil
+	case webhookdelivery.FieldLastRequestHeaders:
+		v, ok := value.(map[string]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLastRequestHeaders(v)
+		return nil
+	case webhookdelivery.FieldLastResponseBody:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLastResponseBody(v)
 		return nil
 	case webhookdelivery.FieldJobID:
 		v, ok := value.(int64)
@@ -27220,6 +27348,12 @@ func (m *WebhookDeliveryMutation) ClearedFields() []string {
 	if m.FieldCleared(webhookdelivery.FieldDeliveredAt) {
 		fields = append(fields, webhookdelivery.FieldDeliveredAt)
 	}
+	if m.FieldCleared(webhookdelivery.FieldLastRequestHeaders) {
+		fields = append(fields, webhookdelivery.FieldLastRequestHeaders)
+	}
+	if m.FieldCleared(webhookdelivery.FieldLastResponseBody) {
+		fields = append(fields, webhookdelivery.FieldLastResponseBody)
+	}
 	if m.FieldCleared(webhookdelivery.FieldJobID) {
 		fields = append(fields, webhookdelivery.FieldJobID)
 	}
@@ -27245,6 +27379,12 @@ func (m *WebhookDeliveryMutation) ClearField(name string) error {
 		return nil
 	case webhookdelivery.FieldDeliveredAt:
 		m.ClearDeliveredAt()
+		return nil
+	case webhookdelivery.FieldLastRequestHeaders:
+		m.ClearLastRequestHeaders()
+		return nil
+	case webhookdelivery.FieldLastResponseBody:
+		m.ClearLastResponseBody()
 		return nil
 	case webhookdelivery.FieldJobID:
 		m.ClearJobID()
@@ -27298,6 +27438,12 @@ func (m *WebhookDeliveryMutation) ResetField(name string) error {
 		return nil
 	case webhookdelivery.FieldDeliveredAt:
 		m.ResetDeliveredAt()
+		return nil
+	case webhookdelivery.FieldLastRequestHeaders:
+		m.ResetLastRequestHeaders()
+		return nil
+	case webhookdelivery.FieldLastResponseBody:
+		m.ResetLastResponseBody()
 		return nil
 	case webhookdelivery.FieldJobID:
 		m.ResetJobID()

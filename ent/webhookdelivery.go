@@ -3,6 +3,7 @@
 package ent
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -45,6 +46,10 @@ type WebhookDelivery struct {
 	NextAttemptAt *time.Time `json:"next_attempt_at,omitempty"`
 	// DeliveredAt holds the value of the "delivered_at" field.
 	DeliveredAt *time.Time `json:"delivered_at,omitempty"`
+	// LastRequestHeaders holds the value of the "last_request_headers" field.
+	LastRequestHeaders map[string]string `json:"last_request_headers,omitempty"`
+	// LastResponseBody holds the value of the "last_response_body" field.
+	LastResponseBody *string `json:"last_response_body,omitempty"`
 	// JobID holds the value of the "job_id" field.
 	JobID        *int64 `json:"job_id,omitempty"`
 	selectValues sql.SelectValues
@@ -55,11 +60,11 @@ func (*WebhookDelivery) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case webhookdelivery.FieldBody:
+		case webhookdelivery.FieldBody, webhookdelivery.FieldLastRequestHeaders:
 			values[i] = new([]byte)
 		case webhookdelivery.FieldID, webhookdelivery.FieldTeamID, webhookdelivery.FieldAttempts, webhookdelivery.FieldLastStatusCode, webhookdelivery.FieldLastLatencyMs, webhookdelivery.FieldJobID:
 			values[i] = new(sql.NullInt64)
-		case webhookdelivery.FieldUID, webhookdelivery.FieldStoreID, webhookdelivery.FieldEvent, webhookdelivery.FieldStatus, webhookdelivery.FieldLastError:
+		case webhookdelivery.FieldUID, webhookdelivery.FieldStoreID, webhookdelivery.FieldEvent, webhookdelivery.FieldStatus, webhookdelivery.FieldLastError, webhookdelivery.FieldLastResponseBody:
 			values[i] = new(sql.NullString)
 		case webhookdelivery.FieldCreatedAt, webhookdelivery.FieldUpdatedAt, webhookdelivery.FieldNextAttemptAt, webhookdelivery.FieldDeliveredAt:
 			values[i] = new(sql.NullTime)
@@ -171,6 +176,21 @@ func (_m *WebhookDelivery) assignValues(columns []string, values []any) error {
 				_m.DeliveredAt = new(time.Time)
 				*_m.DeliveredAt = value.Time
 			}
+		case webhookdelivery.FieldLastRequestHeaders:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field last_request_headers", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.LastRequestHeaders); err != nil {
+					return fmt.Errorf("unmarshal field last_request_headers: %w", err)
+				}
+			}
+		case webhookdelivery.FieldLastResponseBody:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field last_response_body", values[i])
+			} else if value.Valid {
+				_m.LastResponseBody = new(string)
+				*_m.LastResponseBody = value.String
+			}
 		case webhookdelivery.FieldJobID:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
 				return fmt.Errorf("unexpected type %T for field job_id", values[i])
@@ -260,6 +280,14 @@ func (_m *WebhookDelivery) String() string {
 	if v := _m.DeliveredAt; v != nil {
 		builder.WriteString("delivered_at=")
 		builder.WriteString(v.Format(time.ANSIC))
+	}
+	builder.WriteString(", ")
+	builder.WriteString("last_request_headers=")
+	builder.WriteString(fmt.Sprintf("%v", _m.LastRequestHeaders))
+	builder.WriteString(", ")
+	if v := _m.LastResponseBody; v != nil {
+		builder.WriteString("last_response_body=")
+		builder.WriteString(*v)
 	}
 	builder.WriteString(", ")
 	if v := _m.JobID; v != nil {

@@ -178,6 +178,26 @@ func (_c *WebhookDeliveryCreate) SetNillableDeliveredAt(v *time.Time) *WebhookDe
 	return _c
 }
 
+// SetLastRequestHeaders sets the "last_request_headers" field.
+func (_c *WebhookDeliveryCreate) SetLastRequestHeaders(v map[string]string) *WebhookDeliveryCreate {
+	_c.mutation.SetLastRequestHeaders(v)
+	return _c
+}
+
+// SetLastResponseBody sets the "last_response_body" field.
+func (_c *WebhookDeliveryCreate) SetLastResponseBody(v string) *WebhookDeliveryCreate {
+	_c.mutation.SetLastResponseBody(v)
+	return _c
+}
+
+// SetNillableLastResponseBody sets the "last_response_body" field if the given value is not nil.
+func (_c *WebhookDeliveryCreate) SetNillableLastResponseBody(v *string) *WebhookDeliveryCreate {
+	if v != nil {
+		_c.SetLastResponseBody(*v)
+	}
+	return _c
+}
+
 // SetJobID sets the "job_id" field.
 func (_c *WebhookDeliveryCreate) SetJobID(v int64) *WebhookDeliveryCreate {
 	_c.mutation.SetJobID(v)
@@ -371,6 +391,14 @@ func (_c *WebhookDeliveryCreate) createSpec() (*WebhookDelivery, *sqlgraph.Creat
 		_spec.SetField(webhookdelivery.FieldDeliveredAt, field.TypeTime, value)
 		_node.DeliveredAt = &value
 	}
+	if value, ok := _c.mutation.LastRequestHeaders(); ok {
+		_spec.SetField(webhookdelivery.FieldLastRequestHeaders, field.TypeJSON, value)
+		_node.LastRequestHeaders = value
+	}
+	if value, ok := _c.mutation.LastResponseBody(); ok {
+		_spec.SetField(webhookdelivery.FieldLastResponseBody, field.TypeString, value)
+		_node.LastResponseBody = &value
+	}
 	if value, ok := _c.mutation.JobID(); ok {
 		_spec.SetField(webhookdelivery.FieldJobID, field.TypeInt64, value)
 		_node.JobID = &value
@@ -556,6 +584,42 @@ func (u *WebhookDeliveryUpsert) UpdateDeliveredAt() *WebhookDeliveryUpsert {
 // ClearDeliveredAt clears the value of the "delivered_at" field.
 func (u *WebhookDeliveryUpsert) ClearDeliveredAt() *WebhookDeliveryUpsert {
 	u.SetNull(webhookdelivery.FieldDeliveredAt)
+	return u
+}
+
+// SetLastRequestHeaders sets the "last_request_headers" field.
+func (u *WebhookDeliveryUpsert) SetLastRequestHeaders(v map[string]string) *WebhookDeliveryUpsert {
+	u.Set(webhookdelivery.FieldLastRequestHeaders, v)
+	return u
+}
+
+// UpdateLastRequestHeaders sets the "last_request_headers" field to the value that was provided on create.
+func (u *WebhookDeliveryUpsert) UpdateLastRequestHeaders() *WebhookDeliveryUpsert {
+	u.SetExcluded(webhookdelivery.FieldLastRequestHeaders)
+	return u
+}
+
+// ClearLastRequestHeaders clears the value of the "last_request_headers" field.
+func (u *WebhookDeliveryUpsert) ClearLastRequestHeaders() *WebhookDeliveryUpsert {
+	u.SetNull(webhookdelivery.FieldLastRequestHeaders)
+	return u
+}
+
+// SetLastResponseBody sets the "last_response_body" field.
+func (u *WebhookDeliveryUpsert) SetLastResponseBody(v string) *WebhookDeliveryUpsert {
+	u.Set(webhookdelivery.FieldLastResponseBody, v)
+	return u
+}
+
+// UpdateLastResponseBody sets the "last_response_body" field to the value that was provided on create.
+func (u *WebhookDeliveryUpsert) UpdateLastResponseBody() *WebhookDeliveryUpsert {
+	u.SetExcluded(webhookdelivery.FieldLastResponseBody)
+	return u
+}
+
+// ClearLastResponseBody clears the value of the "last_response_body" field.
+func (u *WebhookDeliveryUpsert) ClearLastResponseBody() *WebhookDeliveryUpsert {
+	u.SetNull(webhookdelivery.FieldLastResponseBody)
 	return u
 }
 
@@ -794,6 +858,48 @@ func (u *WebhookDeliveryUpsertOne) UpdateDeliveredAt() *WebhookDeliveryUpsertOne
 func (u *WebhookDeliveryUpsertOne) ClearDeliveredAt() *WebhookDeliveryUpsertOne {
 	return u.Update(func(s *WebhookDeliveryUpsert) {
 		s.ClearDeliveredAt()
+	})
+}
+
+// SetLastRequestHeaders sets the "last_request_headers" field.
+func (u *WebhookDeliveryUpsertOne) SetLastRequestHeaders(v map[string]string) *WebhookDeliveryUpsertOne {
+	return u.Update(func(s *WebhookDeliveryUpsert) {
+		s.SetLastRequestHeaders(v)
+	})
+}
+
+// UpdateLastRequestHeaders sets the "last_request_headers" field to the value that was provided on create.
+func (u *WebhookDeliveryUpsertOne) UpdateLastRequestHeaders() *WebhookDeliveryUpsertOne {
+	return u.Update(func(s *WebhookDeliveryUpsert) {
+		s.UpdateLastRequestHeaders()
+	})
+}
+
+// ClearLastRequestHeaders clears the value of the "last_request_headers" field.
+func (u *WebhookDeliveryUpsertOne) ClearLastRequestHeaders() *WebhookDeliveryUpsertOne {
+	return u.Update(func(s *WebhookDeliveryUpsert) {
+		s.ClearLastRequestHeaders()
+	})
+}
+
+// SetLastResponseBody sets the "last_response_body" field.
+func (u *WebhookDeliveryUpsertOne) SetLastResponseBody(v string) *WebhookDeliveryUpsertOne {
+	return u.Update(func(s *WebhookDeliveryUpsert) {
+		s.SetLastResponseBody(v)
+	})
+}
+
+// UpdateLastResponseBody sets the "last_response_body" field to the value that was provided on create.
+func (u *WebhookDeliveryUpsertOne) UpdateLastResponseBody() *WebhookDeliveryUpsertOne {
+	return u.Update(func(s *WebhookDeliveryUpsert) {
+		s.UpdateLastResponseBody()
+	})
+}
+
+// ClearLastResponseBody clears the value of the "last_response_body" field.
+func (u *WebhookDeliveryUpsertOne) ClearLastResponseBody() *WebhookDeliveryUpsertOne {
+	return u.Update(func(s *WebhookDeliveryUpsert) {
+		s.ClearLastResponseBody()
 	})
 }
 
@@ -1202,6 +1308,48 @@ func (u *WebhookDeliveryUpsertBulk) UpdateDeliveredAt() *WebhookDeliveryUpsertBu
 func (u *WebhookDeliveryUpsertBulk) ClearDeliveredAt() *WebhookDeliveryUpsertBulk {
 	return u.Update(func(s *WebhookDeliveryUpsert) {
 		s.ClearDeliveredAt()
+	})
+}
+
+// SetLastRequestHeaders sets the "last_request_headers" field.
+func (u *WebhookDeliveryUpsertBulk) SetLastRequestHeaders(v map[string]string) *WebhookDeliveryUpsertBulk {
+	return u.Update(func(s *WebhookDeliveryUpsert) {
+		s.SetLastRequestHeaders(v)
+	})
+}
+
+// UpdateLastRequestHeaders sets the "last_request_headers" field to the value that was provided on create.
+func (u *WebhookDeliveryUpsertBulk) UpdateLastRequestHeaders() *WebhookDeliveryUpsertBulk {
+	return u.Update(func(s *WebhookDeliveryUpsert) {
+		s.UpdateLastRequestHeaders()
+	})
+}
+
+// ClearLastRequestHeaders clears the value of the "last_request_headers" field.
+func (u *WebhookDeliveryUpsertBulk) ClearLastRequestHeaders() *WebhookDeliveryUpsertBulk {
+	return u.Update(func(s *WebhookDeliveryUpsert) {
+		s.ClearLastRequestHeaders()
+	})
+}
+
+// SetLastResponseBody sets the "last_response_body" field.
+func (u *WebhookDeliveryUpsertBulk) SetLastResponseBody(v string) *WebhookDeliveryUpsertBulk {
+	return u.Update(func(s *WebhookDeliveryUpsert) {
+		s.SetLastResponseBody(v)
+	})
+}
+
+// UpdateLastResponseBody sets the "last_response_body" field to the value that was provided on create.
+func (u *WebhookDeliveryUpsertBulk) UpdateLastResponseBody() *WebhookDeliveryUpsertBulk {
+	return u.Update(func(s *WebhookDeliveryUpsert) {
+		s.UpdateLastResponseBody()
+	})
+}
+
+// ClearLastResponseBody clears the value of the "last_response_body" field.
+func (u *WebhookDeliveryUpsertBulk) ClearLastResponseBody() *WebhookDeliveryUpsertBulk {
+	return u.Update(func(s *WebhookDeliveryUpsert) {
+		s.ClearLastResponseBody()
 	})
 }
 

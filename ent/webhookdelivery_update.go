@@ -171,6 +171,38 @@ func (_u *WebhookDeliveryUpdate) ClearDeliveredAt() *WebhookDeliveryUpdate {
 	return _u
 }
 
+// SetLastRequestHeaders sets the "last_request_headers" field.
+func (_u *WebhookDeliveryUpdate) SetLastRequestHeaders(v map[string]string) *WebhookDeliveryUpdate {
+	_u.mutation.SetLastRequestHeaders(v)
+	return _u
+}
+
+// ClearLastRequestHeaders clears the value of the "last_request_headers" field.
+func (_u *WebhookDeliveryUpdate) ClearLastRequestHeaders() *WebhookDeliveryUpdate {
+	_u.mutation.ClearLastRequestHeaders()
+	return _u
+}
+
+// SetLastResponseBody sets the "last_response_body" field.
+func (_u *WebhookDeliveryUpdate) SetLastResponseBody(v string) *WebhookDeliveryUpdate {
+	_u.mutation.SetLastResponseBody(v)
+	return _u
+}
+
+// SetNillableLastResponseBody sets the "last_response_body" field if the given value is not nil.
+func (_u *WebhookDeliveryUpdate) SetNillableLastResponseBody(v *string) *WebhookDeliveryUpdate {
+	if v != nil {
+		_u.SetLastResponseBody(*v)
+	}
+	return _u
+}
+
+// ClearLastResponseBody clears the value of the "last_response_body" field.
+func (_u *WebhookDeliveryUpdate) ClearLastResponseBody() *WebhookDeliveryUpdate {
+	_u.mutation.ClearLastResponseBody()
+	return _u
+}
+
 // SetJobID sets the "job_id" field.
 func (_u *WebhookDeliveryUpdate) SetJobID(v int64) *WebhookDeliveryUpdate {
 	_u.mutation.ResetJobID()
@@ -289,6 +321,18 @@ func (_u *WebhookDeliveryUpdate) sqlSave(ctx context.Context) (_node int, err er
 	}
 	if _u.mutation.DeliveredAtCleared() {
 		_spec.ClearField(webhookdelivery.FieldDeliveredAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.LastRequestHeaders(); ok {
+		_spec.SetField(webhookdelivery.FieldLastRequestHeaders, field.TypeJSON, value)
+	}
+	if _u.mutation.LastRequestHeadersCleared() {
+		_spec.ClearField(webhookdelivery.FieldLastRequestHeaders, field.TypeJSON)
+	}
+	if value, ok := _u.mutation.LastResponseBody(); ok {
+		_spec.SetField(webhookdelivery.FieldLastResponseBody, field.TypeString, value)
+	}
+	if _u.mutation.LastResponseBodyCleared() {
+		_spec.ClearField(webhookdelivery.FieldLastResponseBody, field.TypeString)
 	}
 	if value, ok := _u.mutation.JobID(); ok {
 		_spec.SetField(webhookdelivery.FieldJobID, field.TypeInt64, value)
@@ -462,6 +506,38 @@ func (_u *WebhookDeliveryUpdateOne) ClearDeliveredAt() *WebhookDeliveryUpdateOne
 	return _u
 }
 
+// SetLastRequestHeaders sets the "last_request_headers" field.
+func (_u *WebhookDeliveryUpdateOne) SetLastRequestHeaders(v map[string]string) *WebhookDeliveryUpdateOne {
+	_u.mutation.SetLastRequestHeaders(v)
+	return _u
+}
+
+// ClearLastRequestHeaders clears the value of the "last_request_headers" field.
+func (_u *WebhookDeliveryUpdateOne) ClearLastRequestHeaders() *WebhookDeliveryUpdateOne {
+	_u.mutation.ClearLastRequestHeaders()
+	return _u
+}
+
+// SetLastResponseBody sets the "last_response_body" field.
+func (_u *WebhookDeliveryUpdateOne) SetLastResponseBody(v string) *WebhookDeliveryUpdateOne {
+	_u.mutation.SetLastResponseBody(v)
+	return _u
+}
+
+// SetNillableLastResponseBody sets the "last_response_body" field if the given value is not nil.
+func (_u *WebhookDeliveryUpdateOne) SetNillableLastResponseBody(v *string) *WebhookDeliveryUpdateOne {
+	if v != nil {
+		_u.SetLastResponseBody(*v)
+	}
+	return _u
+}
+
+// ClearLastResponseBody clears the value of the "last_response_body" field.
+func (_u *WebhookDeliveryUpdateOne) ClearLastResponseBody() *WebhookDeliveryUpdateOne {
+	_u.mutation.ClearLastResponseBody()
+	return _u
+}
+
 // SetJobID sets the "job_id" field.
 func (_u *WebhookDeliveryUpdateOne) SetJobID(v int64) *WebhookDeliveryUpdateOne {
 	_u.mutation.ResetJobID()
@@ -610,6 +686,18 @@ func (_u *WebhookDeliveryUpdateOne) sqlSave(ctx context.Context) (_node *Webhook
 	}
 	if _u.mutation.DeliveredAtCleared() {
 		_spec.ClearField(webhookdelivery.FieldDeliveredAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.LastRequestHeaders(); ok {
+		_spec.SetField(webhookdelivery.FieldLastRequestHeaders, field.TypeJSON, value)
+	}
+	if _u.mutation.LastRequestHeadersCleared() {
+		_spec.ClearField(webhookdelivery.FieldLastRequestHeaders, field.TypeJSON)
+	}
+	if value, ok := _u.mutation.LastResponseBody(); ok {
+		_spec.SetField(webhookdelivery.FieldLastResponseBody, field.TypeString, value)
+	}
+	if _u.mutation.LastResponseBodyCleared() {
+		_spec.ClearField(webhookdelivery.FieldLastResponseBody, field.TypeString)
 	}
 	if value, ok := _u.mutation.JobID(); ok {
 		_spec.SetField(webhookdelivery.FieldJobID, field.TypeInt64, value)

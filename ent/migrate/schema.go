@@ -881,6 +881,8 @@ var (
 		{Name: "last_error", Type: field.TypeString, Nullable: true, Size: 2147483647},
 		{Name: "next_attempt_at", Type: field.TypeTime, Nullable: true},
 		{Name: "delivered_at", Type: field.TypeTime, Nullable: true},
+		{Name: "last_request_headers", Type: field.TypeJSON, Nullable: true},
+		{Name: "last_response_body", Type: field.TypeString, Nullable: true, Size: 2147483647},
 		{Name: "job_id", Type: field.TypeInt64, Nullable: true},
 	}
 	// WebhookDeliveriesTable holds the schema information for the "webhook_deliveries" table.

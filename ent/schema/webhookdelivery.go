@@ -31,6 +31,10 @@ func (WebhookDelivery) Fields() []ent.Field {
 		field.Text("last_error").Optional().Nillable(),
 		field.Time("next_attempt_at").Optional().Nillable(),
 		field.Time("delivered_at").Optional().Nillable(),
+		// The last attempt's request headers, and the start of its answer's
+		// body (none when no answer came), for the operator to read.
+		field.JSON("last_request_headers", map[string]string{}).Optional(),
+		field.Text("last_response_body").Optional().Nillable(),
 		// The delivery job that owns the delivery now: a resend replaces it.
 		field.Int64("job_id").Optional().Nillable(),
 	}

@@ -41,6 +41,10 @@ const (
 	FieldNextAttemptAt = "next_attempt_at"
 	// FieldDeliveredAt holds the string denoting the delivered_at field in the database.
 	FieldDeliveredAt = "delivered_at"
+	// FieldLastRequestHeaders holds the string denoting the last_request_headers field in the database.
+	FieldLastRequestHeaders = "last_request_headers"
+	// FieldLastResponseBody holds the string denoting the last_response_body field in the database.
+	FieldLastResponseBody = "last_response_body"
 	// FieldJobID holds the string denoting the job_id field in the database.
 	FieldJobID = "job_id"
 	// Table holds the table name of the webhookdelivery in the database.
@@ -64,6 +68,8 @@ var Columns = []string{
 	FieldLastError,
 	FieldNextAttemptAt,
 	FieldDeliveredAt,
+	FieldLastRequestHeaders,
+	FieldLastResponseBody,
 	FieldJobID,
 }
 
@@ -165,6 +171,11 @@ func ByNextAttemptAt(opts ...sql.OrderTermOption) OrderOption {
 // ByDeliveredAt orders the results by the delivered_at field.
 func ByDeliveredAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldDeliveredAt, opts...).ToFunc()
+}
+
+// ByLastResponseBody orders the results by the last_response_body field.
+func ByLastResponseBody(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldLastResponseBody, opts...).ToFunc()
 }
 
 // ByJobID orders the results by the job_id field.

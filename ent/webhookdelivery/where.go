@@ -124,6 +124,11 @@ func DeliveredAt(v time.Time) predicate.WebhookDelivery {
 	return predicate.WebhookDelivery(sql.FieldEQ(FieldDeliveredAt, v))
 }
 
+// LastResponseBody applies equality check predicate on the "last_response_body" field. It's identical to LastResponseBodyEQ.
+func LastResponseBody(v string) predicate.WebhookDelivery {
+	return predicate.WebhookDelivery(sql.FieldEQ(FieldLastResponseBody, v))
+}
+
 // JobID applies equality check predicate on the "job_id" field. It's identical to JobIDEQ.
 func JobID(v int64) predicate.WebhookDelivery {
 	return predicate.WebhookDelivery(sql.FieldEQ(FieldJobID, v))
@@ -842,6 +847,91 @@ func DeliveredAtIsNil() predicate.WebhookDelivery {
 // DeliveredAtNotNil applies the NotNil predicate on the "delivered_at" field.
 func DeliveredAtNotNil() predicate.WebhookDelivery {
 	return predicate.WebhookDelivery(sql.FieldNotNull(FieldDeliveredAt))
+}
+
+// LastRequestHeadersIsNil applies the IsNil predicate on the "last_request_headers" field.
+func LastRequestHeadersIsNil() predicate.WebhookDelivery {
+	return predicate.WebhookDelivery(sql.FieldIsNull(FieldLastRequestHeaders))
+}
+
+// LastRequestHeadersNotNil applies the NotNil predicate on the "last_request_headers" field.
+func LastRequestHeadersNotNil() predicate.WebhookDelivery {
+	return predicate.WebhookDelivery(sql.FieldNotNull(FieldLastRequestHeaders))
+}
+
+// LastResponseBodyEQ applies the EQ predicate on the "last_response_body" field.
+func LastResponseBodyEQ(v string) predicate.WebhookDelivery {
+	return predicate.WebhookDelivery(sql.FieldEQ(FieldLastResponseBody, v))
+}
+
+// LastResponseBodyNEQ applies the NEQ predicate on the "last_response_body" field.
+func LastResponseBodyNEQ(v string) predicate.WebhookDelivery {
+	return predicate.WebhookDelivery(sql.FieldNEQ(FieldLastResponseBody, v))
+}
+
+// LastResponseBodyIn applies the In predicate on the "last_response_body" field.
+func LastResponseBodyIn(vs ...string) predicate.WebhookDelivery {
+	return predicate.WebhookDelivery(sql.FieldIn(FieldLastResponseBody, vs...))
+}
+
+// LastResponseBodyNotIn applies the NotIn predicate on the "last_response_body" field.
+func LastResponseBodyNotIn(vs ...string) predicate.WebhookDelivery {
+	return predicate.WebhookDelivery(sql.FieldNotIn(FieldLastResponseBody, vs...))
+}
+
+// LastResponseBodyGT applies the GT predicate on the "last_response_body" field.
+func LastResponseBodyGT(v string) predicate.WebhookDelivery {
+	return predicate.WebhookDelivery(sql.FieldGT(FieldLastResponseBody, v))
+}
+
+// LastResponseBodyGTE applies the GTE predicate on the "last_response_body" field.
+func LastResponseBodyGTE(v string) predicate.WebhookDelivery {
+	return predicate.WebhookDelivery(sql.FieldGTE(FieldLastResponseBody, v))
+}
+
+// LastResponseBodyLT applies the LT predicate on the "last_response_body" field.
+func LastResponseBodyLT(v string) predicate.WebhookDelivery {
+	return predicate.WebhookDelivery(sql.FieldLT(FieldLastResponseBody, v))
+}
+
+// LastResponseBodyLTE applies the LTE predicate on the "last_response_body" field.
+func LastResponseBodyLTE(v string) predicate.WebhookDelivery {
+	return predicate.WebhookDelivery(sql.FieldLTE(FieldLastResponseBody, v))
+}
+
+// LastResponseBodyContains applies the Contains predicate on the "last_response_body" field.
+func LastResponseBodyContains(v string) predicate.WebhookDelivery {
+	return predicate.WebhookDelivery(sql.FieldContains(FieldLastResponseBody, v))
+}
+
+// LastResponseBodyHasPrefix applies the HasPrefix predicate on the "last_response_body" field.
+func LastResponseBodyHasPrefix(v string) predicate.WebhookDelivery {
+	return predicate.WebhookDelivery(sql.FieldHasPrefix(FieldLastResponseBody, v))
+}
+
+// LastResponseBodyHasSuffix applies the HasSuffix predicate on the "last_response_body" field.
+func LastResponseBodyHasSuffix(v string) predicate.WebhookDelivery {
+	return predicate.WebhookDelivery(sql.FieldHasSuffix(FieldLastResponseBody, v))
+}
+
+// LastResponseBodyIsNil applies the IsNil predicate on the "last_response_body" field.
+func LastResponseBodyIsNil() predicate.WebhookDelivery {
+	return predicate.WebhookDelivery(sql.FieldIsNull(FieldLastResponseBody))
+}
+
+// LastResponseBodyNotNil applies the NotNil predicate on the "last_response_body" field.
+func LastResponseBodyNotNil() predicate.WebhookDelivery {
+	return predicate.WebhookDelivery(sql.FieldNotNull(FieldLastResponseBody))
+}
+
+// LastResponseBodyEqualFold applies the EqualFold predicate on the "last_response_body" field.
+func LastResponseBodyEqualFold(v string) predicate.WebhookDelivery {
+	return predicate.WebhookDelivery(sql.FieldEqualFold(FieldLastResponseBody, v))
+}
+
+// LastResponseBodyContainsFold applies the ContainsFold predicate on the "last_response_body" field.
+func LastResponseBodyContainsFold(v string) predicate.WebhookDelivery {
+	return predicate.WebhookDelivery(sql.FieldContainsFold(FieldLastResponseBody, v))
 }
 
 // JobIDEQ applies the EQ predicate on the "job_id" field.

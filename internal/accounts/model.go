@@ -22,6 +22,31 @@ type Store struct {
 	TeamID     int       `json:"team_id"`
 	WebhookURL *string   `json:"webhook_url"`
 	CreatedAt  time.Time `json:"created_at"`
+	// How its webhook endpoint has answered: attempts failed in a row, and
+	// the end of the pause those failures started (nil when none).
+	WebhookFailures    int        `json:"-"`
+	WebhookPausedUntil *time.Time `json:"-"`
+}
+
+// Words of a store's webhook health.
+const (
+	WebhookNone    = "none"
+	WebhookHealthy = "healthy"
+	WebhookFailing = "failing"
+	WebhookPaused  = "paused"
+)
+
+// WebhookHealth is how the store's endpoint answers, as of now.
+func (st *Store) WebhookHealth(now time.Time) string {
+	switch {
+	case st.WebhookURL == nil:
+		return WebhookNone
+	case st.WebhookPausedUntil != nil && now.Before(*st.WebhookPausedUntil):
+		return WebhookPaused
+	case st.WebhookFailures > 0:
+		return WebhookFailing
+	}
+	return WebhookHealthy
 }
 
 // Token is an API token as listings show it: never the token itself.

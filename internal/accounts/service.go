@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"time"
 	"unicode/utf8"
 
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -263,9 +264,13 @@ func teamProto(t *Team) *platenv1.Team {
 }
 
 func storeProto(st *Store) *platenv1.Store {
-	out := &platenv1.Store{Id: st.ID, TeamId: int32(st.TeamID), CreatedAt: timestamppb.New(st.CreatedAt)} //nolint:gosec // ids are small
+	out := &platenv1.Store{Id: st.ID, TeamId: int32(st.TeamID), CreatedAt: timestamppb.New(st.CreatedAt), //nolint:gosec // ids are small
+		WebhookHealth: st.WebhookHealth(time.Now()), WebhookFailures: int32(st.WebhookFailures)} //nolint:gosec // a count of failures
 	if st.WebhookURL != nil {
 		out.WebhookUrl = wrapperspb.String(*st.WebhookURL)
+	}
+	if out.WebhookHealth == WebhookPaused {
+		out.WebhookPausedUntil = timestamppb.New(*st.WebhookPausedUntil)
 	}
 	return out
 }

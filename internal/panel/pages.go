@@ -1,7 +1,9 @@
 package panel
 
 import (
+	"bytes"
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -24,6 +26,14 @@ import (
 // funcs are the templates' helpers.
 var funcs = map[string]any{
 	"text": func(v *wrapperspb.StringValue) string { return v.GetValue() },
+	// pretty indents a webhook's JSON body to read; other text as it is.
+	"pretty": func(body string) string {
+		var out bytes.Buffer
+		if json.Indent(&out, []byte(body), "", "  ") != nil {
+			return body
+		}
+		return out.String()
+	},
 	"when": func(t *timestamppb.Timestamp) string {
 		if t == nil {
 			return ""

@@ -165,13 +165,16 @@ func csrfOf(t *testing.T, br *browser, path string) string {
 
 // TestADeliveryThatFailsReadsSo: a delivery whose endpoint answered 500
 // is not shown as merely pending: it reads "Retrying: 1 failed", with the
-// answer, until its retries run out.
+// answer, until its retries run out; the "failed" filter finds it (and
+// "given up" not yet); its payload, the headers it was sent with and the
+// endpoint's answer are on the page, and the stores list says the
+// endpoint is failing.
 func TestADeliveryThatFailsReadsSo(t *testing.T) {
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
 		srv := platentest.StartWith(t, b, func(c *config.Config) { c.AllowPrivateNetwork = true })
 		acme := srv.Bootstrap(t, "acme", "acme-shop")
 		member := srv.TeamOperator(t, "ada@example.com", acme.TeamID)
-		hooks := platentest.NewReceiver(t, platentest.Answering(http.StatusInternalServerError))
+		hooks := platentest.NewReceiver(t, platentest.Answering(http.StatusInternalServerError), platentest.AnsweringBody(`{"error":"<b>database</b> is down"}`))
 		if r := srv.Do(t, "PUT", "/api/v1/operator/stores/acme-shop/webhook", member.Token, map[string]any{"url": hooks.URL + "/hooks"}); r.Status != http.StatusOK {
 			t.Fatalf("endpoint: %d %s", r.Status, r.Raw)
 		}
@@ -183,5 +186,34 @@ func TestADeliveryThatFailsReadsSo(t *testing.T) {
 			_, page := br.do("GET", "/operator/webhooks/acme-shop", nil)
 			return strings.Contains(page, `data-status="retrying">Retrying: 1 failed</span>`) && strings.Contains(page, "HTTP 500")
 		})
+		sent := hooks.Deliveries()[0]
+		_, page := br.do("GET", "/operator/webhooks/acme-shop?status=failing", nil)
+		if !strings.Contains(page, `<pre class="answer">{&#34;error&#34;:&#34;&lt;b&gt;database&lt;/b&gt; is down&#34;}</pre>`) {
+			t.Errorf("the answer is not shown as text:\n%s", page)
+		}
+		read := html.UnescapeString(page)
+		for _, want := range []string{`data-status="retrying"`, `<pre class="payload">{`, `"event": "`,
+			"<dt>Webhook-Signature</dt><dd><code>" + sent.Header.Get("webhook-signature") + "</code>",
+			"<dt>Platen-Delivery</dt><dd><code>" + sent.Header.Get("Platen-Delivery") + "</code>"} {
+			if !strings.Contains(read, want) {
+				t.Errorf("the failing filter's page lacks %s:\n%s", want, page)
+			}
+		}
+		if _, page := br.do("GET", "/operator/webhooks/acme-shop?status=failed", nil); strings.Contains(page, "data-delivery=") {
+			t.Errorf("a delivery still retrying is listed as given up:\n%s", page)
+		}
+		if _, page := br.do("GET", "/operator/webhooks", nil); !strings.Contains(page, `data-health="failing">Failing: 1 in a row</span>`) {
+			t.Errorf("the stores list does not say the endpoint is failing:\n%s", page)
+		}
+		api := srv.Do(t, "GET", "/api/v1/operator/stores/acme-shop/webhook-deliveries?status=failing", member.Token, nil)
+		list := api.Object(t)["webhook_deliveries"].([]any)
+		if api.Status != http.StatusOK || len(list) != 1 {
+			t.Fatalf("the API's failing deliveries: %d %s", api.Status, api.Raw)
+		}
+		d := list[0].(map[string]any)
+		if d["payload"] != string(sent.Body) || d["request_headers"].(map[string]any)["Platen-Signature"] != sent.Header.Get("Platen-Signature") ||
+			d["response_body"] != `{"error":"<b>database</b> is down"}` {
+			t.Errorf("the API's delivery: %v", d)
+		}
 	})
 }

@@ -46,6 +46,7 @@ type Receiver struct {
 	first  []int
 	status int
 	noGets bool
+	answer string // the body of every answer
 
 	mu      sync.Mutex
 	got     []Delivery
@@ -60,6 +61,11 @@ type ReceiverOption func(*Receiver)
 // gives).
 func Answering(status int) ReceiverOption {
 	return func(r *Receiver) { r.status = status }
+}
+
+// AnsweringBody has the receiver answer body with its status.
+func AnsweringBody(body string) ReceiverOption {
+	return func(r *Receiver) { r.answer = body }
 }
 
 // FirstAnswering are the statuses of the first answers, in turn.
@@ -106,6 +112,7 @@ func (r *Receiver) take(w http.ResponseWriter, req *http.Request) {
 	r.mu.Unlock()
 	r.arrived.Notify()
 	w.WriteHeader(status)
+	_, _ = io.WriteString(w, r.answer)
 }
 
 // Deliveries are the requests taken so far, in the order they came.

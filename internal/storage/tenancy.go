@@ -10,6 +10,7 @@ import (
 	"github.com/platen-print/platen/ent/apitoken"
 	"github.com/platen-print/platen/ent/store"
 	"github.com/platen-print/platen/ent/team"
+	"github.com/platen-print/platen/ent/webhookcircuit"
 	"github.com/platen-print/platen/internal/accounts"
 	"github.com/platen-print/platen/internal/apierr"
 	"github.com/platen-print/platen/internal/auth"
@@ -185,8 +186,23 @@ func (db *DB) ListStores(ctx context.Context, teamID int) ([]*Store, error) {
 		return nil, err
 	}
 	out := make([]*Store, len(rows))
+	ids := make([]string, len(rows))
 	for i, r := range rows {
-		out[i] = storeFromRow(r)
+		out[i], ids[i] = storeFromRow(r), r.ID
+	}
+	// A circuit is kept for a store whose endpoint failed: few.
+	circuits, err := db.read.WebhookCircuit.Query().Where(webhookcircuit.IDIn(ids...)).All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	byStore := make(map[string]*ent.WebhookCircuit, len(circuits))
+	for _, c := range circuits {
+		byStore[c.ID] = c
+	}
+	for _, st := range out {
+		if c := byStore[st.ID]; c != nil {
+			st.WebhookFailures, st.WebhookPausedUntil = c.Failures, c.OpenUntil
+		}
 	}
 	return out, nil
 }

@@ -118,7 +118,12 @@ func recordAttempt(ctx context.Context, tx *Tx, uid string, jobID int64, a webho
 		Where(webhookdelivery.UID(uid), webhookdelivery.JobID(jobID), webhookdelivery.Status(webhooks.StatusPending)).
 		AddAttempts(1).SetStatus(a.Status).
 		SetLastStatusCode(a.StatusCode).SetLastLatencyMs(int(a.Latency.Milliseconds())).
-		SetNillableNextAttemptAt(a.NextAt)
+		SetNillableNextAttemptAt(a.NextAt).SetLastRequestHeaders(a.Request)
+	if a.Answer == nil {
+		u.ClearLastResponseBody()
+	} else {
+		u.SetLastResponseBody(*a.Answer)
+	}
 	if a.NextAt == nil {
 		u.ClearNextAttemptAt()
 	}
@@ -249,7 +254,12 @@ func endpoint(st *ent.Store) *webhooks.Endpoint {
 // ListDeliveries returns a page of the store's deliveries, newest first.
 func (s *Deliveries) ListDeliveries(ctx context.Context, q webhooks.Query) ([]*webhooks.LogEntry, bool, error) {
 	query := s.db.read.WebhookDelivery.Query().Where(webhookdelivery.StoreID(q.StoreID))
-	if q.Status != "" {
+	switch q.Status {
+	case "":
+	case webhooks.StatusFailing:
+		query = query.Where(webhookdelivery.Or(webhookdelivery.Status(webhooks.StatusFailed),
+			webhookdelivery.And(webhookdelivery.Status(webhooks.StatusPending), webhookdelivery.AttemptsGT(0))))
+	default:
 		query = query.Where(webhookdelivery.Status(q.Status))
 	}
 	rows, err := query.Where(after[predicate.WebhookDelivery](q.Page.After, webhookdelivery.FieldUID)).Order(ent.Desc(webhookdelivery.FieldCreatedAt), ent.Desc(webhookdelivery.FieldUID)).
@@ -295,5 +305,6 @@ func logEntry(d *ent.WebhookDelivery) *webhooks.LogEntry {
 		UID: d.UID, Event: d.Event, Status: d.Status, Attempts: d.Attempts,
 		LastStatusCode: d.LastStatusCode, LastLatencyMS: d.LastLatencyMs, LastError: d.LastError,
 		NextAttemptAt: d.NextAttemptAt, CreatedAt: d.CreatedAt.UTC(), DeliveredAt: d.DeliveredAt,
+		Payload: d.Body, RequestHeaders: d.LastRequestHeaders, ResponseBody: d.LastResponseBody,
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -27,6 +28,10 @@ const (
 	StatusDelivered = "delivered"
 	StatusFailed    = "failed"
 )
+
+// StatusFailing is a filter of the delivery log, not a status: the
+// deliveries whose last attempt failed, pending a retry or failed.
+const StatusFailing = "failing"
 
 // DefaultRetryDelays space the attempts of a delivery: after
 // the first attempt and each of these, one more; then the delivery fails.
@@ -114,7 +119,14 @@ type Attempt struct {
 	// Status after the attempt, and when the next one is due if pending.
 	Status string
 	NextAt *time.Time
+	// Request is the headers the attempt sent; Answer the start of the
+	// answer's body (nil when none came), for the operator to read.
+	Request map[string]string
+	Answer  *string
 }
+
+// maxAnswer is how much of an answer's body a delivery keeps.
+const maxAnswer = 2 << 10
 
 // Store is the persistence of deliveries.
 type Store interface {
@@ -353,13 +365,21 @@ func (d *Deliverer) attempt(ctx context.Context, dl *Delivery) Attempt {
 		a.Err = err.Error()
 		return a
 	}
+	a.Request = make(map[string]string, len(req.Header))
+	for name := range req.Header {
+		a.Request[name] = req.Header.Get(name)
+	}
 	resp, err := d.Client.Do(req)
 	a.Latency = time.Since(a.At)
 	if err != nil {
 		a.Err = err.Error()
 		return a
 	}
-	// Read a little of the answer, so that the connection can be reused.
+	// Keep the start of the answer, and read a little more, so that the
+	// connection can be reused.
+	head, _ := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
+	answer := strings.ToValidUTF8(string(head), "\uFFFD")
+	a.Answer = &answer
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	resp.Body.Close()
 	a.StatusCode = resp.StatusCode

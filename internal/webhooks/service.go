@@ -37,6 +37,9 @@ type LogEntry struct {
 	NextAttemptAt      *time.Time
 	CreatedAt          time.Time
 	DeliveredAt        *time.Time
+	Payload            []byte
+	RequestHeaders     map[string]string
+	ResponseBody       *string
 }
 
 // Query selects a page of a store's delivery log.
@@ -187,9 +190,9 @@ func (s *Service) ListWebhookDeliveries(ctx context.Context, req *platenv1.ListW
 		return nil, err
 	}
 	switch req.Status {
-	case "", StatusPending, StatusDelivered, StatusFailed:
+	case "", StatusPending, StatusDelivered, StatusFailed, StatusFailing:
 	default:
-		return nil, apierr.Invalid("status", "must be pending, delivered or failed, got %q", req.Status)
+		return nil, apierr.Invalid("status", "must be pending, delivered, failed or failing, got %q", req.Status)
 	}
 	page, err := pagination.Parse(req.PageSize, req.PageToken)
 	if err != nil {
@@ -222,7 +225,10 @@ func logProto(d *LogEntry) *platenv1.WebhookDelivery {
 	out := &platenv1.WebhookDelivery{
 		Id: d.UID, Event: d.Event, Status: d.Status, Attempts: int32(d.Attempts),
 		LastStatusCode: int32(d.LastStatusCode), LastLatencyMs: int32(d.LastLatencyMS),
-		CreatedAt: timestamppb.New(d.CreatedAt),
+		CreatedAt: timestamppb.New(d.CreatedAt), Payload: string(d.Payload), RequestHeaders: d.RequestHeaders,
+	}
+	if d.ResponseBody != nil {
+		out.ResponseBody = wrapperspb.String(*d.ResponseBody)
 	}
 	if d.LastError != nil {
 		out.LastError = wrapperspb.String(*d.LastError)

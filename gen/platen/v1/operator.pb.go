@@ -1857,9 +1857,18 @@ type Store struct {
 	// The webhook endpoint URL; null when none is set.
 	WebhookUrl *wrapperspb.StringValue `protobuf:"bytes,3,opt,name=webhook_url,json=webhookUrl,proto3" json:"webhook_url,omitempty"`
 	// When it was created (RFC 3339, UTC).
-	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// How its webhook endpoint answers: "none" (no URL), "healthy" (its last
+	// attempt succeeded, or none failed), "failing" (its last attempts
+	// failed) or "paused" (so many failed that deliveries wait until
+	// webhook_paused_until).
+	WebhookHealth string `protobuf:"bytes,5,opt,name=webhook_health,json=webhookHealth,proto3" json:"webhook_health,omitempty"`
+	// Attempts that failed in a row.
+	WebhookFailures int32 `protobuf:"varint,6,opt,name=webhook_failures,json=webhookFailures,proto3" json:"webhook_failures,omitempty"`
+	// The end of the pause; null unless paused.
+	WebhookPausedUntil *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=webhook_paused_until,json=webhookPausedUntil,proto3" json:"webhook_paused_until,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *Store) Reset() {
@@ -1916,6 +1925,27 @@ func (x *Store) GetWebhookUrl() *wrapperspb.StringValue {
 func (x *Store) GetCreatedAt() *timestamppb.Timestamp {
 	if x != nil {
 		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *Store) GetWebhookHealth() string {
+	if x != nil {
+		return x.WebhookHealth
+	}
+	return ""
+}
+
+func (x *Store) GetWebhookFailures() int32 {
+	if x != nil {
+		return x.WebhookFailures
+	}
+	return 0
+}
+
+func (x *Store) GetWebhookPausedUntil() *timestamppb.Timestamp {
+	if x != nil {
+		return x.WebhookPausedUntil
 	}
 	return nil
 }
@@ -5182,14 +5212,17 @@ const file_platen_v1_operator_proto_rawDesc = "" +
 	"\x05teams\x18\x01 \x03(\v2\x0f.platen.v1.TeamR\x05teams\x12&\n" +
 	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"'\n" +
 	"\x11CreateTeamRequest\x12\x12\n" +
-	"\x04name\x18\x01 \x01(\tR\x04name\"\xaa\x01\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\"\xca\x02\n" +
 	"\x05Store\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x17\n" +
 	"\ateam_id\x18\x02 \x01(\x05R\x06teamId\x12=\n" +
 	"\vwebhook_url\x18\x03 \x01(\v2\x1c.google.protobuf.StringValueR\n" +
 	"webhookUrl\x129\n" +
 	"\n" +
-	"created_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"y\n" +
+	"created_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12%\n" +
+	"\x0ewebhook_health\x18\x05 \x01(\tR\rwebhookHealth\x12)\n" +
+	"\x10webhook_failures\x18\x06 \x01(\x05R\x0fwebhookFailures\x12L\n" +
+	"\x14webhook_paused_until\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\x12webhookPausedUntil\"y\n" +
 	"\x11ListStoresRequest\x12\x1c\n" +
 	"\ateam_id\x18\x01 \x01(\x05H\x00R\x06teamId\x88\x01\x01\x12\x1b\n" +
 	"\tpage_size\x18\x02 \x01(\x05R\bpageSize\x12\x1d\n" +
@@ -5664,137 +5697,138 @@ var file_platen_v1_operator_proto_depIdxs = []int32{
 	20,  // 39: platen.v1.ListTeamsResponse.teams:type_name -> platen.v1.Team
 	64,  // 40: platen.v1.Store.webhook_url:type_name -> google.protobuf.StringValue
 	65,  // 41: platen.v1.Store.created_at:type_name -> google.protobuf.Timestamp
-	24,  // 42: platen.v1.ListStoresResponse.stores:type_name -> platen.v1.Store
-	64,  // 43: platen.v1.Token.store_id:type_name -> google.protobuf.StringValue
-	65,  // 44: platen.v1.Token.created_at:type_name -> google.protobuf.Timestamp
-	65,  // 45: platen.v1.Token.revoked_at:type_name -> google.protobuf.Timestamp
-	28,  // 46: platen.v1.ListTokensResponse.tokens:type_name -> platen.v1.Token
-	28,  // 47: platen.v1.IssueTokenResponse.token:type_name -> platen.v1.Token
-	35,  // 48: platen.v1.PrintTemplate.grid:type_name -> platen.v1.PrintTemplateGrid
-	36,  // 49: platen.v1.PrintTemplate.slots:type_name -> platen.v1.PrintTemplateSlot
-	65,  // 50: platen.v1.PrintTemplate.created_at:type_name -> google.protobuf.Timestamp
-	65,  // 51: platen.v1.PrintTemplate.updated_at:type_name -> google.protobuf.Timestamp
-	64,  // 52: platen.v1.PrintTemplate.output_profile_id:type_name -> google.protobuf.StringValue
-	67,  // 53: platen.v1.PrintTemplate.min_effective_ppi:type_name -> google.protobuf.UInt32Value
-	71,  // 54: platen.v1.PrintTemplate.safe_margin_mm:type_name -> google.protobuf.DoubleValue
-	64,  // 55: platen.v1.PrintTemplate.cut_contour_spot:type_name -> google.protobuf.StringValue
-	73,  // 56: platen.v1.PrintTemplate.allow_missing_glyphs:type_name -> google.protobuf.BoolValue
-	35,  // 57: platen.v1.CreatePrintTemplateRequest.grid:type_name -> platen.v1.PrintTemplateGrid
-	36,  // 58: platen.v1.CreatePrintTemplateRequest.slots:type_name -> platen.v1.PrintTemplateSlot
-	64,  // 59: platen.v1.CreatePrintTemplateRequest.output_profile_id:type_name -> google.protobuf.StringValue
-	67,  // 60: platen.v1.CreatePrintTemplateRequest.min_effective_ppi:type_name -> google.protobuf.UInt32Value
-	71,  // 61: platen.v1.CreatePrintTemplateRequest.safe_margin_mm:type_name -> google.protobuf.DoubleValue
-	64,  // 62: platen.v1.CreatePrintTemplateRequest.cut_contour_spot:type_name -> google.protobuf.StringValue
-	73,  // 63: platen.v1.CreatePrintTemplateRequest.allow_missing_glyphs:type_name -> google.protobuf.BoolValue
-	34,  // 64: platen.v1.ListPrintTemplatesResponse.print_templates:type_name -> platen.v1.PrintTemplate
-	74,  // 65: platen.v1.UpdatePrintTemplateRequest.update_mask:type_name -> google.protobuf.FieldMask
-	35,  // 66: platen.v1.UpdatePrintTemplateRequest.grid:type_name -> platen.v1.PrintTemplateGrid
-	36,  // 67: platen.v1.UpdatePrintTemplateRequest.slots:type_name -> platen.v1.PrintTemplateSlot
-	64,  // 68: platen.v1.UpdatePrintTemplateRequest.output_profile_id:type_name -> google.protobuf.StringValue
-	67,  // 69: platen.v1.UpdatePrintTemplateRequest.min_effective_ppi:type_name -> google.protobuf.UInt32Value
-	71,  // 70: platen.v1.UpdatePrintTemplateRequest.safe_margin_mm:type_name -> google.protobuf.DoubleValue
-	64,  // 71: platen.v1.UpdatePrintTemplateRequest.cut_contour_spot:type_name -> google.protobuf.StringValue
-	73,  // 72: platen.v1.UpdatePrintTemplateRequest.allow_missing_glyphs:type_name -> google.protobuf.BoolValue
-	75,  // 73: platen.v1.OperatorServiceListProductVariantsResponse.product_variants:type_name -> platen.v1.ProductVariant
-	76,  // 74: platen.v1.OperatorServiceListProductVariantsResponse.products:type_name -> platen.v1.Product
-	65,  // 75: platen.v1.Font.created_at:type_name -> google.protobuf.Timestamp
-	47,  // 76: platen.v1.ListFontsResponse.fonts:type_name -> platen.v1.Font
-	65,  // 77: platen.v1.OutputProfile.created_at:type_name -> google.protobuf.Timestamp
-	54,  // 78: platen.v1.ListOutputProfilesResponse.output_profiles:type_name -> platen.v1.OutputProfile
-	64,  // 79: platen.v1.PressSettings.output_profile_id:type_name -> google.protobuf.StringValue
-	67,  // 80: platen.v1.PressSettings.min_effective_ppi:type_name -> google.protobuf.UInt32Value
-	71,  // 81: platen.v1.PressSettings.safe_margin_mm:type_name -> google.protobuf.DoubleValue
-	64,  // 82: platen.v1.PressSettings.cut_contour_spot:type_name -> google.protobuf.StringValue
-	73,  // 83: platen.v1.PressSettings.allow_missing_glyphs:type_name -> google.protobuf.BoolValue
-	74,  // 84: platen.v1.UpdatePressSettingsRequest.update_mask:type_name -> google.protobuf.FieldMask
-	64,  // 85: platen.v1.UpdatePressSettingsRequest.output_profile_id:type_name -> google.protobuf.StringValue
-	67,  // 86: platen.v1.UpdatePressSettingsRequest.min_effective_ppi:type_name -> google.protobuf.UInt32Value
-	71,  // 87: platen.v1.UpdatePressSettingsRequest.safe_margin_mm:type_name -> google.protobuf.DoubleValue
-	64,  // 88: platen.v1.UpdatePressSettingsRequest.cut_contour_spot:type_name -> google.protobuf.StringValue
-	73,  // 89: platen.v1.UpdatePressSettingsRequest.allow_missing_glyphs:type_name -> google.protobuf.BoolValue
-	3,   // 90: platen.v1.OperatorService.ListPrints:input_type -> platen.v1.ListPrintsRequest
-	4,   // 91: platen.v1.OperatorService.CountPrints:input_type -> platen.v1.CountPrintsRequest
-	7,   // 92: platen.v1.OperatorService.GetPrint:input_type -> platen.v1.GetPrintRequest
-	8,   // 93: platen.v1.OperatorService.GetPrintOrder:input_type -> platen.v1.GetPrintOrderRequest
-	10,  // 94: platen.v1.OperatorService.RetryPrint:input_type -> platen.v1.RetryPrintRequest
-	11,  // 95: platen.v1.OperatorService.FlagPrint:input_type -> platen.v1.FlagPrintRequest
-	12,  // 96: platen.v1.OperatorService.CancelPrint:input_type -> platen.v1.CancelPrintRequest
-	13,  // 97: platen.v1.OperatorService.ListBatchOrders:input_type -> platen.v1.ListBatchOrdersRequest
-	15,  // 98: platen.v1.OperatorService.CreateBatchOrder:input_type -> platen.v1.OperatorServiceCreateBatchOrderRequest
-	16,  // 99: platen.v1.OperatorService.PlanBatchOrder:input_type -> platen.v1.PlanBatchOrderRequest
-	77,  // 100: platen.v1.OperatorService.GetBatchOrder:input_type -> platen.v1.GetBatchOrderRequest
-	19,  // 101: platen.v1.OperatorService.GetWebhookEndpoint:input_type -> platen.v1.GetWebhookEndpointRequest
-	78,  // 102: platen.v1.OperatorService.SetWebhookEndpoint:input_type -> platen.v1.SetWebhookEndpointRequest
-	79,  // 103: platen.v1.OperatorService.ListWebhookDeliveries:input_type -> platen.v1.ListWebhookDeliveriesRequest
-	80,  // 104: platen.v1.OperatorService.ResendWebhookDelivery:input_type -> platen.v1.ResendWebhookDeliveryRequest
-	21,  // 105: platen.v1.OperatorService.ListTeams:input_type -> platen.v1.ListTeamsRequest
-	23,  // 106: platen.v1.OperatorService.CreateTeam:input_type -> platen.v1.CreateTeamRequest
-	25,  // 107: platen.v1.OperatorService.ListStores:input_type -> platen.v1.ListStoresRequest
-	27,  // 108: platen.v1.OperatorService.CreateStore:input_type -> platen.v1.CreateStoreRequest
-	29,  // 109: platen.v1.OperatorService.ListTokens:input_type -> platen.v1.ListTokensRequest
-	31,  // 110: platen.v1.OperatorService.IssueToken:input_type -> platen.v1.IssueTokenRequest
-	33,  // 111: platen.v1.OperatorService.RevokeToken:input_type -> platen.v1.RevokeTokenRequest
-	37,  // 112: platen.v1.OperatorService.CreatePrintTemplate:input_type -> platen.v1.CreatePrintTemplateRequest
-	38,  // 113: platen.v1.OperatorService.GetPrintTemplate:input_type -> platen.v1.GetPrintTemplateRequest
-	39,  // 114: platen.v1.OperatorService.ListPrintTemplates:input_type -> platen.v1.ListPrintTemplatesRequest
-	41,  // 115: platen.v1.OperatorService.UpdatePrintTemplate:input_type -> platen.v1.UpdatePrintTemplateRequest
-	42,  // 116: platen.v1.OperatorService.DeletePrintTemplate:input_type -> platen.v1.DeletePrintTemplateRequest
-	44,  // 117: platen.v1.OperatorService.AssignPrintTemplate:input_type -> platen.v1.AssignPrintTemplateRequest
-	45,  // 118: platen.v1.OperatorService.ListProductVariants:input_type -> platen.v1.OperatorServiceListProductVariantsRequest
-	48,  // 119: platen.v1.OperatorService.CreateFont:input_type -> platen.v1.CreateFontRequest
-	49,  // 120: platen.v1.OperatorService.ListFonts:input_type -> platen.v1.ListFontsRequest
-	51,  // 121: platen.v1.OperatorService.GetFont:input_type -> platen.v1.GetFontRequest
-	52,  // 122: platen.v1.OperatorService.DeleteFont:input_type -> platen.v1.DeleteFontRequest
-	55,  // 123: platen.v1.OperatorService.CreateOutputProfile:input_type -> platen.v1.CreateOutputProfileRequest
-	56,  // 124: platen.v1.OperatorService.ListOutputProfiles:input_type -> platen.v1.ListOutputProfilesRequest
-	58,  // 125: platen.v1.OperatorService.GetOutputProfile:input_type -> platen.v1.GetOutputProfileRequest
-	59,  // 126: platen.v1.OperatorService.DeleteOutputProfile:input_type -> platen.v1.DeleteOutputProfileRequest
-	62,  // 127: platen.v1.OperatorService.GetPressSettings:input_type -> platen.v1.GetPressSettingsRequest
-	63,  // 128: platen.v1.OperatorService.UpdatePressSettings:input_type -> platen.v1.UpdatePressSettingsRequest
-	6,   // 129: platen.v1.OperatorService.ListPrints:output_type -> platen.v1.ListPrintsResponse
-	5,   // 130: platen.v1.OperatorService.CountPrints:output_type -> platen.v1.PrintCounts
-	0,   // 131: platen.v1.OperatorService.GetPrint:output_type -> platen.v1.Print
-	9,   // 132: platen.v1.OperatorService.GetPrintOrder:output_type -> platen.v1.PrintOrder
-	0,   // 133: platen.v1.OperatorService.RetryPrint:output_type -> platen.v1.Print
-	0,   // 134: platen.v1.OperatorService.FlagPrint:output_type -> platen.v1.Print
-	0,   // 135: platen.v1.OperatorService.CancelPrint:output_type -> platen.v1.Print
-	14,  // 136: platen.v1.OperatorService.ListBatchOrders:output_type -> platen.v1.ListBatchOrdersResponse
-	72,  // 137: platen.v1.OperatorService.CreateBatchOrder:output_type -> platen.v1.BatchOrder
-	17,  // 138: platen.v1.OperatorService.PlanBatchOrder:output_type -> platen.v1.BatchPlan
-	72,  // 139: platen.v1.OperatorService.GetBatchOrder:output_type -> platen.v1.BatchOrder
-	81,  // 140: platen.v1.OperatorService.GetWebhookEndpoint:output_type -> platen.v1.WebhookEndpoint
-	81,  // 141: platen.v1.OperatorService.SetWebhookEndpoint:output_type -> platen.v1.WebhookEndpoint
-	82,  // 142: platen.v1.OperatorService.ListWebhookDeliveries:output_type -> platen.v1.ListWebhookDeliveriesResponse
-	83,  // 143: platen.v1.OperatorService.ResendWebhookDelivery:output_type -> platen.v1.WebhookDelivery
-	22,  // 144: platen.v1.OperatorService.ListTeams:output_type -> platen.v1.ListTeamsResponse
-	20,  // 145: platen.v1.OperatorService.CreateTeam:output_type -> platen.v1.Team
-	26,  // 146: platen.v1.OperatorService.ListStores:output_type -> platen.v1.ListStoresResponse
-	24,  // 147: platen.v1.OperatorService.CreateStore:output_type -> platen.v1.Store
-	30,  // 148: platen.v1.OperatorService.ListTokens:output_type -> platen.v1.ListTokensResponse
-	32,  // 149: platen.v1.OperatorService.IssueToken:output_type -> platen.v1.IssueTokenResponse
-	28,  // 150: platen.v1.OperatorService.RevokeToken:output_type -> platen.v1.Token
-	34,  // 151: platen.v1.OperatorService.CreatePrintTemplate:output_type -> platen.v1.PrintTemplate
-	34,  // 152: platen.v1.OperatorService.GetPrintTemplate:output_type -> platen.v1.PrintTemplate
-	40,  // 153: platen.v1.OperatorService.ListPrintTemplates:output_type -> platen.v1.ListPrintTemplatesResponse
-	34,  // 154: platen.v1.OperatorService.UpdatePrintTemplate:output_type -> platen.v1.PrintTemplate
-	43,  // 155: platen.v1.OperatorService.DeletePrintTemplate:output_type -> platen.v1.DeletePrintTemplateResponse
-	34,  // 156: platen.v1.OperatorService.AssignPrintTemplate:output_type -> platen.v1.PrintTemplate
-	46,  // 157: platen.v1.OperatorService.ListProductVariants:output_type -> platen.v1.OperatorServiceListProductVariantsResponse
-	47,  // 158: platen.v1.OperatorService.CreateFont:output_type -> platen.v1.Font
-	50,  // 159: platen.v1.OperatorService.ListFonts:output_type -> platen.v1.ListFontsResponse
-	47,  // 160: platen.v1.OperatorService.GetFont:output_type -> platen.v1.Font
-	53,  // 161: platen.v1.OperatorService.DeleteFont:output_type -> platen.v1.DeleteFontResponse
-	54,  // 162: platen.v1.OperatorService.CreateOutputProfile:output_type -> platen.v1.OutputProfile
-	57,  // 163: platen.v1.OperatorService.ListOutputProfiles:output_type -> platen.v1.ListOutputProfilesResponse
-	54,  // 164: platen.v1.OperatorService.GetOutputProfile:output_type -> platen.v1.OutputProfile
-	60,  // 165: platen.v1.OperatorService.DeleteOutputProfile:output_type -> platen.v1.DeleteOutputProfileResponse
-	61,  // 166: platen.v1.OperatorService.GetPressSettings:output_type -> platen.v1.PressSettings
-	61,  // 167: platen.v1.OperatorService.UpdatePressSettings:output_type -> platen.v1.PressSettings
-	129, // [129:168] is the sub-list for method output_type
-	90,  // [90:129] is the sub-list for method input_type
-	90,  // [90:90] is the sub-list for extension type_name
-	90,  // [90:90] is the sub-list for extension extendee
-	0,   // [0:90] is the sub-list for field type_name
+	65,  // 42: platen.v1.Store.webhook_paused_until:type_name -> google.protobuf.Timestamp
+	24,  // 43: platen.v1.ListStoresResponse.stores:type_name -> platen.v1.Store
+	64,  // 44: platen.v1.Token.store_id:type_name -> google.protobuf.StringValue
+	65,  // 45: platen.v1.Token.created_at:type_name -> google.protobuf.Timestamp
+	65,  // 46: platen.v1.Token.revoked_at:type_name -> google.protobuf.Timestamp
+	28,  // 47: platen.v1.ListTokensResponse.tokens:type_name -> platen.v1.Token
+	28,  // 48: platen.v1.IssueTokenResponse.token:type_name -> platen.v1.Token
+	35,  // 49: platen.v1.PrintTemplate.grid:type_name -> platen.v1.PrintTemplateGrid
+	36,  // 50: platen.v1.PrintTemplate.slots:type_name -> platen.v1.PrintTemplateSlot
+	65,  // 51: platen.v1.PrintTemplate.created_at:type_name -> google.protobuf.Timestamp
+	65,  // 52: platen.v1.PrintTemplate.updated_at:type_name -> google.protobuf.Timestamp
+	64,  // 53: platen.v1.PrintTemplate.output_profile_id:type_name -> google.protobuf.StringValue
+	67,  // 54: platen.v1.PrintTemplate.min_effective_ppi:type_name -> google.protobuf.UInt32Value
+	71,  // 55: platen.v1.PrintTemplate.safe_margin_mm:type_name -> google.protobuf.DoubleValue
+	64,  // 56: platen.v1.PrintTemplate.cut_contour_spot:type_name -> google.protobuf.StringValue
+	73,  // 57: platen.v1.PrintTemplate.allow_missing_glyphs:type_name -> google.protobuf.BoolValue
+	35,  // 58: platen.v1.CreatePrintTemplateRequest.grid:type_name -> platen.v1.PrintTemplateGrid
+	36,  // 59: platen.v1.CreatePrintTemplateRequest.slots:type_name -> platen.v1.PrintTemplateSlot
+	64,  // 60: platen.v1.CreatePrintTemplateRequest.output_profile_id:type_name -> google.protobuf.StringValue
+	67,  // 61: platen.v1.CreatePrintTemplateRequest.min_effective_ppi:type_name -> google.protobuf.UInt32Value
+	71,  // 62: platen.v1.CreatePrintTemplateRequest.safe_margin_mm:type_name -> google.protobuf.DoubleValue
+	64,  // 63: platen.v1.CreatePrintTemplateRequest.cut_contour_spot:type_name -> google.protobuf.StringValue
+	73,  // 64: platen.v1.CreatePrintTemplateRequest.allow_missing_glyphs:type_name -> google.protobuf.BoolValue
+	34,  // 65: platen.v1.ListPrintTemplatesResponse.print_templates:type_name -> platen.v1.PrintTemplate
+	74,  // 66: platen.v1.UpdatePrintTemplateRequest.update_mask:type_name -> google.protobuf.FieldMask
+	35,  // 67: platen.v1.UpdatePrintTemplateRequest.grid:type_name -> platen.v1.PrintTemplateGrid
+	36,  // 68: platen.v1.UpdatePrintTemplateRequest.slots:type_name -> platen.v1.PrintTemplateSlot
+	64,  // 69: platen.v1.UpdatePrintTemplateRequest.output_profile_id:type_name -> google.protobuf.StringValue
+	67,  // 70: platen.v1.UpdatePrintTemplateRequest.min_effective_ppi:type_name -> google.protobuf.UInt32Value
+	71,  // 71: platen.v1.UpdatePrintTemplateRequest.safe_margin_mm:type_name -> google.protobuf.DoubleValue
+	64,  // 72: platen.v1.UpdatePrintTemplateRequest.cut_contour_spot:type_name -> google.protobuf.StringValue
+	73,  // 73: platen.v1.UpdatePrintTemplateRequest.allow_missing_glyphs:type_name -> google.protobuf.BoolValue
+	75,  // 74: platen.v1.OperatorServiceListProductVariantsResponse.product_variants:type_name -> platen.v1.ProductVariant
+	76,  // 75: platen.v1.OperatorServiceListProductVariantsResponse.products:type_name -> platen.v1.Product
+	65,  // 76: platen.v1.Font.created_at:type_name -> google.protobuf.Timestamp
+	47,  // 77: platen.v1.ListFontsResponse.fonts:type_name -> platen.v1.Font
+	65,  // 78: platen.v1.OutputProfile.created_at:type_name -> google.protobuf.Timestamp
+	54,  // 79: platen.v1.ListOutputProfilesResponse.output_profiles:type_name -> platen.v1.OutputProfile
+	64,  // 80: platen.v1.PressSettings.output_profile_id:type_name -> google.protobuf.StringValue
+	67,  // 81: platen.v1.PressSettings.min_effective_ppi:type_name -> google.protobuf.UInt32Value
+	71,  // 82: platen.v1.PressSettings.safe_margin_mm:type_name -> google.protobuf.DoubleValue
+	64,  // 83: platen.v1.PressSettings.cut_contour_spot:type_name -> google.protobuf.StringValue
+	73,  // 84: platen.v1.PressSettings.allow_missing_glyphs:type_name -> google.protobuf.BoolValue
+	74,  // 85: platen.v1.UpdatePressSettingsRequest.update_mask:type_name -> google.protobuf.FieldMask
+	64,  // 86: platen.v1.UpdatePressSettingsRequest.output_profile_id:type_name -> google.protobuf.StringValue
+	67,  // 87: platen.v1.UpdatePressSettingsRequest.min_effective_ppi:type_name -> google.protobuf.UInt32Value
+	71,  // 88: platen.v1.UpdatePressSettingsRequest.safe_margin_mm:type_name -> google.protobuf.DoubleValue
+	64,  // 89: platen.v1.UpdatePressSettingsRequest.cut_contour_spot:type_name -> google.protobuf.StringValue
+	73,  // 90: platen.v1.UpdatePressSettingsRequest.allow_missing_glyphs:type_name -> google.protobuf.BoolValue
+	3,   // 91: platen.v1.OperatorService.ListPrints:input_type -> platen.v1.ListPrintsRequest
+	4,   // 92: platen.v1.OperatorService.CountPrints:input_type -> platen.v1.CountPrintsRequest
+	7,   // 93: platen.v1.OperatorService.GetPrint:input_type -> platen.v1.GetPrintRequest
+	8,   // 94: platen.v1.OperatorService.GetPrintOrder:input_type -> platen.v1.GetPrintOrderRequest
+	10,  // 95: platen.v1.OperatorService.RetryPrint:input_type -> platen.v1.RetryPrintRequest
+	11,  // 96: platen.v1.OperatorService.FlagPrint:input_type -> platen.v1.FlagPrintRequest
+	12,  // 97: platen.v1.OperatorService.CancelPrint:input_type -> platen.v1.CancelPrintRequest
+	13,  // 98: platen.v1.OperatorService.ListBatchOrders:input_type -> platen.v1.ListBatchOrdersRequest
+	15,  // 99: platen.v1.OperatorService.CreateBatchOrder:input_type -> platen.v1.OperatorServiceCreateBatchOrderRequest
+	16,  // 100: platen.v1.OperatorService.PlanBatchOrder:input_type -> platen.v1.PlanBatchOrderRequest
+	77,  // 101: platen.v1.OperatorService.GetBatchOrder:input_type -> platen.v1.GetBatchOrderRequest
+	19,  // 102: platen.v1.OperatorService.GetWebhookEndpoint:input_type -> platen.v1.GetWebhookEndpointRequest
+	78,  // 103: platen.v1.OperatorService.SetWebhookEndpoint:input_type -> platen.v1.SetWebhookEndpointRequest
+	79,  // 104: platen.v1.OperatorService.ListWebhookDeliveries:input_type -> platen.v1.ListWebhookDeliveriesRequest
+	80,  // 105: platen.v1.OperatorService.ResendWebhookDelivery:input_type -> platen.v1.ResendWebhookDeliveryRequest
+	21,  // 106: platen.v1.OperatorService.ListTeams:input_type -> platen.v1.ListTeamsRequest
+	23,  // 107: platen.v1.OperatorService.CreateTeam:input_type -> platen.v1.CreateTeamRequest
+	25,  // 108: platen.v1.OperatorService.ListStores:input_type -> platen.v1.ListStoresRequest
+	27,  // 109: platen.v1.OperatorService.CreateStore:input_type -> platen.v1.CreateStoreRequest
+	29,  // 110: platen.v1.OperatorService.ListTokens:input_type -> platen.v1.ListTokensRequest
+	31,  // 111: platen.v1.OperatorService.IssueToken:input_type -> platen.v1.IssueTokenRequest
+	33,  // 112: platen.v1.OperatorService.RevokeToken:input_type -> platen.v1.RevokeTokenRequest
+	37,  // 113: platen.v1.OperatorService.CreatePrintTemplate:input_type -> platen.v1.CreatePrintTemplateRequest
+	38,  // 114: platen.v1.OperatorService.GetPrintTemplate:input_type -> platen.v1.GetPrintTemplateRequest
+	39,  // 115: platen.v1.OperatorService.ListPrintTemplates:input_type -> platen.v1.ListPrintTemplatesRequest
+	41,  // 116: platen.v1.OperatorService.UpdatePrintTemplate:input_type -> platen.v1.UpdatePrintTemplateRequest
+	42,  // 117: platen.v1.OperatorService.DeletePrintTemplate:input_type -> platen.v1.DeletePrintTemplateRequest
+	44,  // 118: platen.v1.OperatorService.AssignPrintTemplate:input_type -> platen.v1.AssignPrintTemplateRequest
+	45,  // 119: platen.v1.OperatorService.ListProductVariants:input_type -> platen.v1.OperatorServiceListProductVariantsRequest
+	48,  // 120: platen.v1.OperatorService.CreateFont:input_type -> platen.v1.CreateFontRequest
+	49,  // 121: platen.v1.OperatorService.ListFonts:input_type -> platen.v1.ListFontsRequest
+	51,  // 122: platen.v1.OperatorService.GetFont:input_type -> platen.v1.GetFontRequest
+	52,  // 123: platen.v1.OperatorService.DeleteFont:input_type -> platen.v1.DeleteFontRequest
+	55,  // 124: platen.v1.OperatorService.CreateOutputProfile:input_type -> platen.v1.CreateOutputProfileRequest
+	56,  // 125: platen.v1.OperatorService.ListOutputProfiles:input_type -> platen.v1.ListOutputProfilesRequest
+	58,  // 126: platen.v1.OperatorService.GetOutputProfile:input_type -> platen.v1.GetOutputProfileRequest
+	59,  // 127: platen.v1.OperatorService.DeleteOutputProfile:input_type -> platen.v1.DeleteOutputProfileRequest
+	62,  // 128: platen.v1.OperatorService.GetPressSettings:input_type -> platen.v1.GetPressSettingsRequest
+	63,  // 129: platen.v1.OperatorService.UpdatePressSettings:input_type -> platen.v1.UpdatePressSettingsRequest
+	6,   // 130: platen.v1.OperatorService.ListPrints:output_type -> platen.v1.ListPrintsResponse
+	5,   // 131: platen.v1.OperatorService.CountPrints:output_type -> platen.v1.PrintCounts
+	0,   // 132: platen.v1.OperatorService.GetPrint:output_type -> platen.v1.Print
+	9,   // 133: platen.v1.OperatorService.GetPrintOrder:output_type -> platen.v1.PrintOrder
+	0,   // 134: platen.v1.OperatorService.RetryPrint:output_type -> platen.v1.Print
+	0,   // 135: platen.v1.OperatorService.FlagPrint:output_type -> platen.v1.Print
+	0,   // 136: platen.v1.OperatorService.CancelPrint:output_type -> platen.v1.Print
+	14,  // 137: platen.v1.OperatorService.ListBatchOrders:output_type -> platen.v1.ListBatchOrdersResponse
+	72,  // 138: platen.v1.OperatorService.CreateBatchOrder:output_type -> platen.v1.BatchOrder
+	17,  // 139: platen.v1.OperatorService.PlanBatchOrder:output_type -> platen.v1.BatchPlan
+	72,  // 140: platen.v1.OperatorService.GetBatchOrder:output_type -> platen.v1.BatchOrder
+	81,  // 141: platen.v1.OperatorService.GetWebhookEndpoint:output_type -> platen.v1.WebhookEndpoint
+	81,  // 142: platen.v1.OperatorService.SetWebhookEndpoint:output_type -> platen.v1.WebhookEndpoint
+	82,  // 143: platen.v1.OperatorService.ListWebhookDeliveries:output_type -> platen.v1.ListWebhookDeliveriesResponse
+	83,  // 144: platen.v1.OperatorService.ResendWebhookDelivery:output_type -> platen.v1.WebhookDelivery
+	22,  // 145: platen.v1.OperatorService.ListTeams:output_type -> platen.v1.ListTeamsResponse
+	20,  // 146: platen.v1.OperatorService.CreateTeam:output_type -> platen.v1.Team
+	26,  // 147: platen.v1.OperatorService.ListStores:output_type -> platen.v1.ListStoresResponse
+	24,  // 148: platen.v1.OperatorService.CreateStore:output_type -> platen.v1.Store
+	30,  // 149: platen.v1.OperatorService.ListTokens:output_type -> platen.v1.ListTokensResponse
+	32,  // 150: platen.v1.OperatorService.IssueToken:output_type -> platen.v1.IssueTokenResponse
+	28,  // 151: platen.v1.OperatorService.RevokeToken:output_type -> platen.v1.Token
+	34,  // 152: platen.v1.OperatorService.CreatePrintTemplate:output_type -> platen.v1.PrintTemplate
+	34,  // 153: platen.v1.OperatorService.GetPrintTemplate:output_type -> platen.v1.PrintTemplate
+	40,  // 154: platen.v1.OperatorService.ListPrintTemplates:output_type -> platen.v1.ListPrintTemplatesResponse
+	34,  // 155: platen.v1.OperatorService.UpdatePrintTemplate:output_type -> platen.v1.PrintTemplate
+	43,  // 156: platen.v1.OperatorService.DeletePrintTemplate:output_type -> platen.v1.DeletePrintTemplateResponse
+	34,  // 157: platen.v1.OperatorService.AssignPrintTemplate:output_type -> platen.v1.PrintTemplate
+	46,  // 158: platen.v1.OperatorService.ListProductVariants:output_type -> platen.v1.OperatorServiceListProductVariantsResponse
+	47,  // 159: platen.v1.OperatorService.CreateFont:output_type -> platen.v1.Font
+	50,  // 160: platen.v1.OperatorService.ListFonts:output_type -> platen.v1.ListFontsResponse
+	47,  // 161: platen.v1.OperatorService.GetFont:output_type -> platen.v1.Font
+	53,  // 162: platen.v1.OperatorService.DeleteFont:output_type -> platen.v1.DeleteFontResponse
+	54,  // 163: platen.v1.OperatorService.CreateOutputProfile:output_type -> platen.v1.OutputProfile
+	57,  // 164: platen.v1.OperatorService.ListOutputProfiles:output_type -> platen.v1.ListOutputProfilesResponse
+	54,  // 165: platen.v1.OperatorService.GetOutputProfile:output_type -> platen.v1.OutputProfile
+	60,  // 166: platen.v1.OperatorService.DeleteOutputProfile:output_type -> platen.v1.DeleteOutputProfileResponse
+	61,  // 167: platen.v1.OperatorService.GetPressSettings:output_type -> platen.v1.PressSettings
+	61,  // 168: platen.v1.OperatorService.UpdatePressSettings:output_type -> platen.v1.PressSettings
+	130, // [130:169] is the sub-list for method output_type
+	91,  // [91:130] is the sub-list for method input_type
+	91,  // [91:91] is the sub-list for extension type_name
+	91,  // [91:91] is the sub-list for extension extendee
+	0,   // [0:91] is the sub-list for field type_name
 }
 
 func init() { file_platen_v1_operator_proto_init() }

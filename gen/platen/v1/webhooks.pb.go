@@ -175,7 +175,9 @@ type ListWebhookDeliveriesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The store.
 	StoreId string `protobuf:"bytes,1,opt,name=store_id,json=storeId,proto3" json:"store_id,omitempty"`
-	// Only deliveries in this status: pending, delivered or failed.
+	// Only deliveries in this status: pending, delivered or failed; or
+	// failing: those whose last attempt failed, whether retrying (pending)
+	// or given up (failed).
 	Status string `protobuf:"bytes,2,opt,name=status,proto3" json:"status,omitempty"`
 	// At most this many deliveries (default 50, at most 500).
 	PageSize int32 `protobuf:"varint,3,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
@@ -376,7 +378,15 @@ type WebhookDelivery struct {
 	// When it was created (RFC 3339, UTC).
 	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
 	// When a 2xx answer came; null until then.
-	DeliveredAt   *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=delivered_at,json=deliveredAt,proto3" json:"delivered_at,omitempty"`
+	DeliveredAt *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=delivered_at,json=deliveredAt,proto3" json:"delivered_at,omitempty"`
+	// The body POSTed (the same on every attempt), as JSON text.
+	Payload string `protobuf:"bytes,11,opt,name=payload,proto3" json:"payload,omitempty"`
+	// The headers of the last attempt's request (signatures of that
+	// attempt); empty before the first.
+	RequestHeaders map[string]string `protobuf:"bytes,12,rep,name=request_headers,json=requestHeaders,proto3" json:"request_headers,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// The start (at most 2 KB) of the last answer's body; null when no
+	// answer came.
+	ResponseBody  *wrapperspb.StringValue `protobuf:"bytes,13,opt,name=response_body,json=responseBody,proto3" json:"response_body,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -481,6 +491,27 @@ func (x *WebhookDelivery) GetDeliveredAt() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *WebhookDelivery) GetPayload() string {
+	if x != nil {
+		return x.Payload
+	}
+	return ""
+}
+
+func (x *WebhookDelivery) GetRequestHeaders() map[string]string {
+	if x != nil {
+		return x.RequestHeaders
+	}
+	return nil
+}
+
+func (x *WebhookDelivery) GetResponseBody() *wrapperspb.StringValue {
+	if x != nil {
+		return x.ResponseBody
+	}
+	return nil
+}
+
 var File_platen_v1_webhooks_proto protoreflect.FileDescriptor
 
 const file_platen_v1_webhooks_proto_rawDesc = "" +
@@ -509,7 +540,7 @@ const file_platen_v1_webhooks_proto_rawDesc = "" +
 	"\x1cResendWebhookDeliveryRequest\x12\x19\n" +
 	"\bstore_id\x18\x01 \x01(\tR\astoreId\x12\x1f\n" +
 	"\vdelivery_id\x18\x02 \x01(\tR\n" +
-	"deliveryId\"\xb8\x03\n" +
+	"deliveryId\"\xb1\x05\n" +
 	"\x0fWebhookDelivery\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05event\x18\x02 \x01(\tR\x05event\x12\x16\n" +
@@ -523,7 +554,13 @@ const file_platen_v1_webhooks_proto_rawDesc = "" +
 	"\n" +
 	"created_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12=\n" +
 	"\fdelivered_at\x18\n" +
-	" \x01(\v2\x1a.google.protobuf.TimestampR\vdeliveredAt2\xe7\x03\n" +
+	" \x01(\v2\x1a.google.protobuf.TimestampR\vdeliveredAt\x12\x18\n" +
+	"\apayload\x18\v \x01(\tR\apayload\x12W\n" +
+	"\x0frequest_headers\x18\f \x03(\v2..platen.v1.WebhookDelivery.RequestHeadersEntryR\x0erequestHeaders\x12A\n" +
+	"\rresponse_body\x18\r \x01(\v2\x1c.google.protobuf.StringValueR\fresponseBody\x1aA\n" +
+	"\x13RequestHeadersEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x012\xe7\x03\n" +
 	"\x0eWebhookService\x12\x84\x01\n" +
 	"\x12SetWebhookEndpoint\x12$.platen.v1.SetWebhookEndpointRequest\x1a\x1a.platen.v1.WebhookEndpoint\",\x82\xd3\xe4\x93\x02&:\x01*\x1a!/api/v1/stores/{store_id}/webhook\x12\xa0\x01\n" +
 	"\x15ListWebhookDeliveries\x12'.platen.v1.ListWebhookDeliveriesRequest\x1a(.platen.v1.ListWebhookDeliveriesResponse\"4\x82\xd3\xe4\x93\x02.\x12,/api/v1/stores/{store_id}/webhook-deliveries\x12\xaa\x01\n" +
@@ -541,7 +578,7 @@ func file_platen_v1_webhooks_proto_rawDescGZIP() []byte {
 	return file_platen_v1_webhooks_proto_rawDescData
 }
 
-var file_platen_v1_webhooks_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_platen_v1_webhooks_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_platen_v1_webhooks_proto_goTypes = []any{
 	(*WebhookEndpoint)(nil),               // 0: platen.v1.WebhookEndpoint
 	(*SetWebhookEndpointRequest)(nil),     // 1: platen.v1.SetWebhookEndpointRequest
@@ -549,28 +586,31 @@ var file_platen_v1_webhooks_proto_goTypes = []any{
 	(*ListWebhookDeliveriesResponse)(nil), // 3: platen.v1.ListWebhookDeliveriesResponse
 	(*ResendWebhookDeliveryRequest)(nil),  // 4: platen.v1.ResendWebhookDeliveryRequest
 	(*WebhookDelivery)(nil),               // 5: platen.v1.WebhookDelivery
-	(*timestamppb.Timestamp)(nil),         // 6: google.protobuf.Timestamp
-	(*wrapperspb.StringValue)(nil),        // 7: google.protobuf.StringValue
+	nil,                                   // 6: platen.v1.WebhookDelivery.RequestHeadersEntry
+	(*timestamppb.Timestamp)(nil),         // 7: google.protobuf.Timestamp
+	(*wrapperspb.StringValue)(nil),        // 8: google.protobuf.StringValue
 }
 var file_platen_v1_webhooks_proto_depIdxs = []int32{
-	6,  // 0: platen.v1.WebhookEndpoint.previous_secret_expires_at:type_name -> google.protobuf.Timestamp
-	6,  // 1: platen.v1.WebhookEndpoint.updated_at:type_name -> google.protobuf.Timestamp
+	7,  // 0: platen.v1.WebhookEndpoint.previous_secret_expires_at:type_name -> google.protobuf.Timestamp
+	7,  // 1: platen.v1.WebhookEndpoint.updated_at:type_name -> google.protobuf.Timestamp
 	5,  // 2: platen.v1.ListWebhookDeliveriesResponse.webhook_deliveries:type_name -> platen.v1.WebhookDelivery
-	7,  // 3: platen.v1.WebhookDelivery.last_error:type_name -> google.protobuf.StringValue
-	6,  // 4: platen.v1.WebhookDelivery.next_attempt_at:type_name -> google.protobuf.Timestamp
-	6,  // 5: platen.v1.WebhookDelivery.created_at:type_name -> google.protobuf.Timestamp
-	6,  // 6: platen.v1.WebhookDelivery.delivered_at:type_name -> google.protobuf.Timestamp
-	1,  // 7: platen.v1.WebhookService.SetWebhookEndpoint:input_type -> platen.v1.SetWebhookEndpointRequest
-	2,  // 8: platen.v1.WebhookService.ListWebhookDeliveries:input_type -> platen.v1.ListWebhookDeliveriesRequest
-	4,  // 9: platen.v1.WebhookService.ResendWebhookDelivery:input_type -> platen.v1.ResendWebhookDeliveryRequest
-	0,  // 10: platen.v1.WebhookService.SetWebhookEndpoint:output_type -> platen.v1.WebhookEndpoint
-	3,  // 11: platen.v1.WebhookService.ListWebhookDeliveries:output_type -> platen.v1.ListWebhookDeliveriesResponse
-	5,  // 12: platen.v1.WebhookService.ResendWebhookDelivery:output_type -> platen.v1.WebhookDelivery
-	10, // [10:13] is the sub-list for method output_type
-	7,  // [7:10] is the sub-list for method input_type
-	7,  // [7:7] is the sub-list for extension type_name
-	7,  // [7:7] is the sub-list for extension extendee
-	0,  // [0:7] is the sub-list for field type_name
+	8,  // 3: platen.v1.WebhookDelivery.last_error:type_name -> google.protobuf.StringValue
+	7,  // 4: platen.v1.WebhookDelivery.next_attempt_at:type_name -> google.protobuf.Timestamp
+	7,  // 5: platen.v1.WebhookDelivery.created_at:type_name -> google.protobuf.Timestamp
+	7,  // 6: platen.v1.WebhookDelivery.delivered_at:type_name -> google.protobuf.Timestamp
+	6,  // 7: platen.v1.WebhookDelivery.request_headers:type_name -> platen.v1.WebhookDelivery.RequestHeadersEntry
+	8,  // 8: platen.v1.WebhookDelivery.response_body:type_name -> google.protobuf.StringValue
+	1,  // 9: platen.v1.WebhookService.SetWebhookEndpoint:input_type -> platen.v1.SetWebhookEndpointRequest
+	2,  // 10: platen.v1.WebhookService.ListWebhookDeliveries:input_type -> platen.v1.ListWebhookDeliveriesRequest
+	4,  // 11: platen.v1.WebhookService.ResendWebhookDelivery:input_type -> platen.v1.ResendWebhookDeliveryRequest
+	0,  // 12: platen.v1.WebhookService.SetWebhookEndpoint:output_type -> platen.v1.WebhookEndpoint
+	3,  // 13: platen.v1.WebhookService.ListWebhookDeliveries:output_type -> platen.v1.ListWebhookDeliveriesResponse
+	5,  // 14: platen.v1.WebhookService.ResendWebhookDelivery:output_type -> platen.v1.WebhookDelivery
+	12, // [12:15] is the sub-list for method output_type
+	9,  // [9:12] is the sub-list for method input_type
+	9,  // [9:9] is the sub-list for extension type_name
+	9,  // [9:9] is the sub-list for extension extendee
+	0,  // [0:9] is the sub-list for field type_name
 }
 
 func init() { file_platen_v1_webhooks_proto_init() }
@@ -584,7 +624,7 @@ func file_platen_v1_webhooks_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_platen_v1_webhooks_proto_rawDesc), len(file_platen_v1_webhooks_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   6,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
