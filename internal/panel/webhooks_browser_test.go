@@ -25,7 +25,7 @@ func TestWebhooksAndTokensInABrowser(t *testing.T) {
 		acme, other := srv.Bootstrap(t, "acme", "acme-shop"), srv.Bootstrap(t, "other", "other-shop")
 		staff := srv.Staff(t, "grace@example.com")
 		member := srv.TeamOperator(t, "lin@example.com", other.TeamID)
-		out := runScript(t, b, "webhooks.test.js", 13, map[string]string{"BASE": srv.BaseURL, "CHROMIUM": chromium,
+		out := runScript(t, b, "webhooks.test.js", 15, map[string]string{"BASE": srv.BaseURL, "CHROMIUM": chromium,
 			"STAFF_EMAIL": staff.Email, "STAFF_PASSWORD": staff.Password, "MEMBER_EMAIL": member.Email, "MEMBER_PASSWORD": member.Password,
 			"RECEIVER": hooks.URL, "TEAM_ID": strconv.Itoa(acme.TeamID)},
 			func(step string) {
@@ -34,6 +34,6 @@ func TestWebhooksAndTokensInABrowser(t *testing.T) {
 				}
 			})
 		hooks.Wait(t, 2, 30*time.Second) // the delivery, and its resending
-		checkScreenshots(t, out, "webhooks", "webhook", "stores", "token", "tokens", "phone-webhooks", "phone-webhooks-acme-shop", "phone-stores", "phone-tokens")
+		checkScreenshots(t, out, "webhooks", "webhook", "delivery", "stores", "token", "tokens", "phone-webhooks", "phone-webhooks-acme-shop", "phone-stores", "phone-tokens")
 	})
 }

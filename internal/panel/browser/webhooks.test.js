@@ -68,7 +68,21 @@ async function webhooks(page) {
   report('a delivery in the log', delivered && (await row.textContent()).includes('order_item.print_file.ready'), (await row.textContent().catch(() => '')).replace(/\s+/g, ' '));
   await look(page, 'webhook');
 
-  const resend = await openConfirmation(row, 'Resend');
+  // What was sent and what came back, in the row.
+  await row.locator('details.delivery-detail summary').click();
+  const payload = await row.locator('pre.payload').textContent();
+  const headers = await row.locator('dl.headers').textContent();
+  const answer = await row.locator('.delivery-detail').textContent();
+  report('a delivery\'s payload, headers and answer', payload.includes('"event": "order_item.print_file.ready"') &&
+    headers.includes('Webhook-Signature') && headers.includes('Platen-Delivery') && answer.includes('HTTP 200'),
+    `${payload.slice(0, 80)} | ${headers.slice(0, 80)}`);
+  await look(page, 'delivery');
+  await page.goto(base + '/operator/webhooks');
+  const health = await page.locator('tr', { has: page.locator('[data-store="acme-shop"]') }).locator('[data-health]').getAttribute('data-health');
+  report('the endpoint\'s health on the stores list', health === 'healthy', String(health));
+  await page.goto(base + '/operator/webhooks/acme-shop');
+
+  const resend = await openConfirmation(page.locator('tr[data-delivery]').first(), 'Resend');
   await Promise.all([page.waitForURL('**done=resend'), resend.locator('button').click()]);
   const notice = await page.locator('p.notice').textContent();
   report('resend a delivery', notice.includes('queued to be sent again'), notice);
