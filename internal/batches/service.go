@@ -47,32 +47,34 @@ func (s *Service) CreateBatchOrder(ctx context.Context, req *platenv1.CreateBatc
 // operator API's): the same checks, messages and job, for the team named
 // (staff must name one; a team's operator may name only their own).
 func (s *Service) CreateOperatorBatchOrder(ctx context.Context, req *platenv1.OperatorServiceCreateBatchOrderRequest) (*platenv1.BatchOrder, error) {
+	p, err := operatorAsTeam(ctx, req.TeamId)
+	if err != nil {
+		return nil, err
+	}
+	return s.create(ctx, p, req.OrderItems, req.PrintTemplates, req.Again)
+}
+
+// operatorAsTeam is the principal an operator makes or plans a batch as:
+// a team-wide token of the team named (see actingTeam) would be, its
+// items of every store and its templates.
+func operatorAsTeam(ctx context.Context, teamID *int32) (auth.Principal, error) {
 	p, err := auth.OperatorFromContext(ctx)
 	if err != nil {
-		return nil, err
+		return auth.Principal{}, err
 	}
-	team, err := actingTeam(p, req.TeamId)
-	if err != nil {
-		return nil, err
-	}
-	// The operator acts as a team-wide token of that team would: its
-	// items of every store, its templates.
-	return s.create(ctx, auth.Principal{TeamID: team}, req.OrderItems, req.PrintTemplates, req.Again)
+	team, err := actingTeam(p, teamID)
+	return auth.Principal{TeamID: team}, err
 }
 
 // PlanBatchOrder checks and lays out a batch as CreateOperatorBatchOrder
 // does (an item a live batch holds is not refused: the plan says what
 // would print), and answers what each template would print.
 func (s *Service) PlanBatchOrder(ctx context.Context, req *platenv1.PlanBatchOrderRequest) (*platenv1.BatchPlan, error) {
-	p, err := auth.OperatorFromContext(ctx)
+	p, err := operatorAsTeam(ctx, req.TeamId)
 	if err != nil {
 		return nil, err
 	}
-	team, err := actingTeam(p, req.TeamId)
-	if err != nil {
-		return nil, err
-	}
-	l, err := s.layOut(ctx, auth.Principal{TeamID: team}, req.OrderItems, req.PrintTemplates, true)
+	l, err := s.layOut(ctx, p, req.OrderItems, req.PrintTemplates, true)
 	if err != nil {
 		return nil, err
 	}

@@ -97,3 +97,15 @@ func LowerCountCap(n int) (restore func()) {
 	countCap = n
 	return func() { countCap = old }
 }
+
+// InsertBatch writes a batch of team 1 holding items, in status, straight
+// into its table, as one made before its items were kept apart.
+func InsertBatch(ctx context.Context, db *DB, uid, status string, items []string) error {
+	return db.write.BatchOrder.Create().SetUID(uid).SetTeamID(1).SetStoreIds([]string{"s"}).SetStatus(status).
+		SetOrderItems(items).SetPrintTemplates([]string{"t"}).SetItemTemplates(make([]int, len(items))).Exec(ctx)
+}
+
+// LiveBatches is the batches' store's LiveBatches.
+func LiveBatches(ctx context.Context, db *DB, uids []string) (map[string]string, error) {
+	return db.liveBatches(ctx, uids)
+}

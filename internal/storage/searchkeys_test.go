@@ -2,10 +2,14 @@ package storage_test
 
 import (
 	"context"
+	"errors"
+	"maps"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/platen-print/platen/internal/apierr"
 	"github.com/platen-print/platen/internal/orders"
 	"github.com/platen-print/platen/internal/platentest"
 	"github.com/platen-print/platen/internal/prints"
@@ -100,10 +104,93 @@ func TestSearchFindsPrefixesInAnyCase(t *testing.T) {
 		if err := storage.InsertPrint(ctx, db, prints.FamilyA, "Straight-In", orders.PrintReceived, prints.Stage{}); err != nil {
 			t.Fatal(err)
 		}
+		if err := storage.InsertPrint(ctx, db, prints.FamilyB, "Straight-Shop", shop.PrintProcessing, prints.Stage{}); err != nil {
+			t.Fatal(err)
+		}
 		finds("straight")
 		if err := db.Migrate(ctx); err != nil {
 			t.Fatal(err)
 		}
-		finds("straight", "Straight-In")
+		finds("straight", "Straight-In", "Straight-Shop")
+		finds("ref-straight-s", "Straight-Shop")
+
+		// A reference longer than a key keeps: its start finds it, and so
+		// does the whole of it (the search is cut as the key is).
+		long := strings.Repeat("Žluťoučký kůň ", 12) // 168 characters, 192 bytes
+		longOrder := create(long, "long-1", nil)
+		finds(strings.ToUpper(long[:40]), longOrder.Items[0].UID)
+		finds(long, longOrder.Items[0].UID)
+		finds("zlutoucky kun zlutoucky", longOrder.Items[0].UID)
+	})
+}
+
+// TestAPrintsOrderHoldsEveryPrint: the order of a print of either family
+// is its order, with every print of it in order; a print that does not
+// exist is not found.
+func TestAPrintsOrderHoldsEveryPrint(t *testing.T) {
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		ctx := context.Background()
+		db := migrated(t, b.NewDatabaseURL(t))
+		if err := storage.InsertVersionAt(ctx, db, 1, "dv-1", time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		o := &shop.Order{TeamID: 1, StoreID: "s", ExternalID: "SO-9", LinesHash: "h", Lines: []shop.Line{
+			{ExternalID: "front", DesignVersionID: "dv-1", Quantity: 1}, {ExternalID: "back", DesignVersionID: "dv-1", Quantity: 3}}}
+		if _, err := db.ShopOrders().CreateOrder(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+		got, err := db.PrintsToRead().GetPrintOrder(ctx, o.Lines[1].Print.UID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Family != prints.FamilyB || got.ExternalID != "SO-9" || got.ReferenceNumber != o.ReferenceNumber || got.A != nil ||
+			len(got.Prints) != 2 || got.Prints[0].LineExternalID != "front" || got.Prints[1].Quantity != 3 {
+			t.Errorf("the shop order: %+v", got)
+		}
+		a := &orders.Order{TeamID: 1, StoreID: "s", EcommerceOrderID: "A-1", Items: []orders.Item{
+			{EcommerceOrderItemID: "A-1-1", EcommerceVariantID: "v", Quantity: 1, TemplateConfig: "{}", Thumbnails: []string{}, Print: orders.PrintFile{Status: orders.PrintReceived}},
+			{EcommerceOrderItemID: "A-1-2", EcommerceVariantID: "v", Quantity: 2, TemplateConfig: "{}", Thumbnails: []string{}, Print: orders.PrintFile{Status: orders.PrintReceived}}}}
+		if err := db.Orders().CreateOrder(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+		got, err = db.PrintsToRead().GetPrintOrder(ctx, a.Items[0].UID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Family != prints.FamilyA || got.A == nil || got.A.EcommerceOrderID != "A-1" || len(got.Prints) != 2 || got.Prints[1].EcommerceOrderItemID != "A-1-2" {
+			t.Errorf("the order: %+v", got)
+		}
+		if _, err := db.PrintsToRead().GetPrintOrder(ctx, "no-such-print"); !errors.Is(err, apierr.ErrNotFound) {
+			t.Errorf("no such print: %v", err)
+		}
+	})
+}
+
+// TestBatchesMadeBeforeTheirItemsWereKeptHoldThem: a batch written before
+// batch items were kept holds its items once the database is migrated
+// again; a failed batch holds none, and of two live ones the newest is
+// named.
+func TestBatchesMadeBeforeTheirItemsWereKeptHoldThem(t *testing.T) {
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		ctx := context.Background()
+		db := migrated(t, b.NewDatabaseURL(t))
+		for _, batch := range []struct{ uid, status string }{{"old", "Ready"}, {"newer", "Batching"}, {"failed", "Failed"}} {
+			if err := storage.InsertBatch(ctx, db, batch.uid, batch.status, []string{"item-1", "item-" + batch.uid}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if live, err := storage.LiveBatches(ctx, db, []string{"item-1"}); err != nil || len(live) != 0 {
+			t.Fatalf("before the migration: %v, %v", live, err)
+		}
+		if err := db.Migrate(ctx); err != nil {
+			t.Fatal(err)
+		}
+		live, err := storage.LiveBatches(ctx, db, []string{"item-1", "item-old", "item-failed", "item-none"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := map[string]string{"item-1": "newer", "item-old": "old"}; !maps.Equal(live, want) {
+			t.Errorf("live batches %v, want %v", live, want)
+		}
 	})
 }
