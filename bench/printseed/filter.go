@@ -57,12 +57,16 @@ func (f Filter) Match(p *Print) bool {
 	return f.Search == "" || p.foundBy(f.Search)
 }
 
-// foundBy says whether a search for text finds p: a reference of p that
-// begins with it, in any case, or for a text of fewer than three
-// characters, one equal to it. (The seed's references have no accents
-// but one surname, which no case searches.)
+// foundBy says whether a search for text finds p: its uid or its order's
+// equal to it, or a reference of p that begins with it, in any case, or
+// for a text of fewer than three characters, one equal to it. (The
+// seed's references have no accents but one surname, which no case
+// searches.)
 func (p *Print) foundBy(text string) bool {
 	text = strings.ToLower(strings.Join(strings.Fields(text), " "))
+	if text == p.ID || text == p.OrderUID {
+		return true
+	}
 	for _, ref := range p.references() {
 		ref = strings.ToLower(ref)
 		if ref == text || utf8.RuneCountInString(text) >= 3 && strings.HasPrefix(ref, text) {
@@ -89,9 +93,10 @@ func (p *Print) State() string {
 	return p.Status // ready, failed, cancelled
 }
 
-// references are every value a search finds p by.
+// references are every value but the uids a search finds p by the start
+// of.
 func (p *Print) references() []string {
-	refs := []string{p.ID, p.OrderUID, p.EcommerceOrderID, p.EcommerceOrderNumber, p.EcommerceOrderItemID,
+	refs := []string{p.EcommerceOrderID, p.EcommerceOrderNumber, p.EcommerceOrderItemID,
 		p.ReferenceNumber, p.ExternalID, p.LineExternalID, p.DesignVersionID,
 		p.CustomerEmail, p.CustomerName, p.CustomerSurname}
 	if p.CustomerName != "" {

@@ -303,16 +303,6 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{OrdersColumns[4], OrdersColumns[1], OrdersColumns[3]},
 			},
-			{
-				Name:    "order_ecommerce_order_id",
-				Unique:  false,
-				Columns: []*schema.Column{OrdersColumns[6]},
-			},
-			{
-				Name:    "order_ecommerce_order_number",
-				Unique:  false,
-				Columns: []*schema.Column{OrdersColumns[7]},
-			},
 		},
 	}
 	// OrderItemsColumns holds the columns for the "order_items" table.
@@ -392,16 +382,6 @@ var (
 				Name:    "orderitem_store_id_created_at_uid",
 				Unique:  false,
 				Columns: []*schema.Column{OrderItemsColumns[5], OrderItemsColumns[1], OrderItemsColumns[3]},
-			},
-			{
-				Name:    "orderitem_ecommerce_order_item_id",
-				Unique:  false,
-				Columns: []*schema.Column{OrderItemsColumns[7]},
-			},
-			{
-				Name:    "orderitem_design_version_id",
-				Unique:  false,
-				Columns: []*schema.Column{OrderItemsColumns[16]},
 			},
 		},
 	}
@@ -686,11 +666,6 @@ var (
 				Unique:  true,
 				Columns: []*schema.Column{ShopOrdersColumns[4], ShopOrdersColumns[5]},
 			},
-			{
-				Name:    "shoporder_external_id",
-				Unique:  false,
-				Columns: []*schema.Column{ShopOrdersColumns[5]},
-			},
 		},
 	}
 	// ShopPrintsColumns holds the columns for the "shop_prints" table.
@@ -759,16 +734,6 @@ var (
 				Name:    "shopprint_store_id_created_at_uid",
 				Unique:  false,
 				Columns: []*schema.Column{ShopPrintsColumns[5], ShopPrintsColumns[1], ShopPrintsColumns[3]},
-			},
-			{
-				Name:    "shopprint_line_external_id",
-				Unique:  false,
-				Columns: []*schema.Column{ShopPrintsColumns[7]},
-			},
-			{
-				Name:    "shopprint_design_version_id",
-				Unique:  false,
-				Columns: []*schema.Column{ShopPrintsColumns[8]},
 			},
 		},
 	}

@@ -59,9 +59,5 @@ func (Order) Indexes() []ent.Index {
 		// Listing pages by (created_at, uid), values the team knows, so that
 		// a page token reveals nothing of other teams' orders.
 		index.Fields("team_id", "created_at", "uid"),
-		// The operator's search finds prints by their order's references,
-		// in any store.
-		index.Fields("ecommerce_order_id"),
-		index.Fields("ecommerce_order_number"),
 	}
 }

@@ -77,12 +77,10 @@ func (OrderItem) Indexes() []ent.Index {
 		// An order's items, and the prints a search finds by their order.
 		index.Fields("order_id", "position"),
 		// The operator's print list: newest first, of a team, a status or
-		// a store; and a search by each reference an item has of its own.
+		// a store. (A search finds prints by their search keys.)
 		index.Fields("team_id", "created_at", "uid"),
 		index.Fields("created_at", "uid"),
 		index.Fields("print_status", "created_at", "uid"),
 		index.Fields("store_id", "created_at", "uid"),
-		index.Fields("ecommerce_order_item_id"),
-		index.Fields("design_version_id"),
 	}
 }

@@ -41,8 +41,5 @@ func (ShopOrder) Indexes() []ent.Index {
 	return []ent.Index{
 		// Nothing is created twice: two racing creates meet here.
 		index.Fields("store_id", "external_id").Unique(),
-		// The operator's search finds prints by their order's external_id,
-		// in any store.
-		index.Fields("external_id"),
 	}
 }

@@ -70,12 +70,10 @@ func (ShopPrint) Indexes() []ent.Index {
 		index.Fields("shop_order_id", "position").Unique(),
 		index.Fields("shop_order_id", "line_external_id").Unique(),
 		// The operator's print list: newest first, of a team, a status or
-		// a store; and a search by each reference a print has of its own.
+		// a store. (A search finds prints by their search keys.)
 		index.Fields("team_id", "created_at", "uid"),
 		index.Fields("created_at", "uid"),
 		index.Fields("status", "created_at", "uid"),
 		index.Fields("store_id", "created_at", "uid"),
-		index.Fields("line_external_id"),
-		index.Fields("design_version_id"),
 	}
 }

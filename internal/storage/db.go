@@ -251,7 +251,10 @@ func (db *DB) MigrateCounting(ctx context.Context) (int, error) {
 	if schema == nil {
 		schema = db.write.Schema
 	}
-	if err := createSchema(ctx, schema, counted); err != nil {
+	// An index the schema no longer has is dropped: each costs every
+	// write of its table (the operator's search's old indexes went when
+	// search keys came).
+	if err := createSchema(ctx, schema, counted, migrate.WithDropIndex(true)); err != nil {
 		return 0, fmt.Errorf("apply schema: %w", err)
 	}
 	steps := []func(context.Context) (int, error){

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -35,10 +36,13 @@ const prefixFrom = 3
 // fold is the form a key and a search text are compared in: accents
 // dropped, lower case, runs of spaces as one, at most maxKeyBytes.
 func fold(text string) string {
-	// A transformer holds state: one per call.
-	plain, _, err := transform.String(transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC), text)
-	if err != nil {
-		plain = text
+	plain := text
+	if !ascii(text) {
+		// A transformer holds state: one per call.
+		var err error
+		if plain, _, err = transform.String(transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC), text); err != nil {
+			plain = text
+		}
 	}
 	key := strings.ToLower(strings.Join(strings.Fields(plain), " "))
 	if len(key) <= maxKeyBytes {
@@ -51,40 +55,77 @@ func fold(text string) string {
 	return key[:cut]
 }
 
-// keySet gathers an order's keys, folded, each once.
+// ascii reports whether text is ASCII alone: it has no accent to drop.
+func ascii(text string) bool {
+	for i := range len(text) {
+		if text[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// keySet gathers an order's keys, folded, each once, for one INSERT.
 type keySet struct {
 	family  string
 	orderID int
-	seen    map[[2]any]bool
-	rows    []*ent.SearchKeyCreate
-	client  *ent.SearchKeyClient
+	seen    map[keyOf]bool
+	args    []any
 }
 
-func newKeySet(client *ent.SearchKeyClient, family string, orderID int) *keySet {
-	return &keySet{family: family, orderID: orderID, seen: map[[2]any]bool{}, client: client}
+// keyOf is a key of an item (0: of the order).
+type keyOf struct {
+	item int
+	key  string
 }
 
-// add keeps text as a key of the order (itemID 0) or of one of its items.
+func newKeySet(family string, orderID int) *keySet {
+	return &keySet{family: family, orderID: orderID, seen: map[keyOf]bool{}}
+}
+
+// add keeps texts as keys of the order (itemID 0) or of one of its items.
+// The uids are not keys: a search finds them whole (see matching).
 func (k *keySet) add(itemID int, texts ...*string) {
 	for _, text := range texts {
 		if text == nil {
 			continue
 		}
 		key := fold(*text)
-		if key == "" || k.seen[[2]any{itemID, key}] {
+		if key == "" || k.seen[keyOf{itemID, key}] {
 			continue
 		}
-		k.seen[[2]any{itemID, key}] = true
-		row := k.client.Create().SetFamily(k.family).SetOrderID(k.orderID).SetKey(key)
+		k.seen[keyOf{itemID, key}] = true
+		var item any
 		if itemID != 0 {
-			row.SetItemID(itemID)
+			item = itemID
 		}
-		k.rows = append(k.rows, row)
+		k.args = append(k.args, k.family, k.orderID, item, key)
 	}
 }
 
-func (k *keySet) save(ctx context.Context) error {
-	return k.client.CreateBulk(k.rows...).Exec(ctx)
+// save writes the keys in one statement, without reading anything back
+// (Ent's bulk create returns each row's id): an order's insert is the
+// hottest write.
+func (k *keySet) save(ctx context.Context, tx *Tx) error {
+	if len(k.args) == 0 {
+		return nil
+	}
+	rows := len(k.args) / 4
+	var q strings.Builder
+	q.WriteString("INSERT INTO " + searchkey.Table + " (" + searchkey.FieldFamily + ", " + searchkey.FieldOrderID + ", " +
+		searchkey.FieldItemID + ", " + searchkey.FieldKey + ") VALUES ")
+	for i := range rows {
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		if tx.dialect == dialect.Postgres {
+			fmt.Fprintf(&q, "($%d, $%d, $%d, $%d)", 4*i+1, 4*i+2, 4*i+3, 4*i+4)
+		} else {
+			q.WriteString("(?, ?, ?, ?)")
+		}
+	}
+	_, err := tx.ExecContext(ctx, q.String(), k.args...)
+	return err
 }
 
 // replaceOrderKeys replaces a Family A order's keys with those of o as
@@ -99,8 +140,8 @@ func replaceOrderKeys(ctx context.Context, tx *Tx, o *orders.Order) error {
 // writeOrderKeys writes a new Family A order's keys: its references, its
 // customer's e-mail and names, and each item's references.
 func writeOrderKeys(ctx context.Context, tx *Tx, o *orders.Order) error {
-	keys := newKeySet(tx.SearchKey, prints.FamilyA, o.ID)
-	keys.add(0, &o.UID, &o.EcommerceOrderID, o.EcommerceOrderNumber)
+	keys := newKeySet(prints.FamilyA, o.ID)
+	keys.add(0, &o.EcommerceOrderID, o.EcommerceOrderNumber)
 	if c := o.Customer; c != nil {
 		keys.add(0, c.Email, c.EcommerceCustomerID, c.Name, c.Surname)
 		if c.Name != nil && c.Surname != nil {
@@ -109,20 +150,20 @@ func writeOrderKeys(ctx context.Context, tx *Tx, o *orders.Order) error {
 		}
 	}
 	for _, it := range o.Items {
-		keys.add(it.ID, &it.UID, &it.EcommerceOrderItemID, it.DesignVersionID)
+		keys.add(it.ID, &it.EcommerceOrderItemID, it.DesignVersionID)
 	}
-	return keys.save(ctx)
+	return keys.save(ctx, tx)
 }
 
 // writeShopOrderKeys writes a Family B order's keys: its reference number
 // and external id, and each print's id, line and design version.
 func writeShopOrderKeys(ctx context.Context, tx *Tx, o *shop.Order, printIDs []int) error {
-	keys := newKeySet(tx.SearchKey, prints.FamilyB, o.ID)
+	keys := newKeySet(prints.FamilyB, o.ID)
 	keys.add(0, &o.ReferenceNumber, &o.ExternalID)
 	for i, l := range o.Lines {
-		keys.add(printIDs[i], &l.Print.UID, &l.ExternalID, &l.DesignVersionID)
+		keys.add(printIDs[i], &l.ExternalID, &l.DesignVersionID)
 	}
-	return keys.save(ctx)
+	return keys.save(ctx, tx)
 }
 
 // dropKeys removes an order's keys.

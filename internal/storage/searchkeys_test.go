@@ -19,7 +19,8 @@ import (
 
 // TestSearchFindsPrefixesInAnyCase: a search finds the prints whose
 // references, or whose order's references and customer, begin with its
-// text, whatever the case and accents; a text shorter than three
+// text, whatever the case and accents, and those whose uid, or whose
+// order's, is the text; a text shorter than three
 // characters finds only equal references; a changed order is found by
 // what it now says, not by what it said; a deleted one is not found; and
 // orders written straight into the tables are found once the database
@@ -78,7 +79,10 @@ func TestSearchFindsPrefixesInAnyCase(t *testing.T) {
 		finds("line-", adaPrint)
 		finds("7", bobPrint) // short: equal only, so not Line-7
 		finds("li")
-		finds(adaPrint[:8], adaPrint)
+		finds(strings.ToUpper(adaPrint), adaPrint) // a uid whole, in any case
+		finds(" "+ada.UID, adaPrint)               // an order's uid: its prints
+		finds(shopPrint, shopPrint)
+		finds(adaPrint[:8]) // uids are not prefixes
 		finds(shopOrder.ReferenceNumber[:4], shopPrint)
 		finds("shop-ext", shopPrint)
 		finds("mug-l", shopPrint)

@@ -17,6 +17,8 @@ import (
 type Tx struct {
 	*ent.Tx
 	SQL *sql.Tx
+	// dialect is the database's, for the statements written by hand.
+	dialect string
 	// conn is the connection the transaction took (bound.acquire), given
 	// back when it ends; nil when it came from the pool itself.
 	conn *sql.Conn
@@ -98,7 +100,7 @@ func begin(ctx context.Context, pool *sql.DB, b *bound, dialectName string) (*Tx
 		closeConn(conn)
 		return nil, fmt.Errorf("begin: %w", err)
 	}
-	return &Tx{Tx: entTx, SQL: sqlTx, conn: conn}, nil
+	return &Tx{Tx: entTx, SQL: sqlTx, conn: conn, dialect: dialectName}, nil
 }
 
 func closeConn(c *sql.Conn) {

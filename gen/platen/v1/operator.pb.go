@@ -428,11 +428,11 @@ type ListPrintsRequest struct {
 	// Only this family: "A" or "B".
 	Family string `protobuf:"bytes,3,opt,name=family,proto3" json:"family,omitempty"`
 	// Only prints one of whose references begins with this text, in any
-	// case and without regard to accents: print id, order uid, ecommerce
-	// order id, order number or item id, the customer's e-mail, name,
-	// surname or "name surname" (Family A), reference_number, external ids,
-	// design version id. A text of one or two characters finds references
-	// equal to it.
+	// case and without regard to accents: ecommerce order id, order number
+	// or item id, the customer's e-mail, name, surname or "name surname"
+	// (Family A), reference_number, external ids, design version id; or
+	// whose id, or order uid, is this text (whole, in any case). A text of
+	// one or two characters finds references equal to it.
 	Query string `protobuf:"bytes,4,opt,name=query,proto3" json:"query,omitempty"`
 	// At most this many prints (default 50, at most 500).
 	PageSize int32 `protobuf:"varint,5,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
