@@ -155,12 +155,35 @@ func (p *Panel) printsPage(w http.ResponseWriter, r *http.Request, s *session) {
 	if err == nil {
 		err = p.batchForm(r, s, data)
 	}
-
 	if err != nil {
-		p.fail(w, r, err)
+		p.filtersRefused(w, r, s, err)
 		return
 	}
 	p.render(w, "prints", http.StatusOK, data)
+}
+
+// filtersRefused shows the Prints page with its filters as they were
+// asked and why they were refused (a date that is not one, a team not
+// the operator's), so that they can be put right; an error of the
+// service's own is the error page.
+func (p *Panel) filtersRefused(w http.ResponseWriter, r *http.Request, s *session, err error) {
+	st := apierr.ToStatus(r.Context(), err)
+	code := httpStatus(st)
+	if code < 400 || code >= 500 {
+		p.fail(w, r, err)
+		return
+	}
+	teams, _ := p.teams(r, s) // the team picker, when it can be had
+	data := filterValues(r.URL.Query())
+	data["Operator"], data["CSRF"], data["Teams"], data["Meanings"], data["Staff"], data["Problem"] =
+		s.account, s.csrf(), teams, stateMeanings, s.account.Staff, st.Message()
+	p.render(w, "prints", code, data)
+}
+
+// filterValues are the Prints page's filters as the request gives them.
+func filterValues(q url.Values) map[string]any {
+	return map[string]any{"State": q.Get("state"), "Family": q.Get("family"), "Query": q.Get("query"), "TeamID": q.Get("team_id"),
+		"StoreID": q.Get("store_id"), "From": q.Get("from"), "To": q.Get("to")}
 }
 
 // printRows is the list's rows alone, for the page to refresh them.
@@ -208,12 +231,11 @@ func (p *Panel) printList(r *http.Request, s *session) (map[string]any, error) {
 		nq.Set("page_token", resp.NextPageToken)
 		next = "/operator/prints?" + nq.Encode()
 	}
-	rows := "/operator/prints/rows?" + r.URL.RawQuery
-	return map[string]any{"Operator": s.account, "CSRF": s.csrf(), "Prints": resp.Prints, "Next": next, "Rows": rows,
-		"Refresh": refresh(resp.Prints, req.PageToken == ""), "Meanings": stateMeanings, "Teams": teams,
-		"State": q.Get("state"), "Family": q.Get("family"), "Query": q.Get("query"), "TeamID": q.Get("team_id"),
-		"StoreID": q.Get("store_id"), "From": q.Get("from"), "To": q.Get("to"),
-		"Staff": s.account.Staff, "Now": time.Now().UTC().Format(time.TimeOnly)}, nil
+	data := filterValues(q)
+	data["Operator"], data["CSRF"], data["Prints"], data["Next"], data["Rows"] = s.account, s.csrf(), resp.Prints, next, "/operator/prints/rows?"+r.URL.RawQuery
+	data["Refresh"], data["Meanings"], data["Teams"] = refresh(resp.Prints, req.PageToken == ""), stateMeanings, teams
+	data["Staff"], data["Now"] = s.account.Staff, time.Now().UTC().Format(time.TimeOnly)
+	return data, nil
 }
 
 // refresh is how often a list of prints asks for its rows again: every

@@ -121,8 +121,14 @@ func TestThePanelSignsInListsAndActs(t *testing.T) {
 				t.Errorf("?%s: %d, shows the print %v, want %v", query, resp.StatusCode, !shown, shown)
 			}
 		}
-		if resp, page := br.do("GET", "/operator/prints?from=yesterday", nil); resp.StatusCode != http.StatusBadRequest || !strings.Contains(page, "from") {
-			t.Errorf("a date that is not one: %d %s", resp.StatusCode, page)
+		// A filter refused keeps the page: its navigation, the form as it
+		// was filled, and why.
+		resp, page = br.do("GET", "/operator/prints?from=yesterday&query=Web-1&state=failed", nil)
+		for _, want := range []string{`<p class="problem" role="alert">from: must be a date (YYYY-MM-DD), got &#34;yesterday&#34;</p>`,
+			`<input name="query" value="Web-1"`, `name="from" value="yesterday"`, `<option value="failed" selected>`, `<nav aria-label="Panel">`} {
+			if resp.StatusCode != http.StatusBadRequest || !strings.Contains(page, want) {
+				t.Errorf("a date that is not one: %d, the page lacks %s:\n%s", resp.StatusCode, want, page)
+			}
 		}
 		resp, page = br.do("GET", "/operator/prints/"+mine, nil)
 		if resp.StatusCode != http.StatusOK || !strings.Contains(page, "queued") {

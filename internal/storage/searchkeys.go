@@ -200,14 +200,27 @@ const indexBatch = 500
 // none: those stored before the keys were kept, or written by a tool
 // (a benchmark's seed) straight into the tables. It returns how many
 // orders it indexed; on a database kept up to date, none.
+//
+// On PostgreSQL it then gathers the keys' statistics, as autovacuum
+// would within a minute or so: until then its planner, blind to a table
+// grown from nothing, walked every key for each search (17 ms where
+// 1 ms does).
 func (db *DB) indexSearch(ctx context.Context) (int, error) {
 	indexed := 0
 	for {
 		n, err := db.indexSome(ctx)
-		if indexed += n; err != nil || n == 0 {
+		if indexed += n; err != nil {
 			return indexed, err
 		}
+		if n == 0 {
+			break
+		}
 	}
+	if indexed == 0 || db.dialect != dialect.Postgres {
+		return indexed, nil
+	}
+	_, err := db.writePool.ExecContext(ctx, "ANALYZE "+searchkey.Table)
+	return indexed, err
 }
 
 // indexSome indexes up to indexBatch orders without keys, of each family,
