@@ -74,6 +74,9 @@ func (s *Service) PlanBatchOrder(ctx context.Context, req *platenv1.PlanBatchOrd
 	if err != nil {
 		return nil, err
 	}
+	if err := checkLists(req.OrderItems, req.PrintTemplates); err != nil {
+		return nil, err
+	}
 	l, err := s.layOut(ctx, p, req.OrderItems, req.PrintTemplates, true)
 	if err != nil {
 		return nil, err
@@ -142,11 +145,9 @@ type layout struct {
 }
 
 // layOut reads the batch's items and templates (each of p's, else 404),
-// refuses items a live batch holds unless again, and places each item.
+// refuses items a live batch holds unless again, and places each item;
+// the lists are checked (checkLists) before.
 func (s *Service) layOut(ctx context.Context, p auth.Principal, itemUIDs, tmplUIDs []string, again bool) (*layout, error) {
-	if err := checkLists(itemUIDs, tmplUIDs); err != nil {
-		return nil, err
-	}
 	items, err := s.items(ctx, p, itemUIDs)
 	if err != nil {
 		return nil, err

@@ -113,18 +113,23 @@ func (p *Panel) batchPage(w http.ResponseWriter, r *http.Request, s *session) {
 		p.fail(w, r, err)
 		return
 	}
-	items := p.itemLabels(r.Context(), b.OrderItems)
-	p.render(w, "batch", http.StatusOK, map[string]any{"Operator": s.account, "CSRF": s.csrf(), "Batch": b, "Sheets": sheets,
-		"Self": r.URL.Path, "Items": items, "Error": batchError(b, items)})
+	data := map[string]any{"Operator": s.account, "CSRF": s.csrf(), "Batch": b, "Sheets": sheets,
+		"Self": r.URL.Path, "Error": p.batchError(r.Context(), b)}
+	// The page's refresh while Batching (htmx) keeps only #batch: the
+	// items, one read each, are named for the page itself.
+	if r.Header.Get("HX-Request") == "" {
+		data["Items"] = p.itemLabels(r.Context(), b.OrderItems)
+	}
+	p.render(w, "batch", http.StatusOK, data)
 }
 
 // batchError is why b failed, the print an entry names (order_items[2]:
 // …) named by its order and item.
-func batchError(b *platenv1.BatchOrder, items []itemLabel) string {
+func (p *Panel) batchError(ctx context.Context, b *platenv1.BatchOrder) string {
 	text := b.GetError().GetValue()
 	if m := entry.FindStringSubmatch(text); m != nil && m[1] == "order_items" {
-		if i, _ := strconv.Atoi(m[2]); i < len(items) {
-			return "The print " + items[i].Reference + ": " + m[3]
+		if i, _ := strconv.Atoi(m[2]); i < len(b.OrderItems) {
+			return "The print " + p.itemLabels(ctx, b.OrderItems[i:i+1])[0].Reference + ": " + m[3]
 		}
 	}
 	return text

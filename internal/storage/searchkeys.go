@@ -2,7 +2,6 @@ package storage
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -70,7 +69,7 @@ type keySet struct {
 	family  string
 	orderID int
 	seen    map[keyOf]bool
-	args    []any
+	rows    [][]any
 }
 
 // keyOf is a key of an item (0: of the order).
@@ -99,7 +98,7 @@ func (k *keySet) add(itemID int, texts ...*string) {
 		if itemID != 0 {
 			item = itemID
 		}
-		k.args = append(k.args, k.family, k.orderID, item, key)
+		k.rows = append(k.rows, []any{k.family, k.orderID, item, key})
 	}
 }
 
@@ -107,24 +106,16 @@ func (k *keySet) add(itemID int, texts ...*string) {
 // (Ent's bulk create returns each row's id): an order's insert is the
 // hottest write.
 func (k *keySet) save(ctx context.Context, tx *Tx) error {
-	if len(k.args) == 0 {
+	if len(k.rows) == 0 {
 		return nil
 	}
-	rows := len(k.args) / 4
-	var q strings.Builder
-	q.WriteString("INSERT INTO " + searchkey.Table + " (" + searchkey.FieldFamily + ", " + searchkey.FieldOrderID + ", " +
-		searchkey.FieldItemID + ", " + searchkey.FieldKey + ") VALUES ")
-	for i := range rows {
-		if i > 0 {
-			q.WriteString(", ")
-		}
-		if tx.dialect == dialect.Postgres {
-			fmt.Fprintf(&q, "($%d, $%d, $%d, $%d)", 4*i+1, 4*i+2, 4*i+3, 4*i+4)
-		} else {
-			q.WriteString("(?, ?, ?, ?)")
-		}
+	insert := sql.Dialect(tx.dialect).Insert(searchkey.Table).
+		Columns(searchkey.FieldFamily, searchkey.FieldOrderID, searchkey.FieldItemID, searchkey.FieldKey)
+	for _, row := range k.rows {
+		insert.Values(row...)
 	}
-	_, err := tx.ExecContext(ctx, q.String(), k.args...)
+	query, args := insert.Query()
+	_, err := tx.ExecContext(ctx, query, args...)
 	return err
 }
 
