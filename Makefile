@@ -247,8 +247,8 @@ lint-openapi: ## lint gen/openapi/platen.openapi.json with Redocly's CLI (needs 
 # every script with the fallback fonts (Debian's Noto Sans, Droid Sans
 # Fallback, Nanum Gothic and Symbola, which the renderer looks for), and
 # compare rendered pages with SVGs drawn by librsvg (rsvg-convert) and
-# chromium (the fidelity suite); the operator panel's tests drive
-# Debian's chromium with playwright-core from
+# Chromium (the fidelity suite); the operator panel's tests drive
+# Debian's Chromium with playwright-core from
 # npm (no browser download); the webhook tests verify
 # deliveries with the npm verifiers receivers install. make test installs
 # those npm packages into the repository when npm is there, and says which
@@ -286,7 +286,7 @@ missing-test-tools:
 	command -v qpdf >/dev/null || missing="$$missing qpdf"; \
 	command -v patch >/dev/null || missing="$$missing patch"; \
 	command -v gs >/dev/null || missing="$$missing ghostscript"; \
-	command -v chromium >/dev/null || missing="$$missing chromium"; \
+	command -v chromium-headless-shell >/dev/null || missing="$$missing chromium-headless-shell"; \
 	command -v node >/dev/null || missing="$$missing nodejs"; \
 	command -v npm >/dev/null || missing="$$missing npm"; \
 	test -f /usr/share/fonts/truetype/noto/NotoSans-Regular.ttf || missing="$$missing fonts-noto-core"; \

@@ -16,6 +16,7 @@ import (
 // the sheet's link answers a PDF; a hostile template name stays text; the
 // pages fit a phone. Screenshots go to $PLATEN_SCREENSHOTS when set.
 func TestBatchesInABrowser(t *testing.T) {
+	t.Parallel() // a browser test mostly waits (on the page's refreshes, a render): the four overlap
 	chromium := needBrowser(t)
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
 		release := make(chan struct{})

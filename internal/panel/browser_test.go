@@ -34,6 +34,7 @@ const browserDir = "browser"
 // team out of reach, a phone-sized screen. Screenshots of each page go to
 // $PLATEN_SCREENSHOTS when set.
 func TestThePanelInABrowser(t *testing.T) {
+	t.Parallel() // a browser test mostly waits (on the page's refreshes, a render): the four overlap
 	chromium := needBrowser(t)
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
 		release := make(chan struct{})
@@ -130,16 +131,17 @@ func checkScreenshots(t *testing.T, out string, names ...string) {
 	}
 }
 
-// needBrowser skips the test (fails it in CI) unless chromium, node and
-// the script's modules are installed, and returns chromium's path.
+// needBrowser skips the test (fails it in CI) unless Chromium's headless
+// shell, node and the script's modules are installed, and returns the
+// shell's path.
 func needBrowser(t *testing.T) string {
 	t.Helper()
-	testtools.Need(t, "chromium", "chromium")
+	testtools.Need(t, "chromium-headless-shell", "chromium-headless-shell")
 	testtools.Need(t, "nodejs", "node")
 	if _, err := os.Stat(filepath.Join(browserDir, "node_modules", "playwright-core")); err != nil {
 		testtools.Missing(t, "playwright-core is not installed in internal/panel/browser: `make test` runs npm ci there when npm is installed")
 	}
-	chromium, _ := exec.LookPath("chromium")
+	chromium, _ := exec.LookPath("chromium-headless-shell")
 	return chromium
 }
 

@@ -15,6 +15,7 @@ import (
 // assign to a variant, the list, a phone-sized screen. Screenshots of the
 // pages go to $PLATEN_SCREENSHOTS when set.
 func TestTemplatesInABrowser(t *testing.T) {
+	t.Parallel() // a browser test mostly waits (on the page's refreshes, a render): the four overlap
 	chromium := needBrowser(t)
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
 		srv := platentest.Start(t, b)

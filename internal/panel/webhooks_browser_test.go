@@ -18,6 +18,7 @@ import (
 // stores page nor another team's webhook. Screenshots go to
 // $PLATEN_SCREENSHOTS when set.
 func TestWebhooksAndTokensInABrowser(t *testing.T) {
+	t.Parallel() // a browser test mostly waits (on the page's refreshes, a render): the four overlap
 	chromium := needBrowser(t)
 	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
 		hooks := platentest.NewReceiver(t)

@@ -385,7 +385,7 @@ func needFidelityTools(t *testing.T) {
 	t.Helper()
 	testtools.Need(t, "poppler-utils", "pdftoppm")
 	testtools.Need(t, "librsvg2-bin", "rsvg-convert")
-	testtools.Need(t, "chromium", "chromium")
+	testtools.Need(t, "chromium-headless-shell", "chromium-headless-shell")
 	for _, f := range []struct{ pkg, path string }{
 		{"fonts-noto-core", oracleFallbackFonts[0]},
 		{"fonts-droid-fallback", oracleFallbackFonts[1]},

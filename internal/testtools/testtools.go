@@ -1,5 +1,5 @@
 // Package testtools finds the programs some tests drive (poppler-utils to
-// read PDFs, chromium and Node.js for the panel's browser tests). Outside
+// read PDFs, Chromium's headless shell and Node.js for the panel's browser tests). Outside
 // CI a missing program skips the test with what to install; where
 // PLATEN_TEST_REQUIRE_TOOLS is set (.ci/run sets it) it fails the test, so
 // that CI never passes without running them.
