@@ -55,6 +55,12 @@ type Created struct {
 // Create makes an account for email: staff, or an operator of teamID
 // (exactly one of the two), with a generated password and a token.
 func Create(ctx context.Context, store Store, email, name string, staff bool, teamID *int) (*Created, error) {
+	return CreateAtCost(ctx, store, StoredCost, email, name, staff, teamID)
+}
+
+// CreateAtCost is Create with the password hashed at cost: TestCost for
+// the accounts of tests, StoredCost for every other.
+func CreateAtCost(ctx context.Context, store Store, cost HashCost, email, name string, staff bool, teamID *int) (*Created, error) {
 	email, err := NormalizeEmail(email)
 	if err != nil {
 		return nil, err
@@ -63,7 +69,7 @@ func Create(ctx context.Context, store Store, email, name string, staff bool, te
 		return nil, apierr.Invalid("team_id", "give exactly one of staff or a team")
 	}
 	password := NewPassword()
-	hash, err := HashPassword(ctx, password)
+	hash, err := hashPassword(ctx, password, cost)
 	if err != nil {
 		return nil, err
 	}

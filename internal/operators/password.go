@@ -21,29 +21,46 @@ const (
 	argonKeyLen  = 32
 )
 
+// HashCost is what one Argon2id hash costs: passes over memory (KiB).
+type HashCost struct{ Passes, Memory uint32 }
+
+var (
+	// StoredCost is the cost of every password Platen stores.
+	StoredCost = HashCost{Passes: argonTime, Memory: argonMemory}
+	// TestCost is a hash in well under a millisecond, for the accounts
+	// tests make (CreateAtCost): a sign-in checks a password at the cost
+	// it was stored with, and at StoredCost the operator panel's tests
+	// spent three quarters of their CPU hashing. Never for a real account.
+	TestCost = HashCost{Passes: 1, Memory: 8 * argonThreads}
+)
+
 // HashPassword is the stored form of a password: Argon2id with a random
 // salt, in the PHC string format ($argon2id$v=19$m=…,t=…,p=…$salt$key), so
 // that the parameters can change without losing old hashes. It takes a
 // turn of the process's hashes (ErrPasswordsBusy when none comes).
 func HashPassword(ctx context.Context, password string) (string, error) {
+	return hashPassword(ctx, password, StoredCost)
+}
+
+func hashPassword(ctx context.Context, password string, cost HashCost) (string, error) {
 	var salt [16]byte
 	if _, err := rand.Read(salt[:]); err != nil {
 		return "", err
 	}
 	var key []byte
 	err := passwords.run(ctx, func() {
-		key = argon2.IDKey([]byte(password), salt[:], argonTime, argonMemory, argonThreads, argonKeyLen)
+		key = argon2.IDKey([]byte(password), salt[:], cost.Passes, cost.Memory, argonThreads, argonKeyLen)
 	})
 	if err != nil {
 		return "", err
 	}
-	return phc(salt[:], key), nil
+	return phc(salt[:], key, cost), nil
 }
 
-// phc is the PHC string of a hash with this package's parameters.
-func phc(salt, key []byte) string {
+// phc is the PHC string of a hash at cost.
+func phc(salt, key []byte, cost HashCost) string {
 	enc := base64.RawStdEncoding
-	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, argonMemory, argonTime, argonThreads,
+	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, cost.Memory, cost.Passes, argonThreads,
 		enc.EncodeToString(salt), enc.EncodeToString(key))
 }
 

@@ -190,7 +190,8 @@ func (s *Server) TeamOperator(t testing.TB, email string, team int) *operators.C
 	return s.operator(t, email, false, &team)
 }
 
-// operator creates the account, trying again while the process's password
+// operator creates the account, its password hashed at the operators'
+// TestCost (sign-ins check it at that cost), trying again while the process's password
 // hashes are all busy (ErrPasswordsBusy): tests running side by side hash
 // at once, and on a loaded machine one may wait longer than a sign-in does.
 func (s *Server) operator(t testing.TB, email string, staff bool, team *int) *operators.Created {
@@ -198,7 +199,7 @@ func (s *Server) operator(t testing.TB, email string, staff bool, team *int) *op
 	var created *operators.Created
 	var err error
 	for range 20 {
-		created, err = operators.Create(t.Context(), s.DB().Operators(), email, "", staff, team)
+		created, err = operators.CreateAtCost(t.Context(), s.DB().Operators(), operators.TestCost, email, "", staff, team)
 		if !errors.Is(err, operators.ErrPasswordsBusy) {
 			break
 		}
