@@ -63,9 +63,10 @@ COVER_DIR := $(CURDIR)/.cover
 
 # The packages whose tests take longest start first (go test runs them in
 # the order given, each once), so that none is left running alone at the
-# end while the other core idles.
-TEST_PACKAGES := ./internal/panel ./internal/cli ./internal/renderjobs ./internal/render ./internal/server \
-  ./internal/webhooks ./...
+# end while the other core idles; the queue's and the store's, which
+# mostly wait, start early too, beside those that keep both cores busy.
+TEST_PACKAGES := ./internal/panel ./internal/cli ./internal/renderjobs ./internal/webhooks ./internal/queue \
+  ./internal/render ./internal/server ./internal/storage ./e2e/hostile ./...
 
 test: test-tools ## run every test (PostgreSQL too when PLATEN_TEST_POSTGRES_URL is set), then print the coverage
 	$(GO) vet ./...
