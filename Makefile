@@ -12,7 +12,7 @@ GATEWAY_V1 := github.com/grpc-ecosystem/grpc-gateway@v1.16.0
 # function, file and line.
 TEST_FLAGS ?= -count=1 -timeout 20m -p 4 -ldflags='-s -w'
 
-.PHONY: help run build test test-race test-cluster cover fuzz test-tools missing-test-tools install-test-tools bench-harness bench bench-soak bench-scaling bench-render bench-batch bench-webhooks bench-hostile bench-prints bench-latency generate generate-proto generate-ent googleapis icc-profiles lint lint-openapi verify
+.PHONY: help run build test test-race test-cluster cover fuzz test-tools missing-test-tools install-test-tools bench-harness bench bench-soak bench-scaling bench-render bench-batch bench-webhooks bench-hostile bench-prints bench-latency bench-guard generate generate-proto generate-ent googleapis icc-profiles lint lint-openapi verify
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -187,6 +187,11 @@ bench-hostile: build bench-harness ## run only the hostile-input benchmarks: wha
 
 bench-prints: build bench-harness ## run only the operator's prints list over 100,000 seeded prints
 	$(PLATEN_BENCH) -suites prints $(BENCH_FLAGS)
+
+# Run before closing any change to a request's or a render's path: it
+# fails when a share falls more than 15% under BENCHMARKS.md's figure.
+bench-guard: build bench-harness ## the create, read and render yardsticks in a few minutes (SQLite, 3 rounds interleaved), failing when one falls more than 15% under the figure BENCHMARKS.md records
+	$(PLATEN_BENCH) -suites guard $(BENCH_FLAGS)
 
 # The PDF/X colour profiles are committed; this rebuilds them from Debian's
 # icc-profiles-free (needs apt-get and colprof from Debian's argyll).

@@ -78,7 +78,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		"prints (the operator's prints list over 100,000 seeded prints: every filter and search), "+
 		"latency (an order to a ready file and its webhook, at idle and under load); "+
 		"scaling (not run unless named, PostgreSQL only: render processes and a serve pinned to a core each, the pipeline's CPU per order, a capacity table); "+
-		"soak (not run unless named: a mixed load at half the measured capacity for -soak-d, RSS, goroutines, open files and p99 sampled and charted)")
+		"soak (not run unless named: a mixed load at half the measured capacity for -soak-d, RSS, goroutines, open files and p99 sampled and charted); "+
+		"guard (not run unless named: the create, read and render yardsticks in a few minutes, failing when one falls more than -guard-margin under BENCHMARKS.md's figure)")
 	fs.StringVar(&o.Platen, "platen", "bin/platen", "path of the platen binary to benchmark")
 	fs.IntVar(&o.Concurrency, "c", 32, "concurrent connections (closed loop: one request in flight each)")
 	fs.DurationVar(&o.Duration, "d", 15*time.Second, "measured duration of each scenario")
@@ -99,6 +100,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	latencyOptions := latencyFlags(fs)
 	soakOptions := soakFlags(fs)
 	scalingOptions := scalingFlags(fs)
+	guardOptions := guardFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: platen-bench [flags]\n\nBenchmarks platen serve over HTTP on SQLite (and PostgreSQL with -postgres),\n"+
 			"then rendering (-suites render): the reference page through platen render and platen serve,\n"+
@@ -137,6 +139,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	lo := latencyOptions(o.Platen, o.PostgresURL, o.ProfileDir)
 	so := soakOptions(o.Platen, o.PostgresURL)
 	sco := scalingOptions(o.Platen, o.PostgresURL, o.ProfileDir)
+	gop := guardOptions(o.Platen)
 	if err == nil {
 		err = checkSuites(run, o, ro, bo, ho, xo, po, lo)
 	}
@@ -145,6 +148,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if err == nil && slices.Contains(run, "scaling") {
 		err = sco.validate()
+	}
+	if err == nil && slices.Contains(run, "guard") {
+		err = gop.validate()
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "platen-bench: %v\n", err)
@@ -176,6 +182,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if slices.Contains(run, "soak") && ctx.Err() == nil {
 		err = errors.Join(err, RunSoak(ctx, so, stdout, stderr))
+	}
+	if slices.Contains(run, "guard") && ctx.Err() == nil {
+		err = errors.Join(err, RunGuard(ctx, gop, stdout, stderr))
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "platen-bench: %v\n", err)
@@ -218,9 +227,9 @@ func checkSuites(suites []string, o Options, ro RenderOptions, bo BatchOptions, 
 			err = po.validate()
 		case "latency":
 			err = lo.validate()
-		case "soak", "scaling": // checked by the caller, with their options
+		case "soak", "scaling", "guard": // checked by the caller, with their options
 		default:
-			err = fmt.Errorf("unknown suite %q (known: http, render, batch, webhooks, hostile, prints, latency, scaling, soak)", s)
+			err = fmt.Errorf("unknown suite %q (known: http, render, batch, webhooks, hostile, prints, latency, scaling, soak, guard)", s)
 		}
 		if err != nil {
 			return err
