@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"slices"
 	"strconv"
@@ -108,7 +109,11 @@ func RunGuard(ctx context.Context, o GuardOptions, out, logw io.Writer) (err err
 	fmt.Fprintln(out, "| round | create | read | render |")
 	fmt.Fprintln(out, "|---|---:|---:|---:|")
 	got := map[string][]float64{}
+	runs := [2]string{e.run, ref.run}
 	for round := 1; round <= o.Rounds; round++ {
+		// Each round's orders have ids of their own (create's are the
+		// run's, the worker's and a count).
+		e.run, ref.run = fmt.Sprintf("%s-r%d", runs[0], round), fmt.Sprintf("%s-r%d", runs[1], round)
 		for _, name := range []string{guardCreate, guardRead} {
 			share, err := guardShare(ctx, o, name, e, ref, logw)
 			if err != nil {
@@ -164,7 +169,7 @@ func newRenderGuard(ctx context.Context, platen string, e *env) (*renderGuard, e
 		return nil, errors.New("the guard needs rsvg-convert (apt-get install librsvg2-bin fonts-go)")
 	}
 	b := &latencyBench{LatencyOptions: LatencyOptions{Platen: platen, Clients: 8, Burst: 20}, e: e, db: "sqlite",
-		out: io.Discard, logw: io.Discard, config: latencyConfig()}
+		out: io.Discard, logw: io.Discard, config: latencyConfig(), client: &http.Client{Timeout: readyWait}}
 	if b.operator, err = e.staffOperator(ctx, platen); err != nil {
 		rs.close()
 		return nil, err
