@@ -55,11 +55,11 @@ type Created struct {
 // Create makes an account for email: staff, or an operator of teamID
 // (exactly one of the two), with a generated password and a token.
 func Create(ctx context.Context, store Store, email, name string, staff bool, teamID *int) (*Created, error) {
-	return CreateAtCost(ctx, store, StoredCost, email, name, staff, teamID)
+	return CreateAtCost(ctx, store, storedCost, email, name, staff, teamID)
 }
 
-// CreateAtCost is Create with the password hashed at cost: TestCost for
-// the accounts of tests, StoredCost for every other.
+// CreateAtCost is Create with the password hashed at cost: TestCost, for
+// the accounts of tests (every other account is Create's).
 func CreateAtCost(ctx context.Context, store Store, cost HashCost, email, name string, staff bool, teamID *int) (*Created, error) {
 	email, err := NormalizeEmail(email)
 	if err != nil {

@@ -49,7 +49,7 @@ func TestNormalizeEmail(t *testing.T) {
 	}
 }
 
-// TestAccountsAtEachCost: Create stores a password at StoredCost, and
+// TestAccountsAtEachCost: Create stores a password at storedCost, and
 // CreateAtCost at the cost given, and each checks at its own: a test's
 // account (TestCost) signs in without Argon2id's 64 MiB.
 func TestAccountsAtEachCost(t *testing.T) {

@@ -25,11 +25,11 @@ const (
 type HashCost struct{ Passes, Memory uint32 }
 
 var (
-	// StoredCost is the cost of every password Platen stores.
-	StoredCost = HashCost{Passes: argonTime, Memory: argonMemory}
+	// storedCost is the cost of every password Platen stores.
+	storedCost = HashCost{Passes: argonTime, Memory: argonMemory}
 	// TestCost is a hash in well under a millisecond, for the accounts
 	// tests make (CreateAtCost): a sign-in checks a password at the cost
-	// it was stored with, and at StoredCost the operator panel's tests
+	// it was stored with, and at storedCost the operator panel's tests
 	// spent three quarters of their CPU hashing. Never for a real account.
 	TestCost = HashCost{Passes: 1, Memory: 8 * argonThreads}
 )
@@ -39,7 +39,7 @@ var (
 // that the parameters can change without losing old hashes. It takes a
 // turn of the process's hashes (ErrPasswordsBusy when none comes).
 func HashPassword(ctx context.Context, password string) (string, error) {
-	return hashPassword(ctx, password, StoredCost)
+	return hashPassword(ctx, password, storedCost)
 }
 
 func hashPassword(ctx context.Context, password string, cost HashCost) (string, error) {

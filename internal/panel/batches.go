@@ -113,24 +113,33 @@ func (p *Panel) batchPage(w http.ResponseWriter, r *http.Request, s *session) {
 		p.fail(w, r, err)
 		return
 	}
-	data := map[string]any{"Operator": s.account, "CSRF": s.csrf(), "Batch": b, "Sheets": sheets,
-		"Self": r.URL.Path, "Error": p.batchError(r.Context(), b)}
+	data := map[string]any{"Operator": s.account, "CSRF": s.csrf(), "Batch": b, "Sheets": sheets, "Self": r.URL.Path}
 	// The page's refresh while Batching (htmx) keeps only #batch: the
 	// items, one read each, are named for the page itself.
+	var items []itemLabel
 	if r.Header.Get("HX-Request") == "" {
-		data["Items"] = p.itemLabels(r.Context(), b.OrderItems)
+		items = p.itemLabels(r.Context(), b.OrderItems)
+		data["Items"] = items
 	}
+	data["Error"] = p.batchError(r.Context(), b, items)
 	p.render(w, "batch", http.StatusOK, data)
 }
 
 // batchError is why b failed, the print an entry names (order_items[2]:
-// …) named by its order and item.
-func (p *Panel) batchError(ctx context.Context, b *platenv1.BatchOrder) string {
+// …) named by its order and item: from items, the page's labels, when
+// they were read for it, else read alone.
+func (p *Panel) batchError(ctx context.Context, b *platenv1.BatchOrder, items []itemLabel) string {
 	text := b.GetError().GetValue()
-	if m := entry.FindStringSubmatch(text); m != nil && m[1] == "order_items" {
-		if i, _ := strconv.Atoi(m[2]); i < len(b.OrderItems) {
-			return "The print " + p.itemLabels(ctx, b.OrderItems[i:i+1])[0].Reference + ": " + m[3]
-		}
+	m := entry.FindStringSubmatch(text)
+	if m == nil || m[1] != "order_items" {
+		return text
+	}
+	i, _ := strconv.Atoi(m[2])
+	switch {
+	case i < len(items) && i < maxLabels:
+		return "The print " + items[i].Reference + ": " + m[3]
+	case i < len(b.OrderItems):
+		return "The print " + p.itemLabels(ctx, b.OrderItems[i:i+1])[0].Reference + ": " + m[3]
 	}
 	return text
 }
