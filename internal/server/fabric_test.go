@@ -327,3 +327,282 @@ func TestFabricOrderPrints(t *testing.T) {
 		})
 	})
 }
+
+// TestFabricShopOrderPrints: a design version whose template_config is
+// the fabric canvas, and a Family B shop order of two copies naming it:
+// its print reaches ready with one file, the canvas's one surface, a page
+// of the bleed box with the canvas's objects where fabric draws them.
+func TestFabricShopOrderPrints(t *testing.T) {
+	poppler.Need(t, "pdfinfo", "pdftoppm", "pdftotext", "pdffonts")
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		srv := platentest.Start(t, b)
+		acme := srv.Bootstrap(t, "acme", "acme-shop")
+		config := url.QueryEscape(jsonText(t, fabricDocument(fabricCanvas(t))))
+		r := srv.Do(t, "POST", "/api/v1/design-versions", acme.Token, map[string]any{"design_version_id": "fabric-card-v1",
+			"template_config": config, "thumbnails": []string{"https://example.com/t.png"}})
+		if r.Status != http.StatusOK {
+			t.Fatalf("design version: %d %s", r.Status, r.Raw)
+		}
+		if got := r.Object(t)["template_config"]; got != config {
+			t.Errorf("the design version's template_config is stored as %v, want it as sent", got)
+		}
+		r = srv.Do(t, "POST", "/v1/shop/orders", acme.Token, map[string]any{"external_id": "SO-F1",
+			"lines": []map[string]any{{"design_version_id": "fabric-card-v1", "quantity": 2}}})
+		if r.Status != http.StatusCreated {
+			t.Fatalf("shop order: %d %s", r.Status, r.Raw)
+		}
+		ref := r.Object(t)["data"].(map[string]any)["reference_number"].(string)
+		order := srv.WaitShopOrder(t, acme.Token, ref)
+		lines := order["lines"].([]any)
+		if len(lines) != 1 {
+			t.Fatalf("lines %v", lines)
+		}
+		prints := lines[0].(map[string]any)["prints"].([]any)
+		if len(prints) != 1 {
+			t.Fatalf("prints %v", prints)
+		}
+		p := prints[0].(map[string]any)
+		files, _ := p["files"].([]any)
+		if p["status"] != "ready" || len(files) != 1 {
+			t.Fatalf("the print %v, want it ready with one file", p)
+		}
+		file := files[0].(map[string]any)
+		if file["index"] != 1.0 || file["copies"] != 2.0 || file["type"] != "single_file" {
+			t.Errorf("the file %v", file)
+		}
+		_, data := platentest.Download(t, file["url"].(string))
+		platentest.CheckFileDigest(t, "the shop print's file", file, data)
+		checkPages(t, data, 1)
+		path := savePDF(t, data)
+		checkCanvasPixels(t, path, 1)
+		checkCanvasText(t, path)
+	})
+}
+
+// TestFabricBatch: Family A items of the fabric canvas, three copies,
+// batched by a team token onto a template of 2 × 2 slots of the canvas's
+// trim: the batch is Ready with one sheet, and its slots hold the canvas,
+// each drawn as fabric draws it.
+func TestFabricBatch(t *testing.T) {
+	poppler.Need(t, "pdfinfo", "pdftoppm")
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		srv := platentest.Start(t, b)
+		acme := srv.Bootstrap(t, "acme", "acme-shop")
+		team := srv.TeamToken(t, acme.TeamID)
+		staff := srv.Staff(t, "grace@example.com").Token
+
+		cat := srv.Do(t, "POST", "/api/v1/product-categories", team, map[string]any{"name": "Cards"})
+		prod := srv.Do(t, "POST", "/api/v1/products", team, map[string]any{"category_id": cat.Object(t)["id"], "name": "Card",
+			"order_column": 1, "active": true, "team_id": acme.TeamID})
+		v := srv.Do(t, "POST", "/api/v1/product-variants", team, map[string]any{"name": "fabric-card", "product_id": prod.Object(t)["id"],
+			"country_id": 276, "ecommerce_variant_ids": []string{"fabric-card"}})
+		if v.Status != http.StatusOK {
+			t.Fatalf("variant: %d %s", v.Status, v.Raw)
+		}
+		// A 220 × 160 mm sheet: 5 mm margins, slots of the trim, 6 mm apart,
+		// their 2 mm of bleed kept.
+		tmpl := srv.Do(t, "POST", "/api/v1/operator/print-templates", staff, map[string]any{
+			"team_id": acme.TeamID, "name": "Fabric cards, 4 up", "sheet_width_mm": 220, "sheet_height_mm": 160,
+			"margin_top_mm": 5, "margin_right_mm": 5, "margin_bottom_mm": 5, "margin_left_mm": 5, "gap_mm": 6, "slot_bleed_mm": 2,
+			"grid":       map[string]any{"columns": 2, "rows": 2, "slot_width_mm": fabricTrimW, "slot_height_mm": fabricTrimH},
+			"crop_marks": true, "variant_ids": []any{v.Object(t)["id"]},
+		})
+		if tmpl.Status != http.StatusOK {
+			t.Fatalf("template: %d %s", tmpl.Status, tmpl.Raw)
+		}
+		doc := jsonText(t, fabricDocument(fabricCanvas(t)))
+		first, second := platentest.OrderItem("b-1", doc), platentest.OrderItem("b-2", doc)
+		first["ecommerce_variant_id"], second["ecommerce_variant_id"] = "fabric-card", "fabric-card"
+		first["quantity"] = 2
+		second["template_config"] = doc // raw JSON, as a customiser may send it
+		r := srv.Do(t, "POST", "/api/v1/orders", acme.Token, platentest.OrderBody(acme.StoreID, "b", platentest.Items(first, second)))
+		if r.Status != http.StatusOK {
+			t.Fatalf("order: %d %s", r.Status, r.Raw)
+		}
+		var uids []string
+		for _, it := range r.Object(t)["items"].([]any) {
+			uids = append(uids, it.(map[string]any)["uid"].(string))
+		}
+
+		r = srv.Do(t, "POST", "/api/v1/batch-orders", team, map[string]any{"order_items": uids, "print_templates": []string{tmpl.Object(t)["uid"].(string)}})
+		if r.Status != http.StatusOK {
+			t.Fatalf("batch: %d %s", r.Status, r.Raw)
+		}
+		uid := r.Object(t)["uid"].(string)
+		var batch map[string]any
+		srv.WaitFor(t, platentest.PrintTimeout, "batch "+uid+" done", func() bool {
+			r := srv.Do(t, "GET", "/api/v1/batch-orders/"+uid, team, nil)
+			if r.Status != http.StatusOK {
+				t.Fatalf("GET batch: %d %s", r.Status, r.Raw)
+			}
+			batch = r.Object(t)
+			return batch["status"] != "Batching"
+		})
+		files, _ := batch["files"].([]any)
+		if batch["status"] != "Ready" || batch["error"] != nil || len(files) != 1 || files[0].(map[string]any)["pages"] != 1.0 {
+			t.Fatalf("the batch %v, want it Ready with one file of one sheet", batch)
+		}
+		file := files[0].(map[string]any)
+		_, data := platentest.Download(t, file["url"].(string))
+		platentest.CheckFileDigest(t, "the batch's file", file, data)
+		info := platentest.PDFInfo(t, data)
+		if got, want := platentest.PDFField(info, "Page size"), "623.622 x 453.543 pts"; got != want {
+			t.Errorf("the sheet is %s, want %s (220 × 160 mm)", got, want)
+		}
+		path := savePDF(t, data)
+		// Slot i's trim starts at (5 + 106·(i%2), 5 + 76·(i/2)) mm; three
+		// copies fill slots 0 to 2, and slot 3 is empty paper.
+		red := pdfxtest.Proof(t, color.RGBA{R: 255, A: 255})
+		magenta := pdfxtest.Proof(t, color.RGBA{R: 255, B: 255, A: 255})
+		background := pdfxtest.Proof(t, color.RGBA{R: 0xf0, G: 0xe0, B: 0xa0, A: 255})
+		white := pdfxtest.Proof(t, color.RGBA{R: 255, G: 255, B: 255, A: 255})
+		k := fabricTrimW / fabricCanvasW
+		for slot := range 4 {
+			x0, y0 := 5+106*float64(slot%2), 5+76*float64(slot/2)
+			for _, p := range []struct {
+				what string
+				x, y float64
+				want color.RGBA
+			}{
+				{"the red rect", 140, 100, red},
+				{"the group inside its clip", 300, 300, magenta},
+				{"the group's rect outside its clip", 215, 265, background},
+				{"outside everything", 750, 30, background},
+			} {
+				want := p.want
+				if slot == 3 {
+					want = white
+				}
+				if got := poppler.Pixel(t, path, 1, 150, x0+p.x*k, y0+p.y*k); !near(got, want) {
+					t.Errorf("slot %d, %s: %v, want %v", slot+1, p.what, got, want)
+				}
+			}
+		}
+	})
+}
+
+// fabricRefusal is a fabric document Platen refuses: what breaks it, the
+// path of the member it names under the template_config, and the message.
+type fabricRefusal struct {
+	name        string
+	doc         map[string]any
+	field, want string
+}
+
+// fabricRefusals are the canvases whose objects fabric would draw and
+// Platen cannot print, each refused naming the object and the property.
+func fabricRefusals(t *testing.T) []fabricRefusal {
+	t.Helper()
+	// with is the test's canvas with object i (from fabricCanvas) changed
+	// by fields; with i = len(objects), an object added.
+	with := func(i int, typ string, fields map[string]any) map[string]any {
+		c := fabricCanvas(t)
+		objects := c["objects"].([]any)
+		if i == len(objects) {
+			c["objects"] = append(objects, fabricObject(typ, fields))
+		} else {
+			maps.Copy(objects[i].(map[string]any), fields)
+		}
+		return fabricDocument(c)
+	}
+	shadow := map[string]any{"type": "shadow", "color": "rgba(0,0,0,0.3)", "blur": 5, "offsetX": 3, "offsetY": 3,
+		"affectStroke": false, "nonScaling": false}
+	pattern := map[string]any{"type": "pattern", "source": "data:image/png;base64,iVBORw0KGgo=", "repeat": "repeat",
+		"offsetX": 0, "offsetY": 0, "crossOrigin": nil, "patternTransform": nil}
+	onPath := fabricObject("Path", map[string]any{"path": []any{[]any{"M", 0, 0}, []any{"Q", 100, -60, 200, 0}},
+		"width": 200, "height": 30, "fill": "", "stroke": "#000000"})
+	squat := fabricDocument(fabricCanvas(t))
+	squat["canvas"] = map[string]any{"width": 800, "height": 600}
+	old := fabricCanvas(t)
+	old["version"] = "4.6.0"
+	nested := fabricCanvas(t)
+	nested["objects"].([]any)[4].(map[string]any)["objects"].([]any)[0].(map[string]any)["shadow"] = shadow
+	return []fabricRefusal{
+		{"an unknown object type", with(5, "star", map[string]any{"width": 10, "height": 10}),
+			"fabric.objects[5].type", `is not a fabric object Platen prints: "star" (it prints rect, circle, ellipse, line, triangle, polygon, polyline, path, text, i-text, textbox, image and group)`},
+		{"a shadow", with(0, "", map[string]any{"shadow": shadow}),
+			"fabric.objects[0].shadow", `is {"affectStroke":false,"blur":5,"color…: shadows are not printed: a print file's shadow would be a raster of its own; draw it as a shape or into the image`},
+		{"a shadow in a group", fabricDocument(nested),
+			"fabric.objects[4].objects[0].shadow", `is {"affectStroke":false,"blur":5,"color…: shadows are not printed: a print file's shadow would be a raster of its own; draw it as a shape or into the image`},
+		{"a pattern fill", with(1, "", map[string]any{"fill": pattern}),
+			"fabric.objects[1].fill", "is a pattern: Platen prints fills of one colour or a gradient; put the picture in an image clipped to the shape"},
+		{"a Blur filter", with(3, "", map[string]any{"filters": []any{map[string]any{"type": "Grayscale", "mode": "average"}, map[string]any{"type": "Blur", "blur": 0.2}}}),
+			"fabric.objects[3].filters[1].type", `is a filter Platen does not print: "Blur" (it prints Grayscale; apply the others to the image itself)`},
+		{"a blend mode", with(0, "", map[string]any{"globalCompositeOperation": "multiply"}),
+			"fabric.objects[0].globalCompositeOperation", `is "multiply": blend modes are not printed: only source-over, fabric's default`},
+		{"justified text", with(2, "", map[string]any{"textAlign": "justify"}),
+			"fabric.objects[2].textAlign", `must be left, center or right, got "justify": Platen does not justify text`},
+		{"text on a path", with(2, "", map[string]any{"path": onPath}),
+			"fabric.objects[2].path", "sets the text along a path, which Platen does not print: convert the text to a path in the customiser"},
+		{"a canvas of other proportions than the trim's", squat,
+			"canvas.height", "must give the canvas the trim's proportions (100 × 70 mm): 560 px for a width of 800 px, got 600"},
+		{"fabric 4", fabricDocument(old),
+			"fabric.version", `must be a fabric.js version from 5 to 7 (as canvas.toJSON() writes it, "7.4.0"), got "4.6.0"`},
+	}
+}
+
+// violations are the field violations of a 400's BadRequest detail, by
+// field.
+func violations(t *testing.T, r *platentest.Response) map[string]string {
+	t.Helper()
+	platentest.ErrorBody(t, r, http.StatusBadRequest)
+	out := map[string]string{}
+	for _, d := range r.Object(t)["details"].([]any) {
+		vs, _ := d.(map[string]any)["field_violations"].([]any)
+		for _, v := range vs {
+			v := v.(map[string]any)
+			out[v["field"].(string)], _ = v["description"].(string)
+		}
+	}
+	return out
+}
+
+// TestFabricRefusals: each canvas of fabricRefusals, as a Family A
+// item's template_config (URL-encoded and raw) and as a design version's,
+// is a 400 whose one violation names the member and says why; the
+// refused order's item and the refused version are not found afterwards.
+func TestFabricRefusals(t *testing.T) {
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		srv := platentest.Start(t, b)
+		acme := srv.Bootstrap(t, "acme", "acme-shop")
+		for i, c := range fabricRefusals(t) {
+			t.Run(c.name, func(t *testing.T) {
+				doc := jsonText(t, c.doc)
+				for _, encoded := range []bool{true, false} {
+					config := doc
+					if encoded {
+						config = url.QueryEscape(doc)
+					}
+					orderID := "r" + strconv.Itoa(i) + map[bool]string{true: "e", false: "j"}[encoded]
+					item := platentest.OrderItem(orderID+"-1", doc)
+					item["template_config"] = config
+					r := srv.Do(t, "POST", "/api/v1/orders", acme.Token, platentest.OrderBody(acme.StoreID, orderID, platentest.PrintFiles(), platentest.Items(item)))
+					want := map[string]string{"items[0].template_config." + c.field: c.want}
+					if got := violations(t, r); !sameStrings(got, want) {
+						t.Errorf("order (URL-encoded %v): violations %q, want %q", encoded, got, want)
+					}
+					if msg, _ := r.Object(t)["message"].(string); !strings.Contains(msg, c.want) {
+						t.Errorf("order (URL-encoded %v): message %q does not say %q", encoded, msg, c.want)
+					}
+					platentest.ErrorBody(t, srv.Do(t, "GET", "/api/v1/order-items/"+orderID+"-1/print", acme.Token, nil), http.StatusNotFound)
+
+					id := "dv-" + orderID
+					r = srv.Do(t, "POST", "/api/v1/design-versions", acme.Token, map[string]any{"design_version_id": id, "template_config": config})
+					if got, want := violations(t, r), map[string]string{"template_config." + c.field: c.want}; !sameStrings(got, want) {
+						t.Errorf("design version (URL-encoded %v): violations %q, want %q", encoded, got, want)
+					}
+					platentest.ErrorBody(t, srv.Do(t, "GET", "/api/v1/design-versions/"+id, acme.Token, nil), http.StatusNotFound)
+				}
+			})
+		}
+		// Nothing of the refused requests was written.
+		if orders := srv.Do(t, "GET", "/api/v1/orders", acme.Token, nil).Object(t)["orders"].([]any); len(orders) != 0 {
+			t.Errorf("refused orders were written: %v", orders)
+		}
+		if versions := srv.Do(t, "GET", "/api/v1/design-versions", acme.Token, nil).Object(t)["design_versions"].([]any); len(versions) != 0 {
+			t.Errorf("refused design versions were written: %v", versions)
+		}
+	})
+}
+
+func sameStrings(a, b map[string]string) bool { return maps.Equal(a, b) }
