@@ -606,3 +606,191 @@ func TestFabricRefusals(t *testing.T) {
 }
 
 func sameStrings(a, b map[string]string) bool { return maps.Equal(a, b) }
+
+// fabricPoint is a colour a canvas's page has at a canvas pixel.
+type fabricPoint struct {
+	what string
+	x, y float64
+	want color.RGBA
+}
+
+// printFabric orders one item of doc with its print file at once, waits
+// for the print to be ready and returns the PDF's path.
+func printFabric(t *testing.T, srv *platentest.Server, tenant platentest.Tenant, id, doc string) string {
+	t.Helper()
+	r := srv.Do(t, "POST", "/api/v1/orders", tenant.Token, platentest.OrderBody(tenant.StoreID, id, platentest.PrintFiles(),
+		platentest.Items(platentest.OrderItem(id+"-1", doc))))
+	if r.Status != http.StatusOK {
+		t.Fatalf("create: %d %s", r.Status, r.Raw)
+	}
+	st := srv.WaitPrint(t, tenant.Token, id+"-1", platentest.PrintReady)
+	_, data := platentest.Download(t, st["url"].(string))
+	return savePDF(t, data)
+}
+
+// checkPoints checks the colours of page of the PDF at path at canvas
+// pixels of the fabric document.
+func checkPoints(t *testing.T, path string, page int, points []fabricPoint) {
+	t.Helper()
+	for _, p := range points {
+		x, y := pagePoint(p.x, p.y)
+		if got := poppler.Pixel(t, path, page, 150, x, y); !near(got, p.want) {
+			t.Errorf("page %d, %s, (%v, %v) px: %v, want %v", page, p.what, p.x, p.y, got, p.want)
+		}
+	}
+}
+
+// twoColourPNG is a 2 × 1 px PNG, its left pixel red and its right blue,
+// as a data: URL.
+func twoColourPNG(t *testing.T) string {
+	t.Helper()
+	img := image.NewNRGBA(image.Rect(0, 0, 2, 1))
+	img.SetNRGBA(0, 0, color.NRGBA{R: 255, A: 255})
+	img.SetNRGBA(1, 0, color.NRGBA{B: 255, A: 255})
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	return "data:image/png;base64," + base64.StdEncoding.EncodeToString(buf.Bytes())
+}
+
+// TestFabricTransforms: what fabric's own matrix, gradients, flips and
+// clip paths do is printed where fabric draws it: a rect turned 90° about
+// its top-left corner (its origin), a linear gradient from red at the
+// rect's left to blue at its right, an image flipped, a clip path placed
+// on the canvas (absolutePositioned), a group scaled twice across, an
+// object saved without its origin (fabric 7's default, its centre), and a
+// fabric 5 canvas, whose default origin is the top-left corner and whose
+// circles' angles are radians.
+func TestFabricTransforms(t *testing.T) {
+	poppler.Need(t, "pdftoppm")
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		srv := platentest.Start(t, b)
+		acme := srv.Bootstrap(t, "acme", "acme-shop")
+		centred := fabricObject("Rect", map[string]any{"left": 100, "top": 450, "width": 60, "height": 40, "fill": "#00c000", "strokeWidth": 0})
+		delete(centred, "originX")
+		delete(centred, "originY")
+		stops := []any{map[string]any{"offset": 0, "color": "#ff0000"}, map[string]any{"offset": 1, "color": "#0000ff"}}
+		gradient := map[string]any{"type": "linear", "gradientUnits": "pixels", "coords": map[string]any{"x1": 0, "y1": 0, "x2": 200, "y2": 0},
+			"colorStops": stops, "offsetX": 0, "offsetY": 0, "gradientTransform": nil}
+		canvas := map[string]any{"version": "7.4.0", "background": fabricBackground, "objects": []any{
+			fabricObject("Rect", map[string]any{"left": 300, "top": 40, "width": 100, "height": 20, "angle": 90, "fill": "#0000ff", "strokeWidth": 0}),
+			fabricObject("Rect", map[string]any{"left": 450, "top": 40, "width": 200, "height": 100, "strokeWidth": 0, "fill": gradient}),
+			fabricObject("Image", map[string]any{"left": 100, "top": 250, "width": 2, "height": 1, "scaleX": 50, "scaleY": 50, "flipX": true,
+				"strokeWidth": 0, "cropX": 0, "cropY": 0, "src": twoColourPNG(t), "filters": []any{}}),
+			fabricObject("Rect", map[string]any{"left": 300, "top": 250, "width": 200, "height": 100, "fill": "#ff00ff", "strokeWidth": 0,
+				"clipPath": fabricObject("Rect", map[string]any{"left": 300, "top": 250, "width": 100, "height": 100, "strokeWidth": 0,
+					"absolutePositioned": true, "inverted": false})}),
+			fabricObject("Group", map[string]any{"originX": "center", "originY": "center", "left": 650, "top": 300, "width": 20, "height": 20,
+				"scaleX": 2, "strokeWidth": 0, "objects": []any{
+					fabricObject("Rect", map[string]any{"originX": "center", "originY": "center", "left": 10, "top": 0, "width": 20, "height": 20,
+						"fill": "#00c000", "strokeWidth": 0})}}),
+			centred,
+		}}
+		v5 := map[string]any{"version": "5.3.0", "background": fabricBackground, "objects": []any{
+			map[string]any{"type": "circle", "left": 100, "top": 100, "radius": 60, "width": 120, "height": 120,
+				"startAngle": 0, "endAngle": math.Pi, "fill": "#ff0000", "strokeWidth": 0},
+		}}
+		path := printFabric(t, srv, acme, "t", jsonText(t, fabricSurfaces(canvas, v5)))
+		red, blue := pdfxtest.Proof(t, color.RGBA{R: 255, A: 255}), pdfxtest.Proof(t, color.RGBA{B: 255, A: 255})
+		green, magenta := pdfxtest.Proof(t, color.RGBA{G: 0xc0, A: 255}), pdfxtest.Proof(t, color.RGBA{R: 255, B: 255, A: 255})
+		bg := pdfxtest.Proof(t, color.RGBA{R: 0xf0, G: 0xe0, B: 0xa0, A: 255})
+		checkPoints(t, path, 1, []fabricPoint{
+			{"the turned rect, below its corner", 290, 90, blue},
+			{"where the rect would be unturned", 350, 50, bg},
+			{"the gradient's start", 452, 90, red},
+			{"the gradient's end", 648, 90, blue},
+			{"the flipped image's left (its right pixel)", 125, 275, blue},
+			{"the flipped image's right (its left pixel)", 175, 275, red},
+			{"inside the canvas's clip rect", 350, 300, magenta},
+			{"the rect outside the canvas's clip rect", 450, 300, bg},
+			{"the scaled group's rect", 680, 300, green},
+			{"left of the scaled group's rect", 640, 300, bg},
+			{"the centred rect's left part", 75, 450, green},
+			{"right of the centred rect", 135, 450, bg},
+		})
+		// Fabric 5: the circle's top-left corner at (100, 100), its
+		// centre at (160, 160); from 0 to π radians, clockwise on the
+		// page: the lower half.
+		checkPoints(t, path, 2, []fabricPoint{
+			{"the lower half circle", 160, 190, red},
+			{"above the half circle's chord", 160, 130, bg},
+		})
+	})
+}
+
+// TestFabricCounterClockwiseArc: a fabric 6 or 7 circle draws its arc
+// from startAngle to endAngle anticlockwise when counterClockwise is true
+// (Circle._render: ctx.arc(0, 0, radius, start, end, counterClockwise)),
+// so a filled circle from 0° to 180° so saved is its upper half.
+func TestFabricCounterClockwiseArc(t *testing.T) {
+	poppler.Need(t, "pdftoppm")
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		srv := platentest.Start(t, b)
+		acme := srv.Bootstrap(t, "acme", "acme-shop")
+		canvas := map[string]any{"version": "7.4.0", "background": fabricBackground, "objects": []any{
+			fabricObject("Circle", map[string]any{"originX": "center", "originY": "center", "left": 100, "top": 100, "width": 120, "height": 120,
+				"radius": 60, "startAngle": 0, "endAngle": 180, "counterClockwise": true, "fill": "#ff0000", "strokeWidth": 0}),
+		}}
+		path := printFabric(t, srv, acme, "ccw", jsonText(t, fabricDocument(canvas)))
+		checkPoints(t, path, 1, []fabricPoint{
+			{"the upper half, which fabric fills", 100, 60, pdfxtest.Proof(t, color.RGBA{R: 255, A: 255})},
+			{"the lower half, which fabric leaves empty", 100, 140, pdfxtest.Proof(t, color.RGBA{R: 0xf0, G: 0xe0, B: 0xa0, A: 255})},
+		})
+	})
+}
+
+// TestFabricCanvasClipPathClipsBackground: fabric clips the whole canvas
+// to its clipPath, its background colour included (StaticCanvas's
+// renderCanvas draws the background, then the objects, then the clip path
+// with destination-in over both), so a canvas clipped to a circle over a
+// coloured background is that colour inside the circle only, and the
+// paper's white outside it.
+func TestFabricCanvasClipPathClipsBackground(t *testing.T) {
+	poppler.Need(t, "pdftoppm")
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		srv := platentest.Start(t, b)
+		acme := srv.Bootstrap(t, "acme", "acme-shop")
+		canvas := map[string]any{"version": "7.4.0", "background": fabricBackground, "objects": []any{},
+			"clipPath": fabricObject("Circle", map[string]any{"originX": "center", "originY": "center", "left": 400, "top": 280,
+				"radius": 200, "width": 400, "height": 400, "strokeWidth": 0})}
+		path := printFabric(t, srv, acme, "clip", jsonText(t, fabricDocument(canvas)))
+		checkPoints(t, path, 1, []fabricPoint{
+			{"the canvas's centre, inside its clip", 400, 280, pdfxtest.Proof(t, color.RGBA{R: 0xf0, G: 0xe0, B: 0xa0, A: 255})},
+			{"the canvas's corner, outside its clip", 20, 20, pdfxtest.Proof(t, color.RGBA{R: 255, G: 255, B: 255, A: 255})},
+		})
+	})
+}
+
+// TestFabricOutlinesRenderAsAccepted: what the API accepts renders. A
+// path whose points have one decimal, and a fabric 5 half circle whose
+// endAngle is π to five places, are accepted, and their prints must be
+// ready, filled where fabric fills them.
+func TestFabricOutlinesRenderAsAccepted(t *testing.T) {
+	poppler.Need(t, "pdftoppm")
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		srv := platentest.Start(t, b)
+		acme := srv.Bootstrap(t, "acme", "acme-shop")
+		red := pdfxtest.Proof(t, color.RGBA{R: 255, A: 255})
+		t.Run("a path", func(t *testing.T) {
+			// The triangle (0.1, 0), (4.1, 1), (0.1, 1.5), 50 times as
+			// large, its top-left corner at (100, 100): (100, 100),
+			// (300, 150) and (100, 175) on the canvas.
+			canvas := map[string]any{"version": "7.4.0", "background": fabricBackground, "objects": []any{
+				fabricObject("Path", map[string]any{"left": 100, "top": 100, "width": 4, "height": 1.5, "scaleX": 50, "scaleY": 50,
+					"fill": "#ff0000", "strokeWidth": 0,
+					"path": []any{[]any{"M", 0.1, 0}, []any{"L", 4.1, 1}, []any{"L", 0.1, 1.5}, []any{"Z"}}}),
+			}}
+			path := printFabric(t, srv, acme, "path", jsonText(t, fabricDocument(canvas)))
+			checkPoints(t, path, 1, []fabricPoint{{"inside the triangle", 120, 140, red}})
+		})
+		t.Run("a fabric 5 half circle", func(t *testing.T) {
+			canvas := map[string]any{"version": "5.3.0", "background": fabricBackground, "objects": []any{
+				map[string]any{"type": "circle", "left": 100, "top": 100, "radius": 60, "width": 120, "height": 120,
+					"startAngle": 0, "endAngle": 3.14159, "fill": "#ff0000", "strokeWidth": 0},
+			}}
+			path := printFabric(t, srv, acme, "arc", jsonText(t, fabricDocument(canvas)))
+			checkPoints(t, path, 1, []fabricPoint{{"the lower half circle", 160, 190, red}})
+		})
+	})
+}
