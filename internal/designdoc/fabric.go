@@ -339,6 +339,9 @@ func (r *fabricReader) common(m members) (fabricObject, error) {
 		}
 	}
 	o.visible = visible
+	if !visible {
+		return o, nil // prints nothing, however it would be drawn
+	}
 	if err := refuseUnprintable(m); err != nil {
 		return o, err
 	}
@@ -496,7 +499,11 @@ func refuseUnprintable(m members) error {
 				continue
 			}
 		}
-		return errorf(m.pathOf(u.name), "is %s: %s", abbreviate(raw), u.why)
+		shown := "set"
+		if raw[0] != '{' && raw[0] != '[' {
+			shown = abbreviate(raw)
+		}
+		return errorf(m.pathOf(u.name), "is %s: %s", shown, u.why)
 	}
 	return nil
 }
