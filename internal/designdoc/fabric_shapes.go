@@ -332,7 +332,7 @@ func (r *fabricReader) paint(m members, kind string, o fabricObject) (fabricPain
 	}
 	p.strokeFirst = first == "stroke"
 	if o.strokeUniform {
-		p.uniformScale = r.objectScaling(o)
+		p.uniformScale = objectScaling(r.plane.mul(o.own))
 	}
 	return p, nil
 }
@@ -345,11 +345,10 @@ func slicesSum(v []float64) float64 {
 	return s
 }
 
-// objectScaling is fabric's getObjectScaling without its parents': the
-// scale of the object's own matrix (qrDecompose). A stroke with
-// strokeUniform undoes it.
-func (r *fabricReader) objectScaling(o fabricObject) [2]float64 {
-	a := o.own
+// objectScaling is fabric's getObjectScaling: the scale of the object's
+// matrix from the canvas (qrDecompose), its groups' included. A stroke
+// with strokeUniform undoes it.
+func objectScaling(a matrix) [2]float64 {
 	sx := math.Hypot(a[0], a[1])
 	sy := 0.0
 	if sx != 0 {
