@@ -134,11 +134,10 @@ func (d *Document) fabricSurface(m members, name string) (Surface, error) {
 	}
 	k := d.Width / cw
 	page := Layer{Type: GroupLayer, Path: fm.path, Opacity: 1, Scale: 1, Matrix: &[6]float64{k, 0, 0, k, 0, 0}}
-	var layers []Layer
-	if bg, err := r.canvasBackground(fm); err != nil {
+	if bg, err := r.canvasBackground(fm, k); err != nil {
 		return Surface{}, err
 	} else if bg != nil {
-		layers = append(layers, *bg)
+		page.Layers = append(page.Layers, *bg)
 	}
 	if img, ok := fm.get("backgroundImage"); ok {
 		l, err := r.object(img, fm.pathOf("backgroundImage"), 0)
@@ -155,7 +154,7 @@ func (d *Document) fabricSurface(m members, name string) (Surface, error) {
 	if page.Clip, err = r.clipOf(fm, identity); err != nil {
 		return Surface{}, err
 	}
-	return Surface{Name: name, Layers: append(layers, page)}, nil
+	return Surface{Name: name, Layers: []Layer{page}}, nil
 }
 
 // canvasSize reads the canvas's size in pixels, which must have the trim
@@ -213,9 +212,11 @@ func (r *fabricReader) refuseCanvasMembers(fm members) error {
 }
 
 // canvasBackground is the canvas's background colour as a rectangle over
-// the whole bleed box (fabric fills the whole canvas element with it);
-// nil when there is none.
-func (r *fabricReader) canvasBackground(fm members) (*Layer, error) {
+// the whole bleed box (fabric fills the whole canvas element with it), in
+// the canvas's pixels, k of the document's unit each: inside the page's
+// group, where the canvas's clip path clips it as fabric's does. Nil when
+// there is none.
+func (r *fabricReader) canvasBackground(fm members, k float64) (*Layer, error) {
 	raw, ok := fm.get("background")
 	if !ok || emptyFabricValue(raw) {
 		return nil, nil
@@ -225,8 +226,8 @@ func (r *fabricReader) canvasBackground(fm members) (*Layer, error) {
 		return nil, err
 	}
 	d := r.d
-	w, h := d.Width+2*d.Bleed, d.Height+2*d.Bleed
-	return &Layer{Type: RectLayer, Path: fm.pathOf("background"), X: -d.Bleed, Y: -d.Bleed, Width: w, Height: h, Opacity: 1, Fill: c}, nil
+	w, h := (d.Width+2*d.Bleed)/k, (d.Height+2*d.Bleed)/k
+	return &Layer{Type: RectLayer, Path: fm.pathOf("background"), X: -d.Bleed / k, Y: -d.Bleed / k, Width: w, Height: h, Opacity: 1, Fill: c}, nil
 }
 
 // emptyFabricValue is a value fabric treats as nothing: "", null, {} or [].

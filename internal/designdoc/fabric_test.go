@@ -26,7 +26,7 @@ func parseFabricDoc(t *testing.T, doc string) *Document {
 // objectGroup is the group the canvas's first object became.
 func objectGroup(t *testing.T, d *Document) Layer {
 	t.Helper()
-	page := d.Surfaces[0].Layers[len(d.Surfaces[0].Layers)-1]
+	page := d.Surfaces[0].Layers[0]
 	if page.Matrix == nil || len(page.Layers) == 0 {
 		t.Fatalf("the surface's page group holds no object: %+v", page)
 	}
@@ -39,15 +39,16 @@ func TestFabricCanvasMapsOntoTheTrimBox(t *testing.T) {
 	d := parseFabricDoc(t, `{"format": "fabric", "width": 100, "height": 70, "bleed": 2, "canvas": {"width": 800, "height": 560},
 		"fabric": {"version": "7.4.0", "background": "#f2e8d5", "objects": []}}`)
 	layers := d.Surfaces[0].Layers
-	if len(layers) != 2 {
-		t.Fatalf("got %d layers, want the background and the page group", len(layers))
+	if len(layers) != 1 || len(layers[0].Layers) != 1 {
+		t.Fatalf("got %d layers, want the page group holding the background", len(layers))
 	}
-	bg := layers[0]
-	if bg.Type != RectLayer || bg.X != -2 || bg.Y != -2 || bg.Width != 104 || bg.Height != 74 || *bg.Fill != (Color{R: 0xf2, G: 0xe8, B: 0xd5, A: 255}) {
-		t.Errorf("background = %+v, want a #f2e8d5 rect over the bleed box", bg)
-	}
-	if m := *layers[1].Matrix; m != [6]float64{0.125, 0, 0, 0.125, 0, 0} {
+	if m := *layers[0].Matrix; m != [6]float64{0.125, 0, 0, 0.125, 0, 0} {
 		t.Errorf("page matrix = %v, want 100 mm / 800 px = 0.125", m)
+	}
+	// The bleed box in canvas pixels: 2 mm is 16 px.
+	bg := layers[0].Layers[0]
+	if bg.Type != RectLayer || bg.X != -16 || bg.Y != -16 || bg.Width != 832 || bg.Height != 592 || *bg.Fill != (Color{R: 0xf2, G: 0xe8, B: 0xd5, A: 255}) {
+		t.Errorf("background = %+v, want a #f2e8d5 rect over the bleed box", bg)
 	}
 }
 
@@ -118,10 +119,14 @@ func TestFabricStylesOfEachVersionAreTheSameSpans(t *testing.T) {
 }
 
 func TestFabricTextIsSetFromItsSizes(t *testing.T) {
-	l := objectGroup(t, parseFabricDoc(t, fabricDoc(`{"type": "Textbox", "text": "a\nb", "fontSize": 40, "lineHeight": 1.5, "width": 300, "height": 999, "fontFamily": "Go-Mono", "fontStyle": "italic"}`))).Layers[0]
+	l := objectGroup(t, parseFabricDoc(t, fabricDoc(`{"type": "Textbox", "text": "a\nb", "fontSize": 40, "lineHeight": 1.5, "width": 300, "fontFamily": "Go-Mono", "fontStyle": "italic"}`))).Layers[0]
 	// fabric's calcTextHeight: 40 × 1.13 × 1.5 + 40 × 1.13.
 	if wantH := 40*1.13*1.5 + 40*1.13; !near(l.Y, -wantH/2) || l.X != -150 {
 		t.Errorf("text box at %v, %v, want -150, %v", l.X, l.Y, -wantH/2)
+	}
+	saved := objectGroup(t, parseFabricDoc(t, fabricDoc(`{"type": "Textbox", "text": "a b", "fontSize": 40, "width": 30, "height": 97.44}`))).Layers[0]
+	if saved.Y != -97.44/2 {
+		t.Errorf("text box's top = %v, want half the height the canvas saved (the lines as the browser wrapped them)", saved.Y)
 	}
 	if !l.Fabric || l.NoWrap || l.Font != "Go-Mono-Italic" || l.LineHeight != 1.5 {
 		t.Errorf("text = %+v, want fabric's setting, wrapping, in Go-Mono-Italic", l.TextMembers)
