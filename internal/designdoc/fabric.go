@@ -486,6 +486,7 @@ var unprintable = []struct {
 	{"deltaY", "0", "a baseline shift (deltaY) is not printed"},
 	{"direction", `"ltr"`, "right-to-left text is not printed from a fabric canvas"},
 	{"splitByGrapheme", "false", "splitByGrapheme is not printed: a textbox wraps between words"},
+	{"exactBoundingBox", "false", "exactBoundingBox is not printed: a polyline is placed by its points' box, fabric's default"},
 }
 
 // refuseUnprintable refuses a property fabric would draw and Platen does not.
