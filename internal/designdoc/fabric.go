@@ -542,7 +542,7 @@ func (r *fabricReader) clipOf(m members, full matrix) (*Shape, error) {
 		outline = transformPath(outline, back)
 	}
 	b := outline.Bounds()
-	return &Shape{Kind: CutPath, SVGPath: outline.ToSVG(), PathBox: [4]float64{b.X0, b.Y0, b.X1, b.Y1},
+	return &Shape{Kind: CutPath, SVGPath: outline.String(), PathBox: [4]float64{b.X0, b.Y0, b.X1, b.Y1},
 		Width: b.X1 - b.X0, Height: b.Y1 - b.Y0}, nil
 }
 
