@@ -93,6 +93,9 @@ func parseValid(doc []byte) (*Document, error) {
 }
 
 func parseRoot(root members) (*Document, error) {
+	if isFabric(root) {
+		return parseFabric(root)
+	}
 	if err := root.only("the document", documentMembers); err != nil {
 		return nil, err
 	}

@@ -17,8 +17,11 @@ type ImageMembers struct {
 	Crop *[4]float64
 	// FlipX mirrors the image left to right, FlipY top to bottom.
 	FlipX, FlipY bool
-	// Grayscale prints the image in shades of grey.
+	// Grayscale prints the image in shades of grey: by Rec. 601's luma,
+	// or, from a fabric canvas's Grayscale filter, by GrayMode: average,
+	// luminosity or lightness, as fabric computes them.
 	Grayscale bool
+	GrayMode  string
 	// Cut: a cut contour is traced CutOffset outside the image's opaque
 	// pixels.
 	Cut       bool

@@ -78,6 +78,11 @@ type Layer struct {
 	Layers []Layer
 	// Scale (group) multiplies the lengths of the group's layers.
 	Scale float64
+	// Matrix (group), when set, maps the group's plane after its x, y,
+	// rotation and scale: [a b c d e f] as SVG's matrix(), e and f in the
+	// document's unit. A fabric canvas's objects have one each (their
+	// skew, flips and unequal scales); no design document member sets it.
+	Matrix *[6]float64
 }
 
 // Members of every layer, and of each type.

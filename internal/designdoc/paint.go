@@ -17,7 +17,12 @@ type Gradient struct {
 	// height; R is the radius at which the last stop falls, a fraction of
 	// the box's longer side.
 	CX, CY, R float64
-	Stops     []Stop
+	// Points, when set, place the gradient in the coordinates of the
+	// layer's path, in the document's unit: a linear one from x1, y1 to
+	// x2, y2, a radial one from the circle x1, y1, r1 to x2, y2, r2 (as
+	// canvas's createRadialGradient). Only a fabric canvas sets them.
+	Points *[6]float64
+	Stops  []Stop
 }
 
 // Stop is a gradient's colour at Offset, from 0 to 1 along it.

@@ -32,6 +32,15 @@ type TextMembers struct {
 	MaxLines int
 	// Underline and Linethrough are the layer's, which spans inherit.
 	Underline, Linethrough bool
+	// Fabric sets the lines as fabric.js does (a fabric canvas's text):
+	// each line 1.13 × its largest size × LineHeight below the one before,
+	// its baseline 0.778 of 1.13 × that size below its top, whatever the
+	// font's metrics; underlines and lines through at fabric's offsets
+	// and thickness (a fifteenth of the layer's size).
+	Fabric bool
+	// NoWrap breaks lines only at "\n", whatever the width, which then
+	// only aligns them (fabric's text and i-text).
+	NoWrap bool
 }
 
 // Span is a run of one text layer's text in one style.

@@ -60,20 +60,25 @@ type sourceImage struct {
 	// on, and traces the contours traced on them.
 	grids  map[gridKey]*image.Alpha
 	traces map[traceKey]*canvas.Path
-	// gray is the image in shades of grey, made when a layer asks for
-	// it; a grey copy has gray set and no copy of its own.
-	gray   *sourceImage
-	isGray bool
-	base   *sourceImage // a grey copy's original
+	// grays are the image in shades of grey, by mode (designdoc's
+	// GrayMode: "" for Rec. 601's luma), each made when a layer asks for
+	// it; a grey copy has isGray set, its mode, and no copies of its own.
+	grays    map[string]*sourceImage
+	isGray   bool
+	grayMode string
+	base     *sourceImage // a grey copy's original
 }
 
 // grayscale is img in shades of grey: the same source, decoded and
 // converted, never embedded as its own bytes.
-func (img *sourceImage) grayscale() *sourceImage {
-	if img.gray == nil {
-		img.gray = &sourceImage{raw: img.raw, cfg: img.cfg, embedded: map[image.Point]image.Image{}, isGray: true, base: img}
+func (img *sourceImage) grayscale(mode string) *sourceImage {
+	if img.grays == nil {
+		img.grays = map[string]*sourceImage{}
 	}
-	return img.gray
+	if img.grays[mode] == nil {
+		img.grays[mode] = &sourceImage{raw: img.raw, cfg: img.cfg, embedded: map[image.Point]image.Image{}, isGray: true, grayMode: mode, base: img}
+	}
+	return img.grays[mode]
 }
 
 func newImageSet(source ImageSource, budget int64) *imageSet {
@@ -131,7 +136,7 @@ func (s *imageSet) decode(img *sourceImage) (image.Image, error) {
 		if err := s.charge(img.pixels(), decodedPixelBytes, "turning "+img.what()+" grey"); err != nil {
 			return nil, err
 		}
-		img.decoded = toGray(color)
+		img.decoded = toGray(color, img.grayMode)
 		return img.decoded, nil
 	}
 	if err := s.charge(img.pixels(), decodedPixelBytes, "decoding "+img.what()); err != nil {
@@ -223,18 +228,35 @@ func scaleTo(img image.Image, size image.Point) image.Image {
 	return out
 }
 
-// toGray is img in shades of grey, its alpha kept: each pixel's luma
-// by Rec. 601's weights (CSS's grayscale() uses Rec. 709's, fabric.js's
-// Grayscale the plain average)
-// in red, green and blue alike.
-func toGray(img image.Image) *image.NRGBA {
+// toGray is img in shades of grey, its alpha kept, in red, green and
+// blue alike: each pixel's luma by Rec. 601's weights (CSS's grayscale()
+// uses Rec. 709's), or, for a fabric canvas's Grayscale filter, by its
+// mode, as fabric computes it: the average of the three, their
+// luminosity (0.21, 0.72, 0.07) or their lightness (the mean of the
+// largest and the smallest).
+func toGray(img image.Image, mode string) *image.NRGBA {
 	b := img.Bounds()
 	out := image.NewNRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
 	draw.Draw(out, out.Bounds(), img, b.Min, draw.Src)
+	grey := grayOf(mode)
 	for i := 0; i < len(out.Pix); i += 4 {
 		px := out.Pix[i : i+3 : i+3]
-		y := uint8((299*int(px[0]) + 587*int(px[1]) + 114*int(px[2]) + 500) / 1000)
+		y := grey(int(px[0]), int(px[1]), int(px[2]))
 		px[0], px[1], px[2] = y, y, y
 	}
 	return out
+}
+
+// grayOf is a pixel's grey by mode (fabric's Grayscale filter rounds
+// none of them: its shader truncates as it stores).
+func grayOf(mode string) func(r, g, b int) uint8 {
+	switch mode {
+	case "average":
+		return func(r, g, b int) uint8 { return uint8((r + g + b) / 3) }
+	case "luminosity":
+		return func(r, g, b int) uint8 { return uint8((21*r + 72*g + 7*b) / 100) }
+	case "lightness":
+		return func(r, g, b int) uint8 { return uint8((max(r, g, b) + min(r, g, b)) / 2) }
+	}
+	return func(r, g, b int) uint8 { return uint8((299*r + 587*g + 114*b + 500) / 1000) }
 }

@@ -150,8 +150,12 @@ func scaleOf(m canvas.Matrix) float64 { return math.Sqrt(math.Abs(m.Det())) }
 
 // groupMatrix is what enterGroup does to a context, as a matrix.
 func (p page) groupMatrix(g designdoc.Layer) canvas.Matrix {
-	return canvas.Identity.Translate(p.bleed+p.doc.ToMM(g.X), p.bleed+p.doc.ToMM(g.Y)).
-		Rotate(g.Rotation).Scale(g.Scale, g.Scale).Translate(-p.bleed, -p.bleed)
+	m := canvas.Identity.Translate(p.bleed+p.doc.ToMM(g.X), p.bleed+p.doc.ToMM(g.Y)).
+		Rotate(g.Rotation).Scale(g.Scale, g.Scale)
+	if g.Matrix != nil {
+		m = m.Mul(p.planeMatrix(g))
+	}
+	return m.Translate(-p.bleed, -p.bleed)
 }
 
 const ptPerMM = 72 / 25.4

@@ -308,7 +308,7 @@ func (r *Renderer) image(ctx context.Context, c *canvas.Context, t target, p pag
 		return vectorImage(c, t, l, b, img.art)
 	}
 	if l.Grayscale {
-		img = img.grayscale()
+		img = img.grayscale(l.GrayMode)
 	}
 	frame, shown, err := placeImage(l, b, img.cfg)
 	if err != nil {

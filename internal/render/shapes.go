@@ -17,7 +17,9 @@ func (r *Renderer) shape(c *canvas.Context, p page, l designdoc.Layer, b box) er
 		return err
 	}
 	c.SetFillColor(canvas.Transparent)
-	if l.FillGradient != nil {
+	if l.FillGradient != nil && l.FillGradient.Points != nil {
+		c.SetFill(pointsGradientPaint(*l.FillGradient, p.doc.ToMM(1), l.Opacity))
+	} else if l.FillGradient != nil {
 		c.SetFill(gradientPaint(*l.FillGradient, p.gradientBox(l, b), l.Opacity, l.Overprint))
 	} else if l.Fill != nil {
 		c.SetFill(paint(*l.Fill, l.Opacity, l.Overprint))
@@ -135,7 +137,16 @@ func (p page) enterGroup(c *canvas.Context, g designdoc.Layer) {
 	if g.Scale != 1 {
 		c.Scale(g.Scale, g.Scale)
 	}
+	if g.Matrix != nil {
+		c.ComposeView(p.planeMatrix(g))
+	}
 	c.Translate(-p.bleed, -p.bleed)
+}
+
+// planeMatrix is a group's Matrix, its offsets in mm.
+func (p page) planeMatrix(g designdoc.Layer) canvas.Matrix {
+	m := g.Matrix
+	return canvas.Matrix{{m[0], m[2], p.doc.ToMM(m[4])}, {m[1], m[3], p.doc.ToMM(m[5])}}
 }
 
 // clipPath is l's clip in c's coordinates: from the layer's x, y (a
@@ -223,4 +234,21 @@ func gradientGeometry(g designdoc.Gradient, b box) (start, end, center canvas.Po
 	half := (math.Abs(w*cos) + math.Abs(h*sin)) / 2
 	d := canvas.Point{X: cos * half, Y: sin * half}
 	return center.Sub(d), center.Add(d), center, 0
+}
+
+// pointsGradientPaint is a gradient placed by its Points (a fabric
+// canvas's), in the coordinates of the path it fills, mm apart per unit
+// of the document: sRGB stops only, as fabric's colours are.
+func pointsGradientPaint(g designdoc.Gradient, mm, opacity float64) canvas.Paint {
+	grad := make(canvas.Grad, 0, len(g.Stops))
+	for _, s := range g.Stops {
+		grad = append(grad, canvas.Stop{Offset: s.Offset, Color: rgba(s.Color, opacity)})
+	}
+	pt := g.Points
+	start := canvas.Point{X: pt[0] * mm, Y: pt[1] * mm}
+	end := canvas.Point{X: pt[3] * mm, Y: pt[4] * mm}
+	if g.Radial {
+		return canvas.Paint{Gradient: grad.ToRadial(start, pt[2]*mm, end, pt[5]*mm)}
+	}
+	return canvas.Paint{Gradient: grad.ToLinear(start, end)}
 }

@@ -242,8 +242,12 @@ func (s *splitter) style(i int, span designdoc.Span, font *canvas.Font) int {
 		n = len(s.styles)
 		s.index[key] = n
 		face := font.Face(span.Size, blackLinePaint(span.Color, s.l.Opacity, s.l.Overprint))
+		em := span.Size
+		if s.l.Fabric {
+			em = s.l.FontSize // fabric spaces letters by the object's size, whatever the character's
+		}
 		s.styles = append(s.styles, textStyle{span: span, font: font, face: face,
-			spacing: s.l.LetterSpacing / 1000 * span.Size / ptPerMM})
+			spacing: s.l.LetterSpacing / 1000 * em / ptPerMM})
 	}
 	return n
 }
@@ -355,7 +359,7 @@ func setLines(styles []textStyle, pieces []piece, l designdoc.Layer, boxW, boxH,
 			word += pieces[k].width * scale
 			k++
 		}
-		if boxW > 0 && len(line.pieces) > 0 && k > j && line.width+w+word > boxW+1e-9 {
+		if boxW > 0 && !l.NoWrap && len(line.pieces) > 0 && k > j && line.width+w+word > boxW+1e-9 {
 			t.addLine(line)
 			line, i = textLine{}, j // the spaces at the break are dropped
 			continue
@@ -384,6 +388,10 @@ func (t *textLayout) addLine(line textLine) {
 // place sets each line's box below the one before it, as line_height
 // says, then moves them all as valign says; and notes whether they fit.
 func (t *textLayout) place(l designdoc.Layer, boxW, boxH float64) {
+	if l.Fabric {
+		t.placeAsFabric(l)
+		return
+	}
 	y := 0.0
 	for i := range t.lines {
 		line := &t.lines[i]
@@ -417,6 +425,41 @@ func (t *textLayout) place(l designdoc.Layer, boxW, boxH float64) {
 		t.lines[i].top += shift
 		t.lines[i].baseline += shift
 	}
+}
+
+// Fabric's text constants: a line is fabricSizeMult times its largest
+// size high (before lineHeight), its baseline fabricSizeFraction of that
+// above its bottom; decorations are a fifteenth of the object's size
+// thick, an underline's top fabricUnderline of the character's size below
+// the baseline, a line through's middle fabricLinethrough above it.
+const (
+	fabricSizeMult     = 1.13
+	fabricSizeFraction = 0.222
+	fabricThickness    = 66.667 / 1000
+	fabricUnderline    = 0.1
+	fabricLinethrough  = 0.28167
+)
+
+// placeAsFabric sets the lines as fabric.js's Text does
+// (_renderTextCommon): from sizes alone, whatever the fonts' metrics.
+func (t *textLayout) placeAsFabric(l designdoc.Layer) {
+	y := 0.0
+	for i := range t.lines {
+		line := &t.lines[i]
+		size := l.FontSize / ptPerMM * t.scale
+		if len(line.pieces) > 0 {
+			_, _, _, size = t.lineMetrics(*line)
+		}
+		h := size * fabricSizeMult
+		line.top, line.baseline = y, y+h*(1-fabricSizeFraction)
+		line.height = h * l.LineHeight
+		if i == len(t.lines)-1 {
+			line.height = h
+		}
+		y += line.height
+		t.width = math.Max(t.width, line.width)
+	}
+	t.height = y
 }
 
 // lineMetrics are a line's largest ascent, descent and line gap, and its
@@ -549,6 +592,17 @@ func (t *textLayout) decorate(c *canvas.Context, l designdoc.Layer, s textStyle,
 		c.SetStroke(canvas.Paint{})
 		c.DrawPath(x, baseline-above, canvas.Rectangle(width, thickness))
 		c.Pop()
+	}
+	if l.Fabric {
+		size := s.span.Size / ptPerMM * t.scale
+		thickness := l.FontSize / ptPerMM * t.scale * fabricThickness
+		if s.span.Underline {
+			bar(-fabricUnderline*size, thickness)
+		}
+		if s.span.Linethrough {
+			bar(fabricLinethrough*size+thickness/2, thickness)
+		}
+		return
 	}
 	em, f := face.MmPerEm, s.font
 	if s.span.Underline {
