@@ -55,14 +55,7 @@ function toLegacy(o, major) {
     delete out.layoutManager; // 6.0's; 5.x groups always fit their objects
     delete out.interactive;
     delete out.textDecorationThickness; // 7.0's; 5.x drew 1/15 of the size
-    if (o.type === 'Circle') {
-      // 5.x's angles are radians; fabric 7 reads them as degrees, so a
-      // part circle would not survive: only whole ones are converted.
-      if (o.startAngle !== 0 || o.endAngle !== 360) throw new Error('a 5.x circle must be whole');
-      out.startAngle = 0;
-      out.endAngle = 2 * Math.PI;
-    }
-    delete out.counterClockwise;
+    delete out.counterClockwise; // 6.0's
   }
   if (major === 6) delete out.textDecorationThickness;
   for (const filler of ['fill', 'stroke']) {

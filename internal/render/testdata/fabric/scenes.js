@@ -172,7 +172,9 @@ scene('stroke-uniform', small, (c) => {
 scene('paint-first', small, (c) => {
   c.add(new F.Rect({ left: 200, top: 150, width: 240, height: 160, fill: '#ffd166', stroke: '#073b4c', strokeWidth: 30, paintFirst: 'stroke' }));
   c.add(new F.Rect({ left: 580, top: 150, width: 240, height: 160, fill: '#ffd166', stroke: '#073b4c', strokeWidth: 30 }));
-  c.add(new F.FabricText('Outline', go({ fontFamily: 'Go-Regular', fontWeight: 'bold', left: 400, top: 420, fontSize: 110, fill: '#ef476f', stroke: '#000', strokeWidth: 12, paintFirst: 'stroke', strokeLineJoin: 'round' })));
+  // Platen refuses outlined text (README.md): paintFirst on a path.
+  c.add(new F.Path('M 0 0 L 120 40 L 240 0 L 200 120 L 40 120 z', { left: 200, top: 420, fill: '#ef476f', stroke: '#000', strokeWidth: 24, paintFirst: 'stroke', strokeLineJoin: 'round' }));
+  c.add(new F.Path('M 0 0 L 120 40 L 240 0 L 200 120 L 40 120 z', { left: 580, top: 420, fill: '#ef476f', stroke: '#000', strokeWidth: 24, strokeLineJoin: 'round' }));
 });
 
 // ---- gradients
@@ -180,8 +182,8 @@ scene('paint-first', small, (c) => {
 scene('gradient-linear-pixels', small, (c) => {
   c.add(new F.Rect({ ...topLeft, left: 40, top: 40, width: 340, height: 220, strokeWidth: 0, fill: linear('pixels', { x1: 0, y1: 0, x2: 340, y2: 0 }, stops('#ff0000', '#ffff00', '#00aa00')) }));
   c.add(new F.Rect({ ...topLeft, left: 420, top: 40, width: 340, height: 220, strokeWidth: 0, fill: linear('pixels', { x1: 50, y1: 0, x2: 290, y2: 220 }, [{ offset: 0, color: '#1d3557' }, { offset: 0.3, color: '#457b9d' }, { offset: 1, color: '#f1faee' }]) }));
-  c.add(new F.Circle({ left: 210, top: 410, radius: 120, strokeWidth: 0, fill: linear('pixels', { x1: 0, y1: 0, x2: 0, y2: 240 }, stops('#8338ec', 'rgba(131, 56, 236, 0)')) }));
-  c.add(new F.Rect({ left: 590, top: 410, width: 300, height: 120, angle: 20, stroke: linear('pixels', { x1: 0, y1: 0, x2: 300, y2: 0 }, stops('#000', '#fb5607')), strokeWidth: 16, fill: linear('pixels', { x1: 0, y1: 0, x2: 300, y2: 120 }, stops('#ffbe0b', '#ff006e')) }));
+  c.add(new F.Circle({ left: 210, top: 410, radius: 120, strokeWidth: 0, fill: linear('pixels', { x1: 0, y1: 0, x2: 0, y2: 240 }, stops('#8338ec', 'rgb(230, 215, 251)')) }));
+  c.add(new F.Rect({ left: 590, top: 410, width: 300, height: 120, angle: 20, stroke: '#3a0ca3', strokeWidth: 16, fill: linear('pixels', { x1: 0, y1: 0, x2: 300, y2: 120 }, stops('#ffbe0b', '#ff006e')) }));
 });
 
 scene('gradient-linear-percentage', small, (c) => {
@@ -208,7 +210,7 @@ scene('background-colour', { w: 60, h: 60, bleed: 3, cw: 600, ch: 600 }, (c) => 
 scene('background-image', small, async (c) => {
   c.backgroundColor = '#000000';
   c.backgroundImage = await photo({ ...topLeft, left: 0, top: 0, scaleX: 800 / 600, scaleY: 560 / 400 });
-  c.add(new F.Textbox('Backgrounds', go({ left: 400, top: 280, width: 700, fontSize: 80, textAlign: 'center', fill: '#ffffff', stroke: '#000000', strokeWidth: 2 })));
+  c.add(new F.Textbox('Backgrounds', go({ left: 400, top: 280, width: 700, fontSize: 80, textAlign: 'center', fill: '#ffffff', fontWeight: 'bold' })));
 });
 
 scene('canvas-clip', small, (c) => {
@@ -462,7 +464,9 @@ scene('invitation', { w: 105, h: 148, bleed: 3, cw: 630, ch: 888 }, (c) => {
 scene('v5-shapes', { ...small, legacy: 5 }, (c) => {
   c.backgroundColor = '#f8f9fa';
   c.add(new F.Rect({ ...topLeft, left: 40, top: 40, width: 300, height: 200, rx: 20, ry: 20, fill: linear('pixels', { x1: 0, y1: 0, x2: 300, y2: 0 }, stops('#4361ee', '#f72585')), stroke: '#000', strokeWidth: 4 }));
-  c.add(new F.Circle({ ...topLeft, left: 420, top: 40, radius: 100, fill: '#4cc9f0', stroke: '#3a0ca3', strokeWidth: 8, strokeDashArray: [20, 10] }));
+  c.add(new F.Circle({ ...topLeft, left: 400, top: 40, radius: 80, fill: '#4cc9f0', stroke: '#3a0ca3', strokeWidth: 8, strokeDashArray: [20, 10] }));
+  // Degrees, as since fabric 5.0 (radians until 4.x).
+  c.add(new F.Circle({ ...topLeft, left: 600, top: 40, radius: 90, startAngle: 0, endAngle: 180, fill: '#3a0ca3', strokeWidth: 0 }));
   c.add(new F.Ellipse({ ...topLeft, left: 40, top: 300, rx: 150, ry: 90, fill: 'rgba(114, 9, 183, 0.6)', angle: 10, strokeWidth: 0 }));
   c.add(new F.Path('M 0 0 C 60 -80 140 80 200 0 L 200 100 L 0 100 z', { ...topLeft, left: 440, top: 330, fill: '#f72585', strokeWidth: 0, scaleX: 1.3 }));
   c.add(new F.Line([400, 520, 760, 520], { ...topLeft, stroke: '#3f37c9', strokeWidth: 10, strokeLineCap: 'round' }));
