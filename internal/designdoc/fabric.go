@@ -103,8 +103,7 @@ type fabricReader struct {
 	d *Document
 	// major is the fabric version the canvas was saved by (5, 6 or 7):
 	// fabric 7 places an object by its centre when it says nothing else,
-	// older ones by its top-left corner; fabric 5 gives a circle's angles
-	// in radians, later ones in degrees.
+	// older ones by its top-left corner.
 	major int
 	count int
 	// plane is the matrix from the canvas's plane to that of the objects

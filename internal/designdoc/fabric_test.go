@@ -82,17 +82,17 @@ func TestFabricObjectMatrixIsFabrics(t *testing.T) {
 	}
 }
 
-func TestFabric5PlacesByTheTopLeftCornerAndCirclesInRadians(t *testing.T) {
+func TestFabric5PlacesByTheTopLeftCorner(t *testing.T) {
 	d := parseFabricDoc(t, `{"format": "fabric", "width": 100, "height": 70, "canvas": {"width": 800, "height": 560},
 		"fabric": {"version": "5.3.0", "objects": [{"type": "circle", "left": 10, "top": 10, "radius": 50, "width": 100, "height": 100,
-		"strokeWidth": 0, "startAngle": 0, "endAngle": 3.141592653589793, "fill": "red"}]}}`)
+		"strokeWidth": 0, "startAngle": 0, "endAngle": 180, "fill": "red"}]}}`)
 	g := objectGroup(t, d)
 	if g.Matrix[4] != 60 || g.Matrix[5] != 60 {
 		t.Errorf("centre = %v, %v, want 60, 60 (placed by its top-left corner)", g.Matrix[4], g.Matrix[5])
 	}
 	box := g.Layers[0].PathBox
 	if !near(box[1], 0) || !near(box[3], 50) {
-		t.Errorf("half circle's box = %v, want it from y 0 to 50: π radians is half a turn, clockwise from the right", box)
+		t.Errorf("half circle's box = %v, want it from y 0 to 50: 180° is half a turn, clockwise from the right", box)
 	}
 }
 
