@@ -266,8 +266,9 @@ test-tools:
 	if [ -n "$$missing" ]; then \
 	  echo "not installed:$$missing; the tests that need them skip (make install-test-tools installs them)"; \
 	fi
-	@if command -v npm >/dev/null && ! test -d internal/panel/browser/node_modules/playwright-core; then \
-	  echo "installing playwright-core for the panel's browser tests"; \
+	@if command -v npm >/dev/null && ! { test -d internal/panel/browser/node_modules/playwright-core && \
+	    test -d internal/panel/browser/node_modules/fabric; }; then \
+	  echo "installing playwright-core and fabric for the panel's browser tests and the render package's fabric oracle"; \
 	  npm ci --prefix internal/panel/browser --no-audit --no-fund --loglevel=error || \
 	    echo "npm ci failed (its error is above): the panel's browser tests skip, or fail where PLATEN_TEST_REQUIRE_TOOLS is set"; \
 	fi

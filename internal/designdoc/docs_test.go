@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -25,8 +26,12 @@ import (
 	"github.com/platen-print/platen/internal/renderproc"
 )
 
-// docFile is the design document's user documentation.
-var docFile = filepath.Join("..", "..", "docs", "design-document.md")
+// docFile is the design document's user documentation, and
+// fabricDocFile that of fabric canvases, whose examples are checked alike.
+var (
+	docFile       = filepath.Join("..", "..", "docs", "design-document.md")
+	fabricDocFile = filepath.Join("..", "..", "docs", "fabric.md")
+)
 
 // minExamples is fewer examples than the documentation has: a parser that
 // stopped seeing them must not pass for one that checked them all.
@@ -61,9 +66,11 @@ type fence struct {
 
 var fencePattern = regexp.MustCompile("(?ms)^```([^\n]*)\n(.*?)^```\\s*$")
 
-func fences(t *testing.T) []fence {
+func fences(t *testing.T) []fence { return fencesOf(t, docFile) }
+
+func fencesOf(t *testing.T, file string) []fence {
 	t.Helper()
-	raw, err := os.ReadFile(docFile)
+	raw, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,8 +121,25 @@ func (f fence) kind() (string, []string) {
 // fence fails the test, so that no example goes unchecked.
 func TestDesignDocumentExamples(t *testing.T) {
 	poppler.Need(t, "pdfinfo", "pdftoppm")
-	env := newDocEnv(t)
-	list := fences(t)
+	if checked := checkExamples(t, newDocEnv(t), fences(t), nil); checked < minExamples {
+		t.Fatalf("only %d examples checked, fewer than %d: the documentation lost its examples", checked, minExamples)
+	}
+}
+
+// TestFabricDocumentExamples checks docs/fabric.md's examples as
+// TestDesignDocumentExamples checks design-document.md's; its shell
+// commands are the user's to run.
+func TestFabricDocumentExamples(t *testing.T) {
+	poppler.Need(t, "pdfinfo", "pdftoppm")
+	if checked := checkExamples(t, newDocEnv(t), fencesOf(t, fabricDocFile), []string{"sh"}); checked < 2 {
+		t.Fatalf("only %d examples checked: docs/fabric.md lost its examples", checked)
+	}
+}
+
+// checkExamples checks each fence of list as TestDesignDocumentExamples
+// says, passing over those whose info string is in unchecked; it returns
+// how many it checked.
+func checkExamples(t *testing.T, env *docEnv, list []fence, unchecked []string) int {
 	checked := 0
 	for i := 0; i < len(list); i++ {
 		f := list[i]
@@ -135,13 +159,14 @@ func TestDesignDocumentExamples(t *testing.T) {
 			prev := list[i-1].body
 			t.Run(name, func(t *testing.T) { checkEncoded(t, prev, f.body) })
 		default:
+			if slices.Contains(unchecked, f.info) {
+				continue
+			}
 			t.Fatalf("line %d: a fence this test does not check: ```%s", f.line, f.info)
 		}
 		checked++
 	}
-	if checked < minExamples {
-		t.Fatalf("only %d examples checked, fewer than %d: the documentation lost its examples", checked, minExamples)
-	}
+	return checked
 }
 
 // messageAfter is the message of the error example at list[i]: the

@@ -103,8 +103,7 @@ type fabricReader struct {
 	d *Document
 	// major is the fabric version the canvas was saved by (5, 6 or 7):
 	// fabric 7 places an object by its centre when it says nothing else,
-	// older ones by its top-left corner; fabric 5 gives a circle's angles
-	// in radians, later ones in degrees.
+	// older ones by its top-left corner.
 	major int
 	count int
 	// plane is the matrix from the canvas's plane to that of the objects
@@ -134,11 +133,10 @@ func (d *Document) fabricSurface(m members, name string) (Surface, error) {
 	}
 	k := d.Width / cw
 	page := Layer{Type: GroupLayer, Path: fm.path, Opacity: 1, Scale: 1, Matrix: &[6]float64{k, 0, 0, k, 0, 0}}
-	var layers []Layer
-	if bg, err := r.canvasBackground(fm); err != nil {
+	if bg, err := r.canvasBackground(fm, k); err != nil {
 		return Surface{}, err
 	} else if bg != nil {
-		layers = append(layers, *bg)
+		page.Layers = append(page.Layers, *bg)
 	}
 	if img, ok := fm.get("backgroundImage"); ok {
 		l, err := r.object(img, fm.pathOf("backgroundImage"), 0)
@@ -155,7 +153,7 @@ func (d *Document) fabricSurface(m members, name string) (Surface, error) {
 	if page.Clip, err = r.clipOf(fm, identity); err != nil {
 		return Surface{}, err
 	}
-	return Surface{Name: name, Layers: append(layers, page)}, nil
+	return Surface{Name: name, Layers: []Layer{page}}, nil
 }
 
 // canvasSize reads the canvas's size in pixels, which must have the trim
@@ -213,9 +211,11 @@ func (r *fabricReader) refuseCanvasMembers(fm members) error {
 }
 
 // canvasBackground is the canvas's background colour as a rectangle over
-// the whole bleed box (fabric fills the whole canvas element with it);
-// nil when there is none.
-func (r *fabricReader) canvasBackground(fm members) (*Layer, error) {
+// the whole bleed box (fabric fills the whole canvas element with it), in
+// the canvas's pixels, k of the document's unit each: inside the page's
+// group, where the canvas's clip path clips it as fabric's does. Nil when
+// there is none.
+func (r *fabricReader) canvasBackground(fm members, k float64) (*Layer, error) {
 	raw, ok := fm.get("background")
 	if !ok || emptyFabricValue(raw) {
 		return nil, nil
@@ -225,8 +225,8 @@ func (r *fabricReader) canvasBackground(fm members) (*Layer, error) {
 		return nil, err
 	}
 	d := r.d
-	w, h := d.Width+2*d.Bleed, d.Height+2*d.Bleed
-	return &Layer{Type: RectLayer, Path: fm.pathOf("background"), X: -d.Bleed, Y: -d.Bleed, Width: w, Height: h, Opacity: 1, Fill: c}, nil
+	w, h := (d.Width+2*d.Bleed)/k, (d.Height+2*d.Bleed)/k
+	return &Layer{Type: RectLayer, Path: fm.pathOf("background"), X: -d.Bleed / k, Y: -d.Bleed / k, Width: w, Height: h, Opacity: 1, Fill: c}, nil
 }
 
 // emptyFabricValue is a value fabric treats as nothing: "", null, {} or [].
@@ -339,6 +339,9 @@ func (r *fabricReader) common(m members) (fabricObject, error) {
 		}
 	}
 	o.visible = visible
+	if !visible {
+		return o, nil // prints nothing, however it would be drawn
+	}
 	if err := refuseUnprintable(m); err != nil {
 		return o, err
 	}
@@ -482,6 +485,7 @@ var unprintable = []struct {
 	{"deltaY", "0", "a baseline shift (deltaY) is not printed"},
 	{"direction", `"ltr"`, "right-to-left text is not printed from a fabric canvas"},
 	{"splitByGrapheme", "false", "splitByGrapheme is not printed: a textbox wraps between words"},
+	{"exactBoundingBox", "false", "exactBoundingBox is not printed: a polyline is placed by its points' box, fabric's default"},
 }
 
 // refuseUnprintable refuses a property fabric would draw and Platen does not.
@@ -496,7 +500,11 @@ func refuseUnprintable(m members) error {
 				continue
 			}
 		}
-		return errorf(m.pathOf(u.name), "is %s: %s", abbreviate(raw), u.why)
+		shown := "set"
+		if raw[0] != '{' && raw[0] != '[' {
+			shown = abbreviate(raw)
+		}
+		return errorf(m.pathOf(u.name), "is %s: %s", shown, u.why)
 	}
 	return nil
 }
@@ -533,7 +541,7 @@ func (r *fabricReader) clipOf(m members, full matrix) (*Shape, error) {
 		outline = transformPath(outline, back)
 	}
 	b := outline.Bounds()
-	return &Shape{Kind: CutPath, SVGPath: outline.ToSVG(), PathBox: [4]float64{b.X0, b.Y0, b.X1, b.Y1},
+	return &Shape{Kind: CutPath, SVGPath: outline.String(), PathBox: [4]float64{b.X0, b.Y0, b.X1, b.Y1},
 		Width: b.X1 - b.X0, Height: b.Y1 - b.Y0}, nil
 }
 

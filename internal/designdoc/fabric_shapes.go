@@ -118,48 +118,53 @@ func roundedRect(w, h, rx, ry float64) *canvas.Path {
 }
 
 // circle is fabric's Circle: an arc of radius from startAngle to endAngle
-// (degrees since fabric 6, radians before), clockwise as the page is
-// seen; a fill closes it with a straight edge.
+// (degrees, since fabric 5), clockwise as the page is seen, or
+// anticlockwise with counterClockwise (fabric 6 on); a fill closes it
+// with a straight edge.
 func (r *fabricReader) circle(m members) (*canvas.Path, error) {
 	radius, err := fabricNumber(m, "radius", 0)
 	if err != nil {
 		return nil, err
 	}
-	full := 360.0
-	if r.major < 6 {
-		full = 2 * math.Pi
-	}
 	a0, err := fabricNumber(m, "startAngle", 0)
 	if err != nil {
 		return nil, err
 	}
-	a1, err := fabricNumber(m, "endAngle", full)
+	a1, err := fabricNumber(m, "endAngle", 360)
 	if err != nil {
 		return nil, err
 	}
-	if r.major < 6 {
-		a0, a1 = a0*180/math.Pi, a1*180/math.Pi
+	anticlockwise, err := m.boolean("counterClockwise")
+	if err != nil {
+		return nil, err
 	}
 	radius = math.Abs(radius)
 	if radius == 0 {
 		return &canvas.Path{}, nil
 	}
 	sweep := a1 - a0
-	if sweep >= 360 || sweep <= -360 {
+	if anticlockwise {
+		sweep = a0 - a1
+	}
+	if sweep >= 360 {
 		return canvas.Ellipse(radius, radius), nil
 	}
-	// As canvas's arc(…, anticlockwise false): from a0 on, increasing, to
-	// a1 taken within a turn after it.
+	// As canvas's arc(): from a0 on, increasing (decreasing when
+	// anticlockwise), to a1 taken within a turn of it.
 	sweep = math.Mod(sweep, 360)
 	if sweep < 0 {
 		sweep += 360
 	}
+	end := a0 + sweep
+	if anticlockwise {
+		end = a0 - sweep
+	}
 	s0, c0 := math.Sincos(a0 * math.Pi / 180)
-	s1, c1 := math.Sincos((a0 + sweep) * math.Pi / 180)
+	s1, c1 := math.Sincos(end * math.Pi / 180)
 	p := &canvas.Path{}
 	p.MoveTo(radius*c0, radius*s0)
 	if sweep > 0 {
-		p.ArcTo(radius, radius, 0, sweep > 180, true, radius*c1, radius*s1)
+		p.ArcTo(radius, radius, 0, sweep > 180, !anticlockwise, radius*c1, radius*s1)
 	}
 	return p, nil
 }
@@ -255,8 +260,49 @@ func fabricPathOutline(m members) (*canvas.Path, error) {
 	if err != nil {
 		return nil, errorf(m.pathOf("path"), "is not a path: %s", strings.TrimPrefix(err.Error(), "bad path: "))
 	}
-	b := p.Bounds()
-	return p.Translate(-(b.X0+b.X1)/2, -(b.Y0+b.Y1)/2), nil
+	x0, y0, x1, y1 := fabricPathBounds(p)
+	return p.Translate(-(x0+x1)/2, -(y0+y1)/2), nil
+}
+
+// fabricPathBounds is a path's box as fabric's _calcBoundsFromPath
+// finds it, whose centre is the path's pathOffset: exact, but for a
+// quadratic curve, which it bounds as a cubic with both control points on
+// the quadratic's (a curve that bulges 80 pixels reaches 60 in it, not 40).
+func fabricPathBounds(p *canvas.Path) (x0, y0, x1, y1 float64) {
+	x0, y0, x1, y1 = math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	add := func(b canvas.Rect) {
+		x0, y0, x1, y1 = math.Min(x0, b.X0), math.Min(y0, b.Y0), math.Max(x1, b.X1), math.Max(y1, b.Y1)
+	}
+	d := p.Data()
+	var x, y float64
+	for i := 0; i < len(d); {
+		seg := &canvas.Path{}
+		seg.MoveTo(x, y)
+		switch cmd := d[i]; cmd {
+		case canvas.MoveToCmd, canvas.CloseCmd:
+			x, y = d[i+1], d[i+2]
+			i += 4
+			continue
+		case canvas.LineToCmd:
+			seg.LineTo(d[i+1], d[i+2])
+			x, y, i = d[i+1], d[i+2], i+4
+		case canvas.QuadToCmd:
+			seg.CubeTo(d[i+1], d[i+2], d[i+1], d[i+2], d[i+3], d[i+4])
+			x, y, i = d[i+3], d[i+4], i+6
+		case canvas.CubeToCmd:
+			seg.CubeTo(d[i+1], d[i+2], d[i+3], d[i+4], d[i+5], d[i+6])
+			x, y, i = d[i+5], d[i+6], i+8
+		default: // an arc, which fabric draws as curves that bound it alike
+			large, sweep := d[i+4] == 1 || d[i+4] == 3, d[i+4] >= 2
+			seg.ArcTo(d[i+1], d[i+2], d[i+3]*180/math.Pi, large, sweep, d[i+5], d[i+6])
+			x, y, i = d[i+5], d[i+6], i+8
+		}
+		add(seg.Bounds())
+	}
+	if x0 > x1 {
+		return 0, 0, 0, 0
+	}
+	return x0, y0, x1, y1
 }
 
 // pathArrayData writes a fabric path array as SVG path data.
@@ -332,7 +378,7 @@ func (r *fabricReader) paint(m members, kind string, o fabricObject) (fabricPain
 	}
 	p.strokeFirst = first == "stroke"
 	if o.strokeUniform {
-		p.uniformScale = r.objectScaling(o)
+		p.uniformScale = objectScaling(r.plane.mul(o.own))
 	}
 	return p, nil
 }
@@ -345,11 +391,10 @@ func slicesSum(v []float64) float64 {
 	return s
 }
 
-// objectScaling is fabric's getObjectScaling without its parents': the
-// scale of the object's own matrix (qrDecompose). A stroke with
-// strokeUniform undoes it.
-func (r *fabricReader) objectScaling(o fabricObject) [2]float64 {
-	a := o.own
+// objectScaling is fabric's getObjectScaling: the scale of the object's
+// matrix from the canvas (qrDecompose), its groups' included. A stroke
+// with strokeUniform undoes it.
+func objectScaling(a matrix) [2]float64 {
 	sx := math.Hypot(a[0], a[1])
 	sy := 0.0
 	if sx != 0 {
@@ -414,7 +459,7 @@ func pathLayer(path string, outline *canvas.Path, m matrix) Layer {
 		o = o.Transform(canvas.Matrix{{m[0], m[2], m[4]}, {m[1], m[3], m[5]}})
 	}
 	b := o.Bounds()
-	return Layer{Type: PathLayer, Path: path, Opacity: 1, SVGPath: o.ToSVG(),
+	return Layer{Type: PathLayer, Path: path, Opacity: 1, SVGPath: o.String(),
 		PathBox: [4]float64{b.X0, b.Y0, b.X1, b.Y1}, Width: b.X1 - b.X0, Height: b.Y1 - b.Y0, FillRule: "nonzero"}
 }
 

@@ -74,7 +74,12 @@ func (r *fabricReader) text(m members, kind string, o fabricObject) ([]Layer, er
 	if len(spans) > maxSpans {
 		return nil, errorf(m.pathOf("styles"), "makes more than %d runs of one style", maxSpans)
 	}
-	height := fabricTextHeight(lineSizes, lineHeight)
+	// The height the canvas saved is fabric's own for the lines as the
+	// customer's browser wrapped them; without one, the lines of the text.
+	height := o.height
+	if height <= 0 {
+		height = fabricTextHeight(lineSizes, lineHeight)
+	}
 	l := Layer{Type: TextLayer, Path: m.path, X: -o.width / 2, Y: -height / 2, Width: o.width, Opacity: 1}
 	l.Text, l.Spans = text, spans
 	l.Font, l.FontSize, l.Color = spans[0].Font, r.points(base.size), spans[0].Color
@@ -87,15 +92,20 @@ func (r *fabricReader) text(m members, kind string, o fabricObject) ([]Layer, er
 // in: the pixel is a length of the document's unit in the canvas's plane.
 func (r *fabricReader) points(px float64) float64 { return r.d.ToMM(px) * 72 / 25.4 }
 
-// fabricTextHeight is fabric's calcTextHeight: each line 1.13 times its
-// largest size times lineHeight high, the last without lineHeight.
+// FabricSizeMult is fabric's _fontSizeMult: a line of text is this many
+// times its largest size high, before its lineHeight.
+const FabricSizeMult = 1.13
+
+// fabricTextHeight is fabric's calcTextHeight: each line FabricSizeMult
+// times its largest size times lineHeight high, the last without
+// lineHeight.
 func fabricTextHeight(sizes []float64, lineHeight float64) float64 {
 	h := 0.0
 	for i, s := range sizes {
 		if i == len(sizes)-1 {
-			h += s * 1.13
+			h += s * FabricSizeMult
 		} else {
-			h += s * 1.13 * lineHeight
+			h += s * FabricSizeMult * lineHeight
 		}
 	}
 	return h

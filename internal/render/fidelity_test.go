@@ -66,7 +66,13 @@ const knownPrefix = "#known\t"
 // returns the fixtures to run, and the known differences (rows starting
 // with knownPrefix, which are rows like the others behind it).
 func readFidelityManifest() (fixtures, known []fidelityFixture, err error) {
-	f, err := os.Open(filepath.Join(fidelityDir, fidelityManifest))
+	return readManifest(filepath.Join(fidelityDir, fidelityManifest))
+}
+
+// readManifest reads a manifest in fidelity.tsv's form (the fabric
+// corpus's fabric.tsv is one too).
+func readManifest(path string) (fixtures, known []fidelityFixture, err error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -82,7 +88,7 @@ func readFidelityManifest() (fixtures, known []fidelityFixture, err error) {
 		}
 		fx, err := parseManifestRow(line)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s:%d: %w", fidelityManifest, n, err)
+			return nil, nil, fmt.Errorf("%s:%d: %w", filepath.Base(path), n, err)
 		}
 		*list = append(*list, fx)
 	}

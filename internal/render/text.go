@@ -427,13 +427,12 @@ func (t *textLayout) place(l designdoc.Layer, boxW, boxH float64) {
 	}
 }
 
-// Fabric's text constants: a line is fabricSizeMult times its largest
-// size high (before lineHeight), its baseline fabricSizeFraction of that
-// above its bottom; decorations are a fifteenth of the object's size
+// Fabric's text constants: a line is designdoc.FabricSizeMult times its
+// largest size high (before lineHeight), its baseline fabricSizeFraction
+// of that above its bottom; decorations are a fifteenth of the object's size
 // thick, an underline's top fabricUnderline of the character's size below
 // the baseline, a line through's middle fabricLinethrough above it.
 const (
-	fabricSizeMult     = 1.13
 	fabricSizeFraction = 0.222
 	fabricThickness    = 66.667 / 1000
 	fabricUnderline    = 0.1
@@ -450,7 +449,7 @@ func (t *textLayout) placeAsFabric(l designdoc.Layer) {
 		if len(line.pieces) > 0 {
 			_, _, _, size = t.lineMetrics(*line)
 		}
-		h := size * fabricSizeMult
+		h := size * designdoc.FabricSizeMult
 		line.top, line.baseline = y, y+h*(1-fabricSizeFraction)
 		line.height = h * l.LineHeight
 		if i == len(t.lines)-1 {

@@ -16,12 +16,13 @@ function report(step, ok, detail) {
 // full browser's headless mode cost these tests a third more CPU.
 // The flags keep Chromium from its own background traffic (updates, sync,
 // field trials), which a closed network refuses many times a start, and
-// from the GPU process a headless test has no use for.
-async function launch() {
+// from the GPU process a headless test has no use for. args are more
+// flags (the render package's fabric oracle turns hinting off).
+async function launch(args = []) {
   return chromium.launch({
     executablePath: env.CHROMIUM || '/usr/bin/chromium-headless-shell',
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-      '--disable-sync', '--no-first-run', '--disable-extensions'],
+      '--disable-sync', '--no-first-run', '--disable-extensions', ...args],
   });
 }
 
