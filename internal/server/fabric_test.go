@@ -797,3 +797,34 @@ func TestFabricOutlinesRenderAsAccepted(t *testing.T) {
 		})
 	})
 }
+
+// TestFabricUniformStrokeOfASkewedObject: a stroke with strokeUniform is
+// drawn with the context scaled by 1 / getObjectScaling(), which for an
+// object on the canvas (no group) is its own |scaleX|, |scaleY|
+// (Object.getObjectScaling: "if (!this.group) return new
+// Point(Math.abs(this.scaleX), Math.abs(this.scaleY))"), not the scale
+// of its matrix decomposed. So a rect of scale 1 skewed 45° down
+// (skewY) strokes as it would without strokeUniform: its left edge, a
+// vertical line at x = 310 px (the rect is 120 × 220 px with its stroke,
+// from (300, 100)), carries 20 px of stroke across, 300 to 320 px.
+func TestFabricUniformStrokeOfASkewedObject(t *testing.T) {
+	poppler.Need(t, "pdftoppm")
+	platentest.EachBackend(t, func(t *testing.T, b platentest.Backend) {
+		srv := platentest.Start(t, b)
+		acme := srv.Bootstrap(t, "acme", "acme-shop")
+		canvas := map[string]any{"version": "7.4.0", "background": "#ffffff", "objects": []any{
+			fabricObject("Rect", map[string]any{"left": 300, "top": 100, "width": 100, "height": 100, "fill": "#ffffff",
+				"stroke": "#0000ff", "strokeWidth": 20, "strokeUniform": true, "skewY": 45}),
+		}}
+		path := printFabric(t, srv, acme, "skew", jsonText(t, fabricDocument(canvas)))
+		blue, white := pdfxtest.Proof(t, color.RGBA{B: 255, A: 255}), pdfxtest.Proof(t, color.RGBA{R: 255, G: 255, B: 255, A: 255})
+		// The left edge's middle is at y = 210 - 50 = 160 px.
+		checkPoints(t, path, 1, []fabricPoint{
+			{"left of the stroke", 296, 160, white},
+			{"the stroke's outer part", 302, 160, blue},
+			{"the stroke's middle", 310, 160, blue},
+			{"the stroke's inner part", 318, 160, blue},
+			{"the fill", 325, 160, white},
+		})
+	})
+}
