@@ -307,10 +307,31 @@ func (r *fabricReader) object(raw json.RawMessage, path string, depth int) ([]La
 	if err != nil {
 		return nil, err
 	}
+	if bg, err := objectBackground(m, o); err != nil {
+		return nil, err
+	} else if bg != nil {
+		g.Layers = append([]Layer{*bg}, g.Layers...)
+	}
 	if g.Clip, err = r.clipOf(m, full); err != nil {
 		return nil, err
 	}
 	return []Layer{g}, nil
+}
+
+// objectBackground is an object's backgroundColor: fabric fills its box,
+// its stroke's width counted, under what it draws. Nil for none.
+func objectBackground(m members, o fabricObject) (*Layer, error) {
+	c, err := fabricColorMember(m, "backgroundColor")
+	if err != nil || c == nil {
+		return nil, err
+	}
+	w, h := o.width+o.strokeWidth, o.height+o.strokeWidth
+	if w <= 0 || h <= 0 {
+		return nil, nil
+	}
+	l := pathLayer(m.pathOf("backgroundColor"), roundedRect(w, h, 0, 0), identity)
+	l.Fill = c
+	return &l, nil
 }
 
 // fabricObject is what every object has: its size, its transform, and how
@@ -477,7 +498,6 @@ var unprintable = []struct {
 }{
 	{"shadow", "null", "shadows are not printed: a print file's shadow would be a raster of its own; draw it as a shape or into the image"},
 	{"globalCompositeOperation", `"source-over"`, "blend modes are not printed: only source-over, fabric's default"},
-	{"backgroundColor", `""`, "an object's backgroundColor is not printed: draw a rect under the object instead"},
 	{"strokeDashOffset", "0", "a dash offset is not printed: start the dash pattern where it should begin"},
 	{"inverted", "false", "inverted clip paths are not printed"},
 	{"textBackgroundColor", `""`, "a text background colour is not printed: draw a rect under the text instead"},

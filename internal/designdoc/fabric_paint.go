@@ -196,7 +196,7 @@ func (r *fabricReader) filler(m members, name string, o fabricObject) (*Color, *
 	if gm.has("source") {
 		return nil, nil, errorf(m.pathOf(name), "is a pattern: Platen prints fills of one colour or a gradient; put the picture in an image clipped to the shape")
 	}
-	g, err := fabricGradientOf(gm, o)
+	g, err := fabricGradientOf(gm, o, r.major)
 	return nil, g, err
 }
 
@@ -205,7 +205,7 @@ func (r *fabricReader) filler(m members, name string, o fabricObject) (*Color, *
 // object's box from its top-left corner (moved by offsetX, offsetY), in
 // pixels or, with gradientUnits "percentage", as fractions of the box,
 // then gradientTransform.
-func fabricGradientOf(gm members, o fabricObject) (*fabricGradient, error) {
+func fabricGradientOf(gm members, o fabricObject, major int) (*fabricGradient, error) {
 	kind, err := gm.choice("type", "linear", "radial")
 	if err != nil {
 		return nil, err
@@ -232,7 +232,7 @@ func fabricGradientOf(gm members, o fabricObject) (*fabricGradient, error) {
 	if g.Radial && (c[2] < 0 || c[5] < 0) {
 		return nil, errorf(gm.pathOf("coords"), "must give radii r1 and r2 of 0 or more")
 	}
-	if g.Stops, err = fabricStops(gm); err != nil {
+	if g.Stops, err = fabricStops(gm, major); err != nil {
 		return nil, err
 	}
 	ox, err := fabricNumber(gm, "offsetX", 0)
@@ -262,8 +262,9 @@ func fabricGradientOf(gm members, o fabricObject) (*fabricGradient, error) {
 }
 
 // fabricStops reads colorStops: [{"offset": 0, "color": "#fff"}, …],
-// which fabric draws sorted by offset.
-func fabricStops(gm members) ([]Stop, error) {
+// which fabric draws sorted by offset. A stop's opacity fades its colour
+// before fabric 7, which ignores it.
+func fabricStops(gm members, major int) ([]Stop, error) {
 	raw, ok := gm.get("colorStops")
 	if !ok {
 		return nil, errorf(gm.pathOf("colorStops"), "is required: [{\"offset\": 0, \"color\": \"#ffffff\"}, …]")
@@ -294,7 +295,7 @@ func fabricStops(gm members) ([]Stop, error) {
 		}
 		if op, err := sm.number("opacity", 1); err != nil {
 			return nil, err
-		} else if op != 1 {
+		} else if op != 1 && major < 7 {
 			return nil, errorf(sm.pathOf("opacity"), "must be 1: Platen prints gradients between opaque colours")
 		}
 		stops = append(stops, Stop{Offset: math.Max(0, math.Min(1, off)), Color: *c})

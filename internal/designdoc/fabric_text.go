@@ -85,6 +85,9 @@ func (r *fabricReader) text(m members, kind string, o fabricObject) ([]Layer, er
 	l.Font, l.FontSize, l.Color = spans[0].Font, r.points(base.size), spans[0].Color
 	l.Align, l.VAlign, l.LineHeight, l.LetterSpacing = align, "top", lineHeight, charSpacing
 	l.Fabric, l.NoWrap = true, kind != "textbox"
+	if err := r.textStroke(&l, m, o); err != nil {
+		return nil, err
+	}
 	return []Layer{l}, nil
 }
 
@@ -112,22 +115,29 @@ func fabricTextHeight(sizes []float64, lineHeight float64) float64 {
 }
 
 // refuseTextPaint refuses what fabric paints on text that Platen does
-// not: outlined letters, a gradient or pattern in the letters, text on a
-// path.
+// not: a gradient or pattern in the letters, text on a path.
 func refuseTextPaint(m members) error {
 	if raw, ok := m.get("path"); ok && !emptyFabricValue(raw) {
 		return errorf(m.pathOf("path"), "sets the text along a path, which Platen does not print: convert the text to a path in the customiser")
 	}
-	if c, err := fabricStrokeColor(m); err != nil {
-		return err
-	} else if c != nil {
-		if w, err := fabricNumber(m, "strokeWidth", 1); err != nil || w > 0 {
-			return errorf(m.pathOf("stroke"), "outlines the letters, which Platen does not print: give text a fill only")
-		}
-	}
 	if raw, ok := m.get("fill"); ok && raw[0] == '{' {
 		return errorf(m.pathOf("fill"), "is a gradient or a pattern: Platen prints text in one colour")
 	}
+	return nil
+}
+
+// textStroke reads the outline of the letters: the object's stroke, in
+// fabric's order (paintFirst), but not in a plane of its own.
+func (r *fabricReader) textStroke(l *Layer, m members, o fabricObject) error {
+	p, err := r.paint(m, "text", o)
+	if err != nil || p.stroke == nil || p.strokeWidth <= 0 {
+		return err
+	}
+	if o.strokeUniform {
+		return errorf(m.pathOf("strokeUniform"), "is not printed on outlined text: give the letters' stroke its width as drawn")
+	}
+	p.setStroke(l)
+	l.StrokeFirst = p.strokeFirst
 	return nil
 }
 
@@ -374,6 +384,11 @@ func (r *fabricReader) charStyle(sm members, base fabricTextStyle) (fabricTextSt
 	}
 	if err := refuseTextPaint(sm); err != nil {
 		return base, err
+	}
+	if c, err := fabricStrokeColor(sm); err != nil {
+		return base, err
+	} else if c != nil {
+		return base, errorf(sm.pathOf("stroke"), "outlines some letters only, which Platen does not print: give the whole text its stroke")
 	}
 	if t, err := fabricNumber(sm, "textDecorationThickness", 66.667); err != nil {
 		return base, err

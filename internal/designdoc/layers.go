@@ -61,6 +61,10 @@ type Layer struct {
 	// Overprint (shapes, text): the layer's inks leave those beneath it
 	// instead of knocking them out.
 	Overprint bool
+	// StrokeFirst paints a layer's stroke under its fill (fabric's
+	// paintFirst "stroke"); a text layer has a stroke only from a fabric
+	// canvas (its outlined letters).
+	StrokeFirst bool
 	// Shape is a cut layer's: CutRect, CutEllipse or CutPath, whose
 	// outline is SVGPath, in the document's unit from X, Y. A path layer
 	// has SVGPath too.

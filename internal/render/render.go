@@ -290,7 +290,14 @@ func (r *Renderer) text(c *canvas.Context, p page, l designdoc.Layer, b box) err
 	if err != nil {
 		return err
 	}
+	stroked := l.Stroke != nil && l.StrokeWidth > 0
+	if stroked && l.StrokeFirst {
+		t.outline(c, p, l, b.x, b.y, b.w)
+	}
 	t.draw(c, l, b.x, b.y, b.w)
+	if stroked && !l.StrokeFirst {
+		t.outline(c, p, l, b.x, b.y, b.w)
+	}
 	return nil
 }
 

@@ -524,9 +524,20 @@ func (t *textLayout) bounds(l designdoc.Layer, boxW float64) box {
 	return box{x: x0, y: top, w: x1 - x0, h: t.height}
 }
 
-// draw paints the set text with its top-left corner at x, y: each line's
-// consecutive pieces of one style as one run, shaped once.
-func (t *textLayout) draw(c *canvas.Context, l designdoc.Layer, x, y, boxW float64) {
+// textRun is a line's consecutive pieces of one style: their text, its
+// style and face (at the layout's scale), where it starts and its width.
+type textRun struct {
+	style       int
+	s           textStyle
+	face        *canvas.FontFace
+	text        string
+	x, baseline float64
+	width       float64
+}
+
+// eachRun calls f for each run of the set text, its top-left corner at
+// x, y.
+func (t *textLayout) eachRun(l designdoc.Layer, x, y, boxW float64, f func(textRun)) {
 	for _, line := range t.lines {
 		cursor := x + lineX(l.Align, boxW, line.width)
 		for i := 0; i < len(line.pieces); {
@@ -541,16 +552,63 @@ func (t *textLayout) draw(c *canvas.Context, l designdoc.Layer, x, y, boxW float
 			if t.scale != 1 {
 				face = s.font.Face(s.span.Size*t.scale, blackLinePaint(s.span.Color, l.Opacity, l.Overprint))
 			}
-			if shaped, ok := t.runs[runKey{line.pieces[i].style, text.String()}]; ok && t.scale == 1 && s.spacing == 0 {
-				c.DrawText(cursor, y+line.baseline, shaped)
-			} else {
-				t.drawRun(c, face, s.spacing*t.scale, text.String(), cursor, y+line.baseline)
-			}
-			t.decorate(c, l, s, face, cursor, y+line.baseline, width)
+			f(textRun{style: line.pieces[i].style, s: s, face: face, text: text.String(), x: cursor, baseline: y + line.baseline, width: width})
 			cursor += width
 			i = j
 		}
 	}
+}
+
+// draw paints the set text with its top-left corner at x, y: each run
+// shaped once.
+func (t *textLayout) draw(c *canvas.Context, l designdoc.Layer, x, y, boxW float64) {
+	t.eachRun(l, x, y, boxW, func(r textRun) {
+		if shaped, ok := t.runs[runKey{r.style, r.text}]; ok && t.scale == 1 && r.s.spacing == 0 {
+			c.DrawText(r.x, r.baseline, shaped)
+		} else {
+			t.drawRun(c, r.face, r.s.spacing*t.scale, r.text, r.x, r.baseline)
+		}
+		t.decorate(c, l, r.s, r.face, r.x, r.baseline, r.width)
+	})
+}
+
+// outline strokes the letters of the set text with l's stroke (a fabric
+// canvas's outlined text): each run's glyphs as one path, where draw puts
+// them.
+func (t *textLayout) outline(c *canvas.Context, p page, l designdoc.Layer, x, y, boxW float64) {
+	c.Push()
+	defer c.Pop()
+	c.ResetStyle()
+	c.SetFillColor(canvas.Transparent)
+	p.setStroke(c, l)
+	t.eachRun(l, x, y, boxW, func(r textRun) {
+		if strings.TrimSpace(r.text) != "" {
+			c.DrawPath(r.x, r.baseline, runOutline(r.face, r.s.spacing*t.scale, r.text))
+		}
+	})
+}
+
+// runOutline is the outline of text's glyphs from its baseline's start,
+// y down: whole, or, when letters are spaced, a cluster at a time where
+// drawRun puts it.
+func runOutline(face *canvas.FontFace, spacing float64, text string) *canvas.Path {
+	if spacing == 0 {
+		path, _ := face.ToPath(text)
+		return path.Scale(1, -1)
+	}
+	out := &canvas.Path{}
+	var advance int32
+	drawn := -1
+	for _, g := range face.Glyphs(text) {
+		at := face.MmPerEm*float64(advance) + spacing*float64(utf8.RuneCountInString(text[:g.Cluster]))
+		if int(g.Cluster) != drawn && strings.TrimSpace(g.Text) != "" {
+			path, _ := face.ToPath(g.Text)
+			out = out.Append(path.Scale(1, -1).Translate(at, 0))
+			drawn = int(g.Cluster)
+		}
+		advance += g.XAdvance
+	}
+	return out
 }
 
 // drawRun draws text with its baseline at y: whole, where canvas keeps

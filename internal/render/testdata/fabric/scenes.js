@@ -323,6 +323,18 @@ scene('text-decoration', small, (c) => {
   c.add(new F.Textbox('Right, underlined', go({ ...topLeft, left: 420, top: 430, width: 340, fontSize: 36, underline: true, textAlign: 'right', fontStyle: 'italic' })));
 });
 
+scene('text-outline', small, (c) => {
+  c.add(new F.FabricText('Outlined', go({ ...topLeft, left: 40, top: 40, fontSize: 96, fontWeight: 'bold', fill: '#ffd166', stroke: '#073b4c', strokeWidth: 6, paintFirst: 'stroke', strokeLineJoin: 'round' })));
+  c.add(new F.FabricText('Stroke over fill', go({ ...topLeft, left: 40, top: 220, fontSize: 64, fill: '#ef476f', stroke: '#118ab2', strokeWidth: 2 })));
+  c.add(new F.Textbox('Spaced and outlined, wrapped', go({ ...topLeft, left: 40, top: 340, width: 700, fontSize: 48, charSpacing: 150, fill: '#ffffff', stroke: '#000000', strokeWidth: 3, paintFirst: 'stroke', textAlign: 'center' })));
+});
+
+scene('object-background', small, (c) => {
+  c.add(new F.Textbox('A label on a band of colour', go({ ...topLeft, left: 40, top: 40, width: 420, fontSize: 40, backgroundColor: '#ffe8a3' })));
+  c.add(new F.Circle({ left: 600, top: 160, radius: 90, fill: '#2a9d8f', stroke: '#264653', strokeWidth: 10, backgroundColor: 'rgba(231, 111, 81, 0.6)', angle: 30 }));
+  c.add(new F.IText('Turned', go({ left: 260, top: 400, fontSize: 72, backgroundColor: '#cdeac0', angle: -12, fill: '#1d3557' })));
+});
+
 scene('text-styles', small, (c) => {
   const mixed = 'Mixed styles in one line\nand a second one here';
   const t = new F.IText(mixed, go({ ...topLeft, left: 40, top: 60, fontSize: 48 }));
