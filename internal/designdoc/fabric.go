@@ -280,6 +280,7 @@ func (r *fabricReader) object(raw json.RawMessage, path string, depth int) ([]La
 	if err != nil || !o.visible {
 		return nil, err
 	}
+	o.inGroup = depth > 0
 	if r.count++; r.count > maxLayers {
 		return nil, errorf(path, "makes the surface hold more than %d objects (groups' objects included)", maxLayers)
 	}
@@ -346,6 +347,10 @@ type fabricObject struct {
 	own     matrix
 	opacity float64
 	visible bool
+	// scale is scaleX, scaleY as given; inGroup whether the object is in
+	// a group (getObjectScaling reads the one or the other).
+	scale   [2]float64
+	inGroup bool
 }
 
 // common reads the members every fabric object has, refuses those it
@@ -413,6 +418,7 @@ func (r *fabricReader) common(m members) (fabricObject, error) {
 		cx, cy = rotateAbout(cx, cy, left, top, angle)
 	}
 	o.own = translate(cx, cy).mul(rotate(angle)).mul(dims)
+	o.scale = [2]float64{sx, sy}
 	return o, nil
 }
 

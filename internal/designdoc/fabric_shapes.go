@@ -378,7 +378,10 @@ func (r *fabricReader) paint(m members, kind string, o fabricObject) (fabricPain
 	}
 	p.strokeFirst = first == "stroke"
 	if o.strokeUniform {
-		p.uniformScale = objectScaling(r.plane.mul(o.own))
+		p.uniformScale = [2]float64{math.Abs(o.scale[0]), math.Abs(o.scale[1])}
+		if o.inGroup {
+			p.uniformScale = objectScaling(r.plane.mul(o.own))
+		}
 	}
 	return p, nil
 }
@@ -391,9 +394,10 @@ func slicesSum(v []float64) float64 {
 	return s
 }
 
-// objectScaling is fabric's getObjectScaling: the scale of the object's
-// matrix from the canvas (qrDecompose), its groups' included. A stroke
-// with strokeUniform undoes it.
+// objectScaling is fabric's getObjectScaling for an object in a group:
+// the scale of its matrix from the canvas (qrDecompose), its groups'
+// included (for one on the canvas, fabric takes its scaleX and scaleY as
+// they are, its skew left in). A stroke with strokeUniform undoes it.
 func objectScaling(a matrix) [2]float64 {
 	sx := math.Hypot(a[0], a[1])
 	sy := 0.0
