@@ -484,6 +484,19 @@ func (o fabricObject) transformedSize(dims matrix, sx, sy, skewX, skewY float64)
 	return [2]float64{x1 - x0 + post, y1 - y0 + post}
 }
 
+// fabricNumbers reads each of names as fabricNumber does, 0 when absent.
+func fabricNumbers(m members, names ...string) ([]float64, error) {
+	out := make([]float64, len(names))
+	for i, name := range names {
+		v, err := fabricNumber(m, name, 0)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
 // fabricNumber reads a finite number within maxFabricNumber.
 func fabricNumber(m members, name string, def float64) (float64, error) {
 	v, err := m.number(name, def)

@@ -26,14 +26,11 @@ func (r *fabricReader) image(m members, o fabricObject) ([]Layer, error) {
 	if o.width <= 0 || o.height <= 0 {
 		return nil, errorf(m.pathOf("width"), "must be above 0 with height: the image's size in its pixels, as fabric saves it")
 	}
-	cropX, err := fabricNumber(m, "cropX", 0)
+	crop, err := fabricNumbers(m, "cropX", "cropY")
 	if err != nil {
 		return nil, err
 	}
-	cropY, err := fabricNumber(m, "cropY", 0)
-	if err != nil {
-		return nil, err
-	}
+	cropX, cropY := crop[0], crop[1]
 	if cropX < 0 || cropY < 0 {
 		return nil, errorf(m.pathOf("cropX"), "must be 0 or more, with cropY")
 	}

@@ -1,7 +1,6 @@
 package designdoc
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
@@ -222,12 +221,11 @@ func fabricGradientOf(gm members, o fabricObject, major int) (*fabricGradient, e
 	if err != nil {
 		return nil, err
 	}
-	var c [6]float64 // x1, y1, r1, x2, y2, r2
-	for i, name := range []string{"x1", "y1", "r1", "x2", "y2", "r2"} {
-		if c[i], err = fabricNumber(cm, name, 0); err != nil {
-			return nil, err
-		}
+	coords, err := fabricNumbers(cm, "x1", "y1", "r1", "x2", "y2", "r2")
+	if err != nil {
+		return nil, err
 	}
+	c := [6]float64(coords)
 	g := Gradient{Radial: kind == "radial", Points: &c}
 	if g.Radial && (c[2] < 0 || c[5] < 0) {
 		return nil, errorf(gm.pathOf("coords"), "must give radii r1 and r2 of 0 or more")
@@ -235,15 +233,11 @@ func fabricGradientOf(gm members, o fabricObject, major int) (*fabricGradient, e
 	if g.Stops, err = fabricStops(gm, major); err != nil {
 		return nil, err
 	}
-	ox, err := fabricNumber(gm, "offsetX", 0)
+	offset, err := fabricNumbers(gm, "offsetX", "offsetY")
 	if err != nil {
 		return nil, err
 	}
-	oy, err := fabricNumber(gm, "offsetY", 0)
-	if err != nil {
-		return nil, err
-	}
-	plane := translate(-o.width/2+ox, -o.height/2+oy)
+	plane := translate(-o.width/2+offset[0], -o.height/2+offset[1])
 	if units == "percentage" {
 		plane = plane.mul(matrix{o.width, 0, 0, o.height, 0, 0})
 	}
@@ -314,11 +308,4 @@ func sortStops(stops []Stop) {
 			stops[j], stops[j-1] = stops[j-1], stops[j]
 		}
 	}
-}
-
-// rawString is raw as a JSON string's value, or "".
-func rawString(raw json.RawMessage) string {
-	var s string
-	_ = json.Unmarshal(raw, &s)
-	return s
 }

@@ -55,25 +55,17 @@ func (r *fabricReader) outline(m members, kind string, o fabricObject) (*canvas.
 	p := &canvas.Path{}
 	switch kind {
 	case "rect":
-		rx, err := fabricNumber(m, "rx", 0)
+		r, err := fabricNumbers(m, "rx", "ry")
 		if err != nil {
 			return nil, err
 		}
-		ry, err := fabricNumber(m, "ry", 0)
-		if err != nil {
-			return nil, err
-		}
-		return roundedRect(w, h, math.Min(math.Abs(rx), w/2), math.Min(math.Abs(ry), h/2)), nil
+		return roundedRect(w, h, math.Min(math.Abs(r[0]), w/2), math.Min(math.Abs(r[1]), h/2)), nil
 	case "ellipse":
-		rx, err := fabricNumber(m, "rx", 0)
+		r, err := fabricNumbers(m, "rx", "ry")
 		if err != nil {
 			return nil, err
 		}
-		ry, err := fabricNumber(m, "ry", 0)
-		if err != nil {
-			return nil, err
-		}
-		return canvas.Ellipse(math.Abs(rx), math.Abs(ry)), nil
+		return canvas.Ellipse(math.Abs(r[0]), math.Abs(r[1])), nil
 	case "circle":
 		return r.circle(m)
 	case "line":
@@ -122,14 +114,11 @@ func roundedRect(w, h, rx, ry float64) *canvas.Path {
 // anticlockwise with counterClockwise (fabric 6 on); a fill closes it
 // with a straight edge.
 func (r *fabricReader) circle(m members) (*canvas.Path, error) {
-	radius, err := fabricNumber(m, "radius", 0)
+	v, err := fabricNumbers(m, "radius", "startAngle")
 	if err != nil {
 		return nil, err
 	}
-	a0, err := fabricNumber(m, "startAngle", 0)
-	if err != nil {
-		return nil, err
-	}
+	radius, a0 := v[0], v[1]
 	a1, err := fabricNumber(m, "endAngle", 360)
 	if err != nil {
 		return nil, err
@@ -172,13 +161,9 @@ func (r *fabricReader) circle(m members) (*canvas.Path, error) {
 // fabricLine is fabric's Line: from x1, y1 to x2, y2, moved so that the
 // middle of their box is the object's centre.
 func fabricLine(m members) (*canvas.Path, error) {
-	var c [4]float64
-	for i, name := range []string{"x1", "y1", "x2", "y2"} {
-		v, err := fabricNumber(m, name, 0)
-		if err != nil {
-			return nil, err
-		}
-		c[i] = v
+	c, err := fabricNumbers(m, "x1", "y1", "x2", "y2")
+	if err != nil {
+		return nil, err
 	}
 	w, h := math.Abs(c[2]-c[0]), math.Abs(c[3]-c[1])
 	xm, ym := -1.0, -1.0
@@ -215,14 +200,11 @@ func fabricPoly(m members, closed bool) (*canvas.Path, error) {
 		if err != nil {
 			return nil, err
 		}
-		x, err := fabricNumber(pm, "x", 0)
+		xy, err := fabricNumbers(pm, "x", "y")
 		if err != nil {
 			return nil, err
 		}
-		y, err := fabricNumber(pm, "y", 0)
-		if err != nil {
-			return nil, err
-		}
+		x, y := xy[0], xy[1]
 		pts[i] = [2]float64{x, y}
 		x0, y0, x1, y1 = math.Min(x0, x), math.Min(y0, y), math.Max(x1, x), math.Max(y1, y)
 	}

@@ -19,7 +19,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -155,7 +154,7 @@ func loadFabricDocument(fx fidelityFixture) ([]fabricPage, error) {
 		if err != nil {
 			return nil, fmt.Errorf("surface %d: %w", i+1, err)
 		}
-		p.fidelityPage.docJSON, p.fidelityPage.doc, p.parseErr, p.fidelityPage.page = raw, doc, parseErr, i+1
+		p.fidelityPage.doc, p.parseErr, p.fidelityPage.page = doc, parseErr, i+1
 		if i > 0 {
 			p.label += "." + strconv.Itoa(i+1)
 		}
@@ -318,7 +317,7 @@ func TestFabricFidelity(t *testing.T) {
 		t.Fatal(err)
 	}
 	platen, oracle := rasteriseFabric(pages, fonts, work)
-	artefacts := &fabricArtefacts{work: work}
+	artefacts := &artefactDir{work: work, out: fabricOut, prefix: "platen-fabric-"}
 	rows := make([]fabricRow, len(pages))
 	for i, p := range pages {
 		rows[i] = fabricRow{label: p.label, off: math.NaN(), fixture: p.fixture}
@@ -337,7 +336,7 @@ func TestFabricFidelity(t *testing.T) {
 // its row, and fails t, naming where the rasters and diff were written,
 // when Platen could not render the page or is off by more than the page
 // allows.
-func checkFabricPage(t *testing.T, p fabricPage, row *fabricRow, platen, oracle raster, artefacts *fabricArtefacts) {
+func checkFabricPage(t *testing.T, p fabricPage, row *fabricRow, platen, oracle raster, artefacts *artefactDir) {
 	kept := map[string]*image.RGBA{}
 	if oracle.err == nil {
 		kept["fabric"] = oracle.img
@@ -360,7 +359,8 @@ func checkFabricPage(t *testing.T, p fabricPage, row *fabricRow, platen, oracle 
 	if len(failures) == 0 && *fabricOut == "" {
 		return
 	}
-	dir, err := artefacts.write(p, kept)
+	doc := p.fixture.name + ".json"
+	dir, err := artefacts.write(p.label, kept, map[string]string{filepath.Join(fabricDir, doc): doc})
 	if err != nil {
 		t.Errorf("writing the rasters: %v", err)
 	}
@@ -390,46 +390,6 @@ func checkShiftedFabric(t *testing.T, pages []fabricPage, platen, oracle []raste
 		count.check(t, p.label, what, "fabric", share, p.fixture.maxOff)
 	}
 	return count
-}
-
-// fabricArtefacts is where a run writes the rasters of pages that fail
-// (and of every page with -fabric.out): made on first use.
-type fabricArtefacts struct {
-	work string // the run's scratch directory, which holds the PDFs
-	once sync.Once
-	path string
-	err  error
-}
-
-func (a *fabricArtefacts) dir() (string, error) {
-	a.once.Do(func() {
-		if *fabricOut != "" {
-			a.path, a.err = *fabricOut, os.MkdirAll(*fabricOut, 0o755)
-			return
-		}
-		a.path, a.err = os.MkdirTemp("", "platen-fabric-")
-	})
-	return a.path, a.err
-}
-
-// write writes a page's rasters, its PDF (when Platen made one) and its
-// document.
-func (a *fabricArtefacts) write(p fabricPage, rasters map[string]*image.RGBA) (string, error) {
-	dir, err := a.dir()
-	if err != nil {
-		return "", err
-	}
-	for name, img := range rasters {
-		if err := writePNG(filepath.Join(dir, p.label+"."+name+".png"), img); err != nil {
-			return dir, err
-		}
-	}
-	if pdf, err := os.ReadFile(filepath.Join(a.work, p.label+".pdf")); err == nil {
-		if err := os.WriteFile(filepath.Join(dir, p.label+".pdf"), pdf, 0o644); err != nil {
-			return dir, err
-		}
-	}
-	return dir, os.WriteFile(filepath.Join(dir, p.fixture.name+".json"), p.docJSON, 0o644)
 }
 
 // reportFabric prints the table: to standard output, and appended to the

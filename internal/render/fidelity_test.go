@@ -117,7 +117,6 @@ func parseManifestRow(line string) (fidelityFixture, error) {
 type fidelityPage struct {
 	fixture fidelityFixture
 	label   string // the fixture's name, then .2, .3 for later pages
-	docJSON []byte
 	doc     *designdoc.Document
 	page    int    // from 1
 	svg     string // the SVG's path
@@ -177,7 +176,7 @@ func loadFixture(fx fidelityFixture) ([]fidelityPage, error) {
 	}
 	var pages []fidelityPage
 	for i := range doc.Surfaces {
-		p := fidelityPage{fixture: fx, label: fx.name, docJSON: raw, doc: doc, page: i + 1, w: w, h: h}
+		p := fidelityPage{fixture: fx, label: fx.name, doc: doc, page: i + 1, w: w, h: h}
 		if i > 0 {
 			p.label += "." + strconv.Itoa(i+1)
 		}
@@ -441,7 +440,7 @@ func TestFidelity(t *testing.T) {
 		svgs[i] = svgJobOf(p)
 	}
 	platen, rsvg, chromium := rasteriseFidelity(pages, append(svgs, wrongJobs...), fonts, work)
-	artefacts := &artefactDir{work: work}
+	artefacts := &artefactDir{work: work, out: fidelityOut, prefix: "platen-fidelity-"}
 	rows := make([]fidelityRow, len(pages))
 	for i, p := range pages {
 		rows[i] = fidelityRow{label: p.label, rsvg: math.NaN(), chromium: math.NaN(), oracles: math.NaN(), fixture: p.fixture}
@@ -491,7 +490,7 @@ func checkFidelityPage(t *testing.T, p fidelityPage, row *fidelityRow, platen, r
 	if len(failures) == 0 && *fidelityOut == "" {
 		return
 	}
-	dir, err := artefacts.write(p, kept)
+	dir, err := artefacts.write(p.label, kept, map[string]string{p.svg: p.label + ".svg"})
 	if err != nil {
 		t.Errorf("writing the rasters: %v", err)
 	}
@@ -502,40 +501,50 @@ func checkFidelityPage(t *testing.T, p fidelityPage, row *fidelityRow, platen, r
 }
 
 // artefactDir is where a run writes the rasters of pages that fail (and
-// of every page with -fidelity.out): made on first use.
+// of every page with its suite's -….out flag, out): made on first use,
+// under the system's temp dir with prefix when out is empty.
 type artefactDir struct {
-	work string // the run's scratch directory, which holds the PDFs
-	once sync.Once
-	path string
-	err  error
+	work   string // the run's scratch directory, which holds the PDFs
+	out    *string
+	prefix string
+	once   sync.Once
+	path   string
+	err    error
 }
 
 func (a *artefactDir) dir() (string, error) {
 	a.once.Do(func() {
-		if *fidelityOut != "" {
-			a.path, a.err = *fidelityOut, os.MkdirAll(*fidelityOut, 0o755)
+		if *a.out != "" {
+			a.path, a.err = *a.out, os.MkdirAll(*a.out, 0o755)
 			return
 		}
-		a.path, a.err = os.MkdirTemp("", "platen-fidelity-")
+		a.path, a.err = os.MkdirTemp("", a.prefix)
 	})
 	return a.path, a.err
 }
 
-// write writes a page's rasters, its PDF (as rasterised) and its SVG.
-func (a *artefactDir) write(p fidelityPage, rasters map[string]*image.RGBA) (string, error) {
+// write writes a page's rasters (LABEL.NAME.png), its PDF (as rasterised,
+// when there is one) and the files of more (their paths to the names to
+// write them as, in dir).
+func (a *artefactDir) write(label string, rasters map[string]*image.RGBA, more map[string]string) (string, error) {
 	dir, err := a.dir()
 	if err != nil {
 		return "", err
 	}
 	for name, img := range rasters {
-		if err := writePNG(filepath.Join(dir, p.label+"."+name+".png"), img); err != nil {
+		if err := writePNG(filepath.Join(dir, label+"."+name+".png"), img); err != nil {
 			return dir, err
 		}
 	}
-	for _, copy := range [][2]string{{filepath.Join(a.work, p.label+".pdf"), p.label + ".pdf"}, {p.svg, p.label + ".svg"}} {
-		data, err := os.ReadFile(copy[0])
+	if pdf, err := os.ReadFile(filepath.Join(a.work, label+".pdf")); err == nil {
+		if err := os.WriteFile(filepath.Join(dir, label+".pdf"), pdf, 0o644); err != nil {
+			return dir, err
+		}
+	}
+	for from, name := range more {
+		data, err := os.ReadFile(from)
 		if err == nil {
-			err = os.WriteFile(filepath.Join(dir, copy[1]), data, 0o644)
+			err = os.WriteFile(filepath.Join(dir, name), data, 0o644)
 		}
 		if err != nil {
 			return dir, err
