@@ -269,7 +269,7 @@ test-tools:
 	@if command -v npm >/dev/null && ! { test -d internal/panel/browser/node_modules/playwright-core && \
 	    test -d internal/panel/browser/node_modules/fabric; }; then \
 	  echo "installing playwright-core and fabric for the panel's browser tests and the render package's fabric oracle"; \
-	  npm ci --prefix internal/panel/browser --no-audit --no-fund --loglevel=error || \
+	  npm ci --prefix internal/panel/browser --omit=optional --no-audit --no-fund --loglevel=error || \
 	    echo "npm ci failed (its error is above): the panel's browser tests skip, or fail where PLATEN_TEST_REQUIRE_TOOLS is set"; \
 	fi
 	@if command -v npm >/dev/null && ! { test -d internal/webhooks/verifiers/node_modules/@octokit/webhooks-methods && \
