@@ -12,6 +12,7 @@ import (
 	mathrand "math/rand/v2"
 	"net/http"
 	"net/url"
+	"os"
 	"runtime"
 	"slices"
 	"sync"
@@ -45,6 +46,9 @@ type LatencyOptions struct {
 	// ProfileDir, when set, receives CPU profiles of the server over the
 	// large POSTs and the throughput step.
 	ProfileDir string
+	// PhotoFile, when set, is a JPEG the page carries in place of the
+	// reference photo: an 800 KB photo makes it the heavy page.
+	PhotoFile string
 }
 
 func (o LatencyOptions) validate() error {
@@ -71,6 +75,7 @@ func latencyFlags(fs *flag.FlagSet) func(platen, postgresURL, profileDir string)
 	fs.IntVar(&o.Clients, "latency-clients", 8, "latency: concurrent clients of the throughput steps")
 	fs.IntVar(&o.Pages, "latency-pages", 1000, "latency: orders the clients post until all are ready, for pages a second")
 	fs.IntVar(&o.Burst, "latency-burst", 20, "latency: orders the clients post, timed against rsvg-convert on the same pages")
+	fs.StringVar(&o.PhotoFile, "latency-photo", "", "latency: a JPEG file the page carries in place of the reference photo (the heavy page: an 800 KB photo)")
 	return func(platen, postgresURL, profileDir string) LatencyOptions {
 		o.Platen, o.PostgresURL, o.ProfileDir = platen, postgresURL, profileDir
 		return o
@@ -91,19 +96,30 @@ func RunLatency(ctx context.Context, o LatencyOptions, out, logw io.Writer) erro
 	if err != nil {
 		return err
 	}
+	photo := reference.Photo
+	if o.PhotoFile != "" {
+		if photo, err = os.ReadFile(o.PhotoFile); err != nil {
+			return fmt.Errorf("-latency-photo: %w", err)
+		}
+	}
+	config := latencyConfigWith(photo)
 	fmt.Fprintf(out, "\nplaten-bench latency: %s %s/%s, NumCPU %d; platen built with %s; the reference page with its photo as a data: URL (%d bytes of template_config)\n\n",
-		runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), goVersion, len(latencyConfig()))
+		runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), goVersion, len(config))
 	fmt.Fprintln(out, "| database | step | n | p50 ms | p90 ms | p99 ms | max ms |")
 	fmt.Fprintln(out, "|---|---|---:|---:|---:|---:|---:|")
 	return onEachDatabase(ctx, o.PostgresURL, "latency", logw, func(db database) error {
-		return latencyOn(ctx, o, db, out, logw)
+		return latencyOn(ctx, o, db, config, out, logw)
 	})
 }
 
 // latencyConfig is the reference page's template_config with its photo
 // inside, as a data: URL: no fetch stands between the order and its file.
-func latencyConfig() string {
-	photo := "data:image/jpeg;base64," + base64.StdEncoding.EncodeToString(reference.Photo)
+func latencyConfig() string { return latencyConfigWith(reference.Photo) }
+
+// latencyConfigWith is the reference page's template_config carrying
+// jpeg as its photo.
+func latencyConfigWith(jpeg []byte) string {
+	photo := "data:image/jpeg;base64," + base64.StdEncoding.EncodeToString(jpeg)
 	return url.QueryEscape(string(reference.Document(photo)))
 }
 
@@ -121,7 +137,7 @@ type latencyBench struct {
 	prof     *profiler
 }
 
-func latencyOn(ctx context.Context, o LatencyOptions, db database, out, logw io.Writer) (err error) {
+func latencyOn(ctx context.Context, o LatencyOptions, db database, config string, out, logw io.Writer) (err error) {
 	fmt.Fprintf(logw, "platen-bench: latency: %s: starting platen serve\n", db.name())
 	prof, err := newProfiler(o.ProfileDir)
 	if err != nil {
@@ -134,7 +150,7 @@ func latencyOn(ctx context.Context, o LatencyOptions, db database, out, logw io.
 	}
 	defer stopKeepingErr(e, &err)
 	b := &latencyBench{LatencyOptions: o, e: e, out: out, db: db.name(), logw: logw, prof: prof,
-		client: &http.Client{Timeout: readyWait}, config: latencyConfig()}
+		client: &http.Client{Timeout: readyWait}, config: config}
 	receiver, err := startHookReceiver()
 	if err != nil {
 		return err

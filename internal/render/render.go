@@ -103,6 +103,14 @@ func (r *Renderer) WithFonts(added []Added) *Renderer {
 	return &out
 }
 
+// WithImages returns a renderer taking its images from images: a
+// request's own source, which may keep what its renders share.
+func (r *Renderer) WithImages(images ImageSource) *Renderer {
+	out := *r
+	out.images = images
+	return &out
+}
+
 // fontSet is one render's fonts.
 func (r *Renderer) fontSet() *fontSet { return r.fonts.set(r.added, r.addedOrder) }
 

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"sync"
 	"time"
 
 	"google.golang.org/grpc/status"
@@ -45,6 +46,7 @@ type Options struct {
 type Server struct {
 	renderv1.UnimplementedRenderServiceServer
 	renderer *render.Renderer
+	images   images
 	logger   *slog.Logger
 	// slots holds a token per render running; nil when unbounded. A 300
 	// DPI PNG holds about 150 MB while it renders, and two at once already
@@ -68,7 +70,7 @@ func NewServer(opts Options) *Server {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	srv := &Server{renderer: render.New(images{fetcher}, fonts), logger: logger}
+	srv := &Server{renderer: render.New(images{fetcher}, fonts), images: images{fetcher}, logger: logger}
 	if opts.MaxConcurrent > 0 {
 		srv.slots = make(chan struct{}, opts.MaxConcurrent)
 	}
@@ -84,6 +86,33 @@ func (i images) Image(ctx context.Context, src string) (*render.Image, error) {
 		return nil, err
 	}
 	return &render.Image{Data: img.Data, Format: img.Format}, nil
+}
+
+// requestImages are the images of one request, each fetched (or decoded
+// from its data: URL) once for its preflight and its renders alike: a
+// design carrying a photo as a data: URL is a megabyte of base64, which
+// each pass decoded again.
+type requestImages struct {
+	source images
+	mu     sync.Mutex
+	got    map[string]*render.Image
+}
+
+func (r *requestImages) Image(ctx context.Context, src string) (*render.Image, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if img, ok := r.got[src]; ok {
+		return img, nil
+	}
+	img, err := r.source.Image(ctx, src)
+	if err != nil {
+		return nil, err
+	}
+	if r.got == nil {
+		r.got = map[string]*render.Image{}
+	}
+	r.got[src] = img
+	return img, nil
 }
 
 // job is one validated request.
@@ -139,7 +168,7 @@ func (s *Server) renderRequest(ctx context.Context, req *renderv1.RenderRequest)
 	if err != nil {
 		return nil, nil, err
 	}
-	renderer := s.renderer.WithFonts(added)
+	renderer := s.renderer.WithFonts(added).WithImages(&requestImages{source: s.images})
 	settings, limits, err := s.press(req.GetSettings())
 	if err != nil {
 		return nil, nil, err
