@@ -87,14 +87,22 @@ func runChild(spec string) int {
 // admit fit (rather than let garbage grow to twice what is live).
 // The limit is the renders' alone (internal/config says how its default
 // and minimum were chosen); the supervisor holds the child's resident
-// memory to it plus 64 MB for the child's own (residentLimit).
+// memory to it plus 64 MB for the child's own (residentLimit). Under that
+// limit the collector may let garbage grow to four times what is live
+// (GOGC 400), not once: a render of a page carrying a photo allocates
+// megabytes it holds for a moment, and collecting at every doubling of a
+// small heap was a sixth of the heavy page's call to its child.
 func limitMemory(limit int64) error {
 	if limit <= 0 {
 		return nil
 	}
 	debug.SetMemoryLimit(limit / 2)
+	debug.SetGCPercent(childGCPercent)
 	return setDataLimit(limit)
 }
+
+// childGCPercent is the render child's GOGC, under its memory limit.
+const childGCPercent = 400
 
 func childServer(cfg childConfig) (*Server, error) {
 	fonts, err := LoadFonts(cfg.FontDir, cfg.FallbackFonts)
