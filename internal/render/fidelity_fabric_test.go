@@ -113,16 +113,7 @@ func loadFabricPages() ([]fabricPage, error) {
 			pages = append(pages, fxPages...)
 		}
 	}
-	entries, err := os.ReadDir(fabricDir)
-	if err != nil {
-		return nil, err
-	}
-	for _, e := range entries {
-		if !known[e.Name()] {
-			return nil, fmt.Errorf("%s/%s belongs to no canvas of %s", fabricDir, e.Name(), fabricManifest)
-		}
-	}
-	return pages, nil
+	return pages, strayFiles(fabricDir, known, "belongs to no canvas of "+fabricManifest)
 }
 
 // loadFabricDocument reads a document's envelope into its pages, and

@@ -149,16 +149,22 @@ func loadFidelityPages() ([]fidelityPage, error) {
 			pages = append(pages, fxPages...)
 		}
 	}
-	entries, err := os.ReadDir(fidelityDir)
+	return pages, strayFiles(fidelityDir, known, "belongs to no fixture of "+fidelityManifest+" (or to a page the document does not have)")
+}
+
+// strayFiles is an error naming the first file of dir not in known: a
+// fixture's file the manifest lost would never be compared.
+func strayFiles(dir string, known map[string]bool, why string) error {
+	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for _, e := range entries {
 		if !known[e.Name()] {
-			return nil, fmt.Errorf("%s/%s belongs to no fixture of %s (or to a page the document does not have)", fidelityDir, e.Name(), fidelityManifest)
+			return fmt.Errorf("%s/%s %s", dir, e.Name(), why)
 		}
 	}
-	return pages, nil
+	return nil
 }
 
 func loadFixture(fx fidelityFixture) ([]fidelityPage, error) {
