@@ -150,8 +150,11 @@ func (d *Document) fabricSurface(m members, name string) (Surface, error) {
 		return Surface{}, err
 	}
 	page.Layers = append(page.Layers, objects...)
-	if page.Clip, err = r.clipOf(fm, identity); err != nil {
+	var clippedAway bool
+	if page.Clip, clippedAway, err = r.clipOf(fm, identity); err != nil {
 		return Surface{}, err
+	} else if clippedAway {
+		page.Layers = nil
 	}
 	return Surface{Name: name, Layers: []Layer{page}}, nil
 }
@@ -276,9 +279,13 @@ func (r *fabricReader) object(raw json.RawMessage, path string, depth int) ([]La
 	if t == "" {
 		return nil, errorf(m.pathOf("type"), "is required: the object's fabric type (rect, circle, textbox, image, group, …)")
 	}
-	o, err := r.common(m)
+	o, err := r.common(m, false)
 	if err != nil || !o.visible {
 		return nil, err
+	}
+	full := r.plane.mul(o.own)
+	if flat(full) {
+		return nil, nil // fabric draws nothing of an object scaled to nothing
 	}
 	o.inGroup = depth > 0
 	if r.count++; r.count > maxLayers {
@@ -286,7 +293,6 @@ func (r *fabricReader) object(raw json.RawMessage, path string, depth int) ([]La
 	}
 	own := [6]float64(o.own)
 	g := Layer{Type: GroupLayer, Path: path, Opacity: o.opacity, Scale: 1, Matrix: &own}
-	full := r.plane.mul(o.own)
 	switch kind := fabricType(t); kind {
 	case "rect", "circle", "ellipse", "line", "triangle", "polygon", "polyline", "path":
 		g.Layers, err = r.shape(m, kind, o)
@@ -313,7 +319,8 @@ func (r *fabricReader) object(raw json.RawMessage, path string, depth int) ([]La
 	} else if bg != nil {
 		g.Layers = append([]Layer{*bg}, g.Layers...)
 	}
-	if g.Clip, err = r.clipOf(m, full); err != nil {
+	var clippedAway bool
+	if g.Clip, clippedAway, err = r.clipOf(m, full); err != nil || clippedAway {
 		return nil, err
 	}
 	return []Layer{g}, nil
@@ -354,8 +361,9 @@ type fabricObject struct {
 }
 
 // common reads the members every fabric object has, refuses those it
-// cannot print, and works out the object's matrix as fabric does.
-func (r *fabricReader) common(m members) (fabricObject, error) {
+// cannot print, and works out the object's matrix as fabric does. A clip
+// path is read whatever its visible says: fabric clips with it anyway.
+func (r *fabricReader) common(m members, clip bool) (fabricObject, error) {
 	o := fabricObject{path: m.path, visible: true}
 	visible := true
 	if m.has("visible") {
@@ -365,7 +373,7 @@ func (r *fabricReader) common(m members) (fabricObject, error) {
 		}
 	}
 	o.visible = visible
-	if !visible {
+	if !visible && !clip {
 		return o, nil // prints nothing, however it would be drawn
 	}
 	if err := refuseUnprintable(m); err != nil {
@@ -549,39 +557,45 @@ func refuseUnprintable(m members) error {
 }
 
 // clipOf reads m's clipPath into a clip in m's plane, whose matrix from
-// the canvas's plane is full: the clip's outline mapped by its own matrix,
-// and, when it is absolutePositioned (placed on the canvas, not on the
-// object), back from the canvas's plane.
-func (r *fabricReader) clipOf(m members, full matrix) (*Shape, error) {
+// the canvas's plane is full (not flat): the clip's outline mapped by its
+// own matrix, and, when it is absolutePositioned (placed on the canvas,
+// not on the object), back from the canvas's plane. away is true when
+// the clip has no area (a clip scaled to nothing), which leaves nothing
+// of what it clips.
+func (r *fabricReader) clipOf(m members, full matrix) (clip *Shape, away bool, err error) {
 	raw, ok := m.get("clipPath")
 	if !ok || emptyFabricValue(raw) {
-		return nil, nil
+		return nil, false, nil
 	}
 	cm, err := object(raw, m.pathOf("clipPath"))
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if cm.has("clipPath") {
-		return nil, errorf(cm.pathOf("clipPath"), "clips a clip path, which Platen does not print: give the object one clip path")
+		return nil, false, errorf(cm.pathOf("clipPath"), "clips a clip path, which Platen does not print: give the object one clip path")
 	}
 	outline, err := r.clipOutline(cm, 0)
-	if err != nil || outline == nil {
-		return nil, err
+	if err != nil {
+		return nil, false, err
+	}
+	if outline.Empty() {
+		return nil, true, nil
 	}
 	absolute, err := cm.boolean("absolutePositioned")
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if absolute {
-		back, ok := full.invert()
-		if !ok {
-			return nil, errorf(m.path, "is flat (a scale of 0): its clip path cannot be placed on it")
-		}
+		back, _ := full.invert() // full is not flat: the caller drew nothing of a flat object
 		outline = transformPath(outline, back)
 	}
 	b := outline.Bounds()
-	return &Shape{Kind: CutPath, SVGPath: outline.String(), PathBox: [4]float64{b.X0, b.Y0, b.X1, b.Y1},
-		Width: b.X1 - b.X0, Height: b.Y1 - b.Y0}, nil
+	shape := &Shape{Kind: CutPath, SVGPath: outline.String(), PathBox: [4]float64{b.X0, b.Y0, b.X1, b.Y1},
+		Width: b.X1 - b.X0, Height: b.Y1 - b.Y0}
+	if err := drawable(cm, []Layer{{Type: PathLayer, SVGPath: shape.SVGPath, PathBox: shape.PathBox}}); err != nil {
+		return nil, false, err
+	}
+	return shape, false, nil
 }
 
 // clipOutline is a clip path object's outline in its parent's plane: a
@@ -591,9 +605,15 @@ func (r *fabricReader) clipOutline(cm members, depth int) (*canvas.Path, error) 
 	if err != nil {
 		return nil, err
 	}
-	o, err := r.common(cm)
+	o, err := r.common(cm, depth == 0)
 	if err != nil {
 		return nil, err
+	}
+	// fabric clips with the clip path itself whatever it says, but draws
+	// into it only its group's members that are visible; nothing of one
+	// scaled to nothing.
+	if (depth > 0 && (!o.visible || o.opacity == 0)) || flat(o.own) {
+		return &canvas.Path{}, nil
 	}
 	var outline *canvas.Path
 	switch kind := fabricType(t); kind {
@@ -628,7 +648,10 @@ func (r *fabricReader) clipOutline(cm members, depth int) (*canvas.Path, error) 
 	return transformPath(outline, o.own), nil
 }
 
-// transformPath is p mapped by m.
+// transformPath is p mapped by m; nothing when m is flat.
 func transformPath(p *canvas.Path, m matrix) *canvas.Path {
+	if flat(m) {
+		return &canvas.Path{}
+	}
 	return p.Copy().Transform(canvas.Matrix{{m[0], m[2], m[4]}, {m[1], m[3], m[5]}})
 }

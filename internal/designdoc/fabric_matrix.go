@@ -38,6 +38,19 @@ func (m matrix) apply(x, y float64) (float64, float64) {
 
 func (m matrix) det() float64 { return m[0]*m[3] - m[1]*m[2] }
 
+// minScale is the smallest scale, in area's square root, at which an
+// object or a clip is drawn: a ten-thousandth of a canvas pixel (at most
+// a few nanometres on the page) is nothing, and the drawing library
+// cannot invert a plane much flatter.
+const minScale = 1e-4
+
+// flat reports whether m shrinks areas to less than minScale², or to
+// nothing.
+func flat(m matrix) bool {
+	d := math.Abs(m.det())
+	return math.IsNaN(d) || d < minScale*minScale
+}
+
 // invert is m's inverse; ok is false when m flattens the plane.
 func (m matrix) invert() (matrix, bool) {
 	det := m.det()

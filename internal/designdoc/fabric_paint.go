@@ -249,11 +249,21 @@ func fabricGradientOf(gm members, o fabricObject, major int) (*fabricGradient, e
 		}
 		plane = plane.mul(matrix(t))
 	}
-	if _, ok := plane.invert(); !ok {
-		return nil, errorf(gm.path, "has no area to spread over: the object's box or the gradient's transform is flat")
+	if scale := math.Sqrt(math.Abs(plane.det())); !(scale >= minGradientScale && scale <= maxGradientScale) {
+		return nil, errorf(gm.path, "spreads over %s pixels a unit: the object's box, its percentage or the gradient's transform must give it from %g to %g",
+			shortNumber(scale), minGradientScale, maxGradientScale)
 	}
 	return &fabricGradient{g: g, plane: plane}, nil
 }
+
+// The scales a gradient's plane may have (its area's square root, in
+// canvas pixels a unit of its coordinates): flatter, and the drawing
+// library cannot invert it once the page's scale is applied; larger, and
+// a percentage gradient on the largest box is still within.
+const (
+	minGradientScale = 1e-3
+	maxGradientScale = 1e7
+)
 
 // fabricStops reads colorStops: [{"offset": 0, "color": "#fff"}, …],
 // which fabric draws sorted by offset. A stop's opacity fades its colour

@@ -46,7 +46,33 @@ func (r *fabricReader) shape(m members, kind string, o fabricObject) ([]Layer, e
 	if err != nil {
 		return nil, err
 	}
-	return p.layers(m.path, outline)
+	layers, err := p.layers(m.path, outline)
+	if err != nil {
+		return nil, err
+	}
+	return layers, drawable(m, layers)
+}
+
+// drawable refuses, for the object m, outlines the renderer could not
+// read back: numbers past any page (an arc whose radii are too unequal
+// grows them to infinity once moved).
+func drawable(m members, layers []Layer) error {
+	for _, l := range layers {
+		if err := drawable(m, l.Layers); err != nil {
+			return err
+		}
+		if l.Type != PathLayer {
+			continue
+		}
+		bad := false
+		for _, v := range l.PathBox {
+			bad = bad || math.IsNaN(v) || math.Abs(v) > 100*maxFabricNumber
+		}
+		if _, err := canvas.ParseSVGPath(l.SVGPath); bad || err != nil {
+			return errorf(m.path, "reaches beyond any page: an arc's radii too unequal, or a point too far, to draw")
+		}
+	}
+	return nil
 }
 
 // outline is what fabric's _render of kind traces, in the object's plane.

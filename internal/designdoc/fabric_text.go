@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // fabricTextStyle is one character's style: the object's, with what its
@@ -29,6 +30,9 @@ var styleKeys = []string{"fill", "fontFamily", "fontWeight", "fontStyle", "fontS
 // others only at "\n".
 func (r *fabricReader) text(m members, kind string, o fabricObject) ([]Layer, error) {
 	if err := refuseTextPaint(m); err != nil {
+		return nil, err
+	}
+	if err := refuseDecorationStyle(m); err != nil {
 		return nil, err
 	}
 	text, err := m.text("text", "")
@@ -122,6 +126,23 @@ func refuseTextPaint(m members) error {
 	}
 	if raw, ok := m.get("fill"); ok && raw[0] == '{' {
 		return errorf(m.pathOf("fill"), "is a gradient or a pattern: Platen prints text in one colour")
+	}
+	return nil
+}
+
+// refuseDecorationStyle refuses an underline's or a line through's own
+// thickness or colour, which fabric 7 draws and Platen does not: its
+// decorations are the letters' colour, a fifteenth of the size thick.
+func refuseDecorationStyle(m members) error {
+	if t, err := fabricNumber(m, "textDecorationThickness", 66.667); err != nil {
+		return err
+	} else if math.Abs(t-66.667) > 1e-3 {
+		return errorf(m.pathOf("textDecorationThickness"), "must be fabric's default, 66.667: Platen draws underlines and lines through a fifteenth of the size thick")
+	}
+	if c, err := fabricColorMember(m, "textDecorationColor"); err != nil {
+		return err
+	} else if c != nil {
+		return errorf(m.pathOf("textDecorationColor"), "is not printed: Platen draws underlines and lines through in the letters' colour")
 	}
 	return nil
 }
@@ -268,6 +289,9 @@ func stylesFromRanges(raw json.RawMessage, path, text string) (map[int]map[int]m
 		start, end int
 		style      members
 	}
+	if len(list) > maxSpans {
+		return nil, errorf(path, "must hold at most %d ranges, got %d", maxSpans, len(list))
+	}
 	ranges := make([]rng, len(list))
 	for i, item := range list {
 		p := fmt.Sprintf("%s[%d]", path, i)
@@ -293,20 +317,28 @@ func stylesFromRanges(raw json.RawMessage, path, text string) (map[int]map[int]m
 		}
 		ranges[i] = rng{start, end, sm}
 	}
+	// The style of each character of the text (its line breaks not
+	// counted), the first range that holds it winning.
+	chars := utf8.RuneCountInString(text) - strings.Count(text, "\n")
+	byIndex := make([]*members, chars)
+	for i := range ranges {
+		for c := ranges[i].start; c < min(ranges[i].end, chars); c++ {
+			if byIndex[c] == nil {
+				byIndex[c] = &ranges[i].style
+			}
+		}
+	}
 	out := map[int]map[int]members{}
 	index := -1
 	for li, line := range strings.Split(text, "\n") {
 		ci := 0
 		for range line {
 			index++
-			for _, r := range ranges {
-				if r.start <= index && index < r.end {
-					if out[li] == nil {
-						out[li] = map[int]members{}
-					}
-					out[li][ci] = r.style
-					break
+			if s := byIndex[index]; s != nil {
+				if out[li] == nil {
+					out[li] = map[int]members{}
 				}
+				out[li][ci] = *s
 			}
 			ci++
 		}
@@ -390,10 +422,8 @@ func (r *fabricReader) charStyle(sm members, base fabricTextStyle) (fabricTextSt
 	} else if c != nil {
 		return base, errorf(sm.pathOf("stroke"), "outlines some letters only, which Platen does not print: give the whole text its stroke")
 	}
-	if t, err := fabricNumber(sm, "textDecorationThickness", 66.667); err != nil {
+	if err := refuseDecorationStyle(sm); err != nil {
 		return base, err
-	} else if math.Abs(t-66.667) > 1e-3 {
-		return base, errorf(sm.pathOf("textDecorationThickness"), "must be fabric's default, 66.667")
 	}
 	s := base
 	var err error

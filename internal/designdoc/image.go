@@ -13,8 +13,11 @@ type ImageMembers struct {
 	// Fit is cover, contain or fill.
 	Fit string
 	// Crop, when set, is the part of the source shown, in its pixels:
-	// x, y, width, height.
-	Crop *[4]float64
+	// x, y, width, height. CropClamp (a fabric canvas's image) draws what
+	// the image has of it, at its scale, as fabric does, where a crop
+	// beyond the image otherwise fails the print.
+	Crop      *[4]float64
+	CropClamp bool
 	// FlipX mirrors the image left to right, FlipY top to bottom.
 	FlipX, FlipY bool
 	// Grayscale prints the image in shades of grey: by Rec. 601's luma,

@@ -329,6 +329,9 @@ func (r *Renderer) image(ctx context.Context, c *canvas.Context, t target, p pag
 	if err != nil {
 		return err
 	}
+	if shown.w <= 0 || shown.h <= 0 {
+		return nil // a fabric image's crop beyond the image: nothing of it shows
+	}
 	flip(c, l, b)
 	var underbase, cut *canvas.Path
 	if l.Underbase != nil && (t.plates() || l.Underbase.Ink == nil || l.Underbase.Ink.Spot == "") {
@@ -365,6 +368,16 @@ func placeImage(l designdoc.Layer, b box, cfg image.Config) (frame, shown box, e
 		return frame, b, nil
 	}
 	x, y, w, h := l.Crop[0], l.Crop[1], l.Crop[2], l.Crop[3]
+	if l.CropClamp {
+		// fabric's Image draws what the image has of the crop, at the
+		// crop's scale, from the box's top-left corner.
+		cw, ch := math.Min(w, float64(cfg.Width)-x), math.Min(h, float64(cfg.Height)-y)
+		if cw <= 0 || ch <= 0 {
+			return box{}, box{}, nil
+		}
+		b = box{x: b.x, y: b.y, w: b.w * cw / w, h: b.h * ch / h}
+		w, h = cw, ch
+	}
 	if x+w > float64(cfg.Width)+1e-9 || y+h > float64(cfg.Height)+1e-9 {
 		return box{}, box{}, fmt.Errorf("crop: %g×%g pixels from %g, %g reach beyond the %d×%d image", w, h, x, y, cfg.Width, cfg.Height)
 	}

@@ -17,6 +17,9 @@ import (
 // underbase traced from opaque pixels.
 func vectorImage(c *canvas.Context, t target, l designdoc.Layer, b box, art *svgart.Art) error {
 	switch {
+	case l.Crop != nil && l.CropClamp && l.Crop[0] == 0 && l.Crop[1] == 0:
+		// A fabric canvas's image: the whole SVG over its box, as fabric
+		// draws an SVG at the size the canvas saved.
 	case l.Crop != nil:
 		return errors.New("crop applies to PNG, JPEG and WebP images, not to SVG: crop the artwork in the SVG itself")
 	case l.Grayscale:
