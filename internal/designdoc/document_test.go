@@ -202,6 +202,9 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"width": 100, "height": 50, "surfaces": [{"name": "front", "layers": [{"type": "rect", "x": 5, "y": 5, "width": 90, "height": 40, "fill": "#f2e8d5", "stroke": "#000", "stroke_width": 0.3, "radius": 2}]}, {"name": "back", "layers": [{"type": "text", "text": "Back", "font": "Go-Bold", "size": 12, "color": "#1a1a1a80", "x": 10, "y": 10, "width": 80, "align": "right", "rotation": -30}]}]}`))
 	f.Add([]byte(`{"unit": "px", "dpi": 150, "width": 1200, "height": 800, "layers": [{"type": "rect", "width": 1200, "height": 800, "fill": "#000"}, {"type": "image", "src": "https://example.com/a.jpg", "x": 100, "y": 100, "width": 400, "height": 300, "fit": "fill"}]}`))
 	f.Add([]byte(`{"width": 60, "height": 60, "background": "cmyk(0, 0, 0, 10)", "layers": [{"type": "rect", "width": 60, "height": 8, "fill": "spot('PANTONE 185 C', cmyk(0, 91, 76, 0), 50%)", "overprint": true}, {"type": "image", "src": "https://example.com/s.png", "width": 40, "height": 40, "cut_offset": 2, "underbase": "spot(White, #ffffff)"}, {"type": "cut", "shape": "ellipse", "width": 50, "height": 30}, {"type": "cut", "path": "M 0 0 L 40 0 L 20 30 Z", "rotation": 45}]}`))
+	for _, doc := range fabricFuzzSeeds {
+		f.Add([]byte(doc))
+	}
 	f.Fuzz(func(t *testing.T, doc []byte) {
 		d, err := Parse(doc)
 		if err != nil {

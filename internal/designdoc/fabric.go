@@ -229,7 +229,7 @@ func (r *fabricReader) canvasBackground(fm members, k float64) (*Layer, error) {
 	}
 	d := r.d
 	w, h := (d.Width+2*d.Bleed)/k, (d.Height+2*d.Bleed)/k
-	return &Layer{Type: RectLayer, Path: fm.pathOf("background"), X: -d.Bleed / k, Y: -d.Bleed / k, Width: w, Height: h, Opacity: 1, Fill: c}, nil
+	return &Layer{Type: RectLayer, Path: fm.pathOf("background"), X: -d.Bleed / k, Y: -d.Bleed / k, Width: w, Height: h, Opacity: 1, Scale: 1, Fill: c}, nil
 }
 
 // emptyFabricValue is a value fabric treats as nothing: "", null, {} or [].

@@ -37,7 +37,7 @@ func (r *fabricReader) image(m members, o fabricObject) ([]Layer, error) {
 	if o.width > maxCropPixels || o.height > maxCropPixels {
 		return nil, errorf(m.pathOf("width"), "must be at most %d pixels, with height", maxCropPixels)
 	}
-	l := Layer{Type: ImageLayer, Path: m.path, X: -o.width / 2, Y: -o.height / 2, Width: o.width, Height: o.height, Opacity: 1}
+	l := Layer{Type: ImageLayer, Path: m.path, X: -o.width / 2, Y: -o.height / 2, Width: o.width, Height: o.height, Opacity: 1, Scale: 1}
 	l.Src, l.Fit = src, "fill"
 	l.Crop, l.CropClamp = &[4]float64{cropX, cropY, o.width, o.height}, true
 	if l.Grayscale, l.GrayMode, err = fabricFilters(m); err != nil {

@@ -471,7 +471,7 @@ func pathLayer(path string, outline *canvas.Path, m matrix) Layer {
 		o = o.Transform(canvas.Matrix{{m[0], m[2], m[4]}, {m[1], m[3], m[5]}})
 	}
 	b := o.Bounds()
-	return Layer{Type: PathLayer, Path: path, Opacity: 1, SVGPath: o.String(),
+	return Layer{Type: PathLayer, Path: path, Opacity: 1, Scale: 1, SVGPath: o.String(),
 		PathBox: [4]float64{b.X0, b.Y0, b.X1, b.Y1}, Width: b.X1 - b.X0, Height: b.Y1 - b.Y0, FillRule: "nonzero"}
 }
 

@@ -332,3 +332,15 @@ func BenchmarkFabricStyleRanges(b *testing.B) {
 		}
 	}
 }
+
+// fabricFuzzSeeds are fabric canvases for FuzzParse to change a little:
+// every object type, transforms, clips absolute and relative, gradients,
+// styles of fabric 5 and 7, a flat object and a hidden clip.
+var fabricFuzzSeeds = []string{
+	fabricDoc(`{"type": "Rect", "left": 100, "top": 100, "width": 200, "height": 100, "rx": 10, "ry": 10, "fill": {"type": "linear", "coords": {"x1": 0, "y1": 0, "x2": 200, "y2": 0}, "colorStops": [{"offset": 0, "color": "#fff"}, {"offset": 1, "color": "red"}]}, "stroke": "#000", "strokeWidth": 4, "strokeUniform": true, "scaleX": 2, "skewX": 20, "angle": 30, "flipY": true, "paintFirst": "stroke"},
+		{"type": "Group", "left": 500, "top": 300, "clipPath": {"type": "Circle", "radius": 50, "absolutePositioned": true}, "objects": [{"type": "Circle", "radius": 40, "startAngle": 0, "endAngle": 270, "counterClockwise": true}, {"type": "Path", "path": [["M", 0, 0], ["Q", 50, -40, 100, 0], ["Z"]]}, {"type": "Polyline", "points": [{"x": 0, "y": 0}, {"x": 30, "y": 40}]}]},
+		{"type": "Textbox", "width": 300, "text": "Hello\nAda", "fontFamily": "Go-Regular", "fontWeight": 700, "stroke": "#fff", "styles": [{"start": 2, "end": 4, "style": {"fill": "red", "fontSize": 60}}]},
+		{"type": "Image", "src": "data:image/png;base64,iVBORw0KGgo=", "width": 1, "height": 1, "filters": [{"type": "Grayscale"}], "backgroundColor": "yellow"},
+		{"type": "Line", "x1": 0, "y1": 0, "x2": 100, "y2": 30, "stroke": "#333"}, {"type": "Triangle", "width": 50, "height": 40, "scaleY": 0}, {"type": "Ellipse", "rx": 30, "ry": 10, "clipPath": {"type": "Rect", "width": 5, "height": 5, "visible": false}}`),
+	`{"format": "fabric", "width": 85, "height": 55, "surfaces": [{"name": "front", "canvas": {"width": 850, "height": 550}, "fabric": {"version": "5.3.0", "objects": [{"type": "i-text", "text": "Ada\nLovelace", "styles": {"1": {"0": {"fill": "red"}}}}]}}]}`,
+}

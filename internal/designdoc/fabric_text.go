@@ -84,7 +84,7 @@ func (r *fabricReader) text(m members, kind string, o fabricObject) ([]Layer, er
 	if height <= 0 {
 		height = fabricTextHeight(lineSizes, lineHeight)
 	}
-	l := Layer{Type: TextLayer, Path: m.path, X: -o.width / 2, Y: -height / 2, Width: o.width, Opacity: 1}
+	l := Layer{Type: TextLayer, Path: m.path, X: -o.width / 2, Y: -height / 2, Width: o.width, Opacity: 1, Scale: 1}
 	l.Text, l.Spans = text, spans
 	l.Font, l.FontSize, l.Color = spans[0].Font, r.points(base.size), spans[0].Color
 	l.Align, l.VAlign, l.LineHeight, l.LetterSpacing = align, "top", lineHeight, charSpacing
