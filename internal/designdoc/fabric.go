@@ -345,7 +345,6 @@ func objectBackground(m members, o fabricObject) (*Layer, error) {
 // fabricObject is what every object has: its size, its transform, and how
 // it paints.
 type fabricObject struct {
-	path          string
 	width, height float64
 	strokeWidth   float64
 	strokeUniform bool
@@ -364,16 +363,14 @@ type fabricObject struct {
 // cannot print, and works out the object's matrix as fabric does. A clip
 // path is read whatever its visible says: fabric clips with it anyway.
 func (r *fabricReader) common(m members, clip bool) (fabricObject, error) {
-	o := fabricObject{path: m.path, visible: true}
-	visible := true
+	o := fabricObject{visible: true}
 	if m.has("visible") {
 		var err error
-		if visible, err = m.boolean("visible"); err != nil {
+		if o.visible, err = m.boolean("visible"); err != nil {
 			return o, err
 		}
 	}
-	o.visible = visible
-	if !visible && !clip {
+	if !o.visible && !clip {
 		return o, nil // prints nothing, however it would be drawn
 	}
 	if err := refuseUnprintable(m); err != nil {
@@ -438,38 +435,32 @@ func (r *fabricReader) origins(m members) (float64, float64, error) {
 	if r.major >= 7 {
 		defX, defY = "center", "center"
 	}
-	x, err := fabricOrigin(m, "originX", defX, map[string]float64{"left": -0.5, "center": 0, "right": 0.5})
+	x, err := fabricOrigin(m, "originX", defX, [3]string{"left", "center", "right"})
 	if err != nil {
 		return 0, 0, err
 	}
-	y, err := fabricOrigin(m, "originY", defY, map[string]float64{"top": -0.5, "center": 0, "bottom": 0.5})
+	y, err := fabricOrigin(m, "originY", defY, [3]string{"top", "center", "bottom"})
 	return x, y, err
 }
 
-func fabricOrigin(m members, name, def string, words map[string]float64) (float64, error) {
-	raw, ok := m.get(name)
-	if !ok {
-		return words[def], nil
-	}
-	if raw[0] != '"' {
+// fabricOrigin reads an origin: one of words (the start, the middle, the
+// end: -0.5, 0, 0.5 from the centre), def when absent, or a number n,
+// n - 0.5.
+func fabricOrigin(m members, name, def string, words [3]string) (float64, error) {
+	s, err := m.text(name, def)
+	if raw, ok := m.get(name); ok && raw[0] != '"' {
 		v, err := fabricNumber(m, name, 0)
 		return v - 0.5, err
 	}
-	s, err := m.text(name, def)
 	if err != nil {
 		return 0, err
 	}
-	v, ok := words[s]
-	if !ok {
-		keys := make([]string, 0, 3)
-		for _, k := range []string{"left", "center", "right", "top", "bottom"} {
-			if _, ok := words[k]; ok {
-				keys = append(keys, k)
-			}
+	for i, w := range words {
+		if s == w {
+			return float64(i)/2 - 0.5, nil
 		}
-		return 0, errorf(m.pathOf(name), "must be %s or a number, got %q", orList(keys), s)
 	}
-	return v, nil
+	return 0, errorf(m.pathOf(name), "must be %s or a number, got %q", orList(words[:]), s)
 }
 
 // transformedSize is fabric's _getTransformedDimensions: the box of the

@@ -405,17 +405,7 @@ func reportFabric(t *testing.T, rows []fabricRow, caught wrongCount, took time.D
 	}
 	fmt.Fprintf(&b, "  %d of %d pages within their thresholds; %d of %d comparisons with a picture moved %g mm failed, as they must; %.1f s\n",
 		passed, len(rows), caught.failed, caught.all, pageShift, took.Seconds())
-	fmt.Print(b.String())
-	if path := os.Getenv(fidelityTableEnv); path != "" {
-		f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-		if err == nil {
-			_, err = f.WriteString(b.String())
-			err = errors.Join(err, f.Close())
-		}
-		if err != nil {
-			t.Errorf("%s: %v", fidelityTableEnv, err)
-		}
-	}
+	publishTable(t, b.String())
 }
 
 // TestFabricEnvelope checks how the suite places a canvas on its grid, in

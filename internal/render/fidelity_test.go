@@ -559,6 +559,22 @@ func (a *artefactDir) write(label string, rasters map[string]*image.RGBA, more m
 	return dir, nil
 }
 
+// publishTable prints a suite's table and appends it to the file
+// fidelityTableEnv names, which make test prints after the run.
+func publishTable(t *testing.T, table string) {
+	fmt.Print(table)
+	if path := os.Getenv(fidelityTableEnv); path != "" {
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err == nil {
+			_, err = f.WriteString(table)
+			err = errors.Join(err, f.Close())
+		}
+		if err != nil {
+			t.Errorf("%s: %v", fidelityTableEnv, err)
+		}
+	}
+}
+
 // reportFidelity prints the suite's table: to standard output (seen with
 // -v, or when the package fails), and appended to the file
 // PLATEN_FIDELITY_TABLE names, which make test prints.
@@ -579,15 +595,5 @@ func reportFidelity(t *testing.T, rows []fidelityRow, caught wrongCount, took ti
 	}
 	fmt.Fprintf(&b, "  %d of %d pages within their thresholds; %d of %d comparisons with a wrong picture failed, as they must; %.1f s\n",
 		passed, len(rows), caught.failed, caught.all, took.Seconds())
-	fmt.Print(b.String())
-	if path := os.Getenv(fidelityTableEnv); path != "" {
-		f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-		if err == nil {
-			_, err = f.WriteString(b.String())
-			err = errors.Join(err, f.Close())
-		}
-		if err != nil {
-			t.Errorf("%s: %v", fidelityTableEnv, err)
-		}
-	}
+	publishTable(t, b.String())
 }
