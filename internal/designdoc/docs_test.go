@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -131,8 +132,35 @@ func TestDesignDocumentExamples(t *testing.T) {
 // commands are the user's to run.
 func TestFabricDocumentExamples(t *testing.T) {
 	poppler.Need(t, "pdfinfo", "pdftoppm")
-	if checked := checkExamples(t, newDocEnv(t), fencesOf(t, fabricDocFile), []string{"sh"}); checked < 2 {
+	list := fencesOf(t, fabricDocFile)
+	if checked := checkExamples(t, newDocEnv(t), list, []string{"sh"}); checked < 2 {
 		t.Fatalf("only %d examples checked: docs/fabric.md lost its examples", checked)
+	}
+	checkSentCanvas(t, list)
+}
+
+// checkSentCanvas checks that the canvas the shell example writes and
+// sends is the document's first example, which the test renders.
+func checkSentCanvas(t *testing.T, list []fence) {
+	t.Helper()
+	var shown, sent any
+	for _, f := range list {
+		kind, _ := f.kind()
+		switch {
+		case kind == fenceDesign && shown == nil:
+			if err := json.Unmarshal([]byte(f.body), &shown); err != nil {
+				t.Fatalf("line %d: %v", f.line, err)
+			}
+		case f.info == "sh" && sent == nil:
+			_, doc, _ := strings.Cut(f.body, "<<'EOF'\n")
+			doc, _, _ = strings.Cut(doc, "\nEOF\n")
+			if err := json.Unmarshal([]byte(doc), &sent); err != nil {
+				t.Fatalf("line %d: the canvas the shell example writes: %v", f.line, err)
+			}
+		}
+	}
+	if shown == nil || sent == nil || !reflect.DeepEqual(shown, sent) {
+		t.Error("the canvas the shell example sends is not the document's first example")
 	}
 }
 
