@@ -21,6 +21,7 @@ import (
 	"github.com/platen-print/platen/ent/designversion"
 	"github.com/platen-print/platen/ent/font"
 	"github.com/platen-print/platen/ent/idempotencykey"
+	"github.com/platen-print/platen/ent/itemdesign"
 	"github.com/platen-print/platen/ent/operator"
 	"github.com/platen-print/platen/ent/operatorsession"
 	"github.com/platen-print/platen/ent/operatortoken"
@@ -62,6 +63,8 @@ type Client struct {
 	Font *FontClient
 	// IdempotencyKey is the client for interacting with the IdempotencyKey builders.
 	IdempotencyKey *IdempotencyKeyClient
+	// ItemDesign is the client for interacting with the ItemDesign builders.
+	ItemDesign *ItemDesignClient
 	// Operator is the client for interacting with the Operator builders.
 	Operator *OperatorClient
 	// OperatorSession is the client for interacting with the OperatorSession builders.
@@ -119,6 +122,7 @@ func (c *Client) init() {
 	c.DesignVersion = NewDesignVersionClient(c.config)
 	c.Font = NewFontClient(c.config)
 	c.IdempotencyKey = NewIdempotencyKeyClient(c.config)
+	c.ItemDesign = NewItemDesignClient(c.config)
 	c.Operator = NewOperatorClient(c.config)
 	c.OperatorSession = NewOperatorSessionClient(c.config)
 	c.OperatorToken = NewOperatorTokenClient(c.config)
@@ -237,6 +241,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		DesignVersion:   NewDesignVersionClient(cfg),
 		Font:            NewFontClient(cfg),
 		IdempotencyKey:  NewIdempotencyKeyClient(cfg),
+		ItemDesign:      NewItemDesignClient(cfg),
 		Operator:        NewOperatorClient(cfg),
 		OperatorSession: NewOperatorSessionClient(cfg),
 		OperatorToken:   NewOperatorTokenClient(cfg),
@@ -282,6 +287,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		DesignVersion:   NewDesignVersionClient(cfg),
 		Font:            NewFontClient(cfg),
 		IdempotencyKey:  NewIdempotencyKeyClient(cfg),
+		ItemDesign:      NewItemDesignClient(cfg),
 		Operator:        NewOperatorClient(cfg),
 		OperatorSession: NewOperatorSessionClient(cfg),
 		OperatorToken:   NewOperatorTokenClient(cfg),
@@ -332,10 +338,10 @@ func (c *Client) Close() error {
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIToken, c.BatchItem, c.BatchOrder, c.DesignVersion, c.Font,
-		c.IdempotencyKey, c.Operator, c.OperatorSession, c.OperatorToken, c.Order,
-		c.OrderItem, c.OutputProfile, c.PrintEvent, c.PrintTemplate, c.Product,
-		c.ProductCategory, c.ProductVariant, c.SearchKey, c.ServiceKey, c.ShopOrder,
-		c.ShopPrint, c.Store, c.Team, c.VariantLink, c.WebhookCircuit,
+		c.IdempotencyKey, c.ItemDesign, c.Operator, c.OperatorSession, c.OperatorToken,
+		c.Order, c.OrderItem, c.OutputProfile, c.PrintEvent, c.PrintTemplate,
+		c.Product, c.ProductCategory, c.ProductVariant, c.SearchKey, c.ServiceKey,
+		c.ShopOrder, c.ShopPrint, c.Store, c.Team, c.VariantLink, c.WebhookCircuit,
 		c.WebhookDelivery,
 	} {
 		n.Use(hooks...)
@@ -347,10 +353,10 @@ func (c *Client) Use(hooks ...Hook) {
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIToken, c.BatchItem, c.BatchOrder, c.DesignVersion, c.Font,
-		c.IdempotencyKey, c.Operator, c.OperatorSession, c.OperatorToken, c.Order,
-		c.OrderItem, c.OutputProfile, c.PrintEvent, c.PrintTemplate, c.Product,
-		c.ProductCategory, c.ProductVariant, c.SearchKey, c.ServiceKey, c.ShopOrder,
-		c.ShopPrint, c.Store, c.Team, c.VariantLink, c.WebhookCircuit,
+		c.IdempotencyKey, c.ItemDesign, c.Operator, c.OperatorSession, c.OperatorToken,
+		c.Order, c.OrderItem, c.OutputProfile, c.PrintEvent, c.PrintTemplate,
+		c.Product, c.ProductCategory, c.ProductVariant, c.SearchKey, c.ServiceKey,
+		c.ShopOrder, c.ShopPrint, c.Store, c.Team, c.VariantLink, c.WebhookCircuit,
 		c.WebhookDelivery,
 	} {
 		n.Intercept(interceptors...)
@@ -372,6 +378,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Font.mutate(ctx, m)
 	case *IdempotencyKeyMutation:
 		return c.IdempotencyKey.mutate(ctx, m)
+	case *ItemDesignMutation:
+		return c.ItemDesign.mutate(ctx, m)
 	case *OperatorMutation:
 		return c.Operator.mutate(ctx, m)
 	case *OperatorSessionMutation:
@@ -1228,6 +1236,139 @@ func (c *IdempotencyKeyClient) mutate(ctx context.Context, m *IdempotencyKeyMuta
 		return (&IdempotencyKeyDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown IdempotencyKey mutation op: %q", m.Op())
+	}
+}
+
+// ItemDesignClient is a client for the ItemDesign schema.
+type ItemDesignClient struct {
+	config
+}
+
+// NewItemDesignClient returns a client for the ItemDesign from the given config.
+func NewItemDesignClient(c config) *ItemDesignClient {
+	return &ItemDesignClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `itemdesign.Hooks(f(g(h())))`.
+func (c *ItemDesignClient) Use(hooks ...Hook) {
+	c.hooks.ItemDesign = append(c.hooks.ItemDesign, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `itemdesign.Intercept(f(g(h())))`.
+func (c *ItemDesignClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ItemDesign = append(c.inters.ItemDesign, interceptors...)
+}
+
+// Create returns a builder for creating a ItemDesign entity.
+func (c *ItemDesignClient) Create() *ItemDesignCreate {
+	mutation := newItemDesignMutation(c.config, OpCreate)
+	return &ItemDesignCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ItemDesign entities.
+func (c *ItemDesignClient) CreateBulk(builders ...*ItemDesignCreate) *ItemDesignCreateBulk {
+	return &ItemDesignCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ItemDesignClient) MapCreateBulk(slice any, setFunc func(*ItemDesignCreate, int)) *ItemDesignCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ItemDesignCreateBulk{err: fmt.Errorf("calling to ItemDesignClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ItemDesignCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ItemDesignCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ItemDesign.
+func (c *ItemDesignClient) Update() *ItemDesignUpdate {
+	mutation := newItemDesignMutation(c.config, OpUpdate)
+	return &ItemDesignUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ItemDesignClient) UpdateOne(_m *ItemDesign) *ItemDesignUpdateOne {
+	mutation := newItemDesignMutation(c.config, OpUpdateOne, withItemDesign(_m))
+	return &ItemDesignUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ItemDesignClient) UpdateOneID(id int) *ItemDesignUpdateOne {
+	mutation := newItemDesignMutation(c.config, OpUpdateOne, withItemDesignID(id))
+	return &ItemDesignUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ItemDesign.
+func (c *ItemDesignClient) Delete() *ItemDesignDelete {
+	mutation := newItemDesignMutation(c.config, OpDelete)
+	return &ItemDesignDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ItemDesignClient) DeleteOne(_m *ItemDesign) *ItemDesignDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ItemDesignClient) DeleteOneID(id int) *ItemDesignDeleteOne {
+	builder := c.Delete().Where(itemdesign.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ItemDesignDeleteOne{builder}
+}
+
+// Query returns a query builder for ItemDesign.
+func (c *ItemDesignClient) Query() *ItemDesignQuery {
+	return &ItemDesignQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeItemDesign},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ItemDesign entity by its id.
+func (c *ItemDesignClient) Get(ctx context.Context, id int) (*ItemDesign, error) {
+	return c.Query().Where(itemdesign.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ItemDesignClient) GetX(ctx context.Context, id int) *ItemDesign {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *ItemDesignClient) Hooks() []Hook {
+	return c.hooks.ItemDesign
+}
+
+// Interceptors returns the client interceptors.
+func (c *ItemDesignClient) Interceptors() []Interceptor {
+	return c.inters.ItemDesign
+}
+
+func (c *ItemDesignClient) mutate(ctx context.Context, m *ItemDesignMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ItemDesignCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ItemDesignUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ItemDesignUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ItemDesignDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ItemDesign mutation op: %q", m.Op())
 	}
 }
 
@@ -4230,18 +4371,18 @@ func (c *WebhookDeliveryClient) mutate(ctx context.Context, m *WebhookDeliveryMu
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		APIToken, BatchItem, BatchOrder, DesignVersion, Font, IdempotencyKey, Operator,
-		OperatorSession, OperatorToken, Order, OrderItem, OutputProfile, PrintEvent,
-		PrintTemplate, Product, ProductCategory, ProductVariant, SearchKey, ServiceKey,
-		ShopOrder, ShopPrint, Store, Team, VariantLink, WebhookCircuit,
-		WebhookDelivery []ent.Hook
+		APIToken, BatchItem, BatchOrder, DesignVersion, Font, IdempotencyKey,
+		ItemDesign, Operator, OperatorSession, OperatorToken, Order, OrderItem,
+		OutputProfile, PrintEvent, PrintTemplate, Product, ProductCategory,
+		ProductVariant, SearchKey, ServiceKey, ShopOrder, ShopPrint, Store, Team,
+		VariantLink, WebhookCircuit, WebhookDelivery []ent.Hook
 	}
 	inters struct {
-		APIToken, BatchItem, BatchOrder, DesignVersion, Font, IdempotencyKey, Operator,
-		OperatorSession, OperatorToken, Order, OrderItem, OutputProfile, PrintEvent,
-		PrintTemplate, Product, ProductCategory, ProductVariant, SearchKey, ServiceKey,
-		ShopOrder, ShopPrint, Store, Team, VariantLink, WebhookCircuit,
-		WebhookDelivery []ent.Interceptor
+		APIToken, BatchItem, BatchOrder, DesignVersion, Font, IdempotencyKey,
+		ItemDesign, Operator, OperatorSession, OperatorToken, Order, OrderItem,
+		OutputProfile, PrintEvent, PrintTemplate, Product, ProductCategory,
+		ProductVariant, SearchKey, ServiceKey, ShopOrder, ShopPrint, Store, Team,
+		VariantLink, WebhookCircuit, WebhookDelivery []ent.Interceptor
 	}
 )
 

@@ -18,6 +18,7 @@ import (
 	"github.com/platen-print/platen/ent/designversion"
 	"github.com/platen-print/platen/ent/font"
 	"github.com/platen-print/platen/ent/idempotencykey"
+	"github.com/platen-print/platen/ent/itemdesign"
 	"github.com/platen-print/platen/ent/operator"
 	"github.com/platen-print/platen/ent/operatorsession"
 	"github.com/platen-print/platen/ent/operatortoken"
@@ -104,6 +105,7 @@ func checkColumn(t, c string) error {
 			designversion.Table:   designversion.ValidColumn,
 			font.Table:            font.ValidColumn,
 			idempotencykey.Table:  idempotencykey.ValidColumn,
+			itemdesign.Table:      itemdesign.ValidColumn,
 			operator.Table:        operator.ValidColumn,
 			operatorsession.Table: operatorsession.ValidColumn,
 			operatortoken.Table:   operatortoken.ValidColumn,

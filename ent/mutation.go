@@ -18,6 +18,7 @@ import (
 	"github.com/platen-print/platen/ent/designversion"
 	"github.com/platen-print/platen/ent/font"
 	"github.com/platen-print/platen/ent/idempotencykey"
+	"github.com/platen-print/platen/ent/itemdesign"
 	"github.com/platen-print/platen/ent/operator"
 	"github.com/platen-print/platen/ent/operatorsession"
 	"github.com/platen-print/platen/ent/operatortoken"
@@ -58,6 +59,7 @@ const (
 	TypeDesignVersion   = "DesignVersion"
 	TypeFont            = "Font"
 	TypeIdempotencyKey  = "IdempotencyKey"
+	TypeItemDesign      = "ItemDesign"
 	TypeOperator        = "Operator"
 	TypeOperatorSession = "OperatorSession"
 	TypeOperatorToken   = "OperatorToken"
@@ -4685,6 +4687,338 @@ func (m *IdempotencyKeyMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown IdempotencyKey edge %s", name)
 }
 
+// ItemDesignMutation represents an operation that mutates the ItemDesign nodes in the graph.
+type ItemDesignMutation struct {
+	config
+	op              Op
+	typ             string
+	id              *int
+	template_config *string
+	clearedFields   map[string]struct{}
+	done            bool
+	oldValue        func(context.Context) (*ItemDesign, error)
+	predicates      []predicate.ItemDesign
+}
+
+var _ ent.Mutation = (*ItemDesignMutation)(nil)
+
+// itemdesignOption allows management of the mutation configuration using functional options.
+type itemdesignOption func(*ItemDesignMutation)
+
+// newItemDesignMutation creates new mutation for the ItemDesign entity.
+func newItemDesignMutation(c config, op Op, opts ...itemdesignOption) *ItemDesignMutation {
+	m := &ItemDesignMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeItemDesign,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withItemDesignID sets the ID field of the mutation.
+func withItemDesignID(id int) itemdesignOption {
+	return func(m *ItemDesignMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *ItemDesign
+		)
+		m.oldValue = func(ctx context.Context) (*ItemDesign, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().ItemDesign.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withItemDesign sets the old ItemDesign of the mutation.
+func withItemDesign(node *ItemDesign) itemdesignOption {
+	return func(m *ItemDesignMutation) {
+		m.oldValue = func(context.Context) (*ItemDesign, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ItemDesignMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ItemDesignMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of ItemDesign entities.
+func (m *ItemDesignMutation) SetID(id int) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ItemDesignMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ItemDesignMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().ItemDesign.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetTemplateConfig sets the "template_config" field.
+func (m *ItemDesignMutation) SetTemplateConfig(s string) {
+	m.template_config = &s
+}
+
+// TemplateConfig returns the value of the "template_config" field in the mutation.
+func (m *ItemDesignMutation) TemplateConfig() (r string, exists bool) {
+	v := m.template_config
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTemplateConfig returns the old "template_config" field's value of the ItemDesign entity.
+// If the ItemDesign object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ItemDesignMutation) OldTemplateConfig(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTemplateConfig is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTemplateConfig requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTemplateConfig: %w", err)
+	}
+	return oldValue.TemplateConfig, nil
+}
+
+// ResetTemplateConfig resets all changes to the "template_config" field.
+func (m *ItemDesignMutation) ResetTemplateConfig() {
+	m.template_config = nil
+}
+
+// Where appends a list predicates to the ItemDesignMutation builder.
+func (m *ItemDesignMutation) Where(ps ...predicate.ItemDesign) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ItemDesignMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ItemDesignMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.ItemDesign, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ItemDesignMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ItemDesignMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (ItemDesign).
+func (m *ItemDesignMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ItemDesignMutation) Fields() []string {
+	fields := make([]string, 0, 1)
+	if m.template_config != nil {
+		fields = append(fields, itemdesign.FieldTemplateConfig)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ItemDesignMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case itemdesign.FieldTemplateConfig:
+		return m.TemplateConfig()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ItemDesignMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case itemdesign.FieldTemplateConfig:
+		return m.OldTemplateConfig(ctx)
+	}
+	return nil, fmt.Errorf("unknown ItemDesign field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ItemDesignMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case itemdesign.FieldTemplateConfig:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTemplateConfig(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ItemDesign field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ItemDesignMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ItemDesignMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ItemDesignMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown ItemDesign numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ItemDesignMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ItemDesignMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ItemDesignMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown ItemDesign nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ItemDesignMutation) ResetField(name string) error {
+	switch name {
+	case itemdesign.FieldTemplateConfig:
+		m.ResetTemplateConfig()
+		return nil
+	}
+	return fmt.Errorf("unknown ItemDesign field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ItemDesignMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ItemDesignMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ItemDesignMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ItemDesignMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ItemDesignMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ItemDesignMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ItemDesignMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown ItemDesign unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ItemDesignMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown ItemDesign edge %s", name)
+}
+
 // OperatorMutation represents an operation that mutates the Operator nodes in the graph.
 type OperatorMutation struct {
 	config
@@ -8332,7 +8666,6 @@ type OrderItemMutation struct {
 	addprice                *float64
 	properties              *json.RawMessage
 	appendproperties        json.RawMessage
-	template_config         *string
 	design_hash             *string
 	design_bytes            *int
 	adddesign_bytes         *int
@@ -9009,42 +9342,6 @@ func (m *OrderItemMutation) ResetProperties() {
 	m.properties = nil
 	m.appendproperties = nil
 	delete(m.clearedFields, orderitem.FieldProperties)
-}
-
-// SetTemplateConfig sets the "template_config" field.
-func (m *OrderItemMutation) SetTemplateConfig(s string) {
-	m.template_config = &s
-}
-
-// TemplateConfig returns the value of the "template_config" field in the mutation.
-func (m *OrderItemMutation) TemplateConfig() (r string, exists bool) {
-	v := m.template_config
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldTemplateConfig returns the old "template_config" field's value of the OrderItem entity.
-// If the OrderItem object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *OrderItemMutation) OldTemplateConfig(ctx context.Context) (v string, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldTemplateConfig is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldTemplateConfig requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldTemplateConfig: %w", err)
-	}
-	return oldValue.TemplateConfig, nil
-}
-
-// ResetTemplateConfig resets all changes to the "template_config" field.
-func (m *OrderItemMutation) ResetTemplateConfig() {
-	m.template_config = nil
 }
 
 // SetDesignHash sets the "design_hash" field.
@@ -9764,7 +10061,7 @@ func (m *OrderItemMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *OrderItemMutation) Fields() []string {
-	fields := make([]string, 0, 25)
+	fields := make([]string, 0, 24)
 	if m.created_at != nil {
 		fields = append(fields, orderitem.FieldCreatedAt)
 	}
@@ -9800,9 +10097,6 @@ func (m *OrderItemMutation) Fields() []string {
 	}
 	if m.properties != nil {
 		fields = append(fields, orderitem.FieldProperties)
-	}
-	if m.template_config != nil {
-		fields = append(fields, orderitem.FieldTemplateConfig)
 	}
 	if m.design_hash != nil {
 		fields = append(fields, orderitem.FieldDesignHash)
@@ -9872,8 +10166,6 @@ func (m *OrderItemMutation) Field(name string) (ent.Value, bool) {
 		return m.Price()
 	case orderitem.FieldProperties:
 		return m.Properties()
-	case orderitem.FieldTemplateConfig:
-		return m.TemplateConfig()
 	case orderitem.FieldDesignHash:
 		return m.DesignHash()
 	case orderitem.FieldDesignBytes:
@@ -9931,8 +10223,6 @@ func (m *OrderItemMutation) OldField(ctx context.Context, name string) (ent.Valu
 		return m.OldPrice(ctx)
 	case orderitem.FieldProperties:
 		return m.OldProperties(ctx)
-	case orderitem.FieldTemplateConfig:
-		return m.OldTemplateConfig(ctx)
 	case orderitem.FieldDesignHash:
 		return m.OldDesignHash(ctx)
 	case orderitem.FieldDesignBytes:
@@ -10049,13 +10339,6 @@ func (m *OrderItemMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetProperties(v)
-		return nil
-	case orderitem.FieldTemplateConfig:
-		v, ok := value.(string)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetTemplateConfig(v)
 		return nil
 	case orderitem.FieldDesignHash:
 		v, ok := value.(string)
@@ -10387,9 +10670,6 @@ func (m *OrderItemMutation) ResetField(name string) error {
 		return nil
 	case orderitem.FieldProperties:
 		m.ResetProperties()
-		return nil
-	case orderitem.FieldTemplateConfig:
-		m.ResetTemplateConfig()
 		return nil
 	case orderitem.FieldDesignHash:
 		m.ResetDesignHash()

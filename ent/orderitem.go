@@ -44,8 +44,6 @@ type OrderItem struct {
 	Price *float64 `json:"price,omitempty"`
 	// Properties holds the value of the "properties" field.
 	Properties json.RawMessage `json:"properties,omitempty"`
-	// TemplateConfig holds the value of the "template_config" field.
-	TemplateConfig string `json:"template_config,omitempty"`
 	// DesignHash holds the value of the "design_hash" field.
 	DesignHash *string `json:"design_hash,omitempty"`
 	// DesignBytes holds the value of the "design_bytes" field.
@@ -107,7 +105,7 @@ func (*OrderItem) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullFloat64)
 		case orderitem.FieldID, orderitem.FieldOrderID, orderitem.FieldTeamID, orderitem.FieldPosition, orderitem.FieldQuantity, orderitem.FieldDesignBytes, orderitem.FieldPrintFileSize, orderitem.FieldPrintJobID:
 			values[i] = new(sql.NullInt64)
-		case orderitem.FieldUID, orderitem.FieldStoreID, orderitem.FieldEcommerceOrderItemID, orderitem.FieldEcommerceVariantID, orderitem.FieldTemplateConfig, orderitem.FieldDesignHash, orderitem.FieldDesignVersionID, orderitem.FieldPrintStatus, orderitem.FieldPrintError, orderitem.FieldPrintFileKey, orderitem.FieldPrintFileSha256, orderitem.FieldPrintStoppedBy:
+		case orderitem.FieldUID, orderitem.FieldStoreID, orderitem.FieldEcommerceOrderItemID, orderitem.FieldEcommerceVariantID, orderitem.FieldDesignHash, orderitem.FieldDesignVersionID, orderitem.FieldPrintStatus, orderitem.FieldPrintError, orderitem.FieldPrintFileKey, orderitem.FieldPrintFileSha256, orderitem.FieldPrintStoppedBy:
 			values[i] = new(sql.NullString)
 		case orderitem.FieldCreatedAt, orderitem.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -206,12 +204,6 @@ func (_m *OrderItem) assignValues(columns []string, values []any) error {
 				if err := json.Unmarshal(*value, &_m.Properties); err != nil {
 					return fmt.Errorf("unmarshal field properties: %w", err)
 				}
-			}
-		case orderitem.FieldTemplateConfig:
-			if value, ok := values[i].(*sql.NullString); !ok {
-				return fmt.Errorf("unexpected type %T for field template_config", values[i])
-			} else if value.Valid {
-				_m.TemplateConfig = value.String
 			}
 		case orderitem.FieldDesignHash:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -376,9 +368,6 @@ func (_m *OrderItem) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("properties=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Properties))
-	builder.WriteString(", ")
-	builder.WriteString("template_config=")
-	builder.WriteString(_m.TemplateConfig)
 	builder.WriteString(", ")
 	if v := _m.DesignHash; v != nil {
 		builder.WriteString("design_hash=")

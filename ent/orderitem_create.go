@@ -121,12 +121,6 @@ func (_c *OrderItemCreate) SetProperties(v json.RawMessage) *OrderItemCreate {
 	return _c
 }
 
-// SetTemplateConfig sets the "template_config" field.
-func (_c *OrderItemCreate) SetTemplateConfig(v string) *OrderItemCreate {
-	_c.mutation.SetTemplateConfig(v)
-	return _c
-}
-
 // SetDesignHash sets the "design_hash" field.
 func (_c *OrderItemCreate) SetDesignHash(v string) *OrderItemCreate {
 	_c.mutation.SetDesignHash(v)
@@ -365,9 +359,6 @@ func (_c *OrderItemCreate) check() error {
 	if _, ok := _c.mutation.Quantity(); !ok {
 		return &ValidationError{Name: "quantity", err: errors.New(`ent: missing required field "OrderItem.quantity"`)}
 	}
-	if _, ok := _c.mutation.TemplateConfig(); !ok {
-		return &ValidationError{Name: "template_config", err: errors.New(`ent: missing required field "OrderItem.template_config"`)}
-	}
 	if _, ok := _c.mutation.Thumbnails(); !ok {
 		return &ValidationError{Name: "thumbnails", err: errors.New(`ent: missing required field "OrderItem.thumbnails"`)}
 	}
@@ -447,10 +438,6 @@ func (_c *OrderItemCreate) createSpec() (*OrderItem, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Properties(); ok {
 		_spec.SetField(orderitem.FieldProperties, field.TypeJSON, value)
 		_node.Properties = value
-	}
-	if value, ok := _c.mutation.TemplateConfig(); ok {
-		_spec.SetField(orderitem.FieldTemplateConfig, field.TypeString, value)
-		_node.TemplateConfig = value
 	}
 	if value, ok := _c.mutation.DesignHash(); ok {
 		_spec.SetField(orderitem.FieldDesignHash, field.TypeString, value)
@@ -668,18 +655,6 @@ func (u *OrderItemUpsert) UpdateProperties() *OrderItemUpsert {
 // ClearProperties clears the value of the "properties" field.
 func (u *OrderItemUpsert) ClearProperties() *OrderItemUpsert {
 	u.SetNull(orderitem.FieldProperties)
-	return u
-}
-
-// SetTemplateConfig sets the "template_config" field.
-func (u *OrderItemUpsert) SetTemplateConfig(v string) *OrderItemUpsert {
-	u.Set(orderitem.FieldTemplateConfig, v)
-	return u
-}
-
-// UpdateTemplateConfig sets the "template_config" field to the value that was provided on create.
-func (u *OrderItemUpsert) UpdateTemplateConfig() *OrderItemUpsert {
-	u.SetExcluded(orderitem.FieldTemplateConfig)
 	return u
 }
 
@@ -1081,20 +1056,6 @@ func (u *OrderItemUpsertOne) UpdateProperties() *OrderItemUpsertOne {
 func (u *OrderItemUpsertOne) ClearProperties() *OrderItemUpsertOne {
 	return u.Update(func(s *OrderItemUpsert) {
 		s.ClearProperties()
-	})
-}
-
-// SetTemplateConfig sets the "template_config" field.
-func (u *OrderItemUpsertOne) SetTemplateConfig(v string) *OrderItemUpsertOne {
-	return u.Update(func(s *OrderItemUpsert) {
-		s.SetTemplateConfig(v)
-	})
-}
-
-// UpdateTemplateConfig sets the "template_config" field to the value that was provided on create.
-func (u *OrderItemUpsertOne) UpdateTemplateConfig() *OrderItemUpsertOne {
-	return u.Update(func(s *OrderItemUpsert) {
-		s.UpdateTemplateConfig()
 	})
 }
 
@@ -1699,20 +1660,6 @@ func (u *OrderItemUpsertBulk) UpdateProperties() *OrderItemUpsertBulk {
 func (u *OrderItemUpsertBulk) ClearProperties() *OrderItemUpsertBulk {
 	return u.Update(func(s *OrderItemUpsert) {
 		s.ClearProperties()
-	})
-}
-
-// SetTemplateConfig sets the "template_config" field.
-func (u *OrderItemUpsertBulk) SetTemplateConfig(v string) *OrderItemUpsertBulk {
-	return u.Update(func(s *OrderItemUpsert) {
-		s.SetTemplateConfig(v)
-	})
-}
-
-// UpdateTemplateConfig sets the "template_config" field to the value that was provided on create.
-func (u *OrderItemUpsertBulk) UpdateTemplateConfig() *OrderItemUpsertBulk {
-	return u.Update(func(s *OrderItemUpsert) {
-		s.UpdateTemplateConfig()
 	})
 }
 

@@ -138,20 +138,6 @@ func (_u *OrderItemUpdate) ClearProperties() *OrderItemUpdate {
 	return _u
 }
 
-// SetTemplateConfig sets the "template_config" field.
-func (_u *OrderItemUpdate) SetTemplateConfig(v string) *OrderItemUpdate {
-	_u.mutation.SetTemplateConfig(v)
-	return _u
-}
-
-// SetNillableTemplateConfig sets the "template_config" field if the given value is not nil.
-func (_u *OrderItemUpdate) SetNillableTemplateConfig(v *string) *OrderItemUpdate {
-	if v != nil {
-		_u.SetTemplateConfig(*v)
-	}
-	return _u
-}
-
 // SetDesignHash sets the "design_hash" field.
 func (_u *OrderItemUpdate) SetDesignHash(v string) *OrderItemUpdate {
 	_u.mutation.SetDesignHash(v)
@@ -496,9 +482,6 @@ func (_u *OrderItemUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if _u.mutation.PropertiesCleared() {
 		_spec.ClearField(orderitem.FieldProperties, field.TypeJSON)
 	}
-	if value, ok := _u.mutation.TemplateConfig(); ok {
-		_spec.SetField(orderitem.FieldTemplateConfig, field.TypeString, value)
-	}
 	if value, ok := _u.mutation.DesignHash(); ok {
 		_spec.SetField(orderitem.FieldDesignHash, field.TypeString, value)
 	}
@@ -708,20 +691,6 @@ func (_u *OrderItemUpdateOne) AppendProperties(v json.RawMessage) *OrderItemUpda
 // ClearProperties clears the value of the "properties" field.
 func (_u *OrderItemUpdateOne) ClearProperties() *OrderItemUpdateOne {
 	_u.mutation.ClearProperties()
-	return _u
-}
-
-// SetTemplateConfig sets the "template_config" field.
-func (_u *OrderItemUpdateOne) SetTemplateConfig(v string) *OrderItemUpdateOne {
-	_u.mutation.SetTemplateConfig(v)
-	return _u
-}
-
-// SetNillableTemplateConfig sets the "template_config" field if the given value is not nil.
-func (_u *OrderItemUpdateOne) SetNillableTemplateConfig(v *string) *OrderItemUpdateOne {
-	if v != nil {
-		_u.SetTemplateConfig(*v)
-	}
 	return _u
 }
 
@@ -1098,9 +1067,6 @@ func (_u *OrderItemUpdateOne) sqlSave(ctx context.Context) (_node *OrderItem, er
 	}
 	if _u.mutation.PropertiesCleared() {
 		_spec.ClearField(orderitem.FieldProperties, field.TypeJSON)
-	}
-	if value, ok := _u.mutation.TemplateConfig(); ok {
-		_spec.SetField(orderitem.FieldTemplateConfig, field.TypeString, value)
 	}
 	if value, ok := _u.mutation.DesignHash(); ok {
 		_spec.SetField(orderitem.FieldDesignHash, field.TypeString, value)

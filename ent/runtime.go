@@ -186,7 +186,7 @@ func init() {
 	// orderitem.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
 	orderitem.UpdateDefaultUpdatedAt = orderitemDescUpdatedAt.UpdateDefault.(func() time.Time)
 	// orderitemDescPrintStatus is the schema descriptor for print_status field.
-	orderitemDescPrintStatus := orderitemFields[15].Descriptor()
+	orderitemDescPrintStatus := orderitemFields[14].Descriptor()
 	// orderitem.DefaultPrintStatus holds the default value on creation for the print_status field.
 	orderitem.DefaultPrintStatus = orderitemDescPrintStatus.Default.(string)
 	outputprofileFields := schema.OutputProfile{}.Fields()

@@ -26,6 +26,8 @@ type Tx struct {
 	Font *FontClient
 	// IdempotencyKey is the client for interacting with the IdempotencyKey builders.
 	IdempotencyKey *IdempotencyKeyClient
+	// ItemDesign is the client for interacting with the ItemDesign builders.
+	ItemDesign *ItemDesignClient
 	// Operator is the client for interacting with the Operator builders.
 	Operator *OperatorClient
 	// OperatorSession is the client for interacting with the OperatorSession builders.
@@ -203,6 +205,7 @@ func (tx *Tx) init() {
 	tx.DesignVersion = NewDesignVersionClient(tx.config)
 	tx.Font = NewFontClient(tx.config)
 	tx.IdempotencyKey = NewIdempotencyKeyClient(tx.config)
+	tx.ItemDesign = NewItemDesignClient(tx.config)
 	tx.Operator = NewOperatorClient(tx.config)
 	tx.OperatorSession = NewOperatorSessionClient(tx.config)
 	tx.OperatorToken = NewOperatorTokenClient(tx.config)

@@ -250,8 +250,16 @@ func (g *generator) familyA(ctx context.Context, client *ent.Client, teams []Tea
 				prints = append(prints, p)
 			}
 		}
-		if err := tx.OrderItem.CreateBulk(creates...).Exec(ctx); err != nil {
+		savedItems, err := tx.OrderItem.CreateBulk(creates...).Save(ctx)
+		if err != nil {
 			return false, fmt.Errorf("seed order items: %w", err)
+		}
+		designs := make([]*ent.ItemDesignCreate, len(savedItems))
+		for i, row := range savedItems {
+			designs[i] = tx.ItemDesign.Create().SetID(row.ID).SetTemplateConfig(design)
+		}
+		if err := tx.ItemDesign.CreateBulk(designs...).Exec(ctx); err != nil {
+			return false, fmt.Errorf("seed order items' designs: %w", err)
 		}
 		return len(prints) < count, nil
 	})
@@ -260,7 +268,7 @@ func (g *generator) familyA(ctx context.Context, client *ent.Client, teams []Tea
 func itemCreate(tx *ent.Tx, orderID, position int, p Print) *ent.OrderItemCreate {
 	c := tx.OrderItem.Create().SetUID(p.ID).SetOrderID(orderID).SetTeamID(p.TeamID).SetStoreID(p.StoreID).
 		SetPosition(position).SetEcommerceOrderItemID(p.EcommerceOrderItemID).SetEcommerceVariantID("variant-1").
-		SetQuantity(1).SetTemplateConfig(design).SetThumbnails([]string{}).SetPrintStatus(p.Status).
+		SetQuantity(1).SetThumbnails([]string{}).SetPrintStatus(p.Status).
 		SetCreatedAt(p.CreatedAt).SetUpdatedAt(p.CreatedAt)
 	if p.DesignVersionID != "" {
 		c.SetDesignVersionID(p.DesignVersionID)

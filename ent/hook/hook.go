@@ -81,6 +81,18 @@ func (f IdempotencyKeyFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Val
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.IdempotencyKeyMutation", m)
 }
 
+// The ItemDesignFunc type is an adapter to allow the use of ordinary
+// function as ItemDesign mutator.
+type ItemDesignFunc func(context.Context, *ent.ItemDesignMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ItemDesignFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ItemDesignMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ItemDesignMutation", m)
+}
+
 // The OperatorFunc type is an adapter to allow the use of ordinary
 // function as Operator mutator.
 type OperatorFunc func(context.Context, *ent.OperatorMutation) (ent.Value, error)

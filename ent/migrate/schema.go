@@ -189,6 +189,17 @@ var (
 			},
 		},
 	}
+	// ItemDesignsColumns holds the columns for the "item_designs" table.
+	ItemDesignsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt},
+		{Name: "template_config", Type: field.TypeString, Size: 2147483647},
+	}
+	// ItemDesignsTable holds the schema information for the "item_designs" table.
+	ItemDesignsTable = &schema.Table{
+		Name:       "item_designs",
+		Columns:    ItemDesignsColumns,
+		PrimaryKey: []*schema.Column{ItemDesignsColumns[0]},
+	}
 	// OperatorsColumns holds the columns for the "operators" table.
 	OperatorsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -319,7 +330,6 @@ var (
 		{Name: "quantity", Type: field.TypeInt},
 		{Name: "price", Type: field.TypeFloat64, Nullable: true},
 		{Name: "properties", Type: field.TypeJSON, Nullable: true},
-		{Name: "template_config", Type: field.TypeString, Size: 2147483647},
 		{Name: "design_hash", Type: field.TypeString, Nullable: true},
 		{Name: "design_bytes", Type: field.TypeInt, Nullable: true},
 		{Name: "thumbnails", Type: field.TypeJSON},
@@ -342,7 +352,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "order_items_orders_items",
-				Columns:    []*schema.Column{OrderItemsColumns[25]},
+				Columns:    []*schema.Column{OrderItemsColumns[24]},
 				RefColumns: []*schema.Column{OrdersColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -361,7 +371,7 @@ var (
 			{
 				Name:    "orderitem_order_id_position",
 				Unique:  false,
-				Columns: []*schema.Column{OrderItemsColumns[25], OrderItemsColumns[6]},
+				Columns: []*schema.Column{OrderItemsColumns[24], OrderItemsColumns[6]},
 			},
 			{
 				Name:    "orderitem_team_id_created_at_uid",
@@ -376,7 +386,7 @@ var (
 			{
 				Name:    "orderitem_print_status_created_at_uid",
 				Unique:  false,
-				Columns: []*schema.Column{OrderItemsColumns[17], OrderItemsColumns[1], OrderItemsColumns[3]},
+				Columns: []*schema.Column{OrderItemsColumns[16], OrderItemsColumns[1], OrderItemsColumns[3]},
 			},
 			{
 				Name:    "orderitem_store_id_created_at_uid",
@@ -901,6 +911,7 @@ var (
 		DesignVersionsTable,
 		FontsTable,
 		IdempotencyKeysTable,
+		ItemDesignsTable,
 		OperatorsTable,
 		OperatorSessionsTable,
 		OperatorTokensTable,
@@ -927,6 +938,9 @@ var (
 
 func init() {
 	APITokensTable.ForeignKeys[0].RefTable = TeamsTable
+	ItemDesignsTable.Annotation = &entsql.Annotation{
+		Table: "item_designs",
+	}
 	OperatorsTable.ForeignKeys[0].RefTable = TeamsTable
 	OperatorTokensTable.ForeignKeys[0].RefTable = OperatorsTable
 	OrderItemsTable.ForeignKeys[0].RefTable = OrdersTable

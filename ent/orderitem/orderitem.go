@@ -38,8 +38,6 @@ const (
 	FieldPrice = "price"
 	// FieldProperties holds the string denoting the properties field in the database.
 	FieldProperties = "properties"
-	// FieldTemplateConfig holds the string denoting the template_config field in the database.
-	FieldTemplateConfig = "template_config"
 	// FieldDesignHash holds the string denoting the design_hash field in the database.
 	FieldDesignHash = "design_hash"
 	// FieldDesignBytes holds the string denoting the design_bytes field in the database.
@@ -92,7 +90,6 @@ var Columns = []string{
 	FieldQuantity,
 	FieldPrice,
 	FieldProperties,
-	FieldTemplateConfig,
 	FieldDesignHash,
 	FieldDesignBytes,
 	FieldThumbnails,
@@ -189,11 +186,6 @@ func ByQuantity(opts ...sql.OrderTermOption) OrderOption {
 // ByPrice orders the results by the price field.
 func ByPrice(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldPrice, opts...).ToFunc()
-}
-
-// ByTemplateConfig orders the results by the template_config field.
-func ByTemplateConfig(opts ...sql.OrderTermOption) OrderOption {
-	return sql.OrderByField(FieldTemplateConfig, opts...).ToFunc()
 }
 
 // ByDesignHash orders the results by the design_hash field.

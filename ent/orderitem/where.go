@@ -110,11 +110,6 @@ func Price(v float64) predicate.OrderItem {
 	return predicate.OrderItem(sql.FieldEQ(FieldPrice, v))
 }
 
-// TemplateConfig applies equality check predicate on the "template_config" field. It's identical to TemplateConfigEQ.
-func TemplateConfig(v string) predicate.OrderItem {
-	return predicate.OrderItem(sql.FieldEQ(FieldTemplateConfig, v))
-}
-
 // DesignHash applies equality check predicate on the "design_hash" field. It's identical to DesignHashEQ.
 func DesignHash(v string) predicate.OrderItem {
 	return predicate.OrderItem(sql.FieldEQ(FieldDesignHash, v))
@@ -703,71 +698,6 @@ func PropertiesIsNil() predicate.OrderItem {
 // PropertiesNotNil applies the NotNil predicate on the "properties" field.
 func PropertiesNotNil() predicate.OrderItem {
 	return predicate.OrderItem(sql.FieldNotNull(FieldProperties))
-}
-
-// TemplateConfigEQ applies the EQ predicate on the "template_config" field.
-func TemplateConfigEQ(v string) predicate.OrderItem {
-	return predicate.OrderItem(sql.FieldEQ(FieldTemplateConfig, v))
-}
-
-// TemplateConfigNEQ applies the NEQ predicate on the "template_config" field.
-func TemplateConfigNEQ(v string) predicate.OrderItem {
-	return predicate.OrderItem(sql.FieldNEQ(FieldTemplateConfig, v))
-}
-
-// TemplateConfigIn applies the In predicate on the "template_config" field.
-func TemplateConfigIn(vs ...string) predicate.OrderItem {
-	return predicate.OrderItem(sql.FieldIn(FieldTemplateConfig, vs...))
-}
-
-// TemplateConfigNotIn applies the NotIn predicate on the "template_config" field.
-func TemplateConfigNotIn(vs ...string) predicate.OrderItem {
-	return predicate.OrderItem(sql.FieldNotIn(FieldTemplateConfig, vs...))
-}
-
-// TemplateConfigGT applies the GT predicate on the "template_config" field.
-func TemplateConfigGT(v string) predicate.OrderItem {
-	return predicate.OrderItem(sql.FieldGT(FieldTemplateConfig, v))
-}
-
-// TemplateConfigGTE applies the GTE predicate on the "template_config" field.
-func TemplateConfigGTE(v string) predicate.OrderItem {
-	return predicate.OrderItem(sql.FieldGTE(FieldTemplateConfig, v))
-}
-
-// TemplateConfigLT applies the LT predicate on the "template_config" field.
-func TemplateConfigLT(v string) predicate.OrderItem {
-	return predicate.OrderItem(sql.FieldLT(FieldTemplateConfig, v))
-}
-
-// TemplateConfigLTE applies the LTE predicate on the "template_config" field.
-func TemplateConfigLTE(v string) predicate.OrderItem {
-	return predicate.OrderItem(sql.FieldLTE(FieldTemplateConfig, v))
-}
-
-// TemplateConfigContains applies the Contains predicate on the "template_config" field.
-func TemplateConfigContains(v string) predicate.OrderItem {
-	return predicate.OrderItem(sql.FieldContains(FieldTemplateConfig, v))
-}
-
-// TemplateConfigHasPrefix applies the HasPrefix predicate on the "template_config" field.
-func TemplateConfigHasPrefix(v string) predicate.OrderItem {
-	return predicate.OrderItem(sql.FieldHasPrefix(FieldTemplateConfig, v))
-}
-
-// TemplateConfigHasSuffix applies the HasSuffix predicate on the "template_config" field.
-func TemplateConfigHasSuffix(v string) predicate.OrderItem {
-	return predicate.OrderItem(sql.FieldHasSuffix(FieldTemplateConfig, v))
-}
-
-// TemplateConfigEqualFold applies the EqualFold predicate on the "template_config" field.
-func TemplateConfigEqualFold(v string) predicate.OrderItem {
-	return predicate.OrderItem(sql.FieldEqualFold(FieldTemplateConfig, v))
-}
-
-// TemplateConfigContainsFold applies the ContainsFold predicate on the "template_config" field.
-func TemplateConfigContainsFold(v string) predicate.OrderItem {
-	return predicate.OrderItem(sql.FieldContainsFold(FieldTemplateConfig, v))
 }
 
 // DesignHashEQ applies the EQ predicate on the "design_hash" field.

@@ -24,6 +24,9 @@ type Font func(*sql.Selector)
 // IdempotencyKey is the predicate function for idempotencykey builders.
 type IdempotencyKey func(*sql.Selector)
 
+// ItemDesign is the predicate function for itemdesign builders.
+type ItemDesign func(*sql.Selector)
+
 // Operator is the predicate function for operator builders.
 type Operator func(*sql.Selector)
 

@@ -31,7 +31,8 @@ func (OrderItem) Fields() []ent.Field {
 		field.Int("quantity"),
 		field.Float("price").Optional().Nillable(),
 		field.JSON("properties", json.RawMessage{}).Optional(),
-		field.Text("template_config"),
+		// The design document (template_config) is in item_designs, under
+		// the item's id (see ItemDesign).
 		// design_hash is the SHA-256 of template_config (hex), so that a
 		// batch reads each distinct design once; absent on rows written
 		// before it existed.

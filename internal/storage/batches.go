@@ -77,11 +77,11 @@ func (s *Batches) Items(ctx context.Context, p auth.Principal, uids []string) (m
 // legacySize sets the size of an item written before design_bytes, which
 // is its own design.
 func (s *Batches) legacySize(ctx context.Context, it *batches.Item) error {
-	row, err := s.db.read.OrderItem.Query().Where(orderitem.UID(it.UID)).Select(orderitem.FieldTemplateConfig).Only(ctx)
+	design, err := s.itemDesign(ctx, s.db.read.OrderItem.Query().Where(orderitem.UID(it.UID)))
 	if err != nil {
 		return notFound(err, "order item %q not found", it.UID)
 	}
-	it.DesignBytes = len(row.TemplateConfig)
+	it.DesignBytes = len(design)
 	return nil
 }
 
@@ -97,13 +97,22 @@ func (s *Batches) Designs(ctx context.Context, teamID int, items []*batches.Item
 		if it.DesignKey != "item:"+it.UID {
 			query = s.db.read.OrderItem.Query().Where(orderitem.TeamID(teamID), orderitem.DesignHash(it.DesignKey)).Limit(1)
 		}
-		row, err := query.Select(orderitem.FieldTemplateConfig).First(ctx)
+		design, err := s.itemDesign(ctx, query)
 		if err != nil {
 			return nil, notFound(err, "order item %q not found", it.UID)
 		}
-		designs[it.DesignKey] = row.TemplateConfig
+		designs[it.DesignKey] = design
 	}
 	return designs, nil
+}
+
+// itemDesign reads the design of the first item query finds.
+func (s *Batches) itemDesign(ctx context.Context, query *ent.OrderItemQuery) (string, error) {
+	id, err := query.FirstID(ctx)
+	if err != nil {
+		return "", err
+	}
+	return itemDesign(ctx, s.db.read.ItemDesign, id)
 }
 
 // Template returns a print template of any team.

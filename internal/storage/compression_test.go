@@ -27,7 +27,7 @@ func TestDesignsCompressFast(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		for _, table := range []string{"order_items", "design_versions"} {
+		for _, table := range []string{"item_designs", "design_versions"} {
 			var compression, storage string
 			err := db.JobPool().QueryRow(`SELECT attcompression::text, attstorage::text FROM pg_attribute
 				WHERE attrelid = to_regclass($1) AND attname = 'template_config'`, table).Scan(&compression, &storage)

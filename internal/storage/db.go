@@ -32,7 +32,7 @@ import (
 	"github.com/platen-print/platen/ent"
 	"github.com/platen-print/platen/ent/designversion"
 	"github.com/platen-print/platen/ent/migrate"
-	"github.com/platen-print/platen/ent/orderitem"
+	"github.com/platen-print/platen/ent/itemdesign"
 	"github.com/platen-print/platen/internal/queue"
 )
 
@@ -268,6 +268,7 @@ func (db *DB) MigrateCounting(ctx context.Context) (int, error) {
 	steps := []func(context.Context) (int, error){
 		func(ctx context.Context) (int, error) { return queue.MigrateCounting(ctx, db.writePool, db.dialect) },
 		db.migrateReadiness,
+		db.moveItemDesigns,
 		db.compressDesignsFast,
 		db.indexSearch,
 		db.indexBatchItems,
@@ -284,7 +285,7 @@ func (db *DB) MigrateCounting(ctx context.Context) (int, error) {
 
 // designColumns hold design documents: up to megabytes of base64 images,
 // which barely compress.
-var designColumns = []string{orderitem.Table + "." + orderitem.FieldTemplateConfig, designversion.Table + "." + designversion.FieldTemplateConfig}
+var designColumns = []string{itemdesign.Table + "." + itemdesign.FieldTemplateConfig, designversion.Table + "." + designversion.FieldTemplateConfig}
 
 // compressDesignsFast has PostgreSQL compress design documents with LZ4
 // rather than its default pglz, which spent 25-30 ms of a 1 MB order's

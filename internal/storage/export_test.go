@@ -71,9 +71,13 @@ func InsertPrint(ctx context.Context, db *DB, family, uid, status string, stage 
 		if err != nil {
 			return err
 		}
-		return db.write.OrderItem.Create().SetUID(uid).SetOrderID(o.ID).SetTeamID(1).SetStoreID("s").SetPosition(0).
-			SetEcommerceOrderItemID(uid).SetEcommerceVariantID("v").SetQuantity(1).SetTemplateConfig("{}").
-			SetThumbnails([]string{}).SetPrintStatus(status).SetNillablePrintStoppedBy(stop).Exec(ctx)
+		it, err := db.write.OrderItem.Create().SetUID(uid).SetOrderID(o.ID).SetTeamID(1).SetStoreID("s").SetPosition(0).
+			SetEcommerceOrderItemID(uid).SetEcommerceVariantID("v").SetQuantity(1).
+			SetThumbnails([]string{}).SetPrintStatus(status).SetNillablePrintStoppedBy(stop).Save(ctx)
+		if err != nil {
+			return err
+		}
+		return db.write.ItemDesign.Create().SetID(it.ID).SetTemplateConfig("{}").Exec(ctx)
 	}
 	o, err := db.write.ShopOrder.Create().SetTeamID(1).SetStoreID("s").SetExternalID(uid).SetReferenceNumber("ref-" + uid).
 		SetLinesHash(uid).Save(ctx)

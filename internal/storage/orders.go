@@ -163,7 +163,6 @@ func (s *Orders) insertItems(ctx context.Context, tx *Tx, o *orders.Order) error
 			SetQuantity(it.Quantity).
 			SetNillablePrice(it.Price).
 			SetProperties(it.Properties).
-			SetTemplateConfig(it.TemplateConfig).
 			SetDesignHash(DesignHash(it.TemplateConfig)).SetDesignBytes(len(it.TemplateConfig)).
 			SetThumbnails(it.Thumbnails).
 			SetNillableDesignVersionID(it.DesignVersionID).
@@ -181,7 +180,7 @@ func (s *Orders) insertItems(ctx context.Context, tx *Tx, o *orders.Order) error
 	for i, row := range rows {
 		fresh[i].ID = row.ID
 	}
-	return nil
+	return writeItemDesigns(ctx, tx, fresh)
 }
 
 // explainConflict names what clashed after a uniqueness violation: the
@@ -244,7 +243,11 @@ func getOrder(ctx context.Context, client *ent.Client, scope orders.Scope, uid s
 	if err != nil {
 		return nil, notFound(err, "order %q not found", uid)
 	}
-	return orderFromRow(row)
+	designs, err := orderDesigns(ctx, client.ItemDesign, row)
+	if err != nil {
+		return nil, err
+	}
+	return orderFromRow(row, designs)
 }
 
 // ListOrders returns a page of orders, newest first. Orders can be large
@@ -275,9 +278,13 @@ func (s *Orders) ListOrders(ctx context.Context, q orders.ListQuery) ([]*orders.
 	if err := s.loadItems(ctx, rows); err != nil {
 		return nil, false, err
 	}
+	designs, err := orderDesigns(ctx, s.db.read.ItemDesign, rows...)
+	if err != nil {
+		return nil, false, err
+	}
 	out := make([]*orders.Order, len(rows))
 	for i, row := range rows {
-		if out[i], err = orderFromRow(row); err != nil {
+		if out[i], err = orderFromRow(row, designs); err != nil {
 			return nil, false, err
 		}
 	}
@@ -301,8 +308,8 @@ func (s *Orders) withinBudget(ctx context.Context, rows []*ent.Order, budget int
 	err := s.db.read.OrderItem.Query().Where(orderitem.OrderIDIn(orderIDs(rows)...)).
 		GroupBy(orderitem.FieldOrderID).
 		Aggregate(func(sel *entsql.Selector) string {
-			return entsql.As(fmt.Sprintf("SUM(LENGTH(%s) + COALESCE(LENGTH(CAST(%s AS TEXT)), 0) + %d)",
-				sel.C(orderitem.FieldTemplateConfig), sel.C(orderitem.FieldProperties), itemOverhead), "size")
+			return entsql.As(fmt.Sprintf("SUM(COALESCE(%s, 0) + COALESCE(LENGTH(CAST(%s AS TEXT)), 0) + %d)",
+				sel.C(orderitem.FieldDesignBytes), sel.C(orderitem.FieldProperties), itemOverhead), "size")
 		}).
 		Scan(ctx, &sizes)
 	if err != nil {
@@ -433,6 +440,9 @@ func (s *Orders) writeUpdate(ctx context.Context, tx *Tx, o *orders.Order, befor
 		if _, err := tx.OrderItem.Delete().Where(orderitem.IDIn(gone...)).Exec(ctx); err != nil {
 			return err
 		}
+		if err := dropItemDesigns(ctx, tx, gone); err != nil {
+			return err
+		}
 	}
 	for i, it := range o.Items {
 		if it.ID == 0 {
@@ -443,7 +453,6 @@ func (s *Orders) writeUpdate(ctx context.Context, tx *Tx, o *orders.Order, befor
 			SetEcommerceVariantID(it.EcommerceVariantID).
 			SetQuantity(it.Quantity).
 			SetProperties(it.Properties).
-			SetTemplateConfig(it.TemplateConfig).
 			SetDesignHash(DesignHash(it.TemplateConfig)).SetDesignBytes(len(it.TemplateConfig)).
 			SetThumbnails(it.Thumbnails).
 			SetPrintStatus(it.Print.Status)
@@ -457,6 +466,9 @@ func (s *Orders) writeUpdate(ctx context.Context, tx *Tx, o *orders.Order, befor
 			u.ClearPrintStoppedBy() // queued again: no operator's action stops it now
 		}
 		if err := u.Exec(ctx); err != nil {
+			return err
+		}
+		if err := replaceItemDesign(ctx, tx, &o.Items[i]); err != nil {
 			return err
 		}
 	}
@@ -537,7 +549,7 @@ func (s *Orders) DeleteOrder(ctx context.Context, scope orders.Scope, uid string
 			return notFound(err, "order %q not found", uid)
 		}
 		items, err := tx.OrderItem.Query().Where(orderitem.OrderID(row.ID)).
-			Select(orderitem.FieldUID, orderitem.FieldPrintJobID, orderitem.FieldPrintFileKey).All(ctx)
+			Select(orderitem.FieldID, orderitem.FieldUID, orderitem.FieldPrintJobID, orderitem.FieldPrintFileKey).All(ctx)
 		if err != nil {
 			return err
 		}
@@ -549,6 +561,13 @@ func (s *Orders) DeleteOrder(ctx context.Context, scope orders.Scope, uid string
 			return err
 		}
 		if _, err := tx.OrderItem.Delete().Where(orderitem.OrderID(row.ID)).Exec(ctx); err != nil {
+			return err
+		}
+		ids := make([]int, len(items))
+		for i, it := range items {
+			ids[i] = it.ID
+		}
+		if err := dropItemDesigns(ctx, tx, ids); err != nil {
 			return err
 		}
 		if err := dropKeys(ctx, tx, prints.FamilyA, row.ID); err != nil {
@@ -567,7 +586,9 @@ func (s *Orders) FindItemPrints(ctx context.Context, scope orders.Scope, storeID
 	return s.db.hot.findItemPrints(ctx, scope.TeamID, storeID, ecommerceOrderItemID)
 }
 
-func orderFromRow(row *ent.Order) (*orders.Order, error) {
+// orderFromRow is the order row holds, with its items' designs from
+// designs by item id (none where the caller has no use for them).
+func orderFromRow(row *ent.Order, designs map[int]string) (*orders.Order, error) {
 	o := &orders.Order{
 		ID: row.ID, UID: row.UID, TeamID: row.TeamID, StoreID: row.StoreID,
 		EcommerceOrderID:     row.EcommerceOrderID,
@@ -599,7 +620,7 @@ func orderFromRow(row *ent.Order) (*orders.Order, error) {
 			Quantity:             it.Quantity,
 			Price:                it.Price,
 			Properties:           it.Properties,
-			TemplateConfig:       it.TemplateConfig,
+			TemplateConfig:       designs[it.ID],
 			Thumbnails:           it.Thumbnails,
 			DesignVersionID:      it.DesignVersionID,
 			Print: orders.PrintFile{Status: it.PrintStatus, Error: it.PrintError, FileKey: it.PrintFileKey,

@@ -32,12 +32,16 @@ func (s *PrintFiles) Task(ctx context.Context, itemUID string) (*renderjobs.Task
 	if err != nil {
 		return nil, notFound(err, "order item %q not found", itemUID)
 	}
+	design, err := itemDesign(ctx, s.db.read.ItemDesign, it.ID)
+	if err != nil {
+		return nil, notFound(err, "order item %q not found", itemUID)
+	}
 	return &renderjobs.Task{
 		UID:                it.UID,
 		KeyPrefix:          renderjobs.ItemKeyPrefix(it.Edges.Order.UID, it.UID),
 		TeamID:             it.TeamID,
 		EcommerceVariantID: it.EcommerceVariantID,
-		TemplateConfig:     it.TemplateConfig,
+		TemplateConfig:     design,
 		JobID:              it.PrintJobID,
 		Finished:           it.PrintStatus == orders.PrintReady,
 	}, nil

@@ -310,7 +310,7 @@ func (s *Prints) orderA(ctx context.Context, id int) (*prints.Order, error) {
 	if err != nil {
 		return nil, err
 	}
-	a, err := orderFromRow(row)
+	a, err := orderFromRow(row, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -522,11 +522,8 @@ func (s *Prints) PrintDesign(ctx context.Context, id string) (string, int, func(
 	item, err := s.db.read.OrderItem.Query().Where(orderitem.UID(id)).Select(orderitem.FieldDesignHash, orderitem.FieldTeamID).Only(ctx)
 	if err == nil {
 		load := func(ctx context.Context) (string, error) {
-			row, err := s.db.read.OrderItem.Query().Where(orderitem.UID(id)).Select(orderitem.FieldTemplateConfig).Only(ctx)
-			if err != nil {
-				return "", notFound(err, "print %q not found", id)
-			}
-			return row.TemplateConfig, nil
+			design, err := itemDesign(ctx, s.db.read.ItemDesign, item.ID)
+			return design, notFound(err, "print %q not found", id)
 		}
 		if item.DesignHash == nil { // written before design_hash
 			config, err := load(ctx)

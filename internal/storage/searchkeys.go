@@ -225,7 +225,7 @@ func (db *DB) indexSome(ctx context.Context) (int, error) {
 			return err
 		}
 		for _, row := range rows {
-			o, err := orderFromRow(row)
+			o, err := orderFromRow(row, nil)
 			if err != nil {
 				return err
 			}

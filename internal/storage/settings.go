@@ -40,11 +40,15 @@ func (s *Catalog) OrderItemDesign(ctx context.Context, p auth.Principal, itemUID
 	if p.StoreID != "" {
 		query = query.Where(orderitem.StoreID(p.StoreID))
 	}
-	row, err := query.Select(orderitem.FieldTemplateConfig, orderitem.FieldEcommerceVariantID).Only(ctx)
+	row, err := query.Select(orderitem.FieldEcommerceVariantID).Only(ctx)
 	if err != nil {
 		return "", "", notFound(err, "order item %q not found", itemUID)
 	}
-	return row.TemplateConfig, row.EcommerceVariantID, nil
+	design, err := itemDesign(ctx, s.db.read.ItemDesign, row.ID)
+	if err != nil {
+		return "", "", notFound(err, "order item %q not found", itemUID)
+	}
+	return design, row.EcommerceVariantID, nil
 }
 
 // TeamPress returns the team's default press settings.
