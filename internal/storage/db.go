@@ -31,8 +31,8 @@ import (
 
 	"github.com/platen-print/platen/ent"
 	"github.com/platen-print/platen/ent/designversion"
-	"github.com/platen-print/platen/ent/migrate"
 	"github.com/platen-print/platen/ent/itemdesign"
+	"github.com/platen-print/platen/ent/migrate"
 	"github.com/platen-print/platen/internal/queue"
 )
 
