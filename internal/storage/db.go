@@ -54,6 +54,9 @@ type DB struct {
 	// group runs SQLite's write transactions with group commit; nil on
 	// PostgreSQL, whose writers run side by side.
 	group *groupCommitter
+	// checkpoints runs SQLite's WAL checkpoints off the commit path; nil
+	// on PostgreSQL.
+	checkpoints *checkpointer
 	// bound limits each call to PostgreSQL; nil on SQLite.
 	bound *bound
 	// schema migrates: on PostgreSQL a client on the plain pool, since
@@ -138,7 +141,7 @@ func openSQLite(path string) (*DB, error) {
 	}
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + sqlitePragmas
 	drv := &sqlite.Driver{}
-	writer := sql.OpenDB(&sqliteConnector{dsn: dsn + "&_txlock=immediate", driver: drv})
+	writer := sql.OpenDB(&sqliteConnector{dsn: dsn + "&_txlock=immediate&_pragma=wal_autocheckpoint(0)", driver: drv})
 	writer.SetMaxOpenConns(1)
 	writer.SetMaxIdleConns(1)
 	writer.SetConnMaxLifetime(0)
@@ -147,16 +150,22 @@ func openSQLite(path string) (*DB, error) {
 	reader.SetMaxIdleConns(8)
 	reader.SetConnMaxLifetime(0)
 	reader.SetConnMaxIdleTime(readerMaxIdle)
+	checkpoints := sql.OpenDB(&sqliteConnector{dsn: dsn, driver: drv})
+	checkpoints.SetMaxOpenConns(1)
 	write := ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, writer)))
 	db := &DB{
-		write:     write,
-		writePool: writer,
-		read:      ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, reader))),
-		dialect:   dialect.SQLite,
-		pools:     []*sql.DB{writer, reader},
-		readPool:  reader,
+		write:       write,
+		writePool:   writer,
+		read:        ent.NewClient(ent.Driver(entsql.OpenDB(dialect.SQLite, reader))),
+		dialect:     dialect.SQLite,
+		pools:       []*sql.DB{writer, reader, checkpoints},
+		readPool:    reader,
+		checkpoints: newCheckpointer(checkpoints, path),
 	}
-	db.group = newGroupCommitter(writer, wakeQueues)
+	db.group = newGroupCommitter(writer, func(tx *Tx) {
+		wakeQueues(tx)
+		db.checkpoints.committed()
+	})
 	return db, nil
 }
 
@@ -377,6 +386,9 @@ func (db *DB) Close() error {
 	var errs []error
 	if db.group != nil {
 		db.group.close()
+	}
+	if db.checkpoints != nil {
+		db.checkpoints.close()
 	}
 	if db.hot != nil {
 		errs = append(errs, db.hot.close())

@@ -113,3 +113,7 @@ func InsertBatch(ctx context.Context, db *DB, uid, status string, items []string
 func LiveBatches(ctx context.Context, db *DB, uids []string) (map[string]string, error) {
 	return db.liveBatches(ctx, uids)
 }
+
+// Checkpoints reports how many WAL checkpoints the SQLite database's
+// checkpointer has made.
+func Checkpoints(db *DB) int64 { return db.checkpoints.runs.Load() }
