@@ -2,6 +2,7 @@ package storage
 
 import (
 	"entgo.io/ent/dialect/sql"
+	"unsafe"
 
 	"context"
 	"crypto/sha256"
@@ -27,7 +28,9 @@ import (
 // DesignHash is an order item's design_hash: the hex SHA-256 of its
 // template_config as stored.
 func DesignHash(templateConfig string) string {
-	sum := sha256.Sum256([]byte(templateConfig))
+	// Hashed where it lies: a design can be megabytes, and SHA-256 only
+	// reads what it is given.
+	sum := sha256.Sum256(unsafe.Slice(unsafe.StringData(templateConfig), len(templateConfig)))
 	return hex.EncodeToString(sum[:])
 }
 
