@@ -3,13 +3,18 @@ package storage
 import (
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"fmt"
 	"time"
 
+	entsql "entgo.io/ent/dialect/sql"
+
 	"github.com/platen-print/platen/ent"
+	"github.com/platen-print/platen/ent/itemdesign"
 	"github.com/platen-print/platen/ent/order"
 	"github.com/platen-print/platen/ent/orderitem"
 	"github.com/platen-print/platen/ent/servicekey"
+	"github.com/platen-print/platen/internal/apierr"
 	"github.com/platen-print/platen/internal/files"
 	"github.com/platen-print/platen/internal/orders"
 	"github.com/platen-print/platen/internal/prints"
@@ -24,27 +29,41 @@ type PrintFiles struct {
 
 var _ renderjobs.Store = (*PrintFiles)(nil)
 
-// Task returns what a render of the item needs.
+// Task returns what a render of the item needs: the item, its order's
+// uid and its design, in one read (Ent's would take three round trips).
 func (s *PrintFiles) Task(ctx context.Context, itemUID string) (*renderjobs.Task, error) {
-	it, err := s.db.read.OrderItem.Query().Where(orderitem.UID(itemUID)).
-		WithOrder(func(q *ent.OrderQuery) { q.Select(order.FieldUID) }).
-		Only(ctx)
+	b := entsql.Dialect(s.db.dialect)
+	items, parents, designs := b.Table(orderitem.Table).As("i"), b.Table(order.Table).As("o"), b.Table(itemdesign.Table).As("d")
+	query, args := b.Select(items.C(orderitem.FieldTeamID), items.C(orderitem.FieldEcommerceVariantID),
+		items.C(orderitem.FieldPrintJobID), items.C(orderitem.FieldPrintStatus), parents.C(order.FieldUID),
+		designs.C(itemdesign.FieldTemplateConfig)).
+		From(items).
+		Join(parents).On(items.C(orderitem.FieldOrderID), parents.C(order.FieldID)).
+		Join(designs).On(designs.C(itemdesign.FieldID), items.C(orderitem.FieldID)).
+		Where(entsql.EQ(items.C(orderitem.FieldUID), itemUID)).Query()
+	rows, err := s.db.read.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, notFound(err, "order item %q not found", itemUID)
+		return nil, err
 	}
-	design, err := itemDesign(ctx, s.db.read.ItemDesign, it.ID)
-	if err != nil {
-		return nil, notFound(err, "order item %q not found", itemUID)
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		return nil, apierr.NotFound("order item %q not found", itemUID)
 	}
-	return &renderjobs.Task{
-		UID:                it.UID,
-		KeyPrefix:          renderjobs.ItemKeyPrefix(it.Edges.Order.UID, it.UID),
-		TeamID:             it.TeamID,
-		EcommerceVariantID: it.EcommerceVariantID,
-		TemplateConfig:     design,
-		JobID:              it.PrintJobID,
-		Finished:           it.PrintStatus == orders.PrintReady,
-	}, nil
+	task := &renderjobs.Task{UID: itemUID}
+	var jobID sql.NullInt64
+	var status, orderUID string
+	if err := rows.Scan(&task.TeamID, &task.EcommerceVariantID, &jobID, &status, &orderUID, &task.TemplateConfig); err != nil {
+		return nil, err
+	}
+	if jobID.Valid {
+		task.JobID = &jobID.Int64
+	}
+	task.KeyPrefix = renderjobs.ItemKeyPrefix(orderUID, itemUID)
+	task.Finished = status == orders.PrintReady
+	return task, rows.Err()
 }
 
 // owned selects the item while jobID owns its print.
