@@ -88,7 +88,7 @@ func orderDesigns(ctx context.Context, designs *ent.ItemDesignClient, rows ...*e
 // column, in one transaction: an item is never without its design. It
 // returns 1 when it moved them, 0 when there was no column to move.
 //
-// Two processes starting at once both look for the column; on PostgreSQL
+// Two processes starting at once may both find the column; on PostgreSQL
 // the table's lock holds the second until the first has committed, and it
 // then finds the column gone. SQLite takes one writer at a time.
 func (db *DB) moveItemDesigns(ctx context.Context) (int, error) {
@@ -98,6 +98,15 @@ func (db *DB) moveItemDesigns(ctx context.Context) (int, error) {
 		lookup = `SELECT count(*) FROM information_schema.columns
 			WHERE table_schema = current_schema() AND table_name = 'order_items' AND column_name = 'template_config'`
 		size = "octet_length(template_config)"
+	}
+	// Looked for first outside the transaction: the lock below is the
+	// order items' table's, which every start would otherwise take.
+	var found int
+	if err := db.writePool.QueryRowContext(ctx, lookup).Scan(&found); err != nil {
+		return 0, fmt.Errorf("apply schema: look for order_items.template_config: %w", err)
+	}
+	if found == 0 {
+		return 0, nil
 	}
 	moved := 0
 	err := db.inTx(ctx, func(ctx context.Context, tx *Tx) error {
