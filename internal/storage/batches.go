@@ -2,13 +2,13 @@ package storage
 
 import (
 	"entgo.io/ent/dialect/sql"
-	"unsafe"
 
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"slices"
 	"time"
+	"unsafe"
 
 	"github.com/platen-print/platen/ent"
 	"github.com/platen-print/platen/ent/batchitem"

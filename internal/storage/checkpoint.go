@@ -31,8 +31,7 @@ const (
 type checkpointer struct {
 	pool *sql.DB // its own connection
 	// shm is the database's WAL index, where SQLite keeps how many pages
-	// the WAL holds and how many a checkpoint has copied; "" to checkpoint
-	// after every commit.
+	// the WAL holds and how many a checkpoint has copied.
 	shm  string
 	kick chan struct{}
 	stop chan struct{}

@@ -27,9 +27,7 @@ func writeItemDesigns(ctx context.Context, tx *Tx, items []*orders.Item) error {
 	return tx.ItemDesign.CreateBulk(builders...).Exec(ctx)
 }
 
-// replaceItemDesign stores the item's design in place of its last. An
-// unchanged design costs SQLite nothing: it writes only the pages whose
-// bytes changed when a row keeps its size.
+// replaceItemDesign stores the item's design in place of its last.
 func replaceItemDesign(ctx context.Context, tx *Tx, it *orders.Item) error {
 	return tx.ItemDesign.UpdateOneID(it.ID).SetTemplateConfig(it.TemplateConfig).Exec(ctx)
 }
@@ -61,7 +59,7 @@ func itemDesigns(ctx context.Context, designs *ent.ItemDesignClient, ids []int) 
 
 // itemDesign reads the design of the item id.
 func itemDesign(ctx context.Context, designs *ent.ItemDesignClient, id int) (string, error) {
-	row, err := designs.Query().Where(itemdesign.ID(id)).Select(itemdesign.FieldTemplateConfig).Only(ctx)
+	row, err := designs.Get(ctx, id)
 	if err != nil {
 		return "", err
 	}

@@ -389,17 +389,18 @@ func (s *Orders) UpdateOrder(ctx context.Context, scope orders.Scope, uid string
 	return o, nil
 }
 
-// itemPrint is an item's uid and print file.
+// itemPrint is an item's uid and print file, and its design as stored.
 type itemPrint struct {
-	uid   string
-	print orders.PrintFile
+	uid    string
+	print  orders.PrintFile
+	design string
 }
 
 // itemPrints maps the ids of items to their print files.
 func itemPrints(items []orders.Item) map[int]itemPrint {
 	prints := make(map[int]itemPrint, len(items))
 	for _, it := range items {
-		prints[it.ID] = itemPrint{it.UID, it.Print}
+		prints[it.ID] = itemPrint{it.UID, it.Print, it.TemplateConfig}
 	}
 	return prints
 }
@@ -467,6 +468,9 @@ func (s *Orders) writeUpdate(ctx context.Context, tx *Tx, o *orders.Order, befor
 		}
 		if err := u.Exec(ctx); err != nil {
 			return err
+		}
+		if it.TemplateConfig == before[it.ID].design {
+			continue // unchanged: PostgreSQL would write the megabyte again
 		}
 		if err := replaceItemDesign(ctx, tx, &o.Items[i]); err != nil {
 			return err
